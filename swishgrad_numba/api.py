@@ -1,0 +1,154 @@
+"""The everyday entry point: :func:`swish_backward`."""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from . import kernel
+from .dtypes import bfloat16, canonical_dtype, to_float32
+from .platform import REFERENCE_PLATFORM, Platform
+from .tiling import TILING_FIELDS, Tiling, compute_tiling
+
+__all__ = ["swish_backward", "run_tiling"]
+
+# Numba's default "workqueue" threading layer aborts the process when two
+# Python threads enter parallel code at once. Launches are therefore
+# serialised by this lock; each launch still uses every Numba thread.
+_LAUNCH_LOCK = threading.RLock()
+
+# s'(x) tables of the 16-bit kernels, keyed by (dtype code, beta bits).
+_TABLE_CACHE: "OrderedDict[tuple[int, int], np.ndarray]" = OrderedDict()
+_TABLE_CACHE_SIZE = 16
+
+# Launches below this many elements run on the calling thread: waking the
+# thread pool costs more than the work.
+_SERIAL_BELOW = 1 << 15
+
+_FIELD_LIMIT = 1 << 40
+_TILE_LIMIT = 1 << 22
+
+_DTYPE_CODES = {
+    np.dtype(np.float32): kernel.DTYPE_FLOAT32,
+    np.dtype(np.float16): kernel.DTYPE_FLOAT16,
+    bfloat16: kernel.DTYPE_BFLOAT16,
+}
+
+
+def _derivative_table(dtype_code: int, beta: np.float32) -> np.ndarray:
+    key = (dtype_code, int(np.float32(beta).view(np.uint32)))
+    table = _TABLE_CACHE.get(key)
+    if table is None:
+        table = kernel.derivative_table_16(np.float32(beta), dtype_code)
+        _TABLE_CACHE[key] = table
+        if len(_TABLE_CACHE) > _TABLE_CACHE_SIZE:
+            _TABLE_CACHE.popitem(last=False)
+    else:
+        _TABLE_CACHE.move_to_end(key)
+    return table
+
+
+def tiling_fields(record) -> np.ndarray:
+    """The eight integer fields of a tiling record as an int64 array."""
+    return np.array([int(record[name]) for name in TILING_FIELDS[:-1]], dtype=np.int64)
+
+
+def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Tiling) -> np.ndarray:
+    """Run the emulated kernel over flat contiguous arrays with a given tiling.
+
+    ``grad``, ``x`` and ``out`` must be 1-D, C-contiguous and of one
+    supported dtype; ``tiling`` must describe exactly ``out.size`` elements
+    (as :func:`compute_tiling` makes it). Returns ``out``.
+    """
+    dt = canonical_dtype(out.dtype, argname="out.dtype")
+    for name, arr in (("grad", grad), ("x", x), ("out", out)):
+        if arr.ndim != 1 or not arr.flags.c_contiguous or arr.dtype != dt:
+            raise ValueError(f"{name} must be a 1-D C-contiguous {dt.name} array")
+    if grad.size != out.size or x.size != out.size:
+        raise ValueError("grad, x and out must have the same size")
+    fields = tiling_fields(tiling.data)
+    # Refuse records whose numbers overflow int64 arithmetic or whose tiles
+    # would need absurd local buffers; the kernel clamps every index anyway.
+    if fields.min() < 0 or fields.max() > _FIELD_LIMIT or fields[4:7].max() > max(out.size, _TILE_LIMIT):
+        raise ValueError("tiling fields are out of range for this tensor; validate the tiling first")
+    if not 1 <= tiling.block_dim <= _FIELD_LIMIT:
+        raise ValueError(f"tiling.block_dim must be >= 1, got {tiling.block_dim}")
+    beta = np.float32(tiling.data["sconf"])
+    code = _DTYPE_CODES[dt]
+    if code == kernel.DTYPE_FLOAT32:
+        compute = kernel.compute_f32
+        table = np.empty(0, dtype=np.float32)
+        g_bits, x_bits, o_bits = grad, x, out
+    else:
+        compute = kernel.compute_16
+        g_bits, x_bits, o_bits = grad.view(np.uint16), x.view(np.uint16), out.view(np.uint16)
+    with _LAUNCH_LOCK:
+        if code != kernel.DTYPE_FLOAT32:
+            table = _derivative_table(code, beta)
+        launch = kernel.swish_grad_launch_serial if out.size < _SERIAL_BELOW else kernel.swish_grad_launch
+        launch(compute, g_bits, x_bits, o_bits, fields, tiling.block_dim, beta, table, code)
+    return out
+
+
+def _as_input(value, argname: str) -> np.ndarray:
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"{argname} must be a numpy.ndarray, got {type(value).__name__}")
+    canonical_dtype(value.dtype, argname=f"{argname}.dtype")
+    return value
+
+
+def swish_backward(grad_output, x, beta=1.0, *, out=None, platform: Platform | None = None):
+    """Gradient of Swish, ``grad_output * s'(x)``, exactly as the NPU kernel computes it.
+
+    Parameters
+    ----------
+    grad_output, x : numpy.ndarray
+        Same shape and dtype: float32, float16 or ``ml_dtypes.bfloat16``. Any
+        shape (0-d included) and any strides.
+    beta : float
+        The Swish beta (``sconf``); rounded to float32 once.
+    out : numpy.ndarray, optional
+        Array of the same shape and dtype to write the result into; may be a
+        non-contiguous view.
+    platform : Platform, optional
+        Platform whose tiling decomposes the work (the result does not depend
+        on it); the SPEC's reference platform by default.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``out`` if given, else a new C-contiguous array.
+    """
+    grad_output = _as_input(grad_output, "grad_output")
+    x = _as_input(x, "x")
+    if grad_output.dtype != x.dtype:
+        raise TypeError(f"grad_output and x must have the same dtype, got {grad_output.dtype} and {x.dtype}")
+    if grad_output.shape != x.shape:
+        raise ValueError(f"grad_output and x must have the same shape, got {grad_output.shape} and {x.shape}")
+    beta32 = to_float32(beta, argname="beta")
+    if platform is not None and not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    if out is not None:
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
+        if out.dtype != x.dtype:
+            raise TypeError(f"out must have dtype {x.dtype}, got {out.dtype}")
+        if out.shape != x.shape:
+            raise ValueError(f"out must have shape {x.shape}, got {out.shape}")
+        if not out.flags.writeable:
+            raise ValueError("out must be writeable")
+    if x.size == 0:
+        return np.empty(x.shape, dtype=x.dtype) if out is None else out
+
+    flat_g = np.ascontiguousarray(grad_output).reshape(-1)
+    flat_x = np.ascontiguousarray(x).reshape(-1)
+    direct = out is not None and out.flags.c_contiguous and not np.shares_memory(out, grad_output) \
+        and not np.shares_memory(out, x)
+    result = out if direct else np.empty(x.shape, dtype=x.dtype)
+    tiling = compute_tiling(x.size, x.dtype, scale=beta32, platform=platform or REFERENCE_PLATFORM)
+    run_tiling(flat_g, flat_x, result.reshape(-1), tiling)
+    if out is not None and not direct:
+        out[...] = result
+        return out
+    return result

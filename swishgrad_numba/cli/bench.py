@@ -1,0 +1,5 @@
+"""Placeholder: the 'bench' subcommands are being written (see the open issues)."""
+
+
+def register(subparsers):
+    pass

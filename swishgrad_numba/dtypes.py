@@ -1,0 +1,167 @@
+"""Dtype handling and bit-exact float16/bfloat16 <-> float32 conversion.
+
+Inside the kernels 16-bit values travel as their ``uint16`` bit patterns; the
+functions here turn those bits into float32 and back with integer arithmetic,
+so the emulation does not depend on how a compiler or CPU converts.
+"""
+from __future__ import annotations
+
+import numbers
+
+import ml_dtypes
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "SUPPORTED_DTYPES",
+    "bfloat16",
+    "canonical_dtype",
+    "to_float32",
+    "f16_bits_to_f32",
+    "f32_to_f16_bits",
+    "bf16_bits_to_f32",
+    "f32_to_bf16_bits",
+]
+
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+
+#: The dtypes SwishGrad supports, by canonical name.
+SUPPORTED_DTYPES = {
+    "float32": np.dtype(np.float32),
+    "float16": np.dtype(np.float16),
+    "bfloat16": bfloat16,
+}
+
+_ALIASES = {"fp32": "float32", "fp16": "float16", "half": "float16", "bf16": "bfloat16", "float": "float32"}
+
+
+def canonical_dtype(dtype, argname: str = "dtype") -> np.dtype:
+    """Return the NumPy dtype for a supported dtype spec, or raise.
+
+    Accepts NumPy dtypes and types, ``ml_dtypes.bfloat16`` and the names
+    ``float32``/``float16``/``bfloat16`` (also ``fp32``, ``fp16``, ``bf16``).
+    """
+    if isinstance(dtype, str):
+        name = _ALIASES.get(dtype.lower(), dtype.lower())
+        if name in SUPPORTED_DTYPES:
+            return SUPPORTED_DTYPES[name]
+        raise ValueError(
+            f"{argname} must be one of float32, float16, bfloat16; got {dtype!r}"
+        )
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{argname} must be a dtype (float32, float16 or bfloat16), got {dtype!r}") from None
+    for supported in SUPPORTED_DTYPES.values():
+        if dt == supported:
+            return supported
+    raise ValueError(f"{argname} must be one of float32, float16, bfloat16; got {dt.name}")
+
+
+def to_float32(value, argname: str = "beta") -> np.float32:
+    """Convert a real scalar to float32 with one round-to-nearest-even rounding.
+
+    Values beyond float32's range become +-inf, as a C cast would.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (complex, np.complexfloating)):
+        raise TypeError(f"{argname} must be a real number, got complex {value!r}")
+    if isinstance(value, np.generic) and value.dtype == bfloat16:
+        return np.float32(value)
+    if not isinstance(value, (numbers.Real, np.number, np.bool_)):
+        raise TypeError(f"{argname} must be a real number, got {type(value).__name__}")
+    if isinstance(value, (numbers.Integral, np.integer, np.bool_)) and not isinstance(value, np.floating):
+        # Integers convert straight to float32 (one rounding), like a C cast.
+        with np.errstate(over="ignore"):
+            return np.float32(int(value)) if abs(int(value)) < 2**128 else np.float32(np.inf if value > 0 else -np.inf)
+    with np.errstate(over="ignore"):
+        return np.array(value).astype(np.float32)[()]
+
+
+# --------------------------------------------------------------------------
+# float16 (IEEE binary16): 1 sign, 5 exponent (bias 15), 10 mantissa bits.
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def f16_bits_to_f32(h):
+    """Exact float32 value of the float16 with bit pattern ``h``."""
+    h = np.uint32(h)
+    sign = (h & np.uint32(0x8000)) << np.uint32(16)
+    exp = (h >> np.uint32(10)) & np.uint32(0x1F)
+    mant = h & np.uint32(0x3FF)
+    if exp == np.uint32(0x1F):  # inf / NaN: keep the payload
+        bits = sign | np.uint32(0x7F800000) | (mant << np.uint32(13))
+    elif exp == np.uint32(0):
+        if mant == np.uint32(0):
+            bits = sign
+        else:
+            # Subnormal m * 2^-24: normalise the mantissa so its top bit is
+            # the implicit 1 of a float32 normal.
+            shift = np.uint32(0)
+            while (mant & np.uint32(0x400)) == np.uint32(0):
+                mant <<= np.uint32(1)
+                shift += np.uint32(1)
+            bits = sign | ((np.uint32(113) - shift) << np.uint32(23)) | ((mant & np.uint32(0x3FF)) << np.uint32(13))
+    else:
+        bits = sign | ((exp + np.uint32(112)) << np.uint32(23)) | (mant << np.uint32(13))
+    return np.uint32(bits).view(np.float32)
+
+
+@njit(cache=True, inline="always")
+def f32_to_f16_bits(f):
+    """float32 -> float16 bits, round to nearest, ties to even (CAST_RINT)."""
+    u = np.float32(f).view(np.uint32)
+    sign = np.uint16((u >> np.uint32(16)) & np.uint32(0x8000))
+    a = u & np.uint32(0x7FFFFFFF)
+    if a > np.uint32(0x7F800000):  # NaN -> quiet NaN, sign kept
+        return sign | np.uint16(0x7E00) | np.uint16((a >> np.uint32(13)) & np.uint32(0x3FF))
+    if a >= np.uint32(0x477FF000):
+        # >= 65520 = halfway between 65504 (max, odd mantissa) and 2^16: the
+        # tie goes to the even neighbour 2^16, which is past the range -> inf.
+        return sign | np.uint16(0x7C00)
+    if a >= np.uint32(0x38800000):  # result is a normal float16 (>= 2^-14)
+        # Rebias the exponent (127 -> 15), then drop 13 bits rounding to
+        # nearest even: add 0xFFF plus the lowest kept bit, so a tie carries
+        # only when the kept part is odd. A carry out of the mantissa bumps
+        # the exponent, which is the right answer.
+        r = a - np.uint32(112 << 23)
+        r = (r + np.uint32(0xFFF) + ((r >> np.uint32(13)) & np.uint32(1))) >> np.uint32(13)
+        return sign | np.uint16(r)
+    e = a >> np.uint32(23)
+    if e < np.uint32(102):  # < 2^-25: rounds to (signed) zero
+        return sign
+    # Subnormal float16 m * 2^-24: the float32 value is mant * 2^(e-150)
+    # with the implicit bit, so m = mant >> (126 - e), rounded to even.
+    mant = (a & np.uint32(0x7FFFFF)) | np.uint32(0x800000)
+    s = np.uint32(126) - e
+    m = mant >> s
+    rem = mant & ((np.uint32(1) << s) - np.uint32(1))
+    half = np.uint32(1) << (s - np.uint32(1))
+    if rem > half or (rem == half and (m & np.uint32(1)) != np.uint32(0)):
+        m += np.uint32(1)  # m == 0x400 is the smallest normal: still right
+    return sign | np.uint16(m)
+
+
+# --------------------------------------------------------------------------
+# bfloat16: the top 16 bits of a float32.
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def bf16_bits_to_f32(h):
+    """Exact float32 value of the bfloat16 with bit pattern ``h``."""
+    return np.uint32(np.uint32(h) << np.uint32(16)).view(np.float32)
+
+
+@njit(cache=True, inline="always")
+def f32_to_bf16_bits(f):
+    """float32 -> bfloat16 bits, round to nearest, ties to even."""
+    u = np.float32(f).view(np.uint32)
+    if (u & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000):  # NaN -> quiet NaN
+        return np.uint16((u >> np.uint32(16)) | np.uint32(0x40))
+    # Add 0x7FFF plus the lowest kept bit: the sum carries into bit 16 when
+    # the dropped half is above 0x8000, or equal to it with an odd kept part.
+    # Overflow past the largest finite lands exactly on the inf pattern.
+    return np.uint16((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16))
