@@ -1,5 +1,179 @@
-"""Placeholder: the 'compare' subcommands are being written (see the open issues)."""
+"""``swishgrad compare``: check a device dump against the emulator (SPEC section 7).
+
+Reads ``grad``, ``x`` and the device's output from raw binary dumps (any
+file not ending in ``.npy``: little-endian, C order, no header; needs
+``--dtype`` and ``--shape``) or ``.npy`` files, runs the emulator on the
+inputs, and prints the precision report of the device output against the
+emulator's. Exit status: 0 pass, 1 fail, 2 bad input (wrong size,
+unreadable file, mismatched shapes or dtypes, bad ``--dtype``/``--shape``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+
+import numpy as np
+
+from ..dtypes import SUPPORTED_DTYPES, bfloat16, canonical_dtype
+
+__all__ = ["InputFileError", "parse_shape", "load_array", "run_compare", "register"]
 
 
-def register(subparsers):
-    pass
+class InputFileError(ValueError):
+    """A dump that cannot be used: unreadable, wrong size, wrong dtype or shape."""
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    """Parse ``"2,3,4"``, ``"2x3x4"``, ``"(2, 3, 4)"`` or ``"6"``; ``"()"`` is 0-d."""
+    s = text.strip()
+    if s.startswith("(") and s.endswith(")") or s.startswith("[") and s.endswith("]"):
+        s = s[1:-1].strip()
+    if s == "":
+        return ()
+    parts = [p.strip() for p in re.split(r"[,xX*]", s)]
+    if parts and parts[-1] == "" and "," in s:  # "(6,)"
+        parts = parts[:-1]
+    if not parts or not all(re.fullmatch(r"\d+", p) for p in parts):
+        raise InputFileError(f"--shape must be non-negative integers separated by ',' or 'x' "
+                             f"(e.g. 2,3,4), got {text!r}")
+    return tuple(int(p) for p in parts)
+
+
+def _dtype_arg(text: str | None):
+    if text is None:
+        return None
+    try:
+        return canonical_dtype(text, argname="--dtype")
+    except (TypeError, ValueError) as exc:
+        raise InputFileError(str(exc)) from None
+
+
+def load_array(path: str, argname: str, dtype=None, shape=None) -> np.ndarray:
+    """Read one tensor dump.
+
+    ``.npy`` files carry their dtype and shape; ``dtype``/``shape``, when
+    given, must agree with them. A ``.npy`` of 2-byte void items (what
+    ``numpy.save`` writes for ``ml_dtypes.bfloat16``) is read as bfloat16.
+    Any other file is raw little-endian data of ``dtype`` and ``shape``, and
+    its size must be exactly ``prod(shape) * itemsize`` bytes.
+
+    Raises
+    ------
+    InputFileError
+        With a message naming ``argname`` and the rule broken.
+    """
+    if not os.path.exists(path):
+        raise InputFileError(f"{argname}: file {path!r} does not exist")
+    if not os.path.isfile(path):
+        raise InputFileError(f"{argname}: {path!r} is not a regular file")
+    if path.lower().endswith(".npy"):
+        try:
+            arr = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:
+            raise InputFileError(f"{argname}: cannot read {path!r} as .npy: {exc}") from None
+        if not isinstance(arr, np.ndarray):
+            raise InputFileError(f"{argname}: {path!r} does not hold a single array")
+        if arr.dtype.kind == "f" and not arr.dtype.isnative:
+            arr = arr.astype(arr.dtype.newbyteorder("="))
+        if arr.dtype.kind == "V" and arr.dtype.itemsize == 2 and arr.dtype.fields is None \
+                and dtype in (None, bfloat16):
+            arr = arr.view(bfloat16)
+        try:
+            file_dtype = canonical_dtype(arr.dtype, argname=f"{argname} dtype")
+        except (TypeError, ValueError):
+            raise InputFileError(f"{argname}: {path!r} holds {arr.dtype}; supported dtypes are "
+                                 f"{', '.join(SUPPORTED_DTYPES)}") from None
+        if dtype is not None and file_dtype != dtype:
+            raise InputFileError(f"{argname}: {path!r} holds {file_dtype.name} but --dtype is {dtype.name}")
+        if shape is not None and arr.shape != tuple(shape):
+            raise InputFileError(f"{argname}: {path!r} has shape {arr.shape} but --shape is {tuple(shape)}")
+        return np.ascontiguousarray(arr)
+    if dtype is None or shape is None:
+        raise InputFileError(f"{argname}: raw dump {path!r} needs --dtype and --shape "
+                             f"(or save it as .npy)")
+    numel = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    expected = numel * dtype.itemsize
+    try:
+        size = os.path.getsize(path)
+        if size != expected:
+            raise InputFileError(f"{argname}: {path!r} has {size} bytes, but shape {tuple(shape)} of "
+                                 f"{dtype.name} needs {expected} bytes")
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise InputFileError(f"{argname}: cannot read {path!r}: {exc.strerror or exc}") from None
+    if len(data) != expected:  # the file changed under us
+        raise InputFileError(f"{argname}: {path!r} has {len(data)} bytes, expected {expected}")
+    # Dumps are little-endian, like the device and every host we run on.
+    if sys.byteorder != "little":  # pragma: no cover
+        raise InputFileError("raw dumps can only be read on a little-endian host")
+    return np.frombuffer(data, dtype=dtype).copy().reshape(shape)
+
+
+def run_compare(grad_path, x_path, output_path, *, dtype=None, shape=None, beta=1.0,
+                json_path=None, worst=10, out=None, err=None) -> int:
+    """Body of ``swishgrad compare``; returns the exit code."""
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    from .. import swish_backward
+    from ..precision import compare
+
+    try:
+        dt = _dtype_arg(dtype)
+        shp = parse_shape(shape) if shape is not None else None
+        if worst < 0:
+            raise InputFileError(f"--worst must be >= 0, got {worst}")
+        arrays = {name: load_array(path, name, dt, shp)
+                  for name, path in (("--grad", grad_path), ("--x", x_path), ("--output", output_path))}
+        g, x, o = arrays["--grad"], arrays["--x"], arrays["--output"]
+        if not (g.dtype == x.dtype == o.dtype):
+            raise InputFileError(f"dtypes differ: --grad {g.dtype.name}, --x {x.dtype.name}, "
+                                 f"--output {o.dtype.name}")
+        if not (g.shape == x.shape == o.shape):
+            raise InputFileError(f"shapes differ: --grad {g.shape}, --x {x.shape}, --output {o.shape}")
+    except InputFileError as exc:
+        print(f"swishgrad compare: error: {exc}", file=err)
+        return 2
+
+    golden = swish_backward(g, x, beta)
+    report = compare(o, golden, inputs={"grad": g, "x": x}, worst=worst)
+    print(f"device output {output_path!r} vs emulator (beta = {float(np.float32(beta))!r} as float32)", file=out)
+    print(report.format(), file=out)
+    if json_path is not None:
+        doc = {
+            "grad": grad_path, "x": x_path, "output": output_path,
+            "beta": float(np.float32(beta)), "golden": "swishgrad_numba emulator",
+            "report": report.to_dict(),
+        }
+        try:
+            with open(json_path, "w") as f:
+                json.dump(doc, f, indent=2)
+        except OSError as exc:
+            print(f"swishgrad compare: error: --json: cannot write {json_path!r}: {exc.strerror or exc}",
+                  file=err)
+            return 2
+    return 0 if report.passed else 1
+
+
+def _cmd_compare(args) -> int:
+    return run_compare(args.grad, args.x, args.output, dtype=args.dtype, shape=args.shape,
+                       beta=args.beta, json_path=args.json, worst=args.worst)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "compare",
+        help="compare a device output dump against the emulator (SPEC section 7 verdict)",
+        description=__doc__.split("\n\n", 1)[1],
+    )
+    p.add_argument("--grad", required=True, help="gradOutput dump (.bin raw or .npy)")
+    p.add_argument("--x", required=True, help="self (x) dump (.bin raw or .npy)")
+    p.add_argument("--output", required=True, help="device gradInput dump (.bin raw or .npy)")
+    p.add_argument("--dtype", help="float32, float16 or bfloat16 (required for raw dumps)")
+    p.add_argument("--shape", help="e.g. 2,3,4 or 2x3x4 (required for raw dumps; () for 0-d)")
+    p.add_argument("--beta", type=float, default=1.0, help="Swish beta (default 1.0), rounded to float32")
+    p.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
+    p.add_argument("--worst", type=int, default=10, metavar="K", help="list the K worst elements (default 10)")
+    p.set_defaults(func=_cmd_compare)
