@@ -1,0 +1,224 @@
+"""Tests of swishgrad_numba.torch: the autograd Function, the Swish module, the functional backward."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import swishgrad_numba as sg  # noqa: E402
+from swishgrad_numba.torch import Swish, SwishFunction, swish, swish_backward_torch  # noqa: E402
+
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+# Same-width integer type for reading raw bit patterns.
+BITS = {torch.float32: torch.int32, torch.float16: torch.int16, torch.bfloat16: torch.int16}
+NUMPY = {torch.float32: np.float32, torch.float16: np.float16, torch.bfloat16: ml_dtypes.bfloat16}
+# SPEC section 7: MERE below t, MARE below 10 t.
+THRESHOLD = {torch.float32: 2.0**-13, torch.float16: 2.0**-10, torch.bfloat16: 2.0**-7}
+SPECIALS = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-30, -3.0e4, 88.0, -88.0]
+
+
+def bits(t) -> np.ndarray:
+    """Raw bit patterns of a tensor, as integers (NaNs compare by payload)."""
+    return t.detach().contiguous().view(BITS[t.dtype]).numpy()
+
+
+def to_numpy(t) -> np.ndarray:
+    """The tensor's bit patterns as a NumPy array of the matching dtype (NaN payloads kept)."""
+    return bits(t).view(NUMPY[t.dtype])
+
+
+def np_bits(a: np.ndarray) -> np.ndarray:
+    return a.view(np.int32 if a.dtype.itemsize == 4 else np.int16)
+
+
+def sample(shape, dtype, seed, specials=True):
+    """Seeded tensor with values in [-5, 5] and, if it has room, special values."""
+    gen = torch.Generator().manual_seed(seed)
+    t = torch.rand(shape, generator=gen, dtype=torch.float64) * 10 - 5
+    flat = t.reshape(-1)
+    if specials and flat.numel() >= 2 * len(SPECIALS):
+        flat[: len(SPECIALS)] = torch.tensor(SPECIALS, dtype=torch.float64)
+    return t.to(dtype)
+
+
+def reference_grad(g, x, beta):
+    """The emulator's gradient for the same data, through plain NumPy arrays."""
+    return sg.swish_backward(to_numpy(g), to_numpy(x), beta)
+
+
+@pytest.mark.parametrize("beta", [1.0, 1.1, -842.45])
+@pytest.mark.parametrize("shape", [(), (0,), (17,), (3, 5, 4)], ids=str)
+@pytest.mark.parametrize("name", DTYPES)
+def test_module_gradient_is_swish_backward_bit_for_bit(name, shape, beta):
+    dtype = DTYPES[name]
+    x0 = sample(shape, dtype, seed=1)
+    g = sample(shape, dtype, seed=2)
+    x = x0.clone().requires_grad_()
+    y = Swish(beta)(x)
+    y.backward(g)
+    assert x.grad.dtype == dtype and x.grad.shape == x.shape
+    np.testing.assert_array_equal(bits(x.grad), np_bits(reference_grad(g, x0, beta)))
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_large_tensor_gradient_bit_for_bit(name):
+    # Large enough for the emulator's multithreaded launch.
+    dtype = DTYPES[name]
+    x0 = sample((300, 257), dtype, seed=3)
+    g = sample((300, 257), dtype, seed=4)
+    x = x0.clone().requires_grad_()
+    swish(x, 1.1).backward(g)
+    np.testing.assert_array_equal(bits(x.grad), np_bits(reference_grad(g, x0, 1.1)))
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_non_contiguous_tensors(name):
+    dtype = DTYPES[name]
+    base = sample((6, 10), dtype, seed=5)
+    x = base.t()[::2].detach().requires_grad_()  # transposed and strided leaf
+    assert not x.is_contiguous()
+    g_row = sample((6,), dtype, seed=6)
+    g = g_row.expand(5, 6)  # stride-0 upstream gradient
+    y = swish(x, 0.75)
+    y.backward(g)
+    expected = reference_grad(g, x.detach(), 0.75)
+    np.testing.assert_array_equal(bits(x.grad), np_bits(expected))
+    # The functional form accepts non-contiguous inputs too and returns a contiguous tensor.
+    out = swish_backward_torch(g, x.detach(), 0.75)
+    assert out.is_contiguous() and out.shape == x.shape and out.dtype == dtype
+    np.testing.assert_array_equal(bits(out), np_bits(expected))
+
+
+def test_sum_loss_gradient():
+    # backward of sum() hands the Function an expanded tensor of ones.
+    x0 = sample((4, 9), torch.float32, seed=7)
+    x = x0.clone().requires_grad_()
+    swish(x, 2.0).sum().backward()
+    expected = sg.swish_backward(np.ones((4, 9), np.float32), to_numpy(x0), 2.0)
+    np.testing.assert_array_equal(bits(x.grad), np_bits(expected))
+
+
+def test_forward_is_swish():
+    x = sample((50,), torch.float32, seed=8, specials=False)
+    beta = float(np.float32(1.3))
+    np.testing.assert_array_equal(bits(Swish(1.3)(x)), bits(x * torch.sigmoid(beta * x)))
+    np.testing.assert_array_equal(bits(SwishFunction.apply(x, beta)), bits(x * torch.sigmoid(beta * x)))
+
+
+def test_beta_is_a_float32_constant():
+    m = Swish(1.1)
+    assert m.beta == float(np.float32(1.1))
+    assert list(m.parameters()) == [] and "beta=" in repr(m)
+    assert Swish().beta == 1.0
+
+
+def relative_errors(a, b, dtype):
+    """|a - b| / max(|b|, tiny) in float64, tiny the dtype's smallest normal (SPEC section 7)."""
+    a = a.detach().double().numpy()
+    b = b.detach().double().numpy()
+    return np.abs(a - b) / np.maximum(np.abs(b), float(torch.finfo(dtype).tiny))
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_agrees_with_torch_silu_gradient_at_beta_one(name):
+    dtype = DTYPES[name]
+    x0 = sample((20000,), dtype, seed=9, specials=False)
+    g = sample((20000,), dtype, seed=10, specials=False)
+    ours = x0.clone().requires_grad_()
+    swish(ours, 1.0).backward(g)
+    theirs = x0.clone().requires_grad_()
+    torch.nn.functional.silu(theirs).backward(g)
+    rel = relative_errors(ours.grad, theirs.grad, dtype)
+    t = THRESHOLD[dtype]
+    assert rel.mean() < t, f"MERE {rel.mean()} >= {t}"
+    assert rel.max() < 10 * t, f"MARE {rel.max()} >= {10 * t}"
+
+
+@pytest.mark.parametrize("name", ["float32", "bfloat16"])
+def test_training_loop(name):
+    dtype = DTYPES[name]
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(11)
+    inputs = (torch.rand(128, 2, generator=gen) * 4 - 2).to(dtype)
+    targets = (torch.sin(2 * inputs[:, :1].float()) * inputs[:, 1:].float()).to(dtype)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(2, 32), Swish(1.0), torch.nn.Linear(32, 32), Swish(1.5), torch.nn.Linear(32, 1)
+    ).to(dtype)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    losses = []
+    for _ in range(60):
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(inputs).float(), targets.float())
+        loss.backward()
+        for p in model.parameters():
+            assert torch.isfinite(p.grad).all()
+        opt.step()
+        losses.append(loss.item())
+    assert np.isfinite(losses).all()
+    assert losses[-1] < 0.5 * losses[0], losses
+
+
+def test_double_backward_is_refused():
+    x = sample((5,), torch.float32, seed=12).requires_grad_()
+    g = sample((5,), torch.float32, seed=13).requires_grad_()
+    (gx,) = torch.autograd.grad(swish(x), x, grad_outputs=g, create_graph=True)
+    with pytest.raises(RuntimeError, match="once_differentiable"):
+        gx.sum().backward()
+
+
+def test_rejects_bad_inputs():
+    x = torch.ones(3)
+    with pytest.raises(ValueError, match="x must be a CPU tensor"):
+        Swish()(torch.ones(3, device="meta"))
+    with pytest.raises(ValueError, match="grad must be a CPU tensor"):
+        swish_backward_torch(torch.ones(3, device="meta"), x)
+    with pytest.raises(TypeError, match="x must have dtype float32, float16 or bfloat16, got torch.float64"):
+        Swish()(torch.ones(3, dtype=torch.float64))
+    with pytest.raises(TypeError, match="x must have dtype"):
+        swish_backward_torch(x, torch.ones(3, dtype=torch.int32))
+    with pytest.raises(TypeError, match="x must be a torch.Tensor"):
+        swish(np.ones(3, np.float32))
+    with pytest.raises(TypeError, match="grad and x must have the same dtype"):
+        swish_backward_torch(x.half(), x)
+    with pytest.raises(ValueError, match="grad and x must have the same shape"):
+        swish_backward_torch(torch.ones(4), x)
+    with pytest.raises(TypeError, match="beta must be a real number"):
+        Swish(1 + 2j)
+    with pytest.raises(TypeError, match="beta must be a real number"):
+        swish_backward_torch(x, x, "1.0")
+
+
+def test_imports_without_torch():
+    code = textwrap.dedent(
+        """
+        import sys
+        sys.modules["torch"] = None  # makes "import torch" fail
+        import swishgrad_numba
+        import swishgrad_numba.torch as st
+        uses = {
+            "Swish": lambda: st.Swish(1.0),
+            "SwishFunction.apply": lambda: st.SwishFunction.apply(1.0, 1.0),
+            "swish": lambda: st.swish(1.0),
+            "swish_backward_torch": lambda: st.swish_backward_torch(1.0, 1.0),
+        }
+        for name, use in uses.items():
+            try:
+                use()
+            except ImportError as exc:
+                assert "needs PyTorch" in str(exc) and "pip install" in str(exc), (name, exc)
+            else:
+                raise SystemExit(name + " did not raise ImportError")
+        print("ok")
+        """
+    )
+    env = dict(os.environ, PYTHONWARNINGS="error")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
