@@ -107,7 +107,8 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.shape != b.shape:
         raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
     d = np.abs(ordered_int(a) - ordered_int(b))
-    nan = np.isnan(a.astype(np.float32)) | np.isnan(b.astype(np.float32))
+    with np.errstate(invalid="ignore"):  # signalling-NaN patterns raise "invalid" when widened
+        nan = np.isnan(a.astype(np.float32)) | np.isnan(b.astype(np.float32))
     d[nan] = -1
     return d
 
@@ -313,9 +314,10 @@ def compare(output, golden, *, inputs: dict | None = None, worst: int = 10,
     out = np.ascontiguousarray(output).reshape(-1)
     gold = np.ascontiguousarray(golden).reshape(-1)
     gold_r = _round_golden(gold, dt)
-    out64 = out.astype(np.float64)
-    gold64 = gold.astype(np.float64)
-    gold_r64 = gold_r.astype(np.float64)
+    with np.errstate(invalid="ignore"):  # signalling-NaN patterns raise "invalid" when widened
+        out64 = out.astype(np.float64)
+        gold64 = gold.astype(np.float64)
+        gold_r64 = gold_r.astype(np.float64)
 
     nan_o = np.isnan(out64)
     nan_g = np.isnan(gold_r64)
@@ -329,9 +331,9 @@ def compare(output, golden, *, inputs: dict | None = None, worst: int = 10,
     tiny = tiny_for(dt)
     with np.errstate(invalid="ignore", over="ignore"):
         abs_err = np.abs(out64 - gold64)
-    abs_err[~rel_mask] = np.nan  # not part of the statistics
-    abs_err[rel_mask & ~np.isfinite(out64)] = np.inf
-    rel = abs_err / np.maximum(np.abs(gold64), tiny)
+        abs_err[~rel_mask] = np.nan  # not part of the statistics
+        abs_err[rel_mask & ~np.isfinite(out64)] = np.inf
+        rel = abs_err / np.maximum(np.abs(gold64), tiny)
     rel_vals = rel[rel_mask]
     n_rel = int(rel_vals.size)
     mere = float(rel_vals.mean()) if n_rel else 0.0
