@@ -19,7 +19,10 @@ with a warm-up call first and the median of several repeats:
   over fixed chunks, without tiles, local buffers or ping-pong: the
   difference to ``emulator``/``out`` is what the tile structure costs;
 * ``triad``: a STREAM-style triad ``a[:] = b + s * c`` in float32 over the
-  same number of bytes, the memory-bandwidth roofline of this machine.
+  same number of bytes, the memory-bandwidth roofline of this machine (the
+  faster of a ``prange`` and a one-thread loop: at small sizes waking the
+  thread pool costs more than the copy). Its row carries the dtype and size
+  of the cell it serves; ``elements_per_s`` counts that cell's elements.
 
 Bytes moved by one SwishGrad call are ``3 * n * itemsize`` (two reads, one
 write); the triad moves ``3 * n32 * 4`` for the same footprint. Ratios are
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import inspect
 import json
 import math
 import os
@@ -196,7 +200,24 @@ def _kernel_source_token() -> int:
     return int.from_bytes(h.digest()[:7], "little")
 
 
+#: The per-tile compute signature the flat loops call.
+_COMPUTE_PARAMS = ("g_buf", "x_buf", "o_buf", "work", "length", "beta", "derivative_table", "dtype_code")
+
+
+def _check_compute_signature():
+    for fn in (kernel.compute_f32, kernel.compute_16):
+        params = tuple(inspect.signature(fn.py_func).parameters)
+        if params != _COMPUTE_PARAMS:
+            raise RuntimeError(
+                f"the flat loop calls kernel.{fn.py_func.__name__}{_COMPUTE_PARAMS} but the kernel now takes "
+                f"{params}; update swishgrad_numba/benchmark.py")
+
+
 def _build_flat_loops(token):
+    # compute_* may work in place on x_buf (as the device does in UB), so
+    # each chunk of x is staged in a scratch buffer of the chunk's own; g is
+    # read and the output written in place. No tiling record, no per-core
+    # ranges, no ping-pong, no CopyIn of g, no CopyOut.
     @njit(parallel=True, **_NJIT)
     def flat_f32(g, x, o, chunk, beta, table, dtype_code):
         if token < 0:  # never true: only ties the cache entry to the kernel source
@@ -205,8 +226,9 @@ def _build_flat_loops(token):
         for c in prange((n + chunk - 1) // chunk):
             start = c * chunk
             stop = min(start + chunk, n)
-            kernel.compute_f32(g[start:stop], x[start:stop], o[start:stop], stop - start,
-                               beta, table, dtype_code)
+            xs = x[start:stop].copy()
+            work = np.empty(stop - start, dtype=np.float32)
+            kernel.compute_f32(g[start:stop], xs, o[start:stop], work, stop - start, beta, table, dtype_code)
 
     @njit(parallel=True, **_NJIT)
     def flat_16(g, x, o, chunk, beta, table, dtype_code):
@@ -216,8 +238,9 @@ def _build_flat_loops(token):
         for c in prange((n + chunk - 1) // chunk):
             start = c * chunk
             stop = min(start + chunk, n)
-            kernel.compute_16(g[start:stop], x[start:stop], o[start:stop], stop - start,
-                              beta, table, dtype_code)
+            xs = x[start:stop].copy()
+            work = np.empty(stop - start, dtype=np.float32)
+            kernel.compute_16(g[start:stop], xs, o[start:stop], work, stop - start, beta, table, dtype_code)
 
     return flat_f32, flat_16
 
@@ -228,6 +251,7 @@ _FLAT_LOOPS = None
 def _flat_loops():
     global _FLAT_LOOPS
     if _FLAT_LOOPS is None:
+        _check_compute_signature()
         _FLAT_LOOPS = _build_flat_loops(_kernel_source_token())
     return _FLAT_LOOPS
 
@@ -236,8 +260,9 @@ def flat_loop(grad, x, out, beta, chunk: int = FLAT_CHUNK):
     """The emulator's arithmetic in one flat chunked loop, into ``out``.
 
     ``grad``, ``x``, ``out``: 1-D C-contiguous arrays of one supported dtype
-    and one size. Gives the same bits as :func:`swish_backward` (the
-    arithmetic is element-wise); only the tile structure is missing.
+    and one size; the inputs are not modified. Gives the same bits as
+    :func:`swish_backward` (the arithmetic is element-wise); only the tile
+    structure is missing.
     """
     dt = canonical_dtype(out.dtype, argname="out.dtype")
     for name, arr in (("grad", grad), ("x", x), ("out", out)):
@@ -265,14 +290,20 @@ def _triad_kernel(a, b, c, s):
         a[i] = b[i] + s * c[i]
 
 
-def triad(a, b, c, s=3.0):
-    """STREAM triad ``a[:] = b + s * c`` on float32 1-D arrays (Numba prange)."""
+@njit(**_NJIT)
+def _triad_kernel_serial(a, b, c, s):
+    for i in range(a.shape[0]):
+        a[i] = b[i] + s * c[i]
+
+
+def triad(a, b, c, s=3.0, parallel: bool = True):
+    """STREAM triad ``a[:] = b + s * c`` on float32 1-D arrays (Numba, ``prange`` if ``parallel``)."""
     for name, arr in (("a", a), ("b", b), ("c", c)):
         if not isinstance(arr, np.ndarray) or arr.dtype != np.float32 or arr.ndim != 1:
             raise ValueError(f"{name} must be a 1-D float32 array")
     if not a.size == b.size == c.size:
         raise ValueError("a, b and c must have the same size")
-    _triad_kernel(a, b, c, np.float32(s))
+    (_triad_kernel if parallel else _triad_kernel_serial)(a, b, c, np.float32(s))
     return a
 
 
@@ -387,8 +418,16 @@ def run_comparison(sizes, dtypes_=("float32", "float16", "bfloat16"), threads=No
                 for k in thread_counts:
                     numba.set_num_threads(k)
                     cell_rows = []
-                    triad_t = time_call(lambda: triad(ta, tb, tc), repeat, min_time)
-                    triad_row = _row("triad", "out", "float32", n, k, None, triad_t, 4, bytes_moved=3 * n32 * 4)
+                    # The roofline is the faster of a threaded and a one-thread triad: at
+                    # small sizes waking the thread pool costs more than the copy.
+                    tri = {"serial": time_call(lambda: triad(ta, tb, tc, parallel=False), repeat, min_time)}
+                    if k > 1:
+                        tri["parallel"] = time_call(lambda: triad(ta, tb, tc), repeat, min_time)
+                    best = min(tri, key=lambda v: tri[v]["seconds"])
+                    triad_row = _row("triad", best, name, n, k, None, tri[best], isz, bytes_moved=3 * n32 * 4)
+                    triad_row["float32_elements"] = n32
+                    triad_row["serial_seconds"] = tri["serial"]["seconds"]
+                    triad_row["parallel_seconds"] = tri["parallel"]["seconds"] if k > 1 else None
                     cell_rows.append(triad_row)
                     emu = {}
                     for variant in ("out", "alloc"):
@@ -627,7 +666,7 @@ def format_table(rows) -> str:
         flat = _find(rows, impl="flat", **key)
         npr = _find(rows, impl="numpy", **key)
         tr = _find(rows, impl="torch", variant="alloc", **key)
-        triad_row = _find(rows, impl="triad", size=n, threads=k)
+        triad_row = _find(rows, impl="triad", dtype=name, size=n, threads=k)
         cost = e_o["seconds"] / flat["seconds"] - 1.0
         flag = "" if flat.get("matches_emulator", True) else "!"
         torch_txt = "skipped" if tr["skipped"] else _fmt(tr["elements_per_s"] / 1e6, ".1f")

@@ -1,5 +1,169 @@
-"""Placeholder: the 'bench' subcommands are being written (see the open issues)."""
+"""``swishgrad bench``: the emulator against NumPy, PyTorch, a flat loop and the triad roofline."""
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+DEFAULT_SIZES = "10:26"
+QUICK_SIZES = "10,12"
+DEFAULT_REPEAT = 5
+QUICK_REPEAT = 2
+DEFAULT_MIN_TIME = 0.02
+QUICK_MIN_TIME = 0.001
 
 
-def register(subparsers):
-    pass
+class ProgressBar:
+    """A text progress bar on a stream: redrawn in place on a terminal, a line per step otherwise."""
+
+    def __init__(self, stream=None, width: int = 30):
+        self.stream = sys.stderr if stream is None else stream
+        self.width = width
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        filled = int(self.width * done / max(total, 1))
+        bar = "#" * filled + "." * (self.width - filled)
+        text = f"[{bar}] {done}/{total} {label}"
+        if self.tty:
+            self.stream.write("\r" + text.ljust(100)[:100])
+            if done >= total:
+                self.stream.write("\n")
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def write_plot(rows, path) -> None:
+    """PNG of emulator, NumPy, torch and flat-loop throughput (elements/s) against size, one panel per dtype."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise RuntimeError("--plot needs matplotlib: pip install 'swishgrad_numba[bench]'") from None
+    from ..benchmark import BETA_NUMPY, BETA_TORCH
+
+    dtypes = list(dict.fromkeys(r["dtype"] for r in rows if r["impl"] == "emulator"))
+    threads = sorted({r["threads"] for r in rows})
+    series = (("emulator", "out", BETA_NUMPY, "emulator (out=)"), ("emulator", "alloc", BETA_NUMPY, "emulator"),
+              ("flat", "out", BETA_NUMPY, "flat loop"), ("numpy", "alloc", BETA_NUMPY, "NumPy golden"),
+              ("torch", "alloc", BETA_TORCH, "torch silu_backward"))
+    styles = ["-", "--", ":", "-."]
+    fig = Figure(figsize=(5 * len(dtypes), 4.2), layout="constrained")
+    axes = fig.subplots(1, len(dtypes), squeeze=False)[0]
+    for ax, name in zip(axes, dtypes):
+        for ti, k in enumerate(threads):
+            for si, (impl, variant, beta, label) in enumerate(series):
+                pts = sorted((r["size"], r["elements_per_s"]) for r in rows
+                             if r["impl"] == impl and r["variant"] == variant and r["dtype"] == name
+                             and r["threads"] == k and r["beta"] == beta and r["elements_per_s"])
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], styles[ti % len(styles)], marker=".",
+                            color=f"C{si}", label=f"{label}, {k} thr")
+            # The roofline in this dtype's elements/s (triad over the same bytes).
+            pts = sorted((r["size"], r["elements_per_s"]) for r in rows
+                         if r["impl"] == "triad" and r["dtype"] == name and r["threads"] == k)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], styles[ti % len(styles)], color="grey",
+                        label=f"triad roofline, {k} thr")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("elements")
+        ax.set_ylabel("elements / s")
+        ax.set_title(name)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[-1].legend(fontsize="x-small", loc="best")
+    fig.savefig(path, dpi=110)
+
+
+def _cmd_bench(args) -> int:
+    from .. import benchmark as bm
+    from ..dtypes import canonical_dtype
+
+    try:
+        sizes = bm.parse_sizes(args.sizes or (QUICK_SIZES if args.quick else DEFAULT_SIZES))
+        names = args.dtypes or "float32,float16,bfloat16"
+        dtypes = [canonical_dtype(d.strip(), argname="--dtypes").name for d in names.split(",")]
+        import numba
+
+        default_threads = "1,2" if numba.config.NUMBA_NUM_THREADS >= 2 else "1"
+        threads = bm.parse_threads(args.threads or (str(numba.config.NUMBA_NUM_THREADS) if args.quick
+                                                    else default_threads))
+        repeat = args.repeat if args.repeat is not None else (QUICK_REPEAT if args.quick else DEFAULT_REPEAT)
+        if repeat < 1:
+            raise ValueError(f"--repeat must be >= 1, got {repeat}")
+        if args.plot is not None:
+            import importlib.util
+
+            if importlib.util.find_spec("matplotlib") is None:
+                raise RuntimeError("--plot needs matplotlib: pip install 'swishgrad_numba[bench]'")
+    except (TypeError, ValueError, RuntimeError) as exc:
+        print(f"swishgrad bench: error: {exc}", file=sys.stderr)
+        return 2
+
+    min_time = QUICK_MIN_TIME if args.quick else DEFAULT_MIN_TIME
+    use_torch = not args.no_torch
+    if use_torch and not bm.torch_available():
+        print("swishgrad bench: torch is not installed; the torch column is skipped "
+              "(pip install 'swishgrad_numba[bench]')", file=sys.stderr)
+    progress = None if args.no_progress else ProgressBar()
+    rows = bm.run_comparison(sizes, dtypes, threads, repeat=repeat, min_time=min_time, use_torch=use_torch,
+                             progress=progress)
+    cold = []
+    if not (args.quick or args.no_cold_start):
+        for name in dtypes:
+            if progress is not None:
+                progress(0, 1, f"cold start {name} (2 fresh processes)")
+            cold.append(bm.cold_start(name))
+    info = bm.machine_info()
+    lines = bm.targets(rows, cold)
+
+    print(f"machine: {info['cpu']}, {info['cpu_count']} CPUs; numpy {info['numpy']}, numba {info['numba']}, "
+          f"torch {info['torch'] or 'not installed'}; commit {info['commit'] or '?'}"
+          + (" (package modified)" if info.get("package_dirty") else ""))
+    print(f"median of {repeat} repeats after a warm-up; inputs uniform in [-5, 5), seeded\n")
+    print(bm.format_table(rows))
+    if cold:
+        print()
+        for c in cold:
+            print(f"cold start {c['dtype']}: import {c['import_s']:.2f} s + first 2^{int(math.log2(c['size']))}"
+                  f" call {c['first_call_s']:.2f} s = {c['total_s']:.2f} s (whole process {c['process_s']:.2f} s;"
+                  f" second of {len(c['runs'])} fresh processes)")
+    print("\ntargets (a report, not a test):")
+    print(bm.format_targets(lines))
+
+    if args.json:
+        payload = {"machine": info,
+                   "config": {"sizes": sizes, "dtypes": dtypes, "threads": threads, "repeat": repeat,
+                              "min_time": min_time, "beta_numpy": bm.BETA_NUMPY, "beta_torch": bm.BETA_TORCH,
+                              "flat_chunk": bm.FLAT_CHUNK, "inputs": "uniform [-5, 5), seeded"},
+                   "results": rows, "cold_start": cold, "targets": lines}
+        with open(args.json, "w") as fh:
+            json.dump(payload, fh, indent=1)
+        print(f"\nJSON written to {args.json}")
+    if args.plot:
+        write_plot(rows, args.plot)
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "bench", help="time the emulator against NumPy, PyTorch, a flat loop and the memory roofline",
+        description="Time swish_backward against the NumPy golden, torch silu_backward, the same arithmetic "
+                    "in a flat loop and a STREAM triad, per dtype, size and thread count; print a table and "
+                    "the issue's targets (PASS/MISS, a report).")
+    p.add_argument("--sizes", default=None,
+                   help=f"log2 element counts: 'a:b' (inclusive), 'a:b:step' or 'a,b,c' (default {DEFAULT_SIZES})")
+    p.add_argument("--dtypes", default=None, help="comma-separated dtypes (default float32,float16,bfloat16)")
+    p.add_argument("--threads", default=None, help="comma-separated thread counts (default 1,2)")
+    p.add_argument("--repeat", type=int, default=None, help=f"repeats per figure, median reported "
+                                                             f"(default {DEFAULT_REPEAT})")
+    p.add_argument("--json", metavar="FILE", default=None, help="write all results as JSON")
+    p.add_argument("--plot", metavar="FILE.png", default=None, help="write a PNG of throughput against size "
+                                                                   "(needs matplotlib)")
+    p.add_argument("--quick", action="store_true",
+                   help=f"smoke run: sizes {QUICK_SIZES}, {QUICK_REPEAT} repeats, all threads only, no cold start")
+    p.add_argument("--no-torch", action="store_true", help="do not time PyTorch even if installed")
+    p.add_argument("--no-cold-start", action="store_true", help="skip the fresh-process cold-start timing")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(func=_cmd_bench)
