@@ -157,6 +157,9 @@ class PrecisionReport:
         non-finite there).
     relative_count : int
         Number of elements that entered MERE/MARE.
+    over_limit_count : int
+        How many of them have a relative error >= ``mare_limit`` (each one
+        alone fails MARE).
     max_ulp : int
         Max ULP distance over elements where neither side is NaN.
     ulp_histogram : dict
@@ -188,6 +191,7 @@ class PrecisionReport:
     mare: float
     max_abs_error: float
     relative_count: int
+    over_limit_count: int
     max_ulp: int
     ulp_histogram: dict
     mismatch_count: int
@@ -228,7 +232,8 @@ class PrecisionReport:
             f"  MARE          : {self.mare:.6e}  [{mark[self.mare_ok]}]",
             f"  max abs error : {self.max_abs_error:.6e}",
             f"  relative error over {self.relative_count} elements with a finite golden "
-            f"(denominator max(|golden|, {self.tiny:.6g}))",
+            f"(denominator max(|golden|, {self.tiny:.6g})); {self.over_limit_count} at or above "
+            f"the MARE limit",
             f"  max ULP       : {self.max_ulp}",
             "  ULP histogram : " + (", ".join(f"{k}: {v}" for k, v in self.ulp_histogram.items()) or "-"),
             f"  mismatches    : {self.mismatch_count} of {self.numel} (bit patterns; any NaN equals any NaN)",
@@ -335,6 +340,8 @@ def compare(output, golden, *, inputs: dict | None = None, worst: int = 10,
         abs_err[rel_mask & ~np.isfinite(out64)] = np.inf
         rel = abs_err / np.maximum(np.abs(gold64), tiny)
     rel_vals = rel[rel_mask]
+    threshold = THRESHOLDS[dt.name]
+    mare_limit = MARE_FACTOR * threshold
     n_rel = int(rel_vals.size)
     mere = float(rel_vals.mean()) if n_rel else 0.0
     mare = float(rel_vals.max()) if n_rel else 0.0
@@ -348,8 +355,6 @@ def compare(output, golden, *, inputs: dict | None = None, worst: int = 10,
     mismatch = (bits_o != bits_g) & ~(nan_o & nan_g)
     mism_idx = np.flatnonzero(mismatch)
 
-    threshold = THRESHOLDS[dt.name]
-    mare_limit = MARE_FACTOR * threshold
     mere_ok = bool(mere < threshold)
     mare_ok = bool(mare < mare_limit)
     nonfinite_ok = bool(not nan_dis.any() and not inf_dis.any())
@@ -392,6 +397,7 @@ def compare(output, golden, *, inputs: dict | None = None, worst: int = 10,
         mare=mare,
         max_abs_error=max_abs,
         relative_count=n_rel,
+        over_limit_count=int(np.count_nonzero(rel_vals >= mare_limit)),
         max_ulp=max_ulp,
         ulp_histogram=_ulp_histogram(ulp_valid),
         mismatch_count=int(mism_idx.size),

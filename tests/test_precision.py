@@ -166,6 +166,8 @@ def test_verdict_flips_as_relative_noise_grows(dtype):
         mere, mare, ok = reference_metrics(out, golden, dtype.name)
         assert r.passed == ok
         assert r.mere == pytest.approx(mere, rel=1e-9)
+        rel = np.abs(out.astype(np.float64) - golden) / np.maximum(np.abs(golden), SMALLEST_NORMAL[dtype.name])
+        assert r.over_limit_count == np.count_nonzero(rel >= 10 * t)
         results.append(r.passed)
     assert results[0] and not results[-1]
 
@@ -180,6 +182,7 @@ def test_mere_and_mare_criteria_separately(dtype):
     out[17] = np.float64(g64[17] * (1 + 20 * t)).astype(dtype)
     r = P.compare(out, golden)
     assert r.mere_ok and not r.mare_ok and not r.passed
+    assert r.over_limit_count == 1
     assert r.worst[0]["index"] == [17]
     assert r.mismatch_positions == [[17]]
     # Every element 3x threshold off (a float64 output would be exact, so
@@ -187,6 +190,7 @@ def test_mere_and_mare_criteria_separately(dtype):
     shifted = g64 / (1 + 3 * t)
     r = P.compare(golden, shifted)
     assert not r.mere_ok and r.mare_ok and not r.passed
+    assert r.over_limit_count == 0
 
 
 def test_relative_error_uses_smallest_normal_floor():
