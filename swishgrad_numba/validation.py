@@ -728,6 +728,8 @@ def sweep_grid(sizes_per_case: int = 300, ub_sizes=SWEEP_UB_SIZES, core_nums=SWE
         ``numel``, ``itemsize``, ``ub_size``, ``core_num``, ``block_size``
         arrays of one length, and ``dtype_name`` (array of names).
     """
+    if not 1 <= max_numel < 1 << 40:
+        raise ValueError(f"max_numel must be in [1, 2**40), got {max_numel}")
     rng = np.random.default_rng(seed)
     cols = {k: [] for k in ("numel", "itemsize", "ub_size", "core_num", "block_size", "dtype_index")}
     names = list(SUPPORTED_DTYPES)
