@@ -14,8 +14,8 @@ this accepts, so the clamp changes no verdict), arithmetic saturates, cores
 and tiles past the padded end are accounted for arithmetically instead of
 walked, identical cores (a core class whose ``coreDataNum`` is 0 puts all
 its cores at one start) are walked once with a weight, and the walk stops
-once it has done more element writes than the tensor has elements, at
-which point an overlap is certain (the result says ``truncated``).
+once it has done more element writes than a budget of at least the
+tensor's element count, at which point an overlap is certain (the result says ``truncated``).
 
 Each core reads ``grad`` and ``x`` over exactly the range it writes, so the
 write counts are the read counts too.
@@ -272,7 +272,7 @@ def padded_numel(numel: int, itemsize: int, block_size: int) -> int:
 
 
 def checked_run(tiling, numel, dtype, platform: Platform | None = None, block_dim=None, *,
-                max_numel: int = MAX_CHECKED_NUMEL) -> CheckedRun:
+                max_numel: int = MAX_CHECKED_NUMEL, max_writes: int | None = None) -> CheckedRun:
     """Walk a tiling as the kernel would and record every element write.
 
     Parameters
@@ -289,6 +289,10 @@ def checked_run(tiling, numel, dtype, platform: Platform | None = None, block_di
         Cores launched; overrides the one a :class:`Tiling` carries.
     max_numel : int
         Refuse larger tensors (memory: 24 bytes per element).
+    max_writes : int, optional
+        Stop (``truncated``) after this many element writes inside the
+        tensor; at least ``numel`` (more writes than elements means an
+        overlap). Default ``4 * numel + 65536``.
 
     Returns
     -------
@@ -304,6 +308,11 @@ def checked_run(tiling, numel, dtype, platform: Platform | None = None, block_di
     platform = REFERENCE_PLATFORM if platform is None else platform
     if not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    if max_writes is None:
+        max_writes = 4 * numel + (1 << 16)
+    if isinstance(max_writes, bool) or not isinstance(max_writes, numbers.Integral) \
+            or not numel <= max_writes < FIELD_CAP:
+        raise ValueError(f"max_writes must be an integer in [numel, 2**61), got {max_writes!r}")
     padded = padded_numel(numel, dt.itemsize, platform.block_size)
     f = [_clamp(record[name]) for name in TILING_FIELDS[:-1]]
     counts = np.zeros(numel, dtype=np.int64)
@@ -312,7 +321,7 @@ def checked_run(tiling, numel, dtype, platform: Platform | None = None, block_di
     pad_counts = np.zeros(padded - numel, dtype=np.int64)
     stats = np.zeros(_NSTATS, dtype=np.int64)
     checked_walk(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], _clamp(bd), numel, padded,
-                 2 * numel, FIELD_CAP, counts, first_writer, last_writer, pad_counts, stats)
+                 int(max_writes), FIELD_CAP, counts, first_writer, last_writer, pad_counts, stats)
     return CheckedRun(
         numel=numel,
         padded_numel=padded,
