@@ -86,62 +86,42 @@ def to_float32(value, argname: str = "beta") -> np.float32:
 
 @njit(cache=True, inline="always")
 def f16_bits_to_f32(h):
-    """Exact float32 value of the float16 with bit pattern ``h``."""
+    """Exact float32 value of the float16 with bit pattern ``h``.
+
+    Branch-free so that loops over it vectorise: shifting exponent and
+    mantissa into float32 position gives the value times 2^-112 (exactly,
+    subnormals included, as float32 keeps subnormals); one exact multiply
+    by 2^112 rebiases it. Inf/NaN exponents are then widened to all ones.
+    """
     h = np.uint32(h)
-    sign = (h & np.uint32(0x8000)) << np.uint32(16)
-    exp = (h >> np.uint32(10)) & np.uint32(0x1F)
-    mant = h & np.uint32(0x3FF)
-    if exp == np.uint32(0x1F):  # inf / NaN: keep the payload
-        bits = sign | np.uint32(0x7F800000) | (mant << np.uint32(13))
-    elif exp == np.uint32(0):
-        if mant == np.uint32(0):
-            bits = sign
-        else:
-            # Subnormal m * 2^-24: normalise the mantissa so its top bit is
-            # the implicit 1 of a float32 normal.
-            shift = np.uint32(0)
-            while (mant & np.uint32(0x400)) == np.uint32(0):
-                mant <<= np.uint32(1)
-                shift += np.uint32(1)
-            bits = sign | ((np.uint32(113) - shift) << np.uint32(23)) | ((mant & np.uint32(0x3FF)) << np.uint32(13))
-    else:
-        bits = sign | ((exp + np.uint32(112)) << np.uint32(23)) | (mant << np.uint32(13))
-    return np.uint32(bits).view(np.float32)
+    magnitude = np.uint32((h & np.uint32(0x7FFF)) << np.uint32(13))
+    f = magnitude.view(np.float32) * np.float32(5.192296858534828e33)  # 2^112
+    bits = np.float32(f).view(np.uint32)
+    if (h & np.uint32(0x7C00)) == np.uint32(0x7C00):  # inf / NaN, payload kept
+        bits = magnitude | np.uint32(0x7F800000)
+    return np.uint32(bits | ((h & np.uint32(0x8000)) << np.uint32(16))).view(np.float32)
 
 
 @njit(cache=True, inline="always")
 def f32_to_f16_bits(f):
     """float32 -> float16 bits, round to nearest, ties to even (CAST_RINT)."""
     u = np.float32(f).view(np.uint32)
-    sign = np.uint16((u >> np.uint32(16)) & np.uint32(0x8000))
+    sign = np.uint32((u >> np.uint32(16)) & np.uint32(0x8000))
     a = u & np.uint32(0x7FFFFFFF)
-    if a > np.uint32(0x7F800000):  # NaN -> quiet NaN, sign kept
-        return sign | np.uint16(0x7E00) | np.uint16((a >> np.uint32(13)) & np.uint32(0x3FF))
-    if a >= np.uint32(0x477FF000):
-        # >= 65520 = halfway between 65504 (max, odd mantissa) and 2^16: the
-        # tie goes to the even neighbour 2^16, which is past the range -> inf.
-        return sign | np.uint16(0x7C00)
-    if a >= np.uint32(0x38800000):  # result is a normal float16 (>= 2^-14)
-        # Rebias the exponent (127 -> 15), then drop 13 bits rounding to
-        # nearest even: add 0xFFF plus the lowest kept bit, so a tie carries
-        # only when the kept part is odd. A carry out of the mantissa bumps
-        # the exponent, which is the right answer.
-        r = a - np.uint32(112 << 23)
-        r = (r + np.uint32(0xFFF) + ((r >> np.uint32(13)) & np.uint32(1))) >> np.uint32(13)
-        return sign | np.uint16(r)
-    e = a >> np.uint32(23)
-    if e < np.uint32(102):  # < 2^-25: rounds to (signed) zero
-        return sign
-    # Subnormal float16 m * 2^-24: the float32 value is mant * 2^(e-150)
-    # with the implicit bit, so m = mant >> (126 - e), rounded to even.
-    mant = (a & np.uint32(0x7FFFFF)) | np.uint32(0x800000)
-    s = np.uint32(126) - e
-    m = mant >> s
-    rem = mant & ((np.uint32(1) << s) - np.uint32(1))
-    half = np.uint32(1) << (s - np.uint32(1))
-    if rem > half or (rem == half and (m & np.uint32(1)) != np.uint32(0)):
-        m += np.uint32(1)  # m == 0x400 is the smallest normal: still right
-    return sign | np.uint16(m)
+    # Normal float16 results: rebias the exponent (127 -> 15) and drop 13
+    # mantissa bits rounding to nearest even: add 0xFFF plus the lowest kept
+    # bit, so a tie carries only when the kept part is odd. A carry out of
+    # the mantissa bumps the exponent, which is the right answer; values
+    # from 65520 (the tie between 65504 and 2^16) on reach the inf pattern.
+    normal = np.uint32(a - np.uint32(112 << 23) + np.uint32(0xFFF) + ((a >> np.uint32(13)) & np.uint32(1))) >> np.uint32(13)
+    # Subnormal results (|f| < 2^-14): adding 0.5 puts the float16 subnormal
+    # quantum 2^-24 at the last mantissa bit of the sum, so the float32
+    # addition itself rounds to nearest even; the low bits are the result.
+    sub = np.float32(np.uint32(a).view(np.float32) + np.float32(0.5)).view(np.uint32) - np.uint32(0x3F000000)
+    res = normal if a >= np.uint32(0x38800000) else sub
+    if a >= np.uint32(0x47800000):  # >= 2^16: inf; NaN stays a quiet NaN
+        res = np.uint32(0x7E00) if a > np.uint32(0x7F800000) else np.uint32(0x7C00)
+    return np.uint16(res | sign)
 
 
 # --------------------------------------------------------------------------

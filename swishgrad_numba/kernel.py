@@ -28,17 +28,92 @@ DTYPE_BFLOAT16 = 2
 _NJIT = dict(cache=True, error_model="numpy")
 
 
+# --------------------------------------------------------------------------
+# Exp: correctly rounded binary32 e**t.
+#
+# e**t is evaluated in binary64 by a branch-free routine that vectorises:
+# t = k*ln2 + r with |r| <= ln2/2, e**r by its Taylor polynomial of degree 13
+# (truncation below 2**-57), times 2**k built in the exponent bits. Its error
+# is a few binary64 ulps, so rounding it to binary32 is correct unless the
+# binary64 value lies within a few ulps of a binary32 rounding boundary, or
+# the binary32 result is subnormal (where the boundary sits elsewhere). Those
+# rare elements (about 2**-22 of all normal results) are flagged and
+# recomputed with the platform libm's exp. The exhaustive test checks the
+# outcome against the correctly rounded value for all 2**32 inputs.
+# --------------------------------------------------------------------------
+_INV_LN2 = 1.4426950408889634
+_SHIFTER = 6755399441055744.0            # 1.5 * 2**52: adding it rounds to an integer
+_SHIFTER_BITS = 0x4338000000000000       # its bit pattern; k sits in the low bits
+_LN2_HI = 6.93147180369123816490e-01     # 32 significant bits: k * _LN2_HI is exact
+_LN2_LO = 1.90821492927058770002e-10
+# Distance (in binary64 ulps) from a binary32 rounding boundary under which
+# the fast result is not trusted.
+_EXP_GUARD_ULPS = 64
+_MIN_NORMAL_F32 = 1.1754943508222875e-38  # 2**-126
+
+
+@njit(**_NJIT, inline="always")
+def _exp_f64_fast(td):
+    """(e**td in binary64 within a few ulps, needs_exact_path) for a binary32 td."""
+    # Past these bounds the binary32 result is +inf or +0 anyway; clamping
+    # keeps 2**k a normal binary64. NaN fails both tests and propagates.
+    if td > 100.0:
+        td = 100.0
+    if td < -110.0:
+        td = -110.0
+    kd = td * _INV_LN2 + _SHIFTER
+    k = np.float64(kd).view(np.int64) - _SHIFTER_BITS
+    kd = kd - _SHIFTER
+    r = (td - kd * _LN2_HI) - kd * _LN2_LO
+    p = 1.0 / 6227020800.0                 # 1/13!
+    p = p * r + 1.0 / 479001600.0
+    p = p * r + 1.0 / 39916800.0
+    p = p * r + 1.0 / 3628800.0
+    p = p * r + 1.0 / 362880.0
+    p = p * r + 1.0 / 40320.0
+    p = p * r + 1.0 / 5040.0
+    p = p * r + 1.0 / 720.0
+    p = p * r + 1.0 / 120.0
+    p = p * r + 1.0 / 24.0
+    p = p * r + 1.0 / 6.0
+    p = p * r + 0.5
+    p = p * r + 1.0
+    p = p * r + 1.0
+    d = p * np.int64((k + 1023) << 52).view(np.float64)
+    # Rounding to binary32 drops the low 29 of binary64's 52 mantissa bits;
+    # the rounding boundary is where they read 0x10000000.
+    low = np.int64(np.float64(d).view(np.int64) & 0x1FFFFFFF) - 0x10000000
+    suspect = (low <= _EXP_GUARD_ULPS and low >= -_EXP_GUARD_ULPS) or d < _MIN_NORMAL_F32
+    return d, suspect
+
+
 @njit(**_NJIT, inline="always")
 def exp_f32(t):
-    """Correctly rounded binary32 e**t.
+    """Correctly rounded binary32 e**t (scalar form of :func:`vexp_f32`)."""
+    td = np.float64(t)
+    d, suspect = _exp_f64_fast(td)
+    if suspect:
+        d = math.exp(td)
+    return np.float32(d)
 
-    The exponential is evaluated in binary64 (the platform libm, error below
-    one binary64 ulp) and rounded once to binary32. The exhaustive test
-    proves over all 2**32 inputs that this lands on the correctly rounded
-    binary32 value: no e**t lies close enough to a binary32 rounding
-    boundary for the binary64 error to matter.
+
+@njit(**_NJIT, inline="always")
+def vexp_f32(dst, src, length, sign):
+    """``Muls(src, sign)`` then the Exp vector instruction, into ``dst``.
+
+    ``dst[j] = e**(sign * src[j])`` in binary32 for ``j < length``; ``sign``
+    is +1 or -1 (an exact multiply); ``dst`` must not alias ``src``. The
+    first loop is branch-free and vectorises; the second, rarely entered,
+    redoes the elements whose fast result was not trusted.
     """
-    return np.float32(math.exp(np.float64(t)))
+    suspects = 0
+    for j in range(length):
+        d, suspect = _exp_f64_fast(np.float64(src[j] * sign))
+        suspects += suspect
+        dst[j] = np.float32(d)
+    if suspects:
+        for j in range(length):
+            dst[j] = exp_f32(src[j] * sign)
 
 
 @njit(**_NJIT, inline="always")
@@ -96,27 +171,50 @@ def _copy_out(dst, src, offset, valid):
 
 
 @njit(**_NJIT, inline="always")
-def compute_f32(g_buf, x_buf, o_buf, length, beta, derivative_table, dtype_code):
+def compute_f32(g_buf, x_buf, o_buf, work, length, beta, derivative_table, dtype_code):
+    """Compute one float32 tile: the instruction sequence of SPEC section 2.
+
+    ``work`` is the float32 scratch buffer (``t``). Elementwise steps after
+    the Exp are fused into one loop; each is still its own binary32
+    operation, in the device's order.
+    """
+    one = np.float32(1.0)
     for j in range(length):
-        o_buf[j] = g_buf[j] * swish_grad_derivative_f32(x_buf[j], beta)
+        x_buf[j] = x_buf[j] * beta            # Muls(x, beta)
+    vexp_f32(work, x_buf, length, np.float32(-1.0))   # Muls(x, -1) ; Exp
+    for j in range(length):
+        t = work[j] + one                     # Adds(t, 1)
+        o = one / t                           # Duplicate(1) ; Div  -> sigmoid
+        t = one - o                           # Duplicate(1) ; Sub
+        xb = x_buf[j] * t                     # Mul
+        xb = one + xb                         # Duplicate(1) ; Add
+        o = o * xb                            # Mul  -> s'(x)
+        o_buf[j] = g_buf[j] * o               # Mul  -> output
 
 
 @njit(**_NJIT, inline="always")
-def compute_16(g_buf, x_buf, o_buf, length, beta, derivative_table, dtype_code):
-    # derivative_table[bits] is s'(x) in float32 for the 16-bit x with those
-    # bits, computed by the same instruction sequence; only the final Mul
-    # (g cast to float32 just before it) and the RINT cast back remain.
+def compute_16(g_buf, x_buf, o_buf, work, length, beta, derivative_table, dtype_code):
+    """Compute one float16/bfloat16 tile on the bit patterns.
+
+    ``derivative_table[bits]`` is s'(x) in float32 for the 16-bit x with
+    those bits, computed by the full instruction sequence
+    (:func:`derivative_table_16`); what remains per element is the cast of g
+    to float32 just before the last Mul, that Mul, and the RINT cast back.
+    The table lookup is its own loop so that the arithmetic loop vectorises.
+    """
+    for j in range(length):
+        work[j] = derivative_table[x_buf[j]]
     if dtype_code == DTYPE_FLOAT16:
         for j in range(length):
-            o_buf[j] = f32_to_f16_bits(f16_bits_to_f32(g_buf[j]) * derivative_table[x_buf[j]])
+            o_buf[j] = f32_to_f16_bits(f16_bits_to_f32(g_buf[j]) * work[j])
     else:
         for j in range(length):
-            o_buf[j] = f32_to_bf16_bits(bf16_bits_to_f32(g_buf[j]) * derivative_table[x_buf[j]])
+            o_buf[j] = f32_to_bf16_bits(bf16_bits_to_f32(g_buf[j]) * work[j])
 
 
 @njit(**_NJIT, inline="always")
 def _run_core(compute, core, grad, x, out, fields, beta, derivative_table, dtype_code,
-              g_local, x_local, o_local):
+              g_local, x_local, o_local, work):
     """One AI core: walk its tiles with ping-pong local buffers."""
     numel = out.shape[0]
     tile_data_num = fields[4]
@@ -136,7 +234,7 @@ def _run_core(compute, core, grad, x, out, fields, beta, derivative_table, dtype
         valid = _copy_in(x_buf, x, offset, length, numel)
         _copy_in(g_buf, grad, offset, length, numel)
         # Compute: the whole tile, padding included, as the vector unit does.
-        compute(g_buf, x_buf, o_buf, length, beta, derivative_table, dtype_code)
+        compute(g_buf, x_buf, o_buf, work, length, beta, derivative_table, dtype_code)
         # CopyOut
         _copy_out(out, o_buf, offset, valid)
 
@@ -154,8 +252,9 @@ def swish_grad_launch(compute, grad, x, out, fields, block_dim, beta, derivative
         g_local = np.empty((BUFFER_NUM, capacity), dtype=grad.dtype)
         x_local = np.empty((BUFFER_NUM, capacity), dtype=x.dtype)
         o_local = np.empty((BUFFER_NUM, capacity), dtype=out.dtype)
+        work = np.empty(capacity, dtype=np.float32)
         _run_core(compute, core, grad, x, out, fields, beta, derivative_table, dtype_code,
-                  g_local, x_local, o_local)
+                  g_local, x_local, o_local, work)
 
 
 @njit(**_NJIT)
@@ -165,9 +264,10 @@ def swish_grad_launch_serial(compute, grad, x, out, fields, block_dim, beta, der
     g_local = np.empty((BUFFER_NUM, capacity), dtype=grad.dtype)
     x_local = np.empty((BUFFER_NUM, capacity), dtype=x.dtype)
     o_local = np.empty((BUFFER_NUM, capacity), dtype=out.dtype)
+    work = np.empty(capacity, dtype=np.float32)
     for core in range(block_dim):
         _run_core(compute, core, grad, x, out, fields, beta, derivative_table, dtype_code,
-                  g_local, x_local, o_local)
+                  g_local, x_local, o_local, work)
 
 
 @njit(parallel=True, **_NJIT)

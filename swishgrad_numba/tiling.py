@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dtypes import canonical_dtype
+from .dtypes import canonical_dtype, to_float32
 from .platform import REFERENCE_PLATFORM, Platform
 
 __all__ = ["TILING_DTYPE", "TILING_FIELDS", "Tiling", "compute_tiling", "ub_buffer_units"]
@@ -106,8 +106,7 @@ def compute_tiling(numel, dtype, scale=1.0, platform: Platform | None = None) ->
     platform = REFERENCE_PLATFORM if platform is None else platform
     if not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-    if isinstance(scale, (complex, np.complexfloating)) or not isinstance(scale, (numbers.Real, np.number)):
-        raise TypeError(f"scale must be a real number, got {type(scale).__name__}")
+    sconf = to_float32(scale, argname="scale")
 
     b = dt.itemsize
     B = platform.block_size
@@ -152,7 +151,7 @@ def compute_tiling(numel, dtype, scale=1.0, platform: Platform | None = None) ->
     record["smallTailDataNum"] = small_tail_data_num
     record["bigTailDataNum"] = big_tail_data_num
     record["tailBlockNum"] = tail_block_num
-    record["sconf"] = np.float32(scale)
+    record["sconf"] = sconf
     return Tiling(
         data=record[()],
         block_dim=core_num,

@@ -1,0 +1,167 @@
+"""Slow, obviously-correct re-statements of SPEC.md, for the tests only.
+
+Nothing here imports the package's kernels or tiling: each function is
+written straight from the SPEC with plain Python/NumPy so that the package
+is checked against an independent reading.
+"""
+from __future__ import annotations
+
+import math
+from decimal import Decimal, localcontext
+
+import ml_dtypes
+import numpy as np
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16}
+
+
+# ---------------------------------------------------------------- tiling
+
+
+def ref_tiling(n, itemsize, ub=196608, cores=48, block=32, beta=1.0):
+    """SPEC section 3, line by line. Returns (fields dict, block_dim)."""
+    ub_num = 7 if itemsize == 4 else 12
+    tile_block_num = (ub // block) // ub_num
+    tile_data_num = tile_block_num * block // itemsize
+    aligned_bytes = math.ceil(n * itemsize / block) * block
+    blocks = aligned_bytes // block
+    c = 1 if tile_data_num >= n else min(cores, blocks)
+    every = blocks // c
+    tail_block_num = blocks % c
+    small_core = every * block // itemsize
+    small_tiles = every // tile_block_num
+    final_small = small_tiles + (1 if every % tile_block_num else 0)
+    small_tail = small_core - tile_data_num * small_tiles
+    if small_tail == 0:
+        small_tail = tile_data_num
+    every += 1
+    big_core = every * block // itemsize
+    big_tiles = every // tile_block_num
+    final_big = big_tiles + (1 if every % tile_block_num else 0)
+    big_tail = big_core - tile_data_num * big_tiles
+    if big_tail == 0:
+        big_tail = tile_data_num
+    fields = dict(
+        smallCoreDataNum=small_core, bigCoreDataNum=big_core, finalBigTileNum=final_big,
+        finalSmallTileNum=final_small, tileDataNum=tile_data_num, smallTailDataNum=small_tail,
+        bigTailDataNum=big_tail, tailBlockNum=tail_block_num,
+    )
+    return fields, c
+
+
+# ---------------------------------------------------------------- exp
+
+
+def _f32_exact(bits):
+    """Exact Decimal value of a finite float32 bit pattern."""
+    return Decimal(float(np.uint32(bits).view(np.float32)))
+
+
+def correctly_rounded_exp_f32(t: np.float32) -> np.float32:
+    """e**t rounded to nearest-even binary32, decided with 60-digit decimals."""
+    t = np.float32(t)
+    if np.isnan(t):
+        return np.float32(np.nan)
+    with localcontext() as ctx:
+        ctx.prec = 60
+        exact = Decimal(float(t)).exp()
+        max_bits = 0x7F7FFFFF
+        # Largest finite's upper rounding boundary: (2 - 2^-24) * 2^127.
+        if exact >= (Decimal(2) - Decimal(2) ** -24) * Decimal(2) ** 127:
+            return np.float32(np.inf)
+        # Binary search the float32 bit pattern whose value is just below.
+        lo, hi = 0, max_bits
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if _f32_exact(mid) <= exact:
+                lo = mid
+            else:
+                hi = mid - 1
+        below, above = lo, lo + 1
+        if _f32_exact(below) == exact:
+            return np.uint32(below).view(np.float32)
+        d_below = exact - _f32_exact(below)
+        d_above = _f32_exact(above) - exact
+        if d_below < d_above or (d_below == d_above and below % 2 == 0):
+            return np.uint32(below).view(np.float32)
+        return np.uint32(above).view(np.float32)
+
+
+def near_rounding_boundary(d: np.ndarray, rel: float = 2.0**-40) -> np.ndarray:
+    """Mask of float64 values of e**t within ``rel`` of a binary32 rounding boundary."""
+    d = np.asarray(d, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = d.astype(np.float32)
+        fb = f.view(np.uint32).astype(np.int64)
+        inf_bits = 0x7F800000
+        # Neighbours of f (all values here are >= 0); treat +inf as 2^128.
+        as64 = lambda b: np.where(b >= inf_bits, 2.0**128, np.clip(b, 0, inf_bits - 1).astype(np.uint32).view(np.float32).astype(np.float64))
+        fv = as64(fb)
+        up = as64(fb + 1)
+        dn = np.where(fb > 0, as64(fb - 1), -as64(np.ones_like(fb)))
+        tol = np.abs(d) * rel + 2.0**-1100
+        near = (np.abs(d - (fv + up) / 2) <= tol) | (np.abs(d - (fv + dn) / 2) <= tol)
+    return near & np.isfinite(d)
+
+
+def ref_exp_f32(t: np.ndarray) -> np.ndarray:
+    """Correctly rounded binary32 exp of a float32 array.
+
+    Binary64 exp rounded once is right except within a hair of a binary32
+    rounding boundary; those few elements are decided in 60-digit decimal.
+    """
+    t = np.asarray(t, dtype=np.float32)
+    with np.errstate(over="ignore", under="ignore"):
+        d = np.exp(t.astype(np.float64))
+        out = d.astype(np.float32)
+    for i in np.flatnonzero(near_rounding_boundary(d)):
+        out.flat[i] = correctly_rounded_exp_f32(t.flat[i])
+    return out
+
+
+# ---------------------------------------------------------------- kernel
+
+
+def ref_swish_grad(grad: np.ndarray, x: np.ndarray, beta) -> np.ndarray:
+    """SPEC section 2 step by step on float32 NumPy arrays (no tiling)."""
+    dtype = x.dtype
+    b = np.float32(beta)
+    one = np.float32(1.0)
+    with np.errstate(all="ignore"):
+        xv = np.asarray(x).astype(np.float32).reshape(-1)
+        xv = xv * b                       # Muls
+        t = xv * np.float32(-1.0)         # Muls
+        t = ref_exp_f32(t)                # Exp
+        t = t + one                       # Adds
+        o = one / t                       # Div
+        t = one - o                       # Sub
+        xv = xv * t                       # Mul
+        xv = one + xv                     # Add
+        o = o * xv                        # Mul
+        gv = np.asarray(grad).astype(np.float32).reshape(-1)
+        o = gv * o                        # Mul
+        return o.astype(dtype).reshape(np.shape(x))
+
+
+def bits(a: np.ndarray) -> np.ndarray:
+    """Bit patterns of a float array, every NaN mapped to one pattern."""
+    a = np.asarray(a)
+    width = {4: np.uint32, 2: np.uint16}[a.dtype.itemsize]
+    b = a.view(width).copy()
+    b[np.isnan(a.astype(np.float32))] = np.iinfo(width).max
+    return b
+
+
+def assert_bits_equal(actual, expected, context=""):
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    ba, be = bits(actual).reshape(-1), bits(expected).reshape(-1)
+    bad = np.flatnonzero(ba != be)
+    if bad.size:
+        i = bad[0]
+        raise AssertionError(
+            f"{bad.size} of {ba.size} elements differ {context}; first at flat index {i}: "
+            f"got {actual.reshape(-1)[i]!r} (0x{int(ba[i]):x}), expected {expected.reshape(-1)[i]!r} (0x{int(be[i]):x})"
+        )
