@@ -159,6 +159,10 @@ ACL_MEMCPY_HOST_TO_DEVICE = 1
 ACL_MEMCPY_DEVICE_TO_HOST = 2
 ACL_MEMCPY_DEVICE_TO_DEVICE = 3
 
+_MALLOC_POLICIES = frozenset((ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY))
+_MEMCPY_KINDS = frozenset((ACL_MEMCPY_HOST_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST,
+                           ACL_MEMCPY_DEVICE_TO_DEVICE))
+
 #: Most dimensions a tensor of the operator may have.
 MAX_DIM = 8
 
@@ -203,12 +207,22 @@ def aclGetRecentErrMsg():
     return message
 
 
+def _known(code, table) -> bool:
+    """Whether ``code`` is a key of ``table`` (False for bools and unhashable objects)."""
+    if isinstance(code, (bool, np.bool_)):
+        return False
+    try:
+        return code in table
+    except TypeError:
+        return False
+
+
 def _dtype_name(code) -> str:
-    return _DTYPES[code][0] if code in _DTYPES else str(code)
+    return _DTYPES[code][0] if _known(code, _DTYPES) else str(code)
 
 
 def _format_name(code) -> str:
-    return _FORMATS.get(code, str(code))
+    return _FORMATS[code] if _known(code, _FORMATS) else str(code)
 
 
 def _int_tuple(value, argname: str, allow_negative: bool = False):
@@ -324,7 +338,7 @@ def aclCreateTensor(view_shape, data_type, strides, offset, format, storage_shap
     shape = _int_tuple(view_shape, "view_shape")
     if isinstance(shape, str):
         return _fail(None, f"{where}: {shape}")
-    if isinstance(data_type, bool) or data_type not in _DTYPES:
+    if not _known(data_type, _DTYPES):
         return _fail(None, f"{where}: data_type {data_type!r} is not a known aclDataType")
     if strides is None:
         strides = _contiguous_strides(shape)
@@ -337,7 +351,7 @@ def aclCreateTensor(view_shape, data_type, strides, offset, format, storage_shap
                                f"({len(shape)}), got {len(strides)}")
     if isinstance(offset, (bool, np.bool_)) or not isinstance(offset, numbers.Integral) or offset < 0:
         return _fail(None, f"{where}: offset must be an integer >= 0, got {offset!r}")
-    if isinstance(format, bool) or format not in _FORMATS:
+    if not _known(format, _FORMATS):
         return _fail(None, f"{where}: format {format!r} is not one of "
                            + ", ".join(_FORMATS.values()))
     if storage_shape is None:
@@ -394,7 +408,7 @@ def aclCreateScalar(value, data_type):
         ``None`` when the value cannot be held in ``data_type``.
     """
     where = "aclCreateScalar"
-    if isinstance(data_type, bool) or data_type not in _DTYPES:
+    if not _known(data_type, _DTYPES):
         return _fail(None, f"{where}: data_type {data_type!r} is not a known aclDataType")
     name, dt = _DTYPES[data_type]
     if isinstance(value, np.ndarray) and value.ndim == 0:
@@ -571,7 +585,7 @@ def aclrtMalloc(size, policy=ACL_MEM_MALLOC_HUGE_FIRST):
     """
     if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size <= 0:
         return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: size must be an integer > 0, got {size!r}"), None
-    if policy not in (ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY):
+    if not _known(policy, _MALLOC_POLICIES):
         return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: policy {policy!r} is not an aclrtMemMallocPolicy"), None
     return ACL_SUCCESS, np.zeros(int(size), dtype=np.uint8)
 
@@ -589,8 +603,7 @@ def aclrtMemcpy(dst, dest_max, src, count, kind) -> int:
     ``count`` must not exceed ``dest_max``, ``dst.nbytes`` or ``src.nbytes``.
     """
     where = "aclrtMemcpy"
-    if kind not in (ACL_MEMCPY_HOST_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST,
-                    ACL_MEMCPY_DEVICE_TO_DEVICE):
+    if not _known(kind, _MEMCPY_KINDS):
         return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: kind {kind!r} is not an aclrtMemcpyKind")
     for name, arr in (("dst", dst), ("src", src)):
         if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous:
@@ -817,6 +830,13 @@ def aclnnSwishBackward(workspace, workspaceSize, executor, stream) -> int:
         :func:`aclrtSynchronizeStream`. A failed check leaves the executor
         unused, so the call can be repeated with corrected arguments.
     """
+    try:
+        return _phase_two(workspace, workspaceSize, executor, stream)
+    except Exception as exc:  # a bug here must still not crash the caller
+        return _fail(ACLNN_ERR_INNER, f"aclnnSwishBackward: internal error: {exc!r}")
+
+
+def _phase_two(workspace, workspaceSize, executor, stream) -> int:
     where = "aclnnSwishBackward"
     if executor is None:
         return _fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: executor is a null pointer (None)")

@@ -789,3 +789,30 @@ def test_padded_tiling_uses_more_cores_than_the_logical_count(stream):
     assert (ex.tiling.block_dim, int(ex.tiling.data["smallCoreDataNum"]), int(ex.tiling.data["tailBlockNum"])) \
         == (block_dim, small, tail) == (48, 664, 16)
     np.testing.assert_array_equal(bits(formats.nc1hwc0_to_nd(os_, shape)), bits(out_nd))
+
+
+def test_garbage_arguments_return_errors_and_never_raise():
+    odd = [None, [], [1], "x", 1.5, -1, object(), {"a": 1}, np.zeros(3), True]
+    for v in odd:
+        assert aclnn.aclCreateTensor(v, ACL_FLOAT, None, 0, ACL_FORMAT_ND, None, np.zeros(3, np.float32)) is None \
+            or v in ([], [1])
+        assert aclnn.aclCreateTensor((3,), v, None, 0, ACL_FORMAT_ND, None, np.zeros(3, np.float32)) is None
+        assert aclnn.aclCreateTensor((3,), ACL_FLOAT, None, 0, v, None, np.zeros(3, np.float32)) is None
+        assert aclnn.aclCreateScalar(1.0, v) is None
+        assert aclnn.aclnnSwishBackwardGetWorkspaceSize(v, v, None, v)[0] != ACLNN_SUCCESS
+        assert aclnn.aclnnSwishBackward(v, v, v, v) != ACLNN_SUCCESS
+        assert aclnn.aclrtSynchronizeStream(v) == aclnn.ACL_SUCCESS if v is None else \
+            aclnn.aclrtSynchronizeStream(v) == aclnn.ACL_ERROR_RT_PARAM_INVALID
+        assert aclnn.aclrtMemcpy(v, 4, v, 4, v) == aclnn.ACL_ERROR_INVALID_PARAM
+        assert aclnn.aclrtMalloc(v)[0] == aclnn.ACL_ERROR_INVALID_PARAM
+    assert aclnn.aclGetRecentErrMsg()
+
+
+def test_memcpy_bounds():
+    dst, src = np.zeros(4, np.float32), np.arange(4, dtype=np.float32)
+    assert aclnn.aclrtMemcpy(dst, 16, src, 8, aclnn.ACL_MEMCPY_HOST_TO_DEVICE) == aclnn.ACL_SUCCESS
+    np.testing.assert_array_equal(dst, [0, 1, 0, 0])
+    assert aclnn.aclrtMemcpy(dst, 20, src, 8, aclnn.ACL_MEMCPY_HOST_TO_DEVICE) == aclnn.ACL_ERROR_INVALID_PARAM
+    assert aclnn.aclrtMemcpy(dst, 8, src, 12, aclnn.ACL_MEMCPY_HOST_TO_DEVICE) == aclnn.ACL_ERROR_INVALID_PARAM
+    assert aclnn.aclrtMemcpy(dst, 16, src[:1], 8, aclnn.ACL_MEMCPY_HOST_TO_DEVICE) == aclnn.ACL_ERROR_INVALID_PARAM
+    assert "exceeds" in aclnn.aclGetRecentErrMsg()
