@@ -97,6 +97,20 @@ def cases_float32(n_uniform, n_wide, rng):
     yield f"2^{int(np.log2(n_wide))} x wide", "1", np.ones(n_wide, np.float32), xw
 
 
+# Below this beta*x the float32 sigmoid 1/(1 + e^-(beta*x)) leaves float32's
+# normal range (e^87.34 ~ 2^126): the float32 recipe then loses relative
+# accuracy, and returns 0 once e^-(beta*x) overflows (beta*x < -88.72).
+SIGMOID_NORMAL_LIMIT = -87.0
+FLT_MAX = float(np.finfo(np.float32).max)
+
+
+def in_float32_domain(x, beta):
+    """Mask of x where beta*x >= -87 and |beta*x| fits float32 (no exp/Muls overflow)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        xb = float(np.float32(beta)) * x.astype(np.float64)
+    return np.isfinite(xb) & (xb >= SIGMOID_NORMAL_LIMIT) & (np.abs(xb) <= FLT_MAX)
+
+
 def _fmt(v):
     if isinstance(v, str):
         return v
@@ -173,11 +187,20 @@ def main(argv=None) -> int:
                 rows, v = measure(dtype, inputs, gname, g, x, beta, not args.no_torch)
                 acc += rows
                 vs.append(v)
+                keep = in_float32_domain(x, beta)
+                rows, _ = measure(dtype, "x with beta*x in [-87, FLT_MAX]", gname, g[keep], x[keep], beta,
+                                  not args.no_torch)
+                acc += rows
     for inputs, gname, g, x in cases_float32(args.float32_samples, args.wide_samples, rng):
         for beta in BETAS:
             rows, v = measure(np.dtype(np.float32), inputs, gname, g, x, beta, not args.no_torch)
             acc += rows
             vs.append(v)
+            if "wide" in inputs:
+                keep = in_float32_domain(x, beta)
+                rows, _ = measure(np.dtype(np.float32), inputs + ", beta*x >= -87", gname, g[keep], x[keep],
+                                  beta, not args.no_torch)
+                acc += rows
     elapsed = time.perf_counter() - start
     print(f"# SwishGrad accuracy survey (seed {args.seed}, {elapsed:.0f} s)\n")
     print("## Against float64 (SPEC section 7 metrics; ULPs and 'correctly rounded' "
