@@ -553,7 +553,9 @@ def machine_info() -> dict:
         pass
     info = {"cpu": model, "cpu_count": os.cpu_count(), "numba_threads": numba.config.NUMBA_NUM_THREADS,
             "python": _platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
-            "torch": None, "platform": _platform.platform(), "commit": None}
+            "torch": None, "platform": _platform.platform(), "commit": None,
+            # Identifies the kernel measured even when it is not committed yet.
+            "kernel_source_token": f"{_kernel_source_token():014x}"}
     if torch_available():
         import torch
 
