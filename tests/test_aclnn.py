@@ -176,6 +176,14 @@ def test_translated_c_sample_prints_the_seed_values():
     assert_matches_reference(got, ref_swish_grad(g, x, np.float32(1.1)))
     spec = np.array([0.95636696, 1.0978101, 1.0776381, 1.0405896, 1.0182244, 1.0075958], dtype=np.float32)
     np.testing.assert_array_equal(bits(got), bits(spec))
+    # the same six values as `swishgrad demo` prints for float32
+    from swishgrad_numba.cli.demo import run_demo
+
+    lines = []
+    run_demo(out=lines.append)
+    demo = [line.split(":", 1)[1].split() for line in lines if line.startswith("[float32] gradInput")]
+    assert len(demo) == 1
+    np.testing.assert_array_equal(bits(np.array(demo[0], dtype=np.float32)), bits(got))
 
 
 # --------------------------------------------------------------------------
