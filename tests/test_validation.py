@@ -1,0 +1,349 @@
+"""validate_tiling against a plain reference, mutation tests, balance figures, the sweep."""
+import math
+
+import numpy as np
+import pytest
+
+from swishgrad_numba import Platform, TILING_DTYPE, compute_tiling
+from swishgrad_numba.checked_kernel import checked_run
+from swishgrad_numba.validation import (
+    CODES, host_tiling_arrays, run_sweep, sweep_grid, tiling_balance, validate_tiling, vectorized_verdict,
+)
+
+NAMES = ("smallCoreDataNum", "bigCoreDataNum", "finalBigTileNum", "finalSmallTileNum",
+         "tileDataNum", "smallTailDataNum", "bigTailDataNum", "tailBlockNum")
+DTYPES = ("float32", "float16", "bfloat16")
+
+
+# ----------------------------------------------------------------------------
+# plain reference, straight from SPEC sections 3 and 4 and the issue's rules
+
+def core_params(f, i):
+    """(start, count, tiles, tail) of core i, SPEC section 4 verbatim."""
+    if i < f["tailBlockNum"]:
+        return f["bigCoreDataNum"] * i, f["bigCoreDataNum"], f["finalBigTileNum"], f["bigTailDataNum"]
+    start = f["bigCoreDataNum"] * i - (f["bigCoreDataNum"] - f["smallCoreDataNum"]) * (i - f["tailBlockNum"])
+    return start, f["smallCoreDataNum"], f["finalSmallTileNum"], f["smallTailDataNum"]
+
+
+def reference_codes(f, sconf, block_dim, numel, dtype, platform):
+    b = np.dtype(dtype).itemsize
+    B, T = platform.block_size, f["tileDataNum"]
+    units = 7 if b == 4 else 12
+    padded = -(-numel * b // B) * B // b
+    codes = set()
+    if not 1 <= block_dim <= platform.core_num:
+        codes.add("BLOCK_DIM_RANGE")
+    if units * T * b > platform.ub_size:
+        codes.add("UB_OVERFLOW")
+    counts = [0] * numel
+    for i in range(block_dim):
+        start, count, tiles, tail = core_params(f, i)
+        if tiles == 0:
+            codes.add("TILE_COUNT_MISMATCH" if count else "IDLE_CORE")
+        else:
+            if not 0 < tail <= T:
+                codes.add("TAIL_RANGE")
+            if (tiles - 1) * T + tail != count:
+                codes.add("TILE_COUNT_MISMATCH")
+            if (tiles >= 2 and T * b % B) or tail * b % B:
+                codes.add("TRANSFER_NOT_BLOCK_ALIGNED")
+        touched_padding = touched_beyond = False
+        for t in range(tiles):
+            length = T if t < tiles - 1 else tail
+            for e in range(start + t * T, start + t * T + length):
+                if e < numel:
+                    counts[e] += 1
+                elif e < padded:
+                    touched_padding = True
+                else:
+                    touched_beyond = True
+        if touched_beyond:
+            codes.add("OVERRUN_BEYOND_PADDING")
+        elif touched_padding:
+            codes.add("OVERRUN_PADDING")
+    if 0 in counts:
+        codes.add("COVERAGE_GAP")
+    if any(c > 1 for c in counts):
+        codes.add("COVERAGE_OVERLAP")
+    if not math.isfinite(sconf):
+        codes.add("SCONF_NONFINITE")
+    return codes
+
+
+def is_error(codes):
+    return any(CODES[c][0] == "error" for c in codes)
+
+
+def fields_of(tiling):
+    return {k: int(tiling.data[k]) for k in NAMES}
+
+
+def make_record(f, sconf=1.0):
+    rec = np.zeros((), dtype=TILING_DTYPE)
+    for k, v in f.items():
+        rec[k] = v
+    rec["sconf"] = sconf
+    return rec[()]
+
+
+def mutations(f, block_dim, itemsize, platform):
+    """(label, fields, block_dim, sconf) corruptions of a correct tiling."""
+    per_block = platform.block_size // itemsize
+    T = f["tileDataNum"]
+    out = []
+    for name in NAMES:
+        for label, delta in (("+1 element", 1), ("-1 element", -1), ("+1 block", per_block),
+                             ("-1 block", -per_block), ("+1 tile", T), ("-1 tile", -T)):
+            g = dict(f)
+            g[name] = max(0, g[name] + delta)
+            if g != f:
+                out.append((f"{name} {label}", g, block_dim, 1.0))
+        g = dict(f)
+        g[name] = 0
+        out.append((f"{name} = 0", g, block_dim, 1.0))
+    for a, b in (("smallCoreDataNum", "bigCoreDataNum"), ("finalSmallTileNum", "finalBigTileNum"),
+                 ("smallTailDataNum", "bigTailDataNum")):
+        g = dict(f)
+        g[a], g[b] = g[b], g[a]
+        out.append((f"swap {a}/{b}", g, block_dim, 1.0))
+    g = dict(f)
+    g["tileDataNum"] = 2 * T
+    out.append(("tile doubled", g, block_dim, 1.0))
+    g = dict(f)
+    g["tileDataNum"] = platform.ub_size // itemsize
+    out.append(("tile = whole UB", g, block_dim, 1.0))
+    for bd in (block_dim + 1, block_dim - 1, platform.core_num + 1, 2 * platform.core_num, 0):
+        out.append((f"block_dim {bd}", dict(f), bd, 1.0))
+    out.append(("sconf nan", dict(f), block_dim, float("nan")))
+    out.append(("sconf inf", dict(f), block_dim, float("inf")))
+    return out
+
+
+SMALL_PLATFORMS = (
+    Platform(ub_size=1024, core_num=5, block_size=32),
+    Platform(ub_size=2048, core_num=3, block_size=16),
+    Platform(ub_size=800, core_num=8, block_size=8),
+)
+SMALL_CASES = [(p, dt, n) for p in SMALL_PLATFORMS for dt in DTYPES for n in (1, 5, 16, 97, 256, 700)]
+
+
+def _ids(case):
+    p, dt, n = case
+    return f"ub{p.ub_size}-c{p.core_num}-B{p.block_size}-{dt}-{n}"
+
+
+@pytest.mark.parametrize("case", SMALL_CASES, ids=[_ids(c) for c in SMALL_CASES])
+def test_mutations_match_reference_and_checked_run(case):
+    platform, dtype, numel = case
+    tiling = compute_tiling(numel, dtype, platform=platform)
+    base = fields_of(tiling)
+    itemsize = np.dtype(dtype).itemsize
+    assert not is_error(reference_codes(base, 1.0, tiling.block_dim, numel, dtype, platform))
+    for label, f, bd, sconf in [("host", base, tiling.block_dim, 1.0)] + mutations(
+            base, tiling.block_dim, itemsize, platform):
+        if bd < 0:
+            continue
+        expected = reference_codes(f, sconf, bd, numel, dtype, platform)
+        report = validate_tiling(make_record(f, sconf), numel, dtype, platform, bd, checked=True)
+        assert report.codes() == expected, label
+        assert report.ok == (not is_error(expected)), label
+        for finding in report.findings:
+            assert finding.severity == CODES[finding.code][0]
+            assert finding.message
+        if report.ok:
+            run = checked_run(make_record(f, sconf), numel, dtype, platform, bd)
+            assert run.exact_coverage, label
+
+
+def test_harmless_mutations_are_recognised():
+    # One core, no big core: the big fields are never read, so changing them
+    # is harmless; changing the small ones is not.
+    tiling = compute_tiling(6, np.float32)
+    assert tiling.block_dim == 1 and int(tiling.data["tailBlockNum"]) == 0
+    base = fields_of(tiling)
+    for name in ("bigCoreDataNum", "finalBigTileNum", "bigTailDataNum"):
+        f = dict(base, **{name: base[name] + 8})
+        rep = validate_tiling(make_record(f), 6, np.float32, None, 1, checked=True)
+        assert rep.ok and rep.codes() == {"OVERRUN_PADDING"}
+    for name in ("smallCoreDataNum", "finalSmallTileNum", "smallTailDataNum"):
+        f = dict(base, **{name: base[name] + 8})
+        assert not validate_tiling(make_record(f), 6, np.float32, None, 1).ok
+
+
+@pytest.mark.parametrize("numel,dtype", [(1048577, "float16"), (3 * 7016 * 48 + 5, "float32"),
+                                         (12345, "bfloat16")])
+def test_large_mutations_agree_with_checked_run(numel, dtype):
+    platform = Platform()
+    tiling = compute_tiling(numel, dtype, platform=platform)
+    base = fields_of(tiling)
+    itemsize = np.dtype(dtype).itemsize
+    for label, f, bd, sconf in mutations(base, tiling.block_dim, itemsize, platform):
+        report = validate_tiling(make_record(f, sconf), numel, dtype, platform, bd, checked=True)
+        # the instrumented run inside validate_tiling confirms the analysis
+        assert "CHECKED_RUN_DISAGREES" not in report.codes(), label
+        if report.ok:
+            assert checked_run(make_record(f, sconf), numel, dtype, platform, bd).exact_coverage, label
+        elif report.codes("error") <= {"BLOCK_DIM_RANGE", "UB_OVERFLOW", "TAIL_RANGE", "TILE_COUNT_MISMATCH",
+                                        "TRANSFER_NOT_BLOCK_ALIGNED"}:
+            # invalid by a constraint only: the coverage itself is exact
+            assert checked_run(make_record(f, sconf), numel, dtype, platform, bd).exact_coverage, label
+
+
+def test_findings_locate_the_problem():
+    # SPEC table: 1048576 float32 -> 32 big cores of 21848, 16 small of 21840.
+    tiling = compute_tiling(1048576, np.float32)
+    f = fields_of(tiling)
+    f["tailBlockNum"] = 31  # one big core fewer: the last 8 elements are lost
+    rep = validate_tiling(make_record(f), 1048576, np.float32, None, 48)
+    assert rep.codes() == {"COVERAGE_GAP"}
+    (gap,) = rep.findings
+    assert (gap.core, gap.tile) == (47, 3)
+    assert "[1048568, 1048576)" in gap.message and "8 elements" in gap.message
+    f["tailBlockNum"] = 33  # one more: the last core runs 8 elements past the end
+    rep = validate_tiling(make_record(f), 1048576, np.float32, None, 48)
+    assert rep.codes() == {"OVERRUN_BEYOND_PADDING"}
+    assert rep.errors[0].core == 47
+    f = fields_of(tiling)
+    f["smallCoreDataNum"] += 8  # small cores start 8 later each: overlap? no, gaps
+    rep = validate_tiling(make_record(f), 1048576, np.float32, None, 48)
+    assert "TILE_COUNT_MISMATCH" in rep.codes() and "COVERAGE_GAP" in rep.codes()
+
+
+def test_absurd_records_are_reported_not_raised():
+    big = (1 << 64) - 1
+    f = {k: big for k in NAMES}
+    rep = validate_tiling(make_record(f), 1000, np.float16, None, big, checked=True)
+    assert not rep.ok
+    assert {"BLOCK_DIM_RANGE", "UB_OVERFLOW", "OVERRUN_BEYOND_PADDING"} <= rep.codes()
+    assert "CHECKED_RUN_DISAGREES" not in rep.codes()
+    f = dict(smallCoreDataNum=0, bigCoreDataNum=0, finalBigTileNum=0, finalSmallTileNum=1 << 60,
+             tileDataNum=0, smallTailDataNum=8, bigTailDataNum=0, tailBlockNum=0)
+    rep = validate_tiling(make_record(f), 16, np.float32, None, 1 << 40, checked=True)
+    assert {"COVERAGE_OVERLAP", "COVERAGE_GAP", "TAIL_RANGE"} <= rep.codes()
+    assert "CHECKED_RUN_DISAGREES" not in rep.codes()
+
+
+def test_arguments_checked():
+    tiling = compute_tiling(100, np.float32)
+    with pytest.raises(ValueError, match="numel"):
+        validate_tiling(tiling, 0, np.float32)
+    with pytest.raises(TypeError, match="numel"):
+        validate_tiling(tiling, 1.5, np.float32)
+    with pytest.raises(ValueError, match="dtype"):
+        validate_tiling(tiling, 100, np.float64)
+    with pytest.raises(TypeError, match="platform"):
+        validate_tiling(tiling, 100, np.float32, platform=48)
+    with pytest.raises(TypeError, match="block_dim is required"):
+        validate_tiling(tiling.tobytes(), 100, np.float32)
+    with pytest.raises(ValueError, match="72 bytes"):
+        validate_tiling(tiling.tobytes()[:70], 100, np.float32, block_dim=1)
+    assert validate_tiling(tiling.tobytes(), 100, np.float32, block_dim=1).ok
+
+
+# ----------------------------------------------------------------------------
+# balance figures
+
+def test_balance_matches_spec_table():
+    bal = tiling_balance(compute_tiling(1048576, np.float32), 1048576, np.float32)
+    assert (bal.big_cores, bal.small_cores) == (32, 16)
+    assert bal.max_elements == 21848
+    assert bal.mean_elements == pytest.approx(1048576 / 48)
+    assert bal.imbalance == pytest.approx(21848 / (1048576 / 48))
+    assert (bal.min_tiles, bal.max_tiles) == (4, 4)
+    assert bal.idle_cores == 0 and bal.padding_overrun_elements == 0
+    assert bal.ub_bytes_per_tile == 7 * 7016 * 4
+    bal = tiling_balance(compute_tiling(6, np.float32), 6, np.float32)
+    assert bal.unused_cores == 47 and bal.padding_overrun_elements == 2 and bal.padding_overrun_bytes == 8
+    bal = tiling_balance(compute_tiling(256, np.float16), 256, np.float16)
+    assert bal.ub_bytes_per_tile == 12 * 8192 * 2
+
+
+@pytest.mark.parametrize("case", SMALL_CASES[::4], ids=[_ids(c) for c in SMALL_CASES[::4]])
+def test_balance_per_core_matches_reference(case):
+    platform, dtype, numel = case
+    tiling = compute_tiling(numel, dtype, platform=platform)
+    f = fields_of(tiling)
+    g = dict(f, tailBlockNum=f["tailBlockNum"] + 1)  # a wrong one too
+    for fields, bd in ((f, tiling.block_dim), (g, tiling.block_dim), (f, tiling.block_dim + 1)):
+        elements, tiles = [], []
+        for i in range(bd):
+            start, count, n_tiles, tail = core_params(fields, i)
+            length = 0 if n_tiles == 0 else (n_tiles - 1) * fields["tileDataNum"] + tail
+            elements.append(max(0, min(start + length, numel) - min(start, numel)))
+            tiles.append(n_tiles)
+        bal = tiling_balance(make_record(fields), numel, dtype, platform, bd)
+        np.testing.assert_array_equal(bal.elements_per_core, elements)
+        np.testing.assert_array_equal(bal.tiles_per_core, tiles)
+        assert bal.max_elements == max(elements)
+        assert bal.idle_launched_cores == sum(e == 0 for e in elements)
+
+
+# ----------------------------------------------------------------------------
+# vectorised host tiling and checks, and the sweep
+
+HOST_KEYS = NAMES + ("blockDim",)
+
+
+def _host_row(host, i):
+    return {k: int(host[k][i]) for k in HOST_KEYS}
+
+
+def test_vectorized_host_matches_compute_tiling():
+    grid = sweep_grid(sizes_per_case=40)
+    rng = np.random.default_rng(7)
+    rows = rng.choice(grid["numel"].size, 4000, replace=False)
+    # edge cases: tiny UB (one block per tile buffer, or none), odd blocks
+    edge = []
+    for ub, cores, B in ((7 * 32, 3, 32), (12 * 32, 3, 32), (7 * 32 - 1, 3, 32), (196608, 48, 32),
+                         (196608, 48, 2), (196608, 48, 6), (1000, 1, 1)):
+        for dt in DTYPES:
+            for n in (1, 2, 7, 8, 9, 15, 16, 17, 7016, 7017, 8192, 8193, 48 * 8 - 1, 48 * 8, 48 * 8 + 1):
+                edge.append((n, dt, ub, cores, B))
+    cases = [(int(grid["numel"][i]), str(grid["dtype_name"][i]), int(grid["ub_size"][i]),
+              int(grid["core_num"][i]), int(grid["block_size"][i])) for i in rows] + edge
+    n, dt, ub, cores, B = zip(*cases)
+    host = host_tiling_arrays(n, [np.dtype(getattr(np, d) if d != "bfloat16" else "float16").itemsize
+                                  for d in dt], ub, cores, B)
+    for i, (numel, dtype, u, c, blk) in enumerate(cases):
+        platform = Platform(ub_size=u, core_num=c, block_size=blk)
+        try:
+            t = compute_tiling(numel, dtype, platform=platform)
+        except ValueError:
+            assert not host["accepted"][i], cases[i]
+            continue
+        assert host["accepted"][i], cases[i]
+        assert _host_row(host, i) == dict(fields_of(t), blockDim=t.block_dim), cases[i]
+
+
+def test_vectorized_verdict_matches_validate_tiling():
+    count = 0
+    for platform, dtype, numel in SMALL_CASES[::2] + [(Platform(), "float32", 1048576),
+                                                      (Platform(), "float16", 1048577)]:
+        tiling = compute_tiling(numel, dtype, platform=platform)
+        itemsize = np.dtype(dtype).itemsize
+        muts = [m for m in mutations(fields_of(tiling), tiling.block_dim, itemsize, platform)
+                if m[2] >= 0 and math.isfinite(m[3])]
+        fields = {k: [m[1][k] for m in muts] for k in NAMES}
+        bds = [m[2] for m in muts]
+        err, pad = vectorized_verdict(fields, bds, numel, itemsize, platform.ub_size, platform.core_num,
+                                      platform.block_size)
+        for j, (label, f, bd, _) in enumerate(muts):
+            rep = validate_tiling(make_record(f), numel, dtype, platform, bd)
+            assert bool(err[j]) == (not rep.ok), label
+            if rep.ok:
+                assert bool(pad[j]) == ("OVERRUN_PADDING" in rep.codes()), label
+            count += 1
+    assert count > 500
+
+
+def test_sweep_finds_no_error_in_host_tiling():
+    grid = sweep_grid(sizes_per_case=560)
+    result = run_sweep(grid)
+    assert result.accepted >= 1_000_000
+    assert result.combinations == grid["numel"].size
+    assert result.error_combinations == 0, result.format()
+    # the grid exercises the platforms the host refuses
+    assert result.rejected_reasons["block size not a multiple of the dtype size"] > 0
+    assert result.rejected_reasons["unified buffer below one block per tile buffer"] > 0
+    assert result.padding_combinations > 0
