@@ -52,6 +52,8 @@ def _check_tensor(value, argname: str) -> None:
             f"{argname} must be a CPU tensor (the emulator runs on the CPU), got device {value.device}; "
             f"move it with .cpu() first"
         )
+    if value.layout != torch.strided:
+        raise TypeError(f"{argname} must be a dense (strided) tensor, got layout {value.layout}; call .to_dense() first")
     if value.dtype not in _SUPPORTED:
         raise TypeError(f"{argname} must have dtype float32, float16 or bfloat16, got {value.dtype}")
 

@@ -183,6 +183,8 @@ def test_rejects_bad_inputs():
         Swish()(torch.ones(3, dtype=torch.float64))
     with pytest.raises(TypeError, match="x must have dtype"):
         swish_backward_torch(x, torch.ones(3, dtype=torch.int32))
+    with pytest.raises(TypeError, match="x must be a dense"):
+        swish_backward_torch(x, x.to_sparse())
     with pytest.raises(TypeError, match="x must be a torch.Tensor"):
         swish(np.ones(3, np.float32))
     with pytest.raises(TypeError, match="grad and x must have the same dtype"):
