@@ -3,6 +3,8 @@ from .dtypes import SUPPORTED_DTYPES, bfloat16
 from .platform import REFERENCE_PLATFORM, Platform
 from .tiling import TILING_DTYPE, TILING_FIELDS, Tiling, compute_tiling
 from .api import swish_backward
+from .tiling_io import read_tiling_bin, write_tiling_bin
+from .validation import tiling_balance, validate_tiling
 
 __all__ = [
     "Platform",
@@ -13,6 +15,10 @@ __all__ = [
     "Tiling",
     "bfloat16",
     "compute_tiling",
+    "read_tiling_bin",
     "swish_backward",
+    "tiling_balance",
+    "validate_tiling",
+    "write_tiling_bin",
 ]
 __version__ = "0.1.0"

@@ -77,17 +77,15 @@ def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Tiling)
     beta = np.float32(tiling.data["sconf"])
     code = _DTYPE_CODES[dt]
     if code == kernel.DTYPE_FLOAT32:
-        compute = kernel.compute_f32
         table = np.empty(0, dtype=np.float32)
         g_bits, x_bits, o_bits = grad, x, out
     else:
-        compute = kernel.compute_16
         g_bits, x_bits, o_bits = grad.view(np.uint16), x.view(np.uint16), out.view(np.uint16)
     with _LAUNCH_LOCK:
         if code != kernel.DTYPE_FLOAT32:
             table = _derivative_table(code, beta)
         launch = kernel.swish_grad_launch_serial if out.size < _SERIAL_BELOW else kernel.swish_grad_launch
-        launch(compute, g_bits, x_bits, o_bits, fields, tiling.block_dim, beta, table, code)
+        launch(g_bits, x_bits, o_bits, fields, tiling.block_dim, beta, table, code)
     return out
 
 

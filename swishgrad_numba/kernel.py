@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
 from .dtypes import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
 
@@ -212,8 +213,25 @@ def compute_16(g_buf, x_buf, o_buf, work, length, beta, derivative_table, dtype_
             o_buf[j] = f32_to_bf16_bits(bf16_bits_to_f32(g_buf[j]) * work[j])
 
 
+def compute_tile(g_buf, x_buf, o_buf, work, length, beta, derivative_table, dtype_code):
+    """Compute one tile; resolved at compile time by the buffers' element type."""
+    raise NotImplementedError("compute_tile is only callable from jitted code")
+
+
+@overload(compute_tile, inline="always")
+def _compute_tile_overload(g_buf, x_buf, o_buf, work, length, beta, derivative_table, dtype_code):
+    # float32 buffers take the full instruction sequence; uint16 buffers hold
+    # float16/bfloat16 bits. Choosing here (not by passing a function as an
+    # argument) keeps the launch functions cacheable on disk.
+    if isinstance(g_buf, types.Array) and g_buf.dtype == types.float32:
+        return compute_f32.py_func
+    if isinstance(g_buf, types.Array) and g_buf.dtype == types.uint16:
+        return compute_16.py_func
+    return None
+
+
 @njit(**_NJIT, inline="always")
-def _run_core(compute, core, grad, x, out, fields, beta, derivative_table, dtype_code,
+def _run_core(core, grad, x, out, fields, beta, derivative_table, dtype_code,
               g_local, x_local, o_local, work):
     """One AI core: walk its tiles with ping-pong local buffers."""
     numel = out.shape[0]
@@ -234,13 +252,13 @@ def _run_core(compute, core, grad, x, out, fields, beta, derivative_table, dtype
         valid = _copy_in(x_buf, x, offset, length, numel)
         _copy_in(g_buf, grad, offset, length, numel)
         # Compute: the whole tile, padding included, as the vector unit does.
-        compute(g_buf, x_buf, o_buf, work, length, beta, derivative_table, dtype_code)
+        compute_tile(g_buf, x_buf, o_buf, work, length, beta, derivative_table, dtype_code)
         # CopyOut
         _copy_out(out, o_buf, offset, valid)
 
 
 @njit(parallel=True, **_NJIT)
-def swish_grad_launch(compute, grad, x, out, fields, block_dim, beta, derivative_table, dtype_code):
+def swish_grad_launch(grad, x, out, fields, block_dim, beta, derivative_table, dtype_code):
     """Launch ``block_dim`` emulated cores over flat ``grad``/``x``/``out``.
 
     ``fields`` holds the tiling record's eight integer fields in struct
@@ -253,12 +271,12 @@ def swish_grad_launch(compute, grad, x, out, fields, block_dim, beta, derivative
         x_local = np.empty((BUFFER_NUM, capacity), dtype=x.dtype)
         o_local = np.empty((BUFFER_NUM, capacity), dtype=out.dtype)
         work = np.empty(capacity, dtype=np.float32)
-        _run_core(compute, core, grad, x, out, fields, beta, derivative_table, dtype_code,
+        _run_core(core, grad, x, out, fields, beta, derivative_table, dtype_code,
                   g_local, x_local, o_local, work)
 
 
 @njit(**_NJIT)
-def swish_grad_launch_serial(compute, grad, x, out, fields, block_dim, beta, derivative_table, dtype_code):
+def swish_grad_launch_serial(grad, x, out, fields, block_dim, beta, derivative_table, dtype_code):
     """:func:`swish_grad_launch` without threads, for small launches."""
     capacity = max(fields[4], fields[5], fields[6])
     g_local = np.empty((BUFFER_NUM, capacity), dtype=grad.dtype)
@@ -266,7 +284,7 @@ def swish_grad_launch_serial(compute, grad, x, out, fields, block_dim, beta, der
     o_local = np.empty((BUFFER_NUM, capacity), dtype=out.dtype)
     work = np.empty(capacity, dtype=np.float32)
     for core in range(block_dim):
-        _run_core(compute, core, grad, x, out, fields, beta, derivative_table, dtype_code,
+        _run_core(core, grad, x, out, fields, beta, derivative_table, dtype_code,
                   g_local, x_local, o_local, work)
 
 
