@@ -566,7 +566,8 @@ def machine_info() -> dict:
                               timeout=10)
         if proc.returncode == 0:
             info["commit"] = proc.stdout.strip()
-            dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "swishgrad_numba"],
+            dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no",
+                                    "--", "swishgrad_numba"],
                                    capture_output=True, text=True, timeout=10)
             info["package_dirty"] = bool(dirty.stdout.strip())
     except (OSError, subprocess.SubprocessError):

@@ -106,6 +106,7 @@ def _cmd_bench(args) -> int:
         print("swishgrad bench: torch is not installed; the torch column is skipped "
               "(pip install 'swishgrad_numba[bench]')", file=sys.stderr)
     progress = None if args.no_progress else ProgressBar()
+    info = bm.machine_info()  # before the run: the commit and kernel source the run imports
     rows = bm.run_comparison(sizes, dtypes, threads, repeat=repeat, min_time=min_time, use_torch=use_torch,
                              progress=progress)
     cold = []
@@ -114,7 +115,6 @@ def _cmd_bench(args) -> int:
             if progress is not None:
                 progress(0, 1, f"cold start {name} (2 fresh processes)")
             cold.append(bm.cold_start(name))
-    info = bm.machine_info()
     lines = bm.targets(rows, cold)
 
     print(f"machine: {info['cpu']}, {info['cpu_count']} CPUs; numpy {info['numpy']}, numba {info['numba']}, "
