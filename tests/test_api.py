@@ -1,0 +1,145 @@
+"""swish_backward: shapes, strides, out, errors, invariance, threads."""
+import threading
+
+import numba
+import numpy as np
+import pytest
+
+import swishgrad_numba as sg
+from reference import DTYPES, assert_bits_equal, ref_swish_grad
+
+
+def _inputs(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    g = rng.uniform(-5, 5, shape).astype(np.float32).astype(DTYPES[dtype])
+    x = rng.uniform(-5, 5, shape).astype(np.float32).astype(DTYPES[dtype])
+    return g, x
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("shape", [(), (1,), (5, 0), (0,), (3, 4, 5), (2, 1, 3, 1, 2, 1, 2, 3), (70001,)])
+def test_shapes(dtype, shape):
+    g, x = _inputs(shape, dtype)
+    out = sg.swish_backward(g, x, 1.1)
+    assert out.shape == shape and out.dtype == DTYPES[dtype]
+    assert_bits_equal(out, ref_swish_grad(g, x, 1.1))
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_strided_inputs_and_outputs(dtype):
+    g, x = _inputs((64, 48), dtype, seed=1)
+    cases = {
+        "transposed": (g.T, x.T),
+        "sliced": (g[::3, 1::2], x[::3, 1::2]),
+        "reversed": (g[::-1], x[::-1]),
+        "broadcast": (np.broadcast_to(g[:1], g.shape), x),
+    }
+    for name, (gg, xx) in cases.items():
+        expected = ref_swish_grad(np.ascontiguousarray(gg), np.ascontiguousarray(xx), -1.5)
+        assert_bits_equal(sg.swish_backward(gg, xx, -1.5), expected, name)
+        # Non-contiguous out: a transposed view of a bigger buffer.
+        big = np.zeros((xx.shape[1], xx.shape[0] * 2), dtype=xx.dtype)
+        view = big[:, ::2].T
+        res = sg.swish_backward(gg, xx, -1.5, out=view)
+        assert res is view
+        assert_bits_equal(view, expected, name + " out")
+        assert not big[:, 1::2].any()  # untouched elements stay untouched
+
+
+def test_out_contiguous_and_aliasing():
+    g, x = _inputs((1000,), "float32", seed=2)
+    expected = ref_swish_grad(g, x, 0.7)
+    out = np.empty_like(x)
+    assert sg.swish_backward(g, x, 0.7, out=out) is out
+    assert_bits_equal(out, expected)
+    # out aliasing an input (in place) gives the same answer.
+    x2 = x.copy()
+    sg.swish_backward(g, x2, 0.7, out=x2)
+    assert_bits_equal(x2, expected)
+
+
+def test_empty_out_returned():
+    g, x = _inputs((0, 3), "float16")
+    out = np.empty((0, 3), np.float16)
+    assert sg.swish_backward(g, x, out=out) is out
+
+
+@pytest.mark.parametrize("beta", [1, np.float16(1.1), np.int64(3), True, np.float64(2.5), np.array(1.5)])
+def test_beta_types(beta):
+    g, x = _inputs((50,), "float32", seed=3)
+    expected = ref_swish_grad(g, x, np.float32(np.asarray(beta, dtype=np.float64)))
+    assert_bits_equal(sg.swish_backward(g, x, beta), expected)
+
+
+def test_errors_name_the_argument():
+    g, x = _inputs((4,), "float32")
+    cases = [
+        (lambda: sg.swish_backward([1.0], x), TypeError, "grad_output"),
+        (lambda: sg.swish_backward(g, 3.0), TypeError, "x"),
+        (lambda: sg.swish_backward(g.astype(np.float64), x.astype(np.float64)), ValueError, "grad_output.dtype"),
+        (lambda: sg.swish_backward(g, x.astype(np.int32)), ValueError, "x.dtype"),
+        (lambda: sg.swish_backward(g, x.astype(np.float16)), TypeError, "same dtype"),
+        (lambda: sg.swish_backward(g, x[:3]), ValueError, "same shape"),
+        (lambda: sg.swish_backward(g, x, 1j), TypeError, "beta"),
+        (lambda: sg.swish_backward(g, x, "1"), TypeError, "beta"),
+        (lambda: sg.swish_backward(g, x, out=[0.0] * 4), TypeError, "out"),
+        (lambda: sg.swish_backward(g, x, out=np.empty(4, np.float16)), TypeError, "out"),
+        (lambda: sg.swish_backward(g, x, out=np.empty(5, np.float32)), ValueError, "out"),
+        (lambda: sg.swish_backward(g, x, platform="ascend910b"), TypeError, "platform"),
+    ]
+    ro = np.empty(4, np.float32)
+    ro.flags.writeable = False
+    cases.append((lambda: sg.swish_backward(g, x, out=ro), ValueError, "out"))
+    for call, exc, word in cases:
+        with pytest.raises(exc, match=word):
+            call()
+
+
+PLATFORMS = [sg.Platform(core_num=c) for c in (1, 2, 3, 7, 16, 48, 64)] + [
+    sg.Platform(ub_size=u, core_num=c, block_size=b)
+    for u, c, b in ((1024, 5, 32), (8192, 9, 32), (65536, 24, 64), (262144, 40, 16), (768, 64, 64))
+]
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_same_bits_for_every_platform_and_thread_count(dtype):
+    g, x = _inputs((300_007,), dtype, seed=4)
+    expected = sg.swish_backward(g, x, 1.1)
+    assert_bits_equal(expected[:5000], ref_swish_grad(g[:5000], x[:5000], 1.1))
+    saved = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            for core_num in range(1, 65):
+                got = sg.swish_backward(g[:40_000], x[:40_000], 1.1, platform=sg.Platform(core_num=core_num))
+                assert_bits_equal(got, expected[:40_000], f"core_num={core_num} threads={threads}")
+            for platform in PLATFORMS:
+                assert_bits_equal(sg.swish_backward(g, x, 1.1, platform=platform), expected, repr(platform))
+    finally:
+        numba.set_num_threads(saved)
+
+
+def test_concurrent_calls_from_threads():
+    inputs = [_inputs((50_000 + 977 * i,), list(DTYPES)[i % 3], seed=10 + i) for i in range(8)]
+    betas = [1.0, 1.1, -2.0, 0.5, 3.0, -0.25, 7.5, 1.0]
+    expected = [ref_swish_grad(g, x, b) for (g, x), b in zip(inputs, betas)]
+    results = [None] * 8
+    errors = []
+    barrier = threading.Barrier(8)
+
+    def work(i):
+        try:
+            barrier.wait()
+            for _ in range(3):
+                results[i] = sg.swish_backward(*inputs[i], betas[i])
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for got, want in zip(results, expected):
+        assert_bits_equal(got, want)
