@@ -157,8 +157,11 @@ def _copy_in(dst, src, offset, length, numel):
     valid = min(length, numel - offset) if offset < numel else 0
     if valid < 0:
         valid = 0
+    # Index through a slice so the loop index is a plain 0..valid range
+    # (no wraparound checks): the copy then vectorises.
+    window = src[offset:offset + valid]
     for j in range(valid):
-        dst[j] = src[offset + j]
+        dst[j] = window[j]
     for j in range(valid, length):
         dst[j] = 0
     return valid
@@ -167,8 +170,9 @@ def _copy_in(dst, src, offset, length, numel):
 @njit(**_NJIT, inline="always")
 def _copy_out(dst, src, offset, valid):
     """Local buffer -> GM, only the elements inside the tensor."""
+    window = dst[offset:offset + valid]
     for j in range(valid):
-        dst[offset + j] = src[j]
+        window[j] = src[j]
 
 
 @njit(**_NJIT, inline="always")
