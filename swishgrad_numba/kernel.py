@@ -33,8 +33,8 @@ _NJIT = dict(cache=True, error_model="numpy")
 # Exp: correctly rounded binary32 e**t.
 #
 # e**t is evaluated in binary64 by a branch-free routine that vectorises:
-# t = k*ln2 + r with |r| <= ln2/2, e**r by its Taylor polynomial of degree 13
-# (truncation below 2**-57), times 2**k built in the exponent bits. Its error
+# t = k*ln2 + r with |r| <= ln2/2, e**r by its Taylor polynomial of degree 12
+# (truncation below 2**-52), times 2**k built in the exponent bits. Its error
 # is a few binary64 ulps, so rounding it to binary32 is correct unless the
 # binary64 value lies within a few ulps of a binary32 rounding boundary, or
 # the binary32 result is subnormal (where the boundary sits elsewhere). Those
@@ -66,8 +66,7 @@ def _exp_f64_fast(td):
     k = np.float64(kd).view(np.int64) - _SHIFTER_BITS
     kd = kd - _SHIFTER
     r = (td - kd * _LN2_HI) - kd * _LN2_LO
-    p = 1.0 / 6227020800.0                 # 1/13!
-    p = p * r + 1.0 / 479001600.0
+    p = 1.0 / 479001600.0                  # 1/12!
     p = p * r + 1.0 / 39916800.0
     p = p * r + 1.0 / 3628800.0
     p = p * r + 1.0 / 362880.0
