@@ -74,7 +74,8 @@ class Tiling:
         return self.data.tobytes()
 
 
-def _check_numel(numel) -> int:
+def check_numel(numel) -> int:
+    """``numel`` as an int, or a TypeError/ValueError naming it."""
     if isinstance(numel, bool) or not isinstance(numel, numbers.Integral):
         raise TypeError(f"numel must be an integer, got {type(numel).__name__}")
     numel = int(numel)
@@ -101,7 +102,7 @@ def compute_tiling(numel, dtype, scale=1.0, platform: Platform | None = None) ->
     -------
     Tiling
     """
-    n = _check_numel(numel)
+    n = check_numel(numel)
     dt = canonical_dtype(dtype, argname="dtype")
     platform = REFERENCE_PLATFORM if platform is None else platform
     if not isinstance(platform, Platform):

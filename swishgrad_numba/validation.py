@@ -25,7 +25,6 @@ padding slots is not checked (only the overrun is reported).
 from __future__ import annotations
 
 import math
-import numbers
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -34,6 +33,7 @@ import numpy as np
 from .dtypes import SUPPORTED_DTYPES, canonical_dtype
 from .platform import REFERENCE_PLATFORM, Platform
 from .tiling import TILING_FIELDS, compute_tiling, ub_buffer_units
+from .tiling import check_numel as _check_numel
 from .tiling_io import as_tiling_record
 
 __all__ = [
@@ -228,15 +228,6 @@ class ValidationReport:
 
 # ----------------------------------------------------------------------------
 # argument handling
-
-def _check_numel(numel) -> int:
-    if isinstance(numel, bool) or not isinstance(numel, numbers.Integral):
-        raise TypeError(f"numel must be an integer, got {type(numel).__name__}")
-    numel = int(numel)
-    if numel <= 0:
-        raise ValueError(f"numel must be > 0, got {numel}")
-    return numel
-
 
 def _check_platform(platform) -> Platform:
     platform = REFERENCE_PLATFORM if platform is None else platform
