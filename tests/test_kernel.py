@@ -69,3 +69,19 @@ def test_every_16bit_x(dtype):
     for beta in (1.0, -1.5, 878.97):
         g = rng.uniform(-5, 5, 65536).astype(np.float32).astype(dt)
         assert_bits_equal(sg.swish_backward(g, x, beta), ref_swish_grad(g, x, beta), f"beta={beta}")
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_f32 = st.floats(width=32, allow_nan=True, allow_infinity=True, allow_subnormal=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(dtype=st.sampled_from(list(DTYPES)), beta=_f32,
+       values=st.lists(st.tuples(_f32, _f32), min_size=1, max_size=300))
+def test_property_any_float_inputs(dtype, beta, values):
+    g = np.array([v[0] for v in values], np.float32)
+    x = np.array([v[1] for v in values], np.float32)
+    with np.errstate(over="ignore"):
+        g, x = g.astype(DTYPES[dtype]), x.astype(DTYPES[dtype])
+    assert_bits_equal(sg.swish_backward(g, x, beta), ref_swish_grad(g, x, beta))

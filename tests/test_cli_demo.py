@@ -1,0 +1,37 @@
+import subprocess
+import sys
+
+import numpy as np
+
+import swishgrad_numba as sg
+from swishgrad_numba.cli import main
+from reference import DTYPES, ref_swish_grad
+
+
+def test_demo_prints_the_seed_example_in_every_dtype(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    for name, dt in DTYPES.items():
+        g = np.ones(6, np.float32).astype(dt)
+        x = np.arange(1, 7, dtype=np.float32).astype(dt)
+        expected = ref_swish_grad(g, x, 1.1)
+        line = next(l for l in out.splitlines() if l.startswith(f"[{name}] gradInput"))
+        printed = np.array(line.split(":", 1)[1].split(), dtype=np.float64).astype(np.float32).astype(dt)
+        assert printed.view(np.uint16 if dt.itemsize == 2 else np.uint32).tolist() == \
+            expected.view(np.uint16 if dt.itemsize == 2 else np.uint32).tolist()
+        assert f"[{name}] tiling:" in out
+        assert f"[{name}] rel. error:" in out
+    # The SPEC's float32 figures.
+    assert "0.95636696 1.0978101 1.0776381 1.0405896 1.0182244 1.0075958" in out
+
+
+def test_module_entry_point_and_help():
+    res = subprocess.run([sys.executable, "-m", "swishgrad_numba", "--help"], capture_output=True, text=True)
+    assert res.returncode == 0
+    for cmd in ("demo", "tiling", "validate", "compare", "bench"):
+        assert cmd in res.stdout
+
+
+def test_no_command_prints_help_and_fails(capsys):
+    assert main([]) == 2
+    assert "usage" in capsys.readouterr().out.lower()
