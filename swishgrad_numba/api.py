@@ -1,6 +1,7 @@
 """The everyday entry point: :func:`swish_backward`."""
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 
@@ -74,19 +75,36 @@ def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Tiling)
         raise ValueError("tiling fields are out of range for this tensor; validate the tiling first")
     if not 1 <= tiling.block_dim <= _FIELD_LIMIT:
         raise ValueError(f"tiling.block_dim must be >= 1, got {tiling.block_dim}")
-    beta = np.float32(tiling.data["sconf"])
-    code = _DTYPE_CODES[dt]
+    _launch(grad, x, out, fields, tiling.block_dim, np.float32(tiling.data["sconf"]), _DTYPE_CODES[dt])
+    return out
+
+
+_EMPTY_TABLE = np.empty(0, dtype=np.float32)
+
+
+def _launch(grad, x, out, fields, block_dim, beta, code):
+    """Launch the kernel on checked flat arrays (no validation here)."""
     if code == kernel.DTYPE_FLOAT32:
-        table = np.empty(0, dtype=np.float32)
         g_bits, x_bits, o_bits = grad, x, out
     else:
         g_bits, x_bits, o_bits = grad.view(np.uint16), x.view(np.uint16), out.view(np.uint16)
+    launch = kernel.swish_grad_launch_serial if out.size < _SERIAL_BELOW else kernel.swish_grad_launch
     with _LAUNCH_LOCK:
-        if code != kernel.DTYPE_FLOAT32:
-            table = _derivative_table(code, beta)
-        launch = kernel.swish_grad_launch_serial if out.size < _SERIAL_BELOW else kernel.swish_grad_launch
-        launch(g_bits, x_bits, o_bits, fields, tiling.block_dim, beta, table, code)
-    return out
+        table = _EMPTY_TABLE if code == kernel.DTYPE_FLOAT32 else _derivative_table(code, beta)
+        launch(g_bits, x_bits, o_bits, fields, block_dim, beta, table, code)
+
+
+@functools.lru_cache(maxsize=512)
+def _host_tiling(numel: int, dtype: np.dtype, platform: Platform):
+    """Integer fields (read-only int64 array) and block dim of the host tiling.
+
+    They do not depend on beta, so one entry serves every beta; repeated
+    calls on one shape skip the host tiling.
+    """
+    tiling = compute_tiling(numel, dtype, platform=platform)
+    fields = tiling_fields(tiling.data)
+    fields.flags.writeable = False
+    return fields, tiling.block_dim
 
 
 def _as_input(value, argname: str) -> np.ndarray:
@@ -144,8 +162,8 @@ def swish_backward(grad_output, x, beta=1.0, *, out=None, platform: Platform | N
     direct = out is not None and out.flags.c_contiguous and not np.shares_memory(out, grad_output) \
         and not np.shares_memory(out, x)
     result = out if direct else np.empty(x.shape, dtype=x.dtype)
-    tiling = compute_tiling(x.size, x.dtype, scale=beta32, platform=platform or REFERENCE_PLATFORM)
-    run_tiling(flat_g, flat_x, result.reshape(-1), tiling)
+    fields, block_dim = _host_tiling(x.size, x.dtype, platform or REFERENCE_PLATFORM)
+    _launch(flat_g, flat_x, result.reshape(-1), fields, block_dim, beta32, _DTYPE_CODES[x.dtype])
     if out is not None and not direct:
         out[...] = result
         return out

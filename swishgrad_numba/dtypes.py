@@ -63,6 +63,8 @@ def to_float32(value, argname: str = "beta") -> np.float32:
 
     Values beyond float32's range become +-inf, as a C cast would.
     """
+    if type(value) is float and -3.4e38 < value < 3.4e38:  # fast path: cannot overflow
+        return np.float32(value)
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if isinstance(value, (complex, np.complexfloating)):
