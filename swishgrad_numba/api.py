@@ -28,7 +28,7 @@ _TABLE_CACHE_SIZE = 16
 _SERIAL_BELOW = 1 << 15
 
 _FIELD_LIMIT = 1 << 40
-_TILE_LIMIT = 1 << 22
+_SLACK = 1 << 16
 
 _DTYPE_CODES = {
     np.dtype(np.float32): kernel.DTYPE_FLOAT32,
@@ -69,12 +69,17 @@ def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Tiling)
     if grad.size != out.size or x.size != out.size:
         raise ValueError("grad, x and out must have the same size")
     fields = tiling_fields(tiling.data)
-    # Refuse records whose numbers overflow int64 arithmetic or whose tiles
-    # would need absurd local buffers; the kernel clamps every index anyway.
-    if fields.min() < 0 or fields.max() > _FIELD_LIMIT or fields[4:7].max() > max(out.size, _TILE_LIMIT):
+    # Refuse records whose numbers overflow int64 arithmetic or whose walk
+    # would take absurdly long; the kernel clamps every index and buffer.
+    if fields.min() < 0 or fields.max() > _FIELD_LIMIT:
         raise ValueError("tiling fields are out of range for this tensor; validate the tiling first")
-    if not 1 <= tiling.block_dim <= _FIELD_LIMIT:
-        raise ValueError(f"tiling.block_dim must be >= 1, got {tiling.block_dim}")
+    block_dim = tiling.block_dim
+    if not 1 <= block_dim <= out.size + _SLACK:
+        raise ValueError(f"tiling.block_dim must be between 1 and numel + {_SLACK}, got {block_dim}")
+    # Bound the walk: a sound tiling has at most about one tile per element.
+    big_cores = min(int(fields[7]), block_dim)
+    if big_cores * int(fields[2]) + (block_dim - big_cores) * int(fields[3]) > 4 * out.size + _SLACK:
+        raise ValueError("tiling has far more tiles than the tensor has elements; validate the tiling first")
     _launch(grad, x, out, fields, tiling.block_dim, np.float32(tiling.data["sconf"]), _DTYPE_CODES[dt])
     return out
 

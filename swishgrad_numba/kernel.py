@@ -264,11 +264,21 @@ def _run_core(core, grad, x, out, fields, beta, derivative_table, dtype_code,
         o_buf = o_local[ping]
         # CopyIn
         valid = _copy_in(x_buf, x, offset, length, numel)
+        if valid == 0:  # a tile wholly past the tensor writes nothing back
+            continue
         _copy_in(g_buf, grad, offset, length, numel)
         # Compute: the whole tile, padding included, as the vector unit does.
         compute_tile(g_buf, x_buf, o_buf, work, length, beta, derivative_table, dtype_code)
         # CopyOut
         _copy_out(out, o_buf, offset, valid)
+
+
+@njit(**_NJIT, inline="always")
+def _buffer_capacity(fields, numel):
+    """Elements per local buffer: one tile, but never more than the tensor
+    plus a block's worth of padding (longer tiles are computed only up to
+    that, which covers every element that is written back)."""
+    return max(min(max(fields[4], fields[5], fields[6]), numel + 64), 1)
 
 
 @njit(parallel=True, **_NJIT)
@@ -279,7 +289,7 @@ def swish_grad_launch(grad, x, out, fields, block_dim, beta, derivative_table, d
     order as int64; ``beta`` is its ``sconf``. Each core allocates its own
     local buffers and writes only its own range.
     """
-    capacity = max(fields[4], fields[5], fields[6])
+    capacity = _buffer_capacity(fields, out.shape[0])
     for core in prange(block_dim):
         g_local = np.empty((BUFFER_NUM, capacity), dtype=grad.dtype)
         x_local = np.empty((BUFFER_NUM, capacity), dtype=x.dtype)
@@ -292,7 +302,7 @@ def swish_grad_launch(grad, x, out, fields, block_dim, beta, derivative_table, d
 @njit(**_NJIT)
 def swish_grad_launch_serial(grad, x, out, fields, block_dim, beta, derivative_table, dtype_code):
     """:func:`swish_grad_launch` without threads, for small launches."""
-    capacity = max(fields[4], fields[5], fields[6])
+    capacity = _buffer_capacity(fields, out.shape[0])
     g_local = np.empty((BUFFER_NUM, capacity), dtype=grad.dtype)
     x_local = np.empty((BUFFER_NUM, capacity), dtype=x.dtype)
     o_local = np.empty((BUFFER_NUM, capacity), dtype=out.dtype)

@@ -143,3 +143,42 @@ def test_concurrent_calls_from_threads():
     assert not errors, errors
     for got, want in zip(results, expected):
         assert_bits_equal(got, want)
+
+
+def _guarded(n, dtype, fill):
+    """A flat array of n elements inside a buffer with guard zones on both sides."""
+    buf = np.full(n + 2 * 4096, fill, dtype=dtype)
+    return buf, buf[4096:4096 + n]
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_run_tiling_with_broken_tilings_never_touches_foreign_memory(dtype):
+    """Any record either runs inside the arrays or is refused with a clear error."""
+    from swishgrad_numba.api import run_tiling
+
+    dt = DTYPES[dtype]
+    rng = np.random.default_rng(5)
+    fields = ["smallCoreDataNum", "bigCoreDataNum", "finalBigTileNum", "finalSmallTileNum",
+              "tileDataNum", "smallTailDataNum", "bigTailDataNum", "tailBlockNum"]
+    for n in (1, 7, 1000, 50_001):
+        good = sg.compute_tiling(n, dt, scale=1.1)
+        g = rng.uniform(-5, 5, n).astype(np.float32).astype(dt)
+        x = rng.uniform(-5, 5, n).astype(np.float32).astype(dt)
+        for trial in range(40):
+            rec = good.data.copy()
+            name = fields[trial % len(fields)]
+            rec[name] = [0, 1, int(rec[name]) * 7 + 3, 2**40, 2**62, n + 3][trial % 6]
+            block_dim = [good.block_dim, 0, 1, 200, 2**41][trial % 5]
+            tiling = sg.Tiling(data=rec, block_dim=block_dim)
+            out_buf, out = _guarded(n, dt, 7)
+            g_buf, gg = _guarded(n, dt, 3)
+            x_buf, xx = _guarded(n, dt, 3)
+            gg[:] = g
+            xx[:] = x
+            try:
+                run_tiling(gg, xx, out, tiling)
+            except ValueError as exc:
+                assert "tiling" in str(exc)
+            for buf, fill in ((out_buf, 7), (g_buf, 3), (x_buf, 3)):
+                assert (buf[:4096] == fill).all() and (buf[-4096:] == fill).all()
+            assert (gg == g).all() and (xx == x).all()
