@@ -91,7 +91,6 @@ SMALL_SIZE = 1 << 10
 COLD_START_SIZE = 1 << 20
 MAX_LOG2_SIZE = 30
 
-_NJIT = dict(cache=True, error_model="numpy")
 
 
 # --------------------------------------------------------------------------
@@ -213,13 +212,13 @@ def _check_compute_signature():
                 f"{params}; update swishgrad_numba/benchmark.py")
 
 
-def _build_flat_loops(token):
+def _build_flat_loop(token):
     # compute_* may work in place on x_buf (as the device does in UB), so
     # each chunk of x is staged in a scratch buffer of the chunk's own; g is
     # read and the output written in place. No tiling record, no per-core
     # ranges, no ping-pong, no CopyIn of g, no CopyOut.
-    @njit(parallel=True, **_NJIT)
-    def flat_f32(g, x, o, chunk, beta, table, dtype_code):
+    @njit(parallel=True, cache=True, error_model="numpy")
+    def flat(g, x, o, chunk, beta, table, dtype_code):
         if token < 0:  # never true: only ties the cache entry to the kernel source
             return
         n = o.shape[0]
@@ -228,32 +227,21 @@ def _build_flat_loops(token):
             stop = min(start + chunk, n)
             xs = x[start:stop].copy()
             work = np.empty(stop - start, dtype=np.float32)
-            kernel.compute_f32(g[start:stop], xs, o[start:stop], work, stop - start, beta, table, dtype_code)
+            # compute_tile picks compute_f32 or compute_16 by element type.
+            kernel.compute_tile(g[start:stop], xs, o[start:stop], work, stop - start, beta, table, dtype_code)
 
-    @njit(parallel=True, **_NJIT)
-    def flat_16(g, x, o, chunk, beta, table, dtype_code):
-        if token < 0:  # never true: only ties the cache entry to the kernel source
-            return
-        n = o.shape[0]
-        for c in prange((n + chunk - 1) // chunk):
-            start = c * chunk
-            stop = min(start + chunk, n)
-            xs = x[start:stop].copy()
-            work = np.empty(stop - start, dtype=np.float32)
-            kernel.compute_16(g[start:stop], xs, o[start:stop], work, stop - start, beta, table, dtype_code)
-
-    return flat_f32, flat_16
+    return flat
 
 
-_FLAT_LOOPS = None
+_FLAT_LOOP = None
 
 
-def _flat_loops():
-    global _FLAT_LOOPS
-    if _FLAT_LOOPS is None:
+def _flat_loop_kernel():
+    global _FLAT_LOOP
+    if _FLAT_LOOP is None:
         _check_compute_signature()
-        _FLAT_LOOPS = _build_flat_loops(_kernel_source_token())
-    return _FLAT_LOOPS
+        _FLAT_LOOP = _build_flat_loop(_kernel_source_token())
+    return _FLAT_LOOP
 
 
 def flat_loop(grad, x, out, beta, chunk: int = FLAT_CHUNK):
@@ -274,23 +262,23 @@ def flat_loop(grad, x, out, beta, chunk: int = FLAT_CHUNK):
         raise ValueError(f"chunk must be a positive int, got {chunk!r}")
     beta32 = dtypes.to_float32(beta, argname="beta")
     code = api._DTYPE_CODES[dt]
-    flat_f32, flat_16 = _flat_loops()
+    flat = _flat_loop_kernel()
     if code == kernel.DTYPE_FLOAT32:
-        flat_f32(grad, x, out, chunk, beta32, np.empty(0, dtype=np.float32), code)
+        flat(grad, x, out, chunk, beta32, np.empty(0, dtype=np.float32), code)
     else:
         with api._LAUNCH_LOCK:
             table = api._derivative_table(code, beta32)
-            flat_16(grad.view(np.uint16), x.view(np.uint16), out.view(np.uint16), chunk, beta32, table, code)
+            flat(grad.view(np.uint16), x.view(np.uint16), out.view(np.uint16), chunk, beta32, table, code)
     return out
 
 
-@njit(parallel=True, **_NJIT)
+@njit(parallel=True, cache=True, error_model="numpy")
 def _triad_kernel(a, b, c, s):
     for i in prange(a.shape[0]):
         a[i] = b[i] + s * c[i]
 
 
-@njit(**_NJIT)
+@njit(cache=True, error_model="numpy")
 def _triad_kernel_serial(a, b, c, s):
     for i in range(a.shape[0]):
         a[i] = b[i] + s * c[i]

@@ -26,7 +26,8 @@ DTYPE_FLOAT32 = 0
 DTYPE_FLOAT16 = 1
 DTYPE_BFLOAT16 = 2
 
-_NJIT = dict(cache=True, error_model="numpy")
+# Every jitted function: cache=True (compiled code kept on disk) and the
+# NumPy error model (IEEE division, no ZeroDivisionError checks). Never fast-math.
 
 
 # --------------------------------------------------------------------------
@@ -62,7 +63,7 @@ _EXP_POLY = (
 )
 
 
-@njit(**_NJIT, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _exp_f64_fast(td):
     """(e**td in binary64 within a few ulps, needs_exact_path) for a binary32 td."""
     # Past these bounds the binary32 result is +inf or +0 anyway; clamping
@@ -96,7 +97,7 @@ def _exp_f64_fast(td):
     return d, suspect
 
 
-@njit(**_NJIT, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def exp_f32(t):
     """Correctly rounded binary32 e**t (scalar form of :func:`vexp_f32`)."""
     td = np.float64(t)
@@ -106,7 +107,7 @@ def exp_f32(t):
     return np.float32(d)
 
 
-@njit(**_NJIT, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def vexp_f32(dst, src, length, sign):
     """``Muls(src, sign)`` then the Exp vector instruction, into ``dst``.
 
@@ -127,12 +128,12 @@ def vexp_f32(dst, src, length, sign):
                 dst[j] = np.float32(math.exp(td))
 
 
-@njit(**_NJIT, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def swish_grad_derivative_f32(x, beta):
     """s'(x) in float32 by the device's instruction sequence, one rounding per step.
 
     Each line is one vector instruction of SPEC section 2; no step may be
-    fused or reordered (Numba without fastmath emits no FMA).
+    fused or reordered (Numba emits no FMA unless fast-math flags are set).
     """
     one = np.float32(1.0)
     x = x * beta                      # Muls(x, beta)
@@ -146,7 +147,7 @@ def swish_grad_derivative_f32(x, beta):
     return o * x                      # Mul   -> s'(x)
 
 
-@njit(**_NJIT, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def core_range(core, small_core_data_num, big_core_data_num, final_big_tile_num,
                final_small_tile_num, small_tail_data_num, big_tail_data_num, tail_block_num):
     """(start, count, tiles, tail) of one core, as SPEC section 4 gives them."""
@@ -156,7 +157,7 @@ def core_range(core, small_core_data_num, big_core_data_num, final_big_tile_num,
     return (start, small_core_data_num, final_small_tile_num, small_tail_data_num)
 
 
-@njit(**_NJIT, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _copy_in(dst, src, offset, length, numel):
     """GM -> local buffer of ``length`` elements from ``offset``.
 
@@ -177,7 +178,7 @@ def _copy_in(dst, src, offset, length, numel):
     return valid
 
 
-@njit(**_NJIT, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _copy_out(dst, src, offset, valid):
     """Local buffer -> GM, only the elements inside the tensor."""
     window = dst[offset:offset + valid]
@@ -185,7 +186,7 @@ def _copy_out(dst, src, offset, valid):
         window[j] = src[j]
 
 
-@njit(**_NJIT, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def compute_f32(g_buf, x_buf, o_buf, work, length, beta, derivative_table, dtype_code):
     """Compute one float32 tile: the instruction sequence of SPEC section 2.
 
@@ -207,7 +208,7 @@ def compute_f32(g_buf, x_buf, o_buf, work, length, beta, derivative_table, dtype
         o_buf[j] = g_buf[j] * o               # Mul  -> output
 
 
-@njit(**_NJIT, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def compute_16(g_buf, x_buf, o_buf, work, length, beta, derivative_table, dtype_code):
     """Compute one float16/bfloat16 tile on the bit patterns.
 
@@ -244,7 +245,7 @@ def _compute_tile_overload(g_buf, x_buf, o_buf, work, length, beta, derivative_t
     return None
 
 
-@njit(**_NJIT, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _run_core(core, grad, x, out, fields, beta, derivative_table, dtype_code,
               g_local, x_local, o_local, work):
     """One AI core: walk its tiles with ping-pong local buffers."""
@@ -273,7 +274,7 @@ def _run_core(core, grad, x, out, fields, beta, derivative_table, dtype_code,
         _copy_out(out, o_buf, offset, valid)
 
 
-@njit(**_NJIT, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _buffer_capacity(fields, numel):
     """Elements per local buffer: one tile, but never more than the tensor
     plus a block's worth of padding (longer tiles are computed only up to
@@ -281,7 +282,7 @@ def _buffer_capacity(fields, numel):
     return max(min(max(fields[4], fields[5], fields[6]), numel + 64), 1)
 
 
-@njit(parallel=True, **_NJIT)
+@njit(parallel=True, cache=True, error_model="numpy")
 def swish_grad_launch(grad, x, out, fields, block_dim, beta, derivative_table, dtype_code):
     """Launch ``block_dim`` emulated cores over flat ``grad``/``x``/``out``.
 
@@ -299,7 +300,7 @@ def swish_grad_launch(grad, x, out, fields, block_dim, beta, derivative_table, d
                   g_local, x_local, o_local, work)
 
 
-@njit(**_NJIT)
+@njit(cache=True, error_model="numpy")
 def swish_grad_launch_serial(grad, x, out, fields, block_dim, beta, derivative_table, dtype_code):
     """:func:`swish_grad_launch` without threads, for small launches."""
     capacity = _buffer_capacity(fields, out.shape[0])
@@ -312,7 +313,7 @@ def swish_grad_launch_serial(grad, x, out, fields, block_dim, beta, derivative_t
                   g_local, x_local, o_local, work)
 
 
-@njit(parallel=True, **_NJIT)
+@njit(parallel=True, cache=True, error_model="numpy")
 def derivative_table_16(beta, dtype_code):
     """s'(x) in float32 for each of the 65536 bit patterns of a 16-bit x."""
     table = np.empty(65536, dtype=np.float32)
