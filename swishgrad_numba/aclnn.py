@@ -381,17 +381,22 @@ def aclCreateTensor(view_shape, data_type, strides, offset, format, storage_shap
     return aclTensor(shape, data_type, strides, int(offset), format, storage_shape, flat[:storage_numel])
 
 
+def _destroy(handle, cls, where: str, what: str) -> int:
+    """Mark a descriptor destroyed; ``None`` is accepted and ignored."""
+    if handle is None:
+        return ACLNN_SUCCESS
+    if not isinstance(handle, cls):
+        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: {what} must be an {cls.__name__}, "
+                                              f"got {type(handle).__name__}")
+    if handle.destroyed:
+        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: {what} was already destroyed")
+    handle.destroyed = True
+    return ACLNN_SUCCESS
+
+
 def aclDestroyTensor(tensor) -> int:
     """Release a tensor descriptor (not its data). ``None`` is accepted and ignored."""
-    if tensor is None:
-        return ACLNN_SUCCESS
-    if not isinstance(tensor, aclTensor):
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"aclDestroyTensor: tensor must be an aclTensor, "
-                                              f"got {type(tensor).__name__}")
-    if tensor.destroyed:
-        return _fail(ACLNN_ERR_PARAM_INVALID, "aclDestroyTensor: tensor was already destroyed")
-    tensor.destroyed = True
-    return ACLNN_SUCCESS
+    return _destroy(tensor, aclTensor, "aclDestroyTensor", "tensor")
 
 
 def aclCreateScalar(value, data_type):
@@ -445,15 +450,7 @@ def aclCreateScalar(value, data_type):
 
 def aclDestroyScalar(scalar) -> int:
     """Release a scalar. ``None`` is accepted and ignored."""
-    if scalar is None:
-        return ACLNN_SUCCESS
-    if not isinstance(scalar, aclScalar):
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"aclDestroyScalar: scalar must be an aclScalar, "
-                                              f"got {type(scalar).__name__}")
-    if scalar.destroyed:
-        return _fail(ACLNN_ERR_PARAM_INVALID, "aclDestroyScalar: scalar was already destroyed")
-    scalar.destroyed = True
-    return ACLNN_SUCCESS
+    return _destroy(scalar, aclScalar, "aclDestroyScalar", "scalar")
 
 
 # --------------------------------------------------------------------------
