@@ -570,6 +570,23 @@ def _find(rows, **key):
     return None
 
 
+def _cell(rows, **key):
+    """The rows of one (dtype, size, threads) cell the ratios are built from:
+    emulator out=/alloc at the NumPy beta, alloc/out= at the torch beta, flat loop."""
+    return (
+        _find(rows, impl="emulator", variant="out", beta=BETA_NUMPY, **key),
+        _find(rows, impl="emulator", variant="alloc", beta=BETA_NUMPY, **key),
+        _find(rows, impl="emulator", variant="alloc", beta=BETA_TORCH, **key),
+        _find(rows, impl="emulator", variant="out", beta=BETA_TORCH, **key),
+        _find(rows, impl="flat", **key),
+    )
+
+
+def _tile_cost(emulator_out, flat):
+    """How much slower the tiled emulator is than the flat loop (0.1 = 10 %)."""
+    return emulator_out["seconds"] / flat["seconds"] - 1.0
+
+
 def _verdict(ok):
     return "n/a" if ok is None else ("PASS" if ok else "MISS")
 
@@ -590,12 +607,7 @@ def targets(rows, cold=()) -> list[dict]:
         tmin = min(r["threads"] for r in rows)
         at = f"2^{int(math.log2(big))}, {tmax} thr"
         for name in dts:
-            base = dict(dtype=name, size=big, threads=tmax)
-            e_t = _find(rows, impl="emulator", variant="alloc", beta=BETA_TORCH, **base)
-            e_to = _find(rows, impl="emulator", variant="out", beta=BETA_TORCH, **base)
-            e_n = _find(rows, impl="emulator", variant="alloc", beta=BETA_NUMPY, **base)
-            e_o = _find(rows, impl="emulator", variant="out", beta=BETA_NUMPY, **base)
-            flat = _find(rows, impl="flat", **base)
+            e_o, e_n, e_t, e_to, flat = _cell(rows, dtype=name, size=big, threads=tmax)
             r = e_t and e_t["ratio_torch"]
             ro = e_to and e_to["ratio_torch"]
             extra = f" (with out=: {ro:.2f}x)" if ro is not None else ""
@@ -606,7 +618,7 @@ def targets(rows, cold=()) -> list[dict]:
             out.append({"target": f"{name}: >= 5x NumPy golden ({at})", "value": r,
                         "text": f"{r:.2f}x", "verdict": _verdict(r >= 5.0)})
             if flat and e_o:
-                cost = e_o["seconds"] / flat["seconds"] - 1.0
+                cost = _tile_cost(e_o, flat)
                 note = "" if flat.get("matches_emulator", True) else " [flat loop bits DIFFER from emulator]"
                 out.append({"target": f"{name}: tile structure <= 10% slower than flat loop ({at})",
                             "value": cost, "text": f"{100 * cost:+.1f}%{note}", "verdict": _verdict(cost <= 0.10)})
@@ -650,15 +662,11 @@ def format_table(rows) -> str:
     cells = list(dict.fromkeys((r["dtype"], r["size"], r["threads"]) for r in rows if r["impl"] == "emulator"))
     for name, n, k in cells:
         key = dict(dtype=name, size=n, threads=k)
-        e_o = _find(rows, impl="emulator", variant="out", beta=BETA_NUMPY, **key)
-        e_a = _find(rows, impl="emulator", variant="alloc", beta=BETA_NUMPY, **key)
-        e_t = _find(rows, impl="emulator", variant="alloc", beta=BETA_TORCH, **key)
-        e_to = _find(rows, impl="emulator", variant="out", beta=BETA_TORCH, **key)
-        flat = _find(rows, impl="flat", **key)
+        e_o, e_a, e_t, e_to, flat = _cell(rows, **key)
         npr = _find(rows, impl="numpy", **key)
         tr = _find(rows, impl="torch", variant="alloc", **key)
         triad_row = _find(rows, impl="triad", dtype=name, size=n, threads=k)
-        cost = e_o["seconds"] / flat["seconds"] - 1.0
+        cost = _tile_cost(e_o, flat)
         flag = "" if flat.get("matches_emulator", True) else "!"
         torch_txt = "skipped" if tr["skipped"] else _fmt(tr["elements_per_s"] / 1e6, ".1f")
         lines.append(
