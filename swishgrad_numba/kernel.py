@@ -14,9 +14,10 @@ import math
 
 import numpy as np
 from numba import njit, prange, types
-from numba.extending import intrinsic, overload
+from numba.extending import overload
 
 from .dtypes import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
+from .intrinsics import fma_f64, prefetch_read, prefetch_write
 
 # Queue depth of the device kernel (BUFFER_NUM): two local buffers per queue.
 BUFFER_NUM = 2
@@ -68,19 +69,6 @@ _EXP_POLY = (
 )
 
 
-@intrinsic
-def _fma_f64(typingctx, a, b, c):
-    """a * b + c in binary64 with one rounding (llvm.fma; vectorises)."""
-    if not all(isinstance(arg, types.Float) for arg in (a, b, c)):
-        return None
-    sig = types.float64(types.float64, types.float64, types.float64)
-
-    def codegen(context, builder, signature, args):
-        return builder.fma(*args)
-
-    return sig, codegen
-
-
 @njit(cache=True, error_model="numpy", inline="always")
 def _exp_f64_fast(td):
     """(e**td in binary64 within a few ulps, needs_exact_path) for a binary32 td."""
@@ -90,22 +78,22 @@ def _exp_f64_fast(td):
         td = 100.0
     if td < -110.0:
         td = -110.0
-    kd = _fma_f64(td, _INV_LN2, _SHIFTER)
+    kd = fma_f64(td, _INV_LN2, _SHIFTER)
     k = np.float64(kd).view(np.int64) - _SHIFTER_BITS
     kd = kd - _SHIFTER
-    r = _fma_f64(-kd, _LN2_HI, td)     # exact: t - k*_LN2_HI is representable
-    r = _fma_f64(-kd, _LN2_LO, r)
+    r = fma_f64(-kd, _LN2_HI, td)     # exact: t - k*_LN2_HI is representable
+    r = fma_f64(-kd, _LN2_LO, r)
     p = _EXP_POLY[10]
-    p = _fma_f64(p, r, _EXP_POLY[9])
-    p = _fma_f64(p, r, _EXP_POLY[8])
-    p = _fma_f64(p, r, _EXP_POLY[7])
-    p = _fma_f64(p, r, _EXP_POLY[6])
-    p = _fma_f64(p, r, _EXP_POLY[5])
-    p = _fma_f64(p, r, _EXP_POLY[4])
-    p = _fma_f64(p, r, _EXP_POLY[3])
-    p = _fma_f64(p, r, _EXP_POLY[2])
-    p = _fma_f64(p, r, 1.0)
-    p = _fma_f64(p, r, 1.0)
+    p = fma_f64(p, r, _EXP_POLY[9])
+    p = fma_f64(p, r, _EXP_POLY[8])
+    p = fma_f64(p, r, _EXP_POLY[7])
+    p = fma_f64(p, r, _EXP_POLY[6])
+    p = fma_f64(p, r, _EXP_POLY[5])
+    p = fma_f64(p, r, _EXP_POLY[4])
+    p = fma_f64(p, r, _EXP_POLY[3])
+    p = fma_f64(p, r, _EXP_POLY[2])
+    p = fma_f64(p, r, 1.0)
+    p = fma_f64(p, r, 1.0)
     d = p * np.int64((k + 1023) << 52).view(np.float64)
     # Rounding to binary32 drops the low 29 of binary64's 52 mantissa bits;
     # the rounding boundary is where they read 0x10000000.
@@ -264,15 +252,39 @@ def _compute_tile_overload(g_buf, x_buf, o_buf, work, length, beta, derivative_t
     return None
 
 
+# Compute runs over a tile in slices of this many elements; between slices
+# the core prefetches the matching share of the next tile's GM lines.
+COMPUTE_SLICE = 128
+_CACHE_LINE_BYTES = 64
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _prefetch_tile_share(grad, x, out, start, stop, step):
+    """Prefetch GM lines of elements ``[start, stop)`` (inside the tensor):
+    the next tile's inputs for reading, its output for writing."""
+    for p in range(start, stop, step):
+        prefetch_read(x, p)
+        prefetch_read(grad, p)
+        prefetch_write(out, p)
+
+
 @njit(cache=True, error_model="numpy", inline="always")
 def _run_core(core, grad, x, out, fields, beta, derivative_table, dtype_code,
               g_local, x_local, o_local, work):
-    """One AI core: walk its tiles with ping-pong local buffers."""
+    """One AI core: walk its tiles with ping-pong local buffers.
+
+    On the device MTE2 fills the other buffer of each queue while the vector
+    unit computes. Here the core does the same work in turn; to overlap the
+    memory traffic with the arithmetic it computes each tile in slices and,
+    after each slice, prefetches an equal share of the next tile's GM lines,
+    so that the next CopyIn and CopyOut find them in cache.
+    """
     numel = out.shape[0]
     tile_data_num = fields[4]
     start, count, tiles, tail = core_range(core, fields[0], fields[1], fields[2], fields[3],
                                            fields[5], fields[6], fields[7])
     capacity = g_local.shape[1]
+    line = max(_CACHE_LINE_BYTES // out.itemsize, 1)   # elements per cache line
     for tile in range(tiles):
         length = tile_data_num if tile < tiles - 1 else tail
         if length > capacity:  # never index past the local buffer
@@ -287,8 +299,22 @@ def _run_core(core, grad, x, out, fields, beta, derivative_table, dtype_code,
         if valid == 0:  # a tile wholly past the tensor writes nothing back
             continue
         _copy_in(g_buf, grad, offset, length, numel)
-        # Compute: the whole tile, padding included, as the vector unit does.
-        compute_tile(g_buf, x_buf, o_buf, work, length, beta, derivative_table, dtype_code)
+        # The next tile of this core, clipped to the tensor (empty if none).
+        next_start = min(offset + tile_data_num, numel)
+        next_stop = next_start
+        if tile + 1 < tiles:
+            next_stop = min(next_start + (tile_data_num if tile + 1 < tiles - 1 else tail), numel)
+        slices = (length + COMPUTE_SLICE - 1) // COMPUTE_SLICE
+        share = ((next_stop - next_start + slices - 1) // slices + line - 1) // line * line
+        # Compute: the whole tile, padding included, as the vector unit
+        # does; element-wise, so slicing it changes no bit.
+        for s in range(slices):
+            a = s * COMPUTE_SLICE
+            b = min(a + COMPUTE_SLICE, length)
+            p = next_start + s * share
+            _prefetch_tile_share(grad, x, out, p, min(p + share, next_stop), line)
+            compute_tile(g_buf[a:b], x_buf[a:b], o_buf[a:b], work[a:b], b - a, beta,
+                         derivative_table, dtype_code)
         # CopyOut
         _copy_out(out, o_buf, offset, valid)
 

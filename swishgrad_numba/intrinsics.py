@@ -1,0 +1,76 @@
+"""Two LLVM intrinsics the kernels need and Numba does not expose.
+
+Private. Both compile to single instructions inside jitted code and keep the
+loops around them vectorisable:
+
+- :func:`fma_f64`: binary64 ``a * b + c`` with one rounding (``llvm.fma``).
+  Used only inside the binary64 evaluation of Exp, whose binary32 result is
+  correctly rounded either way; the emulated binary32 instructions are never
+  fused.
+- :func:`prefetch_read` / :func:`prefetch_write`: a hint that the cache line
+  holding ``arr[index]`` will soon be read / written (``llvm.prefetch``).
+  A prefetch never faults and changes no data; callers still pass only
+  indices inside the array.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+__all__ = ["fma_f64", "prefetch_read", "prefetch_write"]
+
+# llvm.prefetch arguments: locality 3 keeps the line in every cache level;
+# cache type 1 is the data cache.
+_PREFETCH_LOCALITY = 3
+_DATA_CACHE = 1
+
+
+@intrinsic
+def fma_f64(typingctx, a, b, c):
+    """``a * b + c`` in binary64, rounded once."""
+    if not all(isinstance(arg, types.Float) for arg in (a, b, c)):
+        return None
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+
+    return sig, codegen
+
+
+def _prefetch_codegen(rw):
+    def codegen(context, builder, signature, args):
+        arrty, _ = signature.args
+        ary = context.make_array(arrty)(context, builder, args[0])
+        ptr = builder.gep(ary.data, [args[1]])
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, rw),
+                          ir.Constant(i32, _PREFETCH_LOCALITY), ir.Constant(i32, _DATA_CACHE)])
+        return context.get_dummy_value()
+
+    return codegen
+
+
+def _prefetch_signature(arr, index):
+    if not (isinstance(arr, types.Array) and arr.layout in "CA" and isinstance(index, types.Integer)):
+        return None
+    return types.void(arr, types.intp)
+
+
+@intrinsic
+def prefetch_read(typingctx, arr, index):
+    """Hint: the line holding ``arr[index]`` (1-D, contiguous) will be read."""
+    sig = _prefetch_signature(arr, index)
+    return None if sig is None else (sig, _prefetch_codegen(0))
+
+
+@intrinsic
+def prefetch_write(typingctx, arr, index):
+    """Hint: the line holding ``arr[index]`` (1-D, contiguous) will be written."""
+    sig = _prefetch_signature(arr, index)
+    return None if sig is None else (sig, _prefetch_codegen(1))

@@ -1,0 +1,75 @@
+"""The LLVM intrinsics: a fused multiply-add rounds once; prefetches change nothing."""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from numba import njit
+from numba.core.errors import TypingError
+
+from swishgrad_numba.intrinsics import fma_f64, prefetch_read, prefetch_write
+
+
+@njit
+def _fma(a, b, c):
+    return fma_f64(a, b, c)
+
+
+def _exact_fma(a, b, c):
+    """a*b + c rounded once to binary64, from exact rational arithmetic."""
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    return float(exact)  # Fraction -> float rounds to nearest, ties to even
+
+
+@pytest.mark.parametrize("a, b, c", [
+    (1.0 + 2.0 ** -30, 1.0 - 2.0 ** -30, -1.0),     # separate rounding gives 0, fused -2**-60
+    (0.1, 10.0, -1.0),
+    (1.0 + 2.0 ** -52, 1.0 + 2.0 ** -52, -(1.0 + 2.0 ** -51)),
+    (3.0, 1.0 / 3.0, -1.0),
+    (-2.5, 4.0, 10.0),
+])
+def test_fma_rounds_once(a, b, c):
+    assert _fma(a, b, c) == _exact_fma(a, b, c)
+
+
+def test_fma_differs_from_multiply_then_add():
+    a, b, c = 1.0 + 2.0 ** -30, 1.0 - 2.0 ** -30, -1.0
+    assert a * b + c == 0.0
+    assert _fma(a, b, c) == -(2.0 ** -60)
+
+
+def test_fma_random_against_exact():
+    rng = np.random.default_rng(7)
+    a, b, c = (rng.standard_normal(2000) * 10.0 ** rng.integers(-5, 5, 2000) for _ in range(3))
+    got = np.array([_fma(*t) for t in zip(a, b, c)])
+    want = np.array([_exact_fma(*t) for t in zip(a, b, c)])
+    assert (got.view(np.uint64) == want.view(np.uint64)).all()
+
+
+def test_fma_special_values():
+    assert np.isnan(_fma(np.nan, 1.0, 1.0))
+    assert _fma(np.inf, 2.0, 1.0) == np.inf
+    assert np.isnan(_fma(np.inf, 0.0, 1.0))
+
+
+@njit
+def _touch_every_line(arr):
+    for i in range(0, arr.size, 8):
+        prefetch_read(arr, i)
+        prefetch_write(arr, i)
+    return arr.sum()
+
+
+def test_prefetch_leaves_data_alone():
+    arr = np.arange(1000, dtype=np.float32)
+    before = arr.copy()
+    assert _touch_every_line(arr) == before.sum()
+    assert (arr == before).all()
+
+
+def test_prefetch_rejects_non_arrays():
+    @njit
+    def bad(v):
+        prefetch_read(v, 0)
+
+    with pytest.raises(TypingError):
+        bad(1.0)
