@@ -1,7 +1,9 @@
 """Throughput comparison of the emulator with its peers (``swishgrad bench``).
 
 For each dtype, size and thread count the runner times, in one process run,
-with a warm-up call first and the median of several repeats:
+with a warm-up call first and the median of several repeats, the repeats of
+all implementations of one cell taking turns (:func:`time_interleaved`) so
+that a shared machine's drift in speed hits every one alike:
 
 * ``emulator``: :func:`swishgrad_numba.swish_backward`, with a preallocated
   ``out`` and allocating its result, at beta 1.1 (paired with the NumPy
@@ -52,7 +54,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from . import api, dtypes, kernel
+from . import api, dtypes, intrinsics, kernel
 from .api import swish_backward
 from .dtypes import canonical_dtype
 from .golden import numpy_golden
@@ -72,9 +74,15 @@ __all__ = [
     "run_comparison",
     "targets",
     "time_call",
+    "time_interleaved",
     "torch_available",
     "triad",
 ]
+
+#: Seconds of sleep between turns of the round-robin timing, so that one
+#: implementation's spinning worker threads (OpenMP's, Numba's) are idle
+#: before the next is timed.
+_TURN_PAUSE = 0.002
 
 #: beta of the emulator-vs-NumPy comparison (the SPEC's seed example).
 BETA_NUMPY = 1.1
@@ -153,15 +161,8 @@ def parse_threads(spec) -> list[int]:
 # timing
 # --------------------------------------------------------------------------
 
-def time_call(fn, repeat: int = 5, min_time: float = 0.02) -> dict:
-    """Median seconds per call of ``fn()``.
-
-    One warm-up call, then ``number`` (calibrated so that one repeat lasts
-    at least ``min_time``) calls per repeat, ``repeat`` repeats.
-    """
-    if repeat < 1:
-        raise ValueError(f"repeat must be >= 1, got {repeat}")
-    fn()
+def _calibrate(fn, min_time: float) -> int:
+    """Calls per repeat so that one repeat of ``fn()`` lasts ``min_time``."""
     number = 1
     while True:
         t0 = time.perf_counter()
@@ -169,16 +170,43 @@ def time_call(fn, repeat: int = 5, min_time: float = 0.02) -> dict:
             fn()
         elapsed = time.perf_counter() - t0
         if elapsed >= min_time or number >= 1 << 20:
-            break
+            return number
         number = min(1 << 20, max(2 * number, int(number * min_time / max(elapsed, 1e-9) * 1.2)))
-    samples = []
+
+
+def time_interleaved(fns: dict, repeat: int = 5, min_time: float = 0.02, pause: float = 0.0) -> dict:
+    """Median seconds per call of each ``fns[key]()``, timed round-robin.
+
+    Each function gets one warm-up call and a calibrated ``number`` of calls
+    per repeat (so that a repeat lasts at least ``min_time``); then the
+    repeats take turns: one repeat of every function, ``repeat`` times. On a
+    shared machine whose speed drifts, every function sees the same drift,
+    so ratios of their medians stay fair. ``pause`` seconds of sleep between
+    turns let the previous function's worker threads go idle.
+    """
+    if repeat < 1:
+        raise ValueError(f"repeat must be >= 1, got {repeat}")
+    numbers = {}
+    for key, fn in fns.items():
+        fn()
+        numbers[key] = _calibrate(fn, min_time)
+    samples = {key: [] for key in fns}
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        samples.append((time.perf_counter() - t0) / number)
-    return {"seconds": statistics.median(samples), "min_seconds": min(samples),
-            "number": number, "repeat": repeat}
+        for key, fn in fns.items():
+            if pause:
+                time.sleep(pause)
+            number = numbers[key]
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            samples[key].append((time.perf_counter() - t0) / number)
+    return {key: {"seconds": statistics.median(samples[key]), "min_seconds": min(samples[key]),
+                  "number": numbers[key], "repeat": repeat} for key in fns}
+
+
+def time_call(fn, repeat: int = 5, min_time: float = 0.02) -> dict:
+    """Median seconds per call of ``fn()``: :func:`time_interleaved` of one function."""
+    return time_interleaved({"fn": fn}, repeat, min_time)["fn"]
 
 
 # --------------------------------------------------------------------------
@@ -194,7 +222,7 @@ def _kernel_source_token() -> int:
     variables into the cache key, so a changed kernel means a fresh compile.
     """
     h = hashlib.sha256()
-    for mod in (kernel, dtypes):
+    for mod in (kernel, dtypes, intrinsics):
         h.update(Path(mod.__file__).read_bytes())
     return int.from_bytes(h.digest()[:7], "little")
 
@@ -406,27 +434,35 @@ def run_comparison(sizes, dtypes_=("float32", "float16", "bfloat16"), threads=No
                 for k in thread_counts:
                     numba.set_num_threads(k)
                     cell_rows = []
+                    # Every implementation of this cell is timed round-robin (see
+                    # time_interleaved), so drift on a shared machine hits all alike.
+                    fns = {("triad", "serial"): lambda: triad(ta, tb, tc, parallel=False)}
                     # The roofline is the faster of a threaded and a one-thread triad: at
                     # small sizes waking the thread pool costs more than the copy.
-                    tri = {"serial": time_call(lambda: triad(ta, tb, tc, parallel=False), repeat, min_time)}
                     if k > 1:
-                        tri["parallel"] = time_call(lambda: triad(ta, tb, tc), repeat, min_time)
+                        fns["triad", "parallel"] = lambda: triad(ta, tb, tc)
+                    for beta in (BETA_NUMPY, BETA_TORCH):
+                        fns["emulator", "out", beta] = lambda beta=beta: swish_backward(g, x, beta, out=out)
+                        fns["emulator", "alloc", beta] = lambda beta=beta: swish_backward(g, x, beta)
+                    fns["flat", "out"] = lambda: flat_loop(g, x, out, BETA_NUMPY)
+                    if have_torch:
+                        torch.set_num_threads(k)
+                        fns["torch", "alloc"] = lambda: torch.ops.aten.silu_backward(tg, tx)
+                        fns["torch", "out"] = lambda: torch.ops.aten.silu_backward.grad_input(
+                            tg, tx, grad_input=tout)
+                    timed = time_interleaved(fns, repeat, min_time, pause=_TURN_PAUSE)
+                    tri = {variant: timed["triad", variant] for variant in ("serial", "parallel")
+                           if ("triad", variant) in timed}
                     best = min(tri, key=lambda v: tri[v]["seconds"])
                     triad_row = _row("triad", best, name, n, k, None, tri[best], isz, bytes_moved=3 * n32 * 4)
                     triad_row["float32_elements"] = n32
                     triad_row["serial_seconds"] = tri["serial"]["seconds"]
                     triad_row["parallel_seconds"] = tri["parallel"]["seconds"] if k > 1 else None
                     cell_rows.append(triad_row)
-                    emu = {}
-                    for variant in ("out", "alloc"):
-                        for beta in (BETA_NUMPY, BETA_TORCH):
-                            if variant == "out":
-                                t = time_call(lambda: swish_backward(g, x, beta, out=out), repeat, min_time)
-                            else:
-                                t = time_call(lambda: swish_backward(g, x, beta), repeat, min_time)
-                            emu[variant, beta] = _row("emulator", variant, name, n, k, beta, t, isz)
-                    flat_t = time_call(lambda: flat_loop(g, x, out, BETA_NUMPY), repeat, min_time)
-                    flat_row = _row("flat", "out", name, n, k, BETA_NUMPY, flat_t, isz)
+                    emu = {(variant, beta): _row("emulator", variant, name, n, k, beta,
+                                                 timed["emulator", variant, beta], isz)
+                           for variant in ("out", "alloc") for beta in (BETA_NUMPY, BETA_TORCH)}
+                    flat_row = _row("flat", "out", name, n, k, BETA_NUMPY, timed["flat", "out"], isz)
                     # The flat loop must give the emulator's bits, or its time means nothing.
                     flat_row["matches_emulator"] = bool(np.array_equal(
                         flat_loop(g, x, np.empty_like(x), BETA_NUMPY).view(np.uint8),
@@ -434,13 +470,8 @@ def run_comparison(sizes, dtypes_=("float32", "float16", "bfloat16"), threads=No
                     torch_rows = {}
                     for variant in ("alloc", "out"):
                         if have_torch:
-                            torch.set_num_threads(k)
-                            if variant == "alloc":
-                                t = time_call(lambda: torch.ops.aten.silu_backward(tg, tx), repeat, min_time)
-                            else:
-                                t = time_call(lambda: torch.ops.aten.silu_backward.grad_input(
-                                    tg, tx, grad_input=tout), repeat, min_time)
-                            torch_rows[variant] = _row("torch", variant, name, n, k, BETA_TORCH, t, isz)
+                            torch_rows[variant] = _row("torch", variant, name, n, k, BETA_TORCH,
+                                                       timed["torch", variant], isz)
                         else:
                             torch_rows[variant] = _row("torch", variant, name, n, k, BETA_TORCH, None, isz,
                                                        skipped=skip_reason)

@@ -132,6 +132,20 @@ def test_time_call_counts_calls():
         bm.time_call(lambda: None, repeat=0)
 
 
+def test_time_interleaved_takes_turns():
+    order = []
+    fns = {"a": lambda: order.append("a"), "b": lambda: order.append("b")}
+    result = bm.time_interleaved(fns, repeat=3, min_time=0.0)
+    # Per function: a warm-up and one calibration call; then a, b alternate.
+    assert order == ["a", "a", "b", "b"] + ["a", "b"] * 3
+    assert set(result) == {"a", "b"}
+    for timing in result.values():
+        assert timing["number"] == 1 and timing["repeat"] == 3
+        assert 0 < timing["min_seconds"] <= timing["seconds"]
+    with pytest.raises(ValueError, match="repeat"):
+        bm.time_interleaved(fns, repeat=0)
+
+
 # ------------------------------------------------------------------ the comparison
 
 
