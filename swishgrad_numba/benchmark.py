@@ -2,8 +2,9 @@
 
 For each dtype, size and thread count the runner times, in one process run,
 with a warm-up call first and the median of several repeats, the repeats of
-all implementations of one cell taking turns (:func:`time_interleaved`) so
-that a shared machine's drift in speed hits every one alike:
+all implementations and thread counts of one (dtype, size) cell taking turns
+(:func:`time_interleaved`) so that a shared machine's drift in speed hits
+every one alike:
 
 * ``emulator``: :func:`swishgrad_numba.swish_backward`, with a preallocated
   ``out`` and allocating its result, at beta 1.1 (paired with the NumPy
@@ -174,7 +175,8 @@ def _calibrate(fn, min_time: float) -> int:
         number = min(1 << 20, max(2 * number, int(number * min_time / max(elapsed, 1e-9) * 1.2)))
 
 
-def time_interleaved(fns: dict, repeat: int = 5, min_time: float = 0.02, pause: float = 0.0) -> dict:
+def time_interleaved(fns: dict, repeat: int = 5, min_time: float = 0.02, pause: float = 0.0,
+                     setups: dict | None = None) -> dict:
     """Median seconds per call of each ``fns[key]()``, timed round-robin.
 
     Each function gets one warm-up call and a calibrated ``number`` of calls
@@ -182,17 +184,24 @@ def time_interleaved(fns: dict, repeat: int = 5, min_time: float = 0.02, pause: 
     repeats take turns: one repeat of every function, ``repeat`` times. On a
     shared machine whose speed drifts, every function sees the same drift,
     so ratios of their medians stay fair. ``pause`` seconds of sleep between
-    turns let the previous function's worker threads go idle.
+    turns let the previous function's worker threads go idle;
+    ``setups[key]()``, when given, runs untimed before each turn of ``key``
+    (and before its warm-up), for example to set a thread count.
     """
     if repeat < 1:
         raise ValueError(f"repeat must be >= 1, got {repeat}")
+    setups = setups or {}
     numbers = {}
     for key, fn in fns.items():
+        if key in setups:
+            setups[key]()
         fn()
         numbers[key] = _calibrate(fn, min_time)
     samples = {key: [] for key in fns}
     for _ in range(repeat):
         for key, fn in fns.items():
+            if key in setups:
+                setups[key]()
             if pause:
                 time.sleep(pause)
             number = numbers[key]
@@ -401,7 +410,7 @@ def run_comparison(sizes, dtypes_=("float32", "float16", "bfloat16"), threads=No
         import torch
     skip_reason = None if have_torch else ("torch not installed" if use_torch else "disabled")
 
-    steps_per_cell = 2 + len(thread_counts)  # inputs+numpy, triad inputs, per-thread work
+    steps_per_cell = 2  # inputs, then the timing of every implementation and thread count
     total = len(dts) * len(sizes) * steps_per_cell
     done = 0
 
@@ -410,6 +419,11 @@ def run_comparison(sizes, dtypes_=("float32", "float16", "bfloat16"), threads=No
         done += 1
         if progress is not None:
             progress(done, total, label)
+
+    def use_threads(k):
+        numba.set_num_threads(k)
+        if have_torch and torch.get_num_threads() != k:
+            torch.set_num_threads(k)
 
     rows: list[dict] = []
     saved_numba = numba.get_num_threads()
@@ -421,38 +435,46 @@ def run_comparison(sizes, dtypes_=("float32", "float16", "bfloat16"), threads=No
                 cell = f"{name} 2^{math.log2(n):g}"
                 g, x = make_inputs(n, dt)
                 out = np.empty_like(x)
-                t_np = time_call(lambda: numpy_golden(g, x, BETA_NUMPY), repeat, min_time)
-                numpy_row = _row("numpy", "alloc", name, n, 1, BETA_NUMPY, t_np, isz)
-                tick(f"{cell} numpy")
                 n32 = max(1, n * isz // 4)
                 ta = np.empty(n32, dtype=np.float32)
                 tb = np.ones(n32, dtype=np.float32)
                 tc = np.full(n32, 2.0, dtype=np.float32)
-                tick(f"{cell} triad inputs")
                 if have_torch:
                     tg, tx, tout = _to_torch(g), _to_torch(x), torch.empty(n, dtype=_to_torch(x).dtype)
+                tick(f"{cell} inputs")
+                # Every implementation at every thread count of this cell is timed
+                # round-robin (see time_interleaved), so drift on a shared machine
+                # hits all alike and every ratio below compares like with like.
+                fns = {("numpy",): lambda: numpy_golden(g, x, BETA_NUMPY)}
+                setups = {}
                 for k in thread_counts:
-                    numba.set_num_threads(k)
-                    cell_rows = []
-                    # Every implementation of this cell is timed round-robin (see
-                    # time_interleaved), so drift on a shared machine hits all alike.
-                    fns = {("triad", "serial"): lambda: triad(ta, tb, tc, parallel=False)}
                     # The roofline is the faster of a threaded and a one-thread triad: at
                     # small sizes waking the thread pool costs more than the copy.
+                    fns[k, "triad", "serial"] = lambda: triad(ta, tb, tc, parallel=False)
                     if k > 1:
-                        fns["triad", "parallel"] = lambda: triad(ta, tb, tc)
+                        fns[k, "triad", "parallel"] = lambda: triad(ta, tb, tc)
                     for beta in (BETA_NUMPY, BETA_TORCH):
-                        fns["emulator", "out", beta] = lambda beta=beta: swish_backward(g, x, beta, out=out)
-                        fns["emulator", "alloc", beta] = lambda beta=beta: swish_backward(g, x, beta)
-                    fns["flat", "out"] = lambda: flat_loop(g, x, out, BETA_NUMPY)
+                        fns[k, "emulator", "out", beta] = lambda beta=beta: swish_backward(g, x, beta, out=out)
+                        fns[k, "emulator", "alloc", beta] = lambda beta=beta: swish_backward(g, x, beta)
+                    fns[k, "flat", "out"] = lambda: flat_loop(g, x, out, BETA_NUMPY)
                     if have_torch:
-                        torch.set_num_threads(k)
-                        fns["torch", "alloc"] = lambda: torch.ops.aten.silu_backward(tg, tx)
-                        fns["torch", "out"] = lambda: torch.ops.aten.silu_backward.grad_input(
+                        fns[k, "torch", "alloc"] = lambda: torch.ops.aten.silu_backward(tg, tx)
+                        fns[k, "torch", "out"] = lambda: torch.ops.aten.silu_backward.grad_input(
                             tg, tx, grad_input=tout)
-                    timed = time_interleaved(fns, repeat, min_time, pause=_TURN_PAUSE)
-                    tri = {variant: timed["triad", variant] for variant in ("serial", "parallel")
-                           if ("triad", variant) in timed}
+                    for key in fns:
+                        if key[0] == k:
+                            setups[key] = lambda k=k: use_threads(k)
+                timed = time_interleaved(fns, repeat, min_time, pause=_TURN_PAUSE, setups=setups)
+                t_np = timed["numpy",]
+                numpy_row = _row("numpy", "alloc", name, n, 1, BETA_NUMPY, t_np, isz)
+                # The flat loop must give the emulator's bits, or its time means nothing.
+                flat_matches = bool(np.array_equal(
+                    flat_loop(g, x, np.empty_like(x), BETA_NUMPY).view(np.uint8),
+                    swish_backward(g, x, BETA_NUMPY).view(np.uint8)))
+                for k in thread_counts:
+                    cell_rows = []
+                    tri = {variant: timed[k, "triad", variant] for variant in ("serial", "parallel")
+                           if (k, "triad", variant) in timed}
                     best = min(tri, key=lambda v: tri[v]["seconds"])
                     triad_row = _row("triad", best, name, n, k, None, tri[best], isz, bytes_moved=3 * n32 * 4)
                     triad_row["float32_elements"] = n32
@@ -460,18 +482,15 @@ def run_comparison(sizes, dtypes_=("float32", "float16", "bfloat16"), threads=No
                     triad_row["parallel_seconds"] = tri["parallel"]["seconds"] if k > 1 else None
                     cell_rows.append(triad_row)
                     emu = {(variant, beta): _row("emulator", variant, name, n, k, beta,
-                                                 timed["emulator", variant, beta], isz)
+                                                 timed[k, "emulator", variant, beta], isz)
                            for variant in ("out", "alloc") for beta in (BETA_NUMPY, BETA_TORCH)}
-                    flat_row = _row("flat", "out", name, n, k, BETA_NUMPY, timed["flat", "out"], isz)
-                    # The flat loop must give the emulator's bits, or its time means nothing.
-                    flat_row["matches_emulator"] = bool(np.array_equal(
-                        flat_loop(g, x, np.empty_like(x), BETA_NUMPY).view(np.uint8),
-                        swish_backward(g, x, BETA_NUMPY).view(np.uint8)))
+                    flat_row = _row("flat", "out", name, n, k, BETA_NUMPY, timed[k, "flat", "out"], isz)
+                    flat_row["matches_emulator"] = flat_matches
                     torch_rows = {}
                     for variant in ("alloc", "out"):
                         if have_torch:
                             torch_rows[variant] = _row("torch", variant, name, n, k, BETA_TORCH,
-                                                       timed["torch", variant], isz)
+                                                       timed[k, "torch", variant], isz)
                         else:
                             torch_rows[variant] = _row("torch", variant, name, n, k, BETA_TORCH, None, isz,
                                                        skipped=skip_reason)
@@ -489,7 +508,7 @@ def run_comparison(sizes, dtypes_=("float32", "float16", "bfloat16"), threads=No
                         if row["gb_per_s"] is not None:
                             row["roofline_pct"] = 100.0 * row["gb_per_s"] / triad_row["gb_per_s"]
                     rows += cell_rows
-                    tick(f"{cell} threads={k}")
+                tick(f"{cell} timed")
                 del g, x, out, ta, tb, tc
                 if have_torch:
                     del tg, tx, tout

@@ -146,6 +146,14 @@ def test_time_interleaved_takes_turns():
         bm.time_interleaved(fns, repeat=0)
 
 
+def test_time_interleaved_runs_setups_before_each_turn():
+    log = []
+    fns = {"a": lambda: log.append("a"), "b": lambda: log.append("b")}
+    setups = {"a": lambda: log.append("setup a")}
+    bm.time_interleaved(fns, repeat=2, min_time=0.0, setups=setups)
+    assert log == ["setup a", "a", "a", "b", "b"] + ["setup a", "a", "b"] * 2
+
+
 # ------------------------------------------------------------------ the comparison
 
 
