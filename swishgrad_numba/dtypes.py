@@ -7,10 +7,15 @@ so the emulation does not depend on how a compiler or CPU converts.
 from __future__ import annotations
 
 import numbers
+import platform
 
 import ml_dtypes
+import numba
 import numpy as np
+from llvmlite import binding as llvm
 from numba import njit
+
+from .intrinsics import f32_to_half_bits, half_bits_to_f32
 
 __all__ = [
     "SUPPORTED_DTYPES",
@@ -21,6 +26,7 @@ __all__ = [
     "f32_to_f16_bits",
     "bf16_bits_to_f32",
     "f32_to_bf16_bits",
+    "HARDWARE_F16",
 ]
 
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
@@ -86,8 +92,33 @@ def to_float32(value, argname: str = "beta") -> np.float32:
 # --------------------------------------------------------------------------
 
 
+def _target_converts_f16() -> bool:
+    """Whether Numba's compile target converts binary16 in hardware.
+
+    x86-64 with F16C (``vcvtph2ps``/``vcvtps2ph``) and AArch64 do; anywhere
+    else LLVM would call a runtime helper that Numba may not link, so the
+    integer versions are used. Numba keys its on-disk cache on the CPU name
+    and features, so code compiled with one answer never runs on a machine
+    that would give the other.
+    """
+    machine = platform.machine().lower()
+    if machine in ("aarch64", "arm64"):
+        return True
+    if machine in ("x86_64", "amd64"):
+        features = numba.config.CPU_FEATURES
+        if features is None:
+            features = llvm.get_host_cpu_features().flatten()
+        return "+f16c" in features.split(",")
+    return False
+
+
+#: True where float16 conversions in the kernels use the CPU's instructions
+#: (same bits as the integer versions, see :func:`f32_to_f16_bits`).
+HARDWARE_F16 = _target_converts_f16()
+
+
 @njit(cache=True, inline="always")
-def f16_bits_to_f32(h):
+def f16_bits_to_f32_soft(h):
     """Exact float32 value of the float16 with bit pattern ``h``.
 
     Branch-free so that loops over it vectorise: shifting exponent and
@@ -105,7 +136,21 @@ def f16_bits_to_f32(h):
 
 
 @njit(cache=True, inline="always")
-def f32_to_f16_bits(f):
+def f16_bits_to_f32(h):
+    """Exact float32 value of the float16 with bit pattern ``h``.
+
+    The CPU's conversion where :data:`HARDWARE_F16`, else
+    :func:`f16_bits_to_f32_soft`: the same value for every non-NaN pattern,
+    and a NaN of the same sign for every NaN (the hardware quiets a
+    signalling NaN; the kernels never depend on NaN payloads).
+    """
+    if HARDWARE_F16:
+        return half_bits_to_f32(np.uint16(h))
+    return f16_bits_to_f32_soft(h)
+
+
+@njit(cache=True, inline="always")
+def f32_to_f16_bits_soft(f):
     """float32 -> float16 bits, round to nearest, ties to even (CAST_RINT)."""
     u = np.float32(f).view(np.uint32)
     sign = np.uint32((u >> np.uint32(16)) & np.uint32(0x8000))
@@ -124,6 +169,23 @@ def f32_to_f16_bits(f):
     if a >= np.uint32(0x47800000):  # >= 2^16: inf; NaN stays a quiet NaN
         res = np.uint32(0x7E00) if a > np.uint32(0x7F800000) else np.uint32(0x7C00)
     return np.uint16(res | sign)
+
+
+@njit(cache=True, inline="always")
+def f32_to_f16_bits(f):
+    """float32 -> float16 bits, round to nearest, ties to even (CAST_RINT).
+
+    The CPU's conversion where :data:`HARDWARE_F16`, else
+    :func:`f32_to_f16_bits_soft`; either way every NaN becomes the quiet NaN
+    0x7E00 with the input's sign, so both give the same bits for all 2^32
+    inputs (the tests check both).
+    """
+    if HARDWARE_F16:
+        h = f32_to_half_bits(np.float32(f))
+        if f != f:  # NaN: one canonical quiet NaN, sign kept
+            h = np.uint16(((np.float32(f).view(np.uint32) >> np.uint32(16)) & np.uint32(0x8000)) | np.uint32(0x7E00))
+        return h
+    return f32_to_f16_bits_soft(f)
 
 
 # --------------------------------------------------------------------------

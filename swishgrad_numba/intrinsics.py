@@ -1,7 +1,7 @@
-"""Two LLVM intrinsics the kernels need and Numba does not expose.
+"""LLVM operations the kernels need and Numba does not expose.
 
-Private. Both compile to single instructions inside jitted code and keep the
-loops around them vectorisable:
+Private. Each compiles to single instructions inside jitted code and keeps
+the loops around it vectorisable:
 
 - :func:`fma_f64`: binary64 ``a * b + c`` with one rounding (``llvm.fma``).
   Used only inside the binary64 evaluation of Exp, whose binary32 result is
@@ -11,6 +11,11 @@ loops around them vectorisable:
   holding ``arr[index]`` will soon be read / written (``llvm.prefetch``).
   A prefetch never faults and changes no data; callers still pass only
   indices inside the array.
+- :func:`half_bits_to_f32` / :func:`f32_to_half_bits`: LLVM's ``fpext`` /
+  ``fptrunc`` between binary16 and binary32 (round to nearest even), on bit
+  patterns. They compile to the CPU's conversion instructions only where the
+  target has them (``dtypes.HARDWARE_F16`` decides; elsewhere they are never
+  used). Exact for every non-NaN value; NaN payloads are the hardware's.
 """
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["fma_f64", "prefetch_read", "prefetch_write"]
+__all__ = ["f32_to_half_bits", "fma_f64", "half_bits_to_f32", "prefetch_read", "prefetch_write"]
 
 # llvm.prefetch arguments: locality 3 keeps the line in every cache level;
 # cache type 1 is the data cache.
@@ -74,3 +79,27 @@ def prefetch_write(typingctx, arr, index):
     """Hint: the line holding ``arr[index]`` (1-D, contiguous) will be written."""
     sig = _prefetch_signature(arr, index)
     return None if sig is None else (sig, _prefetch_codegen(1))
+
+
+@intrinsic
+def half_bits_to_f32(typingctx, bits):
+    """binary16 bits (uint16) -> float32, exactly (``fpext``)."""
+    if bits != types.uint16:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.fpext(builder.bitcast(args[0], ir.HalfType()), ir.FloatType())
+
+    return types.float32(types.uint16), codegen
+
+
+@intrinsic
+def f32_to_half_bits(typingctx, value):
+    """float32 -> binary16 bits (uint16), round to nearest even (``fptrunc``)."""
+    if value != types.float32:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16))
+
+    return types.uint16(types.float32), codegen

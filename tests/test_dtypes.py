@@ -6,24 +6,41 @@ import pytest
 from numba import njit, prange
 
 import swishgrad_numba as sg
-from swishgrad_numba.dtypes import (bf16_bits_to_f32, canonical_dtype, f16_bits_to_f32, f32_to_bf16_bits,
-                                    f32_to_f16_bits, to_float32)
+from swishgrad_numba.dtypes import (HARDWARE_F16, bf16_bits_to_f32, canonical_dtype, f16_bits_to_f32,
+                                    f16_bits_to_f32_soft, f32_to_bf16_bits, f32_to_f16_bits,
+                                    f32_to_f16_bits_soft, to_float32)
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 CHUNK = 1 << 24
 
 
+# float16 conversions come in two versions: the one the kernels use (the
+# CPU's instructions where dtypes.HARDWARE_F16, else the integer one) and the
+# integer one; every float16 test runs on both.
+F16_VERSIONS = pytest.mark.parametrize("soft", [False, True], ids=["kernel", "soft"])
+
+
 @njit(parallel=True, cache=True)
-def _widen(bits, is_bf16, out):
+def _widen(bits, is_bf16, soft, out):
     for i in prange(bits.size):
-        out[i] = bf16_bits_to_f32(bits[i]) if is_bf16 else f16_bits_to_f32(bits[i])
+        if is_bf16:
+            out[i] = bf16_bits_to_f32(bits[i])
+        elif soft:
+            out[i] = f16_bits_to_f32_soft(bits[i])
+        else:
+            out[i] = f16_bits_to_f32(bits[i])
 
 
 @njit(parallel=True, cache=True)
-def _narrow(first, n, is_bf16, out):
+def _narrow(first, n, is_bf16, soft, out):
     for i in prange(n):
         f = np.uint32(first + i).view(np.float32)
-        out[i] = f32_to_bf16_bits(f) if is_bf16 else f32_to_f16_bits(f)
+        if is_bf16:
+            out[i] = f32_to_bf16_bits(f)
+        elif soft:
+            out[i] = f32_to_f16_bits_soft(f)
+        else:
+            out[i] = f32_to_f16_bits(f)
 
 
 def _nan_equal_bits(got_bits, ref_bits, ref_is_nan, got_is_nan):
@@ -31,11 +48,12 @@ def _nan_equal_bits(got_bits, ref_bits, ref_is_nan, got_is_nan):
     return same | (ref_is_nan & got_is_nan)
 
 
-@pytest.mark.parametrize("dtype", [np.dtype(np.float16), BF16], ids=["float16", "bfloat16"])
-def test_all_widenings(dtype):
+@pytest.mark.parametrize("dtype, soft", [(np.dtype(np.float16), False), (np.dtype(np.float16), True),
+                                         (BF16, False)], ids=["float16-kernel", "float16-soft", "bfloat16"])
+def test_all_widenings(dtype, soft):
     bits = np.arange(65536, dtype=np.uint16)
     out = np.empty(65536, np.float32)
-    _widen(bits, dtype == BF16, out)
+    _widen(bits, dtype == BF16, soft, out)
     ref = bits.view(dtype).astype(np.float32)
     ok = _nan_equal_bits(out.view(np.uint32), ref.view(np.uint32), np.isnan(ref), np.isnan(out))
     assert ok.all(), f"first bad 16-bit pattern 0x{int(bits[~ok][0]):04x}"
@@ -43,11 +61,11 @@ def test_all_widenings(dtype):
     assert (np.signbit(out) == np.signbit(ref)).all()
 
 
-def _check_range(first, count, dtype, out, sample_step=1):
+def _check_range(first, count, dtype, out, sample_step=1, soft=False):
     """Narrow float32 patterns [first, first+count) and compare with NumPy/ml_dtypes."""
     for lo in range(first, first + count, CHUNK):
         n = min(CHUNK, first + count - lo)
-        _narrow(lo, n, dtype == BF16, out)
+        _narrow(lo, n, dtype == BF16, soft, out)
         got_bits = out[:n:sample_step]
         src = np.arange(lo, lo + n, sample_step, dtype=np.uint64).astype(np.uint32).view(np.float32)
         with np.errstate(all="ignore"):
@@ -86,8 +104,18 @@ def _f16_outside_count_bad(first, n):
     return bad
 
 
+@njit(parallel=True, cache=True)
+def _f16_soft_vs_kernel_count_bad(first, n):
+    bad = 0
+    for i in prange(n):
+        f = np.uint32(first + i).view(np.float32)
+        bad += 0 if f32_to_f16_bits_soft(f) == f32_to_f16_bits(f) else 1
+    return bad
+
+
 def test_all_narrowings_float16():
-    """All 2^32 patterns: NumPy for every value whose rounding is not trivial.
+    """All 2^32 patterns through the kernels' version: NumPy for every value
+    whose rounding is not trivial.
 
     NumPy's float16 cast takes a slow path wherever it raises floating-point
     flags, so values of magnitude up to 2^-26 (all round to a signed zero)
@@ -103,6 +131,18 @@ def test_all_narrowings_float16():
                 n = min(CHUNK, last - c)
                 assert _f16_outside_count_bad(c, n) == 0, hex(c)
             _check_range(first, last - first, np.dtype(np.float16), out, sample_step=97)
+
+
+@pytest.mark.skipif(not HARDWARE_F16, reason="the kernels use the integer version here: covered above")
+def test_all_narrowings_float16_soft():
+    """The integer version where the kernels use the CPU's instruction: equal
+    to that instruction's result on all 2^32 patterns (the CPU is an
+    implementation independent of this code), and to NumPy on a 1-in-97
+    sample."""
+    for c in range(0, 1 << 32, CHUNK):
+        assert _f16_soft_vs_kernel_count_bad(c, CHUNK) == 0, hex(c)
+    out = np.empty(CHUNK, np.uint16)
+    _check_range(0, 1 << 32, np.dtype(np.float16), out, sample_step=97, soft=True)
 
 
 # Ties, carries, subnormals, range limits, specials: (float32 bits, f16 bits, bf16 bits),
@@ -132,20 +172,24 @@ CURATED = [
 ]
 
 
+@F16_VERSIONS
 @pytest.mark.parametrize("f32, f16, bf16", CURATED, ids=[f"0x{c[0]:08x}" for c in CURATED])
-def test_curated_narrowings(f32, f16, bf16):
+def test_curated_narrowings(f32, f16, bf16, soft):
     out = np.empty(1, np.uint16)
-    _narrow(f32, 1, False, out)
+    _narrow(f32, 1, False, soft, out)
     assert int(out[0]) == f16
-    _narrow(f32, 1, True, out)
+    _narrow(f32, 1, True, soft, out)
     assert int(out[0]) == bf16
 
 
-def test_nan_narrowing_stays_nan_with_sign():
+@F16_VERSIONS
+def test_nan_narrowing_is_the_canonical_quiet_nan_with_sign(soft):
     for bits in (0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF800001, 0x7FFFFFFF):
         out = np.empty(1, np.uint16)
+        _narrow(bits, 1, False, soft, out)
+        assert int(out[0]) == (0xFE00 if bits >> 31 else 0x7E00)
         for is_bf16, dt in ((False, np.float16), (True, BF16)):
-            _narrow(bits, 1, is_bf16, out)
+            _narrow(bits, 1, is_bf16, soft, out)
             v = out.view(dt)[0]
             assert np.isnan(np.float32(v))
             assert np.signbit(np.float32(v)) == bool(bits >> 31)
@@ -172,3 +216,18 @@ def test_to_float32():
         to_float32(1 + 2j)
     with pytest.raises(TypeError, match="beta"):
         to_float32("1.0")
+
+
+def test_hardware_f16_detection(monkeypatch):
+    from swishgrad_numba import dtypes
+
+    monkeypatch.setattr(dtypes.platform, "machine", lambda: "aarch64")
+    assert dtypes._target_converts_f16()
+    monkeypatch.setattr(dtypes.platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(dtypes.numba.config, "CPU_FEATURES", "+avx2,-f16c,+fma")
+    assert not dtypes._target_converts_f16()
+    monkeypatch.setattr(dtypes.numba.config, "CPU_FEATURES", "+avx2,+f16c,+fma")
+    assert dtypes._target_converts_f16()
+    monkeypatch.setattr(dtypes.platform, "machine", lambda: "riscv64")
+    assert not dtypes._target_converts_f16()
+    assert isinstance(HARDWARE_F16, bool)
