@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import swishgrad_numba as sg
+from swishgrad_numba import kernel
 from reference import DTYPES, assert_bits_equal, ref_swish_grad
 
 SPECIALS = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-40, -3e-39,
@@ -45,7 +46,11 @@ def _boundary_sizes(itemsize):
     sizes = set()
     block_elems = 32 // itemsize
     tile = 7016 if itemsize == 4 else 8192
-    for base in (block_elems, tile, 2 * tile, 48 * block_elems, 48 * tile, 48 * tile + tile, 3 * 48 * tile):
+    # A tile is computed in slices of COMPUTE_SLICE elements (7016 = 54 full
+    # slices and one of 104): sizes around one and a few slices too.
+    slice_ = kernel.COMPUTE_SLICE
+    for base in (block_elems, slice_, 3 * slice_, tile, 2 * tile, 48 * block_elems, 48 * tile, 48 * tile + tile,
+                 3 * 48 * tile):
         for d in (-block_elems - 1, -1, 0, 1, block_elems - 1, block_elems + 1):
             if base + d > 0:
                 sizes.add(base + d)
