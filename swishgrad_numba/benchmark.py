@@ -446,7 +446,6 @@ def run_comparison(sizes, dtypes_=("float32", "float16", "bfloat16"), threads=No
                 # round-robin (see time_interleaved), so drift on a shared machine
                 # hits all alike and every ratio below compares like with like.
                 fns = {("numpy",): lambda: numpy_golden(g, x, BETA_NUMPY)}
-                setups = {}
                 for k in thread_counts:
                     # The roofline is the faster of a threaded and a one-thread triad: at
                     # small sizes waking the thread pool costs more than the copy.
@@ -461,9 +460,8 @@ def run_comparison(sizes, dtypes_=("float32", "float16", "bfloat16"), threads=No
                         fns[k, "torch", "alloc"] = lambda: torch.ops.aten.silu_backward(tg, tx)
                         fns[k, "torch", "out"] = lambda: torch.ops.aten.silu_backward.grad_input(
                             tg, tx, grad_input=tout)
-                    for key in fns:
-                        if key[0] == k:
-                            setups[key] = lambda k=k: use_threads(k)
+                # Every timing but NumPy's (single-threaded) runs at its key's thread count.
+                setups = {key: (lambda k=key[0]: use_threads(k)) for key in fns if key[0] != "numpy"}
                 timed = time_interleaved(fns, repeat, min_time, pause=_TURN_PAUSE, setups=setups)
                 t_np = timed["numpy",]
                 numpy_row = _row("numpy", "alloc", name, n, 1, BETA_NUMPY, t_np, isz)

@@ -62,7 +62,9 @@ def _prefetch_codegen(rw):
 
 
 def _prefetch_signature(arr, index):
-    if not (isinstance(arr, types.Array) and arr.layout in "CA" and isinstance(index, types.Integer)):
+    # Only 1-D C-contiguous arrays: the address is data + index * itemsize.
+    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.layout == "C"
+            and isinstance(index, types.Integer)):
         return None
     return types.void(arr, types.intp)
 

@@ -73,3 +73,14 @@ def test_prefetch_rejects_non_arrays():
 
     with pytest.raises(TypingError):
         bad(1.0)
+
+
+def test_prefetch_rejects_non_contiguous_and_2d_arrays():
+    @njit
+    def on(a):
+        prefetch_read(a, 0)
+
+    with pytest.raises(TypingError):
+        on(np.zeros(8, np.float32)[::2])
+    with pytest.raises(TypingError):
+        on(np.zeros((2, 2), np.float32))
