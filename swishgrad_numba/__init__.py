@@ -1,4 +1,5 @@
 """swishgrad_numba: a bit-exact, multicore CPU emulation of the Ascend SwishGrad kernel."""
+from . import runtime  # first: Numba's cache location and threading layer
 from .dtypes import SUPPORTED_DTYPES, bfloat16
 from .platform import REFERENCE_PLATFORM, Platform
 from .tiling import TILING_DTYPE, TILING_FIELDS, Tiling, compute_tiling

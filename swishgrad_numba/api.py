@@ -2,22 +2,16 @@
 from __future__ import annotations
 
 import functools
-import threading
 from collections import OrderedDict
 
 import numpy as np
 
-from . import kernel
+from . import kernel, runtime
 from .dtypes import bfloat16, canonical_dtype, to_float32
 from .platform import REFERENCE_PLATFORM, Platform
 from .tiling import TILING_FIELDS, Tiling, compute_tiling
 
 __all__ = ["swish_backward", "run_tiling"]
-
-# Numba's default "workqueue" threading layer aborts the process when two
-# Python threads enter parallel code at once. Launches are therefore
-# serialised by this lock; each launch still uses every Numba thread.
-_LAUNCH_LOCK = threading.RLock()
 
 # s'(x) tables of the 16-bit kernels, keyed by (dtype code, beta bits).
 _TABLE_CACHE: "OrderedDict[tuple[int, int], np.ndarray]" = OrderedDict()
@@ -94,7 +88,9 @@ def _launch(grad, x, out, fields, block_dim, beta, code):
     else:
         g_bits, x_bits, o_bits = grad.view(np.uint16), x.view(np.uint16), out.view(np.uint16)
     launch = kernel.swish_grad_launch_serial if out.size < _SERIAL_BELOW else kernel.swish_grad_launch
-    with _LAUNCH_LOCK:
+    # The workqueue threading layer is not thread-safe: one launch at a time
+    # (each still uses every Numba thread); see runtime.
+    with runtime.launch_lock():
         table = _EMPTY_TABLE if code == kernel.DTYPE_FLOAT32 else _derivative_table(code, beta)
         launch(g_bits, x_bits, o_bits, fields, block_dim, beta, table, code)
 

@@ -55,7 +55,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from . import api, dtypes, intrinsics, kernel
+from . import api, dtypes, intrinsics, kernel, runtime
 from .api import swish_backward
 from .dtypes import canonical_dtype
 from .golden import numpy_golden
@@ -303,7 +303,7 @@ def flat_loop(grad, x, out, beta, chunk: int = FLAT_CHUNK):
     if code == kernel.DTYPE_FLOAT32:
         flat(grad, x, out, chunk, beta32, np.empty(0, dtype=np.float32), code)
     else:
-        with api._LAUNCH_LOCK:
+        with runtime.launch_lock():
             table = api._derivative_table(code, beta32)
             flat(grad.view(np.uint16), x.view(np.uint16), out.view(np.uint16), chunk, beta32, table, code)
     return out

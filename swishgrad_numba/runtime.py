@@ -1,0 +1,128 @@
+"""How the package runs on Numba: where compiled code is cached, which
+threading layer runs the parallel kernels, and the lock that serialises
+launches. Imported first by the package, before any kernel compiles.
+
+**The disk cache lives outside the installed package.** Numba's default
+for ``cache=True`` writes ``.nbi``/``.nbc`` files into a ``__pycache__``
+folder next to each source file. pip does not know those files, so
+uninstalling (or replacing a plain install by an editable one) leaves
+``site-packages/swishgrad_numba/__pycache__`` behind, and that leftover
+folder then imports as an empty namespace package that shadows the real
+one. So this module registers a cache locator that sends the package's
+compiled code to the per-user cache folder Numba already uses for read-only
+trees (``~/.cache/numba`` or ``$XDG_CACHE_HOME/numba``), or to a private
+folder under the temporary directory where that is not writable. An
+explicit ``NUMBA_CACHE_DIR`` still wins. Other packages' functions are left
+to Numba's usual locators.
+
+**The threading layer is workqueue** unless ``NUMBA_THREADING_LAYER`` says
+otherwise. Numba's default order is tbb, omp, workqueue: pip's ``tbb``
+wheel is not found by Numba inside a virtual environment, and with PyTorch
+installed the omp layer loads GNU OpenMP, which kills a forked child that
+runs parallel code after its parent did ("fork() called from a process
+already using GNU OpenMP"). DataLoader workers fork, so that matters.
+workqueue is fork-safe but not thread-safe: two Python threads must not
+launch parallel code at once, hence :func:`launch_lock`.
+
+**The launch lock survives fork.** A child forked while another thread of
+the parent held the lock would inherit it held forever; an after-fork hook
+gives the child a fresh lock.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+
+import numba
+from numba.core import caching, config
+
+__all__ = ["launch_lock", "threading_layer", "PACKAGE_DIR"]
+
+#: The package's source folder: functions defined under it are cached by
+#: :class:`PackageCacheLocator`.
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+# Numba 0.60 spells these with a leading underscore.
+_UserWideCacheLocator = getattr(caching, "UserWideCacheLocator", None) or caching._UserWideCacheLocator
+_CacheImpl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+
+
+class PackageCacheLocator(_UserWideCacheLocator):
+    """Cache the package's jitted functions in the per-user Numba cache.
+
+    Applies only to source files inside :data:`PACKAGE_DIR` and only when
+    ``NUMBA_CACHE_DIR`` is unset (Numba's own locator handles that case
+    first). Falls back to a per-user folder under the temporary directory
+    when the user cache is not writable, and never to the source tree.
+    """
+
+    def __init__(self, py_func, py_file, root=None):
+        super().__init__(py_func, py_file)
+        if root is not None:
+            self._cache_path = os.path.join(root, self.get_suitable_cache_subpath(py_file))
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if config.CACHE_DIR or not os.path.abspath(py_file).startswith(PACKAGE_DIR + os.sep):
+            return None
+        fallback = os.path.join(tempfile.gettempdir(), f"swishgrad_numba-cache-{_user_tag()}")
+        for root in (None, fallback):
+            locator = cls(py_func, py_file, root)
+            try:
+                locator.ensure_cache_path()
+            except OSError:
+                continue
+            return locator
+        return None
+
+
+def _user_tag() -> str:
+    try:
+        return str(os.getuid())
+    except AttributeError:  # Windows
+        return os.environ.get("USERNAME", "user")
+
+
+def _install_cache_locator() -> None:
+    locators = _CacheImpl._locator_classes
+    if not any(getattr(c, "__name__", "") == PackageCacheLocator.__name__ for c in locators):
+        # After the user-provided NUMBA_CACHE_DIR locator, before the in-tree one.
+        locators.insert(1, PackageCacheLocator)
+
+
+def _choose_threading_layer() -> None:
+    from numba.np.ufunc import parallel
+
+    explicit = "NUMBA_THREADING_LAYER" in os.environ or config.THREADING_LAYER != "default"
+    if not explicit and not parallel._is_initialized:
+        config.THREADING_LAYER = "workqueue"
+
+
+def threading_layer() -> str:
+    """The Numba threading layer that runs (or will run) the parallel kernels."""
+    from numba.np.ufunc import parallel
+
+    return numba.threading_layer() if parallel._is_initialized else str(config.THREADING_LAYER)
+
+
+_launch_lock = threading.RLock()
+
+
+def launch_lock() -> threading.RLock:
+    """The lock held while a kernel launch (and the shared table cache) is in
+    use; see the module docstring. Look it up at each use: a forked child
+    gets a new one."""
+    return _launch_lock
+
+
+def _renew_lock_after_fork() -> None:
+    global _launch_lock
+    _launch_lock = threading.RLock()
+
+
+_install_cache_locator()
+_choose_threading_layer()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_renew_lock_after_fork)

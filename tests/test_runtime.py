@@ -1,0 +1,227 @@
+"""The package under fork, spawn, forkserver and threads, and where Numba caches it.
+
+Each scenario runs in a fresh interpreter (the threading layer and the
+caches are per process), prints the output bits as JSON, and is checked here
+against the plain reference. Every child is joined with a timeout, so a hang
+fails the test instead of stalling the suite.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from reference import DTYPES, assert_bits_equal, ref_swish_grad
+
+import swishgrad_numba
+from swishgrad_numba import runtime
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 240
+
+try:
+    import torch  # noqa: F401
+    HAVE_TORCH = True
+except ImportError:
+    HAVE_TORCH = False
+
+
+def run_script(body: str, env_extra: dict | None = None, drop=()) -> dict:
+    """Run ``body`` in a fresh interpreter; it must print one JSON line last."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    for name in drop:
+        env.pop(name, None)
+    env.update(env_extra or {})
+    # A file, not ``-c``: spawn and forkserver children re-import the main module.
+    with tempfile.TemporaryDirectory() as folder:
+        script = Path(folder) / "scenario.py"
+        script.write_text(textwrap.dedent(body))
+        proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                              timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# A child computes these inputs and sends back the output bits.
+CHILD = """
+import json, multiprocessing as mp, sys, threading, time
+import numpy as np, ml_dtypes
+import swishgrad_numba as sg
+
+DT = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
+
+def inputs(name, n):
+    g = np.linspace(-3, 3, n).astype(DT[name])
+    x = np.linspace(-7, 5, n)[::-1].astype(DT[name])
+    return g, x
+
+def work(name, n, q):
+    g, x = inputs(name, n)
+    out = sg.swish_backward(g, x, 1.1)
+    q.put(out.view(np.uint32 if out.itemsize == 4 else np.uint16).tolist())
+
+def run_child(ctx_name, name, n):
+    ctx = mp.get_context(ctx_name)
+    q = ctx.Queue()
+    p = ctx.Process(target=work, args=(name, n, q))
+    p.start()
+    try:
+        bits = q.get(timeout=120)
+    except Exception:
+        bits = None
+    p.join(60)
+    if p.is_alive():
+        p.kill()
+        p.join()
+        return {"exitcode": "hung", "bits": None}
+    return {"exitcode": p.exitcode, "bits": bits}
+"""
+
+
+def _expected_bits(name: str, n: int) -> np.ndarray:
+    dt = DTYPES[name]
+    g = np.linspace(-3, 3, n).astype(dt)
+    x = np.linspace(-7, 5, n)[::-1].astype(dt)
+    return ref_swish_grad(g, x, 1.1)
+
+
+def _check_child(result: dict, name: str, n: int) -> None:
+    assert result["exitcode"] == 0, result["exitcode"]
+    expected = _expected_bits(name, n)
+    got = np.array(result["bits"], dtype=np.uint32 if expected.itemsize == 4 else np.uint16).view(expected.dtype)
+    assert_bits_equal(got, expected)
+
+
+@pytest.mark.parametrize("name", ["float16", "float32"])
+def test_fork_child_after_parallel_call_in_parent(name):
+    # Issue: with PyTorch installed Numba chose GNU OpenMP, and a forked child
+    # that ran parallel code after its parent did was killed.
+    result = run_script(CHILD + f"""
+{"import torch" if HAVE_TORCH else ""}
+sg.swish_backward(np.ones(1 << 16, np.float32), np.ones(1 << 16, np.float32))   # parallel launch
+small = run_child("fork", {name!r}, 4)
+big = run_child("fork", {name!r}, 1 << 17)
+print(json.dumps({{"small": small, "big": big, "layer": sg.runtime.threading_layer()}}))
+""")
+    assert result["layer"] == "workqueue"
+    _check_child(result["small"], name, 4)
+    _check_child(result["big"], name, 1 << 17)
+
+
+def test_fork_while_another_thread_is_launching():
+    # Issue: a child forked while another thread held the launch lock
+    # inherited it held, and hung on its first call.
+    result = run_script(CHILD + """
+stop = threading.Event()
+def busy():
+    g, x = inputs("float32", 100)
+    while not stop.is_set():
+        sg.swish_backward(g, x, 1.1)
+t = threading.Thread(target=busy, daemon=True)
+t.start()
+time.sleep(0.2)
+results = [run_child("fork", "float32", 100) for _ in range(12)]
+stop.set()
+t.join()
+print(json.dumps(results))
+""")
+    for r in result:
+        _check_child(r, "float32", 100)
+
+
+@pytest.mark.parametrize("ctx_name", ["spawn", "forkserver"])
+def test_spawn_and_forkserver_children(ctx_name):
+    result = run_script(CHILD + f"""
+if __name__ == "__main__":
+    sg.swish_backward(np.ones(1 << 16, np.float32), np.ones(1 << 16, np.float32))
+    print(json.dumps(run_child({ctx_name!r}, "bfloat16", 1 << 16)))
+""")
+    _check_child(result, "bfloat16", 1 << 16)
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="needs torch")
+def test_dataloader_workers_call_the_emulator():
+    result = run_script("""
+import json
+import numpy as np, torch
+import swishgrad_numba as sg
+
+class Data(torch.utils.data.Dataset):
+    def __len__(self):
+        return 8
+    def __getitem__(self, i):
+        g = np.linspace(-3, 3, 1 << 15).astype(np.float16) * np.float16(i + 1)
+        x = np.linspace(-7, 5, 1 << 15)[::-1].astype(np.float16)
+        return torch.from_numpy(sg.swish_backward(g, x, 1.1).view(np.int16).astype(np.int32))
+
+sg.swish_backward(np.ones(1 << 16, np.float32), np.ones(1 << 16, np.float32))
+torch.ones(1 << 16).exp().sum()   # the parent's own OpenMP threads run too
+loader = torch.utils.data.DataLoader(Data(), batch_size=2, num_workers=2, timeout=120)
+batches = [b.numpy().astype(np.uint16).tolist() for b in loader]
+print(json.dumps(batches))
+""")
+    rows = [row for batch in result for row in batch]
+    assert len(rows) == 8
+    for i, row in enumerate(rows):
+        g = np.linspace(-3, 3, 1 << 15).astype(np.float16) * np.float16(i + 1)
+        x = np.linspace(-7, 5, 1 << 15)[::-1].astype(np.float16)
+        assert_bits_equal(np.array(row, dtype=np.uint16).view(np.float16), ref_swish_grad(g, x, 1.1))
+
+
+def test_threading_layer_respects_an_explicit_choice():
+    result = run_script("""
+import json
+import numpy as np
+import swishgrad_numba as sg
+sg.swish_backward(np.ones(1 << 16, np.float32), np.ones(1 << 16, np.float32))
+print(json.dumps(sg.runtime.threading_layer()))
+""", env_extra={"NUMBA_THREADING_LAYER": "workqueue"})
+    assert result == "workqueue"
+
+
+def test_compiled_code_is_cached_outside_the_package(tmp_path):
+    # Issue: Numba's in-tree cache files survived pip's uninstall; the
+    # leftover site-packages/swishgrad_numba/__pycache__ then shadowed the
+    # editable install as an empty namespace package.
+    def cache_files():
+        return {p: p.stat().st_mtime_ns for p in Path(runtime.PACKAGE_DIR).rglob("*") if p.suffix in (".nbi", ".nbc")}
+
+    before = cache_files()
+    xdg = tmp_path / "xdg"
+    result = run_script("""
+import json
+import numpy as np
+from swishgrad_numba import dtypes
+assert dtypes.bf16_bits_to_f32(np.uint16(0x3F80)) == 1.0   # compiles and caches one function
+print(json.dumps(True))
+""", env_extra={"XDG_CACHE_HOME": str(xdg), "HOME": str(tmp_path)}, drop=("NUMBA_CACHE_DIR",))
+    assert result is True
+    assert cache_files() == before
+    written = [p.name for p in xdg.rglob("*.nbi")]
+    assert any("bf16_bits_to_f32" in name for name in written), written
+
+
+def test_numba_cache_dir_still_wins(tmp_path):
+    result = run_script("""
+import json
+import numpy as np
+from swishgrad_numba import dtypes
+dtypes.bf16_bits_to_f32(np.uint16(0x3F80))
+print(json.dumps(True))
+""", env_extra={"NUMBA_CACHE_DIR": str(tmp_path / "nc"), "XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    assert result is True
+    assert any("bf16_bits_to_f32" in p.name for p in (tmp_path / "nc").rglob("*.nbi"))
+    assert not (tmp_path / "xdg").exists()
+
+
+def test_package_functions_only():
+    # Functions outside the package keep Numba's usual locators.
+    assert runtime.PackageCacheLocator.from_function(test_package_functions_only, __file__) is None
+    assert swishgrad_numba.runtime is runtime
