@@ -108,9 +108,17 @@ def _host_tiling(numel: int, dtype: np.dtype, platform: Platform):
     return fields, tiling.block_dim
 
 
-def _as_input(value, argname: str) -> np.ndarray:
+def _check_array(value, argname: str) -> np.ndarray:
     if not isinstance(value, np.ndarray):
         raise TypeError(f"{argname} must be a numpy.ndarray, got {type(value).__name__}")
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(f"{argname} must be a plain numpy.ndarray, not a masked array (the kernel has no "
+                        f"mask and would compute masked elements too); pass {argname}.filled(...) or .data")
+    return value
+
+
+def _as_input(value, argname: str) -> np.ndarray:
+    _check_array(value, argname)
     canonical_dtype(value.dtype, argname=f"{argname}.dtype")
     return value
 
@@ -147,8 +155,7 @@ def swish_backward(grad_output, x, beta=1.0, *, out=None, platform: Platform | N
     if platform is not None and not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
     if out is not None:
-        if not isinstance(out, np.ndarray):
-            raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
+        _check_array(out, "out")
         if out.dtype != x.dtype:
             raise TypeError(f"out must have dtype {x.dtype}, got {out.dtype}")
         if out.shape != x.shape:

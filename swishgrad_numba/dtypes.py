@@ -61,6 +61,10 @@ def canonical_dtype(dtype, argname: str = "dtype") -> np.dtype:
     for supported in SUPPORTED_DTYPES.values():
         if dt == supported:
             return supported
+    if not dt.isnative and dt.newbyteorder("=") in SUPPORTED_DTYPES.values():
+        order = "big" if dt.byteorder == ">" else "little"
+        raise ValueError(f"{argname} must be in the machine's byte order; got {order}-endian {dt.name} "
+                         f"(convert with .astype(arr.dtype.newbyteorder('=')))")
     raise ValueError(f"{argname} must be one of float32, float16, bfloat16; got {dt.name}")
 
 

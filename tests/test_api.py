@@ -1,4 +1,5 @@
 """swish_backward: shapes, strides, out, errors, invariance, threads."""
+import sys
 import threading
 
 import numba
@@ -93,6 +94,26 @@ def test_errors_name_the_argument():
     for call, exc, word in cases:
         with pytest.raises(exc, match=word):
             call()
+
+
+def test_non_native_byte_order_is_refused_with_a_clear_message():
+    g, x = _inputs((4,), "float32")
+    swapped = "<" if sys.byteorder == "big" else ">"
+    xs = x.astype(np.dtype(np.float32).newbyteorder(swapped))
+    with pytest.raises(ValueError, match=r"x\.dtype must be in the machine's byte order; got (big|little)-endian float32"):
+        sg.swish_backward(g, xs)
+    with pytest.raises(ValueError, match="byte order"):
+        sg.swish_backward(g.astype(g.dtype.newbyteorder(swapped)), x)
+
+
+@pytest.mark.parametrize("where", ["grad_output", "x", "out"])
+def test_masked_arrays_are_refused(where):
+    # The kernel has no mask: a masked input would be computed as if unmasked.
+    g, x = _inputs((4,), "float16")
+    arrays = {"grad_output": g, "x": x, "out": np.empty_like(x)}
+    arrays[where] = np.ma.masked_array(arrays[where], mask=[0, 1, 0, 0])
+    with pytest.raises(TypeError, match=f"{where} must be a plain numpy.ndarray, not a masked array"):
+        sg.swish_backward(arrays["grad_output"], arrays["x"], out=arrays["out"])
 
 
 PLATFORMS = [sg.Platform(core_num=c) for c in (1, 2, 3, 7, 16, 48, 64)] + [
