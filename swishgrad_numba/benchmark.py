@@ -9,8 +9,9 @@ every one alike:
 * ``emulator``: :func:`swishgrad_numba.swish_backward`, with a preallocated
   ``out`` and allocating its result, at beta 1.1 (paired with the NumPy
   golden) and at beta 1.0 (paired with PyTorch);
-* ``numpy``: the operator's float32 NumPy golden
-  (:func:`swishgrad_numba.golden.numpy_golden`), beta 1.1. NumPy ufuncs are
+* ``numpy``: the operator's float32 NumPy golden in the ATK executor's
+  grouping ``(g * sig) * f`` (:func:`swishgrad_numba.golden.numpy_golden`,
+  alias of ``atk_golden``), beta 1.1. NumPy ufuncs are
   single-threaded, so it is timed once per (dtype, size) and its figure is
   reused for every thread count;
 * ``torch``: ``torch.ops.aten.silu_backward`` on CPU tensors of the same

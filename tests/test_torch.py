@@ -13,7 +13,13 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import swishgrad_numba as sg  # noqa: E402
-from swishgrad_numba.torch import Swish, SwishFunction, swish, swish_backward_torch  # noqa: E402
+from swishgrad_numba.torch import (  # noqa: E402
+    Swish,
+    SwishBackwardFunction,
+    SwishFunction,
+    swish,
+    swish_backward_torch,
+)
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 # Same-width integer type for reading raw bit patterns.
@@ -165,12 +171,133 @@ def test_training_loop(name):
     assert losses[-1] < 0.5 * losses[0], losses
 
 
-def test_double_backward_is_refused():
-    x = sample((5,), torch.float32, seed=12).requires_grad_()
-    g = sample((5,), torch.float32, seed=13).requires_grad_()
+def float64_swish(x, beta):
+    """Swish in float64 by plain PyTorch ops, beta rounded to float32 as the kernel sees it."""
+    b = float(np.float32(beta))
+    return x * torch.sigmoid(b * x)
+
+
+def assert_meets_standard(ours, golden, dtype):
+    """SPEC section 7: MERE below t, MARE below 10 t, NaN where and only where the golden is NaN."""
+    assert ours.dtype == dtype
+    np.testing.assert_array_equal(torch.isnan(ours).numpy(), torch.isnan(golden).numpy())
+    keep = ~torch.isnan(golden)
+    rel = relative_errors(ours[keep], golden[keep], dtype)
+    t = THRESHOLD[dtype]
+    assert rel.mean() < t, f"MERE {rel.mean()} >= {t}"
+    assert rel.max() < 10 * t, f"MARE {rel.max()} >= {10 * t}"
+
+
+def gradient_penalty_grad(fn, x0, beta):
+    """The issue's reproduction: x.grad of sum(grad(fn(x).sum(), x)^2) + sum(x), graph kept."""
+    x = x0.clone().requires_grad_()
+    (gx,) = torch.autograd.grad(fn(x, beta).sum(), x, create_graph=True)
+    ((gx**2).sum() + x.sum()).backward()
+    return gx.detach(), x.grad
+
+
+@pytest.mark.parametrize("beta", [1.0, 1.7, -0.75])
+@pytest.mark.parametrize("name", DTYPES)
+def test_gradient_penalty_matches_float64_autograd(name, beta):
+    # Issue 12 section 3: with create_graph=True the gradient used to carry no graph,
+    # so x.grad came out as all ones (only the x.sum() term).
+    dtype = DTYPES[name]
+    x0 = sample((4000,), dtype, seed=14, specials=False)
+    gx, ours = gradient_penalty_grad(swish, x0, beta)
+    _, golden = gradient_penalty_grad(float64_swish, x0.double(), beta)
+    assert_meets_standard(ours, golden, dtype)
+    # The first order is still the kernel, bit for bit, with the graph kept.
+    np.testing.assert_array_equal(bits(gx), np_bits(reference_grad(torch.ones_like(x0), x0, beta)))
+
+
+@pytest.mark.parametrize("beta", [1.0, 1.7])
+@pytest.mark.parametrize("name", DTYPES)
+def test_second_order_in_grad_and_x(name, beta):
+    dtype = DTYPES[name]
+    x0 = sample((3, 700), dtype, seed=15, specials=False)
+    g0 = sample((3, 700), dtype, seed=16, specials=False)
+    w = sample((3, 700), dtype, seed=17, specials=False)
+
+    def second(fn, x0, g0, w):
+        x, g = x0.clone().requires_grad_(), g0.clone().requires_grad_()
+        (gx,) = torch.autograd.grad(fn(x, beta), x, grad_outputs=g, create_graph=True)
+        return gx, torch.autograd.grad((gx * w).sum(), (x, g))
+
+    gx, (x_grad, g_grad) = second(swish, x0, g0, w)
+    _, (x_gold, g_gold) = second(float64_swish, x0.double(), g0.double(), w.double())
+    np.testing.assert_array_equal(bits(gx), np_bits(reference_grad(g0, x0, beta)))
+    # d/dg of g s'(x) is w s'(x): SwishGrad again, so the kernel's bits.
+    np.testing.assert_array_equal(bits(g_grad), np_bits(reference_grad(w, x0, beta)))
+    assert_meets_standard(g_grad, g_gold, dtype)
+    # d/dx is w g s''(x): float64, rounded once.
+    assert_meets_standard(x_grad, x_gold, dtype)
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_third_order_matches_float64_autograd(name):
+    dtype = DTYPES[name]
+    x0 = sample((2000,), dtype, seed=18, specials=False)
+
+    def third(fn, x0):
+        x = x0.clone().requires_grad_()
+        (d1,) = torch.autograd.grad(fn(x, 1.7).sum(), x, create_graph=True)
+        (d2,) = torch.autograd.grad(d1.sum(), x, create_graph=True)
+        (d3,) = torch.autograd.grad(d2.sum(), x)
+        return d2, d3
+
+    d2, d3 = third(swish, x0)
+    d2_gold, d3_gold = third(float64_swish, x0.double())
+    assert_meets_standard(d2.detach(), d2_gold.detach(), dtype)
+    assert_meets_standard(d3, d3_gold, dtype)
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_second_order_at_extreme_inputs(name):
+    dtype = DTYPES[name]
+    finite = [0.0, -0.0, 1e-30, 1e-3, -3.0e4, 88.0, -88.0, 30.0, -30.0, 1.0e4, -2.5, 2.5]
+    x0 = torch.tensor(finite, dtype=torch.float64).to(dtype)
+    _, ours = gradient_penalty_grad(swish, x0, 1.7)
+    _, golden = gradient_penalty_grad(float64_swish, x0.double(), 1.7)
+    assert torch.isfinite(ours).all()
+    assert_meets_standard(ours, golden, dtype)
+    # Infinite or NaN x: the first order is NaN there, and so is the second.
+    x0 = torch.tensor([float("inf"), -float("inf"), float("nan"), 1.0], dtype=dtype)
+    gx, ours = gradient_penalty_grad(swish, x0, 1.0)
+    np.testing.assert_array_equal(torch.isnan(gx).numpy(), [True, True, True, False])
+    np.testing.assert_array_equal(torch.isnan(ours).numpy(), [True, True, True, False])
+
+
+def test_double_backward_is_correct():
+    # Replaces the former test that this raised (once_differentiable): now it is computed.
+    x0 = sample((5,), torch.float32, seed=12)
+    g0 = sample((5,), torch.float32, seed=13)
+    x, g = x0.clone().requires_grad_(), g0.clone().requires_grad_()
     (gx,) = torch.autograd.grad(swish(x), x, grad_outputs=g, create_graph=True)
-    with pytest.raises(RuntimeError, match="once_differentiable"):
-        gx.sum().backward()
+    gx.sum().backward()
+    np.testing.assert_array_equal(bits(g.grad), np_bits(reference_grad(torch.ones(5), x0, 1.0)))
+    xd, gd = x0.double().requires_grad_(), g0.double()
+    (gxd,) = torch.autograd.grad(float64_swish(xd, 1.0), xd, grad_outputs=gd, create_graph=True)
+    gxd.sum().backward()
+    assert_meets_standard(x.grad, xd.grad, torch.float32)
+
+
+def test_swish_backward_torch_is_differentiable():
+    x0 = sample((64,), torch.bfloat16, seed=19, specials=False)
+    g0 = sample((64,), torch.bfloat16, seed=20, specials=False)
+    plain = swish_backward_torch(g0, x0, 1.1)
+    assert plain.grad_fn is None and not plain.requires_grad
+    x, g = x0.clone().requires_grad_(), g0.clone().requires_grad_()
+    out = swish_backward_torch(g, x, 1.1)
+    assert out.grad_fn is not None
+    np.testing.assert_array_equal(bits(out), bits(plain))
+    out.sum().backward()
+    np.testing.assert_array_equal(bits(g.grad), np_bits(reference_grad(torch.ones_like(x0), x0, 1.1)))
+    xd = x0.double().requires_grad_()
+    (gxd,) = torch.autograd.grad(float64_swish(xd, 1.1), xd, grad_outputs=g0.double(), create_graph=True)
+    gxd.sum().backward()
+    assert_meets_standard(x.grad, xd.grad, torch.bfloat16)
+    with pytest.raises(TypeError, match="grad and x must have the same dtype"):
+        SwishBackwardFunction.apply(g0.float(), x0, 1.0)
 
 
 def test_rejects_bad_inputs():
@@ -207,6 +334,7 @@ def test_imports_without_torch():
         uses = {
             "Swish": lambda: st.Swish(1.0),
             "SwishFunction.apply": lambda: st.SwishFunction.apply(1.0, 1.0),
+            "SwishBackwardFunction.apply": lambda: st.SwishBackwardFunction.apply(1.0, 1.0, 1.0),
             "swish": lambda: st.swish(1.0),
             "swish_backward_torch": lambda: st.swish_backward_torch(1.0, 1.0),
         }

@@ -4,7 +4,8 @@ Reads ``grad``, ``x`` and the device's output from raw binary dumps (any
 file not ending in ``.npy``: little-endian, C order, no header; needs
 ``--dtype`` and ``--shape``) or ``.npy`` files, runs the emulator on the
 inputs, and prints the precision report of the device output against the
-emulator's. Exit status: 0 pass, 1 fail, 2 bad input (wrong size,
+emulator's (the emulator is the golden here, not the operator's NumPy
+golden). Exit status: 0 pass, 1 fail, 2 bad input (wrong size,
 unreadable file, mismatched shapes or dtypes, bad ``--dtype``/``--shape``).
 """
 from __future__ import annotations
