@@ -265,7 +265,8 @@ def test_parse_shape(text, shape):
     assert parse_shape(text) == shape
 
 
-@pytest.mark.parametrize("text", ["a", "2,,3", "-1", "2.5", "2;3", "(2,3", ","])
+@pytest.mark.parametrize("text", ["a", "2,,3", "-1", "2.5", "2;3", "(2,3", ",", "99999999999999999999",
+                                  "4294967296,4294967296"])
 def test_parse_shape_rejects(text):
     with pytest.raises(InputFileError, match="--shape"):
         parse_shape(text)

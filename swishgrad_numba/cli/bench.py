@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
+
+from ._paths import check_output_file
 
 DEFAULT_SIZES = "10:26"
 QUICK_SIZES = "10,12"
@@ -75,6 +78,19 @@ def write_plot(rows, path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def _check_plot_format(path) -> None:
+    """Refuse a --plot file name whose extension matplotlib cannot write (no extension means PNG)."""
+    ext = os.path.splitext(path)[1][1:].lower()
+    if not ext:
+        return
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if ext not in formats:
+        raise ValueError(f"--plot: cannot write {path!r}: matplotlib writes no .{ext} files "
+                         f"(it writes {', '.join('.' + f for f in sorted(formats))})")
+
+
 def _cmd_bench(args) -> int:
     from .. import benchmark as bm
     from ..dtypes import canonical_dtype
@@ -96,6 +112,10 @@ def _cmd_bench(args) -> int:
 
             if importlib.util.find_spec("matplotlib") is None:
                 raise RuntimeError("--plot needs matplotlib: pip install 'swishgrad_numba[bench]'")
+            check_output_file(args.plot, "--plot")
+            _check_plot_format(args.plot)
+        if args.json is not None:
+            check_output_file(args.json, "--json")
     except (TypeError, ValueError, RuntimeError) as exc:
         print(f"swishgrad bench: error: {exc}", file=sys.stderr)
         return 2
@@ -138,11 +158,21 @@ def _cmd_bench(args) -> int:
                               "min_time": min_time, "beta_numpy": bm.BETA_NUMPY, "beta_torch": bm.BETA_TORCH,
                               "flat_chunk": bm.FLAT_CHUNK, "inputs": "uniform [-5, 5), seeded"},
                    "results": rows, "cold_start": cold, "targets": lines}
-        with open(args.json, "w") as fh:
-            json.dump(payload, fh, indent=1)
+        try:
+            with open(args.json, "w") as fh:
+                json.dump(payload, fh, indent=1)
+        except OSError as exc:  # checked before the run, but the disk may fill or the folder go
+            print(f"swishgrad bench: error: --json: cannot write {args.json!r}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
         print(f"\nJSON written to {args.json}")
     if args.plot:
-        write_plot(rows, args.plot)
+        try:
+            write_plot(rows, args.plot)
+        except OSError as exc:
+            print(f"swishgrad bench: error: --plot: cannot write {args.plot!r}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
         print(f"plot written to {args.plot}")
     return 0
 

@@ -6,11 +6,15 @@ file not ending in ``.npy``: little-endian, C order, no header; needs
 inputs, and prints the precision report of the device output against the
 emulator's (the emulator is the golden here, not the operator's NumPy
 golden). Exit status: 0 pass, 1 fail, 2 bad input (wrong size,
-unreadable file, mismatched shapes or dtypes, bad ``--dtype``/``--shape``).
+unreadable file, mismatched shapes or dtypes, bad ``--dtype``/``--shape``,
+a ``--json`` path that cannot be written). Each file's size is checked
+(a ``.npy``'s against its header) before its data is read, and the
+``--json`` path before any file is.
 """
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -18,12 +22,17 @@ import sys
 import numpy as np
 
 from ..dtypes import SUPPORTED_DTYPES, bfloat16, canonical_dtype
+from ._paths import PathArgumentError, check_output_file
 
 __all__ = ["InputFileError", "parse_shape", "load_array", "run_compare", "register"]
 
 
 class InputFileError(ValueError):
     """A dump that cannot be used: unreadable, wrong size, wrong dtype or shape."""
+
+
+#: The most elements, and bytes, an array may have: NumPy indexes with intp.
+MAX_ARRAY_SIZE = int(np.iinfo(np.intp).max)
 
 
 def parse_shape(text: str) -> tuple[int, ...]:
@@ -39,7 +48,22 @@ def parse_shape(text: str) -> tuple[int, ...]:
     if not parts or not all(re.fullmatch(r"\d+", p) for p in parts):
         raise InputFileError(f"--shape must be non-negative integers separated by ',' or 'x' "
                              f"(e.g. 2,3,4), got {text!r}")
-    return tuple(int(p) for p in parts)
+    shape = tuple(int(p) for p in parts)
+    # Python ints: no wrap-around. A dimension past intp cannot even be an empty array's.
+    if max(shape, default=0) > MAX_ARRAY_SIZE:
+        raise InputFileError(f"--shape {text!r} has a dimension of {max(shape)}; at most {MAX_ARRAY_SIZE}")
+    if math.prod(shape) > MAX_ARRAY_SIZE:
+        raise InputFileError(f"--shape {text!r} has {math.prod(shape)} elements; an array holds at most "
+                             f"{MAX_ARRAY_SIZE}")
+    return shape
+
+
+def _check_shape_bytes(shape, dtype) -> None:
+    """Refuse a ``--shape`` whose bytes in ``dtype`` exceed what an array can address."""
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes > MAX_ARRAY_SIZE:
+        raise InputFileError(f"--shape {tuple(shape)} of {dtype.name} needs {nbytes} bytes; an array holds "
+                             f"at most {MAX_ARRAY_SIZE}")
 
 
 def _dtype_arg(text: str | None):
@@ -70,32 +94,11 @@ def load_array(path: str, argname: str, dtype=None, shape=None) -> np.ndarray:
     if not os.path.isfile(path):
         raise InputFileError(f"{argname}: {path!r} is not a regular file")
     if path.lower().endswith(".npy"):
-        try:
-            arr = np.load(path, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as exc:
-            raise InputFileError(f"{argname}: cannot read {path!r} as .npy: {exc}") from None
-        if not isinstance(arr, np.ndarray):
-            raise InputFileError(f"{argname}: {path!r} does not hold a single array")
-        if arr.dtype.kind == "f" and not arr.dtype.isnative:
-            arr = arr.astype(arr.dtype.newbyteorder("="))
-        if arr.dtype.kind == "V" and arr.dtype.itemsize == 2 and arr.dtype.fields is None \
-                and dtype in (None, bfloat16):
-            arr = arr.view(bfloat16)
-        try:
-            file_dtype = canonical_dtype(arr.dtype, argname=f"{argname} dtype")
-        except (TypeError, ValueError):
-            raise InputFileError(f"{argname}: {path!r} holds {arr.dtype}; supported dtypes are "
-                                 f"{', '.join(SUPPORTED_DTYPES)}") from None
-        if dtype is not None and file_dtype != dtype:
-            raise InputFileError(f"{argname}: {path!r} holds {file_dtype.name} but --dtype is {dtype.name}")
-        if shape is not None and arr.shape != tuple(shape):
-            raise InputFileError(f"{argname}: {path!r} has shape {arr.shape} but --shape is {tuple(shape)}")
-        return np.ascontiguousarray(arr)
+        return _load_npy(path, argname, dtype, shape)
     if dtype is None or shape is None:
         raise InputFileError(f"{argname}: raw dump {path!r} needs --dtype and --shape "
                              f"(or save it as .npy)")
-    numel = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    expected = numel * dtype.itemsize
+    expected = math.prod(shape) * dtype.itemsize  # Python ints: no wrap-around
     try:
         size = os.path.getsize(path)
         if size != expected:
@@ -113,6 +116,68 @@ def load_array(path: str, argname: str, dtype=None, shape=None) -> np.ndarray:
     return np.frombuffer(data, dtype=dtype).copy().reshape(shape)
 
 
+def _npy_header(path: str, argname: str):
+    """(shape, fortran_order, dtype, data offset) of a .npy file, read from its header only."""
+    from numpy.lib import format as npy_format
+
+    try:
+        with open(path, "rb") as f:
+            version = npy_format.read_magic(f)
+            if version == (1, 0):
+                shape, fortran_order, file_dtype = npy_format.read_array_header_1_0(f)
+            elif version in ((2, 0), (3, 0)):
+                # 3.0 differs from 2.0 only in the header's encoding (UTF-8 for field
+                # names); read as 2.0, a structured dtype is refused below anyway.
+                shape, fortran_order, file_dtype = npy_format.read_array_header_2_0(f)
+            else:
+                raise ValueError(f"unknown .npy format version {version[0]}.{version[1]}")
+            offset = f.tell()
+    except (OSError, ValueError, EOFError, SyntaxError) as exc:
+        raise InputFileError(f"{argname}: cannot read {path!r} as .npy: {exc}") from None
+    if not all(isinstance(d, int) and d >= 0 for d in shape):
+        raise InputFileError(f"{argname}: cannot read {path!r} as .npy: bad shape {shape} in the header")
+    return shape, fortran_order, file_dtype, offset
+
+
+def _load_npy(path: str, argname: str, dtype, shape) -> np.ndarray:
+    """The ``.npy`` branch of :func:`load_array`: every check on the header before the data is read."""
+    file_shape, _, file_dtype, offset = _npy_header(path, argname)
+    bf16_as_void = (file_dtype.kind == "V" and file_dtype.itemsize == 2 and file_dtype.fields is None
+                    and dtype in (None, bfloat16))
+    native = file_dtype.newbyteorder("=") if file_dtype.kind == "f" and not file_dtype.isnative else file_dtype
+    try:
+        found = bfloat16 if bf16_as_void else canonical_dtype(native, argname=f"{argname} dtype")
+    except (TypeError, ValueError):
+        raise InputFileError(f"{argname}: {path!r} holds {file_dtype}; supported dtypes are "
+                             f"{', '.join(SUPPORTED_DTYPES)}") from None
+    if dtype is not None and found != dtype:
+        raise InputFileError(f"{argname}: {path!r} holds {found.name} but --dtype is {dtype.name}")
+    if shape is not None and file_shape != tuple(shape):
+        raise InputFileError(f"{argname}: {path!r} has shape {file_shape} but --shape is {tuple(shape)}")
+    nbytes = math.prod(file_shape) * found.itemsize  # Python ints: a lying header cannot wrap
+    if nbytes > MAX_ARRAY_SIZE:
+        raise InputFileError(f"{argname}: {path!r} claims shape {file_shape} of {found.name}, {nbytes} bytes; "
+                             f"an array holds at most {MAX_ARRAY_SIZE}")
+    try:
+        size = os.path.getsize(path)
+    except OSError as exc:
+        raise InputFileError(f"{argname}: cannot read {path!r}: {exc.strerror or exc}") from None
+    if size < offset + nbytes:
+        raise InputFileError(f"{argname}: {path!r} has {size} bytes, but its header claims shape {file_shape} "
+                             f"of {found.name}: {offset} header + {nbytes} data bytes")
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:  # e.g. the file changed since the header was read
+        raise InputFileError(f"{argname}: cannot read {path!r} as .npy: {exc}") from None
+    if not isinstance(arr, np.ndarray) or arr.shape != file_shape or arr.dtype != file_dtype:
+        raise InputFileError(f"{argname}: {path!r} changed while it was read")
+    if bf16_as_void:
+        arr = arr.view(bfloat16)
+    elif arr.dtype != native:
+        arr = arr.astype(native)
+    return np.ascontiguousarray(arr)
+
+
 def run_compare(grad_path, x_path, output_path, *, dtype=None, shape=None, beta=1.0,
                 json_path=None, worst=10, out=None, err=None) -> int:
     """Body of ``swishgrad compare``; returns the exit code."""
@@ -124,8 +189,15 @@ def run_compare(grad_path, x_path, output_path, *, dtype=None, shape=None, beta=
     try:
         dt = _dtype_arg(dtype)
         shp = parse_shape(shape) if shape is not None else None
+        if shp is not None and dt is not None:
+            _check_shape_bytes(shp, dt)
         if worst < 0:
             raise InputFileError(f"--worst must be >= 0, got {worst}")
+        if json_path is not None:
+            try:
+                check_output_file(json_path, "--json")
+            except PathArgumentError as exc:
+                raise InputFileError(str(exc)) from None
         arrays = {name: load_array(path, name, dt, shp)
                   for name, path in (("--grad", grad_path), ("--x", x_path), ("--output", output_path))}
         g, x, o = arrays["--grad"], arrays["--x"], arrays["--output"]

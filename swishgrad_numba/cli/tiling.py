@@ -1,7 +1,9 @@
 """``swishgrad tiling`` and ``swishgrad validate``: inspect and check tilings.
 
 ``tiling`` prints the host tiling of a tensor with its load-balance figures
-(and can write the 72-byte struct). ``validate`` checks a given tiling
+(and can write the 72-byte struct); past the size the load-balance analysis
+handles (padded tensors of 2**56 elements) it prints the tiling and says the
+balance was skipped. ``validate`` checks a given tiling
 (fields on the command line, a 72-byte binary, or the host tiling with
 fields overridden) and exits 0 when it is correct, 1 when it is not, 2 on
 bad arguments; ``validate --sweep`` checks the host tiling over a large
@@ -11,7 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+
+from ._paths import check_input_file, check_output_file
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -63,6 +68,17 @@ def _dtype(args):
         raise _UsageError(str(exc)) from None
 
 
+# The library names its arguments as the Python API does; say the option instead.
+_OPTION_OF = {"numel": "--numel", "platform.ub_size": "--ub-size", "platform.core_num": "--core-num",
+              "platform.block_size": "--block-size", "scale": "--scale"}
+_API_NAME = re.compile(r"(?<![\w.-])(platform\.(?:ub_size|core_num|block_size)|numel|scale)\b")
+
+
+def _message(exc) -> str:
+    """The error's message with the API argument names replaced by the options that set them."""
+    return _API_NAME.sub(lambda m: _OPTION_OF[m.group(1)], str(exc))
+
+
 def _print_record(fields: dict, out) -> None:
     width = max(len(k) for k in fields)
     for name, value in fields.items():
@@ -78,27 +94,44 @@ def _cmd_tiling(args) -> int:
     from ..validation import tiling_balance
 
     try:
+        if args.write is not None:
+            check_output_file(args.write, "--write")
         dt = _dtype(args)
         platform = _platform(args)
         tiling = compute_tiling(args.numel, dt, scale=args.scale, platform=platform)
     except (_UsageError, TypeError, ValueError) as exc:
-        print(f"swishgrad tiling: error: {exc}", file=sys.stderr)
+        print(f"swishgrad tiling: error: {_message(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    balance = tiling_balance(tiling, args.numel, dt, platform)
+    # The host tiling takes any size whose fields fit in uint64; the load-balance
+    # analysis stops at padded tensors of 2**56 elements. Past that the tiling is
+    # still printed (and written), and the balance is reported as skipped.
+    try:
+        balance, skipped = tiling_balance(tiling, args.numel, dt, platform), None
+    except ValueError as exc:
+        balance, skipped = None, _message(exc)
     fields = tiling.as_dict()
     fields["workspaceSize"] = tiling.workspace_size
-    if args.write:
-        write_tiling_bin(args.write, tiling)
+    if args.write is not None:
+        try:
+            write_tiling_bin(args.write, tiling)
+        except OSError as exc:
+            print(f"swishgrad tiling: error: --write: cannot write {args.write!r}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return EXIT_USAGE
     if args.json:
         print(json.dumps({"numel": args.numel, "dtype": dt.name, "platform": vars(platform),
                           "tiling": fields, "struct_hex": tiling.tobytes().hex(),
-                          "balance": balance.as_dict()}, indent=2))
+                          "balance": balance.as_dict() if balance is not None else None,
+                          "balance_skipped": skipped}, indent=2))
         return EXIT_OK
     print(f"host tiling for numel={args.numel} {dt.name} on {platform}:")
     _print_record(fields, sys.stdout)
     print(f"  struct (72 bytes) = {tiling.tobytes().hex()}")
-    if args.write:
+    if args.write is not None:
         print(f"  written to {args.write}")
+    if balance is None:
+        print(f"load balance: skipped: {skipped}")
+        return EXIT_OK
     print("load balance:")
     for line in balance.format().splitlines():
         print("  " + line)
@@ -127,18 +160,19 @@ def _tiling_from_args(args, dt, platform):
         raise _UsageError("give at most one of --file and --host")
     if args.file:
         try:
+            check_input_file(args.file, "--file")  # a FIFO would block the read
             record = read_tiling_bin(args.file)
         except OSError as exc:
             raise _UsageError(f"cannot read --file: {exc}") from None
         except ValueError as exc:
-            raise _UsageError(str(exc)) from None
+            raise _UsageError(_message(exc)) from None
         if block_dim is None:
             raise _UsageError("--block-dim is required with --file (the struct does not carry it)")
     elif args.host:
         try:
             host = compute_tiling(args.numel, dt, platform=platform)
         except ValueError as exc:
-            raise _UsageError(f"the host tiling refuses this input: {exc}") from None
+            raise _UsageError(f"the host tiling refuses this input: {_message(exc)}") from None
         record = host.data
         block_dim = host.block_dim if block_dim is None else block_dim
     else:
@@ -174,11 +208,20 @@ def _progress_bar(out):
     return show
 
 
+#: --sizes-per-case cap: 10000 sizes for each of the ~3600 (platform, dtype) cases is a grid of
+#: ~30M combinations, a few GB; the default 1000 gives ~2.8M.
+_MAX_SIZES_PER_CASE = 10_000
+
+
 def _cmd_sweep(args) -> int:
     from ..validation import run_sweep, sweep_grid
 
     if args.max_numel >= 1 << 40:
         print("swishgrad validate: error: --max-numel must be below 2**40", file=sys.stderr)
+        return EXIT_USAGE
+    if args.sizes_per_case > _MAX_SIZES_PER_CASE:  # the grid is held in memory: ~70 bytes a combination
+        print(f"swishgrad validate: error: --sizes-per-case must be at most {_MAX_SIZES_PER_CASE}, "
+              f"got {args.sizes_per_case}", file=sys.stderr)
         return EXIT_USAGE
     grid = sweep_grid(sizes_per_case=args.sizes_per_case, max_numel=args.max_numel, seed=args.seed)
     progress = None if args.no_progress else _progress_bar(sys.stderr)
@@ -200,7 +243,7 @@ def _cmd_validate(args) -> int:
         record, block_dim = _tiling_from_args(args, dt, platform)
         report = validate_tiling(record, args.numel, dt, platform, block_dim, checked=args.checked)
     except (_UsageError, TypeError, ValueError) as exc:
-        print(f"swishgrad validate: error: {exc}", file=sys.stderr)
+        print(f"swishgrad validate: error: {_message(exc)}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         print(json.dumps({

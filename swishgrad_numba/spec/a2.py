@@ -1,0 +1,159 @@
+"""The Atlas A2 SwishGrad kernel's integer arithmetic (SPEC sections 3 and 4).
+
+Written once, for Python ints, NumPy int64 arrays and jitted code alike (see
+:mod:`swishgrad_numba.spec`). ``itemsize`` is the element size in bytes (4
+for float32, 2 for float16 and bfloat16).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from numba.extending import register_jitable
+
+from .arith import ceil_div, minimum, pad_to, select
+
+__all__ = [
+    "FIELDS", "TilingFields", "BUFFER_NUM", "QUEUES", "INIT_BUFFER_ALIGN", "TILING_KEY",
+    "buffer_plan", "plan_bytes", "tile_units", "ub_bytes", "host_tiling", "core_range",
+    "core_elements", "padded_numel",
+]
+
+#: The integer fields of the tiling struct, in the C struct's order (the
+#: struct ends with the float32 ``sconf``).
+FIELDS = (
+    "smallCoreDataNum",
+    "bigCoreDataNum",
+    "finalBigTileNum",
+    "finalSmallTileNum",
+    "tileDataNum",
+    "smallTailDataNum",
+    "bigTailDataNum",
+    "tailBlockNum",
+)
+
+
+class TilingFields(NamedTuple):
+    """The eight integer fields of an A2 tiling record, by name.
+
+    The one normalised form every consumer reads (validator, checked walk,
+    kernel launch); made from a record by
+    :func:`swishgrad_numba.tiling.io.tiling_fields`.
+    """
+
+    smallCoreDataNum: int
+    bigCoreDataNum: int
+    finalBigTileNum: int
+    finalSmallTileNum: int
+    tileDataNum: int
+    smallTailDataNum: int
+    bigTailDataNum: int
+    tailBlockNum: int
+
+
+#: Queue depth (``BUFFER_NUM``): two local buffers per queue, used alternately.
+BUFFER_NUM = 2
+#: The kernel's queues: grad and x in, the output out.
+QUEUES = 3
+#: ``TPipe::InitBuffer`` rounds every buffer up to this many bytes.
+INIT_BUFFER_ALIGN = 32
+#: SwishGrad's A2 kernel has one variant.
+TILING_KEY = 0
+
+
+def buffer_plan(itemsize):
+    """SwishGrad's unified-buffer plan: ``((count, bytes_per_element), ...)``.
+
+    Three queues of :data:`BUFFER_NUM` buffers of the element type, then the
+    float32 scratch ``TBuf`` s: one for float32, three for the 16-bit types
+    (float32 copies of x, g and the result). Works on an itemsize array too.
+    """
+    scratch = 1 + 2 * (itemsize != 4)
+    return ((BUFFER_NUM, itemsize),) * QUEUES + ((scratch, 4),)
+
+
+def plan_bytes(tile_data_num, plan):
+    """Unified-buffer bytes a plan takes for tiles of ``tile_data_num``
+    elements: every buffer padded to :data:`INIT_BUFFER_ALIGN` bytes."""
+    total = 0
+    for count, bytes_per_element in plan:
+        total = total + count * pad_to(tile_data_num * bytes_per_element, INIT_BUFFER_ALIGN)
+    return total
+
+
+def tile_units(itemsize):
+    """``UB_NUM`` of the host tiling: the plan in tiles of the element type
+    (7 for float32, 12 for float16/bfloat16)."""
+    total = 0
+    for count, bytes_per_element in buffer_plan(itemsize):
+        total = total + count * bytes_per_element
+    return total // itemsize
+
+
+def ub_bytes(tile_data_num, itemsize):
+    """Unified-buffer bytes SwishGrad's kernel allocates for a tile size."""
+    return plan_bytes(tile_data_num, buffer_plan(itemsize))
+
+
+def host_tiling(numel, itemsize, ub_size, core_num, block_size):
+    """SPEC section 3: the host tiling of ``numel`` storage elements.
+
+    Returns ``(accepted, block_dim, fields)`` with ``fields`` a
+    :class:`TilingFields`. ``accepted`` is false where the host refuses the
+    platform: a block that holds no whole number of elements, or a unified
+    buffer below one block per tile buffer (the other values are then
+    meaningless, but finite). ``numel`` must be >= 1.
+    """
+    tile_block_num = (ub_size // block_size) // tile_units(itemsize)
+    accepted = (block_size % itemsize == 0) & (tile_block_num > 0)
+    tile_block_num = tile_block_num + (tile_block_num == 0)      # no division by zero when refused
+    tile_data_num = tile_block_num * block_size // itemsize
+    blocks = ceil_div(numel * itemsize, block_size)               # alignedBytes / block_size
+    cores = select(tile_data_num >= numel, 1, minimum(core_num, blocks))
+    every = blocks // cores
+    tail_block_num = blocks % cores
+    small = _core_class(every, tile_block_num, tile_data_num, itemsize, block_size)
+    big = _core_class(every + 1, tile_block_num, tile_data_num, itemsize, block_size)
+    fields = TilingFields(small[0], big[0], big[1], small[1], tile_data_num, small[2], big[2], tail_block_num)
+    return accepted, cores, fields
+
+
+def _core_class(blocks_per_core, tile_block_num, tile_data_num, itemsize, block_size):
+    """(coreDataNum, finalTileNum, tailDataNum) of cores that own ``blocks_per_core`` blocks."""
+    data_num = blocks_per_core * block_size // itemsize
+    whole_tiles = blocks_per_core // tile_block_num
+    final_tiles = whole_tiles + (blocks_per_core % tile_block_num != 0)
+    tail = data_num - tile_data_num * whole_tiles
+    return data_num, final_tiles, select(tail == 0, tile_data_num, tail)
+
+
+@register_jitable(inline="always")
+def core_range(core, f):
+    """SPEC section 4: ``(start, count, tiles, tail)`` of core ``core``.
+
+    ``f`` is a :class:`TilingFields`. The first ``tailBlockNum`` cores are
+    big; the small cores follow them, so a small core starts at
+    ``big * tailBlockNum + small * (core - tailBlockNum)`` (the SPEC's
+    ``big * core - (big - small) * (core - tailBlockNum)``, rearranged so
+    that no term is negative).
+    """
+    is_big = core < f.tailBlockNum
+    start = select(is_big, f.bigCoreDataNum * core,
+                   f.bigCoreDataNum * f.tailBlockNum + f.smallCoreDataNum * (core - f.tailBlockNum))
+    count = select(is_big, f.bigCoreDataNum, f.smallCoreDataNum)
+    tiles = select(is_big, f.finalBigTileNum, f.finalSmallTileNum)
+    tail = select(is_big, f.bigTailDataNum, f.smallTailDataNum)
+    return start, count, tiles, tail
+
+
+@register_jitable(inline="always")
+def core_elements(tiles, tile_data_num, tail):
+    """Elements one core transfers: ``tiles - 1`` full tiles then the tail
+    (its tiles abut); 0 for a core without tiles."""
+    return select(tiles > 0, (tiles - 1) * tile_data_num + tail, 0 * tail)
+
+
+@register_jitable(inline="always")
+def padded_numel(numel, itemsize, block_size):
+    """Element slots of the block-rounded allocation (``alignedBytes / itemsize``;
+    an element straddling the allocation's end does not count)."""
+    return pad_to(numel * itemsize, block_size) // itemsize

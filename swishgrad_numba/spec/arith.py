@@ -1,0 +1,34 @@
+"""Branch-free integer helpers for the SPEC arithmetic (see :mod:`swishgrad_numba.spec`).
+
+Each works on Python ints, NumPy integer arrays (with boolean conditions)
+and inside jitted code.
+"""
+from __future__ import annotations
+
+from numba.extending import register_jitable
+
+__all__ = ["ceil_div", "minimum", "pad_to", "select"]
+
+
+@register_jitable(inline="always")
+def select(cond, a, b):
+    """``a`` where ``cond`` else ``b``; ``cond`` is a bool or a bool array."""
+    return b + (a - b) * cond
+
+
+@register_jitable(inline="always")
+def minimum(a, b):
+    """The smaller of ``a`` and ``b``."""
+    return select(a < b, a, b)
+
+
+@register_jitable(inline="always")
+def ceil_div(a, b):
+    """``ceil(a / b)`` for ``a >= 0``, ``b > 0``, in integers."""
+    return -(-a // b)
+
+
+@register_jitable(inline="always")
+def pad_to(value, granule):
+    """``value`` rounded up to a multiple of ``granule``."""
+    return ceil_div(value, granule) * granule
