@@ -45,7 +45,7 @@ import numpy as np
 from . import formats
 from .api import run_tiling
 from .dtypes import bfloat16, to_float32
-from .platform import REFERENCE_PLATFORM, Platform
+from .platform import BF16_SOC_VERSIONS, REFERENCE_PLATFORM, Platform
 from .tiling import Tiling, compute_tiling
 
 __all__ = [
@@ -711,8 +711,9 @@ def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
             return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal "
                                              f"dtype of gradOutput ({_dtype_name(grad_output.data_type)})")
     if grad_output.data_type == ACL_BF16 and not platform.supports_bfloat16:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype ACL_BF16 is only supported on ASCEND910B..ASCEND910E; the "
-                                         f"platform's soc_version is {platform.soc_version!r}")
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype ACL_BF16 is only supported on ASCEND910B..ASCEND910E "
+                                         f"({', '.join(BF16_SOC_VERSIONS)}); the platform's soc_version "
+                                         f"{platform.soc_version!r} is family {platform.soc_family}")
 
     # 3. Ranks and shapes.
     for tensor, name in ((grad_output, "gradOutput"), (self_, "self"), (grad_input, "gradInput")):

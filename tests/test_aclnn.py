@@ -274,21 +274,23 @@ def test_dtype_mismatch_message():
     assert "dtype of gradInput (ACL_FLOAT16) must equal dtype of gradOutput (ACL_FLOAT)" in msg
 
 
-@pytest.mark.parametrize("soc,dt,expected", [
-    ("ascend310p", BF16, ACLNN_ERR_PARAM_INVALID),
-    ("ascend910", BF16, ACLNN_ERR_PARAM_INVALID),
-    ("ascend910b", BF16, ACLNN_SUCCESS),
-    ("ascend910c", BF16, ACLNN_SUCCESS),
-    ("ascend910e", BF16, ACLNN_SUCCESS),
-    ("ascend310p", F16, ACLNN_SUCCESS),
-    ("ascend310p", F32, ACLNN_SUCCESS),
-])
-def test_bfloat16_only_on_910b_to_910e(soc, dt, expected):
+# SPEC section 8: ASCEND910B <= soc <= ASCEND910E in CANN's SocVersion enum order.
+BF16_ACCEPTED = ["ascend910b", "Ascend910B3", "ascend910_93", "Ascend910_9391", "Ascend910_9362", "ascend950",
+                 "ascend910_95", "Ascend950PR_9599", "Ascend950DT_95A1", "ascend910e"]
+BF16_REFUSED = ["ascend910", "Ascend910ProB", "ascend310", "ascend310p", "Ascend310P3", "ascend310b", "ascend310c",
+                "ascend610lite", "kirinx90", "kirin9030", "ascend350"]
+
+
+@pytest.mark.parametrize("soc", BF16_ACCEPTED + BF16_REFUSED)
+@pytest.mark.parametrize("dt", KERNEL_DTYPES, ids=lambda d: d.name)
+def test_bfloat16_only_on_910b_to_910e(soc, dt):
     aclnn.set_platform(Platform(soc_version=soc))
     _, _, _, go, x, gi = three(dtype=dt)
-    assert status_of(go, x, None, gi) == expected
-    if expected != ACLNN_SUCCESS:
-        assert "ASCEND910B..ASCEND910E" in aclnn.aclGetRecentErrMsg()
+    refused = dt == BF16 and soc in BF16_REFUSED
+    assert status_of(go, x, None, gi) == (ACLNN_ERR_PARAM_INVALID if refused else ACLNN_SUCCESS)
+    if refused:
+        msg = aclnn.aclGetRecentErrMsg()
+        assert "ASCEND910B..ASCEND910E" in msg and repr(soc) in msg
 
 
 # --------------------------------------------------------------------------
