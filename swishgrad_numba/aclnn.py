@@ -166,6 +166,9 @@ _MEMCPY_KINDS = frozenset((ACL_MEMCPY_HOST_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, A
 #: Most dimensions a tensor of the operator may have.
 MAX_DIM = 8
 
+# NumPy addresses memory with intp (byte strides, sizes).
+_INTP_MAX = int(np.iinfo(np.intp).max)
+
 # --------------------------------------------------------------------------
 # Module state: the platform, the last error message (per thread)
 # --------------------------------------------------------------------------
@@ -653,6 +656,48 @@ def _live_tensor(tensor, argname: str):
     return None
 
 
+def _check_addressable(tensor: aclTensor, argname: str):
+    """None if NumPy can address the tensor's view, else a message.
+
+    Python ints throughout, so nothing overflows: every stride in bytes, the
+    view's size in bytes and its byte extent (offset + sum((d - 1) * stride)
+    + 1 elements) must fit NumPy's intp.
+    """
+    item = tensor.storage.itemsize
+    for dim, stride in enumerate(tensor.strides):
+        if stride * item > _INTP_MAX:
+            return (f"{argname}'s stride {stride} (dim {dim}) is {stride * item} bytes; NumPy addresses at most "
+                    f"{_INTP_MAX} bytes")
+    numel = tensor.numel
+    if numel * item > _INTP_MAX:
+        return (f"{argname}'s view {tensor.view_shape} has {numel} elements ({numel * item} bytes); NumPy addresses "
+                f"at most {_INTP_MAX} bytes")
+    if numel:
+        extent = tensor.offset + sum((d - 1) * s for d, s in zip(tensor.view_shape, tensor.strides)) + 1
+        if extent * item > _INTP_MAX:
+            return (f"{argname}'s view (shape {tensor.view_shape}, strides {tensor.strides}, offset {tensor.offset}) "
+                    f"spans {extent * item} bytes; NumPy addresses at most {_INTP_MAX} bytes")
+    return None
+
+
+def _check_copy_size(grad_output: aclTensor, self_: aclTensor, grad_input: aclTensor):
+    """None if the buffers a plain-format launch allocates stay within the caller's largest storage, else a message.
+
+    The launch makes non-contiguous inputs contiguous and computes into a
+    fresh buffer, so it allocates up to three buffers of the view's size. A
+    view may have more elements than its storage (stride 0 broadcasts), so
+    without this bound a view over a few bytes could make the emulator
+    allocate any amount. The rule: the view has at most as many elements as
+    the largest of the three storages (all three share one dtype).
+    """
+    largest = max(t.storage.size for t in (grad_output, self_, grad_input))
+    if grad_input.numel > largest:
+        return (f"gradInput's view {grad_input.view_shape} has {grad_input.numel} elements, more than the largest "
+                f"storage of gradOutput, self and gradInput ({largest} elements); the emulator allocates up to three "
+                f"view-sized buffers and bounds them by the caller's largest storage")
+    return None
+
+
 def _check_geometry(tensor: aclTensor, argname: str):
     """None if the tensor's view and storage agree with its format, else a message."""
     storage_numel = tensor.storage.size
@@ -725,20 +770,25 @@ def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
             return ACLNN_ERR_PARAM_INVALID, (f"shape of {name} {tensor.view_shape} must equal shape of gradInput "
                                              f"{grad_input.view_shape}")
 
-    # 4. Emulator checks: one storage format, views inside storage, writable output.
+    # 4. Emulator checks: one storage format, views NumPy can address and inside their storage, launch buffers
+    #    bounded by the caller's storage, writable output.
     private = [t.format for t in (grad_output, self_, grad_input) if t.format not in _PLAIN_FORMATS]
     if private and (len(private) != 3 or len(set(private)) != 1):
         fmts = ", ".join(_format_name(t.format) for t in (grad_output, self_, grad_input))
         return ACLNN_ERR_PARAM_INVALID, (f"gradOutput, self and gradInput must share one storage format, got "
                                          f"{fmts}")
     for tensor, name in ((grad_output, "gradOutput"), (self_, "self"), (grad_input, "gradInput")):
-        message = _check_geometry(tensor, name)
+        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
         if message:
             return ACLNN_ERR_PARAM_INVALID, message
     if private and not (grad_output.storage_shape == self_.storage_shape == grad_input.storage_shape):
         return ACLNN_ERR_PARAM_INVALID, (
             f"storage shapes must be equal, got gradOutput {grad_output.storage_shape}, self "
             f"{self_.storage_shape}, gradInput {grad_input.storage_shape}")
+    if not private:
+        message = _check_copy_size(grad_output, self_, grad_input)
+        if message:
+            return ACLNN_ERR_PARAM_INVALID, message
     if not grad_input.storage.flags.writeable:
         return ACLNN_ERR_PARAM_INVALID, "gradInput's data is read-only"
 
@@ -759,8 +809,10 @@ def aclnnSwishBackwardGetWorkspaceSize(gradOutput, self, betaOptional, gradInput
 
     Applies SPEC section 5's checks in its order (null pointers -> 161001;
     dtypes, then ranks and shapes -> 161002), then the emulator's own
-    (storage formats agree, views inside their storage, writable output ->
-    161002). Empty tensors succeed with workspace 0 and launch nothing.
+    (storage formats agree; views NumPy can address, inside their storage;
+    a plain-format view no larger than the largest of the three storages;
+    writable output -> 161002). Empty tensors succeed with workspace 0 and
+    launch nothing.
 
     Returns
     -------

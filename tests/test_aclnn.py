@@ -428,6 +428,85 @@ def test_view_outside_its_storage_is_161002():
     assert status_of(go, x, None, ok) == ACLNN_SUCCESS
 
 
+INTP_MAX = 2**63 - 1
+ONE_F32 = np.zeros(1, np.float32)
+
+
+def _replace(which, t, shape=(2, 3)):
+    """gradOutput, self and gradInput of ``shape`` (float32), with ``which`` replaced by ``t``."""
+    _, _, _, go, x, gi = three(shape)
+    args = {"gradOutput": go, "self": x, "gradInput": gi}
+    args[which] = t
+    return args["gradOutput"], args["self"], None, args["gradInput"]
+
+
+def _over_one(shape, strides, offset=0, storage=None):
+    """A float32 tensor of ``shape`` and ``strides`` over a 1-element storage (or ``storage``)."""
+    storage = ONE_F32 if storage is None else storage
+    return aclnn.aclCreateTensor(shape, ACL_FLOAT, strides, offset, ACL_FORMAT_ND, storage.shape, storage)
+
+
+@pytest.mark.parametrize("which", ["gradOutput", "self", "gradInput"])
+def test_stride_beyond_numpy_bytes_is_161002(which, stream):
+    """A size-1 dim's stride never moves the view, but 2**62 float32 elements is 2**64 bytes: NumPy cannot hold it.
+
+    (It used to pass phase one and fail on the stream with 507000.)"""
+    t = _over_one((2, 1, 3), (0, 2**62, 0))
+    assert t is not None
+    assert status_of(*_replace(which, t, (2, 1, 3))) == ACLNN_ERR_PARAM_INVALID
+    msg = aclnn.aclGetRecentErrMsg()
+    assert f"{which}'s stride {2**62} (dim 1) is {2**64} bytes" in msg and str(INTP_MAX) in msg
+    # the largest stride NumPy can take in bytes passes, and the launch runs
+    ok = _over_one((2, 1, 3), (0, INTP_MAX // 4, 0))
+    assert launch(*_replace(which, ok, (2, 1, 3)), stream)[0] == ACLNN_SUCCESS
+
+
+def test_element_count_beyond_numpy_is_161002():
+    """2**80 elements broadcast (stride 0) from one float32: more than NumPy can count or address."""
+    t = _over_one((2**40, 2**40), (0, 0))
+    assert status_of(t, t, None, t) == ACLNN_ERR_PARAM_INVALID
+    msg = aclnn.aclGetRecentErrMsg()
+    assert f"gradOutput's view ({2**40}, {2**40}) has {2**80} elements" in msg and str(INTP_MAX) in msg
+
+
+@pytest.mark.parametrize("which", ["gradOutput", "self", "gradInput"])
+def test_byte_extent_beyond_numpy_is_161002(which):
+    """Strides that fit in bytes, but the span from the storage start to the last element does not."""
+    t = _over_one((2, 3), (0, 2**60))  # reaches element 2**61: byte 2**63 + 3
+    assert status_of(*_replace(which, t)) == ACLNN_ERR_PARAM_INVALID
+    msg = aclnn.aclGetRecentErrMsg()
+    assert f"{which}'s view" in msg and f"spans {(2**61 + 1) * 4} bytes" in msg
+    t = _over_one((2, 3), (0, 0), offset=2**62)
+    assert status_of(*_replace(which, t)) == ACLNN_ERR_PARAM_INVALID
+    msg = aclnn.aclGetRecentErrMsg()
+    assert f"{which}'s view" in msg and f"spans {(2**62 + 1) * 4} bytes" in msg
+
+
+def test_broadcast_views_are_bounded_by_the_largest_storage(stream):
+    """The launch allocates view-sized buffers: the view may not outgrow every storage the caller passed."""
+    big = (2**17, 2**17)               # 2**34 float32 over 4 bytes: 64 GiB per materialised buffer
+    t = _over_one(big, (0, 0))
+    assert status_of(t, t, None, t) == ACLNN_ERR_PARAM_INVALID
+    msg = aclnn.aclGetRecentErrMsg()
+    assert f"gradInput's view {big} has {2**34} elements, more than the largest storage" in msg
+    assert "(1 elements)" in msg
+    # broadcast inputs over one element each, a real output of 20: fine, and the results are the broadcast's
+    g1, x1 = np.array([0.75], np.float32), np.array([-1.5], np.float32)
+    out = np.zeros((4, 5), np.float32)
+    status, _ = launch(_over_one((4, 5), (0, 0), storage=g1), _over_one((4, 5), (0, 0), storage=x1), None,
+                       tensor(out), stream)
+    assert status == ACLNN_SUCCESS
+    np.testing.assert_array_equal(bits(out), bits(swish_backward(np.full((4, 5), 0.75, np.float32),
+                                                                 np.full((4, 5), -1.5, np.float32))))
+    # the bound is the largest of the three storages, whichever tensor holds it: 20 elements fit 20, 21 do not
+    store = np.zeros(20, np.float32)
+    for holder in ("gradOutput", "self", "gradInput"):
+        for n, expected in ((20, ACLNN_SUCCESS), (21, ACLNN_ERR_PARAM_INVALID)):
+            args = {name: _over_one((n,), (0,)) for name in ("gradOutput", "self", "gradInput")}
+            args[holder] = _over_one((n,), (0,), storage=store)
+            assert status_of(args["gradOutput"], args["self"], None, args["gradInput"]) == expected, (holder, n)
+
+
 def test_read_only_gradinput_is_161002():
     _, _, _, go, x, _ = three()
     ro = np.zeros((2, 3), np.float32)
