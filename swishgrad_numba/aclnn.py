@@ -50,7 +50,8 @@ from .tiling import Tiling, compute_tiling
 
 __all__ = [
     # status codes
-    "ACL_SUCCESS", "ACL_ERROR_INVALID_PARAM", "ACL_ERROR_RT_PARAM_INVALID", "ACL_ERROR_RT_INTERNAL_ERROR",
+    "ACL_SUCCESS", "ACL_ERROR_INVALID_PARAM", "ACL_ERROR_RT_PARAM_INVALID", "ACL_ERROR_RT_MEMORY_ALLOCATION",
+    "ACL_ERROR_RT_INTERNAL_ERROR",
     "ACLNN_SUCCESS", "ACLNN_ERR_PARAM_NULLPTR", "ACLNN_ERR_PARAM_INVALID", "ACLNN_ERR_RUNTIME_ERROR",
     "ACLNN_ERR_INNER", "ACLNN_ERR_INNER_EXECUTOR_REUSED", "ACLNN_ERR_INNER_TENSOR_DESTROYED",
     # data types and formats
@@ -80,6 +81,7 @@ __all__ = [
 ACL_SUCCESS = 0
 ACL_ERROR_INVALID_PARAM = 100000
 ACL_ERROR_RT_PARAM_INVALID = 107000
+ACL_ERROR_RT_MEMORY_ALLOCATION = 207001
 ACL_ERROR_RT_INTERNAL_ERROR = 507000
 
 #: aclnn (aclnnStatus) codes.
@@ -166,7 +168,8 @@ _MEMCPY_KINDS = frozenset((ACL_MEMCPY_HOST_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, A
 #: Most dimensions a tensor of the operator may have.
 MAX_DIM = 8
 
-# NumPy addresses memory with intp (byte strides, sizes).
+# C's int64_t holds shapes, strides and offsets; NumPy addresses memory with intp (byte strides, sizes).
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
 _INTP_MAX = int(np.iinfo(np.intp).max)
 
 # --------------------------------------------------------------------------
@@ -210,14 +213,22 @@ def aclGetRecentErrMsg():
     return message
 
 
+def _is_int(value) -> bool:
+    """Whether ``value`` is a real integer: a Python or NumPy integer, not a bool and not a float equal to one."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
 def _known(code, table) -> bool:
-    """Whether ``code`` is a key of ``table`` (False for bools and unhashable objects)."""
-    if isinstance(code, (bool, np.bool_)):
-        return False
-    try:
-        return code in table
-    except TypeError:
-        return False
+    """Whether ``code`` is an integer key of ``table`` (False for bools, floats such as 2.0 and other objects)."""
+    return _is_int(code) and int(code) in table
+
+
+def _enum_error(code, argname: str, kind: str, names=None) -> str:
+    """Why ``code`` is not a value of the C enum ``kind``."""
+    if not _is_int(code):
+        return f"{argname} must be an integer ({kind}), got {type(code).__name__} {code!r}"
+    listed = f"; known: {', '.join(names)}" if names else ""
+    return f"{argname} {code!r} is not a known {kind}{listed}"
 
 
 def _dtype_name(code) -> str:
@@ -234,10 +245,12 @@ def _int_tuple(value, argname: str, allow_negative: bool = False):
         return f"{argname} must be a sequence of integers, got {type(value).__name__}"
     out = []
     for v in value:
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+        if not _is_int(v):
             return f"{argname} must hold integers, got {v!r}"
         if v < 0 and not allow_negative:
             return f"{argname} must hold non-negative values, got {tuple(value)}"
+        if not _INT64_MIN <= v <= _INT64_MAX:
+            return f"{argname} must hold int64 values (C int64_t), got {v!r}"
         out.append(int(v))
     return tuple(out)
 
@@ -342,7 +355,8 @@ def aclCreateTensor(view_shape, data_type, strides, offset, format, storage_shap
     if isinstance(shape, str):
         return _fail(None, f"{where}: {shape}")
     if not _known(data_type, _DTYPES):
-        return _fail(None, f"{where}: data_type {data_type!r} is not a known aclDataType")
+        return _fail(None, f"{where}: {_enum_error(data_type, 'data_type', 'aclDataType')}")
+    data_type = int(data_type)
     if strides is None:
         strides = _contiguous_strides(shape)
     else:
@@ -352,11 +366,11 @@ def aclCreateTensor(view_shape, data_type, strides, offset, format, storage_shap
         if len(strides) != len(shape):
             return _fail(None, f"{where}: strides must have one entry per dim of view_shape "
                                f"({len(shape)}), got {len(strides)}")
-    if isinstance(offset, (bool, np.bool_)) or not isinstance(offset, numbers.Integral) or offset < 0:
-        return _fail(None, f"{where}: offset must be an integer >= 0, got {offset!r}")
+    if not _is_int(offset) or not 0 <= offset <= _INT64_MAX:
+        return _fail(None, f"{where}: offset must be an integer >= 0 and < 2**63 (C int64_t), got {offset!r}")
     if not _known(format, _FORMATS):
-        return _fail(None, f"{where}: format {format!r} is not one of "
-                           + ", ".join(_FORMATS.values()))
+        return _fail(None, f"{where}: {_enum_error(format, 'format', 'aclFormat', _FORMATS.values())}")
+    format = int(format)
     if storage_shape is None:
         storage_shape = shape
     else:
@@ -417,7 +431,8 @@ def aclCreateScalar(value, data_type):
     """
     where = "aclCreateScalar"
     if not _known(data_type, _DTYPES):
-        return _fail(None, f"{where}: data_type {data_type!r} is not a known aclDataType")
+        return _fail(None, f"{where}: {_enum_error(data_type, 'data_type', 'aclDataType')}")
+    data_type = int(data_type)
     name, dt = _DTYPES[data_type]
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
@@ -535,7 +550,7 @@ def aclFinalize() -> int:
 
 def aclrtSetDevice(device_id) -> int:
     """Select a device; every non-negative id maps to the one emulated device."""
-    if isinstance(device_id, bool) or not isinstance(device_id, numbers.Integral) or device_id < 0:
+    if not _is_int(device_id) or device_id < 0:
         return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetDevice: device_id must be an integer >= 0, got {device_id!r}")
     return ACL_SUCCESS
 
@@ -581,13 +596,21 @@ def aclrtMalloc(size, policy=ACL_MEM_MALLOC_HUGE_FIRST):
     """Allocate ``size`` bytes of emulated device memory; returns ``(status, buffer)``.
 
     The buffer is a zero-filled 1-D ``uint8`` array (``aclCreateTensor``
-    reinterprets it as the tensor's dtype).
+    reinterprets it as the tensor's dtype). ``ACL_ERROR_RT_MEMORY_ALLOCATION``
+    when the host cannot allocate it.
     """
-    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size <= 0:
+    if not _is_int(size) or size <= 0:
         return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: size must be an integer > 0, got {size!r}"), None
     if not _known(policy, _MALLOC_POLICIES):
-        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: policy {policy!r} is not an aclrtMemMallocPolicy"), None
-    return ACL_SUCCESS, np.zeros(int(size), dtype=np.uint8)
+        return _fail(ACL_ERROR_INVALID_PARAM,
+                     f"aclrtMalloc: {_enum_error(policy, 'policy', 'aclrtMemMallocPolicy')}"), None
+    if size > _INTP_MAX:
+        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: size {size} exceeds the {_INTP_MAX} bytes NumPy can "
+                                              f"address"), None
+    try:
+        return ACL_SUCCESS, np.zeros(int(size), dtype=np.uint8)
+    except MemoryError:
+        return _fail(ACL_ERROR_RT_MEMORY_ALLOCATION, f"aclrtMalloc: cannot allocate {size} bytes"), None
 
 
 def aclrtFree(buffer) -> int:
@@ -604,12 +627,12 @@ def aclrtMemcpy(dst, dest_max, src, count, kind) -> int:
     """
     where = "aclrtMemcpy"
     if not _known(kind, _MEMCPY_KINDS):
-        return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: kind {kind!r} is not an aclrtMemcpyKind")
+        return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: {_enum_error(kind, 'kind', 'aclrtMemcpyKind')}")
     for name, arr in (("dst", dst), ("src", src)):
         if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous:
             return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: {name} must be a C-contiguous numpy.ndarray")
     for name, v in (("dest_max", dest_max), ("count", count)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+        if not _is_int(v) or v < 0:
             return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: {name} must be an integer >= 0, got {v!r}")
     if dest_max > dst.nbytes:
         return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: dest_max {dest_max} exceeds dst's {dst.nbytes} bytes")
@@ -896,7 +919,7 @@ def _phase_two(workspace, workspaceSize, executor, stream) -> int:
     if executor.used:
         return _fail(ACLNN_ERR_INNER_EXECUTOR_REUSED, f"{where}: executor was already run; an executor runs once "
                                                       f"(call aclnnSwishBackwardGetWorkspaceSize again)")
-    if isinstance(workspaceSize, bool) or not isinstance(workspaceSize, numbers.Integral) or workspaceSize < 0:
+    if not _is_int(workspaceSize) or workspaceSize < 0:
         return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize must be an integer >= 0, got {workspaceSize!r}")
     if workspaceSize < executor.workspace_size:
         return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize {workspaceSize} is smaller than the "

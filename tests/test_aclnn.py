@@ -555,6 +555,58 @@ def test_create_tensor_rejects_what_cannot_be_a_tensor():
         assert fragment in aclnn.aclGetRecentErrMsg()
 
 
+@pytest.mark.parametrize("value", [0.0, 2.0, np.float64(2.0), np.float32(0.0), True, np.True_, "2"],
+                         ids=lambda v: f"{type(v).__name__}-{v}")
+def test_enum_arguments_must_be_real_integers(value):
+    """A float equal to an enum value (ACL_FLOAT is 0, ACL_FORMAT_ND is 2, ...) or a bool is not one."""
+    good = np.zeros(6, np.float32)
+    assert aclnn.aclCreateTensor((2, 3), value, None, 0, ACL_FORMAT_ND, None, good) is None
+    assert "data_type must be an integer (aclDataType)" in aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclCreateTensor((2, 3), ACL_FLOAT, None, 0, value, None, good) is None
+    assert "format must be an integer (aclFormat)" in aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclCreateScalar(1.0, value) is None
+    assert "data_type must be an integer (aclDataType)" in aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclrtMalloc(8, value) == (aclnn.ACL_ERROR_INVALID_PARAM, None)
+    assert "policy must be an integer (aclrtMemMallocPolicy)" in aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclrtMemcpy(good, 24, good, 24, value) == aclnn.ACL_ERROR_INVALID_PARAM
+    assert "kind must be an integer (aclrtMemcpyKind)" in aclnn.aclGetRecentErrMsg()
+    for argname, args in (("offset", ((2, 3), ACL_FLOAT, None, value, ACL_FORMAT_ND, None, good)),
+                          ("strides", ((2, 3), ACL_FLOAT, (3, value), 0, ACL_FORMAT_ND, None, good)),
+                          ("view_shape", ((2, value), ACL_FLOAT, None, 0, ACL_FORMAT_ND, None, good)),
+                          ("storage_shape", ((2, 3), ACL_FLOAT, None, 0, ACL_FORMAT_ND, (value,), good))):
+        assert aclnn.aclCreateTensor(*args) is None, argname
+        assert argname in aclnn.aclGetRecentErrMsg()
+
+
+def test_numpy_integer_enums_are_accepted_and_stored_as_int():
+    good = np.zeros(6, np.float32)
+    t = aclnn.aclCreateTensor((2, 3), np.int64(ACL_FLOAT), None, np.uint8(0), np.int32(ACL_FORMAT_ND), None, good)
+    assert t is not None and type(t.data_type) is int and type(t.format) is int and type(t.offset) is int
+    s = aclnn.aclCreateScalar(1.5, np.int16(ACL_FLOAT16))
+    assert s is not None and type(s.data_type) is int and s.value == np.float16(1.5)
+
+
+@pytest.mark.parametrize("argname,args", [
+    ("strides", ((2, 3), ACL_FLOAT, (2**63, 1), 0, ACL_FORMAT_ND, None, np.zeros(6, np.float32))),
+    ("view_shape", ((2**63, 0), ACL_FLOAT, None, 0, ACL_FORMAT_ND, (6,), np.zeros(6, np.float32))),
+    ("storage_shape", ((2, 3), ACL_FLOAT, None, 0, ACL_FORMAT_ND, (2**63, 0), np.zeros(6, np.float32))),
+    ("offset", ((2, 3), ACL_FLOAT, None, 2**63, ACL_FORMAT_ND, None, np.zeros(6, np.float32))),
+])
+def test_create_tensor_values_must_fit_int64(argname, args):
+    """Shapes, strides and the offset are C int64_t."""
+    assert aclnn.aclCreateTensor(*args) is None
+    msg = aclnn.aclGetRecentErrMsg()
+    assert argname in msg and "int64" in msg
+
+
+def test_malloc_beyond_memory_is_an_error_not_an_exception():
+    assert aclnn.aclrtMalloc(2**63) == (aclnn.ACL_ERROR_INVALID_PARAM, None)
+    assert "exceeds" in aclnn.aclGetRecentErrMsg()
+    # 4 EiB: more than any 64-bit address space maps
+    assert aclnn.aclrtMalloc(2**62) == (aclnn.ACL_ERROR_RT_MEMORY_ALLOCATION, None)
+    assert "cannot allocate" in aclnn.aclGetRecentErrMsg()
+
+
 def test_create_tensor_over_raw_bytes_shares_memory():
     raw = np.zeros(24, np.uint8)
     t = aclnn.aclCreateTensor((2, 3), ACL_FLOAT, None, 0, ACL_FORMAT_ND, (2, 3), raw)
