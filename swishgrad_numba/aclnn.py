@@ -45,12 +45,13 @@ import numpy as np
 from . import formats
 from .api import run_tiling
 from .dtypes import bfloat16, to_float32
-from .platform import REFERENCE_PLATFORM, Platform
+from .platform import BF16_SOC_VERSIONS, REFERENCE_PLATFORM, Platform
 from .tiling import Tiling, compute_tiling
 
 __all__ = [
     # status codes
-    "ACL_SUCCESS", "ACL_ERROR_INVALID_PARAM", "ACL_ERROR_RT_PARAM_INVALID", "ACL_ERROR_RT_INTERNAL_ERROR",
+    "ACL_SUCCESS", "ACL_ERROR_INVALID_PARAM", "ACL_ERROR_RT_PARAM_INVALID", "ACL_ERROR_RT_MEMORY_ALLOCATION",
+    "ACL_ERROR_RT_INTERNAL_ERROR",
     "ACLNN_SUCCESS", "ACLNN_ERR_PARAM_NULLPTR", "ACLNN_ERR_PARAM_INVALID", "ACLNN_ERR_RUNTIME_ERROR",
     "ACLNN_ERR_INNER", "ACLNN_ERR_INNER_EXECUTOR_REUSED", "ACLNN_ERR_INNER_TENSOR_DESTROYED",
     # data types and formats
@@ -80,6 +81,7 @@ __all__ = [
 ACL_SUCCESS = 0
 ACL_ERROR_INVALID_PARAM = 100000
 ACL_ERROR_RT_PARAM_INVALID = 107000
+ACL_ERROR_RT_MEMORY_ALLOCATION = 207001
 ACL_ERROR_RT_INTERNAL_ERROR = 507000
 
 #: aclnn (aclnnStatus) codes.
@@ -166,6 +168,10 @@ _MEMCPY_KINDS = frozenset((ACL_MEMCPY_HOST_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, A
 #: Most dimensions a tensor of the operator may have.
 MAX_DIM = 8
 
+# C's int64_t holds shapes, strides and offsets; NumPy addresses memory with intp (byte strides, sizes).
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
+_INTP_MAX = int(np.iinfo(np.intp).max)
+
 # --------------------------------------------------------------------------
 # Module state: the platform, the last error message (per thread)
 # --------------------------------------------------------------------------
@@ -207,14 +213,22 @@ def aclGetRecentErrMsg():
     return message
 
 
+def _is_int(value) -> bool:
+    """Whether ``value`` is a real integer: a Python or NumPy integer, not a bool and not a float equal to one."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
 def _known(code, table) -> bool:
-    """Whether ``code`` is a key of ``table`` (False for bools and unhashable objects)."""
-    if isinstance(code, (bool, np.bool_)):
-        return False
-    try:
-        return code in table
-    except TypeError:
-        return False
+    """Whether ``code`` is an integer key of ``table`` (False for bools, floats such as 2.0 and other objects)."""
+    return _is_int(code) and int(code) in table
+
+
+def _enum_error(code, argname: str, kind: str, names=None) -> str:
+    """Why ``code`` is not a value of the C enum ``kind``."""
+    if not _is_int(code):
+        return f"{argname} must be an integer ({kind}), got {type(code).__name__} {code!r}"
+    listed = f"; known: {', '.join(names)}" if names else ""
+    return f"{argname} {code!r} is not a known {kind}{listed}"
 
 
 def _dtype_name(code) -> str:
@@ -231,10 +245,12 @@ def _int_tuple(value, argname: str, allow_negative: bool = False):
         return f"{argname} must be a sequence of integers, got {type(value).__name__}"
     out = []
     for v in value:
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+        if not _is_int(v):
             return f"{argname} must hold integers, got {v!r}"
         if v < 0 and not allow_negative:
             return f"{argname} must hold non-negative values, got {tuple(value)}"
+        if not _INT64_MIN <= v <= _INT64_MAX:
+            return f"{argname} must hold int64 values (C int64_t), got {v!r}"
         out.append(int(v))
     return tuple(out)
 
@@ -339,7 +355,8 @@ def aclCreateTensor(view_shape, data_type, strides, offset, format, storage_shap
     if isinstance(shape, str):
         return _fail(None, f"{where}: {shape}")
     if not _known(data_type, _DTYPES):
-        return _fail(None, f"{where}: data_type {data_type!r} is not a known aclDataType")
+        return _fail(None, f"{where}: {_enum_error(data_type, 'data_type', 'aclDataType')}")
+    data_type = int(data_type)
     if strides is None:
         strides = _contiguous_strides(shape)
     else:
@@ -349,11 +366,11 @@ def aclCreateTensor(view_shape, data_type, strides, offset, format, storage_shap
         if len(strides) != len(shape):
             return _fail(None, f"{where}: strides must have one entry per dim of view_shape "
                                f"({len(shape)}), got {len(strides)}")
-    if isinstance(offset, (bool, np.bool_)) or not isinstance(offset, numbers.Integral) or offset < 0:
-        return _fail(None, f"{where}: offset must be an integer >= 0, got {offset!r}")
+    if not _is_int(offset) or not 0 <= offset <= _INT64_MAX:
+        return _fail(None, f"{where}: offset must be an integer >= 0 and < 2**63 (C int64_t), got {offset!r}")
     if not _known(format, _FORMATS):
-        return _fail(None, f"{where}: format {format!r} is not one of "
-                           + ", ".join(_FORMATS.values()))
+        return _fail(None, f"{where}: {_enum_error(format, 'format', 'aclFormat', _FORMATS.values())}")
+    format = int(format)
     if storage_shape is None:
         storage_shape = shape
     else:
@@ -414,7 +431,8 @@ def aclCreateScalar(value, data_type):
     """
     where = "aclCreateScalar"
     if not _known(data_type, _DTYPES):
-        return _fail(None, f"{where}: data_type {data_type!r} is not a known aclDataType")
+        return _fail(None, f"{where}: {_enum_error(data_type, 'data_type', 'aclDataType')}")
+    data_type = int(data_type)
     name, dt = _DTYPES[data_type]
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
@@ -532,7 +550,7 @@ def aclFinalize() -> int:
 
 def aclrtSetDevice(device_id) -> int:
     """Select a device; every non-negative id maps to the one emulated device."""
-    if isinstance(device_id, bool) or not isinstance(device_id, numbers.Integral) or device_id < 0:
+    if not _is_int(device_id) or device_id < 0:
         return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetDevice: device_id must be an integer >= 0, got {device_id!r}")
     return ACL_SUCCESS
 
@@ -578,13 +596,21 @@ def aclrtMalloc(size, policy=ACL_MEM_MALLOC_HUGE_FIRST):
     """Allocate ``size`` bytes of emulated device memory; returns ``(status, buffer)``.
 
     The buffer is a zero-filled 1-D ``uint8`` array (``aclCreateTensor``
-    reinterprets it as the tensor's dtype).
+    reinterprets it as the tensor's dtype). ``ACL_ERROR_RT_MEMORY_ALLOCATION``
+    when the host cannot allocate it.
     """
-    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size <= 0:
+    if not _is_int(size) or size <= 0:
         return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: size must be an integer > 0, got {size!r}"), None
     if not _known(policy, _MALLOC_POLICIES):
-        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: policy {policy!r} is not an aclrtMemMallocPolicy"), None
-    return ACL_SUCCESS, np.zeros(int(size), dtype=np.uint8)
+        return _fail(ACL_ERROR_INVALID_PARAM,
+                     f"aclrtMalloc: {_enum_error(policy, 'policy', 'aclrtMemMallocPolicy')}"), None
+    if size > _INTP_MAX:
+        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: size {size} exceeds the {_INTP_MAX} bytes NumPy can "
+                                              f"address"), None
+    try:
+        return ACL_SUCCESS, np.zeros(int(size), dtype=np.uint8)
+    except MemoryError:
+        return _fail(ACL_ERROR_RT_MEMORY_ALLOCATION, f"aclrtMalloc: cannot allocate {size} bytes"), None
 
 
 def aclrtFree(buffer) -> int:
@@ -601,12 +627,12 @@ def aclrtMemcpy(dst, dest_max, src, count, kind) -> int:
     """
     where = "aclrtMemcpy"
     if not _known(kind, _MEMCPY_KINDS):
-        return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: kind {kind!r} is not an aclrtMemcpyKind")
+        return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: {_enum_error(kind, 'kind', 'aclrtMemcpyKind')}")
     for name, arr in (("dst", dst), ("src", src)):
         if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous:
             return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: {name} must be a C-contiguous numpy.ndarray")
     for name, v in (("dest_max", dest_max), ("count", count)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+        if not _is_int(v) or v < 0:
             return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: {name} must be an integer >= 0, got {v!r}")
     if dest_max > dst.nbytes:
         return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: dest_max {dest_max} exceeds dst's {dst.nbytes} bytes")
@@ -650,6 +676,48 @@ def _live_tensor(tensor, argname: str):
         return ACLNN_ERR_PARAM_NULLPTR, f"{argname} must be an aclTensor, got {type(tensor).__name__}"
     if tensor.destroyed:
         return ACLNN_ERR_PARAM_NULLPTR, f"{argname} was destroyed by aclDestroyTensor (dangling pointer)"
+    return None
+
+
+def _check_addressable(tensor: aclTensor, argname: str):
+    """None if NumPy can address the tensor's view, else a message.
+
+    Python ints throughout, so nothing overflows: every stride in bytes, the
+    view's size in bytes and its byte extent (offset + sum((d - 1) * stride)
+    + 1 elements) must fit NumPy's intp.
+    """
+    item = tensor.storage.itemsize
+    for dim, stride in enumerate(tensor.strides):
+        if stride * item > _INTP_MAX:
+            return (f"{argname}'s stride {stride} (dim {dim}) is {stride * item} bytes; NumPy addresses at most "
+                    f"{_INTP_MAX} bytes")
+    numel = tensor.numel
+    if numel * item > _INTP_MAX:
+        return (f"{argname}'s view {tensor.view_shape} has {numel} elements ({numel * item} bytes); NumPy addresses "
+                f"at most {_INTP_MAX} bytes")
+    if numel:
+        extent = tensor.offset + sum((d - 1) * s for d, s in zip(tensor.view_shape, tensor.strides)) + 1
+        if extent * item > _INTP_MAX:
+            return (f"{argname}'s view (shape {tensor.view_shape}, strides {tensor.strides}, offset {tensor.offset}) "
+                    f"spans {extent * item} bytes; NumPy addresses at most {_INTP_MAX} bytes")
+    return None
+
+
+def _check_copy_size(grad_output: aclTensor, self_: aclTensor, grad_input: aclTensor):
+    """None if the buffers a plain-format launch allocates stay within the caller's largest storage, else a message.
+
+    The launch makes non-contiguous inputs contiguous and computes into a
+    fresh buffer, so it allocates up to three buffers of the view's size. A
+    view may have more elements than its storage (stride 0 broadcasts), so
+    without this bound a view over a few bytes could make the emulator
+    allocate any amount. The rule: the view has at most as many elements as
+    the largest of the three storages (all three share one dtype).
+    """
+    largest = max(t.storage.size for t in (grad_output, self_, grad_input))
+    if grad_input.numel > largest:
+        return (f"gradInput's view {grad_input.view_shape} has {grad_input.numel} elements, more than the largest "
+                f"storage of gradOutput, self and gradInput ({largest} elements); the emulator allocates up to three "
+                f"view-sized buffers and bounds them by the caller's largest storage")
     return None
 
 
@@ -711,8 +779,9 @@ def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
             return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal "
                                              f"dtype of gradOutput ({_dtype_name(grad_output.data_type)})")
     if grad_output.data_type == ACL_BF16 and not platform.supports_bfloat16:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype ACL_BF16 is only supported on ASCEND910B..ASCEND910E; the "
-                                         f"platform's soc_version is {platform.soc_version!r}")
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype ACL_BF16 is only supported on ASCEND910B..ASCEND910E "
+                                         f"({', '.join(BF16_SOC_VERSIONS)}); the platform's soc_version "
+                                         f"{platform.soc_version!r} is family {platform.soc_family}")
 
     # 3. Ranks and shapes.
     for tensor, name in ((grad_output, "gradOutput"), (self_, "self"), (grad_input, "gradInput")):
@@ -724,20 +793,25 @@ def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
             return ACLNN_ERR_PARAM_INVALID, (f"shape of {name} {tensor.view_shape} must equal shape of gradInput "
                                              f"{grad_input.view_shape}")
 
-    # 4. Emulator checks: one storage format, views inside storage, writable output.
+    # 4. Emulator checks: one storage format, views NumPy can address and inside their storage, launch buffers
+    #    bounded by the caller's storage, writable output.
     private = [t.format for t in (grad_output, self_, grad_input) if t.format not in _PLAIN_FORMATS]
     if private and (len(private) != 3 or len(set(private)) != 1):
         fmts = ", ".join(_format_name(t.format) for t in (grad_output, self_, grad_input))
         return ACLNN_ERR_PARAM_INVALID, (f"gradOutput, self and gradInput must share one storage format, got "
                                          f"{fmts}")
     for tensor, name in ((grad_output, "gradOutput"), (self_, "self"), (grad_input, "gradInput")):
-        message = _check_geometry(tensor, name)
+        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
         if message:
             return ACLNN_ERR_PARAM_INVALID, message
     if private and not (grad_output.storage_shape == self_.storage_shape == grad_input.storage_shape):
         return ACLNN_ERR_PARAM_INVALID, (
             f"storage shapes must be equal, got gradOutput {grad_output.storage_shape}, self "
             f"{self_.storage_shape}, gradInput {grad_input.storage_shape}")
+    if not private:
+        message = _check_copy_size(grad_output, self_, grad_input)
+        if message:
+            return ACLNN_ERR_PARAM_INVALID, message
     if not grad_input.storage.flags.writeable:
         return ACLNN_ERR_PARAM_INVALID, "gradInput's data is read-only"
 
@@ -758,8 +832,10 @@ def aclnnSwishBackwardGetWorkspaceSize(gradOutput, self, betaOptional, gradInput
 
     Applies SPEC section 5's checks in its order (null pointers -> 161001;
     dtypes, then ranks and shapes -> 161002), then the emulator's own
-    (storage formats agree, views inside their storage, writable output ->
-    161002). Empty tensors succeed with workspace 0 and launch nothing.
+    (storage formats agree; views NumPy can address, inside their storage;
+    a plain-format view no larger than the largest of the three storages;
+    writable output -> 161002). Empty tensors succeed with workspace 0 and
+    launch nothing.
 
     Returns
     -------
@@ -843,7 +919,7 @@ def _phase_two(workspace, workspaceSize, executor, stream) -> int:
     if executor.used:
         return _fail(ACLNN_ERR_INNER_EXECUTOR_REUSED, f"{where}: executor was already run; an executor runs once "
                                                       f"(call aclnnSwishBackwardGetWorkspaceSize again)")
-    if isinstance(workspaceSize, bool) or not isinstance(workspaceSize, numbers.Integral) or workspaceSize < 0:
+    if not _is_int(workspaceSize) or workspaceSize < 0:
         return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize must be an integer >= 0, got {workspaceSize!r}")
     if workspaceSize < executor.workspace_size:
         return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize {workspaceSize} is smaller than the "

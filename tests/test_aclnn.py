@@ -274,21 +274,23 @@ def test_dtype_mismatch_message():
     assert "dtype of gradInput (ACL_FLOAT16) must equal dtype of gradOutput (ACL_FLOAT)" in msg
 
 
-@pytest.mark.parametrize("soc,dt,expected", [
-    ("ascend310p", BF16, ACLNN_ERR_PARAM_INVALID),
-    ("ascend910", BF16, ACLNN_ERR_PARAM_INVALID),
-    ("ascend910b", BF16, ACLNN_SUCCESS),
-    ("ascend910c", BF16, ACLNN_SUCCESS),
-    ("ascend910e", BF16, ACLNN_SUCCESS),
-    ("ascend310p", F16, ACLNN_SUCCESS),
-    ("ascend310p", F32, ACLNN_SUCCESS),
-])
-def test_bfloat16_only_on_910b_to_910e(soc, dt, expected):
+# SPEC section 8: ASCEND910B <= soc <= ASCEND910E in CANN's SocVersion enum order.
+BF16_ACCEPTED = ["ascend910b", "Ascend910B3", "ascend910_93", "Ascend910_9391", "Ascend910_9362", "ascend950",
+                 "ascend910_95", "Ascend950PR_9599", "Ascend950DT_95A1", "ascend910e"]
+BF16_REFUSED = ["ascend910", "Ascend910ProB", "ascend310", "ascend310p", "Ascend310P3", "ascend310b", "ascend310c",
+                "ascend610lite", "kirinx90", "kirin9030", "ascend350"]
+
+
+@pytest.mark.parametrize("soc", BF16_ACCEPTED + BF16_REFUSED)
+@pytest.mark.parametrize("dt", KERNEL_DTYPES, ids=lambda d: d.name)
+def test_bfloat16_only_on_910b_to_910e(soc, dt):
     aclnn.set_platform(Platform(soc_version=soc))
     _, _, _, go, x, gi = three(dtype=dt)
-    assert status_of(go, x, None, gi) == expected
-    if expected != ACLNN_SUCCESS:
-        assert "ASCEND910B..ASCEND910E" in aclnn.aclGetRecentErrMsg()
+    refused = dt == BF16 and soc in BF16_REFUSED
+    assert status_of(go, x, None, gi) == (ACLNN_ERR_PARAM_INVALID if refused else ACLNN_SUCCESS)
+    if refused:
+        msg = aclnn.aclGetRecentErrMsg()
+        assert "ASCEND910B..ASCEND910E" in msg and repr(soc) in msg
 
 
 # --------------------------------------------------------------------------
@@ -426,6 +428,85 @@ def test_view_outside_its_storage_is_161002():
     assert status_of(go, x, None, ok) == ACLNN_SUCCESS
 
 
+INTP_MAX = 2**63 - 1
+ONE_F32 = np.zeros(1, np.float32)
+
+
+def _replace(which, t, shape=(2, 3)):
+    """gradOutput, self and gradInput of ``shape`` (float32), with ``which`` replaced by ``t``."""
+    _, _, _, go, x, gi = three(shape)
+    args = {"gradOutput": go, "self": x, "gradInput": gi}
+    args[which] = t
+    return args["gradOutput"], args["self"], None, args["gradInput"]
+
+
+def _over_one(shape, strides, offset=0, storage=None):
+    """A float32 tensor of ``shape`` and ``strides`` over a 1-element storage (or ``storage``)."""
+    storage = ONE_F32 if storage is None else storage
+    return aclnn.aclCreateTensor(shape, ACL_FLOAT, strides, offset, ACL_FORMAT_ND, storage.shape, storage)
+
+
+@pytest.mark.parametrize("which", ["gradOutput", "self", "gradInput"])
+def test_stride_beyond_numpy_bytes_is_161002(which, stream):
+    """A size-1 dim's stride never moves the view, but 2**62 float32 elements is 2**64 bytes: NumPy cannot hold it.
+
+    (It used to pass phase one and fail on the stream with 507000.)"""
+    t = _over_one((2, 1, 3), (0, 2**62, 0))
+    assert t is not None
+    assert status_of(*_replace(which, t, (2, 1, 3))) == ACLNN_ERR_PARAM_INVALID
+    msg = aclnn.aclGetRecentErrMsg()
+    assert f"{which}'s stride {2**62} (dim 1) is {2**64} bytes" in msg and str(INTP_MAX) in msg
+    # the largest stride NumPy can take in bytes passes, and the launch runs
+    ok = _over_one((2, 1, 3), (0, INTP_MAX // 4, 0))
+    assert launch(*_replace(which, ok, (2, 1, 3)), stream)[0] == ACLNN_SUCCESS
+
+
+def test_element_count_beyond_numpy_is_161002():
+    """2**80 elements broadcast (stride 0) from one float32: more than NumPy can count or address."""
+    t = _over_one((2**40, 2**40), (0, 0))
+    assert status_of(t, t, None, t) == ACLNN_ERR_PARAM_INVALID
+    msg = aclnn.aclGetRecentErrMsg()
+    assert f"gradOutput's view ({2**40}, {2**40}) has {2**80} elements" in msg and str(INTP_MAX) in msg
+
+
+@pytest.mark.parametrize("which", ["gradOutput", "self", "gradInput"])
+def test_byte_extent_beyond_numpy_is_161002(which):
+    """Strides that fit in bytes, but the span from the storage start to the last element does not."""
+    t = _over_one((2, 3), (0, 2**60))  # reaches element 2**61: byte 2**63 + 3
+    assert status_of(*_replace(which, t)) == ACLNN_ERR_PARAM_INVALID
+    msg = aclnn.aclGetRecentErrMsg()
+    assert f"{which}'s view" in msg and f"spans {(2**61 + 1) * 4} bytes" in msg
+    t = _over_one((2, 3), (0, 0), offset=2**62)
+    assert status_of(*_replace(which, t)) == ACLNN_ERR_PARAM_INVALID
+    msg = aclnn.aclGetRecentErrMsg()
+    assert f"{which}'s view" in msg and f"spans {(2**62 + 1) * 4} bytes" in msg
+
+
+def test_broadcast_views_are_bounded_by_the_largest_storage(stream):
+    """The launch allocates view-sized buffers: the view may not outgrow every storage the caller passed."""
+    big = (2**17, 2**17)               # 2**34 float32 over 4 bytes: 64 GiB per materialised buffer
+    t = _over_one(big, (0, 0))
+    assert status_of(t, t, None, t) == ACLNN_ERR_PARAM_INVALID
+    msg = aclnn.aclGetRecentErrMsg()
+    assert f"gradInput's view {big} has {2**34} elements, more than the largest storage" in msg
+    assert "(1 elements)" in msg
+    # broadcast inputs over one element each, a real output of 20: fine, and the results are the broadcast's
+    g1, x1 = np.array([0.75], np.float32), np.array([-1.5], np.float32)
+    out = np.zeros((4, 5), np.float32)
+    status, _ = launch(_over_one((4, 5), (0, 0), storage=g1), _over_one((4, 5), (0, 0), storage=x1), None,
+                       tensor(out), stream)
+    assert status == ACLNN_SUCCESS
+    np.testing.assert_array_equal(bits(out), bits(swish_backward(np.full((4, 5), 0.75, np.float32),
+                                                                 np.full((4, 5), -1.5, np.float32))))
+    # the bound is the largest of the three storages, whichever tensor holds it: 20 elements fit 20, 21 do not
+    store = np.zeros(20, np.float32)
+    for holder in ("gradOutput", "self", "gradInput"):
+        for n, expected in ((20, ACLNN_SUCCESS), (21, ACLNN_ERR_PARAM_INVALID)):
+            args = {name: _over_one((n,), (0,)) for name in ("gradOutput", "self", "gradInput")}
+            args[holder] = _over_one((n,), (0,), storage=store)
+            assert status_of(args["gradOutput"], args["self"], None, args["gradInput"]) == expected, (holder, n)
+
+
 def test_read_only_gradinput_is_161002():
     _, _, _, go, x, _ = three()
     ro = np.zeros((2, 3), np.float32)
@@ -472,6 +553,58 @@ def test_create_tensor_rejects_what_cannot_be_a_tensor():
     for args, fragment in cases:
         assert aclnn.aclCreateTensor(*args) is None, fragment
         assert fragment in aclnn.aclGetRecentErrMsg()
+
+
+@pytest.mark.parametrize("value", [0.0, 2.0, np.float64(2.0), np.float32(0.0), True, np.True_, "2"],
+                         ids=lambda v: f"{type(v).__name__}-{v}")
+def test_enum_arguments_must_be_real_integers(value):
+    """A float equal to an enum value (ACL_FLOAT is 0, ACL_FORMAT_ND is 2, ...) or a bool is not one."""
+    good = np.zeros(6, np.float32)
+    assert aclnn.aclCreateTensor((2, 3), value, None, 0, ACL_FORMAT_ND, None, good) is None
+    assert "data_type must be an integer (aclDataType)" in aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclCreateTensor((2, 3), ACL_FLOAT, None, 0, value, None, good) is None
+    assert "format must be an integer (aclFormat)" in aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclCreateScalar(1.0, value) is None
+    assert "data_type must be an integer (aclDataType)" in aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclrtMalloc(8, value) == (aclnn.ACL_ERROR_INVALID_PARAM, None)
+    assert "policy must be an integer (aclrtMemMallocPolicy)" in aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclrtMemcpy(good, 24, good, 24, value) == aclnn.ACL_ERROR_INVALID_PARAM
+    assert "kind must be an integer (aclrtMemcpyKind)" in aclnn.aclGetRecentErrMsg()
+    for argname, args in (("offset", ((2, 3), ACL_FLOAT, None, value, ACL_FORMAT_ND, None, good)),
+                          ("strides", ((2, 3), ACL_FLOAT, (3, value), 0, ACL_FORMAT_ND, None, good)),
+                          ("view_shape", ((2, value), ACL_FLOAT, None, 0, ACL_FORMAT_ND, None, good)),
+                          ("storage_shape", ((2, 3), ACL_FLOAT, None, 0, ACL_FORMAT_ND, (value,), good))):
+        assert aclnn.aclCreateTensor(*args) is None, argname
+        assert argname in aclnn.aclGetRecentErrMsg()
+
+
+def test_numpy_integer_enums_are_accepted_and_stored_as_int():
+    good = np.zeros(6, np.float32)
+    t = aclnn.aclCreateTensor((2, 3), np.int64(ACL_FLOAT), None, np.uint8(0), np.int32(ACL_FORMAT_ND), None, good)
+    assert t is not None and type(t.data_type) is int and type(t.format) is int and type(t.offset) is int
+    s = aclnn.aclCreateScalar(1.5, np.int16(ACL_FLOAT16))
+    assert s is not None and type(s.data_type) is int and s.value == np.float16(1.5)
+
+
+@pytest.mark.parametrize("argname,args", [
+    ("strides", ((2, 3), ACL_FLOAT, (2**63, 1), 0, ACL_FORMAT_ND, None, np.zeros(6, np.float32))),
+    ("view_shape", ((2**63, 0), ACL_FLOAT, None, 0, ACL_FORMAT_ND, (6,), np.zeros(6, np.float32))),
+    ("storage_shape", ((2, 3), ACL_FLOAT, None, 0, ACL_FORMAT_ND, (2**63, 0), np.zeros(6, np.float32))),
+    ("offset", ((2, 3), ACL_FLOAT, None, 2**63, ACL_FORMAT_ND, None, np.zeros(6, np.float32))),
+])
+def test_create_tensor_values_must_fit_int64(argname, args):
+    """Shapes, strides and the offset are C int64_t."""
+    assert aclnn.aclCreateTensor(*args) is None
+    msg = aclnn.aclGetRecentErrMsg()
+    assert argname in msg and "int64" in msg
+
+
+def test_malloc_beyond_memory_is_an_error_not_an_exception():
+    assert aclnn.aclrtMalloc(2**63) == (aclnn.ACL_ERROR_INVALID_PARAM, None)
+    assert "exceeds" in aclnn.aclGetRecentErrMsg()
+    # 4 EiB: more than any 64-bit address space maps
+    assert aclnn.aclrtMalloc(2**62) == (aclnn.ACL_ERROR_RT_MEMORY_ALLOCATION, None)
+    assert "cannot allocate" in aclnn.aclGetRecentErrMsg()
 
 
 def test_create_tensor_over_raw_bytes_shares_memory():
