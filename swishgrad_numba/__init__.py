@@ -1,13 +1,28 @@
-"""swishgrad_numba: a bit-exact, multicore CPU emulation of the Ascend SwishGrad kernel."""
+"""swishgrad_numba: a bit-exact, multicore CPU emulation of the Ascend SwishGrad kernels.
+
+The model it follows is described in ``docs/model.md``; the layout of the
+package in ``docs/architecture.md``.
+"""
 from . import runtime  # first: Numba's cache location and threading layer
 from .dtypes import SUPPORTED_DTYPES, bfloat16
-from .platform import REFERENCE_PLATFORM, Platform
-from .tiling import TILING_DTYPE, TILING_FIELDS, Tiling, compute_tiling
-from .api import swish_backward
-from .tiling_io import read_tiling_bin, write_tiling_bin
+from .platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
+from .tiling import (
+    ARCH35_TILING_DTYPE,
+    ARCH35_TILING_FIELDS,
+    TILING_DTYPE,
+    TILING_FIELDS,
+    Tiling,
+    compute_tiling,
+    read_tiling_bin,
+    write_tiling_bin,
+)
+from .api import run_tiling, swish_backward
 from .validation import tiling_balance, validate_tiling
 
 __all__ = [
+    "ARCH35_TILING_DTYPE",
+    "ARCH35_TILING_FIELDS",
+    "ASCEND950_PLATFORM",
     "Platform",
     "REFERENCE_PLATFORM",
     "SUPPORTED_DTYPES",
@@ -17,9 +32,10 @@ __all__ = [
     "bfloat16",
     "compute_tiling",
     "read_tiling_bin",
+    "run_tiling",
     "swish_backward",
     "tiling_balance",
     "validate_tiling",
     "write_tiling_bin",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

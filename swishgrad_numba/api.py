@@ -1,111 +1,97 @@
-"""The everyday entry point: :func:`swish_backward`."""
+"""The everyday entry points: :func:`swish_backward`, and :func:`run_tiling` for a given tiling.
+
+Plain Python that checks the arguments and decides how to launch; the
+kernels (:mod:`swishgrad_numba.kernel`) only compute.
+"""
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict
 
 import numpy as np
 
 from . import kernel, runtime
-from .dtypes import bfloat16, canonical_dtype, to_float32
-from .platform import REFERENCE_PLATFORM, Platform
-from .tiling import TILING_FIELDS, Tiling, compute_tiling
+from .dtypes import DTypeInfo, beta_argument, dtype_info
+from .platform import ARCH_950, REFERENCE_PLATFORM, Platform
+from .tiling import as_tiling_record, compute_tiling, tiling_fields
+from .tiling.records import layout_of
 
-__all__ = ["swish_backward", "run_tiling"]
+__all__ = ["swish_backward", "run_tiling", "MAX_WORK_FACTOR"]
 
-# s'(x) tables of the 16-bit kernels, keyed by (dtype code, beta bits).
-_TABLE_CACHE: "OrderedDict[tuple[int, int], np.ndarray]" = OrderedDict()
-_TABLE_CACHE_SIZE = 16
+#: :func:`run_tiling` refuses a tiling whose walk would transfer more than
+#: this many times the tensor's elements (plus a little slack): a sound
+#: tiling transfers each element once (plus an A2 block of padding per core).
+MAX_WORK_FACTOR = 4
+_WORK_SLACK = 1 << 16
 
-# Launches below this many elements run on the calling thread: waking the
-# thread pool costs more than the work.
-_SERIAL_BELOW = 1 << 15
-
-_FIELD_LIMIT = 1 << 40
-_SLACK = 1 << 16
-
-_DTYPE_CODES = {
-    np.dtype(np.float32): kernel.DTYPE_FLOAT32,
-    np.dtype(np.float16): kernel.DTYPE_FLOAT16,
-    bfloat16: kernel.DTYPE_BFLOAT16,
-}
+_ARCH_CODES = {"a2": kernel.ARCH_A2, ARCH_950: kernel.ARCH_950}
 
 
-def _derivative_table(dtype_code: int, beta: np.float32) -> np.ndarray:
-    key = (dtype_code, int(np.float32(beta).view(np.uint32)))
-    table = _TABLE_CACHE.get(key)
-    if table is None:
-        table = kernel.derivative_table_16(np.float32(beta), dtype_code)
-        _TABLE_CACHE[key] = table
-        if len(_TABLE_CACHE) > _TABLE_CACHE_SIZE:
-            _TABLE_CACHE.popitem(last=False)
-    else:
-        _TABLE_CACHE.move_to_end(key)
-    return table
+def _arch_code(architecture: str) -> int:
+    return _ARCH_CODES[architecture]
 
 
-def tiling_fields(record) -> np.ndarray:
-    """The eight integer fields of a tiling record as an int64 array."""
-    return np.array([int(record[name]) for name in TILING_FIELDS[:-1]], dtype=np.int64)
-
-
-def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Tiling) -> np.ndarray:
+def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, block_dim=None) -> np.ndarray:
     """Run the emulated kernel over flat contiguous arrays with a given tiling.
 
-    ``grad``, ``x`` and ``out`` must be 1-D, C-contiguous and of one
-    supported dtype; ``tiling`` must describe exactly ``out.size`` elements
-    (as :func:`compute_tiling` makes it). Returns ``out``.
+    Parameters
+    ----------
+    grad, x, out : numpy.ndarray
+        1-D, C-contiguous, of one supported dtype and one size.
+    tiling : Tiling, record, struct bytes or Mapping
+        Any form :func:`~swishgrad_numba.tiling.as_tiling_record` accepts; its
+        layout (A2 or 950) picks the kernel. It should describe ``out.size``
+        elements (as :func:`compute_tiling` makes it); a broken one runs as
+        the device would, except that nothing outside the arrays is touched.
+    block_dim : int, optional
+        Cores launched; required for a bare record, overrides a Tiling's.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``out``.
+
+    Raises
+    ------
+    ValueError
+        For arrays that do not fit, or a tiling whose walk would transfer
+        more than :data:`MAX_WORK_FACTOR` times the tensor's elements.
     """
-    dt = canonical_dtype(out.dtype, argname="out.dtype")
+    info = dtype_info(out.dtype, argname="out.dtype")
     for name, arr in (("grad", grad), ("x", x), ("out", out)):
-        if arr.ndim != 1 or not arr.flags.c_contiguous or arr.dtype != dt:
-            raise ValueError(f"{name} must be a 1-D C-contiguous {dt.name} array")
+        if not isinstance(arr, np.ndarray) or arr.ndim != 1 or not arr.flags.c_contiguous or arr.dtype != info.numpy:
+            raise ValueError(f"{name} must be a 1-D C-contiguous {info.name} array")
     if grad.size != out.size or x.size != out.size:
         raise ValueError("grad, x and out must have the same size")
-    fields = tiling_fields(tiling.data)
-    # Refuse records whose numbers overflow int64 arithmetic or whose walk
-    # would take absurdly long; the kernel clamps every index and buffer.
-    if fields.min() < 0 or fields.max() > _FIELD_LIMIT:
-        raise ValueError("tiling fields are out of range for this tensor; validate the tiling first")
-    block_dim = tiling.block_dim
-    if not 1 <= block_dim <= out.size + _SLACK:
-        raise ValueError(f"tiling.block_dim must be between 1 and numel + {_SLACK}, got {block_dim}")
-    # Bound the walk: a sound tiling has at most about one tile per element.
-    big_cores = min(int(fields[7]), block_dim)
-    if big_cores * int(fields[2]) + (block_dim - big_cores) * int(fields[3]) > 4 * out.size + _SLACK:
-        raise ValueError("tiling has far more tiles than the tensor has elements; validate the tiling first")
-    _launch(grad, x, out, fields, tiling.block_dim, np.float32(tiling.data["sconf"]), _DTYPE_CODES[dt])
+    if not out.flags.writeable:
+        raise ValueError("out must be writeable")
+    record, block_dim, _key = as_tiling_record(tiling, block_dim)
+    layout = layout_of(record)
+    fields = tiling_fields(record)
+    arch = _arch_code(layout.architecture)
+    numel = out.size
+    if numel == 0:
+        return out
+    # Every core of a broken record may walk the whole tensor: bound the work.
+    work = kernel.plan.work_bound(fields, block_dim, arch, numel)
+    limit = MAX_WORK_FACTOR * numel + _WORK_SLACK
+    if work > limit:
+        raise ValueError(f"tiling: its walk would transfer up to {work} elements of a {numel}-element tensor "
+                         f"(at most {MAX_WORK_FACTOR} x numel + {_WORK_SLACK} are run); validate the tiling first")
+    launch_plan = kernel.plan_launch(fields, block_dim, arch, numel)
+    kernel.launch(grad, x, out, launch_plan, np.float32(record[layout.beta_field]), info, arch)
     return out
 
 
-_EMPTY_TABLE = np.empty(0, dtype=np.float32)
-
-
-def _launch(grad, x, out, fields, block_dim, beta, code):
-    """Launch the kernel on checked flat arrays (no validation here)."""
-    if code == kernel.DTYPE_FLOAT32:
-        g_bits, x_bits, o_bits = grad, x, out
-    else:
-        g_bits, x_bits, o_bits = grad.view(np.uint16), x.view(np.uint16), out.view(np.uint16)
-    launch = kernel.swish_grad_launch_serial if out.size < _SERIAL_BELOW else kernel.swish_grad_launch
-    # The workqueue threading layer is not thread-safe: one launch at a time
-    # (each still uses every Numba thread); see runtime.
-    with runtime.launch_lock():
-        table = _EMPTY_TABLE if code == kernel.DTYPE_FLOAT32 else _derivative_table(code, beta)
-        launch(g_bits, x_bits, o_bits, fields, block_dim, beta, table, code)
-
-
 @functools.lru_cache(maxsize=512)
-def _host_tiling(numel: int, dtype: np.dtype, platform: Platform):
-    """Integer fields (read-only int64 array) and block dim of the host tiling.
-
-    They do not depend on beta, so one entry serves every beta; repeated
-    calls on one shape skip the host tiling.
-    """
-    tiling = compute_tiling(numel, dtype, platform=platform)
-    fields = tiling_fields(tiling.data)
-    fields.flags.writeable = False
-    return fields, tiling.block_dim
+def _host_plan(numel: int, info: DTypeInfo, platform: Platform, threads: int) -> kernel.Plan:
+    """The launch plan of the host tiling. It does not depend on beta, so one
+    entry serves every beta; repeated calls on one shape skip the host tiling."""
+    tiling = compute_tiling(numel, info, platform=platform)
+    launch_plan = kernel.plan_launch(tiling.fields, tiling.block_dim, _arch_code(tiling.architecture), numel,
+                                     threads)
+    launch_plan.pieces.flags.writeable = False
+    launch_plan.bins.flags.writeable = False
+    return launch_plan
 
 
 def _check_array(value, argname: str) -> np.ndarray:
@@ -117,13 +103,8 @@ def _check_array(value, argname: str) -> np.ndarray:
     return value
 
 
-def _as_input(value, argname: str) -> np.ndarray:
-    _check_array(value, argname)
-    canonical_dtype(value.dtype, argname=f"{argname}.dtype")
-    return value
-
-
-def swish_backward(grad_output, x, beta=1.0, *, out=None, platform: Platform | None = None):
+def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | None = None, scale=None,
+                   sconf=None):
     """Gradient of Swish, ``grad_output * s'(x)``, exactly as the NPU kernel computes it.
 
     Parameters
@@ -132,26 +113,35 @@ def swish_backward(grad_output, x, beta=1.0, *, out=None, platform: Platform | N
         Same shape and dtype: float32, float16 or ``ml_dtypes.bfloat16``. Any
         shape (0-d included) and any strides.
     beta : float
-        The Swish beta (``sconf``); rounded to float32 once.
+        The Swish beta (default 1.0); rounded to float32 once. ``scale=`` and
+        ``sconf=`` (its names inside the operator) are accepted too.
     out : numpy.ndarray, optional
         Array of the same shape and dtype to write the result into; may be a
         non-contiguous view.
     platform : Platform, optional
-        Platform whose tiling decomposes the work (the result does not depend
-        on it); the SPEC's reference platform by default.
+        The device: its SoC picks the kernel (an Ascend 950 runs the arch35
+        kernel, every other SoC the Atlas A2 one) and its tiling decomposes
+        the work (within one kernel the result does not depend on it); the
+        SPEC's A2 reference platform by default.
 
     Returns
     -------
     numpy.ndarray
         ``out`` if given, else a new C-contiguous array.
+
+    Notes
+    -----
+    The numerics model is described in ``docs/model.md``.
     """
-    grad_output = _as_input(grad_output, "grad_output")
-    x = _as_input(x, "x")
+    _check_array(grad_output, "grad_output")
+    _check_array(x, "x")
+    dtype_info(grad_output.dtype, argname="grad_output.dtype")
+    info = dtype_info(x.dtype, argname="x.dtype")
     if grad_output.dtype != x.dtype:
         raise TypeError(f"grad_output and x must have the same dtype, got {grad_output.dtype} and {x.dtype}")
     if grad_output.shape != x.shape:
         raise ValueError(f"grad_output and x must have the same shape, got {grad_output.shape} and {x.shape}")
-    beta32 = to_float32(beta, argname="beta")
+    beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf})
     if platform is not None and not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
     if out is not None:
@@ -165,13 +155,15 @@ def swish_backward(grad_output, x, beta=1.0, *, out=None, platform: Platform | N
     if x.size == 0:
         return np.empty(x.shape, dtype=x.dtype) if out is None else out
 
+    platform = platform or REFERENCE_PLATFORM
     flat_g = np.ascontiguousarray(grad_output).reshape(-1)
     flat_x = np.ascontiguousarray(x).reshape(-1)
     direct = out is not None and out.flags.c_contiguous and not np.shares_memory(out, grad_output) \
         and not np.shares_memory(out, x)
     result = out if direct else np.empty(x.shape, dtype=x.dtype)
-    fields, block_dim = _host_tiling(x.size, x.dtype, platform or REFERENCE_PLATFORM)
-    _launch(flat_g, flat_x, result.reshape(-1), fields, block_dim, beta32, _DTYPE_CODES[x.dtype])
+    launch_plan = _host_plan(x.size, info, platform, runtime.num_threads())
+    kernel.launch(flat_g, flat_x, result.reshape(-1), launch_plan, beta32, info,
+                  _arch_code(platform.architecture))
     if out is not None and not direct:
         out[...] = result
         return out

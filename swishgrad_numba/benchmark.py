@@ -40,8 +40,6 @@ test: nothing here asserts on time.
 from __future__ import annotations
 
 import gc
-import hashlib
-import inspect
 import json
 import math
 import os
@@ -56,7 +54,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from . import api, dtypes, intrinsics, kernel, runtime
+from . import dtypes, kernel, runtime
 from .api import swish_backward
 from .dtypes import canonical_dtype
 from .golden import numpy_golden
@@ -91,7 +89,7 @@ BETA_NUMPY = 1.1
 #: beta of the PyTorch comparison: ``silu_backward`` is Swish with beta 1.
 BETA_TORCH = 1.0
 #: Elements per parallel iteration of the flat loop (about one float32 tile).
-FLAT_CHUNK = 8192
+FLAT_CHUNK = kernel.flat.FLAT_CHUNK
 #: Inputs are uniform in [INPUT_LOW, INPUT_HIGH).
 INPUT_LOW, INPUT_HIGH = -5.0, 5.0
 SEED = 20240605
@@ -223,90 +221,25 @@ def time_call(fn, repeat: int = 5, min_time: float = 0.02) -> dict:
 # the flat loop and the triad
 # --------------------------------------------------------------------------
 
-def _kernel_source_token() -> int:
-    """Hash of the kernel's source files.
-
-    Numba's on-disk cache of a function is keyed on its own file only, so a
-    cached flat loop would keep running an old ``compute_*`` after kernel.py
-    changed. The flat loops close over this token; Numba hashes closure
-    variables into the cache key, so a changed kernel means a fresh compile.
-    """
-    h = hashlib.sha256()
-    for mod in (kernel, dtypes, intrinsics):
-        h.update(Path(mod.__file__).read_bytes())
-    return int.from_bytes(h.digest()[:7], "little")
-
-
-#: The per-tile compute signature the flat loops call.
-_COMPUTE_PARAMS = ("g_buf", "x_buf", "o_buf", "work", "length", "beta", "derivative_table", "dtype_code")
-
-
-def _check_compute_signature():
-    for fn in (kernel.compute_f32, kernel.compute_16):
-        params = tuple(inspect.signature(fn.py_func).parameters)
-        if params != _COMPUTE_PARAMS:
-            raise RuntimeError(
-                f"the flat loop calls kernel.{fn.py_func.__name__}{_COMPUTE_PARAMS} but the kernel now takes "
-                f"{params}; update swishgrad_numba/benchmark.py")
-
-
-def _build_flat_loop(token):
-    # compute_* may work in place on x_buf (as the device does in UB), so
-    # each chunk of x is staged in a scratch buffer of the chunk's own; g is
-    # read and the output written in place. No tiling record, no per-core
-    # ranges, no ping-pong, no CopyIn of g, no CopyOut.
-    @njit(parallel=True, cache=True, error_model="numpy")
-    def flat(g, x, o, chunk, beta, table, dtype_code):
-        if token < 0:  # never true: only ties the cache entry to the kernel source
-            return
-        n = o.shape[0]
-        for c in prange((n + chunk - 1) // chunk):
-            start = c * chunk
-            stop = min(start + chunk, n)
-            xs = x[start:stop].copy()
-            work = np.empty(stop - start, dtype=np.float32)
-            # compute_tile picks compute_f32 or compute_16 by element type.
-            kernel.compute_tile(g[start:stop], xs, o[start:stop], work, stop - start, beta, table, dtype_code)
-
-    return flat
-
-
-_FLAT_LOOP = None
-
-
-def _flat_loop_kernel():
-    global _FLAT_LOOP
-    if _FLAT_LOOP is None:
-        _check_compute_signature()
-        _FLAT_LOOP = _build_flat_loop(_kernel_source_token())
-    return _FLAT_LOOP
-
-
-def flat_loop(grad, x, out, beta, chunk: int = FLAT_CHUNK):
+def flat_loop(grad, x, out, beta, chunk: int = FLAT_CHUNK, platform=None):
     """The emulator's arithmetic in one flat chunked loop, into ``out``.
 
     ``grad``, ``x``, ``out``: 1-D C-contiguous arrays of one supported dtype
     and one size; the inputs are not modified. Gives the same bits as
-    :func:`swish_backward` (the arithmetic is element-wise); only the tile
-    structure is missing.
+    :func:`swish_backward` on ``platform``'s kernel (the arithmetic is
+    element-wise); only the tile structure is missing.
     """
-    dt = canonical_dtype(out.dtype, argname="out.dtype")
+    info = dtypes.dtype_info(out.dtype, argname="out.dtype")
     for name, arr in (("grad", grad), ("x", x), ("out", out)):
-        if not isinstance(arr, np.ndarray) or arr.ndim != 1 or not arr.flags.c_contiguous or arr.dtype != dt:
-            raise ValueError(f"{name} must be a 1-D C-contiguous {dt.name} array")
+        if not isinstance(arr, np.ndarray) or arr.ndim != 1 or not arr.flags.c_contiguous or arr.dtype != info.numpy:
+            raise ValueError(f"{name} must be a 1-D C-contiguous {info.name} array")
         if arr.size != out.size:
             raise ValueError("grad, x and out must have the same size")
     if not isinstance(chunk, int) or chunk < 1:
         raise ValueError(f"chunk must be a positive int, got {chunk!r}")
     beta32 = dtypes.to_float32(beta, argname="beta")
-    code = api._DTYPE_CODES[dt]
-    flat = _flat_loop_kernel()
-    if code == kernel.DTYPE_FLOAT32:
-        flat(grad, x, out, chunk, beta32, np.empty(0, dtype=np.float32), code)
-    else:
-        with runtime.launch_lock():
-            table = api._derivative_table(code, beta32)
-            flat(grad.view(np.uint16), x.view(np.uint16), out.view(np.uint16), chunk, beta32, table, code)
+    arch = kernel.ARCH_950 if platform is not None and platform.architecture == "arch35" else kernel.ARCH_A2
+    kernel.run_flat(grad, x, out, beta32, info, arch, chunk)
     return out
 
 
@@ -591,8 +524,7 @@ def machine_info() -> dict:
     info = {"cpu": model, "cpu_count": os.cpu_count(), "numba_threads": numba.config.NUMBA_NUM_THREADS,
             "python": _platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
             "torch": None, "platform": _platform.platform(), "commit": None,
-            # Identifies the kernel measured even when it is not committed yet.
-            "kernel_source_token": f"{_kernel_source_token():014x}"}
+            "threading_layer": runtime.threading_layer()}
     if torch_available():
         import torch
 

@@ -31,7 +31,7 @@ from numba import njit
 from .dtypes import canonical_dtype
 from .platform import REFERENCE_PLATFORM, Platform
 from .tiling import TILING_FIELDS
-from .tiling_io import as_tiling_record
+from .tiling.io import as_tiling_record
 
 __all__ = ["FIELD_CAP", "MAX_CHECKED_NUMEL", "CheckedRun", "checked_run"]
 

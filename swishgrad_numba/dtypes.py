@@ -1,71 +1,144 @@
-"""Dtype handling and bit-exact float16/bfloat16 <-> float32 conversion.
+"""The supported dtypes, one row each, and the checks that turn user input into them.
 
-Inside the kernels 16-bit values travel as their ``uint16`` bit patterns; the
-functions here turn those bits into float32 and back with integer arithmetic,
-so the emulation does not depend on how a compiler or CPU converts.
+:data:`DTYPES` is the one table of dtype facts: the kernel's selector code,
+names and aliases, the aclDataType enum value, the PyTorch dtype's name, the
+Ascend 950 kernel's dtype template value, and the precision standard's
+threshold and floor (SPEC section 7). Everything that needs such a fact
+reads it here; the tests parametrise over this table. Adding a dtype is one
+row plus its casts in :mod:`swishgrad_numba.casts`.
+
+Also here: :func:`dtype_info` / :func:`canonical_dtype` (dtype-like ->
+row / NumPy dtype, or a clear error) and :func:`to_float32` / :func:`beta_argument`
+(beta, rounded to float32 once).
 """
 from __future__ import annotations
 
 import numbers
-import platform
+from dataclasses import dataclass
 
 import ml_dtypes
-import numba
 import numpy as np
-from llvmlite import binding as llvm
-from numba import njit
-
-from .intrinsics import f32_to_half_bits, half_bits_to_f32
 
 __all__ = [
+    "DTypeInfo",
+    "DTYPES",
+    "FLOAT32",
+    "FLOAT16",
+    "BFLOAT16",
     "SUPPORTED_DTYPES",
     "bfloat16",
+    "beta_argument",
     "canonical_dtype",
+    "dtype_info",
     "to_float32",
-    "f16_bits_to_f32",
-    "f32_to_f16_bits",
-    "bf16_bits_to_f32",
-    "f32_to_bf16_bits",
-    "HARDWARE_F16",
 ]
 
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 
-#: The dtypes SwishGrad supports, by canonical name.
-SUPPORTED_DTYPES = {
-    "float32": np.dtype(np.float32),
-    "float16": np.dtype(np.float16),
-    "bfloat16": bfloat16,
-}
 
-_ALIASES = {"fp32": "float32", "fp16": "float16", "half": "float16", "bf16": "bfloat16", "float": "float32"}
+@dataclass(frozen=True)
+class DTypeInfo:
+    """Every fact the package keeps about one supported dtype.
 
-
-def canonical_dtype(dtype, argname: str = "dtype") -> np.dtype:
-    """Return the NumPy dtype for a supported dtype spec, or raise.
-
-    Accepts NumPy dtypes and types, ``ml_dtypes.bfloat16`` and the names
-    ``float32``/``float16``/``bfloat16`` (also ``fp32``, ``fp16``, ``bf16``).
+    Attributes
+    ----------
+    name : str
+        Canonical name (``"float32"``), also PyTorch's attribute name
+        (``torch.float32``).
+    numpy : numpy.dtype
+        The NumPy dtype (``ml_dtypes.bfloat16`` for bfloat16).
+    code : int
+        Selector passed to the kernels.
+    aliases : tuple of str
+        Other accepted spellings (lower case).
+    acl_data_type : int
+        The ``aclDataType`` enum value (``ACL_FLOAT`` = 0, ...).
+    acl_name : str
+        The enum's name.
+    arch35_template : int
+        The Ascend 950 kernel's dtype template value (``TPL_FP16`` = 1,
+        ``TPL_BF16`` = 2, ``TPL_FP32`` = 3); sets its tiling key.
+    threshold : float
+        SPEC section 7: MERE must be below this, MARE below ten times it.
+    tiny : float
+        Smallest positive normal number: the relative error's floor.
     """
+
+    name: str
+    numpy: np.dtype
+    code: int
+    aliases: tuple
+    acl_data_type: int
+    acl_name: str
+    arch35_template: int
+    threshold: float
+    tiny: float
+
+    @property
+    def itemsize(self) -> int:
+        return self.numpy.itemsize
+
+    @property
+    def bits_dtype(self) -> np.dtype:
+        """How kernels see the elements: float32 values, or 16-bit patterns as uint16."""
+        return np.dtype(np.float32) if self.itemsize == 4 else np.dtype(np.uint16)
+
+    @property
+    def torch_name(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"DTypeInfo({self.name})"
+
+
+FLOAT32 = DTypeInfo("float32", np.dtype(np.float32), 0, ("fp32", "float"), 0, "ACL_FLOAT", 3,
+                    2.0 ** -13, float(np.finfo(np.float32).smallest_normal))
+FLOAT16 = DTypeInfo("float16", np.dtype(np.float16), 1, ("fp16", "half"), 1, "ACL_FLOAT16", 1,
+                    2.0 ** -10, float(np.finfo(np.float16).smallest_normal))
+# bfloat16 shares float32's exponent range, so its smallest normal too.
+BFLOAT16 = DTypeInfo("bfloat16", bfloat16, 2, ("bf16",), 27, "ACL_BF16", 2,
+                     2.0 ** -7, float(np.finfo(np.float32).smallest_normal))
+
+#: The table: every supported dtype, by canonical name.
+DTYPES = {info.name: info for info in (FLOAT32, FLOAT16, BFLOAT16)}
+
+#: The supported NumPy dtypes by canonical name (a view of :data:`DTYPES`).
+SUPPORTED_DTYPES = {name: info.numpy for name, info in DTYPES.items()}
+
+_BY_SPELLING = {spelling: info for info in DTYPES.values() for spelling in (info.name, *info.aliases)}
+_NAMES = ", ".join(DTYPES)
+
+
+def dtype_info(dtype, argname: str = "dtype") -> DTypeInfo:
+    """The :class:`DTypeInfo` row of a dtype-like, or a TypeError/ValueError naming ``argname``.
+
+    Accepts NumPy dtypes and types, ``ml_dtypes.bfloat16``, a row itself,
+    and the names of :data:`DTYPES` or their aliases (any case).
+    """
+    if isinstance(dtype, DTypeInfo):
+        return dtype
     if isinstance(dtype, str):
-        name = _ALIASES.get(dtype.lower(), dtype.lower())
-        if name in SUPPORTED_DTYPES:
-            return SUPPORTED_DTYPES[name]
-        raise ValueError(
-            f"{argname} must be one of float32, float16, bfloat16; got {dtype!r}"
-        )
+        info = _BY_SPELLING.get(dtype.lower())
+        if info is None:
+            raise ValueError(f"{argname} must be one of {_NAMES}; got {dtype!r}")
+        return info
     try:
         dt = np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"{argname} must be a dtype (float32, float16 or bfloat16), got {dtype!r}") from None
-    for supported in SUPPORTED_DTYPES.values():
-        if dt == supported:
-            return supported
+        raise TypeError(f"{argname} must be a dtype ({_NAMES}), got {dtype!r}") from None
+    for info in DTYPES.values():
+        if dt == info.numpy:
+            return info
     if not dt.isnative and dt.newbyteorder("=") in SUPPORTED_DTYPES.values():
         order = "big" if dt.byteorder == ">" else "little"
         raise ValueError(f"{argname} must be in the machine's byte order; got {order}-endian {dt.name} "
                          f"(convert with .astype(arr.dtype.newbyteorder('=')))")
-    raise ValueError(f"{argname} must be one of float32, float16, bfloat16; got {dt.name}")
+    raise ValueError(f"{argname} must be one of {_NAMES}; got {dt.name}")
+
+
+def canonical_dtype(dtype, argname: str = "dtype") -> np.dtype:
+    """The NumPy dtype of a supported dtype-like (see :func:`dtype_info`)."""
+    return dtype_info(dtype, argname).numpy
 
 
 def to_float32(value, argname: str = "beta") -> np.float32:
@@ -91,125 +164,24 @@ def to_float32(value, argname: str = "beta") -> np.float32:
         return np.array(value).astype(np.float32)[()]
 
 
-# --------------------------------------------------------------------------
-# float16 (IEEE binary16): 1 sign, 5 exponent (bias 15), 10 mantissa bits.
-# --------------------------------------------------------------------------
+#: Other names of beta: the A2 struct field (``sconf``) and the 950 attribute (``scale``).
+BETA_ALIASES = ("scale", "sconf")
 
 
-def _target_converts_f16() -> bool:
-    """Whether Numba's compile target converts binary16 in hardware.
+def beta_argument(beta, aliases: dict, default=1.0) -> np.float32:
+    """Beta as float32 from a call that may name it ``beta``, ``scale`` or ``sconf``.
 
-    x86-64 with F16C (``vcvtph2ps``/``vcvtps2ph``) and AArch64 do; anywhere
-    else LLVM would call a runtime helper that Numba may not link, so the
-    integer versions are used. Numba keys its on-disk cache on the CPU name
-    and features, so code compiled with one answer never runs on a machine
-    that would give the other.
+    ``aliases`` holds the alias keyword arguments the caller received (only
+    :data:`BETA_ALIASES` are allowed). At most one spelling may be given;
+    ``beta=None`` and no alias means ``default``.
     """
-    machine = platform.machine().lower()
-    if machine in ("aarch64", "arm64"):
-        return True
-    if machine in ("x86_64", "amd64"):
-        features = numba.config.CPU_FEATURES
-        if features is None:
-            features = llvm.get_host_cpu_features().flatten()
-        return "+f16c" in features.split(",")
-    return False
-
-
-#: True where float16 conversions in the kernels use the CPU's instructions
-#: (same bits as the integer versions, see :func:`f32_to_f16_bits`).
-HARDWARE_F16 = _target_converts_f16()
-
-
-@njit(cache=True, inline="always")
-def f16_bits_to_f32_soft(h):
-    """Exact float32 value of the float16 with bit pattern ``h``.
-
-    Branch-free so that loops over it vectorise: shifting exponent and
-    mantissa into float32 position gives the value times 2^-112 (exactly,
-    subnormals included, as float32 keeps subnormals); one exact multiply
-    by 2^112 rebiases it. Inf/NaN exponents are then widened to all ones.
-    """
-    h = np.uint32(h)
-    magnitude = np.uint32((h & np.uint32(0x7FFF)) << np.uint32(13))
-    f = magnitude.view(np.float32) * np.float32(5.192296858534828e33)  # 2^112
-    bits = np.float32(f).view(np.uint32)
-    if (h & np.uint32(0x7C00)) == np.uint32(0x7C00):  # inf / NaN, payload kept
-        bits = magnitude | np.uint32(0x7F800000)
-    return np.uint32(bits | ((h & np.uint32(0x8000)) << np.uint32(16))).view(np.float32)
-
-
-@njit(cache=True, inline="always")
-def f16_bits_to_f32(h):
-    """Exact float32 value of the float16 with bit pattern ``h``.
-
-    The CPU's conversion where :data:`HARDWARE_F16`, else
-    :func:`f16_bits_to_f32_soft`: the same value for every non-NaN pattern,
-    and a NaN of the same sign for every NaN (the hardware quiets a
-    signalling NaN; the kernels never depend on NaN payloads).
-    """
-    if HARDWARE_F16:
-        return half_bits_to_f32(np.uint16(h))
-    return f16_bits_to_f32_soft(h)
-
-
-@njit(cache=True, inline="always")
-def f32_to_f16_bits_soft(f):
-    """float32 -> float16 bits, round to nearest, ties to even (CAST_RINT)."""
-    u = np.float32(f).view(np.uint32)
-    sign = np.uint32((u >> np.uint32(16)) & np.uint32(0x8000))
-    a = u & np.uint32(0x7FFFFFFF)
-    # Normal float16 results: rebias the exponent (127 -> 15) and drop 13
-    # mantissa bits rounding to nearest even: add 0xFFF plus the lowest kept
-    # bit, so a tie carries only when the kept part is odd. A carry out of
-    # the mantissa bumps the exponent, which is the right answer; values
-    # from 65520 (the tie between 65504 and 2^16) on reach the inf pattern.
-    normal = np.uint32(a - np.uint32(112 << 23) + np.uint32(0xFFF) + ((a >> np.uint32(13)) & np.uint32(1))) >> np.uint32(13)
-    # Subnormal results (|f| < 2^-14): adding 0.5 puts the float16 subnormal
-    # quantum 2^-24 at the last mantissa bit of the sum, so the float32
-    # addition itself rounds to nearest even; the low bits are the result.
-    sub = np.float32(np.uint32(a).view(np.float32) + np.float32(0.5)).view(np.uint32) - np.uint32(0x3F000000)
-    res = normal if a >= np.uint32(0x38800000) else sub
-    if a >= np.uint32(0x47800000):  # >= 2^16: inf; NaN stays a quiet NaN
-        res = np.uint32(0x7E00) if a > np.uint32(0x7F800000) else np.uint32(0x7C00)
-    return np.uint16(res | sign)
-
-
-@njit(cache=True, inline="always")
-def f32_to_f16_bits(f):
-    """float32 -> float16 bits, round to nearest, ties to even (CAST_RINT).
-
-    The CPU's conversion where :data:`HARDWARE_F16`, else
-    :func:`f32_to_f16_bits_soft`; either way every NaN becomes the quiet NaN
-    0x7E00 with the input's sign, so both give the same bits for all 2^32
-    inputs (the tests check both).
-    """
-    if HARDWARE_F16:
-        h = f32_to_half_bits(np.float32(f))
-        if f != f:  # NaN: one canonical quiet NaN, sign kept
-            h = np.uint16(((np.float32(f).view(np.uint32) >> np.uint32(16)) & np.uint32(0x8000)) | np.uint32(0x7E00))
-        return h
-    return f32_to_f16_bits_soft(f)
-
-
-# --------------------------------------------------------------------------
-# bfloat16: the top 16 bits of a float32.
-# --------------------------------------------------------------------------
-
-
-@njit(cache=True, inline="always")
-def bf16_bits_to_f32(h):
-    """Exact float32 value of the bfloat16 with bit pattern ``h``."""
-    return np.uint32(np.uint32(h) << np.uint32(16)).view(np.float32)
-
-
-@njit(cache=True, inline="always")
-def f32_to_bf16_bits(f):
-    """float32 -> bfloat16 bits, round to nearest, ties to even."""
-    u = np.float32(f).view(np.uint32)
-    if (u & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000):  # NaN -> quiet NaN
-        return np.uint16((u >> np.uint32(16)) | np.uint32(0x40))
-    # Add 0x7FFF plus the lowest kept bit: the sum carries into bit 16 when
-    # the dropped half is above 0x8000, or equal to it with an odd kept part.
-    # Overflow past the largest finite lands exactly on the inf pattern.
-    return np.uint16((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16))
+    unknown = sorted(set(aliases) - set(BETA_ALIASES))
+    if unknown:
+        raise TypeError(f"unexpected keyword argument(s) {unknown}")
+    given = {name: value for name, value in aliases.items() if value is not None}
+    if beta is not None:
+        given = {"beta": beta, **given}
+    if len(given) > 1:
+        raise TypeError(f"beta was given more than once (as {', '.join(given)}); use beta")
+    name, value = next(iter(given.items())) if given else ("beta", default)
+    return to_float32(value, argname=name)

@@ -7,6 +7,8 @@ the loops around it vectorisable:
   Used only inside the binary64 evaluation of Exp, whose binary32 result is
   correctly rounded either way; the emulated binary32 instructions are never
   fused.
+- :func:`fma_f32`: binary32 ``a * b + c`` with one rounding, the 950's
+  ``MulDstAdd`` instruction.
 - :func:`prefetch_read` / :func:`prefetch_write`: a hint that the cache line
   holding ``arr[index]`` will soon be read / written (``llvm.prefetch``).
   A prefetch never faults and changes no data; callers still pass only
@@ -24,7 +26,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["f32_to_half_bits", "fma_f64", "half_bits_to_f32", "prefetch_read", "prefetch_write"]
+__all__ = ["f32_to_half_bits", "fma_f32", "fma_f64", "half_bits_to_f32", "prefetch_read", "prefetch_write"]
 
 # llvm.prefetch arguments: locality 3 keeps the line in every cache level;
 # cache type 1 is the data cache.
@@ -105,3 +107,20 @@ def f32_to_half_bits(typingctx, value):
         return builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16))
 
     return types.uint16(types.float32), codegen
+
+
+@intrinsic
+def fma_f32(typingctx, a, b, c):
+    """``a * b + c`` in binary32, rounded once (``llvm.fma.f32``).
+
+    The Ascend 950's ``MulDstAdd`` instruction (SPEC section 9): a fused
+    multiply-add, one rounding to nearest even.
+    """
+    if not all(arg == types.float32 for arg in (a, b, c)):
+        return None
+    sig = types.float32(types.float32, types.float32, types.float32)
+
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+
+    return sig, codegen

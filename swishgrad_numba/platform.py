@@ -5,7 +5,8 @@ import numbers
 import re
 from dataclasses import dataclass
 
-__all__ = ["Platform", "REFERENCE_PLATFORM", "BF16_SOC_VERSIONS", "SOC_VERSIONS", "soc_family_of"]
+__all__ = ["Platform", "REFERENCE_PLATFORM", "ASCEND950_PLATFORM", "BF16_SOC_VERSIONS", "SOC_VERSIONS",
+           "ARCH_A2", "ARCH_950", "soc_family_of"]
 
 #: CANN's ``op::SocVersion`` enum (opbase ``include/nnopbase/opdev/platform.h``) as family names, in enum order:
 #: a family's index here is its enum value. ASCEND910_95 is another name of ASCEND950 (the same value).
@@ -35,6 +36,24 @@ _BF16_FIRST, _BF16_LAST = SOC_VERSIONS.index("ascend910b"), SOC_VERSIONS.index("
 
 #: SoC families on which the operator accepts bfloat16: the ASCEND910B..ASCEND910E range of :data:`SOC_VERSIONS`.
 BF16_SOC_VERSIONS = SOC_VERSIONS[_BF16_FIRST:_BF16_LAST + 1]
+
+
+#: The two kernels, by the name of the architecture they were written for.
+ARCH_A2 = "a2"
+ARCH_950 = "arch35"
+
+# CANN picks SwishGrad's kernel by SoC: the Ascend 950 runs the mainline
+# arch35 kernel, every other family the Atlas A2 one.
+_ARCH_OF_FAMILY = {"ascend950": ARCH_950}
+
+# Each architecture's platform defaults (SPEC sections 3 and 9): the A2's from
+# the operator's tiling unit test; the 950's UB is its usable 248 KiB and its
+# core count the vector cores (32 AI cores x 2), which the elementwise tiling
+# spreads over.
+_DEFAULTS = {
+    ARCH_A2: {"ub_size": 196608, "core_num": 48, "block_size": 32, "lib_workspace_size": 16 * 1024 * 1024},
+    ARCH_950: {"ub_size": 253952, "core_num": 64, "block_size": 32, "lib_workspace_size": 16 * 1024 * 1024},
+}
 
 
 def soc_family_of(soc_version: str) -> str | None:
@@ -68,12 +87,18 @@ def soc_family_of(soc_version: str) -> str | None:
 class Platform:
     """An Ascend AI-core platform as the host tiling sees it.
 
+    The SoC decides the kernel, as CANN does: an Ascend 950 family runs the
+    mainline arch35 kernel (SPEC section 9), every other family the Atlas A2
+    one (sections 2-4). Sizes left out take the architecture's defaults.
+
     Parameters
     ----------
     ub_size : int
-        Unified-buffer (local memory) size of one AI core, in bytes.
+        Unified-buffer (local memory) size of one AI core (950: one vector
+        core), in bytes. Default 196,608 (A2) or 253,952 (950).
     core_num : int
-        Number of AI cores the launch may use.
+        Number of AI cores the launch may use (950: vector cores). Default 48
+        (A2) or 64 (950).
     block_size : int
         DataCopy granule in bytes; every transfer is a whole number of blocks.
     soc_version : str
@@ -88,26 +113,33 @@ class Platform:
         For a size that is not a positive integer, or a ``soc_version`` that is not a known family or chip name.
     """
 
-    ub_size: int = 196608
-    core_num: int = 48
-    block_size: int = 32
+    ub_size: int = None
+    core_num: int = None
+    block_size: int = None
     soc_version: str = "ascend910b"
-    lib_workspace_size: int = 16 * 1024 * 1024
+    lib_workspace_size: int = None
 
     def __post_init__(self):
+        family = self._check_soc_version()
+        defaults = _DEFAULTS[_ARCH_OF_FAMILY.get(family, ARCH_A2)]
         for name in ("ub_size", "core_num", "block_size", "lib_workspace_size"):
             value = getattr(self, name)
+            if value is None:
+                value = defaults[name]
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):
                 raise TypeError(f"Platform.{name} must be an integer, got {type(value).__name__}")
             if value <= 0:
                 raise ValueError(f"Platform.{name} must be > 0, got {value}")
             object.__setattr__(self, name, int(value))
+
+    def _check_soc_version(self) -> str:
         if not isinstance(self.soc_version, str):
             raise TypeError(f"Platform.soc_version must be a string, got {type(self.soc_version).__name__}")
         if soc_family_of(self.soc_version) is None:
             raise ValueError(f"Platform.soc_version {self.soc_version!r} is not a known SoC family or chip name; "
                              f"families: {', '.join(SOC_VERSIONS)} (or a chip name such as Ascend910B3, "
                              f"Ascend910_9391, Ascend310P3, Ascend950PR_9599)")
+        return soc_family_of(self.soc_version)
 
     @property
     def soc_family(self) -> str:
@@ -115,10 +147,18 @@ class Platform:
         return soc_family_of(self.soc_version)
 
     @property
+    def architecture(self) -> str:
+        """The kernel this SoC runs: :data:`ARCH_950` (``"arch35"``) or :data:`ARCH_A2` (``"a2"``)."""
+        return _ARCH_OF_FAMILY.get(self.soc_family, ARCH_A2)
+
+    @property
     def supports_bfloat16(self) -> bool:
         """Whether the SoC family is in the ASCEND910B..ASCEND910E range of CANN's enum."""
         return _BF16_FIRST <= SOC_VERSIONS.index(self.soc_family) <= _BF16_LAST
 
 
-#: The operator's tiling unit-test platform (SPEC section 3).
+#: The operator's tiling unit-test platform (SPEC section 3): an Atlas A2.
 REFERENCE_PLATFORM = Platform()
+
+#: An Ascend 950: 64 vector cores with 253,952 usable bytes of UB each (SPEC section 9).
+ASCEND950_PLATFORM = Platform(soc_version="ascend950")

@@ -37,7 +37,7 @@ import threading
 import numba
 from numba.core import caching, config
 
-__all__ = ["launch_lock", "threading_layer", "PACKAGE_DIR"]
+__all__ = ["launch_lock", "threading_layer", "num_threads", "PACKAGE_DIR"]
 
 #: The package's source folder: functions defined under it are cached by
 #: :class:`PackageCacheLocator`.
@@ -110,6 +110,23 @@ def threading_layer() -> str:
 _launch_lock = threading.RLock()
 
 
+def num_threads() -> int:
+    """Numba's thread count for this thread (``numba.set_num_threads``).
+
+    ``numba.get_num_threads()`` takes a lock of Numba's on every call, and a
+    child forked while another thread held it would hang on its first
+    launch. Once the threading layer is up, the count is read from the
+    layer directly, without that lock.
+    """
+    from numba.np.ufunc import parallel
+
+    if parallel._is_initialized:
+        count = parallel._get_num_threads()
+        if count > 0:
+            return count
+    return numba.get_num_threads()
+
+
 def launch_lock() -> threading.RLock:
     """The lock held while a kernel launch (and the shared table cache) is in
     use; see the module docstring. Look it up at each use: a forked child
@@ -120,6 +137,23 @@ def launch_lock() -> threading.RLock:
 def _renew_lock_after_fork() -> None:
     global _launch_lock
     _launch_lock = threading.RLock()
+
+
+def num_threads() -> int:
+    """Numba's thread count for this thread (``numba.set_num_threads``).
+
+    ``numba.get_num_threads()`` takes a lock of Numba's on every call, and a
+    child forked while another thread held it would hang on its first
+    launch. Once the threading layer is up, the count is read from the
+    layer directly, without that lock.
+    """
+    from numba.np.ufunc import parallel
+
+    if parallel._is_initialized:
+        count = parallel._get_num_threads()
+        if count > 0:
+            return count
+    return numba.get_num_threads()
 
 
 _install_cache_locator()

@@ -34,7 +34,7 @@ from .dtypes import SUPPORTED_DTYPES, canonical_dtype
 from .platform import REFERENCE_PLATFORM, Platform
 from .tiling import TILING_FIELDS, compute_tiling, ub_buffer_units
 from .tiling import check_numel as _check_numel
-from .tiling_io import as_tiling_record
+from .tiling.io import as_tiling_record
 
 __all__ = [
     "CODES",

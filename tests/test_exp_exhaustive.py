@@ -34,7 +34,7 @@ def _sweep(first_chunk, n_chunks, mismatches, first_bad, set_aside, set_aside_co
         sv = src.view(np.uint32)
         for j in range(CHUNK):
             sv[j] = np.uint32(base + j)
-        kernel.vexp_f32(dst, src, CHUNK, np.float32(1.0))
+        kernel.exp.vexp_f32(dst, src, CHUNK, np.float32(1.0))
         bad = 0
         kept = 0
         for j in range(CHUNK):
@@ -89,7 +89,7 @@ def _run(first_chunk, n_chunks):
 
 @njit(cache=True, error_model="numpy")
 def _one(dst, src):
-    kernel.vexp_f32(dst, src, src.size, np.float32(1.0))
+    kernel.exp.vexp_f32(dst, src, src.size, np.float32(1.0))
 
 
 def test_exp_all_binary32_inputs():

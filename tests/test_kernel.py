@@ -48,7 +48,7 @@ def _boundary_sizes(itemsize):
     tile = 7016 if itemsize == 4 else 8192
     # A tile is computed in slices of COMPUTE_SLICE elements (7016 = 54 full
     # slices and one of 104): sizes around one and a few slices too.
-    slice_ = kernel.COMPUTE_SLICE
+    slice_ = kernel.walk.COMPUTE_SLICE
     for base in (block_elems, slice_, 3 * slice_, tile, 2 * tile, 48 * block_elems, 48 * tile, 48 * tile + tile,
                  3 * 48 * tile):
         for d in (-block_elems - 1, -1, 0, 1, block_elems - 1, block_elems + 1):

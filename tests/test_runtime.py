@@ -120,8 +120,9 @@ def test_fork_while_another_thread_is_launching():
     # inherited it held, and hung on its first call.
     result = run_script(CHILD + """
 stop = threading.Event()
+g, x = inputs("float32", 100)
+sg.swish_backward(g, x, 1.1)   # compiled (or loaded) before the forks: see the README's fork notes
 def busy():
-    g, x = inputs("float32", 100)
     while not stop.is_set():
         sg.swish_backward(g, x, 1.1)
 t = threading.Thread(target=busy, daemon=True)
@@ -198,8 +199,8 @@ def test_compiled_code_is_cached_outside_the_package(tmp_path):
     result = run_script("""
 import json
 import numpy as np
-from swishgrad_numba import dtypes
-assert dtypes.bf16_bits_to_f32(np.uint16(0x3F80)) == 1.0   # compiles and caches one function
+from swishgrad_numba import casts
+assert casts.bf16_bits_to_f32(np.uint16(0x3F80)) == 1.0   # compiles and caches one function
 print(json.dumps(True))
 """, env_extra={"XDG_CACHE_HOME": str(xdg), "HOME": str(tmp_path)}, drop=("NUMBA_CACHE_DIR",))
     assert result is True
@@ -212,8 +213,8 @@ def test_numba_cache_dir_still_wins(tmp_path):
     result = run_script("""
 import json
 import numpy as np
-from swishgrad_numba import dtypes
-dtypes.bf16_bits_to_f32(np.uint16(0x3F80))
+from swishgrad_numba import casts
+casts.bf16_bits_to_f32(np.uint16(0x3F80))
 print(json.dumps(True))
 """, env_extra={"NUMBA_CACHE_DIR": str(tmp_path / "nc"), "XDG_CACHE_HOME": str(tmp_path / "xdg")})
     assert result is True

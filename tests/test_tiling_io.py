@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from swishgrad_numba import TILING_DTYPE, compute_tiling
-from swishgrad_numba.tiling_io import as_tiling_record, read_tiling_bin, record_from_fields, write_tiling_bin
+from swishgrad_numba.tiling.io import as_tiling_record, read_tiling_bin, record_from_fields, write_tiling_bin
 
 # The C struct, written straight from SPEC section 3: eight little-endian
 # uint64, one float32, 4 bytes of tail padding.

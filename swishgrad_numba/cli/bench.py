@@ -140,7 +140,7 @@ def _cmd_bench(args) -> int:
     print(f"machine: {info['cpu']}, {info['cpu_count']} CPUs; numpy {info['numpy']}, numba {info['numba']}, "
           f"torch {info['torch'] or 'not installed'}; commit {info['commit'] or '?'}"
           + (" (package modified)" if info.get("package_dirty") else "")
-          + f"; kernel source {info['kernel_source_token']}")
+          + f"; threading layer {info['threading_layer']}")
     print(f"median of {repeat} repeats after a warm-up; inputs uniform in [-5, 5), seeded\n")
     print(bm.format_table(rows))
     if cold:

@@ -90,7 +90,7 @@ def _print_record(fields: dict, out) -> None:
 
 def _cmd_tiling(args) -> int:
     from ..tiling import compute_tiling
-    from ..tiling_io import write_tiling_bin
+    from ..tiling.io import write_tiling_bin
     from ..validation import tiling_balance
 
     try:
@@ -152,7 +152,7 @@ def _tiling_from_args(args, dt, platform):
     import numpy as np
 
     from ..tiling import TILING_DTYPE, compute_tiling
-    from ..tiling_io import read_tiling_bin
+    from ..tiling.io import read_tiling_bin
 
     given = {name: getattr(args, name) for name in _FIELD_OPTIONS if getattr(args, name) is not None}
     block_dim = args.block_dim

@@ -7,8 +7,8 @@ kinds of number:
   the validator);
 - NumPy int64 arrays: one evaluation per element (the validator's sweep over
   millions of sizes and platforms checks the real host code this way);
-- jitted code: every function is ``register_jitable``, so kernels call it
-  too (core ranges, buffer sizes).
+- jitted code: the helpers of :mod:`.arith` and the element-level
+  functions are ``register_jitable``, so jitted code calls them too.
 
 So conditionals are written as arithmetic (:func:`select`, :func:`minimum`)
 rather than ``if``. Callers check their inputs; these functions only
@@ -19,6 +19,6 @@ compute.
 - :mod:`.arch35`: the Ascend 950 kernel (SPEC section 9): the atvoss
   ElewiseTiling, block ranges, its unified-buffer use.
 """
-from .arith import ceil_div, minimum, pad_to, select
+from .arith import ceil_div, maximum, minimum, pad_to, select
 
-__all__ = ["ceil_div", "minimum", "pad_to", "select"]
+__all__ = ["ceil_div", "maximum", "minimum", "pad_to", "select"]

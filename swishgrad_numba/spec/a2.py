@@ -14,8 +14,8 @@ from .arith import ceil_div, minimum, pad_to, select
 
 __all__ = [
     "FIELDS", "TilingFields", "BUFFER_NUM", "QUEUES", "INIT_BUFFER_ALIGN", "TILING_KEY",
-    "buffer_plan", "plan_bytes", "tile_units", "ub_bytes", "host_tiling", "core_range",
-    "core_elements", "padded_numel",
+    "CoreClass", "buffer_plan", "plan_bytes", "tile_units", "ub_bytes", "host_tiling", "core_classes",
+    "core_range", "core_elements", "padded_numel",
 ]
 
 #: The integer fields of the tiling struct, in the C struct's order (the
@@ -126,23 +126,42 @@ def _core_class(blocks_per_core, tile_block_num, tile_data_num, itemsize, block_
     return data_num, final_tiles, select(tail == 0, tile_data_num, tail)
 
 
-@register_jitable(inline="always")
-def core_range(core, f):
-    """SPEC section 4: ``(start, count, tiles, tail)`` of core ``core``.
+class CoreClass(NamedTuple):
+    """Cores ``first .. first + cores - 1`` that share one walk shape: core
+    ``first + k`` starts at ``base + count * k`` and runs ``tiles - 1`` full
+    tiles then a tail of ``tail`` elements."""
+
+    first: int
+    cores: int
+    base: int
+    count: int
+    tiles: int
+    tail: int
+
+
+def core_classes(f, block_dim):
+    """SPEC section 4 for a launch of ``block_dim`` cores: (big class, small class).
 
     ``f`` is a :class:`TilingFields`. The first ``tailBlockNum`` cores are
-    big; the small cores follow them, so a small core starts at
-    ``big * tailBlockNum + small * (core - tailBlockNum)`` (the SPEC's
-    ``big * core - (big - small) * (core - tailBlockNum)``, rearranged so
-    that no term is negative).
+    big; the small cores follow, so small core ``i`` starts at
+    ``big * tailBlockNum + small * (i - tailBlockNum)`` (the SPEC's
+    ``big * i - (big - small) * (i - tailBlockNum)``, rearranged so that no
+    term is negative).
     """
+    n_big = minimum(f.tailBlockNum, block_dim)
+    big = CoreClass(0 * n_big, n_big, 0 * n_big, f.bigCoreDataNum, f.finalBigTileNum, f.bigTailDataNum)
+    small = CoreClass(n_big, block_dim - n_big, f.bigCoreDataNum * f.tailBlockNum, f.smallCoreDataNum,
+                      f.finalSmallTileNum, f.smallTailDataNum)
+    return big, small
+
+
+def core_range(core, f):
+    """``(start, count, tiles, tail)`` of core ``core`` (an int or an array of them)."""
+    big, small = core_classes(f, core + 1)   # a launch reaching this core
     is_big = core < f.tailBlockNum
-    start = select(is_big, f.bigCoreDataNum * core,
-                   f.bigCoreDataNum * f.tailBlockNum + f.smallCoreDataNum * (core - f.tailBlockNum))
-    count = select(is_big, f.bigCoreDataNum, f.smallCoreDataNum)
-    tiles = select(is_big, f.finalBigTileNum, f.finalSmallTileNum)
-    tail = select(is_big, f.bigTailDataNum, f.smallTailDataNum)
-    return start, count, tiles, tail
+    start = select(is_big, big.base + big.count * (core - big.first), small.base + small.count * (core - small.first))
+    return (start, select(is_big, big.count, small.count), select(is_big, big.tiles, small.tiles),
+            select(is_big, big.tail, small.tail))
 
 
 @register_jitable(inline="always")

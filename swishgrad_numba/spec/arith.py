@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from numba.extending import register_jitable
 
-__all__ = ["ceil_div", "minimum", "pad_to", "select"]
+__all__ = ["ceil_div", "maximum", "minimum", "pad_to", "select"]
 
 
 @register_jitable(inline="always")
@@ -20,6 +20,12 @@ def select(cond, a, b):
 def minimum(a, b):
     """The smaller of ``a`` and ``b``."""
     return select(a < b, a, b)
+
+
+@register_jitable(inline="always")
+def maximum(a, b):
+    """The larger of ``a`` and ``b``."""
+    return select(a > b, a, b)
 
 
 @register_jitable(inline="always")

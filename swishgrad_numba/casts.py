@@ -1,0 +1,152 @@
+"""Bit-exact float16/bfloat16 <-> float32 conversions, for jitted code.
+
+Inside the kernels 16-bit values travel as their ``uint16`` bit patterns; the
+functions here turn those bits into float32 and back (round to nearest,
+ties to even: ``CAST_RINT``), so the emulation does not depend on how a
+compiler or CPU converts. float16 uses the CPU's conversion instructions
+where Numba's target has them (:data:`HARDWARE_F16`), with the same bits.
+"""
+from __future__ import annotations
+
+import platform
+
+import numba
+import numpy as np
+from llvmlite import binding as llvm
+from numba import njit
+
+from .intrinsics import f32_to_half_bits, half_bits_to_f32
+
+__all__ = [
+    "f16_bits_to_f32",
+    "f32_to_f16_bits",
+    "bf16_bits_to_f32",
+    "f32_to_bf16_bits",
+    "f16_bits_to_f32_soft",
+    "f32_to_f16_bits_soft",
+    "HARDWARE_F16",
+]
+
+
+# --------------------------------------------------------------------------
+# float16 (IEEE binary16): 1 sign, 5 exponent (bias 15), 10 mantissa bits.
+# --------------------------------------------------------------------------
+
+
+def _target_converts_f16() -> bool:
+    """Whether Numba's compile target converts binary16 in hardware.
+
+    x86-64 with F16C (``vcvtph2ps``/``vcvtps2ph``) and AArch64 do; anywhere
+    else LLVM would call a runtime helper that Numba may not link, so the
+    integer versions are used. Numba keys its on-disk cache on the CPU name
+    and features, so code compiled with one answer never runs on a machine
+    that would give the other.
+    """
+    machine = platform.machine().lower()
+    if machine in ("aarch64", "arm64"):
+        return True
+    if machine in ("x86_64", "amd64"):
+        features = numba.config.CPU_FEATURES
+        if features is None:
+            features = llvm.get_host_cpu_features().flatten()
+        return "+f16c" in features.split(",")
+    return False
+
+
+#: True where float16 conversions in the kernels use the CPU's instructions
+#: (same bits as the integer versions, see :func:`f32_to_f16_bits`).
+HARDWARE_F16 = _target_converts_f16()
+
+
+@njit(cache=True, inline="always")
+def f16_bits_to_f32_soft(h):
+    """Exact float32 value of the float16 with bit pattern ``h``.
+
+    Branch-free so that loops over it vectorise: shifting exponent and
+    mantissa into float32 position gives the value times 2^-112 (exactly,
+    subnormals included, as float32 keeps subnormals); one exact multiply
+    by 2^112 rebiases it. Inf/NaN exponents are then widened to all ones.
+    """
+    h = np.uint32(h)
+    magnitude = np.uint32((h & np.uint32(0x7FFF)) << np.uint32(13))
+    f = magnitude.view(np.float32) * np.float32(5.192296858534828e33)  # 2^112
+    bits = np.float32(f).view(np.uint32)
+    if (h & np.uint32(0x7C00)) == np.uint32(0x7C00):  # inf / NaN, payload kept
+        bits = magnitude | np.uint32(0x7F800000)
+    return np.uint32(bits | ((h & np.uint32(0x8000)) << np.uint32(16))).view(np.float32)
+
+
+@njit(cache=True, inline="always")
+def f16_bits_to_f32(h):
+    """Exact float32 value of the float16 with bit pattern ``h``.
+
+    The CPU's conversion where :data:`HARDWARE_F16`, else
+    :func:`f16_bits_to_f32_soft`: the same value for every non-NaN pattern,
+    and a NaN of the same sign for every NaN (the hardware quiets a
+    signalling NaN; the kernels never depend on NaN payloads).
+    """
+    if HARDWARE_F16:
+        return half_bits_to_f32(np.uint16(h))
+    return f16_bits_to_f32_soft(h)
+
+
+@njit(cache=True, inline="always")
+def f32_to_f16_bits_soft(f):
+    """float32 -> float16 bits, round to nearest, ties to even (CAST_RINT)."""
+    u = np.float32(f).view(np.uint32)
+    sign = np.uint32((u >> np.uint32(16)) & np.uint32(0x8000))
+    a = u & np.uint32(0x7FFFFFFF)
+    # Normal float16 results: rebias the exponent (127 -> 15) and drop 13
+    # mantissa bits rounding to nearest even: add 0xFFF plus the lowest kept
+    # bit, so a tie carries only when the kept part is odd. A carry out of
+    # the mantissa bumps the exponent, which is the right answer; values
+    # from 65520 (the tie between 65504 and 2^16) on reach the inf pattern.
+    normal = np.uint32(a - np.uint32(112 << 23) + np.uint32(0xFFF) + ((a >> np.uint32(13)) & np.uint32(1))) >> np.uint32(13)
+    # Subnormal results (|f| < 2^-14): adding 0.5 puts the float16 subnormal
+    # quantum 2^-24 at the last mantissa bit of the sum, so the float32
+    # addition itself rounds to nearest even; the low bits are the result.
+    sub = np.float32(np.uint32(a).view(np.float32) + np.float32(0.5)).view(np.uint32) - np.uint32(0x3F000000)
+    res = normal if a >= np.uint32(0x38800000) else sub
+    if a >= np.uint32(0x47800000):  # >= 2^16: inf; NaN stays a quiet NaN
+        res = np.uint32(0x7E00) if a > np.uint32(0x7F800000) else np.uint32(0x7C00)
+    return np.uint16(res | sign)
+
+
+@njit(cache=True, inline="always")
+def f32_to_f16_bits(f):
+    """float32 -> float16 bits, round to nearest, ties to even (CAST_RINT).
+
+    The CPU's conversion where :data:`HARDWARE_F16`, else
+    :func:`f32_to_f16_bits_soft`; either way every NaN becomes the quiet NaN
+    0x7E00 with the input's sign, so both give the same bits for all 2^32
+    inputs (the tests check both).
+    """
+    if HARDWARE_F16:
+        h = f32_to_half_bits(np.float32(f))
+        if f != f:  # NaN: one canonical quiet NaN, sign kept
+            h = np.uint16(((np.float32(f).view(np.uint32) >> np.uint32(16)) & np.uint32(0x8000)) | np.uint32(0x7E00))
+        return h
+    return f32_to_f16_bits_soft(f)
+
+
+# --------------------------------------------------------------------------
+# bfloat16: the top 16 bits of a float32.
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def bf16_bits_to_f32(h):
+    """Exact float32 value of the bfloat16 with bit pattern ``h``."""
+    return np.uint32(np.uint32(h) << np.uint32(16)).view(np.float32)
+
+
+@njit(cache=True, inline="always")
+def f32_to_bf16_bits(f):
+    """float32 -> bfloat16 bits, round to nearest, ties to even."""
+    u = np.float32(f).view(np.uint32)
+    if (u & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000):  # NaN -> quiet NaN
+        return np.uint16((u >> np.uint32(16)) | np.uint32(0x40))
+    # Add 0x7FFF plus the lowest kept bit: the sum carries into bit 16 when
+    # the dropped half is above 0x8000, or equal to it with an odd kept part.
+    # Overflow past the largest finite lands exactly on the inf pattern.
+    return np.uint16((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16))

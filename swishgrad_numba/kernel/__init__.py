@@ -1,0 +1,103 @@
+"""The emulated SwishGrad kernels (Atlas A2 and Ascend 950), jitted with Numba.
+
+Private to the package: callers validate everything first. The Python entry
+points here decide how to run a launch and take the launch lock; the jitted
+code below them only computes.
+
+- :mod:`.exp`: the correctly rounded Exp;
+- :mod:`.sequence`: both kernels' instruction sequences, written once, and
+  the tile computations and 16-bit tables built from them;
+- :mod:`.walk`: the pass-by-pass walk with ping-pong local buffers that both
+  kernels share, and the parallel launch;
+- :mod:`.plan`: how a launch's cores are spread over the host threads;
+- :mod:`.flat`: the same arithmetic in one flat loop (the benchmark's
+  yardstick for what the tile structure costs).
+
+Entry points: :func:`launch` (a planned launch), :func:`plan_launch`,
+:func:`run_flat`.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+from .. import runtime
+from ..dtypes import FLOAT32, DTypeInfo
+from . import flat, plan, sequence, walk
+from .plan import Plan
+from .sequence import ARCH_950, ARCH_A2
+
+__all__ = ["ARCH_A2", "ARCH_950", "Plan", "SERIAL_BELOW", "launch", "plan_launch", "run_flat",
+           "derivative_table"]
+
+#: Launches of fewer elements run on the calling thread: waking the thread
+#: pool costs more than the work.
+SERIAL_BELOW = 1 << 15
+
+_EMPTY_TABLE = np.empty(0, dtype=np.float32)
+
+# s'(x) tables of the 16-bit kernels, keyed by (arch, dtype code, beta bits).
+_TABLE_CACHE: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
+_TABLE_CACHE_SIZE = 16
+
+
+def derivative_table(arch: int, info: DTypeInfo, beta: np.float32) -> np.ndarray:
+    """s'(x) of kernel ``arch`` for all 65,536 x of a 16-bit dtype, cached.
+
+    Call with the launch lock held (the table is built in parallel).
+    """
+    key = (arch, info.code, int(np.float32(beta).view(np.uint32)))
+    table = _TABLE_CACHE.get(key)
+    if table is None:
+        table = sequence.derivative_table(np.float32(beta), info.code, arch)
+        table.flags.writeable = False
+        _TABLE_CACHE[key] = table
+        if len(_TABLE_CACHE) > _TABLE_CACHE_SIZE:
+            _TABLE_CACHE.popitem(last=False)
+    else:
+        _TABLE_CACHE.move_to_end(key)
+    return table
+
+
+def plan_launch(fields, block_dim: int, arch: int, numel: int, threads: int | None = None) -> Plan:
+    """The pieces and bins of a launch of ``block_dim`` cores over ``numel`` elements.
+
+    ``fields`` is the tiling's ``TilingFields`` (Python ints); ``threads``
+    defaults to Numba's current thread count; launches below
+    :data:`SERIAL_BELOW` elements get one bin (they run serially). For a
+    record that may be broken, check :func:`plan.work_bound` first.
+    """
+    if threads is None:
+        threads = runtime.num_threads()
+    walks = plan.core_walks(fields, block_dim, arch, numel)
+    return plan.plan(walks, numel, 1 if numel < SERIAL_BELOW else threads)
+
+
+def _bits(arr: np.ndarray, info: DTypeInfo) -> np.ndarray:
+    return arr if info is FLOAT32 else arr.view(np.uint16)
+
+
+def launch(grad: np.ndarray, x: np.ndarray, out: np.ndarray, launch_plan: Plan, beta: np.float32,
+           info: DTypeInfo, arch: int) -> None:
+    """Run a planned launch over flat, C-contiguous ``grad``, ``x``, ``out`` of ``info``'s dtype."""
+    g, xb, o = _bits(grad, info), _bits(x, info), _bits(out, info)
+    # The workqueue threading layer is not thread-safe: one launch at a time
+    # (each still uses every Numba thread); see runtime.
+    with runtime.launch_lock():
+        table = _EMPTY_TABLE if info is FLOAT32 else derivative_table(arch, info, beta)
+        if len(launch_plan.bins) <= 2:
+            walk.launch_serial(g, xb, o, launch_plan.pieces, launch_plan.capacity, beta, table, info.code, arch)
+        else:
+            walk.launch_bins(g, xb, o, launch_plan.pieces, launch_plan.bins, launch_plan.capacity, beta, table,
+                             info.code, arch)
+
+
+def run_flat(grad: np.ndarray, x: np.ndarray, out: np.ndarray, beta: np.float32, info: DTypeInfo,
+             arch: int = ARCH_A2, chunk: int = flat.FLAT_CHUNK) -> None:
+    """The same arithmetic as :func:`launch` in one flat chunked loop (no tiles,
+    no local buffers, no ping-pong), into ``out``; for the benchmark."""
+    g, xb, o = _bits(grad, info), _bits(x, info), _bits(out, info)
+    with runtime.launch_lock():
+        table = _EMPTY_TABLE if info is FLOAT32 else derivative_table(arch, info, beta)
+        flat.flat_launch(g, xb, o, chunk, beta, table, info.code, arch)

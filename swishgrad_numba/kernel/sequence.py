@@ -1,0 +1,154 @@
+"""The kernels' instruction sequences, each written once (SPEC sections 2 and 9).
+
+Both kernels compute ``s'(x)`` in binary32, one instruction at a time, then
+multiply by the gradient. The steps up to Exp are the same in both:
+``xb = Muls(x, beta)`` and ``t = -xb`` (A2: ``Muls(xb, -1)``, 950: ``Neg``;
+the same value exactly). After Exp they differ:
+
+==========  ======================================  =====================================
+step        Atlas A2 (:func:`a2_after_exp`)          Ascend 950 (:func:`arch35_after_exp`)
+==========  ======================================  =====================================
+Adds        ``t = e + 1``                            ``t = e + 1``
+Div         ``o = 1 / t``  (sigmoid)                 ``s = 1 / t``  (sigmoid)
+Sub         ``t = 1 - o``                            ``o = 1 - s``
+Mul         ``xb = xb * t``                          ``o = o * xb``
+            ``xb = 1 + xb`` (Add)                    ``o = o * s + s`` (MulDstAdd, one rounding)
+            ``o = o * xb`` (Mul) -> s'(x)            -> s'(x)
+==========  ======================================  =====================================
+
+then ``out = g * s'(x)`` (A2's ``Mul(g, o)``, the 950's ``Mul(o, g)``: the
+same product). Every step is one binary32 operation rounded to nearest
+even; nothing else is fused or reordered (Numba emits no FMA without
+fast-math flags, and none are set). The scalar path (:func:`derivative`,
+which builds the 16-bit tables) and the vector path (:func:`compute_f32`,
+float32 tiles) call these same inlined step functions.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange, types
+from numba.extending import overload
+
+from ..casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
+from ..dtypes import FLOAT16
+from ..intrinsics import fma_f32
+from .exp import exp_f32, vexp_f32
+
+__all__ = ["ARCH_A2", "ARCH_950", "a2_after_exp", "arch35_after_exp", "derivative", "derivative_table",
+           "compute_f32", "compute_16", "compute_tile"]
+
+#: Kernel selectors passed to the jitted code.
+ARCH_A2 = 0
+ARCH_950 = 1
+
+_F16 = FLOAT16.code
+_ONE = np.float32(1.0)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def a2_after_exp(e, xb):
+    """The A2 steps after Exp: ``e = exp(-xb)``, ``xb = x * beta`` -> s'(x)."""
+    t = e + _ONE              # Adds(t, 1)
+    o = _ONE / t              # Duplicate(1) ; Div   -> sigmoid(beta*x)
+    t = _ONE - o              # Duplicate(1) ; Sub
+    xb = xb * t               # Mul   beta*x*(1 - sigmoid)
+    xb = _ONE + xb            # Duplicate(1) ; Add
+    return o * xb             # Mul   -> s'(x)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def arch35_after_exp(e, xb):
+    """The 950 steps after Exp: ``e = exp(-xb)``, ``xb = x * beta`` -> s'(x)."""
+    t = e + _ONE              # Adds(t, 1)
+    s = _ONE / t              # Div(1, t)            -> sigmoid(beta*x)
+    o = _ONE - s              # Sub(1, s)
+    o = o * xb                # Mul(o, beta*x)
+    return fma_f32(o, s, s)   # MulDstAdd(o, s, s): o*s + s, rounded once -> s'(x)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def after_exp(e, xb, arch):
+    """The steps after Exp of kernel ``arch``."""
+    if arch == ARCH_A2:
+        return a2_after_exp(e, xb)
+    return arch35_after_exp(e, xb)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def derivative(x, beta, arch):
+    """s'(x) in binary32 by kernel ``arch``'s instruction sequence (one value)."""
+    xb = x * beta             # Muls(x, beta)
+    e = exp_f32(xb * np.float32(-1.0))   # Muls(xb, -1) / Neg ; Exp
+    return after_exp(e, xb, arch)
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def derivative_table(beta, dtype_code, arch):
+    """s'(x) in binary32 for each of the 65,536 bit patterns of a 16-bit x.
+
+    x is widened exactly first (the kernels' first Cast), so a 16-bit tile
+    only looks its x up here, then does the remaining steps.
+    """
+    table = np.empty(65536, dtype=np.float32)
+    for bits in prange(65536):
+        if dtype_code == _F16:
+            xf = f16_bits_to_f32(np.uint16(bits))
+        else:
+            xf = bf16_bits_to_f32(np.uint16(bits))
+        table[bits] = derivative(xf, beta, arch)
+    return table
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def compute_f32(g_buf, x_buf, o_buf, work, length, beta, table, dtype_code, arch):
+    """One float32 tile: the whole sequence, vector instruction by vector instruction.
+
+    ``work`` is the float32 scratch buffer; ``x_buf`` is overwritten with
+    ``x * beta`` (as the device does in place). The steps after Exp run in
+    one loop per element; each is still its own binary32 operation, in order.
+    """
+    for j in range(length):
+        x_buf[j] = x_buf[j] * beta            # Muls(x, beta)
+    vexp_f32(work, x_buf, length, np.float32(-1.0))   # Muls(xb, -1) / Neg ; Exp
+    if arch == ARCH_A2:
+        for j in range(length):
+            o_buf[j] = g_buf[j] * a2_after_exp(work[j], x_buf[j])
+    else:
+        for j in range(length):
+            o_buf[j] = g_buf[j] * arch35_after_exp(work[j], x_buf[j])
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def compute_16(g_buf, x_buf, o_buf, work, length, beta, table, dtype_code, arch):
+    """One float16/bfloat16 tile, on bit patterns.
+
+    ``table[bits]`` is s'(x) for the x with those bits (:func:`derivative_table`
+    of this kernel); what remains per element is the widening of g, the last
+    Mul and the ``CAST_RINT`` narrowing. The lookup is its own loop so that
+    the arithmetic loop vectorises.
+    """
+    for j in range(length):
+        work[j] = table[x_buf[j]]
+    if dtype_code == _F16:
+        for j in range(length):
+            o_buf[j] = f32_to_f16_bits(f16_bits_to_f32(g_buf[j]) * work[j])
+    else:
+        for j in range(length):
+            o_buf[j] = f32_to_bf16_bits(bf16_bits_to_f32(g_buf[j]) * work[j])
+
+
+def compute_tile(g_buf, x_buf, o_buf, work, length, beta, table, dtype_code, arch):
+    """One tile; resolved at compile time by the buffers' element type."""
+    raise NotImplementedError("compute_tile is only callable from jitted code")
+
+
+@overload(compute_tile, inline="always")
+def _compute_tile_overload(g_buf, x_buf, o_buf, work, length, beta, table, dtype_code, arch):
+    # float32 buffers take the full sequence; uint16 buffers hold
+    # float16/bfloat16 bits. Choosing here (not by passing a function) keeps
+    # the launch functions cacheable on disk.
+    if isinstance(g_buf, types.Array) and g_buf.dtype == types.float32:
+        return compute_f32.py_func
+    if isinstance(g_buf, types.Array) and g_buf.dtype == types.uint16:
+        return compute_16.py_func
+    return None

@@ -1,0 +1,166 @@
+"""The Ascend 950 (arch35) SwishGrad kernel's integer arithmetic (SPEC section 9).
+
+The 950 kernel is built on the atvoss elementwise template of CANN's opbase:
+the host runs ``ElewiseTiling`` over the tensor's element count; the kernel
+(``ElementwiseSch``) runs ``blockNum`` cores, each walking its block in UB
+loops of ``ubFormer`` elements and a tail, double-buffered. Written once, for
+Python ints, NumPy int64 arrays and jitted code alike (see
+:mod:`swishgrad_numba.spec`).
+
+How SwishGrad's constants follow from its DAG under ``MemOptCfg<LEVEL_2>``
+(opbase ``atvoss/util/dag.h``; derivation in ``docs/model.md``): the DAG is
+CopyIn(x), CopyIn(grad), the SwishGrad compute node, CopyOut. Every node's
+output type is the input dtype (the float32 work happens inside the compute
+node's registers), so the largest and smallest dtype sizes are both the
+input's itemsize. No node is a temporary (copy-ins are excluded and the
+compute node feeds the copy-out), so the buffer count is
+``2 * inputs + 2 * outputs = 2 * 2 + 2 * 1 =`` :data:`BUFFER_NUM`, three
+slots pinged and ponged.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .arith import ceil_div, maximum, minimum, pad_to, select
+
+__all__ = [
+    "FIELDS", "TilingFields", "BUFFER_NUM", "BYTES_PER_CORE", "BLOCK_ALIGN", "UB_ALIGN_BYTES",
+    "SCHE_MODE", "WORKSPACE_SIZE", "BlockClass", "host_tiling", "block_classes", "block_range", "ub_bytes",
+    "tiling_key",
+]
+
+#: The fields of ``EleBaseTilingData``, in the C struct's order (the
+#: SwishGrad struct adds a float32 ``scale`` after them).
+FIELDS = (
+    "dim0",
+    "coreNum",
+    "ubFormer",
+    "blockFormer",
+    "blockNum",
+    "ubLoopOfFormerBlock",
+    "ubLoopOfTailBlock",
+    "ubTailOfFormerBlock",
+    "ubTailOfTailBlock",
+    "elemNum",
+    "scheMode",
+)
+
+
+class TilingFields(NamedTuple):
+    """The integer fields of a 950 tiling record, by name."""
+
+    dim0: int
+    coreNum: int
+    ubFormer: int
+    blockFormer: int
+    blockNum: int
+    ubLoopOfFormerBlock: int
+    ubLoopOfTailBlock: int
+    ubTailOfFormerBlock: int
+    ubTailOfTailBlock: int
+    elemNum: int
+    scheMode: int
+
+
+#: Unified-buffer slots of SwishGrad's DAG (2 inputs + 1 output, each
+#: pinged and ponged); see the module docstring.
+BUFFER_NUM = 6
+#: ElewiseTiling gives each core at least this many bytes of the smallest
+#: dtype (32,768 bits).
+BYTES_PER_CORE = 4096
+#: A block's share is rounded up to a multiple of this many elements.
+BLOCK_ALIGN = 512
+#: ``ubFormer`` is rounded down to a multiple of this many bytes of the
+#: smallest dtype (one 256-byte vector register).
+UB_ALIGN_BYTES = 256
+#: ``ElewiseBaseTiling`` always reports schedule mode 1.
+SCHE_MODE = 1
+#: The 950 host tiling asks for a constant 16 MiB workspace.
+WORKSPACE_SIZE = 16 * 1024 * 1024
+#: ``TPipe::InitBuffer`` rounds every buffer up to this many bytes.
+INIT_BUFFER_ALIGN = 32
+
+
+def host_tiling(numel, itemsize, ub_size, vector_core_num):
+    """The ``ElewiseTiling`` of ``numel`` elements of ``itemsize`` bytes.
+
+    Returns ``(accepted, block_dim, fields)``: ``fields`` a
+    :class:`TilingFields`, ``block_dim`` the cores launched (``blockNum``,
+    which can be fewer than ``coreNum``), ``accepted`` false where the
+    unified buffer holds less than one aligned UB loop (the values are then
+    meaningless, but finite). ``numel`` must be >= 1.
+    """
+    bits = 8 * itemsize
+    core_num = minimum(vector_core_num, ceil_div(numel * bits, 8 * BYTES_PER_CORE))
+    block_former = pad_to(ceil_div(numel, core_num), BLOCK_ALIGN)
+    block_num = ceil_div(numel, block_former)
+    block_tail = numel - (block_num - 1) * block_former
+    align = UB_ALIGN_BYTES // itemsize
+    ub_former = (ub_size * 8 // (BUFFER_NUM * bits)) // align * align
+    accepted = ub_former > 0
+    loop_former, tail_former = _loops(block_former, ub_former + (ub_former == 0))
+    loop_tail, tail_tail = _loops(block_tail, ub_former + (ub_former == 0))
+    fields = TilingFields(numel, core_num, ub_former, block_former, block_num, loop_former, loop_tail,
+                          tail_former, tail_tail, ub_former, SCHE_MODE + 0 * numel)
+    return accepted, block_num, fields
+
+
+def _loops(length, ub_former):
+    """(UB loops, elements of the last loop) that walk ``length`` elements."""
+    loops = ceil_div(length, ub_former)
+    return loops, length - (loops - 1) * ub_former
+
+
+class BlockClass(NamedTuple):
+    """Blocks (cores) ``first .. first + cores - 1`` that share one walk shape:
+    block ``first + k`` starts at ``base + count * k`` and runs ``loops - 1``
+    UB loops of ``ubFormer`` elements then one of ``tail``."""
+
+    first: int
+    cores: int
+    base: int
+    count: int
+    loops: int
+    tail: int
+
+
+def block_classes(f, block_dim):
+    """The blocks of a launch of ``block_dim`` cores, as classes.
+
+    Block ``i`` starts at ``i * blockFormer``; block ``blockNum - 1`` is the
+    tail block, every other one a former block. A host tiling launches
+    exactly ``blockNum`` blocks (former blocks, then the tail block); the
+    third class is non-empty only for a launch of more.
+    """
+    tail_block = f.blockNum - 1
+    n_former = minimum(maximum(tail_block, 0 * tail_block), block_dim)
+    n_tail = minimum(block_dim - n_former, 1 * (tail_block >= 0))
+    n_after = block_dim - n_former - n_tail
+    former = BlockClass(0 * n_former, n_former, 0 * n_former, f.blockFormer, f.ubLoopOfFormerBlock,
+                        f.ubTailOfFormerBlock)
+    tail = BlockClass(n_former, n_tail, n_former * f.blockFormer, f.blockFormer, f.ubLoopOfTailBlock,
+                      f.ubTailOfTailBlock)
+    after = BlockClass(n_former + n_tail, n_after, (n_former + n_tail) * f.blockFormer, f.blockFormer,
+                       f.ubLoopOfFormerBlock, f.ubTailOfFormerBlock)
+    return former, tail, after
+
+
+def block_range(block, f):
+    """``(start, loops, tail)`` of block ``block`` (an int or an array of them)."""
+    is_tail = block == f.blockNum - 1
+    loops = select(is_tail, f.ubLoopOfTailBlock, f.ubLoopOfFormerBlock)
+    tail = select(is_tail, f.ubTailOfTailBlock, f.ubTailOfFormerBlock)
+    return block * f.blockFormer, loops, tail
+
+
+def ub_bytes(ub_former, itemsize):
+    """Unified-buffer bytes ``ElementwiseSch`` allocates: one buffer of
+    :data:`BUFFER_NUM` slots of ``ubFormer`` elements, padded by InitBuffer."""
+    return pad_to(BUFFER_NUM * ub_former * itemsize, INIT_BUFFER_ALIGN)
+
+
+def tiling_key(dtype_template):
+    """The tiling key: the schedule mode's index in its list {0, 1} in the
+    lowest bit, the kernel's dtype template value above it (float16 -> 3,
+    bfloat16 -> 5, float32 -> 7)."""
+    return SCHE_MODE + (dtype_template << 1)

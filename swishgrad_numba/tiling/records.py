@@ -1,0 +1,153 @@
+"""The tiling structs as NumPy records, and the :class:`Tiling` a launch receives.
+
+Two layouts, one per kernel:
+
+- Atlas A2 (SPEC section 3): eight ``uint64`` then the float32 ``sconf``, 72
+  bytes (:data:`TILING_DTYPE`);
+- Ascend 950 (SPEC section 9): ``SwishGradTilingData { EleBaseTilingData
+  baseTiling; float scale; }``, 88 bytes (:data:`ARCH35_TILING_DTYPE`).
+
+Both are C layouts with natural alignment: ``record.tobytes()`` is the
+struct as the device sees it. The struct's beta field keeps its C name
+(``sconf`` / ``scale``); in Python the value is :attr:`Tiling.beta`.
+:func:`tiling_fields` turns a record into the one normalised form every
+consumer reads: a ``TilingFields`` named tuple of Python ints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..platform import ARCH_950, ARCH_A2
+from ..spec import a2 as spec_a2
+from ..spec import arch35 as spec_arch35
+
+__all__ = [
+    "TILING_DTYPE", "TILING_FIELDS", "ARCH35_TILING_DTYPE", "ARCH35_TILING_FIELDS", "RecordLayout", "LAYOUTS",
+    "Tiling", "layout_of", "tiling_fields",
+]
+
+#: Field names of the A2 struct, in the C struct's order.
+TILING_FIELDS = spec_a2.FIELDS + ("sconf",)
+
+#: The A2 struct: eight uint64, one float32, 4 bytes of tail padding (72 bytes).
+TILING_DTYPE = np.dtype([(name, "<u8") for name in spec_a2.FIELDS] + [("sconf", "<f4")], align=True)
+
+#: Field names of the 950 struct, in the C struct's order.
+ARCH35_TILING_FIELDS = spec_arch35.FIELDS + ("scale",)
+
+# EleBaseTilingData's C types: int64 dim0, int32 coreNum and ubFormer, int64
+# for the rest but scheMode, which is uint64.
+_ARCH35_TYPES = {"coreNum": "<i4", "ubFormer": "<i4", "scheMode": "<u8"}
+
+#: The 950 struct: EleBaseTilingData (80 bytes) then the float32 ``scale``
+#: and 4 bytes of tail padding (88 bytes).
+ARCH35_TILING_DTYPE = np.dtype([(name, _ARCH35_TYPES.get(name, "<i8")) for name in spec_arch35.FIELDS]
+                               + [("scale", "<f4")], align=True)
+
+assert TILING_DTYPE.itemsize == 72 and ARCH35_TILING_DTYPE.itemsize == 88
+
+
+@dataclass(frozen=True)
+class RecordLayout:
+    """One tiling struct: its record dtype, integer fields and beta field."""
+
+    architecture: str
+    dtype: np.dtype
+    int_fields: tuple
+    beta_field: str
+    fields_type: type
+
+    @property
+    def nbytes(self) -> int:
+        return self.dtype.itemsize
+
+    def int_range(self, name: str) -> tuple:
+        """``(lowest, highest)`` value the C type of integer field ``name`` holds."""
+        info = np.iinfo(self.dtype.fields[name][0])
+        return int(info.min), int(info.max)
+
+    def int_range_text(self, name: str) -> str:
+        """The range of integer field ``name``, e.g. ``"[0, 2**64) (a uint64 field)"``."""
+        dt = self.dtype.fields[name][0]
+        bits = 8 * dt.itemsize
+        low = "0" if dt.kind == "u" else f"-2**{bits - 1}"
+        high = f"2**{bits}" if dt.kind == "u" else f"2**{bits - 1}"
+        return f"[{low}, {high}) (a {dt.name} field)"
+
+
+#: The layouts by architecture.
+LAYOUTS = {
+    ARCH_A2: RecordLayout(ARCH_A2, TILING_DTYPE, spec_a2.FIELDS, "sconf", spec_a2.TilingFields),
+    ARCH_950: RecordLayout(ARCH_950, ARCH35_TILING_DTYPE, spec_arch35.FIELDS, "scale", spec_arch35.TilingFields),
+}
+
+
+def layout_of(record) -> RecordLayout:
+    """The layout of a record (or record array) by its dtype; TypeError for any other dtype."""
+    for layout in LAYOUTS.values():
+        if record.dtype == layout.dtype:
+            return layout
+    raise TypeError(f"tiling must have dtype TILING_DTYPE (A2) or ARCH35_TILING_DTYPE (950), got {record.dtype}")
+
+
+def tiling_fields(record):
+    """The integer fields of a record as its architecture's ``TilingFields`` of Python ints."""
+    layout = layout_of(record)
+    return layout.fields_type(*(int(record[name]) for name in layout.int_fields))
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """What the host tiling hands to a launch.
+
+    Attributes
+    ----------
+    data : numpy.void
+        One record of :data:`TILING_DTYPE` (A2) or :data:`ARCH35_TILING_DTYPE` (950).
+    block_dim : int
+        Number of cores launched.
+    tiling_key : int
+        Kernel variant selector (A2: 0; 950: 3, 5 or 7 by dtype).
+    workspace_size : int
+        Bytes of workspace the launch needs.
+    """
+
+    data: np.void
+    block_dim: int
+    tiling_key: int = 0
+    workspace_size: int = 0
+
+    def __getitem__(self, field):
+        return self.data[field]
+
+    @property
+    def layout(self) -> RecordLayout:
+        return layout_of(self.data)
+
+    @property
+    def architecture(self) -> str:
+        """``"a2"`` or ``"arch35"``: the kernel this tiling is for."""
+        return self.layout.architecture
+
+    @property
+    def fields(self):
+        """The integer fields as a ``TilingFields`` named tuple of Python ints."""
+        return tiling_fields(self.data)
+
+    @property
+    def beta(self) -> np.float32:
+        """Beta as stored in the struct (``sconf`` / ``scale``)."""
+        return np.float32(self.data[self.layout.beta_field])
+
+    def as_dict(self) -> dict:
+        """The struct's fields as Python numbers, plus blockDim and tilingKey."""
+        out = {name: self.data[name].item() for name in self.data.dtype.names}
+        out["blockDim"] = self.block_dim
+        out["tilingKey"] = self.tiling_key
+        return out
+
+    def tobytes(self) -> bytes:
+        """The struct's bytes (72 for A2, 88 for the 950)."""
+        return self.data.tobytes()

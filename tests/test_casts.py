@@ -1,0 +1,209 @@
+"""Bit-level casts against NumPy and ml_dtypes: every 16-bit widening, every
+float32 narrowing, plus a table of ties, carries and specials."""
+import ml_dtypes
+import numpy as np
+import pytest
+from numba import njit, prange
+
+import swishgrad_numba as sg
+from swishgrad_numba.casts import (HARDWARE_F16, bf16_bits_to_f32, f16_bits_to_f32, f16_bits_to_f32_soft,
+                                   f32_to_bf16_bits, f32_to_f16_bits, f32_to_f16_bits_soft)
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+CHUNK = 1 << 24
+
+
+# float16 conversions come in two versions: the one the kernels use (the
+# CPU's instructions where casts.HARDWARE_F16, else the integer one) and the
+# integer one; every float16 test runs on both.
+F16_VERSIONS = pytest.mark.parametrize("soft", [False, True], ids=["kernel", "soft"])
+
+
+@njit(parallel=True, cache=True)
+def _widen(bits, is_bf16, soft, out):
+    for i in prange(bits.size):
+        if is_bf16:
+            out[i] = bf16_bits_to_f32(bits[i])
+        elif soft:
+            out[i] = f16_bits_to_f32_soft(bits[i])
+        else:
+            out[i] = f16_bits_to_f32(bits[i])
+
+
+@njit(parallel=True, cache=True)
+def _narrow(first, n, is_bf16, soft, out):
+    for i in prange(n):
+        f = np.uint32(first + i).view(np.float32)
+        if is_bf16:
+            out[i] = f32_to_bf16_bits(f)
+        elif soft:
+            out[i] = f32_to_f16_bits_soft(f)
+        else:
+            out[i] = f32_to_f16_bits(f)
+
+
+def _nan_equal_bits(got_bits, ref_bits, ref_is_nan, got_is_nan):
+    same = got_bits == ref_bits
+    return same | (ref_is_nan & got_is_nan)
+
+
+@pytest.mark.parametrize("dtype, soft", [(np.dtype(np.float16), False), (np.dtype(np.float16), True),
+                                         (BF16, False)], ids=["float16-kernel", "float16-soft", "bfloat16"])
+def test_all_widenings(dtype, soft):
+    bits = np.arange(65536, dtype=np.uint16)
+    out = np.empty(65536, np.float32)
+    _widen(bits, dtype == BF16, soft, out)
+    ref = bits.view(dtype).astype(np.float32)
+    ok = _nan_equal_bits(out.view(np.uint32), ref.view(np.uint32), np.isnan(ref), np.isnan(out))
+    assert ok.all(), f"first bad 16-bit pattern 0x{int(bits[~ok][0]):04x}"
+    # NaNs stay NaN and keep their sign.
+    assert (np.signbit(out) == np.signbit(ref)).all()
+
+
+def _check_range(first, count, dtype, out, sample_step=1, soft=False):
+    """Narrow float32 patterns [first, first+count) and compare with NumPy/ml_dtypes."""
+    for lo in range(first, first + count, CHUNK):
+        n = min(CHUNK, first + count - lo)
+        _narrow(lo, n, dtype == BF16, soft, out)
+        got_bits = out[:n:sample_step]
+        src = np.arange(lo, lo + n, sample_step, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        with np.errstate(all="ignore"):
+            ref = src.astype(dtype)
+        ok = _nan_equal_bits(got_bits, ref.view(np.uint16), np.isnan(ref), np.isnan(got_bits.view(dtype)))
+        if not ok.all():
+            raise AssertionError(f"{int((~ok).sum())} narrowings differ; first float32 bits "
+                                 f"0x{int(src.view(np.uint32)[~ok][0]):08x}")
+
+
+def test_all_narrowings_bfloat16():
+    out = np.empty(CHUNK, np.uint16)
+    _check_range(0, 1 << 32, BF16, out)
+
+
+@njit(parallel=True, cache=True)
+def _f16_outside_count_bad(first, n):
+    """Narrowings of |f| <= 2^-26 or |f| >= 2^17 or NaN, against the format's rule.
+
+    Below 2^-26 every value rounds to a signed zero; from 2^17 on to a
+    signed inf; NaN to a NaN of the same sign.
+    """
+    bad = 0
+    for i in prange(n):
+        u = np.uint32(first + i)
+        h = f32_to_f16_bits(u.view(np.float32))
+        sign = np.uint16((u >> np.uint32(16)) & np.uint32(0x8000))
+        a = u & np.uint32(0x7FFFFFFF)
+        if a > np.uint32(0x7F800000):
+            ok = (h & np.uint16(0x7C00)) == np.uint16(0x7C00) and (h & np.uint16(0x3FF)) != 0 and (h & np.uint16(0x8000)) == sign
+        elif a >= np.uint32(0x48000000):
+            ok = h == (sign | np.uint16(0x7C00))
+        else:
+            ok = h == sign
+        bad += 0 if ok else 1
+    return bad
+
+
+@njit(parallel=True, cache=True)
+def _f16_soft_vs_kernel_count_bad(first, n):
+    bad = 0
+    for i in prange(n):
+        f = np.uint32(first + i).view(np.float32)
+        bad += 0 if f32_to_f16_bits_soft(f) == f32_to_f16_bits(f) else 1
+    return bad
+
+
+def test_all_narrowings_float16():
+    """All 2^32 patterns through the kernels' version: NumPy for every value
+    whose rounding is not trivial.
+
+    NumPy's float16 cast takes a slow path wherever it raises floating-point
+    flags, so values of magnitude up to 2^-26 (all round to a signed zero)
+    and from 2^17 (all round to inf), and NaNs, are checked in full against
+    the format's rule and against NumPy on a 1-in-97 sample.
+    """
+    out = np.empty(CHUNK, np.uint16)
+    lo, hi = 0x32800000, 0x48000000  # 2^-26 .. 2^17: everything in between goes to NumPy
+    for sign in (0, 0x80000000):
+        _check_range(sign + lo, hi - lo, np.dtype(np.float16), out)
+        for first, last in ((sign, sign + lo), (sign + hi, sign + 0x80000000)):
+            for c in range(first, last, CHUNK):
+                n = min(CHUNK, last - c)
+                assert _f16_outside_count_bad(c, n) == 0, hex(c)
+            _check_range(first, last - first, np.dtype(np.float16), out, sample_step=97)
+
+
+@pytest.mark.skipif(not HARDWARE_F16, reason="the kernels use the integer version here: covered above")
+def test_all_narrowings_float16_soft():
+    """The integer version where the kernels use the CPU's instruction: equal
+    to that instruction's result on all 2^32 patterns (the CPU is an
+    implementation independent of this code), and to NumPy on a 1-in-97
+    sample."""
+    for c in range(0, 1 << 32, CHUNK):
+        assert _f16_soft_vs_kernel_count_bad(c, CHUNK) == 0, hex(c)
+    out = np.empty(CHUNK, np.uint16)
+    _check_range(0, 1 << 32, np.dtype(np.float16), out, sample_step=97, soft=True)
+
+
+# Ties, carries, subnormals, range limits, specials: (float32 bits, f16 bits, bf16 bits),
+# worked out by hand from the formats' definitions.
+CURATED = [
+    (0x3F800000, 0x3C00, 0x3F80),  # 1.0
+    (0xBF800000, 0xBC00, 0xBF80),  # -1.0
+    (0x80000000, 0x8000, 0x8000),  # -0.0
+    (0x7F800000, 0x7C00, 0x7F80),  # inf
+    (0x3F801000, 0x3C00, 0x3F80),  # 1 + 2^-11: f16 tie, kept part even -> down
+    (0x3F803000, 0x3C02, 0x3F80),  # 1 + 3*2^-11: f16 tie, odd -> up
+    (0x3F808000, 0x3C04, 0x3F80),  # 1 + 2^-8: bf16 tie, even -> down
+    (0x3F818000, 0x3C0C, 0x3F82),  # 1 + 3*2^-8: bf16 tie, odd -> up
+    (0x477FE000, 0x7BFF, 0x4780),  # 65504: f16 max
+    (0x477FEFFF, 0x7BFF, 0x4780),  # just below the overflow tie
+    (0x477FF000, 0x7C00, 0x4780),  # 65520: tie -> even -> inf
+    (0x7F7FFFFF, 0x7C00, 0x7F80),  # float32 max: bf16 rounds up to inf
+    (0x33000000, 0x0000, 0x3300),  # 2^-25: tie between 0 and 2^-24 -> even -> 0
+    (0x33000001, 0x0001, 0x3300),  # just above 2^-25 -> smallest subnormal 2^-24
+    (0x33800000, 0x0001, 0x3380),  # 2^-24: smallest float16 subnormal
+    (0x33C00000, 0x0002, 0x33C0),  # 1.5 * 2^-24 : tie between 1 and 2 -> 2
+    (0x38800000, 0x0400, 0x3880),  # 2^-14: smallest f16 normal
+    (0x387FE000, 0x0400, 0x3880),  # just below 2^-14, rounds up into the normals
+    (0x00000001, 0x0000, 0x0000),  # float32 subnormal
+    (0x00408000, 0x0000, 0x0040),  # float32 subnormal, bf16 tie even -> down
+    (0x00418000, 0x0000, 0x0042),  # float32 subnormal, bf16 tie odd -> up
+]
+
+
+@F16_VERSIONS
+@pytest.mark.parametrize("f32, f16, bf16", CURATED, ids=[f"0x{c[0]:08x}" for c in CURATED])
+def test_curated_narrowings(f32, f16, bf16, soft):
+    out = np.empty(1, np.uint16)
+    _narrow(f32, 1, False, soft, out)
+    assert int(out[0]) == f16
+    _narrow(f32, 1, True, soft, out)
+    assert int(out[0]) == bf16
+
+
+@F16_VERSIONS
+def test_nan_narrowing_is_the_canonical_quiet_nan_with_sign(soft):
+    for bits in (0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF800001, 0x7FFFFFFF):
+        out = np.empty(1, np.uint16)
+        _narrow(bits, 1, False, soft, out)
+        assert int(out[0]) == (0xFE00 if bits >> 31 else 0x7E00)
+        for is_bf16, dt in ((False, np.float16), (True, BF16)):
+            _narrow(bits, 1, is_bf16, soft, out)
+            v = out.view(dt)[0]
+            assert np.isnan(np.float32(v))
+            assert np.signbit(np.float32(v)) == bool(bits >> 31)
+
+
+def test_hardware_f16_detection(monkeypatch):
+    from swishgrad_numba import casts as dtypes
+
+    monkeypatch.setattr(dtypes.platform, "machine", lambda: "aarch64")
+    assert dtypes._target_converts_f16()
+    monkeypatch.setattr(dtypes.platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(dtypes.numba.config, "CPU_FEATURES", "+avx2,-f16c,+fma")
+    assert not dtypes._target_converts_f16()
+    monkeypatch.setattr(dtypes.numba.config, "CPU_FEATURES", "+avx2,+f16c,+fma")
+    assert dtypes._target_converts_f16()
+    monkeypatch.setattr(dtypes.platform, "machine", lambda: "riscv64")
+    assert not dtypes._target_converts_f16()
+    assert isinstance(HARDWARE_F16, bool)
