@@ -27,8 +27,14 @@ _TABLE_CACHE_SIZE = 16
 # thread pool costs more than the work.
 _SERIAL_BELOW = 1 << 15
 
-_FIELD_LIMIT = 1 << 40
+# run_tiling refuses a record whose launch would do more work than
+# _WORK_FACTOR * numel + _SLACK (cores + tiles + elements moved), or whose
+# offsets could leave int64 (_OFFSET_LIMIT).
+_WORK_FACTOR = 4
 _SLACK = 1 << 16
+_OFFSET_LIMIT = 1 << 62
+# The kernel's local buffers hold at most numel + _BUFFER_EXTRA elements.
+_BUFFER_EXTRA = 64
 
 _DTYPE_CODES = {
     np.dtype(np.float32): kernel.DTYPE_FLOAT32,
@@ -55,12 +61,94 @@ def tiling_fields(record) -> np.ndarray:
     return np.array([int(record[name]) for name in TILING_FIELDS[:-1]], dtype=np.int64)
 
 
+def _kernel_fields(record, block_dim: int, numel: int):
+    """The int64 fields and block dim to launch for a record, or None when no core would run a tile.
+
+    Reads the uint64 fields as Python ints and rewrites them into a launch
+    that writes exactly the same elements (the result does not depend on
+    which core computes an element) with every number inside int64: the
+    fields of a core class with no launched core, or whose cores run no
+    tile, are zeroed (such a class at the front keeps one idle core that
+    carries the start of the next); ``coreDataNum`` is clamped to ``numel``,
+    ``tileDataNum`` and the tails to ``numel + 64`` (the local buffer's most;
+    offsets that were past the tensor stay past it). Raises ValueError when
+    the launch would do more than ``4 * numel + 65536`` units of work (a
+    core, a tile, an element moved, each counted once) or its offsets
+    could overflow int64.
+    """
+    f = {name: int(record[name]) for name in TILING_FIELDS[:-1]}
+    small, big = f["smallCoreDataNum"], f["bigCoreDataNum"]
+    n_big = min(f["tailBlockNum"], block_dim)
+    n_small = block_dim - n_big
+    limit = numel + _BUFFER_EXTRA
+    tile = min(f["tileDataNum"], limit)
+    big_runs = n_big > 0 and f["finalBigTileNum"] > 0
+    small_runs = n_small > 0 and f["finalSmallTileNum"] > 0
+    if not big_runs and not small_runs:
+        return None
+    out = dict.fromkeys(TILING_FIELDS[:-1], 0)
+    out["tileDataNum"] = tile
+    if big_runs:
+        out.update(bigCoreDataNum=min(big, numel), finalBigTileNum=f["finalBigTileNum"],
+                   bigTailDataNum=min(f["bigTailDataNum"], limit), tailBlockNum=n_big)
+    if small_runs:
+        out.update(smallCoreDataNum=min(small, numel), finalSmallTileNum=f["finalSmallTileNum"],
+                   smallTailDataNum=min(f["smallTailDataNum"], limit))
+        if not big_runs and n_big:
+            # idle big cores in front: one idle core whose bigCoreDataNum is the first small start
+            first = big * n_big
+            if first >= numel:
+                return None
+            out.update(bigCoreDataNum=first, tailBlockNum=1)
+            n_big = 1
+        block_dim = n_big + n_small
+    else:
+        block_dim = n_big
+    work = block_dim
+    for ncores, tiles, tail in ((n_big, out["finalBigTileNum"], out["bigTailDataNum"]),
+                                (block_dim - n_big, out["finalSmallTileNum"], out["smallTailDataNum"])):
+        if tiles:
+            work += ncores * (tiles + (tiles - 1) * tile + tail)
+    if work > _WORK_FACTOR * numel + _SLACK:
+        raise ValueError(
+            f"the tiling would make the kernel do about {work} units of work (cores + tiles + elements moved) "
+            f"for a tensor of {numel} elements, more than {_WORK_FACTOR}*numel + {_SLACK}; "
+            "validate the tiling first")
+    # every number the kernel forms is below this: the products of SPEC's start
+    # formula, then a start plus its core's tiles ((tiles - 1) * tile <= work)
+    # and the next tile
+    b, s = out["bigCoreDataNum"], out["smallCoreDataNum"]
+    if (b + abs(b - s)) * block_dim + work + 2 * limit >= _OFFSET_LIMIT:
+        raise ValueError("the tiling's offsets do not fit in int64 arithmetic for this launch; "
+                         "validate the tiling first")
+    return np.array([out[name] for name in TILING_FIELDS[:-1]], dtype=np.int64), block_dim
+
+
 def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Tiling) -> np.ndarray:
     """Run the emulated kernel over flat contiguous arrays with a given tiling.
 
-    ``grad``, ``x`` and ``out`` must be 1-D, C-contiguous and of one
-    supported dtype; ``tiling`` must describe exactly ``out.size`` elements
-    (as :func:`compute_tiling` makes it). Returns ``out``.
+    Parameters
+    ----------
+    grad, x, out : numpy.ndarray
+        1-D, C-contiguous, one supported dtype, one size.
+    tiling : Tiling
+        Any record and block dim. The kernel writes the elements the
+        tiling's cores cover (SPEC section 4), never outside the arrays;
+        elements no core covers keep their value in ``out``. A tiling that
+        :func:`~swishgrad_numba.validation.validate_tiling` accepts for
+        ``out.size`` elements covers each element once.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``out``.
+
+    Raises
+    ------
+    ValueError
+        For bad arrays, ``tiling.block_dim < 1``, or a record whose launch
+        would take more than about ``4 * out.size + 65536`` units of work
+        (cores, tiles and elements moved) or whose offsets overflow int64.
     """
     dt = canonical_dtype(out.dtype, argname="out.dtype")
     for name, arr in (("grad", grad), ("x", x), ("out", out)):
@@ -68,19 +156,15 @@ def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Tiling)
             raise ValueError(f"{name} must be a 1-D C-contiguous {dt.name} array")
     if grad.size != out.size or x.size != out.size:
         raise ValueError("grad, x and out must have the same size")
-    fields = tiling_fields(tiling.data)
-    # Refuse records whose numbers overflow int64 arithmetic or whose walk
-    # would take absurdly long; the kernel clamps every index and buffer.
-    if fields.min() < 0 or fields.max() > _FIELD_LIMIT:
-        raise ValueError("tiling fields are out of range for this tensor; validate the tiling first")
-    block_dim = tiling.block_dim
-    if not 1 <= block_dim <= out.size + _SLACK:
-        raise ValueError(f"tiling.block_dim must be between 1 and numel + {_SLACK}, got {block_dim}")
-    # Bound the walk: a sound tiling has at most about one tile per element.
-    big_cores = min(int(fields[7]), block_dim)
-    if big_cores * int(fields[2]) + (block_dim - big_cores) * int(fields[3]) > 4 * out.size + _SLACK:
-        raise ValueError("tiling has far more tiles than the tensor has elements; validate the tiling first")
-    _launch(grad, x, out, fields, tiling.block_dim, np.float32(tiling.data["sconf"]), _DTYPE_CODES[dt])
+    block_dim = int(tiling.block_dim)
+    if block_dim < 1:
+        raise ValueError(f"tiling.block_dim must be >= 1, got {block_dim}")
+    if out.size == 0:
+        return out
+    launch = _kernel_fields(tiling.data, block_dim, out.size)
+    if launch is not None:
+        fields, block_dim = launch
+        _launch(grad, x, out, fields, block_dim, np.float32(tiling.data["sconf"]), _DTYPE_CODES[dt])
     return out
 
 
