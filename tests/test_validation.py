@@ -536,6 +536,28 @@ def test_vectorized_verdict_matches_validate_tiling():
     assert count > 500
 
 
+def test_vectorized_verdict_plans_and_large_fields():
+    # around the padded UB limit, SwishGrad's plan per itemsize and a given plan
+    platform = Platform(ub_size=196608, core_num=1, block_size=32)
+    plan = [(2, 4), (2, 4), (2, 4), (2, 4)]
+    rows = []
+    for dtype in DTYPES:
+        base = fields_of(compute_tiling(8, dtype))
+        for T in (6143, 6144, 6145, 7016, 7017, 7019, 8191, 8192, 8193):
+            rows.append((dtype, dict(base, tileDataNum=T)))
+    for buffers in (None, plan):
+        err, _ = vectorized_verdict({k: [f[k] for _, f in rows] for k in NAMES}, 1, 8,
+                                    [np.dtype(d).itemsize for d, _ in rows], platform.ub_size, 1, 32, buffers)
+        for (dtype, f), e in zip(rows, err):
+            assert bool(e) == (not validate_tiling(make_record(f), 8, dtype, platform, 1, buffers=buffers).ok)
+    # (tiles - 1) * tileDataNum = 2**39 * 2**25 wraps to 0 in int64: still a mismatch, as validate_tiling says
+    f = dict(fields_of(compute_tiling(8, "float32")), finalSmallTileNum=(1 << 39) + 1, tileDataNum=1 << 25)
+    huge = Platform(ub_size=1 << 62)
+    assert not validate_tiling(make_record(f), 8, "float32", huge, 1).ok
+    err, _ = vectorized_verdict({k: [f[k]] for k in NAMES}, 1, 8, 4, huge.ub_size, 48, 32)
+    assert err[0]
+
+
 def test_sweep_host_errors_are_padded_buffers_on_blocks_below_32_bytes():
     grid = sweep_grid(sizes_per_case=560)
     result = run_sweep(grid)
