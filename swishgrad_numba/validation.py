@@ -159,8 +159,10 @@ def buffer_plan_bytes(buffers, tile_data_num: int) -> int:
     int
     """
     plan = _check_plan(buffers)
-    if isinstance(tile_data_num, bool) or not isinstance(tile_data_num, numbers.Integral) or tile_data_num < 0:
-        raise ValueError(f"tile_data_num must be a non-negative integer, got {tile_data_num!r}")
+    if isinstance(tile_data_num, bool) or not isinstance(tile_data_num, numbers.Integral):
+        raise TypeError(f"tile_data_num must be an integer, got {type(tile_data_num).__name__}")
+    if tile_data_num < 0:
+        raise ValueError(f"tile_data_num must be >= 0, got {tile_data_num}")
     return sum(count * (-(-int(tile_data_num) * nbytes // UB_ALIGN) * UB_ALIGN) for count, nbytes in plan)
 
 
@@ -177,7 +179,7 @@ def parse_buffer_plan(text: str) -> tuple:
     plan = []
     for part in text.split(","):
         count, sep, nbytes = part.strip().lower().partition("x")
-        if not (sep and count.isdigit() and nbytes.isdigit()):
+        if not (sep and (count + nbytes).isascii() and count.isdecimal() and nbytes.isdecimal()):
             raise ValueError(f"buffer plan part {part.strip()!r} is not COUNTxBYTES (e.g. 2x4)")
         plan.append((int(count), int(nbytes)))
     return _check_plan(plan, "the buffer plan")

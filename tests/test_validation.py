@@ -317,9 +317,13 @@ def test_buffer_plan_argument_checked():
 def test_parse_buffer_plan():
     assert parse_buffer_plan("2x4,2x4,2x4,1x4") == swishgrad_buffer_plan("float32")
     assert parse_buffer_plan(" 2X2, 2x2 ,2x2,3x4") == swishgrad_buffer_plan("bfloat16")
-    for bad in ("", "2x", "x4", "2*4", "2x4,", "0x4", "2x0", "-1x4", "2x4x1", "1.5x4"):
+    for bad in ("", "2x", "x4", "2*4", "2x4,", "0x4", "2x0", "-1x4", "2x4x1", "1.5x4", "2x\u00b2", "+2x4"):
         with pytest.raises(ValueError, match="buffer plan"):
             parse_buffer_plan(bad)
+    with pytest.raises(TypeError, match="tile_data_num"):
+        buffer_plan_bytes([(1, 4)], 7.0)
+    with pytest.raises(ValueError, match="tile_data_num"):
+        buffer_plan_bytes([(1, 4)], -1)
 
 
 # ops-nn's experimental silu_grad (op_host/silu_grad_tiling.cpp, op_kernel/silu_grad.h), read from its
