@@ -65,6 +65,8 @@ def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, block_d
     if not out.flags.writeable:
         raise ValueError("out must be writeable")
     record, block_dim, _key = as_tiling_record(tiling, block_dim)
+    if block_dim < 1:
+        raise ValueError(f"tiling.block_dim must be >= 1, got {block_dim}")
     layout = layout_of(record)
     fields = tiling_fields(record)
     arch = _arch_code(layout.architecture)

@@ -11,11 +11,15 @@ apart from those that go beyond it.
 It runs any record safely, however wrong: fields are clamped to
 :data:`FIELD_CAP` (every offset at or past it lies far beyond any tensor
 this accepts, so the clamp changes no verdict), arithmetic saturates, cores
-and tiles past the padded end are accounted for arithmetically instead of
-walked, identical cores (a core class whose ``coreDataNum`` is 0 puts all
-its cores at one start) are walked once with a weight, and the walk stops
-once it has done more element writes than a budget of at least the
-tensor's element count, at which point an overlap is certain (the result says ``truncated``).
+past the padded end, and the tiles of a core from the first one that starts
+past the tensor's end (its tiles abut), are accounted for arithmetically
+instead of walked, padding slot counts are kept as a difference array,
+identical cores (a core class whose ``coreDataNum`` is 0 puts all its cores
+at one start) are walked once with a weight, and the walk stops once it has
+done more element writes than a budget of at least the tensor's element
+count, at which point an overlap is certain (the result says
+``truncated``). The work is thus O(cores + element writes), whatever the
+padding.
 
 Each core reads ``grad`` and ``x`` over exactly the range it writes, so the
 write counts are the read counts too.
@@ -72,12 +76,33 @@ def _sat_mul(a, b, cap):
 
 
 @njit(cache=True)
+def _past_tensor(offset, end, weight, numel, padded, cap, pad_diff, stats, pad_slot):
+    """Account element transfers ``[offset, end)`` with ``offset >= numel`` (or
+    the part of a transfer past ``numel``), done by ``weight`` identical cores,
+    in O(1): the padding slots by a difference array, the rest by a count."""
+    lo = offset if offset > numel else numel
+    hi = end if end < padded else padded
+    if hi > lo:
+        # slot counts stay below 2**63: at most two weighted groups (each
+        # weight <= cap) and fewer than 2**40 unit transfers touch a slot
+        pad_diff[lo - numel] += weight
+        pad_diff[hi - numel] -= weight
+        amount = _sat_mul(hi - lo, weight, cap)
+        stats[_S_PADDING] = _sat_add(stats[_S_PADDING], amount, cap)
+        stats[pad_slot] = _sat_add(stats[pad_slot], amount, cap)
+    if end > padded:
+        lo = offset if offset > padded else padded
+        amount = cap if end >= cap else _sat_mul(end - lo, weight, cap)
+        stats[_S_BEYOND] = _sat_add(stats[_S_BEYOND], amount, cap)
+
+
+@njit(cache=True)
 def _transfer(offset, length, weight, first_core, last_core, numel, padded, max_work, cap,
-              counts, first_writer, last_writer, pad_counts, stats, pad_slot):
-    """Account one tile transfer of ``length`` elements at ``offset``, done by
-    ``weight`` identical cores ``first_core..last_core``; padding transfers
-    are also added to ``stats[pad_slot]``. Returns False when the work
-    budget ran out."""
+              counts, first_writer, last_writer, pad_diff, stats, pad_slot):
+    """Account one tile transfer of ``length`` elements at ``offset < numel``,
+    done by ``weight`` identical cores ``first_core..last_core``; padding
+    transfers are also added to ``stats[pad_slot]``. Returns False when the
+    work budget ran out."""
     end = offset + length  # both <= cap, no overflow
     stop = end if end < numel else numel
     for e in range(offset, stop):
@@ -87,15 +112,8 @@ def _transfer(offset, length, weight, first_core, last_core, numel, padded, max_
         last_writer[e] = last_core
     if stop > offset:
         stats[_S_WORK] += stop - offset
-    lo = offset if offset > numel else numel
-    hi = end if end < padded else padded
-    for e in range(lo, hi):
-        pad_counts[e - numel] = _sat_add(pad_counts[e - numel], weight, cap)
-        stats[_S_PADDING] = _sat_add(stats[_S_PADDING], weight, cap)
-        stats[pad_slot] = _sat_add(stats[pad_slot], weight, cap)
-    if end > padded:
-        lo = offset if offset > padded else padded
-        stats[_S_BEYOND] = _sat_add(stats[_S_BEYOND], _sat_mul(end - lo, weight, cap), cap)
+    if end > numel:
+        _past_tensor(numel, end, weight, numel, padded, cap, pad_diff, stats, pad_slot)
     stats[_S_TILES] = _sat_add(stats[_S_TILES], weight, cap)
     if stats[_S_WORK] > max_work:
         stats[_S_TRUNCATED] = 1
@@ -106,13 +124,19 @@ def _transfer(offset, length, weight, first_core, last_core, numel, padded, max_
 @njit(cache=True)
 def checked_walk(small_core, big_core, final_big_tiles, final_small_tiles, tile_data, small_tail,
                  big_tail, tail_block_num, block_dim, numel, padded, max_work, cap,
-                 counts, first_writer, last_writer, pad_counts, stats):
+                 counts, first_writer, last_writer, pad_diff, stats):
     """Walk every launched core's tiles as SPEC section 4 lays them out.
 
     All integer arguments are non-negative int64 already clamped to ``cap``;
     ``counts``, ``first_writer``, ``last_writer`` have ``numel`` entries,
-    ``pad_counts`` has ``padded - numel``; ``stats`` receives the totals
-    (see the ``_S_*`` slots). Never indexes outside these arrays.
+    ``pad_diff`` has ``padded - numel + 1`` (the padding slots' write counts
+    as a difference array); ``stats`` receives the totals (see the ``_S_*``
+    slots). Never indexes outside these arrays.
+
+    Work is O(cores + element writes inside the tensor): a core's tiles are
+    walked while they start inside the tensor; from the first tile that
+    starts past it, the rest of the core (its tiles abut) is accounted at
+    once.
     """
     n_big = tail_block_num if tail_block_num < block_dim else block_dim
     for cls in range(2):
@@ -155,30 +179,28 @@ def checked_walk(small_core, big_core, final_big_tiles, final_small_tiles, tile_
                 pad_slot = _S_SCRATCH  # this core goes beyond: an error, not the warning
             if tiles > 0:
                 n_full = tiles - 1
+                t = 0
                 if tile_data > 0:
-                    t = 0
                     while t < n_full:
                         offset = _sat_add(start, _sat_mul(t, tile_data, cap), cap)
-                        if offset >= padded:
-                            rest = n_full - t
-                            stats[_S_BEYOND] = _sat_add(
-                                stats[_S_BEYOND],
-                                _sat_mul(_sat_mul(rest, tile_data, cap), weight, cap), cap)
-                            stats[_S_TILES] = _sat_add(stats[_S_TILES], _sat_mul(rest, weight, cap), cap)
+                        if offset >= numel:
                             break
                         if not _transfer(offset, tile_data, weight, core, last, numel, padded, max_work,
-                                         cap, counts, first_writer, last_writer, pad_counts, stats, pad_slot):
+                                         cap, counts, first_writer, last_writer, pad_diff, stats, pad_slot):
                             return
                         t += 1
                 else:
                     # zero-length full tiles transfer nothing
                     stats[_S_TILES] = _sat_add(stats[_S_TILES], _sat_mul(n_full, weight, cap), cap)
-                offset = _sat_add(start, _sat_mul(n_full, tile_data, cap), cap)
-                if offset >= padded:
-                    stats[_S_BEYOND] = _sat_add(stats[_S_BEYOND], _sat_mul(tail, weight, cap), cap)
-                    stats[_S_TILES] = _sat_add(stats[_S_TILES], weight, cap)
+                    t = n_full
+                offset = _sat_add(start, _sat_mul(t, tile_data, cap), cap)
+                if offset >= numel:
+                    # tiles t..tiles-1 abut: together they cover [offset, start + per_core)
+                    _past_tensor(offset, _sat_add(start, per_core, cap), weight, numel, padded, cap,
+                                 pad_diff, stats, pad_slot)
+                    stats[_S_TILES] = _sat_add(stats[_S_TILES], _sat_mul(tiles - t, weight, cap), cap)
                 elif not _transfer(offset, tail, weight, core, last, numel, padded, max_work,
-                                   cap, counts, first_writer, last_writer, pad_counts, stats, pad_slot):
+                                   cap, counts, first_writer, last_writer, pad_diff, stats, pad_slot):
                     return
             core = last + 1
 
@@ -288,7 +310,8 @@ def checked_run(tiling, numel, dtype, platform: Platform | None = None, block_di
     block_dim : int, optional
         Cores launched; overrides the one a :class:`Tiling` carries.
     max_numel : int
-        Refuse larger tensors (memory: 24 bytes per element).
+        Refuse larger tensors (memory: 24 bytes per element), and a block
+        padding of more elements (8 bytes per padding slot).
     max_writes : int, optional
         Stop (``truncated``) after this many element writes inside the
         tensor; at least ``numel`` (more writes than elements means an
@@ -314,14 +337,18 @@ def checked_run(tiling, numel, dtype, platform: Platform | None = None, block_di
             or not numel <= max_writes < FIELD_CAP:
         raise ValueError(f"max_writes must be an integer in [numel, 2**61), got {max_writes!r}")
     padded = padded_numel(numel, dt.itemsize, platform.block_size)
+    if padded - numel > max_numel:
+        raise ValueError(f"platform.block_size ({platform.block_size} bytes) pads the tensor by {padded - numel} "
+                         f"elements, more than the checked run's limit ({max_numel})")
     f = [_clamp(record[name]) for name in TILING_FIELDS[:-1]]
     counts = np.zeros(numel, dtype=np.int64)
     first_writer = np.full(numel, -1, dtype=np.int64)
     last_writer = np.full(numel, -1, dtype=np.int64)
-    pad_counts = np.zeros(padded - numel, dtype=np.int64)
+    pad_diff = np.zeros(padded - numel + 1, dtype=np.int64)
     stats = np.zeros(_NSTATS, dtype=np.int64)
     checked_walk(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], _clamp(bd), numel, padded,
-                 int(max_writes), FIELD_CAP, counts, first_writer, last_writer, pad_counts, stats)
+                 int(max_writes), FIELD_CAP, counts, first_writer, last_writer, pad_diff, stats)
+    pad_counts = np.minimum(np.cumsum(pad_diff[:-1]), FIELD_CAP)
     return CheckedRun(
         numel=numel,
         padded_numel=padded,

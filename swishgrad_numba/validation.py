@@ -15,6 +15,12 @@ checked=True)`` runs both).
 and platforms with a vectorised NumPy re-statement of SPEC section 3
 (:func:`host_tiling_arrays`) and of the checks (:func:`vectorized_verdict`).
 
+The unified-buffer check follows the kernel's buffer plan: a list of
+``(count, bytes_per_element)`` pairs, each buffer holding ``tileDataNum``
+elements and rounded up to 32 bytes by ``TPipe::InitBuffer``
+(:func:`swishgrad_buffer_plan` is SwishGrad's; ``validate_tiling(...,
+buffers=...)`` takes another operator's plan).
+
 Semantics chosen where the device is not public (documented in
 docs/validation.md): offsets are exact integers (a start past ``2**64``
 would wrap on the device; here it is simply past the padding, an error);
@@ -25,6 +31,7 @@ padding slots is not checked (only the overrun is reported).
 from __future__ import annotations
 
 import math
+import numbers
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -32,7 +39,7 @@ import numpy as np
 
 from .dtypes import SUPPORTED_DTYPES, canonical_dtype
 from .platform import REFERENCE_PLATFORM, Platform
-from .tiling import TILING_FIELDS, compute_tiling, ub_buffer_units
+from .tiling import TILING_FIELDS, compute_tiling
 from .tiling import check_numel as _check_numel
 from .tiling.io import as_tiling_record
 
@@ -42,6 +49,10 @@ __all__ = [
     "ValidationReport",
     "TilingBalance",
     "SweepResult",
+    "UB_ALIGN",
+    "swishgrad_buffer_plan",
+    "buffer_plan_bytes",
+    "parse_buffer_plan",
     "validate_tiling",
     "tiling_balance",
     "host_tiling_arrays",
@@ -53,7 +64,8 @@ __all__ = [
 #: Every finding code, its severity and what it means. The codes are stable.
 CODES = {
     "BLOCK_DIM_RANGE": ("error", "block dim is 0 or exceeds the platform's core count"),
-    "UB_OVERFLOW": ("error", "the kernel's tile buffers (7 or 12 tile units) do not fit the unified buffer"),
+    "UB_OVERFLOW": ("error", "the kernel's buffers (its buffer plan, each rounded up to 32 bytes) do not fit "
+                             "the unified buffer"),
     "TILE_COUNT_MISMATCH": ("error", "(tiles - 1) * tileDataNum + tail differs from the core's coreDataNum"),
     "TAIL_RANGE": ("error", "the last tile's length is not in (0, tileDataNum]"),
     "TRANSFER_NOT_BLOCK_ALIGNED": ("error", "a tile transfer is not a whole number of blocks"),
@@ -78,6 +90,103 @@ MAX_EXPLICIT_CORES = 1 << 20
 _CAP = 1 << 61
 # Largest padded tensor (elements) the validator accepts.
 _MAX_PADDED = 1 << 56
+
+#: ``TPipe::InitBuffer`` rounds every buffer up to this many bytes.
+UB_ALIGN = 32
+
+# SwishGrad's buffers (SPEC section 3): grad, x and output queues of two
+# buffers each, plus one (float32) or three (16-bit dtypes) float32 TBufs.
+_SWISHGRAD_PLAN_F32 = ((2, 4), (2, 4), (2, 4), (1, 4))
+_SWISHGRAD_PLAN_16 = ((2, 2), (2, 2), (2, 2), (3, 4))
+
+
+# ----------------------------------------------------------------------------
+# the unified-buffer plan
+
+def swishgrad_buffer_plan(dtype) -> tuple:
+    """SwishGrad's unified-buffer plan for a dtype.
+
+    Parameters
+    ----------
+    dtype : dtype-like
+        float32, float16 or bfloat16.
+
+    Returns
+    -------
+    tuple of (int, int)
+        ``(count, bytes_per_element)`` pairs: three queues of two buffers of
+        the dtype, then one (float32) or three (16-bit) float32 buffers.
+    """
+    return _SWISHGRAD_PLAN_F32 if canonical_dtype(dtype, argname="dtype").itemsize == 4 else _SWISHGRAD_PLAN_16
+
+
+def _check_plan(buffers, argname: str = "buffers") -> tuple:
+    """``buffers`` as a tuple of (count, bytes_per_element) int pairs, or a clear error."""
+    if isinstance(buffers, (str, bytes)) or not hasattr(buffers, "__iter__"):
+        raise TypeError(f"{argname} must be a sequence of (count, bytes_per_element) pairs, "
+                        f"got {type(buffers).__name__}")
+    plan = []
+    for item in buffers:
+        if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) != 2:
+            raise TypeError(f"{argname} must hold (count, bytes_per_element) pairs, got {item!r}")
+        for value in item:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"{argname} must hold pairs of integers, got {item!r}")
+        count, nbytes = int(item[0]), int(item[1])
+        if count < 1 or nbytes < 1:
+            raise ValueError(f"{argname}: count and bytes_per_element must be >= 1, got ({count}, {nbytes})")
+        plan.append((count, nbytes))
+    if not plan:
+        raise ValueError(f"{argname} must name at least one buffer")
+    return tuple(plan)
+
+
+def buffer_plan_bytes(buffers, tile_data_num: int) -> int:
+    """Unified-buffer bytes a buffer plan takes for tiles of ``tile_data_num`` elements.
+
+    Each buffer holds ``tile_data_num * bytes_per_element`` bytes, rounded up
+    to :data:`UB_ALIGN` (32) bytes as ``TPipe::InitBuffer`` does.
+
+    Parameters
+    ----------
+    buffers : sequence of (int, int)
+        ``(count, bytes_per_element)`` pairs.
+    tile_data_num : int
+        Elements per tile (>= 0).
+
+    Returns
+    -------
+    int
+    """
+    plan = _check_plan(buffers)
+    if isinstance(tile_data_num, bool) or not isinstance(tile_data_num, numbers.Integral):
+        raise TypeError(f"tile_data_num must be an integer, got {type(tile_data_num).__name__}")
+    if tile_data_num < 0:
+        raise ValueError(f"tile_data_num must be >= 0, got {tile_data_num}")
+    return sum(count * (-(-int(tile_data_num) * nbytes // UB_ALIGN) * UB_ALIGN) for count, nbytes in plan)
+
+
+def parse_buffer_plan(text: str) -> tuple:
+    """Read a plan written ``COUNTxBYTES,...``, e.g. ``"2x4,2x4,2x4,1x4"``.
+
+    Raises
+    ------
+    ValueError
+        Naming the part that is not ``COUNTxBYTES`` with two positive integers.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"the buffer plan must be a string, got {type(text).__name__}")
+    plan = []
+    for part in text.split(","):
+        count, sep, nbytes = part.strip().lower().partition("x")
+        if not (sep and (count + nbytes).isascii() and count.isdecimal() and nbytes.isdecimal()):
+            raise ValueError(f"buffer plan part {part.strip()!r} is not COUNTxBYTES (e.g. 2x4)")
+        plan.append((int(count), int(nbytes)))
+    return _check_plan(plan, "the buffer plan")
+
+
+def _format_plan(plan) -> str:
+    return ",".join(f"{count}x{nbytes}" for count, nbytes in plan)
 
 
 @dataclass(frozen=True)
@@ -117,7 +226,9 @@ class TilingBalance:
     """Load-balance figures of a tiling.
 
     ``elements`` are elements of ``[0, numel)`` a core computes (padding
-    excluded); ``mean_elements`` is over the launched cores.
+    excluded); ``mean_elements`` is over the launched cores;
+    ``ub_bytes_per_tile`` is what the buffer plan takes in the unified
+    buffer, each buffer rounded up to 32 bytes.
     """
 
     numel: int
@@ -191,7 +302,8 @@ class TilingBalance:
 class ValidationReport:
     """Outcome of :func:`validate_tiling`.
 
-    ``ok`` is True when no finding is an error (warnings allowed).
+    ``ok`` is True when no finding is an error (warnings allowed);
+    ``buffers`` is the unified-buffer plan the check used.
     """
 
     numel: int
@@ -201,6 +313,7 @@ class ValidationReport:
     fields: dict
     findings: tuple
     balance: TilingBalance | None
+    buffers: tuple = ()
 
     @property
     def ok(self) -> bool:
@@ -368,51 +481,86 @@ def _who(cores, i: int) -> str:
 
 
 def _runs(mask: np.ndarray):
-    """(start index, stop index) of the runs of True in a boolean array."""
+    """(start indices, stop indices) of the runs of True in a boolean array."""
     if not mask.any():
-        return []
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     m = np.concatenate(([False], mask, [False])).astype(np.int8)
     d = np.diff(m)
-    return list(zip(np.flatnonzero(d == 1).tolist(), np.flatnonzero(d == -1).tolist()))
+    return np.flatnonzero(d == 1), np.flatnonzero(d == -1)
 
 
-def _add_capped(findings: list, new: list, code: str, what: str) -> None:
+def _add_capped(findings: list, new: list, total: int, code: str, what: str) -> None:
+    """Add the first findings of one code (``new``, at most MAX_FINDINGS_PER_CODE
+    of ``total``) and one more that counts the rest."""
     findings.extend(new[:MAX_FINDINGS_PER_CODE])
-    if len(new) > MAX_FINDINGS_PER_CODE:
+    if total > MAX_FINDINGS_PER_CODE:
         findings.append(Finding(code, CODES[code][0],
-                                f"... and {len(new) - MAX_FINDINGS_PER_CODE} more {what}."))
+                                f"... and {total - MAX_FINDINGS_PER_CODE} more {what}."))
+
+
+class _Lookup:
+    """Sorted views of the live intervals for the neighbour questions of the
+    findings, each answered by a binary search."""
+
+    def __init__(self, s: np.ndarray, e: np.ndarray):
+        # stable sorts: among equal keys the entry order is kept
+        self.s_order = np.argsort(s, kind="stable")
+        self.e_order = np.argsort(e, kind="stable")
+        self.s_sorted = s[self.s_order]
+        self.e_sorted = e[self.e_order]
+
+    def first_starting_at(self, point: int):
+        """Lowest live position whose interval starts at ``point``, or None."""
+        k = int(np.searchsorted(self.s_sorted, point, "left"))
+        if k < self.s_sorted.size and self.s_sorted[k] == point:
+            return int(self.s_order[k])
+        return None
+
+    def last_ending_at(self, point: int):
+        """Highest live position whose interval ends at ``point``, or None."""
+        k = int(np.searchsorted(self.e_sorted, point, "right")) - 1
+        if k >= 0 and self.e_sorted[k] == point:
+            return int(self.e_order[k])
+        return None
 
 
 def _coverage(classes, numel, padded, itemsize, findings):
-    """Interval sweep over the explicit cores; returns figures for the balance."""
+    """Interval sweep over the explicit cores; returns figures for the balance.
+
+    O(cores log cores): the multiplicity comes from sorted end points, and
+    only the first MAX_FINDINGS_PER_CODE regions of each kind are described
+    (each by binary searches, or one vectorised pass over the cores); the
+    others are counted.
+    """
+    cap = MAX_FINDINGS_PER_CODE
     starts, ends, cls_idx, weights, cores, beyond_groups = _explicit_cores(classes, padded, findings)
     live = ends > starts
     s, e, w = starts[live], ends[live], weights[live]
     live_idx = np.flatnonzero(live)
     # multiplicity is piecewise constant between the interval end points:
     # weight of the intervals started at or before p minus those ended by p
-    points = np.unique(np.concatenate((s, e, [0, numel])))
-    points = points[(points >= 0) & (points <= numel)]
-    so, eo = np.argsort(s, kind="stable"), np.argsort(e, kind="stable")
-    cs = np.concatenate(([0], np.cumsum(w[so])))
-    ce = np.concatenate(([0], np.cumsum(w[eo])))
-    mult = (cs[np.searchsorted(s[so], points[:-1], "right")]
-            - ce[np.searchsorted(e[eo], points[:-1], "right")])
+    points = np.sort(np.concatenate((s, e, [0, numel])))
+    points = points[(points <= numel) & np.concatenate(([True], points[1:] != points[:-1]))]
+    look = _Lookup(s, e)
+    cs = np.concatenate(([0], np.cumsum(w[look.s_order])))
+    ce = np.concatenate(([0], np.cumsum(w[look.e_order])))
+    mult = (cs[np.searchsorted(look.s_sorted, points[:-1], "right")]
+            - ce[np.searchsorted(look.e_sorted, points[:-1], "right")])
     seg_lo, seg_hi = points[:-1], points[1:]
 
     gaps = []
-    for a, b in _runs(mult == 0):
+    run_a, run_b = _runs(mult == 0)
+    for a, b in zip(run_a[:cap].tolist(), run_b[:cap].tolist()):
         g0, g1 = int(seg_lo[a]), int(seg_hi[b - 1])
-        nxt = np.flatnonzero(s == g1)
-        prv = np.flatnonzero(e == g0)
-        if nxt.size:
-            i = live_idx[nxt[0]]
-            core, tile = _core_at(cores, i), 0
+        nxt = look.first_starting_at(g1)
+        prv = look.last_ending_at(g0)
+        if nxt is not None:
+            core, tile = _core_at(cores, live_idx[nxt]), 0
             where = f"; core {core} starts at {g1}"
-            if prv.size:
-                where = f"; core {_core_at(cores, live_idx[prv[-1]])} ends at {g0}, core {core} starts at {g1}"
-        elif prv.size:
-            i = live_idx[prv[-1]]
+            if prv is not None:
+                where = f"; core {_core_at(cores, live_idx[prv])} ends at {g0}, core {core} starts at {g1}"
+        elif prv is not None:
+            i = live_idx[prv]
             core = _core_at(cores, i)
             tile = classes[cls_idx[i]].tiles - 1
             where = f"; the last core before it, core {core}, ends at {g0}"
@@ -422,12 +570,14 @@ def _coverage(classes, numel, padded, itemsize, findings):
         gaps.append(Finding("COVERAGE_GAP", "error",
                             f"elements [{g0}, {g1}) ({g1 - g0} elements) are computed by no core{where}.",
                             core, tile))
-    _add_capped(findings, gaps, "COVERAGE_GAP", "gaps")
+    _add_capped(findings, gaps, run_a.size, "COVERAGE_GAP", "gaps")
 
     overlaps = []
-    for a, b in _runs(mult >= 2):
+    run_a, run_b = _runs(mult >= 2)
+    for a, b in zip(run_a[:cap].tolist(), run_b[:cap].tolist()):
         o0, o1 = int(seg_lo[a]), int(seg_hi[b - 1])
         top = int(mult[a:b].max())
+        # one pass over the cores, for at most `cap` regions
         cover = np.flatnonzero((s <= o0) & (e > o0))
         names = [_who(cores, live_idx[j]) for j in cover[:4]]
         head, head_weight = _entry(cores, live_idx[cover[0]])
@@ -442,12 +592,19 @@ def _coverage(classes, numel, padded, itemsize, findings):
             "COVERAGE_OVERLAP", "error",
             f"elements [{o0}, {o1}) ({o1 - o0} elements) are computed more than once (up to {top} times); "
             f"at element {o0} by cores {who}.", core, tile))
-    _add_capped(findings, overlaps, "COVERAGE_OVERLAP", "overlapping regions")
+    _add_capped(findings, overlaps, run_a.size, "COVERAGE_OVERLAP", "overlapping regions")
 
-    # overrun past the tensor end, core by core
+    # overrun past the tensor end: figures over every core, findings for the first ones
+    over = np.flatnonzero(e > numel)
+    s_over, e_over, w_over = s[over], e[over], w[over]
+    # ends are clamped at _CAP > padded, which keeps both comparisons with padded exact
+    per = np.maximum(np.minimum(e_over, padded) - np.maximum(s_over, numel), 0)
+    single = w_over == 1
+    padding_elems = sum(per[single].tolist()) + sum(p * q for p, q in zip(per[~single].tolist(),
+                                                                         w_over[~single].tolist()))
+    beyond = e_over > padded
     pad_items, beyond_items = [], []
-    padding_elems = 0
-    for j in np.flatnonzero(e > numel).tolist():
+    for j in over[~beyond][:cap].tolist() + over[beyond][:cap].tolist():
         i = live_idx[j]
         c = classes[cls_idx[i]]
         core, weight = _entry(cores, i)
@@ -456,7 +613,6 @@ def _coverage(classes, numel, padded, itemsize, findings):
         true_end = start + c.length
         first_out = max(start, numel)
         tile = c.tile_of(core, first_out)
-        padding_elems += max(0, min(true_end, padded) - first_out) * weight
         if true_end <= padded:
             k = true_end - first_out
             pad_items.append(Finding(
@@ -474,8 +630,10 @@ def _coverage(classes, numel, padded, itemsize, findings):
             "OVERRUN_BEYOND_PADDING", "error",
             f"{_core_span(c, first, n)} start at element {c.start(first)}, at or past the padded end "
             f"({padded}); each reads and writes {c.length} elements outside the tensor.", first, 0))
-    _add_capped(findings, pad_items, "OVERRUN_PADDING", "cores overrunning into the padding")
-    _add_capped(findings, beyond_items, "OVERRUN_BEYOND_PADDING", "cores overrunning beyond the padding")
+    n_beyond = int(np.count_nonzero(beyond))
+    _add_capped(findings, pad_items, over.size - n_beyond, "OVERRUN_PADDING", "cores overrunning into the padding")
+    _add_capped(findings, beyond_items, n_beyond + len(beyond_groups), "OVERRUN_BEYOND_PADDING",
+                "cores overrunning beyond the padding")
 
     in_range = np.zeros(starts.size, dtype=np.int64)
     in_range[live] = np.maximum(np.minimum(e, numel) - s, 0)
@@ -488,13 +646,12 @@ def _fields(record) -> dict:
     return out
 
 
-def _analyse(record, block_dim, key, numel, dt, platform):
+def _analyse(record, block_dim, key, numel, dt, platform, plan):
     f = _fields(record)
     b, B, UB = dt.itemsize, platform.block_size, platform.ub_size
     padded = _padded(numel, b, B)
     if padded > _MAX_PADDED:
         raise ValueError(f"numel ({numel}) is too large to validate (at most {_MAX_PADDED // b} elements)")
-    units = ub_buffer_units(dt)
     T = f["tileDataNum"]
     findings = []
 
@@ -502,11 +659,12 @@ def _analyse(record, block_dim, key, numel, dt, platform):
         findings.append(Finding("BLOCK_DIM_RANGE", "error",
                                 f"block dim {block_dim} is outside [1, {platform.core_num}] "
                                 f"(the platform's core count).", None, None))
-    ub_use = units * T * b
+    ub_use = buffer_plan_bytes(plan, T)
     if ub_use > UB:
         findings.append(Finding("UB_OVERFLOW", "error",
-                                f"the {dt.name} kernel keeps {units} tile units of tileDataNum={T} elements "
-                                f"({ub_use} bytes) in a {UB}-byte unified buffer.", None, None))
+                                f"the kernel's buffers {_format_plan(plan)} (count x bytes per element) of "
+                                f"tileDataNum={T} elements, each rounded up to {UB_ALIGN} bytes, take {ub_use} bytes, "
+                                f"more than the {UB}-byte unified buffer.", None, None))
     classes = _classes(f, block_dim)
     for c in classes:
         if c.ncores == 0:
@@ -603,7 +761,7 @@ def _balance(classes, numel, block_dim, platform, in_range, weights, cores, padd
 
 
 def validate_tiling(tiling, numel, dtype, platform: Platform | None = None, block_dim=None, *,
-                    checked: bool = False) -> ValidationReport:
+                    checked: bool = False, buffers=None) -> ValidationReport:
     """Say whether a SwishGrad tiling is correct for a tensor and a platform.
 
     Parameters
@@ -624,6 +782,11 @@ def validate_tiling(tiling, numel, dtype, platform: Platform | None = None, bloc
         Also run the instrumented walk (:func:`~swishgrad_numba.checked_kernel.checked_run`)
         and add a ``CHECKED_RUN_DISAGREES`` error if it contradicts the
         analytic coverage. Needs ``numel`` within the checked run's limit.
+    buffers : sequence of (int, int), optional
+        The kernel's unified-buffer plan: ``(count, bytes_per_element)``
+        pairs, each buffer holding ``tileDataNum`` elements and rounded up to
+        32 bytes. SwishGrad's (:func:`swishgrad_buffer_plan`) by default;
+        give another operator's plan to check its tilings.
 
     Returns
     -------
@@ -635,7 +798,8 @@ def validate_tiling(tiling, numel, dtype, platform: Platform | None = None, bloc
     numel = _check_numel(numel)
     dt = canonical_dtype(dtype, argname="dtype")
     platform = _check_platform(platform)
-    fields, findings, balance = _analyse(record, bd, key, numel, dt, platform)
+    plan = swishgrad_buffer_plan(dt) if buffers is None else _check_plan(buffers)
+    fields, findings, balance = _analyse(record, bd, key, numel, dt, platform, plan)
     if checked:
         from .checked_kernel import checked_run
 
@@ -653,15 +817,16 @@ def validate_tiling(tiling, numel, dtype, platform: Platform | None = None, bloc
                                     f"the instrumented run found {sorted(seen)} where the analysis found "
                                     f"{sorted(analytic)}.", None, None))
     return ValidationReport(numel=numel, dtype=dt, platform=platform, block_dim=bd, fields=fields,
-                            findings=tuple(findings), balance=balance)
+                            findings=tuple(findings), balance=balance, buffers=plan)
 
 
-def tiling_balance(tiling, numel, dtype, platform: Platform | None = None, block_dim=None) -> TilingBalance:
+def tiling_balance(tiling, numel, dtype, platform: Platform | None = None, block_dim=None, *,
+                   buffers=None) -> TilingBalance:
     """Load-balance figures of a tiling (see :class:`TilingBalance`).
 
     Arguments as for :func:`validate_tiling`.
     """
-    return validate_tiling(tiling, numel, dtype, platform, block_dim).balance
+    return validate_tiling(tiling, numel, dtype, platform, block_dim, buffers=buffers).balance
 
 
 # ----------------------------------------------------------------------------
@@ -699,10 +864,29 @@ def host_tiling_arrays(numel, itemsize, ub_size, core_num, block_size) -> dict:
     return out
 
 
-def vectorized_verdict(fields: dict, block_dim, numel, itemsize, ub_size, core_num, block_size):
+def _plan_bytes_array(T: np.ndarray, b: np.ndarray, buffers) -> np.ndarray:
+    """:func:`buffer_plan_bytes` over arrays (``T < 2**40``); SwishGrad's plan
+    for each row's itemsize when ``buffers`` is None."""
+    def padded_bytes(nbytes):
+        return -(-T * nbytes // UB_ALIGN) * UB_ALIGN
+
+    if buffers is None:
+        f32 = sum(count * padded_bytes(nbytes) for count, nbytes in _SWISHGRAD_PLAN_F32)
+        f16 = sum(count * padded_bytes(nbytes) for count, nbytes in _SWISHGRAD_PLAN_16)
+        return np.where(b == 4, f32, f16)
+    plan = _check_plan(buffers)
+    if sum(count * nbytes for count, nbytes in plan) >= 1 << 20:
+        raise ValueError("buffers must take fewer than 2**20 bytes per element for the vectorised check")
+    return sum(count * padded_bytes(nbytes) for count, nbytes in plan)
+
+
+def vectorized_verdict(fields: dict, block_dim, numel, itemsize, ub_size, core_num, block_size, buffers=None):
     """The checks of :func:`validate_tiling`, over arrays of tilings.
 
-    Exact for fields, block dims and sizes below 2**40 (int64 arithmetic).
+    Exact for fields, block dims and sizes below 2**40 (int64 arithmetic;
+    products that could overflow are compared by division or saturated).
+    ``buffers`` is one unified-buffer plan for every row; by default
+    SwishGrad's for each row's itemsize.
     Relies on the abutting of a core's tiles: when every launched class is
     consistent (``(tiles-1)*tileDataNum + tail == coreDataNum``, or idle
     with both 0), cores of a class abut, so the launch covers exactly
@@ -720,9 +904,8 @@ def vectorized_verdict(fields: dict, block_dim, numel, itemsize, ub_size, core_n
     for name, arr in list(g.items()) + [("block_dim", bd), ("numel", n)]:
         if arr.size and (arr.min() < 0 or arr.max() >= 1 << 40):
             raise ValueError(f"{name} must be in [0, 2**40) for the vectorised check")
-    units = np.where(b == 4, 7, 12)
     T = g["tileDataNum"]
-    ok = (bd >= 1) & (bd <= cores) & (units * T * b <= ub)
+    ok = (bd >= 1) & (bd <= cores) & (_plan_bytes_array(T, b, buffers) <= ub)
     n_big = np.minimum(g["tailBlockNum"], bd)
     n_small = bd - n_big
     for count, tiles, tail, ncores in (
@@ -730,10 +913,16 @@ def vectorized_verdict(fields: dict, block_dim, numel, itemsize, ub_size, core_n
         (g["smallCoreDataNum"], g["finalSmallTileNum"], g["smallTailDataNum"], n_small),
     ):
         idle = (tiles == 0) & (count == 0)
-        busy = ((tiles >= 1) & (tail >= 1) & (tail <= T) & ((tiles - 1) * T + tail == count)
+        # (tiles - 1) * T is only formed where it is at most count (no overflow)
+        fits = (T == 0) | (tiles - 1 <= count // np.maximum(T, 1))
+        full = np.where(fits, np.maximum(tiles - 1, 0), 0) * T
+        busy = ((tiles >= 1) & (tail >= 1) & (tail <= T) & fits & (full + tail == count)
                 & ((tail * b) % B == 0) & ((tiles < 2) | ((T * b) % B == 0)))
         ok &= (ncores == 0) | idle | busy
-    end = n_big * g["bigCoreDataNum"] + n_small * g["smallCoreDataNum"]
+    # ncores * coreDataNum saturated at 2**60 (past any padded size)
+    limit = 1 << 60
+    end = sum(np.where(count > limit // np.maximum(k, 1), limit, k * np.minimum(count, limit))
+              for count, k in ((g["bigCoreDataNum"], n_big), (g["smallCoreDataNum"], n_small)))
     padded = (-(-n * b // B) * B) // b
     ok &= (end >= n) & (end <= padded)
     return ~ok, ok & (end > n)
@@ -810,6 +999,7 @@ class SweepResult:
     padding_combinations: int = 0
     rejected_reasons: Counter = field(default_factory=Counter)
     error_codes: Counter = field(default_factory=Counter)
+    error_block_sizes: Counter = field(default_factory=Counter)
     examples: list = field(default_factory=list)
 
     @property
@@ -827,6 +1017,8 @@ class SweepResult:
         ]
         for reason, count in self.rejected_reasons.most_common():
             lines.append(f"  refused: {reason}: {count}")
+        for block, count in sorted(self.error_block_sizes.items()):
+            lines.append(f"  with an error, block size {block} bytes: {count}")
         for code, count in self.error_codes.most_common():
             lines.append(f"  error code {code}: {count} of the re-validated examples")
         for ex in self.examples:
@@ -857,6 +1049,8 @@ def run_sweep(grid: dict | None = None, chunk: int = 1 << 18, progress=None, max
     grid = sweep_grid() if grid is None else grid
     total = int(grid["numel"].size)
     result = SweepResult(combinations=total)
+    seen = set()
+    dtype_codes = {name: code for code, name in enumerate(SUPPORTED_DTYPES)}
     for lo in range(0, total, chunk):
         sl = slice(lo, min(lo + chunk, total))
         n, b, ub, cores, B = (grid[k][sl] for k in ("numel", "itemsize", "ub_size", "core_num", "block_size"))
@@ -872,9 +1066,23 @@ def run_sweep(grid: dict | None = None, chunk: int = 1 << 18, progress=None, max
         fields = {k: host[k][sel] for k in TILING_FIELDS[:-1]}
         err, pad = vectorized_verdict(fields, host["blockDim"][sel], n[sel], b[sel], ub[sel], cores[sel], B[sel])
         result.error_combinations += int(err.sum())
+        blocks, counts = np.unique(B[sel][err], return_counts=True)
+        result.error_block_sizes.update(dict(zip(blocks.tolist(), counts.tolist())))
         result.padding_combinations += int(pad.sum())
-        for j in np.flatnonzero(err)[: max(0, max_examples - len(result.examples))].tolist():
-            i = lo + int(sel[j])
+        # examples: the first failure of each (UB size, block size, dtype) not shown yet
+        bad = sel[np.flatnonzero(err)]
+        firsts, keys = [], None
+        if bad.size and len(result.examples) < max_examples:
+            names, inverse = np.unique(grid["dtype_name"][sl][bad], return_inverse=True)
+            dt_code = np.array([dtype_codes[str(name)] for name in names])[inverse]
+            keys = np.stack([ub[bad], B[bad], dt_code], axis=1)
+            firsts = np.sort(np.unique(keys, axis=0, return_index=True)[1]).tolist()
+        for k in firsts:
+            key = tuple(keys[k].tolist())
+            if len(result.examples) >= max_examples or key in seen:
+                continue
+            seen.add(key)
+            i = lo + int(bad[k])
             platform = Platform(ub_size=int(grid["ub_size"][i]), core_num=int(grid["core_num"][i]),
                                 block_size=int(grid["block_size"][i]))
             dtype = str(grid["dtype_name"][i])

@@ -203,3 +203,186 @@ def test_run_tiling_with_broken_tilings_never_touches_foreign_memory(dtype):
             for buf, fill in ((out_buf, 7), (g_buf, 3), (x_buf, 3)):
                 assert (buf[:4096] == fill).all() and (buf[-4096:] == fill).all()
             assert (gg == g).all() and (xx == x).all()
+
+
+def _record(fields, sconf=1.1):
+    rec = np.zeros((), dtype=sg.TILING_DTYPE)
+    for name, value in fields.items():
+        rec[name] = value
+    rec["sconf"] = sconf
+    return rec[()]
+
+
+def test_run_tiling_refuses_a_launch_whose_work_grows_with_the_square_of_numel():
+    """Every core recomputes the whole tensor: (numel + 65536) * numel elements moved."""
+    from swishgrad_numba.api import run_tiling
+
+    n = 4096
+    rec = _record(dict(smallCoreDataNum=0, bigCoreDataNum=0, finalBigTileNum=1, finalSmallTileNum=1,
+                       tileDataNum=n, smallTailDataNum=n, bigTailDataNum=n, tailBlockNum=0))
+    g, x = _inputs((n,), "float32", seed=6)
+    out = np.full(n, 7, np.float32)
+    with pytest.raises(ValueError, match=r"walk would transfer up to \d+ elements"):
+        run_tiling(g, x, out, sg.Tiling(data=rec, block_dim=n + 65536))
+    assert (out == 7).all()
+    # the same record on few cores is cheap: it runs, and every core writes the same values
+    run_tiling(g, x, out, sg.Tiling(data=rec, block_dim=3))
+    assert_bits_equal(out, ref_swish_grad(g, x, np.float32(1.1)))
+
+
+def test_run_tiling_stops_each_walk_at_the_tensor_end():
+    # Core 0 covers the tensor with its first tile; its other 59999 tiles lie past the end and write
+    # nothing. The walk stops after the last tile that starts inside the tensor, so the launch is
+    # cheap and runs, with the right bits.
+    from swishgrad_numba.api import run_tiling
+
+    n = 4096
+    rec = _record(dict(smallCoreDataNum=0, bigCoreDataNum=0, finalBigTileNum=0, finalSmallTileNum=60_000,
+                       tileDataNum=n, smallTailDataNum=n, bigTailDataNum=0, tailBlockNum=0))
+    g, x = _inputs((n,), "float32", seed=7)
+    out = run_tiling(g, x, np.empty(n, np.float32), sg.Tiling(data=rec, block_dim=1))
+    assert_bits_equal(out, ref_swish_grad(g, x, np.float32(1.1)))
+    from swishgrad_numba import kernel
+
+    plan = kernel.plan_launch(sg.tiling.tiling_fields(rec), 1, kernel.ARCH_A2, n)
+    assert plan.pieces["passes"].tolist() == [1] and plan.elements == n
+
+
+def _fields_of(rec):
+    return {name: int(rec[name]) for name in sg.TILING_DTYPE.names if name != "sconf"}
+
+
+def test_run_tiling_unused_class_with_uint64_fields_past_int64():
+    """Issue 12 B: 2**63 in a field of the big class that no core belongs to."""
+    from swishgrad_numba.api import run_tiling
+    from swishgrad_numba.validation import validate_tiling
+
+    for dtype in DTYPES:
+        n = 1000
+        host = sg.compute_tiling(n, DTYPES[dtype], scale=1.1)
+        assert host.block_dim == 1 and int(host.data["tailBlockNum"]) == 0
+        g, x = _inputs((n,), dtype, seed=8)
+        expected = sg.swish_backward(g, x, 1.1)
+        for name in ("bigCoreDataNum", "finalBigTileNum", "bigTailDataNum"):
+            for value in (1 << 63, (1 << 64) - 1):
+                rec = _record(dict(_fields_of(host.data), **{name: value}))
+                assert validate_tiling(rec, n, DTYPES[dtype], block_dim=1).ok
+                out = run_tiling(g, x, np.empty(n, DTYPES[dtype]), sg.Tiling(data=rec, block_dim=1))
+                assert_bits_equal(out, expected, f"{dtype} {name}={value}")
+
+
+def _pick(rng, values):
+    return values[int(rng.integers(len(values)))]
+
+
+def _valid_variants(n, itemsize, rng, core_num=48, block=32):
+    """Tilings of n elements built like the host's but with a random tile and core count, some with
+    idle cores in front or behind, and junk in every field no launched core reads."""
+    per_block = block // itemsize
+    blocks = -(-n // per_block)
+    junk = [0, 1, 3, 1 << 40, 1 << 62, 1 << 63, (1 << 64) - 1]
+    max_tile_blocks = 6144 // (7 if itemsize == 4 else 12)
+    for _ in range(6):
+        k = int(rng.integers(1, min(blocks, core_num) + 1))
+        tile_blocks = int(rng.integers(1, max_tile_blocks + 1))
+        every, tbn = divmod(blocks, k)
+        f = {"tileDataNum": tile_blocks * per_block, "tailBlockNum": tbn}
+        for cls, e in (("small", every), ("big", every + 1)):
+            whole, part = divmod(e, tile_blocks)
+            f[cls + "CoreDataNum"] = e * per_block
+            f["final" + cls.title() + "TileNum"] = whole + (part > 0)
+            f[cls + "TailDataNum"] = (part or tile_blocks) * per_block
+        if tbn == 0:  # no big core: its fields are junk
+            for name in ("bigCoreDataNum", "finalBigTileNum", "bigTailDataNum"):
+                f[name] = _pick(rng, junk)
+        yield "host-like", f, k
+        if tbn == 0 and rng.random() < 0.5:
+            # the same launch written with every core big, the small fields junk
+            g = dict(f, bigCoreDataNum=f["smallCoreDataNum"], finalBigTileNum=f["finalSmallTileNum"],
+                     bigTailDataNum=f["smallTailDataNum"], tailBlockNum=_pick(rng, [k, k + 5, (1 << 64) - 1]))
+            for name in ("smallCoreDataNum", "finalSmallTileNum", "smallTailDataNum"):
+                g[name] = _pick(rng, junk)
+            yield "all big", g, k
+        if tbn == 0 and k < core_num:
+            # idle big cores in front of the small ones (count 0, no tile, any tail)
+            m = int(rng.integers(1, core_num - k + 1))
+            g = dict(f, tailBlockNum=m, bigCoreDataNum=0, finalBigTileNum=0, bigTailDataNum=_pick(rng, junk))
+            yield "idle big cores in front", g, m + k
+        if tbn == 0 and k < core_num:
+            # idle small cores behind: the busy ones are written as big cores
+            g = dict(f, bigCoreDataNum=f["smallCoreDataNum"], finalBigTileNum=f["finalSmallTileNum"],
+                     bigTailDataNum=f["smallTailDataNum"], tailBlockNum=k, smallCoreDataNum=0,
+                     finalSmallTileNum=0, smallTailDataNum=_pick(rng, junk))
+            yield "idle small cores behind", g, int(rng.integers(k + 1, core_num + 1))
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_run_tiling_runs_every_tiling_the_validator_accepts(dtype):
+    """Property: for tilings validate_tiling reports ok, run_tiling runs and gives the bits of
+    swish_backward (which uses the host tiling; the result does not depend on the tiling)."""
+    from swishgrad_numba.api import run_tiling
+    from swishgrad_numba.validation import validate_tiling
+
+    dt = DTYPES[dtype]
+    rng = np.random.default_rng(9)
+    seen = set()
+    checked = 0
+    for n in (1, 7, 16, 17, 300, 4097, 20_011):
+        g, x = _inputs((n,), dtype, seed=n)
+        expected = sg.swish_backward(g, x, 1.1)
+        for label, f, block_dim in _valid_variants(n, dt.itemsize, rng):
+            rec = _record(f)
+            report = validate_tiling(rec, n, dt, block_dim=block_dim)
+            assert report.ok, (label, n, f, block_dim, report.format())
+            out = np.full(n, 7, dt)
+            run_tiling(g, x, out, sg.Tiling(data=rec, block_dim=block_dim))
+            assert_bits_equal(out, expected, f"{label} n={n} block_dim={block_dim} {f}")
+            seen.add(label)
+            checked += 1
+    assert checked >= 40
+    assert seen == {"host-like", "all big", "idle big cores in front", "idle small cores behind"}
+
+
+def test_run_tiling_validator_accepted_launch_on_a_billion_idle_cores():
+    from swishgrad_numba.api import run_tiling
+    from swishgrad_numba.validation import validate_tiling
+
+    n = 1000
+    platform = sg.Platform(core_num=10**9)
+    host = _fields_of(sg.compute_tiling(n, np.float32).data)
+    g, x = _inputs((n,), "float32", seed=10)
+    expected = ref_swish_grad(g, x, np.float32(1.1))
+    behind = dict(host, bigCoreDataNum=host["smallCoreDataNum"], finalBigTileNum=host["finalSmallTileNum"],
+                  bigTailDataNum=host["smallTailDataNum"], tailBlockNum=1, smallCoreDataNum=0,
+                  finalSmallTileNum=0, smallTailDataNum=(1 << 64) - 1)
+    in_front = dict(host, tailBlockNum=10**9 - 1, bigCoreDataNum=0, finalBigTileNum=0, bigTailDataNum=5)
+    for f in (behind, in_front):
+        rec = _record(f)
+        report = validate_tiling(rec, n, np.float32, platform, 10**9)
+        assert report.ok and "IDLE_CORE" in report.codes()
+        out = run_tiling(g, x, np.empty(n, np.float32), sg.Tiling(data=rec, block_dim=10**9))
+        assert_bits_equal(out, expected)
+
+
+def test_run_tiling_keeps_uncovered_elements_and_refuses_block_dim_zero():
+    from swishgrad_numba.api import run_tiling
+
+    n = 100
+    host = sg.compute_tiling(n, np.float32, scale=1.1)
+    g, x = _inputs((n,), "float32", seed=11)
+    with pytest.raises(ValueError, match="block_dim"):
+        run_tiling(g, x, np.empty(n, np.float32), sg.Tiling(data=host.data, block_dim=0))
+    # no core runs a tile: nothing is written
+    rec = _record(dict(_fields_of(host.data), finalSmallTileNum=0))
+    out = np.full(n, 7, np.float32)
+    run_tiling(g, x, out, sg.Tiling(data=rec, block_dim=1))
+    assert (out == 7).all()
+    # idle big cores in front whose last end is past the tensor: the small cores write nothing
+    rec = _record(dict(_fields_of(host.data), tailBlockNum=2, bigCoreDataNum=n, finalBigTileNum=0))
+    run_tiling(g, x, out, sg.Tiling(data=rec, block_dim=3))
+    assert (out == 7).all()
+    # only the first 64 elements covered (one core of 64): the rest keep their value
+    rec = _record(dict(_fields_of(host.data), smallCoreDataNum=64, smallTailDataNum=64))
+    run_tiling(g, x, out, sg.Tiling(data=rec, block_dim=1))
+    assert_bits_equal(out[:64], ref_swish_grad(g[:64], x[:64], np.float32(1.1)))
+    assert (out[64:] == 7).all()

@@ -1,7 +1,12 @@
 """The checked (instrumented) run against a plain per-element walk of SPEC section 4."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
+import swishgrad_numba
 from swishgrad_numba import Platform, TILING_DTYPE, compute_tiling
 from swishgrad_numba.checked_kernel import FIELD_CAP, checked_run
 
@@ -86,7 +91,8 @@ def test_host_tilings_cover_exactly(numel, dtype):
     assert run.beyond_transfers == 0
 
 
-def test_random_corrupt_records_match_naive_walk():
+@pytest.mark.parametrize("platform", [SMALL_PLATFORM, Platform(ub_size=1024, core_num=5, block_size=256)])
+def test_random_corrupt_records_match_naive_walk(platform):
     rng = np.random.default_rng(1234)
     for _ in range(300):
         dtype = ("float32", "float16", "bfloat16")[rng.integers(3)]
@@ -102,7 +108,7 @@ def test_random_corrupt_records_match_naive_walk():
             "tailBlockNum": int(rng.integers(0, 8)),
         }
         block_dim = int(rng.integers(0, 9))
-        assert_matches_naive(f, block_dim, numel, dtype, SMALL_PLATFORM)
+        assert_matches_naive(f, block_dim, numel, dtype, platform)
 
 
 def test_mutated_host_tilings_match_naive_walk():
@@ -180,6 +186,51 @@ def test_overlapping_cores_stop_early():
     assert run.write_count.sum() <= 4 * numel + (1 << 16) + numel
 
 
+def _staircase(k):
+    """One float32 element in a 2**k-element block: core i of 2**k starts at i and walks 2**k one-element
+    tiles, so padding slot j is written j + 1 times and core i transfers i elements past the padding."""
+    f = dict(smallCoreDataNum=1, bigCoreDataNum=1, finalBigTileNum=0, finalSmallTileNum=1 << k, tileDataNum=1,
+             smallTailDataNum=1, bigTailDataNum=0, tailBlockNum=0)
+    return make_record(f), Platform(block_size=4 << k), 1 << k
+
+
+def test_tiles_past_the_tensor_are_accounted_at_once():
+    rec, platform, p = _staircase(10)
+    run = checked_run(rec, 1, "float32", platform, p)
+    assert run.write_count.tolist() == [1] and run.first_writer[0] == 0 and run.last_writer[0] == 0
+    np.testing.assert_array_equal(run.padding_count, np.arange(2, p + 1))
+    assert run.padding_transfers == (p - 1) * (p + 2) // 2
+    assert run.beyond_transfers == p * (p - 1) // 2 and run.beyond_cores == p - 1
+    assert run.padding_only_transfers == p - 1  # core 0 ends at the padded end: slots 1..p-1 once
+    assert run.tiles == p * p
+    assert_matches_naive(dict(smallCoreDataNum=1, bigCoreDataNum=1, finalBigTileNum=0, finalSmallTileNum=64,
+                              tileDataNum=1, smallTailDataNum=1, bigTailDataNum=0, tailBlockNum=0),
+                         64, 1, "float32", Platform(block_size=256))
+
+
+def test_large_block_padding_walk_completes():
+    """2**20 padding slots, each core's 2**20 tiles running through them: the old walk took a step per
+    tile, about 2**39 steps (hours); now a step per core. In a child process, so that a regression
+    fails the test instead of hanging it."""
+    code = """
+from swishgrad_numba import Platform, TILING_DTYPE
+from swishgrad_numba.checked_kernel import checked_run
+import numpy as np
+k = 20
+rec = np.zeros((), dtype=TILING_DTYPE)
+for name, value in dict(smallCoreDataNum=1, finalSmallTileNum=1 << k, tileDataNum=1, smallTailDataNum=1).items():
+    rec[name] = value
+run = checked_run(rec[()], 1, "float32", Platform(block_size=4 << k), 1 << k)
+print(run.padding_transfers, run.beyond_transfers, run.tiles, int(run.padding_count[-1]))
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(swishgrad_numba.__file__)), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240, env=env)
+    assert done.returncode == 0, done.stderr
+    p = 1 << 20
+    assert done.stdout.split() == [str((p - 1) * (p + 2) // 2), str(p * (p - 1) // 2), str(p * p), str(p)]
+
+
 def test_block_dim_zero_writes_nothing():
     tiling = compute_tiling(100, np.float32)
     run = checked_run(tiling, 100, np.float32, block_dim=0)
@@ -203,3 +254,5 @@ def test_arguments_checked():
         checked_run(tiling.data, 100, np.float32)
     with pytest.raises(TypeError, match="platform"):
         checked_run(tiling, 100, np.float32, platform="ascend910b")
+    with pytest.raises(ValueError, match="block_size"):
+        checked_run(tiling, 100, np.float32, Platform(block_size=1 << 30), max_numel=1000)

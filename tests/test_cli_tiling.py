@@ -97,8 +97,46 @@ def test_validate_bad_arguments(tmp_path, capsys):
 
 
 def test_validate_sweep(capsys):
-    assert main(["validate", "--sweep", "--sizes-per-case", "20", "--max-numel", "100000"]) == 0
+    # exit 1: on the grid's block sizes that are not a multiple of 32 bytes the host's tile overflows
+    # the UB once InitBuffer pads its buffers (docs/validation.md); that is the only error
+    assert main(["validate", "--sweep", "--sizes-per-case", "20", "--max-numel", "100000"]) == 1
     captured = capsys.readouterr()
-    assert "no error in the host tiling" in captured.out
+    assert "ERRORS FOUND" in captured.out and "error code UB_OVERFLOW" in captured.out
+    assert "error code" not in captured.out.replace("error code UB_OVERFLOW", "")
+    assert "with an error, block size 32 bytes" not in captured.out
     assert "100%" in captured.err and "[" in captured.err
     assert main(["validate", "--sweep", "--max-numel", str(1 << 41)]) == 2
+
+
+def test_validate_buffers_plan(capsys):
+    # Issue 12: 6 float32 elements with tileDataNum 7017: 7 padded buffers of 28096 bytes overflow the UB
+    base = ["validate", "--numel", "6", "--dtype", "float32", "--host", "--tileDataNum", "7017"]
+    assert main(base) == 1
+    out = capsys.readouterr().out
+    assert "UB_OVERFLOW" in out and "196672" in out
+    assert main(base + ["--buffers", "2x4,2x4,2x4,1x4"]) == 1
+    capsys.readouterr()
+    assert main(base + ["--buffers", "2x4,2x4,2x4", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["buffers"] == [[2, 4], [2, 4], [2, 4]]
+    assert doc["balance"]["ub_bytes_per_tile"] == 6 * 28096
+    # SwishGrad's host tile (8192 float16 elements) under silu_grad's double-buffered plan
+    args = ["validate", "--numel", "1048576", "--dtype", "float16", "--host"]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main(args + ["--buffers", "2x2,2x2,2x2,5x4"]) == 1
+    assert "2x2,2x2,2x2,5x4" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("plan", ["", "2x", "x4", "2x4,", "0x4", "2x0", "2*4", "2x4,abc", "1.5x4"])
+def test_validate_buffers_bad_plan(plan, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["validate", "--numel", "6", "--host", "--buffers", plan])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --buffers:" in err and "buffer plan" in err
+
+
+def test_validate_buffers_not_with_sweep(capsys):
+    assert main(["validate", "--sweep", "--buffers", "2x4", "--sizes-per-case", "20"]) == 2
+    assert "--buffers" in capsys.readouterr().err

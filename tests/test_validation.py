@@ -1,13 +1,18 @@
 """validate_tiling against a plain reference, mutation tests, balance figures, the sweep."""
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from swishgrad_numba import Platform, TILING_DTYPE, compute_tiling
 from swishgrad_numba.checked_kernel import checked_run
+import swishgrad_numba
 from swishgrad_numba.validation import (
-    CODES, host_tiling_arrays, run_sweep, sweep_grid, tiling_balance, validate_tiling, vectorized_verdict,
+    CODES, buffer_plan_bytes, host_tiling_arrays, parse_buffer_plan, run_sweep, swishgrad_buffer_plan, sweep_grid,
+    tiling_balance, validate_tiling, vectorized_verdict,
 )
 
 NAMES = ("smallCoreDataNum", "bigCoreDataNum", "finalBigTileNum", "finalSmallTileNum",
@@ -26,15 +31,26 @@ def core_params(f, i):
     return start, f["smallCoreDataNum"], f["finalSmallTileNum"], f["smallTailDataNum"]
 
 
-def reference_codes(f, sconf, block_dim, numel, dtype, platform):
+def round_up_32(nbytes):
+    return (nbytes + 31) // 32 * 32
+
+
+def reference_ub_bytes(T, itemsize, buffers=None):
+    """SPEC section 3: grad, x and output queues of 2 buffers of the dtype, and 1 (float32)
+    or 3 (16-bit) float32 TBufs, every buffer rounded up to 32 bytes by InitBuffer."""
+    if buffers is None:
+        buffers = [(2, itemsize)] * 3 + [(1 if itemsize == 4 else 3, 4)]
+    return sum(count * round_up_32(T * nbytes) for count, nbytes in buffers)
+
+
+def reference_codes(f, sconf, block_dim, numel, dtype, platform, buffers=None):
     b = np.dtype(dtype).itemsize
     B, T = platform.block_size, f["tileDataNum"]
-    units = 7 if b == 4 else 12
     padded = -(-numel * b // B) * B // b
     codes = set()
     if not 1 <= block_dim <= platform.core_num:
         codes.add("BLOCK_DIM_RANGE")
-    if units * T * b > platform.ub_size:
+    if reference_ub_bytes(T, b, buffers) > platform.ub_size:
         codes.add("UB_OVERFLOW")
     counts = [0] * numel
     for i in range(block_dim):
@@ -139,7 +155,11 @@ def test_mutations_match_reference_and_checked_run(case):
     tiling = compute_tiling(numel, dtype, platform=platform)
     base = fields_of(tiling)
     itemsize = np.dtype(dtype).itemsize
-    assert not is_error(reference_codes(base, 1.0, tiling.block_dim, numel, dtype, platform))
+    host_codes = reference_codes(base, 1.0, tiling.block_dim, numel, dtype, platform)
+    # the host sizes its tile in whole blocks; only a block that is not a multiple of InitBuffer's
+    # 32 bytes can make the padded buffers overflow the UB (here 800 bytes with 8-byte blocks)
+    assert not is_error(host_codes - {"UB_OVERFLOW"})
+    assert ("UB_OVERFLOW" in host_codes) == (platform.block_size == 8 and dtype == "float32")
     for label, f, bd, sconf in [("host", base, tiling.block_dim, 1.0)] + mutations(
             base, tiling.block_dim, itemsize, platform):
         if bd < 0:
@@ -242,6 +262,189 @@ def test_arguments_checked():
 
 
 # ----------------------------------------------------------------------------
+# the unified buffer: InitBuffer's 32-byte padding and other operators' plans
+
+def test_ub_overflow_counts_initbuffer_padding():
+    # Issue 12: 6 float32 elements with tileDataNum = 7017. Unpadded 7 * 7017 * 4 = 196476 bytes fit,
+    # but each buffer of 28068 bytes takes 28096: 7 * 28096 = 196672 > 196608.
+    f = fields_of(compute_tiling(6, np.float32))
+    assert f["tileDataNum"] == 7016
+    f["tileDataNum"] = 7017
+    rep = validate_tiling(make_record(f), 6, np.float32, None, 1)
+    assert rep.codes() == {"UB_OVERFLOW", "OVERRUN_PADDING"}
+    (ub,) = [x for x in rep.findings if x.code == "UB_OVERFLOW"]
+    assert "196672" in ub.message and "196608" in ub.message and "2x4,2x4,2x4,1x4" in ub.message
+    assert rep.balance.ub_bytes_per_tile == 196672 == reference_ub_bytes(7017, 4)
+    assert rep.buffers == ((2, 4), (2, 4), (2, 4), (1, 4))
+    # exactly at the limit is fine, one byte less is not
+    assert validate_tiling(make_record(f), 6, np.float32, Platform(ub_size=196672), 1).ok
+    rep = validate_tiling(make_record(f), 6, np.float32, Platform(ub_size=196671), 1)
+    assert "UB_OVERFLOW" in rep.codes()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16_bit_host_tile_fills_the_ub_exactly(dtype):
+    # 6 buffers of 8192 * 2 bytes and 3 float32 buffers of 8192 * 4: 196608 bytes, the whole UB
+    tiling = compute_tiling(1048576, dtype)
+    rep = validate_tiling(tiling, 1048576, dtype)
+    assert rep.ok and rep.balance.ub_bytes_per_tile == 196608 and rep.balance.ub_fraction == 1.0
+    f = fields_of(tiling)
+    f["tileDataNum"] += 1  # 16386 -> 16416 bytes, 32772 -> 32800: 196896
+    rep = validate_tiling(make_record(f), 1048576, dtype, None, 48)
+    assert "UB_OVERFLOW" in rep.codes() and "196896" in str(rep.findings[0])
+
+
+@pytest.mark.parametrize("T", [1, 7, 8, 9, 15, 16, 17, 7016, 7017, 7020, 8191, 8192, 8193, 9999])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_plan_bytes_match_reference(T, dtype):
+    itemsize = np.dtype(dtype).itemsize
+    assert buffer_plan_bytes(swishgrad_buffer_plan(dtype), T) == reference_ub_bytes(T, itemsize)
+    plan = [(3, 1), (1, 24)]
+    assert buffer_plan_bytes(plan, T) == reference_ub_bytes(T, itemsize, plan)
+
+
+def test_buffer_plan_argument_checked():
+    tiling = compute_tiling(100, np.float32)
+    assert validate_tiling(tiling, 100, np.float32, buffers=[[2, 4], (5, 4)]).ok
+    for bad, exc in (("2x4", TypeError), (3, TypeError), ([(2, 4, 1)], TypeError), ([(2.0, 4)], TypeError),
+                     ([(True, 4)], TypeError), ([(0, 4)], ValueError), ([(2, -4)], ValueError), ([], ValueError)):
+        with pytest.raises(exc, match="buffers"):
+            validate_tiling(tiling, 100, np.float32, buffers=bad)
+    with pytest.raises(TypeError, match="buffers"):
+        tiling_balance(tiling, 100, np.float32, buffers="2x4")
+
+
+def test_parse_buffer_plan():
+    assert parse_buffer_plan("2x4,2x4,2x4,1x4") == swishgrad_buffer_plan("float32")
+    assert parse_buffer_plan(" 2X2, 2x2 ,2x2,3x4") == swishgrad_buffer_plan("bfloat16")
+    for bad in ("", "2x", "x4", "2*4", "2x4,", "0x4", "2x0", "-1x4", "2x4x1", "1.5x4", "2x\u00b2", "+2x4"):
+        with pytest.raises(ValueError, match="buffer plan"):
+            parse_buffer_plan(bad)
+    with pytest.raises(TypeError, match="tile_data_num"):
+        buffer_plan_bytes([(1, 4)], 7.0)
+    with pytest.raises(ValueError, match="tile_data_num"):
+        buffer_plan_bytes([(1, 4)], -1)
+
+
+# ops-nn's experimental silu_grad (op_host/silu_grad_tiling.cpp, op_kernel/silu_grad.h), read from its
+# source and restated: the big/small-core split of SPEC section 3 on min(cores, ceil(n/1024), blocks) cores;
+# a single-buffered tile (5 float32 / 13 half-size buffers) when a small core holds at most two of them,
+# else a double-buffered one (8 / 16). The kernel derives the tile counts and tails from coreDataNum.
+def silu_grad_tiling(n, itemsize, ub=196608, cores=48, block=32):
+    blocks = -(-n * itemsize // block)
+    single_tile = (ub // block) // (5 if itemsize == 4 else 13) * block // itemsize
+    double_tile = (ub // block) // (8 if itemsize == 4 else 16) * block // itemsize
+    core_num = max(min(cores, -(-n // 1024), blocks), 1)
+    every, tail_blocks = divmod(blocks, core_num)
+    small, big = every * block // itemsize, (every + 1) * block // itemsize
+    double = small > 2 * single_tile
+    T = double_tile if double else single_tile
+    f = dict(smallCoreDataNum=small, bigCoreDataNum=big, tileDataNum=T, tailBlockNum=tail_blocks)
+    for cls, count in (("small", small), ("big", big)):
+        tiles = -(-count // T)
+        f["final" + cls.title() + "TileNum"] = tiles
+        f[cls + "TailDataNum"] = count - (tiles - 1) * T
+    queues = 2 if double else 1
+    # three queues (dy, x, dx) of the dtype; float32 TBufs: two temporaries, plus three casts for 16-bit
+    plan = [(queues, itemsize)] * 3 + [(2 if itemsize == 4 else 5, 4)]
+    return f, core_num, plan
+
+
+@pytest.mark.parametrize("n,dtype,double", [(1048576, "float16", True), (1048576, "float32", True),
+                                            (5000, "float32", False), (3000, "bfloat16", False),
+                                            (2_000_003, "bfloat16", True)])
+def test_another_operators_plan_silu_grad(n, dtype, double):
+    itemsize = np.dtype(dtype).itemsize
+    f, core_num, plan = silu_grad_tiling(n, itemsize)
+    assert (plan[0][0] == 2) == double
+    rep = validate_tiling(make_record(f), n, dtype, None, core_num, buffers=plan, checked=True)
+    assert not is_error(rep.codes()), rep.format()
+    assert rep.buffers == tuple(plan)
+    assert rep.balance.ub_bytes_per_tile == reference_ub_bytes(f["tileDataNum"], itemsize, plan) <= 196608
+    # one block more per tile no longer fits its plan
+    g = dict(f, tileDataNum=f["tileDataNum"] + 32 // itemsize)
+    rep = validate_tiling(make_record(g), n, dtype, None, core_num, buffers=plan)
+    assert "UB_OVERFLOW" in rep.codes()
+    # under SwishGrad's plan the verdicts follow SwishGrad's buffers instead
+    for h in (f, g):
+        swish = validate_tiling(make_record(h), n, dtype, None, core_num).codes()
+        assert ("UB_OVERFLOW" in swish) == (reference_ub_bytes(h["tileDataNum"], itemsize) > 196608)
+
+
+def test_swishgrad_host_tile_does_not_fit_silu_grads_plan():
+    for dtype in DTYPES:
+        itemsize = np.dtype(dtype).itemsize
+        plan = silu_grad_tiling(1 << 20, itemsize)[2]
+        rep = validate_tiling(compute_tiling(1 << 20, dtype), 1 << 20, dtype, buffers=plan)
+        assert rep.codes("error") == {"UB_OVERFLOW"}
+
+
+# ----------------------------------------------------------------------------
+# work: the analysis is O(cores log cores) however the cores fall
+
+def _strided(k, length):
+    """2**k one-tile cores at stride 2, each `length` elements (1: a gap after each core; 3: overlaps)."""
+    f = dict(smallCoreDataNum=2, bigCoreDataNum=2, finalBigTileNum=1, finalSmallTileNum=1, tileDataNum=8,
+             smallTailDataNum=length, bigTailDataNum=length, tailBlockNum=0)
+    return make_record(f), 1 << k, Platform(core_num=1 << 21)
+
+
+def test_many_gaps_and_overlaps_are_counted():
+    k = 12
+    rec, bd, platform = _strided(k, 1)
+    rep = validate_tiling(rec, 2 * bd, np.float32, platform, bd)
+    gaps = [f for f in rep.findings if f.code == "COVERAGE_GAP"]
+    assert len(gaps) == 9 and gaps[-1].message == f"... and {bd - 8} more gaps."
+    assert "[1, 2)" in gaps[0].message and "core 0 ends at 1, core 1 starts at 2" in gaps[0].message
+    assert (gaps[7].core, gaps[7].tile) == (8, 0)
+    rep = validate_tiling(rec, 2 * bd, np.float32, platform, bd, checked=True)
+    assert "CHECKED_RUN_DISAGREES" not in rep.codes()
+    rec, bd, platform = _strided(k, 3)
+    rep = validate_tiling(rec, 2 * bd + 1, np.float32, platform, bd, checked=True)
+    overlaps = [f for f in rep.findings if f.code == "COVERAGE_OVERLAP"]
+    assert len(overlaps) == 9 and overlaps[-1].message == f"... and {bd - 1 - 8} more overlapping regions."
+    assert "[2, 3)" in overlaps[0].message and "cores 0, 1" in overlaps[0].message
+    assert (overlaps[0].core, overlaps[0].tile) == (1, 0)
+    assert "CHECKED_RUN_DISAGREES" not in rep.codes()
+    # 4096 cores at stride 1, 16 elements each, over 4090 elements (padded to 4096): the last 21 overrun
+    f = dict(smallCoreDataNum=1, bigCoreDataNum=1, finalBigTileNum=1, finalSmallTileNum=1, tileDataNum=16,
+             smallTailDataNum=16, bigTailDataNum=16, tailBlockNum=0)
+    rep = validate_tiling(make_record(f), 4090, np.float32, platform, bd)
+    pad = [f for f in rep.findings if f.code == "OVERRUN_PADDING"]
+    beyond = [f for f in rep.findings if f.code == "OVERRUN_BEYOND_PADDING"]
+    assert [x.core for x in pad] == list(range(4075, 4081))
+    assert [x.core for x in beyond[:8]] == list(range(4081, 4089))
+    assert len(beyond) == 9 and beyond[-1].message == "... and 7 more cores overrunning beyond the padding."
+    expected = sum(max(0, min(i + 16, 4096) - max(i, 4090)) for i in range(bd))
+    assert rep.balance.padding_overrun_elements == expected
+
+
+def test_analysis_of_adversarial_records_at_the_core_cap_completes():
+    """2**20 cores (the per-class cap of the analysis) with a gap, or an overlap, after each. The old
+    analysis rescanned every core for every region: about 2**41 steps, many minutes; now well
+    under a second. Run in a child process so that a regression fails the test instead of hanging it."""
+    code = """
+import numpy as np
+from swishgrad_numba import Platform, TILING_DTYPE
+from swishgrad_numba.validation import validate_tiling
+k = 20
+for length, numel in ((1, 2 << k), (3, (2 << k) + 1)):
+    rec = np.zeros((), dtype=TILING_DTYPE)
+    for name, value in dict(smallCoreDataNum=2, finalSmallTileNum=1, tileDataNum=8, smallTailDataNum=length).items():
+        rec[name] = value
+    rep = validate_tiling(rec[()], numel, "float32", Platform(core_num=1 << 21), 1 << k)
+    print(sorted(rep.codes("error")), rep.findings[-1].message)
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(swishgrad_numba.__file__)), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("['COVERAGE_GAP', 'TILE_COUNT_MISMATCH', 'TRANSFER_NOT_BLOCK_ALIGNED']")
+    assert lines[1].startswith("['COVERAGE_OVERLAP', 'TILE_COUNT_MISMATCH', 'TRANSFER_NOT_BLOCK_ALIGNED']")
+
+
+# ----------------------------------------------------------------------------
 # balance figures
 
 def test_balance_matches_spec_table():
@@ -337,12 +540,47 @@ def test_vectorized_verdict_matches_validate_tiling():
     assert count > 500
 
 
-def test_sweep_finds_no_error_in_host_tiling():
+def test_vectorized_verdict_plans_and_large_fields():
+    # around the padded UB limit, SwishGrad's plan per itemsize and a given plan
+    platform = Platform(ub_size=196608, core_num=1, block_size=32)
+    plan = [(2, 4), (2, 4), (2, 4), (2, 4)]
+    rows = []
+    for dtype in DTYPES:
+        base = fields_of(compute_tiling(8, dtype))
+        for T in (6143, 6144, 6145, 7016, 7017, 7019, 8191, 8192, 8193):
+            rows.append((dtype, dict(base, tileDataNum=T)))
+    for buffers in (None, plan):
+        err, _ = vectorized_verdict({k: [f[k] for _, f in rows] for k in NAMES}, 1, 8,
+                                    [np.dtype(d).itemsize for d, _ in rows], platform.ub_size, 1, 32, buffers)
+        for (dtype, f), e in zip(rows, err):
+            assert bool(e) == (not validate_tiling(make_record(f), 8, dtype, platform, 1, buffers=buffers).ok)
+    # (tiles - 1) * tileDataNum = 2**39 * 2**25 wraps to 0 in int64: still a mismatch, as validate_tiling says
+    f = dict(fields_of(compute_tiling(8, "float32")), finalSmallTileNum=(1 << 39) + 1, tileDataNum=1 << 25)
+    huge = Platform(ub_size=1 << 62)
+    assert not validate_tiling(make_record(f), 8, "float32", huge, 1).ok
+    err, _ = vectorized_verdict({k: [f[k]] for k in NAMES}, 1, 8, 4, huge.ub_size, 48, 32)
+    assert err[0]
+
+
+def test_sweep_host_errors_are_padded_buffers_on_blocks_below_32_bytes():
     grid = sweep_grid(sizes_per_case=560)
     result = run_sweep(grid)
     assert result.accepted >= 1_000_000
     assert result.combinations == grid["numel"].size
-    assert result.error_combinations == 0, result.format()
+    # Every error is on a platform whose block is not a multiple of InitBuffer's 32 bytes: the host
+    # sizes its tile in whole blocks, so a padded buffer can overflow the UB there (and only there).
+    assert sum(result.error_block_sizes.values()) == result.error_combinations
+    assert result.error_block_sizes[16] > 0
+    assert all(block % 32 for block in result.error_block_sizes), result.format()
+    assert set(result.error_codes) == {"UB_OVERFLOW"}, result.format()
+    # ... and nothing but the UB: with room for the padding, no host tiling of the grid has an error
+    host = host_tiling_arrays(grid["numel"], grid["itemsize"], grid["ub_size"], grid["core_num"],
+                              grid["block_size"])
+    sel = np.flatnonzero(host["accepted"])
+    err, _ = vectorized_verdict({k: host[k][sel] for k in NAMES}, host["blockDim"][sel], grid["numel"][sel],
+                                grid["itemsize"][sel], grid["ub_size"][sel] + 12 * 32, grid["core_num"][sel],
+                                grid["block_size"][sel])
+    assert not err.any()
     # the grid exercises the platforms the host refuses
     assert result.rejected_reasons["block size not a multiple of the dtype size"] > 0
     assert result.rejected_reasons["unified buffer below one block per tile buffer"] > 0

@@ -42,6 +42,15 @@ def _positive(text: str) -> int:
     return value
 
 
+def _buffer_plan(text: str) -> tuple:
+    from ..validation import parse_buffer_plan
+
+    try:
+        return parse_buffer_plan(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _add_platform_options(p) -> None:
     from ..platform import REFERENCE_PLATFORM as ref
 
@@ -232,6 +241,10 @@ def _cmd_sweep(args) -> int:
 
 def _cmd_validate(args) -> int:
     if args.sweep:
+        if args.buffers is not None:
+            print("swishgrad validate: error: --buffers does not apply to --sweep (it checks SwishGrad's "
+                  "host tiling with SwishGrad's buffers)", file=sys.stderr)
+            return EXIT_USAGE
         return _cmd_sweep(args)
     from ..validation import validate_tiling
 
@@ -241,7 +254,8 @@ def _cmd_validate(args) -> int:
         dt = _dtype(args)
         platform = _platform(args)
         record, block_dim = _tiling_from_args(args, dt, platform)
-        report = validate_tiling(record, args.numel, dt, platform, block_dim, checked=args.checked)
+        report = validate_tiling(record, args.numel, dt, platform, block_dim, checked=args.checked,
+                                 buffers=args.buffers)
     except (_UsageError, TypeError, ValueError) as exc:
         print(f"swishgrad validate: error: {_message(exc)}", file=sys.stderr)
         return EXIT_USAGE
@@ -251,6 +265,7 @@ def _cmd_validate(args) -> int:
             "numel": report.numel,
             "dtype": report.dtype.name,
             "block_dim": report.block_dim,
+            "buffers": [list(group) for group in report.buffers],
             "fields": report.fields,
             "findings": [{"code": f.code, "severity": f.severity, "core": f.core, "tile": f.tile,
                           "message": f.message} for f in report.findings],
@@ -292,6 +307,10 @@ def register(subparsers) -> None:
         src.add_argument("--" + name, type=_uint, default=None, metavar="N", help="set this field")
     src.add_argument("--sconf", type=float, default=None, help="set sconf (beta)")
     src.add_argument("--block-dim", type=_uint, default=None, help="cores launched")
+    v.add_argument("--buffers", type=_buffer_plan, default=None, metavar="PLAN",
+                   help="the kernel's unified-buffer plan, COUNTxBYTES per element for each group of tile "
+                        "buffers, e.g. 2x4,2x4,2x4,1x4 (default: SwishGrad's for --dtype); each buffer is "
+                        "rounded up to 32 bytes")
     v.add_argument("--checked", action="store_true", help="also run the instrumented walk (numel <= 2**25)")
     v.add_argument("--json", action="store_true", help="print JSON")
     sw = v.add_argument_group("sweep")
