@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
@@ -165,3 +166,71 @@ def assert_bits_equal(actual, expected, context=""):
             f"{bad.size} of {ba.size} elements differ {context}; first at flat index {i}: "
             f"got {actual.reshape(-1)[i]!r} (0x{int(ba[i]):x}), expected {expected.reshape(-1)[i]!r} (0x{int(be[i]):x})"
         )
+
+
+# ---------------------------------------------------------------- Ascend 950 (SPEC section 9)
+
+
+def _round_rational_to_f32(v: Fraction) -> np.float32:
+    """An exact rational rounded once to binary32 (nearest, ties to even; subnormals kept)."""
+    if v == 0:
+        return np.float32(0.0)
+    sign = -1 if v < 0 else 1
+    a = abs(v)
+    # exponent e with 2**e <= a < 2**(e+1), from the integer bit lengths
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    quantum = Fraction(2) ** (max(e, -126) - 23)   # binary32 spacing at a (the subnormal one below 2**-126)
+    n, r = divmod(a, quantum)
+    if r > quantum / 2 or (r == quantum / 2 and n % 2 == 1):
+        n += 1
+    rounded = n * quantum
+    if rounded >= Fraction(2) ** 128:
+        return np.float32(sign * np.inf)
+    return np.float32(sign * float(rounded))   # exactly representable, so the float conversion is exact
+
+
+def fma_f32_exact(a, b, c) -> np.float32:
+    """``a * b + c`` on binary32 values, computed exactly and rounded once (IEEE 754 fusedMultiplyAdd)."""
+    a, b, c = np.float32(a), np.float32(b), np.float32(c)
+    if np.isnan(a) or np.isnan(b) or np.isnan(c):
+        return np.float32(np.nan)
+    if np.isinf(a) or np.isinf(b):
+        if a == 0 or b == 0:
+            return np.float32(np.nan)          # inf * 0
+        prod_sign = np.signbit(a) != np.signbit(b)
+        if np.isinf(c) and np.signbit(c) != prod_sign:
+            return np.float32(np.nan)          # inf - inf
+        return np.float32(-np.inf if prod_sign else np.inf)
+    if np.isinf(c):
+        return c
+    exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+    if exact == 0:
+        # an exact zero: -0 only when both addends are -0 (x*y is a signed zero then)
+        prod_neg = (np.signbit(a) != np.signbit(b))
+        both_neg_zero = Fraction(float(a)) * Fraction(float(b)) == 0 and prod_neg and c == 0 and np.signbit(c)
+        return np.float32(-0.0) if both_neg_zero else np.float32(0.0)
+    return _round_rational_to_f32(exact)
+
+
+def ref_swish_grad_950(grad: np.ndarray, x: np.ndarray, beta) -> np.ndarray:
+    """SPEC section 9, step by step on float32 NumPy arrays (no tiling): the Ascend 950 sequence.
+
+    MulDstAdd is a fused multiply-add with one rounding, computed exactly here.
+    """
+    dtype = x.dtype
+    b = np.float32(beta)
+    one = np.float32(1.0)
+    with np.errstate(all="ignore"):
+        xs = np.asarray(x).astype(np.float32).reshape(-1) * b      # Muls(x, beta)
+        t = -xs                                                     # Neg
+        t = ref_exp_f32(t)                                          # Exp
+        t = t + one                                                 # Adds(t, 1)
+        s = one / t                                                 # Div(1, t)
+        o = one - s                                                 # Sub(1, s)
+        o = o * xs                                                  # Mul(o, xs)
+        o = np.array([fma_f32_exact(oi, si, si) for oi, si in zip(o, s)], dtype=np.float32)  # MulDstAdd
+        g = np.asarray(grad).astype(np.float32).reshape(-1)
+        o = o * g                                                   # Mul(o, grad)
+        return o.astype(dtype).reshape(np.shape(x))
