@@ -1,4 +1,8 @@
-"""The operator's own Python goldens (SPEC section 7), for comparison only.
+"""Goldens: the float64 truth, and the operator's own float32 Python goldens (SPEC section 7).
+
+:func:`float64_truth` is the package's one evaluation of the formula in
+float64 (the demo, the accuracy survey and the notebooks use it): the
+yardstick for "how close to the exact derivative". The others are the operator's test goldens, for comparison:
 
 The operator's tests compute the expected output with NumPy in float32
 (16-bit inputs upcast first) and cast back to the input dtype. This is not
@@ -28,11 +32,10 @@ import numpy as np
 
 from .dtypes import SUPPORTED_DTYPES
 
-__all__ = ["atk_golden", "numpy_golden", "operator_test_golden"]
+__all__ = ["atk_golden", "float64_truth", "numpy_golden", "operator_test_golden"]
 
 
-def _float32_terms(grad_output, x, beta):
-    """Check the inputs; return ``(g, sig, f, dtype)`` with ``g``, ``sig``, ``f`` float32 arrays."""
+def _check_inputs(grad_output, x) -> None:
     for name, a in (("grad_output", grad_output), ("x", x)):
         if not isinstance(a, np.ndarray):
             raise TypeError(f"{name} must be a numpy.ndarray, got {type(a).__name__}")
@@ -42,6 +45,43 @@ def _float32_terms(grad_output, x, beta):
         raise TypeError(f"grad_output and x must have the same dtype, got {grad_output.dtype} and {x.dtype}")
     if grad_output.shape != x.shape:
         raise ValueError(f"grad_output and x must have the same shape, got {grad_output.shape} and {x.shape}")
+
+
+def float64_truth(grad_output: np.ndarray, x: np.ndarray, beta: float = 1.0) -> np.ndarray:
+    """SwishGrad (SPEC section 1) in float64, from the values the kernel sees.
+
+    The inputs in their own dtype (widened exactly), beta rounded to float32
+    first, then ``g * sig * (1 + beta x (1 - sig))`` with
+    ``sig = 1 / (1 + exp(-beta x))``, all in float64. Its error is a few
+    float64 ulps, far below any of the supported dtypes' resolution, so it
+    stands for the exact derivative (where ``exp`` overflows the sigmoid is
+    0, as in the limit).
+
+    Parameters
+    ----------
+    grad_output, x : numpy.ndarray
+        Same shape and dtype: float32, float16 or ``ml_dtypes.bfloat16``.
+    beta : float
+        Rounded to float32.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, of the inputs' shape.
+    """
+    _check_inputs(grad_output, x)
+    beta64 = float(np.float32(beta))
+    with np.errstate(invalid="ignore"):  # signalling-NaN patterns widen with a flag
+        g = np.asarray(grad_output).astype(np.float64)
+        xb = beta64 * np.asarray(x).astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sig = 1.0 / (1.0 + np.exp(-xb))
+        return g * sig * (1.0 + xb * (1.0 - sig))
+
+
+def _float32_terms(grad_output, x, beta):
+    """Check the inputs; return ``(g, sig, f, dtype)`` with ``g``, ``sig``, ``f`` float32 arrays."""
+    _check_inputs(grad_output, x)
     g = np.asarray(grad_output, dtype=np.float32)
     xf = np.asarray(x, dtype=np.float32)
     beta32 = np.float32(beta)

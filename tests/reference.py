@@ -121,6 +121,18 @@ def ref_exp_f32(t: np.ndarray) -> np.ndarray:
     return out
 
 
+# ---------------------------------------------------------------- the formula
+
+
+def ref_float64_truth(grad, x, beta):
+    """SPEC section 1 in float64, on the inputs as given and beta rounded to float32."""
+    g = np.asarray(grad).astype(np.float64)
+    xb = float(np.float32(beta)) * np.asarray(x).astype(np.float64)
+    with np.errstate(over="ignore"):
+        sig = 1.0 / (1.0 + np.exp(-xb))
+    return g * sig * (1.0 + xb * (1.0 - sig))
+
+
 # ---------------------------------------------------------------- kernel
 
 

@@ -5,7 +5,7 @@ import numpy as np
 
 import swishgrad_numba as sg
 from swishgrad_numba.cli import main
-from reference import DTYPES, ref_swish_grad
+from reference import DTYPES, ref_swish_grad, ref_swish_grad_950
 
 
 def test_demo_prints_the_seed_example_in_every_dtype(capsys):
@@ -14,11 +14,13 @@ def test_demo_prints_the_seed_example_in_every_dtype(capsys):
     for name, dt in DTYPES.items():
         g = np.ones(6, np.float32).astype(dt)
         x = np.arange(1, 7, dtype=np.float32).astype(dt)
-        expected = ref_swish_grad(g, x, 1.1)
-        line = next(l for l in out.splitlines() if l.startswith(f"[{name}] gradInput"))
-        printed = np.array(line.split(":", 1)[1].split(), dtype=np.float64).astype(np.float32).astype(dt)
-        assert printed.view(np.uint16 if dt.itemsize == 2 else np.uint32).tolist() == \
-            expected.view(np.uint16 if dt.itemsize == 2 else np.uint32).tolist()
+        for label, expected in (("gradInput", ref_swish_grad(g, x, 1.1)),
+                                ("Ascend 950", ref_swish_grad_950(g, x, 1.1))):
+            line = next(l for l in out.splitlines() if l.startswith(f"[{name}] {label}"))
+            printed = line.split(":", 1)[1].split("(")[0].split()
+            printed = np.array(printed, dtype=np.float64).astype(np.float32).astype(dt)
+            assert printed.view(np.uint16 if dt.itemsize == 2 else np.uint32).tolist() == \
+                expected.view(np.uint16 if dt.itemsize == 2 else np.uint32).tolist()
         assert f"[{name}] tiling:" in out
         assert f"[{name}] rel. error:" in out
     # The SPEC's float32 figures.

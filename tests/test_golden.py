@@ -65,7 +65,7 @@ def test_each_grouping_matches_its_restatement(dtype, beta):
 
 def test_numpy_golden_is_the_atk_grouping():
     assert numpy_golden is atk_golden
-    assert set(golden.__all__) == {"atk_golden", "numpy_golden", "operator_test_golden"}
+    assert set(golden.__all__) == {"atk_golden", "float64_truth", "numpy_golden", "operator_test_golden"}
 
 
 @pytest.mark.parametrize("beta", BETAS)
@@ -102,3 +102,20 @@ def test_rejects_bad_inputs():
             fn(x.astype(np.float16), x)
         with pytest.raises(ValueError, match="grad_output and x must have the same shape"):
             fn(np.ones(4, np.float32), x)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_float64_truth_is_the_formula_in_float64(dtype):
+    from reference import ref_float64_truth
+
+    from swishgrad_numba.golden import float64_truth
+
+    rng = np.random.default_rng(64)
+    g = rng.uniform(-5, 5, 5000).astype(np.float32).astype(dtype)
+    x = (rng.standard_normal(5000) * 30).astype(np.float32).astype(dtype)
+    for beta in (1.0, 1.1, -842.45):
+        truth = float64_truth(g, x, beta)
+        assert truth.dtype == np.float64
+        np.testing.assert_array_equal(truth, ref_float64_truth(g, x, beta))
+    with pytest.raises(TypeError, match="x.dtype"):
+        float64_truth(g, x.astype(np.float64))

@@ -13,30 +13,28 @@ def seed_inputs(dtype):
     return grad, x
 
 
-def float64_swish_grad(grad, x, beta):
-    """The formula in float64 on the given (already rounded) inputs."""
-    g = np.asarray(grad, dtype=np.float64)
-    xb = np.float64(np.float32(beta)) * np.asarray(x, dtype=np.float64)
-    sig = 1.0 / (1.0 + np.exp(-xb))
-    return g * sig * (1.0 + xb * (1.0 - sig))
-
-
 def run_demo(out=print) -> None:
-    from .. import compute_tiling, swish_backward
+    from .. import ASCEND950_PLATFORM, compute_tiling, swish_backward
     from ..dtypes import SUPPORTED_DTYPES
+    from ..golden import float64_truth
 
     out(f"SwishGrad seed example: gradOutput = 1 x 6, self = 1..6, beta = {SEED_BETA}")
+    out("gradInput: the Atlas A2 kernel (the default); Ascend 950: the arch35 kernel; float64: the formula")
     for name, dtype in SUPPORTED_DTYPES.items():
         grad, x = seed_inputs(dtype)
-        tiling = compute_tiling(x.size, dtype, scale=SEED_BETA)
+        tiling = compute_tiling(x.size, dtype, beta=SEED_BETA)
         result = swish_backward(grad, x, SEED_BETA)
-        exact = float64_swish_grad(grad, x, SEED_BETA)
+        exact = float64_truth(grad, x, SEED_BETA)
         err = np.abs(result.astype(np.float64) - exact) / np.abs(exact)
         out("")
         out(f"[{name}] tiling: " + ", ".join(f"{k}={v}" for k, v in tiling.as_dict().items()))
         out(f"[{name}] gradInput : " + " ".join(f"{float(v):.8g}" for v in result))
         out(f"[{name}] float64   : " + " ".join(f"{v:.8g}" for v in exact))
         out(f"[{name}] rel. error: " + " ".join(f"{v:.2e}" for v in err) + f"  (max {err.max():.2e})")
+        on_950 = swish_backward(grad, x, SEED_BETA, platform=ASCEND950_PLATFORM)
+        differ = np.count_nonzero(on_950.view(f"u{on_950.itemsize}") != result.view(f"u{result.itemsize}"))
+        out(f"[{name}] Ascend 950: " + " ".join(f"{float(v):.8g}" for v in on_950)
+            + f"  ({differ} of {x.size} differ from the A2 kernel's)")
 
 
 def _cmd_demo(args) -> int:
