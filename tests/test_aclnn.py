@@ -697,7 +697,7 @@ def test_failed_launch_reports_on_synchronize(monkeypatch, stream):
     def boom(*args):
         raise RuntimeError("emulated kernel fault")
 
-    monkeypatch.setattr(aclnn, "run_tiling", boom)
+    monkeypatch.setattr(aclnn.op_api, "run_tiling", boom)
     _, _, out, go, xt, gi = three()
     status, ws, executor = aclnn.aclnnSwishBackwardGetWorkspaceSize(go, xt, None, gi)
     assert aclnn.aclnnSwishBackward(WORKSPACE, ws, executor, stream) == ACLNN_SUCCESS
