@@ -13,7 +13,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from swishgrad_numba import Platform, aclnn
+from swishgrad_numba import Platform, aclnn, swish_backward
 from swishgrad_numba.aclnn import ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_ND, ACLNN_SUCCESS
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -80,6 +80,46 @@ def three(shape=(2, 3), dtype=F32, seed=0):
     g, x = random_values(rng, shape, dtype), random_values(rng, shape, dtype)
     out = np.zeros(shape, dtype=dtype)
     return g, x, out, tensor(g), tensor(x), tensor(out)
+
+
+LAYOUTS = ["contiguous", "transposed", "sliced", "stride0"]
+
+
+def _layouts(rng, dtype):
+    """(name, storage base, view) pairs: contiguous, transposed, sliced, stride 0."""
+    base = random_values(rng, (6, 10), dtype)
+    yield "contiguous", base[:4, :5].copy(), None
+    base_t = random_values(rng, (10, 6), dtype)
+    yield "transposed", base_t, base_t.T[1:5, 2:7]
+    yield "sliced", base, base[1:5, 1:10:2]
+    row = base.reshape(-1)[:5]
+    yield "stride0", base, np.lib.stride_tricks.as_strided(row, shape=(4, 5), strides=(0, base.itemsize))
+
+
+def _layout_tensor(rng, dtype, layout):
+    """(storage base, view, tensor) of a random 4 x 5 view laid out as ``layout`` (one of :data:`LAYOUTS`)."""
+    for name, base, view in _layouts(rng, dtype):
+        if name == layout:
+            if view is None:
+                return base, base, tensor(base)
+            return base, view, tensor_over(view, base)
+
+
+def run_layouts(dtype, in_layout, out_layout, beta, stream, platform=None):
+    """Launch on the current platform over gradOutput and self laid out as ``in_layout``, gradInput as
+    ``out_layout``; returns (gradInput's whole storage, what ``swish_backward(platform=platform)`` makes of it)."""
+    rng = np.random.default_rng(42)
+    g_base, g_view, g_t = _layout_tensor(rng, dtype, in_layout)
+    x_base, x_view, x_t = _layout_tensor(rng, dtype, in_layout)
+    o_base, o_view, o_t = _layout_tensor(rng, dtype, out_layout)
+    expected_base = o_base.copy()
+    expected_view = expected_base if o_view is o_base else np.lib.stride_tricks.as_strided(
+        expected_base.reshape(-1)[(o_view.__array_interface__["data"][0] - o_base.__array_interface__["data"][0])
+                                  // o_base.itemsize:], shape=o_view.shape, strides=o_view.strides)
+    swish_backward(g_view, x_view, beta, out=expected_view, platform=platform)
+    status, _ = launch(g_t, x_t, aclnn.aclCreateScalar(beta, ACL_FLOAT), o_t, stream)
+    assert status == ACLNN_SUCCESS
+    return o_base, expected_base
 
 
 def run_sample():

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from aclnn_helpers import (  # noqa: F401  (fixtures)
-    ACL_OF, BF16, F16, F32, KERNEL_DTYPES, WORKSPACE, bits, launch, random_values, reference_platform, status_of,
-    stream, tensor, tensor_over, three,
+    ACL_OF, BF16, F16, F32, KERNEL_DTYPES, LAYOUTS, WORKSPACE, bits, launch, random_values, reference_platform,
+    run_layouts, status_of, stream, tensor, tensor_over, three,
 )
 from reference import assert_bits_equal, ref_swish_grad, ref_tiling
 from swishgrad_numba import Platform, aclnn, formats, swish_backward
@@ -311,43 +311,14 @@ def test_tensor_destroyed_between_phases(which, stream):
 # --------------------------------------------------------------------------
 
 
-def _layouts(rng, dtype):
-    """(name, storage base, view) pairs: contiguous, transposed, sliced, stride 0."""
-    base = random_values(rng, (6, 10), dtype)
-    yield "contiguous", base[:4, :5].copy(), None
-    base_t = random_values(rng, (10, 6), dtype)
-    yield "transposed", base_t, base_t.T[1:5, 2:7]
-    yield "sliced", base, base[1:5, 1:10:2]
-    row = base.reshape(-1)[:5]
-    yield "stride0", base, np.lib.stride_tricks.as_strided(row, shape=(4, 5), strides=(0, base.itemsize))
-
-
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=lambda d: d.name)
-@pytest.mark.parametrize("in_layout", ["contiguous", "transposed", "sliced", "stride0"])
-@pytest.mark.parametrize("out_layout", ["contiguous", "transposed", "sliced", "stride0"])
+@pytest.mark.parametrize("in_layout", LAYOUTS)
+@pytest.mark.parametrize("out_layout", LAYOUTS)
 def test_layouts_match_swish_backward(dtype, in_layout, out_layout, stream):
-    rng = np.random.default_rng(42)
     beta = np.float32(-842.45) if dtype == F32 else np.float32(1.1)
-
-    def make(layout):
-        for name, base, view in _layouts(rng, dtype):
-            if name == layout:
-                if view is None:
-                    return base, base, tensor(base)
-                return base, view, tensor_over(view, base)
-
-    g_base, g_view, g_t = make(in_layout)
-    x_base, x_view, x_t = make(in_layout)
-    o_base, o_view, o_t = make(out_layout)
-    expected_base = o_base.copy()
-    expected_view = expected_base if o_view is o_base else np.lib.stride_tricks.as_strided(
-        expected_base.reshape(-1)[(o_view.__array_interface__["data"][0] - o_base.__array_interface__["data"][0])
-                                  // o_base.itemsize:], shape=o_view.shape, strides=o_view.strides)
-    swish_backward(g_view, x_view, beta, out=expected_view)
-    status, _ = launch(g_t, x_t, aclnn.aclCreateScalar(beta, ACL_FLOAT), o_t, stream)
-    assert status == ACLNN_SUCCESS
+    got, expected = run_layouts(dtype, in_layout, out_layout, beta, stream)
     # the whole output storage: the view's elements written, the rest untouched
-    np.testing.assert_array_equal(bits(o_base), bits(expected_base))
+    np.testing.assert_array_equal(bits(got), bits(expected))
 
 
 def test_in_place_output_aliasing_an_input(stream):

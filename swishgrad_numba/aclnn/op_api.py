@@ -4,7 +4,14 @@ CANN keeps this in the operator's ``op_api`` (``aclnn_swish_backward.cpp``),
 one source for the Atlas A2 and the Ascend 950. Phase one checks the
 arguments in the op_api's order, then the emulator's own rules, and prepares
 an :class:`aclOpExecutor` holding the host tiling of the platform's kernel;
-phase two queues the launch on a stream.
+phase two queues the launch on a stream. Where the two kernels differ:
+
+- the 950's op definition lists ``ACL_FORMAT_ND`` only, so on a 950 a
+  tensor stored as NC1HWC0 or FRACTAL_NZ is refused (161002), while
+  NCHW and NHWC, stored like ND, are accepted;
+- the tiling, the workspace size (the tiling's) and the kernel launched
+  are the platform's (:func:`~swishgrad_numba.tiling.compute_tiling`; the
+  record's layout picks the kernel in :func:`~swishgrad_numba.run_tiling`).
 """
 from __future__ import annotations
 
@@ -14,7 +21,7 @@ import numpy as np
 
 from ..api import run_tiling
 from ..dtypes import to_float32
-from ..platform import BF16_SOC_VERSIONS, Platform
+from ..platform import ARCH_950, BF16_SOC_VERSIONS, Platform
 from ..tiling import Tiling, compute_tiling
 from .device import _resolve_stream
 from .enums import (
@@ -87,6 +94,21 @@ def _check_copy_size(grad_output: aclTensor, self_: aclTensor, grad_input: aclTe
     return None
 
 
+def _check_kernel_format(grad_output: aclTensor, platform: Platform):
+    """None if the platform's kernel takes the tensors' storage format, else a message.
+
+    Called once the three tensors are known to share one format. The Ascend
+    950's op definition (``swish_grad_def.cpp``) lists ``ACL_FORMAT_ND``
+    only; NCHW and NHWC store their elements as ND does, so they pass. The
+    A2's also lists NC1HWC0 and FRACTAL_NZ.
+    """
+    if platform.architecture != ARCH_950 or grad_output.format in _PLAIN_FORMATS:
+        return None
+    return (f"gradOutput, self and gradInput are in {_format_name(grad_output.format)}; the Ascend 950 kernel "
+            f"(platform soc_version {platform.soc_version!r}) takes ACL_FORMAT_ND storage only (or NCHW / NHWC, "
+            f"stored as ND)")
+
+
 def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
     """Return (status, message or executor) following SPEC section 5's order."""
     # 1. Null (and, emulator only, dangling or wrong-type) pointers.
@@ -154,6 +176,10 @@ def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
     if grad_output.numel == 0 or self_.numel == 0:
         executor = aclOpExecutor(grad_output, self_, grad_input, beta32, platform, 0, None)
         return ACLNN_SUCCESS, executor
+    # 5. A launch: the platform's kernel must take the storage format (an empty launch chooses no kernel).
+    message = _check_kernel_format(grad_output, platform)
+    if message:
+        return ACLNN_ERR_PARAM_INVALID, message
     # The tiling counts storage elements: the view's for plain formats (made
     # contiguous), the padded storage's for NC1HWC0 / FRACTAL_NZ.
     numel = grad_output.numel if not private else grad_output.storage.size
@@ -170,7 +196,9 @@ def aclnnSwishBackwardGetWorkspaceSize(gradOutput, self, betaOptional, gradInput
     (storage formats agree; views NumPy can address, inside their storage;
     a plain-format view no larger than the largest of the three storages;
     writable output -> 161002). Empty tensors succeed with workspace 0 and
-    launch nothing.
+    launch nothing. Otherwise the platform's kernel must take the storage
+    format (the Ascend 950: ND, NCHW or NHWC -> else 161002), and the
+    workspace size is its tiling's.
 
     Returns
     -------
