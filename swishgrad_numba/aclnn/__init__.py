@@ -51,66 +51,11 @@ reports them instead. Errors never raise: every entry point returns a status
 :func:`aclGetRecentErrMsg` that names the argument and the rule broken.
 """
 from . import device, enums, op_api, state, tensor
-from .enums import (
-    ACL_BF16,
-    ACL_BOOL,
-    ACL_COMPLEX64,
-    ACL_COMPLEX128,
-    ACL_DOUBLE,
-    ACL_DT_UNDEFINED,
-    ACL_ERROR_INVALID_PARAM,
-    ACL_ERROR_RT_INTERNAL_ERROR,
-    ACL_ERROR_RT_MEMORY_ALLOCATION,
-    ACL_ERROR_RT_PARAM_INVALID,
-    ACL_FLOAT,
-    ACL_FLOAT16,
-    ACL_FORMAT_FRACTAL_NZ,
-    ACL_FORMAT_NC1HWC0,
-    ACL_FORMAT_NCHW,
-    ACL_FORMAT_ND,
-    ACL_FORMAT_NHWC,
-    ACL_FORMAT_UNDEFINED,
-    ACL_INT8,
-    ACL_INT16,
-    ACL_INT32,
-    ACL_INT64,
-    ACL_MEM_MALLOC_HUGE_FIRST,
-    ACL_MEM_MALLOC_HUGE_ONLY,
-    ACL_MEM_MALLOC_NORMAL_ONLY,
-    ACL_MEMCPY_DEVICE_TO_DEVICE,
-    ACL_MEMCPY_DEVICE_TO_HOST,
-    ACL_MEMCPY_HOST_TO_DEVICE,
-    ACL_MEMCPY_HOST_TO_HOST,
-    ACL_SUCCESS,
-    ACL_UINT8,
-    ACL_UINT16,
-    ACL_UINT32,
-    ACL_UINT64,
-    ACLNN_ERR_INNER,
-    ACLNN_ERR_INNER_EXECUTOR_REUSED,
-    ACLNN_ERR_INNER_TENSOR_DESTROYED,
-    ACLNN_ERR_PARAM_INVALID,
-    ACLNN_ERR_PARAM_NULLPTR,
-    ACLNN_ERR_RUNTIME_ERROR,
-    ACLNN_SUCCESS,
-    MAX_DIM,
-)
-from .state import aclGetRecentErrMsg, get_platform, set_platform
-from .device import (
-    aclFinalize,
-    aclInit,
-    aclrtCreateStream,
-    aclrtDestroyStream,
-    aclrtFree,
-    aclrtMalloc,
-    aclrtMemcpy,
-    aclrtResetDevice,
-    aclrtSetDevice,
-    aclrtStream,
-    aclrtSynchronizeStream,
-)
-from .tensor import aclCreateScalar, aclCreateTensor, aclDestroyScalar, aclDestroyTensor, aclScalar, aclTensor
-from .op_api import aclnnSwishBackward, aclnnSwishBackwardGetWorkspaceSize, aclOpExecutor
+from .enums import *  # noqa: F401,F403  (each module's __all__ is its public names)
+from .state import *  # noqa: F401,F403
+from .device import *  # noqa: F401,F403
+from .tensor import *  # noqa: F401,F403
+from .op_api import *  # noqa: F401,F403
 
 # The C namespace: every module's public names.
 __all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__]
