@@ -7,7 +7,10 @@ arguments become return values and ``nullptr`` becomes ``None``.
 
 Run: ``python docs/aclnn_sample.py``. The one deliberate change: C prints
 ``%f`` (six decimals), this prints each float32 in its shortest round-trip
-form, so the printed text gives back the exact bits.
+form, so the printed text gives back the exact bits. Like the C sample on a
+device, it runs on the platform selected (``aclnn.set_platform``; the A2
+reference by default): call ``main()`` after selecting
+``swishgrad_numba.ASCEND950_PLATFORM`` to see the Ascend 950's values.
 """
 import sys
 

@@ -1,0 +1,61 @@
+"""The aclnn two-phase API of SwishGrad, emulated on the CPU (SPEC sections 5 and 6).
+
+Names mirror the C API so that a C program translates line by line:
+
+==============================================  =============================================
+C                                               Python
+==============================================  =============================================
+``aclCreateTensor(view, n, dt, strides, off,    ``aclCreateTensor(view, dt, strides, off,
+fmt, storage, m, addr)``                        fmt, storage, data)`` -> aclTensor or None
+``aclCreateScalar(&value, dt)``                 ``aclCreateScalar(value, dt)`` -> aclScalar or None
+``aclnnSwishBackwardGetWorkspaceSize(...,       ``aclnnSwishBackwardGetWorkspaceSize(...)``
+&workspaceSize, &executor)``                    -> ``(status, workspace_size, executor)``
+``aclnnSwishBackward(ws, size, exe, stream)``   same, returns the status
+``aclrtCreateStream(&stream)``                  ``aclrtCreateStream()`` -> ``(status, stream)``
+``aclrtMalloc(&addr, size, policy)``            ``aclrtMalloc(size, policy)`` -> ``(status, buffer)``
+``nullptr``                                     ``None``
+==============================================  =============================================
+
+"Device memory" is a NumPy array; ``strides`` and ``offset`` count elements,
+as in C, so transposed, sliced and broadcast (stride 0) views are
+expressible. A launch is queued on a stream whose worker thread runs the
+emulated kernel; results are defined after ``aclrtSynchronizeStream``.
+
+The package, each layer importing only those above it:
+
+- :mod:`.enums`: the C enums (status codes, ``aclDataType``, ``aclFormat``,
+  memory policies and copy kinds); the kernel's data types come from the
+  dtype table :data:`swishgrad_numba.dtypes.DTYPES`;
+- :mod:`.state`: the emulated platform (:func:`set_platform`; the C API
+  has none, the device's SoC decides) and each thread's last error message
+  (:func:`aclGetRecentErrMsg`);
+- :mod:`.device`: ACL initialisation, devices, streams (a worker thread
+  each) and memory;
+- :mod:`.tensor`: the ``aclTensor`` / ``aclScalar`` descriptors, their
+  creators and geometry checks;
+- :mod:`.op_api`: the operator, as CANN's op_api: phase one's checks and
+  the executor holding the platform kernel's tiling, phase two's launch.
+  The platform's SoC picks the kernel: the Atlas A2 one, or on an Ascend 950
+  the arch35 one, whose op definition accepts ``ACL_FORMAT_ND`` storage only.
+
+Names with a leading underscore are private to the package. Status codes
+beyond the C library's own (documented in ``docs/aclnn.md``):
+
+- ``ACLNN_ERR_INNER_EXECUTOR_REUSED`` (561901): an executor was run twice;
+- ``ACLNN_ERR_INNER_TENSOR_DESTROYED`` (561902): a tensor of the executor was
+  destroyed between the two phases.
+
+On the device both are undefined behaviour (use after free); the emulator
+reports them instead. Errors never raise: every entry point returns a status
+(or ``None`` for the creators) and records a message for
+:func:`aclGetRecentErrMsg` that names the argument and the rule broken.
+"""
+from . import device, enums, op_api, state, tensor
+from .enums import *  # noqa: F401,F403  (each module's __all__ is its public names)
+from .state import *  # noqa: F401,F403
+from .device import *  # noqa: F401,F403
+from .tensor import *  # noqa: F401,F403
+from .op_api import *  # noqa: F401,F403
+
+# The C namespace: every module's public names.
+__all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__]

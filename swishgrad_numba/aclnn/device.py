@@ -1,0 +1,202 @@
+"""The emulated device: ACL initialisation, devices, streams and memory.
+
+Each stream has a worker thread that runs its launches in order; ``None`` is
+the default stream, made on first use. "Device memory" is host memory: a
+NumPy ``uint8`` array from :func:`aclrtMalloc`.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+
+import numpy as np
+
+from .enums import (
+    ACL_ERROR_INVALID_PARAM,
+    ACL_ERROR_RT_INTERNAL_ERROR,
+    ACL_ERROR_RT_MEMORY_ALLOCATION,
+    ACL_ERROR_RT_PARAM_INVALID,
+    ACL_MEM_MALLOC_HUGE_FIRST,
+    ACL_SUCCESS,
+    _INTP_MAX,
+    _MALLOC_POLICIES,
+    _MEMCPY_KINDS,
+    _enum_error,
+    _is_int,
+    _known,
+)
+from .state import _STATE_LOCK, _fail
+
+__all__ = [
+    "aclrtStream", "aclInit", "aclFinalize", "aclrtSetDevice", "aclrtResetDevice",
+    "aclrtCreateStream", "aclrtSynchronizeStream", "aclrtDestroyStream", "aclrtMalloc", "aclrtFree", "aclrtMemcpy",
+]
+
+
+class aclrtStream:
+    """A stream: launches queued on it run in order on its own worker thread."""
+
+    def __init__(self, name: str = "aclrtStream"):
+        self._queue: queue.Queue = queue.Queue()
+        self._errors: list = []
+        self._lock = threading.Lock()
+        self.destroyed = False
+        self._thread = threading.Thread(target=self._work, name=name, daemon=True)
+        self._thread.start()
+
+    def _work(self):
+        while True:
+            job = self._queue.get()
+            try:
+                if job is None:
+                    return
+                job()
+            except BaseException as exc:  # never let a launch kill the worker
+                with self._lock:
+                    self._errors.append(f"{type(exc).__name__}: {exc}")
+            finally:
+                self._queue.task_done()
+
+    def _submit(self, job) -> None:
+        self._queue.put(job)
+
+    def _synchronize(self) -> list:
+        self._queue.join()
+        with self._lock:
+            errors, self._errors = self._errors, []
+        return errors
+
+    def _close(self) -> list:
+        errors = self._synchronize()
+        self._queue.put(None)
+        self._thread.join()
+        self.destroyed = True
+        return errors
+
+    def __repr__(self):
+        return f"aclrtStream({'destroyed' if self.destroyed else 'live'})"
+
+
+_default_stream: aclrtStream | None = None
+
+
+def _resolve_stream(stream):
+    """The stream for a C stream argument (``None`` = the default stream), or an error string."""
+    global _default_stream
+    if stream is None:
+        with _STATE_LOCK:
+            if _default_stream is None:
+                _default_stream = aclrtStream(name="aclrtStream-default")
+            return _default_stream
+    if not isinstance(stream, aclrtStream):
+        return f"stream must be an aclrtStream or None (the default stream), got {type(stream).__name__}"
+    if stream.destroyed:
+        return "stream was destroyed by aclrtDestroyStream"
+    return stream
+
+
+def aclInit(config_path=None) -> int:
+    """Initialise ACL (nothing to do on the CPU)."""
+    return ACL_SUCCESS
+
+
+def aclFinalize() -> int:
+    """Finalise ACL (nothing to do on the CPU)."""
+    return ACL_SUCCESS
+
+
+def aclrtSetDevice(device_id) -> int:
+    """Select a device; every non-negative id maps to the one emulated device."""
+    if not _is_int(device_id) or device_id < 0:
+        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetDevice: device_id must be an integer >= 0, got {device_id!r}")
+    return ACL_SUCCESS
+
+
+def aclrtResetDevice(device_id) -> int:
+    """Release a device (nothing to do on the CPU)."""
+    return aclrtSetDevice(device_id)
+
+
+def aclrtCreateStream():
+    """Create a stream with its worker thread; returns ``(status, stream)``."""
+    return ACL_SUCCESS, aclrtStream()
+
+
+def aclrtSynchronizeStream(stream) -> int:
+    """Wait until every launch queued on ``stream`` (``None``: the default stream) has finished.
+
+    Returns ``ACL_ERROR_RT_INTERNAL_ERROR`` if a launch failed while running.
+    """
+    s = _resolve_stream(stream)
+    if isinstance(s, str):
+        return _fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtSynchronizeStream: {s}")
+    errors = s._synchronize()
+    if errors:
+        return _fail(ACL_ERROR_RT_INTERNAL_ERROR, "aclrtSynchronizeStream: a launch failed: " + "; ".join(errors))
+    return ACL_SUCCESS
+
+
+def aclrtDestroyStream(stream) -> int:
+    """Finish the launches queued on ``stream``, then stop its worker."""
+    if stream is None or not isinstance(stream, aclrtStream):
+        return _fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtDestroyStream: stream must be an aclrtStream, "
+                                                 f"got {type(stream).__name__}")
+    if stream.destroyed:
+        return _fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream: stream was already destroyed")
+    errors = stream._close()
+    if errors:
+        return _fail(ACL_ERROR_RT_INTERNAL_ERROR, "aclrtDestroyStream: a launch failed: " + "; ".join(errors))
+    return ACL_SUCCESS
+
+
+def aclrtMalloc(size, policy=ACL_MEM_MALLOC_HUGE_FIRST):
+    """Allocate ``size`` bytes of emulated device memory; returns ``(status, buffer)``.
+
+    The buffer is a zero-filled 1-D ``uint8`` array (``aclCreateTensor``
+    reinterprets it as the tensor's dtype). ``ACL_ERROR_RT_MEMORY_ALLOCATION``
+    when the host cannot allocate it.
+    """
+    if not _is_int(size) or size <= 0:
+        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: size must be an integer > 0, got {size!r}"), None
+    if not _known(policy, _MALLOC_POLICIES):
+        return _fail(ACL_ERROR_INVALID_PARAM,
+                     f"aclrtMalloc: {_enum_error(policy, 'policy', 'aclrtMemMallocPolicy')}"), None
+    if size > _INTP_MAX:
+        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: size {size} exceeds the {_INTP_MAX} bytes NumPy can "
+                                              f"address"), None
+    try:
+        return ACL_SUCCESS, np.zeros(int(size), dtype=np.uint8)
+    except MemoryError:
+        return _fail(ACL_ERROR_RT_MEMORY_ALLOCATION, f"aclrtMalloc: cannot allocate {size} bytes"), None
+
+
+def aclrtFree(buffer) -> int:
+    """Free emulated device memory (Python frees it when the last reference goes)."""
+    if not isinstance(buffer, np.ndarray):
+        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtFree: buffer must be a numpy.ndarray, got {type(buffer).__name__}")
+    return ACL_SUCCESS
+
+
+def aclrtMemcpy(dst, dest_max, src, count, kind) -> int:
+    """Copy ``count`` bytes from ``src`` into ``dst`` (both C-contiguous arrays), synchronously.
+
+    ``count`` must not exceed ``dest_max``, ``dst.nbytes`` or ``src.nbytes``.
+    """
+    where = "aclrtMemcpy"
+    if not _known(kind, _MEMCPY_KINDS):
+        return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: {_enum_error(kind, 'kind', 'aclrtMemcpyKind')}")
+    for name, arr in (("dst", dst), ("src", src)):
+        if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous:
+            return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: {name} must be a C-contiguous numpy.ndarray")
+    for name, v in (("dest_max", dest_max), ("count", count)):
+        if not _is_int(v) or v < 0:
+            return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: {name} must be an integer >= 0, got {v!r}")
+    if dest_max > dst.nbytes:
+        return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: dest_max {dest_max} exceeds dst's {dst.nbytes} bytes")
+    if count > dest_max or count > src.nbytes:
+        return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: count {count} exceeds dest_max {dest_max} "
+                                              f"or src's {src.nbytes} bytes")
+    if not dst.flags.writeable:
+        return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: dst is read-only")
+    dst.reshape(-1).view(np.uint8)[:count] = src.reshape(-1).view(np.uint8)[:count]
+    return ACL_SUCCESS

@@ -1,0 +1,323 @@
+"""Tensor and scalar descriptors: what ``aclCreateTensor`` and ``aclCreateScalar`` make, and their geometry checks.
+
+A tensor describes a view (shape, element strides, element offset) over a
+flat storage array in a format (SPEC section 6). Creation refuses only what
+cannot describe a tensor; whether a view is addressable and lies inside its
+storage is checked by phase one of the operator (:func:`_check_addressable`,
+:func:`_check_geometry`).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .. import formats
+from ..dtypes import bfloat16
+from .enums import (
+    ACL_FORMAT_NC1HWC0,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_SUCCESS,
+    _DTYPES,
+    _FORMATS,
+    _INT64_MAX,
+    _INT64_MIN,
+    _INTP_MAX,
+    _PLAIN_FORMATS,
+    _dtype_name,
+    _enum_error,
+    _format_name,
+    _is_int,
+    _known,
+)
+from .state import _fail
+
+__all__ = ["aclTensor", "aclScalar", "aclCreateTensor", "aclDestroyTensor", "aclCreateScalar", "aclDestroyScalar"]
+
+
+class aclTensor:
+    """A tensor descriptor: view shape, strides and offset over a storage array.
+
+    Made by :func:`aclCreateTensor`; the fields are read-only by convention.
+    ``storage`` is a flat, typed view of the first ``prod(storage_shape)``
+    elements of the caller's ``data`` (no copy).
+    """
+
+    __slots__ = ("view_shape", "data_type", "strides", "offset", "format", "storage_shape", "storage",
+                 "destroyed")
+
+    def __init__(self, view_shape, data_type, strides, offset, fmt, storage_shape, storage):
+        self.view_shape = view_shape
+        self.data_type = data_type
+        self.strides = strides
+        self.offset = offset
+        self.format = fmt
+        self.storage_shape = storage_shape
+        self.storage = storage
+        self.destroyed = False
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype of ``data_type``."""
+        return _DTYPES[self.data_type][1]
+
+    @property
+    def numel(self) -> int:
+        """Elements of the view."""
+        return math.prod(self.view_shape)
+
+    def __repr__(self):
+        state = ", destroyed" if self.destroyed else ""
+        return (f"aclTensor(view_shape={self.view_shape}, {_dtype_name(self.data_type)}, strides={self.strides}, "
+                f"offset={self.offset}, {_format_name(self.format)}, storage_shape={self.storage_shape}{state})")
+
+
+class aclScalar:
+    """A host scalar holding ``value`` in the NumPy dtype of ``data_type``."""
+
+    __slots__ = ("value", "data_type", "destroyed")
+
+    def __init__(self, value, data_type):
+        self.value = value
+        self.data_type = data_type
+        self.destroyed = False
+
+    def __repr__(self):
+        state = ", destroyed" if self.destroyed else ""
+        return f"aclScalar({self.value!r}, {_dtype_name(self.data_type)}{state})"
+
+
+def aclCreateTensor(view_shape, data_type, strides, offset, format, storage_shape, data):
+    """Describe a tensor over a storage array, like C ``aclCreateTensor``.
+
+    Parameters
+    ----------
+    view_shape : sequence of int
+        Logical shape (any rank; the operator itself accepts up to 8 dims).
+    data_type : int
+        An ``ACL_*`` data type.
+    strides : sequence of int or None
+        Element strides of the view, one per dim, each >= 0; ``None`` means
+        C-contiguous.
+    offset : int
+        Element offset of the view's first element inside the storage.
+    format : int
+        ``ACL_FORMAT_ND`` (or NCHW/NHWC, which store the same way),
+        ``ACL_FORMAT_NC1HWC0`` or ``ACL_FORMAT_FRACTAL_NZ``.
+    storage_shape : sequence of int or None
+        Shape of the storage; ``None`` means ``view_shape``.
+    data : numpy.ndarray
+        C-contiguous array holding the storage: of the data type's NumPy
+        dtype, or raw ``uint8`` bytes (as :func:`aclrtMalloc` returns). It must
+        hold at least ``prod(storage_shape)`` elements. Not copied.
+
+    Returns
+    -------
+    aclTensor or None
+        ``None`` (the C null pointer) when the arguments cannot describe a
+        tensor; :func:`aclGetRecentErrMsg` says why. Whether the view fits in
+        its storage is checked by ``aclnnSwishBackwardGetWorkspaceSize``.
+    """
+    where = "aclCreateTensor"
+    shape = _int_tuple(view_shape, "view_shape")
+    if isinstance(shape, str):
+        return _fail(None, f"{where}: {shape}")
+    if not _known(data_type, _DTYPES):
+        return _fail(None, f"{where}: {_enum_error(data_type, 'data_type', 'aclDataType')}")
+    data_type = int(data_type)
+    if strides is None:
+        strides = _contiguous_strides(shape)
+    else:
+        strides = _int_tuple(strides, "strides")
+        if isinstance(strides, str):
+            return _fail(None, f"{where}: {strides}")
+        if len(strides) != len(shape):
+            return _fail(None, f"{where}: strides must have one entry per dim of view_shape "
+                               f"({len(shape)}), got {len(strides)}")
+    if not _is_int(offset) or not 0 <= offset <= _INT64_MAX:
+        return _fail(None, f"{where}: offset must be an integer >= 0 and < 2**63 (C int64_t), got {offset!r}")
+    if not _known(format, _FORMATS):
+        return _fail(None, f"{where}: {_enum_error(format, 'format', 'aclFormat', _FORMATS.values())}")
+    format = int(format)
+    if storage_shape is None:
+        storage_shape = shape
+    else:
+        storage_shape = _int_tuple(storage_shape, "storage_shape")
+        if isinstance(storage_shape, str):
+            return _fail(None, f"{where}: {storage_shape}")
+    if not isinstance(data, np.ndarray):
+        return _fail(None, f"{where}: data must be a numpy.ndarray holding the storage, got {type(data).__name__}")
+    if not data.flags.c_contiguous:
+        return _fail(None, f"{where}: data must be C-contiguous (it is the storage's memory)")
+    dt = _DTYPES[data_type][1]
+    flat = data.reshape(-1)
+    if data.dtype != dt:
+        if data.dtype != np.uint8:
+            return _fail(None, f"{where}: data has dtype {data.dtype.name}, but data_type "
+                               f"{_dtype_name(data_type)} needs {dt.name} (or raw uint8 bytes)")
+        if flat.size % dt.itemsize:
+            return _fail(None, f"{where}: data holds {flat.size} bytes, not a whole number of "
+                               f"{dt.itemsize}-byte {dt.name} elements")
+        flat = flat.view(dt)
+    storage_numel = math.prod(storage_shape)
+    if storage_numel > flat.size:
+        return _fail(None, f"{where}: storage_shape {storage_shape} needs {storage_numel} elements, "
+                           f"data holds {flat.size}")
+    return aclTensor(shape, data_type, strides, int(offset), format, storage_shape, flat[:storage_numel])
+
+
+def _destroy(handle, cls, where: str, what: str) -> int:
+    """Mark a descriptor destroyed; ``None`` is accepted and ignored."""
+    if handle is None:
+        return ACLNN_SUCCESS
+    if not isinstance(handle, cls):
+        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: {what} must be an {cls.__name__}, "
+                                              f"got {type(handle).__name__}")
+    if handle.destroyed:
+        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: {what} was already destroyed")
+    handle.destroyed = True
+    return ACLNN_SUCCESS
+
+
+def aclDestroyTensor(tensor) -> int:
+    """Release a tensor descriptor (not its data). ``None`` is accepted and ignored."""
+    return _destroy(tensor, aclTensor, "aclDestroyTensor", "tensor")
+
+
+def aclCreateScalar(value, data_type):
+    """Make a host scalar holding ``value`` in ``data_type``, like C ``aclCreateScalar``.
+
+    The value is stored in that dtype (a bfloat16 scalar of 1.1 holds
+    1.1015625); floating types convert with NumPy's ``astype`` (round to
+    nearest even, out of range -> inf); integer and bool types need an
+    integral value in range.
+
+    Returns
+    -------
+    aclScalar or None
+        ``None`` when the value cannot be held in ``data_type``.
+    """
+    where = "aclCreateScalar"
+    if not _known(data_type, _DTYPES):
+        return _fail(None, f"{where}: {_enum_error(data_type, 'data_type', 'aclDataType')}")
+    data_type = int(data_type)
+    name, dt = _DTYPES[data_type]
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    is_complex = isinstance(value, (complex, np.complexfloating))
+    is_real = isinstance(value, (numbers.Real, np.number, np.bool_)) or (
+        isinstance(value, np.generic) and value.dtype == bfloat16)
+    if not (is_complex or is_real):
+        return _fail(None, f"{where}: value must be a number, got {type(value).__name__}")
+    if dt.kind == "c":
+        return aclScalar(np.array(value).astype(dt)[()], data_type)
+    if is_complex:
+        return _fail(None, f"{where}: a complex value cannot be held in {name}")
+    if dt.kind in "biu":
+        v = value if isinstance(value, (numbers.Integral, np.integer, np.bool_)) else float(value)
+        if isinstance(v, float):
+            if not v.is_integer():
+                return _fail(None, f"{where}: {name} needs an integral value, got {value!r}")
+        v = int(v)
+        lo, hi = (0, 1) if dt.kind == "b" else (np.iinfo(dt).min, np.iinfo(dt).max)
+        if not lo <= v <= hi:
+            return _fail(None, f"{where}: value {v} does not fit {name} [{lo}, {hi}]")
+        return aclScalar(np.array(v).astype(dt)[()], data_type)
+    try:
+        with np.errstate(over="ignore"):
+            if isinstance(value, np.generic):
+                held = np.array(value).astype(dt)[()]
+            else:
+                held = np.array(float(value), dtype=np.float64).astype(dt)[()]
+    except OverflowError:
+        return _fail(None, f"{where}: value {value!r} is too large to convert to {name}")
+    return aclScalar(held, data_type)
+
+
+def aclDestroyScalar(scalar) -> int:
+    """Release a scalar. ``None`` is accepted and ignored."""
+    return _destroy(scalar, aclScalar, "aclDestroyScalar", "scalar")
+
+
+def _int_tuple(value, argname: str, allow_negative: bool = False):
+    """A tuple of ints from a sequence, or an error string."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        return f"{argname} must be a sequence of integers, got {type(value).__name__}"
+    out = []
+    for v in value:
+        if not _is_int(v):
+            return f"{argname} must hold integers, got {v!r}"
+        if v < 0 and not allow_negative:
+            return f"{argname} must hold non-negative values, got {tuple(value)}"
+        if not _INT64_MIN <= v <= _INT64_MAX:
+            return f"{argname} must hold int64 values (C int64_t), got {v!r}"
+        out.append(int(v))
+    return tuple(out)
+
+
+def _contiguous_strides(shape) -> tuple:
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    return tuple(strides)
+
+
+# --------------------------------------------------------------------------
+# Geometry checks (phase one)
+# --------------------------------------------------------------------------
+
+
+def _check_addressable(tensor: aclTensor, argname: str):
+    """None if NumPy can address the tensor's view, else a message.
+
+    Python ints throughout, so nothing overflows: every stride in bytes, the
+    view's size in bytes and its byte extent (offset + sum((d - 1) * stride)
+    + 1 elements) must fit NumPy's intp.
+    """
+    item = tensor.storage.itemsize
+    for dim, stride in enumerate(tensor.strides):
+        if stride * item > _INTP_MAX:
+            return (f"{argname}'s stride {stride} (dim {dim}) is {stride * item} bytes; NumPy addresses at most "
+                    f"{_INTP_MAX} bytes")
+    numel = tensor.numel
+    if numel * item > _INTP_MAX:
+        return (f"{argname}'s view {tensor.view_shape} has {numel} elements ({numel * item} bytes); NumPy addresses "
+                f"at most {_INTP_MAX} bytes")
+    if numel:
+        extent = tensor.offset + sum((d - 1) * s for d, s in zip(tensor.view_shape, tensor.strides)) + 1
+        if extent * item > _INTP_MAX:
+            return (f"{argname}'s view (shape {tensor.view_shape}, strides {tensor.strides}, offset {tensor.offset}) "
+                    f"spans {extent * item} bytes; NumPy addresses at most {_INTP_MAX} bytes")
+    return None
+
+
+def _check_geometry(tensor: aclTensor, argname: str):
+    """None if the tensor's view and storage agree with its format, else a message."""
+    storage_numel = tensor.storage.size
+    if tensor.format in _PLAIN_FORMATS:
+        if tensor.numel == 0:
+            return None
+        last = tensor.offset + sum((d - 1) * s for d, s in zip(tensor.view_shape, tensor.strides))
+        if last >= storage_numel:
+            return (f"{argname}'s view (shape {tensor.view_shape}, strides {tensor.strides}, offset "
+                    f"{tensor.offset}) reaches element {last}, outside its storage of {storage_numel} elements")
+        return None
+    if tensor.format == ACL_FORMAT_NC1HWC0:
+        if len(tensor.view_shape) != 4 or len(tensor.storage_shape) != 5 or tensor.storage_shape[-1] == 0:
+            return (f"{argname} in ACL_FORMAT_NC1HWC0 needs a 4-D (N, C, H, W) view and a 5-D storage, got view "
+                    f"{tensor.view_shape} and storage {tensor.storage_shape}")
+        expected = formats.nc1hwc0_shape(tensor.view_shape, tensor.storage_shape[-1])
+    else:
+        if len(tensor.view_shape) < 2 or len(tensor.storage_shape) != len(tensor.view_shape) + 2 \
+                or 0 in tensor.storage_shape[-2:]:
+            return (f"{argname} in ACL_FORMAT_FRACTAL_NZ needs a view of >= 2 dims and a storage of 2 more dims, "
+                    f"got view {tensor.view_shape} and storage {tensor.storage_shape}")
+        expected = formats.fractal_nz_shape(tensor.view_shape, tensor.storage_shape[-1], tensor.storage_shape[-2])
+    if tensor.storage_shape != expected:
+        return (f"{argname}'s storage_shape {tensor.storage_shape} is not the {_format_name(tensor.format)} storage "
+                f"of view {tensor.view_shape}: expected {expected}")
+    if tensor.offset != 0 or tensor.strides != _contiguous_strides(tensor.view_shape):
+        return (f"{argname} in {_format_name(tensor.format)} must have offset 0 and the contiguous strides of its "
+                f"view; the kernel runs over the whole storage")
+    return None

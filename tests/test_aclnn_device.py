@@ -1,0 +1,98 @@
+"""Tests of swishgrad_numba.aclnn.device: streams, memory and the runtime's status codes.
+
+Results through the API are compared bit for bit with ``swish_backward`` (tested on its own elsewhere).
+"""
+import numpy as np
+
+from aclnn_helpers import (  # noqa: F401  (fixtures)
+    F16, F32, WORKSPACE, bits, random_values, reference_platform, stream, tensor, three,
+)
+from swishgrad_numba import aclnn, swish_backward
+from swishgrad_numba.aclnn import ACLNN_ERR_RUNTIME_ERROR, ACLNN_SUCCESS
+
+
+# --------------------------------------------------------------------------
+# Streams
+# --------------------------------------------------------------------------
+
+
+def test_destroyed_stream_is_a_runtime_error():
+    _, _, _, go, xt, gi = three()
+    status, s = aclnn.aclrtCreateStream()
+    assert aclnn.aclrtDestroyStream(s) == aclnn.ACL_SUCCESS
+    assert aclnn.aclrtDestroyStream(s) == aclnn.ACL_ERROR_RT_PARAM_INVALID
+    assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_ERROR_RT_PARAM_INVALID
+    status, ws, executor = aclnn.aclnnSwishBackwardGetWorkspaceSize(go, xt, None, gi)
+    assert aclnn.aclnnSwishBackward(WORKSPACE, ws, executor, s) == ACLNN_ERR_RUNTIME_ERROR
+    assert "stream was destroyed" in aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclnnSwishBackward(WORKSPACE, ws, executor, 5) == ACLNN_ERR_RUNTIME_ERROR
+
+
+def test_failed_launch_reports_on_synchronize(monkeypatch, stream):
+    def boom(*args):
+        raise RuntimeError("emulated kernel fault")
+
+    monkeypatch.setattr(aclnn.op_api, "run_tiling", boom)
+    _, _, out, go, xt, gi = three()
+    status, ws, executor = aclnn.aclnnSwishBackwardGetWorkspaceSize(go, xt, None, gi)
+    assert aclnn.aclnnSwishBackward(WORKSPACE, ws, executor, stream) == ACLNN_SUCCESS
+    assert aclnn.aclrtSynchronizeStream(stream) == aclnn.ACL_ERROR_RT_INTERNAL_ERROR
+    assert "emulated kernel fault" in aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclrtSynchronizeStream(stream) == aclnn.ACL_SUCCESS  # the error was consumed
+
+
+def test_launches_on_one_stream_run_in_order(stream):
+    """Each launch reads the previous launch's output: only in-order execution gives the chain."""
+    rng = np.random.default_rng(5)
+    x = random_values(rng, (300,), F32, specials=False)
+    bufs = [random_values(rng, (300,), F32, specials=False)] + [np.zeros(300, np.float32) for _ in range(4)]
+    xt = tensor(x)
+    for a, b in zip(bufs, bufs[1:]):
+        status, ws, executor = aclnn.aclnnSwishBackwardGetWorkspaceSize(tensor(a), xt, None, tensor(b))
+        assert aclnn.aclnnSwishBackward(WORKSPACE, ws, executor, stream) == ACLNN_SUCCESS
+    assert aclnn.aclrtSynchronizeStream(stream) == aclnn.ACL_SUCCESS
+    expected = bufs[0]
+    for _ in range(4):
+        expected = swish_backward(expected, x)
+    np.testing.assert_array_equal(bits(bufs[-1]), bits(expected))
+
+
+def test_default_stream_and_several_streams():
+    rng = np.random.default_rng(6)
+    streams = [aclnn.aclrtCreateStream()[1] for _ in range(2)] + [None]
+    jobs = []
+    for i, s in enumerate(streams):
+        g, x = random_values(rng, (64,), F16), random_values(rng, (64,), F16)
+        out = np.zeros(64, F16)
+        status, ws, executor = aclnn.aclnnSwishBackwardGetWorkspaceSize(tensor(g), tensor(x), None, tensor(out))
+        assert aclnn.aclnnSwishBackward(WORKSPACE, ws, executor, s) == ACLNN_SUCCESS
+        jobs.append((g, x, out))
+    for s in streams:
+        assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_SUCCESS
+    for g, x, out in jobs:
+        np.testing.assert_array_equal(bits(out), bits(swish_backward(g, x)))
+    for s in streams[:2]:
+        assert aclnn.aclrtDestroyStream(s) == aclnn.ACL_SUCCESS
+
+
+# --------------------------------------------------------------------------
+# Memory
+# --------------------------------------------------------------------------
+
+
+def test_malloc_beyond_memory_is_an_error_not_an_exception():
+    assert aclnn.aclrtMalloc(2**63) == (aclnn.ACL_ERROR_INVALID_PARAM, None)
+    assert "exceeds" in aclnn.aclGetRecentErrMsg()
+    # 4 EiB: more than any 64-bit address space maps
+    assert aclnn.aclrtMalloc(2**62) == (aclnn.ACL_ERROR_RT_MEMORY_ALLOCATION, None)
+    assert "cannot allocate" in aclnn.aclGetRecentErrMsg()
+
+
+def test_memcpy_bounds():
+    dst, src = np.zeros(4, np.float32), np.arange(4, dtype=np.float32)
+    assert aclnn.aclrtMemcpy(dst, 16, src, 8, aclnn.ACL_MEMCPY_HOST_TO_DEVICE) == aclnn.ACL_SUCCESS
+    np.testing.assert_array_equal(dst, [0, 1, 0, 0])
+    assert aclnn.aclrtMemcpy(dst, 20, src, 8, aclnn.ACL_MEMCPY_HOST_TO_DEVICE) == aclnn.ACL_ERROR_INVALID_PARAM
+    assert aclnn.aclrtMemcpy(dst, 8, src, 12, aclnn.ACL_MEMCPY_HOST_TO_DEVICE) == aclnn.ACL_ERROR_INVALID_PARAM
+    assert aclnn.aclrtMemcpy(dst, 16, src[:1], 8, aclnn.ACL_MEMCPY_HOST_TO_DEVICE) == aclnn.ACL_ERROR_INVALID_PARAM
+    assert "exceeds" in aclnn.aclGetRecentErrMsg()
