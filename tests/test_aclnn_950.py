@@ -2,11 +2,9 @@
 
 The op_api is the A2's, but the platform's SoC picks the arch35 kernel, its tiling and workspace, and its op
 definition takes ND storage only. Results through the API are compared bit for bit with
-``swish_backward(platform=ASCEND950_PLATFORM)`` (tested on its own elsewhere) and, for finite float32 inputs, with
-an independent reference of the 950's instruction sequence written here from SPEC section 9.
+``swish_backward(platform=ASCEND950_PLATFORM)`` (tested on its own elsewhere) and with the independent reference of
+the 950's instruction sequence in tests/reference.py.
 """
-from fractions import Fraction
-
 import numpy as np
 import pytest
 
@@ -14,7 +12,7 @@ from aclnn_helpers import (  # noqa: F401  (fixtures)
     F32, KERNEL_DTYPES, LAYOUTS, bits, launch, random_values, reference_platform, run_layouts, run_sample, status_of,
     stream, tensor,
 )
-from reference import assert_bits_equal, ref_exp_f32, ref_swish_grad
+from reference import assert_bits_equal, ref_swish_grad, ref_swish_grad_950
 from swishgrad_numba import ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform, aclnn, formats, swish_backward
 from swishgrad_numba.aclnn import (
     ACL_FLOAT, ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_NC1HWC0, ACL_FORMAT_NCHW, ACL_FORMAT_ND, ACL_FORMAT_NHWC,
@@ -25,36 +23,6 @@ from swishgrad_numba.aclnn import (
 PLATFORMS_950 = [ASCEND950_PLATFORM, Platform(soc_version="Ascend950PR_9599")]
 WORKSPACE_950 = 16 * 1024 * 1024   # the 950 host tiling's workspace (ops-nn swish_grad_tiling_arch35)
 SEED_G, SEED_X = np.ones((2, 3), np.float32), np.arange(1, 7, dtype=np.float32).reshape(2, 3)
-
-
-# --------------------------------------------------------------------------
-# Independent reference: SPEC section 9's sequence, MulDstAdd rounded once
-# --------------------------------------------------------------------------
-
-
-def _round_f32(q: Fraction) -> np.float32:
-    """The finite rational ``q`` rounded once to binary32, to nearest even."""
-    c = np.float32(float(q))  # via binary64: at most one binary32 step off (double rounding)
-    candidates = (np.nextafter(c, np.float32(-np.inf)), c, np.nextafter(c, np.float32(np.inf)))
-    return min(candidates, key=lambda v: (abs(Fraction(float(v)) - q), int(v.view(np.uint32)) & 1))
-
-
-def ref_swish_grad_950(g, x, beta):
-    """Muls; Neg; Exp; Adds(1); Div(1, .); Sub(1, .); Mul(., beta*x); MulDstAdd; Mul(., g): float32, finite only."""
-    b, one = np.float32(beta), np.float32(1.0)
-    xb = x.astype(np.float32).reshape(-1) * b
-    s = one / (ref_exp_f32(-xb) + one)
-    o = (one - s) * xb
-    d = np.array([_round_f32(Fraction(float(oi)) * Fraction(float(si)) + Fraction(float(si)))
-                  for oi, si in zip(o, s)], dtype=np.float32)
-    return (g.astype(np.float32).reshape(-1) * d).astype(x.dtype).reshape(x.shape)
-
-
-def test_reference_rounds_the_fused_multiply_add_once():
-    # 1 + 2**-24 is a tie between 1 and 1 + 2**-23: nearest even gives 1; the one above the tie rounds up
-    assert _round_f32(Fraction(1) + Fraction(1, 2**24)) == np.float32(1.0)
-    assert _round_f32(Fraction(1) + Fraction(1, 2**24) + Fraction(1, 2**60)) == np.float32(1 + 2.0**-23)
-    assert _round_f32(-Fraction(3) - Fraction(3, 2**24)) == np.float32(-3 - 2.0**-22)
 
 
 # --------------------------------------------------------------------------
