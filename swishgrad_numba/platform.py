@@ -105,7 +105,8 @@ class Platform:
         SoC family or chip name, e.g. ``"ascend910b"``, ``"Ascend910_9391"`` (see :func:`soc_family_of`);
         its family decides whether bfloat16 is accepted by the aclnn layer. Kept as given.
     lib_workspace_size : int
-        Library workspace the aclnn layer reports for a launch, in bytes.
+        Library workspace the A2 host tiling asks for (``GetLibApiWorkSpaceSize``), in
+        bytes; the 950's tiling always asks for 16 MiB.
 
     Raises
     ------
