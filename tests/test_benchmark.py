@@ -8,7 +8,7 @@ import math
 import numba
 import numpy as np
 import pytest
-from reference import assert_bits_equal, ref_swish_grad
+from reference import assert_bits_equal, ref_swish_grad, ref_swish_grad_950
 
 from swishgrad_numba import ASCEND950_PLATFORM, Platform
 from swishgrad_numba import benchmark as bm
@@ -93,6 +93,15 @@ def test_flat_loop_is_the_spec_arithmetic(name, n, chunk):
     # The inputs are left alone even though the kernel's compute works in place.
     assert np.array_equal(g.view(np.uint8), g_before.view(np.uint8))
     assert np.array_equal(x.view(np.uint8), x_before.view(np.uint8))
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_flat_loop_on_the_950_kernel_is_its_arithmetic(name):
+    g, x = bm.make_inputs(1500, name, seed=9)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 88.0, -100.0, 1e-30], dtype=np.float32)
+    x[:specials.size] = specials.astype(x.dtype)
+    out = bm.flat_loop(g, x, np.empty_like(x), 1.1, chunk=256, platform=ASCEND950_PLATFORM)
+    assert_bits_equal(out, ref_swish_grad_950(g, x, 1.1), f"flat loop, 950 kernel, {name}")
 
 
 def test_flat_loop_rejects_bad_arrays():
