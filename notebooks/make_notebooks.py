@@ -680,14 +680,18 @@ runner behind `swishgrad bench`:
 
 - **emulator**: `swish_backward` with a preallocated `out` (beta 1.1) and allocating;
 - **NumPy golden**: the operator's float32 NumPy recipe (single-threaded);
-- **torch**: `silu_backward` on CPU tensors (beta 1), when torch is installed;
+- **torch**: `silu_backward` on CPU tensors (beta 1), allocating and writing into
+  a given output (`out=`, the fair form), when torch is installed;
 - **flat loop**: the emulator's arithmetic in one flat parallel loop without tiles,
   i.e. what the tile structure costs;
 - **triad roofline**: a STREAM triad over the same bytes, the memory bandwidth of
   this machine, expressed in the cell's elements per second.
 
+`bm.thread_scaling` adds launches of 1 and 3 emulated cores timed on 1 and 2
+threads: does a small launch keep every host thread busy?
+
 Set `SWISHGRAD_NB_BENCH_JSON` to the path of a `swishgrad bench --json FILE` result
-to plot that instead of measuring here (e.g. a full 2^10..2^26 run on a big
+to plot that instead of measuring here (e.g. a full 2^10..2^27 run on a big
 machine). Otherwise this notebook measures 2^10..2^22 elements (tiny sizes with
 `SWISHGRAD_NB_SMALL=1`, where the figures are dominated by call overhead)."""),
     ("code", SETUP + """
@@ -701,11 +705,15 @@ if path:
     with open(path) as fh:
         payload = json.load(fh)
     rows, machine = payload["results"], payload["machine"]
+    scaling, cold, memory = (payload.get(k, []) for k in ("thread_scaling", "cold_start", "memory"))
     source = f"read from {path}"
 else:
     sizes = [1 << 10, 1 << 12] if SMALL else [1 << k for k in range(10, 23, 2)]
     threads = sorted({1, numba.config.NUMBA_NUM_THREADS})
-    rows = bm.run_comparison(sizes, threads=threads, repeat=1 if SMALL else 5, min_time=0.001 if SMALL else 0.02)
+    timing = dict(repeat=1 if SMALL else 5, min_time=0.001 if SMALL else 0.02)
+    rows = bm.run_comparison(sizes, threads=threads, **timing)
+    scaling = bm.thread_scaling(size=1 << 16 if SMALL else bm.SCALING_SIZE, **timing)
+    cold, memory = [], []  # fresh-process measurements: `swishgrad bench` makes them
     machine = bm.machine_info()
     source = "measured in this notebook"
 dtypes = list(dict.fromkeys(r["dtype"] for r in rows if r["impl"] == "emulator"))
@@ -733,6 +741,7 @@ SERIES = [  # (impl, variant, beta, label, style)
     ("flat", "out", bm.BETA_NUMPY, "flat loop (no tiles)", dict(color="C3", marker=".", ls=":")),
     ("numpy", "alloc", bm.BETA_NUMPY, "NumPy golden", dict(color="C1", marker="s")),
     ("torch", "alloc", bm.BETA_TORCH, "torch silu_backward", dict(color="C2", marker="^")),
+    ("torch", "out", bm.BETA_TORCH, "torch silu_backward (out=)", dict(color="C2", marker="^", ls="--")),
 ]
 
 
@@ -791,7 +800,7 @@ else:
     for ax, dtype in zip(axes[0], dtypes):
         for k_i, k in enumerate(thread_counts[1:]):
             for impl, variant, beta, label, style in SERIES + [("triad", None, None, "triad", dict(color="grey"))]:
-                if impl == "numpy" or (impl == "emulator" and variant == "alloc"):  # 1 thread / as out=
+                if impl == "numpy" or variant == "alloc":  # NumPy: 1 thread; the out= forms stand for the rest
                     continue
                 n1, r1 = series(impl, dtype, thread_counts[0], variant, beta)
                 nk, rk = series(impl, dtype, k, variant, beta)
@@ -816,12 +825,22 @@ else:
     plt.show()
 """),
     ("md", """\
+## Small launches on more threads
+
+A launch of few emulated cores (`Platform(core_num=k)`) timed on 1 thread and
+more, round-robin: the speed-up is the same launch's time on 1 thread over its
+time on `k` threads."""),
+    ("code", """\
+print(bm.format_scaling(scaling))
+"""),
+    ("md", """\
 ## Targets
 
-The issue's throughput targets, as `swishgrad bench` reports them (a report,
-not a test; meaningful only at large sizes on a quiet machine)."""),
+The issue's targets, as `swishgrad bench` reports them (a report, not a test;
+meaningful only at the target sizes on a quiet machine). A target whose size or
+measurement is missing from the data is listed as `n/a`."""),
     ("code", """\
-print(bm.format_targets(bm.targets(rows)))
+print(bm.format_targets(bm.targets(rows, cold, scaling, memory)))
 """),
 ]
 

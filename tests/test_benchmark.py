@@ -8,12 +8,14 @@ import math
 import numba
 import numpy as np
 import pytest
-from reference import assert_bits_equal, ref_swish_grad
+from reference import assert_bits_equal, ref_swish_grad, ref_swish_grad_950
 
+from swishgrad_numba import ASCEND950_PLATFORM, Platform
 from swishgrad_numba import benchmark as bm
+from swishgrad_numba.benchmark import verdicts as tg
 from swishgrad_numba.cli import main
 from swishgrad_numba.cli.bench import ProgressBar
-from swishgrad_numba.dtypes import SUPPORTED_DTYPES
+from swishgrad_numba.dtypes import DTYPES, SUPPORTED_DTYPES
 
 DTYPE_NAMES = list(SUPPORTED_DTYPES)
 IMPLS = {"emulator", "numpy", "torch", "flat", "triad"}
@@ -91,6 +93,15 @@ def test_flat_loop_is_the_spec_arithmetic(name, n, chunk):
     # The inputs are left alone even though the kernel's compute works in place.
     assert np.array_equal(g.view(np.uint8), g_before.view(np.uint8))
     assert np.array_equal(x.view(np.uint8), x_before.view(np.uint8))
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_flat_loop_on_the_950_kernel_is_its_arithmetic(name):
+    g, x = bm.make_inputs(1500, name, seed=9)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 88.0, -100.0, 1e-30], dtype=np.float32)
+    x[:specials.size] = specials.astype(x.dtype)
+    out = bm.flat_loop(g, x, np.empty_like(x), 1.1, chunk=256, platform=ASCEND950_PLATFORM)
+    assert_bits_equal(out, ref_swish_grad_950(g, x, 1.1), f"flat loop, 950 kernel, {name}")
 
 
 def test_flat_loop_rejects_bad_arrays():
@@ -207,7 +218,7 @@ def test_run_comparison_restores_threads(small_run):
 
 
 def test_run_comparison_without_torch_installed(monkeypatch):
-    monkeypatch.setattr(bm, "torch_available", lambda: False)
+    monkeypatch.setattr(bm.peers, "torch_available", lambda: False)
     rows = bm.run_comparison([64], ["float32"], [1], repeat=1, min_time=0.0)
     torch_rows = [r for r in rows if r["impl"] == "torch"]
     assert len(torch_rows) == 2 and all(r["skipped"] == "torch not installed" for r in torch_rows)
@@ -249,50 +260,215 @@ def test_table_lists_every_cell(small_run):
 # ------------------------------------------------------------------ targets
 
 
-def _synthetic(dtype, size, threads, t_emu, t_numpy, t_torch, t_flat):
-    """Rows as run_comparison makes them, with chosen median times."""
+def _rows(dtype, size, threads, *, emu, numpy=None, torch=None, flat=None, roofline_pct=None):
+    """Rows of one cell as run_comparison makes them, from chosen median seconds (None: not timed)."""
+    itemsize = DTYPES[dtype].itemsize
+
+    def row(impl, variant, beta, seconds, **extra):
+        timed = seconds is not None
+        mine = impl in ("emulator", "flat")
+        return dict(impl=impl, variant=variant, beta=beta, dtype=dtype, size=size, log2_size=int(math.log2(size)),
+                    threads=threads, seconds=seconds, elements_per_s=size / seconds if timed else None,
+                    gb_per_s=3 * size * itemsize / seconds / 1e9 if timed else None, ratio_torch=None,
+                    ratio_numpy=None, roofline_pct=None, skipped=None if timed else "disabled",
+                    kernel="a2" if mine else None, soc="ascend910b" if mine else None, **extra)
+
     rows = []
     for variant in ("out", "alloc"):
-        for beta in (1.1, 1.0):
-            rows.append(dict(impl="emulator", variant=variant, beta=beta, dtype=dtype, size=size,
-                             threads=threads, seconds=t_emu,
-                             ratio_numpy=t_numpy / t_emu if beta == 1.1 else None,
-                             ratio_torch=t_torch / t_emu if beta == 1.0 else None))
-    rows.append(dict(impl="flat", variant="out", beta=1.1, dtype=dtype, size=size, threads=threads,
-                     seconds=t_flat, matches_emulator=True))
+        for beta in (bm.BETA_NUMPY, bm.BETA_TORCH):
+            r = row("emulator", variant, beta, emu)
+            if beta == bm.BETA_NUMPY and numpy is not None:
+                r["ratio_numpy"] = numpy / emu
+            if beta == bm.BETA_TORCH and torch is not None:
+                r["ratio_torch"] = torch / emu
+            rows.append(r)
+    rows.append(row("flat", "out", bm.BETA_NUMPY, emu if flat is None else flat, matches_emulator=True))
+    rows.append(row("numpy", "alloc", bm.BETA_NUMPY, numpy))
+    rows += [row("torch", variant, bm.BETA_TORCH, torch) for variant in ("alloc", "out")]
+    # a triad over the same bytes that puts the emulator at roofline_pct
+    pct = 100.0 if roofline_pct is None else roofline_pct
+    rows.append(row("triad", "parallel", None, emu * pct / 100.0))
+    for r in rows:
+        if r["gb_per_s"] is not None:
+            r["roofline_pct"] = 100.0 * r["gb_per_s"] / rows[-1]["gb_per_s"]
     return rows
 
 
-def test_targets_verdicts():
-    rows = (_synthetic("float32", 2**24, 1, 2.0, 11.0, 3.1, 1.9)     # 1 thread
-            + _synthetic("float32", 2**24, 2, 1.0, 11.0, 1.4, 0.95)  # 2 threads: 1.1x torch, 11x numpy
-            + _synthetic("float32", 2**20, 2, 1.0, 1.0, 1.0, 1.0)    # not the target size
-            + _synthetic("float32", 2**10, 2, 3.0, 1.0, 1.0, 1.0))   # 3x NumPy's time at 1,024
-    cold = [dict(dtype="float32", size=2**20, total_s=1.5, process_s=1.6)]
-    lines = {t["target"].split(": ", 1)[1].split(" (")[0]: t for t in bm.targets(rows, cold)}
-    assert lines[">= 1.5x torch silu_backward"]["verdict"] == "MISS"
-    assert lines[">= 1.5x torch silu_backward"]["value"] == pytest.approx(1.4)
-    assert lines[">= 5x NumPy golden"]["verdict"] == "PASS"
-    assert lines["tile structure <= 10% slower than flat loop"]["value"] == pytest.approx(1.0 / 0.95 - 1)
-    assert lines["tile structure <= 10% slower than flat loop"]["verdict"] == "PASS"
-    assert lines["2 threads >= 1.7x 1 thread"]["value"] == pytest.approx(2.0)
-    assert lines["2 threads >= 1.7x 1 thread"]["verdict"] == "PASS"
-    assert lines["at 1,024 elements <= 2x NumPy golden's time"]["verdict"] == "MISS"
-    assert lines["cold start"]["verdict"] == "PASS"
-    assert "2^24" in bm.format_targets(bm.targets(rows, cold))
+def _scaling(dtype, cores, t1, t2):
+    rows = []
+    for k, t in ((1, t1), (2, t2)):
+        rows.append(dict(impl="emulator", variant="out", dtype=dtype, size=bm.SCALING_SIZE, threads=k, cores=cores,
+                         seconds=t, speedup=t1 / t, kernel="a2", soc="ascend910b"))
+    return rows
+
+
+def _line(lines, dtype, fragment):
+    found = [t for t in lines if t["target"].startswith(f"{dtype}:") and fragment in t["target"]]
+    assert len(found) == 1, (dtype, fragment, [t["target"] for t in lines])
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def synthetic_targets():
+    rows = (_rows("float32", 2**24, 1, emu=2.0, torch=1.0)                   # 1 thread: not the figure used
+            + _rows("float32", 2**24, 2, emu=1.0, torch=0.9, flat=0.95)      # 0.9x < 1.0: MISS
+            + _rows("float32", 2**20, 2, emu=1.0, torch=0.8)                 # 0.8x >= 0.7: PASS
+            + _rows("float32", 2**10, 2, emu=1.0, numpy=1.25)                # faster than NumPy: PASS
+            + _rows("float16", 2**20, 2, emu=1.0, torch=1.6)                 # PASS
+            + _rows("float16", 2**24, 2, emu=1.0, torch=1.4, roofline_pct=60.0)  # MISS; roofline PASS
+            + _rows("float16", 2**10, 2, emu=1.0, numpy=0.9)                 # slower than NumPy: MISS
+            + _rows("bfloat16", 2**24, 2, emu=1.0, roofline_pct=40.0))       # torch skipped; roofline MISS
+    scaling = _scaling("float32", 1, 2.0, 1.1) + _scaling("float32", 3, 2.0, 1.2)  # 1.82x PASS, 1.67x MISS
+    cold = [dict(dtype="float32", size=2**20, total_s=0.8, process_s=1.0),
+            dict(dtype="float16", size=2**20, total_s=1.2, process_s=1.4)]
+    mib = 1 << 20
+    memory = [dict(dtype="float32", size=2**24, threads=2, growth_bytes=mib, output_bytes=64 * mib, kernel="a2",
+                   soc="ascend910b"),
+              dict(dtype="float16", size=2**24, threads=2, growth_bytes=32 * mib, output_bytes=32 * mib,
+                   kernel="a2", soc="ascend910b")]
+    return bm.targets(rows, cold, scaling, memory)
+
+
+@pytest.mark.parametrize("dtype, fragment, verdict, value", [
+    ("float32", ">= 1x torch silu_backward (out=), 2^24, 2 thr", "MISS", 0.9),
+    ("float32", ">= 0.7x torch silu_backward (out=), 2^20, 2 thr", "PASS", 0.8),
+    ("float16", ">= 1.5x torch silu_backward (out=), 2^20", "PASS", 1.6),
+    ("float16", ">= 1.5x torch silu_backward (out=), 2^24", "MISS", 1.4),
+    ("float16", ">= 50% of the triad roofline, 2^24", "PASS", 60.0),
+    ("bfloat16", ">= 50% of the triad roofline, 2^24", "MISS", 40.0),
+    ("float32", "a 1-core launch on 2 threads >= 1.7x", "PASS", 2.0 / 1.1),
+    ("float32", "a 3-core launch on 2 threads >= 1.8x", "MISS", 2.0 / 1.2),
+    ("float32", "1,024-element call no slower than the NumPy golden", "PASS", 1.25),
+    ("float16", "1,024-element call no slower than the NumPy golden", "MISS", 0.9),
+    ("float32", "tile structure <= 10% slower than flat loop (2^24, 2 thr)", "PASS", 1.0 / 0.95 - 1),
+    ("float32", "cold start (import + first 2^20 call, warm cache) within 1 s", "PASS", 0.8),
+    ("float16", "cold start", "MISS", 1.2),
+    ("float32", "memory of one 2^24 call", "PASS", 1 << 20),
+    ("float16", "memory of one 2^24 call", "MISS", 32 << 20),
+])
+def test_targets_verdicts(synthetic_targets, dtype, fragment, verdict, value):
+    line = _line(synthetic_targets, dtype, fragment)
+    assert line["verdict"] == verdict
+    assert line["value"] == pytest.approx(value)
+
+
+@pytest.mark.parametrize("dtype, fragment, text", [
+    ("bfloat16", "torch silu_backward (out=), 2^24", "skipped"),
+    ("bfloat16", "torch silu_backward (out=), 2^20", "2^20 not measured"),
+    ("bfloat16", "1,024-element call", "not measured"),
+    ("float16", "a 1-core launch", "not measured"),
+    ("bfloat16", "cold start", "not measured"),
+    ("bfloat16", "memory", "not measured"),
+])
+def test_targets_not_measured_are_listed(synthetic_targets, dtype, fragment, text):
+    line = _line(synthetic_targets, dtype, fragment)
+    assert line["verdict"] == "n/a" and line["value"] is None and text in line["text"]
+
+
+def test_targets_name_their_peer_and_figures(synthetic_targets):
+    torch_line = _line(synthetic_targets, "float32", "torch silu_backward (out=), 2^24")
+    assert torch_line["peer"] == "torch silu_backward (out=)" and torch_line["kernel"] == "a2 (ascend910b)"
+    assert torch_line["text"].startswith("0.90x: torch") and "G elt/s" in torch_line["text"]
+    assert _line(synthetic_targets, "float32", "NumPy golden")["peer"] == "NumPy golden"
+    assert _line(synthetic_targets, "float32", "1-core launch")["text"].startswith("1.82x: 2000.00 ms on 1 thread")
+    text = bm.format_targets(synthetic_targets)
+    assert "both timed in this run" in text and "Emulator kernel: a2 (ascend910b)." in text
+    assert text.splitlines()[0].startswith("PASS  float32: emulator (out=) >= 0.7x torch")
 
 
 def test_targets_fall_back_to_largest_size_and_skipped_torch():
-    rows = _synthetic("float16", 2**12, 1, 1.0, 2.0, 1.0, 0.5)
-    for r in rows:
-        r["ratio_torch"] = None
+    rows = _rows("float16", 2**12, 1, emu=1.0, numpy=2.0, flat=0.5)
     lines = bm.targets(rows)
-    assert all("2^12" in t["target"] for t in lines if "flat" in t["target"] or "NumPy golden (" in t["target"])
-    torch_line = next(t for t in lines if "torch" in t["target"])
-    assert torch_line["verdict"] == "n/a" and "skipped" in torch_line["text"]
     flat_line = next(t for t in lines if "flat" in t["target"])
+    assert "2^12" in flat_line["target"]
     assert flat_line["verdict"] == "MISS"  # twice the flat loop's time
-    assert not any("threads" in t["target"] for t in lines)  # one thread count only
+    torch_lines = [t for t in lines if "torch" in t["target"]]
+    assert torch_lines and all(t["verdict"] == "n/a" for t in torch_lines)
+    # one thread count, no scaling run: the scaling targets are listed but not judged
+    scaling_lines = [t for t in lines if "launch on 2 threads" in t["target"]]
+    assert len(scaling_lines) == len(tg.SCALING_TARGETS) and all(t["verdict"] == "n/a" for t in scaling_lines)
+    assert bm.format_targets([]) == "targets: nothing measured"
+
+
+def test_memory_allowance_grows_with_threads():
+    assert tg.memory_allowance(1) == tg.MEMORY_FIXED_BYTES + tg.MEMORY_PER_THREAD_BYTES
+    assert tg.memory_allowance(16) - tg.memory_allowance(1) == 15 * tg.MEMORY_PER_THREAD_BYTES
+
+
+# ------------------------------------------------------------------ thread scaling
+
+
+def test_thread_scaling_rows():
+    limit = numba.config.NUMBA_NUM_THREADS
+    before = numba.get_num_threads()
+    rows = bm.thread_scaling(size=1 << 16, dtypes_=["float32", "bfloat16"], cores=(1, 3), threads=[limit],
+                             repeat=1, min_time=0.0, platform=ASCEND950_PLATFORM)
+    assert numba.get_num_threads() == before
+    threads = sorted({1, limit})  # 1 thread is always measured: the speed-ups are against it
+    assert [(r["dtype"], r["cores"], r["threads"]) for r in rows] == [
+        (d, c, k) for d in ("float32", "bfloat16") for c in (1, 3) for k in threads]
+    for r in rows:
+        assert (r["impl"], r["variant"], r["size"], r["beta"]) == ("emulator", "out", 1 << 16, bm.BETA_NUMPY)
+        assert (r["kernel"], r["soc"]) == ("arch35", "ascend950")
+        assert r["seconds"] > 0 and r["elements_per_s"] == pytest.approx(r["size"] / r["seconds"])
+        one = bm.find_row(rows, dtype=r["dtype"], cores=r["cores"], threads=1)
+        assert r["speedup"] == pytest.approx(one["seconds"] / r["seconds"])
+    table = bm.format_scaling(rows)
+    assert "arch35 (ascend950)" in table and len(table.splitlines()) == 2 + len(rows) + 1
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(size=0), "size"),
+    (dict(cores=()), "cores"),
+    (dict(cores=(0,)), "cores"),
+    (dict(threads=[0]), "threads"),
+    (dict(platform="ascend950"), "platform"),
+])
+def test_thread_scaling_rejects(kwargs, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        bm.thread_scaling(**{"size": 64, **kwargs})
+
+
+# ------------------------------------------------------------------ the 950 kernel, torch glue
+
+
+def test_run_comparison_on_the_950_kernel():
+    rows = bm.run_comparison([5000], ["float16"], [1], repeat=1, min_time=0.0, use_torch=False,
+                             platform=Platform(soc_version="Ascend950PR_9599"))
+    for r in rows:
+        mine = r["impl"] in ("emulator", "flat")
+        assert (r["kernel"], r["soc"]) == (("arch35", "ascend950") if mine else (None, None))
+    assert bm.find_row(rows, impl="flat")["matches_emulator"] is True
+    assert "arch35 (ascend950)" in bm.format_table(rows).splitlines()[0]
+
+
+def test_torch_tensor_follows_the_dtype_table():
+    torch = pytest.importorskip("torch")
+    for info in DTYPES.values():
+        g, _ = bm.make_inputs(100, info.name)
+        t = bm.torch_tensor(g)
+        assert t.dtype == getattr(torch, info.torch_name) and t.data_ptr() == g.ctypes.data
+        assert np.array_equal(t.float().numpy(), g.astype(np.float32))
+
+
+# ------------------------------------------------------------------ memory
+
+
+def test_memory_growth_in_a_fresh_process():
+    m = bm.memory_growth("float32", size=1 << 22)
+    out_bytes = 4 << 22
+    assert (m["dtype"], m["size"], m["output_bytes"]) == ("float32", 1 << 22, out_bytes)
+    assert m["method"] in ("VmHWM after clear_refs", "ru_maxrss")
+    assert m["threads"] >= 1 and (m["kernel"], m["soc"]) == ("a2", "ascend910b")
+    # inputs and output are resident before the call: the measurement sees resident memory
+    assert m["before_bytes"] > 3 * out_bytes
+    assert m["peak_bytes"] >= m["before_bytes"]
+    assert m["growth_bytes"] == m["peak_bytes"] - m["before_bytes"]
+    # the call copies neither its output nor an input
+    assert 0 <= m["growth_bytes"] < out_bytes
+    assert "fresh process" in bm.format_memory([m])
+    with pytest.raises(ValueError, match="size"):
+        bm.memory_growth("float32", size=0)
 
 
 # ------------------------------------------------------------------ cold start, machine
@@ -333,7 +509,13 @@ def test_cli_bench_quick_json(tmp_path, capsys):
     assert data["config"]["sizes"] == [1024, 4096] and data["config"]["threads"] == [1]
     assert {r["impl"] for r in data["results"]} == IMPLS
     assert {r["size"] for r in data["results"]} == {1024, 4096}
-    assert data["cold_start"] == []  # --quick skips it
+    assert data["cold_start"] == [] and data["memory"] == []  # --quick skips them
+    assert (data["config"]["soc"], data["config"]["kernel"]) == ("ascend910b", "a2")
+    scaling = data["thread_scaling"]
+    assert {(r["cores"], r["threads"]) for r in scaling} == {(c, k) for c in bm.SCALING_CORES
+                                                             for k in {1, min(2, numba.config.NUMBA_NUM_THREADS)}}
+    assert all(r["size"] == bm.SCALING_SIZE for r in scaling)
+    assert "thread scaling: the a2 (ascend910b) kernel" in captured.out
     assert data["machine"]["numba"] == numba.__version__
     assert all(t["verdict"] in ("PASS", "MISS", "n/a") for t in data["targets"])
 
@@ -342,9 +524,11 @@ def test_cli_bench_plot(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     png = tmp_path / "bench.png"
     assert main(["bench", "--quick", "--sizes", "6,8", "--dtypes", "bf16", "--repeat", "1", "--no-progress",
-                 "--no-torch", "--plot", str(png)]) == 0
+                 "--no-torch", "--no-scaling", "--soc", "ascend950", "--plot", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert capsys.readouterr().err == ""
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert "the arch35 (ascend950) kernel" in captured.out and "thread scaling: not measured" in captured.out
 
 
 @pytest.mark.parametrize("argv, match", [
@@ -352,6 +536,7 @@ def test_cli_bench_plot(tmp_path, capsys):
     (["--dtypes", "float64"], "--dtypes"),
     (["--threads", "0"], "threads"),
     (["--repeat", "0"], "--repeat"),
+    (["--soc", "ascend999"], "--soc"),
 ])
 def test_cli_bench_rejects(argv, match, capsys):
     assert main(["bench", "--quick", *argv]) == 2

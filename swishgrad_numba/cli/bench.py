@@ -1,11 +1,12 @@
-"""``swishgrad bench``: the emulator against NumPy, PyTorch, a flat loop and the triad roofline."""
+"""``swishgrad bench``: the emulator against NumPy, PyTorch, a flat loop and the triad roofline;
+the thread scaling of small launches; the cold start and one call's memory."""
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 
+from ..platform import REFERENCE_PLATFORM
 from ._paths import check_output_file
 
 DEFAULT_SIZES = "10:26"
@@ -14,6 +15,7 @@ DEFAULT_REPEAT = 5
 QUICK_REPEAT = 2
 DEFAULT_MIN_TIME = 0.02
 QUICK_MIN_TIME = 0.001
+DEFAULT_SOC = REFERENCE_PLATFORM.soc_version
 
 
 class ProgressBar:
@@ -38,7 +40,8 @@ class ProgressBar:
 
 
 def write_plot(rows, path) -> None:
-    """PNG of emulator, NumPy, torch and flat-loop throughput (elements/s) against size, one panel per dtype."""
+    """PNG of throughput (elements/s) against size: one panel per dtype, one line per implementation and
+    thread count (the emulator's labelled with its kernel), the triad roofline in grey."""
     try:
         from matplotlib.figure import Figure
     except ImportError:
@@ -47,9 +50,12 @@ def write_plot(rows, path) -> None:
 
     dtypes = list(dict.fromkeys(r["dtype"] for r in rows if r["impl"] == "emulator"))
     threads = sorted({r["threads"] for r in rows})
-    series = (("emulator", "out", BETA_NUMPY, "emulator (out=)"), ("emulator", "alloc", BETA_NUMPY, "emulator"),
+    kernel = next((r["kernel"] for r in rows if r["impl"] == "emulator" and r.get("kernel")), None)
+    emu = f"emulator {kernel}" if kernel else "emulator"
+    series = (("emulator", "out", BETA_NUMPY, f"{emu} (out=)"), ("emulator", "alloc", BETA_NUMPY, emu),
               ("flat", "out", BETA_NUMPY, "flat loop"), ("numpy", "alloc", BETA_NUMPY, "NumPy golden"),
-              ("torch", "alloc", BETA_TORCH, "torch silu_backward"))
+              ("torch", "alloc", BETA_TORCH, "torch silu_backward"),
+              ("torch", "out", BETA_TORCH, "torch silu_backward (out=)"))
     styles = ["-", "--", ":", "-."]
     fig = Figure(figsize=(5 * len(dtypes), 4.2), layout="constrained")
     axes = fig.subplots(1, len(dtypes), squeeze=False)[0]
@@ -91,73 +97,105 @@ def _check_plot_format(path) -> None:
                          f"(it writes {', '.join('.' + f for f in sorted(formats))})")
 
 
-def _cmd_bench(args) -> int:
+def _parse_args(args):
+    """The run's settings from the command line; TypeError/ValueError/RuntimeError naming the option."""
+    import numba
+
     from .. import benchmark as bm
     from ..dtypes import canonical_dtype
+    from ..platform import Platform
 
+    sizes = bm.parse_sizes(args.sizes or (QUICK_SIZES if args.quick else DEFAULT_SIZES))
+    names = args.dtypes or ",".join(bm.DEFAULT_DTYPES)
+    dtypes = [canonical_dtype(d.strip(), argname="--dtypes").name for d in names.split(",")]
+    default_threads = "1,2" if numba.config.NUMBA_NUM_THREADS >= 2 else "1"
+    threads = bm.parse_threads(args.threads or (str(numba.config.NUMBA_NUM_THREADS) if args.quick
+                                                else default_threads))
+    repeat = args.repeat if args.repeat is not None else (QUICK_REPEAT if args.quick else DEFAULT_REPEAT)
+    if repeat < 1:
+        raise ValueError(f"--repeat must be >= 1, got {repeat}")
     try:
-        sizes = bm.parse_sizes(args.sizes or (QUICK_SIZES if args.quick else DEFAULT_SIZES))
-        names = args.dtypes or "float32,float16,bfloat16"
-        dtypes = [canonical_dtype(d.strip(), argname="--dtypes").name for d in names.split(",")]
-        import numba
+        platform = Platform(soc_version=args.soc)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"--soc: {exc}") from None
+    if args.plot is not None:
+        import importlib.util
 
-        default_threads = "1,2" if numba.config.NUMBA_NUM_THREADS >= 2 else "1"
-        threads = bm.parse_threads(args.threads or (str(numba.config.NUMBA_NUM_THREADS) if args.quick
-                                                    else default_threads))
-        repeat = args.repeat if args.repeat is not None else (QUICK_REPEAT if args.quick else DEFAULT_REPEAT)
-        if repeat < 1:
-            raise ValueError(f"--repeat must be >= 1, got {repeat}")
-        if args.plot is not None:
-            import importlib.util
+        if importlib.util.find_spec("matplotlib") is None:
+            raise RuntimeError("--plot needs matplotlib: pip install 'swishgrad_numba[bench]'")
+        check_output_file(args.plot, "--plot")
+        _check_plot_format(args.plot)
+    if args.json is not None:
+        check_output_file(args.json, "--json")
+    return sizes, dtypes, threads, repeat, platform
 
-            if importlib.util.find_spec("matplotlib") is None:
-                raise RuntimeError("--plot needs matplotlib: pip install 'swishgrad_numba[bench]'")
-            check_output_file(args.plot, "--plot")
-            _check_plot_format(args.plot)
-        if args.json is not None:
-            check_output_file(args.json, "--json")
-    except (TypeError, ValueError, RuntimeError) as exc:
-        print(f"swishgrad bench: error: {exc}", file=sys.stderr)
-        return 2
+
+def _measure(args, sizes, dtypes, threads, repeat, platform):
+    """Every measurement of the run: (rows, thread scaling, cold starts, memory)."""
+    from .. import benchmark as bm
 
     min_time = QUICK_MIN_TIME if args.quick else DEFAULT_MIN_TIME
-    use_torch = not args.no_torch
-    if use_torch and not bm.torch_available():
-        print("swishgrad bench: torch is not installed; the torch column is skipped "
-              "(pip install 'swishgrad_numba[bench]')", file=sys.stderr)
     progress = None if args.no_progress else ProgressBar()
-    info = bm.machine_info()  # before the run: the commit and kernel source the run imports
-    rows = bm.run_comparison(sizes, dtypes, threads, repeat=repeat, min_time=min_time, use_torch=use_torch,
-                             progress=progress)
-    cold = []
-    if not (args.quick or args.no_cold_start):
-        for name in dtypes:
+    rows = bm.run_comparison(sizes, dtypes, threads, repeat=repeat, min_time=min_time, use_torch=not args.no_torch,
+                             progress=progress, platform=platform)
+    scaling = [] if args.no_scaling else bm.thread_scaling(dtypes_=dtypes, repeat=repeat, min_time=min_time,
+                                                           platform=platform, progress=progress)
+    cold, memory = [], []
+    for name in dtypes:
+        if not (args.quick or args.no_cold_start):
             if progress is not None:
                 progress(0, 1, f"cold start {name} (2 fresh processes)")
-            cold.append(bm.cold_start(name))
-    lines = bm.targets(rows, cold)
+            cold.append(bm.cold_start(name, platform=platform))
+        if not (args.quick or args.no_memory):
+            if progress is not None:
+                progress(0, 1, f"memory {name} (a fresh process)")
+            memory.append(bm.memory_growth(name, platform=platform))
+    return rows, scaling, cold, memory
 
+
+def _report(bm, info, repeat, rows, scaling, cold, memory, lines) -> None:
     print(f"machine: {info['cpu']}, {info['cpu_count']} CPUs; numpy {info['numpy']}, numba {info['numba']}, "
           f"torch {info['torch'] or 'not installed'}; commit {info['commit'] or '?'}"
           + (" (package modified)" if info.get("package_dirty") else "")
           + f"; threading layer {info['threading_layer']}")
     print(f"median of {repeat} repeats after a warm-up; inputs uniform in [-5, 5), seeded\n")
     print(bm.format_table(rows))
-    if cold:
-        print()
-        for c in cold:
-            print(f"cold start {c['dtype']}: import {c['import_s']:.2f} s + first 2^{int(math.log2(c['size']))}"
-                  f" call {c['first_call_s']:.2f} s = {c['total_s']:.2f} s (whole process {c['process_s']:.2f} s;"
-                  f" second of {len(c['runs'])} fresh processes)")
+    print()
+    print(bm.format_scaling(scaling))
+    for block in (bm.format_cold_start(cold), bm.format_memory(memory)):
+        if block:
+            print()
+            print(block)
     print("\ntargets (a report, not a test):")
     print(bm.format_targets(lines))
+
+
+def _cmd_bench(args) -> int:
+    from .. import benchmark as bm
+
+    try:
+        sizes, dtypes, threads, repeat, platform = _parse_args(args)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        print(f"swishgrad bench: error: {exc}", file=sys.stderr)
+        return 2
+
+    if not args.no_torch and not bm.torch_available():
+        print("swishgrad bench: torch is not installed; the torch column is skipped "
+              "(pip install 'swishgrad_numba[bench]')", file=sys.stderr)
+    info = bm.machine_info()  # before the run: the commit and kernel source the run imports
+    rows, scaling, cold, memory = _measure(args, sizes, dtypes, threads, repeat, platform)
+    lines = bm.targets(rows, cold, scaling, memory)
+    _report(bm, info, repeat, rows, scaling, cold, memory, lines)
 
     if args.json:
         payload = {"machine": info,
                    "config": {"sizes": sizes, "dtypes": dtypes, "threads": threads, "repeat": repeat,
-                              "min_time": min_time, "beta_numpy": bm.BETA_NUMPY, "beta_torch": bm.BETA_TORCH,
-                              "flat_chunk": bm.FLAT_CHUNK, "inputs": "uniform [-5, 5), seeded"},
-                   "results": rows, "cold_start": cold, "targets": lines}
+                              "min_time": QUICK_MIN_TIME if args.quick else DEFAULT_MIN_TIME,
+                              "beta_numpy": bm.BETA_NUMPY, "beta_torch": bm.BETA_TORCH,
+                              "flat_chunk": bm.FLAT_CHUNK, "inputs": "uniform [-5, 5), seeded",
+                              "soc": platform.soc_family, "kernel": platform.architecture},
+                   "results": rows, "thread_scaling": scaling, "cold_start": cold, "memory": memory,
+                   "targets": lines}
         try:
             with open(args.json, "w") as fh:
                 json.dump(payload, fh, indent=1)
@@ -181,20 +219,28 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "bench", help="time the emulator against NumPy, PyTorch, a flat loop and the memory roofline",
         description="Time swish_backward against the NumPy golden, torch silu_backward, the same arithmetic "
-                    "in a flat loop and a STREAM triad, per dtype, size and thread count; print a table and "
-                    "the issue's targets (PASS/MISS, a report).")
+                    "in a flat loop and a STREAM triad, per dtype, size and thread count; time small launches "
+                    "(1 and 3 emulated cores) on 1 and 2 threads; measure the cold start and one call's memory "
+                    "in fresh processes; print tables and the targets (PASS/MISS, a report).")
     p.add_argument("--sizes", default=None,
-                   help=f"log2 element counts: 'a:b' (inclusive), 'a:b:step' or 'a,b,c' (default {DEFAULT_SIZES})")
+                   help=f"log2 element counts: 'a:b' (inclusive), 'a:b:step' or 'a,b,c' (default {DEFAULT_SIZES}; "
+                        f"e.g. 10:27 for the whole growth curve)")
     p.add_argument("--dtypes", default=None, help="comma-separated dtypes (default float32,float16,bfloat16)")
     p.add_argument("--threads", default=None, help="comma-separated thread counts (default 1,2)")
     p.add_argument("--repeat", type=int, default=None, help=f"repeats per figure, median reported "
                                                              f"(default {DEFAULT_REPEAT})")
+    p.add_argument("--soc", "--soc-version", dest="soc", default=DEFAULT_SOC, metavar="FAMILY",
+                   help="SoC family or chip name of the emulated platform, as in Platform(soc_version=...): "
+                        "ascend950 runs the Ascend 950 kernel, every other family the A2 one (default %(default)s)")
     p.add_argument("--json", metavar="FILE", default=None, help="write all results as JSON")
     p.add_argument("--plot", metavar="FILE.png", default=None, help="write a PNG of throughput against size "
                                                                    "(needs matplotlib)")
     p.add_argument("--quick", action="store_true",
-                   help=f"smoke run: sizes {QUICK_SIZES}, {QUICK_REPEAT} repeats, all threads only, no cold start")
+                   help=f"smoke run: sizes {QUICK_SIZES}, {QUICK_REPEAT} repeats, all threads only, no cold start, "
+                        f"no memory measurement")
     p.add_argument("--no-torch", action="store_true", help="do not time PyTorch even if installed")
+    p.add_argument("--no-scaling", action="store_true", help="skip the thread scaling of small launches")
     p.add_argument("--no-cold-start", action="store_true", help="skip the fresh-process cold-start timing")
+    p.add_argument("--no-memory", action="store_true", help="skip the fresh-process memory measurement")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=_cmd_bench)

@@ -1,0 +1,114 @@
+"""What the emulator is timed against.
+
+- the operator's float32 NumPy golden (:func:`swishgrad_numba.golden.numpy_golden`);
+- PyTorch's ``silu_backward``, allocating and writing into a given output
+  (:func:`torch_ops`, on tensors that share the arrays' memory: :func:`torch_tensor`);
+- the emulator's own arithmetic in one flat loop (:func:`flat_loop`, through
+  the kernel's entry point ``kernel.run_flat``): what the tile structure costs;
+- a STREAM triad (:func:`triad`): the memory-bandwidth roofline.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .. import kernel
+from ..dtypes import dtype_info, to_float32
+from ..golden import numpy_golden
+from ..platform import ARCH_950
+
+__all__ = ["FLAT_CHUNK", "flat_loop", "numpy_golden", "torch_available", "torch_ops", "torch_tensor", "triad"]
+
+#: Elements per parallel iteration of the flat loop (about one float32 tile).
+FLAT_CHUNK = kernel.flat.FLAT_CHUNK
+
+
+def _check_vectors(arrays: dict, numpy_dtype, what: str) -> None:
+    """Raise unless every array is 1-D, C-contiguous, of ``numpy_dtype`` and of one size."""
+    size = None
+    for name, arr in arrays.items():
+        if not isinstance(arr, np.ndarray) or arr.ndim != 1 or not arr.flags.c_contiguous or arr.dtype != numpy_dtype:
+            raise ValueError(f"{name} must be a 1-D C-contiguous {what} array")
+        if size is not None and arr.size != size:
+            raise ValueError(f"{', '.join(list(arrays)[:-1])} and {list(arrays)[-1]} must have the same size")
+        size = arr.size
+
+
+# --------------------------------------------------------------------------
+# the emulator's arithmetic without tiles
+# --------------------------------------------------------------------------
+
+def flat_loop(grad, x, out, beta, chunk: int = FLAT_CHUNK, platform=None):
+    """The emulator's arithmetic in one flat chunked loop, into ``out``.
+
+    ``grad``, ``x``, ``out``: 1-D C-contiguous arrays of one supported dtype
+    and one size; the inputs are not modified. Gives the same bits as
+    :func:`~swishgrad_numba.swish_backward` on ``platform``'s kernel (the
+    arithmetic is element-wise); only the tile structure is missing.
+    """
+    info = dtype_info(out.dtype, argname="out.dtype")
+    _check_vectors({"grad": grad, "x": x, "out": out}, info.numpy, info.name)
+    if not isinstance(chunk, int) or chunk < 1:
+        raise ValueError(f"chunk must be a positive int, got {chunk!r}")
+    beta32 = to_float32(beta, argname="beta")
+    arch = kernel.ARCH_950 if platform is not None and platform.architecture == ARCH_950 else kernel.ARCH_A2
+    kernel.run_flat(grad, x, out, beta32, info, arch, chunk)
+    return out
+
+
+# --------------------------------------------------------------------------
+# the roofline
+# --------------------------------------------------------------------------
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def _triad_kernel(a, b, c, s):
+    for i in prange(a.shape[0]):
+        a[i] = b[i] + s * c[i]
+
+
+@njit(cache=True, error_model="numpy")
+def _triad_kernel_serial(a, b, c, s):
+    for i in range(a.shape[0]):
+        a[i] = b[i] + s * c[i]
+
+
+def triad(a, b, c, s=3.0, parallel: bool = True):
+    """STREAM triad ``a[:] = b + s * c`` on 1-D C-contiguous float32 arrays (Numba, ``prange`` if ``parallel``)."""
+    _check_vectors({"a": a, "b": b, "c": c}, np.dtype(np.float32), "float32")
+    (_triad_kernel if parallel else _triad_kernel_serial)(a, b, c, np.float32(s))
+    return a
+
+
+# --------------------------------------------------------------------------
+# PyTorch
+# --------------------------------------------------------------------------
+
+def torch_available() -> bool:
+    """Whether PyTorch can be imported."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def torch_tensor(arr: np.ndarray):
+    """A CPU tensor sharing ``arr``'s memory, of the torch dtype the dtype table names.
+
+    The elements move as bit patterns (NumPy has no bfloat16 torch knows),
+    so the tensor holds exactly ``arr``'s values.
+    """
+    import torch
+
+    info = dtype_info(arr.dtype, argname="arr.dtype")
+    return torch.from_numpy(arr.view(info.bits_dtype)).view(getattr(torch, info.torch_name))
+
+
+def torch_ops():
+    """PyTorch's ``(silu_backward, silu_backward.grad_input)``: allocating, and writing into ``grad_input=``.
+
+    Bound once, so that timing a small call does not time the look-up.
+    """
+    import torch
+
+    return torch.ops.aten.silu_backward, torch.ops.aten.silu_backward.grad_input
