@@ -11,7 +11,7 @@ import numpy as np
 
 from . import kernel, runtime
 from .dtypes import DTypeInfo, beta_argument, dtype_info
-from .platform import ARCH_950, REFERENCE_PLATFORM, Platform
+from .platform import REFERENCE_PLATFORM, Platform
 from .tiling import as_tiling_record, compute_tiling, tiling_fields
 from .tiling.records import layout_of
 
@@ -22,13 +22,6 @@ __all__ = ["swish_backward", "run_tiling", "MAX_WORK_FACTOR"]
 #: tiling transfers each element once (plus an A2 block of padding per core).
 MAX_WORK_FACTOR = 4
 _WORK_SLACK = 1 << 16
-
-_ARCH_CODES = {"a2": kernel.ARCH_A2, ARCH_950: kernel.ARCH_950}
-
-
-def _arch_code(architecture: str) -> int:
-    return _ARCH_CODES[architecture]
-
 
 def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, block_dim=None) -> np.ndarray:
     """Run the emulated kernel over flat contiguous arrays with a given tiling.
@@ -69,7 +62,7 @@ def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, block_d
         raise ValueError(f"tiling.block_dim must be >= 1, got {block_dim}")
     layout = layout_of(record)
     fields = tiling_fields(record)
-    arch = _arch_code(layout.architecture)
+    arch = kernel.arch_code(layout.architecture)
     numel = out.size
     if numel == 0:
         return out
@@ -89,7 +82,7 @@ def _host_plan(numel: int, info: DTypeInfo, platform: Platform, threads: int) ->
     """The launch plan of the host tiling. It does not depend on beta, so one
     entry serves every beta; repeated calls on one shape skip the host tiling."""
     tiling = compute_tiling(numel, info, platform=platform)
-    launch_plan = kernel.plan_launch(tiling.fields, tiling.block_dim, _arch_code(tiling.architecture), numel,
+    launch_plan = kernel.plan_launch(tiling.fields, tiling.block_dim, kernel.arch_code(tiling.architecture), numel,
                                      threads)
     launch_plan.pieces.flags.writeable = False
     launch_plan.bins.flags.writeable = False
@@ -165,7 +158,7 @@ def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | 
     result = out if direct else np.empty(x.shape, dtype=x.dtype)
     launch_plan = _host_plan(x.size, info, platform, runtime.num_threads())
     kernel.launch(flat_g, flat_x, result.reshape(-1), launch_plan, beta32, info,
-                  _arch_code(platform.architecture))
+                  kernel.arch_code(platform.architecture))
     if out is not None and not direct:
         out[...] = result
         return out

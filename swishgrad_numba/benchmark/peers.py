@@ -15,7 +15,7 @@ from numba import njit, prange
 from .. import kernel
 from ..dtypes import dtype_info, to_float32
 from ..golden import numpy_golden
-from ..platform import ARCH_950
+from ..platform import REFERENCE_PLATFORM
 
 __all__ = ["FLAT_CHUNK", "flat_loop", "numpy_golden", "torch_available", "torch_ops", "torch_tensor", "triad"]
 
@@ -51,7 +51,7 @@ def flat_loop(grad, x, out, beta, chunk: int = FLAT_CHUNK, platform=None):
     if not isinstance(chunk, int) or chunk < 1:
         raise ValueError(f"chunk must be a positive int, got {chunk!r}")
     beta32 = to_float32(beta, argname="beta")
-    arch = kernel.ARCH_950 if platform is not None and platform.architecture == ARCH_950 else kernel.ARCH_A2
+    arch = kernel.arch_code((platform or REFERENCE_PLATFORM).architecture)
     kernel.run_flat(grad, x, out, beta32, info, arch, chunk)
     return out
 

@@ -24,11 +24,13 @@ import numpy as np
 
 from .. import runtime
 from ..dtypes import FLOAT32, DTypeInfo
+from ..platform import ARCH_950 as _ARCH_950_NAME
+from ..platform import ARCH_A2 as _ARCH_A2_NAME
 from . import flat, plan, sequence, walk
 from .plan import Plan
 from .sequence import ARCH_950, ARCH_A2
 
-__all__ = ["ARCH_A2", "ARCH_950", "Plan", "SERIAL_BELOW", "launch", "plan_launch", "run_flat",
+__all__ = ["ARCH_A2", "ARCH_950", "Plan", "SERIAL_BELOW", "arch_code", "launch", "plan_launch", "run_flat",
            "derivative_table"]
 
 #: Launches of fewer elements run on the calling thread: waking the thread
@@ -36,6 +38,13 @@ __all__ = ["ARCH_A2", "ARCH_950", "Plan", "SERIAL_BELOW", "launch", "plan_launch
 SERIAL_BELOW = 1 << 15
 
 _EMPTY_TABLE = np.empty(0, dtype=np.float32)
+
+_ARCH_CODES = {_ARCH_A2_NAME: ARCH_A2, _ARCH_950_NAME: ARCH_950}
+
+
+def arch_code(architecture: str) -> int:
+    """The jitted code's selector of a platform's architecture (``Platform.architecture``)."""
+    return _ARCH_CODES[architecture]
 
 # s'(x) tables of the 16-bit kernels, keyed by (arch, dtype code, beta bits).
 _TABLE_CACHE: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
