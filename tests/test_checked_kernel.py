@@ -8,7 +8,7 @@ import pytest
 
 import swishgrad_numba
 from swishgrad_numba import Platform, TILING_DTYPE, compute_tiling
-from swishgrad_numba.checked_kernel import FIELD_CAP, checked_run
+from swishgrad_numba.tiling import FIELD_CAP, checked_run
 
 NAMES = ("smallCoreDataNum", "bigCoreDataNum", "finalBigTileNum", "finalSmallTileNum",
          "tileDataNum", "smallTailDataNum", "bigTailDataNum", "tailBlockNum")
@@ -214,7 +214,7 @@ def test_large_block_padding_walk_completes():
     fails the test instead of hanging it."""
     code = """
 from swishgrad_numba import Platform, TILING_DTYPE
-from swishgrad_numba.checked_kernel import checked_run
+from swishgrad_numba.tiling import checked_run
 import numpy as np
 k = 20
 rec = np.zeros((), dtype=TILING_DTYPE)

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from swishgrad_numba import Platform, TILING_DTYPE, compute_tiling
-from swishgrad_numba.checked_kernel import checked_run
 import swishgrad_numba
-from swishgrad_numba.validation import (
-    CODES, buffer_plan_bytes, host_tiling_arrays, parse_buffer_plan, run_sweep, swishgrad_buffer_plan, sweep_grid,
+from swishgrad_numba.spec import a2 as spec_a2
+from swishgrad_numba.tiling import (
+    CODES, buffer_plan_bytes, checked_run, parse_buffer_plan, run_sweep, swishgrad_buffer_plan, sweep_grid,
     tiling_balance, validate_tiling, vectorized_verdict,
 )
 
@@ -426,7 +426,7 @@ def test_analysis_of_adversarial_records_at_the_core_cap_completes():
     code = """
 import numpy as np
 from swishgrad_numba import Platform, TILING_DTYPE
-from swishgrad_numba.validation import validate_tiling
+from swishgrad_numba.tiling import validate_tiling
 k = 20
 for length, numel in ((1, 2 << k), (3, (2 << k) + 1)):
     rec = np.zeros((), dtype=TILING_DTYPE)
@@ -485,40 +485,6 @@ def test_balance_per_core_matches_reference(case):
 # ----------------------------------------------------------------------------
 # vectorised host tiling and checks, and the sweep
 
-HOST_KEYS = NAMES + ("blockDim",)
-
-
-def _host_row(host, i):
-    return {k: int(host[k][i]) for k in HOST_KEYS}
-
-
-def test_vectorized_host_matches_compute_tiling():
-    grid = sweep_grid(sizes_per_case=40)
-    rng = np.random.default_rng(7)
-    rows = rng.choice(grid["numel"].size, 4000, replace=False)
-    # edge cases: tiny UB (one block per tile buffer, or none), odd blocks
-    edge = []
-    for ub, cores, B in ((7 * 32, 3, 32), (12 * 32, 3, 32), (7 * 32 - 1, 3, 32), (196608, 48, 32),
-                         (196608, 48, 2), (196608, 48, 6), (1000, 1, 1)):
-        for dt in DTYPES:
-            for n in (1, 2, 7, 8, 9, 15, 16, 17, 7016, 7017, 8192, 8193, 48 * 8 - 1, 48 * 8, 48 * 8 + 1):
-                edge.append((n, dt, ub, cores, B))
-    cases = [(int(grid["numel"][i]), str(grid["dtype_name"][i]), int(grid["ub_size"][i]),
-              int(grid["core_num"][i]), int(grid["block_size"][i])) for i in rows] + edge
-    n, dt, ub, cores, B = zip(*cases)
-    host = host_tiling_arrays(n, [np.dtype(getattr(np, d) if d != "bfloat16" else "float16").itemsize
-                                  for d in dt], ub, cores, B)
-    for i, (numel, dtype, u, c, blk) in enumerate(cases):
-        platform = Platform(ub_size=u, core_num=c, block_size=blk)
-        try:
-            t = compute_tiling(numel, dtype, platform=platform)
-        except ValueError:
-            assert not host["accepted"][i], cases[i]
-            continue
-        assert host["accepted"][i], cases[i]
-        assert _host_row(host, i) == dict(fields_of(t), blockDim=t.block_dim), cases[i]
-
-
 def test_vectorized_verdict_matches_validate_tiling():
     count = 0
     for platform, dtype, numel in SMALL_CASES[::2] + [(Platform(), "float32", 1048576),
@@ -574,12 +540,12 @@ def test_sweep_host_errors_are_padded_buffers_on_blocks_below_32_bytes():
     assert all(block % 32 for block in result.error_block_sizes), result.format()
     assert set(result.error_codes) == {"UB_OVERFLOW"}, result.format()
     # ... and nothing but the UB: with room for the padding, no host tiling of the grid has an error
-    host = host_tiling_arrays(grid["numel"], grid["itemsize"], grid["ub_size"], grid["core_num"],
-                              grid["block_size"])
-    sel = np.flatnonzero(host["accepted"])
-    err, _ = vectorized_verdict({k: host[k][sel] for k in NAMES}, host["blockDim"][sel], grid["numel"][sel],
-                                grid["itemsize"][sel], grid["ub_size"][sel] + 12 * 32, grid["core_num"][sel],
-                                grid["block_size"][sel])
+    a2 = grid["kernel"] == 0
+    n, b, ub, cores, block = (grid[k][a2] for k in ("numel", "itemsize", "ub_size", "core_num", "block_size"))
+    accepted, block_dim, fields = spec_a2.host_tiling(n, b, ub, cores, block)
+    sel = np.flatnonzero(accepted)
+    err, _ = vectorized_verdict({k: getattr(fields, k)[sel] for k in NAMES}, block_dim[sel], n[sel], b[sel],
+                                ub[sel] + 12 * 32, cores[sel], block[sel])
     assert not err.any()
     # the grid exercises the platforms the host refuses
     assert result.rejected_reasons["block size not a multiple of the dtype size"] > 0
