@@ -218,12 +218,14 @@ def _tiling_from_args(args, dt):
     record, arch = _source_architecture(args, given)
     soc_arch = _architecture_of_soc(args)
     if soc_arch is not None and soc_arch != arch:
-        source = f"--file holds a {LAYOUTS[arch].nbytes}-byte struct" if args.file else "the field options are"
+        source = "--file holds the struct" if args.file else "the field options are the fields"
         raise _UsageError(f"--soc {args.soc_version} runs the {KERNEL_NAMES[soc_arch]}, but {source} of the "
-                          f"{KERNEL_NAMES[arch]}")
+                          f"{KERNEL_NAMES[arch]} ({LAYOUTS[arch].nbytes} bytes)")
     other = ARCH_A2 if arch == ARCH_950 else ARCH_950
     if given[other]:
-        raise _UsageError(f"{_options(given[other])}: not fields of the {KERNEL_NAMES[arch]}'s struct")
+        # only with --file: otherwise the field options decide the kernel
+        raise _UsageError(f"{_options(given[other])}: not fields of the struct --file holds (the "
+                          f"{KERNEL_NAMES[arch]}'s, {LAYOUTS[arch].nbytes} bytes)")
     if args.buffers is not None and arch == ARCH_950:
         raise _UsageError("--buffers applies to Atlas A2 tilings only (the 950 kernel's buffer is six slots of "
                           "ubFormer elements)")
