@@ -43,6 +43,12 @@ def reference_ub_bytes(T, itemsize, buffers=None):
     return sum(count * round_up_32(T * nbytes) for count, nbytes in buffers)
 
 
+def coverage_codes(counts):
+    """COVERAGE_GAP and COVERAGE_OVERLAP from per-element write counts."""
+    return ({"COVERAGE_GAP"} if 0 in counts else set()) | ({"COVERAGE_OVERLAP"} if any(c > 1 for c in counts)
+                                                           else set())
+
+
 def reference_codes(f, sconf, block_dim, numel, dtype, platform, buffers=None):
     b = np.dtype(dtype).itemsize
     B, T = platform.block_size, f["tileDataNum"]
@@ -78,10 +84,7 @@ def reference_codes(f, sconf, block_dim, numel, dtype, platform, buffers=None):
             codes.add("OVERRUN_BEYOND_PADDING")
         elif touched_padding:
             codes.add("OVERRUN_PADDING")
-    if 0 in counts:
-        codes.add("COVERAGE_GAP")
-    if any(c > 1 for c in counts):
-        codes.add("COVERAGE_OVERLAP")
+    codes |= coverage_codes(counts)
     if not math.isfinite(sconf):
         codes.add("SCONF_NONFINITE")
     return codes
@@ -91,15 +94,15 @@ def is_error(codes):
     return any(CODES[c][0] == "error" for c in codes)
 
 
-def fields_of(tiling):
-    return {k: int(tiling.data[k]) for k in NAMES}
+def fields_of(tiling, names=NAMES):
+    return {k: int(tiling.data[k]) for k in names}
 
 
-def make_record(f, sconf=1.0):
-    rec = np.zeros((), dtype=TILING_DTYPE)
+def make_record(f, sconf=1.0, dtype=TILING_DTYPE, beta_field="sconf"):
+    rec = np.zeros((), dtype=dtype)
     for k, v in f.items():
         rec[k] = v
-    rec["sconf"] = sconf
+    rec[beta_field] = sconf
     return rec[()]
 
 
@@ -629,23 +632,15 @@ def reference_codes_950(f, scale, block_dim, key, numel, dtype, platform):
             past_end = past_end or end > numel
     if past_end:
         codes.add("OVERRUN_BEYOND_PADDING")
-    if 0 in counts:
-        codes.add("COVERAGE_GAP")
-    if any(c > 1 for c in counts):
-        codes.add("COVERAGE_OVERLAP")
-    return codes
+    return codes | coverage_codes(counts)
 
 
 def fields_950(tiling):
-    return {k: int(tiling.data[k]) for k in NAMES_950}
+    return fields_of(tiling, NAMES_950)
 
 
 def make_record_950(f, scale=1.0):
-    rec = np.zeros((), dtype=ARCH35_TILING_DTYPE)
-    for k, v in f.items():
-        rec[k] = v
-    rec["scale"] = scale
-    return rec[()]
+    return make_record(f, scale, ARCH35_TILING_DTYPE, "scale")
 
 
 def mutations_950(f, block_dim, platform):

@@ -51,6 +51,12 @@ def remarks(launch) -> list:
     return out
 
 
+def _ub_fits(findings: list, ub_use: int, ub: int, what: str) -> None:
+    """An UB_OVERFLOW finding when the kernel's buffers (``what`` ... ``ub_use`` bytes) pass the UB."""
+    if ub_use > ub:
+        findings.append(finding("UB_OVERFLOW", f"{what} {ub_use} bytes, more than the {ub}-byte unified buffer."))
+
+
 # ----------------------------------------------------------------------------
 # Atlas A2 (SPEC sections 3 and 4)
 
@@ -58,11 +64,9 @@ def _a2_structure(launch, classes, plan, findings: list) -> int:
     b, block, ub = launch.info.itemsize, launch.platform.block_size, launch.platform.ub_size
     T = launch.fields.tileDataNum
     ub_use = spec_a2.plan_bytes(T, plan)
-    if ub_use > ub:
-        findings.append(finding(
-            "UB_OVERFLOW", f"the kernel's buffers {format_plan(plan)} (count x bytes per element) of "
-                           f"tileDataNum={T} elements, each rounded up to {spec_a2.INIT_BUFFER_ALIGN} bytes, take "
-                           f"{ub_use} bytes, more than the {ub}-byte unified buffer."))
+    _ub_fits(findings, ub_use, ub, f"the kernel's buffers {format_plan(plan)} (count x bytes per element) of "
+                                   f"tileDataNum={T} elements, each rounded up to {spec_a2.INIT_BUFFER_ALIGN} "
+                                   f"bytes, take")
     for c in classes:
         if c.cores == 0:
             continue
@@ -133,11 +137,9 @@ def _arch35_structure(launch, classes, findings: list) -> int:
         return 0
     U = f.ubFormer
     ub_use = spec_arch35.ub_bytes(U, b)
-    if ub_use > ub:
-        findings.append(finding(
-            "UB_OVERFLOW", f"the kernel's buffer of {spec_arch35.BUFFER_NUM} slots of ubFormer={U} elements "
-                           f"({U * b} bytes each), rounded up to {spec_arch35.INIT_BUFFER_ALIGN} bytes, takes "
-                           f"{ub_use} bytes, more than the {ub}-byte unified buffer."))
+    _ub_fits(findings, ub_use, ub, f"the kernel's buffer of {spec_arch35.BUFFER_NUM} slots of ubFormer={U} "
+                                   f"elements ({U * b} bytes each), rounded up to {spec_arch35.INIT_BUFFER_ALIGN} "
+                                   f"bytes, takes")
     register = spec_arch35.UB_ALIGN_BYTES // b
     if (U * b) % spec_arch35.INIT_BUFFER_ALIGN:
         findings.append(finding(
