@@ -69,12 +69,13 @@ def _add_platform_options(p) -> None:
     g.add_argument("--block-size", type=_positive, default=None, help=f"DataCopy block bytes ({a2.block_size})")
     g.add_argument("--soc", "--soc-version", dest="soc_version", default=None, metavar="SOC",
                    help=f"SoC family or chip name; it picks the kernel: {x35.soc_version} runs the Ascend 950's, any "
-                        f"other the Atlas A2's (default {a2.soc_version}, or the kernel of --file's struct)")
+                        f"other the Atlas A2's (default {a2.soc_version}; validate follows the kernel of its "
+                        f"--file or field options)")
 
 
 def _beta_option(p, help_text: str, default) -> None:
     p.add_argument("--beta", "--scale", "--sconf", dest="beta", type=float, default=default,
-                   help=help_text + " (--scale and --sconf are other names of it)")
+                   help=help_text + "; --scale and --sconf are other names of it")
 
 
 def _architecture_of_soc(args):
@@ -348,7 +349,7 @@ def register(subparsers) -> None:
                                           "and its load-balance figures.")
     p.add_argument("--numel", type=_positive, required=True, help="storage element count")
     p.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (%(default)s)")
-    _beta_option(p, "beta, stored as float32 in the struct's sconf (A2) or scale (950) (%(default)s)", 1.0)
+    _beta_option(p, "beta, stored as float32 in the struct's sconf (A2) or scale (950); default %(default)s", 1.0)
     _add_platform_options(p)
     p.add_argument("--write", metavar="PATH", help="also write the struct (72 bytes A2, 88 bytes 950) to PATH")
     p.add_argument("--json", action="store_true", help="print JSON")
