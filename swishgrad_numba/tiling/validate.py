@@ -89,7 +89,9 @@ def validate_tiling(tiling, numel, dtype, platform: Platform | None = None, bloc
     checked : bool
         Also run the instrumented walk (:func:`~swishgrad_numba.tiling.checked_run`)
         and add a ``CHECKED_RUN_DISAGREES`` error if it contradicts the
-        analytic coverage. Needs ``numel`` within the checked run's limit.
+        analytic coverage. Needs ``numel`` within the checked run's limit;
+        skipped for a 950 record whose walk cannot be analysed
+        (``FIELD_NEGATIVE``).
     buffers : sequence of (int, int), optional
         A2 only: the kernel's unified-buffer plan, ``(count,
         bytes_per_element)`` pairs, each buffer holding ``tileDataNum``
