@@ -250,12 +250,12 @@ Transfers are whole blocks, so when the tensor's bytes are not a multiple of 32
 the last core reads and writes a few elements of **padding** past the end.
 
 This notebook draws that decomposition for a few sizes, dtypes and platforms,
-prints the load-balance figures of `swishgrad_numba.validation.tiling_balance`,
+prints the load-balance figures of `swishgrad_numba.tiling.tiling_balance`,
 and shows how the core count and the unified-buffer (UB) size change it."""),
     ("code", SETUP + """
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
-from swishgrad_numba.validation import tiling_balance, validate_tiling
+from swishgrad_numba.tiling import tiling_balance, validate_tiling
 """),
     ("md", """\
 ## The decomposition of SPEC section 4

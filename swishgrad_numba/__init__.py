@@ -17,7 +17,7 @@ from .tiling import (
     write_tiling_bin,
 )
 from .api import run_tiling, swish_backward
-from .validation import tiling_balance, validate_tiling
+from .tiling import tiling_balance, validate_tiling
 
 __all__ = [
     "ARCH35_TILING_DTYPE",

@@ -51,6 +51,42 @@ def ref_tiling(n, itemsize, ub=196608, cores=48, block=32, beta=1.0):
     return fields, c
 
 
+def ref_tiling_arch35(n, dtype, ub=253952, cores=64):
+    """The Ascend 950 host tiling (opbase ElewiseTiling for SwishGrad's DAG, SPEC section 9), step by step.
+
+    SwishGrad's DAG keeps 6 buffers of the input dtype (grad, x and the
+    output, pinged and ponged) and has one dtype, so its smallest and
+    largest dtype sizes are both the input's. All int64 arithmetic with
+    ceil(a / b) written (a + b - 1) // b, as the C++ does. Returns (fields
+    dict, block_dim, tiling_key), or None where the tiling fails (a UB too
+    small for one aligned loop).
+    """
+    itemsize = {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
+    template = {"float16": 1, "bfloat16": 2, "float32": 3}[dtype]      # TPL_FP16, TPL_BF16, TPL_FP32
+    bits = itemsize * 8
+    core_num = min(cores, (n * bits + 32768 - 1) // 32768)             # a core per 4 KiB of the smallest dtype
+    share = (n + core_num - 1) // core_num
+    block_former = (share + 512 - 1) // 512 * 512                        # rounded up to 512 elements
+    block_num = (n + block_former - 1) // block_former
+    block_tail = n - (block_num - 1) * block_former
+    max_elem = (ub * 8) // (6 * bits)                                    # U * 8 / (BufferNum * maxBits)
+    align = 256 * 8 // bits                                              # one 256-byte register
+    ub_former = (max_elem // align) * align
+    if ub_former == 0:
+        return None
+    loops_former = (block_former + ub_former - 1) // ub_former
+    loops_tail = (block_tail + ub_former - 1) // ub_former
+    fields = dict(
+        dim0=n, coreNum=core_num, ubFormer=ub_former, blockFormer=block_former, blockNum=block_num,
+        ubLoopOfFormerBlock=loops_former, ubLoopOfTailBlock=loops_tail,
+        ubTailOfFormerBlock=block_former - (loops_former - 1) * ub_former,
+        ubTailOfTailBlock=block_tail - (loops_tail - 1) * ub_former,
+        elemNum=ub_former, scheMode=1,
+    )
+    # tiling key: schedule mode 1's index in {0, 1} in bit 0, the dtype template above it
+    return fields, block_num, 1 + (template << 1)
+
+
 # ---------------------------------------------------------------- exp
 
 

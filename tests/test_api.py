@@ -255,7 +255,7 @@ def _fields_of(rec):
 def test_run_tiling_unused_class_with_uint64_fields_past_int64():
     """Issue 12 B: 2**63 in a field of the big class that no core belongs to."""
     from swishgrad_numba.api import run_tiling
-    from swishgrad_numba.validation import validate_tiling
+    from swishgrad_numba.tiling import validate_tiling
 
     for dtype in DTYPES:
         n = 1000
@@ -321,7 +321,7 @@ def test_run_tiling_runs_every_tiling_the_validator_accepts(dtype):
     """Property: for tilings validate_tiling reports ok, run_tiling runs and gives the bits of
     swish_backward (which uses the host tiling; the result does not depend on the tiling)."""
     from swishgrad_numba.api import run_tiling
-    from swishgrad_numba.validation import validate_tiling
+    from swishgrad_numba.tiling import validate_tiling
 
     dt = DTYPES[dtype]
     rng = np.random.default_rng(9)
@@ -345,7 +345,7 @@ def test_run_tiling_runs_every_tiling_the_validator_accepts(dtype):
 
 def test_run_tiling_validator_accepted_launch_on_a_billion_idle_cores():
     from swishgrad_numba.api import run_tiling
-    from swishgrad_numba.validation import validate_tiling
+    from swishgrad_numba.tiling import validate_tiling
 
     n = 1000
     platform = sg.Platform(core_num=10**9)

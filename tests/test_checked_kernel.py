@@ -8,7 +8,7 @@ import pytest
 
 import swishgrad_numba
 from swishgrad_numba import Platform, TILING_DTYPE, compute_tiling
-from swishgrad_numba.checked_kernel import FIELD_CAP, checked_run
+from swishgrad_numba.tiling import FIELD_CAP, checked_run
 
 NAMES = ("smallCoreDataNum", "bigCoreDataNum", "finalBigTileNum", "finalSmallTileNum",
          "tileDataNum", "smallTailDataNum", "bigTailDataNum", "tailBlockNum")
@@ -214,7 +214,7 @@ def test_large_block_padding_walk_completes():
     fails the test instead of hanging it."""
     code = """
 from swishgrad_numba import Platform, TILING_DTYPE
-from swishgrad_numba.checked_kernel import checked_run
+from swishgrad_numba.tiling import checked_run
 import numpy as np
 k = 20
 rec = np.zeros((), dtype=TILING_DTYPE)
@@ -256,3 +256,38 @@ def test_arguments_checked():
         checked_run(tiling, 100, np.float32, platform="ascend910b")
     with pytest.raises(ValueError, match="block_size"):
         checked_run(tiling, 100, np.float32, Platform(block_size=1 << 30), max_numel=1000)
+
+
+# ----------------------------------------------------------------------------
+# Ascend 950 records: the same walk over blocks of UB loops
+
+def _record_950(**fields):
+    from swishgrad_numba import ARCH35_TILING_DTYPE
+
+    rec = np.zeros((), dtype=ARCH35_TILING_DTYPE)
+    for k, v in fields.items():
+        rec[k] = v
+    return rec[()]
+
+
+def test_arch35_huge_records_run_safely():
+    big64, big32 = (1 << 63) - 1, (1 << 31) - 1
+    names = ("dim0", "blockFormer", "blockNum", "ubLoopOfFormerBlock", "ubLoopOfTailBlock", "ubTailOfFormerBlock",
+             "ubTailOfTailBlock", "elemNum", "scheMode")
+    rec = _record_950(coreNum=big32, ubFormer=big32, **{k: big64 for k in names})
+    # block 0 is a former block at 0 whose first UB loop covers the tensor and far beyond; block 1 starts
+    # at 2**63 - 1 and every later one past it
+    run = checked_run(rec, 100, "float32", None, MAX)
+    assert np.all(run.write_count == 1) and run.padded_numel == 100
+    assert run.beyond_transfers == FIELD_CAP and run.padding_transfers == 0 and not run.truncated
+    assert run.coverage_codes() == {"OVERRUN_BEYOND_PADDING"}
+
+
+def test_arch35_negative_lengths_are_refused():
+    host = compute_tiling(100, "float32", platform=Platform(soc_version="ascend950"))
+    rec = host.data.copy()
+    rec["ubLoopOfTailBlock"] = -1
+    with pytest.raises(ValueError, match="ubLoopOfTailBlock must be >= 0"):
+        checked_run(rec, 100, "float32", block_dim=1)
+    run = checked_run(host, 100, "float32")
+    assert run.exact_coverage and run.tiles == 1 and run.padding_count.size == 0

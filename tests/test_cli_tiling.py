@@ -2,6 +2,7 @@
 import json
 import struct
 
+import numpy as np
 import pytest
 
 from swishgrad_numba.cli import main
@@ -140,3 +141,119 @@ def test_validate_buffers_bad_plan(plan, capsys):
 def test_validate_buffers_not_with_sweep(capsys):
     assert main(["validate", "--sweep", "--buffers", "2x4", "--sizes-per-case", "20"]) == 2
     assert "--buffers" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------
+# the Ascend 950 kernel (--soc ascend950) and --beta
+
+# Example A of the 950 facts: float32, 1048576 elements, 64 vector cores, UB 253952
+ROW_950 = dict(dim0=1048576, coreNum=64, ubFormer=10560, blockFormer=16384, blockNum=64, ubLoopOfFormerBlock=2,
+               ubLoopOfTailBlock=2, ubTailOfFormerBlock=5824, ubTailOfTailBlock=5824, elemNum=10560, scheMode=1)
+STRUCT_950 = "<qiiqqqqqqqQf4x"
+
+
+def one_line_error(code, err, *words):
+    assert code == 2 and "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1 and ": error: " in lines[0], err
+    for word in words:
+        assert word in lines[0], (word, err)
+
+
+def test_tiling_soc_ascend950(tmp_path, capsys):
+    path = tmp_path / "t950.bin"
+    assert main(["tiling", "--numel", "1048576", "--soc", "ascend950", "--write", str(path)]) == 0
+    out = capsys.readouterr().out
+    for k, v in ROW_950.items():
+        assert f"  {k:<19} = {v}\n" in out, k
+    assert "tilingKey           = 7" in out and "struct (88 bytes)" in out and "Ascend 950 kernel" in out
+    assert "UB loops per core   : 2..2" in out and "(63 former, 1 tail, 0 extra)" in out
+    assert path.read_bytes() == struct.pack(STRUCT_950, *ROW_950.values(), 1.0)
+    # --soc-version is the same option; the 950's platform sizes are the defaults
+    assert main(["tiling", "--numel", "1048576", "--soc-version", "Ascend950PR_9599", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kernel"] == "arch35" and doc["platform"]["ub_size"] == 253952 and doc["platform"]["core_num"] == 64
+    assert doc["struct_hex"] == struct.pack(STRUCT_950, *ROW_950.values(), 1.0).hex()
+    assert doc["balance"]["former_cores"] == 63
+    # the operator's unit-test UB: ubFormer 10240, tails 6144
+    assert main(["tiling", "--numel", "1048576", "--soc", "ascend950", "--ub-size", "245760", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["tiling"]["ubFormer"] == 10240 and doc["tiling"]["ubTailOfTailBlock"] == 6144
+
+
+@pytest.mark.parametrize("soc", [[], ["--soc", "ascend950"]])
+def test_beta_option_and_its_aliases(tmp_path, capsys, soc):
+    blobs = []
+    for option in ("--beta", "--scale", "--sconf"):
+        path = tmp_path / (option[2:] + ".bin")
+        assert main(["tiling", "--numel", "100", option, "1.1", "--write", str(path)] + soc) == 0
+        blobs.append(path.read_bytes())
+    assert blobs[0] == blobs[1] == blobs[2]
+    assert struct.unpack_from("<f", blobs[0], len(blobs[0]) - 8)[0] == np.float32(1.1)
+    capsys.readouterr()
+    for option in ("--beta", "--scale", "--sconf"):
+        assert main(["validate", "--numel", "1024", "--host", option, "inf", "--json"] + soc) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert [f["code"] for f in doc["findings"]] == ["SCONF_NONFINITE"]
+
+
+def test_validate_soc_ascend950(tmp_path, capsys):
+    base = ["validate", "--numel", "1048576", "--dtype", "float32"]
+    assert main(base + ["--soc", "ascend950", "--host", "--checked"]) == 0
+    assert "Ascend 950 kernel" in capsys.readouterr().out
+    # every 950 field on the command line: the kernel follows the field options
+    assert main(base + ["--block-dim", "64"] + field_args(ROW_950)) == 0
+    capsys.readouterr()
+    # example D (65600 elements, one UB loop per block): one more element per loop only misaligns the slots
+    assert main(["validate", "--numel", "65600", "--soc", "ascend950", "--host", "--ubFormer", "10561",
+                 "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kernel"] == "arch35" and doc["fields"]["ubFormer"] == 10561
+    assert {f["code"] for f in doc["findings"]} == {"UB_FORMER_NOT_BLOCK_ALIGNED", "ELEM_NUM_MISMATCH"}
+    assert main(base + ["--soc", "ascend950", "--host", "--tiling-key", "3"]) == 1
+    assert "TILING_KEY_MISMATCH" in capsys.readouterr().out
+    assert main(base + ["--soc", "ascend950", "--host", "--block-dim", "63"]) == 1
+    out = capsys.readouterr().out
+    assert "BLOCK_NUM_MISMATCH" in out and "COVERAGE_GAP" in out
+    # an 88-byte file: the platform follows the struct unless --soc says otherwise
+    path = tmp_path / "t950.bin"
+    path.write_bytes(struct.pack(STRUCT_950, *ROW_950.values(), 1.0))
+    assert main(base + ["--file", str(path), "--block-dim", "64", "--checked"]) == 0
+    assert "Ascend 950 kernel" in capsys.readouterr().out
+    assert main(base + ["--file", str(path), "--block-dim", "64", "--blockNum", "63", "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert "BLOCK_NUM_MISMATCH" in {f["code"] for f in doc["findings"]}
+
+
+def test_validate_soc_ascend950_bad_arguments(tmp_path, capsys):
+    base = ["validate", "--numel", "1048576"]
+    path = tmp_path / "t950.bin"
+    path.write_bytes(struct.pack(STRUCT_950, *ROW_950.values(), 1.0))
+    code = main(base + ["--soc", "ascend910b", "--file", str(path), "--block-dim", "64"])
+    one_line_error(code, capsys.readouterr().err, "--soc", "88 bytes", "Ascend 950")
+    code = main(base + ["--soc", "ascend950", "--block-dim", "48"] + field_args(ROW))
+    one_line_error(code, capsys.readouterr().err, "--soc", "Atlas A2")
+    code = main(base + ["--block-dim", "48", "--dim0", "5"] + field_args(ROW))
+    one_line_error(code, capsys.readouterr().err, "--dim0", "--tileDataNum")
+    code = main(base + ["--file", str(path), "--block-dim", "64", "--tileDataNum", "5"])
+    one_line_error(code, capsys.readouterr().err, "--tileDataNum", "Ascend 950")
+    code = main(base + ["--soc", "ascend950", "--host", "--buffers", "2x4"])
+    one_line_error(code, capsys.readouterr().err, "--buffers")
+    code = main(base + ["--soc", "ascend950", "--host", "--coreNum", str(1 << 31)])
+    one_line_error(code, capsys.readouterr().err, "--coreNum", "int32")
+    code = main(base + ["--soc", "ascend950", "--block-dim", "64", "--dim0", "5"])
+    one_line_error(code, capsys.readouterr().err, "missing", "--ubFormer")
+    code = main(base + ["--soc", "nonsense", "--host"])
+    one_line_error(code, capsys.readouterr().err, "--soc", "nonsense")
+    code = main(["tiling", "--numel", "10", "--soc", "nonsense"])
+    one_line_error(code, capsys.readouterr().err, "--soc", "nonsense")
+    code = main(["tiling", "--numel", "10", "--soc", "ascend950", "--ub-size", "1000"])
+    one_line_error(code, capsys.readouterr().err, "--ub-size")
+
+
+def test_validate_sweep_covers_both_kernels(capsys):
+    assert main(["validate", "--sweep", "--sizes-per-case", "20", "--max-numel", "100000", "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    assert "both kernels" in out
+    line = next(x for x in out.splitlines() if "Ascend 950 kernel" in x)
+    assert "0 with an error finding" in line and "0 with a warning finding" in line

@@ -1,8 +1,10 @@
+import struct
+
 import numpy as np
 import pytest
 
 import swishgrad_numba as sg
-from reference import DTYPES, ref_tiling
+from reference import DTYPES, ref_tiling, ref_tiling_arch35
 
 FIELDS = ["smallCoreDataNum", "bigCoreDataNum", "finalBigTileNum", "finalSmallTileNum",
           "tileDataNum", "smallTailDataNum", "bigTailDataNum", "tailBlockNum"]
@@ -136,3 +138,105 @@ def test_bad_platforms():
         sg.compute_tiling(100, "float32", platform="910b")
     with pytest.raises(TypeError, match="scale"):
         sg.compute_tiling(100, "float32", scale=1j)
+
+
+# ----------------------------------------------------------------------------
+# The Ascend 950 host tiling (SPEC section 9)
+
+ARCH35_FIELDS = ["dim0", "coreNum", "ubFormer", "blockFormer", "blockNum", "ubLoopOfFormerBlock",
+                 "ubLoopOfTailBlock", "ubTailOfFormerBlock", "ubTailOfTailBlock", "elemNum", "scheMode"]
+
+
+def _arch35(ub_size=None, core_num=None):
+    return sg.Platform(soc_version="ascend950", ub_size=ub_size, core_num=core_num)
+
+
+# Worked by hand from the ElewiseTiling algorithm on 64 vector cores (docs: 950 facts, examples A-D), with
+# the usable UB of 253952 bytes and the 245760 of the operator's unit test:
+#   A: float32 n=1048576: ceil(n*32/32768) = 1024 cores -> 64; ceil(n/64) = 16384 (a multiple of 512);
+#      64 blocks; ubFormer floor(253952*8/192) = 10581 -> 165*64 = 10560; 2 loops, tail 16384-10560 = 5824.
+#   B: float16 n=33: 1 core, blockFormer 512, 1 block of 33; ubFormer floor(253952*8/96) = 21162 -> 21120.
+#   C: bfloat16 n=100000: ceil(48.83) = 49 cores; ceil(100000/49) = 2041 -> 2048; 49 blocks, the last
+#      100000 - 48*2048 = 1696.
+#   D: float32 n=65600: 65 cores -> 64; ceil(65600/64) = 1025 -> 1536; 43 blocks (fewer than coreNum),
+#      the last 65600 - 42*1536 = 1088.
+WORKED_950 = [
+    # n, dtype, UB, coreNum, blockFormer, blockNum, ubFormer, loops former/tail, tails former/tail, key
+    (1048576, "float32", 253952, 64, 16384, 64, 10560, 2, 2, 5824, 5824, 7),
+    (1048576, "float32", 245760, 64, 16384, 64, 10240, 2, 2, 6144, 6144, 7),
+    (33, "float16", 253952, 1, 512, 1, 21120, 1, 1, 512, 33, 3),
+    (33, "float16", 245760, 1, 512, 1, 20480, 1, 1, 512, 33, 3),
+    (100000, "bfloat16", 253952, 49, 2048, 49, 21120, 1, 1, 2048, 1696, 5),
+    (65600, "float32", 253952, 64, 1536, 43, 10560, 1, 1, 1536, 1088, 7),
+]
+
+
+@pytest.mark.parametrize("n, dtype, ub, cores, former, blocks, ub_former, lf, lt, tf, tt, key", WORKED_950)
+def test_arch35_worked_examples(n, dtype, ub, cores, former, blocks, ub_former, lf, lt, tf, tt, key):
+    t = sg.compute_tiling(n, dtype, platform=_arch35(ub_size=ub))
+    assert t.architecture == "arch35" and t.data.dtype == sg.ARCH35_TILING_DTYPE
+    got = {name: int(t.data[name]) for name in ARCH35_FIELDS}
+    assert got == dict(dim0=n, coreNum=cores, ubFormer=ub_former, blockFormer=former, blockNum=blocks,
+                       ubLoopOfFormerBlock=lf, ubLoopOfTailBlock=lt, ubTailOfFormerBlock=tf,
+                       ubTailOfTailBlock=tt, elemNum=ub_former, scheMode=1)
+    assert (t.block_dim, t.tiling_key, t.workspace_size) == (blocks, key, 16 * 1024 * 1024)
+    report = sg.validate_tiling(t, n, dtype, _arch35(ub_size=ub), checked=True)
+    assert report.ok and not report.findings, report.format()
+
+
+def test_arch35_struct_bytes_example_a():
+    # words: dim0 | (ubFormer << 32 | coreNum) | blockFormer | blockNum | loops | tails | elemNum | scheMode | scale
+    t = sg.compute_tiling(1048576, "float32", beta=1.5, platform=_arch35())
+    expected = struct.pack("<qiiqqqqqqqQf4x", 1048576, 64, 10560, 16384, 64, 2, 2, 5824, 5824, 10560, 1, 1.5)
+    assert len(expected) == 88 and t.tobytes() == expected
+    assert struct.unpack_from("<Q", expected, 8)[0] == (10560 << 32) | 64
+
+
+def _arch35_platforms():
+    yield _arch35()
+    yield _arch35(ub_size=245760)
+    yield _arch35(core_num=1)
+    yield _arch35(ub_size=65536, core_num=7)
+    yield _arch35(ub_size=262144, core_num=72)
+    yield _arch35(ub_size=8192, core_num=3)
+    yield _arch35(ub_size=1536, core_num=5)     # one 256-byte slot per buffer for float32 ... and 16-bit
+    yield _arch35(ub_size=1535, core_num=5)     # less: refused
+
+
+def _arch35_sizes(rng):
+    edges = []
+    for base in (512, 1024, 2048, 4096, 8192, 10560, 21120, 64 * 512, 64 * 1024, 64 * 2048, 64 * 10560,
+                 1048576, 65600):
+        edges += [base - 1, base, base + 1, 3 * base + 7]
+    edges += list(rng.integers(1, 50_000_000, size=60)) + [2**k for k in range(0, 41, 5)] + [(1 << 40) + 3]
+    return sorted({int(n) for n in edges if n > 0})
+
+
+@pytest.mark.parametrize("platform", list(_arch35_platforms()), ids=lambda p: f"ub{p.ub_size}-c{p.core_num}")
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_arch35_matches_reference_and_covers(platform, dtype):
+    rng = np.random.default_rng(950)
+    for n in _arch35_sizes(rng):
+        ref = ref_tiling_arch35(n, dtype, platform.ub_size, platform.core_num)
+        if ref is None:
+            with pytest.raises(ValueError, match="ub_size"):
+                sg.compute_tiling(n, dtype, platform=platform)
+            continue
+        fields, block_dim, key = ref
+        t = sg.compute_tiling(n, dtype, platform=platform)
+        assert {f: int(t.data[f]) for f in ARCH35_FIELDS} == fields, (n, dtype)
+        assert (t.block_dim, t.tiling_key) == (block_dim, key)
+        # ElementwiseSch: block i starts at i*blockFormer and runs loops-1 UB loops of ubFormer elements,
+        # then its tail; the last block runs the tail block's loops. The blocks tile [0, n) exactly.
+        d, ranges = fields, []
+        for block in range(block_dim):
+            last = block == block_dim - 1
+            loops = d["ubLoopOfTailBlock"] if last else d["ubLoopOfFormerBlock"]
+            tail = d["ubTailOfTailBlock"] if last else d["ubTailOfFormerBlock"]
+            assert 1 <= tail <= d["ubFormer"] and loops >= 1
+            start = block * d["blockFormer"]
+            ranges.append((start, start + (loops - 1) * d["ubFormer"] + tail))
+        assert ranges[0][0] == 0 and ranges[-1][1] == n
+        assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+        assert 1 <= block_dim <= d["coreNum"] <= platform.core_num
+        assert 6 * d["ubFormer"] * DTYPES[dtype].itemsize <= platform.ub_size

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from swishgrad_numba import Platform, TILING_DTYPE, compute_tiling
-from swishgrad_numba.checked_kernel import checked_run
 import swishgrad_numba
-from swishgrad_numba.validation import (
-    CODES, buffer_plan_bytes, host_tiling_arrays, parse_buffer_plan, run_sweep, swishgrad_buffer_plan, sweep_grid,
+from swishgrad_numba.spec import a2 as spec_a2
+from swishgrad_numba.tiling import (
+    CODES, buffer_plan_bytes, checked_run, parse_buffer_plan, run_sweep, swishgrad_buffer_plan, sweep_grid,
     tiling_balance, validate_tiling, vectorized_verdict,
 )
 
@@ -41,6 +41,12 @@ def reference_ub_bytes(T, itemsize, buffers=None):
     if buffers is None:
         buffers = [(2, itemsize)] * 3 + [(1 if itemsize == 4 else 3, 4)]
     return sum(count * round_up_32(T * nbytes) for count, nbytes in buffers)
+
+
+def coverage_codes(counts):
+    """COVERAGE_GAP and COVERAGE_OVERLAP from per-element write counts."""
+    return ({"COVERAGE_GAP"} if 0 in counts else set()) | ({"COVERAGE_OVERLAP"} if any(c > 1 for c in counts)
+                                                           else set())
 
 
 def reference_codes(f, sconf, block_dim, numel, dtype, platform, buffers=None):
@@ -78,10 +84,7 @@ def reference_codes(f, sconf, block_dim, numel, dtype, platform, buffers=None):
             codes.add("OVERRUN_BEYOND_PADDING")
         elif touched_padding:
             codes.add("OVERRUN_PADDING")
-    if 0 in counts:
-        codes.add("COVERAGE_GAP")
-    if any(c > 1 for c in counts):
-        codes.add("COVERAGE_OVERLAP")
+    codes |= coverage_codes(counts)
     if not math.isfinite(sconf):
         codes.add("SCONF_NONFINITE")
     return codes
@@ -91,15 +94,15 @@ def is_error(codes):
     return any(CODES[c][0] == "error" for c in codes)
 
 
-def fields_of(tiling):
-    return {k: int(tiling.data[k]) for k in NAMES}
+def fields_of(tiling, names=NAMES):
+    return {k: int(tiling.data[k]) for k in names}
 
 
-def make_record(f, sconf=1.0):
-    rec = np.zeros((), dtype=TILING_DTYPE)
+def make_record(f, sconf=1.0, dtype=TILING_DTYPE, beta_field="sconf"):
+    rec = np.zeros((), dtype=dtype)
     for k, v in f.items():
         rec[k] = v
-    rec["sconf"] = sconf
+    rec[beta_field] = sconf
     return rec[()]
 
 
@@ -426,7 +429,7 @@ def test_analysis_of_adversarial_records_at_the_core_cap_completes():
     code = """
 import numpy as np
 from swishgrad_numba import Platform, TILING_DTYPE
-from swishgrad_numba.validation import validate_tiling
+from swishgrad_numba.tiling import validate_tiling
 k = 20
 for length, numel in ((1, 2 << k), (3, (2 << k) + 1)):
     rec = np.zeros((), dtype=TILING_DTYPE)
@@ -485,40 +488,6 @@ def test_balance_per_core_matches_reference(case):
 # ----------------------------------------------------------------------------
 # vectorised host tiling and checks, and the sweep
 
-HOST_KEYS = NAMES + ("blockDim",)
-
-
-def _host_row(host, i):
-    return {k: int(host[k][i]) for k in HOST_KEYS}
-
-
-def test_vectorized_host_matches_compute_tiling():
-    grid = sweep_grid(sizes_per_case=40)
-    rng = np.random.default_rng(7)
-    rows = rng.choice(grid["numel"].size, 4000, replace=False)
-    # edge cases: tiny UB (one block per tile buffer, or none), odd blocks
-    edge = []
-    for ub, cores, B in ((7 * 32, 3, 32), (12 * 32, 3, 32), (7 * 32 - 1, 3, 32), (196608, 48, 32),
-                         (196608, 48, 2), (196608, 48, 6), (1000, 1, 1)):
-        for dt in DTYPES:
-            for n in (1, 2, 7, 8, 9, 15, 16, 17, 7016, 7017, 8192, 8193, 48 * 8 - 1, 48 * 8, 48 * 8 + 1):
-                edge.append((n, dt, ub, cores, B))
-    cases = [(int(grid["numel"][i]), str(grid["dtype_name"][i]), int(grid["ub_size"][i]),
-              int(grid["core_num"][i]), int(grid["block_size"][i])) for i in rows] + edge
-    n, dt, ub, cores, B = zip(*cases)
-    host = host_tiling_arrays(n, [np.dtype(getattr(np, d) if d != "bfloat16" else "float16").itemsize
-                                  for d in dt], ub, cores, B)
-    for i, (numel, dtype, u, c, blk) in enumerate(cases):
-        platform = Platform(ub_size=u, core_num=c, block_size=blk)
-        try:
-            t = compute_tiling(numel, dtype, platform=platform)
-        except ValueError:
-            assert not host["accepted"][i], cases[i]
-            continue
-        assert host["accepted"][i], cases[i]
-        assert _host_row(host, i) == dict(fields_of(t), blockDim=t.block_dim), cases[i]
-
-
 def test_vectorized_verdict_matches_validate_tiling():
     count = 0
     for platform, dtype, numel in SMALL_CASES[::2] + [(Platform(), "float32", 1048576),
@@ -574,14 +543,331 @@ def test_sweep_host_errors_are_padded_buffers_on_blocks_below_32_bytes():
     assert all(block % 32 for block in result.error_block_sizes), result.format()
     assert set(result.error_codes) == {"UB_OVERFLOW"}, result.format()
     # ... and nothing but the UB: with room for the padding, no host tiling of the grid has an error
-    host = host_tiling_arrays(grid["numel"], grid["itemsize"], grid["ub_size"], grid["core_num"],
-                              grid["block_size"])
-    sel = np.flatnonzero(host["accepted"])
-    err, _ = vectorized_verdict({k: host[k][sel] for k in NAMES}, host["blockDim"][sel], grid["numel"][sel],
-                                grid["itemsize"][sel], grid["ub_size"][sel] + 12 * 32, grid["core_num"][sel],
-                                grid["block_size"][sel])
+    a2 = grid["kernel"] == 0
+    n, b, ub, cores, block = (grid[k][a2] for k in ("numel", "itemsize", "ub_size", "core_num", "block_size"))
+    accepted, block_dim, fields = spec_a2.host_tiling(n, b, ub, cores, block)
+    sel = np.flatnonzero(accepted)
+    err, _ = vectorized_verdict({k: getattr(fields, k)[sel] for k in NAMES}, block_dim[sel], n[sel], b[sel],
+                                ub[sel] + 12 * 32, cores[sel], block[sel])
     assert not err.any()
     # the grid exercises the platforms the host refuses
     assert result.rejected_reasons["block size not a multiple of the dtype size"] > 0
     assert result.rejected_reasons["unified buffer below one block per tile buffer"] > 0
     assert result.padding_combinations > 0
+
+
+# ----------------------------------------------------------------------------
+# Ascend 950 (arch35) tilings: a plain reference, mutations, the checked walk
+
+from swishgrad_numba import ARCH35_TILING_DTYPE, ASCEND950_PLATFORM, REFERENCE_PLATFORM, Tiling  # noqa: E402
+from swishgrad_numba.tiling import vectorized_verdict_arch35  # noqa: E402
+
+NAMES_950 = ("dim0", "coreNum", "ubFormer", "blockFormer", "blockNum", "ubLoopOfFormerBlock", "ubLoopOfTailBlock",
+             "ubTailOfFormerBlock", "ubTailOfTailBlock", "elemNum", "scheMode")
+WALK_950 = ("blockFormer", "ubFormer", "ubLoopOfFormerBlock", "ubLoopOfTailBlock", "ubTailOfFormerBlock",
+            "ubTailOfTailBlock")
+KEY_950 = {"float16": 3, "bfloat16": 5, "float32": 7}
+
+
+def arch35_platform(**kw):
+    return Platform(soc_version="ascend950", **kw)
+
+
+def block_params(f, i):
+    """(start, loops, tail, length the block should hold) of block i: ElementwiseSch.Process verbatim."""
+    if i == f["blockNum"] - 1:
+        return (f["blockFormer"] * i, f["ubLoopOfTailBlock"], f["ubTailOfTailBlock"],
+                f["dim0"] - (f["blockNum"] - 1) * f["blockFormer"])
+    return f["blockFormer"] * i, f["ubLoopOfFormerBlock"], f["ubTailOfFormerBlock"], f["blockFormer"]
+
+
+def reference_codes_950(f, scale, block_dim, key, numel, dtype, platform):
+    """The rules of docs/validation.md for a 950 record, and its walk element by element."""
+    b, U = np.dtype(dtype).itemsize, f["ubFormer"]
+    codes = set()
+    if not 1 <= block_dim <= platform.core_num:
+        codes.add("BLOCK_DIM_RANGE")
+    if block_dim != f["blockNum"]:
+        codes.add("BLOCK_NUM_MISMATCH")
+    if not f["blockNum"] <= f["coreNum"] <= platform.core_num:
+        codes.add("CORE_NUM_RANGE")
+    if f["dim0"] != numel:
+        codes.add("DIM0_MISMATCH")
+    if f["elemNum"] != U:
+        codes.add("ELEM_NUM_MISMATCH")
+    if f["scheMode"] != 1:
+        codes.add("SCHE_MODE_UNKNOWN")
+    if not math.isfinite(scale):
+        codes.add("SCONF_NONFINITE")
+    if key is not None and key != KEY_950[dtype]:
+        codes.add("TILING_KEY_MISMATCH")
+    if any(f[name] < 0 for name in WALK_950):
+        return codes | {"FIELD_NEGATIVE"}
+    if round_up_32(6 * U * b) > platform.ub_size:
+        codes.add("UB_OVERFLOW")
+    if U * b % 32:
+        codes.add("UB_FORMER_NOT_BLOCK_ALIGNED")
+    elif U % (256 // b):
+        codes.add("UB_FORMER_NOT_REGISTER_ALIGNED")
+    if f["blockFormer"] % 512:
+        codes.add("BLOCK_FORMER_NOT_ALIGNED")
+    counts, past_end = [0] * numel, False
+    for i in range(block_dim):
+        start, loops, tail, length = block_params(f, i)
+        if loops < 1:
+            codes.add("TILE_COUNT_MISMATCH")   # on the device loopNum - 1 wraps; the emulator walks nothing
+            continue
+        if not 1 <= tail <= U:
+            codes.add("TAIL_RANGE")
+        if (loops - 1) * U + tail != length:
+            codes.add("TILE_COUNT_MISMATCH")
+        for t in range(loops):
+            offset = start + t * U
+            if offset >= numel:       # the passes abut: the rest lies past the end too
+                past_end = past_end or (loops - 1 - t) * U + tail > 0
+                break
+            end = offset + (U if t < loops - 1 else tail)
+            for e in range(offset, min(end, numel)):
+                counts[e] += 1
+            past_end = past_end or end > numel
+    if past_end:
+        codes.add("OVERRUN_BEYOND_PADDING")
+    return codes | coverage_codes(counts)
+
+
+def fields_950(tiling):
+    return fields_of(tiling, NAMES_950)
+
+
+def make_record_950(f, scale=1.0):
+    return make_record(f, scale, ARCH35_TILING_DTYPE, "scale")
+
+
+def mutations_950(f, block_dim, platform):
+    """(label, fields, block_dim, scale, key) corruptions of a correct 950 tiling."""
+    U = f["ubFormer"]
+    out = []
+    for name in NAMES_950:
+        for label, delta in (("+1", 1), ("-1", -1), ("+512", 512), ("-512", -512), ("+ubFormer", U),
+                             ("-ubFormer", -U)):
+            g = dict(f)
+            g[name] = g[name] + delta if name != "scheMode" else max(0, g[name] + delta)
+            if g != f:
+                out.append((f"{name} {label}", g, block_dim, 1.0, None))
+        out.append((f"{name} = 0", dict(f, **{name: 0}), block_dim, 1.0, None))
+    for a, b in (("ubLoopOfFormerBlock", "ubLoopOfTailBlock"), ("ubTailOfFormerBlock", "ubTailOfTailBlock")):
+        out.append((f"swap {a}/{b}", dict(f, **{a: f[b], b: f[a]}), block_dim, 1.0, None))
+    out.append(("ubFormer one block more", dict(f, ubFormer=U + 32 // 4), block_dim, 1.0, None))
+    for bd in (block_dim + 1, block_dim - 1, platform.core_num + 1, 0):
+        out.append((f"block_dim {bd}", dict(f), bd, 1.0, None))
+    out.append(("scale nan", dict(f), block_dim, float("nan"), None))
+    out.append(("scale -inf", dict(f), block_dim, float("-inf"), None))
+    for key in (3, 5, 6, 7, 0):
+        out.append((f"key {key}", dict(f), block_dim, 1.0, key))
+    return out
+
+
+SMALL_950 = (
+    arch35_platform(ub_size=1536 * 2, core_num=5),    # ubFormer 128 (float32) or 256 (16-bit)
+    arch35_platform(ub_size=8192, core_num=3),
+    arch35_platform(ub_size=4000, core_num=8),
+)
+CASES_950 = [(p, dt, n) for p in SMALL_950 for dt in DTYPES for n in (1, 33, 512, 513, 1536, 2100, 5000)]
+
+
+def _ids_950(case):
+    p, dt, n = case
+    return f"ub{p.ub_size}-c{p.core_num}-{dt}-{n}"
+
+
+def _tiling_950(f, block_dim, scale, key):
+    rec = make_record_950(f, scale)
+    return rec if key is None else Tiling(data=rec, block_dim=block_dim, tiling_key=key)
+
+
+@pytest.mark.parametrize("case", CASES_950, ids=[_ids_950(c) for c in CASES_950])
+def test_arch35_mutations_match_reference_and_checked_run(case):
+    platform, dtype, numel = case
+    tiling = compute_tiling(numel, dtype, platform=platform)
+    base = fields_950(tiling)
+    assert validate_tiling(tiling, numel, dtype, platform, checked=True).findings == ()
+    for label, f, bd, scale, key in [("host", base, tiling.block_dim, 1.0, KEY_950[dtype])] + mutations_950(
+            base, tiling.block_dim, platform):
+        expected = reference_codes_950(f, scale, bd, key, numel, dtype, platform)
+        report = validate_tiling(_tiling_950(f, bd, scale, key), numel, dtype, platform, bd, checked=True)
+        assert report.codes() == expected, label
+        assert report.ok == (not is_error(expected)), label
+        for finding in report.findings:
+            assert finding.severity == CODES[finding.code][0] and finding.message
+        if "FIELD_NEGATIVE" in expected:
+            assert report.balance is None
+            with pytest.raises(ValueError, match="must be >= 0"):
+                checked_run(make_record_950(f), numel, dtype, platform, bd)
+        elif not report.codes("error") & {"COVERAGE_GAP", "COVERAGE_OVERLAP", "OVERRUN_BEYOND_PADDING"}:
+            # valid, or invalid by a rule only: the walk itself covers the tensor exactly
+            assert checked_run(make_record_950(f), numel, dtype, platform, bd).exact_coverage, label
+
+
+# Example D of the 950 facts (float32, 65600 elements, 64 cores): 43 blocks of 1536 elements, the last 1088,
+# one UB loop each (ubFormer 10560). Each row breaks one field; the findings worked out by hand:
+BROKEN_D = [
+    # the tail block should hold 65601 - 42*1536 = 1089 elements; the walk still covers the 65600 exactly
+    ("dim0", 65601, {"DIM0_MISMATCH", "TILE_COUNT_MISMATCH"}),
+    ("coreNum", 65, {"CORE_NUM_RANGE"}),
+    ("coreNum", 42, {"CORE_NUM_RANGE"}),
+    # 10568 floats are 42272 bytes, whole 32-byte blocks but not whole 64-float registers; elemNum stays 10560
+    ("ubFormer", 10568, {"UB_FORMER_NOT_REGISTER_ALIGNED", "ELEM_NUM_MISMATCH"}),
+    ("ubFormer", 10561, {"UB_FORMER_NOT_BLOCK_ALIGNED", "ELEM_NUM_MISMATCH"}),
+    # blocks start 1537 apart but hold 1536: a gap after each former block, the tail block ends 42 past the end
+    ("blockFormer", 1537, {"BLOCK_FORMER_NOT_ALIGNED", "TILE_COUNT_MISMATCH", "COVERAGE_GAP",
+                           "OVERRUN_BEYOND_PADDING"}),
+    # 43 blocks launched, but the kernel takes block 43 as the tail: block 42 runs 1536 elements from 64512
+    ("blockNum", 44, {"BLOCK_NUM_MISMATCH", "OVERRUN_BEYOND_PADDING"}),
+    ("ubLoopOfFormerBlock", 2, {"TILE_COUNT_MISMATCH", "COVERAGE_OVERLAP", "OVERRUN_BEYOND_PADDING"}),
+    ("ubLoopOfFormerBlock", 0, {"TILE_COUNT_MISMATCH", "COVERAGE_GAP"}),
+    ("ubTailOfFormerBlock", 0, {"TAIL_RANGE", "TILE_COUNT_MISMATCH", "COVERAGE_GAP"}),
+    ("ubTailOfTailBlock", 1089, {"TILE_COUNT_MISMATCH", "OVERRUN_BEYOND_PADDING"}),
+    ("ubTailOfTailBlock", 10561, {"TAIL_RANGE", "TILE_COUNT_MISMATCH", "OVERRUN_BEYOND_PADDING"}),
+    ("elemNum", 1, {"ELEM_NUM_MISMATCH"}),
+    ("scheMode", 0, {"SCHE_MODE_UNKNOWN"}),
+    ("blockFormer", -1536, {"FIELD_NEGATIVE"}),
+    ("ubTailOfTailBlock", -1, {"FIELD_NEGATIVE"}),
+]
+
+
+@pytest.mark.parametrize("name, value, codes", BROKEN_D, ids=[f"{n}={v}" for n, v, _ in BROKEN_D])
+def test_arch35_each_broken_field_gives_its_finding(name, value, codes):
+    host = compute_tiling(65600, "float32", platform=ASCEND950_PLATFORM)
+    assert host.block_dim == 43 and int(host.data["ubTailOfTailBlock"]) == 1088
+    f = dict(fields_950(host), **{name: value})
+    rep = validate_tiling(make_record_950(f), 65600, "float32", None, 43, checked=True)
+    assert rep.codes() == codes, rep.format()
+    assert rep.platform == ASCEND950_PLATFORM
+
+
+def test_arch35_launch_findings():
+    host = compute_tiling(65600, "float32", platform=ASCEND950_PLATFORM)
+    # 65 cores on a 64-core part: blocks 43..64 run former loops from 66048, past the end
+    rep = validate_tiling(host, 65600, "float32", block_dim=65)
+    assert rep.codes() == {"BLOCK_DIM_RANGE", "BLOCK_NUM_MISMATCH", "OVERRUN_BEYOND_PADDING"}
+    beyond = [x for x in rep.findings if x.code == "OVERRUN_BEYOND_PADDING"]
+    assert beyond[0].core == 43 and "66048" in beyond[0].message and "tensor's end (65600)" in beyond[0].message
+    for key in (3, 5, 6):
+        rep = validate_tiling(Tiling(data=host.data, block_dim=43, tiling_key=key), 65600, "float32")
+        assert rep.codes() == {"TILING_KEY_MISMATCH"}
+    rep = validate_tiling(make_record_950(fields_950(host), float("nan")), 65600, "float32", block_dim=43)
+    assert rep.ok and rep.codes() == {"SCONF_NONFINITE"} and "scale is nan" in rep.findings[0].message
+    # a bare record carries no key: nothing to check
+    assert validate_tiling(host.data, 65600, "float32", block_dim=43).findings == ()
+    # the same tiling as bytes and as a mapping (which may carry blockDim and tilingKey)
+    assert validate_tiling(host.tobytes(), 65600, "float32", block_dim=43, checked=True).ok
+    mapping = dict(fields_950(host), scale=1.0, blockDim=43, tilingKey=5)
+    assert validate_tiling(mapping, 65600, "float32").codes() == {"TILING_KEY_MISMATCH"}
+
+
+def test_arch35_overrun_is_an_error_without_padding():
+    # float16 n=33: on the A2 the last block would be padding; the 950's DMA is exact, so one element
+    # more is past the end
+    host = compute_tiling(33, "float16", platform=ASCEND950_PLATFORM)
+    f = dict(fields_950(host), ubTailOfTailBlock=34, dim0=34)
+    rep = validate_tiling(make_record_950(f), 33, "float16", None, 1, checked=True)
+    assert rep.codes() == {"DIM0_MISMATCH", "OVERRUN_BEYOND_PADDING"}
+    (x,) = rep.errors
+    assert (x.core, x.tile) == (0, 0) and "up to element 34, 1 element(s) past the tensor's end" in x.message
+    run = checked_run(make_record_950(f), 33, "float16", None, 1)
+    assert run.padded_numel == 33 and run.beyond_transfers == 1 and run.padding_transfers == 0
+    assert run.coverage_codes() == {"OVERRUN_BEYOND_PADDING"}
+
+
+def test_arch35_platform_follows_the_record():
+    a2 = compute_tiling(1000, "float32")
+    x35 = compute_tiling(1000, "float32", platform=ASCEND950_PLATFORM)
+    assert validate_tiling(a2, 1000, "float32").platform == REFERENCE_PLATFORM
+    assert validate_tiling(x35, 1000, "float32").platform == ASCEND950_PLATFORM
+    for tiling, platform, words in ((x35, REFERENCE_PLATFORM, ("ascend910b", "Ascend 950", "88-byte")),
+                                    (a2, ASCEND950_PLATFORM, ("ascend950", "Atlas A2", "72-byte"))):
+        for call in (validate_tiling, tiling_balance, checked_run):
+            with pytest.raises(ValueError, match="platform") as exc:
+                call(tiling, 1000, "float32", platform)
+            assert all(w in str(exc.value) for w in words) and "record" in str(exc.value)
+    with pytest.raises(ValueError, match="buffers"):
+        validate_tiling(x35, 1000, "float32", buffers=[(2, 4)])
+    f = dict(fields_950(x35), ubFormer=-64)
+    with pytest.raises(ValueError, match="ubFormer"):
+        tiling_balance(make_record_950(f), 1000, "float32", block_dim=1)
+
+
+def test_arch35_balance():
+    # example C: 48 blocks of 2048 bfloat16 elements and a tail of 1696 on 64 cores
+    bal = tiling_balance(compute_tiling(100000, "bfloat16", platform=ASCEND950_PLATFORM), 100000, "bfloat16")
+    assert bal.core_classes == (("former", 48), ("tail", 1), ("extra", 0))
+    assert (bal.big_cores, bal.small_cores) == (0, 0)
+    np.testing.assert_array_equal(bal.elements_per_core, [2048] * 48 + [1696])
+    np.testing.assert_array_equal(bal.tiles_per_core, [1] * 49)
+    assert bal.max_elements == 2048 and bal.mean_elements == pytest.approx(100000 / 49)
+    assert bal.unused_cores == 15 and bal.idle_launched_cores == 0 and bal.padding_overrun_elements == 0
+    assert bal.ub_bytes_per_tile == 6 * 21120 * 2 == 253440 and bal.ub_size == 253952
+    assert bal.as_dict()["former_cores"] == 48 and "UB loops per core   : 1..1" in bal.format()
+    assert "padding" not in bal.format()
+
+
+@pytest.mark.parametrize("platform", [arch35_platform(ub_size=3072, core_num=5), arch35_platform(core_num=3)],
+                         ids=["small", "950"])
+def test_arch35_random_records_checked_run_matches_naive_walk(platform):
+    rng = np.random.default_rng(35)
+    for _ in range(200):
+        dtype = DTYPES[int(rng.integers(3))]
+        numel = int(rng.integers(1, 300))
+        f = {"dim0": numel, "coreNum": 3, "elemNum": 0, "scheMode": 1,
+             "ubFormer": int(rng.integers(0, 70)), "blockFormer": int(rng.integers(0, 120)),
+             "blockNum": int(rng.integers(0, 6)), "ubLoopOfFormerBlock": int(rng.integers(0, 5)),
+             "ubLoopOfTailBlock": int(rng.integers(0, 5)), "ubTailOfFormerBlock": int(rng.integers(0, 80)),
+             "ubTailOfTailBlock": int(rng.integers(0, 80))}
+        bd = int(rng.integers(0, 7))
+        counts = [0] * numel
+        beyond = 0
+        for i in range(bd):
+            start, loops, tail, _ = block_params(f, i)
+            for t in range(loops):
+                offset = start + t * f["ubFormer"]
+                for e in range(offset, offset + (f["ubFormer"] if t < loops - 1 else tail)):
+                    if e < numel:
+                        counts[e] += 1
+                    else:
+                        beyond += 1
+        run = checked_run(make_record_950(f), numel, dtype, platform, bd)
+        np.testing.assert_array_equal(run.write_count, counts)
+        assert run.beyond_transfers == beyond and run.padding_transfers == 0
+        rep = validate_tiling(make_record_950(f), numel, dtype, platform, bd, checked=True)
+        assert "CHECKED_RUN_DISAGREES" not in rep.codes()
+        assert rep.codes() == reference_codes_950(f, 1.0, bd, None, numel, dtype, platform)
+
+
+def test_arch35_vectorized_verdict_matches_validate_tiling():
+    count = 0
+    for platform, dtype, numel in CASES_950[::3] + [(ASCEND950_PLATFORM, "float32", 1048576),
+                                                   (ASCEND950_PLATFORM, "bfloat16", 100000)]:
+        tiling = compute_tiling(numel, dtype, platform=platform)
+        itemsize = np.dtype(dtype).itemsize
+        muts = [m for m in mutations_950(fields_950(tiling), tiling.block_dim, platform)
+                if m[2] >= 0 and math.isfinite(m[3]) and m[4] is None]
+        err, warn = vectorized_verdict_arch35({k: [m[1][k] for m in muts] for k in NAMES_950}, [m[2] for m in muts],
+                                              numel, itemsize, platform.ub_size, platform.core_num)
+        for j, (label, f, bd, _, _) in enumerate(muts):
+            rep = validate_tiling(make_record_950(f), numel, dtype, platform, bd)
+            assert bool(err[j]) == (not rep.ok), label
+            assert bool(warn[j]) == bool(rep.codes("warning")), label
+            count += 1
+    assert count > 300
+
+
+def test_sweep_covers_both_kernels():
+    result = run_sweep(sweep_grid(sizes_per_case=40, max_numel=1 << 30))
+    x35 = result.by_kernel["arch35"]
+    assert x35["accepted"] > 10_000 and x35["rejected"] > 0
+    # the 950's host tilings have no error and no warning anywhere on the grid
+    assert x35["error_combinations"] == 0 and x35["warning_combinations"] == 0
+    assert result.by_kernel["a2"]["accepted"] + x35["accepted"] == result.accepted
+    text = result.format()
+    assert "both kernels" in text and "Atlas A2 kernel" in text and "Ascend 950 kernel" in text
+    assert result.rejected_reasons["950: unified buffer below six slots of 256 bytes"] == x35["rejected"]

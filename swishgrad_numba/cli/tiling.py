@@ -1,13 +1,16 @@
-"""``swishgrad tiling`` and ``swishgrad validate``: inspect and check tilings.
+"""``swishgrad tiling`` and ``swishgrad validate``: inspect and check tilings of either kernel.
 
-``tiling`` prints the host tiling of a tensor with its load-balance figures
-(and can write the 72-byte struct); past the size the load-balance analysis
-handles (padded tensors of 2**56 elements) it prints the tiling and says the
-balance was skipped. ``validate`` checks a given tiling
-(fields on the command line, a 72-byte binary, or the host tiling with
-fields overridden) and exits 0 when it is correct, 1 when it is not, 2 on
-bad arguments; ``validate --sweep`` checks the host tiling over a large
-grid of sizes, dtypes and platforms.
+``--soc`` (also ``--soc-version``) picks the kernel as CANN does:
+``ascend950`` the Ascend 950's (88-byte struct, SPEC section 9), any other
+SoC the Atlas A2's (72-byte struct); the platform's sizes default to that
+kernel's reference platform. ``tiling`` prints the host tiling of a tensor
+with its load-balance figures (and can write the struct); past the size the
+load-balance analysis handles (2**56 elements) it prints the tiling and
+says the balance was skipped. ``validate`` checks a given tiling (one
+kernel's field options, a struct binary whose length tells its kernel, or
+the host tiling with fields overridden) and exits 0 when it is correct, 1
+when it is not, 2 on bad arguments; ``validate --sweep`` checks both
+kernels' host tilings over a large grid of sizes, dtypes and platforms.
 """
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ import json
 import re
 import sys
 
+from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM
+from ..tiling.records import LAYOUTS
 from ._paths import check_input_file, check_output_file
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -25,11 +30,15 @@ class _UsageError(Exception):
     """A bad argument found after parsing: message to stderr, exit 2."""
 
 
-def _uint(text: str) -> int:
+def _int(text: str) -> int:
     try:
-        value = int(text, 0)
+        return int(text, 0)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+
+
+def _uint(text: str) -> int:
+    value = _int(text)
     if not 0 <= value < 1 << 64:
         raise argparse.ArgumentTypeError(f"must be in [0, 2**64), got {value}")
     return value
@@ -43,7 +52,7 @@ def _positive(text: str) -> int:
 
 
 def _buffer_plan(text: str) -> tuple:
-    from ..validation import parse_buffer_plan
+    from ..tiling.buffers import parse_buffer_plan
 
     try:
         return parse_buffer_plan(text)
@@ -52,20 +61,41 @@ def _buffer_plan(text: str) -> tuple:
 
 
 def _add_platform_options(p) -> None:
-    from ..platform import REFERENCE_PLATFORM as ref
+    a2, x35 = REFERENCE_PLATFORM, ASCEND950_PLATFORM
+    g = p.add_argument_group("platform (defaults: the reference platform of the kernel --soc picks)")
+    g.add_argument("--ub-size", type=_positive, default=None,
+                   help=f"unified buffer bytes (A2 {a2.ub_size}, 950 {x35.ub_size})")
+    g.add_argument("--core-num", type=_positive, default=None, help=f"cores (A2 {a2.core_num}, 950 {x35.core_num})")
+    g.add_argument("--block-size", type=_positive, default=None, help=f"DataCopy block bytes ({a2.block_size})")
+    g.add_argument("--soc", "--soc-version", dest="soc_version", default=None, metavar="SOC",
+                   help=f"SoC family or chip name; it picks the kernel: {x35.soc_version} runs the Ascend 950's, any "
+                        f"other the Atlas A2's (default {a2.soc_version}; validate follows the kernel of its "
+                        f"--file or field options)")
 
-    g = p.add_argument_group("platform (defaults: the SPEC's reference platform)")
-    g.add_argument("--ub-size", type=_positive, default=ref.ub_size, help="unified buffer bytes (%(default)s)")
-    g.add_argument("--core-num", type=_positive, default=ref.core_num, help="AI cores (%(default)s)")
-    g.add_argument("--block-size", type=_positive, default=ref.block_size, help="DataCopy block bytes (%(default)s)")
-    g.add_argument("--soc-version", default=ref.soc_version, help="SoC family (%(default)s)")
+
+def _beta_option(p, help_text: str, default) -> None:
+    p.add_argument("--beta", "--scale", "--sconf", dest="beta", type=float, default=default,
+                   help=help_text + "; --scale and --sconf are other names of it")
 
 
-def _platform(args):
+def _architecture_of_soc(args):
+    """The kernel ``--soc`` picks, or None when it is not given."""
     from ..platform import Platform
 
+    if args.soc_version is None:
+        return None
+    try:
+        return Platform(soc_version=args.soc_version).architecture
+    except ValueError as exc:
+        raise _UsageError(_message(exc)) from None
+
+
+def _platform(args, architecture: str):
+    from ..platform import Platform
+
+    default = ASCEND950_PLATFORM if architecture == ARCH_950 else REFERENCE_PLATFORM
     return Platform(ub_size=args.ub_size, core_num=args.core_num, block_size=args.block_size,
-                    soc_version=args.soc_version)
+                    soc_version=args.soc_version or default.soc_version)
 
 
 def _dtype(args):
@@ -79,13 +109,13 @@ def _dtype(args):
 
 # The library names its arguments as the Python API does; say the option instead.
 _OPTION_OF = {"numel": "--numel", "platform.ub_size": "--ub-size", "platform.core_num": "--core-num",
-              "platform.block_size": "--block-size", "scale": "--scale"}
-_API_NAME = re.compile(r"(?<![\w.-])(platform\.(?:ub_size|core_num|block_size)|numel|scale)\b")
+              "platform.block_size": "--block-size", "Platform.soc_version": "--soc"}
+_API_NAME = re.compile(r"(?<![\w.-])((?:[pP]latform\.(?:ub_size|core_num|block_size|soc_version))|numel)\b")
 
 
 def _message(exc) -> str:
     """The error's message with the API argument names replaced by the options that set them."""
-    return _API_NAME.sub(lambda m: _OPTION_OF[m.group(1)], str(exc))
+    return _API_NAME.sub(lambda m: _OPTION_OF.get(m.group(1), m.group(1)), str(exc))
 
 
 def _print_record(fields: dict, out) -> None:
@@ -98,22 +128,22 @@ def _print_record(fields: dict, out) -> None:
 # swishgrad tiling
 
 def _cmd_tiling(args) -> int:
-    from ..tiling import compute_tiling
+    from ..tiling import compute_tiling, tiling_balance
     from ..tiling.io import write_tiling_bin
-    from ..validation import tiling_balance
+    from ..tiling.launch import KERNEL_NAMES
 
     try:
         if args.write is not None:
             check_output_file(args.write, "--write")
         dt = _dtype(args)
-        platform = _platform(args)
-        tiling = compute_tiling(args.numel, dt, scale=args.scale, platform=platform)
+        platform = _platform(args, _architecture_of_soc(args))
+        tiling = compute_tiling(args.numel, dt, beta=args.beta, platform=platform)
     except (_UsageError, TypeError, ValueError) as exc:
         print(f"swishgrad tiling: error: {_message(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    # The host tiling takes any size whose fields fit in uint64; the load-balance
-    # analysis stops at padded tensors of 2**56 elements. Past that the tiling is
-    # still printed (and written), and the balance is reported as skipped.
+    # The host tiling takes any size whose fields fit their C types; the load-balance
+    # analysis stops at tensors of 2**56 elements. Past that the tiling is still
+    # printed (and written), and the balance is reported as skipped.
     try:
         balance, skipped = tiling_balance(tiling, args.numel, dt, platform), None
     except ValueError as exc:
@@ -129,13 +159,13 @@ def _cmd_tiling(args) -> int:
             return EXIT_USAGE
     if args.json:
         print(json.dumps({"numel": args.numel, "dtype": dt.name, "platform": vars(platform),
-                          "tiling": fields, "struct_hex": tiling.tobytes().hex(),
+                          "kernel": tiling.architecture, "tiling": fields, "struct_hex": tiling.tobytes().hex(),
                           "balance": balance.as_dict() if balance is not None else None,
                           "balance_skipped": skipped}, indent=2))
         return EXIT_OK
-    print(f"host tiling for numel={args.numel} {dt.name} on {platform}:")
+    print(f"host tiling for numel={args.numel} {dt.name} on {platform} ({KERNEL_NAMES[tiling.architecture]}):")
     _print_record(fields, sys.stdout)
-    print(f"  struct (72 bytes) = {tiling.tobytes().hex()}")
+    print(f"  struct ({len(tiling.tobytes())} bytes) = {tiling.tobytes().hex()}")
     if args.write is not None:
         print(f"  written to {args.write}")
     if balance is None:
@@ -150,23 +180,15 @@ def _cmd_tiling(args) -> int:
 # ----------------------------------------------------------------------------
 # swishgrad validate
 
-_FIELD_OPTIONS = (
-    "smallCoreDataNum", "bigCoreDataNum", "finalBigTileNum", "finalSmallTileNum",
-    "tileDataNum", "smallTailDataNum", "bigTailDataNum", "tailBlockNum",
-)
+def _options(names) -> str:
+    return ", ".join("--" + name for name in names)
 
 
-def _tiling_from_args(args, dt, platform):
-    """(record, block_dim, key) from --file / --host / field options."""
-    import numpy as np
-
-    from ..tiling import TILING_DTYPE, compute_tiling
+def _source_architecture(args, given: dict):
+    """(record or None, the kernel of the tiling) from --file, the field options, or --soc."""
     from ..tiling.io import read_tiling_bin
+    from ..tiling.records import layout_of
 
-    given = {name: getattr(args, name) for name in _FIELD_OPTIONS if getattr(args, name) is not None}
-    block_dim = args.block_dim
-    if args.file and args.host:
-        raise _UsageError("give at most one of --file and --host")
     if args.file:
         try:
             check_input_file(args.file, "--file")  # a FIFO would block the read
@@ -175,6 +197,41 @@ def _tiling_from_args(args, dt, platform):
             raise _UsageError(f"cannot read --file: {exc}") from None
         except ValueError as exc:
             raise _UsageError(_message(exc)) from None
+        return record, layout_of(record).architecture
+    kinds = [arch for arch in (ARCH_A2, ARCH_950) if given[arch]]
+    if len(kinds) == 2:
+        raise _UsageError(f"the A2 field options ({_options(given[ARCH_A2])}) and the 950 field options "
+                          f"({_options(given[ARCH_950])}) describe different structs; give one kernel's")
+    return None, (kinds[0] if kinds else _architecture_of_soc(args) or ARCH_A2)
+
+
+def _tiling_from_args(args, dt):
+    """(tiling, block_dim, platform) from --file / --host / field options."""
+    import numpy as np
+
+    from ..tiling import Tiling, compute_tiling
+    from ..tiling.launch import KERNEL_NAMES
+
+    given = {arch: {name: getattr(args, name) for name in layout.int_fields if getattr(args, name) is not None}
+             for arch, layout in LAYOUTS.items()}
+    if args.file and args.host:
+        raise _UsageError("give at most one of --file and --host")
+    record, arch = _source_architecture(args, given)
+    soc_arch = _architecture_of_soc(args)
+    if soc_arch is not None and soc_arch != arch:
+        source = "--file holds the struct" if args.file else "the field options are the fields"
+        raise _UsageError(f"--soc {args.soc_version} runs the {KERNEL_NAMES[soc_arch]}, but {source} of the "
+                          f"{KERNEL_NAMES[arch]} ({LAYOUTS[arch].nbytes} bytes)")
+    other = ARCH_A2 if arch == ARCH_950 else ARCH_950
+    if given[other]:
+        # only with --file: otherwise the field options decide the kernel
+        raise _UsageError(f"{_options(given[other])}: not fields of the struct --file holds (the "
+                          f"{KERNEL_NAMES[arch]}'s, {LAYOUTS[arch].nbytes} bytes)")
+    if args.buffers is not None and arch == ARCH_950:
+        raise _UsageError("--buffers applies to Atlas A2 tilings only (the 950 kernel's buffer is six slots of "
+                          "ubFormer elements)")
+    layout, platform, block_dim, key = LAYOUTS[arch], _platform(args, arch), args.block_dim, args.tiling_key
+    if args.file:
         if block_dim is None:
             raise _UsageError("--block-dim is required with --file (the struct does not carry it)")
     elif args.host:
@@ -184,23 +241,28 @@ def _tiling_from_args(args, dt, platform):
             raise _UsageError(f"the host tiling refuses this input: {_message(exc)}") from None
         record = host.data
         block_dim = host.block_dim if block_dim is None else block_dim
+        key = host.tiling_key if key is None else key
     else:
-        missing = [name for name in _FIELD_OPTIONS if name not in given]
+        missing = [name for name in layout.int_fields if name not in given[arch]]
         if missing:
-            raise _UsageError("without --file or --host every field is required; missing: "
-                              + ", ".join("--" + m for m in missing))
+            raise _UsageError("without --file or --host every field is required; missing: " + _options(missing))
         if block_dim is None:
             raise _UsageError("--block-dim is required")
-        record = np.zeros((), dtype=TILING_DTYPE)[()]
-    record = np.array(record, dtype=TILING_DTYPE)
-    for name, value in given.items():
+        record = np.zeros((), dtype=layout.dtype)[()]
+    record = np.array(record, dtype=layout.dtype)
+    for name, value in given[arch].items():
+        low, high = layout.int_range(name)
+        if not low <= value <= high:
+            raise _UsageError(f"--{name} must be in {layout.int_range_text(name)}, got {value}")
         record[name] = value
-    if args.sconf is not None:
+    if args.beta is not None:
         with np.errstate(over="ignore"):
-            record["sconf"] = np.float32(args.sconf)
+            record[layout.beta_field] = np.float32(args.beta)
     elif not args.file and not args.host:
-        record["sconf"] = np.float32(1.0)
-    return record[()], block_dim
+        record[layout.beta_field] = np.float32(1.0)
+    if key is None:
+        return record[()], block_dim, platform
+    return Tiling(data=record[()], block_dim=block_dim, tiling_key=key), block_dim, platform
 
 
 def _progress_bar(out):
@@ -217,14 +279,18 @@ def _progress_bar(out):
     return show
 
 
-#: --sizes-per-case cap: 10000 sizes for each of the ~3600 (platform, dtype) cases is a grid of
-#: ~30M combinations, a few GB; the default 1000 gives ~2.8M.
+#: --sizes-per-case cap: 10000 sizes for each of the ~4300 (kernel, platform, dtype) cases is a grid of
+#: ~40M combinations, a few GB; the default 1000 gives ~3.3M.
 _MAX_SIZES_PER_CASE = 10_000
 
 
 def _cmd_sweep(args) -> int:
-    from ..validation import run_sweep, sweep_grid
+    from ..tiling import run_sweep, sweep_grid
 
+    if args.buffers is not None:
+        print("swishgrad validate: error: --buffers does not apply to --sweep (it checks SwishGrad's "
+              "host tilings with SwishGrad's buffers)", file=sys.stderr)
+        return EXIT_USAGE
     if args.max_numel >= 1 << 40:
         print("swishgrad validate: error: --max-numel must be below 2**40", file=sys.stderr)
         return EXIT_USAGE
@@ -241,20 +307,15 @@ def _cmd_sweep(args) -> int:
 
 def _cmd_validate(args) -> int:
     if args.sweep:
-        if args.buffers is not None:
-            print("swishgrad validate: error: --buffers does not apply to --sweep (it checks SwishGrad's "
-                  "host tiling with SwishGrad's buffers)", file=sys.stderr)
-            return EXIT_USAGE
         return _cmd_sweep(args)
-    from ..validation import validate_tiling
+    from ..tiling import validate_tiling
 
     try:
         if args.numel is None:
             raise _UsageError("--numel is required (or use --sweep)")
         dt = _dtype(args)
-        platform = _platform(args)
-        record, block_dim = _tiling_from_args(args, dt, platform)
-        report = validate_tiling(record, args.numel, dt, platform, block_dim, checked=args.checked,
+        tiling, block_dim, platform = _tiling_from_args(args, dt)
+        report = validate_tiling(tiling, args.numel, dt, platform, block_dim, checked=args.checked,
                                  buffers=args.buffers)
     except (_UsageError, TypeError, ValueError) as exc:
         print(f"swishgrad validate: error: {_message(exc)}", file=sys.stderr)
@@ -262,6 +323,7 @@ def _cmd_validate(args) -> int:
     if args.json:
         print(json.dumps({
             "ok": report.ok,
+            "kernel": report.architecture,
             "numel": report.numel,
             "dtype": report.dtype.name,
             "block_dim": report.block_dim,
@@ -282,42 +344,48 @@ def _cmd_validate(args) -> int:
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("tiling", help="print the host tiling of a tensor and its load balance",
-                              description="Print the SwishGrad host tiling (SPEC section 3) of a tensor "
-                                          "of NUMEL storage elements, and its load-balance figures.")
+                              description="Print the SwishGrad host tiling of a tensor of NUMEL storage elements "
+                                          "(Atlas A2: SPEC section 3; Ascend 950 with --soc ascend950: section 9), "
+                                          "and its load-balance figures.")
     p.add_argument("--numel", type=_positive, required=True, help="storage element count")
     p.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (%(default)s)")
-    p.add_argument("--scale", type=float, default=1.0, help="beta, stored as sconf (%(default)s)")
+    _beta_option(p, "beta, stored as float32 in the struct's sconf (A2) or scale (950); default %(default)s", 1.0)
     _add_platform_options(p)
-    p.add_argument("--write", metavar="PATH", help="also write the 72-byte struct to PATH")
+    p.add_argument("--write", metavar="PATH", help="also write the struct (72 bytes A2, 88 bytes 950) to PATH")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_tiling)
 
     v = subparsers.add_parser(
         "validate", help="check a tiling (exit 0 ok, 1 invalid, 2 bad arguments); --sweep checks the host",
-        description="Validate a SwishGrad tiling for a tensor and platform. The tiling comes from "
-                    "--file (a 72-byte struct), --host (the host tiling, fields overridable), or the "
-                    "eight field options. Exit status: 0 correct, 1 incorrect, 2 bad arguments.")
+        description="Validate a SwishGrad tiling of either kernel for a tensor and platform. The tiling comes "
+                    "from --file (a 72-byte A2 or 88-byte 950 struct), --host (the host tiling of the --soc's "
+                    "kernel, fields overridable), or one kernel's field options (all of them). Exit status: 0 "
+                    "correct, 1 incorrect, 2 bad arguments.")
     v.add_argument("--numel", type=_positive, help="storage element count of the tensor")
     v.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (%(default)s)")
     _add_platform_options(v)
     src = v.add_argument_group("the tiling")
-    src.add_argument("--file", metavar="PATH", help="read the 72-byte tiling struct from PATH")
+    src.add_argument("--file", metavar="PATH", help="read the tiling struct (72 or 88 bytes) from PATH")
     src.add_argument("--host", action="store_true", help="start from the host tiling of --numel/--dtype")
-    for name in _FIELD_OPTIONS:
-        src.add_argument("--" + name, type=_uint, default=None, metavar="N", help="set this field")
-    src.add_argument("--sconf", type=float, default=None, help="set sconf (beta)")
+    for name in LAYOUTS[ARCH_A2].int_fields:
+        src.add_argument("--" + name, type=_uint, default=None, metavar="N", help="set this A2 field")
+    for name in LAYOUTS[ARCH_950].int_fields:
+        src.add_argument("--" + name, type=_int, default=None, metavar="N", help="set this 950 field")
+    _beta_option(src, "set beta (the struct's sconf / scale)", None)
     src.add_argument("--block-dim", type=_uint, default=None, help="cores launched")
+    src.add_argument("--tiling-key", type=_uint, default=None, metavar="K",
+                     help="the launch's tiling key (default: the host's with --host; A2 0)")
     v.add_argument("--buffers", type=_buffer_plan, default=None, metavar="PLAN",
-                   help="the kernel's unified-buffer plan, COUNTxBYTES per element for each group of tile "
+                   help="A2: the kernel's unified-buffer plan, COUNTxBYTES per element for each group of tile "
                         "buffers, e.g. 2x4,2x4,2x4,1x4 (default: SwishGrad's for --dtype); each buffer is "
                         "rounded up to 32 bytes")
     v.add_argument("--checked", action="store_true", help="also run the instrumented walk (numel <= 2**25)")
     v.add_argument("--json", action="store_true", help="print JSON")
     sw = v.add_argument_group("sweep")
     sw.add_argument("--sweep", action="store_true",
-                    help="check the host tiling over a grid of sizes, dtypes and platforms")
+                    help="check both kernels' host tilings over a grid of sizes, dtypes and platforms")
     sw.add_argument("--sizes-per-case", type=_positive, default=1000,
-                    help="sizes per (platform, dtype) in the sweep (%(default)s)")
+                    help="sizes per (kernel, platform, dtype) in the sweep (%(default)s)")
     sw.add_argument("--max-numel", type=_positive, default=1 << 36, help="largest size in the sweep (%(default)s)")
     sw.add_argument("--seed", type=_uint, default=0, help="seed of the sweep's random sizes (%(default)s)")
     sw.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")

@@ -1,0 +1,164 @@
+"""A tiling's launch as the validator and the checked walk see it.
+
+:func:`launch_of` normalises a tiling once per call: the record (either
+layout) through :func:`~swishgrad_numba.tiling.io.as_tiling_record`, its
+fields as the architecture's ``TilingFields`` of Python ints (read by name
+from then on), the dtype, and the platform (by default the one of the
+record's kernel). :func:`walk_classes` describes the launched cores as
+classes that share one walk shape, from the SPEC's own core arithmetic
+(:func:`~swishgrad_numba.kernel.plan.classes_of`, i.e.
+:func:`spec.a2.core_classes` and :func:`spec.arch35.block_classes`).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .. import kernel
+from ..dtypes import DTypeInfo, dtype_info
+from ..kernel.plan import classes_of
+from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
+from ..spec import a2 as spec_a2
+from .io import as_tiling_record
+from .records import RecordLayout, layout_of, tiling_fields
+
+__all__ = ["FIELD_CAP", "KERNEL_NAMES", "Launch", "WalkClass", "launch_of", "negative_walk_fields",
+           "padded_numel", "platform_for", "walk_classes"]
+
+#: Fields, core counts and offsets beyond any tensor are clamped to this
+#: (2**61) wherever they enter int64 arithmetic: sums of two clamped values
+#: still fit in int64, and every offset at or past it lies far beyond any
+#: tensor the validator accepts, so the clamp changes no verdict.
+FIELD_CAP = 1 << 61
+
+#: The kernels by architecture, for messages.
+KERNEL_NAMES = {ARCH_A2: "Atlas A2 kernel", ARCH_950: "Ascend 950 kernel"}
+
+# The walk classes in the order classes_of gives them: A2 big then small
+# cores (SPEC section 4); 950 former blocks, the tail block, and blocks
+# launched past blockNum (which run the former blocks' loops).
+_CLASS_NAMES = {ARCH_A2: ("big", "small"), ARCH_950: ("former", "tail", "extra")}
+_KERNEL_CODES = {ARCH_A2: kernel.ARCH_A2, ARCH_950: kernel.ARCH_950}
+
+# 950 fields the walk reads as lengths and counts; a negative one is not a walk.
+_ARCH35_WALK_FIELDS = ("blockFormer", "ubFormer", "ubLoopOfFormerBlock", "ubLoopOfTailBlock",
+                       "ubTailOfFormerBlock", "ubTailOfTailBlock")
+
+
+class Launch(NamedTuple):
+    """One tiling, normalised: everything after :func:`launch_of` reads this."""
+
+    layout: RecordLayout
+    fields: tuple          # the architecture's TilingFields, Python ints
+    beta: float            # the struct's sconf / scale
+    block_dim: int
+    key: int | None        # tiling key, None when not given (a bare 950 record)
+    info: DTypeInfo
+    platform: Platform
+
+    @property
+    def architecture(self) -> str:
+        return self.layout.architecture
+
+    def fields_dict(self) -> dict:
+        """The fields and beta under their struct names, for output."""
+        out = self.fields._asdict()
+        out[self.layout.beta_field] = self.beta
+        return out
+
+
+class WalkClass(NamedTuple):
+    """Cores ``first .. first + cores - 1`` that share one walk shape: core
+    ``first + k`` starts at ``base + count * k`` and runs ``passes - 1`` full
+    passes (A2 tiles, 950 UB loops) of ``pass_len`` elements, then one of
+    ``tail``. Python ints, exact."""
+
+    name: str
+    first: int
+    cores: int
+    base: int
+    count: int
+    passes: int
+    pass_len: int
+    tail: int
+
+    @property
+    def length(self) -> int:
+        """Elements one core transfers: its passes abut."""
+        return 0 if self.passes <= 0 else (self.passes - 1) * self.pass_len + self.tail
+
+    def start(self, core: int) -> int:
+        return self.base + self.count * (core - self.first)
+
+    def pass_of(self, core: int, element: int) -> int:
+        """The pass of ``core`` holding ``element`` (its last pass when past it)."""
+        off = element - self.start(core)
+        if self.pass_len == 0 or off < 0:
+            return max(self.passes - 1, 0)
+        return min(off // self.pass_len, self.passes - 1)
+
+    def span(self, first: int | None = None, cores: int | None = None) -> str:
+        """``"core 3 (big)"`` or ``"cores 3..7 (big)"``: some of the class's cores, by default all."""
+        first = self.first if first is None else first
+        cores = self.cores if cores is None else cores
+        if cores == 1:
+            return f"core {first} ({self.name})"
+        return f"cores {first}..{first + cores - 1} ({self.name})"
+
+
+def walk_classes(launch: Launch) -> tuple:
+    """The launch's cores as :class:`WalkClass` es, in core order."""
+    out, first = [], 0
+    rows = classes_of(launch.fields, launch.block_dim, _KERNEL_CODES[launch.architecture])
+    for name, (base, cores, count, passes, pass_len, tail) in zip(_CLASS_NAMES[launch.architecture], rows):
+        out.append(WalkClass(name, first, cores, base, count, passes, pass_len, tail))
+        first += cores
+    return tuple(out)
+
+
+def platform_for(platform, layout: RecordLayout) -> Platform:
+    """The platform a tiling is checked on: the given one, or its kernel's default.
+
+    Raises
+    ------
+    TypeError
+        ``platform`` is not a Platform.
+    ValueError
+        The platform's SoC runs the other kernel than the record's layout.
+    """
+    if platform is None:
+        return ASCEND950_PLATFORM if layout.architecture == ARCH_950 else REFERENCE_PLATFORM
+    if not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    if platform.architecture != layout.architecture:
+        raise ValueError(
+            f"platform (soc_version {platform.soc_version!r}) runs the {KERNEL_NAMES[platform.architecture]}, "
+            f"but the tiling is a record of the {KERNEL_NAMES[layout.architecture]} ({layout.nbytes}-byte struct); "
+            f"give a platform of the record's kernel, or None")
+    return platform
+
+
+def launch_of(tiling, dtype, platform, block_dim) -> Launch:
+    """Normalise a tiling, its dtype and platform (the checks each raise a TypeError/ValueError)."""
+    record, block_dim, key = as_tiling_record(tiling, block_dim)
+    layout = layout_of(record)
+    info = dtype_info(dtype, argname="dtype")
+    platform = platform_for(platform, layout)
+    return Launch(layout, tiling_fields(record), float(record[layout.beta_field]), block_dim, key, info, platform)
+
+
+def padded_numel(launch: Launch, numel: int) -> int:
+    """Element slots a launch may touch without leaving the allocation.
+
+    A2: ``numel`` rounded up to whole blocks (SPEC section 4); 950: ``numel``
+    (its DMA moves exact ranges, there is no padding to land in).
+    """
+    if launch.architecture == ARCH_950:
+        return numel
+    return spec_a2.padded_numel(numel, launch.info.itemsize, launch.platform.block_size)
+
+
+def negative_walk_fields(launch: Launch) -> list:
+    """Names of the 950 fields the walk reads that are negative (A2 fields are unsigned)."""
+    if launch.architecture != ARCH_950:
+        return []
+    return [name for name in _ARCH35_WALK_FIELDS if getattr(launch.fields, name) < 0]

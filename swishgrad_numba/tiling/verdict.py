@@ -1,0 +1,138 @@
+"""The verdict of :func:`~swishgrad_numba.tiling.validate_tiling`, over arrays of tilings (for the sweep).
+
+One function per kernel. Each takes the record's fields as a
+``TilingFields`` of arrays (or a mapping of names to arrays), reads them
+by name, and uses the SPEC core's arithmetic (core classes, buffer bytes,
+padding) on int64 arrays. Both rely on the abutting of a core's passes:
+when every launched class is consistent (``(passes - 1) * pass length +
+tail`` equals the core's length), the cores of a class abut, so the
+coverage follows from where the launch ends, in O(1) per tiling. Exact for
+fields, block dims and sizes below 2**40; products that could overflow are
+compared by division or saturated. Beta and the tiling key are not
+checked (the sweep runs the host's fields only).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..spec import a2 as spec_a2
+from ..spec import arch35 as spec_arch35
+from .buffers import check_plan
+
+__all__ = ["vectorized_verdict", "vectorized_verdict_arch35"]
+
+_LIMIT = 1 << 40
+_RANGE_CHECKED = ("block_dim", "numel")
+
+
+def _arrays(fields_type, fields, others: dict, signed: bool = False) -> tuple:
+    """The fields (by name) and the other arguments as int64 arrays of one 1-d shape; the fields, block
+    dims and sizes range-checked (values in ``[0, 2**40)``, the fields in ``(-2**40, 2**40)`` when signed)."""
+    if isinstance(fields, Mapping):
+        values = [fields[name] for name in fields_type._fields]
+    else:
+        values = [getattr(fields, name) for name in fields_type._fields]
+    names = list(fields_type._fields) + list(others)
+    arrays = np.broadcast_arrays(*(np.atleast_1d(np.asarray(v, dtype=np.int64))
+                                   for v in values + list(others.values())))
+    for name, arr in zip(names, arrays):
+        if name not in _RANGE_CHECKED and name not in fields_type._fields:
+            continue
+        lowest, text = (1 - _LIMIT, "(-2**40, 2**40)") if signed and name in fields_type._fields else (0, "[0, 2**40)")
+        if arr.size and (arr.min() < lowest or arr.max() >= _LIMIT):
+            raise ValueError(f"{name} must be in {text} for the vectorised check")
+    k = len(fields_type._fields)
+    return fields_type(*arrays[:k]), arrays[k:]
+
+
+def _passes_match(passes, pass_len, tail, length):
+    """Where ``passes >= 1``, ``1 <= tail <= pass_len`` and ``(passes - 1) * pass_len + tail == length``,
+    without forming a product larger than ``length``."""
+    fits = (pass_len == 0) | (passes - 1 <= np.maximum(length, 0) // np.maximum(pass_len, 1))
+    full = np.where(fits, np.maximum(passes - 1, 0), 0) * pass_len
+    return (passes >= 1) & (tail >= 1) & (tail <= pass_len) & fits & (full + tail == length)
+
+
+def _launch_end(classes):
+    """Where the launch's cores end when each class is consistent (``cores * count`` saturated at 2**60)."""
+    limit = 1 << 60
+    return sum(np.where(c.count > limit // np.maximum(c.cores, 1), limit, c.cores * np.minimum(c.count, limit))
+               for c in classes)
+
+
+def vectorized_verdict(fields, block_dim, numel, itemsize, ub_size, core_num, block_size, buffers=None):
+    """The checks of :func:`validate_tiling` over arrays of Atlas A2 tilings.
+
+    ``fields`` is an A2 ``TilingFields`` of arrays (or a mapping of the
+    field names); the other arguments broadcast with them. ``buffers`` is
+    one unified-buffer plan for every row; by default SwishGrad's for each
+    row's itemsize.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``error`` (bool: :func:`validate_tiling` would report an error) and
+        ``padding`` (bool: an overrun into the padding, a warning).
+    """
+    f, (bd, n, b, ub, cores, block) = _arrays(spec_a2.TilingFields, fields, {
+        "block_dim": block_dim, "numel": numel, "itemsize": itemsize, "ub_size": ub_size, "core_num": core_num,
+        "block_size": block_size})
+    if buffers is None:
+        plan = spec_a2.buffer_plan(b)
+    else:
+        plan = check_plan(buffers)
+        if sum(count * nbytes for count, nbytes in plan) >= 1 << 20:
+            raise ValueError("buffers must take fewer than 2**20 bytes per element for the vectorised check")
+    T = f.tileDataNum
+    ok = (bd >= 1) & (bd <= cores) & (spec_a2.plan_bytes(T, plan) <= ub)
+    # the classes' starts are not used (they may wrap here): the launch's end is
+    classes = spec_a2.core_classes(f, bd)
+    for c in classes:
+        idle = (c.tiles == 0) & (c.count == 0)
+        busy = (_passes_match(c.tiles, T, c.tail, c.count) & ((c.tail * b) % block == 0)
+                & ((c.tiles < 2) | ((T * b) % block == 0)))
+        ok &= (c.cores == 0) | idle | busy
+    end = _launch_end(classes)
+    ok &= (end >= n) & (end <= spec_a2.padded_numel(n, b, block))
+    return ~ok, ok & (end > n)
+
+
+def vectorized_verdict_arch35(fields, block_dim, numel, itemsize, ub_size, core_num):
+    """The checks of :func:`validate_tiling` over arrays of Ascend 950 tilings.
+
+    ``fields`` is a 950 ``TilingFields`` of arrays (or a mapping of the
+    field names; values in ``(-2**40, 2**40)``); the other arguments
+    broadcast with them. With consistent loops the former blocks abut and
+    the tail block ends at ``dim0``, so the coverage is exact exactly when
+    ``dim0 == numel``.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``error`` and ``warning`` (bool: :func:`validate_tiling` would
+        report an error / a warning).
+    """
+    f, (bd, n, b, ub, cores) = _arrays(spec_arch35.TilingFields, fields, {
+        "block_dim": block_dim, "numel": numel, "itemsize": itemsize, "ub_size": ub_size, "core_num": core_num},
+        signed=True)
+    U = f.ubFormer
+    negative = ((f.blockFormer < 0) | (U < 0) | (f.ubLoopOfFormerBlock < 0) | (f.ubLoopOfTailBlock < 0)
+                | (f.ubTailOfFormerBlock < 0) | (f.ubTailOfTailBlock < 0))
+    error = (bd < 1) | (bd > cores) | (bd != f.blockNum) | negative
+    error |= (spec_arch35.ub_bytes(U, b) > ub) | ((U * b) % spec_arch35.INIT_BUFFER_ALIGN != 0)
+    # the tail block's length, dim0 - (blockNum - 1) * blockFormer (-1 where the product passes dim0)
+    small = (f.blockFormer <= 0) | (f.blockNum - 1 <= np.maximum(f.dim0, 0) // np.maximum(f.blockFormer, 1))
+    tail_len = np.where(small, f.dim0 - np.where(small, f.blockNum - 1, 0) * f.blockFormer, -1)
+    former, tail, extra = spec_arch35.block_classes(f, bd)
+    error |= ((former.cores > 0) | (extra.cores > 0)) & ~_passes_match(f.ubLoopOfFormerBlock, U,
+                                                                       f.ubTailOfFormerBlock, f.blockFormer)
+    error |= (tail.cores > 0) & ~_passes_match(f.ubLoopOfTailBlock, U, f.ubTailOfTailBlock, tail_len)
+    error |= f.dim0 != n    # everything else consistent: the walk ends at dim0
+    warning = ((f.coreNum < f.blockNum) | (f.coreNum > cores) | (f.dim0 != n) | (f.elemNum != U)
+               | (f.scheMode != spec_arch35.SCHE_MODE))
+    aligned = ((U * b) % spec_arch35.INIT_BUFFER_ALIGN == 0)
+    warning |= ~negative & ((aligned & (U % (spec_arch35.UB_ALIGN_BYTES // b) != 0))
+                            | (f.blockFormer % spec_arch35.BLOCK_ALIGN != 0))
+    return error, warning
