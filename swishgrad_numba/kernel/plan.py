@@ -23,14 +23,14 @@ from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 from .walk import PIECE_DTYPE
 
-__all__ = ["Plan", "classes_of", "core_walks", "plan", "work_bound"]
+__all__ = ["FIELD_CAP", "Plan", "classes_of", "core_walks", "plan", "work_bound"]
 
 # A local buffer never needs to hold more than the tensor plus a block of
 # padding (an A2 tail may reach into it); longer passes are computed only up
 # to that, which covers every element written back.
 _PADDING_SLACK = 64
-# Lengths beyond any tensor are clamped here (sums of two still fit int64).
-_FIELD_CAP = 1 << 61
+#: Lengths and offsets beyond any tensor are clamped here (sums of two still fit int64).
+FIELD_CAP = 1 << 61
 
 
 class Plan(NamedTuple):
@@ -89,16 +89,16 @@ def core_walks(fields, block_dim: int, arch: int, numel: int) -> np.ndarray:
         start = base + min(count, numel) * np.arange(k, dtype=np.int64)
         walks = np.empty(k, dtype=PIECE_DTYPE)
         walks["start"] = start
-        walks["pass_len"] = min(pass_len, _FIELD_CAP)
+        walks["pass_len"] = min(pass_len, FIELD_CAP)
         if pass_len == 0:  # zero-length full passes move nothing: only the tail pass is left
             walks["passes"] = 1
-            walks["last_len"] = min(tail, _FIELD_CAP)
+            walks["last_len"] = min(tail, FIELD_CAP)
         else:
             # passes that start inside the tensor: ceil((numel - start) / pass_len)
             run = np.minimum(min(passes, numel + 1), -(-(numel - start) // min(pass_len, numel + 1)))
             walks["passes"] = run
             whole = run == min(passes, numel + 2)   # the walk keeps its tail pass
-            walks["last_len"] = np.where(whole, min(tail, _FIELD_CAP), min(pass_len, _FIELD_CAP))
+            walks["last_len"] = np.where(whole, min(tail, FIELD_CAP), min(pass_len, FIELD_CAP))
         parts.append(walks)
     return np.concatenate(parts) if parts else np.empty(0, dtype=PIECE_DTYPE)
 

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from numba.extending import register_jitable
 
-from .arith import ceil_div, minimum, pad_to, select
+from .arith import INIT_BUFFER_ALIGN, ceil_div, minimum, pad_to, select
 
 __all__ = [
     "FIELDS", "TilingFields", "BUFFER_NUM", "QUEUES", "INIT_BUFFER_ALIGN", "TILING_KEY",
@@ -54,8 +54,6 @@ class TilingFields(NamedTuple):
 BUFFER_NUM = 2
 #: The kernel's queues: grad and x in, the output out.
 QUEUES = 3
-#: ``TPipe::InitBuffer`` rounds every buffer up to this many bytes.
-INIT_BUFFER_ALIGN = 32
 #: SwishGrad's A2 kernel has one variant.
 TILING_KEY = 0
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .arith import ceil_div, maximum, minimum, pad_to, select
+from .arith import INIT_BUFFER_ALIGN, ceil_div, maximum, minimum, pad_to, select
 
 __all__ = [
     "FIELDS", "TilingFields", "BUFFER_NUM", "BYTES_PER_CORE", "BLOCK_ALIGN", "UB_ALIGN_BYTES",
@@ -77,8 +77,6 @@ UB_ALIGN_BYTES = 256
 SCHE_MODE = 1
 #: The 950 host tiling asks for a constant 16 MiB workspace.
 WORKSPACE_SIZE = 16 * 1024 * 1024
-#: ``TPipe::InitBuffer`` rounds every buffer up to this many bytes.
-INIT_BUFFER_ALIGN = 32
 
 
 def host_tiling(numel, itemsize, ub_size, vector_core_num):

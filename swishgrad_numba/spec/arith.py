@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from numba.extending import register_jitable
 
-__all__ = ["ceil_div", "maximum", "minimum", "pad_to", "select"]
+__all__ = ["INIT_BUFFER_ALIGN", "ceil_div", "maximum", "minimum", "pad_to", "select"]
+
+#: ``TPipe::InitBuffer`` rounds every buffer up to this many bytes (both kernels).
+INIT_BUFFER_ALIGN = 32
 
 
 @register_jitable(inline="always")

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from .. import kernel
 from ..dtypes import DTypeInfo, dtype_info
-from ..kernel.plan import classes_of
+from ..kernel.plan import FIELD_CAP, classes_of
 from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
 from ..spec import a2 as spec_a2
 from .io import as_tiling_record
@@ -24,11 +24,11 @@ from .records import RecordLayout, layout_of, tiling_fields
 __all__ = ["FIELD_CAP", "KERNEL_NAMES", "Launch", "WalkClass", "launch_of", "negative_walk_fields",
            "padded_numel", "platform_for", "walk_classes"]
 
-#: Fields, core counts and offsets beyond any tensor are clamped to this
-#: (2**61) wherever they enter int64 arithmetic: sums of two clamped values
-#: still fit in int64, and every offset at or past it lies far beyond any
-#: tensor the validator accepts, so the clamp changes no verdict.
-FIELD_CAP = 1 << 61
+# FIELD_CAP (kernel.plan's): fields, core counts and offsets beyond any
+# tensor are clamped to it (2**61) wherever they enter int64 arithmetic: sums
+# of two clamped values still fit in int64, and every offset at or past it
+# lies far beyond any tensor the validator accepts, so the clamp changes no
+# verdict.
 
 #: The kernels by architecture, for messages.
 KERNEL_NAMES = {ARCH_A2: "Atlas A2 kernel", ARCH_950: "Ascend 950 kernel"}
@@ -37,7 +37,6 @@ KERNEL_NAMES = {ARCH_A2: "Atlas A2 kernel", ARCH_950: "Ascend 950 kernel"}
 # cores (SPEC section 4); 950 former blocks, the tail block, and blocks
 # launched past blockNum (which run the former blocks' loops).
 _CLASS_NAMES = {ARCH_A2: ("big", "small"), ARCH_950: ("former", "tail", "extra")}
-_KERNEL_CODES = {ARCH_A2: kernel.ARCH_A2, ARCH_950: kernel.ARCH_950}
 
 # 950 fields the walk reads as lengths and counts; a negative one is not a walk.
 _ARCH35_WALK_FIELDS = ("blockFormer", "ubFormer", "ubLoopOfFormerBlock", "ubLoopOfTailBlock",
@@ -108,7 +107,7 @@ class WalkClass(NamedTuple):
 def walk_classes(launch: Launch) -> tuple:
     """The launch's cores as :class:`WalkClass` es, in core order."""
     out, first = [], 0
-    rows = classes_of(launch.fields, launch.block_dim, _KERNEL_CODES[launch.architecture])
+    rows = classes_of(launch.fields, launch.block_dim, kernel.arch_code(launch.architecture))
     for name, (base, cores, count, passes, pass_len, tail) in zip(_CLASS_NAMES[launch.architecture], rows):
         out.append(WalkClass(name, first, cores, base, count, passes, pass_len, tail))
         first += cores

@@ -74,7 +74,8 @@ class RecordLayout:
         bits = 8 * dt.itemsize
         low = "0" if dt.kind == "u" else f"-2**{bits - 1}"
         high = f"2**{bits}" if dt.kind == "u" else f"2**{bits - 1}"
-        return f"[{low}, {high}) (a {dt.name} field)"
+        article = "an" if dt.name[0] in "aeiou" else "a"
+        return f"[{low}, {high}) ({article} {dt.name} field)"
 
 
 #: The layouts by architecture.
