@@ -5,7 +5,7 @@ Run from the repository root::
     python bench/accuracy_survey.py            # full survey, a few minutes on 2 cores
     python bench/accuracy_survey.py --quick    # smaller float32 samples
 
-For every case it evaluates SwishGrad (SPEC section 1) in float64 on the
+For every case it evaluates SwishGrad (model section 1) in float64 on the
 inputs *as rounded to the dtype* and with beta rounded to float32 (exactly
 what the kernel sees), then measures against it with
 :func:`swishgrad_numba.precision.compare`:
@@ -16,7 +16,7 @@ what the kernel sees), then measures against it with
   is not installed);
 
 and checks the emulator against the NumPy golden by the operator's own
-standard (SPEC section 7). Inputs: every one of the 2^16 bit patterns of x
+standard (model section 7). Inputs: every one of the 2^16 bit patterns of x
 for float16 and bfloat16 (NaN and inf included) with grad = 1, -3.3 (as
 rounded to the dtype) and a seeded uniform grad in [-5, 5]; for float32 a
 seeded uniform sample of x in [-5, 5] (grad = 1 and uniform grad) and a
@@ -192,7 +192,7 @@ def main(argv=None) -> int:
                 acc += rows
     elapsed = time.perf_counter() - start
     print(f"# SwishGrad accuracy survey (seed {args.seed}, {elapsed:.0f} s)\n")
-    print("## Against float64 (SPEC section 7 metrics; ULPs and 'correctly rounded' "
+    print("## Against float64 (model section 7 metrics; ULPs and 'correctly rounded' "
           "against the float64 value rounded to the dtype)\n")
     print(markdown(acc, ["dtype", "inputs", "beta", "grad", "impl", "MERE", "MARE", "max ULP",
                          "correctly rounded", ">= 10T", "NaN/inf disagree", "verdict", "worst x"]))

@@ -17,11 +17,11 @@ from swishgrad_numba.dtypes import DTYPES
 from swishgrad_numba.precision import ulp_distance
 
 SEED = 15
-LABELS = {"seed": "SPEC seed example", "uniform": "uniform [-5, 5)", "wide": "wide: N(0, 1) x 10^U(-3, 3)"}
+LABELS = {"seed": "seed example", "uniform": "uniform [-5, 5)", "wide": "wide: N(0, 1) x 10^U(-3, 3)"}
 
 
 def inputs(kind: str, n: int, dtype, rng):
-    """(grad, x): 'seed' is the SPEC's example; 'uniform' is [-5, 5); 'wide' spans float32's range."""
+    """(grad, x): 'seed' is the model's seed example; 'uniform' is [-5, 5); 'wide' spans float32's range."""
     if kind == "seed":
         return np.ones(6, np.float32).astype(dtype), np.arange(1, 7, dtype=np.float32).astype(dtype)
     g = rng.uniform(-5, 5, n).astype(np.float32)

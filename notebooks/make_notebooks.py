@@ -36,15 +36,11 @@ import swishgrad_numba as sg
 SMALL = os.environ.get("SWISHGRAD_NB_SMALL", "") not in ("", "0")
 """
 
-EXACT = '''\
-def swish_grad_f64(g, x, beta):
-    """SwishGrad in float64 from the values the kernel sees: inputs in their dtype, beta as float32."""
-    g = np.asarray(g).astype(np.float64)
-    z = np.float64(np.float32(beta)) * np.asarray(x).astype(np.float64)
-    with np.errstate(over="ignore"):  # exp(-z) overflows for z < -709: sigmoid is then 0
-        s = 1.0 / (1.0 + np.exp(-z))
-    return g * s * (1.0 + z * (1.0 - s))
-'''
+EXACT = """\
+# The formula in float64 from the values the kernel sees (inputs in their dtype,
+# beta as float32): the package's one float64 truth.
+from swishgrad_numba.golden import float64_truth
+"""
 
 # --------------------------------------------------------------------------
 # 01 quick start
@@ -67,7 +63,7 @@ it shows the 72-byte tiling struct the host hands to the kernel."""),
     ("md", """\
 ## 1. `swish_backward`: the seed example
 
-The SPEC's example: float32, `beta = 1.1`, `gradOutput` six ones, `self` = 1..6.
+The seed example (docs/model.md section 1): float32, `beta = 1.1`, `gradOutput` six ones, `self` = 1..6.
 The result is the device's bits (every vector instruction of the kernel, in its
 order, with float32 rounding)."""),
     ("code", """\
@@ -78,7 +74,7 @@ beta = 1.1
 out32 = sg.swish_backward(grad, x, beta=beta)
 spec_values = np.array([0.95636696, 1.0978101, 1.0776381, 1.0405896, 1.0182244, 1.0075958], dtype=np.float32)
 print(out32)
-print("equal to the SPEC's seed values:", np.array_equal(out32, spec_values))
+print("equal to the model's seed values:", np.array_equal(out32, spec_values))
 """),
     ("md", """\
 The same call works for float16 and bfloat16 (`sg.bfloat16` is `ml_dtypes.bfloat16`):
@@ -172,7 +168,7 @@ acl.aclFinalize();
     ("md", """\
 ## 3. The tiling struct
 
-Phase one computed the host tiling (SPEC section 3) the device launch would get:
+Phase one computed the host tiling (model section 3) the device launch would get:
 eight `uint64` fields and the float32 `sconf` (beta), 72 bytes with the C layout
 (4 bytes of tail padding), plus the block dimension (cores launched) and the tiling
 key. Six float32 elements fit in one tile on one core; the 32-byte DataCopy
@@ -205,14 +201,14 @@ show_tiling(sg.compute_tiling(1 << 20, "float16", scale=beta))
 The exact value of the formula, evaluated in float64 from the inputs the kernel
 sees (beta rounded to float32), shows how much each dtype loses. The relative
 error is `|out - exact| / |exact|`; the dashed lines are the operator's MERE
-thresholds (SPEC section 7: 2^-13, 2^-10, 2^-7). `precision.compare` gives the ULP
+thresholds (model section 7: 2^-13, 2^-10, 2^-7). `precision.compare` gives the ULP
 distance to the correctly rounded value and the verdict: float32 is within 2 ULP
 (a few 1e-7); float16 and bfloat16 are correctly rounded here (0 ULP), their error
 is only the rounding to 11 or 8 significant bits."""),
     ("code", EXACT + """
 from swishgrad_numba.precision import THRESHOLDS, compare
 
-exact = swish_grad_f64(grad, x, beta)
+exact = float64_truth(grad, x, beta)
 fig, ax = plt.subplots(figsize=(9, 4))
 width = 0.27
 for k, (name, out) in enumerate(outputs.items()):
@@ -227,7 +223,7 @@ ax.set_yscale("log")
 ax.set_ylim(1e-10, 1)
 ax.set_xticks(np.arange(6), [f"x = {v:g}" for v in x])
 ax.set_ylabel("relative error vs float64 (exact drawn at 1e-10)")
-ax.set_title("Seed example, beta = 1.1: relative error of each dtype (dashed: SPEC 7 MERE threshold)")
+ax.set_title("Seed example, beta = 1.1: relative error of each dtype (dashed: the MERE threshold)")
 ax.legend(title="dtype")
 plt.show()
 """),
@@ -241,7 +237,7 @@ TILING = [
     ("md", """\
 # Tiling explorer
 
-The host tiling (SPEC section 3) splits the flat tensor in whole 32-byte blocks
+The host tiling (model section 3) splits the flat tensor in whole 32-byte blocks
 over `blockDim` cores: the first `tailBlockNum` cores are **big** (one block
 more than the **small** ones). Each core walks its range in tiles of
 `tileDataNum` elements (as many as fit `UB / 7` bytes for float32, `UB / 12` for
@@ -258,9 +254,9 @@ from matplotlib.ticker import MaxNLocator
 from swishgrad_numba.tiling import tiling_balance, validate_tiling
 """),
     ("md", """\
-## The decomposition of SPEC section 4
+## The decomposition of model section 4
 
-`core_layout` follows SPEC section 4 from the struct's fields alone: core `i`
+`core_layout` follows model section 4 from the struct's fields alone: core `i`
 starts at `bigCoreDataNum * i` (big) or `bigCoreDataNum * i - (big - small) * (i -
 tailBlockNum)` (small) and runs `tiles - 1` full tiles then its tail tile.
 `draw_tiling` puts one row per core on the flat element axis: big cores orange,
@@ -440,7 +436,7 @@ yardsticks:
 - **PyTorch** `silu_backward` (beta = 1 only; skipped when torch is not installed);
 
 with ULP and relative-error histograms and the verdicts of the operator's
-precision standard (`swishgrad_numba.precision.compare`, SPEC section 7), then
+precision standard (`swishgrad_numba.precision.compare`, model section 7), then
 looks at *where* the error is largest and why. `docs/accuracy.md` has the
 full-range survey."""),
     ("code", SETUP + """
@@ -482,7 +478,7 @@ def from_torch(t, dtype):
 results = {}  # dtype -> {"emulator": ..., "float64": ..., "NumPy golden": ..., "torch": ...}
 for name, dt in sg.SUPPORTED_DTYPES.items():
     g, x = g_src.astype(dt), x_src.astype(dt)
-    r = {"g": g, "x": x, "emulator": sg.swish_backward(g, x, BETA), "float64": swish_grad_f64(g, x, BETA),
+    r = {"g": g, "x": x, "emulator": sg.swish_backward(g, x, BETA), "float64": float64_truth(g, x, BETA),
          "NumPy golden": numpy_golden(g, x, BETA)}
     if torch is not None:
         r["torch"] = from_torch(torch.ops.aten.silu_backward(to_torch(g), to_torch(x)), dt)
@@ -493,7 +489,7 @@ print(f"{N} elements per dtype; references: {', '.join(references)}")
     ("md", """\
 ## Verdicts
 
-`compare(output, golden)` gives the SPEC section 7 verdict (MERE < T and MARE <
+`compare(output, golden)` gives the model section 7 verdict (MERE < T and MARE <
 10 T with T = 2^-13, 2^-10, 2^-7 for float32, float16, bfloat16). Against the
 float64 golden, "bit-identical" means "correctly rounded". The last rows measure
 the NumPy golden and torch themselves against float64, for scale."""),
@@ -624,7 +620,7 @@ for name in ("float32", "bfloat16"):
         x = (z / BETA2).astype(dt)
         ones = np.ones_like(x)
         out = sg.swish_backward(ones, x, BETA2).astype(np.float64)
-        exact = swish_grad_f64(ones, x, BETA2)
+        exact = float64_truth(ones, x, BETA2)
         zx = np.float64(np.float32(BETA2)) * x.astype(np.float64)
         rel = np.abs(out - exact) / np.maximum(np.abs(exact), precision.tiny_for(dt))
         scan[name, label] = (zx, rel)
@@ -663,6 +659,46 @@ The worst float32 elements of the first sample, as `compare` lists them with
 their inputs (beta = 1 there): they sit next to the zero of s', `x = z0 / beta`."""),
     ("code", """\
 print(reports["float32", "float64"].format(worst=5))
+"""),
+    ("md", """\
+## Two kernels: where the Atlas A2 and the Ascend 950 differ
+
+The Ascend 950's kernel computes `(1 - s) * beta*x * s + s` with one fused
+multiply-add (`MulDstAdd`, one rounding) where the A2 rounds `1 + beta*x*(1 - s)`
+and its product with `s` separately (docs/model.md sections 2 and 9). Below:
+the float32 ULP distance between the two kernels' outputs (gradOutput = 1) as a
+function of `z = beta * x`, and, where the sigmoid underflows, the sign of the
+zero each kernel returns (A2 -0, 950 +0)."""),
+    ("code", """\
+from swishgrad_numba.precision import ulp_distance
+
+n_two = 1 << 12 if SMALL else 1 << 18
+z_two = np.concatenate([np.linspace(-8, 8, n_two), np.linspace(-100, -80, n_two // 4)])
+x_two = (z_two / BETA2).astype(np.float32)
+ones_two = np.ones_like(x_two)
+a2 = sg.swish_backward(ones_two, x_two, BETA2)
+a950 = sg.swish_backward(ones_two, x_two, BETA2, platform=sg.ASCEND950_PLATFORM)
+ulps = ulp_distance(a2, a950)
+zero_sign = (a2 == 0) & (a950 == 0) & (np.signbit(a2) != np.signbit(a950))
+print(f"{np.count_nonzero(ulps)} of {x_two.size} float32 outputs differ by 1..{ulps.max()} ULP; "
+      f"{np.count_nonzero(zero_sign)} differ only in the sign of zero (A2 -0, 950 +0)")
+
+fig, axes = plt.subplots(1, 2, figsize=(13, 3.8))
+zb = np.float64(np.float32(BETA2)) * x_two.astype(np.float64)
+keep = np.abs(zb) <= 8
+axes[0].scatter(zb[keep], ulps[keep], s=2, alpha=0.5)
+axes[0].set_xlabel("z = beta * x")
+axes[0].set_ylabel("ULP distance A2 vs 950")
+axes[0].set_title(f"float32, beta = {BETA2}, gradOutput = 1")
+far = ~keep
+axes[1].scatter(zb[far], np.where(np.signbit(a2[far]), -1, 1), s=4, label="A2", alpha=0.6)
+axes[1].scatter(zb[far], np.where(np.signbit(a950[far]), -1, 1) * 0.9, s=4, label="Ascend 950", alpha=0.6)
+axes[1].set_yticks([-1, 1], ["negative (incl. -0)", "positive (incl. +0)"])
+axes[1].set_xlabel("z = beta * x")
+axes[1].set_title("sign of the output where the sigmoid underflows")
+axes[1].legend(fontsize=8, markerscale=3)
+plt.tight_layout()
+plt.show()
 """),
 ]
 

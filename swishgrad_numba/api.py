@@ -117,7 +117,7 @@ def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | 
         The device: its SoC picks the kernel (an Ascend 950 runs the arch35
         kernel, every other SoC the Atlas A2 one) and its tiling decomposes
         the work (within one kernel the result does not depend on it); the
-        SPEC's A2 reference platform by default.
+        A2 reference platform (model section 3) by default.
 
     Returns
     -------

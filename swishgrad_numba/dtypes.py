@@ -3,7 +3,7 @@
 :data:`DTYPES` is the one table of dtype facts: the kernel's selector code,
 names and aliases, the aclDataType enum value, the PyTorch dtype's name, the
 Ascend 950 kernel's dtype template value, and the precision standard's
-threshold and floor (SPEC section 7). Everything that needs such a fact
+threshold and floor (model section 7). Everything that needs such a fact
 reads it here; the tests parametrise over this table. Adding a dtype is one
 row plus its casts in :mod:`swishgrad_numba.casts`.
 
@@ -59,7 +59,7 @@ class DTypeInfo:
         The Ascend 950 kernel's dtype template value (``TPL_FP16`` = 1,
         ``TPL_BF16`` = 2, ``TPL_FP32`` = 3); sets its tiling key.
     threshold : float
-        SPEC section 7: MERE must be below this, MARE below ten times it.
+        model section 7: MERE must be below this, MARE below ten times it.
     tiny : float
         Smallest positive normal number: the relative error's floor.
     """

@@ -1,4 +1,4 @@
-"""Storage formats of the operator (SPEC section 6): ND, NC1HWC0 and FRACTAL_NZ.
+"""Storage formats of the operator (model section 6): ND, NC1HWC0 and FRACTAL_NZ.
 
 The kernel is elementwise over a tensor's **storage**, so running it on a
 padded storage format and converting back gives the ND result; only the

@@ -1,4 +1,4 @@
-"""Goldens: the float64 truth, and the operator's own float32 Python goldens (SPEC section 7).
+"""Goldens: the float64 truth, and the operator's own float32 Python goldens (model section 7).
 
 :func:`float64_truth` is the package's one evaluation of the formula in
 float64 (the demo, the accuracy survey and the notebooks use it): the
@@ -48,7 +48,7 @@ def _check_inputs(grad_output, x) -> None:
 
 
 def float64_truth(grad_output: np.ndarray, x: np.ndarray, beta: float = 1.0) -> np.ndarray:
-    """SwishGrad (SPEC section 1) in float64, from the values the kernel sees.
+    """SwishGrad (model section 1) in float64, from the values the kernel sees.
 
     The inputs in their own dtype (widened exactly), beta rounded to float32
     first, then ``g * sig * (1 + beta x (1 - sig))`` with
@@ -126,7 +126,7 @@ def operator_test_golden(grad_output: np.ndarray, x: np.ndarray, beta: float = 1
 
     Parameters, return value and errors as :func:`atk_golden`; only the order
     of the two final float32 products differs. It is the kernel's own order
-    (SPEC section 2), so this golden differs from the emulator only where
+    (model section 2), so this golden differs from the emulator only where
     NumPy's ``exp`` is not correctly rounded.
     """
     g, sig, f, dtype = _float32_terms(grad_output, x, beta)

@@ -113,7 +113,7 @@ def f32_to_half_bits(typingctx, value):
 def fma_f32(typingctx, a, b, c):
     """``a * b + c`` in binary32, rounded once (``llvm.fma.f32``).
 
-    The Ascend 950's ``MulDstAdd`` instruction (SPEC section 9): a fused
+    The Ascend 950's ``MulDstAdd`` instruction (model section 9): a fused
     multiply-add, one rounding to nearest even.
     """
     if not all(arg == types.float32 for arg in (a, b, c)):

@@ -1,4 +1,4 @@
-"""The hardware a tiling is computed for, and the SoC families of CANN (SPEC section 8)."""
+"""The hardware a tiling is computed for, and the SoC families of CANN (model section 8)."""
 from __future__ import annotations
 
 import numbers
@@ -46,7 +46,7 @@ ARCH_950 = "arch35"
 # arch35 kernel, every other family the Atlas A2 one.
 _ARCH_OF_FAMILY = {"ascend950": ARCH_950}
 
-# Each architecture's platform defaults (SPEC sections 3 and 9): the A2's from
+# Each architecture's platform defaults (model sections 3 and 9): the A2's from
 # the operator's tiling unit test; the 950's UB is its usable 248 KiB and its
 # core count the vector cores (32 AI cores x 2), which the elementwise tiling
 # spreads over.
@@ -88,7 +88,7 @@ class Platform:
     """An Ascend AI-core platform as the host tiling sees it.
 
     The SoC decides the kernel, as CANN does: an Ascend 950 family runs the
-    mainline arch35 kernel (SPEC section 9), every other family the Atlas A2
+    mainline arch35 kernel (model section 9), every other family the Atlas A2
     one (sections 2-4). Sizes left out take the architecture's defaults.
 
     Parameters
@@ -158,8 +158,8 @@ class Platform:
         return _BF16_FIRST <= SOC_VERSIONS.index(self.soc_family) <= _BF16_LAST
 
 
-#: The operator's tiling unit-test platform (SPEC section 3): an Atlas A2.
+#: The operator's tiling unit-test platform (model section 3): an Atlas A2.
 REFERENCE_PLATFORM = Platform()
 
-#: An Ascend 950: 64 vector cores with 253,952 usable bytes of UB each (SPEC section 9).
+#: An Ascend 950: 64 vector cores with 253,952 usable bytes of UB each (model section 9).
 ASCEND950_PLATFORM = Platform(soc_version="ascend950")

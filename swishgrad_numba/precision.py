@@ -1,4 +1,4 @@
-"""Precision metrics and the operator's pass/fail standard (SPEC section 7).
+"""Precision metrics and the operator's pass/fail standard (model section 7).
 
 :func:`compare` measures an output (a device dump, the emulator, another
 implementation) against a golden and returns a :class:`PrecisionReport`:
@@ -16,7 +16,7 @@ implementation) against a golden and returns a :class:`PrecisionReport`:
   equals any NaN);
 - NaN and inf agreement.
 
-The verdict of SPEC section 7: MERE < threshold and MARE < 10 x threshold,
+The verdict of model section 7: MERE < threshold and MARE < 10 x threshold,
 with threshold 2^-13 for float32, 2^-10 for float16 and 2^-7 for bfloat16.
 
 Golden precision. The golden may be of the output dtype (an emulator run)
@@ -25,7 +25,7 @@ use the golden's own value; ULP distances and mismatches use the golden
 rounded once (to nearest even) to the output dtype, so against a float64
 golden "mismatch" means "not the correctly rounded result".
 
-Non-finite values (a choice of this project; SPEC section 7 is silent):
+Non-finite values (a choice of this project; model section 7 is silent):
 where the golden, rounded to the output dtype, is NaN or +-inf, the output
 must be NaN (any NaN) or the same infinity; these elements are left out of
 MERE and MARE, and any disagreement on them fails the verdict by itself.
@@ -53,7 +53,7 @@ __all__ = [
     "ordered_int",
 ]
 
-#: SPEC section 7: MERE must be below this, MARE below 10 times this.
+#: model section 7: MERE must be below this, MARE below 10 times this.
 THRESHOLDS = {
     "float32": 2.0 ** -13,
     "float16": 2.0 ** -10,
@@ -68,7 +68,7 @@ _SIGNED = {2: np.int16, 4: np.int32}
 
 
 def threshold_for(dtype) -> float:
-    """SPEC section 7 MERE threshold of a supported dtype."""
+    """model section 7 MERE threshold of a supported dtype."""
     return THRESHOLDS[canonical_dtype(dtype).name]
 
 
@@ -226,7 +226,7 @@ class PrecisionReport:
         mark = {True: "ok", False: "FAIL"}
         lines = [
             f"precision report: {self.dtype}, shape {self.shape}, {self.numel} elements",
-            f"  verdict       : {verdict} (SPEC section 7: MERE < {self.threshold:.6g}, "
+            f"  verdict       : {verdict} (model section 7: MERE < {self.threshold:.6g}, "
             f"MARE < {self.mare_limit:.6g}, NaN/inf must agree)",
             f"  MERE          : {self.mere:.6e}  [{mark[self.mere_ok]}]",
             f"  MARE          : {self.mare:.6e}  [{mark[self.mare_ok]}]",
@@ -276,7 +276,7 @@ def _round_golden(golden: np.ndarray, dt: np.dtype) -> np.ndarray:
 
 def compare(output, golden, *, inputs: dict | None = None, worst: int = 10,
             max_positions: int = 100) -> PrecisionReport:
-    """Measure ``output`` against ``golden`` and give the SPEC section 7 verdict.
+    """Measure ``output`` against ``golden`` and give the model section 7 verdict.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
-"""Slow, obviously-correct re-statements of SPEC.md, for the tests only.
+"""Slow, obviously-correct re-statements of the model (docs/model.md), for the tests only.
 
 Nothing here imports the package's kernels or tiling: each function is
-written straight from the SPEC with plain Python/NumPy so that the package
+written straight from docs/model.md with plain Python/NumPy so that the package
 is checked against an independent reading.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfl
 
 
 def ref_tiling(n, itemsize, ub=196608, cores=48, block=32, beta=1.0):
-    """SPEC section 3, line by line. Returns (fields dict, block_dim)."""
+    """model section 3, line by line. Returns (fields dict, block_dim)."""
     ub_num = 7 if itemsize == 4 else 12
     tile_block_num = (ub // block) // ub_num
     tile_data_num = tile_block_num * block // itemsize
@@ -52,7 +52,7 @@ def ref_tiling(n, itemsize, ub=196608, cores=48, block=32, beta=1.0):
 
 
 def ref_tiling_arch35(n, dtype, ub=253952, cores=64):
-    """The Ascend 950 host tiling (opbase ElewiseTiling for SwishGrad's DAG, SPEC section 9), step by step.
+    """The Ascend 950 host tiling (opbase ElewiseTiling for SwishGrad's DAG, model section 9), step by step.
 
     SwishGrad's DAG keeps 6 buffers of the input dtype (grad, x and the
     output, pinged and ponged) and has one dtype, so its smallest and
@@ -161,7 +161,7 @@ def ref_exp_f32(t: np.ndarray) -> np.ndarray:
 
 
 def ref_float64_truth(grad, x, beta):
-    """SPEC section 1 in float64, on the inputs as given and beta rounded to float32."""
+    """model section 1 in float64, on the inputs as given and beta rounded to float32."""
     g = np.asarray(grad).astype(np.float64)
     xb = float(np.float32(beta)) * np.asarray(x).astype(np.float64)
     with np.errstate(over="ignore"):
@@ -173,7 +173,7 @@ def ref_float64_truth(grad, x, beta):
 
 
 def ref_swish_grad(grad: np.ndarray, x: np.ndarray, beta) -> np.ndarray:
-    """SPEC section 2 step by step on float32 NumPy arrays (no tiling)."""
+    """model section 2 step by step on float32 NumPy arrays (no tiling)."""
     dtype = x.dtype
     b = np.float32(beta)
     one = np.float32(1.0)
@@ -216,7 +216,7 @@ def assert_bits_equal(actual, expected, context=""):
         )
 
 
-# ---------------------------------------------------------------- Ascend 950 (SPEC section 9)
+# ---------------------------------------------------------------- Ascend 950 (model section 9)
 
 
 def _round_rational_to_f32(v: Fraction) -> np.float32:
@@ -263,7 +263,7 @@ def fma_f32_exact(a, b, c) -> np.float32:
 
 
 def ref_swish_grad_950(grad: np.ndarray, x: np.ndarray, beta) -> np.ndarray:
-    """SPEC section 9, step by step on float32 NumPy arrays (no tiling): the Ascend 950 sequence.
+    """model section 9, step by step on float32 NumPy arrays (no tiling): the Ascend 950 sequence.
 
     MulDstAdd is a fused multiply-add with one rounding, computed exactly here.
     """

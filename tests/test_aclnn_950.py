@@ -1,4 +1,4 @@
-"""Tests of swishgrad_numba.aclnn on an Ascend 950 platform (SPEC section 9; notes on the mainline op_api).
+"""Tests of swishgrad_numba.aclnn on an Ascend 950 platform (model section 9; notes on the mainline op_api).
 
 The op_api is the A2's, but the platform's SoC picks the arch35 kernel, its tiling and workspace, and its op
 definition takes ND storage only. Results through the API are compared bit for bit with
@@ -26,7 +26,7 @@ SEED_G, SEED_X = np.ones((2, 3), np.float32), np.arange(1, 7, dtype=np.float32).
 
 
 # --------------------------------------------------------------------------
-# The seed example (SPEC section 5's sample) on the 950
+# The seed example (model section 5's sample) on the 950
 # --------------------------------------------------------------------------
 
 

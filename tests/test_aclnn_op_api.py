@@ -1,8 +1,8 @@
 """Tests of swishgrad_numba.aclnn.op_api: the two phases of aclnnSwishBackward on the A2 reference platform.
 
-Phase one's checks and their order (SPEC section 5), phase two's, and results: compared bit for bit with
+Phase one's checks and their order (model section 5), phase two's, and results: compared bit for bit with
 ``swish_backward`` (tested on its own elsewhere) and, for a few cases, with the independent float32 reference of
-``tests/reference.py`` (SPEC section 2). Tiling fields of padded formats are compared with its SPEC section 3
+``tests/reference.py`` (model section 2). Tiling fields of padded formats are compared with its model section 3
 reference.
 """
 import numpy as np
@@ -23,7 +23,7 @@ from swishgrad_numba.aclnn import (
 
 
 # --------------------------------------------------------------------------
-# SPEC section 5, check 1: null pointers
+# model section 5, check 1: null pointers
 # --------------------------------------------------------------------------
 
 
@@ -111,7 +111,7 @@ def test_dtype_mismatch_message():
     assert "dtype of gradInput (ACL_FLOAT16) must equal dtype of gradOutput (ACL_FLOAT)" in msg
 
 
-# SPEC section 8: ASCEND910B <= soc <= ASCEND910E in CANN's SocVersion enum order.
+# model section 8: ASCEND910B <= soc <= ASCEND910E in CANN's SocVersion enum order.
 BF16_ACCEPTED = ["ascend910b", "Ascend910B3", "ascend910_93", "Ascend910_9391", "Ascend910_9362", "ascend950",
                  "ascend910_95", "Ascend950PR_9599", "Ascend950DT_95A1", "ascend910e"]
 

@@ -1,4 +1,4 @@
-"""The checked (instrumented) run against a plain per-element walk of SPEC section 4."""
+"""The checked (instrumented) run against a plain per-element walk of model section 4."""
 import os
 import subprocess
 import sys
@@ -16,7 +16,7 @@ SMALL_PLATFORM = Platform(ub_size=1024, core_num=5, block_size=32)
 
 
 def naive_walk(f, block_dim, numel, padded):
-    """SPEC section 4 verbatim, element by element, in Python integers.
+    """model section 4 verbatim, element by element, in Python integers.
 
     Returns (counts, first, last, padding counts, beyond-padding transfers).
     """
@@ -125,7 +125,7 @@ def test_mutated_host_tilings_match_naive_walk():
 
 
 def test_writers_identify_cores():
-    # SPEC table row 3: 48 cores, 32 big ones of 21848 elements, then 21840.
+    # model section 3, table row 3: 48 cores, 32 big ones of 21848 elements, then 21840.
     tiling = compute_tiling(1048576, np.float32)
     run = checked_run(tiling, 1048576, np.float32)
     assert run.exact_coverage

@@ -20,7 +20,7 @@ SHAPE = (3, 5, 7)
 
 
 def float64_formula(grad, x, beta):
-    """SPEC section 1 in float64 on the given inputs, beta rounded to float32."""
+    """model section 1 in float64 on the given inputs, beta rounded to float32."""
     g = np.asarray(grad, dtype=np.float64)
     xb = float(np.float32(beta)) * np.asarray(x, dtype=np.float64)
     sig = 1.0 / (1.0 + np.exp(-xb))

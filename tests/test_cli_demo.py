@@ -23,7 +23,7 @@ def test_demo_prints_the_seed_example_in_every_dtype(capsys):
                 expected.view(np.uint16 if dt.itemsize == 2 else np.uint32).tolist()
         assert f"[{name}] tiling:" in out
         assert f"[{name}] rel. error:" in out
-    # The SPEC's float32 figures.
+    # The seed example's float32 figures (model section 1).
     assert "0.95636696 1.0978101 1.0776381 1.0405896 1.0182244 1.0075958" in out
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from swishgrad_numba.cli import main
 
-# SPEC table row: n=1048576 float16 on the reference platform
+# model section 3 table row: n=1048576 float16 on the reference platform
 ROW = dict(smallCoreDataNum=21840, bigCoreDataNum=21856, finalBigTileNum=3, finalSmallTileNum=3,
            tileDataNum=8192, smallTailDataNum=5456, bigTailDataNum=5472, tailBlockNum=16)
 

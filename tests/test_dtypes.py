@@ -23,7 +23,7 @@ def test_row_facts_agree_with_numpy_and_ml_dtypes(info):
 
 
 def test_table_values():
-    # SPEC section 7 thresholds, the aclDataType enum, the 950 kernel's dtype templates.
+    # model section 7 thresholds, the aclDataType enum, the 950 kernel's dtype templates.
     assert {n: i.threshold for n, i in DTYPES.items()} == {"float32": 2.0 ** -13, "float16": 2.0 ** -10,
                                                            "bfloat16": 2.0 ** -7}
     assert {n: i.acl_data_type for n, i in DTYPES.items()} == {"float32": 0, "float16": 1, "bfloat16": 27}

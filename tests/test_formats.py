@@ -1,7 +1,7 @@
-"""Tests of swishgrad_numba.formats: storage layouts of SPEC section 6.
+"""Tests of swishgrad_numba.formats: storage layouts of model section 6.
 
 The reference layouts below are element-by-element loops written from the
-SPEC's index formulas; the module under test uses reshapes and transposes.
+the index formulas of model section 6; the module under test uses reshapes and transposes.
 """
 import itertools
 import math

@@ -26,7 +26,7 @@ def sample(dtype, n, seed):
 
 
 def restated_terms(g, x, beta):
-    """sig and f written out step by step from SPEC section 1, in float32 (16-bit upcast exactly)."""
+    """sig and f written out step by step from model section 1, in float32 (16-bit upcast exactly)."""
     g32 = g.astype(np.float32)
     b = np.float32(beta)
     bx = x.astype(np.float32) * b

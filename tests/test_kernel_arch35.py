@@ -1,8 +1,8 @@
-"""The Ascend 950 kernel (SPEC section 9) against the plain step-by-step reference, bit for bit.
+"""The Ascend 950 kernel (model section 9) against the plain step-by-step reference, bit for bit.
 
 The reference (tests/reference.py, ``ref_swish_grad_950``) computes
 MulDstAdd as an exact fused multiply-add (rational arithmetic, one
-rounding); everything else as in SPEC section 2.
+rounding); everything else as in model section 2.
 """
 import ml_dtypes
 import numpy as np

@@ -132,8 +132,8 @@ def test_notebook_runs_top_to_bottom(runs, name):
     _check_clean_run(nb, name)
     text = _stdout(nb)
     if name.startswith("01"):
-        # the notebook's own checks against SPEC's seed values and between the two APIs
-        assert "equal to the SPEC's seed values: True" in text
+        # the notebook's own checks against the model's seed values and between the two APIs
+        assert "equal to the model's seed values: True" in text
         assert "same bits as swish_backward: True" in text
         assert "161001 = ACLNN_ERR_PARAM_NULLPTR" in text
     elif name.startswith("02"):

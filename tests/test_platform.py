@@ -1,6 +1,6 @@
 """Tests of swishgrad_numba.platform: the Platform record, SoC families and chip names, the bfloat16 gate.
 
-The enum order and the bfloat16 range are written here from SPEC section 8, independently of the package.
+The enum order and the bfloat16 range are written here from model section 8, independently of the package.
 """
 import dataclasses
 
@@ -9,7 +9,7 @@ import pytest
 from swishgrad_numba import REFERENCE_PLATFORM, Platform
 from swishgrad_numba.platform import BF16_SOC_VERSIONS, SOC_VERSIONS, soc_family_of
 
-# SPEC section 8: CANN's SocVersion enum, in order (ASCEND950 is also called ASCEND910_95).
+# model section 8: CANN's SocVersion enum, in order (ASCEND950 is also called ASCEND910_95).
 SPEC_ENUM = ["ASCEND910", "ASCEND910B", "ASCEND910_93", "ASCEND950", "ASCEND910E", "ASCEND310", "ASCEND310P",
              "ASCEND310B", "ASCEND310C", "ASCEND610LITE", "KIRINX90", "KIRIN9030", "ASCEND350"]
 # bfloat16 when ASCEND910B <= soc <= ASCEND910E.

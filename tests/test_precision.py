@@ -1,4 +1,4 @@
-"""Tests of swishgrad_numba.precision against plain references written from SPEC section 7."""
+"""Tests of swishgrad_numba.precision against plain references written from model section 7."""
 from __future__ import annotations
 
 import json
@@ -18,7 +18,7 @@ DTYPES = [np.dtype(np.float32), np.dtype(np.float16), BF16]
 IDS = ["float32", "float16", "bfloat16"]
 UINT = {2: np.uint16, 4: np.uint32}
 
-# SPEC section 7, written out again here (not imported).
+# model section 7, written out again here (not imported).
 SPEC_THRESHOLD = {"float32": 2.0 ** -13, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
 SMALLEST_NORMAL = {"float32": 2.0 ** -126, "float16": 2.0 ** -14, "bfloat16": 2.0 ** -126}
 MANTISSA_BITS = {"float32": 23, "float16": 10, "bfloat16": 7}

@@ -10,7 +10,7 @@ FIELDS = ["smallCoreDataNum", "bigCoreDataNum", "finalBigTileNum", "finalSmallTi
           "tileDataNum", "smallTailDataNum", "bigTailDataNum", "tailBlockNum"]
 
 
-# SPEC section 3's table, typed in from the SPEC.
+# model section 3's table, typed in from docs/model.md.
 @pytest.mark.parametrize(
     "n, dtype, block_dim, small, big, tile, fsmall, fbig, stail, btail, tailblocks",
     [
@@ -141,7 +141,7 @@ def test_bad_platforms():
 
 
 # ----------------------------------------------------------------------------
-# The Ascend 950 host tiling (SPEC section 9)
+# The Ascend 950 host tiling (model section 9)
 
 ARCH35_FIELDS = ["dim0", "coreNum", "ubFormer", "blockFormer", "blockNum", "ubLoopOfFormerBlock",
                  "ubLoopOfTailBlock", "ubTailOfFormerBlock", "ubTailOfTailBlock", "elemNum", "scheMode"]

@@ -7,7 +7,7 @@ import pytest
 from swishgrad_numba import TILING_DTYPE, compute_tiling
 from swishgrad_numba.tiling.io import as_tiling_record, read_tiling_bin, record_from_fields, write_tiling_bin
 
-# The C struct, written straight from SPEC section 3: eight little-endian
+# The C struct, written straight from model section 3: eight little-endian
 # uint64, one float32, 4 bytes of tail padding.
 C_LAYOUT = struct.Struct("<8Qf4x")
 NAMES = ("smallCoreDataNum", "bigCoreDataNum", "finalBigTileNum", "finalSmallTileNum",
@@ -23,7 +23,7 @@ def test_written_bytes_match_c_layout(tmp_path):
     path = tmp_path / "t.bin"
     write_tiling_bin(path, tiling)
     data = path.read_bytes()
-    # SPEC table row: n=1048576 float32
+    # model section 3 table row: n=1048576 float32
     expected = C_LAYOUT.pack(21840, 21848, 4, 4, 7016, 792, 800, 32, 1.5)
     assert data == expected
 

@@ -25,7 +25,7 @@ DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.
 # Same-width integer type for reading raw bit patterns.
 BITS = {torch.float32: torch.int32, torch.float16: torch.int16, torch.bfloat16: torch.int16}
 NUMPY = {torch.float32: np.float32, torch.float16: np.float16, torch.bfloat16: ml_dtypes.bfloat16}
-# SPEC section 7: MERE below t, MARE below 10 t.
+# model section 7: MERE below t, MARE below 10 t.
 THRESHOLD = {torch.float32: 2.0**-13, torch.float16: 2.0**-10, torch.bfloat16: 2.0**-7}
 SPECIALS = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-30, -3.0e4, 88.0, -88.0]
 
@@ -126,7 +126,7 @@ def test_beta_is_a_float32_constant():
 
 
 def relative_errors(a, b, dtype):
-    """|a - b| / max(|b|, tiny) in float64, tiny the dtype's smallest normal (SPEC section 7)."""
+    """|a - b| / max(|b|, tiny) in float64, tiny the dtype's smallest normal (model section 7)."""
     a = a.detach().double().numpy()
     b = b.detach().double().numpy()
     return np.abs(a - b) / np.maximum(np.abs(b), float(torch.finfo(dtype).tiny))
@@ -178,7 +178,7 @@ def float64_swish(x, beta):
 
 
 def assert_meets_standard(ours, golden, dtype):
-    """SPEC section 7: MERE below t, MARE below 10 t, NaN where and only where the golden is NaN."""
+    """model section 7: MERE below t, MARE below 10 t, NaN where and only where the golden is NaN."""
     assert ours.dtype == dtype
     np.testing.assert_array_equal(torch.isnan(ours).numpy(), torch.isnan(golden).numpy())
     keep = ~torch.isnan(golden)

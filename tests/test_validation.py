@@ -21,10 +21,10 @@ DTYPES = ("float32", "float16", "bfloat16")
 
 
 # ----------------------------------------------------------------------------
-# plain reference, straight from SPEC sections 3 and 4 and the issue's rules
+# plain reference, straight from model sections 3 and 4 and the issue's rules
 
 def core_params(f, i):
-    """(start, count, tiles, tail) of core i, SPEC section 4 verbatim."""
+    """(start, count, tiles, tail) of core i, model section 4 verbatim."""
     if i < f["tailBlockNum"]:
         return f["bigCoreDataNum"] * i, f["bigCoreDataNum"], f["finalBigTileNum"], f["bigTailDataNum"]
     start = f["bigCoreDataNum"] * i - (f["bigCoreDataNum"] - f["smallCoreDataNum"]) * (i - f["tailBlockNum"])
@@ -36,7 +36,7 @@ def round_up_32(nbytes):
 
 
 def reference_ub_bytes(T, itemsize, buffers=None):
-    """SPEC section 3: grad, x and output queues of 2 buffers of the dtype, and 1 (float32)
+    """model section 3: grad, x and output queues of 2 buffers of the dtype, and 1 (float32)
     or 3 (16-bit) float32 TBufs, every buffer rounded up to 32 bytes by InitBuffer."""
     if buffers is None:
         buffers = [(2, itemsize)] * 3 + [(1 if itemsize == 4 else 3, 4)]
@@ -214,7 +214,7 @@ def test_large_mutations_agree_with_checked_run(numel, dtype):
 
 
 def test_findings_locate_the_problem():
-    # SPEC table: 1048576 float32 -> 32 big cores of 21848, 16 small of 21840.
+    # model section 3 table: 1048576 float32 -> 32 big cores of 21848, 16 small of 21840.
     tiling = compute_tiling(1048576, np.float32)
     f = fields_of(tiling)
     f["tailBlockNum"] = 31  # one big core fewer: the last 8 elements are lost
@@ -330,7 +330,7 @@ def test_parse_buffer_plan():
 
 
 # ops-nn's experimental silu_grad (op_host/silu_grad_tiling.cpp, op_kernel/silu_grad.h), read from its
-# source and restated: the big/small-core split of SPEC section 3 on min(cores, ceil(n/1024), blocks) cores;
+# source and restated: the big/small-core split of model section 3 on min(cores, ceil(n/1024), blocks) cores;
 # a single-buffered tile (5 float32 / 13 half-size buffers) when a small core holds at most two of them,
 # else a double-buffered one (8 / 16). The kernel derives the tile counts and tails from coreDataNum.
 def silu_grad_tiling(n, itemsize, ub=196608, cores=48, block=32):

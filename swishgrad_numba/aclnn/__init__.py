@@ -1,4 +1,4 @@
-"""The aclnn two-phase API of SwishGrad, emulated on the CPU (SPEC sections 5 and 6).
+"""The aclnn two-phase API of SwishGrad, emulated on the CPU (model sections 5 and 6).
 
 Names mirror the C API so that a C program translates line by line:
 

@@ -1,4 +1,4 @@
-"""The operator: ``aclnnSwishBackwardGetWorkspaceSize`` and ``aclnnSwishBackward`` (SPEC sections 5 and 6).
+"""The operator: ``aclnnSwishBackwardGetWorkspaceSize`` and ``aclnnSwishBackward`` (model sections 5 and 6).
 
 CANN keeps this in the operator's ``op_api`` (``aclnn_swish_backward.cpp``),
 one source for the Atlas A2 and the Ascend 950. Phase one checks the
@@ -110,7 +110,7 @@ def _check_kernel_format(grad_output: aclTensor, platform: Platform):
 
 
 def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
-    """Return (status, message or executor) following SPEC section 5's order."""
+    """Return (status, message or executor) following model section 5's order."""
     # 1. Null (and, emulator only, dangling or wrong-type) pointers.
     for tensor, name in ((grad_output, "gradOutput"), (self_, "self"), (grad_input, "gradInput")):
         bad = _live_tensor(tensor, name)
@@ -191,7 +191,7 @@ def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
 def aclnnSwishBackwardGetWorkspaceSize(gradOutput, self, betaOptional, gradInput):
     """Phase one: check the arguments and prepare a launch.
 
-    Applies SPEC section 5's checks in its order (null pointers -> 161001;
+    Applies model section 5's checks in its order (null pointers -> 161001;
     dtypes, then ranks and shapes -> 161002), then the emulator's own
     (storage formats agree; views NumPy can address, inside their storage;
     a plain-format view no larger than the largest of the three storages;

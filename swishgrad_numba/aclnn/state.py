@@ -36,7 +36,7 @@ def set_platform(platform: Platform) -> Platform:
 
 
 def get_platform() -> Platform:
-    """The platform ``GetWorkspaceSize`` currently uses (the SPEC's reference platform by default)."""
+    """The platform ``GetWorkspaceSize`` currently uses (the A2 reference platform (model section 3) by default)."""
     return _platform
 
 

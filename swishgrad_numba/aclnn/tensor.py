@@ -1,7 +1,7 @@
 """Tensor and scalar descriptors: what ``aclCreateTensor`` and ``aclCreateScalar`` make, and their geometry checks.
 
 A tensor describes a view (shape, element strides, element offset) over a
-flat storage array in a format (SPEC section 6). Creation refuses only what
+flat storage array in a format (model section 6). Creation refuses only what
 cannot describe a tensor; whether a view is addressable and lies inside its
 storage is checked by phase one of the operator (:func:`_check_addressable`,
 :func:`_check_geometry`).

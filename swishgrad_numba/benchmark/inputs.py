@@ -8,7 +8,7 @@ from ..dtypes import canonical_dtype
 
 __all__ = ["BETA_NUMPY", "BETA_TORCH", "MAX_LOG2_SIZE", "SEED", "make_inputs", "parse_sizes", "parse_threads"]
 
-#: beta of the emulator-vs-NumPy comparison (the SPEC's seed example).
+#: beta of the emulator-vs-NumPy comparison (the seed example (model section 1)).
 BETA_NUMPY = 1.1
 #: beta of the PyTorch comparison: ``silu_backward`` is Swish with beta 1.
 BETA_TORCH = 1.0

@@ -1,4 +1,4 @@
-"""``swishgrad compare``: check a device dump against the emulator (SPEC section 7).
+"""``swishgrad compare``: check a device dump against the emulator (model section 7).
 
 Reads ``grad``, ``x`` and the device's output from raw binary dumps (any
 file not ending in ``.npy``: little-endian, C order, no header; needs
@@ -238,7 +238,7 @@ def _cmd_compare(args) -> int:
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "compare",
-        help="compare a device output dump against the emulator (SPEC section 7 verdict)",
+        help="compare a device output dump against the emulator (model section 7 verdict)",
         description=__doc__.split("\n\n", 1)[1],
     )
     p.add_argument("--grad", required=True, help="gradOutput dump (.bin raw or .npy)")

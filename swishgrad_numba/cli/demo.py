@@ -1,4 +1,4 @@
-"""``swishgrad demo``: the SPEC's seed example in every dtype."""
+"""``swishgrad demo``: the seed example (model section 1) in every dtype."""
 from __future__ import annotations
 
 import numpy as np
@@ -43,5 +43,5 @@ def _cmd_demo(args) -> int:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("demo", help="run the SPEC's seed example in float32, float16 and bfloat16")
+    p = subparsers.add_parser("demo", help="run the seed example (model section 1) in float32, float16 and bfloat16")
     p.set_defaults(func=_cmd_demo)

@@ -1,7 +1,7 @@
 """``swishgrad tiling`` and ``swishgrad validate``: inspect and check tilings of either kernel.
 
 ``--soc`` (also ``--soc-version``) picks the kernel as CANN does:
-``ascend950`` the Ascend 950's (88-byte struct, SPEC section 9), any other
+``ascend950`` the Ascend 950's (88-byte struct, model section 9), any other
 SoC the Atlas A2's (72-byte struct); the platform's sizes default to that
 kernel's reference platform. ``tiling`` prints the host tiling of a tensor
 with its load-balance figures (and can write the struct); past the size the
@@ -345,7 +345,7 @@ def _cmd_validate(args) -> int:
 def register(subparsers) -> None:
     p = subparsers.add_parser("tiling", help="print the host tiling of a tensor and its load balance",
                               description="Print the SwishGrad host tiling of a tensor of NUMEL storage elements "
-                                          "(Atlas A2: SPEC section 3; Ascend 950 with --soc ascend950: section 9), "
+                                          "(Atlas A2: model section 3; Ascend 950 with --soc ascend950: section 9), "
                                           "and its load-balance figures.")
     p.add_argument("--numel", type=_positive, required=True, help="storage element count")
     p.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (%(default)s)")

@@ -1,7 +1,28 @@
-"""The Exp vector instruction: correctly rounded binary32 e**t (SPEC section 2).
+"""The Exp vector instruction: correctly rounded binary32 e**t (model section 2).
 
-Private to the kernels: :func:`exp_f32` for one value, :func:`vexp_f32` for a
-buffer (vectorised, with the rare exact fix-ups in a second loop).
+Private to the kernels: :func:`exp_f32` for one value; :func:`exp_fast`,
+:func:`clamp_exp_arg`, :func:`exact_exp_flags` and :func:`exact_exp_needed`
+for the vectorised loops of the tile computations, and :func:`vexp_f32`, a
+whole buffer (what the exhaustive test checks).
+
+How it is exact. e**t is evaluated in binary64, branch-free so that loops
+over it vectorise: ``t = k ln2 + r`` with ``k = round(t / ln2)`` (one fused
+multiply-add gives ``r``), e**r by a degree-8 polynomial in Horner form with
+fused multiply-adds (relative error 2**-40.2 on ``|r| <= ln2/2``), times
+2**k by adding ``k << 52`` to the bits. An exhaustive scan of every
+binary32 ``t`` puts this value within 2**12.67 binary64 ulps of the
+platform's binary64 ``exp``, itself within one ulp of e**t. Rounded once to
+binary32 it is therefore correctly rounded unless it lies within
+:data:`GUARD_ULPS` (2**14) binary64 ulps of a binary32 rounding boundary,
+or the binary32 result is subnormal (where the boundaries sit elsewhere).
+Those rare elements (about 2**-16 of all normal results) take the exact
+path: the platform's binary64 ``exp``, rounded once to binary32, which is
+correct there. A test compares the result with the correctly rounded value
+for all 2**32 binary32 inputs.
+
+The fused multiply-adds are internal to the binary64 evaluation: the
+binary32 result is the correctly rounded e**t either way. The emulated
+binary32 instructions themselves are never fused.
 """
 from __future__ import annotations
 
@@ -12,91 +33,107 @@ from numba import njit
 
 from ..intrinsics import fma_f64
 
-__all__ = ["exp_f32", "vexp_f32"]
+__all__ = ["GUARD_ULPS", "clamp_exp_arg", "exact_exp_flags", "exact_exp_needed", "exp_f32", "exp_fast",
+           "no_exact_flags", "vexp_f32"]
 
 # Every jitted function: cache=True (compiled code kept on disk) and the
 # NumPy error model (IEEE division, no ZeroDivisionError checks). Never fast-math.
 
-# --------------------------------------------------------------------------
-# Exp: correctly rounded binary32 e**t.
-#
-# e**t is evaluated in binary64 by a branch-free routine that vectorises:
-# t = k*ln2 + r with |r| <= ln2/2, e**r by a polynomial of degree 10 in
-# Horner form with fused multiply-adds (error below 2**-50.9), times 2**k
-# built in the exponent bits. Its error is a few binary64 ulps, so rounding
-# it to binary32 is correct unless the binary64 value lies within a few ulps
-# of a binary32 rounding boundary, or the binary32 result is subnormal (where
-# the boundary sits elsewhere). Those rare elements (about 2**-22 of all
-# normal results) are flagged and recomputed with the platform libm's exp.
-# The exhaustive test checks the outcome against the correctly rounded value
-# for all 2**32 inputs.
-#
-# The fused multiply-adds are internal to this binary64 evaluation: the
-# binary32 result is the correctly rounded e**t either way. The emulated
-# binary32 instructions themselves are never fused.
-# --------------------------------------------------------------------------
 _INV_LN2 = 1.4426950408889634
-_SHIFTER = 6755399441055744.0            # 1.5 * 2**52: adding it rounds to an integer
-_SHIFTER_BITS = 0x4338000000000000       # its bit pattern; k sits in the low bits
-_LN2_HI = 6.93147180369123816490e-01     # 32 significant bits: k * _LN2_HI is exact
-_LN2_LO = 1.90821492927058770002e-10
-# Distance (in binary64 ulps) from a binary32 rounding boundary under which
-# the fast result is not trusted.
-_EXP_GUARD_ULPS = 64
-_MIN_NORMAL_F32 = 1.1754943508222875e-38  # 2**-126
-# e**r ~ 1 + r + r**2 * q(r) on |r| <= 0.347: q of degree 8 fitted by least
-# squares (weighted for relative error) at 600 Chebyshev nodes against
-# 60-digit decimal values. Relative error below 2**-50.9 including the
-# binary64 fused Horner evaluation, far inside the guard above.
-_EXP_POLY = (
-    1.0, 1.0, 0.4999999999999708, 0.16666666666610014, 0.041666666668962536,
-    0.008333333371470015, 0.0013888888333666101, 0.00019841184508640286,
-    2.480209672969405e-05, 2.7635270676836677e-06, 2.742419840118817e-07,
-)
+_LN2 = 0.6931471805599453
+_SHIFTER = 6755399441055744.0            # 1.5 * 2**52: adding it rounds to an integer, k in the low bits
+# e**r ~ sum c_i r**i on |r| <= ln2/2: a near-minimax fit for relative error
+# (Remez in 50-digit arithmetic), 2**-40.2 including the binary64 fused Horner
+# evaluation.
+_EXP_POLY = (0.9999999999997621, 0.9999999999806077, 0.5000000000618697, 0.16666666885577527,
+             0.04166666421869584, 0.008333267005599497, 0.0013889178744213727,
+             0.00019915436771706846, 2.4727208292311437e-05)
+
+#: Half-width of the band around a binary32 rounding boundary, in binary64
+#: ulps, inside which the fast value is not trusted.
+GUARD_ULPS = 1 << 14
+# Rounding to binary32 drops the low 29 of binary64's 52 mantissa bits; the
+# boundary is where they read 0x10000000. key = (bits + GUARD - 2**28) mod
+# 2**29 is then <= 2 * GUARD exactly inside the band: one add, one and, and
+# a running minimum per element.
+_M29 = np.uint64(0x1FFFFFFF)
+_GUARD_ADD = np.uint64((GUARD_ULPS - 0x10000000) % (1 << 64))
+_GUARD_LIM = np.uint64(2 * GUARD_ULPS)
+_NO_KEY = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+# Arguments are clamped to [-110, 100]: e**100 and e**-110 lie far outside
+# binary32's range, so the result does not change, and 2**k stays a normal
+# binary64. NaN passes through. Results below 2**-126 (subnormal or zero
+# after rounding) come from t in [-103.98, -87.34); t in [-104.5, -87) takes
+# the exact path: t + 104.5 is then in [0, 17.5), whose binary32 bit pattern,
+# read as an unsigned integer, is below that of 17.5 (a negative or NaN sum
+# reads far above it).
+_T_LO = np.float32(-110.0)
+_T_HI = np.float32(100.0)
+_SUB_SHIFT = np.float32(104.5)
+_SUB_T_HI = np.float32(-87.0)
+_SUB_LIM = np.uint32(np.float32(17.5).view(np.uint32))
+_NO_SUB = np.uint32(0xFFFFFFFF)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _exp_f64_fast(td):
-    """(e**td in binary64 within a few ulps, needs_exact_path) for a binary32 td."""
-    # Past these bounds the binary32 result is +inf or +0 anyway; clamping
-    # keeps 2**k a normal binary64. NaN fails both tests and propagates.
-    if td > 100.0:
-        td = 100.0
-    if td < -110.0:
-        td = -110.0
+def clamp_exp_arg(t):
+    """``t`` clamped to [-110, 100] (NaN passes through)."""
+    return min(max(t, _T_LO), _T_HI)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def exp_fast(tc):
+    """``(d, key, sub)`` for a clamped binary32 ``tc``: ``d`` ~ e**tc in binary64;
+    ``key <= 2 * GUARD_ULPS`` inside the guard band, ``sub < bits(17.5)``
+    in the subnormal-result range (see :func:`exact_exp_flags`)."""
+    td = np.float64(tc)
     kd = fma_f64(td, _INV_LN2, _SHIFTER)
-    k = np.float64(kd).view(np.int64) - _SHIFTER_BITS
-    kd = kd - _SHIFTER
-    r = fma_f64(-kd, _LN2_HI, td)     # exact: t - k*_LN2_HI is representable
-    r = fma_f64(-kd, _LN2_LO, r)
-    p = _EXP_POLY[10]
-    p = fma_f64(p, r, _EXP_POLY[9])
-    p = fma_f64(p, r, _EXP_POLY[8])
+    kb = np.float64(kd).view(np.uint64)
+    kf = kd - _SHIFTER
+    r = fma_f64(kf, -_LN2, td)
+    p = _EXP_POLY[8]
     p = fma_f64(p, r, _EXP_POLY[7])
     p = fma_f64(p, r, _EXP_POLY[6])
     p = fma_f64(p, r, _EXP_POLY[5])
     p = fma_f64(p, r, _EXP_POLY[4])
     p = fma_f64(p, r, _EXP_POLY[3])
     p = fma_f64(p, r, _EXP_POLY[2])
-    p = fma_f64(p, r, 1.0)
-    p = fma_f64(p, r, 1.0)
-    d = p * np.int64((k + 1023) << 52).view(np.float64)
-    # Rounding to binary32 drops the low 29 of binary64's 52 mantissa bits;
-    # the rounding boundary is where they read 0x10000000.
-    # One unsigned compare tests |low - 0x10000000| <= guard; bitwise |
-    # rather than `or` keeps the loop free of branches so it vectorises.
-    low = (np.float64(d).view(np.int64) & 0x1FFFFFFF) - (0x10000000 - _EXP_GUARD_ULPS)
-    suspect = np.int64(np.uint64(low) <= np.uint64(2 * _EXP_GUARD_ULPS)) | np.int64(d < _MIN_NORMAL_F32)
-    return d, suspect
+    p = fma_f64(p, r, _EXP_POLY[1])
+    p = fma_f64(p, r, _EXP_POLY[0])
+    db = np.float64(p).view(np.uint64) + (kb << np.uint64(52))   # times 2**k
+    key = (db + _GUARD_ADD) & _M29
+    sub = np.float32(tc + _SUB_SHIFT).view(np.uint32)
+    return np.uint64(db).view(np.float64), key, sub
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def no_exact_flags():
+    """The starting value of the running minima ``(key, sub)`` of a loop."""
+    return _NO_KEY, _NO_SUB
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def exact_exp_flags(key_min, sub_min):
+    """Whether a loop whose elements gave these minimum keys has an element
+    to redo on the exact path (guard band, or subnormal result)."""
+    return key_min <= _GUARD_LIM or sub_min < _SUB_LIM
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def exact_exp_needed(tc):
+    """Whether the (clamped) element ``tc`` takes the exact path."""
+    d, key, sub = exp_fast(tc)
+    return exact_exp_flags(key, sub)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def exp_f32(t):
-    """Correctly rounded binary32 e**t (scalar form of :func:`vexp_f32`)."""
-    td = np.float64(t)
-    d, suspect = _exp_f64_fast(td)
-    if suspect:
-        d = math.exp(td)
+    """Correctly rounded binary32 e**t, one value."""
+    tc = clamp_exp_arg(t)
+    d, key, sub = exp_fast(tc)
+    if exact_exp_flags(key, sub):
+        d = math.exp(np.float64(t))
     return np.float32(d)
 
 
@@ -105,17 +142,16 @@ def vexp_f32(dst, src, length, sign):
     """``Muls(src, sign)`` then the Exp vector instruction, into ``dst``.
 
     ``dst[j] = e**(sign * src[j])`` in binary32 for ``j < length``; ``sign``
-    is +1 or -1 (an exact multiply); ``dst`` must not alias ``src``. The
-    first loop is branch-free and vectorises; the second, rarely entered,
-    redoes the elements whose fast result was not trusted.
+    is +1 or -1 (an exact multiply). The first loop is branch-free and
+    vectorises; the second, rarely entered, redoes the buffer when an
+    element needs the exact path.
     """
-    suspects = 0
+    key_min, sub_min = no_exact_flags()
     for j in range(length):
-        d, suspect = _exp_f64_fast(np.float64(src[j] * sign))
-        suspects += suspect
+        d, key, sub = exp_fast(clamp_exp_arg(src[j] * sign))
+        key_min = min(key_min, key)
+        sub_min = min(sub_min, sub)
         dst[j] = np.float32(d)
-    if suspects:
+    if exact_exp_flags(key_min, sub_min):
         for j in range(length):
-            td = np.float64(src[j] * sign)
-            if _exp_f64_fast(td)[1]:
-                dst[j] = np.float32(math.exp(td))
+            dst[j] = exp_f32(src[j] * sign)

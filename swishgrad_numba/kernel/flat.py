@@ -29,4 +29,4 @@ def flat_launch(g, x, o, chunk, beta, table, dtype_code, arch):
         # chunk of x in a scratch buffer of its own.
         xs = x[start:stop].copy()
         work = np.empty(stop - start, dtype=np.float32)
-        compute_tile(g[start:stop], xs, o[start:stop], work, stop - start, beta, table, dtype_code, arch)
+        compute_tile(g[start:stop], xs, o[start:stop], work, 0, stop - start, beta, table, dtype_code, arch)

@@ -1,7 +1,7 @@
 """Pieces and bins: what a launch runs, and how it is spread over the host threads.
 
 :func:`core_walks` lists the launched cores' walks from a tiling, with the
-SPEC's own core arithmetic (:func:`spec.a2.core_classes`,
+the model's own core arithmetic (:func:`spec.a2.core_classes`,
 :func:`spec.arch35.block_classes`) on Python ints. Only cores that start
 inside the tensor are listed, and each walk stops after its last pass that
 starts inside the tensor: what lies beyond writes nothing. So any record,

@@ -1,4 +1,4 @@
-"""The kernels' instruction sequences, each written once (SPEC sections 2 and 9).
+"""The kernels' instruction sequences, each written once (model sections 2 and 9).
 
 Both kernels compute ``s'(x)`` in binary32, one instruction at a time, then
 multiply by the gradient. The steps up to Exp are the same in both:
@@ -32,7 +32,7 @@ from numba.extending import overload
 from ..casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
 from ..dtypes import FLOAT16
 from ..intrinsics import fma_f32
-from .exp import exp_f32, vexp_f32
+from .exp import clamp_exp_arg, exact_exp_flags, exp_f32, exp_fast, no_exact_flags
 
 __all__ = ["ARCH_A2", "ARCH_950", "a2_after_exp", "arch35_after_exp", "derivative", "derivative_table",
            "compute_f32", "compute_16", "compute_tile"]
@@ -100,53 +100,72 @@ def derivative_table(beta, dtype_code, arch):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def compute_f32(g_buf, x_buf, o_buf, work, length, beta, table, dtype_code, arch):
-    """One float32 tile: the whole sequence, vector instruction by vector instruction.
+def compute_f32(g_buf, x_buf, o_buf, work, a, b, beta, table, dtype_code, arch):
+    """Elements ``[a, b)`` of one float32 tile: the whole sequence, step by step.
 
-    ``work`` is the float32 scratch buffer; ``x_buf`` is overwritten with
-    ``x * beta`` (as the device does in place). The steps after Exp run in
-    one loop per element; each is still its own binary32 operation, in order.
+    ``work`` is the float32 scratch buffer (``t``); ``x_buf`` is overwritten
+    with ``x * beta`` (as the device does in place). The first loop runs the
+    steps up to Exp and vectorises; a running minimum of the Exp keys tells
+    whether any element needs the exact path, and only then is the range
+    redone. The steps after Exp run in one loop per element; each is still
+    its own binary32 operation, in order. Indices are unsigned so that the
+    loops carry no negative-index checks.
     """
-    for j in range(length):
-        x_buf[j] = x_buf[j] * beta            # Muls(x, beta)
-    vexp_f32(work, x_buf, length, np.float32(-1.0))   # Muls(xb, -1) / Neg ; Exp
+    key_min, sub_min = no_exact_flags()
+    for i in range(b - a):
+        j = np.uint64(a + i)
+        xb = x_buf[j] * beta                                  # Muls(x, beta)
+        x_buf[j] = xb
+        d, key, sub = exp_fast(clamp_exp_arg(xb * np.float32(-1.0)))   # Muls(xb, -1) / Neg ; Exp
+        key_min = min(key_min, key)
+        sub_min = min(sub_min, sub)
+        work[j] = np.float32(d)
+    if exact_exp_flags(key_min, sub_min):
+        for j in range(a, b):
+            work[j] = exp_f32(x_buf[j] * np.float32(-1.0))
     if arch == ARCH_A2:
-        for j in range(length):
+        for i in range(b - a):
+            j = np.uint64(a + i)
             o_buf[j] = g_buf[j] * a2_after_exp(work[j], x_buf[j])
     else:
-        for j in range(length):
+        for i in range(b - a):
+            j = np.uint64(a + i)
             o_buf[j] = g_buf[j] * arch35_after_exp(work[j], x_buf[j])
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def compute_16(g_buf, x_buf, o_buf, work, length, beta, table, dtype_code, arch):
-    """One float16/bfloat16 tile, on bit patterns.
+def compute_16(g_buf, x_buf, o_buf, work, a, b, beta, table, dtype_code, arch):
+    """Elements ``[a, b)`` of one float16/bfloat16 tile, on bit patterns.
 
     ``table[bits]`` is s'(x) for the x with those bits (:func:`derivative_table`
     of this kernel); what remains per element is the widening of g, the last
     Mul and the ``CAST_RINT`` narrowing. The lookup is its own loop so that
     the arithmetic loop vectorises.
     """
-    for j in range(length):
+    for i in range(b - a):
+        j = np.uint64(a + i)
         work[j] = table[x_buf[j]]
     if dtype_code == _F16:
-        for j in range(length):
+        for i in range(b - a):
+            j = np.uint64(a + i)
             o_buf[j] = f32_to_f16_bits(f16_bits_to_f32(g_buf[j]) * work[j])
     else:
-        for j in range(length):
+        for i in range(b - a):
+            j = np.uint64(a + i)
             o_buf[j] = f32_to_bf16_bits(bf16_bits_to_f32(g_buf[j]) * work[j])
 
 
-def compute_tile(g_buf, x_buf, o_buf, work, length, beta, table, dtype_code, arch):
-    """One tile; resolved at compile time by the buffers' element type."""
+def compute_tile(g_buf, x_buf, o_buf, work, a, b, beta, table, dtype_code, arch):
+    """Elements ``[a, b)`` of one tile; resolved at compile time by the buffers' element type."""
     raise NotImplementedError("compute_tile is only callable from jitted code")
 
 
 @overload(compute_tile, inline="always")
-def _compute_tile_overload(g_buf, x_buf, o_buf, work, length, beta, table, dtype_code, arch):
+def _compute_tile_overload(g_buf, x_buf, o_buf, work, a, b, beta, table, dtype_code, arch):
     # float32 buffers take the full sequence; uint16 buffers hold
     # float16/bfloat16 bits. Choosing here (not by passing a function) keeps
-    # the launch functions cacheable on disk.
+    # the launch functions cacheable on disk. The callers pass whole buffers
+    # and a range: a slice view per call would cost reference counting.
     if isinstance(g_buf, types.Array) and g_buf.dtype == types.float32:
         return compute_f32.py_func
     if isinstance(g_buf, types.Array) and g_buf.dtype == types.uint16:

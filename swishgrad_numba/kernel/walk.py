@@ -115,7 +115,7 @@ def _run_piece(piece, grad, x, out, beta, table, dtype_code, arch, g_local, x_lo
             b = min(a + COMPUTE_SLICE, length)
             q = next_start + s * share
             _prefetch_share(grad, x, out, q, min(q + share, next_stop), line)
-            compute_tile(g_buf[a:b], x_buf[a:b], o_buf[a:b], work[a:b], b - a, beta, table, dtype_code, arch)
+            compute_tile(g_buf, x_buf, o_buf, work, a, b, beta, table, dtype_code, arch)
         # CopyOut
         _copy_out(out, o_buf, offset, valid)
 

@@ -1,4 +1,4 @@
-"""The SPEC's integer arithmetic, written once.
+"""The model's integer arithmetic (docs/model.md sections 3, 4, 9), written once.
 
 Each function here is plain integer arithmetic that runs unchanged on three
 kinds of number:
@@ -14,9 +14,9 @@ So conditionals are written as arithmetic (:func:`select`, :func:`minimum`)
 rather than ``if``. Callers check their inputs; these functions only
 compute.
 
-- :mod:`.a2`: the Atlas A2 kernel (SPEC sections 3 and 4): host tiling, core
+- :mod:`.a2`: the Atlas A2 kernel (model sections 3 and 4): host tiling, core
   ranges, block padding, the unified-buffer plan.
-- :mod:`.arch35`: the Ascend 950 kernel (SPEC section 9): the atvoss
+- :mod:`.arch35`: the Ascend 950 kernel (model section 9): the atvoss
   ElewiseTiling, block ranges, its unified-buffer use.
 """
 from .arith import ceil_div, maximum, minimum, pad_to, select

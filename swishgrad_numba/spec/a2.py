@@ -1,4 +1,4 @@
-"""The Atlas A2 SwishGrad kernel's integer arithmetic (SPEC sections 3 and 4).
+"""The Atlas A2 SwishGrad kernel's integer arithmetic (model sections 3 and 4).
 
 Written once, for Python ints, NumPy int64 arrays and jitted code alike (see
 :mod:`swishgrad_numba.spec`). ``itemsize`` is the element size in bytes (4
@@ -93,7 +93,7 @@ def ub_bytes(tile_data_num, itemsize):
 
 
 def host_tiling(numel, itemsize, ub_size, core_num, block_size):
-    """SPEC section 3: the host tiling of ``numel`` storage elements.
+    """model section 3: the host tiling of ``numel`` storage elements.
 
     Returns ``(accepted, block_dim, fields)`` with ``fields`` a
     :class:`TilingFields`. ``accepted`` is false where the host refuses the
@@ -138,11 +138,11 @@ class CoreClass(NamedTuple):
 
 
 def core_classes(f, block_dim):
-    """SPEC section 4 for a launch of ``block_dim`` cores: (big class, small class).
+    """model section 4 for a launch of ``block_dim`` cores: (big class, small class).
 
     ``f`` is a :class:`TilingFields`. The first ``tailBlockNum`` cores are
     big; the small cores follow, so small core ``i`` starts at
-    ``big * tailBlockNum + small * (i - tailBlockNum)`` (the SPEC's
+    ``big * tailBlockNum + small * (i - tailBlockNum)`` (the model's
     ``big * i - (big - small) * (i - tailBlockNum)``, rearranged so that no
     term is negative).
     """

@@ -1,4 +1,4 @@
-"""The Ascend 950 (arch35) SwishGrad kernel's integer arithmetic (SPEC section 9).
+"""The Ascend 950 (arch35) SwishGrad kernel's integer arithmetic (model section 9).
 
 The 950 kernel is built on the atvoss elementwise template of CANN's opbase:
 the host runs ``ElewiseTiling`` over the tensor's element count; the kernel

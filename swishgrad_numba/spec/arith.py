@@ -1,4 +1,4 @@
-"""Branch-free integer helpers for the SPEC arithmetic (see :mod:`swishgrad_numba.spec`).
+"""Branch-free integer helpers for the model's arithmetic (see :mod:`swishgrad_numba.spec`).
 
 Each works on Python ints, NumPy integer arrays (with boolean conditions)
 and inside jitted code.

@@ -3,7 +3,7 @@
 A plan is a tuple of ``(count, bytes_per_element)`` pairs, each buffer
 holding ``tileDataNum`` elements and rounded up to
 :data:`spec.a2.INIT_BUFFER_ALIGN` (32) bytes by ``TPipe::InitBuffer``. The
-plan and its arithmetic are the SPEC core's (:func:`spec.a2.buffer_plan`,
+plan and its arithmetic are the spec/ package's (:func:`spec.a2.buffer_plan`,
 :func:`spec.a2.plan_bytes`); this module checks arguments and reads and
 writes plans as text (``2x4,2x4,2x4,1x4``, the CLI's ``--buffers``).
 """

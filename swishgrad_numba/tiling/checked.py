@@ -11,7 +11,7 @@ beyond it (the 950's DMA is exact: it has no padding, every transfer past
 the end goes beyond).
 
 The cores come as the classes of
-:func:`~swishgrad_numba.tiling.launch.walk_classes` (the SPEC's core
+:func:`~swishgrad_numba.tiling.launch.walk_classes` (the model's core
 arithmetic); the jitted walk only steps through them. It runs any record
 safely, however wrong: class values are clamped to :data:`FIELD_CAP`,
 arithmetic saturates, cores past the padded end, and the passes of a core

@@ -1,6 +1,6 @@
 """The host tiling: :func:`compute_tiling`, for the kernel the platform's SoC runs.
 
-Plain Python that checks and decides; the arithmetic itself is the SPEC
+Plain Python that checks and decides; the arithmetic itself is the spec/ package's
 core's (:mod:`swishgrad_numba.spec`), evaluated on Python ints (exact).
 """
 from __future__ import annotations
@@ -46,7 +46,7 @@ def compute_tiling(numel, dtype, beta=None, platform: Platform | None = None, *,
     """Compute the SwishGrad host tiling for a tensor of ``numel`` storage elements.
 
     The platform's SoC picks the kernel, as CANN does: an Ascend 950 gets
-    the arch35 tiling (SPEC section 9, an :data:`ARCH35_TILING_DTYPE`
+    the arch35 tiling (model section 9, an :data:`ARCH35_TILING_DTYPE`
     record), every other SoC the Atlas A2 one (section 3, a
     :data:`TILING_DTYPE` record).
 
@@ -61,7 +61,7 @@ def compute_tiling(numel, dtype, beta=None, platform: Platform | None = None, *,
         ``sconf`` (A2) or ``scale`` (950). ``scale=`` and ``sconf=`` are
         accepted as other names of it.
     platform : Platform, optional
-        Target hardware; the SPEC's A2 reference platform by default.
+        Target hardware; the A2 reference platform (model section 3) by default.
 
     Returns
     -------

@@ -5,7 +5,7 @@ layout) through :func:`~swishgrad_numba.tiling.io.as_tiling_record`, its
 fields as the architecture's ``TilingFields`` of Python ints (read by name
 from then on), the dtype, and the platform (by default the one of the
 record's kernel). :func:`walk_classes` describes the launched cores as
-classes that share one walk shape, from the SPEC's own core arithmetic
+classes that share one walk shape, from the the model's own core arithmetic
 (:func:`~swishgrad_numba.kernel.plan.classes_of`, i.e.
 :func:`spec.a2.core_classes` and :func:`spec.arch35.block_classes`).
 """
@@ -34,7 +34,7 @@ __all__ = ["FIELD_CAP", "KERNEL_NAMES", "Launch", "WalkClass", "launch_of", "neg
 KERNEL_NAMES = {ARCH_A2: "Atlas A2 kernel", ARCH_950: "Ascend 950 kernel"}
 
 # The walk classes in the order classes_of gives them: A2 big then small
-# cores (SPEC section 4); 950 former blocks, the tail block, and blocks
+# cores (model section 4); 950 former blocks, the tail block, and blocks
 # launched past blockNum (which run the former blocks' loops).
 _CLASS_NAMES = {ARCH_A2: ("big", "small"), ARCH_950: ("former", "tail", "extra")}
 
@@ -148,7 +148,7 @@ def launch_of(tiling, dtype, platform, block_dim) -> Launch:
 def padded_numel(launch: Launch, numel: int) -> int:
     """Element slots a launch may touch without leaving the allocation.
 
-    A2: ``numel`` rounded up to whole blocks (SPEC section 4); 950: ``numel``
+    A2: ``numel`` rounded up to whole blocks (model section 4); 950: ``numel``
     (its DMA moves exact ranges, there is no padding to land in).
     """
     if launch.architecture == ARCH_950:

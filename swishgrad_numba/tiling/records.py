@@ -2,9 +2,9 @@
 
 Two layouts, one per kernel:
 
-- Atlas A2 (SPEC section 3): eight ``uint64`` then the float32 ``sconf``, 72
+- Atlas A2 (model section 3): eight ``uint64`` then the float32 ``sconf``, 72
   bytes (:data:`TILING_DTYPE`);
-- Ascend 950 (SPEC section 9): ``SwishGradTilingData { EleBaseTilingData
+- Ascend 950 (model section 9): ``SwishGradTilingData { EleBaseTilingData
   baseTiling; float scale; }``, 88 bytes (:data:`ARCH35_TILING_DTYPE`).
 
 Both are C layouts with natural alignment: ``record.tobytes()`` is the

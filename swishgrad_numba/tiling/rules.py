@@ -58,7 +58,7 @@ def _ub_fits(findings: list, ub_use: int, ub: int, what: str) -> None:
 
 
 # ----------------------------------------------------------------------------
-# Atlas A2 (SPEC sections 3 and 4)
+# Atlas A2 (model sections 3 and 4)
 
 def _a2_structure(launch, classes, plan, findings: list) -> int:
     b, block, ub = launch.info.itemsize, launch.platform.block_size, launch.platform.ub_size
@@ -100,7 +100,7 @@ def _a2_structure(launch, classes, plan, findings: list) -> int:
 
 
 # ----------------------------------------------------------------------------
-# Ascend 950 (SPEC section 9): ElewiseTiling and ElementwiseSch
+# Ascend 950 (model section 9): ElewiseTiling and ElementwiseSch
 
 def _arch35_fields(launch, numel: int) -> list:
     """The fields the kernel does not read, against the launch and the host's rules; and blockNum."""

@@ -1,6 +1,6 @@
 """The host tiling of both kernels, checked over millions of sizes, dtypes and platforms.
 
-:func:`run_sweep` evaluates the host tilings themselves, the SPEC core's
+:func:`run_sweep` evaluates the host tilings themselves, the spec/ package's
 :func:`spec.a2.host_tiling` and :func:`spec.arch35.host_tiling`, on int64
 arrays (one evaluation per combination of the grid), and checks every
 tiling with :mod:`.verdict`; failing combinations are re-validated one by

@@ -2,7 +2,7 @@
 
 One function per kernel. Each takes the record's fields as a
 ``TilingFields`` of arrays (or a mapping of names to arrays), reads them
-by name, and uses the SPEC core's arithmetic (core classes, buffer bytes,
+by name, and uses the spec/ package's arithmetic (core classes, buffer bytes,
 padding) on int64 arrays. Both rely on the abutting of a core's passes:
 when every launched class is consistent (``(passes - 1) * pass length +
 tail`` equals the core's length), the cores of a class abut, so the
