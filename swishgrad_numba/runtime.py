@@ -1,6 +1,7 @@
 """How the package runs on Numba: where compiled code is cached, which
 threading layer runs the parallel kernels, and the lock that serialises
-launches. Imported first by the package, before any kernel compiles.
+launches where that layer needs it. Imported first by the package, before
+any kernel compiles.
 
 **The disk cache lives outside the installed package.** Numba's default
 for ``cache=True`` writes ``.nbi``/``.nbc`` files into a ``__pycache__``
@@ -15,29 +16,37 @@ folder under the temporary directory where that is not writable. An
 explicit ``NUMBA_CACHE_DIR`` still wins. Other packages' functions are left
 to Numba's usual locators.
 
-**The threading layer is workqueue** unless ``NUMBA_THREADING_LAYER`` says
-otherwise. Numba's default order is tbb, omp, workqueue: pip's ``tbb``
-wheel is not found by Numba inside a virtual environment, and with PyTorch
-installed the omp layer loads GNU OpenMP, which kills a forked child that
-runs parallel code after its parent did ("fork() called from a process
-already using GNU OpenMP"). DataLoader workers fork, so that matters.
-workqueue is fork-safe but not thread-safe: two Python threads must not
-launch parallel code at once, hence :func:`launch_lock`.
+**The threading layer is TBB where it can load, else workqueue**, unless
+``NUMBA_THREADING_LAYER`` says otherwise. Numba's own default order is tbb,
+omp, workqueue, but pip's ``tbb`` wheel puts ``libtbb.so.12`` in
+``<prefix>/lib``, where the dynamic loader does not look, so Numba misses
+it; this module loads it from there first (by the wheel's own file list).
+TBB is both thread-safe and fork-safe, and its work stealing keeps both
+threads of a small launch busy. Without it, with PyTorch installed, Numba
+would pick GNU OpenMP, which kills a forked child that runs parallel code
+after its parent did ("fork() called from a process already using GNU
+OpenMP"); DataLoader workers fork, so that matters. workqueue, the
+fallback, is fork-safe but not thread-safe: two Python threads must not
+launch parallel code at once, hence :func:`launch_guard`.
 
-**The launch lock survives fork.** A child forked while another thread of
-the parent held the lock would inherit it held forever; an after-fork hook
-gives the child a fresh lock.
+**The lock survives fork.** A child forked while another thread of the
+parent held it would inherit it held forever; an after-fork hook gives the
+child a fresh one.
 """
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
+import sys
 import tempfile
 import threading
+from importlib import metadata
 
 import numba
 from numba.core import caching, config
 
-__all__ = ["launch_lock", "threading_layer", "num_threads", "PACKAGE_DIR"]
+__all__ = ["launch_guard", "launch_lock", "threading_layer", "num_threads", "PACKAGE_DIR"]
 
 #: The package's source folder: functions defined under it are cached by
 #: :class:`PackageCacheLocator`.
@@ -92,12 +101,35 @@ def _install_cache_locator() -> None:
         locators.insert(1, PackageCacheLocator)
 
 
+def _load_pip_tbb() -> bool:
+    """Load the TBB library of pip's ``tbb`` wheel so that Numba finds it by name."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        files = metadata.distribution("tbb").files or ()
+    except metadata.PackageNotFoundError:
+        return False
+    dist = metadata.distribution("tbb")
+    for f in files:
+        if f.name == "libtbb.so.12":
+            try:
+                ctypes.CDLL(str(dist.locate_file(f)), mode=ctypes.RTLD_GLOBAL)
+                # Numba's own checks: a new enough TBB, and its pool module loads.
+                from numba.np.ufunc import parallel
+                parallel._check_tbb_version_compatible()
+                from numba.np.ufunc import tbbpool  # noqa: F401
+            except Exception:  # any failure: fall back to workqueue
+                return False
+            return True
+    return False
+
+
 def _choose_threading_layer() -> None:
     from numba.np.ufunc import parallel
 
     explicit = "NUMBA_THREADING_LAYER" in os.environ or config.THREADING_LAYER != "default"
     if not explicit and not parallel._is_initialized:
-        config.THREADING_LAYER = "workqueue"
+        config.THREADING_LAYER = "tbb" if _load_pip_tbb() else "workqueue"
 
 
 def threading_layer() -> str:
@@ -107,9 +139,6 @@ def threading_layer() -> str:
     return numba.threading_layer() if parallel._is_initialized else str(config.THREADING_LAYER)
 
 
-_launch_lock = threading.RLock()
-
-
 def num_threads() -> int:
     """Numba's thread count for this thread (``numba.set_num_threads``).
 
@@ -125,35 +154,30 @@ def num_threads() -> int:
         if count > 0:
             return count
     return numba.get_num_threads()
+
+
+_lock = threading.RLock()
+_THREAD_SAFE_LAYERS = ("tbb", "omp")
 
 
 def launch_lock() -> threading.RLock:
-    """The lock held while a kernel launch (and the shared table cache) is in
-    use; see the module docstring. Look it up at each use: a forked child
-    gets a new one."""
-    return _launch_lock
+    """The package's lock (launches on a layer that is not thread-safe, and
+    the shared table cache). Look it up at each use: a forked child gets a
+    new one."""
+    return _lock
+
+
+def launch_guard():
+    """What a launch holds: :func:`launch_lock` on workqueue, which runs one
+    parallel region at a time, nothing on the thread-safe TBB and omp."""
+    if threading_layer() in _THREAD_SAFE_LAYERS:
+        return contextlib.nullcontext()
+    return _lock
 
 
 def _renew_lock_after_fork() -> None:
-    global _launch_lock
-    _launch_lock = threading.RLock()
-
-
-def num_threads() -> int:
-    """Numba's thread count for this thread (``numba.set_num_threads``).
-
-    ``numba.get_num_threads()`` takes a lock of Numba's on every call, and a
-    child forked while another thread held it would hang on its first
-    launch. Once the threading layer is up, the count is read from the
-    layer directly, without that lock.
-    """
-    from numba.np.ufunc import parallel
-
-    if parallel._is_initialized:
-        count = parallel._get_num_threads()
-        if count > 0:
-            return count
-    return numba.get_num_threads()
+    global _lock
+    _lock = threading.RLock()
 
 
 _install_cache_locator()

@@ -99,8 +99,40 @@ def _check_child(result: dict, name: str, n: int) -> None:
     assert_bits_equal(got, expected)
 
 
+def _expected_layer() -> str:
+    import platform as _platform
+    from importlib import metadata
+
+    try:
+        metadata.distribution("tbb")
+    except metadata.PackageNotFoundError:
+        return "workqueue"
+    return "tbb" if sys.platform.startswith("linux") and _platform.machine() == "x86_64" else "workqueue"
+
+
+# Every fork scenario runs on the layer the package picks (TBB where pip's
+# wheel is installed) and on the workqueue fallback.
+LAYERS = pytest.mark.parametrize("layer", ["chosen", "workqueue"])
+
+
+def _layer_env(layer: str) -> dict:
+    return {} if layer == "chosen" else {"NUMBA_THREADING_LAYER": layer}
+
+
+def test_the_package_picks_tbb_where_pip_installed_it():
+    result = run_script("""
+import json
+import numpy as np
+import swishgrad_numba as sg
+sg.swish_backward(np.ones(1 << 16, np.float32), np.ones(1 << 16, np.float32))
+print(json.dumps(sg.runtime.threading_layer()))
+""", drop=("NUMBA_THREADING_LAYER",))
+    assert result == _expected_layer()
+
+
+@LAYERS
 @pytest.mark.parametrize("name", ["float16", "float32"])
-def test_fork_child_after_parallel_call_in_parent(name):
+def test_fork_child_after_parallel_call_in_parent(name, layer):
     # Issue: with PyTorch installed Numba chose GNU OpenMP, and a forked child
     # that ran parallel code after its parent did was killed.
     result = run_script(CHILD + f"""
@@ -109,13 +141,14 @@ sg.swish_backward(np.ones(1 << 16, np.float32), np.ones(1 << 16, np.float32))   
 small = run_child("fork", {name!r}, 4)
 big = run_child("fork", {name!r}, 1 << 17)
 print(json.dumps({{"small": small, "big": big, "layer": sg.runtime.threading_layer()}}))
-""")
-    assert result["layer"] == "workqueue"
+""", env_extra=_layer_env(layer), drop=("NUMBA_THREADING_LAYER",))
+    assert result["layer"] == (_expected_layer() if layer == "chosen" else layer)
     _check_child(result["small"], name, 4)
     _check_child(result["big"], name, 1 << 17)
 
 
-def test_fork_while_another_thread_is_launching():
+@LAYERS
+def test_fork_while_another_thread_is_launching(layer):
     # Issue: a child forked while another thread held the launch lock
     # inherited it held, and hung on its first call.
     result = run_script(CHILD + """
@@ -128,13 +161,13 @@ def busy():
 t = threading.Thread(target=busy, daemon=True)
 t.start()
 time.sleep(0.2)
-results = [run_child("fork", "float32", 100) for _ in range(12)]
+results = [run_child("fork", "float32", n) for n in (100, 1 << 17) for _ in range(6)]
 stop.set()
 t.join()
 print(json.dumps(results))
-""")
-    for r in result:
-        _check_child(r, "float32", 100)
+""", env_extra=_layer_env(layer), drop=("NUMBA_THREADING_LAYER",))
+    for r, n in zip(result, [100] * 6 + [1 << 17] * 6):
+        _check_child(r, "float32", n)
 
 
 @pytest.mark.parametrize("ctx_name", ["spawn", "forkserver"])
@@ -147,8 +180,9 @@ if __name__ == "__main__":
     _check_child(result, "bfloat16", 1 << 16)
 
 
+@LAYERS
 @pytest.mark.skipif(not HAVE_TORCH, reason="needs torch")
-def test_dataloader_workers_call_the_emulator():
+def test_dataloader_workers_call_the_emulator(layer):
     result = run_script("""
 import json
 import numpy as np, torch
@@ -167,7 +201,7 @@ torch.ones(1 << 16).exp().sum()   # the parent's own OpenMP threads run too
 loader = torch.utils.data.DataLoader(Data(), batch_size=2, num_workers=2, timeout=120)
 batches = [b.numpy().astype(np.uint16).tolist() for b in loader]
 print(json.dumps(batches))
-""")
+""", env_extra=_layer_env(layer), drop=("NUMBA_THREADING_LAYER",))
     rows = [row for batch in result for row in batch]
     assert len(rows) == 8
     for i, row in enumerate(rows):

@@ -54,19 +54,21 @@ _TABLE_CACHE_SIZE = 16
 def derivative_table(arch: int, info: DTypeInfo, beta: np.float32) -> np.ndarray:
     """s'(x) of kernel ``arch`` for all 65,536 x of a 16-bit dtype, cached.
 
-    Call with the launch lock held (the table is built in parallel).
+    Thread-safe: the cache is guarded by the package's lock (building a
+    table is itself a parallel launch).
     """
     key = (arch, info.code, int(np.float32(beta).view(np.uint32)))
-    table = _TABLE_CACHE.get(key)
-    if table is None:
-        table = sequence.derivative_table(np.float32(beta), info.code, arch)
-        table.flags.writeable = False
-        _TABLE_CACHE[key] = table
-        if len(_TABLE_CACHE) > _TABLE_CACHE_SIZE:
-            _TABLE_CACHE.popitem(last=False)
-    else:
-        _TABLE_CACHE.move_to_end(key)
-    return table
+    with runtime.launch_lock():
+        table = _TABLE_CACHE.get(key)
+        if table is None:
+            table = sequence.derivative_table(np.float32(beta), info.code, arch)
+            table.flags.writeable = False
+            _TABLE_CACHE[key] = table
+            if len(_TABLE_CACHE) > _TABLE_CACHE_SIZE:
+                _TABLE_CACHE.popitem(last=False)
+        else:
+            _TABLE_CACHE.move_to_end(key)
+        return table
 
 
 def plan_launch(fields, block_dim: int, arch: int, numel: int, threads: int | None = None) -> Plan:
@@ -91,10 +93,10 @@ def launch(grad: np.ndarray, x: np.ndarray, out: np.ndarray, launch_plan: Plan, 
            info: DTypeInfo, arch: int) -> None:
     """Run a planned launch over flat, C-contiguous ``grad``, ``x``, ``out`` of ``info``'s dtype."""
     g, xb, o = _bits(grad, info), _bits(x, info), _bits(out, info)
-    # The workqueue threading layer is not thread-safe: one launch at a time
-    # (each still uses every Numba thread); see runtime.
-    with runtime.launch_lock():
-        table = _EMPTY_TABLE if info is FLOAT32 else derivative_table(arch, info, beta)
+    table = _EMPTY_TABLE if info is FLOAT32 else derivative_table(arch, info, beta)
+    # On workqueue (not thread-safe) one launch at a time, each still using
+    # every Numba thread; TBB and omp need no lock. See runtime.
+    with runtime.launch_guard():
         if len(launch_plan.bins) <= 2:
             walk.launch_serial(g, xb, o, launch_plan.pieces, launch_plan.capacity, beta, table, info.code, arch)
         else:
@@ -107,6 +109,6 @@ def run_flat(grad: np.ndarray, x: np.ndarray, out: np.ndarray, beta: np.float32,
     """The same arithmetic as :func:`launch` in one flat chunked loop (no tiles,
     no local buffers, no ping-pong), into ``out``; for the benchmark."""
     g, xb, o = _bits(grad, info), _bits(x, info), _bits(out, info)
-    with runtime.launch_lock():
-        table = _EMPTY_TABLE if info is FLOAT32 else derivative_table(arch, info, beta)
+    table = _EMPTY_TABLE if info is FLOAT32 else derivative_table(arch, info, beta)
+    with runtime.launch_guard():
         flat.flat_launch(g, xb, o, chunk, beta, table, info.code, arch)
