@@ -157,6 +157,31 @@ def ref_exp_f32(t: np.ndarray) -> np.ndarray:
     return out
 
 
+# ---------------------------------------------------------------- inputs
+
+
+#: Values every kernel test mixes into its inputs: NaNs, infinities, signed
+#: zeros, subnormals, the ends of each dtype's range, the Exp thresholds.
+SPECIALS = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-40, -3e-39,
+                     1.17549435e-38, 6e-8, -6e-8, 65504.0, -65504.0, 3.0e38, -3.4e38, 88.72, -88.72,
+                     103.9, -103.9, 1e-7, 0.5, -0.5, 5.0, -5.0, 20.0, -20.0, 1e4, -1e4], dtype=np.float64)
+
+
+def random_inputs(rng, n, dtype, special_fraction=0.1):
+    """Seeded ``(grad, x)`` of ``dtype``: uniform in [-5, 5), a fifth of x spread
+    over 80 decades, and ``special_fraction`` of each drawn from :data:`SPECIALS`."""
+    g = rng.uniform(-5, 5, n)
+    x = rng.uniform(-5, 5, n)
+    wide = rng.random(n) < 0.2
+    x[wide] = rng.standard_normal(wide.sum()) * 10.0 ** rng.integers(-40, 39, wide.sum())
+    for arr in (g, x):
+        sp = rng.random(n) < special_fraction
+        arr[sp] = rng.choice(SPECIALS, sp.sum())
+    dt = DTYPES[dtype] if isinstance(dtype, str) else np.dtype(dtype)
+    with np.errstate(over="ignore"):
+        return g.astype(np.float32).astype(dt), x.astype(np.float32).astype(dt)
+
+
 # ---------------------------------------------------------------- the formula
 
 

@@ -4,25 +4,9 @@ import pytest
 
 import swishgrad_numba as sg
 from swishgrad_numba import kernel
-from reference import DTYPES, assert_bits_equal, ref_swish_grad
+from reference import DTYPES, assert_bits_equal, random_inputs, ref_swish_grad
 
-SPECIALS = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-40, -3e-39,
-                     1.17549435e-38, 6e-8, -6e-8, 65504.0, -65504.0, 3.0e38, -3.4e38, 88.72, -88.72,
-                     103.9, -103.9, 1e-7, 0.5, -0.5, 5.0, -5.0, 20.0, -20.0, 1e4, -1e4], dtype=np.float64)
 BETAS = [1.0, 1.1, 0.0, -0.0, -1.0, -842.45, 878.97, 300.0, 1e-3, 2.5, np.inf, np.nan]
-
-
-def _random_inputs(rng, n, dtype, special_fraction=0.1):
-    g = rng.uniform(-5, 5, n)
-    x = rng.uniform(-5, 5, n)
-    # Mix in wide-range values and the specials.
-    wide = rng.random(n) < 0.2
-    x[wide] = rng.standard_normal(wide.sum()) * 10.0 ** rng.integers(-40, 39, wide.sum())
-    for arr in (g, x):
-        sp = rng.random(n) < special_fraction
-        arr[sp] = rng.choice(SPECIALS, sp.sum())
-    with np.errstate(over="ignore"):
-        return g.astype(np.float32).astype(DTYPES[dtype]), x.astype(np.float32).astype(DTYPES[dtype])
 
 
 def test_seed_example():
@@ -38,7 +22,7 @@ def test_seed_example():
 def test_random_against_reference(dtype, beta):
     rng = np.random.default_rng(abs(hash((dtype, str(beta)))) % 2**32)
     n = int(rng.integers(1, 40000))
-    g, x = _random_inputs(rng, n, dtype)
+    g, x = random_inputs(rng, n, dtype)
     assert_bits_equal(sg.swish_backward(g, x, beta), ref_swish_grad(g, x, beta), f"{dtype} beta={beta} n={n}")
 
 
@@ -61,7 +45,7 @@ def _boundary_sizes(itemsize):
 def test_sizes_around_tile_and_block_boundaries(dtype):
     rng = np.random.default_rng(7)
     for n in _boundary_sizes(DTYPES[dtype].itemsize):
-        g, x = _random_inputs(rng, n, dtype, special_fraction=0.01)
+        g, x = random_inputs(rng, n, dtype, special_fraction=0.01)
         assert_bits_equal(sg.swish_backward(g, x, 1.1), ref_swish_grad(g, x, 1.1), f"n={n}")
 
 
