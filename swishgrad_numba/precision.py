@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .dtypes import bfloat16, canonical_dtype
+from .dtypes import DTYPES, SUPPORTED_DTYPES, canonical_dtype, dtype_info
 
 __all__ = [
     "THRESHOLDS",
@@ -53,12 +53,9 @@ __all__ = [
     "ordered_int",
 ]
 
-#: model section 7: MERE must be below this, MARE below 10 times this.
-THRESHOLDS = {
-    "float32": 2.0 ** -13,
-    "float16": 2.0 ** -10,
-    "bfloat16": 2.0 ** -7,
-}
+#: model section 7: MERE must be below this, MARE below 10 times this (the
+#: dtype table's thresholds, by name).
+THRESHOLDS = {name: info.threshold for name, info in DTYPES.items()}
 
 #: MARE limit as a multiple of the threshold.
 MARE_FACTOR = 10.0
@@ -69,15 +66,12 @@ _SIGNED = {2: np.int16, 4: np.int32}
 
 def threshold_for(dtype) -> float:
     """model section 7 MERE threshold of a supported dtype."""
-    return THRESHOLDS[canonical_dtype(dtype).name]
+    return dtype_info(dtype).threshold
 
 
 def tiny_for(dtype) -> float:
     """Smallest positive normal number of a supported dtype (the relative error's floor)."""
-    dt = canonical_dtype(dtype)
-    # float32 and bfloat16 share float32's exponent range.
-    return float(np.finfo(np.float16).smallest_normal) if dt == np.float16 \
-        else float(np.finfo(np.float32).smallest_normal)
+    return dtype_info(dtype).tiny
 
 
 def ordered_int(a: np.ndarray) -> np.ndarray:
@@ -303,7 +297,7 @@ def compare(output, golden, *, inputs: dict | None = None, worst: int = 10,
     if not isinstance(golden, np.ndarray):
         raise TypeError(f"golden must be a numpy.ndarray, got {type(golden).__name__}")
     dt = canonical_dtype(output.dtype, argname="output.dtype")
-    if golden.dtype != np.float64 and golden.dtype not in (np.dtype(np.float32), np.dtype(np.float16), bfloat16):
+    if golden.dtype != np.float64 and golden.dtype not in SUPPORTED_DTYPES.values():
         raise TypeError(f"golden.dtype must be float64, float32, float16 or bfloat16, got {golden.dtype}")
     if golden.shape != output.shape:
         raise ValueError(f"golden must have the output's shape {output.shape}, got {golden.shape}")

@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from .api import swish_backward
-from .dtypes import bfloat16, to_float32
+from .dtypes import DTYPES, bfloat16, to_float32
 
 try:  # an optional dependency: everything below degrades to a clear error
     import torch
@@ -53,7 +53,7 @@ _NO_TORCH = (
 )
 
 if torch is not None:
-    _SUPPORTED = (torch.float32, torch.float16, torch.bfloat16)
+    _SUPPORTED = tuple(getattr(torch, info.torch_name) for info in DTYPES.values())
 
 
 def _require_torch():
