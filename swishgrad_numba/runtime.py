@@ -106,11 +106,10 @@ def _load_pip_tbb() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        files = metadata.distribution("tbb").files or ()
+        dist = metadata.distribution("tbb")
     except metadata.PackageNotFoundError:
         return False
-    dist = metadata.distribution("tbb")
-    for f in files:
+    for f in dist.files or ():
         if f.name == "libtbb.so.12":
             try:
                 ctypes.CDLL(str(dist.locate_file(f)), mode=ctypes.RTLD_GLOBAL)

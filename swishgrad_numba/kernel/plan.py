@@ -42,13 +42,11 @@ class Plan(NamedTuple):
     elements: int          # elements the pieces transfer (padding included)
 
 
-def classes_of(fields, block_dim: int, arch: int) -> list:
-    """The launch's core classes as ``(base, cores, count, passes, pass_len, tail)`` of Python ints."""
+def classes_of(fields, block_dim: int, arch: int) -> tuple:
+    """The launch's cores as :class:`~swishgrad_numba.spec.arith.CoreClass` es, in core order."""
     if arch == 0:
-        return [(c.base, c.cores, c.count, c.tiles, fields.tileDataNum, c.tail)
-                for c in spec_a2.core_classes(fields, block_dim)]
-    return [(c.base, c.cores, c.count, c.loops, fields.ubFormer, c.tail)
-            for c in spec_arch35.block_classes(fields, block_dim)]
+        return spec_a2.core_classes(fields, block_dim)
+    return spec_arch35.block_classes(fields, block_dim)
 
 
 def _active(base: int, cores: int, count: int, passes: int, numel: int) -> int:
@@ -64,9 +62,9 @@ def work_bound(fields, block_dim: int, arch: int, numel: int) -> int:
     Python ints, never more than ``O(1)`` work per class, whatever the record.
     """
     total = 0
-    for base, cores, count, passes, pass_len, tail in classes_of(fields, block_dim, arch):
-        length = (passes - 1) * pass_len + tail if passes > 0 else 0
-        total += _active(base, cores, count, passes, numel) * min(length, numel)
+    for c in classes_of(fields, block_dim, arch):
+        length = (c.passes - 1) * c.pass_len + c.tail if c.passes > 0 else 0
+        total += _active(c.base, c.cores, c.count, c.passes, numel) * min(length, numel)
     return total
 
 
@@ -79,8 +77,9 @@ def core_walks(fields, block_dim: int, arch: int, numel: int) -> np.ndarray:
     :func:`work_bound` first for records that may be broken.
     """
     parts = []
-    for base, cores, count, passes, pass_len, tail in classes_of(fields, block_dim, arch):
-        k = _active(base, cores, count, passes, numel)
+    for c in classes_of(fields, block_dim, arch):
+        base, count, passes, pass_len, tail = c.base, c.count, c.passes, c.pass_len, c.tail
+        k = _active(base, c.cores, count, passes, numel)
         if k == 0:
             continue
         # Clamp what only matters beyond the tensor so that it fits int64:

@@ -10,12 +10,11 @@ from typing import NamedTuple
 
 from numba.extending import register_jitable
 
-from .arith import INIT_BUFFER_ALIGN, ceil_div, minimum, pad_to, select
+from .arith import INIT_BUFFER_ALIGN, CoreClass, ceil_div, minimum, pad_to, select
 
 __all__ = [
     "FIELDS", "TilingFields", "BUFFER_NUM", "QUEUES", "INIT_BUFFER_ALIGN", "TILING_KEY",
-    "CoreClass", "buffer_plan", "plan_bytes", "tile_units", "ub_bytes", "host_tiling", "core_classes",
-    "core_range", "core_elements", "padded_numel",
+    "buffer_plan", "plan_bytes", "tile_units", "ub_bytes", "host_tiling", "core_classes", "padded_numel",
 ]
 
 #: The integer fields of the tiling struct, in the C struct's order (the
@@ -124,21 +123,9 @@ def _core_class(blocks_per_core, tile_block_num, tile_data_num, itemsize, block_
     return data_num, final_tiles, select(tail == 0, tile_data_num, tail)
 
 
-class CoreClass(NamedTuple):
-    """Cores ``first .. first + cores - 1`` that share one walk shape: core
-    ``first + k`` starts at ``base + count * k`` and runs ``tiles - 1`` full
-    tiles then a tail of ``tail`` elements."""
-
-    first: int
-    cores: int
-    base: int
-    count: int
-    tiles: int
-    tail: int
-
-
 def core_classes(f, block_dim):
-    """model section 4 for a launch of ``block_dim`` cores: (big class, small class).
+    """model section 4 for a launch of ``block_dim`` cores: (big class, small class), as
+    :class:`~swishgrad_numba.spec.arith.CoreClass` es (their passes are tiles).
 
     ``f`` is a :class:`TilingFields`. The first ``tailBlockNum`` cores are
     big; the small cores follow, so small core ``i`` starts at
@@ -147,26 +134,11 @@ def core_classes(f, block_dim):
     term is negative).
     """
     n_big = minimum(f.tailBlockNum, block_dim)
-    big = CoreClass(0 * n_big, n_big, 0 * n_big, f.bigCoreDataNum, f.finalBigTileNum, f.bigTailDataNum)
+    big = CoreClass(0 * n_big, n_big, 0 * n_big, f.bigCoreDataNum, f.finalBigTileNum, f.tileDataNum,
+                    f.bigTailDataNum)
     small = CoreClass(n_big, block_dim - n_big, f.bigCoreDataNum * f.tailBlockNum, f.smallCoreDataNum,
-                      f.finalSmallTileNum, f.smallTailDataNum)
+                      f.finalSmallTileNum, f.tileDataNum, f.smallTailDataNum)
     return big, small
-
-
-def core_range(core, f):
-    """``(start, count, tiles, tail)`` of core ``core`` (an int or an array of them)."""
-    big, small = core_classes(f, core + 1)   # a launch reaching this core
-    is_big = core < f.tailBlockNum
-    start = select(is_big, big.base + big.count * (core - big.first), small.base + small.count * (core - small.first))
-    return (start, select(is_big, big.count, small.count), select(is_big, big.tiles, small.tiles),
-            select(is_big, big.tail, small.tail))
-
-
-@register_jitable(inline="always")
-def core_elements(tiles, tile_data_num, tail):
-    """Elements one core transfers: ``tiles - 1`` full tiles then the tail
-    (its tiles abut); 0 for a core without tiles."""
-    return select(tiles > 0, (tiles - 1) * tile_data_num + tail, 0 * tail)
 
 
 @register_jitable(inline="always")

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .arith import INIT_BUFFER_ALIGN, ceil_div, maximum, minimum, pad_to, select
+from .arith import INIT_BUFFER_ALIGN, CoreClass, ceil_div, maximum, minimum, pad_to
 
 __all__ = [
     "FIELDS", "TilingFields", "BUFFER_NUM", "BYTES_PER_CORE", "BLOCK_ALIGN", "UB_ALIGN_BYTES",
-    "SCHE_MODE", "WORKSPACE_SIZE", "BlockClass", "host_tiling", "block_classes", "block_range", "ub_bytes",
+    "SCHE_MODE", "WORKSPACE_SIZE", "host_tiling", "block_classes", "ub_bytes",
     "tiling_key",
 ]
 
@@ -109,21 +109,9 @@ def _loops(length, ub_former):
     return loops, length - (loops - 1) * ub_former
 
 
-class BlockClass(NamedTuple):
-    """Blocks (cores) ``first .. first + cores - 1`` that share one walk shape:
-    block ``first + k`` starts at ``base + count * k`` and runs ``loops - 1``
-    UB loops of ``ubFormer`` elements then one of ``tail``."""
-
-    first: int
-    cores: int
-    base: int
-    count: int
-    loops: int
-    tail: int
-
-
 def block_classes(f, block_dim):
-    """The blocks of a launch of ``block_dim`` cores, as classes.
+    """The blocks of a launch of ``block_dim`` cores, as
+    :class:`~swishgrad_numba.spec.arith.CoreClass` es (their passes are UB loops).
 
     Block ``i`` starts at ``i * blockFormer``; block ``blockNum - 1`` is the
     tail block, every other one a former block. A host tiling launches
@@ -134,21 +122,13 @@ def block_classes(f, block_dim):
     n_former = minimum(maximum(tail_block, 0 * tail_block), block_dim)
     n_tail = minimum(block_dim - n_former, 1 * (tail_block >= 0))
     n_after = block_dim - n_former - n_tail
-    former = BlockClass(0 * n_former, n_former, 0 * n_former, f.blockFormer, f.ubLoopOfFormerBlock,
-                        f.ubTailOfFormerBlock)
-    tail = BlockClass(n_former, n_tail, n_former * f.blockFormer, f.blockFormer, f.ubLoopOfTailBlock,
-                      f.ubTailOfTailBlock)
-    after = BlockClass(n_former + n_tail, n_after, (n_former + n_tail) * f.blockFormer, f.blockFormer,
-                       f.ubLoopOfFormerBlock, f.ubTailOfFormerBlock)
+    former = CoreClass(0 * n_former, n_former, 0 * n_former, f.blockFormer, f.ubLoopOfFormerBlock, f.ubFormer,
+                       f.ubTailOfFormerBlock)
+    tail = CoreClass(n_former, n_tail, n_former * f.blockFormer, f.blockFormer, f.ubLoopOfTailBlock, f.ubFormer,
+                     f.ubTailOfTailBlock)
+    after = CoreClass(n_former + n_tail, n_after, (n_former + n_tail) * f.blockFormer, f.blockFormer,
+                      f.ubLoopOfFormerBlock, f.ubFormer, f.ubTailOfFormerBlock)
     return former, tail, after
-
-
-def block_range(block, f):
-    """``(start, loops, tail)`` of block ``block`` (an int or an array of them)."""
-    is_tail = block == f.blockNum - 1
-    loops = select(is_tail, f.ubLoopOfTailBlock, f.ubLoopOfFormerBlock)
-    tail = select(is_tail, f.ubTailOfTailBlock, f.ubTailOfFormerBlock)
-    return block * f.blockFormer, loops, tail
 
 
 def ub_bytes(ub_former, itemsize):

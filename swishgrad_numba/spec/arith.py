@@ -1,13 +1,16 @@
-"""Branch-free integer helpers for the model's arithmetic (see :mod:`swishgrad_numba.spec`).
+"""Branch-free integer helpers for the model's arithmetic, and the core class both kernels' walks
+are described by (see :mod:`swishgrad_numba.spec`).
 
 Each works on Python ints, NumPy integer arrays (with boolean conditions)
 and inside jitted code.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from numba.extending import register_jitable
 
-__all__ = ["INIT_BUFFER_ALIGN", "ceil_div", "maximum", "minimum", "pad_to", "select"]
+__all__ = ["INIT_BUFFER_ALIGN", "CoreClass", "ceil_div", "maximum", "minimum", "pad_to", "select"]
 
 #: ``TPipe::InitBuffer`` rounds every buffer up to this many bytes (both kernels).
 INIT_BUFFER_ALIGN = 32
@@ -41,3 +44,18 @@ def ceil_div(a, b):
 def pad_to(value, granule):
     """``value`` rounded up to a multiple of ``granule``."""
     return ceil_div(value, granule) * granule
+
+
+class CoreClass(NamedTuple):
+    """Cores ``first .. first + cores - 1`` that share one walk shape, in
+    either kernel: core ``first + k`` starts at element ``base + count * k``
+    and makes ``passes - 1`` full passes of ``pass_len`` elements (A2 tiles,
+    950 UB loops), then one of ``tail``."""
+
+    first: int
+    cores: int
+    base: int
+    count: int
+    passes: int
+    pass_len: int
+    tail: int

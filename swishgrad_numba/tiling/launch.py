@@ -5,7 +5,7 @@ layout) through :func:`~swishgrad_numba.tiling.io.as_tiling_record`, its
 fields as the architecture's ``TilingFields`` of Python ints (read by name
 from then on), the dtype, and the platform (by default the one of the
 record's kernel). :func:`walk_classes` describes the launched cores as
-classes that share one walk shape, from the the model's own core arithmetic
+classes that share one walk shape, from the model's own core arithmetic
 (:func:`~swishgrad_numba.kernel.plan.classes_of`, i.e.
 :func:`spec.a2.core_classes` and :func:`spec.arch35.block_classes`).
 """
@@ -106,12 +106,8 @@ class WalkClass(NamedTuple):
 
 def walk_classes(launch: Launch) -> tuple:
     """The launch's cores as :class:`WalkClass` es, in core order."""
-    out, first = [], 0
-    rows = classes_of(launch.fields, launch.block_dim, kernel.arch_code(launch.architecture))
-    for name, (base, cores, count, passes, pass_len, tail) in zip(_CLASS_NAMES[launch.architecture], rows):
-        out.append(WalkClass(name, first, cores, base, count, passes, pass_len, tail))
-        first += cores
-    return tuple(out)
+    classes = classes_of(launch.fields, launch.block_dim, kernel.arch_code(launch.architecture))
+    return tuple(WalkClass(name, *c) for name, c in zip(_CLASS_NAMES[launch.architecture], classes))
 
 
 def platform_for(platform, layout: RecordLayout) -> Platform:

@@ -90,9 +90,9 @@ def vectorized_verdict(fields, block_dim, numel, itemsize, ub_size, core_num, bl
     # the classes' starts are not used (they may wrap here): the launch's end is
     classes = spec_a2.core_classes(f, bd)
     for c in classes:
-        idle = (c.tiles == 0) & (c.count == 0)
-        busy = (_passes_match(c.tiles, T, c.tail, c.count) & ((c.tail * b) % block == 0)
-                & ((c.tiles < 2) | ((T * b) % block == 0)))
+        idle = (c.passes == 0) & (c.count == 0)
+        busy = (_passes_match(c.passes, T, c.tail, c.count) & ((c.tail * b) % block == 0)
+                & ((c.passes < 2) | ((T * b) % block == 0)))
         ok &= (c.cores == 0) | idle | busy
     end = _launch_end(classes)
     ok &= (end >= n) & (end <= spec_a2.padded_numel(n, b, block))
