@@ -1,12 +1,16 @@
-"""The LLVM intrinsics: a fused multiply-add rounds once; prefetches change nothing."""
+"""The LLVM intrinsics: a fused multiply-add rounds once; prefetches change nothing;
+full-width vectorisation reaches the CPU's 512-bit registers."""
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from numba import njit
+from llvmlite import binding as llvm
+from numba import config, njit
 from numba.core.errors import TypingError
 
-from swishgrad_numba.intrinsics import fma_f64, prefetch_read, prefetch_write
+from swishgrad_numba.intrinsics import fma_f64, prefetch_read, prefetch_write, vectorise_full_width
+from swishgrad_numba.dtypes import FLOAT16, FLOAT32
+from swishgrad_numba.kernel.sequence import ARCH_A2, compute_tile
 
 
 @njit
@@ -84,3 +88,45 @@ def test_prefetch_rejects_non_contiguous_and_2d_arrays():
         on(np.zeros(8, np.float32)[::2])
     with pytest.raises(TypingError):
         on(np.zeros((2, 2), np.float32))
+
+
+def _compiles_for_avx512():
+    features = config.CPU_FEATURES or llvm.get_host_cpu_features().flatten()
+    return "+avx512f" in features.split(",")
+
+
+def _vector_loop_asm(jitted, *args):
+    jitted(*args)
+    (asm,) = jitted.inspect_asm().values()
+    return asm
+
+
+@pytest.mark.skipif(not _compiles_for_avx512(), reason="the compile target has no 512-bit registers")
+def test_full_width_vectorisation_reaches_512_bit_registers():
+    # Uncached, so that the machine code can be inspected.
+    @njit(error_model="numpy")
+    def scale(src, dst):
+        vectorise_full_width()
+        for i in range(src.shape[0]):
+            dst[i] = src[i] * 2.0 + 1.0
+
+    src = np.arange(1000, dtype=np.float64)
+    dst = np.empty_like(src)
+    assert "zmm" in _vector_loop_asm(scale, src, dst)
+    np.testing.assert_array_equal(dst, src * 2.0 + 1.0)
+
+
+@pytest.mark.skipif(not _compiles_for_avx512(), reason="the compile target has no 512-bit registers")
+@pytest.mark.parametrize("dtype", [np.float32, np.uint16])
+def test_tile_computations_use_512_bit_registers(dtype):
+    # The float32 tile (binary64 Exp) and the 16-bit tile, inlined into a
+    # caller as the walk inlines them.
+    @njit(error_model="numpy")
+    def tile(g, x, o, work, table, code):
+        compute_tile(g, x, o, work, 0, g.shape[0], np.float32(1.0), table, code, ARCH_A2)
+
+    n = 256
+    bufs = [np.zeros(n, dtype=dtype) for _ in range(3)]
+    code = (FLOAT32 if dtype == np.float32 else FLOAT16).code
+    asm = _vector_loop_asm(tile, *bufs, np.zeros(n, np.float32), np.zeros(65536, np.float32), code)
+    assert "zmm" in asm

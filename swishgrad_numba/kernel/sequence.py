@@ -31,7 +31,7 @@ from numba.extending import overload
 
 from ..casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
 from ..dtypes import FLOAT16
-from ..intrinsics import fma_f32
+from ..intrinsics import fma_f32, vectorise_full_width
 from .exp import clamp_exp_arg, exact_exp_flags, exp_f32, exp_fast, no_exact_flags
 
 __all__ = ["ARCH_A2", "ARCH_950", "a2_after_exp", "arch35_after_exp", "derivative", "derivative_table",
@@ -111,6 +111,7 @@ def compute_f32(g_buf, x_buf, o_buf, work, a, b, beta, table, dtype_code, arch):
     its own binary32 operation, in order. Indices are unsigned so that the
     loops carry no negative-index checks.
     """
+    vectorise_full_width()
     key_min, sub_min = no_exact_flags()
     for i in range(b - a):
         j = np.uint64(a + i)
@@ -142,6 +143,7 @@ def compute_16(g_buf, x_buf, o_buf, work, a, b, beta, table, dtype_code, arch):
     Mul and the ``CAST_RINT`` narrowing. The lookup is its own loop so that
     the arithmetic loop vectorises.
     """
+    vectorise_full_width()
     for i in range(b - a):
         j = np.uint64(a + i)
         work[j] = table[x_buf[j]]
