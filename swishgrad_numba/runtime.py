@@ -12,9 +12,16 @@ folder then imports as an empty namespace package that shadows the real
 one. So this module registers a cache locator that sends the package's
 compiled code to the per-user cache folder Numba already uses for read-only
 trees (``~/.cache/numba`` or ``$XDG_CACHE_HOME/numba``), or to a private
-folder under the temporary directory where that is not writable. An
-explicit ``NUMBA_CACHE_DIR`` still wins. Other packages' functions are left
-to Numba's usual locators.
+folder under the temporary directory where that is not writable, or to
+``NUMBA_CACHE_DIR`` when that is set. Other packages' functions are left to
+Numba's usual locators.
+
+**A cached kernel is stale when any of the package's sources changed.**
+Numba checks only the file that defines a function, but the launch
+functions inline code from several modules (the instruction sequence, the
+Exp, the casts, the intrinsics, the SPEC arithmetic). The locator therefore
+stamps every cached function with the size and modification time of all
+the package's ``.py`` files: after any edit, every kernel recompiles once.
 
 **The threading layer is TBB where it can load, else workqueue**, unless
 ``NUMBA_THREADING_LAYER`` says otherwise. Numba's own default order is tbb,
@@ -37,6 +44,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
+import hashlib
 import os
 import sys
 import tempfile
@@ -61,10 +70,11 @@ _CacheImpl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
 class PackageCacheLocator(_UserWideCacheLocator):
     """Cache the package's jitted functions in the per-user Numba cache.
 
-    Applies only to source files inside :data:`PACKAGE_DIR` and only when
-    ``NUMBA_CACHE_DIR`` is unset (Numba's own locator handles that case
-    first). Falls back to a per-user folder under the temporary directory
-    when the user cache is not writable, and never to the source tree.
+    Applies only to source files inside :data:`PACKAGE_DIR`. The cache goes
+    under ``NUMBA_CACHE_DIR`` when that is set, else to the per-user cache,
+    else (not writable) to a per-user folder under the temporary directory;
+    never to the source tree. The source stamp covers the whole package
+    (:func:`package_source_stamp`).
     """
 
     def __init__(self, py_func, py_file, root=None):
@@ -72,12 +82,18 @@ class PackageCacheLocator(_UserWideCacheLocator):
         if root is not None:
             self._cache_path = os.path.join(root, self.get_suitable_cache_subpath(py_file))
 
+    def get_source_stamp(self):
+        return package_source_stamp()
+
     @classmethod
     def from_function(cls, py_func, py_file):
-        if config.CACHE_DIR or not os.path.abspath(py_file).startswith(PACKAGE_DIR + os.sep):
+        if not os.path.abspath(py_file).startswith(PACKAGE_DIR + os.sep):
             return None
-        fallback = os.path.join(tempfile.gettempdir(), f"swishgrad_numba-cache-{_user_tag()}")
-        for root in (None, fallback):
+        if config.CACHE_DIR:
+            roots = (config.CACHE_DIR,)
+        else:
+            roots = (None, os.path.join(tempfile.gettempdir(), f"swishgrad_numba-cache-{_user_tag()}"))
+        for root in roots:
             locator = cls(py_func, py_file, root)
             try:
                 locator.ensure_cache_path()
@@ -85,6 +101,20 @@ class PackageCacheLocator(_UserWideCacheLocator):
                 continue
             return locator
         return None
+
+
+@functools.lru_cache(maxsize=None)
+def package_source_stamp() -> str:
+    """A digest of the path, size and modification time of every ``.py``
+    file of the package, taken once per process."""
+    digest = hashlib.sha256()
+    for folder, dirs, files in os.walk(PACKAGE_DIR):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(f for f in files if f.endswith(".py")):
+            path = os.path.join(folder, name)
+            st = os.stat(path)
+            digest.update(f"{os.path.relpath(path, PACKAGE_DIR)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
 
 
 def _user_tag() -> str:
@@ -97,8 +127,9 @@ def _user_tag() -> str:
 def _install_cache_locator() -> None:
     locators = _CacheImpl._locator_classes
     if not any(getattr(c, "__name__", "") == PackageCacheLocator.__name__ for c in locators):
-        # After the user-provided NUMBA_CACHE_DIR locator, before the in-tree one.
-        locators.insert(1, PackageCacheLocator)
+        # First: the package's functions are stamped by the whole package
+        # even under NUMBA_CACHE_DIR (which Numba's next locator handles).
+        locators.insert(0, PackageCacheLocator)
 
 
 def _load_pip_tbb() -> bool:

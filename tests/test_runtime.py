@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,10 +33,11 @@ except ImportError:
     HAVE_TORCH = False
 
 
-def run_script(body: str, env_extra: dict | None = None, drop=()) -> dict:
-    """Run ``body`` in a fresh interpreter; it must print one JSON line last."""
+def run_script(body: str, env_extra: dict | None = None, drop=(), root=ROOT) -> dict:
+    """Run ``body`` in a fresh interpreter with the package from ``root``; it
+    must print one JSON line last."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     for name in drop:
         env.pop(name, None)
     env.update(env_extra or {})
@@ -254,6 +256,31 @@ print(json.dumps(True))
     assert result is True
     assert any("bf16_bits_to_f32" in p.name for p in (tmp_path / "nc").rglob("*.nbi"))
     assert not (tmp_path / "xdg").exists()
+
+
+def test_editing_any_module_recompiles_cached_kernels(tmp_path):
+    # Numba alone checks only the defining file; the launch functions inline
+    # other modules, so the package stamps its cache with all its sources.
+    copy = tmp_path / "src"
+    shutil.copytree(runtime.PACKAGE_DIR, copy / "swishgrad_numba", ignore=shutil.ignore_patterns("__pycache__"))
+    body = """
+import json
+import numpy as np
+from swishgrad_numba import casts
+assert casts.bf16_bits_to_f32(np.uint16(0x3F80)) == 1.0
+print(json.dumps(casts.bf16_bits_to_f32.stats.cache_hits.__len__()))
+"""
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "nc")}
+
+    def run():
+        return run_script(body, env_extra=env, root=copy)
+
+    assert run() == 0            # compiled and cached
+    assert run() == 1            # loaded from the cache
+    other = copy / "swishgrad_numba" / "kernel" / "sequence.py"   # not casts.py
+    os.utime(other, ns=(other.stat().st_atime_ns, other.stat().st_mtime_ns + 10**9))
+    assert run() == 0            # stale: compiled again
+    assert run() == 1
 
 
 def test_package_functions_only():
