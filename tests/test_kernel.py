@@ -4,7 +4,8 @@ import pytest
 
 import swishgrad_numba as sg
 from swishgrad_numba import kernel
-from reference import DTYPES, assert_bits_equal, random_inputs, ref_swish_grad
+from reference import (DTYPES, assert_bits_equal, near_rounding_boundary, random_inputs, ref_swish_grad,
+                       ref_swish_grad_950)
 
 BETAS = [1.0, 1.1, 0.0, -0.0, -1.0, -842.45, 878.97, 300.0, 1e-3, 2.5, np.inf, np.nan]
 
@@ -24,6 +25,26 @@ def test_random_against_reference(dtype, beta):
     n = int(rng.integers(1, 40000))
     g, x = random_inputs(rng, n, dtype)
     assert_bits_equal(sg.swish_backward(g, x, beta), ref_swish_grad(g, x, beta), f"{dtype} beta={beta} n={n}")
+
+
+@pytest.mark.parametrize("platform", [sg.Platform(), sg.ASCEND950_PLATFORM], ids=["a2", "950"])
+def test_exact_exp_elements_scattered_among_fast_ones(platform):
+    # Elements whose e**-x lies near a binary32 rounding boundary take the
+    # Exp's exact path; the kernel finds and redoes only those, so they are
+    # placed singly and in runs, at slice starts and ends, among ordinary ones.
+    rng = np.random.default_rng(7)
+    pool = rng.uniform(-12, 12, 1 << 22).astype(np.float32)
+    near = pool[near_rounding_boundary(np.exp(-pool.astype(np.float64)), rel=2.0**-36)]
+    assert near.size > 100
+    n = 3 * 7016 + 517
+    x = rng.uniform(-12, 12, n).astype(np.float32)
+    slice_ = kernel.walk.COMPUTE_SLICE
+    spots = [0, 1, slice_ - 1, slice_, 5 * slice_ + 7, 7015, 7016, n - 1] + list(range(900, 940))
+    spots += list(rng.integers(0, n, 60))
+    x[spots] = rng.choice(near, len(spots))
+    g = rng.standard_normal(n).astype(np.float32)
+    ref = ref_swish_grad_950 if platform.architecture == "arch35" else ref_swish_grad
+    assert_bits_equal(sg.swish_backward(g, x, 1.0, platform=platform), ref(g, x, 1.0))
 
 
 def _boundary_sizes(itemsize):

@@ -1,9 +1,9 @@
 """The Exp vector instruction: correctly rounded binary32 e**t (model section 2).
 
 Private to the kernels: :func:`exp_f32` for one value; :func:`exp_fast`,
-:func:`clamp_exp_arg`, :func:`exact_exp_flags` and :func:`exact_exp_needed`
-for the vectorised loops of the tile computations, and :func:`vexp_f32`, a
-whole buffer (what the exhaustive test checks).
+:func:`clamp_exp_arg`, :func:`exact_exp_flags`, :func:`exact_exp_mark` and
+:func:`redo_marked` for the vectorised loops of the tile computations, and
+:func:`vexp_f32`, a whole buffer (what the exhaustive test checks).
 
 How it is exact. e**t is evaluated in binary64, branch-free so that loops
 over it vectorise: ``t = k ln2 + r`` with ``k = round(t / ln2)`` (one fused
@@ -15,9 +15,11 @@ platform's binary64 ``exp``, itself within one ulp of e**t. Rounded once to
 binary32 it is therefore correctly rounded unless it lies within
 :data:`GUARD_ULPS` (2**14) binary64 ulps of a binary32 rounding boundary,
 or the binary32 result is subnormal (where the boundaries sit elsewhere).
-Those rare elements (about 2**-16 of all normal results) take the exact
-path: the platform's binary64 ``exp``, rounded once to binary32, which is
-correct there. A test compares the result with the correctly rounded value
+Those rare elements (about 2**-14 of the results for inputs spread over a
+few binades) take the exact path: the platform's binary64 ``exp``, rounded
+once to binary32, which is correct there. A loop learns that it has such an
+element from running minima; only then does it mark them (a second
+vectorised pass) and redo just those (:func:`redo_marked`). A test compares the result with the correctly rounded value
 for all 2**32 binary32 inputs.
 
 The fused multiply-adds are internal to the binary64 evaluation: the
@@ -33,8 +35,8 @@ from numba import njit
 
 from ..intrinsics import fma_f64
 
-__all__ = ["GUARD_ULPS", "clamp_exp_arg", "exact_exp_flags", "exact_exp_needed", "exp_f32", "exp_fast",
-           "no_exact_flags", "vexp_f32"]
+__all__ = ["GUARD_ULPS", "clamp_exp_arg", "exact_exp_flags", "exact_exp_mark", "exact_exp_needed", "exp_f32",
+           "exp_fast", "no_exact_flags", "redo_marked", "vexp_f32"]
 
 # Every jitted function: cache=True (compiled code kept on disk) and the
 # NumPy error model (IEEE division, no ZeroDivisionError checks). Never fast-math.
@@ -121,6 +123,14 @@ def exact_exp_flags(key_min, sub_min):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def exact_exp_mark(tc):
+    """1.0 where the (clamped) element ``tc`` takes the exact path, else 0.0;
+    branch-free, so that a marking loop vectorises."""
+    d, key, sub = exp_fast(tc)
+    return np.float32((key <= _GUARD_LIM) | (sub < _SUB_LIM))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def exact_exp_needed(tc):
     """Whether the (clamped) element ``tc`` takes the exact path."""
     d, key, sub = exp_fast(tc)
@@ -138,13 +148,31 @@ def exp_f32(t):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def redo_marked(dst, src, sign, marks, a, b):
+    """``dst[j] = exp_f32(sign * src[j])`` for each ``j`` in ``[a, b)`` with
+    ``marks[j] != 0``.
+
+    The search holds no call: LLVM treats ``exp`` as free of side effects
+    and would otherwise evaluate it for every element of a plain loop (the
+    branch turned into a select), which costs about 10 ns per element.
+    """
+    j = a
+    while j < b:
+        while j < b and marks[j] == np.float32(0.0):
+            j += 1
+        if j < b:
+            dst[j] = exp_f32(src[j] * sign)
+            j += 1
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def vexp_f32(dst, src, length, sign):
     """``Muls(src, sign)`` then the Exp vector instruction, into ``dst``.
 
     ``dst[j] = e**(sign * src[j])`` in binary32 for ``j < length``; ``sign``
     is +1 or -1 (an exact multiply). The first loop is branch-free and
-    vectorises; the second, rarely entered, redoes the buffer when an
-    element needs the exact path.
+    vectorises; when an element needs the exact path (rare), the elements
+    that do are marked and redone.
     """
     key_min, sub_min = no_exact_flags()
     for j in range(length):
@@ -153,5 +181,7 @@ def vexp_f32(dst, src, length, sign):
         sub_min = min(sub_min, sub)
         dst[j] = np.float32(d)
     if exact_exp_flags(key_min, sub_min):
+        marks = np.empty(length, dtype=np.float32)
         for j in range(length):
-            dst[j] = exp_f32(src[j] * sign)
+            marks[j] = exact_exp_mark(clamp_exp_arg(src[j] * sign))
+        redo_marked(dst, src, sign, marks, 0, length)

@@ -32,7 +32,7 @@ from numba.extending import overload
 from ..casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
 from ..dtypes import FLOAT16
 from ..intrinsics import fma_f32, vectorise_full_width
-from .exp import clamp_exp_arg, exact_exp_flags, exp_f32, exp_fast, no_exact_flags
+from .exp import clamp_exp_arg, exact_exp_flags, exact_exp_mark, exp_f32, exp_fast, no_exact_flags, redo_marked
 
 __all__ = ["ARCH_A2", "ARCH_950", "a2_after_exp", "arch35_after_exp", "derivative", "derivative_table",
            "compute_f32", "compute_16", "compute_tile"]
@@ -106,8 +106,8 @@ def compute_f32(g_buf, x_buf, o_buf, work, a, b, beta, table, dtype_code, arch):
     ``work`` is the float32 scratch buffer (``t``); ``x_buf`` is overwritten
     with ``x * beta`` (as the device does in place). The first loop runs the
     steps up to Exp and vectorises; a running minimum of the Exp keys tells
-    whether any element needs the exact path, and only then is the range
-    redone. The steps after Exp run in one loop per element; each is still
+    whether any element needs the exact path, and only then are those
+    elements marked and redone. The steps after Exp run in one loop per element; each is still
     its own binary32 operation, in order. Indices are unsigned so that the
     loops carry no negative-index checks.
     """
@@ -122,8 +122,12 @@ def compute_f32(g_buf, x_buf, o_buf, work, a, b, beta, table, dtype_code, arch):
         sub_min = min(sub_min, sub)
         work[j] = np.float32(d)
     if exact_exp_flags(key_min, sub_min):
-        for j in range(a, b):
-            work[j] = exp_f32(x_buf[j] * np.float32(-1.0))
+        # Mark the elements that take the exact path in o_buf (free until
+        # the last loop), then redo only those.
+        for i in range(b - a):
+            j = np.uint64(a + i)
+            o_buf[j] = exact_exp_mark(clamp_exp_arg(x_buf[j] * np.float32(-1.0)))
+        redo_marked(work, x_buf, np.float32(-1.0), o_buf, a, b)
     if arch == ARCH_A2:
         for i in range(b - a):
             j = np.uint64(a + i)
