@@ -127,8 +127,8 @@ def _user_tag() -> str:
 def _install_cache_locator() -> None:
     locators = _CacheImpl._locator_classes
     if not any(getattr(c, "__name__", "") == PackageCacheLocator.__name__ for c in locators):
-        # First: the package's functions are stamped by the whole package
-        # even under NUMBA_CACHE_DIR (which Numba's next locator handles).
+        # First, ahead of Numba's own NUMBA_CACHE_DIR locator, so that the
+        # package's functions get the package-wide stamp there too.
         locators.insert(0, PackageCacheLocator)
 
 

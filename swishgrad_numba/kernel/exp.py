@@ -19,8 +19,8 @@ Those rare elements (about 2**-14 of the results for inputs spread over a
 few binades) take the exact path: the platform's binary64 ``exp``, rounded
 once to binary32, which is correct there. A loop learns that it has such an
 element from running minima; only then does it mark them (a second
-vectorised pass) and redo just those (:func:`redo_marked`). A test compares the result with the correctly rounded value
-for all 2**32 binary32 inputs.
+vectorised pass) and redo just those (:func:`redo_marked`). A test compares
+the result with the correctly rounded value for all 2**32 binary32 inputs.
 
 The fused multiply-adds are internal to the binary64 evaluation: the
 binary32 result is the correctly rounded e**t either way. The emulated

@@ -107,9 +107,9 @@ def compute_f32(g_buf, x_buf, o_buf, work, a, b, beta, table, dtype_code, arch):
     with ``x * beta`` (as the device does in place). The first loop runs the
     steps up to Exp and vectorises; a running minimum of the Exp keys tells
     whether any element needs the exact path, and only then are those
-    elements marked and redone. The steps after Exp run in one loop per element; each is still
-    its own binary32 operation, in order. Indices are unsigned so that the
-    loops carry no negative-index checks.
+    elements marked and redone. The steps after Exp run in one loop per
+    element; each is still its own binary32 operation, in order. Indices are
+    unsigned so that the loops carry no negative-index checks.
     """
     vectorise_full_width()
     key_min, sub_min = no_exact_flags()
