@@ -63,8 +63,7 @@ def work_bound(fields, block_dim: int, arch: int, numel: int) -> int:
     """
     total = 0
     for c in classes_of(fields, block_dim, arch):
-        length = (c.passes - 1) * c.pass_len + c.tail if c.passes > 0 else 0
-        total += _active(c.base, c.cores, c.count, c.passes, numel) * min(length, numel)
+        total += _active(c.base, c.cores, c.count, c.passes, numel) * min(c.length, numel)
     return total
 
 

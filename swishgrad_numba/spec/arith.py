@@ -59,3 +59,12 @@ class CoreClass(NamedTuple):
     passes: int
     pass_len: int
     tail: int
+
+    @property
+    def length(self) -> int:
+        """Elements one core transfers (its passes abut); Python ints."""
+        return 0 if self.passes <= 0 else (self.passes - 1) * self.pass_len + self.tail
+
+    def start(self, core: int) -> int:
+        """The first element of ``core`` (one of the class's)."""
+        return self.base + self.count * (core - self.first)

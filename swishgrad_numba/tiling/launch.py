@@ -18,6 +18,7 @@ from ..dtypes import DTypeInfo, dtype_info
 from ..kernel.plan import FIELD_CAP, classes_of
 from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
 from ..spec import a2 as spec_a2
+from ..spec.arith import CoreClass
 from .io import as_tiling_record
 from .records import RecordLayout, layout_of, tiling_fields
 
@@ -65,28 +66,15 @@ class Launch(NamedTuple):
         return out
 
 
-class WalkClass(NamedTuple):
-    """Cores ``first .. first + cores - 1`` that share one walk shape: core
-    ``first + k`` starts at ``base + count * k`` and runs ``passes - 1`` full
-    passes (A2 tiles, 950 UB loops) of ``pass_len`` elements, then one of
-    ``tail``. Python ints, exact."""
+class WalkClass(NamedTuple("WalkClass", [("name", str), *CoreClass.__annotations__.items()])):
+    """A :class:`~swishgrad_numba.spec.arith.CoreClass` with the name the
+    findings give its cores (``big``, ``former``, ...): cores ``first ..
+    first + cores - 1``, core ``first + k`` starting at ``base + count * k``.
+    Python ints, exact."""
 
-    name: str
-    first: int
-    cores: int
-    base: int
-    count: int
-    passes: int
-    pass_len: int
-    tail: int
-
-    @property
-    def length(self) -> int:
-        """Elements one core transfers: its passes abut."""
-        return 0 if self.passes <= 0 else (self.passes - 1) * self.pass_len + self.tail
-
-    def start(self, core: int) -> int:
-        return self.base + self.count * (core - self.first)
+    __slots__ = ()
+    length = CoreClass.length
+    start = CoreClass.start
 
     def pass_of(self, core: int, element: int) -> int:
         """The pass of ``core`` holding ``element`` (its last pass when past it)."""
