@@ -35,8 +35,8 @@ from numba import njit
 
 from ..intrinsics import fma_f64
 
-__all__ = ["GUARD_ULPS", "clamp_exp_arg", "exact_exp_flags", "exact_exp_mark", "exact_exp_needed", "exp_f32",
-           "exp_fast", "no_exact_flags", "redo_marked", "vexp_f32"]
+__all__ = ["GUARD_ULPS", "clamp_exp_arg", "exact_exp_flags", "exact_exp_mark", "exp_f32", "exp_fast",
+           "no_exact_flags", "redo_marked", "vexp_f32"]
 
 # Every jitted function: cache=True (compiled code kept on disk) and the
 # NumPy error model (IEEE division, no ZeroDivisionError checks). Never fast-math.
@@ -116,25 +116,19 @@ def no_exact_flags():
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def exact_exp_flags(key_min, sub_min):
-    """Whether a loop whose elements gave these minimum keys has an element
-    to redo on the exact path (guard band, or subnormal result)."""
-    return key_min <= _GUARD_LIM or sub_min < _SUB_LIM
+def exact_exp_flags(key, sub):
+    """Whether an element with these keys takes the exact path (guard band,
+    or subnormal result); given a loop's minimum keys, whether the loop has
+    such an element. Branch-free (``|``, not ``or``), so that a loop over it
+    vectorises."""
+    return (key <= _GUARD_LIM) | (sub < _SUB_LIM)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def exact_exp_mark(tc):
-    """1.0 where the (clamped) element ``tc`` takes the exact path, else 0.0;
-    branch-free, so that a marking loop vectorises."""
+    """1.0 where the (clamped) element ``tc`` takes the exact path, else 0.0."""
     d, key, sub = exp_fast(tc)
-    return np.float32((key <= _GUARD_LIM) | (sub < _SUB_LIM))
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def exact_exp_needed(tc):
-    """Whether the (clamped) element ``tc`` takes the exact path."""
-    d, key, sub = exp_fast(tc)
-    return exact_exp_flags(key, sub)
+    return np.float32(exact_exp_flags(key, sub))
 
 
 @njit(cache=True, error_model="numpy", inline="always")
