@@ -16,6 +16,14 @@ folder under the temporary directory where that is not writable, or to
 ``NUMBA_CACHE_DIR`` when that is set. Other packages' functions are left to
 Numba's usual locators.
 
+**Compiled code is only loaded from a private folder.** A cache index is a
+pickle, so a cache folder another local user can write runs their code.
+Every folder from the cache root down must belong to this user and be
+writable by nobody else, checked at every start; new ones are made 0700.
+Where no such folder exists the package compiles into a throwaway private
+folder of this process and warns once. Numba's in-tree locator never serves
+the package, whatever happens.
+
 **A cached kernel is stale when any of the package's sources changed.**
 Numba checks only the file that defines a function, but the launch
 functions inline code from several modules (the instruction sequence, the
@@ -24,7 +32,9 @@ stamps every cached function with the size and modification time of all
 the package's ``.py`` files: after any edit, every kernel recompiles once.
 
 **The threading layer is TBB where it can load, else workqueue**, unless
-``NUMBA_THREADING_LAYER`` says otherwise. Numba's own default order is tbb,
+``NUMBA_THREADING_LAYER`` says otherwise (``tbb``, ``safe`` and
+``threadsafe`` get the wheel's TBB too; a forced ``omp`` warns once that
+forked children can hang). Numba's own default order is tbb,
 omp, workqueue, but pip's ``tbb`` wheel puts ``libtbb.so.12`` in
 ``<prefix>/lib``, where the dynamic loader does not look, so Numba misses
 it; this module loads it from there first (by the wheel's own file list).
@@ -42,14 +52,18 @@ child a fresh one.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import functools
 import hashlib
 import os
+import shutil
+import stat
 import sys
 import tempfile
 import threading
+import warnings
 from importlib import metadata
 
 import numba
@@ -67,40 +81,129 @@ _UserWideCacheLocator = getattr(caching, "UserWideCacheLocator", None) or cachin
 _CacheImpl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
 
 
-class PackageCacheLocator(_UserWideCacheLocator):
-    """Cache the package's jitted functions in the per-user Numba cache.
+class UnsafeCacheFolder(OSError):
+    """A cache folder that another user could write (or that is not ours)."""
 
-    Applies only to source files inside :data:`PACKAGE_DIR`. The cache goes
-    under ``NUMBA_CACHE_DIR`` when that is set, else to the per-user cache,
-    else (not writable) to a per-user folder under the temporary directory;
-    never to the source tree. The source stamp covers the whole package
-    (:func:`package_source_stamp`).
+
+def check_private_folder(path: str) -> None:
+    """Raise :class:`UnsafeCacheFolder` unless ``path`` is a real folder
+    (not a link), owned by this user and writable by nobody else.
+
+    A folder another user can write can hold a planted index file, which is a
+    pickle: loading it runs that user's code. Windows has no such modes and
+    is not checked.
+    """
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise UnsafeCacheFolder(f"{path} is not a folder (a link or a file)")
+    if not hasattr(os, "geteuid"):
+        return
+    if st.st_uid != os.geteuid():
+        raise UnsafeCacheFolder(f"{path} belongs to uid {st.st_uid}, not to this user ({os.geteuid()})")
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise UnsafeCacheFolder(f"{path} can be written by other users (mode {stat.S_IMODE(st.st_mode):o})")
+
+
+def make_private_folders(root: str, path: str) -> None:
+    """Create ``root`` and the folders from it down to ``path`` (mode 0700
+    where new), checking each with :func:`check_private_folder`."""
+    root, path = os.path.abspath(root), os.path.abspath(path)
+    below = os.path.relpath(path, root)
+    if below == os.pardir or below.startswith(os.pardir + os.sep):
+        raise UnsafeCacheFolder(f"{path} is not inside {root}")
+    if not os.path.lexists(root):
+        os.makedirs(root, mode=0o700, exist_ok=True)
+    folders = [root]
+    for part in below.split(os.sep):
+        if part != os.curdir:
+            folders.append(os.path.join(folders[-1], part))
+    for folder in folders:
+        if not os.path.lexists(folder):
+            try:
+                os.mkdir(folder, 0o700)
+            except FileExistsError:   # made meanwhile by another process: checked next
+                pass
+        check_private_folder(folder)
+
+
+class PackageCacheLocator(_UserWideCacheLocator):
+    """Cache the package's jitted functions in a private per-user folder.
+
+    Applies only to source files inside :data:`PACKAGE_DIR`, and is asked
+    first, so no other locator (Numba's in-tree one included) ever serves
+    the package. The cache goes under ``NUMBA_CACHE_DIR`` when that is set,
+    else to the per-user cache, else to a per-user folder under the
+    temporary directory; each folder from that root down must be this
+    user's and writable by nobody else (:func:`check_private_folder`),
+    checked at every start. Where no such folder can be had, the package
+    compiles into a fresh private folder of this process only (nothing is
+    loaded from or left on disk for later processes) and warns once. The
+    source stamp covers the whole package (:func:`package_source_stamp`).
     """
 
-    def __init__(self, py_func, py_file, root=None):
+    def __init__(self, py_func, py_file, root):
         super().__init__(py_func, py_file)
-        if root is not None:
-            self._cache_path = os.path.join(root, self.get_suitable_cache_subpath(py_file))
+        self._root = root
+        self._cache_path = os.path.join(root, self.get_suitable_cache_subpath(py_file))
 
     def get_source_stamp(self):
         return package_source_stamp()
+
+    def ensure_cache_path(self):
+        make_private_folders(self._root, self._cache_path)
+        # Can we write here? (Numba's own check; a read-only folder fails.)
+        tempfile.TemporaryFile(dir=self._cache_path).close()
 
     @classmethod
     def from_function(cls, py_func, py_file):
         if not os.path.abspath(py_file).startswith(PACKAGE_DIR + os.sep):
             return None
-        if config.CACHE_DIR:
-            roots = (config.CACHE_DIR,)
-        else:
-            roots = (None, os.path.join(tempfile.gettempdir(), f"swishgrad_numba-cache-{_user_tag()}"))
-        for root in roots:
+        problems = []
+        for root in cache_roots():
             locator = cls(py_func, py_file, root)
             try:
                 locator.ensure_cache_path()
-            except OSError:
+            except OSError as exc:
+                problems.append(f"{root}: {exc}")
                 continue
             return locator
-        return None
+        locator = cls(py_func, py_file, _process_private_root(problems))
+        locator.ensure_cache_path()
+        return locator
+
+
+def cache_roots() -> tuple:
+    """Where the package's compiled code may be cached, in order of preference."""
+    if config.CACHE_DIR:
+        return (config.CACHE_DIR,)
+    return (_user_wide_root(), os.path.join(tempfile.gettempdir(), f"swishgrad_numba-cache-{_user_tag()}"))
+
+
+def _user_wide_root() -> str:
+    # Numba's per-user cache folder (~/.cache/numba or $XDG_CACHE_HOME/numba).
+    from numba.misc.appdirs import AppDirs
+
+    return AppDirs(appname="numba", appauthor=False).user_cache_dir
+
+
+_private_root = None
+
+
+def _process_private_root(problems) -> str:
+    """A fresh folder only this process made (mkdtemp: mode 0700, a random
+    name), removed at exit; warns once why no lasting cache is used."""
+    global _private_root
+    if _private_root is None:
+        _private_root = tempfile.mkdtemp(prefix="swishgrad_numba-nocache-")
+        owner = os.getpid()
+        atexit.register(lambda: os.getpid() == owner and shutil.rmtree(_private_root, ignore_errors=True))
+        warnings.warn(
+            "swishgrad_numba: no private cache folder is usable ("
+            + "; ".join(problems)
+            + "), so compiled code is not cached across processes; set NUMBA_CACHE_DIR "
+            "to a folder of yours that only you can write",
+            RuntimeWarning, stacklevel=2)
+    return _private_root
 
 
 @functools.lru_cache(maxsize=None)
@@ -154,12 +257,40 @@ def _load_pip_tbb() -> bool:
     return False
 
 
+# The layers Numba may run TBB for, by the name the user gives.
+_TBB_CHOICES = ("default", "tbb", "safe", "threadsafe")
+
+
 def _choose_threading_layer() -> None:
+    """Load the wheel's TBB wherever Numba may pick TBB; where the user left
+    the choice to us, pick TBB (else workqueue, never OpenMP)."""
     from numba.np.ufunc import parallel
 
+    if parallel._is_initialized:
+        return
     explicit = "NUMBA_THREADING_LAYER" in os.environ or config.THREADING_LAYER != "default"
-    if not explicit and not parallel._is_initialized:
-        config.THREADING_LAYER = "tbb" if _load_pip_tbb() else "workqueue"
+    if str(config.THREADING_LAYER) not in _TBB_CHOICES:
+        return
+    have_tbb = _load_pip_tbb()
+    if not explicit:
+        config.THREADING_LAYER = "tbb" if have_tbb else "workqueue"
+
+
+_warned_omp = False
+
+
+def _warn_once_on_omp(layer: str) -> None:
+    # GNU OpenMP cannot be used again in a forked child: a fork after the
+    # parent launched (DataLoader workers, multiprocessing's fork Pool)
+    # aborts or hangs the child.
+    global _warned_omp
+    if layer == "omp" and not _warned_omp:
+        _warned_omp = True
+        warnings.warn(
+            "swishgrad_numba runs on Numba's OpenMP threading layer: a child process forked after "
+            "this process launched a kernel (DataLoader workers, multiprocessing with 'fork') can "
+            "hang or abort; use NUMBA_THREADING_LAYER=tbb or workqueue, or the 'spawn' start method",
+            RuntimeWarning, stacklevel=3)
 
 
 def threading_layer() -> str:
@@ -200,7 +331,9 @@ def launch_lock() -> threading.RLock:
 def launch_guard():
     """What a launch holds: :func:`launch_lock` on workqueue, which runs one
     parallel region at a time, nothing on the thread-safe TBB and omp."""
-    if threading_layer() in _THREAD_SAFE_LAYERS:
+    layer = threading_layer()
+    _warn_once_on_omp(layer)
+    if layer in _THREAD_SAFE_LAYERS:
         return contextlib.nullcontext()
     return _lock
 

@@ -212,6 +212,41 @@ print(json.dumps(batches))
         assert_bits_equal(np.array(row, dtype=np.uint16).view(np.float16), ref_swish_grad(g, x, 1.1))
 
 
+@pytest.mark.parametrize("choice", ["tbb", "safe", "threadsafe"])
+def test_a_layer_that_may_be_tbb_loads_the_wheels_tbb(choice):
+    # Issue: the wheel's TBB was loaded only when NUMBA_THREADING_LAYER was
+    # unset: "tbb" and "safe" failed, "threadsafe" fell back to OpenMP and a
+    # fork Pool then hung.
+    if _expected_layer() != "tbb":
+        pytest.skip("pip's tbb wheel is not installed here")
+    result = run_script(CHILD + """
+if __name__ == "__main__":
+    sg.swish_backward(np.ones(1 << 16, np.float32), np.ones(1 << 16, np.float32))
+    layer = sg.runtime.threading_layer()
+    ctx = mp.get_context("fork")
+    with ctx.Pool(2) as pool:
+        got = pool.starmap_async(sg.swish_backward, [(*inputs("float32", 1 << 17), 1.1) for _ in range(2)]).get(120)
+    print(json.dumps({"layer": layer, "bits": [o.view(np.uint32).tolist() for o in got]}))
+""", env_extra={"NUMBA_THREADING_LAYER": choice})
+    assert result["layer"] == "tbb"
+    for bits in result["bits"]:
+        _check_child({"exitcode": 0, "bits": bits}, "float32", 1 << 17)
+
+
+def test_a_forced_openmp_layer_warns_once_about_fork():
+    result = run_script("""
+import json, warnings
+import numpy as np
+import swishgrad_numba as sg
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for _ in range(3):
+        sg.swish_backward(np.ones(1 << 16, np.float32), np.ones(1 << 16, np.float32))
+print(json.dumps([str(w.message) for w in caught]))
+""", env_extra={"NUMBA_THREADING_LAYER": "omp"})
+    assert len(result) == 1 and "fork" in result[0] and "OpenMP" in result[0], result
+
+
 def test_threading_layer_respects_an_explicit_choice():
     result = run_script("""
 import json
@@ -287,3 +322,100 @@ def test_package_functions_only():
     # Functions outside the package keep Numba's usual locators.
     assert runtime.PackageCacheLocator.from_function(test_package_functions_only, __file__) is None
     assert swishgrad_numba.runtime is runtime
+
+
+# A script that reports where one package function's compiled code went, the
+# warnings it saw, and bits to check.
+CACHE_PROBE = """
+import json, warnings
+import numpy as np
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import swishgrad_numba as sg
+    from swishgrad_numba import casts
+    assert casts.bf16_bits_to_f32(np.uint16(0x3F80)) == 1.0
+    out = sg.swish_backward(np.linspace(-3, 3, 64).astype(np.float32), np.linspace(-7, 5, 64).astype(np.float32), 1.1)
+impl = casts.bf16_bits_to_f32._cache._impl
+print(json.dumps({"path": casts.bf16_bits_to_f32._cache._cache_path,
+                  "locator": type(impl.locator).__name__,
+                  "warnings": [str(w.message) for w in caught],
+                  "bits": out.view(np.uint32).tolist()}))
+"""
+
+
+def _check_probe_bits(result):
+    g = np.linspace(-3, 3, 64).astype(np.float32)
+    x = np.linspace(-7, 5, 64).astype(np.float32)
+    assert_bits_equal(np.array(result["bits"], dtype=np.uint32).view(np.float32), ref_swish_grad(g, x, 1.1))
+
+
+def _snapshot(folder: Path) -> dict:
+    return {str(p): (p.stat().st_mode, p.stat().st_size, p.stat().st_mtime_ns) for p in [folder, *folder.rglob("*")]}
+
+
+def _plant(folder: Path, other_uid: bool) -> dict:
+    """A cache folder another user made first, with a planted index."""
+    folder.mkdir()
+    (folder / "planted.nbi").write_bytes(b"not a pickle of ours")
+    os.chmod(folder, 0o777)
+    if other_uid:
+        os.chown(folder, 54321, 54321)
+    return _snapshot(folder)
+
+
+@pytest.mark.parametrize("owner", ["other user", "this user, world-writable"])
+def test_a_planted_temporary_cache_folder_is_never_used(tmp_path, owner):
+    # Issue: with ~/.cache unwritable and NUMBA_CACHE_DIR unset, the package
+    # cached in $TMPDIR/swishgrad_numba-cache-<uid> without checking who made
+    # it: another local user could plant an index (a pickle) there.
+    if owner == "other user" and os.geteuid() != 0:
+        pytest.skip("making a folder of another uid needs root")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    planted = tmp / f"swishgrad_numba-cache-{os.getuid()}"
+    before = _plant(planted, owner == "other user")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")   # the per-user cache cannot be made under a file
+    env = {"TMPDIR": str(tmp), "XDG_CACHE_HOME": str(blocker / "xdg"), "HOME": str(blocker)}
+    result = run_script(CACHE_PROBE, env_extra=env, drop=("NUMBA_CACHE_DIR",))
+    _check_probe_bits(result)
+    assert _snapshot(planted) == before           # nothing written (and so nothing read as ours)
+    assert not result["path"].startswith(str(planted))
+    assert result["locator"] == "PackageCacheLocator"
+    assert any("not cached across processes" in w and str(planted) in w for w in result["warnings"]), result
+    assert not list(tmp.glob("swishgrad_numba-nocache-*"))   # the process's own folder went at exit
+
+
+def test_a_private_temporary_cache_folder_is_made_private_and_used(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    env = {"TMPDIR": str(tmp), "XDG_CACHE_HOME": str(blocker / "xdg"), "HOME": str(blocker)}
+    result = run_script(CACHE_PROBE, env_extra=env, drop=("NUMBA_CACHE_DIR",))
+    _check_probe_bits(result)
+    folder = tmp / f"swishgrad_numba-cache-{os.getuid()}"
+    assert result["path"].startswith(str(folder)) and result["warnings"] == []
+    assert stat_mode(folder) == 0o700
+    assert list(folder.rglob("*.nbi"))
+    os.chmod(folder, 0o757)                      # checked again at every start
+    again = run_script(CACHE_PROBE, env_extra=env, drop=("NUMBA_CACHE_DIR",))
+    assert not again["path"].startswith(str(folder)) and again["warnings"]
+
+
+def stat_mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_an_unusable_numba_cache_dir_never_sends_the_cache_into_the_package(tmp_path):
+    # Issue: a read-only NUMBA_CACHE_DIR let Numba's in-tree locator cache into
+    # swishgrad_numba/kernel/__pycache__, stamped by each file alone.
+    copy = tmp_path / "src"
+    shutil.copytree(runtime.PACKAGE_DIR, copy / "swishgrad_numba", ignore=shutil.ignore_patterns("__pycache__"))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = run_script(CACHE_PROBE, env_extra={"NUMBA_CACHE_DIR": str(blocker / "nc")}, root=copy)
+    _check_probe_bits(result)
+    assert result["locator"] == "PackageCacheLocator"   # the package-wide stamp applies
+    assert not [p for p in (copy / "swishgrad_numba").rglob("*") if p.suffix in (".nbi", ".nbc")]
+    assert any("not cached across processes" in w for w in result["warnings"])
