@@ -3,13 +3,13 @@
 Each notebook runs in a fresh Jupyter kernel on this interpreter (a kernel
 spec written to a temporary JUPYTER_PATH, so nothing is installed globally)
 with ``SWISHGRAD_NB_SMALL=1`` and ``MPLBACKEND=Agg``. Execution happens in
-memory: the ``.ipynb`` files are never written. The committed files must be
-exactly what ``notebooks/make_notebooks.py`` generates, without outputs.
+memory: the ``.ipynb`` files are never written. Each notebook's source is its
+jupytext percent-format ``.py`` file; the committed ``.ipynb`` must hold the
+same cells, without outputs.
 """
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import math
 import os
@@ -22,20 +22,15 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 kernelspec = pytest.importorskip("ipykernel.kernelspec")
+jupytext = pytest.importorskip("jupytext")
 pytest.importorskip("matplotlib")
 
 REPO = Path(__file__).resolve().parent.parent
 NB_DIR = REPO / "notebooks"
-NOTEBOOKS = ("01_quick_start.ipynb", "02_tiling_explorer.ipynb", "03_numerics.ipynb", "04_throughput.ipynb")
+# every notebook is a pair: NN_name.py (the source) and NN_name.ipynb
+NOTEBOOKS = tuple(sorted(p.with_suffix(".ipynb").name for p in NB_DIR.glob("[0-9][0-9]_*.py")))
 KERNEL = "swishgrad-notebook-test"
 CELL_TIMEOUT = 300  # seconds per cell; the cells take a few seconds with tiny sizes
-
-
-def _generator():
-    spec = importlib.util.spec_from_file_location("make_notebooks", NB_DIR / "make_notebooks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -114,14 +109,15 @@ def _check_clean_run(nb, name: str):
     assert not noisy, f"{name} printed warnings: {noisy}"
 
 
-def test_notebook_files_are_generated_and_have_no_outputs():
-    generator = _generator()
-    assert sorted(generator.NOTEBOOKS) == sorted(NOTEBOOKS)
+def test_each_notebook_is_its_py_file_without_outputs():
+    assert len(NOTEBOOKS) >= 4
     for name in NOTEBOOKS:
-        text = (NB_DIR / name).read_text(encoding="utf-8")
-        assert text == generator.render(name), f"{name} differs from make_notebooks.py: regenerate it"
-        nb = nbformat.reads(text, as_version=4)
+        nb = nbformat.read(NB_DIR / name, as_version=4)
         nbformat.validate(nb)
+        source = jupytext.read(NB_DIR / name.replace(".ipynb", ".py"))
+        cells = [(c.cell_type, c.source) for c in nb.cells]
+        assert cells == [(c.cell_type, c.source) for c in source.cells], (
+            f"{name} differs from its .py: run `jupytext --sync notebooks/*.py`")
         code = [c for c in nb.cells if c.cell_type == "code"]
         assert code and all(c.outputs == [] and c.execution_count is None for c in code), name
 
