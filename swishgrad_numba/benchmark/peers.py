@@ -9,6 +9,8 @@
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from numba import njit, prange
 
@@ -17,7 +19,8 @@ from ..dtypes import dtype_info, to_float32
 from ..golden import numpy_golden
 from ..platform import REFERENCE_PLATFORM
 
-__all__ = ["FLAT_CHUNK", "flat_loop", "numpy_golden", "torch_available", "torch_ops", "torch_tensor", "triad"]
+__all__ = ["FLAT_CHUNK", "TORCH_OMP_WAIT_POLICY", "flat_loop", "numpy_golden", "torch_available", "torch_omp_wait_policy",
+           "torch_ops", "torch_tensor", "triad"]
 
 #: Elements per parallel iteration of the flat loop (about one float32 tile).
 FLAT_CHUNK = kernel.flat.FLAT_CHUNK
@@ -83,13 +86,40 @@ def triad(a, b, c, s=3.0, parallel: bool = True):
 # PyTorch
 # --------------------------------------------------------------------------
 
+#: GNU OpenMP's wait policy the benchmark asks PyTorch's worker threads for.
+#: With the default (spinning for a while after each parallel region) torch's
+#: idle workers take the cores from whatever is timed next: in one process,
+#: the emulator read 830 Me/s right after torch and 1,631 Me/s alone at 2^20
+#: float32 (issue 22). Passive workers sleep at once.
+TORCH_OMP_WAIT_POLICY = "PASSIVE"
+
+
 def torch_available() -> bool:
-    """Whether PyTorch can be imported."""
+    """Whether PyTorch can be imported; imports it with passive OpenMP workers
+    (:data:`TORCH_OMP_WAIT_POLICY`) where it is not loaded yet and the user
+    set no ``OMP_WAIT_POLICY`` (OpenMP reads it once, when torch loads)."""
+    import sys
+
+    if "torch" not in sys.modules and "OMP_WAIT_POLICY" not in os.environ:
+        os.environ["OMP_WAIT_POLICY"] = TORCH_OMP_WAIT_POLICY
+        _policy_at_load["torch"] = TORCH_OMP_WAIT_POLICY
+    elif "torch" not in sys.modules:
+        _policy_at_load["torch"] = os.environ["OMP_WAIT_POLICY"].upper()
     try:
         import torch  # noqa: F401
     except ImportError:
         return False
     return True
+
+
+_policy_at_load: dict = {}
+
+
+def torch_omp_wait_policy() -> str:
+    """The OpenMP wait policy torch's workers run with, as far as this
+    process knows: ``"PASSIVE"``/``"ACTIVE"``, or ``"unknown"`` when torch
+    was imported before the benchmark (by then the policy is fixed)."""
+    return _policy_at_load.get("torch", "unknown")
 
 
 def torch_tensor(arr: np.ndarray):

@@ -3,8 +3,9 @@
 :func:`run_comparison` times, in one process run, with a warm-up call first
 and the median of several repeats, the repeats of all implementations and
 thread counts of one (dtype, size) cell taking turns
-(:func:`~.timing.time_interleaved`) so that a shared machine's drift in
-speed hits every one alike:
+(:func:`~.timing.time_interleaved`, alternating the direction of the turns)
+so that a shared machine's drift in speed hits every one alike and no
+implementation always follows the same other one:
 
 * ``emulator``: :func:`swishgrad_numba.swish_backward` on the run's
   platform (its SoC picks the kernel: the rows' ``kernel`` and ``soc``),
@@ -17,7 +18,10 @@ speed hits every one alike:
 * ``torch``: ``torch.ops.aten.silu_backward`` on CPU tensors of the same
   dtype, beta 1.0 (the only beta it knows), allocating and with ``out``
   (the ``grad_input`` overload), ``torch.set_num_threads`` equal to Numba's;
-  a row marked ``skipped`` when torch is not installed;
+  a row marked ``skipped`` when torch is not installed. torch is loaded with
+  passive OpenMP workers (``OMP_WAIT_POLICY=PASSIVE``; the rows'
+  ``omp_wait_policy`` says what it ran with), so its idle workers do not
+  take the cores from the call timed after it;
 * ``flat``: the emulator's arithmetic in one flat ``prange`` over fixed
   chunks (:func:`~.peers.flat_loop`), without tiles, local buffers or
   ping-pong: the difference to ``emulator``/``out`` is what the tile
@@ -177,6 +181,8 @@ def _cell_rows(data, info, n, k, timed, platform, skip_reason, flat_matches) -> 
     flat_row["matches_emulator"] = flat_matches
     torch_rows = {variant: _row("torch", variant, info, n, k, BETA_TORCH, timed.get((k, "torch", variant)),
                                 skipped=skip_reason) for variant in ("alloc", "out")}
+    for row in torch_rows.values():
+        row["omp_wait_policy"] = None if skip_reason else peers.torch_omp_wait_policy()
     t_np = timed["numpy",]
     np_row = _row("numpy", "alloc", info, n, k, BETA_NUMPY, t_np)
     for (variant, beta), row in emu.items():

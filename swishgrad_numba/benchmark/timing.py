@@ -31,6 +31,11 @@ def time_interleaved(fns: dict, repeat: int = 5, min_time: float = 0.02, pause: 
                      setups: dict | None = None) -> dict:
     """Median seconds per call of each ``fns[key]()``, timed round-robin.
 
+    The turns alternate direction: ``fns``' order on even repeats, the
+    reverse on odd ones, so that no function always runs right after the
+    same other one (a peer whose worker threads keep spinning after a call
+    slows whatever follows it).
+
     Each function gets one warm-up call and a calibrated ``number`` of calls
     per repeat (so that a repeat lasts at least ``min_time``); then the
     repeats take turns: one repeat of every function, ``repeat`` times. On a
@@ -55,8 +60,9 @@ def time_interleaved(fns: dict, repeat: int = 5, min_time: float = 0.02, pause: 
         fn()
         numbers[key] = _calibrate(fn, min_time)
     samples = {key: [] for key in fns}
-    for _ in range(repeat):
-        for key, fn in fns.items():
+    order = list(fns.items())
+    for turn in range(repeat):
+        for key, fn in (order if turn % 2 == 0 else order[::-1]):
             if key in setups:
                 setups[key]()
             if pause:
