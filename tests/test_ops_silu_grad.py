@@ -304,3 +304,28 @@ def test_bad_inputs():
 def test_tiny_ub_is_refused_not_hung():
     with pytest.raises(ValueError, match="tileDataNum"):
         sg.silu_backward(np.ones(8, np.float32), np.ones(8, np.float32), platform=Platform(ub_size=64))
+
+
+# ------------------------------------------------------------------ the 950's TTK cases, as data
+
+# activation/silu_grad/tests/st/arch35/ttk_kernel_silu_grad_st.csv: (case, dtype, shape, input range, specials)
+TTK_CASES = [
+    ("silu_grad_baihe_67", "bfloat16", (26,), (-3.389531389251505e+38, 3.389531389251505e+38), ()),
+    ("silu_grad_baihe_98", "float32", (83,), (-3.4028235e+38, 3.4028235e+38), ()),
+    ("silu_grad_baihe_92", "bfloat16", (39, 69, 23), (-1, 1), (np.nan, -0.0, np.inf)),
+    ("silu_grad_baihe_94", "float16", (83,), (-1, 1), (np.nan, -0.0, np.inf)),
+    ("silu_grad_baihe_101", "float16", (70,), (-65500.0, 65500.0), ()),
+]
+
+
+@pytest.mark.parametrize("case, dtype, shape, bounds, specials", TTK_CASES, ids=[c[0] for c in TTK_CASES])
+def test_ttk_cases(case, dtype, shape, bounds, specials):
+    rng = np.random.default_rng(sum(map(ord, case)))
+    g, x = (rng.uniform(*bounds, size=shape) for _ in range(2))
+    for arr in (g, x):
+        if specials:
+            flat = arr.reshape(-1)
+            flat[rng.choice(flat.size, size=len(specials) * 2, replace=False)] = np.repeat(specials, 2)
+    with np.errstate(over="ignore"):
+        g, x = (a.astype(np.float32).astype(DT[dtype]) for a in (g, x))
+    assert_bits_equal(sg.silu_backward(g, x, platform=ASCEND950_PLATFORM), ref_silu_grad(g, x), case)
