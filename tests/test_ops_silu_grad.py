@@ -47,17 +47,18 @@ def test_every_16bit_x(kernel, dtype):
 @pytest.mark.parametrize("n", [1, 7, 1000, 5000, 600_001])
 def test_random_sizes_across_cores_and_passes(kernel, dtype, n):
     """Sizes off the block grid, one core to every core, one pass to several (A2 600,001: schMode 0 with
-    two passes per core for 16-bit, schMode 1 for float32)."""
+    two passes per core)."""
     g, x = random_inputs(np.random.default_rng(n), n, dtype)
     got = sg.silu_backward(g, x, platform=PLATFORMS[kernel])
     assert_bits_equal(got, ref_silu_grad(g, x), f"{kernel} {dtype} n={n}")
 
 
-def test_double_buffered_a2_walk():
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_double_buffered_a2_walk(dtype):
     n = (1 << 20) + 3
-    tiling = op.a2_host_tiling(n, "float16")
+    tiling = op.a2_host_tiling(n, dtype)
     assert tiling.sch_mode == op.SCH_MODE_DOUBLE
-    g, x = random_inputs(np.random.default_rng(5), n, "float16")
+    g, x = random_inputs(np.random.default_rng(5), n, dtype)
     assert_bits_equal(sg.silu_backward(g, x), ref_silu_grad(g, x))
 
 
