@@ -562,9 +562,14 @@ def _copy_in(src, dst, axes, size, split, shape_len, ub_former, out_dims, out_st
     m = src.size
     if in_strides[split] == out_strides[split]:
         count = size * in_strides[split]
-        for k in range(count):
-            j = base + k
-            dst[k] = src[j] if 0 <= j < m else 0
+        lo = min(max(-base, 0), count)                 # the part of [base, base + count) inside src
+        hi = max(min(m - base, count), lo)
+        for k in range(lo):
+            dst[k] = 0
+        for k in range(lo, hi):
+            dst[k] = src[base + k]
+        for k in range(hi, count):
+            dst[k] = 0
         return
     count = size * out_strides[split]
     for k in range(count):
@@ -625,10 +630,10 @@ def _arch35_launch(dy, x, out, table, dy_code, out_code, block_num, block_former
                 _copy_in(x, x_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, x_strides)
             _compute(dy_loc[q], x_loc[q], o_loc, z, count, table, dy_code, out_code)
             base = _gm_offset(axes, out_strides, split, ub_former)
-            for k in range(count):                        # CopyOut
-                j = base + k
-                if 0 <= j < n:
-                    out[j] = o_loc[k]
+            lo = min(max(-base, 0), count)                # CopyOut of the part inside out
+            hi = max(min(n - base, count), lo)
+            for k in range(lo, hi):
+                out[base + k] = o_loc[k]
 
 
 # ------------------------------------------------------------------ launches
