@@ -99,3 +99,22 @@ def test_empty_and_reuse(stream):
     assert aclnnSiluBackward(None, 0, executor, stream) == ACLNN_ERR_INNER_EXECUTOR_REUSED
     assert aclnnSiluBackward(None, 0, None, stream) == ACLNN_ERR_PARAM_NULLPTR
 
+
+
+@pytest.mark.parametrize("platform", [Platform(), ASCEND950_PLATFORM], ids=["a2", "950"])
+def test_non_contiguous_views(platform, stream):
+    """A transposed gradOutput, a stride-0 self and a sliced gradInput: made contiguous, computed, copied back."""
+    aclnn.set_platform(platform)
+    rng = np.random.default_rng(4)
+    g_base = random_values(rng, (6, 4), F16)
+    x_row = random_values(rng, (6,), F16)
+    o_base = np.zeros((4, 12), F16)
+    g_view = g_base.T
+    x_view = np.lib.stride_tricks.as_strided(x_row, shape=(4, 6), strides=(0, 2))
+    o_view = o_base[:, ::2]
+    g_t = aclnn.aclCreateTensor((4, 6), aclnn.ACL_FLOAT16, [1, 4], 0, aclnn.ACL_FORMAT_ND, (6, 4), g_base)
+    x_t = aclnn.aclCreateTensor((4, 6), aclnn.ACL_FLOAT16, [0, 1], 0, aclnn.ACL_FORMAT_ND, (6,), x_row)
+    o_t = aclnn.aclCreateTensor((4, 6), aclnn.ACL_FLOAT16, [12, 2], 0, aclnn.ACL_FORMAT_ND, (4, 12), o_base)
+    assert _launch(g_t, x_t, o_t, stream)[0] == ACLNN_SUCCESS
+    assert_bits_equal(o_view, ref_silu_grad(g_view, x_view))
+    assert not o_base[:, 1::2].any()
