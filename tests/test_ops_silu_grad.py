@@ -330,3 +330,12 @@ def test_ttk_cases(case, dtype, shape, bounds, specials):
     with np.errstate(over="ignore"):
         g, x = (a.astype(np.float32).astype(DT[dtype]) for a in (g, x))
     assert_bits_equal(sg.silu_backward(g, x, platform=ASCEND950_PLATFORM), ref_silu_grad(g, x), case)
+
+
+def test_run_a2_refuses_arrays_that_do_not_fit_the_tiling():
+    tiling = op.a2_host_tiling(8, "float32")
+    a = np.ones(8, np.float32)
+    with pytest.raises(ValueError, match="dy must be"):
+        op.run_a2(np.ones(4, np.float32), a, np.empty(8, np.float32), tiling)
+    with pytest.raises(ValueError, match="x must be"):
+        op.run_a2(a, a.astype(np.float16), np.empty(8, np.float32), tiling)

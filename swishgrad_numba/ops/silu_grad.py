@@ -1,4 +1,6 @@
-"""SiluGrad, the operator behind ``aclnnSiluBackward``: its facts, host tilings and kernels (model section "SiluBackward").
+"""SiluGrad, the operator behind ``aclnnSiluBackward``: its facts, host tilings and kernels.
+
+The model is docs/model.md, section "SiluBackward".
 
 ``dx = dy * (s * ((1 - s) * x + 1))`` with ``s = 1 / (exp(-x) + 1)``, in
 binary32, one instruction at a time. Two kernels, chosen by SoC:
@@ -22,8 +24,9 @@ sequence.
 Public: :func:`silu_backward`; the host tilings :func:`a2_host_tiling`,
 :func:`arch35_host_tiling` and :func:`host_tiling`; the structs
 :data:`A2_TILING_DTYPE` and :data:`ARCH35_TILING_DTYPE`; the UB plans
-:func:`a2_buffer_plan` and :func:`arch35_buffer_plan`. The jitted kernels
-are private.
+:func:`a2_buffer_plan` and :func:`arch35_buffer_plan`; :func:`run_a2` and
+:func:`run_arch35` run a kernel with a tiling (reads and writes stay inside
+the arrays). The jitted kernels are private.
 """
 from __future__ import annotations
 
@@ -38,7 +41,7 @@ from numba.extending import overload
 from .. import runtime
 from ..api import _check_array
 from ..casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
-from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, DTypeInfo, dtype_info
+from ..dtypes import FLOAT16, FLOAT32, DTypeInfo, dtype_info
 from ..kernel.exp import exp_f32, vexp_f32
 from ..platform import ARCH_950, REFERENCE_PLATFORM, Platform
 from ..spec.arith import INIT_BUFFER_ALIGN, ceil_div, pad_to
@@ -49,7 +52,8 @@ __all__ = [
     "SCH_MODE_SINGLE", "SCH_MODE_DOUBLE", "A2_UB_UNITS", "A2_TARGET_ELEMENTS_PER_CORE",
     "ARCH35_OP_KEYS", "ARCH35_COMPUTE_PARAMS", "ARCH35_WORKSPACE_SIZE", "MAX_DIMS",
     "A2Tiling", "Arch35Tiling", "a2_host_tiling", "arch35_host_tiling", "host_tiling",
-    "a2_buffer_plan", "arch35_buffer_plan", "output_dtype", "dimension_collapse",
+    "a2_buffer_plan", "arch35_buffer_plan", "buffer_plan_bytes", "output_dtype", "dimension_collapse",
+    "run_a2", "run_arch35",
     "silu_derivative", "derivative_table", "silu_backward",
 ]
 
@@ -384,7 +388,6 @@ def host_tiling(dy_shape, x_shape, dy_dtype, x_dtype, platform: Platform | None 
 _ONE = np.float32(1.0)
 _MINUS_ONE = np.float32(-1.0)
 _F16 = FLOAT16.code
-_BF16 = BFLOAT16.code
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -650,6 +653,9 @@ def _table_for(info: DTypeInfo) -> np.ndarray:
 def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling) -> np.ndarray:
     """Run the A2 kernel on flat C-contiguous arrays of one dtype and size with ``tiling``."""
     info = tiling.dtype
+    for name, arr in (("dy", dy), ("x", x), ("out", out)):
+        if arr.dtype != info.numpy or not arr.flags.c_contiguous or arr.size != out.size:
+            raise ValueError(f"{name} must be a C-contiguous {info.name} array of out's size ({out.size})")
     f = tiling.fields
     if f["tileDataNum"] < 1:
         raise ValueError("tiling.tileDataNum is 0: the platform's UB holds no tile, the kernel would never finish")
@@ -663,6 +669,9 @@ def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling) -> 
 
 def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Tiling) -> np.ndarray:
     """Run the 950 kernel on C-contiguous ``dy``, ``x`` (their own shapes) and ``out`` (the broadcast shape)."""
+    for name, arr, info in (("dy", dy, tiling.dy_dtype), ("x", x, tiling.x_dtype), ("out", out, tiling.out_dtype)):
+        if arr.dtype != info.numpy or not arr.flags.c_contiguous:
+            raise ValueError(f"{name} must be a C-contiguous {info.name} array")
     r = tiling.record
     with runtime.launch_guard():
         _arch35_launch(_kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
