@@ -1,0 +1,239 @@
+"""The operator SiluGrad: ``aclnnSiluBackwardGetWorkspaceSize`` and ``aclnnSiluBackward`` (model "SiluBackward").
+
+CANN's ``op_api/aclnn_silu_backward.cpp`` (mainline and experimental are the
+same text) checks, in order: null pointers (161001); dtypes (161002):
+gradOutput, self and gradInput each float16, float32 or bfloat16; on a
+regbase arch (the Ascend 950) with differing input dtypes gradInput must be
+float32, otherwise all three agree; bfloat16 inputs only on the DAV_2201
+arch (Atlas A2/A3) or a regbase one; shapes (161002): gradOutput and self at
+most 8 dims; without regbase both shapes equal gradInput's, with it their
+broadcast must. Then the emulator's own rules (ND-type storage, as both op
+definitions list; addressable views; bounded buffers; writable output).
+Empty inputs succeed with workspace 0. The executor holds the host tiling
+of the platform's kernel (:mod:`swishgrad_numba.ops.silu_grad`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ops import silu_grad as op
+from ..platform import ARCH_950, Platform
+from .device import _resolve_stream
+from .enums import (
+    ACL_BF16,
+    ACL_FLOAT,
+    ACLNN_ERR_INNER,
+    ACLNN_ERR_INNER_EXECUTOR_REUSED,
+    ACLNN_ERR_INNER_TENSOR_DESTROYED,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_ERR_PARAM_NULLPTR,
+    ACLNN_ERR_RUNTIME_ERROR,
+    ACLNN_SUCCESS,
+    MAX_DIM,
+    _KERNEL_DTYPES,
+    _PLAIN_FORMATS,
+    _dtype_name,
+    _format_name,
+    _is_int,
+)
+from .op_api import _live_tensor, _view
+from .state import _fail, get_platform
+from .tensor import aclTensor, _check_addressable, _check_geometry
+
+__all__ = ["aclSiluBackwardExecutor", "aclnnSiluBackwardGetWorkspaceSize", "aclnnSiluBackward"]
+
+# The SoC families whose NpuArch is DAV_2201 (Atlas A2 and A3), which the
+# op_api's bfloat16 gate names; the 950 passes it as a regbase arch.
+_DAV_2201_FAMILIES = ("ascend910b", "ascend910_93")
+
+
+def _regbase(platform: Platform) -> bool:
+    """``Ops::NN::AclnnUtil::IsRegbase()``: the Ascend 950's arch35."""
+    return platform.architecture == ARCH_950
+
+
+@dataclass(eq=False)
+class aclSiluBackwardExecutor:
+    """What phase one prepared: the tensors, the platform, the host tiling and the workspace size.
+
+    ``tiling`` is ``None`` for an empty launch. An executor runs once.
+    """
+
+    grad_output: aclTensor
+    self_: aclTensor
+    grad_input: aclTensor
+    platform: Platform
+    workspace_size: int
+    tiling: object | None
+    used: bool = False
+
+
+def _phase_one(grad_output, self_, grad_input, platform: Platform):
+    """Return (status, message or executor) in the op_api's order."""
+    # 1. Null (and, emulator only, dangling or wrong-type) pointers.
+    for tensor, name in ((grad_output, "gradOutput"), (self_, "self"), (grad_input, "gradInput")):
+        bad = _live_tensor(tensor, name)
+        if bad:
+            return bad
+
+    # 2. Data types.
+    regbase = _regbase(platform)
+    supported = ", ".join(_dtype_name(c) for c in _KERNEL_DTYPES)
+    for tensor, name in ((grad_output, "gradOutput"), (self_, "self"), (grad_input, "gradInput")):
+        if tensor.data_type not in _KERNEL_DTYPES:
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {_dtype_name(tensor.data_type)}; it must be one "
+                                             f"of {supported}")
+    if regbase and grad_output.data_type != self_.data_type:
+        if grad_input.data_type != ACL_FLOAT:
+            return ACLNN_ERR_PARAM_INVALID, (f"gradOutput ({_dtype_name(grad_output.data_type)}) and self "
+                                             f"({_dtype_name(self_.data_type)}) differ, so gradInput must be "
+                                             f"ACL_FLOAT, got {_dtype_name(grad_input.data_type)}")
+    else:
+        for tensor, name in ((grad_output, "gradOutput"), (self_, "self")):
+            if tensor.data_type != grad_input.data_type:
+                return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal "
+                                                 f"dtype of gradInput ({_dtype_name(grad_input.data_type)})")
+    if ACL_BF16 in (self_.data_type, grad_output.data_type) and not (
+            regbase or platform.soc_family in _DAV_2201_FAMILIES):
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype ACL_BF16 of self or gradOutput is only supported on the DAV_2201 "
+                                         f"arch ({', '.join(_DAV_2201_FAMILIES)}) or a regbase one (ascend950); the "
+                                         f"platform's soc_version {platform.soc_version!r} is family "
+                                         f"{platform.soc_family}")
+
+    # 3. Ranks and shapes.
+    for tensor, name in ((grad_output, "gradOutput"), (self_, "self")):
+        if len(tensor.view_shape) > MAX_DIM:
+            return ACLNN_ERR_PARAM_INVALID, (f"{name} has {len(tensor.view_shape)} dims; at most {MAX_DIM} "
+                                             f"are supported")
+    if not regbase:
+        for tensor, name in ((grad_output, "gradOutput"), (self_, "self")):
+            if tensor.view_shape != grad_input.view_shape:
+                return ACLNN_ERR_PARAM_INVALID, (f"shape of {name} {tensor.view_shape} must equal shape of "
+                                                 f"gradInput {grad_input.view_shape}")
+    else:
+        try:
+            shape = tuple(np.broadcast_shapes(tuple(grad_output.view_shape), tuple(self_.view_shape)))
+        except ValueError:
+            return ACLNN_ERR_PARAM_INVALID, (f"shapes of gradOutput {grad_output.view_shape} and self "
+                                             f"{self_.view_shape} cannot broadcast")
+        if shape != tuple(grad_input.view_shape):
+            return ACLNN_ERR_PARAM_INVALID, (f"broadcast shape of gradOutput and self {shape} must equal shape of "
+                                             f"gradInput {tuple(grad_input.view_shape)}")
+
+    # 4. Emulator checks: ND-type storage (the op definitions list FORMAT_ND only), addressable views inside
+    #    their storage, launch buffers bounded by the caller's storage, writable output.
+    for tensor, name in ((grad_output, "gradOutput"), (self_, "self"), (grad_input, "gradInput")):
+        if tensor.format not in _PLAIN_FORMATS:
+            return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {_format_name(tensor.format)}; SiluGrad's kernels take "
+                                             f"ACL_FORMAT_ND storage only (or NCHW / NHWC, stored as ND)")
+        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
+        if message:
+            return ACLNN_ERR_PARAM_INVALID, message
+    largest = max(t.storage.size for t in (grad_output, self_, grad_input))
+    if grad_input.numel > largest:
+        return ACLNN_ERR_PARAM_INVALID, (f"gradInput's view {grad_input.view_shape} has {grad_input.numel} "
+                                         f"elements, more than the largest storage of gradOutput, self and "
+                                         f"gradInput ({largest} elements); the emulator bounds its buffers by it")
+    if not grad_input.storage.flags.writeable:
+        return ACLNN_ERR_PARAM_INVALID, "gradInput's data is read-only"
+
+    if grad_output.numel == 0 or self_.numel == 0:
+        return ACLNN_SUCCESS, aclSiluBackwardExecutor(grad_output, self_, grad_input, platform, 0, None)
+    try:
+        tiling = op.host_tiling(tuple(grad_output.view_shape), tuple(self_.view_shape), grad_output.dtype,
+                                self_.dtype, platform)
+    except ValueError as exc:
+        return ACLNN_ERR_PARAM_INVALID, f"the host tiling fails: {exc}"
+    if tiling.fields.get("tileDataNum", 1) < 1:
+        return ACLNN_ERR_PARAM_INVALID, "the host tiling's tileDataNum is 0: the platform's UB holds no tile"
+    return ACLNN_SUCCESS, aclSiluBackwardExecutor(grad_output, self_, grad_input, platform, tiling.workspace_size,
+                                                  tiling)
+
+
+def aclnnSiluBackwardGetWorkspaceSize(gradOutput, self, gradInput):
+    """Phase one: check the arguments in the op_api's order and prepare a launch.
+
+    Returns
+    -------
+    (int, int, aclSiluBackwardExecutor or None)
+        ``(status, workspace_size, executor)``; on failure ``(status, 0,
+        None)`` and :func:`aclGetRecentErrMsg` names the argument and rule.
+        The workspace is the tiling's: the A2 platform's library workspace,
+        the 950 host's 32 bytes.
+    """
+    platform = get_platform()
+    try:
+        status, result = _phase_one(gradOutput, self, gradInput, platform)
+    except Exception as exc:  # a bug here must still not crash the caller
+        return _fail(ACLNN_ERR_INNER, f"aclnnSiluBackwardGetWorkspaceSize: internal error: {exc!r}"), 0, None
+    if status != ACLNN_SUCCESS:
+        return _fail(status, f"aclnnSiluBackwardGetWorkspaceSize: {result}"), 0, None
+    return ACLNN_SUCCESS, result.workspace_size, result
+
+
+def _make_job(executor: aclSiluBackwardExecutor):
+    go, x, gi, tiling = executor.grad_output, executor.self_, executor.grad_input, executor.tiling
+    on_950 = _regbase(executor.platform)
+
+    def job():
+        # Non-contiguous inputs are made contiguous (in-bounds reads only);
+        # the result is then copied into the gradInput view.
+        g = np.ascontiguousarray(_view(go))
+        xv = np.ascontiguousarray(_view(x))
+        out_view = _view(gi)
+        result = np.empty(out_view.shape, dtype=gi.dtype)
+        if on_950:
+            op.run_arch35(g, xv, result, tiling)
+        else:
+            op.run_a2(g, xv, result, tiling)
+        out_view[...] = result
+
+    return job
+
+
+def aclnnSiluBackward(workspace, workspaceSize, executor, stream) -> int:
+    """Phase two: queue the launch prepared by phase one on ``stream`` (see ``aclnnSwishBackward``)."""
+    try:
+        return _phase_two(workspace, workspaceSize, executor, stream)
+    except Exception as exc:  # a bug here must still not crash the caller
+        return _fail(ACLNN_ERR_INNER, f"aclnnSiluBackward: internal error: {exc!r}")
+
+
+def _phase_two(workspace, workspaceSize, executor, stream) -> int:
+    where = "aclnnSiluBackward"
+    if executor is None:
+        return _fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: executor is a null pointer (None)")
+    if not isinstance(executor, aclSiluBackwardExecutor):
+        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: executor must come from aclnnSiluBackwardGetWorkspaceSize, "
+                                              f"got {type(executor).__name__}")
+    if executor.used:
+        return _fail(ACLNN_ERR_INNER_EXECUTOR_REUSED, f"{where}: executor was already run; an executor runs once")
+    if not _is_int(workspaceSize) or workspaceSize < 0:
+        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize must be an integer >= 0, got {workspaceSize!r}")
+    if workspaceSize < executor.workspace_size:
+        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize {workspaceSize} is smaller than the "
+                                              f"{executor.workspace_size} bytes phase one reported")
+    if workspaceSize > 0:
+        if workspace is None:
+            return _fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: workspace is a null pointer but workspaceSize is "
+                                                  f"{workspaceSize}")
+        if not isinstance(workspace, np.ndarray):
+            return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspace must be a numpy.ndarray, "
+                                                  f"got {type(workspace).__name__}")
+        if workspace.nbytes < workspaceSize:
+            return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspace holds {workspace.nbytes} bytes, fewer than "
+                                                  f"workspaceSize {workspaceSize}")
+    for tensor, name in ((executor.grad_output, "gradOutput"), (executor.self_, "self"),
+                         (executor.grad_input, "gradInput")):
+        if tensor.destroyed:
+            return _fail(ACLNN_ERR_INNER_TENSOR_DESTROYED, f"{where}: {name} was destroyed after "
+                                                           f"aclnnSiluBackwardGetWorkspaceSize")
+    s = _resolve_stream(stream)
+    if isinstance(s, str):
+        return _fail(ACLNN_ERR_RUNTIME_ERROR, f"{where}: {s}")
+    executor.used = True
+    if executor.tiling is not None:
+        s._submit(_make_job(executor))
+    return ACLNN_SUCCESS

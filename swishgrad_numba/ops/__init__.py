@@ -1,0 +1,1 @@
+"""The operators of the Swish family, one module each (see docs/architecture.md)."""
