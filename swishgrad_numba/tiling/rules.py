@@ -14,7 +14,7 @@ from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 from .buffers import format_plan
 from .findings import finding
-from .launch import negative_walk_fields
+from .launch import negative_fields
 
 __all__ = ["remarks", "structure"]
 
@@ -129,10 +129,13 @@ def _arch35_fields(launch, numel: int) -> list:
 def _arch35_structure(launch, classes, findings: list) -> int:
     """The walk's fields: signs, the UB, alignments, loops and tails. Returns the UB bytes."""
     f, b, ub = launch.fields, launch.info.itemsize, launch.platform.ub_size
-    negative = negative_walk_fields(launch)
+    negative, unread = negative_fields(launch.architecture, f, classes)
     for name in negative:
         findings.append(finding("FIELD_NEGATIVE", f"{name}={getattr(f, name)} is negative; the walk is not "
                                                   f"analysed."))
+    for name in unread:
+        findings.append(finding("FIELD_NEGATIVE_UNREAD", f"{name}={getattr(f, name)} is negative, but no launched "
+                                                         f"block reads it."))
     if negative:
         return 0
     U = f.ubFormer

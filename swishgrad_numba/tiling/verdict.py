@@ -118,19 +118,24 @@ def vectorized_verdict_arch35(fields, block_dim, numel, itemsize, ub_size, core_
         "block_dim": block_dim, "numel": numel, "itemsize": itemsize, "ub_size": ub_size, "core_num": core_num},
         signed=True)
     U = f.ubFormer
-    negative = ((f.blockFormer < 0) | (U < 0) | (f.ubLoopOfFormerBlock < 0) | (f.ubLoopOfTailBlock < 0)
-                | (f.ubTailOfFormerBlock < 0) | (f.ubTailOfTailBlock < 0))
+    former, tail, extra = classes = spec_arch35.block_classes(f, bd)
+    # a negative field a launched block reads is an error; one no block reads, a warning
+    negative = unread = np.zeros(bd.shape, dtype=bool)
+    for name in dict.fromkeys(n for names in spec_arch35.CLASS_FIELDS for n in names):
+        read = np.logical_or.reduce([c.cores > 0 for c, names in zip(classes, spec_arch35.CLASS_FIELDS)
+                                     if name in names])
+        negative = negative | ((getattr(f, name) < 0) & read)
+        unread = unread | ((getattr(f, name) < 0) & ~read)
     error = (bd < 1) | (bd > cores) | (bd != f.blockNum) | negative
     error |= (spec_arch35.ub_bytes(U, b) > ub) | ((U * b) % spec_arch35.INIT_BUFFER_ALIGN != 0)
     # the tail block's length, dim0 - (blockNum - 1) * blockFormer (-1 where the product passes dim0)
     small = (f.blockFormer <= 0) | (f.blockNum - 1 <= np.maximum(f.dim0, 0) // np.maximum(f.blockFormer, 1))
     tail_len = np.where(small, f.dim0 - np.where(small, f.blockNum - 1, 0) * f.blockFormer, -1)
-    former, tail, extra = spec_arch35.block_classes(f, bd)
     error |= ((former.cores > 0) | (extra.cores > 0)) & ~_passes_match(f.ubLoopOfFormerBlock, U,
                                                                        f.ubTailOfFormerBlock, f.blockFormer)
     error |= (tail.cores > 0) & ~_passes_match(f.ubLoopOfTailBlock, U, f.ubTailOfTailBlock, tail_len)
     error |= f.dim0 != n    # everything else consistent: the walk ends at dim0
-    warning = ((f.coreNum < f.blockNum) | (f.coreNum > cores) | (f.dim0 != n) | (f.elemNum != U)
+    warning = (unread | (f.coreNum < f.blockNum) | (f.coreNum > cores) | (f.dim0 != n) | (f.elemNum != U)
                | (f.scheMode != spec_arch35.SCHE_MODE))
     aligned = ((U * b) % spec_arch35.INIT_BUFFER_ALIGN == 0)
     warning |= ~negative & ((aligned & (U % (spec_arch35.UB_ALIGN_BYTES // b) != 0))
