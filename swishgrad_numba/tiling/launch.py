@@ -23,8 +23,8 @@ from ..spec.arith import CoreClass
 from .io import as_tiling_record
 from .records import RecordLayout, layout_of, tiling_fields
 
-__all__ = ["FIELD_CAP", "KERNEL_NAMES", "Launch", "WalkClass", "launch_of", "negative_fields", "negative_walk_fields",
-           "padded_numel", "padded_slots", "platform_for", "walk_classes"]
+__all__ = ["FIELD_CAP", "KERNEL_NAMES", "Launch", "WalkClass", "launch_of", "negative_fields", "negative_masks",
+           "negative_walk_fields", "padded_numel", "padded_slots", "platform_for", "walk_classes"]
 
 # FIELD_CAP (kernel.plan's): fields, core counts and offsets beyond any
 # tensor are clamped to it (2**61) wherever they enter int64 arithmetic: sums
@@ -150,12 +150,23 @@ def negative_fields(architecture: str, fields, classes) -> tuple:
     unsigned: ``([], [])``."""
     if architecture != ARCH_950:
         return [], []
-    read, unread = [], []
+    masks = negative_masks(fields, classes)
+    return [name for name, (read, _) in masks.items() if read], [name for name, (_, unread) in masks.items() if unread]
+
+
+def negative_masks(fields, classes) -> dict:
+    """For each 950 walk field, ``(negative and read by a launched block,
+    negative and read by none)``: bools for Python ints, bool arrays for
+    arrays (the sweep's verdict)."""
+    out = {}
     for name in dict.fromkeys(n for names in spec_arch35.CLASS_FIELDS for n in names):
-        if getattr(fields, name) < 0:
-            used = any(c.cores > 0 and name in names for c, names in zip(classes, spec_arch35.CLASS_FIELDS))
-            (read if used else unread).append(name)
-    return read, unread
+        read = False
+        for c, names in zip(classes, spec_arch35.CLASS_FIELDS):
+            if name in names:
+                read = read | (c.cores > 0)
+        negative = getattr(fields, name) < 0
+        out[name] = (negative & read, negative & (read == 0))
+    return out
 
 
 def negative_walk_fields(launch: Launch) -> list:
