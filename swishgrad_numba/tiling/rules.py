@@ -26,7 +26,8 @@ from .launch import negative_fields
 __all__ = [
     "remarks", "structure",
     "block_dim_outside", "ub_overflows", "tail_outside", "walk_length_differs", "a2_full_tiles_unaligned",
-    "a2_tail_unaligned", "core_num_outside", "ub_former_off_block", "ub_former_off_register",
+    "a2_tail_unaligned", "a2_idle", "block_num_differs", "dim0_differs", "elem_num_differs", "sche_mode_unknown",
+    "core_num_outside", "ub_former_off_block", "ub_former_off_register",
     "block_former_unaligned",
 ]
 
@@ -65,6 +66,31 @@ def a2_full_tiles_unaligned(passes, tile_data_num, itemsize, block_size):
 def a2_tail_unaligned(tail, itemsize, block_size):
     """TRANSFER_NOT_BLOCK_ALIGNED (A2): the last tile's transfer is not whole blocks."""
     return (tail * itemsize) % block_size != 0
+
+
+def a2_idle(passes, count):
+    """IDLE_CORE (A2, a warning): cores that run no tile and own no element."""
+    return (passes == 0) & (count == 0)
+
+
+def block_num_differs(block_dim, block_num):
+    """BLOCK_NUM_MISMATCH (950): the cores launched are not ``blockNum``."""
+    return block_dim != block_num
+
+
+def dim0_differs(dim0, numel):
+    """DIM0_MISMATCH (950): ``dim0`` is not the tensor's element count."""
+    return dim0 != numel
+
+
+def elem_num_differs(elem_num, ub_former):
+    """ELEM_NUM_MISMATCH (950): ``elemNum`` is not ``ubFormer``."""
+    return elem_num != ub_former
+
+
+def sche_mode_unknown(sche_mode):
+    """SCHE_MODE_UNKNOWN (950): not the one schedule mode ElewiseBaseTiling sets."""
+    return sche_mode != spec_arch35.SCHE_MODE
 
 
 def core_num_outside(core_num_field, block_num, core_num):
@@ -144,7 +170,7 @@ def _a2_structure(launch, classes, plan, findings: list) -> int:
         who, name = c.span(), c.name
         tiles_field = f"final{name.title()}TileNum"
         if c.passes == 0:
-            if c.count:
+            if not a2_idle(c.passes, c.count):
                 findings.append(finding("TILE_COUNT_MISMATCH", f"{who} run no tile ({tiles_field}=0) but "
                                                                f"{name}CoreDataNum={c.count}.", c.first))
             else:
@@ -177,7 +203,7 @@ def _arch35_fields(launch, numel: int) -> list:
     """The fields the kernel does not read, against the launch and the host's rules; and blockNum."""
     f, bd, cores = launch.fields, launch.block_dim, launch.platform.core_num
     out = []
-    if bd != f.blockNum:
+    if block_num_differs(bd, f.blockNum):
         if bd > f.blockNum:
             what = f"blocks {max(f.blockNum, 0)}..{bd - 1} run the former blocks' loops past the last block"
         else:
@@ -187,11 +213,11 @@ def _arch35_fields(launch, numel: int) -> list:
     if core_num_outside(f.coreNum, f.blockNum, cores):
         out.append(finding("CORE_NUM_RANGE", f"coreNum={f.coreNum} is not in [blockNum={f.blockNum}, {cores}] (the "
                                              f"platform's core count)."))
-    if f.dim0 != numel:
+    if dim0_differs(f.dim0, numel):
         out.append(finding("DIM0_MISMATCH", f"dim0={f.dim0} but the tensor has {numel} elements."))
-    if f.elemNum != f.ubFormer:
+    if elem_num_differs(f.elemNum, f.ubFormer):
         out.append(finding("ELEM_NUM_MISMATCH", f"elemNum={f.elemNum} differs from ubFormer={f.ubFormer}."))
-    if f.scheMode != spec_arch35.SCHE_MODE:
+    if sche_mode_unknown(f.scheMode):
         out.append(finding("SCHE_MODE_UNKNOWN", f"scheMode={f.scheMode}; ElewiseBaseTiling always sets "
                                                 f"{spec_arch35.SCHE_MODE}."))
     return out

@@ -91,7 +91,7 @@ def vectorized_verdict(fields, block_dim, numel, itemsize, ub_size, core_num, bl
     # the classes' starts are not used (they may wrap here): the launch's end is
     classes = spec_a2.core_classes(f, bd)
     for c in classes:
-        idle = (c.passes == 0) & (c.count == 0)
+        idle = rules.a2_idle(c.passes, c.count)
         busy = (_passes_match(c.passes, T, c.tail, c.count) & ~rules.a2_tail_unaligned(c.tail, b, block)
                 & ~rules.a2_full_tiles_unaligned(c.passes, T, b, block))
         ok &= (c.cores == 0) | idle | busy
@@ -124,7 +124,7 @@ def vectorized_verdict_arch35(fields, block_dim, numel, itemsize, ub_size, core_
     negative = unread = np.zeros(bd.shape, dtype=bool)
     for read, not_read in negative_masks(f, classes).values():
         negative, unread = negative | read, unread | not_read
-    error = rules.block_dim_outside(bd, cores) | (bd != f.blockNum) | negative
+    error = rules.block_dim_outside(bd, cores) | rules.block_num_differs(bd, f.blockNum) | negative
     error |= rules.ub_overflows(spec_arch35.ub_bytes(U, b), ub) | rules.ub_former_off_block(U, b)
     # the tail block's length, dim0 - (blockNum - 1) * blockFormer (-1 where the product passes dim0)
     small = (f.blockFormer <= 0) | (f.blockNum - 1 <= np.maximum(f.dim0, 0) // np.maximum(f.blockFormer, 1))
@@ -132,9 +132,9 @@ def vectorized_verdict_arch35(fields, block_dim, numel, itemsize, ub_size, core_
     error |= ((former.cores > 0) | (extra.cores > 0)) & ~_passes_match(f.ubLoopOfFormerBlock, U,
                                                                        f.ubTailOfFormerBlock, f.blockFormer)
     error |= (tail.cores > 0) & ~_passes_match(f.ubLoopOfTailBlock, U, f.ubTailOfTailBlock, tail_len)
-    error |= f.dim0 != n    # everything else consistent: the walk ends at dim0
-    warning = (unread | rules.core_num_outside(f.coreNum, f.blockNum, cores) | (f.dim0 != n) | (f.elemNum != U)
-               | (f.scheMode != spec_arch35.SCHE_MODE))
+    error |= rules.dim0_differs(f.dim0, n)    # everything else consistent: the walk ends at dim0
+    warning = (unread | rules.core_num_outside(f.coreNum, f.blockNum, cores) | rules.dim0_differs(f.dim0, n)
+               | rules.elem_num_differs(f.elemNum, U) | rules.sche_mode_unknown(f.scheMode))
     warning |= ~negative & ((~rules.ub_former_off_block(U, b) & rules.ub_former_off_register(U, b))
                             | rules.block_former_unaligned(f.blockFormer))
     return error, warning
