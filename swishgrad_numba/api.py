@@ -13,6 +13,7 @@ from . import kernel, runtime
 from .dtypes import DTypeInfo, beta_argument, dtype_info
 from .platform import REFERENCE_PLATFORM, Platform
 from .tiling import as_tiling_record, compute_tiling, tiling_fields
+from .tiling.launch import negative_fields
 from .tiling.records import layout_of
 
 __all__ = ["swish_backward", "run_tiling", "MAX_WORK_FACTOR"]
@@ -46,8 +47,10 @@ def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, block_d
     Raises
     ------
     ValueError
-        For arrays that do not fit, or a tiling whose walk would transfer
-        more than :data:`MAX_WORK_FACTOR` times the tensor's elements.
+        For arrays that do not fit, a 950 tiling with a negative length or
+        count that a launched block reads (the message names the field), or
+        a tiling whose walk would transfer more than :data:`MAX_WORK_FACTOR`
+        times the tensor's elements.
     """
     info = dtype_info(out.dtype, argname="out.dtype")
     for name, arr in (("grad", grad), ("x", x), ("out", out)):
@@ -63,6 +66,12 @@ def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, block_d
     layout = layout_of(record)
     fields = tiling_fields(record)
     arch = kernel.arch_code(layout.architecture)
+    classes = kernel.plan.classes_of(fields, block_dim, arch)
+    negative = negative_fields(layout.architecture, fields, classes)[0]
+    if negative:
+        raise ValueError("tiling: " + ", ".join(f"{name} must be >= 0, got {getattr(fields, name)}"
+                                                 for name in negative)
+                         + " (a launched block reads it as a length or count)")
     numel = out.size
     if numel == 0:
         return out

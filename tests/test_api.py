@@ -387,3 +387,58 @@ def test_run_tiling_keeps_uncovered_elements_and_refuses_block_dim_zero():
     run_tiling(g, x, out, sg.Tiling(data=rec, block_dim=1))
     assert_bits_equal(out[:64], ref_swish_grad(g[:64], x[:64], np.float32(1.1)))
     assert (out[64:] == 7).all()
+
+
+def _record_950(**fields):
+    rec = np.zeros((), dtype=sg.ARCH35_TILING_DTYPE)
+    for name, value in fields.items():
+        rec[name] = value
+    return rec[()]
+
+
+def test_run_tiling_memory_does_not_grow_with_the_launched_cores():
+    """Issue 22 item 4: 2**20 blocks of one element each; the launch plan groups them, so the
+    launch allocates (NumPy and Python objects) far less than one byte per core."""
+    import tracemalloc
+
+    from swishgrad_numba.api import run_tiling
+
+    n = 1 << 20
+    rec = _record_950(dim0=n, coreNum=n, ubFormer=64, blockFormer=1, blockNum=n, ubLoopOfFormerBlock=1,
+                      ubLoopOfTailBlock=1, ubTailOfFormerBlock=1, ubTailOfTailBlock=1, elemNum=64, scheMode=1,
+                      scale=1.1)
+    g, x = _inputs((n,), "float16", seed=12)
+    out = np.empty(n, np.float16)
+    run_tiling(g, x, out, sg.Tiling(data=rec, block_dim=1000))   # compiled and the table built before tracing
+    tracemalloc.start()
+    try:
+        run_tiling(g, x, out, sg.Tiling(data=rec, block_dim=n))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < n // 4, peak
+    from reference import ref_swish_grad_950
+    assert_bits_equal(out, ref_swish_grad_950(g, x, np.float32(1.1)))
+
+
+def test_run_tiling_refuses_a_negative_950_field_a_block_reads_and_names_it():
+    """Issue 22 item 7: a ValueError naming the field, not a NumPy error or a silent run."""
+    from swishgrad_numba.api import run_tiling
+
+    n = 65600
+    host = sg.compute_tiling(n, np.float32, platform=sg.ASCEND950_PLATFORM)
+    g, x = _inputs((n,), "float32", seed=13)
+    for name, value in (("blockFormer", -1536), ("blockFormer", -1), ("ubFormer", -64), ("ubLoopOfTailBlock", -1),
+                        ("ubTailOfFormerBlock", -7)):
+        rec = host.data.copy()
+        rec[name] = value
+        out = np.full(n, 7, np.float32)
+        with pytest.raises(ValueError, match=rf"tiling: {name} must be >= 0, got {value}"):
+            run_tiling(g, x, out, sg.Tiling(data=rec, block_dim=host.block_dim))
+        assert (out == 7).all()
+    # a field no launched block reads may be anything: one block runs, the tail block
+    small = sg.compute_tiling(1000, np.float32, platform=sg.ASCEND950_PLATFORM, scale=1.1)
+    rec = small.data.copy()
+    rec["ubLoopOfFormerBlock"] = -1
+    out = run_tiling(g[:1000], x[:1000], np.empty(1000, np.float32), sg.Tiling(data=rec, block_dim=1))
+    assert_bits_equal(out, sg.swish_backward(g[:1000], x[:1000], 1.1, platform=sg.ASCEND950_PLATFORM))

@@ -295,3 +295,30 @@ def test_compare_json_unwritable_before_the_work(bad_outputs, dumps, capsys, mon
                          "--json", path)
     assert_usage_error(code, err, "--json", reason)
     assert out == ""
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["tiling", "--numel", 10, "--soc", "ascend950", "--ub-size", 1000], ["--ub-size", "too small"]),
+    (["tiling", "--numel", 10, "--block-size", 3], ["--block-size", "whole number"]),
+    (["tiling", "--numel", 10, "--soc", "nonsense"], ["--soc", "nonsense"]),
+    (["validate", "--numel", 10, "--host", "--ub-size", 100], ["--ub-size", "too small"]),
+    (["tiling", "--numel", MAX_UINT64, "--core-num", 1], ["--numel", "too large"]),
+])
+def test_options_checked_by_the_cli_before_the_library_runs(capsys, monkeypatch, argv, words):
+    """Issue 22 item 15: the command line refuses a bad option itself (the host tiling is never
+    called), and its message names the option, never the Python API's argument."""
+    from swishgrad_numba import tiling
+
+    def never(*args, **kwargs):
+        raise AssertionError("compute_tiling called with a bad option")
+
+    monkeypatch.setattr(tiling, "compute_tiling", never)
+    code, out, err = run(capsys, *argv)
+    assert_usage_error(code, err, *words)
+    assert "platform." not in err.lower() and "numel " not in err.replace("--numel ", "")
+
+
+def test_bench_unknown_soc_names_the_option_not_the_api(capsys):
+    code, out, err = run(capsys, "bench", "--quick", "--no-progress", "--soc", "nonsense")
+    assert_usage_error(code, err, "--soc 'nonsense' is not a known SoC")
+    assert "Platform." not in err

@@ -95,3 +95,59 @@ def test_property_any_float_inputs(dtype, beta, values):
     with np.errstate(over="ignore"):
         g, x = g.astype(DTYPES[dtype]), x.astype(DTYPES[dtype])
     assert_bits_equal(sg.swish_backward(g, x, beta), ref_swish_grad(g, x, beta))
+
+
+def _passes_by_hand(classes, numel):
+    """Every pass a launch runs inside the tensor, core by core in order, from the classes' fields:
+    (offset, length) of each pass that starts inside the tensor."""
+    out = []
+    for c in classes:
+        for k in range(c.cores):
+            start = c.base + c.count * k
+            for p in range(c.passes):
+                offset = start + p * c.pass_len
+                length = c.tail if p == c.passes - 1 else c.pass_len
+                if offset < numel and length:
+                    out.append((offset, length))
+    return out
+
+
+def _passes_of_plan(pieces, numel):
+    out = []
+    for start, cores, stride, passes, pass_len, last_len in pieces.tolist():
+        for c in range(cores):
+            for p in range(passes):
+                offset = start + c * stride + p * pass_len
+                length = last_len if p == passes - 1 else pass_len
+                if offset < numel and length:
+                    out.append((offset, length))
+    return out
+
+
+def test_plan_runs_every_pass_once_in_balanced_bins_without_listing_cores():
+    """Issue 22 item 4: the plan groups a class's cores (at most three pieces per class and bin),
+    runs exactly the passes that start inside the tensor, and balances the bins to a pass."""
+    from swishgrad_numba.kernel import plan as kplan
+    from swishgrad_numba.spec.arith import CoreClass
+
+    rng = np.random.default_rng(22)
+    for trial in range(300):
+        numel = int(rng.integers(1, 3000))
+        classes = []
+        first = 0
+        for _ in range(int(rng.integers(1, 4))):
+            cores = int(rng.integers(0, 40))
+            classes.append(CoreClass(first, cores, int(rng.integers(0, numel + 50)), int(rng.integers(0, 300)),
+                                     int(rng.integers(0, 12)), int(rng.integers(0, 200)), int(rng.integers(0, 250))))
+            first += cores
+        threads = int(rng.integers(1, 9))
+        pl = kplan.plan(kplan.core_runs(classes, numel), numel, threads)
+        got = _passes_of_plan(pl.pieces, numel)
+        assert sorted(got) == sorted(_passes_by_hand(classes, numel)), trial
+        assert len(pl.bins) == threads + 1 and len(pl.pieces) <= 3 * len(classes) * threads
+        inside = [sum(min(length, numel - off) for off, length in
+                      _passes_of_plan(pl.pieces[pl.bins[i]:pl.bins[i + 1]], numel)) for i in range(threads)]
+        assert sum(inside) == pl.elements
+        longest = max((length for _, length in got), default=0)
+        for work in inside:
+            assert abs(work - pl.elements / threads) <= longest + 1, (trial, inside)

@@ -601,7 +601,14 @@ def reference_codes_950(f, scale, block_dim, key, numel, dtype, platform):
         codes.add("SCONF_NONFINITE")
     if key is not None and key != KEY_950[dtype]:
         codes.add("TILING_KEY_MISMATCH")
-    if any(f[name] < 0 for name in WALK_950):
+    # the fields each launched block reads: the tail block its own loops and tail, every other the former's
+    read = {"blockFormer", "ubFormer"} if block_dim >= 1 else set()
+    for i in range(block_dim):
+        kind = "Tail" if i == f["blockNum"] - 1 else "Former"
+        read |= {f"ubLoopOf{kind}Block", f"ubTailOf{kind}Block"}
+    if any(f[name] < 0 for name in set(WALK_950) - read):
+        codes.add("FIELD_NEGATIVE_UNREAD")
+    if any(f[name] < 0 for name in read):
         return codes | {"FIELD_NEGATIVE"}
     if round_up_32(6 * U * b) > platform.ub_size:
         codes.add("UB_OVERFLOW")
@@ -871,3 +878,37 @@ def test_sweep_covers_both_kernels():
     text = result.format()
     assert "both kernels" in text and "Atlas A2 kernel" in text and "Ascend 950 kernel" in text
     assert result.rejected_reasons["950: unified buffer below six slots of 256 bytes"] == x35["rejected"]
+
+
+@pytest.mark.parametrize("name", ["ubLoopOfFormerBlock", "ubTailOfFormerBlock"])
+def test_arch35_negative_field_no_block_reads_is_a_warning(name):
+    """Issue 22 item 7: one block (the tail block) launched, so the former blocks' fields are unread."""
+    host = compute_tiling(1000, "float32", platform=ASCEND950_PLATFORM)
+    assert host.block_dim == 1
+    f = dict(fields_950(host), **{name: -5})
+    rep = validate_tiling(make_record_950(f), 1000, "float32", None, 1, checked=True)
+    assert rep.ok and rep.codes() == {"FIELD_NEGATIVE_UNREAD"}, rep.format()
+    assert rep.warnings[0].severity == "warning" and name in rep.warnings[0].message
+    assert rep.balance is not None and checked_run(make_record_950(f), 1000, "float32", None, 1).exact_coverage
+    err, warn = vectorized_verdict_arch35(f, 1, 1000, 4, ASCEND950_PLATFORM.ub_size, ASCEND950_PLATFORM.core_num)
+    assert not err[0] and warn[0]
+    # on two blocks the former block reads it: an error, and the walk is not analysed
+    rep = validate_tiling(make_record_950(dict(f, blockNum=2)), 1000, "float32", None, 2)
+    assert "FIELD_NEGATIVE" in rep.codes("error") and rep.balance is None
+
+
+def test_more_cores_than_analysed_one_by_one_give_no_false_gap():
+    """Issue 22 item 5: 2**20 + 2 abutting cores; the analysis stays exact (a warning, no false gap)."""
+    from swishgrad_numba.tiling.coverage import MAX_EXPLICIT_CORES
+
+    cores = MAX_EXPLICIT_CORES + 2
+    p = Platform(core_num=cores)
+    n = 8 * cores
+    host = compute_tiling(n, "float32", platform=p)
+    assert host.block_dim == cores
+    rep = validate_tiling(host, n, "float32", p)
+    assert rep.ok and rep.codes() == {"ANALYSIS_TRUNCATED"}, rep.format()
+    # a real gap past the last core is still found, and only that one
+    rep = validate_tiling(host, n + 8, "float32", p)
+    gaps = [f for f in rep.findings if f.code == "COVERAGE_GAP"]
+    assert len(gaps) == 1 and f"[{n}, {n + 8})" in gaps[0].message, rep.format()

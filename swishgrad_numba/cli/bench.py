@@ -7,7 +7,9 @@ import os
 import sys
 
 from ..platform import REFERENCE_PLATFORM
+from ._options import check_soc
 from ._paths import check_output_file
+from ._progress import progress_bar
 
 DEFAULT_SIZES = "10:26"
 QUICK_SIZES = "10,12"
@@ -16,27 +18,6 @@ QUICK_REPEAT = 2
 DEFAULT_MIN_TIME = 0.02
 QUICK_MIN_TIME = 0.001
 DEFAULT_SOC = REFERENCE_PLATFORM.soc_version
-
-
-class ProgressBar:
-    """A text progress bar on a stream: redrawn in place on a terminal, a line per step otherwise."""
-
-    def __init__(self, stream=None, width: int = 30):
-        self.stream = sys.stderr if stream is None else stream
-        self.width = width
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-
-    def __call__(self, done: int, total: int, label: str) -> None:
-        filled = int(self.width * done / max(total, 1))
-        bar = "#" * filled + "." * (self.width - filled)
-        text = f"[{bar}] {done}/{total} {label}"
-        if self.tty:
-            self.stream.write("\r" + text.ljust(100)[:100])
-            if done >= total:
-                self.stream.write("\n")
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
 
 
 def write_plot(rows, path) -> None:
@@ -114,10 +95,7 @@ def _parse_args(args):
     repeat = args.repeat if args.repeat is not None else (QUICK_REPEAT if args.quick else DEFAULT_REPEAT)
     if repeat < 1:
         raise ValueError(f"--repeat must be >= 1, got {repeat}")
-    try:
-        platform = Platform(soc_version=args.soc)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"--soc: {exc}") from None
+    platform = Platform(soc_version=check_soc(args.soc))
     if args.plot is not None:
         import importlib.util
 
@@ -135,21 +113,29 @@ def _measure(args, sizes, dtypes, threads, repeat, platform):
     from .. import benchmark as bm
 
     min_time = QUICK_MIN_TIME if args.quick else DEFAULT_MIN_TIME
-    progress = None if args.no_progress else ProgressBar()
-    rows = bm.run_comparison(sizes, dtypes, threads, repeat=repeat, min_time=min_time, use_torch=not args.no_torch,
-                             progress=progress, platform=platform)
-    scaling = [] if args.no_scaling else bm.thread_scaling(dtypes_=dtypes, repeat=repeat, min_time=min_time,
-                                                           platform=platform, progress=progress)
-    cold, memory = [], []
-    for name in dtypes:
-        if not (args.quick or args.no_cold_start):
+    progress = progress_bar(args.no_progress, "step")
+    try:
+        rows = bm.run_comparison(sizes, dtypes, threads, repeat=repeat, min_time=min_time,
+                                 use_torch=not args.no_torch, progress=progress, platform=platform)
+        scaling = [] if args.no_scaling else bm.thread_scaling(dtypes_=dtypes, repeat=repeat, min_time=min_time,
+                                                               platform=platform, progress=progress)
+        cold, memory = [], []
+        fresh = [(name, kind) for name in dtypes for kind, skip in (("cold", args.no_cold_start),
+                                                                     ("memory", args.no_memory))
+                 if not (args.quick or skip)]
+        for done, (name, kind) in enumerate(fresh):
             if progress is not None:
-                progress(0, 1, f"cold start {name} (2 fresh processes)")
-            cold.append(bm.cold_start(name, platform=platform))
-        if not (args.quick or args.no_memory):
-            if progress is not None:
-                progress(0, 1, f"memory {name} (a fresh process)")
-            memory.append(bm.memory_growth(name, platform=platform))
+                progress(done, len(fresh), f"cold start {name} (2 fresh processes)" if kind == "cold" else
+                         f"memory {name} (a fresh process)")
+            if kind == "cold":
+                cold.append(bm.cold_start(name, platform=platform))
+            else:
+                memory.append(bm.memory_growth(name, platform=platform))
+        if progress is not None and fresh:
+            progress(len(fresh), len(fresh), "fresh processes")
+    finally:
+        if progress is not None:
+            progress.close()
     return rows, scaling, cold, memory
 
 
@@ -242,5 +228,6 @@ def register(subparsers) -> None:
     p.add_argument("--no-scaling", action="store_true", help="skip the thread scaling of small launches")
     p.add_argument("--no-cold-start", action="store_true", help="skip the fresh-process cold-start timing")
     p.add_argument("--no-memory", action="store_true", help="skip the fresh-process memory measurement")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (shown on stderr when it is a terminal)")
     p.set_defaults(func=_cmd_bench)

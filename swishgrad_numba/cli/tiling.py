@@ -10,18 +10,20 @@ says the balance was skipped. ``validate`` checks a given tiling (one
 kernel's field options, a struct binary whose length tells its kernel, or
 the host tiling with fields overridden) and exits 0 when it is correct, 1
 when it is not, 2 on bad arguments; ``validate --sweep`` checks both
-kernels' host tilings over a large grid of sizes, dtypes and platforms.
+kernels' host tilings over a large grid of sizes, dtypes and core counts on
+the real platforms (``--hypothetical``: a grid of platforms no part has).
 """
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 
 from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM
 from ..tiling.records import LAYOUTS
-from ._paths import check_input_file, check_output_file
+from ._options import OptionError, check_soc
+from ._paths import PathArgumentError, check_input_file, check_output_file
+from ._progress import progress_bar
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -82,17 +84,25 @@ def _architecture_of_soc(args):
     """The kernel ``--soc`` picks, or None when it is not given."""
     from ..platform import Platform
 
+    _check_soc(args)
     if args.soc_version is None:
         return None
-    try:
-        return Platform(soc_version=args.soc_version).architecture
-    except ValueError as exc:
-        raise _UsageError(_message(exc)) from None
+    return Platform(soc_version=args.soc_version).architecture
+
+
+def _check_soc(args) -> None:
+    if args.soc_version is not None:
+        try:
+            check_soc(args.soc_version)
+        except OptionError as exc:
+            raise _UsageError(str(exc)) from None
 
 
 def _platform(args, architecture: str):
+    """The platform of the options (each already checked: sizes by argparse, --soc here)."""
     from ..platform import Platform
 
+    _check_soc(args)
     default = ASCEND950_PLATFORM if architecture == ARCH_950 else REFERENCE_PLATFORM
     return Platform(ub_size=args.ub_size, core_num=args.core_num, block_size=args.block_size,
                     soc_version=args.soc_version or default.soc_version)
@@ -107,15 +117,18 @@ def _dtype(args):
         raise _UsageError(str(exc)) from None
 
 
-# The library names its arguments as the Python API does; say the option instead.
-_OPTION_OF = {"numel": "--numel", "platform.ub_size": "--ub-size", "platform.core_num": "--core-num",
-              "platform.block_size": "--block-size", "Platform.soc_version": "--soc"}
-_API_NAME = re.compile(r"(?<![\w.-])((?:[pP]latform\.(?:ub_size|core_num|block_size|soc_version))|numel)\b")
+# The options that set the host tiling's arguments, for check_host_input's messages.
+_HOST_OPTIONS = {"numel": "--numel", "ub_size": "--ub-size", "block_size": "--block-size"}
 
 
-def _message(exc) -> str:
-    """The error's message with the API argument names replaced by the options that set them."""
-    return _API_NAME.sub(lambda m: _OPTION_OF.get(m.group(1), m.group(1)), str(exc))
+def _check_host_input(args, dt, platform) -> None:
+    """The host tiling's refusals of --numel, --ub-size and --block-size, before it runs."""
+    from ..tiling.host import check_host_input
+
+    try:
+        check_host_input(args.numel, dt, platform, _HOST_OPTIONS)
+    except ValueError as exc:
+        raise _UsageError(f"the host tiling refuses this input: {exc}") from None
 
 
 def _print_record(fields: dict, out) -> None:
@@ -129,6 +142,7 @@ def _print_record(fields: dict, out) -> None:
 
 def _cmd_tiling(args) -> int:
     from ..tiling import compute_tiling, tiling_balance
+    from ..tiling.validate import check_validate_numel
     from ..tiling.io import write_tiling_bin
     from ..tiling.launch import KERNEL_NAMES
 
@@ -137,17 +151,19 @@ def _cmd_tiling(args) -> int:
             check_output_file(args.write, "--write")
         dt = _dtype(args)
         platform = _platform(args, _architecture_of_soc(args))
-        tiling = compute_tiling(args.numel, dt, beta=args.beta, platform=platform)
-    except (_UsageError, TypeError, ValueError) as exc:
-        print(f"swishgrad tiling: error: {_message(exc)}", file=sys.stderr)
+        _check_host_input(args, dt, platform)
+    except (_UsageError, PathArgumentError) as exc:
+        print(f"swishgrad tiling: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    tiling = compute_tiling(args.numel, dt, beta=args.beta, platform=platform)
     # The host tiling takes any size whose fields fit their C types; the load-balance
     # analysis stops at tensors of 2**56 elements. Past that the tiling is still
     # printed (and written), and the balance is reported as skipped.
     try:
+        check_validate_numel(args.numel, dt, platform, "--numel")
         balance, skipped = tiling_balance(tiling, args.numel, dt, platform), None
     except ValueError as exc:
-        balance, skipped = None, _message(exc)
+        balance, skipped = None, str(exc)
     fields = tiling.as_dict()
     fields["workspaceSize"] = tiling.workspace_size
     if args.write is not None:
@@ -190,13 +206,13 @@ def _source_architecture(args, given: dict):
     from ..tiling.records import layout_of
 
     if args.file:
+        check_input_file(args.file, "--file")  # a FIFO would block the read
         try:
-            check_input_file(args.file, "--file")  # a FIFO would block the read
             record = read_tiling_bin(args.file)
         except OSError as exc:
             raise _UsageError(f"cannot read --file: {exc}") from None
         except ValueError as exc:
-            raise _UsageError(_message(exc)) from None
+            raise _UsageError(f"--file: {exc}") from None
         return record, layout_of(record).architecture
     kinds = [arch for arch in (ARCH_A2, ARCH_950) if given[arch]]
     if len(kinds) == 2:
@@ -235,10 +251,8 @@ def _tiling_from_args(args, dt):
         if block_dim is None:
             raise _UsageError("--block-dim is required with --file (the struct does not carry it)")
     elif args.host:
-        try:
-            host = compute_tiling(args.numel, dt, platform=platform)
-        except ValueError as exc:
-            raise _UsageError(f"the host tiling refuses this input: {_message(exc)}") from None
+        _check_host_input(args, dt, platform)
+        host = compute_tiling(args.numel, dt, platform=platform)
         record = host.data
         block_dim = host.block_dim if block_dim is None else block_dim
         key = host.tiling_key if key is None else key
@@ -265,27 +279,13 @@ def _tiling_from_args(args, dt):
     return Tiling(data=record[()], block_dim=block_dim, tiling_key=key), block_dim, platform
 
 
-def _progress_bar(out):
-    width = 40
-
-    def show(done: int, total: int) -> None:
-        filled = width * done // max(total, 1)
-        out.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {100 * done // max(total, 1):3d}% "
-                  f"{done}/{total} combinations")
-        if done >= total:
-            out.write("\n")
-        out.flush()
-
-    return show
-
-
 #: --sizes-per-case cap: 10000 sizes for each of the ~4300 (kernel, platform, dtype) cases is a grid of
 #: ~40M combinations, a few GB; the default 1000 gives ~3.3M.
 _MAX_SIZES_PER_CASE = 10_000
 
 
 def _cmd_sweep(args) -> int:
-    from ..tiling import run_sweep, sweep_grid
+    from ..tiling.sweep import SWEEP_CORE_NUMS, SWEEP_PLATFORMS, platform_sweep_grid, run_sweep, sweep_grid
 
     if args.buffers is not None:
         print("swishgrad validate: error: --buffers does not apply to --sweep (it checks SwishGrad's "
@@ -298,9 +298,18 @@ def _cmd_sweep(args) -> int:
         print(f"swishgrad validate: error: --sizes-per-case must be at most {_MAX_SIZES_PER_CASE}, "
               f"got {args.sizes_per_case}", file=sys.stderr)
         return EXIT_USAGE
-    grid = sweep_grid(sizes_per_case=args.sizes_per_case, max_numel=args.max_numel, seed=args.seed)
-    progress = None if args.no_progress else _progress_bar(sys.stderr)
-    result = run_sweep(grid, chunk=1 << 16, progress=progress)
+    make_grid = sweep_grid if args.hypothetical else platform_sweep_grid
+    grid = make_grid(sizes_per_case=args.sizes_per_case, max_numel=args.max_numel, seed=args.seed)
+    progress = progress_bar(args.no_progress, "combination")
+    try:
+        result = run_sweep(grid, chunk=1 << 16, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
+    if not args.hypothetical:
+        print("platforms: " + "; ".join(str(p) for p in SWEEP_PLATFORMS) + f", each with core counts "
+              f"{', '.join(str(c) for c in SWEEP_CORE_NUMS)} up to its own (--hypothetical: a grid of platforms "
+              f"no Ascend part has)")
     print(result.format())
     return EXIT_OK if result.ok else EXIT_INVALID
 
@@ -308,17 +317,22 @@ def _cmd_sweep(args) -> int:
 def _cmd_validate(args) -> int:
     if args.sweep:
         return _cmd_sweep(args)
+    if args.hypothetical:
+        print("swishgrad validate: error: --hypothetical applies to --sweep only", file=sys.stderr)
+        return EXIT_USAGE
     from ..tiling import validate_tiling
+    from ..tiling.validate import check_validate_numel
 
     try:
         if args.numel is None:
             raise _UsageError("--numel is required (or use --sweep)")
         dt = _dtype(args)
         tiling, block_dim, platform = _tiling_from_args(args, dt)
+        check_validate_numel(args.numel, dt, platform, "--numel")
         report = validate_tiling(tiling, args.numel, dt, platform, block_dim, checked=args.checked,
                                  buffers=args.buffers)
     except (_UsageError, TypeError, ValueError) as exc:
-        print(f"swishgrad validate: error: {_message(exc)}", file=sys.stderr)
+        print(f"swishgrad validate: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         print(json.dumps({
@@ -383,10 +397,17 @@ def register(subparsers) -> None:
     v.add_argument("--json", action="store_true", help="print JSON")
     sw = v.add_argument_group("sweep")
     sw.add_argument("--sweep", action="store_true",
-                    help="check both kernels' host tilings over a grid of sizes, dtypes and platforms")
+                    help="check both kernels' host tilings over a grid of sizes, dtypes and core counts on the real "
+                         "platforms (exit 0 when no host tiling has an error)")
+    sw.add_argument("--hypothetical", action="store_true",
+                    help="with --sweep: a grid of hypothetical platforms instead (12 UB sizes, 12 core counts, 9 "
+                         "block sizes of 1 to 512 bytes); exits 1 on its UB_OVERFLOW findings on block sizes that "
+                         "are not a multiple of 32 bytes (the host tiles in whole blocks, InitBuffer pads each "
+                         "buffer to 32 bytes; docs/validation.md)")
     sw.add_argument("--sizes-per-case", type=_positive, default=1000,
                     help="sizes per (kernel, platform, dtype) in the sweep (%(default)s)")
     sw.add_argument("--max-numel", type=_positive, default=1 << 36, help="largest size in the sweep (%(default)s)")
     sw.add_argument("--seed", type=_uint, default=0, help="seed of the sweep's random sizes (%(default)s)")
-    sw.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    sw.add_argument("--no-progress", action="store_true",
+                    help="no progress bar (shown on stderr when it is a terminal)")
     v.set_defaults(func=_cmd_validate)

@@ -81,8 +81,8 @@ def plan_launch(fields, block_dim: int, arch: int, numel: int, threads: int | No
     """
     if threads is None:
         threads = runtime.num_threads()
-    walks = plan.core_walks(fields, block_dim, arch, numel)
-    return plan.plan(walks, numel, 1 if numel < SERIAL_BELOW else threads)
+    runs = plan.core_runs(plan.classes_of(fields, block_dim, arch), numel)
+    return plan.plan(runs, numel, 1 if numel < SERIAL_BELOW else threads)
 
 
 def _bits(arr: np.ndarray, info: DTypeInfo) -> np.ndarray:

@@ -6,8 +6,9 @@ pass is CopyIn (global -> local buffer), Compute, CopyOut (local ->
 global), with two local buffers per queue used alternately (ping-pong).
 
 So that every host thread has work whatever the core count, the launch is
-given *pieces*: runs of consecutive passes of one core (a whole core, or a
-part of it), grouped into one bin per thread (:mod:`.plan` makes them).
+given *pieces*: runs of whole cores that walk alike, or consecutive passes
+of one core (a part of it), grouped into one bin per thread (:mod:`.plan`
+makes them).
 Each bin is one ``prange`` iteration with its own local buffers; each piece
 writes only its own range. Element-wise work makes the order
 irrelevant, so the bits are the same for every split.
@@ -23,10 +24,12 @@ from .sequence import compute_tile
 
 __all__ = ["PIECE_DTYPE", "launch_bins", "launch_serial"]
 
-#: A run of consecutive passes of one core: it starts at element ``start``,
-#: makes ``passes`` passes, all of ``pass_len`` elements but the last, which
-#: has ``last_len``.
-PIECE_DTYPE = np.dtype([("start", "<i8"), ("passes", "<i8"), ("pass_len", "<i8"), ("last_len", "<i8")])
+#: ``cores`` cores that walk alike, core ``j`` from element ``start + stride * j``:
+#: each makes ``passes`` passes, all of ``pass_len`` elements but the last,
+#: which has ``last_len``, and stops at its first pass that starts past the
+#: tensor. A part of one core's walk is a piece of one core.
+PIECE_DTYPE = np.dtype([("start", "<i8"), ("cores", "<i8"), ("stride", "<i8"), ("passes", "<i8"),
+                        ("pass_len", "<i8"), ("last_len", "<i8")])
 
 # Compute runs over a pass in slices of this many elements; between slices
 # the core prefetches the matching share of its next pass's GM lines.
@@ -75,7 +78,20 @@ def _prefetch_share(grad, x, out, start, stop, step):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _run_piece(piece, grad, x, out, beta, table, dtype_code, arch, g_local, x_local, o_local, work):
-    """Walk one piece with ping-pong local buffers.
+    """Walk each core of one piece in turn."""
+    numel = out.shape[0]
+    for c in range(piece.cores):
+        start = piece.start + c * piece.stride
+        if start >= numel:  # the cores start in order: the rest lie past the tensor too
+            break
+        _walk_core(start, piece.passes, piece.pass_len, piece.last_len, grad, x, out, beta, table, dtype_code,
+                   arch, g_local, x_local, o_local, work)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _walk_core(start, passes, pass_len, last_len, grad, x, out, beta, table, dtype_code, arch, g_local, x_local,
+               o_local, work):
+    """Walk one core's passes from ``start`` with ping-pong local buffers.
 
     On the device MTE2 fills the other buffer of each queue while the vector
     unit computes. Here the core does the same work in turn; to overlap the
@@ -85,27 +101,27 @@ def _run_piece(piece, grad, x, out, beta, table, dtype_code, arch, g_local, x_lo
     numel = out.shape[0]
     capacity = g_local.shape[1]
     line = max(_CACHE_LINE_BYTES // out.itemsize, 1)   # elements per cache line
-    passes = piece.passes
-    pass_len = piece.pass_len
     for p in range(passes):
-        length = pass_len if p < passes - 1 else piece.last_len
+        offset = start + p * pass_len
+        if offset >= numel:  # the passes abut: this one and the rest lie past the tensor
+            break
+        length = pass_len if p < passes - 1 else last_len
         if length > capacity:  # never index past the local buffer
             length = capacity
-        offset = piece.start + p * pass_len
         ping = p % BUFFER_NUM
         g_buf = g_local[ping]
         x_buf = x_local[ping]
         o_buf = o_local[ping]
         # CopyIn
         valid = _copy_in(x_buf, x, offset, length, numel)
-        if valid == 0:  # a pass wholly past the tensor writes nothing back
+        if valid == 0:  # a pass of no element writes nothing back
             continue
         _copy_in(g_buf, grad, offset, length, numel)
-        # The next pass of this piece, clipped to the tensor (empty if none).
+        # The next pass of this core, clipped to the tensor (empty if none).
         next_start = min(offset + pass_len, numel)
         next_stop = next_start
         if p + 1 < passes:
-            next_stop = min(next_start + (pass_len if p + 1 < passes - 1 else piece.last_len), numel)
+            next_stop = min(next_start + (pass_len if p + 1 < passes - 1 else last_len), numel)
         slices = (length + COMPUTE_SLICE - 1) // COMPUTE_SLICE
         share = ((next_stop - next_start + slices - 1) // slices + line - 1) // line * line
         # Compute: the whole pass, padding included, as the vector unit

@@ -25,7 +25,7 @@ from .arith import INIT_BUFFER_ALIGN, CoreClass, ceil_div, maximum, minimum, pad
 
 __all__ = [
     "FIELDS", "TilingFields", "BUFFER_NUM", "BYTES_PER_CORE", "BLOCK_ALIGN", "UB_ALIGN_BYTES",
-    "SCHE_MODE", "WORKSPACE_SIZE", "host_tiling", "block_classes", "ub_bytes",
+    "SCHE_MODE", "WORKSPACE_SIZE", "CLASS_FIELDS", "host_tiling", "block_classes", "ub_bytes",
     "tiling_key",
 ]
 
@@ -129,6 +129,16 @@ def block_classes(f, block_dim):
     after = CoreClass(n_former + n_tail, n_after, (n_former + n_tail) * f.blockFormer, f.blockFormer,
                       f.ubLoopOfFormerBlock, f.ubFormer, f.ubTailOfFormerBlock)
     return former, tail, after
+
+
+#: The fields the blocks of each of :func:`block_classes`' classes (former,
+#: tail, extra) read as lengths and counts: where they start, their UB loops
+#: and their tail. A class with no block reads none.
+CLASS_FIELDS = (
+    ("blockFormer", "ubFormer", "ubLoopOfFormerBlock", "ubTailOfFormerBlock"),
+    ("blockFormer", "ubFormer", "ubLoopOfTailBlock", "ubTailOfTailBlock"),
+    ("blockFormer", "ubFormer", "ubLoopOfFormerBlock", "ubTailOfFormerBlock"),
+)
 
 
 def ub_bytes(ub_former, itemsize):

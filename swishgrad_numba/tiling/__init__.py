@@ -21,7 +21,7 @@ from .buffers import buffer_plan_bytes, parse_buffer_plan, swishgrad_buffer_plan
 from .checked import MAX_CHECKED_NUMEL, CheckedRun, checked_run
 from .findings import CODES, Finding, ValidationReport
 from .launch import FIELD_CAP
-from .sweep import SweepResult, run_sweep, sweep_grid
+from .sweep import SweepResult, platform_sweep_grid, run_sweep, sweep_grid
 from .validate import tiling_balance, validate_tiling
 from .verdict import vectorized_verdict, vectorized_verdict_arch35
 
@@ -31,5 +31,5 @@ __all__ = [
     "tiling_fields", "ub_buffer_units", "write_tiling_bin",
     "CODES", "FIELD_CAP", "MAX_CHECKED_NUMEL", "CheckedRun", "Finding", "SweepResult", "TilingBalance",
     "ValidationReport", "buffer_plan_bytes", "checked_run", "parse_buffer_plan", "run_sweep", "swishgrad_buffer_plan",
-    "sweep_grid", "tiling_balance", "validate_tiling", "vectorized_verdict", "vectorized_verdict_arch35",
+    "platform_sweep_grid", "sweep_grid", "tiling_balance", "validate_tiling", "vectorized_verdict", "vectorized_verdict_arch35",
 ]

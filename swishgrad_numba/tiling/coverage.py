@@ -54,7 +54,7 @@ def _explicit_cores(classes, padded: int, findings: list) -> tuple:
     cores)`` that start at or past the padded end.
     """
     starts, ends, cls_idx, entries, weights = [], [], [], [], []
-    beyond_groups = []
+    beyond_groups, middle, horizon = [], [], []
     for ci, c in enumerate(classes):
         if c.cores == 0:
             continue
@@ -71,25 +71,36 @@ def _explicit_cores(classes, padded: int, findings: list) -> tuple:
         k = 0 if c.base >= padded else min(c.cores, -(-(padded - c.base) // c.count))
         if k < c.cores and c.length > 0:
             beyond_groups.append((c, c.first + k, c.cores - k))
+        blocks = [(0, k)]
         if k > MAX_EXPLICIT_CORES:
+            # the first cores and the last two one by one; those between, when they abut, as one range
+            # that each element of is computed once (exact), else not at all (the gaps they leave are
+            # real: the analysis only says less past the first cores)
+            blocks = [(0, MAX_EXPLICIT_CORES - 2), (k - 2, 2)]
+            if c.count == c.length:
+                middle.append((c.start(c.first + MAX_EXPLICIT_CORES - 2), c.start(c.first + k - 2)))
+                what = (f"the {k - MAX_EXPLICIT_CORES} between as one range (they abut: the coverage is exact), "
+                        f"so the balance figures are partial")
+            else:
+                horizon.append(c.start(c.first + MAX_EXPLICIT_CORES - 2))
+                what = (f"no gap from element {c.start(c.first + MAX_EXPLICIT_CORES - 2)} on is reported, and "
+                        f"the totals are partial")
             findings.append(finding(
-                "ANALYSIS_TRUNCATED", f"{c.span()} start inside the tensor; only the first {MAX_EXPLICIT_CORES} "
-                                      f"are analysed one by one, so totals are partial.", c.first))
-            k = MAX_EXPLICIT_CORES
-        if k == 0:
-            continue
-        # count < padded whenever k >= 2, so the product fits int64
-        s = np.minimum(c.base + min(c.count, FIELD_CAP) * np.arange(k, dtype=np.int64), FIELD_CAP)
-        starts.append(s)
-        ends.append(np.minimum(s + min(c.length, FIELD_CAP), FIELD_CAP))
-        cls_idx.append(np.full(k, ci, dtype=np.int64))
-        weights.append(np.ones(k, dtype=np.int64))
-        entries.append((c.first, k, 1))
+                "ANALYSIS_TRUNCATED", f"{c.span()} start inside the tensor; the first {MAX_EXPLICIT_CORES - 2} and "
+                                      f"the last two are analysed one by one, {what}.", c.first))
+        for j, n in blocks:
+            # count < padded whenever k >= 2, so the product fits int64
+            s = np.minimum(c.base + min(c.count, FIELD_CAP) * np.arange(j, j + n, dtype=np.int64), FIELD_CAP)
+            starts.append(s)
+            ends.append(np.minimum(s + min(c.length, FIELD_CAP), FIELD_CAP))
+            cls_idx.append(np.full(n, ci, dtype=np.int64))
+            weights.append(np.ones(n, dtype=np.int64))
+            entries.append((c.first + j, n, 1))
     if starts:
         starts, ends, cls_idx, weights = (np.concatenate(a) for a in (starts, ends, cls_idx, weights))
     else:
         starts = ends = cls_idx = weights = np.zeros(0, dtype=np.int64)
-    return starts, ends, cls_idx, weights, entries, beyond_groups
+    return starts, ends, cls_idx, weights, entries, beyond_groups, middle, min(horizon, default=FIELD_CAP)
 
 
 def _entry(entries, i: int) -> tuple:
@@ -176,14 +187,18 @@ def _overlaps(findings, mult, seg_lo, seg_hi, s, e, live_idx, entries, classes, 
         # one pass over the cores, for at most MAX_FINDINGS_PER_CODE regions
         cover = np.flatnonzero((s <= o0) & (e > o0))
         names = [_who(entries, live_idx[j]) for j in cover[:4]]
-        head, head_weight = _entry(entries, live_idx[cover[0]])
-        if head_weight > 1:
-            later, core = live_idx[cover[0]], head + 1
-        else:
-            later = live_idx[cover[1]]
-            core = _entry(entries, later)[0]
-        tile = classes[cls_idx[later]].pass_of(core, o0)
+        core = tile = None
+        if cover.size:
+            head, head_weight = _entry(entries, live_idx[cover[0]])
+            if head_weight > 1:
+                later, core = live_idx[cover[0]], head + 1
+            else:  # the other may be among the abutting cores analysed as one range
+                later = live_idx[cover[min(1, cover.size - 1)]]
+                core = _entry(entries, later)[0]
+            tile = classes[cls_idx[later]].pass_of(core, o0)
         who = ", ".join(names) + (", ..." if cover.size > 4 else "")
+        if cover.size < top:
+            who += (", " if names else "") + "cores analysed as one range"
         overlaps.append(finding(
             "COVERAGE_OVERLAP", f"elements [{o0}, {o1}) ({o1 - o0} elements) are computed more than once (up to "
                                 f"{top} times); at element {o0} by cores {who}.", core, tile))
@@ -247,21 +262,28 @@ def analyse_coverage(classes, numel: int, padded: int, itemsize: int, exact_dma:
     ``padded`` the element slots the allocation holds; ``exact_dma`` (the
     950) says that it has no padding (``padded == numel``).
     """
-    starts, ends, cls_idx, weights, entries, beyond_groups = _explicit_cores(classes, padded, findings)
+    starts, ends, cls_idx, weights, entries, beyond_groups, middle, horizon = _explicit_cores(classes, padded,
+                                                                                             findings)
     live = ends > starts
     s, e, w = starts[live], ends[live], weights[live]
     live_idx = np.flatnonzero(live)
     # multiplicity is piecewise constant between the interval end points:
     # weight of the intervals started at or before p minus those ended by p
-    points = np.sort(np.concatenate((s, e, [0, numel])))
+    # (the ranges of abutting cores not listed one by one count once)
+    m_s = np.concatenate((s, np.array([a for a, _ in middle], dtype=np.int64)))
+    m_e = np.concatenate((e, np.array([b for _, b in middle], dtype=np.int64)))
+    m_w = np.concatenate((w, np.ones(len(middle), dtype=np.int64)))
+    points = np.sort(np.concatenate((m_s, m_e, [0, numel])))
     points = points[(points <= numel) & np.concatenate(([True], points[1:] != points[:-1]))]
     look = _Lookup(s, e)
-    cs = np.concatenate(([0], np.cumsum(w[look.s_order])))
-    ce = np.concatenate(([0], np.cumsum(w[look.e_order])))
-    mult = (cs[np.searchsorted(look.s_sorted, points[:-1], "right")]
-            - ce[np.searchsorted(look.e_sorted, points[:-1], "right")])
+    s_order, e_order = np.argsort(m_s, kind="stable"), np.argsort(m_e, kind="stable")
+    cs = np.concatenate(([0], np.cumsum(m_w[s_order])))
+    ce = np.concatenate(([0], np.cumsum(m_w[e_order])))
+    mult = (cs[np.searchsorted(m_s[s_order], points[:-1], "right")]
+            - ce[np.searchsorted(m_e[e_order], points[:-1], "right")])
     seg_lo, seg_hi = points[:-1], points[1:]
-    _gaps(findings, mult, seg_lo, seg_hi, look, live_idx, entries, classes, cls_idx)
+    known = seg_lo < horizon     # gaps from the horizon on are not known
+    _gaps(findings, np.where(known, mult, 1), seg_lo, seg_hi, look, live_idx, entries, classes, cls_idx)
     _overlaps(findings, mult, seg_lo, seg_hi, s, e, live_idx, entries, classes, cls_idx)
     padding_elems = _overruns(findings, numel, padded, itemsize, exact_dma, s, e, w, live_idx, entries, classes,
                               cls_idx, beyond_groups)

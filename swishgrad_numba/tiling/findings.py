@@ -31,10 +31,15 @@ CODES = {
     "IDLE_CORE": ("warning", "A2: a launched core runs no tile"),
     "SCONF_NONFINITE": ("warning", "beta (sconf, 950: scale) is NaN or infinite"),
     "TILING_KEY_UNKNOWN": ("warning", "A2: SwishGrad has one kernel variant, tiling key 0"),
-    "ANALYSIS_TRUNCATED": ("warning", "too many cores to analyse one by one; totals are partial"),
+    "ANALYSIS_TRUNCATED": ("warning", "a class has too many cores to analyse one by one: the first and the last "
+                                      "two are; those between, when they abut, as one range (the coverage stays "
+                                      "exact), else no gap past the first is reported; the balance figures are "
+                                      "partial"),
     "CHECKED_RUN_DISAGREES": ("error", "the instrumented run contradicts the analytic coverage (a bug)"),
-    "FIELD_NEGATIVE": ("error", "950: a length or count the walk reads (blockFormer, ubFormer, a UB loop count or "
-                                "tail) is negative; the walk is not analysed"),
+    "FIELD_NEGATIVE": ("error", "950: a length or count a launched block reads (blockFormer, ubFormer, a UB loop "
+                                "count or tail) is negative; the walk is not analysed"),
+    "FIELD_NEGATIVE_UNREAD": ("warning", "950: a UB loop count or tail of a kind of block that is not launched "
+                                         "is negative (no block reads it)"),
     "UB_FORMER_NOT_BLOCK_ALIGNED": ("error", "950: ubFormer * itemsize is not a multiple of 32 bytes: the six UB "
                                              "slots lie back to back, so slots start off the 32-byte alignment "
                                              "of UB addresses, and each copy-in's 32-byte padding spills into "

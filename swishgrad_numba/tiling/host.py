@@ -15,7 +15,11 @@ from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 from .records import ARCH35_TILING_DTYPE, LAYOUTS, TILING_DTYPE, Tiling
 
-__all__ = ["compute_tiling", "check_numel", "check_platform", "ub_buffer_units"]
+__all__ = ["compute_tiling", "check_host_input", "check_numel", "check_platform", "ub_buffer_units"]
+
+# The names compute_tiling's messages give the arguments; the command line
+# gives its options' names instead (check_host_input's argnames).
+_ARGNAMES = {"numel": "numel", "ub_size": "platform.ub_size", "block_size": "platform.block_size"}
 
 
 def ub_buffer_units(dtype) -> int:
@@ -71,46 +75,57 @@ def compute_tiling(numel, dtype, beta=None, platform: Platform | None = None, *,
     info = dtype_info(dtype, argname="dtype")
     platform = check_platform(platform)
     beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf})
+    block_dim, fields = _host_fields(n, info, platform, _ARGNAMES)
     if platform.architecture == ARCH_950:
-        return _arch35_tiling(n, info, beta32, platform)
-    return _a2_tiling(n, info, beta32, platform)
-
-
-def _a2_tiling(n: int, info: DTypeInfo, beta32, platform: Platform) -> Tiling:
-    b, block = info.itemsize, platform.block_size
-    if block % b:
-        raise ValueError(f"platform.block_size ({block} bytes) must hold a whole number of {info.name} "
-                         f"elements ({b} bytes)")
-    accepted, block_dim, fields = spec_a2.host_tiling(n, b, platform.ub_size, platform.core_num, block)
-    if not accepted:
-        units = spec_a2.tile_units(b)
-        raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small: the {info.name} kernel needs "
-                         f"{units} tile buffers of at least one {block}-byte block ({units * block} bytes)")
+        return Tiling(data=_record(ARCH35_TILING_DTYPE, fields, beta32), block_dim=block_dim,
+                      tiling_key=spec_arch35.tiling_key(info.arch35_template),
+                      workspace_size=spec_arch35.WORKSPACE_SIZE)
     return Tiling(data=_record(TILING_DTYPE, fields, beta32), block_dim=block_dim, tiling_key=spec_a2.TILING_KEY,
                   workspace_size=platform.lib_workspace_size)
 
 
-def _arch35_tiling(n: int, info: DTypeInfo, beta32, platform: Platform) -> Tiling:
-    b = info.itemsize
-    accepted, block_dim, fields = spec_arch35.host_tiling(n, b, platform.ub_size, platform.core_num)
-    if not accepted:
-        need = spec_arch35.BUFFER_NUM * spec_arch35.UB_ALIGN_BYTES
-        raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small: the 950 kernel needs "
-                         f"{spec_arch35.BUFFER_NUM} buffers of at least {spec_arch35.UB_ALIGN_BYTES} bytes "
-                         f"({need} bytes)")
-    return Tiling(data=_record(ARCH35_TILING_DTYPE, fields, beta32), block_dim=block_dim,
-                  tiling_key=spec_arch35.tiling_key(info.arch35_template),
-                  workspace_size=spec_arch35.WORKSPACE_SIZE)
+def check_host_input(numel, dtype, platform: Platform | None, argnames: dict) -> None:
+    """Raise the error :func:`compute_tiling` would for this input, naming the
+    arguments by ``argnames`` (keys ``numel``, ``ub_size``, ``block_size``;
+    e.g. the command line's options), before any other work."""
+    names = dict(_ARGNAMES, **argnames)
+    n = check_numel(numel, names["numel"])
+    _host_fields(n, dtype_info(dtype, argname="dtype"), check_platform(platform), names)
+
+
+def _host_fields(n: int, info: DTypeInfo, platform: Platform, names: dict) -> tuple:
+    """``(block_dim, fields)`` of the host tiling, or a ValueError naming the argument at fault."""
+    b, ub = info.itemsize, platform.ub_size
+    if platform.architecture == ARCH_950:
+        accepted, block_dim, fields = spec_arch35.host_tiling(n, b, ub, platform.core_num)
+        if not accepted:
+            need = spec_arch35.BUFFER_NUM * spec_arch35.UB_ALIGN_BYTES
+            raise ValueError(f"{names['ub_size']} ({ub} bytes) is too small: the 950 kernel needs "
+                             f"{spec_arch35.BUFFER_NUM} buffers of at least {spec_arch35.UB_ALIGN_BYTES} bytes "
+                             f"({need} bytes)")
+    else:
+        block = platform.block_size
+        if block % b:
+            raise ValueError(f"{names['block_size']} ({block} bytes) must hold a whole number of {info.name} "
+                             f"elements ({b} bytes)")
+        accepted, block_dim, fields = spec_a2.host_tiling(n, b, ub, platform.core_num, block)
+        if not accepted:
+            units = spec_a2.tile_units(b)
+            raise ValueError(f"{names['ub_size']} ({ub} bytes) is too small: the {info.name} kernel needs "
+                             f"{units} tile buffers of at least one {block}-byte block ({units * block} bytes)")
+    layout = LAYOUTS[platform.architecture]
+    for name, value in fields._asdict().items():
+        low, high = layout.int_range(name)
+        if not low <= value <= high:
+            raise ValueError(f"{names['numel']} is too large: the tiling field {name} = {value} does not fit its "
+                             f"C type ({layout.dtype.fields[name][0].name})")
+    return block_dim, fields
 
 
 def _record(dtype: np.dtype, fields, beta32) -> np.void:
     layout = next(layout for layout in LAYOUTS.values() if layout.dtype == dtype)
     record = np.zeros((), dtype=dtype)
     for name, value in fields._asdict().items():
-        low, high = layout.int_range(name)
-        if not low <= value <= high:
-            raise ValueError(f"numel is too large: the tiling field {name} = {value} does not fit its C type "
-                             f"({dtype.fields[name][0].name})")
         record[name] = value
     record[layout.beta_field] = beta32
     return record[()]

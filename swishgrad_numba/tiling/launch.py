@@ -18,12 +18,13 @@ from ..dtypes import DTypeInfo, dtype_info
 from ..kernel.plan import FIELD_CAP, classes_of
 from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
 from ..spec import a2 as spec_a2
+from ..spec import arch35 as spec_arch35
 from ..spec.arith import CoreClass
 from .io import as_tiling_record
 from .records import RecordLayout, layout_of, tiling_fields
 
-__all__ = ["FIELD_CAP", "KERNEL_NAMES", "Launch", "WalkClass", "launch_of", "negative_walk_fields",
-           "padded_numel", "platform_for", "walk_classes"]
+__all__ = ["FIELD_CAP", "KERNEL_NAMES", "Launch", "WalkClass", "launch_of", "negative_fields", "negative_masks",
+           "negative_walk_fields", "padded_numel", "padded_slots", "platform_for", "walk_classes"]
 
 # FIELD_CAP (kernel.plan's): fields, core counts and offsets beyond any
 # tensor are clamped to it (2**61) wherever they enter int64 arithmetic: sums
@@ -39,9 +40,6 @@ KERNEL_NAMES = {ARCH_A2: "Atlas A2 kernel", ARCH_950: "Ascend 950 kernel"}
 # launched past blockNum (which run the former blocks' loops).
 _CLASS_NAMES = {ARCH_A2: ("big", "small"), ARCH_950: ("former", "tail", "extra")}
 
-# 950 fields the walk reads as lengths and counts; a negative one is not a walk.
-_ARCH35_WALK_FIELDS = ("blockFormer", "ubFormer", "ubLoopOfFormerBlock", "ubLoopOfTailBlock",
-                       "ubTailOfFormerBlock", "ubTailOfTailBlock")
 
 
 class Launch(NamedTuple):
@@ -135,13 +133,42 @@ def padded_numel(launch: Launch, numel: int) -> int:
     A2: ``numel`` rounded up to whole blocks (model section 4); 950: ``numel``
     (its DMA moves exact ranges, there is no padding to land in).
     """
-    if launch.architecture == ARCH_950:
+    return padded_slots(launch.platform, launch.info.itemsize, numel)
+
+
+def padded_slots(platform: Platform, itemsize: int, numel: int) -> int:
+    """:func:`padded_numel` of a tensor of ``numel`` elements of ``itemsize`` bytes on ``platform``."""
+    if platform.architecture == ARCH_950:
         return numel
-    return spec_a2.padded_numel(numel, launch.info.itemsize, launch.platform.block_size)
+    return spec_a2.padded_numel(numel, itemsize, platform.block_size)
+
+
+def negative_fields(architecture: str, fields, classes) -> tuple:
+    """``(read, unread)``: the names of the 950 walk fields that are negative,
+    split by whether a launched block reads them (``classes``: the launch's,
+    from :func:`~swishgrad_numba.kernel.plan.classes_of`). A2 fields are
+    unsigned: ``([], [])``."""
+    if architecture != ARCH_950:
+        return [], []
+    masks = negative_masks(fields, classes)
+    return [name for name, (read, _) in masks.items() if read], [name for name, (_, unread) in masks.items() if unread]
+
+
+def negative_masks(fields, classes) -> dict:
+    """For each 950 walk field, ``(negative and read by a launched block,
+    negative and read by none)``: bools for Python ints, bool arrays for
+    arrays (the sweep's verdict)."""
+    out = {}
+    for name in dict.fromkeys(n for names in spec_arch35.CLASS_FIELDS for n in names):
+        read = False
+        for c, names in zip(classes, spec_arch35.CLASS_FIELDS):
+            if name in names:
+                read = read | (c.cores > 0)
+        negative = getattr(fields, name) < 0
+        out[name] = (negative & read, negative & (read == 0))
+    return out
 
 
 def negative_walk_fields(launch: Launch) -> list:
-    """Names of the 950 fields the walk reads that are negative (A2 fields are unsigned)."""
-    if launch.architecture != ARCH_950:
-        return []
-    return [name for name in _ARCH35_WALK_FIELDS if getattr(launch.fields, name) < 0]
+    """Names of the 950 fields a launched block reads that are negative: its walk is not one."""
+    return negative_fields(launch.architecture, launch.fields, walk_classes(launch))[0]

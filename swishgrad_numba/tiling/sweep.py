@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..dtypes import DTYPES
-from ..platform import ARCH_950, ARCH_A2, Platform
+from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 from .host import compute_tiling
@@ -23,17 +23,22 @@ from .launch import KERNEL_NAMES
 from .validate import validate_tiling
 from .verdict import vectorized_verdict, vectorized_verdict_arch35
 
-__all__ = ["SWEEP_UB_SIZES", "SWEEP_CORE_NUMS", "SWEEP_BLOCK_SIZES", "SWEEP_KERNELS", "SweepResult", "sweep_grid",
-           "run_sweep"]
+__all__ = ["SWEEP_UB_SIZES", "SWEEP_CORE_NUMS", "SWEEP_BLOCK_SIZES", "SWEEP_KERNELS", "SWEEP_PLATFORMS",
+           "SweepResult", "sweep_grid", "platform_sweep_grid", "run_sweep"]
 
-#: Unified-buffer sizes of the default sweep (bytes): real parts, odd sizes
-#: and tiny buffers that allow one block per tile buffer or none.
+#: Unified-buffer sizes of the hypothetical grid (:func:`sweep_grid`; bytes):
+#: real parts, odd sizes and tiny buffers that allow one block per tile
+#: buffer or none.
 SWEEP_UB_SIZES = (196608, 253952, 262144, 131072, 65536, 100000, 8192, 1000, 448, 384, 224, 200)
 SWEEP_CORE_NUMS = (1, 2, 3, 7, 8, 20, 24, 30, 32, 40, 48, 64)
 #: A2 block sizes (the 950's DMA is exact: its rows have no block size to vary).
 SWEEP_BLOCK_SIZES = (32, 64, 16, 8, 4, 2, 1, 48, 512)
 #: The kernels swept, by architecture; the grid's ``kernel`` column indexes this.
 SWEEP_KERNELS = (ARCH_A2, ARCH_950)
+
+#: The real platforms (:func:`platform_sweep_grid`): each kernel's reference
+#: platform, whose sizes the real parts have (A2 and 950 UB, 32-byte blocks).
+SWEEP_PLATFORMS = (REFERENCE_PLATFORM, ASCEND950_PLATFORM)
 
 _A2, _950 = SWEEP_KERNELS.index(ARCH_A2), SWEEP_KERNELS.index(ARCH_950)
 _COLUMNS = ("numel", "itemsize", "ub_size", "core_num", "block_size", "kernel", "dtype_index")
@@ -114,6 +119,19 @@ def sweep_grid(sizes_per_case: int = 300, ub_sizes=SWEEP_UB_SIZES, core_nums=SWE
     return out
 
 
+def platform_sweep_grid(sizes_per_case: int = 300, max_numel: int = 1 << 36, seed: int = 0,
+                        platforms=SWEEP_PLATFORMS) -> dict:
+    """:func:`sweep_grid` over real platforms only: for each platform, its
+    kernel, UB size and block size, with every core count of
+    :data:`SWEEP_CORE_NUMS` up to its own (a launch may get fewer cores)."""
+    parts = []
+    for i, p in enumerate(platforms):
+        cores = tuple(c for c in SWEEP_CORE_NUMS if c < p.core_num) + (p.core_num,)
+        parts.append(sweep_grid(sizes_per_case, ub_sizes=(p.ub_size,), core_nums=cores, block_sizes=(p.block_size,),
+                                max_numel=max_numel, seed=seed + i, kernels=(p.architecture,)))
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+
+
 @dataclass
 class SweepResult:
     """Summary of :func:`run_sweep`; ``by_kernel`` holds the counts of each kernel."""
@@ -159,6 +177,11 @@ class SweepResult:
             lines.append(f"  with an error, block size {block} bytes: {count}")
         for code, count in self.error_codes.most_common():
             lines.append(f"  error code {code}: {count} of the re-validated examples")
+        if "UB_OVERFLOW" in self.error_codes and any(b % spec_a2.INIT_BUFFER_ALIGN for b in self.error_block_sizes):
+            lines.append(f"  note: UB_OVERFLOW on block sizes that are not a multiple of {spec_a2.INIT_BUFFER_ALIGN} "
+                         f"bytes, which no Ascend part has (real ones use 32): the A2 host sizes its tile in whole "
+                         f"blocks, but InitBuffer rounds each buffer up to {spec_a2.INIT_BUFFER_ALIGN} bytes, so the "
+                         f"padded buffers can pass the UB (docs/validation.md)")
         for ex in self.examples:
             lines.append("  example: " + ex)
         lines.append("RESULT: " + ("no error in the host tilings" if self.ok else "ERRORS FOUND"))

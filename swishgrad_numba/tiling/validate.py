@@ -17,6 +17,7 @@ has no padding.
 """
 from __future__ import annotations
 
+from ..dtypes import dtype_info
 from ..platform import ARCH_950, Platform
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
@@ -26,10 +27,10 @@ from .checked import run_launch
 from .coverage import analyse_coverage
 from .findings import ValidationReport, finding
 from .host import check_numel
-from .launch import KERNEL_NAMES, launch_of, negative_walk_fields, padded_numel, walk_classes
+from .launch import KERNEL_NAMES, launch_of, negative_walk_fields, padded_numel, padded_slots, walk_classes
 from .rules import remarks, structure
 
-__all__ = ["validate_tiling", "tiling_balance"]
+__all__ = ["validate_tiling", "tiling_balance", "check_validate_numel"]
 
 # Largest padded tensor (elements) the validator accepts.
 _MAX_PADDED = 1 << 56
@@ -62,6 +63,15 @@ def _cross_check(launch, numel: int, findings: list) -> None:
     if not agree:
         findings.append(finding("CHECKED_RUN_DISAGREES", f"the instrumented run found {sorted(seen)} where the "
                                                          f"analysis found {sorted(analytic)}."))
+
+
+def check_validate_numel(numel: int, dtype, platform: Platform, argname: str = "numel") -> None:
+    """The ValueError :func:`validate_tiling` raises for a tensor too large to
+    analyse, naming ``numel`` by ``argname`` (the command line's option)."""
+    info = dtype_info(dtype, argname="dtype")
+    if padded_slots(platform, info.itemsize, numel) > _MAX_PADDED:
+        raise ValueError(f"{argname} ({numel}) is too large to validate (at most {_MAX_PADDED // info.itemsize} "
+                         f"elements)")
 
 
 def validate_tiling(tiling, numel, dtype, platform: Platform | None = None, block_dim=None, *,
@@ -110,9 +120,8 @@ def validate_tiling(tiling, numel, dtype, platform: Platform | None = None, bloc
     numel = check_numel(numel)
     plan = _plan(launch, buffers)
     itemsize = launch.info.itemsize
+    check_validate_numel(numel, launch.info.numpy, launch.platform)
     padded = padded_numel(launch, numel)
-    if padded > _MAX_PADDED:
-        raise ValueError(f"numel ({numel}) is too large to validate (at most {_MAX_PADDED // itemsize} elements)")
     classes = walk_classes(launch)
     findings, ub_use = structure(launch, classes, numel, plan)
     balance = None

@@ -2,8 +2,9 @@
 
 One function per kernel. Each takes the record's fields as a
 ``TilingFields`` of arrays (or a mapping of names to arrays), reads them
-by name, and uses the spec/ package's arithmetic (core classes, buffer bytes,
-padding) on int64 arrays. Both rely on the abutting of a core's passes:
+by name, and evaluates on int64 arrays the rules of :mod:`.rules` (each
+written once, for ints and arrays) and the spec/ package's arithmetic (core
+classes, buffer bytes, padding). Both rely on the abutting of a core's passes:
 when every launched class is consistent (``(passes - 1) * pass length +
 tail`` equals the core's length), the cores of a class abut, so the
 coverage follows from where the launch ends, in O(1) per tiling. Exact for
@@ -19,7 +20,9 @@ import numpy as np
 
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
+from . import rules
 from .buffers import check_plan
+from .launch import negative_masks
 
 __all__ = ["vectorized_verdict", "vectorized_verdict_arch35"]
 
@@ -48,11 +51,9 @@ def _arrays(fields_type, fields, others: dict, signed: bool = False) -> tuple:
 
 
 def _passes_match(passes, pass_len, tail, length):
-    """Where ``passes >= 1``, ``1 <= tail <= pass_len`` and ``(passes - 1) * pass_len + tail == length``,
-    without forming a product larger than ``length``."""
-    fits = (pass_len == 0) | (passes - 1 <= np.maximum(length, 0) // np.maximum(pass_len, 1))
-    full = np.where(fits, np.maximum(passes - 1, 0), 0) * pass_len
-    return (passes >= 1) & (tail >= 1) & (tail <= pass_len) & fits & (full + tail == length)
+    """Where a class's walk passes :mod:`.rules`' loop rules: a pass, its tail in range, its length."""
+    return ((passes >= 1) & ~rules.tail_outside(tail, pass_len)
+            & ~rules.walk_length_differs(passes, pass_len, tail, length))
 
 
 def _launch_end(classes):
@@ -86,13 +87,13 @@ def vectorized_verdict(fields, block_dim, numel, itemsize, ub_size, core_num, bl
         if sum(count * nbytes for count, nbytes in plan) >= 1 << 20:
             raise ValueError("buffers must take fewer than 2**20 bytes per element for the vectorised check")
     T = f.tileDataNum
-    ok = (bd >= 1) & (bd <= cores) & (spec_a2.plan_bytes(T, plan) <= ub)
+    ok = ~rules.block_dim_outside(bd, cores) & ~rules.ub_overflows(spec_a2.plan_bytes(T, plan), ub)
     # the classes' starts are not used (they may wrap here): the launch's end is
     classes = spec_a2.core_classes(f, bd)
     for c in classes:
-        idle = (c.passes == 0) & (c.count == 0)
-        busy = (_passes_match(c.passes, T, c.tail, c.count) & ((c.tail * b) % block == 0)
-                & ((c.passes < 2) | ((T * b) % block == 0)))
+        idle = rules.a2_idle(c.passes, c.count)
+        busy = (_passes_match(c.passes, T, c.tail, c.count) & ~rules.a2_tail_unaligned(c.tail, b, block)
+                & ~rules.a2_full_tiles_unaligned(c.passes, T, b, block))
         ok &= (c.cores == 0) | idle | busy
     end = _launch_end(classes)
     ok &= (end >= n) & (end <= spec_a2.padded_numel(n, b, block))
@@ -118,21 +119,22 @@ def vectorized_verdict_arch35(fields, block_dim, numel, itemsize, ub_size, core_
         "block_dim": block_dim, "numel": numel, "itemsize": itemsize, "ub_size": ub_size, "core_num": core_num},
         signed=True)
     U = f.ubFormer
-    negative = ((f.blockFormer < 0) | (U < 0) | (f.ubLoopOfFormerBlock < 0) | (f.ubLoopOfTailBlock < 0)
-                | (f.ubTailOfFormerBlock < 0) | (f.ubTailOfTailBlock < 0))
-    error = (bd < 1) | (bd > cores) | (bd != f.blockNum) | negative
-    error |= (spec_arch35.ub_bytes(U, b) > ub) | ((U * b) % spec_arch35.INIT_BUFFER_ALIGN != 0)
+    former, tail, extra = classes = spec_arch35.block_classes(f, bd)
+    # a negative field a launched block reads is an error; one no block reads, a warning
+    negative = unread = np.zeros(bd.shape, dtype=bool)
+    for read, not_read in negative_masks(f, classes).values():
+        negative, unread = negative | read, unread | not_read
+    error = rules.block_dim_outside(bd, cores) | rules.block_num_differs(bd, f.blockNum) | negative
+    error |= rules.ub_overflows(spec_arch35.ub_bytes(U, b), ub) | rules.ub_former_off_block(U, b)
     # the tail block's length, dim0 - (blockNum - 1) * blockFormer (-1 where the product passes dim0)
     small = (f.blockFormer <= 0) | (f.blockNum - 1 <= np.maximum(f.dim0, 0) // np.maximum(f.blockFormer, 1))
     tail_len = np.where(small, f.dim0 - np.where(small, f.blockNum - 1, 0) * f.blockFormer, -1)
-    former, tail, extra = spec_arch35.block_classes(f, bd)
     error |= ((former.cores > 0) | (extra.cores > 0)) & ~_passes_match(f.ubLoopOfFormerBlock, U,
                                                                        f.ubTailOfFormerBlock, f.blockFormer)
     error |= (tail.cores > 0) & ~_passes_match(f.ubLoopOfTailBlock, U, f.ubTailOfTailBlock, tail_len)
-    error |= f.dim0 != n    # everything else consistent: the walk ends at dim0
-    warning = ((f.coreNum < f.blockNum) | (f.coreNum > cores) | (f.dim0 != n) | (f.elemNum != U)
-               | (f.scheMode != spec_arch35.SCHE_MODE))
-    aligned = ((U * b) % spec_arch35.INIT_BUFFER_ALIGN == 0)
-    warning |= ~negative & ((aligned & (U % (spec_arch35.UB_ALIGN_BYTES // b) != 0))
-                            | (f.blockFormer % spec_arch35.BLOCK_ALIGN != 0))
+    error |= rules.dim0_differs(f.dim0, n)    # everything else consistent: the walk ends at dim0
+    warning = (unread | rules.core_num_outside(f.coreNum, f.blockNum, cores) | rules.dim0_differs(f.dim0, n)
+               | rules.elem_num_differs(f.elemNum, U) | rules.sche_mode_unknown(f.scheMode))
+    warning |= ~negative & ((~rules.ub_former_off_block(U, b) & rules.ub_former_off_register(U, b))
+                            | rules.block_former_unaligned(f.blockFormer))
     return error, warning
