@@ -17,6 +17,7 @@ from .tiling import (
     write_tiling_bin,
 )
 from .api import run_tiling, swish_backward
+from .forward import silu, swish
 from .tiling import tiling_balance, validate_tiling
 
 __all__ = [
@@ -33,6 +34,8 @@ __all__ = [
     "compute_tiling",
     "read_tiling_bin",
     "run_tiling",
+    "silu",
+    "swish",
     "swish_backward",
     "tiling_balance",
     "validate_tiling",
