@@ -241,6 +241,9 @@ def test_950_tiling_by_hand():
     assert (t["coreNum"], t["ubFormer"], t.block_dim, t.tiling_key) == (64, 15872, 64, 2)
     f = S.walk_fields(t)
     assert (f.blockFormer, f.blockNum, f.ubLoopOfFormerBlock, f.ubTailOfFormerBlock) == (16384, 64, 2, 512)
+    # Each DAG's buffers fit the UB: BufferNum slots of ubFormer * MaxDtypeBytes.
+    assert S.arch35_ub_bytes(10496, 2, S.DAGS[S.ATTR_ZERO]) == 6 * 10496 * 4 <= 253952
+    assert S.arch35_ub_bytes(15872, 4, S.DAGS[S.ATTR_OTHER]) == 253952
 
 
 def test_registry():

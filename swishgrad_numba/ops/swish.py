@@ -19,6 +19,7 @@ instruction sequences, the 16-bit output tables and the walk.
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, prange, types
@@ -144,24 +145,24 @@ def a2_host_tiling(numel, itemsize, ub_size, core_num, block_size):
 # ---------------------------------------------------------------- 950 DAGs and host tiling
 
 
+@dataclass(frozen=True)
 class Dag:
-    """One 950 DAG: its attribute class and, per input itemsize, opbase
-    ``dag.h``'s ``BufferNum`` and ``MaxDtypeBytes`` (``MinDtypeBytes`` is
-    the input's). Derivation in docs/model.md."""
+    """One 950 DAG: its name, attribute class and kernel variant, and, per
+    input itemsize, opbase ``dag.h``'s ``BufferNum`` and ``MaxDtypeBytes``
+    (``MinDtypeBytes`` is the input's). Derivation in docs/model.md."""
 
-    def __init__(self, name: str, attr: int, variant: int, widens_16: bool):
-        self.name, self.attr, self.variant, self._widens_16 = name, attr, variant, widens_16
+    name: str
+    attr: int
+    variant: int
+    widens_16: bool          # its nodes hold 16-bit x as float32 (SwishZero's Casts)
 
     def buffer_num(self, itemsize: int) -> int:
-        # CopyIn and CopyOut pinged and ponged (4); SwishZero on 16-bit adds
-        # two temporaries alive at once (the widened x and the product).
-        return 4 + 2 * (self._widens_16 and itemsize != 4)
+        """CopyIn and CopyOut pinged and ponged (4); SwishZero on 16-bit adds
+        two temporaries alive at once (the widened x and the product)."""
+        return 4 + 2 * (self.widens_16 and itemsize != 4)
 
     def max_itemsize(self, itemsize: int) -> int:
-        return 4 if self._widens_16 else itemsize
-
-    def __repr__(self):
-        return f"Dag({self.name})"
+        return 4 if self.widens_16 else itemsize
 
 
 #: Kernel-variant codes for the jitted code.
