@@ -3,7 +3,8 @@ bit for bit against the plain reference (tests/reference_family.py)."""
 import numpy as np
 import pytest
 
-from aclnn_helpers import BF16, F16, F32, WORKSPACE, random_values, reference_platform, stream, tensor, tensor_over  # noqa: F401
+from aclnn_helpers import (BF16, F16, F32, WORKSPACE, random_values, reference_platform,  # noqa: F401
+                           stream, tensor, tensor_over)
 from reference import assert_bits_equal
 from reference_family import ref_swish
 from swishgrad_numba import Platform, aclnn
