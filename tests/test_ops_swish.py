@@ -288,3 +288,27 @@ def test_bad_inputs():
         sg.compute_tiling(10, "float32", 2.0, op="silu")
     with pytest.raises(ValueError, match="ub_size"):
         sg.compute_tiling(10, "float32", op="swish", platform=sg.Platform(ub_size=64))
+
+
+# ---------------------------------------------------------------- the ops-nn TTK cases, as data
+
+# activation/swish/tests/st/arch35/ttk_kernel_swish_st.csv: (case, dtype, shape, scale, input range).
+TTK_CASES = [
+    ("Swish_test_000109", "float16", (8, 64, 11008), 1.0, (-1, 1)),
+    ("Swish_test_000248", "float16", (197, 8161), 1.0, (-0.001, 0)),
+    ("Swish_test_000229", "float16", (1, 1, 1, 1, 1), 1.210267230978015, (-1, 1)),
+    ("Swish_test_000324", "float32", (1, 1408), 1.0, (-1, 1)),
+    ("Swish_test_000205", "float16", (1, 1, 1, 1, 1), 1.0, (-1, 1)),
+]
+
+
+@pytest.mark.parametrize("case, dtype, shape, scale, bounds", TTK_CASES, ids=[c[0] for c in TTK_CASES])
+def test_ttk_cases(case, dtype, shape, scale, bounds):
+    rng = np.random.default_rng(int(case[-3:]))
+    x = rng.uniform(*bounds, size=shape).astype(np.float32).astype(DTYPES[dtype])
+    # The reference once per distinct x (a 16-bit tensor has few), then spread.
+    # Distinct bit patterns (np.unique on values would merge -0.0 and +0.0).
+    width = np.uint32 if dtype == "float32" else np.uint16
+    patterns, inverse = np.unique(x.reshape(-1).view(width), return_inverse=True)
+    expected = ref_swish(patterns.view(x.dtype), scale, "arch35")[inverse].reshape(shape)
+    assert_bits_equal(sg.swish(x, scale, platform=P950), expected, case)
