@@ -192,6 +192,8 @@ def test_strided_and_out():
     res = sg.swish(view, 0.7, out=out)
     assert res is out
     assert_bits_equal(out, ref_swish(np.ascontiguousarray(view), 0.7, "a2"))
+    scalar = np.array(-2.5, dtype=np.float32)
+    assert_bits_equal(sg.swish(scalar, 1.1), ref_swish(scalar.reshape(1), 1.1, "a2").reshape(()))
     z = np.zeros((0, 3), dtype=np.float16)
     assert sg.silu(z).shape == (0, 3)
 
@@ -286,6 +288,8 @@ def test_bad_inputs():
         sg.compute_tiling(10, "float32", op="swishh")
     with pytest.raises(TypeError, match="takes no beta"):
         sg.compute_tiling(10, "float32", 2.0, op="silu")
+    with pytest.raises(ValueError, match="does not fit its C type"):
+        sg.compute_tiling(1 << 38, "float32", op="swish")          # smallCoreDataNum > 2^32 - 1 (a uint32)
     with pytest.raises(ValueError, match="ub_size"):
         sg.compute_tiling(10, "float32", op="swish", platform=sg.Platform(ub_size=64))
 
