@@ -11,5 +11,6 @@ Registered here:
 """
 from .registry import OPERATORS, Kernel, Operator, OpTiling, get_operator, register
 from . import swish  # noqa: F401  (registers "swish" and "silu")
+# Next: "silu_grad" (ops/silu_grad.py) and "swish_grad" register here the same way.
 
 __all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register"]
