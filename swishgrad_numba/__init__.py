@@ -18,6 +18,7 @@ from .tiling import (
 )
 from .api import run_tiling, swish_backward
 from .ops.silu_grad import silu_backward
+from .forward import silu, swish
 from .tiling import tiling_balance, validate_tiling
 
 __all__ = [
@@ -34,7 +35,9 @@ __all__ = [
     "compute_tiling",
     "read_tiling_bin",
     "run_tiling",
+    "silu",
     "silu_backward",
+    "swish",
     "swish_backward",
     "tiling_balance",
     "validate_tiling",

@@ -2,8 +2,9 @@
 
 Inside the kernels 16-bit values travel as their ``uint16`` bit patterns; the
 functions here turn those bits into float32 and back (round to nearest,
-ties to even: ``CAST_RINT``), so the emulation does not depend on how a
-compiler or CPU converts. float16 uses the CPU's conversion instructions
+ties to even: ``CAST_RINT``; or round to nearest, ties away from zero:
+``CAST_ROUND``), so the emulation does not depend on how a compiler or CPU
+converts. float16 uses the CPU's conversion instructions
 where Numba's target has them (:data:`HARDWARE_F16`), with the same bits.
 """
 from __future__ import annotations
@@ -24,6 +25,8 @@ __all__ = [
     "f32_to_bf16_bits",
     "f16_bits_to_f32_soft",
     "f32_to_f16_bits_soft",
+    "f32_to_f16_bits_round",
+    "f32_to_bf16_bits_round",
     "HARDWARE_F16",
 ]
 
@@ -150,3 +153,53 @@ def f32_to_bf16_bits(f):
     # the dropped half is above 0x8000, or equal to it with an odd kept part.
     # Overflow past the largest finite lands exactly on the inf pattern.
     return np.uint16((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16))
+
+
+# --------------------------------------------------------------------------
+# CAST_ROUND: round to nearest, ties away from zero.
+# --------------------------------------------------------------------------
+# The Ascend C ``Cast`` page's binary rounding rules: under CAST_ROUND the
+# kept part is incremented whenever the first dropped bit is 1, whatever
+# follows (its float -> half example rounds the tie 0.5 + 2^-12 up to
+# 0.5 + 2^-11, where CAST_RINT gives 0.5). On sign-magnitude bits that is
+# round half away from zero. Overflow and NaN follow CAST_RINT's rules
+# (model section 2: values past the largest finite become inf, NaN stays a
+# quiet NaN with its sign).
+
+
+@njit(cache=True, inline="always")
+def f32_to_f16_bits_round(f):
+    """float32 -> float16 bits, round to nearest, ties away from zero (CAST_ROUND)."""
+    u = np.float32(f).view(np.uint32)
+    sign = np.uint32((u >> np.uint32(16)) & np.uint32(0x8000))
+    a = u & np.uint32(0x7FFFFFFF)
+    # Normal results: rebias (127 -> 15) and add half of the last kept bit
+    # (0x1000 of the 13 dropped ones): the sum carries exactly when the first
+    # dropped bit is 1. A carry out of the mantissa bumps the exponent; from
+    # 65520 (half-way between 65504 and 2^16) on it reaches the inf pattern.
+    normal = np.uint32(a - np.uint32(112 << 23) + np.uint32(0x1000)) >> np.uint32(13)
+    # Subnormal results (|f| < 2^-14): the value in units of 2^-24 is
+    # m * 2^(e - 150) with the implicit bit restored; shift right by
+    # 150 - e - 24 bits rounding half up on the magnitude. Below 2^-25 the
+    # result is 0 (2^-25 itself, a tie, becomes the smallest subnormal).
+    e = np.int32(a >> np.uint32(23))
+    m = (a & np.uint32(0x7FFFFF)) | np.uint32(0x800000)
+    shift = np.int32(126) - e                 # 150 - e - 24, >= 14 here
+    sub = np.uint32(0)
+    if shift <= 24:
+        sub = (m + (np.uint32(1) << np.uint32(shift - 1))) >> np.uint32(shift)
+    res = normal if a >= np.uint32(0x38800000) else sub
+    if a >= np.uint32(0x47800000):  # >= 2^16: inf; NaN stays a quiet NaN
+        res = np.uint32(0x7E00) if a > np.uint32(0x7F800000) else np.uint32(0x7C00)
+    return np.uint16(res | sign)
+
+
+@njit(cache=True, inline="always")
+def f32_to_bf16_bits_round(f):
+    """float32 -> bfloat16 bits, round to nearest, ties away from zero (CAST_ROUND)."""
+    u = np.float32(f).view(np.uint32)
+    if (u & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000):  # NaN -> quiet NaN
+        return np.uint16((u >> np.uint32(16)) | np.uint32(0x40))
+    # Add half of the last kept bit: the sum carries into bit 16 exactly when
+    # the first dropped bit is 1; past the largest finite it lands on inf.
+    return np.uint16((u + np.uint32(0x8000)) >> np.uint32(16))

@@ -18,7 +18,7 @@ C_ENUMS = {
     "ACL_SUCCESS": 0, "ACL_ERROR_INVALID_PARAM": 100000, "ACL_ERROR_RT_PARAM_INVALID": 107000,
     "ACL_ERROR_RT_MEMORY_ALLOCATION": 207001, "ACL_ERROR_RT_INTERNAL_ERROR": 507000,
     "ACLNN_SUCCESS": 0, "ACLNN_ERR_PARAM_NULLPTR": 161001, "ACLNN_ERR_PARAM_INVALID": 161002,
-    "ACLNN_ERR_RUNTIME_ERROR": 361001, "ACLNN_ERR_INNER": 561000,
+    "ACLNN_ERR_RUNTIME_ERROR": 361001, "ACLNN_ERR_INNER": 561000, "ACLNN_ERR_INNER_NULLPTR": 561103,
     "ACLNN_ERR_INNER_EXECUTOR_REUSED": 561901, "ACLNN_ERR_INNER_TENSOR_DESTROYED": 561902,  # emulator codes
     "ACL_DT_UNDEFINED": -1, "ACL_FLOAT": 0, "ACL_FLOAT16": 1, "ACL_INT8": 2, "ACL_INT32": 3, "ACL_UINT8": 4,
     "ACL_INT16": 6, "ACL_UINT16": 7, "ACL_UINT32": 8, "ACL_INT64": 9, "ACL_UINT64": 10, "ACL_DOUBLE": 11,
@@ -32,7 +32,8 @@ C_ENUMS = {
 C_FUNCTIONS = """aclTensor aclScalar aclOpExecutor aclrtStream aclCreateTensor aclDestroyTensor aclCreateScalar
     aclDestroyScalar aclnnSwishBackwardGetWorkspaceSize aclnnSwishBackward aclInit aclFinalize aclrtSetDevice
     aclrtResetDevice aclrtCreateStream aclrtSynchronizeStream aclrtDestroyStream aclrtMalloc aclrtFree aclrtMemcpy
-    aclGetRecentErrMsg set_platform get_platform""".split()
+    aclGetRecentErrMsg set_platform get_platform aclnnSwishGetWorkspaceSize aclnnSwish aclnnSiluGetWorkspaceSize
+    aclnnSilu""".split()
 
 
 # --------------------------------------------------------------------------

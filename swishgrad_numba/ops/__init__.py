@@ -1,1 +1,17 @@
-"""The operators of the Swish family, one module each (see docs/architecture.md)."""
+"""The operators, one module each, in one registry (:mod:`.registry`).
+
+Registered here:
+
+- ``"swish"`` and ``"silu"``: the Swish forward kernel (:mod:`.swish`);
+  Silu is Swish with scale 1.0.
+- ``"silu_grad"``: aclnnSiluBackward (:mod:`.silu_grad`);
+- ``"swish_grad"``: SwishGrad (:mod:`.swish_grad`), whose facts still live
+  where the package was built around it (``spec``, ``kernel``, ``tiling``);
+  its entry points to them.
+"""
+from .registry import OPERATORS, Kernel, Operator, OpTiling, get_operator, register
+from . import swish_grad  # noqa: F401  (registers "swish_grad")
+from . import swish  # noqa: F401  (registers "swish" and "silu")
+from . import silu_grad  # noqa: F401  (registers "silu_grad")
+
+__all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register"]

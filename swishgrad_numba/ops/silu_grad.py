@@ -43,8 +43,9 @@ from ..api import _check_array
 from ..casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
 from ..dtypes import FLOAT16, FLOAT32, DTypeInfo, dtype_info
 from ..kernel.exp import exp_f32, vexp_f32
-from ..platform import ARCH_950, REFERENCE_PLATFORM, Platform
+from ..platform import ARCH_950, ARCH_A2, REFERENCE_PLATFORM, Platform
 from ..spec.arith import INIT_BUFFER_ALIGN, ceil_div, pad_to
+from .registry import Kernel, Operator, OpTiling, register
 
 __all__ = [
     "NAME", "OP_TYPE", "ACLNN_NAME", "ACLNN_SIGNATURE", "ACLNN_LAUNCH_SIGNATURE",
@@ -771,3 +772,21 @@ def silu_backward(grad_output, x, *, out=None, platform: Platform | None = None)
         out[...] = result
         return out
     return result
+
+
+# ------------------------------------------------------------------ the registry entry
+
+def _registry_host_tiling(numel, info, beta32, platform):
+    """The host tiling of a same-dtype, unbroadcast launch of ``numel`` elements, as an OpTiling."""
+    tiling = host_tiling((numel,), (numel,), info, info, platform)
+    return OpTiling(op=NAME, architecture=platform.architecture, data=tiling.record, block_dim=tiling.block_dim,
+                    tiling_key=tiling.tiling_key, workspace_size=tiling.workspace_size)
+
+
+SILU_GRAD = register(Operator(
+    NAME, (ACLNN_NAME + "GetWorkspaceSize", ACLNN_NAME), OP_TYPE,
+    {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/silu_grad", "SiluGradTilingData", A2_TILING_DTYPE,
+                     "CAST_RINT"),
+     ARCH_950: Kernel(ARCH_950, "activation/silu_grad (arch35)", "SiluGradTilingData", ARCH35_TILING_DTYPE,
+                      "CAST_RINT")},
+    _registry_host_tiling, has_beta=False))

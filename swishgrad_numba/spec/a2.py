@@ -14,7 +14,8 @@ from .arith import INIT_BUFFER_ALIGN, CoreClass, ceil_div, minimum, pad_to, sele
 
 __all__ = [
     "FIELDS", "TilingFields", "BUFFER_NUM", "QUEUES", "INIT_BUFFER_ALIGN", "TILING_KEY",
-    "buffer_plan", "plan_bytes", "tile_units", "ub_bytes", "host_tiling", "core_classes", "padded_numel",
+    "buffer_plan", "plan_bytes", "tile_units", "ub_bytes", "host_tiling", "split_blocks", "core_classes",
+    "padded_numel",
 ]
 
 #: The integer fields of the tiling struct, in the C struct's order (the
@@ -103,6 +104,17 @@ def host_tiling(numel, itemsize, ub_size, core_num, block_size):
     tile_block_num = (ub_size // block_size) // tile_units(itemsize)
     accepted = (block_size % itemsize == 0) & (tile_block_num > 0)
     tile_block_num = tile_block_num + (tile_block_num == 0)      # no division by zero when refused
+    cores, fields = split_blocks(numel, itemsize, tile_block_num, core_num, block_size)
+    return accepted, cores, fields
+
+
+def split_blocks(numel, itemsize, tile_block_num, core_num, block_size):
+    """The host tiling's split of ``numel`` elements into cores and tiles of
+    ``tile_block_num`` blocks (>= 1): ``(block_dim, fields)``.
+
+    The part after the UB plan, shared by the A2 kernels of this template
+    (SwishGrad, Swish): steps 2 to 4 of model section 3.
+    """
     tile_data_num = tile_block_num * block_size // itemsize
     blocks = ceil_div(numel * itemsize, block_size)               # alignedBytes / block_size
     cores = select(tile_data_num >= numel, 1, minimum(core_num, blocks))
@@ -111,7 +123,7 @@ def host_tiling(numel, itemsize, ub_size, core_num, block_size):
     small = _core_class(every, tile_block_num, tile_data_num, itemsize, block_size)
     big = _core_class(every + 1, tile_block_num, tile_data_num, itemsize, block_size)
     fields = TilingFields(small[0], big[0], big[1], small[1], tile_data_num, small[2], big[2], tail_block_num)
-    return accepted, cores, fields
+    return cores, fields
 
 
 def _core_class(blocks_per_core, tile_block_num, tile_data_num, itemsize, block_size):

@@ -79,7 +79,7 @@ SCHE_MODE = 1
 WORKSPACE_SIZE = 16 * 1024 * 1024
 
 
-def host_tiling(numel, itemsize, ub_size, vector_core_num):
+def host_tiling(numel, itemsize, ub_size, vector_core_num, buffer_num=BUFFER_NUM, max_itemsize=None):
     """The ``ElewiseTiling`` of ``numel`` elements of ``itemsize`` bytes.
 
     Returns ``(accepted, block_dim, fields)``: ``fields`` a
@@ -87,14 +87,19 @@ def host_tiling(numel, itemsize, ub_size, vector_core_num):
     which can be fewer than ``coreNum``), ``accepted`` false where the
     unified buffer holds less than one aligned UB loop (the values are then
     meaningless, but finite). ``numel`` must be >= 1.
+
+    ``buffer_num`` and ``max_itemsize`` are the DAG's ``BufferNum`` and
+    ``MaxDtypeBytes`` (SwishGrad's by default); ``itemsize`` is its
+    ``MinDtypeBytes``, the input's.
     """
     bits = 8 * itemsize
+    max_bits = bits if max_itemsize is None else 8 * max_itemsize
     core_num = minimum(vector_core_num, ceil_div(numel * bits, 8 * BYTES_PER_CORE))
     block_former = pad_to(ceil_div(numel, core_num), BLOCK_ALIGN)
     block_num = ceil_div(numel, block_former)
     block_tail = numel - (block_num - 1) * block_former
     align = UB_ALIGN_BYTES // itemsize
-    ub_former = (ub_size * 8 // (BUFFER_NUM * bits)) // align * align
+    ub_former = (ub_size * 8 // (buffer_num * max_bits)) // align * align
     accepted = ub_former > 0
     loop_former, tail_former = _loops(block_former, ub_former + (ub_former == 0))
     loop_tail, tail_tail = _loops(block_tail, ub_former + (ub_former == 0))

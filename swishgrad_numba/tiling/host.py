@@ -46,8 +46,8 @@ def check_platform(platform) -> Platform:
 
 
 def compute_tiling(numel, dtype, beta=None, platform: Platform | None = None, *, scale=None,
-                   sconf=None) -> Tiling:
-    """Compute the SwishGrad host tiling for a tensor of ``numel`` storage elements.
+                   sconf=None, op: str = "swish_grad"):
+    """Compute an operator's host tiling for a tensor of ``numel`` storage elements.
 
     The platform's SoC picks the kernel, as CANN does: an Ascend 950 gets
     the arch35 tiling (model section 9, an :data:`ARCH35_TILING_DTYPE`
@@ -66,14 +66,27 @@ def compute_tiling(numel, dtype, beta=None, platform: Platform | None = None, *,
         accepted as other names of it.
     platform : Platform, optional
         Target hardware; the A2 reference platform (model section 3) by default.
+    op : str
+        The operator: ``"swish_grad"`` (default) or another registered one
+        (``"swish"``, ``"silu"``; see :mod:`swishgrad_numba.ops`).
 
     Returns
     -------
     Tiling
+        For ``"swish_grad"``; another operator's is an
+        :class:`~swishgrad_numba.ops.OpTiling` whose fields carry the C
+        names of that operator's struct.
     """
     n = check_numel(numel)
     info = dtype_info(dtype, argname="dtype")
     platform = check_platform(platform)
+    if op != "swish_grad":
+        from ..ops import get_operator   # the registry imports this package: import on use
+        operator = get_operator(op)
+        if not operator.has_beta and (beta, scale, sconf) != (None, None, None):
+            raise TypeError(f"op {op!r} takes no beta")
+        beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf}) if operator.has_beta else None
+        return operator.host_tiling(n, info, beta32, platform)
     beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf})
     block_dim, fields = _host_fields(n, info, platform, _ARGNAMES)
     if platform.architecture == ARCH_950:

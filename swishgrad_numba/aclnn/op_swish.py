@@ -1,0 +1,232 @@
+"""The forward operators: ``aclnnSwish`` and ``aclnnSilu`` (two-phase), as their op_api writes them.
+
+docs/model.md, "Swish and Silu (forward)", section "aclnn (op_api)", gives
+the sources. Phase one checks in the op_api's order (null pointers ->
+161001; dtypes against the SoC's list, ``out`` of ``self``'s dtype, bfloat16
+only on ASCEND910B..ASCEND910E, a ``betaOptional`` that cannot become a
+float, more than 8 dimensions (Swish only), unequal shapes -> 161002), then
+the emulator's own (views NumPy can address, inside their storage; a view
+no larger than the larger storage; a writable ``out``; ND, NCHW or NHWC
+storage -> 161002). Empty tensors succeed with workspace 0. A host tiling
+that refuses (the A2 Swish host takes bfloat16 on ascend910b and ascend310b
+only) fails the launcher, which the op_api reports as
+``ACLNN_ERR_INNER_NULLPTR`` (561103). The platform's SoC picks the op_api:
+the experimental one (Atlas A2 kernel) or, on an Ascend 950, the mainline
+one (arch35 kernel); they differ in the Swish dtype list only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..dtypes import DTYPES, to_float32
+from ..forward import _forward
+from ..ops import OpTiling, get_operator
+from ..platform import ARCH_950, BF16_SOC_VERSIONS, Platform
+from .device import _resolve_stream
+from .enums import (
+    ACL_BF16,
+    ACLNN_ERR_INNER,
+    ACLNN_ERR_INNER_EXECUTOR_REUSED,
+    ACLNN_ERR_INNER_NULLPTR,
+    ACLNN_ERR_INNER_TENSOR_DESTROYED,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_ERR_PARAM_NULLPTR,
+    ACLNN_ERR_RUNTIME_ERROR,
+    ACLNN_SUCCESS,
+    MAX_DIM,
+    _COMPLEX_DTYPES,
+    _PLAIN_FORMATS,
+    _dtype_name,
+    _format_name,
+    _is_int,
+)
+from .state import _fail, get_platform
+from .tensor import _check_addressable, _check_geometry, aclScalar, aclTensor
+
+__all__ = ["aclnnSwishGetWorkspaceSize", "aclnnSwish", "aclnnSiluGetWorkspaceSize", "aclnnSilu"]
+
+# NpuArch DAV_2201: the Atlas A2 and A3 families (the dtype lists' "l1" chips).
+_DAV_2201 = ("ascend910b", "ascend910_93")
+
+
+@dataclass(eq=False)
+class aclSwishExecutor:
+    """What phase one prepared for aclnnSwish / aclnnSilu; runs once."""
+
+    op: str
+    self_: aclTensor
+    out: aclTensor
+    scale: np.float32
+    platform: Platform
+    workspace_size: int
+    tiling: OpTiling | None
+    used: bool = False
+
+
+def _dtype_list(platform: Platform) -> tuple:
+    """The op_api's dtype list for the platform's SoC. Experimental Swish uses
+    ``GetDtypeSupportListV1`` (bfloat16 on NpuArch DAV_2201: the A2 and A3),
+    mainline Swish and both Silus ``GetDtypeSupportListV2`` (DAV_2201 or a
+    regbase chip such as the 950); the experimental op_api never runs on a
+    950, so on every platform the list has bfloat16 on the A2, the A3 and
+    the 950, and is float32 and float16 elsewhere."""
+    with_bf16 = platform.soc_family in _DAV_2201 or platform.architecture == ARCH_950
+    return tuple(info.acl_data_type for info in DTYPES.values() if with_bf16 or info.acl_data_type != ACL_BF16)
+
+
+def _live(tensor, argname: str):
+    if tensor is None:
+        return ACLNN_ERR_PARAM_NULLPTR, f"{argname} is a null pointer (None)"
+    if not isinstance(tensor, aclTensor):
+        return ACLNN_ERR_PARAM_NULLPTR, f"{argname} must be an aclTensor, got {type(tensor).__name__}"
+    if tensor.destroyed:
+        return ACLNN_ERR_PARAM_NULLPTR, f"{argname} was destroyed by aclDestroyTensor (dangling pointer)"
+    return None
+
+
+def _phase_one(op: str, self_, beta, out, platform: Platform):
+    """(status, message or executor), in the op_api's order."""
+    for tensor, name in ((self_, "self"), (out, "out")):
+        bad = _live(tensor, name)
+        if bad:
+            return bad
+    if beta is not None:
+        if not isinstance(beta, aclScalar):
+            return ACLNN_ERR_PARAM_NULLPTR, f"betaOptional must be an aclScalar or None, got {type(beta).__name__}"
+        if beta.destroyed:
+            return ACLNN_ERR_PARAM_NULLPTR, "betaOptional was destroyed by aclDestroyScalar (dangling pointer)"
+    # CheckDtypeValidActivation: self, out in the list; out of self's dtype; the bfloat16 SoC rule.
+    allowed = _dtype_list(platform)
+    names = ", ".join(_dtype_name(c) for c in allowed)
+    for tensor, name in ((self_, "self"), (out, "out")):
+        if tensor.data_type not in allowed:
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {_dtype_name(tensor.data_type)}; on SoC "
+                                             f"{platform.soc_family} it must be one of {names}")
+    if out.data_type != self_.data_type:
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of out ({_dtype_name(out.data_type)}) must equal dtype of self "
+                                         f"({_dtype_name(self_.data_type)})")
+    if self_.data_type == ACL_BF16 and not platform.supports_bfloat16:
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype ACL_BF16 is only supported on ASCEND910B..ASCEND910E "
+                                         f"({', '.join(BF16_SOC_VERSIONS)}); the platform is {platform.soc_family}")
+    if beta is not None and beta.data_type in _COMPLEX_DTYPES:
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of betaOptional is {_dtype_name(beta.data_type)}, which cannot "
+                                         f"be cast to ACL_FLOAT")
+    if op == "swish":
+        for tensor, name in ((self_, "self"), (out, "out")):
+            if len(tensor.view_shape) > MAX_DIM:
+                return ACLNN_ERR_PARAM_INVALID, (f"{name} has {len(tensor.view_shape)} dims; at most {MAX_DIM} "
+                                                 f"are supported")
+    if self_.view_shape != out.view_shape:
+        return ACLNN_ERR_PARAM_INVALID, f"shape of self {self_.view_shape} must equal shape of out {out.view_shape}"
+    # The emulator's own checks.
+    for tensor, name in ((self_, "self"), (out, "out")):
+        if tensor.format not in _PLAIN_FORMATS:
+            return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {_format_name(tensor.format)}; the emulated Swish "
+                                             f"takes ND, NCHW or NHWC storage")
+        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
+        if message:
+            return ACLNN_ERR_PARAM_INVALID, message
+    largest = max(self_.storage.size, out.storage.size)
+    if out.numel > largest:
+        return ACLNN_ERR_PARAM_INVALID, (f"out's view {out.view_shape} has {out.numel} elements, more than the "
+                                         f"larger storage of self and out ({largest} elements)")
+    if not out.storage.flags.writeable:
+        return ACLNN_ERR_PARAM_INVALID, "out's data is read-only"
+    scale = np.float32(1.0) if beta is None else to_float32(beta.value, argname="betaOptional")
+    if self_.numel == 0:
+        return ACLNN_SUCCESS, aclSwishExecutor(op, self_, out, scale, platform, 0, None)
+    try:
+        tiling = get_operator(op).host_tiling(self_.numel, _info(self_), scale if op == "swish" else None, platform)
+    except ValueError as exc:
+        return ACLNN_ERR_INNER_NULLPTR, f"the Swish launcher failed: its host tiling refused: {exc}"
+    return ACLNN_SUCCESS, aclSwishExecutor(op, self_, out, scale, platform, tiling.workspace_size, tiling)
+
+
+def _info(tensor: aclTensor):
+    return next(info for info in DTYPES.values() if info.acl_data_type == tensor.data_type)
+
+
+def _get_workspace_size(op: str, where: str, self_, beta, out):
+    platform = get_platform()
+    try:
+        status, result = _phase_one(op, self_, beta, out, platform)
+    except Exception as exc:  # a bug here must still not crash the caller
+        return _fail(ACLNN_ERR_INNER, f"{where}: internal error: {exc!r}"), 0, None
+    if status != ACLNN_SUCCESS:
+        return _fail(status, f"{where}: {result}"), 0, None
+    return ACLNN_SUCCESS, result.workspace_size, result
+
+
+def aclnnSwishGetWorkspaceSize(self, betaOptional, out):
+    """Phase one of aclnnSwish: ``(status, workspace_size, executor)``; on failure
+    ``(status, 0, None)`` and :func:`aclGetRecentErrMsg` names the argument and rule."""
+    return _get_workspace_size("swish", "aclnnSwishGetWorkspaceSize", self, betaOptional, out)
+
+
+def aclnnSiluGetWorkspaceSize(self, out):
+    """Phase one of aclnnSilu (the Swish kernel with scale 1.0): as :func:`aclnnSwishGetWorkspaceSize`."""
+    return _get_workspace_size("silu", "aclnnSiluGetWorkspaceSize", self, None, out)
+
+
+def _view(tensor: aclTensor) -> np.ndarray:
+    itemsize = tensor.storage.itemsize
+    return np.lib.stride_tricks.as_strided(tensor.storage[tensor.offset:], shape=tensor.view_shape,
+                                           strides=tuple(s * itemsize for s in tensor.strides))
+
+
+def _make_job(executor: aclSwishExecutor):
+    def job():
+        x = np.ascontiguousarray(_view(executor.self_))
+        result = _forward(executor.op, x, executor.scale, None, executor.platform)
+        _view(executor.out)[...] = result
+
+    return job
+
+
+def _launch(where: str, expected_op: str, workspace, workspaceSize, executor, stream) -> int:
+    if executor is None:
+        return _fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: executor is a null pointer (None)")
+    if not isinstance(executor, aclSwishExecutor) or executor.op != expected_op:
+        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: executor must come from {where}GetWorkspaceSize")
+    if executor.used:
+        return _fail(ACLNN_ERR_INNER_EXECUTOR_REUSED, f"{where}: executor was already run; an executor runs once")
+    if not _is_int(workspaceSize) or workspaceSize < 0:
+        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize must be an integer >= 0, got {workspaceSize!r}")
+    if workspaceSize < executor.workspace_size:
+        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize {workspaceSize} is smaller than the "
+                                              f"{executor.workspace_size} bytes phase one reported")
+    if workspaceSize > 0:
+        if workspace is None:
+            return _fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: workspace is a null pointer but workspaceSize is "
+                                                  f"{workspaceSize}")
+        if not isinstance(workspace, np.ndarray) or workspace.nbytes < workspaceSize:
+            return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspace must be a numpy.ndarray of at least "
+                                                  f"workspaceSize ({workspaceSize}) bytes")
+    for tensor, name in ((executor.self_, "self"), (executor.out, "out")):
+        if tensor.destroyed:
+            return _fail(ACLNN_ERR_INNER_TENSOR_DESTROYED, f"{where}: {name} was destroyed after phase one")
+    s = _resolve_stream(stream)
+    if isinstance(s, str):
+        return _fail(ACLNN_ERR_RUNTIME_ERROR, f"{where}: {s}")
+    executor.used = True
+    if executor.tiling is not None:
+        s._submit(_make_job(executor))
+    return ACLNN_SUCCESS
+
+
+def aclnnSwish(workspace, workspaceSize, executor, stream) -> int:
+    """Phase two: queue the launch on ``stream``; results are defined after ``aclrtSynchronizeStream``."""
+    try:
+        return _launch("aclnnSwish", "swish", workspace, workspaceSize, executor, stream)
+    except Exception as exc:  # a bug here must still not crash the caller
+        return _fail(ACLNN_ERR_INNER, f"aclnnSwish: internal error: {exc!r}")
+
+
+def aclnnSilu(workspace, workspaceSize, executor, stream) -> int:
+    """Phase two of aclnnSilu, as :func:`aclnnSwish`."""
+    try:
+        return _launch("aclnnSilu", "silu", workspace, workspaceSize, executor, stream)
+    except Exception as exc:  # a bug here must still not crash the caller
+        return _fail(ACLNN_ERR_INNER, f"aclnnSilu: internal error: {exc!r}")

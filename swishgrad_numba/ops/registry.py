@@ -1,0 +1,139 @@
+"""The operator registry: one frozen description per operator, keyed by name.
+
+An operator module (:mod:`.swish`, ...) describes its operator once, as an
+:class:`Operator` with one :class:`Kernel` per architecture, and registers
+it here; generic code (the public functions, ``compute_tiling(op=...)``)
+looks the operator up by name. :class:`OpTiling` is the host tiling of any
+registered operator's kernel.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+
+__all__ = ["Kernel", "Operator", "OpTiling", "OPERATORS", "register", "get_operator"]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel of an operator.
+
+    Attributes
+    ----------
+    architecture : str
+        ``platform.ARCH_A2`` or ``platform.ARCH_950``.
+    source : str
+        Where it lives in ops-nn.
+    struct : str
+        The tiling struct's C name.
+    record_dtype : numpy.dtype
+        The struct as a NumPy record (C layout: ``record.tobytes()`` is the
+        struct as the device sees it).
+    narrowing : str
+        How 16-bit results are narrowed: ``"CAST_RINT"`` or ``"CAST_ROUND"``.
+    """
+
+    architecture: str
+    source: str
+    struct: str
+    record_dtype: np.dtype
+    narrowing: str
+
+
+@dataclass(frozen=True)
+class Operator:
+    """One operator: its names, its kernels by architecture, its host tiling.
+
+    Attributes
+    ----------
+    name : str
+        The registry key (``"swish"``, ``"silu"``, ``"silu_grad"``, ``"swish_grad"``).
+    aclnn : tuple of str
+        Its aclnn entry points (``...GetWorkspaceSize`` and the launch).
+    kernel_op : str
+        The device operator it launches (``"Swish"`` for both Swish and Silu).
+    kernels : Mapping[str, Kernel]
+        Its kernels by architecture.
+    host_tiling : callable
+        ``host_tiling(numel, info, beta32, platform) -> OpTiling`` for
+        checked arguments (``beta32`` None where the operator has no beta).
+    has_beta : bool
+        Whether the operator takes a beta (``betaOptional``).
+    """
+
+    name: str
+    aclnn: tuple
+    kernel_op: str
+    kernels: Mapping[str, Kernel] = field(default_factory=dict)
+    host_tiling: Callable | None = None
+    has_beta: bool = False
+
+
+@dataclass(frozen=True)
+class OpTiling:
+    """What a registered operator's host tiling hands to its launch.
+
+    Attributes
+    ----------
+    op : str
+        The operator's registry name.
+    architecture : str
+        The kernel the tiling is for.
+    data : numpy.void
+        One record of the kernel's ``record_dtype``; its fields carry the C
+        struct's names.
+    block_dim : int
+        Cores launched.
+    tiling_key : int
+        The kernel variant selector.
+    workspace_size : int
+        Bytes of workspace the launch needs.
+    """
+
+    op: str
+    architecture: str
+    data: np.void
+    block_dim: int
+    tiling_key: int
+    workspace_size: int
+
+    def __getitem__(self, name):
+        return self.data[name]
+
+    @property
+    def fields(self) -> dict:
+        """The struct's fields as Python numbers, by their C names."""
+        return {name: self.data[name].item() for name in self.data.dtype.names}
+
+    def as_dict(self) -> dict:
+        """The struct's fields, plus blockDim and tilingKey."""
+        out = self.fields
+        out["blockDim"] = self.block_dim
+        out["tilingKey"] = self.tiling_key
+        return out
+
+    def tobytes(self) -> bytes:
+        """The struct's bytes."""
+        return self.data.tobytes()
+
+
+#: The registered operators, by name.
+OPERATORS: dict = {}
+
+
+def register(op: Operator) -> Operator:
+    """Add ``op`` to :data:`OPERATORS` (once per name)."""
+    if op.name in OPERATORS:
+        raise ValueError(f"operator {op.name!r} is registered already")
+    OPERATORS[op.name] = op
+    return op
+
+
+def get_operator(name) -> Operator:
+    """The registered operator called ``name``, or a ValueError listing them."""
+    op = OPERATORS.get(name) if isinstance(name, str) else None
+    if op is None:
+        raise ValueError(f"op must be one of {sorted(OPERATORS)}, got {name!r}")
+    return op

@@ -1,0 +1,479 @@
+"""The Swish forward operator (aclnnSwish; aclnnSilu is the same kernel with scale 1.0).
+
+docs/model.md section "Swish and Silu (forward)" gives the sources, file
+and line, of every fact here. Two kernels:
+
+- Atlas A2 (ops-nn ``experimental/activation/swish``): ``SwishTilingData``
+  (eight uint32 and the float ``scale``, 36 bytes); its own host tiling
+  (two UB words per element for float32, four for 16-bit); in float32
+  registers ``Muls(x, -scale)``, ``Exp``, ``Adds(1)``, ``Div(x, .)``; 16-bit
+  results narrowed with ``CAST_ROUND`` (ties away from zero).
+- Ascend 950 (mainline ``activation/swish``, arch35): atvoss ElewiseTiling
+  on the 32-byte ``EleBaseTilingData32B`` with ``scale`` in its scalar data;
+  the host picks one of three DAGs by beta (opbase ``IsFloatEqual``), each
+  narrowing with ``CAST_RINT``.
+
+Plain Python for the facts and host tilings; jitted code for the
+instruction sequences, the 16-bit output tables and the walk.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange, types
+from numba.extending import overload
+
+from .. import runtime
+from ..casts import (bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_bf16_bits_round, f32_to_f16_bits,
+                     f32_to_f16_bits_round)
+from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, DTypeInfo
+from ..kernel.exp import exp_f32, vexp_f32
+from ..platform import ARCH_950, ARCH_A2, Platform
+from ..spec import a2 as spec_a2
+from ..spec import arch35 as spec_arch35
+from ..spec.arith import INIT_BUFFER_ALIGN, ceil_div, pad_to
+from .registry import Kernel, Operator, OpTiling, register
+
+__all__ = [
+    "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "A2_FIELDS", "ARCH35_FIELDS", "ATTR_NEG_ONE", "ATTR_ZERO",
+    "ATTR_OTHER", "V_A2", "V_950_NEG_ONE", "V_950_ZERO", "V_950_OTHER", "Dag", "DAGS", "a2_attr", "arch35_attr",
+    "is_float_equal", "tiling_key", "a2_buffer_plan", "a2_ub_bytes", "a2_host_tiling", "arch35_dag",
+    "arch35_host_tiling", "arch35_kernel_fields", "arch35_ub_bytes", "host_tiling", "variant_of", "forward_value",
+    "output_table", "SWISH", "SILU",
+]
+
+# ---------------------------------------------------------------- structs
+
+#: ``SwishTilingData`` (A2): eight uint32, then the float32 ``scale`` (36 bytes).
+#: Its integer fields carry the same names, in the same order, as SwishGrad's.
+A2_FIELDS = spec_a2.FIELDS + ("scale",)
+A2_RECORD_DTYPE = np.dtype([(name, "<u4") for name in spec_a2.FIELDS] + [("scale", "<f4")], align=True)
+
+#: ``EleBaseTilingData32B`` (950): int64 ``dim0``, int32 ``coreNum`` and
+#: ``ubFormer``, 16 bytes of ``scalarData`` whose first four hold the float32
+#: ``scale`` (``SetScalar<float>``); the rest stays zero (32 bytes).
+ARCH35_FIELDS = ("dim0", "coreNum", "ubFormer", "scale")
+ARCH35_RECORD_DTYPE = np.dtype({"names": list(ARCH35_FIELDS), "formats": ["<i8", "<i4", "<i4", "<f4"],
+                                "offsets": [0, 8, 12, 16], "itemsize": 32})
+
+assert A2_RECORD_DTYPE.itemsize == 36 and ARCH35_RECORD_DTYPE.itemsize == 32
+
+# ---------------------------------------------------------------- beta classes and tiling key
+
+#: The ``attrWork`` template values (``TPL_SCALE_NEG_ONE``, ``_ZERO``, ``_OTHER``).
+ATTR_NEG_ONE, ATTR_ZERO, ATTR_OTHER = 1, 2, 3
+#: Both hosts set ``schMode`` 0 (the A2 explicitly, the 950 by never changing its member's 0).
+SCH_MODE = 0
+
+
+def tiling_key(attr: int) -> int:
+    """``GET_TPL_TILING_KEY(schMode, attrWork)``: the schedule mode's index in
+    its list {0, 1} in the lowest bit, the attribute class above it (2, 4, 6)."""
+    return SCH_MODE | (attr << 1)
+
+
+def a2_attr(scale32) -> int:
+    """The A2 host's attribute class: exact float comparisons (``-0.0 == 0.0``; NaN is other)."""
+    s = float(np.float32(scale32))
+    if s == -1.0:
+        return ATTR_NEG_ONE
+    if s == 0.0:
+        return ATTR_ZERO
+    return ATTR_OTHER
+
+
+def is_float_equal(a, b) -> bool:
+    """opbase ``IsFloatEqual`` on float32: false with a NaN; with an infinity,
+    whether the signs agree; else ``|a - b| <= FLT_EPSILON``, the difference
+    rounded to float32."""
+    a, b = np.float32(a), np.float32(b)
+    if np.isnan(a) or np.isnan(b):
+        return False
+    if np.isinf(a) or np.isinf(b):
+        return bool(np.signbit(a) == np.signbit(b))
+    with np.errstate(over="ignore"):
+        return bool(abs(np.float32(a - b)) <= np.finfo(np.float32).eps)
+
+
+def arch35_attr(scale32) -> int:
+    """The 950 host's attribute class (``SetAttr``): ``IsFloatEqual(scale, -1)``,
+    then ``IsFloatEqual(scale, 0)``, else other. So -inf is NEG_ONE, +inf is
+    ZERO, NaN is OTHER; near -1: the four floats with ``|scale + 1| <= 2^-23``;
+    near 0: every ``|scale| <= 2^-23``."""
+    if is_float_equal(scale32, -1.0):
+        return ATTR_NEG_ONE
+    if is_float_equal(scale32, 0.0):
+        return ATTR_ZERO
+    return ATTR_OTHER
+
+# ---------------------------------------------------------------- A2 host tiling
+
+#: ``ubDataNumber``: UB words per element, by itemsize (float32 2, 16-bit 4).
+A2_UB_DATA_NUMBER = {4: 2, 2: 4}
+#: The A2 kernel's queue depth (``BUFFER_NUM``), host and kernel alike.
+A2_BUFFER_NUM = 2
+
+
+def a2_buffer_plan(itemsize):
+    """The A2 kernel's UB plan ``((count, bytes_per_element), ...)``: the x and
+    y queues of :data:`A2_BUFFER_NUM` buffers, plus two float32 ``TBuf`` s for
+    the 16-bit types."""
+    queues = ((A2_BUFFER_NUM, itemsize),) * 2
+    return queues if itemsize == 4 else queues + ((2, 4),)
+
+
+def a2_ub_bytes(tile_data_num, itemsize):
+    """UB bytes the A2 kernel allocates for tiles of ``tile_data_num`` elements."""
+    return spec_a2.plan_bytes(tile_data_num, a2_buffer_plan(itemsize))
+
+
+def a2_host_tiling(numel, itemsize, ub_size, core_num, block_size):
+    """``SwishTilingFunc``'s split: ``(accepted, block_dim, fields)``.
+
+    ``tileBlockNum = (ub / block / BUFFER_NUM) / ubDataNumber``; the rest is
+    the split SwishGrad's host shares (:func:`spec.a2.split_blocks`).
+    ``accepted`` is false where ``tileBlockNum`` is 0 (the host would divide
+    by it). ``numel`` must be >= 1.
+    """
+    tile_block_num = (ub_size // block_size // A2_BUFFER_NUM) // A2_UB_DATA_NUMBER[itemsize]
+    accepted = tile_block_num > 0
+    block_dim, fields = spec_a2.split_blocks(numel, itemsize, max(tile_block_num, 1), core_num, block_size)
+    return accepted, block_dim, fields
+
+# ---------------------------------------------------------------- 950 DAGs and host tiling
+
+
+@dataclass(frozen=True)
+class Dag:
+    """One 950 DAG: its name, attribute class and kernel variant, and, per
+    input itemsize, opbase ``dag.h``'s ``BufferNum`` and ``MaxDtypeBytes``
+    (``MinDtypeBytes`` is the input's). Derivation in docs/model.md."""
+
+    name: str
+    attr: int
+    variant: int
+    widens_16: bool          # its nodes hold 16-bit x as float32 (SwishZero's Casts)
+
+    def buffer_num(self, itemsize: int) -> int:
+        """CopyIn and CopyOut pinged and ponged (4); SwishZero on 16-bit adds
+        two temporaries alive at once (the widened x and the product)."""
+        return 4 + 2 * (self.widens_16 and itemsize != 4)
+
+    def max_itemsize(self, itemsize: int) -> int:
+        return 4 if self.widens_16 else itemsize
+
+
+#: Kernel-variant codes for the jitted code.
+V_A2, V_950_NEG_ONE, V_950_ZERO, V_950_OTHER = 0, 1, 2, 3
+
+#: The 950 DAGs by attribute class. NegOne and Other compute inside one
+#: node in float32 registers and so keep the input dtype between nodes;
+#: Zero's ``Vec::Cast`` nodes widen 16-bit x to float32 (a same-type Cast
+#: is a no-op that ``dag.h`` removes).
+DAGS = {
+    ATTR_NEG_ONE: Dag("SwishNegOne", ATTR_NEG_ONE, V_950_NEG_ONE, widens_16=False),
+    ATTR_ZERO: Dag("SwishZero", ATTR_ZERO, V_950_ZERO, widens_16=True),
+    ATTR_OTHER: Dag("SwishOther", ATTR_OTHER, V_950_OTHER, widens_16=False),
+}
+
+
+def arch35_dag(scale32) -> Dag:
+    """The DAG the 950 host picks for ``scale``."""
+    return DAGS[arch35_attr(scale32)]
+
+
+def arch35_host_tiling(numel, itemsize, ub_size, vector_core_num, dag: Dag):
+    """``ElewiseBaseTiling::DoTiling32B<Dag>``: ``(accepted, block_dim, fields)``
+    with ``fields`` the full ElewiseTilingData (a ``spec.arch35.TilingFields``),
+    of which the struct keeps ``dim0``, ``coreNum`` and ``ubFormer``."""
+    return spec_arch35.host_tiling(numel, itemsize, ub_size, vector_core_num, dag.buffer_num(itemsize),
+                                   dag.max_itemsize(itemsize))
+
+
+def arch35_kernel_fields(dim0: int, core_num: int, ub_former: int):
+    """What ``ElementwiseSchWithScalar``'s constructor derives from the 32-byte
+    struct (the block split again, with 512-element alignment), as a
+    ``spec.arch35.TilingFields`` for the walk. Python ints, all > 0."""
+    block_former = pad_to(ceil_div(dim0, core_num), spec_arch35.BLOCK_ALIGN)
+    block_num = ceil_div(dim0, block_former)
+    block_tail = dim0 - (block_num - 1) * block_former
+    loop_former = ceil_div(block_former, ub_former)
+    loop_tail = ceil_div(block_tail, ub_former)
+    return spec_arch35.TilingFields(dim0, core_num, ub_former, block_former, block_num, loop_former, loop_tail,
+                                    block_former - (loop_former - 1) * ub_former,
+                                    block_tail - (loop_tail - 1) * ub_former, ub_former, spec_arch35.SCHE_MODE)
+
+
+def arch35_ub_bytes(ub_former, itemsize, dag: Dag):
+    """UB bytes the 950 schedule allocates: ``BufferNum`` slots of
+    ``ubFormer * MaxDtypeBytes`` bytes, padded by InitBuffer."""
+    return pad_to(dag.buffer_num(itemsize) * ub_former * dag.max_itemsize(itemsize), INIT_BUFFER_ALIGN)
+
+# ---------------------------------------------------------------- the host tiling, checked
+
+
+def _record(dtype: np.dtype, values: dict) -> np.void:
+    record = np.zeros((), dtype=dtype)
+    for name, value in values.items():
+        ftype = dtype.fields[name][0]
+        if ftype.kind in "iu":
+            info = np.iinfo(ftype)
+            if not info.min <= value <= info.max:
+                raise ValueError(f"numel is too large: the tiling field {name} = {value} does not fit its C type "
+                                 f"({ftype.name})")
+        record[name] = value
+    return record[()]
+
+
+def host_tiling(op_name: str, numel: int, info: DTypeInfo, scale32, platform: Platform) -> OpTiling:
+    """The host tiling of ``numel`` (>= 1) elements for the kernel the
+    platform's SoC runs; ValueError where that host refuses."""
+    b = info.itemsize
+    if platform.architecture == ARCH_950:
+        dag = arch35_dag(scale32)
+        accepted, block_dim, f = arch35_host_tiling(numel, b, platform.ub_size, platform.core_num, dag)
+        if not accepted:
+            raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small: the 950 {dag.name} kernel "
+                             f"needs {dag.buffer_num(b)} buffers of at least {spec_arch35.UB_ALIGN_BYTES} bytes")
+        data = _record(ARCH35_RECORD_DTYPE, {"dim0": f.dim0, "coreNum": f.coreNum, "ubFormer": f.ubFormer,
+                                             "scale": scale32})
+        return OpTiling(op_name, ARCH_950, data, int(block_dim), tiling_key(dag.attr), spec_arch35.WORKSPACE_SIZE)
+    # SwishTilingFunc refuses bfloat16 on any SoC but ASCEND910B and ASCEND310B.
+    if info is BFLOAT16 and platform.soc_family not in ("ascend910b", "ascend310b"):
+        raise ValueError(f"x.dtype bfloat16 is refused by the A2 Swish host tiling on SoC {platform.soc_version!r}: "
+                         f"it accepts bfloat16 on ascend910b and ascend310b only")
+    accepted, block_dim, f = a2_host_tiling(numel, b, platform.ub_size, platform.core_num, platform.block_size)
+    if not accepted:
+        need = A2_BUFFER_NUM * A2_UB_DATA_NUMBER[b] * platform.block_size
+        raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small: the A2 {info.name} kernel "
+                         f"needs at least {need} bytes (one block per tile buffer)")
+    data = _record(A2_RECORD_DTYPE, {**f._asdict(), "scale": scale32})
+    return OpTiling(op_name, ARCH_A2, data, int(block_dim), tiling_key(a2_attr(scale32)),
+                    platform.lib_workspace_size)
+
+
+def walk_fields(tiling: OpTiling):
+    """The integer fields the kernel walks by (``spec.a2.TilingFields`` or
+    ``spec.arch35.TilingFields``), from a host tiling's record."""
+    d = tiling.data
+    if tiling.architecture == ARCH_950:
+        return arch35_kernel_fields(int(d["dim0"]), int(d["coreNum"]), int(d["ubFormer"]))
+    return spec_a2.TilingFields(*(int(d[name]) for name in spec_a2.FIELDS))
+
+
+def variant_of(architecture: str, scale32) -> int:
+    """The jitted code's kernel variant: the A2's one sequence, or the 950's DAG."""
+    if architecture == ARCH_950:
+        return arch35_dag(scale32).variant
+    return V_A2
+
+# ---------------------------------------------------------------- the instruction sequences
+
+_ONE = np.float32(1.0)
+_HALF = np.float32(0.5)
+_NEG_ONE = np.float32(-1.0)
+_F16 = FLOAT16.code
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def forward_value(x, scale, variant):
+    """One float32 element through kernel ``variant``'s sequence (before narrowing)."""
+    if variant == V_950_ZERO:
+        return x * _HALF                      # Muls(x, 0.5)
+    if variant == V_950_NEG_ONE:
+        e = exp_f32(x)                        # Exp(x)
+    elif variant == V_950_OTHER:
+        t = x * _NEG_ONE                      # Muls(x, -1)
+        e = exp_f32(t * scale)                # Muls(., scale) ; Exp
+    else:
+        e = exp_f32(x * (_NEG_ONE * scale))   # Muls(x, -1.0f * scale) ; Exp
+    return x / (e + _ONE)                     # Adds(., 1) ; Div(x, .)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _narrow(y, dtype_code, variant):
+    """The kernel's narrowing: CAST_ROUND on the A2, CAST_RINT on the 950."""
+    if dtype_code == _F16:
+        if variant == V_A2:
+            return f32_to_f16_bits_round(y)
+        return f32_to_f16_bits(y)
+    if variant == V_A2:
+        return f32_to_bf16_bits_round(y)
+    return f32_to_bf16_bits(y)
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def _output_table(scale, dtype_code, variant):
+    table = np.empty(65536, dtype=np.uint16)
+    for bits in prange(65536):
+        if dtype_code == _F16:
+            x = f16_bits_to_f32(np.uint16(bits))
+        else:
+            x = bf16_bits_to_f32(np.uint16(bits))
+        table[bits] = _narrow(forward_value(x, scale, variant), dtype_code, variant)
+    return table
+
+
+_TABLE_CACHE: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
+_TABLE_CACHE_SIZE = 16
+
+
+def output_table(variant: int, info: DTypeInfo, scale32) -> np.ndarray:
+    """The output bits for all 65,536 bit patterns of a 16-bit x, cached per
+    (variant, dtype, scale bits); read-only."""
+    scale32 = np.float32(scale32)
+    key = (variant, info.code, int(scale32.view(np.uint32)))
+    with runtime.launch_lock():
+        table = _TABLE_CACHE.get(key)
+        if table is None:
+            table = _output_table(scale32, info.code, variant)
+            table.flags.writeable = False
+            _TABLE_CACHE[key] = table
+            if len(_TABLE_CACHE) > _TABLE_CACHE_SIZE:
+                _TABLE_CACHE.popitem(last=False)
+        else:
+            _TABLE_CACHE.move_to_end(key)
+        return table
+
+# ---------------------------------------------------------------- the walk
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _compute_f32(x_buf, y_buf, t_buf, e_buf, n, scale, variant):
+    """One float32 pass of ``n`` elements, instruction by instruction over the buffer."""
+    if variant == V_950_ZERO:
+        for j in range(n):
+            y_buf[j] = x_buf[j] * _HALF
+        return
+    if variant == V_950_NEG_ONE:
+        vexp_f32(e_buf, x_buf, n, _ONE)
+    else:
+        if variant == V_950_OTHER:
+            for j in range(n):
+                t_buf[j] = (x_buf[j] * _NEG_ONE) * scale
+        else:
+            neg = _NEG_ONE * scale
+            for j in range(n):
+                t_buf[j] = x_buf[j] * neg
+        vexp_f32(e_buf, t_buf, n, _ONE)
+    for j in range(n):
+        y_buf[j] = x_buf[j] / (e_buf[j] + _ONE)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _lookup_16(x_buf, y_buf, t_buf, e_buf, n, scale, table, variant):
+    """One 16-bit pass: the output table (every instruction, once per x bit pattern)."""
+    for j in range(n):
+        y_buf[j] = table[x_buf[j]]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _sequence_f32(x_buf, y_buf, t_buf, e_buf, n, scale, table, variant):
+    _compute_f32(x_buf, y_buf, t_buf, e_buf, n, scale, variant)
+
+
+def _compute_pass(x_buf, y_buf, t_buf, e_buf, n, scale, table, variant):
+    """One pass's Compute; resolved at compile time by the buffers' element type."""
+    raise NotImplementedError("_compute_pass is only callable from jitted code")
+
+
+@overload(_compute_pass, inline="always")
+def _compute_pass_overload(x_buf, y_buf, t_buf, e_buf, n, scale, table, variant):
+    # uint16 buffers hold float16/bfloat16 bits (a table lookup); float32
+    # buffers run the sequence. Chosen here so the launch stays cacheable.
+    if isinstance(x_buf, types.Array) and x_buf.dtype == types.float32:
+        return _sequence_f32.py_func
+    if isinstance(x_buf, types.Array) and x_buf.dtype == types.uint16:
+        return _lookup_16.py_func
+    return None
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _run_piece(piece, x, out, scale, table, variant, x_local, y_local, t_buf, e_buf):
+    """A piece's passes: CopyIn (the part past the tensor zero-filled),
+    Compute, CopyOut (only the part inside), ping-ponging two buffers per queue."""
+    numel = out.shape[0]
+    capacity = x_local.shape[1]
+    for p in range(piece.passes):
+        length = piece.pass_len if p < piece.passes - 1 else piece.last_len
+        length = min(length, capacity)
+        offset = piece.start + p * piece.pass_len
+        valid = min(length, numel - offset) if offset < numel else 0
+        if valid <= 0:
+            continue
+        ping = p % 2
+        xb = x_local[ping]
+        yb = y_local[ping]
+        src = x[offset:offset + valid]
+        for j in range(valid):
+            xb[j] = src[j]
+        for j in range(valid, length):
+            xb[j] = 0
+        _compute_pass(xb, yb, t_buf, e_buf, length, scale, table, variant)
+        dst = out[offset:offset + valid]
+        for j in range(valid):
+            dst[j] = yb[j]
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def _launch(x, out, pieces, bins, capacity, scale, table, variant):
+    """``prange`` over the bins (``pieces[bins[i]:bins[i + 1]]``), each with its own local buffers."""
+    for i in prange(bins.shape[0] - 1):
+        x_local = np.empty((2, capacity), dtype=x.dtype)
+        y_local = np.empty((2, capacity), dtype=out.dtype)
+        t_buf = np.empty(capacity, dtype=np.float32)
+        e_buf = np.empty(capacity, dtype=np.float32)
+        for k in range(bins[i], bins[i + 1]):
+            _run_piece(pieces[k], x, out, scale, table, variant, x_local, y_local, t_buf, e_buf)
+
+
+@njit(cache=True, error_model="numpy")
+def _launch_serial(x, out, pieces, capacity, scale, table, variant):
+    """:func:`_launch` on the calling thread."""
+    x_local = np.empty((2, capacity), dtype=x.dtype)
+    y_local = np.empty((2, capacity), dtype=out.dtype)
+    t_buf = np.empty(capacity, dtype=np.float32)
+    e_buf = np.empty(capacity, dtype=np.float32)
+    for k in range(pieces.shape[0]):
+        _run_piece(pieces[k], x, out, scale, table, variant, x_local, y_local, t_buf, e_buf)
+
+
+_EMPTY_TABLE = np.empty(0, dtype=np.uint16)
+
+
+def launch(x: np.ndarray, out: np.ndarray, launch_plan, scale32, info: DTypeInfo, variant: int) -> None:
+    """Run a planned launch over flat C-contiguous ``x`` and ``out`` of ``info``'s dtype."""
+    if info is FLOAT32:
+        xb, ob, table = x, out, np.empty(0, dtype=np.float32)
+    else:
+        xb, ob, table = x.view(np.uint16), out.view(np.uint16), output_table(variant, info, scale32)
+    scale32 = np.float32(scale32)
+    with runtime.launch_guard():
+        if len(launch_plan.bins) <= 2:
+            _launch_serial(xb, ob, launch_plan.pieces, launch_plan.capacity, scale32, table, variant)
+        else:
+            _launch(xb, ob, launch_plan.pieces, launch_plan.bins, launch_plan.capacity, scale32, table, variant)
+
+# ---------------------------------------------------------------- registration
+
+_KERNELS = {
+    ARCH_A2: Kernel(ARCH_A2, "experimental/activation/swish", "SwishTilingData", A2_RECORD_DTYPE, "CAST_ROUND"),
+    ARCH_950: Kernel(ARCH_950, "activation/swish (arch35)", "EleBaseTilingData32B", ARCH35_RECORD_DTYPE,
+                     "CAST_RINT"),
+}
+
+
+def _swish_host_tiling(numel, info, beta32, platform):
+    return host_tiling("swish", numel, info, np.float32(1.0) if beta32 is None else beta32, platform)
+
+
+def _silu_host_tiling(numel, info, beta32, platform):
+    return host_tiling("silu", numel, info, np.float32(1.0), platform)
+
+
+SWISH = register(Operator("swish", ("aclnnSwishGetWorkspaceSize", "aclnnSwish"), "Swish", _KERNELS,
+                          _swish_host_tiling, has_beta=True))
+SILU = register(Operator("silu", ("aclnnSiluGetWorkspaceSize", "aclnnSilu"), "Swish", _KERNELS,
+                         _silu_host_tiling, has_beta=False))

@@ -1,0 +1,40 @@
+"""The operator registry: every operator of the family, both kernels, one form."""
+import numpy as np
+import pytest
+
+import swishgrad_numba as sg
+from swishgrad_numba.ops import OPERATORS, get_operator
+
+PLATFORMS = {"a2": sg.REFERENCE_PLATFORM, "950": sg.ASCEND950_PLATFORM}
+# struct sizes from the C headers (docs/model.md): (A2, 950)
+STRUCT_BYTES = {"swish_grad": (72, 88), "swish": (36, 32), "silu": (36, 32), "silu_grad": (32, 456)}
+
+
+def test_the_family_is_registered():
+    assert sorted(OPERATORS) == sorted(STRUCT_BYTES)
+    with pytest.raises(ValueError, match="op must be one of"):
+        get_operator("gelu")
+    with pytest.raises(ValueError, match="op must be one of"):
+        sg.compute_tiling(64, "float32", op="gelu")
+
+
+@pytest.mark.parametrize("kernel", PLATFORMS)
+@pytest.mark.parametrize("op", sorted(STRUCT_BYTES))
+def test_compute_tiling_gives_each_operators_struct(op, kernel):
+    platform = PLATFORMS[kernel]
+    operator = get_operator(op)
+    t = sg.compute_tiling(1 << 20, "float16", platform=platform, op=op)
+    described = operator.kernels[platform.architecture]
+    assert t.data.dtype == described.record_dtype
+    assert len(t.tobytes()) == STRUCT_BYTES[op][kernel == "950"]
+    assert t.block_dim >= 1
+    assert described.narrowing == ("CAST_ROUND" if (op in ("swish", "silu") and kernel == "a2") else "CAST_RINT")
+
+
+def test_silu_takes_no_beta_and_swish_does():
+    with pytest.raises(TypeError, match="takes no beta"):
+        sg.compute_tiling(64, "float32", 2.0, op="silu")
+    with pytest.raises(TypeError, match="takes no beta"):
+        sg.compute_tiling(64, "float32", 2.0, op="silu_grad")
+    t = sg.compute_tiling(64, "float32", 2.5, op="swish")
+    assert t.data["scale"] == np.float32(2.5)
