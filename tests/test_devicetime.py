@@ -183,13 +183,13 @@ def test_swish_grad_tiles_follow_the_host_tiling():
 def test_estimate_uses_the_kernels_instruction_list():
     """A 16-bit tile runs the float32 sequence plus three Casts (x, g in; the result out), each on float32 data:
     pypto's default for an operation it does not list, latency 10, one cycle per repeat."""
-    one_tile = {"smallCoreDataNum": 8192, "bigCoreDataNum": 8192, "finalBigTileNum": 1, "finalSmallTileNum": 1,
-                "tileDataNum": 8192, "smallTailDataNum": 8192, "bigTailDataNum": 8192, "tailBlockNum": 0,
+    one_tile = {"smallCoreDataNum": 4096, "bigCoreDataNum": 4096, "finalBigTileNum": 1, "finalSmallTileNum": 1,
+                "tileDataNum": 4096, "smallTailDataNum": 4096, "bigTailDataNum": 4096, "tailBlockNum": 0,
                 "sconf": 1.0, "blockDim": 1}
-    e32 = dt.estimate(one_tile, 8192, "float32", params=BASE)
-    e16 = dt.estimate(one_tile, 8192, "float16", params=BASE)
-    assert e32.n_cores == 1 and e32.tile_elements.tolist() == [8192]
-    repeats = 8192 * 4 // 256
+    e32 = dt.estimate(one_tile, 4096, "float32", params=BASE)
+    e16 = dt.estimate(one_tile, 4096, "float16", params=BASE)
+    assert e32.n_cores == 1 and e32.tile_elements.tolist() == [4096]
+    repeats = 4096 * 4 // 256
     cast = 10 + (repeats - 1)
     vec32 = e32.pipe_utilization()[0]["aiv_vec_time(us)"]
     assert e16.pipe_utilization()[0]["aiv_vec_time(us)"] == pytest.approx(vec32 + 3 * cast / CLOCK, rel=1e-12)
