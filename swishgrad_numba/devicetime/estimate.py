@@ -39,6 +39,9 @@ _PIPE_COLUMNS = {"VECTOR": "aiv_vec", "MTE2": "aiv_mte2", "MTE3": "aiv_mte3", "S
 class Estimate:
     """One launch under the model. Times in microseconds; per-tile arrays in core order.
 
+    Cores with the same tiles run the same schedule, so it is computed once per distinct core (``classes``)
+    and the per-core, per-tile arrays are expanded from it when asked for.
+
     Attributes
     ----------
     duration_us : float
@@ -57,30 +60,69 @@ class Estimate:
     buffer_num: int
     head_us: float
     bandwidth_factor: float
-    offsets: np.ndarray
-    tile_elements: np.ndarray
-    tile_bytes: np.ndarray
-    starts_us: np.ndarray
-    durations_us: np.ndarray
-    core_end_us: np.ndarray
-    busy_us: np.ndarray
+    classes: np.ndarray          # per core: its distinct core's index
+    class_offsets: np.ndarray    # the distinct cores' tiles: class_offsets[i]:class_offsets[i + 1]
+    class_tiles: np.ndarray
+    class_starts_us: np.ndarray
+    class_durations_us: np.ndarray
+    class_end_us: np.ndarray
+    class_busy_us: np.ndarray
+    itemsize: int = 4
     valid: bool = True
     findings: tuple = field(default_factory=tuple)
 
     @property
+    def core_end_us(self) -> np.ndarray:
+        return self.class_end_us[self.classes]
+
+    @property
+    def busy_us(self) -> np.ndarray:
+        return self.class_busy_us[self.classes]
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """Tiles of core ``c``: ``offsets[c]:offsets[c + 1]`` of the per-tile arrays."""
+        counts = np.diff(self.class_offsets)[self.classes]
+        return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+    def _tile_index(self) -> np.ndarray:
+        lo = self.class_offsets[self.classes]
+        counts = np.diff(self.class_offsets)[self.classes]
+        first = np.repeat(lo - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+        return np.arange(int(counts.sum()), dtype=np.int64) + first
+
+    @property
+    def tile_elements(self) -> np.ndarray:
+        return self.class_tiles[self._tile_index()]
+
+    @property
+    def tile_bytes(self) -> np.ndarray:
+        return pad_to(self.tile_elements * self.itemsize, _BLOCK)
+
+    @property
+    def starts_us(self) -> np.ndarray:
+        """Per tile, the start of each stage (columns: SCALAR, MTE2, VECTOR, MTE3) from the cores' start."""
+        return self.class_starts_us[self._tile_index()]
+
+    @property
+    def durations_us(self) -> np.ndarray:
+        return self.class_durations_us[self._tile_index()]
+
+    @property
     def n_cores(self) -> int:
-        return self.offsets.shape[0] - 1
+        return self.classes.shape[0]
 
     def pipe_utilization(self) -> list:
         """One dict per core keyed by msprof's PipeUtilization.csv column names (block_id, aiv_time(us), and the
         time and ratio of aiv_vec, aiv_mte2, aiv_mte3, aiv_scalar)."""
         rows = []
+        core_end, busy_us = self.core_end_us, self.busy_us
         for core in range(self.n_cores):
-            total = float(self.core_end_us[core])
+            total = float(core_end[core])
             row = {"block_id": core, "aiv_time(us)": total}
             for tid, pipe in enumerate(PIPES):
                 key = _PIPE_COLUMNS[pipe]
-                busy = float(self.busy_us[core, tid])
+                busy = float(busy_us[core, tid])
                 row[f"{key}_time(us)"] = busy
                 row[f"{key}_ratio"] = busy / total if total > 0 else 0.0
             rows.append(row)
@@ -99,7 +141,7 @@ class Estimate:
         return {"label": self.label, "duration_us": self.duration_us, "bottleneck": self.bottleneck,
                 "valid": self.valid, "findings": list(self.findings), "head_us": self.head_us,
                 "bandwidth_factor": self.bandwidth_factor, "buffer_num": self.buffer_num,
-                "cores": self.n_cores, "tiles": int(self.tile_elements.shape[0]),
+                "cores": self.n_cores, "tiles": int(np.diff(self.class_offsets)[self.classes].sum()),
                 "params": self.params.as_dict(), "pipe_utilization": self.pipe_utilization()}
 
 
@@ -119,10 +161,30 @@ def _positive_int(value, argname: str) -> int:
     return int(value)
 
 
+def _distinct_cores(offsets, tile_elements) -> tuple:
+    """(classes, class_offsets, class_tiles): the cores with distinct tile sequences, and each core's one."""
+    seen, classes, parts = {}, [], []
+    for core in range(offsets.shape[0] - 1):
+        tiles = tile_elements[offsets[core]:offsets[core + 1]]
+        key = tiles.tobytes()
+        if key not in seen:
+            seen[key] = len(parts)
+            parts.append(tiles)
+        classes.append(seen[key])
+    counts = [p.shape[0] for p in parts]
+    class_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    class_tiles = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return np.asarray(classes, dtype=np.int64), class_offsets, class_tiles.astype(np.int64)
+
+
 def simulate(offsets, tile_elements, itemsize: int, compute_itemsize: int, inputs: int, outputs: int,
              instructions, buffer_num: int, params: Params, label: str, valid: bool = True,
-             findings=()) -> Estimate:
-    """The model on checked arrays: ``offsets`` (int64, cores + 1) cut ``tile_elements`` (int64) into cores."""
+             findings=(), classes=None) -> Estimate:
+    """The model on checked arrays: ``offsets`` (int64, cores + 1) cut ``tile_elements`` (int64) into cores;
+    or, with ``classes`` (per core, an index), they describe the distinct cores only."""
+    if classes is None:
+        classes, offsets, tile_elements = _distinct_cores(offsets, tile_elements)
+    weight = np.bincount(classes, minlength=offsets.shape[0] - 1)      # cores per distinct core
     clock = params.cycles_per_us
     tile_bytes = pad_to(tile_elements * itemsize, _BLOCK)
     n = tile_elements.shape[0]
@@ -137,25 +199,27 @@ def simulate(offsets, tile_elements, itemsize: int, compute_itemsize: int, input
     }
     read, write = params.core_read_bytes_per_cycle, params.core_write_bytes_per_cycle
     aggregate = params.aggregate_gbps * 1e3 / clock          # bytes per cycle: GB/s * 1e9 / (MHz * 1e6)
-    total = float(stages["in_bytes"].sum() + stages["out_bytes"].sum())
+    per_class = np.add.reduceat(tile_bytes, offsets[:-1]) if n else np.zeros(0)
+    per_class = np.where(np.diff(offsets) > 0, per_class, 0)
+    total = float((inputs + outputs) * (per_class * weight).sum())
     sigma = settle_bandwidth(stages, buffer_num, read, write, aggregate, total)
-    core_end, starts, durations = schedule(stages, buffer_num, read * sigma, write * sigma, True)
+    class_end, starts, durations = schedule(stages, buffer_num, read * sigma, write * sigma, True)
     cum = np.vstack([np.zeros((1, 4)), np.cumsum(durations, axis=0)])
     busy = cum[offsets[1:]] - cum[offsets[:-1]]
-    core_end_us, busy_us = core_end / clock, busy / clock
-    span = float(core_end_us.max()) if core_end_us.size else 0.0
+    class_end_us, busy_us = class_end / clock, busy / clock
+    span = float(class_end_us.max()) if class_end_us.size else 0.0
     if sigma < 1.0:
         bottleneck = "aggregate bandwidth"
     elif params.head_us > span:
         bottleneck = "launch overhead"
     else:
-        last = int(np.argmax(core_end_us))
+        last = int(np.argmax(class_end_us))
         bottleneck = PIPES[int(np.argmax(busy_us[last]))]
     return Estimate(duration_us=params.head_us + span, bottleneck=bottleneck, label=label, params=params,
-                    buffer_num=buffer_num, head_us=params.head_us, bandwidth_factor=sigma, offsets=offsets,
-                    tile_elements=tile_elements, tile_bytes=tile_bytes, starts_us=starts / clock,
-                    durations_us=durations / clock, core_end_us=core_end_us, busy_us=busy_us, valid=valid,
-                    findings=tuple(findings))
+                    buffer_num=buffer_num, head_us=params.head_us, bandwidth_factor=sigma, classes=classes,
+                    class_offsets=offsets, class_tiles=tile_elements, class_starts_us=starts / clock,
+                    class_durations_us=durations / clock, class_end_us=class_end_us, class_busy_us=busy_us,
+                    itemsize=itemsize, valid=valid, findings=tuple(findings))
 
 
 def _tiles_of_walks(walks) -> tuple:
@@ -214,9 +278,13 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
     if work_bound(launch.fields, launch.block_dim, arch, numel) > MAX_TILES * (1 << 20):
         raise ValueError("tiling: its walk is too long to model")
     walks = core_walks(launch.fields, launch.block_dim, arch, numel)
-    if walks.shape[0] and (walks["passes"].sum() > MAX_TILES or (walks["passes"] < 0).any()):
+    if walks.shape[0] and (walks["passes"].max() > MAX_TILES or (walks["passes"] < 0).any()):
         raise ValueError(f"tiling: its walk has more than {MAX_TILES} tiles (or a negative count); not modelled")
-    offsets, tiles = _tiles_of_walks(walks)
+    shape = np.stack([walks["passes"], walks["pass_len"], walks["last_len"]], axis=1).astype(np.int64)
+    shapes, classes = np.unique(shape, axis=0, return_inverse=True) if len(shape) else (shape, np.zeros(0, np.int64))
+    distinct = np.zeros(shapes.shape[0], dtype=walks.dtype)
+    distinct["passes"], distinct["pass_len"], distinct["last_len"] = shapes[:, 0], shapes[:, 1], shapes[:, 2]
+    offsets, tiles = _tiles_of_walks(distinct)
     inputs, outputs = OPS[op]
     if buffer_num is None:
         buffer_num = spec_a2.BUFFER_NUM if launch.architecture != ARCH_950 else \
@@ -226,7 +294,7 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
     instructions = device_instructions(arch, info.itemsize)
     name = label or f"{op} {info.name} numel={numel} on {launch.platform.soc_version} ({launch.block_dim} cores)"
     return simulate(offsets, np.maximum(tiles, 0), info.itemsize, 4, inputs, outputs, instructions, buffer_num,
-                    params, name, valid=report.ok, findings=findings)
+                    params, name, valid=report.ok, findings=findings, classes=np.ravel(classes).astype(np.int64))
 
 
 def _custom_itemsize(dtype) -> int:

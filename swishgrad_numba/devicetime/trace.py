@@ -30,14 +30,20 @@ def trace_events(est):
         yield {"ph": "M", "pid": pid, "name": "process_sort_index", "args": {"sort_index": pid}}
         for tid, pipe in enumerate(PIPES):
             yield {"ph": "M", "pid": pid, "tid": tid, "name": "thread_name", "args": {"name": pipe}}
-    starts = est.starts_us + est.head_us
-    for core in range(est.n_cores):
-        lo, hi = int(est.offsets[core]), int(est.offsets[core + 1])
+    # the distinct cores' schedules, repeated for each core that runs one
+    starts = (est.class_starts_us + est.head_us).tolist()
+    durations = est.class_durations_us.tolist()
+    tiles = est.class_tiles.tolist()
+    nbytes = est.class_tiles * est.itemsize
+    nbytes = ((nbytes + 31) // 32 * 32).tolist()
+    offsets = est.class_offsets
+    for core, cls in enumerate(est.classes.tolist()):
+        lo, hi = int(offsets[cls]), int(offsets[cls + 1])
         for t in range(lo, hi):
-            args = {"tile": t - lo, "elements": int(est.tile_elements[t]), "bytes": int(est.tile_bytes[t])}
+            args = {"tile": t - lo, "elements": tiles[t], "bytes": nbytes[t]}
             for tid, pipe in enumerate(PIPES):
                 yield {"ph": "X", "pid": core + 1, "tid": tid, "name": STAGE_NAMES[pipe],
-                       "ts": float(starts[t, tid]), "dur": float(est.durations_us[t, tid]), "args": args}
+                       "ts": starts[t][tid], "dur": durations[t][tid], "args": args}
 
 
 def write_trace(est, path) -> None:
@@ -62,14 +68,15 @@ def plot_gantt(est, ax=None, max_cores: int = 64):
 
     if ax is None:
         _, ax = plt.subplots(figsize=(10, 1 + 0.5 * min(est.n_cores, max_cores)))
-    starts = est.starts_us + est.head_us
+    starts = est.class_starts_us + est.head_us
     shown = min(est.n_cores, max_cores)
     ticks, labels = [], []
     for core in range(shown):
-        lo, hi = int(est.offsets[core]), int(est.offsets[core + 1])
+        cls = int(est.classes[core])
+        lo, hi = int(est.class_offsets[cls]), int(est.class_offsets[cls + 1])
         for tid, pipe in enumerate(PIPES):
             y = core * (len(PIPES) + 1) + tid
-            spans = np.column_stack([starts[lo:hi, tid], est.durations_us[lo:hi, tid]])
+            spans = np.column_stack([starts[lo:hi, tid], est.class_durations_us[lo:hi, tid]])
             spans = spans[spans[:, 1] > 0]
             ax.broken_barh(spans, (y, 0.8), facecolors=_COLOURS[pipe],
                            label=STAGE_NAMES[pipe] if core == 0 else None)
