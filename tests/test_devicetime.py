@@ -281,3 +281,11 @@ def test_plot_draws_every_pipe():
     ax = est.plot()
     assert len(ax.collections) == 2 * 4
     plt.close("all")
+
+
+def test_bare_record_takes_block_dim():
+    t = compute_tiling(1 << 20, "float32")
+    with pytest.raises(TypeError, match="block_dim is required"):
+        dt.estimate(t.data, 1 << 20, "float32")
+    assert dt.estimate(t.data, 1 << 20, "float32", block_dim=t.block_dim).duration_us == \
+        dt.estimate(t, 1 << 20, "float32").duration_us

@@ -96,3 +96,20 @@ def test_fit_bad_arguments():
         dt.fit([3])
     with pytest.raises(ValueError, match="free: unknown parameter"):
         dt.fit([{"numel": 1, "dtype": "float32", "msprof": dt.Measurement(3.0, 1, ())}], free=("clock_mhz",))
+
+
+def test_fit_on_another_kernel(tmp_path):
+    """Launches of a custom kernel (estimate_custom's arguments) fit like SwishGrad's."""
+    true = TRUE.replace(aggregate_gbps=1e6)
+    data = []
+    for i, (tile, tiles, cores) in enumerate([(4096, 8, 4), (512, 40, 2), (16384, 3, 8)]):
+        custom = dict(dtype="float16", inputs=2, outputs=1, instructions=["Add"], core_tiles=[[tile] * tiles] * cores)
+        write_msprof(tmp_path / f"P{i}", dt.estimate_custom(**custom, params=true))
+        data.append({"custom": custom, "msprof": str(tmp_path / f"P{i}")})
+    result = dt.fit(data, params=true.replace(head_us=1.0, datacopy_cycles=10.0, issue_cycles=3.0),
+                    free=("core_read_bytes_per_cycle", "core_write_bytes_per_cycle", "datacopy_cycles",
+                          "issue_cycles", "head_us"))
+    for name, value in result.fitted.items():
+        assert value == pytest.approx(getattr(true, name), rel=1e-4), name
+    with pytest.raises(TypeError, match=r"launches\[0\].custom must be a dict"):
+        dt.fit([{"custom": [1], "msprof": dt.Measurement(1.0, 1, ())}])

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .estimate import estimate
+from .estimate import estimate, estimate_custom
 from .params import FREE_PARAMETERS, Params, default_params
 
 __all__ = ["Measurement", "FitResult", "read_msprof", "fit"]
@@ -102,19 +102,30 @@ def _launch(item, index):
     if not isinstance(item, dict):
         raise TypeError(f"launches[{index}] must be a dict with tiling, numel, dtype and msprof, "
                         f"got {type(item).__name__}")
-    missing = [k for k in ("numel", "dtype", "msprof") if k not in item]
+    needed = ("custom", "msprof") if "custom" in item else ("numel", "dtype", "msprof")
+    missing = [k for k in needed if k not in item]
     if missing:
         raise ValueError(f"launches[{index}] lacks {missing}")
+    if "custom" in item and not isinstance(item["custom"], dict):
+        raise TypeError(f"launches[{index}].custom must be a dict of estimate_custom's arguments")
     m = item["msprof"]
     if not isinstance(m, Measurement):
         m = read_msprof(m, argname=f"launches[{index}].msprof")
+    if "custom" in item:
+        return item["custom"], None, None, None, m
     return item.get("tiling"), item["numel"], item["dtype"], item.get("platform"), m
+
+
+def _estimate(params, tiling, numel, dtype, platform):
+    if numel is None:      # another kernel: estimate_custom's arguments
+        return estimate_custom(**tiling, params=params)
+    return estimate(tiling, numel, dtype, platform=platform, params=params, allow_invalid=True)
 
 
 def _residuals(params, launches, with_cores=True):
     res, rows = [], []
     for tiling, numel, dtype, platform, m in launches:
-        est = estimate(tiling, numel, dtype, platform=platform, params=params, allow_invalid=True)
+        est = _estimate(params, tiling, numel, dtype, platform)
         res.append(est.duration_us / m.duration_us - 1.0)
         rows.append((est, m))
         if with_cores:
@@ -134,7 +145,8 @@ def fit(launches, *, platform=None, params: Params | None = None, free=FREE_PARA
     ----------
     launches : list of dict
         Each with ``numel``, ``dtype``, ``msprof`` (an msprof op output folder or a :class:`Measurement`), and
-        optionally ``tiling`` (None: the host's) and ``platform``.
+        optionally ``tiling`` (None: the host's) and ``platform``; or, for another element-wise kernel,
+        ``custom`` (a dict of :func:`~.estimate.estimate_custom`'s arguments but ``params``) and ``msprof``.
     params : Params, optional
         The start and the values of the parameters not fitted (default: the platform's public figures).
     free : sequence of str

@@ -234,7 +234,7 @@ def _tiles_of_walks(walks) -> tuple:
 
 def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform | None = None,
              params: Params | None = None, allow_invalid: bool = False, buffer_num: int | None = None,
-             label: str | None = None) -> Estimate:
+             label: str | None = None, block_dim: int | None = None) -> Estimate:
     """Estimate the device time of one launch of ``op`` with a tiling.
 
     Parameters
@@ -256,6 +256,8 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
         Estimate a tiling the validator rejects anyway (the estimate's ``valid`` is then False).
     buffer_num : int, optional
         Buffers per queue (default: the kernel's, 2); a what-if for ``--compare``.
+    block_dim : int, optional
+        Cores launched: required for a bare record or struct bytes, overrides the one a tiling carries.
 
     Raises
     ------
@@ -268,8 +270,8 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
     info = dtype_info(dtype, argname="dtype")
     if tiling is None:
         tiling = compute_tiling(numel, info.numpy, platform=platform if platform is not None else REFERENCE_PLATFORM)
-    launch = launch_of(tiling, info.numpy, platform, None)
-    report = validate_tiling(tiling, numel, info.numpy, platform)
+    launch = launch_of(tiling, info.numpy, platform, block_dim)
+    report = validate_tiling(tiling, numel, info.numpy, platform, block_dim)
     findings = tuple(str(f) for f in report.errors)
     if not report.ok and not allow_invalid:
         raise ValueError("tiling: the validator rejects it (pass allow_invalid=True to estimate it anyway): "
