@@ -52,3 +52,9 @@ def test_timeline_reads_a_tiling_file_and_params(capsys, tmp_path):
 def test_timeline_usage_errors(argv, match, capsys):
     assert main(["timeline", *argv]) == 2
     assert match in capsys.readouterr().err
+
+
+def test_timeline_chip_sets_cores(capsys):
+    assert main(["timeline", "--numel", "10000000", "--soc", "Ascend910B4"]) == 0
+    out = capsys.readouterr().out
+    assert "(40 cores)" in out and "0-39" in out

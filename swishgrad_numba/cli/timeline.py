@@ -45,9 +45,16 @@ def register(subparsers) -> None:
 
 
 def _platform(args):
+    """The platform of ``--soc``: a chip of the model's SoC table brings its own vector cores and UB."""
+    from ..devicetime.params import SOC_FIGURES
     from ..platform import Platform
 
-    return Platform(soc_version=args.soc_version or "ascend910b")
+    soc = args.soc_version or "ascend910b"
+    chip = next((name for name in SOC_FIGURES if name.lower() == soc.lower()), None)
+    if chip is None:
+        return Platform(soc_version=soc)
+    _clock, cores, ub, *_ = SOC_FIGURES[chip]
+    return Platform(soc_version=chip, core_num=cores, ub_size=ub)
 
 
 def _table(est) -> str:
@@ -108,7 +115,7 @@ def run(args) -> int:
         elif args.block_dim is not None:
             raise ValueError("--block-dim applies to --file")
         est = dt.estimate(tiling, args.numel, args.dtype, op=args.op, platform=platform, params=params,
-                          allow_invalid=args.allow_invalid, label="host tiling" if tiling is None else "given tiling")
+                          allow_invalid=args.allow_invalid)
         out = {"estimate": est.summary()}
         print(_describe(est))
         print(_table(est))

@@ -72,8 +72,8 @@ def instruction_names() -> tuple:
 
 
 # Per SoC: (clock MHz, vector cores, UB bytes, core read B/cycle (ddr_rate), core write B/cycle (ub_to_ddr_rate),
-# aggregate GB/s (assumed)). The A2 rows were read in hicann/runtime's .ini files; the 950 rows come from the
-# project's notes (DEVICETIME.md) and the 950DT clock is assumed equal to the 950PR_9579's.
+# aggregate GB/s (assumed)), from hicann/runtime's .ini files (the 950's: [VectorCoreMemoryRates]); which rows
+# were re-read at the source and which come from the project's notes: docs/devicetime.md.
 SOC_FIGURES = {
     "Ascend910B1": (1850, 48, 196608, 32, 64, 1600.0),
     "Ascend910B2": (1800, 48, 196608, 32, 64, 1600.0),
