@@ -15,6 +15,7 @@ SUBCOMMAND_MODULES = (
     "swishgrad_numba.cli.tiling",
     "swishgrad_numba.cli.bench",
     "swishgrad_numba.cli.compare",
+    "swishgrad_numba.cli.timeline",
 )
 
 

@@ -1,0 +1,164 @@
+"""``swishgrad timeline``: what one launch would cost on the device, under the device-time model.
+
+Prints the launch time, the bottleneck and a per-core table with msprof's PipeUtilization.csv column names;
+writes the timeline as a Chrome trace (``--trace``), the figures as JSON (``--json``) and a Gantt chart
+(``--plot``). ``--compare FIELD=VALUE`` sets the host tiling beside variants; ``--best`` searches the
+template's tilings. An estimate rests on public figures and assumptions (docs/devicetime.md); it is not a
+measurement.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from ._paths import PathArgumentError, check_input_file, check_output_file
+from .tiling import _positive
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+_COLUMNS = ("aiv_time(us)", "aiv_vec_time(us)", "aiv_vec_ratio", "aiv_mte2_time(us)", "aiv_mte2_ratio",
+            "aiv_mte3_time(us)", "aiv_mte3_ratio", "aiv_scalar_time(us)", "aiv_scalar_ratio")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "timeline", help="model one launch's device time (a timeline, per-core pipe use, --best tiling)",
+        description=__doc__.split("\n\n")[0] + " It is an estimate from public figures, not a measurement.")
+    p.add_argument("--numel", type=_positive, required=True, help="elements of the tensor")
+    p.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (default float32)")
+    p.add_argument("--op", default="swish_grad", help="operator (default swish_grad)")
+    p.add_argument("--soc", "--soc-version", dest="soc_version", default=None, metavar="SOC",
+                   help="SoC family or chip name (default ascend910b; ascend950 or a 950 chip runs the 950 kernel); "
+                        "a chip name picks its own figures (e.g. Ascend910B4)")
+    p.add_argument("--file", default=None, help="tiling binary (72 bytes: A2, 88 bytes: 950) instead of the host's")
+    p.add_argument("--block-dim", type=_positive, default=None, help="cores launched (required with --file)")
+    p.add_argument("--params", default=None, metavar="P.TOML", help="model parameters (e.g. from fit) as TOML")
+    p.add_argument("--allow-invalid", action="store_true", help="estimate a tiling the validator rejects")
+    p.add_argument("--trace", default=None, metavar="T.JSON", help="write a Chrome trace (Perfetto, chrome://tracing)")
+    p.add_argument("--json", dest="json_path", default=None, metavar="EST.JSON", help="write the figures as JSON")
+    p.add_argument("--plot", default=None, metavar="P.PNG", help="write a Gantt chart of the launch")
+    p.add_argument("--compare", nargs="+", default=None, metavar="FIELD=VALUE",
+                   help="variants beside the host tiling: buffer_num=K, cores=K, tileDataNum=T (A2), ubFormer=U "
+                        "(950), or any struct field")
+    p.add_argument("--best", action="store_true", help="search the template's valid tilings for the fastest")
+    p.set_defaults(func=run)
+
+
+def _platform(args):
+    """The platform of ``--soc``: a chip of the model's SoC table brings its own vector cores and UB."""
+    from ..devicetime.params import SOC_FIGURES
+    from ..platform import Platform
+
+    soc = args.soc_version or "ascend910b"
+    chip = next((name for name in SOC_FIGURES if name.lower() == soc.lower()), None)
+    if chip is None:
+        return Platform(soc_version=soc)
+    _clock, cores, ub, *_ = SOC_FIGURES[chip]
+    return Platform(soc_version=chip, core_num=cores, ub_size=ub)
+
+
+def _table(est) -> str:
+    head = ["cores"] + list(_COLUMNS)
+    rows = [head]
+    last, first = None, 0
+    for row in est.pipe_utilization() + [None]:     # runs of cores with the same figures share a line
+        cells = None if row is None else [f"{row[c]:.3f}" if c.endswith("(us)") else f"{row[c]:.2f}" for c in _COLUMNS]
+        if cells != last or row is None:
+            if last is not None:
+                core = row["block_id"] - 1 if row is not None else est.n_cores - 1
+                rows.append([str(first) if core == first else f"{first}-{core}"] + last)
+            last, first = cells, (row["block_id"] if row is not None else 0)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(r, widths)) for r in rows)
+
+
+def _describe(est) -> str:
+    lines = [f"{est.label}",
+             f"  launch time  {est.duration_us:.3f} us (head overhead {est.head_us:.3f} us)",
+             f"  bottleneck   {est.bottleneck}"]
+    if est.bandwidth_factor < 1:
+        lines.append(f"  the cores move data at {est.bandwidth_factor:.3f} of their own rate (aggregate bandwidth "
+                     f"{est.params.aggregate_gbps:g} GB/s shared)")
+    if not est.valid:
+        lines.append("  INVALID tiling (estimated anyway): " + "; ".join(est.findings))
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from .. import devicetime as dt
+    from ..tiling.io import read_tiling_bin
+
+    try:
+        for path, name in ((args.file, "--file"), (args.params, "--params")):
+            if path is not None:
+                check_input_file(path, name)
+        for path, name in ((args.trace, "--trace"), (args.json_path, "--json"), (args.plot, "--plot")):
+            if path is not None:
+                check_output_file(path, name)
+        if args.best and args.compare:
+            raise ValueError("--best and --compare: give one of them")
+        platform = _platform(args)
+        params = dt.default_params(platform)
+        if args.params is not None:
+            params = dt.load_params(args.params, base=params)
+        tiling = None
+        if args.file is not None:
+            if args.block_dim is None:
+                raise ValueError("--file needs --block-dim (a struct binary does not carry it)")
+            record = read_tiling_bin(args.file)
+            tiling = {name: record[name].item() for name in record.dtype.names}
+            tiling["blockDim"] = args.block_dim
+            from ..platform import ARCH_950, ASCEND950_PLATFORM
+            from ..tiling.records import layout_of
+            if layout_of(record).architecture == ARCH_950 and platform.architecture != ARCH_950:
+                platform = ASCEND950_PLATFORM if args.soc_version is None else platform
+        elif args.block_dim is not None:
+            raise ValueError("--block-dim applies to --file")
+        est = dt.estimate(tiling, args.numel, args.dtype, op=args.op, platform=platform, params=params,
+                          allow_invalid=args.allow_invalid)
+        out = {"estimate": est.summary()}
+        print(_describe(est))
+        print(_table(est))
+        if args.compare:
+            from ..devicetime.search import variant
+            from ..tiling.host import compute_tiling
+
+            base = compute_tiling(args.numel, args.dtype, platform=platform) if tiling is None else None
+            if base is None:
+                raise ValueError("--compare works on the host tiling (leave out --file)")
+            out["compare"] = []
+            print(f"\n{'variant':<28} {'time (us)':>12} {'vs host':>9}  bottleneck")
+            print(f"{'host tiling':<28} {est.duration_us:12.3f} {'':>9}  {est.bottleneck}")
+            for text in args.compare:
+                label, var_tiling, buffer_num = variant(text, args.numel, args.dtype, platform, base)
+                v = dt.estimate(var_tiling, args.numel, args.dtype, op=args.op, platform=platform, params=params,
+                                allow_invalid=True, buffer_num=buffer_num, label=label)
+                flag = "" if v.valid else "  (INVALID tiling: " + "; ".join(v.findings)[:120] + ")"
+                print(f"{label:<28} {v.duration_us:12.3f} {v.duration_us / est.duration_us:8.3f}x  {v.bottleneck}{flag}")
+                out["compare"].append(v.summary())
+        if args.best:
+            from ..devicetime.search import best_tiling
+
+            best, host, tried = best_tiling(args.numel, args.dtype, platform, params, progress=sys.stderr.isatty())
+            gain = 1 - best.duration_us / host.duration_us
+            print(f"\nbest of {tried} valid tilings: {best.label}: {best.duration_us:.3f} us, bound by {best.bottleneck}"
+                  f" (host tiling {host.duration_us:.3f} us; predicted gain {100 * gain:.1f} %)")
+            out["best"] = best.summary()
+            est = best if args.trace or args.plot else est
+        if args.trace:
+            est.write_trace(args.trace)
+        if args.json_path:
+            with open(args.json_path, "w", encoding="utf-8") as fh:
+                json.dump(out, fh, indent=1)
+        if args.plot:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+            ax = est.plot()
+            ax.figure.savefig(args.plot, dpi=100, bbox_inches="tight")
+            plt.close(ax.figure)
+    except (PathArgumentError, TypeError, ValueError) as exc:
+        print(f"swishgrad timeline: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print("\n(an estimate from public figures and stated assumptions, not a measurement: docs/devicetime.md)")
+    return EXIT_OK

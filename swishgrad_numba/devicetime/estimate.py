@@ -1,0 +1,360 @@
+"""What one launch would cost on the device: :func:`estimate` (a SwishGrad tiling), :func:`estimate_custom`
+(any element-wise kernel on the same template) and the :class:`Estimate` they return."""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import kernel
+from ..dtypes import dtype_info
+from ..kernel.plan import core_walks, work_bound
+from ..kernel.sequence import device_instructions
+from ..platform import ARCH_950, REFERENCE_PLATFORM, Platform
+from ..spec import a2 as spec_a2
+from ..spec import arch35 as spec_arch35
+from ..spec.arith import pad_to
+from ..tiling.host import check_numel, compute_tiling
+from ..tiling.launch import launch_of
+from ..tiling.validate import validate_tiling
+from .params import Params, default_params
+from .queue import PIPES, schedule, settle_bandwidth
+from .stages import check_instructions, vector_cycles
+from .trace import plot_gantt, write_trace
+
+__all__ = ["Estimate", "estimate", "estimate_custom", "OPS", "MAX_TILES"]
+
+#: The operators the model knows: name -> (inputs, outputs). Their instruction lists live with their kernels.
+OPS = {"swish_grad": (2, 1)}
+#: The most tiles one estimate models (a guard against broken records).
+MAX_TILES = 50_000_000
+# DataCopy moves whole 32-byte blocks of UB.
+_BLOCK = 32
+# The msprof PipeUtilization.csv columns of each pipe.
+_PIPE_COLUMNS = {"VECTOR": "aiv_vec", "MTE2": "aiv_mte2", "MTE3": "aiv_mte3", "SCALAR": "aiv_scalar"}
+
+
+@dataclass
+class Estimate:
+    """One launch under the model. Times in microseconds; per-tile arrays in core order.
+
+    Cores with the same tiles run the same schedule, so it is computed once per distinct core (``classes``)
+    and the per-core, per-tile arrays are expanded from it when asked for.
+
+    Attributes
+    ----------
+    duration_us : float
+        The launch: head overhead plus the last core's last CopyOut.
+    bottleneck : str
+        ``"aggregate bandwidth"``, ``"launch overhead"``, or the busiest pipe of the core that ends last
+        (``"MTE2"``, ``"VECTOR"``, ``"MTE3"``, ``"SCALAR"``).
+    valid : bool
+        False for a tiling the validator rejects (estimated only with ``allow_invalid=True``); ``findings`` says why.
+    """
+
+    duration_us: float
+    bottleneck: str
+    label: str
+    params: Params
+    buffer_num: int
+    head_us: float
+    bandwidth_factor: float
+    classes: np.ndarray          # per core: its distinct core's index
+    class_offsets: np.ndarray    # the distinct cores' tiles: class_offsets[i]:class_offsets[i + 1]
+    class_tiles: np.ndarray
+    class_starts_us: np.ndarray
+    class_durations_us: np.ndarray
+    class_end_us: np.ndarray
+    class_busy_us: np.ndarray
+    itemsize: int = 4
+    valid: bool = True
+    findings: tuple = field(default_factory=tuple)
+
+    @property
+    def core_end_us(self) -> np.ndarray:
+        return self.class_end_us[self.classes]
+
+    @property
+    def busy_us(self) -> np.ndarray:
+        return self.class_busy_us[self.classes]
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """Tiles of core ``c``: ``offsets[c]:offsets[c + 1]`` of the per-tile arrays."""
+        counts = np.diff(self.class_offsets)[self.classes]
+        return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+    def _tile_index(self) -> np.ndarray:
+        lo = self.class_offsets[self.classes]
+        counts = np.diff(self.class_offsets)[self.classes]
+        first = np.repeat(lo - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+        return np.arange(int(counts.sum()), dtype=np.int64) + first
+
+    @property
+    def tile_elements(self) -> np.ndarray:
+        return self.class_tiles[self._tile_index()]
+
+    @property
+    def tile_bytes(self) -> np.ndarray:
+        return pad_to(self.tile_elements * self.itemsize, _BLOCK)
+
+    @property
+    def starts_us(self) -> np.ndarray:
+        """Per tile, the start of each stage (columns: SCALAR, MTE2, VECTOR, MTE3) from the cores' start."""
+        return self.class_starts_us[self._tile_index()]
+
+    @property
+    def durations_us(self) -> np.ndarray:
+        return self.class_durations_us[self._tile_index()]
+
+    @property
+    def n_cores(self) -> int:
+        return self.classes.shape[0]
+
+    def pipe_utilization(self) -> list:
+        """One dict per core keyed by msprof's PipeUtilization.csv column names (block_id, aiv_time(us), and the
+        time and ratio of aiv_vec, aiv_mte2, aiv_mte3, aiv_scalar)."""
+        rows = []
+        core_end, busy_us = self.core_end_us, self.busy_us
+        for core in range(self.n_cores):
+            total = float(core_end[core])
+            row = {"block_id": core, "aiv_time(us)": total}
+            for tid, pipe in enumerate(PIPES):
+                key = _PIPE_COLUMNS[pipe]
+                busy = float(busy_us[core, tid])
+                row[f"{key}_time(us)"] = busy
+                row[f"{key}_ratio"] = busy / total if total > 0 else 0.0
+            rows.append(row)
+        return rows
+
+    def write_trace(self, path) -> None:
+        """Write the launch's timeline as a Chrome Trace Event file (opens in Perfetto UI and chrome://tracing)."""
+        write_trace(self, path)
+
+    def plot(self, ax=None):
+        """A Gantt chart of the launch on ``ax`` (a new figure when None); returns the axes."""
+        return plot_gantt(self, ax)
+
+    def summary(self) -> dict:
+        """The launch's figures as plain data (for JSON)."""
+        return {"label": self.label, "duration_us": self.duration_us, "bottleneck": self.bottleneck,
+                "valid": self.valid, "findings": list(self.findings), "head_us": self.head_us,
+                "bandwidth_factor": self.bandwidth_factor, "buffer_num": self.buffer_num,
+                "cores": self.n_cores, "tiles": int(np.diff(self.class_offsets)[self.classes].sum()),
+                "params": self.params.as_dict(), "pipe_utilization": self.pipe_utilization()}
+
+
+def _check_params(params, platform) -> Params:
+    if params is None:
+        return default_params(platform)
+    if not isinstance(params, Params):
+        raise TypeError(f"params must be a devicetime.Params (see load_params), got {type(params).__name__}")
+    return params
+
+
+def _positive_int(value, argname: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{argname} must be an integer, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{argname} must be >= 1, got {value}")
+    return int(value)
+
+
+def _distinct_cores(offsets, tile_elements) -> tuple:
+    """(classes, class_offsets, class_tiles): the cores with distinct tile sequences, and each core's one."""
+    seen, classes, parts = {}, [], []
+    for core in range(offsets.shape[0] - 1):
+        tiles = tile_elements[offsets[core]:offsets[core + 1]]
+        key = tiles.tobytes()
+        if key not in seen:
+            seen[key] = len(parts)
+            parts.append(tiles)
+        classes.append(seen[key])
+    counts = [p.shape[0] for p in parts]
+    class_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    class_tiles = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return np.asarray(classes, dtype=np.int64), class_offsets, class_tiles.astype(np.int64)
+
+
+def simulate(offsets, tile_elements, itemsize: int, compute_itemsize: int, inputs: int, outputs: int,
+             instructions, buffer_num: int, params: Params, label: str, valid: bool = True,
+             findings=(), classes=None) -> Estimate:
+    """The model on checked arrays: ``offsets`` (int64, cores + 1) cut ``tile_elements`` (int64) into cores;
+    or, with ``classes`` (per core, an index), they describe the distinct cores only."""
+    if classes is None:
+        classes, offsets, tile_elements = _distinct_cores(offsets, tile_elements)
+    weight = np.bincount(classes, minlength=offsets.shape[0] - 1)      # cores per distinct core
+    clock = params.cycles_per_us
+    tile_bytes = pad_to(tile_elements * itemsize, _BLOCK)
+    n = tile_elements.shape[0]
+    stages = {
+        "offsets": offsets,
+        "scalar": np.full(n, params.scalar_cycles_per_tile),
+        "in_fixed": np.full(n, inputs * params.datacopy_cycles),
+        "in_bytes": (inputs * tile_bytes).astype(np.float64),
+        "vec": vector_cycles(instructions, tile_elements, compute_itemsize, params),
+        "out_fixed": np.full(n, outputs * params.datacopy_cycles),
+        "out_bytes": (outputs * tile_bytes).astype(np.float64),
+    }
+    read, write = params.core_read_bytes_per_cycle, params.core_write_bytes_per_cycle
+    aggregate = params.aggregate_gbps * 1e3 / clock          # bytes per cycle: GB/s * 1e9 / (MHz * 1e6)
+    per_class = np.add.reduceat(tile_bytes, offsets[:-1]) if n else np.zeros(0)
+    per_class = np.where(np.diff(offsets) > 0, per_class, 0)
+    total = float((inputs + outputs) * (per_class * weight).sum())
+    sigma = settle_bandwidth(stages, buffer_num, read, write, aggregate, total)
+    class_end, starts, durations = schedule(stages, buffer_num, read * sigma, write * sigma, True)
+    cum = np.vstack([np.zeros((1, 4)), np.cumsum(durations, axis=0)])
+    busy = cum[offsets[1:]] - cum[offsets[:-1]]
+    class_end_us, busy_us = class_end / clock, busy / clock
+    span = float(class_end_us.max()) if class_end_us.size else 0.0
+    if sigma < 1.0:
+        bottleneck = "aggregate bandwidth"
+    elif params.head_us > span:
+        bottleneck = "launch overhead"
+    else:
+        last = int(np.argmax(class_end_us))
+        bottleneck = PIPES[int(np.argmax(busy_us[last]))]
+    return Estimate(duration_us=params.head_us + span, bottleneck=bottleneck, label=label, params=params,
+                    buffer_num=buffer_num, head_us=params.head_us, bandwidth_factor=sigma, classes=classes,
+                    class_offsets=offsets, class_tiles=tile_elements, class_starts_us=starts / clock,
+                    class_durations_us=durations / clock, class_end_us=class_end_us, class_busy_us=busy_us,
+                    itemsize=itemsize, valid=valid, findings=tuple(findings))
+
+
+def _tiles_of_walks(walks) -> tuple:
+    """(offsets, tile_elements) of the walks (passes - 1 tiles of pass_len, then last_len)."""
+    passes = walks["passes"].astype(np.int64)
+    offsets = np.concatenate([[0], np.cumsum(passes)]).astype(np.int64)
+    tiles = np.repeat(walks["pass_len"].astype(np.int64), passes)
+    ends = offsets[1:][passes > 0] - 1
+    tiles[ends] = walks["last_len"].astype(np.int64)[passes > 0]
+    return offsets, tiles
+
+
+def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform | None = None,
+             params: Params | None = None, allow_invalid: bool = False, buffer_num: int | None = None,
+             label: str | None = None, block_dim: int | None = None) -> Estimate:
+    """Estimate the device time of one launch of ``op`` with a tiling.
+
+    Parameters
+    ----------
+    tiling : Tiling, record, bytes, Mapping or None
+        Anything :func:`~swishgrad_numba.tiling.io.as_tiling_record` accepts (a bare record needs its block dim
+        in a mapping's ``blockDim``), or None for the host's tiling on ``platform``.
+    numel : int
+        Elements of the tensor (> 0).
+    dtype : dtype-like
+        float32, float16 or bfloat16.
+    op : str
+        The operator (:data:`OPS`).
+    platform : Platform, optional
+        The hardware (default: the reference platform of the tiling's kernel).
+    params : Params, optional
+        The model's numbers (default :func:`~swishgrad_numba.devicetime.params.default_params` of the platform).
+    allow_invalid : bool
+        Estimate a tiling the validator rejects anyway (the estimate's ``valid`` is then False).
+    buffer_num : int, optional
+        Buffers per queue (default: the kernel's, 2); a what-if for ``--compare``.
+    block_dim : int, optional
+        Cores launched: required for a bare record or struct bytes, overrides the one a tiling carries.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the argument: an unknown ``op``, a bad tiling or dtype, a tiling the validator rejects.
+    """
+    if op not in OPS:
+        raise ValueError(f"op must be one of {sorted(OPS)}, got {op!r}")
+    numel = check_numel(numel)
+    info = dtype_info(dtype, argname="dtype")
+    if tiling is None:
+        tiling = compute_tiling(numel, info.numpy, platform=platform if platform is not None else REFERENCE_PLATFORM)
+    launch = launch_of(tiling, info.numpy, platform, block_dim)
+    report = validate_tiling(tiling, numel, info.numpy, platform, block_dim)
+    findings = tuple(str(f) for f in report.errors)
+    if not report.ok and not allow_invalid:
+        raise ValueError("tiling: the validator rejects it (pass allow_invalid=True to estimate it anyway): "
+                         + "; ".join(findings))
+    arch = kernel.arch_code(launch.architecture)
+    if work_bound(launch.fields, launch.block_dim, arch, numel) > MAX_TILES * (1 << 20):
+        raise ValueError("tiling: its walk is too long to model")
+    walks = core_walks(launch.fields, launch.block_dim, arch, numel)
+    if walks.shape[0] and (walks["passes"].max() > MAX_TILES or (walks["passes"] < 0).any()):
+        raise ValueError(f"tiling: its walk has more than {MAX_TILES} tiles (or a negative count); not modelled")
+    shape = np.stack([walks["passes"], walks["pass_len"], walks["last_len"]], axis=1).astype(np.int64)
+    shapes, classes = np.unique(shape, axis=0, return_inverse=True) if len(shape) else (shape, np.zeros(0, np.int64))
+    distinct = np.zeros(shapes.shape[0], dtype=walks.dtype)
+    distinct["passes"], distinct["pass_len"], distinct["last_len"] = shapes[:, 0], shapes[:, 1], shapes[:, 2]
+    offsets, tiles = _tiles_of_walks(distinct)
+    inputs, outputs = OPS[op]
+    if buffer_num is None:
+        buffer_num = spec_a2.BUFFER_NUM if launch.architecture != ARCH_950 else \
+            spec_arch35.BUFFER_NUM // (inputs + outputs)
+    buffer_num = _positive_int(buffer_num, "buffer_num")
+    params = _check_params(params, launch.platform)
+    instructions = device_instructions(arch, info.itemsize)
+    name = label or f"{op} {info.name} numel={numel} on {launch.platform.soc_version} ({launch.block_dim} cores)"
+    return simulate(offsets, np.maximum(tiles, 0), info.itemsize, 4, inputs, outputs, instructions, buffer_num,
+                    params, name, valid=report.ok, findings=findings, classes=np.ravel(classes).astype(np.int64))
+
+
+def _custom_itemsize(dtype) -> int:
+    try:
+        return dtype_info(dtype, argname="dtype").itemsize
+    except (TypeError, ValueError):
+        pass
+    try:
+        size = np.dtype(dtype).itemsize
+    except TypeError:
+        raise TypeError(f"dtype: not a dtype: {dtype!r}") from None
+    if size not in (1, 2, 4, 8):
+        raise ValueError(f"dtype: element size must be 1, 2, 4 or 8 bytes, got {size} ({dtype!r})")
+    return size
+
+
+def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_num: int = 2,
+                    platform: Platform | None = None, params: Params | None = None,
+                    label: str = "custom kernel") -> Estimate:
+    """Estimate any element-wise kernel on the CopyIn / Compute / CopyOut template.
+
+    Parameters
+    ----------
+    dtype : dtype-like
+        The element type the kernel moves and computes in.
+    inputs, outputs : int
+        DataCopy calls per tile in and out (>= 1).
+    instructions : list of str
+        Vector instructions per tile, names from the cost table (e.g. ``["Add"]``).
+    core_tiles : sequence of sequences of int
+        Per core, the lengths of its tiles in elements (each >= 1; every core at least one tile).
+    buffer_num : int
+        Buffers per queue (1: no overlap of neighbouring tiles; 2: double buffering).
+    """
+    itemsize = _custom_itemsize(dtype)
+    inputs = _positive_int(inputs, "inputs")
+    outputs = _positive_int(outputs, "outputs")
+    instructions = check_instructions(instructions)
+    buffer_num = _positive_int(buffer_num, "buffer_num")
+    if platform is not None and not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    params = _check_params(params, platform)
+    if isinstance(core_tiles, (str, bytes)) or not hasattr(core_tiles, "__len__") or len(core_tiles) == 0:
+        raise ValueError("core_tiles must be a non-empty sequence with one sequence of tile lengths per core")
+    lengths, counts = [], []
+    for core, tiles in enumerate(core_tiles):
+        try:
+            arr = np.asarray(tiles)
+        except (TypeError, ValueError):
+            raise TypeError(f"core_tiles[{core}] must be a sequence of integers") from None
+        if arr.ndim != 1 or arr.size == 0:
+            raise ValueError(f"core_tiles[{core}] must be a non-empty sequence of tile lengths, got {tiles!r}")
+        if arr.dtype.kind not in "iu":
+            raise TypeError(f"core_tiles[{core}] must hold integers, got {arr.dtype}")
+        if (arr <= 0).any():
+            raise ValueError(f"core_tiles[{core}]: tile lengths must be >= 1 element, got {int(arr.min())}")
+        lengths.append(arr.astype(np.int64))
+        counts.append(arr.size)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return simulate(offsets, np.concatenate(lengths), itemsize, itemsize, inputs, outputs, instructions,
+                    buffer_num, params, label)

@@ -1,0 +1,226 @@
+"""The device-time model's parameters: every number with its source, per SoC, overridable from Python and TOML.
+
+Sources (details and links in ``docs/devicetime.md``):
+
+- ``[runtime]``: CANN's platform configuration files, hicann/runtime
+  ``src/platform/platform_config/cann/<SoC>.ini`` (clock ``cube_freq``,
+  ``vector_core_cnt``, ``ub_size``, ``ddr_rate``, ``ub_to_ddr_rate``). The
+  unit of the rates is not documented; bytes per cycle per core is an
+  assumption.
+- ``[pypto]``: hicann/pypto ``framework/src/interface/operation/cycles.{h,cpp}``:
+  an instruction costs ``latency + (repeats - 1) * cycles_per_repeat``,
+  ``cycles_per_repeat = max(1, elements_per_repeat / parallelism)``, one
+  repeat 256 bytes; UB copy latency 50 cycles.
+- ``[pto-isa]``: the pto-isa cost model (as collected in the project's notes,
+  not re-checked at its source): ``startup + completion + repeats *
+  per_repeat + (repeats - 1) * 18``.
+- ``assumed``: no public figure (aggregate HBM bandwidth, launch head
+  overhead, scalar bookkeeping per tile, costs of Cast, Duplicate, Neg,
+  MulDstAdd in the pto-isa table).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+import sys
+from dataclasses import dataclass
+
+from ..platform import ARCH_950, Platform, soc_family_of
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["Params", "COST_MODELS", "INSTRUCTION_COSTS", "SOC_FIGURES", "FREE_PARAMETERS", "default_params",
+           "load_params", "save_params", "instruction_names"]
+
+#: The two public instruction cost models; the choice is ``Params.cost_model``.
+COST_MODELS = ("pypto", "pto-isa")
+
+# pypto: (latency, parallelism for float32, parallelism for 16-bit) per instruction; pypto's own default for an
+# operation missing from its tables is latency 10, parallelism 128 (cycles.cpp DEFAULT_LATENCY,
+# DEFAULT_MAX_PARALLELISM): used for Cast, Duplicate, Neg, MulDstAdd, Abs, Relu (marked "pypto default").
+_PYPTO = {
+    "Add": (6, 64, 128), "Sub": (6, 64, 128), "Adds": (6, 64, 128), "Mul": (7, 64, 128), "Muls": (7, 64, 128),
+    "Div": (13, 64, 128), "Exp": (12, 32, 32), "Sqrt": (13, 32, 32), "Rsqrt": (5, 64, 128),
+    "Reciprocal": (5, 64, 128), "Max": (4, 64, 128), "Min": (4, 64, 128),
+    "Cast": (10, 128, 128), "Duplicate": (10, 128, 128), "Neg": (10, 128, 128), "MulDstAdd": (10, 128, 128),
+    "Abs": (10, 128, 128), "Relu": (10, 128, 128),
+}
+# pto-isa: (startup, completion, cycles per repeat float32, cycles per repeat 16-bit). Figures not in the notes
+# (marked assumed in the docs): Sqrt/Rsqrt/Reciprocal/Max/Min/Abs/Relu/Neg/Cast/Duplicate/MulDstAdd take the
+# add- or mul-like row.
+_PTO_ISA = {
+    "Add": (14, 19, 2, 2), "Sub": (14, 19, 2, 2), "Adds": (14, 19, 1, 1), "Mul": (14, 20, 2, 2),
+    "Muls": (14, 20, 1, 1), "Div": (14, 20, 2, 2), "Exp": (13, 26, 2, 4), "Sqrt": (13, 26, 2, 4),
+    "Rsqrt": (13, 26, 2, 4), "Reciprocal": (14, 20, 2, 2), "Max": (14, 19, 2, 2), "Min": (14, 19, 2, 2),
+    "Cast": (14, 19, 2, 2), "Duplicate": (14, 19, 1, 1), "Neg": (14, 20, 1, 1), "MulDstAdd": (14, 20, 2, 2),
+    "Abs": (14, 19, 1, 1), "Relu": (14, 19, 1, 1),
+}
+#: Extra cycles the pto-isa model charges between repeats.
+PTO_ISA_REPEAT_GAP = 18
+
+#: Per instruction and cost model, the table row (see the module docstring).
+INSTRUCTION_COSTS = {"pypto": _PYPTO, "pto-isa": _PTO_ISA}
+
+
+def instruction_names() -> tuple:
+    """The instruction names the cost tables know (both tables hold the same names)."""
+    return tuple(sorted(_PYPTO))
+
+
+# Per SoC: (clock MHz, vector cores, UB bytes, core read B/cycle (ddr_rate), core write B/cycle (ub_to_ddr_rate),
+# aggregate GB/s (assumed)), from hicann/runtime's .ini files (the 950's: [VectorCoreMemoryRates]); which rows
+# were re-read at the source and which come from the project's notes: docs/devicetime.md.
+SOC_FIGURES = {
+    "Ascend910B1": (1850, 48, 196608, 32, 64, 1600.0),
+    "Ascend910B2": (1800, 48, 196608, 32, 64, 1600.0),
+    "Ascend910B3": (1800, 40, 196608, 32, 64, 1600.0),
+    "Ascend910B4": (1500, 40, 196608, 32, 64, 800.0),
+    "Ascend950PR_9579": (1650, 56, 253952, 16, 40, 1600.0),
+    "Ascend950PR_9599": (1800, 72, 253952, 16, 40, 1600.0),
+    "Ascend950DT_9581": (1650, 64, 253952, 40, 40, 4000.0),
+}
+# The chip a family name stands for: the one whose vector core count matches the package's default platform.
+_FAMILY_CHIP = {"ascend950": "Ascend950DT_9581"}
+_DEFAULT_CHIP = "Ascend910B1"
+
+#: The parameters :func:`swishgrad_numba.devicetime.fit` fits.
+FREE_PARAMETERS = ("core_read_bytes_per_cycle", "core_write_bytes_per_cycle", "aggregate_gbps",
+                   "datacopy_cycles", "issue_cycles", "head_us")
+
+
+@dataclass(frozen=True)
+class Params:
+    """The numbers of the device-time model (sources in the module docstring and ``docs/devicetime.md``).
+
+    Attributes
+    ----------
+    soc : str
+        The chip the figures are for (informational).
+    clock_mhz : float
+        AI core clock [runtime ``cube_freq``]; the A2 files give no separate vector clock.
+    core_read_bytes_per_cycle : float
+        One core's GM -> UB rate (MTE2) [runtime ``ddr_rate``, unit assumed].
+    core_write_bytes_per_cycle : float
+        One core's UB -> GM rate (MTE3) [runtime ``ub_to_ddr_rate``, unit assumed].
+    aggregate_gbps : float
+        HBM bandwidth all cores share, GB/s (1e9 bytes/s) [assumed].
+    datacopy_cycles : float
+        Fixed cost of one DataCopy [pypto UB_COPY_IN/OUT latency 50].
+    issue_cycles : float
+        Extra fixed cycles per vector instruction call on top of the cost model (0: the model's figures alone;
+        a measured claim on the 910B4 is about 35 cycles per instruction) [fit].
+    scalar_cycles_per_tile : float
+        SCALAR pipe cycles per tile for the loop and queue bookkeeping [assumed].
+    head_us : float
+        Launch head overhead before the cores start, microseconds [assumed from the 2.6-3.1 us floor of public
+        profiles of tiny vector kernels].
+    cost_model : str
+        ``"pypto"`` or ``"pto-isa"`` (they disagree; see :data:`COST_MODELS`).
+    repeat_bytes : int
+        Bytes one vector repeat covers [Ascend C: 8 blocks of 32 B].
+    max_repeat : int
+        Repeats one instruction call can take [Ascend C: repeatTimes <= 255]; longer tiles take more calls.
+    """
+
+    soc: str = _DEFAULT_CHIP
+    clock_mhz: float = 1850.0
+    core_read_bytes_per_cycle: float = 32.0
+    core_write_bytes_per_cycle: float = 64.0
+    aggregate_gbps: float = 1600.0
+    datacopy_cycles: float = 50.0
+    issue_cycles: float = 0.0
+    scalar_cycles_per_tile: float = 100.0
+    head_us: float = 2.5
+    cost_model: str = "pypto"
+    repeat_bytes: int = 256
+    max_repeat: int = 255
+
+    def __post_init__(self):
+        if not isinstance(self.soc, str):
+            raise TypeError(f"params.soc must be a string, got {type(self.soc).__name__}")
+        if self.cost_model not in COST_MODELS:
+            raise ValueError(f"params.cost_model must be one of {COST_MODELS}, got {self.cost_model!r}")
+        positive = ("clock_mhz", "core_read_bytes_per_cycle", "core_write_bytes_per_cycle", "aggregate_gbps")
+        for field in dataclasses.fields(self):
+            name, value = field.name, getattr(self, field.name)
+            if name in ("soc", "cost_model"):
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"params.{name} must be a number, got {type(value).__name__}")
+            if not math.isfinite(value):
+                raise ValueError(f"params.{name} must be finite, got {value}")
+            if name in ("repeat_bytes", "max_repeat"):
+                if int(value) != value or value < 1:
+                    raise ValueError(f"params.{name} must be a positive integer, got {value}")
+                object.__setattr__(self, name, int(value))
+                continue
+            if value < 0 or (name in positive and value == 0):
+                raise ValueError(f"params.{name} must be {'> 0' if name in positive else '>= 0'}, got {value}")
+            object.__setattr__(self, name, float(value))
+
+    def replace(self, **changes) -> "Params":
+        """A copy with some values changed (a ValueError names an unknown one)."""
+        names = {f.name for f in dataclasses.fields(self)}
+        unknown = sorted(set(changes) - names)
+        if unknown:
+            raise ValueError(f"params: unknown parameter(s) {unknown}; known: {sorted(names)}")
+        return dataclasses.replace(self, **changes)
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @property
+    def cycles_per_us(self) -> float:
+        return self.clock_mhz
+
+
+def default_params(platform: Platform | None = None) -> Params:
+    """The public figures for a platform's SoC (a family name stands for a chip; see ``docs/devicetime.md``)."""
+    soc = "ascend910b" if platform is None else platform.soc_version
+    family = soc_family_of(soc)
+    chip = next((name for name in SOC_FIGURES if name.lower() == soc.lower()), None)
+    if chip is None:
+        chip = _FAMILY_CHIP.get(family, _DEFAULT_CHIP)
+        if platform is not None and platform.architecture == ARCH_950:
+            chip = _FAMILY_CHIP["ascend950"]
+    clock, _cores, _ub, read, write, aggregate = SOC_FIGURES[chip]
+    return Params(soc=chip, clock_mhz=clock, core_read_bytes_per_cycle=read, core_write_bytes_per_cycle=write,
+                  aggregate_gbps=aggregate)
+
+
+def load_params(path, base: Params | None = None) -> Params:
+    """Read parameters from a TOML file (keys of :class:`Params`, top level or under ``[devicetime]``).
+
+    Values not in the file keep those of ``base`` (default :func:`default_params`).
+
+    Raises
+    ------
+    ValueError
+        The file cannot be read or parsed, or names an unknown parameter (the message names the path).
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise ValueError(f"params file {str(path)!r}: cannot read it: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"params file {str(path)!r}: not valid TOML: {exc}") from None
+    data = data.get("devicetime", data)
+    base = default_params() if base is None else base
+    try:
+        return base.replace(**data)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"params file {str(path)!r}: {exc}") from None
+
+
+def save_params(params: Params, path) -> None:
+    """Write ``params`` as a TOML file that :func:`load_params` reads back exactly."""
+    lines = ["# swishgrad device-time model parameters (docs/devicetime.md)", "[devicetime]"]
+    for key, value in params.as_dict().items():
+        lines.append(f"{key} = {value!r}" if not isinstance(value, str) else f'{key} = "{value}"')
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")

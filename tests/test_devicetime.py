@@ -1,0 +1,291 @@
+"""The device-time model: closed forms, conservation, monotonicity, the trace, the API's bad-input errors.
+
+Expected stage costs are written here plainly from the cost model's public formula (pypto:
+``latency + (repeats - 1) * cycles_per_repeat`` per call of at most 255 repeats of 256 bytes), never read
+back from the code under test.
+"""
+import json
+import math
+
+import numpy as np
+import pytest
+
+from swishgrad_numba import compute_tiling
+from swishgrad_numba import devicetime as dt
+from swishgrad_numba.platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM
+
+CLOCK = 1000.0   # MHz: one cycle is a nanosecond
+F = 50.0         # DataCopy fixed cycles
+# Free of the aggregate limit, no head, no scalar unless a test sets it.
+BASE = dt.Params(clock_mhz=CLOCK, core_read_bytes_per_cycle=32.0, core_write_bytes_per_cycle=64.0,
+                 aggregate_gbps=1e9, datacopy_cycles=F, issue_cycles=0.0, scalar_cycles_per_tile=0.0, head_us=0.0)
+
+
+def add_cycles(elements, latency=6):
+    """pypto's float32 Add (latency 6, 64 elements per repeat, 1 cycle per repeat), split into calls of 255."""
+    repeats = math.ceil(elements * 4 / 256)
+    calls = math.ceil(repeats / 255)
+    return calls * latency + (repeats - calls)
+
+
+def stage_cycles(elements, n_add, params, inputs=2, outputs=1):
+    """(scalar, copy-in, compute, copy-out) cycles of one float32 tile."""
+    nbytes = math.ceil(elements * 4 / 32) * 32
+    return (params.scalar_cycles_per_tile,
+            inputs * (params.datacopy_cycles + nbytes / params.core_read_bytes_per_cycle),
+            n_add * add_cycles(elements),
+            outputs * (params.datacopy_cycles + nbytes / params.core_write_bytes_per_cycle))
+
+
+# (tile elements, Add instructions, scalar cycles): compute-bound, copy-in-bound, copy-out-bound, scalar-bound
+STAGE_CASES = [(4096, 40, 0.0), (8192, 1, 10.0), (4096, 2, 0.0), (1024, 1, 900.0), (70000, 3, 5.0)]
+
+
+@pytest.mark.parametrize("elements,n_add,scalar", STAGE_CASES)
+@pytest.mark.parametrize("n", [1, 2, 7, 50])
+def test_double_buffering_is_fill_plus_n_slowest_plus_drain(elements, n, n_add, scalar):
+    p = BASE.replace(scalar_cycles_per_tile=scalar, core_write_bytes_per_cycle=8.0 if n_add == 2 else 64.0)
+    stages = stage_cycles(elements, n_add, p)
+    est = dt.estimate_custom(dtype="float32", inputs=2, outputs=1, instructions=["Add"] * n_add,
+                             core_tiles=[[elements] * n], buffer_num=2, params=p)
+    expected = (sum(stages) + (n - 1) * max(stages)) / CLOCK
+    assert est.duration_us == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("elements,n_add,scalar", STAGE_CASES)
+@pytest.mark.parametrize("n", [1, 3, 20])
+def test_single_buffer_closed_form(elements, n, n_add, scalar):
+    """buffer_num=1: tile k+1's CopyIn waits for tile k's Compute (which frees the input buffer) and its
+    Compute for tile k's CopyOut, so a tile adds Compute + max(CopyIn, CopyOut) (at least the scalar stage);
+    CopyIn of k+1 may overlap CopyOut of k, so this is at most n x the sum of the stages."""
+    p = BASE.replace(scalar_cycles_per_tile=scalar)
+    s, a, b, c = stage_cycles(elements, n_add, p)
+    est = dt.estimate_custom(dtype="float32", inputs=2, outputs=1, instructions=["Add"] * n_add,
+                             core_tiles=[[elements] * n], buffer_num=1, params=p)
+    period = max(b + max(a, c), s)
+    assert est.duration_us == pytest.approx((s + a + b + c + (n - 1) * period) / CLOCK, rel=1e-12)
+    assert est.duration_us <= n * (s + a + b + c) / CLOCK * (1 + 1e-12)
+    if a <= c and s == 0:   # no CopyIn to hide behind the previous CopyOut: fully serial
+        assert est.duration_us == pytest.approx(n * (a + b + c) / CLOCK, rel=1e-12)
+
+
+def test_single_buffer_serialises_when_copy_in_is_free():
+    """With nothing to overlap (CopyIn cheaper than CopyOut), buffer_num=1 takes n x the sum of the stages."""
+    p = BASE.replace(core_read_bytes_per_cycle=1e9, datacopy_cycles=0.0)
+    s, a, b, c = stage_cycles(4096, 3, p)
+    est = dt.estimate_custom(dtype="float32", inputs=2, outputs=1, instructions=["Add"] * 3,
+                             core_tiles=[[4096] * 9], buffer_num=1, params=p)
+    assert a < 1e-3 and est.duration_us == pytest.approx(9 * (s + a + b + c) / CLOCK, rel=1e-6)
+
+
+@pytest.mark.parametrize("cores,tiles,elements", [(48, 20, 8192), (8, 3, 100_000), (40, 1, 4096)])
+def test_bandwidth_bound_launch_takes_bytes_over_aggregate_plus_head(cores, tiles, elements):
+    p = BASE.replace(aggregate_gbps=50.0, head_us=3.0)
+    est = dt.estimate_custom(dtype="float32", inputs=2, outputs=1, instructions=["Add"],
+                             core_tiles=[[elements] * tiles] * cores, params=p)
+    nbytes = cores * tiles * 3 * math.ceil(elements * 4 / 32) * 32
+    assert est.bottleneck == "aggregate bandwidth"
+    assert est.duration_us == pytest.approx(3.0 + nbytes / (50.0 * 1e9) * 1e6, rel=1e-9)
+
+
+def test_conservation_busy_time_is_sum_of_costs_and_trace_agrees(tmp_path):
+    p = BASE.replace(scalar_cycles_per_tile=7.0, aggregate_gbps=300.0, head_us=1.5)
+    tiles = [[4096, 4096, 100], [2048] * 5, [64]]
+    est = dt.estimate_custom(dtype="float32", inputs=2, outputs=1, instructions=["Add", "Add"], core_tiles=tiles,
+                             params=p)
+    rows = est.pipe_utilization()
+    for core, lengths in enumerate(tiles):
+        row = rows[core]
+        assert row["aiv_vec_time(us)"] == pytest.approx(sum(2 * add_cycles(n) for n in lengths) / CLOCK, rel=1e-12)
+        assert row["aiv_scalar_time(us)"] == pytest.approx(7.0 * len(lengths) / CLOCK, rel=1e-12)
+        # copies: the fixed part, plus the bytes at the per-core rate scaled by the shared-bandwidth factor
+        sigma = est.bandwidth_factor
+        nbytes = [math.ceil(n * 4 / 32) * 32 for n in lengths]
+        mte2 = sum(2 * (F + b / (32.0 * sigma)) for b in nbytes) / CLOCK
+        mte3 = sum(F + b / (64.0 * sigma) for b in nbytes) / CLOCK
+        assert row["aiv_mte2_time(us)"] == pytest.approx(mte2, rel=1e-9)
+        assert row["aiv_mte3_time(us)"] == pytest.approx(mte3, rel=1e-9)
+        for key in ("vec", "mte2", "mte3", "scalar"):
+            assert row[f"aiv_{key}_ratio"] == pytest.approx(row[f"aiv_{key}_time(us)"] / row["aiv_time(us)"])
+    assert est.duration_us == pytest.approx(1.5 + max(r["aiv_time(us)"] for r in rows))
+    path = tmp_path / "t.json"
+    est.write_trace(path)
+    trace = json.loads(path.read_text())
+    events = trace["traceEvents"]
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    busy = {}
+    for e in events:
+        if e["ph"] == "X" and e["pid"] > 0:
+            busy[(e["pid"], names[(e["pid"], e["tid"])])] = busy.get((e["pid"], names[(e["pid"], e["tid"])]), 0.0) \
+                + e["dur"]
+            assert e["ts"] >= 1.5 and set(e["args"]) == {"tile", "elements", "bytes"}
+    columns = {"VECTOR": "aiv_vec_time(us)", "MTE2": "aiv_mte2_time(us)", "MTE3": "aiv_mte3_time(us)",
+               "SCALAR": "aiv_scalar_time(us)"}
+    for core in range(3):
+        for pipe, col in columns.items():
+            assert busy[(core + 1, pipe)] == pytest.approx(rows[core][col], rel=1e-12)
+    assert sum(e["ph"] == "X" for e in events) == 1 + 4 * sum(map(len, tiles))
+    procs = {e["pid"]: e["args"]["name"] for e in events if e["name"] == "process_name"}
+    assert procs == {0: "launch", 1: "core 0", 2: "core 1", 3: "core 2"}
+    # each pipe's events on one core never overlap
+    for core in range(3):
+        for tid in range(4):
+            ev = sorted((e["ts"], e["dur"]) for e in events if e["ph"] == "X" and e["pid"] == core + 1
+                        and e["tid"] == tid)
+            assert all(t0 + d0 <= t1 + 1e-9 for (t0, d0), (t1, _) in zip(ev, ev[1:]))
+
+
+@pytest.mark.parametrize("aggregate", [1e9, 400.0, 20.0])
+def test_more_bytes_are_never_faster(aggregate):
+    p = BASE.replace(aggregate_gbps=aggregate, head_us=2.0, scalar_cycles_per_tile=30.0)
+    last = 0.0
+    for n in [1, 31, 32, 64, 1000, 4096, 4097, 20000, 65536, 300000]:
+        est = dt.estimate_custom(dtype="float16", inputs=2, outputs=1, instructions=["Mul", "Exp"],
+                                 core_tiles=[[n] * 3] * 4, params=p)
+        assert est.duration_us >= last * (1 - 1e-12)
+        last = est.duration_us
+    # the host tiling with every core launched (below that, one core takes a small tensor whole, and more
+    # bytes over more cores can be faster)
+    last = 0.0
+    for numel in [70000, 70001, 1 << 20, 3 << 20, 1 << 24, 1 << 26]:
+        est = dt.estimate(None, numel, "float32", params=dt.default_params().replace(aggregate_gbps=aggregate))
+        assert est.duration_us >= last * (1 - 1e-12)
+        last = est.duration_us
+
+
+@pytest.mark.parametrize("cost_model", dt.COST_MODELS)
+def test_more_instructions_are_never_faster(cost_model):
+    p = BASE.replace(cost_model=cost_model, aggregate_gbps=200.0)
+    sequence = ["Muls", "Exp", "Adds", "Div", "Sub", "Mul", "Add", "Cast", "Duplicate", "MulDstAdd"]
+    last = 0.0
+    for k in range(len(sequence) + 1):
+        est = dt.estimate_custom(dtype="float32", inputs=2, outputs=1, instructions=sequence[:k],
+                                 core_tiles=[[8000] * 5] * 6, params=p)
+        # bandwidth-bound launches sit at bytes / aggregate, found to a relative 1e-13 or so
+        assert est.duration_us >= last * (1 - 1e-12)
+        last = est.duration_us
+
+
+def test_swish_grad_tiles_follow_the_host_tiling():
+    for platform, numel, dtype in [(REFERENCE_PLATFORM, 10_000_019, "float32"), (ASCEND950_PLATFORM, 777_777, "float16"),
+                                   (REFERENCE_PLATFORM, 1, "bfloat16")]:
+        est = dt.estimate(None, numel, dtype, platform=platform)
+        assert est.valid
+        tiling = compute_tiling(numel, dtype, platform=platform)
+        assert est.n_cores == tiling.block_dim
+        covered = int(est.tile_elements.sum())
+        assert numel <= covered < numel + 32 * est.n_cores   # the A2 pads to whole blocks
+        assert est.duration_us > est.head_us
+        rows = est.pipe_utilization()
+        assert len(rows) == est.n_cores and all(r["aiv_vec_time(us)"] > 0 for r in rows)
+
+
+def test_estimate_uses_the_kernels_instruction_list():
+    """A 16-bit tile runs the float32 sequence plus three Casts (x, g in; the result out), each on float32 data:
+    pypto's default for an operation it does not list, latency 10, one cycle per repeat."""
+    one_tile = {"smallCoreDataNum": 4096, "bigCoreDataNum": 4096, "finalBigTileNum": 1, "finalSmallTileNum": 1,
+                "tileDataNum": 4096, "smallTailDataNum": 4096, "bigTailDataNum": 4096, "tailBlockNum": 0,
+                "sconf": 1.0, "blockDim": 1}
+    e32 = dt.estimate(one_tile, 4096, "float32", params=BASE)
+    e16 = dt.estimate(one_tile, 4096, "float16", params=BASE)
+    assert e32.n_cores == 1 and e32.tile_elements.tolist() == [4096]
+    repeats = 4096 * 4 // 256
+    cast = 10 + (repeats - 1)
+    vec32 = e32.pipe_utilization()[0]["aiv_vec_time(us)"]
+    assert e16.pipe_utilization()[0]["aiv_vec_time(us)"] == pytest.approx(vec32 + 3 * cast / CLOCK, rel=1e-12)
+    # the A2 float32 sequence: 2 Muls, Exp, Adds, 3 Duplicates, Div, Sub, 3 Muls, Add (pypto's latencies)
+    per = {"Muls": 7, "Exp": 12, "Adds": 6, "Duplicate": 10, "Div": 13, "Sub": 6, "Mul": 7, "Add": 6}
+    count = {"Muls": 2, "Exp": 1, "Adds": 1, "Duplicate": 3, "Div": 1, "Sub": 1, "Mul": 3, "Add": 1}
+    per_repeat = {"Exp": 2}
+    expected = sum(count[k] * (per[k] + (repeats - 1) * per_repeat.get(k, 1)) for k in per)
+    assert vec32 == pytest.approx(expected / CLOCK, rel=1e-12)
+
+
+def test_invalid_tiling_is_refused_unless_allowed():
+    t = compute_tiling(1 << 20, "float32")
+    fields = {name: int(v) for name, v in zip(t.data.dtype.names, t.data.tolist()) if name != "sconf"}
+    fields["tileDataNum"] = 100_000   # past the unified buffer
+    fields["sconf"] = 1.0
+    fields["blockDim"] = t.block_dim
+    with pytest.raises(ValueError, match="tiling: the validator rejects it"):
+        dt.estimate(fields, 1 << 20, "float32")
+    est = dt.estimate(fields, 1 << 20, "float32", allow_invalid=True)
+    assert not est.valid and est.findings
+
+
+@pytest.mark.parametrize("kwargs,exc,match", [
+    ({"instructions": ["Add", "Frobnicate"]}, ValueError, r"instructions: unknown instruction name\(s\) \['Frobnicate'\]"),
+    ({"instructions": "Add"}, TypeError, "instructions must be a list"),
+    ({"core_tiles": [[4096], [-5]]}, ValueError, r"core_tiles\[1\]: tile lengths must be >= 1"),
+    ({"core_tiles": [[4096], [0]]}, ValueError, r"core_tiles\[1\]: tile lengths must be >= 1"),
+    ({"core_tiles": [[4096], []]}, ValueError, r"core_tiles\[1\] must be a non-empty"),
+    ({"core_tiles": []}, ValueError, "core_tiles must be a non-empty"),
+    ({"core_tiles": [[1.5]]}, TypeError, r"core_tiles\[0\] must hold integers"),
+    ({"buffer_num": 0}, ValueError, "buffer_num must be >= 1"),
+    ({"inputs": 0}, ValueError, "inputs must be >= 1"),
+    ({"dtype": "complex256"}, ValueError, "dtype: element size"),
+    ({"params": {"clock_mhz": 1}}, TypeError, "params must be a devicetime.Params"),
+])
+def test_estimate_custom_bad_input(kwargs, exc, match):
+    args = dict(dtype="float32", inputs=2, outputs=1, instructions=["Add"], core_tiles=[[4096]])
+    args.update(kwargs)
+    with pytest.raises(exc, match=match):
+        dt.estimate_custom(**args)
+
+
+def test_estimate_bad_input():
+    with pytest.raises(ValueError, match="op must be one of"):
+        dt.estimate(None, 100, "float32", op="gelu")
+    with pytest.raises(ValueError, match="numel"):
+        dt.estimate(None, 0, "float32")
+    with pytest.raises(ValueError, match="dtype"):
+        dt.estimate(None, 100, "int8")
+
+
+def test_params_validation_and_toml_round_trip(tmp_path):
+    with pytest.raises(ValueError, match="params.clock_mhz must be > 0"):
+        dt.Params(clock_mhz=0)
+    with pytest.raises(ValueError, match="params.cost_model"):
+        dt.Params(cost_model="guess")
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['bogus'\]"):
+        BASE.replace(bogus=1)
+    p = BASE.replace(cost_model="pto-isa", issue_cycles=35.0, aggregate_gbps=1234.5e-3)
+    path = tmp_path / "p.toml"
+    dt.save_params(p, path)
+    assert dt.load_params(path) == p
+    path.write_text("[devicetime]\nhead_us = 4.0\n")
+    assert dt.load_params(path, base=BASE) == BASE.replace(head_us=4.0)
+    path.write_text("head_us = \n")
+    with pytest.raises(ValueError, match="not valid TOML"):
+        dt.load_params(path)
+    path.write_text("frequency = 3\n")
+    with pytest.raises(ValueError, match="unknown parameter"):
+        dt.load_params(path)
+    with pytest.raises(ValueError, match="cannot read it"):
+        dt.load_params(tmp_path / "missing.toml")
+
+
+def test_default_params_follow_the_soc():
+    assert dt.default_params(REFERENCE_PLATFORM).soc == "Ascend910B1"
+    assert dt.default_params(ASCEND950_PLATFORM).soc == "Ascend950DT_9581"
+    from swishgrad_numba.platform import Platform
+    assert dt.default_params(Platform(soc_version="Ascend910B4")).clock_mhz == 1500
+
+
+def test_plot_draws_every_pipe():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    est = dt.estimate_custom(dtype="float32", inputs=2, outputs=1, instructions=["Add"], core_tiles=[[4096] * 3] * 2,
+                             params=BASE)
+    ax = est.plot()
+    assert len(ax.collections) == 2 * 4
+    plt.close("all")
+
+
+def test_bare_record_takes_block_dim():
+    t = compute_tiling(1 << 20, "float32")
+    with pytest.raises(TypeError, match="block_dim is required"):
+        dt.estimate(t.data, 1 << 20, "float32")
+    assert dt.estimate(t.data, 1 << 20, "float32", block_dim=t.block_dim).duration_us == \
+        dt.estimate(t, 1 << 20, "float32").duration_us
