@@ -392,29 +392,35 @@ def _compute_pass_overload(x_buf, y_buf, t_buf, e_buf, n, scale, table, variant)
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _run_piece(piece, x, out, scale, table, variant, x_local, y_local, t_buf, e_buf):
-    """A piece's passes: CopyIn (the part past the tensor zero-filled),
-    Compute, CopyOut (only the part inside), ping-ponging two buffers per queue."""
+    """A piece's cores (``piece.cores`` alike, ``piece.stride`` apart; see
+    ``kernel.walk.PIECE_DTYPE``), each its passes: CopyIn (the part past the
+    tensor zero-filled), Compute, CopyOut (only the part inside),
+    ping-ponging two buffers per queue."""
     numel = out.shape[0]
     capacity = x_local.shape[1]
-    for p in range(piece.passes):
-        length = piece.pass_len if p < piece.passes - 1 else piece.last_len
-        length = min(length, capacity)
-        offset = piece.start + p * piece.pass_len
-        valid = min(length, numel - offset) if offset < numel else 0
-        if valid <= 0:
-            continue
-        ping = p % 2
-        xb = x_local[ping]
-        yb = y_local[ping]
-        src = x[offset:offset + valid]
-        for j in range(valid):
-            xb[j] = src[j]
-        for j in range(valid, length):
-            xb[j] = 0
-        _compute_pass(xb, yb, t_buf, e_buf, length, scale, table, variant)
-        dst = out[offset:offset + valid]
-        for j in range(valid):
-            dst[j] = yb[j]
+    for c in range(piece.cores):
+        start = piece.start + c * piece.stride
+        if start >= numel:   # the cores start in order: the rest lie past the tensor too
+            break
+        for p in range(piece.passes):
+            length = piece.pass_len if p < piece.passes - 1 else piece.last_len
+            length = min(length, capacity)
+            offset = start + p * piece.pass_len
+            valid = min(length, numel - offset) if offset < numel else 0
+            if valid <= 0:
+                continue
+            ping = p % 2
+            xb = x_local[ping]
+            yb = y_local[ping]
+            src = x[offset:offset + valid]
+            for j in range(valid):
+                xb[j] = src[j]
+            for j in range(valid, length):
+                xb[j] = 0
+            _compute_pass(xb, yb, t_buf, e_buf, length, scale, table, variant)
+            dst = out[offset:offset + valid]
+            for j in range(valid):
+                dst[j] = yb[j]
 
 
 @njit(parallel=True, cache=True, error_model="numpy")
