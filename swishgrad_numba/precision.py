@@ -592,7 +592,7 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
     if n:
         with runtime.launch_guard():
             kenv.envelope_bounds(g32, x32, beta32, exp_ulp, div_ulp, bool(flush_subnormals), arch, info.code,
-                                 np.uint32(1 << (8 * info.itemsize - 1)), lo, hi, nan_reachable,
+                                 np.uint32(32 - 8 * info.itemsize), lo, hi, nan_reachable,
                                  kenv.ENVELOPE_CHUNK)
     # NAN_KEY (no member but NaN) becomes the dtype's all-ones pattern: a NaN.
     nan_bits = uint(np.iinfo(uint).max)

@@ -88,16 +88,22 @@ def _output_bits(f, dtype_code):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _order_key(bits, sign_bit):
-    """A total order on non-NaN output patterns: by value, -0 just below +0."""
-    mag = np.int32(bits & (sign_bit - np.uint32(1)))
-    return _select(bits & sign_bit, -mag, mag + np.int32(1))
+def _order_key(bits, shift):
+    """A total order on non-NaN output patterns as int32: by value, -0 just below +0.
+
+    The pattern is shifted to the top of 32 bits (``shift`` 16 for 16-bit
+    outputs) and read as a signed integer; flipping the magnitude bits of a
+    negative one makes the order that of the values. Its own inverse.
+    """
+    k = np.int32(bits << shift)
+    return k ^ ((k >> np.int32(31)) & np.int32(0x7FFFFFFF))
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _key_bits(key, sign_bit):
+def _key_bits(key, shift):
     """The output pattern of an order key (:func:`_order_key` inverted)."""
-    return _select(key > 0, np.uint32(key - np.int32(1)), np.uint32(-key) | sign_bit)
+    k = key ^ ((key >> np.int32(31)) & np.int32(0x7FFFFFFF))
+    return np.uint32(k) >> shift
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -142,7 +148,7 @@ def _chunk_members(gb, xb, q0, ok_e, j, ftz, arch, dtype_code, m, ok, sv, bits):
     the loops, so that each loop vectorises."""
     for t in range(m):
         ok_s, s = ulp_step(q0[t], j, ftz)
-        ok[t] = ok_s & ok_e[t]
+        ok[t] = np.int32(ok_s) & ok_e[t]
         sv[t] = s
     if arch == ARCH_A2:                                           # the rest ; Mul(g)
         for t in range(m):
@@ -169,12 +175,12 @@ def _chunk_divisors(e0, i, ftz, m, ok_e, q0):
     """``ok_e[t]``, ``q0[t]``: the correctly rounded Div(1, Exp + 1) when Exp's result is ``i`` ulps from ``e0[t]``."""
     for t in range(m):
         ok, e = ulp_step(e0[t], i, ftz)
-        ok_e[t] = ok
+        ok_e[t] = np.int32(ok)
         q0[t] = _ONE / adds_one(e, False)              # Adds(t, 1) ; Div(1, t), correctly rounded
 
 
 @njit(parallel=True, cache=True, error_model="numpy")
-def envelope_bounds(g, x, beta, exp_ulp, div_ulp, ftz, arch, dtype_code, sign_bit, lo, hi, nan_reachable, chunk):
+def envelope_bounds(g, x, beta, exp_ulp, div_ulp, ftz, arch, dtype_code, key_shift, lo, hi, nan_reachable, chunk):
     """Least and greatest non-NaN reachable output of each element (``NAN_KEY`` where
     there is none), and whether NaN is reachable.
 
@@ -191,13 +197,13 @@ def envelope_bounds(g, x, beta, exp_ulp, div_ulp, ftz, arch, dtype_code, sign_bi
         xb = np.empty(m, dtype=np.float32)
         e0 = np.empty(m, dtype=np.float32)
         q0 = np.empty(m, dtype=np.float32)
-        ok_e = np.empty(m, dtype=np.bool_)
-        ok = np.empty(m, dtype=np.bool_)
+        ok_e = np.empty(m, dtype=np.int32)
+        ok = np.empty(m, dtype=np.int32)
         sv = np.empty(m, dtype=np.float32)
         bits = np.empty(m, dtype=np.uint32)
         lo_k = np.full(m, _NO_LO, dtype=np.int32)
         hi_k = np.full(m, _NO_HI, dtype=np.int32)
-        has_nan = np.zeros(m, dtype=np.bool_)
+        has_nan = np.zeros(m, dtype=np.int32)
         _prepare(g, x, a, m, beta, gb, xb, e0)
         for i in range(-exp_ulp, exp_ulp + 1):
             _chunk_divisors(e0, i, ftz, m, ok_e, q0)
@@ -205,16 +211,16 @@ def envelope_bounds(g, x, beta, exp_ulp, div_ulp, ftz, arch, dtype_code, sign_bi
                 _chunk_members(gb, xb, q0, ok_e, j, ftz, arch, dtype_code, m, ok, sv, bits)
                 for t in range(m):
                     b = bits[t]
-                    is_nan = b == NAN_KEY
-                    key = _order_key(b, sign_bit)
-                    use = ok[t] & ~is_nan
-                    lo_k[t] = _select(use & (key < lo_k[t]), key, lo_k[t])
-                    hi_k[t] = _select(use & (key > hi_k[t]), key, hi_k[t])
+                    is_nan = np.int32(b == NAN_KEY)
+                    key = _order_key(b, key_shift)
+                    use = ok[t] & (is_nan ^ np.int32(1))
+                    lo_k[t] = min(lo_k[t], _select(use != 0, key, _NO_LO))
+                    hi_k[t] = max(hi_k[t], _select(use != 0, key, _NO_HI))
                     has_nan[t] = has_nan[t] | (ok[t] & is_nan)
         for t in range(m):
-            lo[a + t] = _select(lo_k[t] == _NO_LO, NAN_KEY, _key_bits(lo_k[t], sign_bit))
-            hi[a + t] = _select(hi_k[t] == _NO_HI, NAN_KEY, _key_bits(hi_k[t], sign_bit))
-            nan_reachable[a + t] = has_nan[t]
+            lo[a + t] = _select(lo_k[t] == _NO_LO, NAN_KEY, _key_bits(lo_k[t], key_shift))
+            hi[a + t] = _select(hi_k[t] == _NO_HI, NAN_KEY, _key_bits(hi_k[t], key_shift))
+            nan_reachable[a + t] = has_nan[t] != 0
 
 
 @njit(parallel=True, cache=True, error_model="numpy")
@@ -256,17 +262,17 @@ def envelope_contains(g, x, beta, exp_ulp, div_ulp, ftz, arch, dtype_code, query
         xb = np.empty(m, dtype=np.float32)
         e0 = np.empty(m, dtype=np.float32)
         q0 = np.empty(m, dtype=np.float32)
-        ok_e = np.empty(m, dtype=np.bool_)
-        ok = np.empty(m, dtype=np.bool_)
+        ok_e = np.empty(m, dtype=np.int32)
+        ok = np.empty(m, dtype=np.int32)
         sv = np.empty(m, dtype=np.float32)
         bits = np.empty(m, dtype=np.uint32)
-        found = np.zeros(m, dtype=np.bool_)
+        found = np.zeros(m, dtype=np.int32)
         _prepare(g, x, a, m, beta, gb, xb, e0)
         for i in range(-exp_ulp, exp_ulp + 1):
             _chunk_divisors(e0, i, ftz, m, ok_e, q0)
             for j in range(-div_ulp, div_ulp + 1):
                 _chunk_members(gb, xb, q0, ok_e, j, ftz, arch, dtype_code, m, ok, sv, bits)
                 for t in range(m):
-                    found[t] = found[t] | (ok[t] & (bits[t] == query[a + t]))
+                    found[t] = found[t] | (ok[t] & np.int32(bits[t] == query[a + t]))
         for t in range(m):
-            inside[a + t] = found[t]
+            inside[a + t] = found[t] != 0
