@@ -11,7 +11,7 @@ import numpy as np
 
 from . import kernel, runtime
 from .dtypes import DTypeInfo, beta_argument, dtype_info
-from .platform import REFERENCE_PLATFORM, Platform
+from .platform import ARCH_950, OVERFLOW_MODES, REFERENCE_PLATFORM, Platform
 from .tiling import as_tiling_record, compute_tiling, tiling_fields
 from .tiling.launch import negative_fields
 from .tiling.records import layout_of
@@ -24,7 +24,8 @@ __all__ = ["swish_backward", "run_tiling", "MAX_WORK_FACTOR"]
 MAX_WORK_FACTOR = 4
 _WORK_SLACK = 1 << 16
 
-def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, block_dim=None) -> np.ndarray:
+def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, block_dim=None, *,
+               overflow_mode: str = "infnan") -> np.ndarray:
     """Run the emulated kernel over flat contiguous arrays with a given tiling.
 
     Parameters
@@ -38,6 +39,9 @@ def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, block_d
         the device would, except that nothing outside the arrays is touched.
     block_dim : int, optional
         Cores launched; required for a bare record, overrides a Tiling's.
+    overflow_mode : str
+        The device's float overflow mode, ``"infnan"`` (default) or ``"saturation"``
+        (see :class:`~swishgrad_numba.platform.Platform`; an A2 record only).
 
     Returns
     -------
@@ -60,12 +64,16 @@ def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, block_d
         raise ValueError("grad, x and out must have the same size")
     if not out.flags.writeable:
         raise ValueError("out must be writeable")
+    if overflow_mode not in OVERFLOW_MODES:
+        raise ValueError(f"overflow_mode must be one of {', '.join(map(repr, OVERFLOW_MODES))}, got {overflow_mode!r}")
     record, block_dim, _key = as_tiling_record(tiling, block_dim)
     if block_dim < 1:
         raise ValueError(f"tiling.block_dim must be >= 1, got {block_dim}")
     layout = layout_of(record)
     fields = tiling_fields(record)
     arch = kernel.arch_code(layout.architecture)
+    if overflow_mode == "saturation" and layout.architecture == ARCH_950:
+        raise ValueError("overflow_mode 'saturation' is not supported by the Ascend 950 kernel (Inf/NaN mode only)")
     classes = kernel.plan.classes_of(fields, block_dim, arch)
     negative = negative_fields(layout.architecture, fields, classes)[0]
     if negative:
@@ -82,7 +90,8 @@ def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, block_d
         raise ValueError(f"tiling: its walk would transfer up to {work} elements of a {numel}-element tensor "
                          f"(at most {MAX_WORK_FACTOR} x numel + {_WORK_SLACK} are run); validate the tiling first")
     launch_plan = kernel.plan_launch(fields, block_dim, arch, numel)
-    kernel.launch(grad, x, out, launch_plan, np.float32(record[layout.beta_field]), info, arch)
+    kernel.launch(grad, x, out, launch_plan, np.float32(record[layout.beta_field]), info, arch,
+                  saturation=overflow_mode == "saturation")
     return out
 
 
@@ -167,7 +176,7 @@ def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | 
     result = out if direct else np.empty(x.shape, dtype=x.dtype)
     launch_plan = _host_plan(x.size, info, platform, runtime.num_threads())
     kernel.launch(flat_g, flat_x, result.reshape(-1), launch_plan, beta32, info,
-                  kernel.arch_code(platform.architecture))
+                  kernel.arch_code(platform.architecture), saturation=platform.saturation)
     if out is not None and not direct:
         out[...] = result
         return out

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["Platform", "REFERENCE_PLATFORM", "ASCEND950_PLATFORM", "BF16_SOC_VERSIONS", "SOC_VERSIONS",
-           "ARCH_A2", "ARCH_950", "soc_family_of"]
+           "ARCH_A2", "ARCH_950", "OVERFLOW_MODES", "soc_family_of"]
 
 #: CANN's ``op::SocVersion`` enum (opbase ``include/nnopbase/opdev/platform.h``) as family names, in enum order:
 #: a family's index here is its enum value. ASCEND910_95 is another name of ASCEND950 (the same value).
@@ -54,6 +54,12 @@ _DEFAULTS = {
     ARCH_A2: {"ub_size": 196608, "core_num": 48, "block_size": 32, "lib_workspace_size": 16 * 1024 * 1024},
     ARCH_950: {"ub_size": 253952, "core_num": 64, "block_size": 32, "lib_workspace_size": 16 * 1024 * 1024},
 }
+
+
+#: The device's float overflow modes (CANN's ``aclrtFloatOverflowMode``, model section 2): ``"infnan"``
+#: (IEEE 754, the default on the A2, the A3 and the 950) and ``"saturation"`` (inf -> the largest finite
+#: value, NaN -> 0; for compatibility, not on the 950).
+OVERFLOW_MODES = ("infnan", "saturation")
 
 
 def soc_family_of(soc_version: str) -> str | None:
@@ -107,11 +113,16 @@ class Platform:
     lib_workspace_size : int
         Library workspace the A2 host tiling asks for (``GetLibApiWorkSpaceSize``), in
         bytes; the 950's tiling always asks for 16 MiB.
+    overflow_mode : str
+        The device's float overflow mode (:data:`OVERFLOW_MODES`): ``"infnan"`` (IEEE 754, the default)
+        or ``"saturation"``, where every instruction's infinite result becomes the largest finite
+        value of its sign and a NaN result becomes 0. The Ascend 950 supports ``"infnan"`` only.
 
     Raises
     ------
     TypeError, ValueError
-        For a size that is not a positive integer, or a ``soc_version`` that is not a known family or chip name.
+        For a size that is not a positive integer, a ``soc_version`` that is not a known family or chip name,
+        or an ``overflow_mode`` that is not one of :data:`OVERFLOW_MODES` (or ``"saturation"`` on a 950).
     """
 
     ub_size: int = None
@@ -119,9 +130,16 @@ class Platform:
     block_size: int = None
     soc_version: str = "ascend910b"
     lib_workspace_size: int = None
+    overflow_mode: str = "infnan"
 
     def __post_init__(self):
         family = self._check_soc_version()
+        if not isinstance(self.overflow_mode, str) or self.overflow_mode not in OVERFLOW_MODES:
+            raise ValueError(f"Platform.overflow_mode must be one of {', '.join(map(repr, OVERFLOW_MODES))}, "
+                             f"got {self.overflow_mode!r}")
+        if self.overflow_mode == "saturation" and _ARCH_OF_FAMILY.get(family) == ARCH_950:
+            raise ValueError(f"Platform.overflow_mode 'saturation' is not supported on the Ascend 950 "
+                             f"(soc_version {self.soc_version!r}): it has the Inf/NaN mode only")
         defaults = _DEFAULTS[_ARCH_OF_FAMILY.get(family, ARCH_A2)]
         for name in ("ub_size", "core_num", "block_size", "lib_workspace_size"):
             value = getattr(self, name)
@@ -151,6 +169,11 @@ class Platform:
     def architecture(self) -> str:
         """The kernel this SoC runs: :data:`ARCH_950` (``"arch35"``) or :data:`ARCH_A2` (``"a2"``)."""
         return _ARCH_OF_FAMILY.get(self.soc_family, ARCH_A2)
+
+    @property
+    def saturation(self) -> bool:
+        """Whether the device runs in the saturation overflow mode."""
+        return self.overflow_mode == "saturation"
 
     @property
     def supports_bfloat16(self) -> bool:

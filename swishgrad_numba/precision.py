@@ -44,9 +44,13 @@ import numpy as np
 from .dtypes import DTYPES, SUPPORTED_DTYPES, canonical_dtype, dtype_info
 
 __all__ = [
+    "ENVELOPE_PRESETS",
+    "Envelope",
+    "MAX_ENVELOPE_ULP",
     "THRESHOLDS",
     "PrecisionReport",
     "compare",
+    "envelope",
     "threshold_for",
     "tiny_for",
     "ulp_distance",
@@ -408,3 +412,192 @@ def compare(output, golden, *, inputs: dict | None = None, worst: int = 10,
         passed=mere_ok and mare_ok and nonfinite_ok,
         worst=worst_rows,
     )
+
+
+# ---------------------------------------------------------------- the device's error envelope (model section 10)
+
+#: Largest ``exp_ulp`` / ``div_ulp`` :func:`envelope` takes (each element enumerates
+#: ``(2 exp_ulp + 1)(2 div_ulp + 1)`` outputs).
+MAX_ENVELOPE_ULP = 64
+
+#: Envelopes by SoC from CANN's documentation (model section 10 cites the sources): keyword arguments of
+#: :func:`envelope` plus the SoC family whose kernel they describe. No bound is documented for the A2's
+#: vector ``Exp`` and ``Div``, so there is no A2 preset.
+ENVELOPE_PRESETS = {
+    "950-doc": {"exp_ulp": 1, "div_ulp": 1, "flush_subnormals": True, "soc_version": "ascend950"},
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Envelope:
+    """The outputs a device can reach, per element, when its Exp and Div err (:func:`envelope`).
+
+    Attributes
+    ----------
+    lo, hi : numpy.ndarray
+        x's dtype and shape: the least and greatest reachable output other
+        than NaN (by value; -0 counts below +0). NaN where only NaN is
+        reachable.
+    nan_reachable : numpy.ndarray of bool
+        Where a NaN output is reachable.
+    exp_ulp, div_ulp : int
+    flush_subnormals : bool
+    beta : numpy.float32
+    architecture : str
+        The kernel whose sequence was followed (``"a2"`` or ``"arch35"``).
+    """
+
+    lo: np.ndarray
+    hi: np.ndarray
+    nan_reachable: np.ndarray
+    exp_ulp: int
+    div_ulp: int
+    flush_subnormals: bool
+    beta: np.float32
+    architecture: str
+    _grad: np.ndarray = field(repr=False)
+    _x: np.ndarray = field(repr=False)
+    _code: int = field(repr=False)
+
+    def _args(self):
+        from . import kernel
+
+        return (self._grad, self._x, self.beta, self.exp_ulp, self.div_ulp, self.flush_subnormals,
+                kernel.arch_code(self.architecture), self._code)
+
+    def contains(self, device_output) -> np.ndarray:
+        """Exact membership: ``True`` where ``device_output``'s element is a reachable output.
+
+        Bit patterns are compared exactly (so -0 and +0 differ), except that
+        any NaN equals any NaN. ``device_output`` must have x's dtype and
+        shape. Computed by enumerating each element's outputs again.
+        """
+        from . import runtime
+        from .kernel import envelope as kenv
+
+        if not isinstance(device_output, np.ndarray):
+            raise TypeError(f"device_output must be a numpy.ndarray, got {type(device_output).__name__}")
+        if device_output.dtype != self.lo.dtype:
+            raise TypeError(f"device_output must have dtype {self.lo.dtype}, got {device_output.dtype}")
+        if device_output.shape != self.lo.shape:
+            raise ValueError(f"device_output must have shape {self.lo.shape}, got {device_output.shape}")
+        query = _pattern_keys(np.ascontiguousarray(device_output).reshape(-1))
+        inside = np.empty(query.size, dtype=np.bool_)
+        if query.size:
+            with runtime.launch_guard():
+                kenv.envelope_contains(*self._args(), query, inside, kenv.ENVELOPE_CHUNK)
+        return inside.reshape(self.lo.shape)
+
+    def count(self) -> np.ndarray:
+        """How many distinct outputs each element can reach (every NaN counts as one), as int32."""
+        from . import runtime
+        from .kernel import envelope as kenv
+
+        count = np.empty(self._x.size, dtype=np.int32)
+        if count.size:
+            with runtime.launch_guard():
+                kenv.envelope_count(*self._args(), count, kenv.ENVELOPE_CHUNK)
+        return count.reshape(self.lo.shape)
+
+
+def _pattern_keys(flat: np.ndarray) -> np.ndarray:
+    """Bit patterns as uint32, every NaN mapped to the envelope kernel's NaN key."""
+    from .kernel.envelope import NAN_KEY
+
+    keys = flat.view(_UINT[flat.dtype.itemsize]).astype(np.uint32)
+    with np.errstate(invalid="ignore"):  # signalling-NaN patterns raise "invalid" when widened
+        keys[np.isnan(flat.astype(np.float32))] = NAN_KEY
+    return keys
+
+
+def _ulp_budget(value, argname: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{argname} must be an integer, got {type(value).__name__}")
+    if not 0 <= value <= MAX_ENVELOPE_ULP:
+        raise ValueError(f"{argname} must be in [0, {MAX_ENVELOPE_ULP}], got {value}")
+    return int(value)
+
+
+def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals=False,
+             platform=None) -> Envelope:
+    """Every output a device can produce when its Exp and Div err by up to a few ulps (model section 10).
+
+    The model of the device's freedom: each Exp result may be any binary32
+    within ``exp_ulp`` ulps of the correctly rounded e**t; each Div result
+    any binary32 within ``div_ulp`` ulps of the correctly rounded quotient of
+    its actual (already perturbed) operands; every other instruction of the
+    platform's kernel is exact. Ulps are steps on the ordered binary32 line,
+    +-inf included, -0 and +0 one point (a step onto it keeps the exact
+    result's sign); a NaN stays NaN. With ``flush_subnormals`` every
+    subnormal Exp or Div result (after the perturbation) becomes the zero of
+    its sign. 16-bit outputs are narrowed as usual. Each element's reachable
+    set is enumerated exactly, in compiled code.
+
+    Parameters
+    ----------
+    grad_output, x : numpy.ndarray
+        As for :func:`~swishgrad_numba.swish_backward`: same shape and dtype.
+    beta : float
+        Rounded to float32 once.
+    exp_ulp, div_ulp : int
+        Ulp budgets of Exp and Div, in [0, :data:`MAX_ENVELOPE_ULP`]. With
+        both 0 (and no flush) the envelope is the emulator's output alone.
+    flush_subnormals : bool
+        Subnormal Exp and Div results become zeros (the 950's documented default).
+    platform : Platform, optional
+        Its SoC picks the kernel (default: the A2 reference platform). The
+        envelope models the Inf/NaN overflow mode only.
+
+    Returns
+    -------
+    Envelope
+        ``.lo``, ``.hi``, ``.nan_reachable`` now; ``.contains(output)`` and
+        ``.count()`` enumerate again on demand.
+    """
+    from . import kernel, runtime
+    from .api import _check_array
+    from .dtypes import beta_argument
+    from .kernel import envelope as kenv
+    from .platform import REFERENCE_PLATFORM, Platform
+
+    _check_array(grad_output, "grad_output")
+    _check_array(x, "x")
+    dtype_info(grad_output.dtype, argname="grad_output.dtype")
+    info = dtype_info(x.dtype, argname="x.dtype")
+    if grad_output.dtype != x.dtype:
+        raise TypeError(f"grad_output and x must have the same dtype, got {grad_output.dtype} and {x.dtype}")
+    if grad_output.shape != x.shape:
+        raise ValueError(f"grad_output and x must have the same shape, got {grad_output.shape} and {x.shape}")
+    beta32 = beta_argument(beta, {})
+    exp_ulp = _ulp_budget(exp_ulp, "exp_ulp")
+    div_ulp = _ulp_budget(div_ulp, "div_ulp")
+    if not isinstance(flush_subnormals, (bool, np.bool_)):
+        raise TypeError(f"flush_subnormals must be a bool, got {type(flush_subnormals).__name__}")
+    if platform is not None and not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    platform = platform or REFERENCE_PLATFORM
+    if platform.saturation:
+        raise ValueError("envelope models the Inf/NaN overflow mode only; platform.overflow_mode is 'saturation'")
+
+    # The kernels widen 16-bit inputs exactly (their first Cast); so does astype.
+    with np.errstate(invalid="ignore"):
+        g32 = np.ascontiguousarray(grad_output, dtype=np.float32).reshape(-1)
+        x32 = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
+    n = x32.size
+    uint = _UINT[info.itemsize]
+    lo = np.empty(n, dtype=np.uint32)
+    hi = np.empty(n, dtype=np.uint32)
+    nan_reachable = np.empty(n, dtype=np.bool_)
+    arch = kernel.arch_code(platform.architecture)
+    if n:
+        with runtime.launch_guard():
+            kenv.envelope_bounds(g32, x32, beta32, exp_ulp, div_ulp, bool(flush_subnormals), arch, info.code,
+                                 np.uint32(32 - 8 * info.itemsize), lo, hi, nan_reachable,
+                                 kenv.ENVELOPE_CHUNK)
+    # NAN_KEY (no member but NaN) becomes the dtype's all-ones pattern: a NaN.
+    nan_bits = uint(np.iinfo(uint).max)
+    lo_v = np.where(lo == kenv.NAN_KEY, nan_bits, lo).astype(uint).view(info.numpy).reshape(x.shape)
+    hi_v = np.where(hi == kenv.NAN_KEY, nan_bits, hi).astype(uint).view(info.numpy).reshape(x.shape)
+    return Envelope(lo=lo_v, hi=hi_v, nan_reachable=nan_reachable.reshape(x.shape), exp_ulp=exp_ulp,
+                    div_ulp=div_ulp, flush_subnormals=bool(flush_subnormals), beta=beta32,
+                    architecture=platform.architecture, _grad=g32, _x=x32, _code=info.code)

@@ -307,3 +307,107 @@ def ref_swish_grad_950(grad: np.ndarray, x: np.ndarray, beta) -> np.ndarray:
         g = np.asarray(grad).astype(np.float32).reshape(-1)
         o = o * g                                                   # Mul(o, grad)
         return o.astype(dtype).reshape(np.shape(x))
+
+
+# ---------------------------------------------------------------- the device's error envelope (model section 10)
+
+
+def _flush(v: np.float32) -> np.float32:
+    """A subnormal binary32 becomes the zero of its sign."""
+    if v != 0 and abs(float(v)) < 2.0**-126:
+        return np.float32(np.copysign(np.float32(0.0), v))
+    return v
+
+
+def ulp_neighbourhood(c, k_max: int, ftz: bool) -> list:
+    """Every binary32 within ``k_max`` ulps of ``c``, by walking ``np.nextafter``
+    outwards (it treats -0 and +0 as one point and keeps c's sign on reaching
+    zero); a walk stops at an infinity. A NaN reaches only itself. With ``ftz``
+    each value is flushed afterwards."""
+    c = np.float32(c)
+    if np.isnan(c):
+        return [c]
+    found = [c]
+    for direction in (np.float32(np.inf), np.float32(-np.inf)):
+        v = c
+        for _ in range(k_max):
+            if v == direction:
+                break
+            v = np.nextafter(v, direction, dtype=np.float32)
+            found.append(v)
+    return [_flush(v) for v in found] if ftz else found
+
+
+def ref_envelope_members(g, x, beta, exp_ulp, div_ulp, ftz, kernel, dtype) -> set:
+    """The set of reachable outputs of one element: bit patterns as Python ints, "nan" for any NaN.
+
+    ``kernel`` is "a2" or "arch35"; ``g`` and ``x`` are scalars of ``dtype``.
+    Every step in numpy float32, one at a time (model sections 2, 9, 10).
+    """
+    one = np.float32(1.0)
+    out_dt = DTYPES[dtype]
+    width = {4: np.uint32, 2: np.uint16}[out_dt.itemsize]
+    found = set()
+    with np.errstate(all="ignore"):
+        gf = np.float32(np.array(g, dtype=out_dt).astype(np.float32))
+        xf = np.float32(np.array(x, dtype=out_dt).astype(np.float32))
+        xb = xf * np.float32(beta)                                   # Muls(x, beta)
+        t = xb * np.float32(-1.0)                                    # Muls(xb, -1) / Neg
+        e0 = ref_exp_f32(np.array([t], dtype=np.float32))[0]         # Exp, correctly rounded
+        for e in ulp_neighbourhood(e0, exp_ulp, ftz):
+            q0 = one / (e + one)                                     # Adds ; Div, correctly rounded
+            for s in ulp_neighbourhood(q0, div_ulp, ftz):
+                if kernel == "a2":
+                    o = s
+                    t2 = one - o                                     # Sub
+                    xb2 = xb * t2                                    # Mul
+                    xb2 = one + xb2                                  # Add
+                    o = o * xb2                                      # Mul
+                    r = gf * o                                       # Mul(g, o)
+                else:
+                    o = one - s                                      # Sub(1, s)
+                    o = o * xb                                       # Mul(o, xb)
+                    o = fma_f32_exact(o, s, s)                       # MulDstAdd
+                    r = o * gf                                       # Mul(o, g)
+                v = np.array([r], dtype=np.float32).astype(out_dt)   # Cast (round to nearest even)
+                found.add("nan" if np.isnan(v.astype(np.float32))[0] else int(v.view(width)[0]))
+    return found
+
+
+def ref_saturated_swish_grad(grad, x, beta, dtype) -> np.ndarray:
+    """The A2 sequence in the device's saturation overflow mode (model section 2): after every
+    instruction an infinite result becomes the largest finite of its sign and NaN becomes +0; the
+    final Cast saturates to the 16-bit dtype's largest finite. One element at a time."""
+    fmax = np.float32(np.finfo(np.float32).max)
+    out_dt = DTYPES[dtype]
+
+    def sat(v):
+        v = np.float32(v)
+        if np.isnan(v):
+            return np.float32(0.0)
+        if np.isinf(v):
+            return fmax if v > 0 else -fmax
+        return v
+
+    one = np.float32(1.0)
+    g32 = np.asarray(grad).astype(np.float32).reshape(-1)
+    x32 = np.asarray(x).astype(np.float32).reshape(-1)
+    out = np.empty(x32.size, dtype=out_dt)
+    big = float(np.finfo(np.float16).max) if dtype == "float16" else float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)
+    with np.errstate(all="ignore"):
+        for i in range(x32.size):
+            xb = sat(x32[i] * np.float32(beta))
+            t = sat(xb * np.float32(-1.0))
+            e = sat(ref_exp_f32(np.array([t], dtype=np.float32))[0])
+            t = sat(e + one)
+            o = sat(one / t)
+            t = sat(one - o)
+            xb = sat(xb * t)
+            xb = sat(one + xb)
+            o = sat(o * xb)
+            r = sat(g32[i] * o)
+            v = np.array([r], dtype=np.float32).astype(out_dt)
+            if dtype != "float32" and np.isinf(v.astype(np.float32))[0]:
+                v = np.array([np.copysign(big, r)]).astype(out_dt)
+            out[i] = v[0]
+    return out.reshape(np.shape(x))

@@ -29,7 +29,7 @@ def test_destroyed_stream_is_a_runtime_error():
 
 
 def test_failed_launch_reports_on_synchronize(monkeypatch, stream):
-    def boom(*args):
+    def boom(*args, **kwargs):
         raise RuntimeError("emulated kernel fault")
 
     monkeypatch.setattr(aclnn.op_api, "run_tiling", boom)
@@ -96,3 +96,57 @@ def test_memcpy_bounds():
     assert aclnn.aclrtMemcpy(dst, 8, src, 12, aclnn.ACL_MEMCPY_HOST_TO_DEVICE) == aclnn.ACL_ERROR_INVALID_PARAM
     assert aclnn.aclrtMemcpy(dst, 16, src[:1], 8, aclnn.ACL_MEMCPY_HOST_TO_DEVICE) == aclnn.ACL_ERROR_INVALID_PARAM
     assert "exceeds" in aclnn.aclGetRecentErrMsg()
+
+
+# --------------------------------------------------------------------------
+# The float overflow mode: aclrtSetDeviceSatMode (model section 2, overflow modes)
+# --------------------------------------------------------------------------
+
+
+def test_set_device_sat_mode_applies_to_streams_created_after():
+    import pytest
+
+    from reference import ref_saturated_swish_grad
+
+    with np.errstate(over="ignore"):
+        x = np.array([-100.0, -89.0, np.nan, np.inf, 1.0, -3.0, 0.5, 70000.0], np.float32).astype(F16)
+        g = np.array([1.0, -2.0, 1.0, np.nan, np.inf, 2.0, 1.0, 1.0], np.float32).astype(F16)
+    expected_sat = ref_saturated_swish_grad(g, x, 1.0, "float16")
+    assert aclnn.aclrtGetDeviceSatMode() == (aclnn.ACL_SUCCESS, aclnn.ACL_RT_OVERFLOW_MODE_INFNAN)
+    _, before = aclnn.aclrtCreateStream()
+    try:
+        assert aclnn.aclrtSetDeviceSatMode(aclnn.ACL_RT_OVERFLOW_MODE_SATURATION) == aclnn.ACL_SUCCESS
+        assert aclnn.aclrtGetDeviceSatMode() == (aclnn.ACL_SUCCESS, aclnn.ACL_RT_OVERFLOW_MODE_SATURATION)
+        _, after = aclnn.aclrtCreateStream()
+        for s, expected in ((before, swish_backward(g, x)), (after, expected_sat)):
+            out = np.zeros_like(x)
+            status, ws, executor = aclnn.aclnnSwishBackwardGetWorkspaceSize(tensor(g), tensor(x), None, tensor(out))
+            assert status == ACLNN_SUCCESS
+            assert aclnn.aclnnSwishBackward(WORKSPACE, ws, executor, s) == ACLNN_SUCCESS
+            assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_SUCCESS
+            np.testing.assert_array_equal(bits(out), bits(expected))
+        assert not np.array_equal(bits(swish_backward(g, x)), bits(expected_sat))
+        aclnn.aclrtDestroyStream(after)
+    finally:
+        assert aclnn.aclrtSetDeviceSatMode(aclnn.ACL_RT_OVERFLOW_MODE_INFNAN) == aclnn.ACL_SUCCESS
+        aclnn.aclrtDestroyStream(before)
+    with pytest.raises(AssertionError):   # the test's own check of the two expectations is not vacuous
+        np.testing.assert_array_equal(bits(expected_sat), bits(swish_backward(g, x)))
+
+
+def test_set_device_sat_mode_refusals():
+    from swishgrad_numba import Platform
+
+    for bad in (aclnn.ACL_RT_OVERFLOW_MODE_UNDEF, -1, "saturation", None, 1.0):
+        assert aclnn.aclrtSetDeviceSatMode(bad) == aclnn.ACL_ERROR_INVALID_PARAM
+        assert "mode must be ACL_RT_OVERFLOW_MODE_SATURATION (0) or ACL_RT_OVERFLOW_MODE_INFNAN (1)" in \
+            aclnn.aclGetRecentErrMsg()
+    previous = aclnn.set_platform(Platform(soc_version="ascend950"))
+    try:
+        assert aclnn.aclrtSetDeviceSatMode(aclnn.ACL_RT_OVERFLOW_MODE_SATURATION) == \
+            aclnn.ACL_ERROR_RT_FEATURE_NOT_SUPPORT == 207000
+        assert "supports ACL_RT_OVERFLOW_MODE_INFNAN only" in aclnn.aclGetRecentErrMsg()
+        assert aclnn.aclrtSetDeviceSatMode(aclnn.ACL_RT_OVERFLOW_MODE_INFNAN) == aclnn.ACL_SUCCESS
+    finally:
+        aclnn.set_platform(previous)
+    assert aclnn.aclrtGetDeviceSatMode() == (aclnn.ACL_SUCCESS, aclnn.ACL_RT_OVERFLOW_MODE_INFNAN)

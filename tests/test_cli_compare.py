@@ -284,3 +284,99 @@ def test_json_inf_is_a_string(tmp_path, capsys):
     doc = json.loads((tmp_path / "r.json").read_text())["report"]
     assert code == 1 and doc["mare"] == "inf" and doc["inf_output"] == 1
     assert math.isinf(float(doc["max_abs_error"]))
+
+
+# --------------------------------------------------------------------------
+# --envelope and --overflow-mode (model section 10; model section 2, overflow modes)
+# --------------------------------------------------------------------------
+
+
+def _envelope_case(tmp_path, dtype, seed=4, n=48):
+    """Inputs, and a "device" dump whose every element is drawn from the reference's reachable set."""
+    from reference import random_inputs, ref_envelope_members
+
+    g, x = random_inputs(np.random.default_rng(seed), n, dtype, special_fraction=0.0)
+    uint = UINT[np.dtype(dtype).itemsize]
+    rng = np.random.default_rng(seed + 1)
+    pick = [sorted(k for k in ref_envelope_members(gi, xi, 1.0, 1, 1, False, "a2", np.dtype(dtype).name)
+                   if k != "nan") for gi, xi in zip(g, x)]
+    device = np.array([p[rng.integers(len(p))] for p in pick], dtype=uint).view(dtype)
+    paths = [write(tmp_path / f"{name}.npy", a) for name, a in (("g", g), ("x", x), ("o", device))]
+    return g, x, device, paths
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+def test_envelope_explains_a_device_inside_it(tmp_path, capsys, dtype):
+    g, x, device, (gp, xp, op) = _envelope_case(tmp_path, dtype)
+    emu = sg.swish_backward(g, x, 1.0)
+    uint = UINT[np.dtype(dtype).itemsize]
+    differ = int((emu.view(uint) != device.view(uint)).sum())
+    code, out, err = run(capsys, "--grad", gp, "--x", xp, "--output", op, "--envelope", "exp=1,div=1",
+                         "--json", tmp_path / "r.json")
+    assert code == 0, err
+    assert f"mismatches    : {differ}; explained by the envelope {differ}, not explained 0" in out
+    assert "CONSISTENT (every element is in the envelope)" in out
+    assert "precision report" in out      # the precision-standard verdict is still printed
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["envelope"]["consistent"] is True and doc["envelope"]["explained"] == differ
+    # One element moved 20 ulps away: exactly it is unexplained, and listed first.
+    bad = device.copy()
+    bad.view(uint)[7] += 20 if not np.signbit(bad[7]) else -20
+    write(tmp_path / "o.npy", bad)
+    code, out, _ = run(capsys, "--grad", gp, "--x", xp, "--output", op, "--envelope", "exp=1,div=1")
+    assert code == 1
+    assert "INCONSISTENT (1 elements outside the envelope)" in out
+    rows = out.split("worst unexplained elements:")[1].splitlines()
+    assert rows[2].split()[0] == "(7,)"
+
+
+def test_envelope_zero_budget_is_bit_exactness(tmp_path, capsys):
+    g, x, device, (gp, xp, op) = _envelope_case(tmp_path, np.dtype(np.float32))
+    emu = sg.swish_backward(g, x, 1.0)
+    write(tmp_path / "o.npy", emu)
+    code, out, _ = run(capsys, "--grad", gp, "--x", xp, "--output", op, "--envelope", "exp=0,div=0")
+    assert code == 0 and "mismatches    : 0;" in out
+    write(tmp_path / "o.npy", device)
+    code, out, _ = run(capsys, "--grad", gp, "--x", xp, "--output", op, "--envelope", "exp=0,div=0")
+    assert (code == 1) == bool((device.view(np.uint32) != emu.view(np.uint32)).any())
+
+
+def test_envelope_preset_950_doc(tmp_path, capsys):
+    g, x, device = make_case(np.dtype(np.float32))
+    emu950 = sg.swish_backward(g, x, 1.0, platform=sg.Platform(soc_version="ascend950"))
+    paths = [write(tmp_path / f"{n}.npy", a) for n, a in (("g", g), ("x", x), ("o", emu950))]
+    code, out, err = run(capsys, "--grad", paths[0], "--x", paths[1], "--output", paths[2], "--envelope", "950-doc")
+    assert code == 0, err
+    assert "subnormal Exp/Div results flushed; arch35 kernel" in out and "mismatches    : 0;" in out
+
+
+@pytest.mark.parametrize("spec", ["exp=1", "div=1", "exp=1,div=1,ftz,ftz", "exp=1,exp=2,div=1", "exp=65,div=0",
+                                  "exp=-1,div=1", "exp=1;div=1", "a2-doc", ""])
+def test_bad_envelope_spec_exits_2(good, capsys, spec):
+    code, _, err = run(capsys, "--grad", good["gnpy"], "--x", good["xnpy"], "--output", good["onpy"],
+                       "--envelope", spec)
+    assert code == 2 and "--envelope must be exp=E,div=D" in err and repr(spec) in err
+
+
+def test_envelope_with_saturation_exits_2(good, capsys):
+    code, _, err = run(capsys, "--grad", good["gnpy"], "--x", good["xnpy"], "--output", good["onpy"],
+                       "--envelope", "exp=1,div=1", "--overflow-mode", "saturation")
+    assert code == 2 and "Inf/NaN overflow mode only" in err
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+def test_overflow_mode_saturation_dump_compares_clean(tmp_path, capsys, dtype):
+    from reference import ref_saturated_swish_grad
+
+    # Exp overflows (x below -88.7), NaN and inf inputs, a product past the 16-bit range.
+    with np.errstate(over="ignore"):
+        x = np.array([-100.0, -89.0, -1e30, np.nan, np.inf, -np.inf, 1.0, 0.0, 3.0, -3.0], np.float32).astype(dtype)
+        g = np.array([1.0, -2.0, 3.0, 1.0, np.nan, 2.0, np.inf, 5.0, 60000.0, -1e38], np.float32).astype(dtype)
+    device = ref_saturated_swish_grad(g, x, 1.0, np.dtype(dtype).name)
+    paths = [write(tmp_path / f"{n}.npy", a) for n, a in (("g", g), ("x", x), ("o", device))]
+    code, out, err = run(capsys, "--grad", paths[0], "--x", paths[1], "--output", paths[2],
+                         "--overflow-mode", "saturation")
+    assert code == 0, out + err
+    assert "saturation overflow mode" in out and "mismatches    : 0 of 10" in out
+    code, out, _ = run(capsys, "--grad", paths[0], "--x", paths[1], "--output", paths[2])
+    assert code == 1

@@ -93,10 +93,10 @@ def test_non_string_soc_is_a_type_error(value):
 
 def test_defaults_and_fields_unchanged():
     p = Platform()
-    assert (p.ub_size, p.core_num, p.block_size, p.soc_version, p.lib_workspace_size) == \
-        (196608, 48, 32, "ascend910b", 16 * 1024 * 1024)
+    assert (p.ub_size, p.core_num, p.block_size, p.soc_version, p.lib_workspace_size, p.overflow_mode) == \
+        (196608, 48, 32, "ascend910b", 16 * 1024 * 1024, "infnan")
     assert [f.name for f in dataclasses.fields(Platform)] == \
-        ["ub_size", "core_num", "block_size", "soc_version", "lib_workspace_size"]
+        ["ub_size", "core_num", "block_size", "soc_version", "lib_workspace_size", "overflow_mode"]
     # soc_family is computed, not stored: vars() (the CLI's JSON) holds the fields only
     assert sorted(vars(p)) == sorted(f.name for f in dataclasses.fields(Platform))
     assert REFERENCE_PLATFORM == p and REFERENCE_PLATFORM.soc_family == "ascend910b"
@@ -109,3 +109,23 @@ def test_soc_family_is_read_only():
         p.soc_family = "ascend910"
     with pytest.raises(dataclasses.FrozenInstanceError):
         p.soc_version = "ascend310p"
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "Ascend910B3", "ascend910_93"])
+def test_saturation_mode_on_a2_and_a3(soc):
+    p = Platform(soc_version=soc, overflow_mode="saturation")
+    assert p.saturation and p.overflow_mode == "saturation" and p != Platform(soc_version=soc)
+    assert not Platform(soc_version=soc).saturation
+
+
+@pytest.mark.parametrize("soc", ["ascend950", "Ascend950PR_9599", "ascend910_95"])
+def test_saturation_mode_refused_on_950(soc):
+    with pytest.raises(ValueError, match="overflow_mode 'saturation' is not supported on the Ascend 950"):
+        Platform(soc_version=soc, overflow_mode="saturation")
+    assert Platform(soc_version=soc, overflow_mode="infnan").overflow_mode == "infnan"
+
+
+@pytest.mark.parametrize("mode", ["Saturation", "inf_nan", "", None, 0, True])
+def test_bad_overflow_mode(mode):
+    with pytest.raises(ValueError, match="Platform.overflow_mode must be one of 'infnan', 'saturation'"):
+        Platform(overflow_mode=mode)

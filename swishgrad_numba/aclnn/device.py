@@ -11,8 +11,13 @@ import threading
 
 import numpy as np
 
+from ..platform import ARCH_950
 from .enums import (
     ACL_ERROR_INVALID_PARAM,
+    ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+    ACL_RT_OVERFLOW_MODE_INFNAN,
+    ACL_RT_OVERFLOW_MODE_SATURATION,
+    _OVERFLOW_MODE_NAMES,
     ACL_ERROR_RT_INTERNAL_ERROR,
     ACL_ERROR_RT_MEMORY_ALLOCATION,
     ACL_ERROR_RT_PARAM_INVALID,
@@ -25,18 +30,24 @@ from .enums import (
     _is_int,
     _known,
 )
-from .state import _STATE_LOCK, _fail
+from .state import _STATE_LOCK, _fail, get_platform
 
 __all__ = [
     "aclrtStream", "aclInit", "aclFinalize", "aclrtSetDevice", "aclrtResetDevice",
     "aclrtCreateStream", "aclrtSynchronizeStream", "aclrtDestroyStream", "aclrtMalloc", "aclrtFree", "aclrtMemcpy",
+    "aclrtSetDeviceSatMode", "aclrtGetDeviceSatMode",
 ]
 
 
 class aclrtStream:
-    """A stream: launches queued on it run in order on its own worker thread."""
+    """A stream: launches queued on it run in order on its own worker thread.
+
+    ``overflow_mode`` is the device's float overflow mode when the stream was
+    created (``aclrtSetDeviceSatMode`` applies to streams created after it).
+    """
 
     def __init__(self, name: str = "aclrtStream"):
+        self.overflow_mode = _OVERFLOW_MODE_NAMES[_device_sat_mode]
         self._queue: queue.Queue = queue.Queue()
         self._errors: list = []
         self._lock = threading.Lock()
@@ -78,6 +89,8 @@ class aclrtStream:
 
 
 _default_stream: aclrtStream | None = None
+# The device's float overflow mode (aclrtFloatOverflowMode) for streams created from now on.
+_device_sat_mode = ACL_RT_OVERFLOW_MODE_INFNAN
 
 
 def _resolve_stream(stream):
@@ -200,3 +213,32 @@ def aclrtMemcpy(dst, dest_max, src, count, kind) -> int:
         return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: dst is read-only")
     dst.reshape(-1).view(np.uint8)[:count] = src.reshape(-1).view(np.uint8)[:count]
     return ACL_SUCCESS
+
+
+def aclrtSetDeviceSatMode(mode) -> int:
+    """Set the device's float overflow mode for streams created from now on (model section 2, overflow modes).
+
+    ``ACL_RT_OVERFLOW_MODE_INFNAN`` (IEEE 754, the default) or
+    ``ACL_RT_OVERFLOW_MODE_SATURATION`` (every instruction's infinite result
+    becomes the largest finite value, a NaN result 0). Streams created
+    before the call keep their mode, as CANN documents; the default stream
+    takes the mode in force when it is first used. The Ascend 950 has the
+    Inf/NaN mode only: saturation there is ``ACL_ERROR_RT_FEATURE_NOT_SUPPORT``.
+    """
+    global _device_sat_mode
+    if not _known(mode, _OVERFLOW_MODE_NAMES):
+        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetDeviceSatMode: mode must be ACL_RT_OVERFLOW_MODE_SATURATION "
+                                              f"(0) or ACL_RT_OVERFLOW_MODE_INFNAN (1), got {mode!r}")
+    platform = get_platform()
+    if mode == ACL_RT_OVERFLOW_MODE_SATURATION and platform.architecture == ARCH_950:
+        return _fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     f"aclrtSetDeviceSatMode: the Ascend 950 (platform soc_version {platform.soc_version!r}) "
+                     f"supports ACL_RT_OVERFLOW_MODE_INFNAN only")
+    with _STATE_LOCK:
+        _device_sat_mode = int(mode)
+    return ACL_SUCCESS
+
+
+def aclrtGetDeviceSatMode():
+    """The device's current float overflow mode: ``(ACL_SUCCESS, mode)``."""
+    return ACL_SUCCESS, _device_sat_mode

@@ -35,6 +35,9 @@ __all__ = [
     "ACL_MEMCPY_HOST_TO_HOST", "ACL_MEMCPY_HOST_TO_DEVICE", "ACL_MEMCPY_DEVICE_TO_HOST",
     "ACL_MEMCPY_DEVICE_TO_DEVICE",
     "MAX_DIM",
+    # float overflow modes (aclrtFloatOverflowMode)
+    "ACL_ERROR_RT_FEATURE_NOT_SUPPORT", "ACL_RT_OVERFLOW_MODE_SATURATION", "ACL_RT_OVERFLOW_MODE_INFNAN",
+    "ACL_RT_OVERFLOW_MODE_UNDEF",
 ]
 
 # --------------------------------------------------------------------------
@@ -177,3 +180,19 @@ def _dtype_name(code) -> str:
 
 def _format_name(code) -> str:
     return _FORMATS[code] if _known(code, _FORMATS) else str(code)
+
+
+# --------------------------------------------------------------------------
+# The device's float overflow mode (model section 2, overflow modes)
+# --------------------------------------------------------------------------
+
+#: ``aclrtFloatOverflowMode``: saturation (inf -> the largest finite value, NaN -> 0; the A2 and A3, for
+#: compatibility), Inf/NaN (IEEE 754, the default), and a reserved value.
+ACL_RT_OVERFLOW_MODE_SATURATION = 0
+ACL_RT_OVERFLOW_MODE_INFNAN = 1
+ACL_RT_OVERFLOW_MODE_UNDEF = 2
+#: ``aclrtSetDeviceSatMode`` asked for a mode the device does not have (saturation on a 950).
+ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000
+
+#: The modes ``aclrtSetDeviceSatMode`` sets, by their :class:`~swishgrad_numba.platform.Platform` names.
+_OVERFLOW_MODE_NAMES = {ACL_RT_OVERFLOW_MODE_SATURATION: "saturation", ACL_RT_OVERFLOW_MODE_INFNAN: "infnan"}

@@ -224,7 +224,7 @@ def _view(tensor: aclTensor) -> np.ndarray:
         base, shape=tensor.view_shape, strides=tuple(s * itemsize for s in tensor.strides))
 
 
-def _make_job(executor: aclOpExecutor):
+def _make_job(executor: aclOpExecutor, overflow_mode: str = "infnan"):
     go, x, gi, tiling = executor.grad_output, executor.self_, executor.grad_input, executor.tiling
     private = go.format not in _PLAIN_FORMATS
 
@@ -239,7 +239,7 @@ def _make_job(executor: aclOpExecutor):
             flat_x = np.ascontiguousarray(_view(x)).reshape(-1)
             out_view = _view(gi)
         result = np.empty(flat_x.size, dtype=flat_x.dtype)
-        run_tiling(flat_g, flat_x, result, tiling)
+        run_tiling(flat_g, flat_x, result, tiling, overflow_mode=overflow_mode)   # the stream's overflow mode
         out_view[...] = result.reshape(out_view.shape)
 
     return job
@@ -307,5 +307,5 @@ def _phase_two(workspace, workspaceSize, executor, stream) -> int:
         return _fail(ACLNN_ERR_RUNTIME_ERROR, f"{where}: {s}")
     executor.used = True
     if executor.tiling is not None:
-        s._submit(_make_job(executor))
+        s._submit(_make_job(executor, s.overflow_mode))
     return ACLNN_SUCCESS

@@ -10,6 +10,13 @@ unreadable file, mismatched shapes or dtypes, bad ``--dtype``/``--shape``,
 a ``--json`` path that cannot be written). Each file's size is checked
 (a ``.npy``'s against its header) before its data is read, and the
 ``--json`` path before any file is.
+
+With ``--envelope exp=E,div=D[,ftz]`` (or a preset such as ``950-doc``) it
+also says which elements the documented hardware error of Exp and Div
+explains (model section 10): how many mismatches the envelope explains, the
+worst unexplained elements, and a verdict; the exit status is then 0 when
+every element is in the envelope and 1 otherwise. ``--overflow-mode
+saturation`` compares against the emulator in the device's saturation mode.
 """
 from __future__ import annotations
 
@@ -24,7 +31,7 @@ import numpy as np
 from ..dtypes import SUPPORTED_DTYPES, bfloat16, canonical_dtype
 from ._paths import PathArgumentError, check_output_file
 
-__all__ = ["InputFileError", "parse_shape", "load_array", "run_compare", "register"]
+__all__ = ["InputFileError", "parse_shape", "parse_envelope", "load_array", "run_compare", "register"]
 
 
 class InputFileError(ValueError):
@@ -179,7 +186,7 @@ def _load_npy(path: str, argname: str, dtype, shape) -> np.ndarray:
 
 
 def run_compare(grad_path, x_path, output_path, *, dtype=None, shape=None, beta=1.0,
-                json_path=None, worst=10, out=None, err=None) -> int:
+                json_path=None, worst=10, out=None, err=None, envelope=None, overflow_mode="infnan") -> int:
     """Body of ``swishgrad compare``; returns the exit code."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
@@ -193,6 +200,8 @@ def run_compare(grad_path, x_path, output_path, *, dtype=None, shape=None, beta=
             _check_shape_bytes(shp, dt)
         if worst < 0:
             raise InputFileError(f"--worst must be >= 0, got {worst}")
+        envelope_spec = parse_envelope(envelope) if envelope is not None else None
+        platform = _compare_platform(envelope_spec, overflow_mode)
         if json_path is not None:
             try:
                 check_output_file(json_path, "--json")
@@ -210,16 +219,25 @@ def run_compare(grad_path, x_path, output_path, *, dtype=None, shape=None, beta=
         print(f"swishgrad compare: error: {exc}", file=err)
         return 2
 
-    golden = swish_backward(g, x, beta)
+    golden = swish_backward(g, x, beta, platform=platform)
     report = compare(o, golden, inputs={"grad": g, "x": x}, worst=worst)
     print(f"device output {output_path!r} vs emulator (beta = {float(np.float32(beta))!r} as float32)", file=out)
+    if platform.saturation:
+        print("  (emulator in the device's saturation overflow mode)", file=out)
     print(report.format(), file=out)
+    envelope_doc = None
+    if envelope_spec is not None:
+        envelope_doc = _envelope_section(g, x, o, golden, beta, envelope_spec, platform, worst, out)
     if json_path is not None:
         doc = {
             "grad": grad_path, "x": x_path, "output": output_path,
             "beta": float(np.float32(beta)), "golden": "swishgrad_numba emulator",
             "report": report.to_dict(),
         }
+        if platform.saturation:
+            doc["overflow_mode"] = platform.overflow_mode
+        if envelope_doc is not None:
+            doc["envelope"] = envelope_doc
         try:
             with open(json_path, "w") as f:
                 json.dump(doc, f, indent=2)
@@ -227,12 +245,119 @@ def run_compare(grad_path, x_path, output_path, *, dtype=None, shape=None, beta=
             print(f"swishgrad compare: error: --json: cannot write {json_path!r}: {exc.strerror or exc}",
                   file=err)
             return 2
+    if envelope_doc is not None:
+        return 0 if envelope_doc["consistent"] else 1
     return 0 if report.passed else 1
+
+
+# ---------------------------------------------------------------- --envelope and --overflow-mode (model section 10)
+
+_ENVELOPE_TERM = re.compile(r"(exp|div)=(\d+)")
+
+
+def parse_envelope(text: str) -> dict:
+    """``"exp=1,div=1"``, ``"exp=2,div=0,ftz"`` or a preset name -> :func:`~swishgrad_numba.precision.envelope`
+    keyword arguments (a preset adds its ``soc_version``)."""
+    from ..precision import ENVELOPE_PRESETS, MAX_ENVELOPE_ULP
+
+    spec = text.strip().lower()
+    if spec in ENVELOPE_PRESETS:
+        return dict(ENVELOPE_PRESETS[spec])
+    rule = (f"--envelope must be exp=E,div=D with optional ,ftz (E and D integers in [0, {MAX_ENVELOPE_ULP}]) or "
+            f"a preset ({', '.join(ENVELOPE_PRESETS)}), got {text!r}")
+    found = {}
+    for term in (t.strip() for t in spec.split(",")):
+        m = _ENVELOPE_TERM.fullmatch(term)
+        key = m.group(1) if m else term
+        if key in found or not (m or term == "ftz"):
+            raise InputFileError(rule)
+        found[key] = int(m.group(2)) if m else True
+    if "exp" not in found or "div" not in found or max(found["exp"], found["div"]) > MAX_ENVELOPE_ULP:
+        raise InputFileError(rule)
+    return {"exp_ulp": found["exp"], "div_ulp": found["div"], "flush_subnormals": found.get("ftz", False)}
+
+
+def _compare_platform(envelope_spec, overflow_mode: str):
+    """The emulated device: a preset's SoC (else the A2 reference platform) in ``overflow_mode``."""
+    from ..platform import OVERFLOW_MODES, Platform
+
+    if overflow_mode not in OVERFLOW_MODES:
+        raise InputFileError(f"--overflow-mode must be one of {', '.join(OVERFLOW_MODES)}, got {overflow_mode!r}")
+    if envelope_spec is not None and overflow_mode == "saturation":
+        raise InputFileError("--envelope models the Inf/NaN overflow mode only; it cannot be combined with "
+                             "--overflow-mode saturation")
+    soc = (envelope_spec or {}).get("soc_version", "ascend910b")
+    try:
+        return Platform(soc_version=soc, overflow_mode=overflow_mode)
+    except ValueError as exc:
+        raise InputFileError(f"--overflow-mode: {exc}") from None
+
+
+def _envelope_section(g, x, o, golden, beta, spec, platform, worst, out) -> dict:
+    """Print what the envelope explains; return it as a JSON-ready dict."""
+    from ..precision import envelope, ordered_int
+
+    kwargs = {k: v for k, v in spec.items() if k != "soc_version"}
+    env = envelope(g, x, beta, platform=platform, **kwargs)
+    inside = env.contains(o).reshape(-1)
+    flat = {name: np.ascontiguousarray(a).reshape(-1) for name, a in
+            (("output", o), ("golden", golden), ("lo", env.lo), ("hi", env.hi), ("grad", g), ("x", x))}
+    with np.errstate(invalid="ignore"):
+        nan_o = np.isnan(flat["output"].astype(np.float32))
+        nan_g = np.isnan(flat["golden"].astype(np.float32))
+        nan_lo = np.isnan(flat["lo"].astype(np.float32))
+    uint = {2: np.uint16, 4: np.uint32}[o.dtype.itemsize]
+    mismatch = (flat["output"].view(uint) != flat["golden"].view(uint)) & ~(nan_o & nan_g)
+    outside = ~inside
+    # How far outside [lo, hi] an unexplained element lies, in output ulps (0: a gap inside the
+    # interval; -1: NaN where no NaN is reachable, or a number where only NaN is).
+    zero = np.zeros_like(flat["output"])
+    o_i = ordered_int(np.where(nan_o, zero, flat["output"]))
+    lo_i, hi_i = (ordered_int(np.where(nan_lo, zero, flat[n])) for n in ("lo", "hi"))
+    dist = np.maximum(np.maximum(lo_i - o_i, o_i - hi_i), 0)
+    dist = np.where(nan_o | nan_lo, -1, dist)
+    idx = np.flatnonzero(outside)
+    order = idx[np.lexsort((idx, -np.where(dist[idx] < 0, np.iinfo(np.int64).max, dist[idx])))][:worst]
+    shape = o.shape
+    rows = [{"index": [int(v) for v in np.unravel_index(int(i), shape)] if shape else [],
+             "output": float(flat["output"][i]), "lo": float(flat["lo"][i]), "hi": float(flat["hi"][i]),
+             "ulps_outside": int(dist[i]), "grad": float(flat["grad"][i]), "x": float(flat["x"][i])}
+            for i in order]
+    terms = [f"Exp within {env.exp_ulp} ulp", f"Div within {env.div_ulp} ulp"]
+    if env.flush_subnormals:
+        terms.append("subnormal Exp/Div results flushed")
+    consistent = not idx.size
+    print(f"envelope ({', '.join(terms)}; {platform.architecture} kernel, model section 10):", file=out)
+    print(f"  mismatches    : {int(mismatch.sum())}; explained by the envelope {int((mismatch & inside).sum())}, "
+          f"not explained {int((mismatch & outside).sum())}", file=out)
+    print(f"  outside       : {idx.size} of {inside.size} elements "
+          f"({int((outside & ~mismatch).sum())} of them equal to the emulator's output)", file=out)
+    print("  verdict       : " + ("CONSISTENT (every element is in the envelope)" if consistent else
+                                  f"INCONSISTENT ({idx.size} elements outside the envelope)"), file=out)
+    if rows:
+        print("  worst unexplained elements:", file=out)
+        table = [["index", "output", "lo", "hi", "ulps outside", "grad", "x"]]
+        table += [[str(tuple(r["index"])), f"{r['output']:.9g}", f"{r['lo']:.9g}", f"{r['hi']:.9g}",
+                   "nan" if r["ulps_outside"] < 0 else str(r["ulps_outside"]), f"{r['grad']:.9g}",
+                   f"{r['x']:.9g}"] for r in rows]
+        widths = [max(len(row[k]) for row in table) for k in range(len(table[0]))]
+        for row in table:
+            print("    " + "  ".join(c.rjust(w) for c, w in zip(row, widths)), file=out)
+
+    def clean(v):
+        return v if not isinstance(v, float) or math.isfinite(v) else str(v)
+
+    return {"exp_ulp": env.exp_ulp, "div_ulp": env.div_ulp, "flush_subnormals": env.flush_subnormals,
+            "architecture": env.architecture, "mismatches": int(mismatch.sum()),
+            "explained": int((mismatch & inside).sum()), "unexplained": int((mismatch & outside).sum()),
+            "outside": int(idx.size), "consistent": consistent,
+            "worst": [{k: clean(v) for k, v in r.items()} for r in rows]}
 
 
 def _cmd_compare(args) -> int:
     return run_compare(args.grad, args.x, args.output, dtype=args.dtype, shape=args.shape,
-                       beta=args.beta, json_path=args.json, worst=args.worst)
+                       beta=args.beta, json_path=args.json, worst=args.worst, envelope=args.envelope,
+                       overflow_mode=args.overflow_mode)
 
 
 def register(subparsers) -> None:
@@ -249,4 +374,10 @@ def register(subparsers) -> None:
     p.add_argument("--beta", type=float, default=1.0, help="Swish beta (default 1.0), rounded to float32")
     p.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
     p.add_argument("--worst", type=int, default=10, metavar="K", help="list the K worst elements (default 10)")
+    p.add_argument("--envelope", metavar="SPEC",
+                   help="also check every element against the outputs a device with Exp and Div errors can "
+                        "reach: exp=E,div=D[,ftz] (ulps; ftz flushes subnormal results) or a preset: 950-doc; "
+                        "exit 0 when all are inside, 1 otherwise")
+    p.add_argument("--overflow-mode", default="infnan", choices=("infnan", "saturation"),
+                   help="the device's float overflow mode (default infnan); saturation: A2/A3 only")
     p.set_defaults(func=_cmd_compare)

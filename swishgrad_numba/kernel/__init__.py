@@ -11,7 +11,9 @@ code below them only computes.
   kernels share, and the parallel launch;
 - :mod:`.plan`: how a launch's cores are spread over the host threads;
 - :mod:`.flat`: the same arithmetic in one flat loop (the benchmark's
-  yardstick for what the tile structure costs).
+  yardstick for what the tile structure costs);
+- :mod:`.saturation`: the device's saturation overflow mode (one flat loop);
+- :mod:`.envelope`: the outputs a device with Exp and Div errors can reach.
 
 Entry points: :func:`launch` (a planned launch), :func:`plan_launch`,
 :func:`run_flat`.
@@ -26,7 +28,7 @@ from .. import runtime
 from ..dtypes import FLOAT32, DTypeInfo
 from ..platform import ARCH_950 as _ARCH_950_NAME
 from ..platform import ARCH_A2 as _ARCH_A2_NAME
-from . import flat, plan, sequence, walk
+from . import flat, plan, saturation, sequence, walk
 from .plan import Plan
 from .sequence import ARCH_950, ARCH_A2
 
@@ -51,17 +53,18 @@ _TABLE_CACHE: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
 _TABLE_CACHE_SIZE = 16
 
 
-def derivative_table(arch: int, info: DTypeInfo, beta: np.float32) -> np.ndarray:
+def derivative_table(arch: int, info: DTypeInfo, beta: np.float32, saturation: bool = False) -> np.ndarray:
     """s'(x) of kernel ``arch`` for all 65,536 x of a 16-bit dtype, cached.
 
-    Thread-safe: the cache is guarded by the package's lock (building a
-    table is itself a parallel launch).
+    ``saturation``: every instruction saturated (the device's saturation
+    overflow mode). Thread-safe: the cache is guarded by the package's lock
+    (building a table is itself a parallel launch).
     """
-    key = (arch, info.code, int(np.float32(beta).view(np.uint32)))
+    key = (arch, info.code, int(np.float32(beta).view(np.uint32)), bool(saturation))
     with runtime.launch_lock():
         table = _TABLE_CACHE.get(key)
         if table is None:
-            table = sequence.derivative_table(np.float32(beta), info.code, arch)
+            table = sequence.derivative_table(np.float32(beta), info.code, arch, bool(saturation))
             table.flags.writeable = False
             _TABLE_CACHE[key] = table
             if len(_TABLE_CACHE) > _TABLE_CACHE_SIZE:
@@ -90,9 +93,16 @@ def _bits(arr: np.ndarray, info: DTypeInfo) -> np.ndarray:
 
 
 def launch(grad: np.ndarray, x: np.ndarray, out: np.ndarray, launch_plan: Plan, beta: np.float32,
-           info: DTypeInfo, arch: int) -> None:
-    """Run a planned launch over flat, C-contiguous ``grad``, ``x``, ``out`` of ``info``'s dtype."""
+           info: DTypeInfo, arch: int, saturation: bool = False) -> None:
+    """Run a planned launch over flat, C-contiguous ``grad``, ``x``, ``out`` of ``info``'s dtype.
+
+    ``saturation``: the device's saturation overflow mode (:mod:`.saturation`;
+    the result does not depend on the plan, so it runs as one flat loop).
+    """
     g, xb, o = _bits(grad, info), _bits(x, info), _bits(out, info)
+    if saturation:
+        _launch_saturated(g, xb, o, beta, info, arch)
+        return
     table = _EMPTY_TABLE if info is FLOAT32 else derivative_table(arch, info, beta)
     # On workqueue (not thread-safe) one launch at a time, each still using
     # every Numba thread; TBB and omp need no lock. See runtime.
@@ -102,6 +112,15 @@ def launch(grad: np.ndarray, x: np.ndarray, out: np.ndarray, launch_plan: Plan, 
         else:
             walk.launch_bins(g, xb, o, launch_plan.pieces, launch_plan.bins, launch_plan.capacity, beta, table,
                              info.code, arch)
+
+
+def _launch_saturated(g, x, o, beta, info: DTypeInfo, arch: int) -> None:
+    table = None if info is FLOAT32 else derivative_table(arch, info, beta, saturation=True)
+    with runtime.launch_guard():
+        if table is None:
+            saturation.launch_saturated_f32(g, x, o, np.float32(beta), arch)
+        else:
+            saturation.launch_saturated_16(g, x, o, table, info.code)
 
 
 def run_flat(grad: np.ndarray, x: np.ndarray, out: np.ndarray, beta: np.float32, info: DTypeInfo,

@@ -17,7 +17,12 @@ Mul         ``xb = xb * t``                          ``o = o * xb``
 ==========  ======================================  =====================================
 
 then ``out = g * s'(x)`` (A2's ``Mul(g, o)``, the 950's ``Mul(o, g)``: the
-same product). Every step is one binary32 operation rounded to nearest
+same product). The steps are split at the two instructions whose device
+error is not public: :func:`before_exp` (up to Exp's argument), Exp,
+:func:`adds_one` (Exp's result + 1), Div, :func:`after_div` (the rest), so
+that :mod:`.envelope` perturbs Exp and Div on the same sequence. Each step
+takes ``sat``: in the device's saturation overflow mode every instruction's
+result goes through :func:`saturate`. Every step is one binary32 operation rounded to nearest
 even; nothing else is fused or reordered (Numba emits no FMA without
 fast-math flags, and none are set). The scalar path (:func:`derivative`,
 which builds the 16-bit tables) and the vector path (:func:`compute_f32`,
@@ -35,7 +40,8 @@ from ..intrinsics import fma_f32, vectorise_full_width
 from .exp import clamp_exp_arg, exact_exp_flags, exact_exp_mark, exp_f32, exp_fast, no_exact_flags, redo_marked
 
 __all__ = ["ARCH_A2", "ARCH_950", "DEVICE_INSTRUCTIONS", "device_instructions", "a2_after_exp", "arch35_after_exp",
-           "derivative", "derivative_table", "compute_f32", "compute_16", "compute_tile"]
+           "a2_after_div", "arch35_after_div", "after_div", "adds_one", "before_exp", "saturate", "derivative",
+           "derivative_mode", "derivative_table", "compute_f32", "compute_16", "compute_tile"]
 
 #: Kernel selectors passed to the jitted code.
 ARCH_A2 = 0
@@ -63,49 +69,99 @@ def device_instructions(arch, itemsize):
     return DEVICE_INSTRUCTIONS[(arch, 4 if itemsize == 4 else 2)]
 
 
+_F32_MAX = np.float32(np.finfo(np.float32).max)
+_ZERO = np.float32(0.0)
+_INF = np.float32(np.inf)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def saturate(v, sat):
+    """One instruction's binary32 result in the device's overflow mode: as is
+    in Inf/NaN mode (``sat`` false); in saturation mode (``sat`` true) +-inf
+    becomes +-FLT_MAX and NaN becomes +0 (model section 2, overflow modes).
+    The kernels' hot loops pass a constant ``False``, which compiles away."""
+    if sat:
+        if v != v:
+            return _ZERO
+        if v == _INF:
+            return _F32_MAX
+        if v == -_INF:
+            return -_F32_MAX
+    return v
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def before_exp(x, beta, sat):
+    """The steps up to Exp's argument, shared by both kernels: ``(xb, t)``."""
+    xb = saturate(x * beta, sat)                      # Muls(x, beta)
+    return xb, saturate(xb * np.float32(-1.0), sat)   # Muls(xb, -1) / Neg: the same value
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def adds_one(e, sat):
+    """``Adds(t, 1)`` after Exp, both kernels: the divisor of the sigmoid's Div(1, t)."""
+    return saturate(e + _ONE, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def a2_after_div(o, xb, sat):
+    """The A2 steps after Div: ``o = 1 / (e + 1)`` (the sigmoid), ``xb = x * beta`` -> s'(x)."""
+    t = saturate(_ONE - o, sat)     # Duplicate(1) ; Sub
+    xb = saturate(xb * t, sat)      # Mul   beta*x*(1 - sigmoid)
+    xb = saturate(_ONE + xb, sat)   # Duplicate(1) ; Add
+    return saturate(o * xb, sat)    # Mul   -> s'(x)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def arch35_after_div(s, xb, sat):
+    """The 950 steps after Div: ``s = 1 / (e + 1)`` (the sigmoid), ``xb = x * beta`` -> s'(x)."""
+    o = saturate(_ONE - s, sat)           # Sub(1, s)
+    o = saturate(o * xb, sat)             # Mul(o, beta*x)
+    return saturate(fma_f32(o, s, s), sat)   # MulDstAdd(o, s, s): o*s + s, rounded once -> s'(x)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def after_div(s, xb, arch, sat):
+    """The steps after Div of kernel ``arch``."""
+    if arch == ARCH_A2:
+        return a2_after_div(s, xb, sat)
+    return arch35_after_div(s, xb, sat)
+
+
 @njit(cache=True, error_model="numpy", inline="always")
 def a2_after_exp(e, xb):
     """The A2 steps after Exp: ``e = exp(-xb)``, ``xb = x * beta`` -> s'(x)."""
-    t = e + _ONE              # Adds(t, 1)
-    o = _ONE / t              # Duplicate(1) ; Div   -> sigmoid(beta*x)
-    t = _ONE - o              # Duplicate(1) ; Sub
-    xb = xb * t               # Mul   beta*x*(1 - sigmoid)
-    xb = _ONE + xb            # Duplicate(1) ; Add
-    return o * xb             # Mul   -> s'(x)
+    return a2_after_div(_ONE / adds_one(e, False), xb, False)     # Adds(t, 1) ; Duplicate(1) ; Div
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def arch35_after_exp(e, xb):
     """The 950 steps after Exp: ``e = exp(-xb)``, ``xb = x * beta`` -> s'(x)."""
-    t = e + _ONE              # Adds(t, 1)
-    s = _ONE / t              # Div(1, t)            -> sigmoid(beta*x)
-    o = _ONE - s              # Sub(1, s)
-    o = o * xb                # Mul(o, beta*x)
-    return fma_f32(o, s, s)   # MulDstAdd(o, s, s): o*s + s, rounded once -> s'(x)
+    return arch35_after_div(_ONE / adds_one(e, False), xb, False)  # Adds(t, 1) ; Div(1, t)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def after_exp(e, xb, arch):
-    """The steps after Exp of kernel ``arch``."""
-    if arch == ARCH_A2:
-        return a2_after_exp(e, xb)
-    return arch35_after_exp(e, xb)
+def derivative_mode(x, beta, arch, sat):
+    """s'(x) in binary32 by kernel ``arch``'s instruction sequence (one value), every
+    instruction's result saturated when ``sat`` (the device's saturation mode)."""
+    xb, t = before_exp(x, beta, sat)
+    e = saturate(exp_f32(t), sat)                            # Exp
+    return after_div(saturate(_ONE / adds_one(e, sat), sat), xb, arch, sat)   # Adds ; Div ; the rest
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def derivative(x, beta, arch):
     """s'(x) in binary32 by kernel ``arch``'s instruction sequence (one value)."""
-    xb = x * beta             # Muls(x, beta)
-    e = exp_f32(xb * np.float32(-1.0))   # Muls(xb, -1) / Neg ; Exp
-    return after_exp(e, xb, arch)
+    return derivative_mode(x, beta, arch, False)
 
 
 @njit(parallel=True, cache=True, error_model="numpy")
-def derivative_table(beta, dtype_code, arch):
+def derivative_table(beta, dtype_code, arch, sat):
     """s'(x) in binary32 for each of the 65,536 bit patterns of a 16-bit x.
 
     x is widened exactly first (the kernels' first Cast), so a 16-bit tile
-    only looks its x up here, then does the remaining steps.
+    only looks its x up here, then does the remaining steps. ``sat``: every
+    instruction's result saturated (the device's saturation mode).
     """
     table = np.empty(65536, dtype=np.float32)
     for bits in prange(65536):
@@ -113,7 +169,7 @@ def derivative_table(beta, dtype_code, arch):
             xf = f16_bits_to_f32(np.uint16(bits))
         else:
             xf = bf16_bits_to_f32(np.uint16(bits))
-        table[bits] = derivative(xf, beta, arch)
+        table[bits] = derivative_mode(xf, beta, arch, sat)
     return table
 
 
