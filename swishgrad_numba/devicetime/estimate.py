@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import kernel
 from ..dtypes import dtype_info
-from ..kernel.plan import core_walks, work_bound
+from ..kernel.plan import classes_of, core_runs, work_bound
 from ..kernel.sequence import device_instructions
 from ..platform import ARCH_950, REFERENCE_PLATFORM, Platform
 from ..spec import a2 as spec_a2
@@ -279,7 +279,7 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
     arch = kernel.arch_code(launch.architecture)
     if work_bound(launch.fields, launch.block_dim, arch, numel) > MAX_TILES * (1 << 20):
         raise ValueError("tiling: its walk is too long to model")
-    walks = core_walks(launch.fields, launch.block_dim, arch, numel)
+    walks = _core_walks(launch.fields, launch.block_dim, arch, numel)
     if walks.shape[0] and (walks["passes"].max() > MAX_TILES or (walks["passes"] < 0).any()):
         raise ValueError(f"tiling: its walk has more than {MAX_TILES} tiles (or a negative count); not modelled")
     shape = np.stack([walks["passes"], walks["pass_len"], walks["last_len"]], axis=1).astype(np.int64)
@@ -297,6 +297,30 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
     name = label or f"{op} {info.name} numel={numel} on {launch.platform.soc_version} ({launch.block_dim} cores)"
     return simulate(offsets, np.maximum(tiles, 0), info.itemsize, 4, inputs, outputs, instructions, buffer_num,
                     params, name, valid=report.ok, findings=findings, classes=np.ravel(classes).astype(np.int64))
+
+
+_WALK_DTYPE = np.dtype([("start", "<i8"), ("passes", "<i8"), ("pass_len", "<i8"), ("last_len", "<i8")])
+
+
+def _core_walks(fields, block_dim: int, arch: int, numel: int) -> np.ndarray:
+    """One walk per launched core that moves data, in core order: the
+    kernel's runs of alike cores (``kernel.plan.core_runs``) spelled out
+    core by core, each cut after its last pass that starts inside the tensor."""
+    parts = []
+    for r in core_runs(classes_of(fields, block_dim, arch), numel):
+        walks = np.empty(r.cores, dtype=_WALK_DTYPE)
+        start = r.start + r.stride * np.arange(r.cores, dtype=np.int64)
+        walks["start"] = start
+        walks["pass_len"] = r.pass_len
+        if r.pass_len == 0:
+            walks["passes"], walks["last_len"] = 1, r.last_len
+        else:
+            # passes that start inside the tensor: later cores may stop sooner
+            passes = np.minimum(r.passes, -(-(numel - start) // r.pass_len))
+            walks["passes"] = passes
+            walks["last_len"] = np.where(passes == r.passes, r.last_len, r.pass_len)
+        parts.append(walks)
+    return np.concatenate(parts) if parts else np.empty(0, dtype=_WALK_DTYPE)
 
 
 def _custom_itemsize(dtype) -> int:
