@@ -13,6 +13,7 @@ row / NumPy dtype, or a clear error) and :func:`to_float32` / :func:`beta_argume
 """
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 
@@ -144,7 +145,10 @@ def canonical_dtype(dtype, argname: str = "dtype") -> np.dtype:
 def to_float32(value, argname: str = "beta") -> np.float32:
     """Convert a real scalar to float32 with one round-to-nearest-even rounding.
 
-    Values beyond float32's range become +-inf, as a C cast would.
+    Every value is rounded once, exactly from its value: integers of any size
+    (``np.int64`` and ``np.uint64`` included) and :class:`fractions.Fraction`
+    do not pass through float64 first. Values beyond float32's range become
+    +-inf, as a C cast would; ``bool`` converts as a C cast does (1.0 / 0.0).
     """
     if type(value) is float and -3.4e38 < value < 3.4e38:  # fast path: cannot overflow
         return np.float32(value)
@@ -152,16 +156,49 @@ def to_float32(value, argname: str = "beta") -> np.float32:
         value = value[()]
     if isinstance(value, (complex, np.complexfloating)):
         raise TypeError(f"{argname} must be a real number, got complex {value!r}")
+    if isinstance(value, (np.timedelta64, np.datetime64)):
+        # NumPy files timedelta64 under np.signedinteger, but a duration is no number.
+        raise TypeError(f"{argname} must be a real number, got {type(value).__name__} {value!r}")
     if isinstance(value, np.generic) and value.dtype == bfloat16:
         return np.float32(value)
     if not isinstance(value, (numbers.Real, np.number, np.bool_)):
         raise TypeError(f"{argname} must be a real number, got {type(value).__name__}")
-    if isinstance(value, (numbers.Integral, np.integer, np.bool_)) and not isinstance(value, np.floating):
-        # Integers convert straight to float32 (one rounding), like a C cast.
-        with np.errstate(over="ignore"):
-            return np.float32(int(value)) if abs(int(value)) < 2**128 else np.float32(np.inf if value > 0 else -np.inf)
+    if isinstance(value, (numbers.Integral, np.integer, np.bool_)):
+        return _round_ratio_to_float32(int(value), 1)
+    if isinstance(value, numbers.Rational):  # Fraction: exact, not through float64
+        return _round_ratio_to_float32(int(value.numerator), int(value.denominator))
+    # Binary floats: float64 (and narrower) casts are one hardware rounding; a
+    # longer one (long double) is rounded exactly from its value.
+    if isinstance(value, np.floating) and value.dtype.itemsize > 8 and np.isfinite(value):
+        return _round_ratio_to_float32(*value.as_integer_ratio())
     with np.errstate(over="ignore"):
         return np.array(value).astype(np.float32)[()]
+
+
+# float32: 24-bit significands, normal exponents from -126 (subnormal step 2**-149), largest finite below 2**128.
+_F32_MANT_BITS, _F32_EMIN, _F32_EMAX = 24, -126, 127
+
+
+def _round_ratio_to_float32(num: int, den: int) -> np.float32:
+    """The float32 nearest ``num / den`` (``den > 0``), ties to even, in exact integer arithmetic."""
+    if num == 0:
+        return np.float32(0.0)
+    sign, num = (-1.0 if num < 0 else 1.0), abs(num)
+    # e = floor(log2(num / den)): start from the bit lengths, correct by one.
+    e = num.bit_length() - den.bit_length()
+    if (num << max(-e, 0)) < (den << max(e, 0)):
+        e -= 1
+    # The unit in the last place at that binade (subnormals share 2**-149).
+    ulp = max(e, _F32_EMIN) - (_F32_MANT_BITS - 1)
+    # q = num / den / 2**ulp, rounded to the nearest integer, ties to even.
+    scaled_num, scaled_den = (num, den << ulp) if ulp >= 0 else (num << -ulp, den)
+    q, rem = divmod(scaled_num, scaled_den)
+    if 2 * rem > scaled_den or (2 * rem == scaled_den and q & 1):
+        q += 1
+    if q.bit_length() + ulp > _F32_EMAX + 1:  # q * 2**ulp >= 2**128: overflow, as a C cast
+        return np.float32(sign * np.inf)
+    # q < 2**25 and 2**-149 <= q * 2**ulp < 2**128: exact in float64, so exact in float32.
+    return np.float32(sign * math.ldexp(q, ulp))
 
 
 #: Other names of beta: the A2 struct field (``sconf``) and the 950 attribute (``scale``).

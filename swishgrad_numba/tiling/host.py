@@ -86,7 +86,10 @@ def _a2_tiling(n: int, info: DTypeInfo, beta32, platform: Platform) -> Tiling:
         units = spec_a2.tile_units(b)
         raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small: the {info.name} kernel needs "
                          f"{units} tile buffers of at least one {block}-byte block ({units * block} bytes)")
-    return Tiling(data=_record(TILING_DTYPE, fields, beta32), block_dim=block_dim, tiling_key=spec_a2.TILING_KEY,
+    # The UB tile is the one field sized by the platform rather than by numel.
+    causes = {"tileDataNum": f"platform.ub_size ({platform.ub_size} bytes)"}
+    return Tiling(data=_record(TILING_DTYPE, fields, beta32, n, causes), block_dim=block_dim,
+                  tiling_key=spec_a2.TILING_KEY,
                   workspace_size=platform.lib_workspace_size)
 
 
@@ -98,18 +101,24 @@ def _arch35_tiling(n: int, info: DTypeInfo, beta32, platform: Platform) -> Tilin
         raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small: the 950 kernel needs "
                          f"{spec_arch35.BUFFER_NUM} buffers of at least {spec_arch35.UB_ALIGN_BYTES} bytes "
                          f"({need} bytes)")
-    return Tiling(data=_record(ARCH35_TILING_DTYPE, fields, beta32), block_dim=block_dim,
+    # ubFormer and elemNum come from the UB size alone; coreNum from the core count capped by numel.
+    ub = f"platform.ub_size ({platform.ub_size} bytes)"
+    causes = {"ubFormer": ub, "elemNum": ub, "coreNum": f"platform.core_num ({platform.core_num}) with numel ({n})"}
+    return Tiling(data=_record(ARCH35_TILING_DTYPE, fields, beta32, n, causes), block_dim=block_dim,
                   tiling_key=spec_arch35.tiling_key(info.arch35_template),
                   workspace_size=spec_arch35.WORKSPACE_SIZE)
 
 
-def _record(dtype: np.dtype, fields, beta32) -> np.void:
+def _record(dtype: np.dtype, fields, beta32, numel: int, causes: dict) -> np.void:
+    """The record of ``fields``; a field that does not fit its C type is a ValueError naming
+    what made it too large: ``causes[name]``, or else ``numel``."""
     layout = next(layout for layout in LAYOUTS.values() if layout.dtype == dtype)
     record = np.zeros((), dtype=dtype)
     for name, value in fields._asdict().items():
         low, high = layout.int_range(name)
         if not low <= value <= high:
-            raise ValueError(f"numel is too large: the tiling field {name} = {value} does not fit its C type "
+            cause = causes.get(name, f"numel ({numel})")
+            raise ValueError(f"{cause} is too large: the tiling field {name} = {value} does not fit its C type "
                              f"({dtype.fields[name][0].name})")
         record[name] = value
     record[layout.beta_field] = beta32
