@@ -155,18 +155,46 @@ def _over_one(shape, strides, offset=0, storage=None):
 
 
 @pytest.mark.parametrize("which", ["gradOutput", "self", "gradInput"])
-def test_stride_beyond_numpy_bytes_is_161002(which, stream):
-    """A size-1 dim's stride never moves the view, but 2**62 float32 elements is 2**64 bytes: NumPy cannot hold it.
-
-    (It used to pass phase one and fail on the stream with 507000.)"""
-    t = _over_one((2, 1, 3), (0, 2**62, 0))
+def test_stride_beyond_numpy_bytes_is_161002(which):
+    """2**62 float32 elements is 2**64 bytes: NumPy cannot take that stride on a dim that moves (size 2)."""
+    t = _over_one((1, 2, 3), (0, 2**62, 0))
     assert t is not None
-    assert status_of(*_replace(which, t, (2, 1, 3))) == ACLNN_ERR_PARAM_INVALID
+    assert status_of(*_replace(which, t, (1, 2, 3))) == ACLNN_ERR_PARAM_INVALID
     msg = aclnn.aclGetRecentErrMsg()
     assert f"{which}'s stride {2**62} (dim 1) is {2**64} bytes" in msg and str(INTP_MAX) in msg
-    # the largest stride NumPy can take in bytes passes, and the launch runs
-    ok = _over_one((2, 1, 3), (0, INTP_MAX // 4, 0))
-    assert launch(*_replace(which, ok, (2, 1, 3)), stream)[0] == ACLNN_SUCCESS
+
+
+@pytest.mark.parametrize("which", ["gradOutput", "self", "gradInput"])
+@pytest.mark.parametrize("stride", [2**62, 2**63 - 1, INTP_MAX // 4 + 1, 0, 5])
+def test_the_stride_of_a_size_1_dim_never_matters(which, stride, stream):
+    """A size-1 dim's stride never moves the view: any int64 value is accepted, and the result is the same.
+
+    (A stride past NumPy's bytes used to be refused with 161002.)"""
+    rng = np.random.default_rng(14)
+    storage = random_values(rng, (2, 3), np.float32)
+    go, x = storage.copy(), random_values(rng, (2, 3), np.float32)
+    expected = swish_backward(go.reshape(2, 1, 3), x.reshape(2, 1, 3))
+    shape, strides = (2, 1, 3), (3, stride, 1)
+    arrays = {"gradOutput": go, "self": x, "gradInput": np.zeros((2, 3), np.float32)}
+    tensors = {name: aclnn.aclCreateTensor(shape, ACL_FLOAT, strides if name == which else None, 0, ACL_FORMAT_ND,
+                                           (2, 3), arr) for name, arr in arrays.items()}
+    assert all(t is not None for t in tensors.values())
+    status, _ = launch(tensors["gradOutput"], tensors["self"], None, tensors["gradInput"], stream)
+    assert status == ACLNN_SUCCESS, aclnn.aclGetRecentErrMsg()
+    np.testing.assert_array_equal(bits(arrays["gradInput"].reshape(2, 1, 3)), bits(expected))
+
+
+def test_the_stride_of_a_size_1_dim_never_matters_in_a_padded_format(stream):
+    """NC1HWC0 wants its view's contiguous strides; a size-1 dim's stride is not part of that rule."""
+    rng = np.random.default_rng(15)
+    shape = (1, 3, 2, 2)
+    storage_shape = formats.nc1hwc0_shape(shape, 16)
+    arrays = [random_values(rng, storage_shape, np.float16) for _ in range(2)] + [np.zeros(storage_shape, np.float16)]
+    tensors = [aclnn.aclCreateTensor(shape, ACL_FLOAT16, (2**62, 4, 2, 1), 0, ACL_FORMAT_NC1HWC0, storage_shape, a)
+               for a in arrays]
+    status, _ = launch(tensors[0], tensors[1], None, tensors[2], stream)
+    assert status == ACLNN_SUCCESS, aclnn.aclGetRecentErrMsg()
+    np.testing.assert_array_equal(bits(arrays[2]), bits(swish_backward(arrays[0], arrays[1])))
 
 
 def test_element_count_beyond_numpy_is_161002():

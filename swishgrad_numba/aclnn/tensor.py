@@ -67,6 +67,12 @@ class aclTensor:
         """Elements of the view."""
         return math.prod(self.view_shape)
 
+    @property
+    def moving_strides(self) -> tuple:
+        """``strides`` with 0 where the stride never moves: a dimension of size 1, or every
+        dimension of an empty view. Those strides address nothing, so any value is accepted."""
+        return _moving_strides(self.view_shape, self.strides)
+
     def __repr__(self):
         state = ", destroyed" if self.destroyed else ""
         return (f"aclTensor(view_shape={self.view_shape}, {_dtype_name(self.data_type)}, strides={self.strides}, "
@@ -256,6 +262,13 @@ def _int_tuple(value, argname: str, allow_negative: bool = False):
     return tuple(out)
 
 
+def _moving_strides(shape, strides) -> tuple:
+    """``strides`` with 0 for every stride that never moves (see :attr:`aclTensor.moving_strides`)."""
+    if math.prod(shape) == 0:
+        return (0,) * len(strides)
+    return tuple(0 if d == 1 else s for d, s in zip(shape, strides))
+
+
 def _contiguous_strides(shape) -> tuple:
     strides = [1] * len(shape)
     for i in range(len(shape) - 2, -1, -1):
@@ -271,12 +284,13 @@ def _contiguous_strides(shape) -> tuple:
 def _check_addressable(tensor: aclTensor, argname: str):
     """None if NumPy can address the tensor's view, else a message.
 
-    Python ints throughout, so nothing overflows: every stride in bytes, the
-    view's size in bytes and its byte extent (offset + sum((d - 1) * stride)
-    + 1 elements) must fit NumPy's intp.
+    Python ints throughout, so nothing overflows: every stride in bytes (but
+    a size-1 dimension's, which addresses nothing), the view's size in bytes
+    and its byte extent (offset + sum((d - 1) * stride) + 1 elements) must
+    fit NumPy's intp.
     """
     item = tensor.storage.itemsize
-    for dim, stride in enumerate(tensor.strides):
+    for dim, stride in enumerate(tensor.moving_strides):
         if stride * item > _INTP_MAX:
             return (f"{argname}'s stride {stride} (dim {dim}) is {stride * item} bytes; NumPy addresses at most "
                     f"{_INTP_MAX} bytes")
@@ -317,7 +331,8 @@ def _check_geometry(tensor: aclTensor, argname: str):
     if tensor.storage_shape != expected:
         return (f"{argname}'s storage_shape {tensor.storage_shape} is not the {_format_name(tensor.format)} storage "
                 f"of view {tensor.view_shape}: expected {expected}")
-    if tensor.offset != 0 or tensor.strides != _contiguous_strides(tensor.view_shape):
+    contiguous = _moving_strides(tensor.view_shape, _contiguous_strides(tensor.view_shape))
+    if tensor.offset != 0 or tensor.moving_strides != contiguous:
         return (f"{argname} in {_format_name(tensor.format)} must have offset 0 and the contiguous strides of its "
                 f"view; the kernel runs over the whole storage")
     return None
