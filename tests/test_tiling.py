@@ -252,6 +252,9 @@ def test_a_huge_ub_size_is_named_as_the_cause(platform, field):
                                          rf"the tiling field {field} ") as err:
         sg.compute_tiling(10, "float32", platform=platform)
     assert "numel" not in str(err.value)
+    ones = np.ones(10, np.float32)
+    with pytest.raises(ValueError, match=r"^platform\.ub_size .* is too large"):
+        sg.swish_backward(ones, ones, platform=platform)
 
 
 def test_a_huge_numel_is_still_named_as_the_cause():
