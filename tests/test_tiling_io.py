@@ -1,10 +1,13 @@
 """72-byte tiling binaries: layout against struct.pack, round trips, errors."""
 import struct
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
+import swishgrad_numba as sg
 from swishgrad_numba import TILING_DTYPE, compute_tiling
+from swishgrad_numba.dtypes import to_float32
 from swishgrad_numba.tiling.io import as_tiling_record, read_tiling_bin, record_from_fields, write_tiling_bin
 
 # The C struct, written straight from model section 3: eight little-endian
@@ -130,11 +133,6 @@ def test_old_module_paths_still_import():
 def test_mapping_beta_follows_the_rule_of_every_beta_argument():
     # One rule (dtypes.to_float32): a bool converts as a C cast, as swish_backward's beta does, and a Fraction
     # is rounded once from its value.
-    from fractions import Fraction
-
-    import swishgrad_numba as sg
-    from swishgrad_numba.dtypes import to_float32
-
     fields = {name: 1 for name in NAMES}
     for beta in (True, False, Fraction(1) + Fraction(1, 2**24) + Fraction(1, 2**60), np.int64(2**60 + 2**36 + 1)):
         for key in ("sconf", "beta"):

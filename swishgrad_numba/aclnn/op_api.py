@@ -189,8 +189,8 @@ def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
         # The user's platform (set_platform) or the tensor's size cannot be tiled: a parameter error, whose
         # message names the platform field (platform.ub_size, platform.block_size, ...) or numel.
         return ACLNN_ERR_PARAM_INVALID, (f"the host tiling of {numel} {_dtype_name(grad_output.data_type)} "
-                                         f"elements for the platform set by set_platform (soc_version {platform.soc_version!r}) failed: "
-                                         f"{exc}")
+                                         f"elements for the platform set by set_platform (soc_version "
+                                         f"{platform.soc_version!r}) failed: {exc}")
     executor = aclOpExecutor(grad_output, self_, grad_input, beta32, platform, tiling.workspace_size, tiling)
     return ACLNN_SUCCESS, executor
 
