@@ -31,6 +31,7 @@ __all__ = [
     "beta_argument",
     "canonical_dtype",
     "dtype_info",
+    "round_ratio",
     "to_float32",
 ]
 
@@ -175,30 +176,34 @@ def to_float32(value, argname: str = "beta") -> np.float32:
         return np.array(value).astype(np.float32)[()]
 
 
-# float32: 24-bit significands, normal exponents from -126 (subnormal step 2**-149), largest finite below 2**128.
-_F32_MANT_BITS, _F32_EMIN, _F32_EMAX = 24, -126, 127
-
-
-def _round_ratio_to_float32(num: int, den: int) -> np.float32:
-    """The float32 nearest ``num / den`` (``den > 0``), ties to even, in exact integer arithmetic."""
+def round_ratio(num: int, den: int, dtype) -> np.generic:
+    """The value of ``dtype`` (a binary float: float16, bfloat16, float32, float64) nearest
+    ``num / den`` (``den > 0``), ties to even, computed in exact integer arithmetic: one rounding.
+    Past the format's largest finite it is +-inf, as a C cast."""
+    dtype = np.dtype(dtype)
+    fi = ml_dtypes.finfo(dtype)
     if num == 0:
-        return np.float32(0.0)
+        return np.zeros((), dtype)[()]
     sign, num = (-1.0 if num < 0 else 1.0), abs(num)
     # e = floor(log2(num / den)): start from the bit lengths, correct by one.
     e = num.bit_length() - den.bit_length()
     if (num << max(-e, 0)) < (den << max(e, 0)):
         e -= 1
-    # The unit in the last place at that binade (subnormals share 2**-149).
-    ulp = max(e, _F32_EMIN) - (_F32_MANT_BITS - 1)
+    # The unit in the last place at that binade (the subnormals share the smallest binade's).
+    ulp = max(e, fi.minexp) - fi.nmant
     # q = num / den / 2**ulp, rounded to the nearest integer, ties to even.
     scaled_num, scaled_den = (num, den << ulp) if ulp >= 0 else (num << -ulp, den)
     q, rem = divmod(scaled_num, scaled_den)
     if 2 * rem > scaled_den or (2 * rem == scaled_den and q & 1):
         q += 1
-    if q.bit_length() + ulp > _F32_EMAX + 1:  # q * 2**ulp >= 2**128: overflow, as a C cast
-        return np.float32(sign * np.inf)
-    # q < 2**25 and 2**-149 <= q * 2**ulp < 2**128: exact in float64, so exact in float32.
-    return np.float32(sign * math.ldexp(q, ulp))
+    if q.bit_length() + ulp > fi.maxexp:   # q * 2**ulp >= 2**maxexp: overflow
+        return np.array(sign * np.inf, dtype)[()]
+    # q has at most nmant + 2 bits and q * 2**ulp lies in the format's range: exact in float64, so in dtype.
+    return np.array(sign * math.ldexp(q, ulp)).astype(dtype)[()]
+
+
+def _round_ratio_to_float32(num: int, den: int) -> np.float32:
+    return round_ratio(num, den, np.float32)
 
 
 #: Other names of beta: the A2 struct field (``sconf``) and the 950 attribute (``scale``).

@@ -4,6 +4,10 @@ Creation refuses only what cannot describe a tensor; phase one refuses views tha
 leave their storage, or that would make the launch allocate beyond the caller's storage. Results through the API
 are compared bit for bit with ``swish_backward`` (tested on its own elsewhere).
 """
+import functools
+from fractions import Fraction
+
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -12,7 +16,8 @@ from aclnn_helpers import (  # noqa: F401  (fixtures)
 )
 from swishgrad_numba import aclnn, formats, swish_backward
 from swishgrad_numba.aclnn import (
-    ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_NC1HWC0, ACL_FORMAT_ND, ACL_INT8, ACL_INT32, ACLNN_ERR_PARAM_INVALID,
+    ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_NC1HWC0, ACL_FORMAT_ND, ACL_INT8, ACL_INT32, ACL_INT64,
+    ACLNN_ERR_PARAM_INVALID,
     ACLNN_SUCCESS,
 )
 
@@ -111,6 +116,60 @@ def test_create_scalar_holds_value_in_its_dtype():
     assert aclnn.aclDestroyTensor(t) == ACLNN_SUCCESS
     assert aclnn.aclDestroyTensor(t) == ACLNN_ERR_PARAM_INVALID
     assert "already destroyed" in aclnn.aclGetRecentErrMsg()
+
+
+@functools.lru_cache(maxsize=None)
+def _candidates(dtype) -> tuple:
+    """(value, bit pattern) of every non-negative finite pattern of a 16-bit dtype, and of the first power of
+    two past its largest finite, which stands for infinity (its pattern, all exponent bits set, is even, so a
+    tie at the overflow boundary goes to infinity as round-to-nearest-even says)."""
+    patterns = np.arange(0x8000, dtype=np.uint16)
+    with np.errstate(invalid="ignore"):
+        values = patterns.view(dtype).astype(np.float64)
+    finite = np.isfinite(values)
+    inf_pattern = int(np.array(np.inf, dtype).view(np.uint16))
+    return tuple((Fraction(float(v)), int(p)) for v, p in zip(values[finite], patterns[finite])) + (
+        (Fraction(2) ** int(ml_dtypes.finfo(dtype).maxexp), inf_pattern),)
+
+
+def _nearest_by_search(value: Fraction, dtype) -> int:
+    """The bit pattern of ``dtype`` nearest ``value``, by search over every finite pattern (ties: the even
+    one); independent of the code under test."""
+    a = abs(value)
+    best = min(_candidates(dtype), key=lambda c: (abs(c[0] - a), c[1] & 1))
+    return best[1] | (0x8000 if value < 0 else 0)
+
+
+@pytest.mark.parametrize("acl_dt, dtype, value", [
+    (ACL_FLOAT16, np.float16, Fraction(1) + Fraction(1, 2**11) + Fraction(1, 2**60)),
+    (ACL_FLOAT16, np.float16, 65519),
+    (ACL_FLOAT16, np.float16, 65520),
+    (ACL_FLOAT16, np.float16, np.int64(-65519)),
+    (ACL_FLOAT16, np.float16, Fraction(3, 2**26) + Fraction(1, 2**90)),
+    (ACL_BF16, ml_dtypes.bfloat16, Fraction(1) + Fraction(1, 2**8) + Fraction(1, 2**60)),
+    (ACL_BF16, ml_dtypes.bfloat16, np.int64(2**40 + 2**32 + 1)),
+    (ACL_BF16, ml_dtypes.bfloat16, np.uint64(2**64 - 1)),
+    (ACL_BF16, ml_dtypes.bfloat16, 2**128 - 2**119 - 1),
+], ids=repr)
+def test_create_scalar_rounds_integers_and_fractions_once_16_bit(acl_dt, dtype, value):
+    held = aclnn.aclCreateScalar(value, acl_dt).value
+    exact = Fraction(int(value)) if isinstance(value, (int, np.integer)) else value
+    assert int(np.array(held, dtype).view(np.uint16)) == _nearest_by_search(exact, np.dtype(dtype)), held
+
+
+def test_create_scalar_rounds_integers_and_fractions_once_float32():
+    assert aclnn.aclCreateScalar(2**128 - 2**103 - 1, ACL_FLOAT).value == np.finfo(np.float32).max
+    assert aclnn.aclCreateScalar(np.int64(2**60 + 2**36 + 1), ACL_FLOAT).value == np.float32(2**60 + 2**37)
+    value = Fraction(1) + Fraction(1, 2**24) + Fraction(1, 2**60)
+    assert aclnn.aclCreateScalar(value, ACL_FLOAT).value == np.float32(1 + 2**-23)
+
+
+def test_create_scalar_integral_types_and_durations():
+    assert aclnn.aclCreateScalar(Fraction(14, 2), ACL_INT32).value == 7
+    assert aclnn.aclCreateScalar(Fraction(2**60 + 1, 2), ACL_INT64) is None   # float() would make it integral
+    assert "integral" in aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclCreateScalar(np.timedelta64(1, "s"), ACL_FLOAT) is None
+    assert "value must be a number, got timedelta64" in aclnn.aclGetRecentErrMsg()
 
 
 # --------------------------------------------------------------------------

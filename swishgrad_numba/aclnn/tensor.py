@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from .. import formats
-from ..dtypes import bfloat16
+from ..dtypes import bfloat16, round_ratio
 from .enums import (
     ACL_FORMAT_NC1HWC0,
     ACLNN_ERR_PARAM_INVALID,
@@ -195,9 +195,10 @@ def aclCreateScalar(value, data_type):
     """Make a host scalar holding ``value`` in ``data_type``, like C ``aclCreateScalar``.
 
     The value is stored in that dtype (a bfloat16 scalar of 1.1 holds
-    1.1015625); floating types convert with NumPy's ``astype`` (round to
-    nearest even, out of range -> inf); integer and bool types need an
-    integral value in range.
+    1.1015625); floating types round to nearest even once, out of range ->
+    inf (integers and fractions exactly from their value, floats with
+    NumPy's ``astype``); integer and bool types need an integral value in
+    range.
 
     Returns
     -------
@@ -212,7 +213,8 @@ def aclCreateScalar(value, data_type):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     is_complex = isinstance(value, (complex, np.complexfloating))
-    is_real = isinstance(value, (numbers.Real, np.number, np.bool_)) or (
+    # (NumPy files timedelta64 under its integers; a duration is no number.)
+    is_real = (isinstance(value, (numbers.Real, np.number, np.bool_)) and not isinstance(value, np.timedelta64)) or (
         isinstance(value, np.generic) and value.dtype == bfloat16)
     if not (is_complex or is_real):
         return _fail(None, f"{where}: value must be a number, got {type(value).__name__}")
@@ -221,6 +223,10 @@ def aclCreateScalar(value, data_type):
     if is_complex:
         return _fail(None, f"{where}: a complex value cannot be held in {name}")
     if dt.kind in "biu":
+        if isinstance(value, numbers.Rational) and not isinstance(value, numbers.Integral):
+            if value.denominator != 1:
+                return _fail(None, f"{where}: {name} needs an integral value, got {value!r}")
+            value = value.numerator
         v = value if isinstance(value, (numbers.Integral, np.integer, np.bool_)) else float(value)
         if isinstance(v, float):
             if not v.is_integer():
@@ -230,6 +236,11 @@ def aclCreateScalar(value, data_type):
         if not lo <= v <= hi:
             return _fail(None, f"{where}: value {v} does not fit {name} [{lo}, {hi}]")
         return aclScalar(np.array(v).astype(dt)[()], data_type)
+    if isinstance(value, (numbers.Rational, np.integer, np.bool_)):
+        # Integers and fractions are rounded once, exactly from their value (no float64 step).
+        ratio = (int(value), 1) if isinstance(value, (numbers.Integral, np.integer, np.bool_)) else (
+            int(value.numerator), int(value.denominator))
+        return aclScalar(round_ratio(*ratio, dt), data_type)
     try:
         with np.errstate(over="ignore"):
             if isinstance(value, np.generic):
