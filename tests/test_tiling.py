@@ -1,3 +1,5 @@
+import copy
+import pickle
 import struct
 
 import numpy as np
@@ -274,6 +276,10 @@ def test_tiling_hands_out_read_only_views(soc):
         tiling.data[beta_field] = 5.0
     assert memoryview(tiling.data).readonly
     assert tiling.tobytes() == before and tiling.beta == np.float32(1.5)
+    for other in (pickle.loads(pickle.dumps(tiling)), copy.deepcopy(tiling), copy.copy(tiling)):
+        assert other == tiling and other.tobytes() == before
+        with pytest.raises(ValueError, match="read-only"):
+            np.asarray(other.data)[beta_field] = 5.0
 
 
 def test_tiling_keeps_its_own_copy_of_the_record():

@@ -131,6 +131,10 @@ class Tiling:
         private.flags.writeable = False
         object.__setattr__(self, "data", private[()] if private.ndim == 0 else private)
 
+    def __reduce__(self):
+        # Pickle and copy through the constructor, so a copy's record is private and read-only too.
+        return type(self), (self.data, self.block_dim, self.tiling_key, self.workspace_size)
+
     def __getitem__(self, field):
         return self.data[field]
 
