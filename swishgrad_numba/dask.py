@@ -16,6 +16,7 @@ import numpy as np
 
 from . import api
 from .dtypes import canonical_dtype, to_float32
+from .tiling.host import check_platform
 
 try:  # an optional dependency: swish_backward degrades to a clear error
     import dask.array as da
@@ -30,9 +31,9 @@ _NO_DASK = (
 )
 
 
-def _block(grad_block, x_block, beta):
+def _block(grad_block, x_block, beta, platform):
     """One block: the in-memory emulator on a pair of aligned NumPy blocks."""
-    return api.swish_backward(np.asarray(grad_block), np.asarray(x_block), beta)
+    return api.swish_backward(np.asarray(grad_block), np.asarray(x_block), beta, platform=platform)
 
 
 def _as_dask(value, argname: str, chunks):
@@ -43,7 +44,7 @@ def _as_dask(value, argname: str, chunks):
     raise TypeError(f"{argname} must be a dask.array.Array or a numpy.ndarray, got {type(value).__name__}")
 
 
-def swish_backward(grad_output, x, beta=1.0):
+def swish_backward(grad_output, x, beta=1.0, *, platform=None):
     """Gradient of Swish over Dask arrays, block by block through the emulated NPU kernel.
 
     Parameters
@@ -55,6 +56,9 @@ def swish_backward(grad_output, x, beta=1.0):
         chunks (Dask's automatic chunks when both are NumPy).
     beta : float
         The Swish beta; rounded to float32 once.
+    platform : Platform, optional
+        The device whose kernel runs on every block (an Ascend 950 SoC: the
+        arch35 kernel); the A2 reference platform by default.
 
     Returns
     -------
@@ -69,7 +73,8 @@ def swish_backward(grad_output, x, beta=1.0):
         If Dask is not installed.
     TypeError, ValueError
         For inputs that are not arrays, unsupported or unequal dtypes,
-        unequal or unknown shapes, or a ``beta`` that is not a real number.
+        unequal or unknown shapes, a ``beta`` that is not a real number, or a
+        ``platform`` that is not a Platform.
 
     Notes
     -----
@@ -80,6 +85,7 @@ def swish_backward(grad_output, x, beta=1.0):
     if da is None:
         raise ImportError(_NO_DASK)
     beta32 = to_float32(beta, argname="beta")
+    platform = check_platform(platform)
     other_chunks = {"grad_output": x, "x": grad_output}
     arrays = []
     for name, value in (("grad_output", grad_output), ("x", x)):
@@ -102,6 +108,6 @@ def swish_backward(grad_output, x, beta=1.0):
         index = tuple(range(xs.ndim))
         _, (g, xs) = da.core.unify_chunks(g, index, xs, index)
     return da.map_blocks(
-        _block, g, xs, beta=beta32,
+        _block, g, xs, beta=beta32, platform=platform,
         dtype=dtype, meta=np.empty((0,) * xs.ndim, dtype=dtype), token="swish_backward",
     )

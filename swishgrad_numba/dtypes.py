@@ -13,6 +13,7 @@ row / NumPy dtype, or a clear error) and :func:`to_float32` / :func:`beta_argume
 """
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ __all__ = [
     "beta_argument",
     "canonical_dtype",
     "dtype_info",
+    "round_ratio",
     "to_float32",
 ]
 
@@ -144,7 +146,10 @@ def canonical_dtype(dtype, argname: str = "dtype") -> np.dtype:
 def to_float32(value, argname: str = "beta") -> np.float32:
     """Convert a real scalar to float32 with one round-to-nearest-even rounding.
 
-    Values beyond float32's range become +-inf, as a C cast would.
+    Every value is rounded once, exactly from its value: integers of any size
+    (``np.int64`` and ``np.uint64`` included) and :class:`fractions.Fraction`
+    do not pass through float64 first. Values beyond float32's range become
+    +-inf, as a C cast would; ``bool`` converts as a C cast does (1.0 / 0.0).
     """
     if type(value) is float and -3.4e38 < value < 3.4e38:  # fast path: cannot overflow
         return np.float32(value)
@@ -152,16 +157,53 @@ def to_float32(value, argname: str = "beta") -> np.float32:
         value = value[()]
     if isinstance(value, (complex, np.complexfloating)):
         raise TypeError(f"{argname} must be a real number, got complex {value!r}")
+    if isinstance(value, (np.timedelta64, np.datetime64)):
+        # NumPy files timedelta64 under np.signedinteger, but a duration is no number.
+        raise TypeError(f"{argname} must be a real number, got {type(value).__name__} {value!r}")
     if isinstance(value, np.generic) and value.dtype == bfloat16:
         return np.float32(value)
     if not isinstance(value, (numbers.Real, np.number, np.bool_)):
         raise TypeError(f"{argname} must be a real number, got {type(value).__name__}")
-    if isinstance(value, (numbers.Integral, np.integer, np.bool_)) and not isinstance(value, np.floating):
-        # Integers convert straight to float32 (one rounding), like a C cast.
-        with np.errstate(over="ignore"):
-            return np.float32(int(value)) if abs(int(value)) < 2**128 else np.float32(np.inf if value > 0 else -np.inf)
+    if isinstance(value, (numbers.Integral, np.integer, np.bool_)):
+        return _round_ratio_to_float32(int(value), 1)
+    if isinstance(value, numbers.Rational):  # Fraction: exact, not through float64
+        return _round_ratio_to_float32(int(value.numerator), int(value.denominator))
+    # Binary floats: float64 (and narrower) casts are one hardware rounding; a
+    # longer one (long double) is rounded exactly from its value.
+    if isinstance(value, np.floating) and value.dtype.itemsize > 8 and np.isfinite(value):
+        return _round_ratio_to_float32(*value.as_integer_ratio())
     with np.errstate(over="ignore"):
         return np.array(value).astype(np.float32)[()]
+
+
+def round_ratio(num: int, den: int, dtype) -> np.generic:
+    """The value of ``dtype`` (a binary float: float16, bfloat16, float32, float64) nearest
+    ``num / den`` (``den > 0``), ties to even, computed in exact integer arithmetic: one rounding.
+    Past the format's largest finite it is +-inf, as a C cast."""
+    dtype = np.dtype(dtype)
+    fi = ml_dtypes.finfo(dtype)
+    if num == 0:
+        return np.zeros((), dtype)[()]
+    sign, num = (-1.0 if num < 0 else 1.0), abs(num)
+    # e = floor(log2(num / den)): start from the bit lengths, correct by one.
+    e = num.bit_length() - den.bit_length()
+    if (num << max(-e, 0)) < (den << max(e, 0)):
+        e -= 1
+    # The unit in the last place at that binade (the subnormals share the smallest binade's).
+    ulp = max(e, fi.minexp) - fi.nmant
+    # q = num / den / 2**ulp, rounded to the nearest integer, ties to even.
+    scaled_num, scaled_den = (num, den << ulp) if ulp >= 0 else (num << -ulp, den)
+    q, rem = divmod(scaled_num, scaled_den)
+    if 2 * rem > scaled_den or (2 * rem == scaled_den and q & 1):
+        q += 1
+    if q.bit_length() + ulp > fi.maxexp:   # q * 2**ulp >= 2**maxexp: overflow
+        return np.array(sign * np.inf, dtype)[()]
+    # q has at most nmant + 2 bits and q * 2**ulp lies in the format's range: exact in float64, so in dtype.
+    return np.array(sign * math.ldexp(q, ulp)).astype(dtype)[()]
+
+
+def _round_ratio_to_float32(num: int, den: int) -> np.float32:
+    return round_ratio(num, den, np.float32)
 
 
 #: Other names of beta: the A2 struct field (``sconf``) and the 950 attribute (``scale``).

@@ -11,9 +11,16 @@ This module imports without it; using :class:`Swish`,
 :func:`swish_backward_torch` then raises an :class:`ImportError` that says
 how to install it.
 
-Only CPU tensors of float32, float16 and bfloat16 are accepted. ``beta`` is
-rounded to float32 once and is a constant: the kernel computes no gradient
-for it.
+Only CPU tensors of float32, float16 and bfloat16 are accepted. ``beta`` (a
+number or a 0-d tensor) is rounded to float32 once and is a constant: the
+kernel computes no gradient for it. ``platform=`` picks the device whose
+kernel runs, as in :func:`swishgrad_numba.swish_backward` (an Ascend 950 SoC
+runs the arch35 kernel; the A2 reference platform by default).
+
+``torch.func`` works: ``grad``, ``vjp``, ``jacrev`` through the backward
+pass; ``jvp``, ``jacfwd`` and ``hessian`` through forward-mode rules with the
+same numerics (the first-order tangent is the kernel, bit for bit); ``vmap``
+through a rule that launches the kernel once over the whole batch.
 
 Higher derivatives. The backward pass is itself an autograd Function,
 :class:`SwishBackwardFunction`, ``gx = g * s'(x)``, so gradients of
@@ -39,6 +46,7 @@ import numpy as np
 
 from .api import swish_backward
 from .dtypes import DTYPES, bfloat16, to_float32
+from .tiling.host import check_platform
 
 try:  # an optional dependency: everything below degrades to a clear error
     import torch
@@ -104,9 +112,33 @@ def _check_pair(grad, x) -> None:
         raise ValueError(f"grad and x must have the same shape, got {tuple(grad.shape)} and {tuple(x.shape)}")
 
 
-def _emulated_backward(grad, x, beta32):
+def _emulated_backward(grad, x, beta32, platform):
     """``grad * s'(x)`` by the emulated kernel on checked tensors; no autograd."""
-    return _from_numpy(swish_backward(_to_numpy(grad), _to_numpy(x), beta32))
+    return _from_numpy(swish_backward(_to_numpy(grad), _to_numpy(x), beta32, platform=platform))
+
+
+def _beta32(beta) -> np.float32:
+    """Beta rounded once to float32: a real number, or a 0-d tensor holding one (a constant: no gradient)."""
+    if torch is not None and isinstance(beta, torch.Tensor):
+        if beta.dim() != 0:
+            raise ValueError(f"beta must be a number or a 0-d tensor, got a tensor of shape {tuple(beta.shape)}")
+        if beta.requires_grad:
+            raise ValueError("beta is a constant (the kernel computes no gradient for it), but the tensor given "
+                             "requires grad; pass beta.detach()")
+        beta = beta.item()   # a Python int, float (exact from any float dtype), bool or complex
+    return to_float32(beta, argname="beta")
+
+
+def _platform(platform):
+    """``platform`` if it is None or a Platform, else the TypeError :func:`~swishgrad_numba.swish_backward` gives."""
+    return None if platform is None else check_platform(platform)
+
+
+def _batch_first(t, bdim, size: int):
+    """A vmap rule's input with its batch dimension first (an unbatched one broadcast to ``size``)."""
+    if bdim is None:
+        return t.unsqueeze(0).expand(size, *t.shape)
+    return t.movedim(bdim, 0)
 
 
 def _swish_second_derivative(x, beta: float):
@@ -119,7 +151,7 @@ def _swish_second_derivative(x, beta: float):
     return beta * torch.sigmoid(z) * torch.sigmoid(-z) * (2.0 - z * torch.tanh(0.5 * z))
 
 
-def swish_backward_torch(grad, x, beta=1.0):
+def swish_backward_torch(grad, x, beta=1.0, *, platform=None):
     """Gradient of Swish for PyTorch tensors, computed by the emulated NPU kernel.
 
     Differentiable: when ``grad`` or ``x`` requires a gradient (and grad mode
@@ -132,8 +164,12 @@ def swish_backward_torch(grad, x, beta=1.0):
     x : torch.Tensor
         The Swish input. Same shape and dtype as ``grad``; both on the CPU,
         of dtype float32, float16 or bfloat16, with any strides.
-    beta : float
+    beta : float or 0-d tensor
         The Swish beta; rounded to float32 once.
+    platform : Platform, optional
+        The device whose kernel runs: an Ascend 950 SoC runs the arch35
+        kernel, any other the Atlas A2 one (the default, the A2 reference
+        platform).
 
     Returns
     -------
@@ -152,8 +188,8 @@ def swish_backward_torch(grad, x, beta=1.0):
     """
     _require_torch()
     _check_pair(grad, x)
-    beta32 = to_float32(beta, argname="beta")
-    return SwishBackwardFunction.apply(grad, x, float(beta32))
+    beta32 = _beta32(beta)
+    return SwishBackwardFunction.apply(grad, x, float(beta32), _platform(platform))
 
 
 def _missing(name: str, doc: str):
@@ -169,29 +205,39 @@ def _missing(name: str, doc: str):
 if torch is not None:
 
     class SwishBackwardFunction(torch.autograd.Function):
-        """SwishGrad as an autograd Function: ``SwishBackwardFunction.apply(grad, x, beta)``.
+        """SwishGrad as an autograd Function: ``SwishBackwardFunction.apply(grad, x, beta, platform=None)``.
 
-        The forward pass is the emulated NPU kernel, ``grad * s'(x)`` bit for
-        bit. Its backward pass, given ``ggx`` (the gradient with respect to
-        that output), returns
+        The forward pass is the emulated NPU kernel of ``platform`` (the A2
+        reference platform by default), ``grad * s'(x)`` bit for bit. Its
+        backward pass, given ``ggx`` (the gradient with respect to that
+        output), returns
 
         - for ``grad``: ``ggx * s'(x)``, the emulated kernel again (so bit for
           bit the device's numerics, and differentiable again);
         - for ``x``: ``ggx * grad * s''(x)`` by plain PyTorch ops in float64,
           rounded once to the dtype (there is no device kernel for it);
-        - for ``beta``: none (a constant).
+        - for ``beta`` and ``platform``: none (constants).
 
-        Every order is therefore differentiable. ``beta`` is rounded to
-        float32 once; tensors are checked as in :func:`swish_backward_torch`.
+        Every order is therefore differentiable, in reverse mode and forward
+        mode (``jvp``: the same two terms, added in the dtype), and under
+        ``torch.func`` (``grad``, ``vmap``, ``jacrev``, ``jacfwd``,
+        ``hessian``; the vmap rule runs the kernel once over the whole batch,
+        elementwise). ``beta`` is rounded to float32 once; tensors are checked
+        as in :func:`swish_backward_torch`.
         """
 
         @staticmethod
-        def forward(ctx, grad, x, beta):
+        def forward(grad, x, beta, platform=None):
             _check_pair(grad, x)
-            beta32 = to_float32(beta, argname="beta")
+            return _emulated_backward(grad, x, to_float32(beta, argname="beta"), _platform(platform))
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            grad, x, beta, platform = (*inputs, None)[:4]
             ctx.save_for_backward(grad, x)
-            ctx.beta = float(beta32)
-            return _emulated_backward(grad, x, beta32)
+            ctx.save_for_forward(grad, x)
+            ctx.beta = float(to_float32(beta, argname="beta"))
+            ctx.platform = platform
 
         @staticmethod
         def backward(ctx, ggx):
@@ -199,80 +245,121 @@ if torch is not None:
             d_grad = d_x = None
             if ctx.needs_input_grad[0]:
                 # d(g s'(x))/dg = s'(x): SwishGrad itself, on the device kernel.
-                d_grad = SwishBackwardFunction.apply(ggx, x, ctx.beta)
+                d_grad = SwishBackwardFunction.apply(ggx, x, ctx.beta, ctx.platform)
             if ctx.needs_input_grad[1]:
                 # d(g s'(x))/dx = g s''(x): no kernel; float64, one rounding to the dtype.
                 d_x = (ggx.double() * grad.double() * _swish_second_derivative(x, ctx.beta)).to(x.dtype)
-            return d_grad, d_x, None
+            return d_grad, d_x, None, None
+
+        @staticmethod
+        def jvp(ctx, d_grad, d_x, *_constants):
+            grad, x = ctx.saved_tensors
+            terms = []
+            if d_grad is not None:
+                terms.append(SwishBackwardFunction.apply(d_grad, x, ctx.beta, ctx.platform))
+            if d_x is not None:
+                terms.append((d_x.double() * grad.double() * _swish_second_derivative(x, ctx.beta)).to(x.dtype))
+            return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+        @staticmethod
+        def vmap(info, in_dims, grad, x, beta, platform=None):
+            # Elementwise: one launch over the batch, batch dimension first.
+            grad, x = _batch_first(grad, in_dims[0], info.batch_size), _batch_first(x, in_dims[1], info.batch_size)
+            return SwishBackwardFunction.apply(grad, x, beta, platform), 0
 
     class SwishFunction(torch.autograd.Function):
-        """Swish as an autograd Function: ``SwishFunction.apply(x, beta)``.
+        """Swish as an autograd Function: ``SwishFunction.apply(x, beta, platform=None)``.
 
         The forward pass is ``x * sigmoid(beta * x)`` in PyTorch; the backward
-        pass is :class:`SwishBackwardFunction` (the emulated NPU kernel), so
-        higher derivatives work (see the module docstring for their
+        pass (and the forward-mode ``jvp``) is :class:`SwishBackwardFunction`
+        (the emulated NPU kernel of ``platform``), so higher derivatives and
+        ``torch.func`` transforms work (see the module docstring for their
         numerics). ``beta`` must be a Python float (already rounded to
         float32, as :func:`swish` does); it receives no gradient.
         """
 
         @staticmethod
-        def forward(ctx, x, beta):
-            ctx.save_for_backward(x)
-            ctx.beta = beta
+        def forward(x, beta, platform=None):
             return x * torch.sigmoid(beta * x)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, beta, platform = (*inputs, None)[:3]
+            ctx.save_for_backward(x)
+            ctx.save_for_forward(x)
+            ctx.beta = beta
+            ctx.platform = platform
 
         @staticmethod
         def backward(ctx, grad):
             (x,) = ctx.saved_tensors
-            grad_x = SwishBackwardFunction.apply(grad, x, ctx.beta) if ctx.needs_input_grad[0] else None
-            return grad_x, None
+            grad_x = SwishBackwardFunction.apply(grad, x, ctx.beta, ctx.platform) if ctx.needs_input_grad[0] \
+                else None
+            return grad_x, None, None
 
-    def swish(x, beta=1.0):
+        @staticmethod
+        def jvp(ctx, d_x, *_constants):
+            (x,) = ctx.saved_tensors
+            return SwishBackwardFunction.apply(d_x, x, ctx.beta, ctx.platform)
+
+        @staticmethod
+        def vmap(info, in_dims, x, beta, platform=None):
+            return SwishFunction.apply(_batch_first(x, in_dims[0], info.batch_size), beta, platform), 0
+
+    def swish(x, beta=1.0, *, platform=None):
         """Swish, ``x * sigmoid(beta * x)``, with the NPU kernel's backward pass.
 
         Parameters
         ----------
         x : torch.Tensor
             CPU tensor of dtype float32, float16 or bfloat16.
-        beta : float
+        beta : float or 0-d tensor
             Rounded to float32 once; a constant (no gradient).
+        platform : Platform, optional
+            The device whose kernel computes the gradient (an Ascend 950 SoC:
+            the arch35 kernel); the A2 reference platform by default.
 
         Returns
         -------
         torch.Tensor
         """
         _check_tensor(x, "x")
-        return SwishFunction.apply(x, float(to_float32(beta, argname="beta")))
+        return SwishFunction.apply(x, float(_beta32(beta)), _platform(platform))
 
     class Swish(torch.nn.Module):
         """Swish activation module whose gradient is the emulated NPU kernel's.
 
         Parameters
         ----------
-        beta : float
+        beta : float or 0-d tensor
             The Swish beta, rounded to float32 once; 1.0 gives SiLU. A fixed
             constant, not a learnable parameter.
+        platform : Platform, optional
+            The device whose kernel computes the gradient (an Ascend 950 SoC:
+            the arch35 kernel); the A2 reference platform by default.
 
         Examples
         --------
         >>> model = torch.nn.Sequential(torch.nn.Linear(4, 8), Swish(1.0), torch.nn.Linear(8, 1))
         """
 
-        def __init__(self, beta=1.0):
+        def __init__(self, beta=1.0, *, platform=None):
             super().__init__()
-            self.beta = float(to_float32(beta, argname="beta"))
+            self.beta = float(_beta32(beta))
+            self.platform = _platform(platform)
 
         def forward(self, x):
-            return swish(x, self.beta)
+            return swish(x, self.beta, platform=self.platform)
 
         def extra_repr(self) -> str:
-            return f"beta={self.beta!r}"
+            extra = "" if self.platform is None else f", platform={self.platform!r}"
+            return f"beta={self.beta!r}{extra}"
 
 else:
     SwishFunction = _missing("SwishFunction", "Unavailable: PyTorch is not installed.")
     SwishBackwardFunction = _missing("SwishBackwardFunction", "Unavailable: PyTorch is not installed.")
     Swish = _missing("Swish", "Unavailable: PyTorch is not installed.")
 
-    def swish(x, beta=1.0):
+    def swish(x, beta=1.0, *, platform=None):
         """Unavailable: PyTorch is not installed."""
         raise ImportError(_NO_TORCH)

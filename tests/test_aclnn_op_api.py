@@ -259,6 +259,22 @@ def test_read_only_gradinput_is_161002():
     assert "gradInput's data is read-only" in aclnn.aclGetRecentErrMsg()
 
 
+@pytest.mark.parametrize("platform, field", [
+    (Platform(ub_size=10), "platform.ub_size"),
+    (Platform(block_size=3), "platform.block_size"),
+    (Platform(soc_version="ascend950", ub_size=1000), "platform.ub_size"),
+    (Platform(soc_version="ascend950", ub_size=2**40), "platform.ub_size"),
+], ids=["a2-ub10", "a2-block3", "950-ub1000", "950-ub2**40"])
+def test_a_platform_that_cannot_be_tiled_is_161002_naming_the_field(platform, field):
+    """A bad user platform is a parameter error (161002), not an internal one (561000)."""
+    aclnn.set_platform(platform)
+    _, _, _, go, x, gi = three((4, 5))
+    assert status_of(go, x, None, gi) == ACLNN_ERR_PARAM_INVALID
+    msg = aclnn.aclGetRecentErrMsg()
+    assert field in msg and "internal error" not in msg, msg
+    assert f"soc_version {platform.soc_version!r}" in msg
+
+
 # --------------------------------------------------------------------------
 # Phase two
 # --------------------------------------------------------------------------
@@ -466,3 +482,30 @@ def test_padded_tiling_uses_more_cores_than_the_logical_count(stream):
     assert (ex.tiling.block_dim, int(ex.tiling.data["smallCoreDataNum"]), int(ex.tiling.data["tailBlockNum"])) \
         == (block_dim, fields["smallCoreDataNum"], fields["tailBlockNum"]) == (48, 664, 16)
     np.testing.assert_array_equal(bits(formats.nc1hwc0_to_nd(os_, shape)), bits(out_nd))
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend950"])
+def test_a_contiguous_gradinput_is_written_directly(soc, stream):
+    """2**24 float32 elements: the launch allocates nothing of the output's size (64 MiB), by tracemalloc."""
+    import tracemalloc
+
+    aclnn.set_platform(Platform(soc_version=soc))
+    n = 2**24
+    rng = np.random.default_rng(13)
+    g = rng.standard_normal(n, dtype=np.float32)
+    x = rng.standard_normal(n, dtype=np.float32)
+    out = np.zeros(n, np.float32)
+    go, xt, gi = tensor(g), tensor(x), tensor(out)
+    launch(go, xt, None, gi, stream)   # the same launch once untraced: compiling allocates too
+    out[:] = 0
+    tracemalloc.start()
+    try:
+        status, _ = launch(go, xt, None, gi, stream)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert status == ACLNN_SUCCESS
+    assert peak < out.nbytes // 8, f"the launch allocated {peak} bytes at its peak ({out.nbytes} bytes of output)"
+    platform = Platform(soc_version=soc)
+    for part in (slice(0, 4096), slice(n - 4096, n), slice(n // 2, n // 2 + 4096)):
+        np.testing.assert_array_equal(bits(out[part]), bits(swish_backward(g[part], x[part], platform=platform)))

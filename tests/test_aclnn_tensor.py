@@ -4,6 +4,10 @@ Creation refuses only what cannot describe a tensor; phase one refuses views tha
 leave their storage, or that would make the launch allocate beyond the caller's storage. Results through the API
 are compared bit for bit with ``swish_backward`` (tested on its own elsewhere).
 """
+import functools
+from fractions import Fraction
+
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -12,7 +16,8 @@ from aclnn_helpers import (  # noqa: F401  (fixtures)
 )
 from swishgrad_numba import aclnn, formats, swish_backward
 from swishgrad_numba.aclnn import (
-    ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_NC1HWC0, ACL_FORMAT_ND, ACL_INT8, ACL_INT32, ACLNN_ERR_PARAM_INVALID,
+    ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_NC1HWC0, ACL_FORMAT_ND, ACL_INT8, ACL_INT32, ACL_INT64,
+    ACLNN_ERR_PARAM_INVALID,
     ACLNN_SUCCESS,
 )
 
@@ -113,6 +118,60 @@ def test_create_scalar_holds_value_in_its_dtype():
     assert "already destroyed" in aclnn.aclGetRecentErrMsg()
 
 
+@functools.lru_cache(maxsize=None)
+def _candidates(dtype) -> tuple:
+    """(value, bit pattern) of every non-negative finite pattern of a 16-bit dtype, and of the first power of
+    two past its largest finite, which stands for infinity (its pattern, all exponent bits set, is even, so a
+    tie at the overflow boundary goes to infinity as round-to-nearest-even says)."""
+    patterns = np.arange(0x8000, dtype=np.uint16)
+    with np.errstate(invalid="ignore"):
+        values = patterns.view(dtype).astype(np.float64)
+    finite = np.isfinite(values)
+    inf_pattern = int(np.array(np.inf, dtype).view(np.uint16))
+    return tuple((Fraction(float(v)), int(p)) for v, p in zip(values[finite], patterns[finite])) + (
+        (Fraction(2) ** int(ml_dtypes.finfo(dtype).maxexp), inf_pattern),)
+
+
+def _nearest_by_search(value: Fraction, dtype) -> int:
+    """The bit pattern of ``dtype`` nearest ``value``, by search over every finite pattern (ties: the even
+    one); independent of the code under test."""
+    a = abs(value)
+    best = min(_candidates(dtype), key=lambda c: (abs(c[0] - a), c[1] & 1))
+    return best[1] | (0x8000 if value < 0 else 0)
+
+
+@pytest.mark.parametrize("acl_dt, dtype, value", [
+    (ACL_FLOAT16, np.float16, Fraction(1) + Fraction(1, 2**11) + Fraction(1, 2**60)),
+    (ACL_FLOAT16, np.float16, 65519),
+    (ACL_FLOAT16, np.float16, 65520),
+    (ACL_FLOAT16, np.float16, np.int64(-65519)),
+    (ACL_FLOAT16, np.float16, Fraction(3, 2**26) + Fraction(1, 2**90)),
+    (ACL_BF16, ml_dtypes.bfloat16, Fraction(1) + Fraction(1, 2**8) + Fraction(1, 2**60)),
+    (ACL_BF16, ml_dtypes.bfloat16, np.int64(2**40 + 2**32 + 1)),
+    (ACL_BF16, ml_dtypes.bfloat16, np.uint64(2**64 - 1)),
+    (ACL_BF16, ml_dtypes.bfloat16, 2**128 - 2**119 - 1),
+], ids=repr)
+def test_create_scalar_rounds_integers_and_fractions_once_16_bit(acl_dt, dtype, value):
+    held = aclnn.aclCreateScalar(value, acl_dt).value
+    exact = Fraction(int(value)) if isinstance(value, (int, np.integer)) else value
+    assert int(np.array(held, dtype).view(np.uint16)) == _nearest_by_search(exact, np.dtype(dtype)), held
+
+
+def test_create_scalar_rounds_integers_and_fractions_once_float32():
+    assert aclnn.aclCreateScalar(2**128 - 2**103 - 1, ACL_FLOAT).value == np.finfo(np.float32).max
+    assert aclnn.aclCreateScalar(np.int64(2**60 + 2**36 + 1), ACL_FLOAT).value == np.float32(2**60 + 2**37)
+    value = Fraction(1) + Fraction(1, 2**24) + Fraction(1, 2**60)
+    assert aclnn.aclCreateScalar(value, ACL_FLOAT).value == np.float32(1 + 2**-23)
+
+
+def test_create_scalar_integral_types_and_durations():
+    assert aclnn.aclCreateScalar(Fraction(14, 2), ACL_INT32).value == 7
+    assert aclnn.aclCreateScalar(Fraction(2**60 + 1, 2), ACL_INT64) is None   # float() would make it integral
+    assert "integral" in aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclCreateScalar(np.timedelta64(1, "s"), ACL_FLOAT) is None
+    assert "value must be a number, got timedelta64" in aclnn.aclGetRecentErrMsg()
+
+
 # --------------------------------------------------------------------------
 # Geometry: storage bounds, NumPy addressing, the launch buffers, storage formats
 # --------------------------------------------------------------------------
@@ -155,18 +214,46 @@ def _over_one(shape, strides, offset=0, storage=None):
 
 
 @pytest.mark.parametrize("which", ["gradOutput", "self", "gradInput"])
-def test_stride_beyond_numpy_bytes_is_161002(which, stream):
-    """A size-1 dim's stride never moves the view, but 2**62 float32 elements is 2**64 bytes: NumPy cannot hold it.
-
-    (It used to pass phase one and fail on the stream with 507000.)"""
-    t = _over_one((2, 1, 3), (0, 2**62, 0))
+def test_stride_beyond_numpy_bytes_is_161002(which):
+    """2**62 float32 elements is 2**64 bytes: NumPy cannot take that stride on a dim that moves (size 2)."""
+    t = _over_one((1, 2, 3), (0, 2**62, 0))
     assert t is not None
-    assert status_of(*_replace(which, t, (2, 1, 3))) == ACLNN_ERR_PARAM_INVALID
+    assert status_of(*_replace(which, t, (1, 2, 3))) == ACLNN_ERR_PARAM_INVALID
     msg = aclnn.aclGetRecentErrMsg()
     assert f"{which}'s stride {2**62} (dim 1) is {2**64} bytes" in msg and str(INTP_MAX) in msg
-    # the largest stride NumPy can take in bytes passes, and the launch runs
-    ok = _over_one((2, 1, 3), (0, INTP_MAX // 4, 0))
-    assert launch(*_replace(which, ok, (2, 1, 3)), stream)[0] == ACLNN_SUCCESS
+
+
+@pytest.mark.parametrize("which", ["gradOutput", "self", "gradInput"])
+@pytest.mark.parametrize("stride", [2**62, 2**63 - 1, INTP_MAX // 4 + 1, 0, 5])
+def test_the_stride_of_a_size_1_dim_never_matters(which, stride, stream):
+    """A size-1 dim's stride never moves the view: any int64 value is accepted, and the result is the same.
+
+    (A stride past NumPy's bytes used to be refused with 161002.)"""
+    rng = np.random.default_rng(14)
+    storage = random_values(rng, (2, 3), np.float32)
+    go, x = storage.copy(), random_values(rng, (2, 3), np.float32)
+    expected = swish_backward(go.reshape(2, 1, 3), x.reshape(2, 1, 3))
+    shape, strides = (2, 1, 3), (3, stride, 1)
+    arrays = {"gradOutput": go, "self": x, "gradInput": np.zeros((2, 3), np.float32)}
+    tensors = {name: aclnn.aclCreateTensor(shape, ACL_FLOAT, strides if name == which else None, 0, ACL_FORMAT_ND,
+                                           (2, 3), arr) for name, arr in arrays.items()}
+    assert all(t is not None for t in tensors.values())
+    status, _ = launch(tensors["gradOutput"], tensors["self"], None, tensors["gradInput"], stream)
+    assert status == ACLNN_SUCCESS, aclnn.aclGetRecentErrMsg()
+    np.testing.assert_array_equal(bits(arrays["gradInput"].reshape(2, 1, 3)), bits(expected))
+
+
+def test_the_stride_of_a_size_1_dim_never_matters_in_a_padded_format(stream):
+    """NC1HWC0 wants its view's contiguous strides; a size-1 dim's stride is not part of that rule."""
+    rng = np.random.default_rng(15)
+    shape = (1, 3, 2, 2)
+    storage_shape = formats.nc1hwc0_shape(shape, 16)
+    arrays = [random_values(rng, storage_shape, np.float16) for _ in range(2)] + [np.zeros(storage_shape, np.float16)]
+    tensors = [aclnn.aclCreateTensor(shape, ACL_FLOAT16, (2**62, 4, 2, 1), 0, ACL_FORMAT_NC1HWC0, storage_shape, a)
+               for a in arrays]
+    status, _ = launch(tensors[0], tensors[1], None, tensors[2], stream)
+    assert status == ACLNN_SUCCESS, aclnn.aclGetRecentErrMsg()
+    np.testing.assert_array_equal(bits(arrays[2]), bits(swish_backward(arrays[0], arrays[1])))
 
 
 def test_element_count_beyond_numpy_is_161002():

@@ -380,3 +380,34 @@ def test_overflow_mode_saturation_dump_compares_clean(tmp_path, capsys, dtype):
     assert "saturation overflow mode" in out and "mismatches    : 0 of 10" in out
     code, out, _ = run(capsys, "--grad", paths[0], "--x", paths[1], "--output", paths[2])
     assert code == 1
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+def test_soc_picks_the_kernel_a_bit_exact_950_dump_compares_clean(tmp_path, capsys, dtype):
+    # The "device" dump is the independent reference of the 950 sequence (tests/reference.py, model section 9).
+    from reference import ref_swish_grad_950
+
+    rng = np.random.default_rng(9)
+    g = rng.uniform(-5, 5, 4096).astype(dtype)
+    x = rng.uniform(-12, 12, 4096).astype(dtype)
+    device = ref_swish_grad_950(g, x, 1.1)
+    paths = [write(tmp_path / f"{name}.npy", a) for name, a in (("g", g), ("x", x), ("o", device))]
+    argv = ["--grad", paths[0], "--x", paths[1], "--output", paths[2], "--beta", "1.1"]
+    reports = {}
+    for soc in ("ascend950", "Ascend950PR_9599", None):
+        json_path = tmp_path / f"{soc}.json"
+        code, out, err = run(capsys, *argv, *(["--soc", soc] if soc else []), "--json", json_path)
+        assert code in (0, 1), err
+        reports[soc] = json.loads(json_path.read_text())
+        assert reports[soc]["soc_version"] == (soc or "ascend910b")
+    for soc in ("ascend950", "Ascend950PR_9599"):
+        assert reports[soc]["kernel"] == "arch35" and reports[soc]["report"]["mismatch_count"] == 0
+    if dtype == np.float32:   # the A2 sequence differs from the 950's in float32 (model section 9)
+        assert reports[None]["kernel"] == "a2" and reports[None]["report"]["mismatch_count"] > 0
+
+
+def test_unknown_soc_exits_2_naming_the_option(good, capsys):
+    code, out, err = run(capsys, "--grad", good["gnpy"], "--x", good["xnpy"], "--output", good["onpy"],
+                         "--soc", "ascend999")
+    assert code == 2 and out == ""
+    assert err.startswith("swishgrad compare: error: --soc 'ascend999' is not a known SoC") and "ascend950" in err

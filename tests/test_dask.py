@@ -127,6 +127,21 @@ def test_process_cluster_round_trip():
     np.testing.assert_array_equal(bits(result), bits(sg.swish_backward(g, x, 1.1)))
 
 
+def test_platform_picks_the_kernel(client):
+    # The 950 and A2 kernels differ in many float32 elements; each block must run the platform's.
+    g, x = sample((300, 40), DTYPES["float32"], 41), sample((300, 40), DTYPES["float32"], 42)
+    results = {}
+    for platform in (sg.REFERENCE_PLATFORM, sg.ASCEND950_PLATFORM):
+        lazy = swish_backward(da.from_array(g, chunks=(100, 40)), da.from_array(x, chunks=(60, 20)), 1.1,
+                              platform=platform)
+        results[platform.architecture] = lazy.compute()
+        np.testing.assert_array_equal(bits(results[platform.architecture]),
+                                      bits(sg.swish_backward(g, x, 1.1, platform=platform)))
+    assert (bits(results["a2"]) != bits(results["arch35"])).any()
+    with pytest.raises(TypeError, match="platform must be a Platform"):
+        swish_backward(g, x, platform="ascend950")
+
+
 def test_rejects_bad_inputs():
     x = da.ones((4, 5), dtype=np.float32, chunks=2)
     with pytest.raises(TypeError, match="grad_output and x must have the same dtype"):

@@ -1,10 +1,14 @@
 """The dtype table, dtype arguments and beta: every row complete, every spelling resolved."""
+from fractions import Fraction
+
 import ml_dtypes
 import numpy as np
 import pytest
 
 from swishgrad_numba import dtypes
 from swishgrad_numba.dtypes import DTYPES, beta_argument, canonical_dtype, dtype_info, to_float32
+
+from reference import _round_rational_to_f32
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 ROWS = pytest.mark.parametrize("info", list(DTYPES.values()), ids=list(DTYPES))
@@ -66,3 +70,54 @@ def test_to_float32():
         to_float32("1.0")
 
 
+
+
+# Values whose float64 rounding is a step away from float32's: rounding through float64 first gives
+# another float32 (a tie in float64 broken to even in float32, or the overflow boundary).
+DOUBLE_ROUNDING_CASES = [
+    Fraction(1) + Fraction(1, 2**24) + Fraction(1, 2**60),      # float64 drops 2**-60: a tie, then 1.0
+    -(Fraction(1) + Fraction(1, 2**24) + Fraction(1, 2**60)),
+    Fraction(1, 3),
+    Fraction(3, 2**151) + Fraction(1, 2**200),                  # a subnormal tie broken by the tail
+    Fraction(1, 2**150),                                        # exactly half the smallest subnormal: to +0
+    2**128 - 2**103 - 1,                                        # just below the overflow tie: FLT_MAX
+    2**128 - 2**103,                                            # the tie: to inf (even)
+    -(2**128 - 2**103 - 1),
+    2**60 + 2**36 + 1,                                          # float64 ties it, float32 must round up
+    np.int64(2**60 + 2**36 + 1),
+    np.int64(-(2**60 + 2**36 + 1)),
+    np.uint64(2**63 + 2**39 + 1),
+    np.uint64(2**64 - 1),
+    2**200 + 1,
+]
+
+
+@pytest.mark.parametrize("value", DOUBLE_ROUNDING_CASES, ids=repr)
+def test_to_float32_rounds_once_from_the_exact_value(value):
+    expected = _round_rational_to_f32(Fraction(int(value)) if isinstance(value, np.integer) else Fraction(value))
+    got = to_float32(value)
+    assert isinstance(got, np.float32)
+    assert got.view(np.uint32) == expected.view(np.uint32), (got, expected)
+
+
+def test_to_float32_double_rounding_examples_of_the_issue():
+    assert to_float32(Fraction(1) + Fraction(1, 2**24) + Fraction(1, 2**60)) == np.float32(1 + 2**-23)
+    assert to_float32(2**128 - 2**103 - 1) == np.finfo(np.float32).max
+
+
+def test_to_float32_random_rationals_against_the_reference():
+    rng = np.random.default_rng(22)
+    for _ in range(300):
+        num = int(rng.integers(-2**62, 2**62)) * 2**int(rng.integers(0, 70)) + int(rng.integers(-3, 4))
+        den = int(rng.integers(1, 2**62)) * 2**int(rng.integers(0, 100))
+        value = Fraction(num, den)
+        assert to_float32(value).view(np.uint32) == _round_rational_to_f32(value).view(np.uint32), value
+        assert to_float32(num).view(np.uint32) == _round_rational_to_f32(Fraction(num)).view(np.uint32), num
+
+
+@pytest.mark.parametrize("value", [np.timedelta64(1, "s"), np.datetime64("2024-01-01")], ids=repr)
+def test_to_float32_refuses_time_values_by_name(value):
+    with pytest.raises(TypeError, match=r"beta must be a real number, got (timedelta64|datetime64)"):
+        to_float32(value)
+    with pytest.raises(TypeError, match=r"^scale must be a real number"):
+        beta_argument(None, {"scale": value})

@@ -1,3 +1,5 @@
+import copy
+import pickle
 import struct
 
 import numpy as np
@@ -240,3 +242,49 @@ def test_arch35_matches_reference_and_covers(platform, dtype):
         assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
         assert 1 <= block_dim <= d["coreNum"] <= platform.core_num
         assert 6 * d["ubFormer"] * DTYPES[dtype].itemsize <= platform.ub_size
+
+
+@pytest.mark.parametrize("platform, field", [
+    (sg.Platform(soc_version="ascend950", ub_size=2**40), "ubFormer"),
+    (sg.Platform(ub_size=2**80), "tileDataNum"),
+], ids=["950", "a2"])
+def test_a_huge_ub_size_is_named_as_the_cause(platform, field):
+    # A 10-element tensor: numel is not what is too large, the UB is.
+    with pytest.raises(ValueError, match=rf"^platform\.ub_size \({platform.ub_size} bytes\) is too large: "
+                                         rf"the tiling field {field} ") as err:
+        sg.compute_tiling(10, "float32", platform=platform)
+    assert "numel" not in str(err.value)
+    ones = np.ones(10, np.float32)
+    with pytest.raises(ValueError, match=r"^platform\.ub_size .* is too large"):
+        sg.swish_backward(ones, ones, platform=platform)
+
+
+def test_a_huge_numel_is_still_named_as_the_cause():
+    with pytest.raises(ValueError, match=r"^numel \(\d+\) is too large: the tiling field"):
+        sg.compute_tiling(2**80, "float32")
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend950"])
+def test_tiling_hands_out_read_only_views(soc):
+    tiling = sg.compute_tiling(1000, "float32", 1.5, platform=sg.Platform(soc_version=soc))
+    before = tiling.tobytes()
+    beta_field = tiling.layout.beta_field
+    for view in (np.array(tiling.data), np.asarray(tiling.data), np.array(tiling.data, copy=False)):
+        with pytest.raises(ValueError, match="read-only"):
+            view[beta_field] = 5.0
+    with pytest.raises(ValueError, match="read-only"):
+        tiling.data[beta_field] = 5.0
+    assert memoryview(tiling.data).readonly
+    assert tiling.tobytes() == before and tiling.beta == np.float32(1.5)
+    for other in (pickle.loads(pickle.dumps(tiling)), copy.deepcopy(tiling), copy.copy(tiling)):
+        assert other == tiling and other.tobytes() == before
+        with pytest.raises(ValueError, match="read-only"):
+            np.asarray(other.data)[beta_field] = 5.0
+
+
+def test_tiling_keeps_its_own_copy_of_the_record():
+    source = np.zeros((), dtype=sg.TILING_DTYPE)
+    source["tileDataNum"] = 7
+    tiling = sg.Tiling(data=source[()], block_dim=1)
+    source["tileDataNum"] = 9   # the caller's record changes later
+    assert tiling["tileDataNum"] == 7

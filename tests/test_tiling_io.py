@@ -1,10 +1,13 @@
 """72-byte tiling binaries: layout against struct.pack, round trips, errors."""
 import struct
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
+import swishgrad_numba as sg
 from swishgrad_numba import TILING_DTYPE, compute_tiling
+from swishgrad_numba.dtypes import to_float32
 from swishgrad_numba.tiling.io import as_tiling_record, read_tiling_bin, record_from_fields, write_tiling_bin
 
 # The C struct, written straight from model section 3: eight little-endian
@@ -125,3 +128,19 @@ def test_old_module_paths_still_import():
         old = importlib.import_module(f"swishgrad_numba.{module}")
         for name in old.__all__:
             assert getattr(old, name) is getattr(tiling, name), (module, name)
+
+
+def test_mapping_beta_follows_the_rule_of_every_beta_argument():
+    # One rule (dtypes.to_float32): a bool converts as a C cast, as swish_backward's beta does, and a Fraction
+    # is rounded once from its value.
+    fields = {name: 1 for name in NAMES}
+    for beta in (True, False, Fraction(1) + Fraction(1, 2**24) + Fraction(1, 2**60), np.int64(2**60 + 2**36 + 1)):
+        for key in ("sconf", "beta"):
+            record = record_from_fields({**fields, key: beta})
+            assert record["sconf"].view(np.uint32) == to_float32(beta).view(np.uint32), (key, beta)
+    arch35 = dict(compute_tiling(4096, "float32", platform=sg.ASCEND950_PLATFORM).as_dict(), scale=True)
+    assert as_tiling_record(arch35)[0]["scale"] == np.float32(1.0)
+    g = x = np.ones(4, np.float32)
+    assert sg.swish_backward(g, x, True).tobytes() == sg.swish_backward(g, x, 1.0).tobytes()
+    with pytest.raises(TypeError, match=r"tiling\['scale'\] must be a real number"):
+        as_tiling_record(dict(arch35, scale="1.0"))

@@ -352,3 +352,83 @@ def test_imports_without_torch():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "ok"
+
+
+# ----------------------------------------------------------------------------- issue 22: platform, torch.func, beta
+
+# torch's forward-mode AD loads its jvp decompositions through torch.jit.script on first use, which warns (torch's
+# own code, not ours).
+TORCH_JIT_WARNING = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+
+
+def test_platform_picks_the_kernel():
+    # A 950 dump differs from an A2 one in many float32 elements; the torch entry points must reach either kernel.
+    x0, g = sample((20000,), torch.float32, seed=22), sample((20000,), torch.float32, seed=23)
+    per_platform = {}
+    for platform in (sg.REFERENCE_PLATFORM, sg.ASCEND950_PLATFORM):
+        expected = np_bits(sg.swish_backward(to_numpy(g), to_numpy(x0), 1.1, platform=platform))
+        np.testing.assert_array_equal(bits(swish_backward_torch(g, x0, 1.1, platform=platform)), expected)
+        x = x0.clone().requires_grad_(True)
+        Swish(1.1, platform=platform)(x).backward(g)
+        np.testing.assert_array_equal(bits(x.grad), expected)
+        x = x0.clone().requires_grad_(True)
+        swish(x, 1.1, platform=platform).backward(g)
+        np.testing.assert_array_equal(bits(x.grad), expected)
+        per_platform[platform.architecture] = expected
+    assert (per_platform["a2"] != per_platform["arch35"]).any()
+    with pytest.raises(TypeError, match="platform must be a Platform"):
+        Swish(platform="ascend950")
+    with pytest.raises(TypeError, match="platform must be a Platform"):
+        swish_backward_torch(g, x0, platform="ascend950")
+
+
+@TORCH_JIT_WARNING
+@pytest.mark.parametrize("platform", [sg.REFERENCE_PLATFORM, sg.ASCEND950_PLATFORM], ids=["a2", "950"])
+def test_torch_func_grad_jvp_and_vmap_run_the_kernel(platform):
+    x0, v = sample((64,), torch.float32, seed=30), sample((64,), torch.float32, seed=31)
+    kernel = lambda g, x: np_bits(sg.swish_backward(to_numpy(g), to_numpy(x), 1.25, platform=platform))  # noqa: E731
+    f = lambda t: swish(t, 1.25, platform=platform)  # noqa: E731
+    np.testing.assert_array_equal(bits(torch.func.grad(lambda t: f(t).sum())(x0)), kernel(torch.ones_like(x0), x0))
+    _, tangent = torch.func.jvp(f, (x0,), (v,))
+    np.testing.assert_array_equal(bits(tangent), kernel(v, x0))
+    (_, vjp_fn) = torch.func.vjp(f, x0)
+    np.testing.assert_array_equal(bits(vjp_fn(v)[0]), kernel(v, x0))
+    # vmap: the batched call is each sample's call, both inputs batched or one broadcast.
+    gb, xb = sample((3, 64), torch.float32, seed=32), sample((3, 64), torch.float32, seed=33)
+    back = lambda g, x: swish_backward_torch(g, x, 1.25, platform=platform)  # noqa: E731
+    batched = torch.func.vmap(back)(gb, xb)
+    broadcast = torch.func.vmap(back, in_dims=(None, 1))(gb[0], xb.T.contiguous())
+    for i in range(3):
+        np.testing.assert_array_equal(bits(batched[i]), kernel(gb[i], xb[i]))
+        np.testing.assert_array_equal(bits(broadcast[i]), kernel(gb[0], xb[i]))
+    per_sample = torch.func.vmap(torch.func.grad(lambda t: f(t).sum()))(xb)
+    for i in range(3):
+        np.testing.assert_array_equal(bits(per_sample[i]), kernel(torch.ones_like(xb[i]), xb[i]))
+
+
+@TORCH_JIT_WARNING
+@pytest.mark.parametrize("beta", [1.0, -0.75])
+def test_torch_func_hessian_matches_float64_autograd(beta):
+    x0 = sample((6,), torch.float32, seed=34, specials=False)
+    ours = torch.func.hessian(lambda t: swish(t, beta).sum())(x0)
+    golden = torch.autograd.functional.hessian(lambda t: float64_swish(t, beta).sum(), x0.double())
+    off_diagonal = ~torch.eye(6, dtype=torch.bool)
+    assert (ours[off_diagonal] == 0).all()
+    # s'' is the float64 formula rounded once (module docstring): float64 autograd agrees to float32 rounding.
+    np.testing.assert_allclose(torch.diagonal(ours).double().numpy(), torch.diagonal(golden).numpy(),
+                               rtol=2.0**-22, atol=2.0**-40)
+
+
+def test_beta_may_be_a_0d_tensor():
+    assert Swish(torch.tensor(1.5)).beta == 1.5
+    assert Swish(torch.tensor(1.1, dtype=torch.float64)).beta == float(np.float32(1.1))
+    assert Swish(torch.tensor(3)).beta == 3.0
+    x0, g = sample((50,), torch.float16, seed=35), sample((50,), torch.float16, seed=36)
+    np.testing.assert_array_equal(bits(swish_backward_torch(g, x0, torch.tensor(1.1, dtype=torch.float64))),
+                                  bits(swish_backward_torch(g, x0, 1.1)))
+    with pytest.raises(ValueError, match=r"beta must be a number or a 0-d tensor, got a tensor of shape \(2,\)"):
+        Swish(torch.tensor([1.0, 2.0]))
+    with pytest.raises(ValueError, match="beta is a constant"):
+        Swish(torch.tensor(1.5, requires_grad=True))
+    with pytest.raises(TypeError, match="beta must be a real number"):
+        Swish(torch.tensor(1 + 2j))

@@ -183,7 +183,14 @@ def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
     # The tiling counts storage elements: the view's for plain formats (made
     # contiguous), the padded storage's for NC1HWC0 / FRACTAL_NZ.
     numel = grad_output.numel if not private else grad_output.storage.size
-    tiling = compute_tiling(numel, grad_output.dtype, beta32, platform=platform)
+    try:
+        tiling = compute_tiling(numel, grad_output.dtype, beta32, platform=platform)
+    except ValueError as exc:
+        # The user's platform (set_platform) or the tensor's size cannot be tiled: a parameter error, whose
+        # message names the platform field (platform.ub_size, platform.block_size, ...) or numel.
+        return ACLNN_ERR_PARAM_INVALID, (f"the host tiling of {numel} {_dtype_name(grad_output.data_type)} "
+                                         f"elements for the platform set by set_platform (soc_version "
+                                         f"{platform.soc_version!r}) failed: {exc}")
     executor = aclOpExecutor(grad_output, self_, grad_input, beta32, platform, tiling.workspace_size, tiling)
     return ACLNN_SUCCESS, executor
 
@@ -221,7 +228,7 @@ def _view(tensor: aclTensor) -> np.ndarray:
     itemsize = tensor.storage.itemsize
     base = tensor.storage[tensor.offset:]
     return np.lib.stride_tricks.as_strided(
-        base, shape=tensor.view_shape, strides=tuple(s * itemsize for s in tensor.strides))
+        base, shape=tensor.view_shape, strides=tuple(s * itemsize for s in tensor.moving_strides))
 
 
 def _make_job(executor: aclOpExecutor, overflow_mode: str = "infnan"):
@@ -233,11 +240,17 @@ def _make_job(executor: aclOpExecutor, overflow_mode: str = "infnan"):
             flat_g, flat_x, out_view = go.storage, x.storage, gi.storage
         else:
             # Non-contiguous inputs are made contiguous (a copy that reads
-            # only in-bounds elements); the result is then copied into the
-            # gradInput view, which may itself be non-contiguous.
+            # only in-bounds elements).
             flat_g = np.ascontiguousarray(_view(go)).reshape(-1)
             flat_x = np.ascontiguousarray(_view(x)).reshape(-1)
             out_view = _view(gi)
+        # A contiguous gradInput apart from the inputs takes the result
+        # directly; otherwise (a strided view, or memory shared with an input)
+        # the result is computed aside and copied into the view.
+        if out_view.flags.c_contiguous and not np.may_share_memory(out_view, flat_g) \
+                and not np.may_share_memory(out_view, flat_x):
+            run_tiling(flat_g, flat_x, out_view.reshape(-1), tiling)
+            return
         result = np.empty(flat_x.size, dtype=flat_x.dtype)
         run_tiling(flat_g, flat_x, result, tiling, overflow_mode=overflow_mode)   # the stream's overflow mode
         out_view[...] = result.reshape(out_view.shape)

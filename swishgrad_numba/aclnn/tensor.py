@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from .. import formats
-from ..dtypes import bfloat16
+from ..dtypes import bfloat16, round_ratio
 from .enums import (
     ACL_FORMAT_NC1HWC0,
     ACLNN_ERR_PARAM_INVALID,
@@ -66,6 +66,12 @@ class aclTensor:
     def numel(self) -> int:
         """Elements of the view."""
         return math.prod(self.view_shape)
+
+    @property
+    def moving_strides(self) -> tuple:
+        """``strides`` with 0 where the stride never moves: a dimension of size 1, or every
+        dimension of an empty view. Those strides address nothing, so any value is accepted."""
+        return _moving_strides(self.view_shape, self.strides)
 
     def __repr__(self):
         state = ", destroyed" if self.destroyed else ""
@@ -189,9 +195,10 @@ def aclCreateScalar(value, data_type):
     """Make a host scalar holding ``value`` in ``data_type``, like C ``aclCreateScalar``.
 
     The value is stored in that dtype (a bfloat16 scalar of 1.1 holds
-    1.1015625); floating types convert with NumPy's ``astype`` (round to
-    nearest even, out of range -> inf); integer and bool types need an
-    integral value in range.
+    1.1015625); floating types round to nearest even once, out of range ->
+    inf (integers and fractions exactly from their value, floats with
+    NumPy's ``astype``); integer and bool types need an integral value in
+    range.
 
     Returns
     -------
@@ -206,7 +213,8 @@ def aclCreateScalar(value, data_type):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     is_complex = isinstance(value, (complex, np.complexfloating))
-    is_real = isinstance(value, (numbers.Real, np.number, np.bool_)) or (
+    # (NumPy files timedelta64 under its integers; a duration is no number.)
+    is_real = (isinstance(value, (numbers.Real, np.number, np.bool_)) and not isinstance(value, np.timedelta64)) or (
         isinstance(value, np.generic) and value.dtype == bfloat16)
     if not (is_complex or is_real):
         return _fail(None, f"{where}: value must be a number, got {type(value).__name__}")
@@ -215,6 +223,10 @@ def aclCreateScalar(value, data_type):
     if is_complex:
         return _fail(None, f"{where}: a complex value cannot be held in {name}")
     if dt.kind in "biu":
+        if isinstance(value, numbers.Rational) and not isinstance(value, numbers.Integral):
+            if value.denominator != 1:
+                return _fail(None, f"{where}: {name} needs an integral value, got {value!r}")
+            value = value.numerator
         v = value if isinstance(value, (numbers.Integral, np.integer, np.bool_)) else float(value)
         if isinstance(v, float):
             if not v.is_integer():
@@ -224,6 +236,11 @@ def aclCreateScalar(value, data_type):
         if not lo <= v <= hi:
             return _fail(None, f"{where}: value {v} does not fit {name} [{lo}, {hi}]")
         return aclScalar(np.array(v).astype(dt)[()], data_type)
+    if isinstance(value, (numbers.Rational, np.integer, np.bool_)):
+        # Integers and fractions are rounded once, exactly from their value (no float64 step).
+        ratio = (int(value), 1) if isinstance(value, (numbers.Integral, np.integer, np.bool_)) else (
+            int(value.numerator), int(value.denominator))
+        return aclScalar(round_ratio(*ratio, dt), data_type)
     try:
         with np.errstate(over="ignore"):
             if isinstance(value, np.generic):
@@ -256,6 +273,13 @@ def _int_tuple(value, argname: str, allow_negative: bool = False):
     return tuple(out)
 
 
+def _moving_strides(shape, strides) -> tuple:
+    """``strides`` with 0 for every stride that never moves (see :attr:`aclTensor.moving_strides`)."""
+    if math.prod(shape) == 0:
+        return (0,) * len(strides)
+    return tuple(0 if d == 1 else s for d, s in zip(shape, strides))
+
+
 def _contiguous_strides(shape) -> tuple:
     strides = [1] * len(shape)
     for i in range(len(shape) - 2, -1, -1):
@@ -271,12 +295,13 @@ def _contiguous_strides(shape) -> tuple:
 def _check_addressable(tensor: aclTensor, argname: str):
     """None if NumPy can address the tensor's view, else a message.
 
-    Python ints throughout, so nothing overflows: every stride in bytes, the
-    view's size in bytes and its byte extent (offset + sum((d - 1) * stride)
-    + 1 elements) must fit NumPy's intp.
+    Python ints throughout, so nothing overflows: every stride in bytes (but
+    a size-1 dimension's, which addresses nothing), the view's size in bytes
+    and its byte extent (offset + sum((d - 1) * stride) + 1 elements) must
+    fit NumPy's intp.
     """
     item = tensor.storage.itemsize
-    for dim, stride in enumerate(tensor.strides):
+    for dim, stride in enumerate(tensor.moving_strides):
         if stride * item > _INTP_MAX:
             return (f"{argname}'s stride {stride} (dim {dim}) is {stride * item} bytes; NumPy addresses at most "
                     f"{_INTP_MAX} bytes")
@@ -317,7 +342,8 @@ def _check_geometry(tensor: aclTensor, argname: str):
     if tensor.storage_shape != expected:
         return (f"{argname}'s storage_shape {tensor.storage_shape} is not the {_format_name(tensor.format)} storage "
                 f"of view {tensor.view_shape}: expected {expected}")
-    if tensor.offset != 0 or tensor.strides != _contiguous_strides(tensor.view_shape):
+    contiguous = _moving_strides(tensor.view_shape, _contiguous_strides(tensor.view_shape))
+    if tensor.offset != 0 or tensor.moving_strides != contiguous:
         return (f"{argname} in {_format_name(tensor.format)} must have offset 0 and the contiguous strides of its "
                 f"view; the kernel runs over the whole storage")
     return None

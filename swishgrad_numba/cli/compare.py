@@ -5,7 +5,8 @@ file not ending in ``.npy``: little-endian, C order, no header; needs
 ``--dtype`` and ``--shape``) or ``.npy`` files, runs the emulator on the
 inputs, and prints the precision report of the device output against the
 emulator's (the emulator is the golden here, not the operator's NumPy
-golden). Exit status: 0 pass, 1 fail, 2 bad input (wrong size,
+golden). ``--soc`` names the device's SoC, which picks the kernel emulated
+(an Ascend 950 runs the arch35 kernel; the Atlas A2 by default). Exit status: 0 pass, 1 fail, 2 bad input (wrong size,
 unreadable file, mismatched shapes or dtypes, bad ``--dtype``/``--shape``,
 a ``--json`` path that cannot be written). Each file's size is checked
 (a ``.npy``'s against its header) before its data is read, and the
@@ -29,6 +30,7 @@ import sys
 import numpy as np
 
 from ..dtypes import SUPPORTED_DTYPES, bfloat16, canonical_dtype
+from ..platform import REFERENCE_PLATFORM, SOC_VERSIONS, Platform, soc_family_of
 from ._paths import PathArgumentError, check_output_file
 
 __all__ = ["InputFileError", "parse_shape", "parse_envelope", "load_array", "run_compare", "register"]
@@ -80,6 +82,16 @@ def _dtype_arg(text: str | None):
         return canonical_dtype(text, argname="--dtype")
     except (TypeError, ValueError) as exc:
         raise InputFileError(str(exc)) from None
+
+
+def _soc_arg(text: str | None) -> Platform:
+    """The platform of ``--soc`` (the A2 reference platform when it is not given)."""
+    if text is None:
+        return REFERENCE_PLATFORM
+    if soc_family_of(text) is None:
+        raise InputFileError(f"--soc {text!r} is not a known SoC family or chip name; families: "
+                             f"{', '.join(SOC_VERSIONS)} (or a chip name such as Ascend910B3, Ascend950PR_9599)")
+    return Platform(soc_version=text)
 
 
 def load_array(path: str, argname: str, dtype=None, shape=None) -> np.ndarray:
@@ -186,7 +198,8 @@ def _load_npy(path: str, argname: str, dtype, shape) -> np.ndarray:
 
 
 def run_compare(grad_path, x_path, output_path, *, dtype=None, shape=None, beta=1.0,
-                json_path=None, worst=10, out=None, err=None, envelope=None, overflow_mode="infnan") -> int:
+                json_path=None, worst=10, out=None, err=None, envelope=None, overflow_mode="infnan",
+                soc=None) -> int:
     """Body of ``swishgrad compare``; returns the exit code."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
@@ -201,7 +214,7 @@ def run_compare(grad_path, x_path, output_path, *, dtype=None, shape=None, beta=
         if worst < 0:
             raise InputFileError(f"--worst must be >= 0, got {worst}")
         envelope_spec = parse_envelope(envelope) if envelope is not None else None
-        platform = _compare_platform(envelope_spec, overflow_mode)
+        platform = _compare_platform(envelope_spec, overflow_mode, soc)
         if json_path is not None:
             try:
                 check_output_file(json_path, "--json")
@@ -221,7 +234,8 @@ def run_compare(grad_path, x_path, output_path, *, dtype=None, shape=None, beta=
 
     golden = swish_backward(g, x, beta, platform=platform)
     report = compare(o, golden, inputs={"grad": g, "x": x}, worst=worst)
-    print(f"device output {output_path!r} vs emulator (beta = {float(np.float32(beta))!r} as float32)", file=out)
+    print(f"device output {output_path!r} vs emulator (beta = {float(np.float32(beta))!r} as float32; "
+          f"soc {platform.soc_version}: the {platform.architecture} kernel)", file=out)
     if platform.saturation:
         print("  (emulator in the device's saturation overflow mode)", file=out)
     print(report.format(), file=out)
@@ -232,6 +246,7 @@ def run_compare(grad_path, x_path, output_path, *, dtype=None, shape=None, beta=
         doc = {
             "grad": grad_path, "x": x_path, "output": output_path,
             "beta": float(np.float32(beta)), "golden": "swishgrad_numba emulator",
+            "soc_version": platform.soc_version, "kernel": platform.architecture,
             "report": report.to_dict(),
         }
         if platform.saturation:
@@ -277,8 +292,9 @@ def parse_envelope(text: str) -> dict:
     return {"exp_ulp": found["exp"], "div_ulp": found["div"], "flush_subnormals": found.get("ftz", False)}
 
 
-def _compare_platform(envelope_spec, overflow_mode: str):
-    """The emulated device: a preset's SoC (else the A2 reference platform) in ``overflow_mode``."""
+def _compare_platform(envelope_spec, overflow_mode: str, soc=None):
+    """The emulated device: ``--soc``, else a preset's SoC, else the A2 reference
+    platform, in ``overflow_mode``."""
     from ..platform import OVERFLOW_MODES, Platform
 
     if overflow_mode not in OVERFLOW_MODES:
@@ -286,7 +302,14 @@ def _compare_platform(envelope_spec, overflow_mode: str):
     if envelope_spec is not None and overflow_mode == "saturation":
         raise InputFileError("--envelope models the Inf/NaN overflow mode only; it cannot be combined with "
                              "--overflow-mode saturation")
-    soc = (envelope_spec or {}).get("soc_version", "ascend910b")
+    preset = (envelope_spec or {}).get("soc_version")
+    if soc is not None:
+        chosen = _soc_arg(soc)
+        if preset is not None and Platform(soc_version=preset).architecture != chosen.architecture:
+            raise InputFileError(f"--soc {soc!r} runs the {chosen.architecture} kernel, but the --envelope preset "
+                                 f"documents the {Platform(soc_version=preset).architecture} one")
+        preset = soc
+    soc = preset or "ascend910b"
     try:
         return Platform(soc_version=soc, overflow_mode=overflow_mode)
     except ValueError as exc:
@@ -357,7 +380,7 @@ def _envelope_section(g, x, o, golden, beta, spec, platform, worst, out) -> dict
 def _cmd_compare(args) -> int:
     return run_compare(args.grad, args.x, args.output, dtype=args.dtype, shape=args.shape,
                        beta=args.beta, json_path=args.json, worst=args.worst, envelope=args.envelope,
-                       overflow_mode=args.overflow_mode)
+                       overflow_mode=args.overflow_mode, soc=args.soc)
 
 
 def register(subparsers) -> None:
@@ -372,6 +395,8 @@ def register(subparsers) -> None:
     p.add_argument("--dtype", help="float32, float16 or bfloat16 (required for raw dumps)")
     p.add_argument("--shape", help="e.g. 2,3,4 or 2x3x4 (required for raw dumps; () for 0-d)")
     p.add_argument("--beta", type=float, default=1.0, help="Swish beta (default 1.0), rounded to float32")
+    p.add_argument("--soc", metavar="NAME", help="the device's SoC family or chip name (e.g. ascend950, "
+                   "Ascend910B3); picks the kernel emulated (default: the Atlas A2 reference platform)")
     p.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
     p.add_argument("--worst", type=int, default=10, metavar="K", help="list the K worst elements (default 10)")
     p.add_argument("--envelope", metavar="SPEC",

@@ -126,16 +126,23 @@ def _host_fields(n: int, info: DTypeInfo, platform: Platform, names: dict) -> tu
             units = spec_a2.tile_units(b)
             raise ValueError(f"{names['ub_size']} ({ub} bytes) is too small: the {info.name} kernel needs "
                              f"{units} tile buffers of at least one {block}-byte block ({units * block} bytes)")
+    # The fields sized by the platform rather than by numel: the A2's UB tile;
+    # the 950's ubFormer and elemNum (the UB alone) and coreNum (the cores, capped by numel).
+    ub = f"{names['ub_size']} ({ub} bytes)"
+    causes = {"tileDataNum": ub, "ubFormer": ub, "elemNum": ub,
+              "coreNum": f"platform.core_num ({platform.core_num}) with {names['numel']} ({n})"}
     layout = LAYOUTS[platform.architecture]
     for name, value in fields._asdict().items():
         low, high = layout.int_range(name)
         if not low <= value <= high:
-            raise ValueError(f"{names['numel']} is too large: the tiling field {name} = {value} does not fit its "
-                             f"C type ({layout.dtype.fields[name][0].name})")
+            cause = causes.get(name, f"{names['numel']} ({n})")
+            raise ValueError(f"{cause} is too large: the tiling field {name} = {value} does not fit its C type "
+                             f"({layout.dtype.fields[name][0].name})")
     return block_dim, fields
 
 
 def _record(dtype: np.dtype, fields, beta32) -> np.void:
+    """The record of ``fields`` (checked to fit by :func:`_host_fields`)."""
     layout = next(layout for layout in LAYOUTS.values() if layout.dtype == dtype)
     record = np.zeros((), dtype=dtype)
     for name, value in fields._asdict().items():

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ..dtypes import to_float32
 from .records import LAYOUTS, TILING_DTYPE, RecordLayout, Tiling, layout_of
 
 __all__ = ["TILING_NBYTES", "as_tiling_record", "read_tiling_bin", "write_tiling_bin", "record_from_fields"]
@@ -78,11 +79,8 @@ def record_from_fields(fields: Mapping, argname: str = "tiling") -> np.void:
     if "beta" in fields and layout.beta_field in fields:
         raise ValueError(f"{argname} gives beta twice (as beta and {layout.beta_field})")
     key = "beta" if "beta" in fields else layout.beta_field
-    beta = fields.get(key, 1.0)
-    if isinstance(beta, bool) or not isinstance(beta, (numbers.Real, np.floating)):
-        raise TypeError(f"{argname}[{key!r}] must be a real number, got {type(beta).__name__}")
-    with np.errstate(over="ignore"):
-        record[layout.beta_field] = np.float32(beta)
+    # Beta follows the one rule of every beta argument (dtypes.to_float32): one rounding from its value.
+    record[layout.beta_field] = to_float32(fields.get(key, 1.0), argname=f"{argname}[{key!r}]")
     return record[()]
 
 

@@ -106,7 +106,8 @@ class Tiling:
     Attributes
     ----------
     data : numpy.void
-        One record of :data:`TILING_DTYPE` (A2) or :data:`ARCH35_TILING_DTYPE` (950).
+        One record of :data:`TILING_DTYPE` (A2) or :data:`ARCH35_TILING_DTYPE` (950): a
+        private copy of the record given, read-only (so is every view of it).
     block_dim : int
         Number of cores launched.
     tiling_key : int
@@ -119,6 +120,20 @@ class Tiling:
     block_dim: int
     tiling_key: int = 0
     workspace_size: int = 0
+
+    def __post_init__(self):
+        # Frozen means the record too: keep a private copy and hand out only
+        # read-only views of it (a void scalar is a view of its array's memory,
+        # and np.array(void) another view).
+        # (np.array(void, copy=True) may still share the void's memory: copy by assignment.)
+        private = np.zeros(np.shape(self.data), dtype=self.data.dtype)
+        private[...] = self.data
+        private.flags.writeable = False
+        object.__setattr__(self, "data", private[()] if private.ndim == 0 else private)
+
+    def __reduce__(self):
+        # Pickle and copy through the constructor, so a copy's record is private and read-only too.
+        return type(self), (self.data, self.block_dim, self.tiling_key, self.workspace_size)
 
     def __getitem__(self, field):
         return self.data[field]
