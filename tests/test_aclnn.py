@@ -17,6 +17,8 @@ from swishgrad_numba.dtypes import DTYPES
 C_ENUMS = {
     "ACL_SUCCESS": 0, "ACL_ERROR_INVALID_PARAM": 100000, "ACL_ERROR_RT_PARAM_INVALID": 107000,
     "ACL_ERROR_RT_MEMORY_ALLOCATION": 207001, "ACL_ERROR_RT_INTERNAL_ERROR": 507000,
+    "ACL_ERROR_RT_FEATURE_NOT_SUPPORT": 207000, "ACL_RT_OVERFLOW_MODE_SATURATION": 0, "ACL_RT_OVERFLOW_MODE_INFNAN": 1,
+    "ACL_RT_OVERFLOW_MODE_UNDEF": 2,
     "ACLNN_SUCCESS": 0, "ACLNN_ERR_PARAM_NULLPTR": 161001, "ACLNN_ERR_PARAM_INVALID": 161002,
     "ACLNN_ERR_RUNTIME_ERROR": 361001, "ACLNN_ERR_INNER": 561000, "ACLNN_ERR_INNER_NULLPTR": 561103,
     "ACLNN_ERR_INNER_EXECUTOR_REUSED": 561901, "ACLNN_ERR_INNER_TENSOR_DESTROYED": 561902,  # emulator codes
@@ -33,7 +35,7 @@ C_FUNCTIONS = """aclTensor aclScalar aclOpExecutor aclrtStream aclCreateTensor a
     aclDestroyScalar aclnnSwishBackwardGetWorkspaceSize aclnnSwishBackward aclInit aclFinalize aclrtSetDevice
     aclrtResetDevice aclrtCreateStream aclrtSynchronizeStream aclrtDestroyStream aclrtMalloc aclrtFree aclrtMemcpy
     aclGetRecentErrMsg set_platform get_platform aclnnSwishGetWorkspaceSize aclnnSwish aclnnSiluGetWorkspaceSize
-    aclnnSilu""".split()
+    aclnnSilu aclnnSiluBackwardGetWorkspaceSize aclnnSiluBackward aclrtSetDeviceSatMode aclrtGetDeviceSatMode""".split()
 
 
 # --------------------------------------------------------------------------

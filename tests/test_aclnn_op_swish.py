@@ -99,3 +99,22 @@ def test_executor_runs_once(stream):
     assert aclnn.aclnnSwish(WORKSPACE, ws, ex, stream) == ACLNN_SUCCESS
     assert aclnn.aclnnSwish(WORKSPACE, ws, ex, stream) == aclnn.ACLNN_ERR_INNER_EXECUTOR_REUSED
     assert aclnn.aclrtSynchronizeStream(stream) == aclnn.ACL_SUCCESS
+
+
+def test_a_saturation_stream_is_refused_not_computed_in_the_other_mode():
+    # The saturation overflow mode is emulated for aclnnSwishBackward only;
+    # the forward on such a stream must not silently give Inf/NaN-mode bits.
+    aclnn.set_platform(Platform(soc_version="ascend910b"))
+    x = np.linspace(-100, 5, 16).astype(F32)
+    out = np.zeros_like(x)
+    assert aclnn.aclrtSetDeviceSatMode(aclnn.ACL_RT_OVERFLOW_MODE_SATURATION) == aclnn.ACL_SUCCESS
+    try:
+        _, s = aclnn.aclrtCreateStream()
+        status, ws, ex = aclnn.aclnnSiluGetWorkspaceSize(tensor(x), tensor(out))
+        assert status == ACLNN_SUCCESS
+        assert aclnn.aclnnSilu(WORKSPACE, ws, ex, s) == ACLNN_ERR_PARAM_INVALID
+        assert "saturation overflow mode" in aclnn.aclGetRecentErrMsg()
+        assert not ex.used and not out.any()
+        aclnn.aclrtDestroyStream(s)
+    finally:
+        assert aclnn.aclrtSetDeviceSatMode(aclnn.ACL_RT_OVERFLOW_MODE_INFNAN) == aclnn.ACL_SUCCESS

@@ -33,8 +33,11 @@ The package, each layer importing only those above it:
   each) and memory;
 - :mod:`.tensor`: the ``aclTensor`` / ``aclScalar`` descriptors, their
   creators and geometry checks;
+- :mod:`.twophase`: what every operator's two phases share (tensor
+  pointers and views, phase one's frame, phase two's checks and queueing);
 - :mod:`.op_swish`: aclnnSwish and aclnnSilu, the forward operators, as
   their op_api writes them;
+- :mod:`.op_silu_grad`: aclnnSiluBackward, as its op_api writes it;
 - :mod:`.op_api`: the operator, as CANN's op_api: phase one's checks and
   the executor holding the platform kernel's tiling, phase two's launch.
   The platform's SoC picks the kernel: the Atlas A2 one, or on an Ascend 950
@@ -52,13 +55,15 @@ reports them instead. Errors never raise: every entry point returns a status
 (or ``None`` for the creators) and records a message for
 :func:`aclGetRecentErrMsg` that names the argument and the rule broken.
 """
-from . import device, enums, op_api, op_swish, state, tensor
+from . import device, enums, op_api, op_silu_grad, op_swish, state, tensor
 from .enums import *  # noqa: F401,F403  (each module's __all__ is its public names)
 from .state import *  # noqa: F401,F403
 from .device import *  # noqa: F401,F403
 from .tensor import *  # noqa: F401,F403
 from .op_api import *  # noqa: F401,F403
 from .op_swish import *  # noqa: F401,F403
+from .op_silu_grad import *  # noqa: F401,F403
 
 # The C namespace: every module's public names.
-__all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__, *op_swish.__all__]
+__all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__, *op_swish.__all__,
+           *op_silu_grad.__all__]

@@ -23,15 +23,10 @@ from ..api import run_tiling
 from ..dtypes import to_float32
 from ..platform import ARCH_950, BF16_SOC_VERSIONS, Platform
 from ..tiling import Tiling, compute_tiling
-from .device import _resolve_stream
 from .enums import (
     ACL_BF16,
-    ACLNN_ERR_INNER,
-    ACLNN_ERR_INNER_EXECUTOR_REUSED,
-    ACLNN_ERR_INNER_TENSOR_DESTROYED,
     ACLNN_ERR_PARAM_INVALID,
     ACLNN_ERR_PARAM_NULLPTR,
-    ACLNN_ERR_RUNTIME_ERROR,
     ACLNN_SUCCESS,
     MAX_DIM,
     _COMPLEX_DTYPES,
@@ -39,9 +34,10 @@ from .enums import (
     _PLAIN_FORMATS,
     _dtype_name,
     _format_name,
-    _is_int,
 )
-from .state import _fail, get_platform
+from .state import get_platform
+from .twophase import get_workspace_size, queue_launch, tensor_view as _view
+from .twophase import live_tensor as _live_tensor
 from .tensor import aclScalar, aclTensor, _check_addressable, _check_geometry
 
 __all__ = ["aclOpExecutor", "aclnnSwishBackwardGetWorkspaceSize", "aclnnSwishBackward"]
@@ -63,17 +59,6 @@ class aclOpExecutor:
     workspace_size: int
     tiling: Tiling | None
     used: bool = False
-
-
-def _live_tensor(tensor, argname: str):
-    """None if ``tensor`` is a live aclTensor, else (status, message)."""
-    if tensor is None:
-        return ACLNN_ERR_PARAM_NULLPTR, f"{argname} is a null pointer (None)"
-    if not isinstance(tensor, aclTensor):
-        return ACLNN_ERR_PARAM_NULLPTR, f"{argname} must be an aclTensor, got {type(tensor).__name__}"
-    if tensor.destroyed:
-        return ACLNN_ERR_PARAM_NULLPTR, f"{argname} was destroyed by aclDestroyTensor (dangling pointer)"
-    return None
 
 
 def _check_copy_size(grad_output: aclTensor, self_: aclTensor, grad_input: aclTensor):
@@ -213,25 +198,12 @@ def aclnnSwishBackwardGetWorkspaceSize(gradOutput, self, betaOptional, gradInput
         ``(status, workspace_size, executor)``; on failure ``(status, 0,
         None)`` and :func:`aclGetRecentErrMsg` names the argument and rule.
     """
-    platform = get_platform()
-    try:
-        status, result = _phase_one(gradOutput, self, betaOptional, gradInput, platform)
-    except Exception as exc:  # a bug here must still not crash the caller
-        return _fail(ACLNN_ERR_INNER, f"aclnnSwishBackwardGetWorkspaceSize: internal error: {exc!r}"), 0, None
-    if status != ACLNN_SUCCESS:
-        return _fail(status, f"aclnnSwishBackwardGetWorkspaceSize: {result}"), 0, None
-    return ACLNN_SUCCESS, result.workspace_size, result
+    return get_workspace_size("aclnnSwishBackwardGetWorkspaceSize", _phase_one, gradOutput, self, betaOptional,
+                              gradInput, get_platform())
 
 
-def _view(tensor: aclTensor) -> np.ndarray:
-    """The tensor's view over its storage (bounds were checked in phase one)."""
-    itemsize = tensor.storage.itemsize
-    base = tensor.storage[tensor.offset:]
-    return np.lib.stride_tricks.as_strided(
-        base, shape=tensor.view_shape, strides=tuple(s * itemsize for s in tensor.moving_strides))
-
-
-def _make_job(executor: aclOpExecutor, overflow_mode: str = "infnan"):
+def _make_job(executor: aclOpExecutor, stream):
+    overflow_mode = stream.overflow_mode   # the stream took the device's mode when it was created
     go, x, gi, tiling = executor.grad_output, executor.self_, executor.grad_input, executor.tiling
     private = go.format not in _PLAIN_FORMATS
 
@@ -249,10 +221,10 @@ def _make_job(executor: aclOpExecutor, overflow_mode: str = "infnan"):
         # the result is computed aside and copied into the view.
         if out_view.flags.c_contiguous and not np.may_share_memory(out_view, flat_g) \
                 and not np.may_share_memory(out_view, flat_x):
-            run_tiling(flat_g, flat_x, out_view.reshape(-1), tiling)
+            run_tiling(flat_g, flat_x, out_view.reshape(-1), tiling, overflow_mode=overflow_mode)
             return
         result = np.empty(flat_x.size, dtype=flat_x.dtype)
-        run_tiling(flat_g, flat_x, result, tiling, overflow_mode=overflow_mode)   # the stream's overflow mode
+        run_tiling(flat_g, flat_x, result, tiling, overflow_mode=overflow_mode)
         out_view[...] = result.reshape(out_view.shape)
 
     return job
@@ -279,46 +251,7 @@ def aclnnSwishBackward(workspace, workspaceSize, executor, stream) -> int:
         :func:`aclrtSynchronizeStream`. A failed check leaves the executor
         unused, so the call can be repeated with corrected arguments.
     """
-    try:
-        return _phase_two(workspace, workspaceSize, executor, stream)
-    except Exception as exc:  # a bug here must still not crash the caller
-        return _fail(ACLNN_ERR_INNER, f"aclnnSwishBackward: internal error: {exc!r}")
-
-
-def _phase_two(workspace, workspaceSize, executor, stream) -> int:
-    where = "aclnnSwishBackward"
-    if executor is None:
-        return _fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: executor is a null pointer (None)")
-    if not isinstance(executor, aclOpExecutor):
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: executor must be an aclOpExecutor, "
-                                              f"got {type(executor).__name__}")
-    if executor.used:
-        return _fail(ACLNN_ERR_INNER_EXECUTOR_REUSED, f"{where}: executor was already run; an executor runs once "
-                                                      f"(call aclnnSwishBackwardGetWorkspaceSize again)")
-    if not _is_int(workspaceSize) or workspaceSize < 0:
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize must be an integer >= 0, got {workspaceSize!r}")
-    if workspaceSize < executor.workspace_size:
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize {workspaceSize} is smaller than the "
-                                              f"{executor.workspace_size} bytes phase one reported")
-    if workspaceSize > 0:
-        if workspace is None:
-            return _fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: workspace is a null pointer but workspaceSize is "
-                                                  f"{workspaceSize}")
-        if not isinstance(workspace, np.ndarray):
-            return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspace must be a numpy.ndarray, "
-                                                  f"got {type(workspace).__name__}")
-        if workspace.nbytes < workspaceSize:
-            return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspace holds {workspace.nbytes} bytes, fewer than "
-                                                  f"workspaceSize {workspaceSize}")
-    for tensor, name in ((executor.grad_output, "gradOutput"), (executor.self_, "self"),
-                         (executor.grad_input, "gradInput")):
-        if tensor.destroyed:
-            return _fail(ACLNN_ERR_INNER_TENSOR_DESTROYED, f"{where}: {name} was destroyed after "
-                                                           f"aclnnSwishBackwardGetWorkspaceSize")
-    s = _resolve_stream(stream)
-    if isinstance(s, str):
-        return _fail(ACLNN_ERR_RUNTIME_ERROR, f"{where}: {s}")
-    executor.used = True
-    if executor.tiling is not None:
-        s._submit(_make_job(executor, s.overflow_mode))
-    return ACLNN_SUCCESS
+    tensors = {} if not isinstance(executor, aclOpExecutor) else \
+        {"gradOutput": executor.grad_output, "self": executor.self_, "gradInput": executor.grad_input}
+    return queue_launch("aclnnSwishBackward", executor, lambda e: isinstance(e, aclOpExecutor), tensors, _make_job,
+                        workspace, workspaceSize, stream)

@@ -20,29 +20,23 @@ import numpy as np
 
 from ..ops import silu_grad as op
 from ..platform import ARCH_950, Platform
-from .device import _resolve_stream
 from .enums import (
     ACL_BF16,
     ACL_FLOAT,
-    ACLNN_ERR_INNER,
-    ACLNN_ERR_INNER_EXECUTOR_REUSED,
-    ACLNN_ERR_INNER_TENSOR_DESTROYED,
     ACLNN_ERR_PARAM_INVALID,
-    ACLNN_ERR_PARAM_NULLPTR,
-    ACLNN_ERR_RUNTIME_ERROR,
     ACLNN_SUCCESS,
     MAX_DIM,
     _KERNEL_DTYPES,
     _PLAIN_FORMATS,
     _dtype_name,
     _format_name,
-    _is_int,
 )
-from .op_api import _live_tensor, _view
-from .state import _fail, get_platform
+from .twophase import get_workspace_size, queue_launch, tensor_view as _view
+from .twophase import live_tensor as _live_tensor
+from .state import get_platform
 from .tensor import aclTensor, _check_addressable, _check_geometry
 
-__all__ = ["aclSiluBackwardExecutor", "aclnnSiluBackwardGetWorkspaceSize", "aclnnSiluBackward"]
+__all__ = ["aclnnSiluBackwardGetWorkspaceSize", "aclnnSiluBackward"]
 
 # The SoC families whose NpuArch is DAV_2201 (Atlas A2 and A3), which the
 # op_api's bfloat16 gate names; the 950 passes it as a regbase arch.
@@ -163,17 +157,11 @@ def aclnnSiluBackwardGetWorkspaceSize(gradOutput, self, gradInput):
         The workspace is the tiling's: the A2 platform's library workspace,
         the 950 host's 32 bytes.
     """
-    platform = get_platform()
-    try:
-        status, result = _phase_one(gradOutput, self, gradInput, platform)
-    except Exception as exc:  # a bug here must still not crash the caller
-        return _fail(ACLNN_ERR_INNER, f"aclnnSiluBackwardGetWorkspaceSize: internal error: {exc!r}"), 0, None
-    if status != ACLNN_SUCCESS:
-        return _fail(status, f"aclnnSiluBackwardGetWorkspaceSize: {result}"), 0, None
-    return ACLNN_SUCCESS, result.workspace_size, result
+    return get_workspace_size("aclnnSiluBackwardGetWorkspaceSize", _phase_one, gradOutput, self, gradInput,
+                              get_platform())
 
 
-def _make_job(executor: aclSiluBackwardExecutor):
+def _make_job(executor: aclSiluBackwardExecutor, stream=None):
     go, x, gi, tiling = executor.grad_output, executor.self_, executor.grad_input, executor.tiling
     on_950 = _regbase(executor.platform)
 
@@ -195,45 +183,7 @@ def _make_job(executor: aclSiluBackwardExecutor):
 
 def aclnnSiluBackward(workspace, workspaceSize, executor, stream) -> int:
     """Phase two: queue the launch prepared by phase one on ``stream`` (see ``aclnnSwishBackward``)."""
-    try:
-        return _phase_two(workspace, workspaceSize, executor, stream)
-    except Exception as exc:  # a bug here must still not crash the caller
-        return _fail(ACLNN_ERR_INNER, f"aclnnSiluBackward: internal error: {exc!r}")
-
-
-def _phase_two(workspace, workspaceSize, executor, stream) -> int:
-    where = "aclnnSiluBackward"
-    if executor is None:
-        return _fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: executor is a null pointer (None)")
-    if not isinstance(executor, aclSiluBackwardExecutor):
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: executor must come from aclnnSiluBackwardGetWorkspaceSize, "
-                                              f"got {type(executor).__name__}")
-    if executor.used:
-        return _fail(ACLNN_ERR_INNER_EXECUTOR_REUSED, f"{where}: executor was already run; an executor runs once")
-    if not _is_int(workspaceSize) or workspaceSize < 0:
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize must be an integer >= 0, got {workspaceSize!r}")
-    if workspaceSize < executor.workspace_size:
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize {workspaceSize} is smaller than the "
-                                              f"{executor.workspace_size} bytes phase one reported")
-    if workspaceSize > 0:
-        if workspace is None:
-            return _fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: workspace is a null pointer but workspaceSize is "
-                                                  f"{workspaceSize}")
-        if not isinstance(workspace, np.ndarray):
-            return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspace must be a numpy.ndarray, "
-                                                  f"got {type(workspace).__name__}")
-        if workspace.nbytes < workspaceSize:
-            return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspace holds {workspace.nbytes} bytes, fewer than "
-                                                  f"workspaceSize {workspaceSize}")
-    for tensor, name in ((executor.grad_output, "gradOutput"), (executor.self_, "self"),
-                         (executor.grad_input, "gradInput")):
-        if tensor.destroyed:
-            return _fail(ACLNN_ERR_INNER_TENSOR_DESTROYED, f"{where}: {name} was destroyed after "
-                                                           f"aclnnSiluBackwardGetWorkspaceSize")
-    s = _resolve_stream(stream)
-    if isinstance(s, str):
-        return _fail(ACLNN_ERR_RUNTIME_ERROR, f"{where}: {s}")
-    executor.used = True
-    if executor.tiling is not None:
-        s._submit(_make_job(executor))
-    return ACLNN_SUCCESS
+    tensors = {} if not isinstance(executor, aclSiluBackwardExecutor) else \
+        {"gradOutput": executor.grad_output, "self": executor.self_, "gradInput": executor.grad_input}
+    return queue_launch("aclnnSiluBackward", executor, lambda e: isinstance(e, aclSiluBackwardExecutor), tensors,
+                        _make_job, workspace, workspaceSize, stream, saturation=False)

@@ -24,25 +24,21 @@ from ..dtypes import DTYPES, to_float32
 from ..forward import _forward
 from ..ops import OpTiling, get_operator
 from ..platform import ARCH_950, BF16_SOC_VERSIONS, Platform
-from .device import _resolve_stream
 from .enums import (
     ACL_BF16,
-    ACLNN_ERR_INNER,
-    ACLNN_ERR_INNER_EXECUTOR_REUSED,
     ACLNN_ERR_INNER_NULLPTR,
-    ACLNN_ERR_INNER_TENSOR_DESTROYED,
     ACLNN_ERR_PARAM_INVALID,
     ACLNN_ERR_PARAM_NULLPTR,
-    ACLNN_ERR_RUNTIME_ERROR,
     ACLNN_SUCCESS,
     MAX_DIM,
     _COMPLEX_DTYPES,
     _PLAIN_FORMATS,
     _dtype_name,
     _format_name,
-    _is_int,
 )
-from .state import _fail, get_platform
+from .state import get_platform
+from .twophase import get_workspace_size, queue_launch, tensor_view as _view
+from .twophase import live_tensor as _live_tensor
 from .tensor import _check_addressable, _check_geometry, aclScalar, aclTensor
 
 __all__ = ["aclnnSwishGetWorkspaceSize", "aclnnSwish", "aclnnSiluGetWorkspaceSize", "aclnnSilu"]
@@ -76,20 +72,10 @@ def _dtype_list(platform: Platform) -> tuple:
     return tuple(info.acl_data_type for info in DTYPES.values() if with_bf16 or info.acl_data_type != ACL_BF16)
 
 
-def _live(tensor, argname: str):
-    if tensor is None:
-        return ACLNN_ERR_PARAM_NULLPTR, f"{argname} is a null pointer (None)"
-    if not isinstance(tensor, aclTensor):
-        return ACLNN_ERR_PARAM_NULLPTR, f"{argname} must be an aclTensor, got {type(tensor).__name__}"
-    if tensor.destroyed:
-        return ACLNN_ERR_PARAM_NULLPTR, f"{argname} was destroyed by aclDestroyTensor (dangling pointer)"
-    return None
-
-
 def _phase_one(op: str, self_, beta, out, platform: Platform):
     """(status, message or executor), in the op_api's order."""
     for tensor, name in ((self_, "self"), (out, "out")):
-        bad = _live(tensor, name)
+        bad = _live_tensor(tensor, name)
         if bad:
             return bad
     if beta is not None:
@@ -149,14 +135,7 @@ def _info(tensor: aclTensor):
 
 
 def _get_workspace_size(op: str, where: str, self_, beta, out):
-    platform = get_platform()
-    try:
-        status, result = _phase_one(op, self_, beta, out, platform)
-    except Exception as exc:  # a bug here must still not crash the caller
-        return _fail(ACLNN_ERR_INNER, f"{where}: internal error: {exc!r}"), 0, None
-    if status != ACLNN_SUCCESS:
-        return _fail(status, f"{where}: {result}"), 0, None
-    return ACLNN_SUCCESS, result.workspace_size, result
+    return get_workspace_size(where, _phase_one, op, self_, beta, out, get_platform())
 
 
 def aclnnSwishGetWorkspaceSize(self, betaOptional, out):
@@ -170,13 +149,7 @@ def aclnnSiluGetWorkspaceSize(self, out):
     return _get_workspace_size("silu", "aclnnSiluGetWorkspaceSize", self, None, out)
 
 
-def _view(tensor: aclTensor) -> np.ndarray:
-    itemsize = tensor.storage.itemsize
-    return np.lib.stride_tricks.as_strided(tensor.storage[tensor.offset:], shape=tensor.view_shape,
-                                           strides=tuple(s * itemsize for s in tensor.strides))
-
-
-def _make_job(executor: aclSwishExecutor):
+def _make_job(executor: aclSwishExecutor, stream=None):
     def job():
         x = np.ascontiguousarray(_view(executor.self_))
         result = _forward(executor.op, x, executor.scale, None, executor.platform)
@@ -186,47 +159,16 @@ def _make_job(executor: aclSwishExecutor):
 
 
 def _launch(where: str, expected_op: str, workspace, workspaceSize, executor, stream) -> int:
-    if executor is None:
-        return _fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: executor is a null pointer (None)")
-    if not isinstance(executor, aclSwishExecutor) or executor.op != expected_op:
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: executor must come from {where}GetWorkspaceSize")
-    if executor.used:
-        return _fail(ACLNN_ERR_INNER_EXECUTOR_REUSED, f"{where}: executor was already run; an executor runs once")
-    if not _is_int(workspaceSize) or workspaceSize < 0:
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize must be an integer >= 0, got {workspaceSize!r}")
-    if workspaceSize < executor.workspace_size:
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize {workspaceSize} is smaller than the "
-                                              f"{executor.workspace_size} bytes phase one reported")
-    if workspaceSize > 0:
-        if workspace is None:
-            return _fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: workspace is a null pointer but workspaceSize is "
-                                                  f"{workspaceSize}")
-        if not isinstance(workspace, np.ndarray) or workspace.nbytes < workspaceSize:
-            return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspace must be a numpy.ndarray of at least "
-                                                  f"workspaceSize ({workspaceSize}) bytes")
-    for tensor, name in ((executor.self_, "self"), (executor.out, "out")):
-        if tensor.destroyed:
-            return _fail(ACLNN_ERR_INNER_TENSOR_DESTROYED, f"{where}: {name} was destroyed after phase one")
-    s = _resolve_stream(stream)
-    if isinstance(s, str):
-        return _fail(ACLNN_ERR_RUNTIME_ERROR, f"{where}: {s}")
-    executor.used = True
-    if executor.tiling is not None:
-        s._submit(_make_job(executor))
-    return ACLNN_SUCCESS
+    tensors = {} if not isinstance(executor, aclSwishExecutor) else {"self": executor.self_, "out": executor.out}
+    return queue_launch(where, executor, lambda e: isinstance(e, aclSwishExecutor) and e.op == expected_op, tensors,
+                        _make_job, workspace, workspaceSize, stream, saturation=False)
 
 
 def aclnnSwish(workspace, workspaceSize, executor, stream) -> int:
     """Phase two: queue the launch on ``stream``; results are defined after ``aclrtSynchronizeStream``."""
-    try:
-        return _launch("aclnnSwish", "swish", workspace, workspaceSize, executor, stream)
-    except Exception as exc:  # a bug here must still not crash the caller
-        return _fail(ACLNN_ERR_INNER, f"aclnnSwish: internal error: {exc!r}")
+    return _launch("aclnnSwish", "swish", workspace, workspaceSize, executor, stream)
 
 
 def aclnnSilu(workspace, workspaceSize, executor, stream) -> int:
     """Phase two of aclnnSilu, as :func:`aclnnSwish`."""
-    try:
-        return _launch("aclnnSilu", "silu", workspace, workspaceSize, executor, stream)
-    except Exception as exc:  # a bug here must still not crash the caller
-        return _fail(ACLNN_ERR_INNER, f"aclnnSilu: internal error: {exc!r}")
+    return _launch("aclnnSilu", "silu", workspace, workspaceSize, executor, stream)
