@@ -26,12 +26,9 @@
 # `SWISHGRAD_NB_SMALL` (set to anything but `0` or empty) selects fewer sizes.
 
 # %%
+# %matplotlib inline
 import os
 
-import matplotlib
-
-if not os.environ.get("MPLBACKEND"):
-    matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
