@@ -276,3 +276,5 @@ else:
     def swish(x, beta=1.0):
         """Unavailable: PyTorch is not installed."""
         raise ImportError(_NO_TORCH)
+
+from ._torch_family import SiLU, Swish, silu, silu_backward_torch  # noqa: E402,F401  (NPU forward + backward)
