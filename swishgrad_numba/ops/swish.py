@@ -392,14 +392,25 @@ def _compute_pass_overload(x_buf, y_buf, t_buf, e_buf, n, scale, table, variant)
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _run_piece(piece, x, out, scale, table, variant, x_local, y_local, t_buf, e_buf):
-    """A piece's passes: CopyIn (the part past the tensor zero-filled),
+    """Walk each core of one piece in turn (``piece.cores`` of them, ``piece.stride`` apart)."""
+    numel = out.shape[0]
+    for c in range(piece.cores):
+        start = piece.start + c * piece.stride
+        if start >= numel:  # the cores start in order: the rest lie past the tensor too
+            break
+        _walk_core(start, piece, x, out, scale, table, variant, x_local, y_local, t_buf, e_buf)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _walk_core(start, piece, x, out, scale, table, variant, x_local, y_local, t_buf, e_buf):
+    """One core's passes from ``start``: CopyIn (the part past the tensor zero-filled),
     Compute, CopyOut (only the part inside), ping-ponging two buffers per queue."""
     numel = out.shape[0]
     capacity = x_local.shape[1]
     for p in range(piece.passes):
         length = piece.pass_len if p < piece.passes - 1 else piece.last_len
         length = min(length, capacity)
-        offset = piece.start + p * piece.pass_len
+        offset = start + p * piece.pass_len
         valid = min(length, numel - offset) if offset < numel else 0
         if valid <= 0:
             continue
