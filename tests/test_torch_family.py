@@ -81,6 +81,20 @@ def test_forward_and_backward_are_the_kernels_bit_for_bit(name, op, beta, arch):
     assert_bits_equal(to_numpy(x.grad), ref_backward(op, g, x0, beta, arch), "backward")
 
 
+@pytest.mark.parametrize("op,beta", [("swish", 1.1), ("silu", 1.0)])
+@pytest.mark.parametrize("name", DTYPES)
+def test_large_tensor_bit_for_bit(name, op, beta):
+    # Large enough for many emulated cores per launch-plan piece and the multithreaded launch.
+    dtype = DTYPES[name]
+    x0 = sample((300, 257), dtype, seed=20)
+    g = sample((300, 257), dtype, seed=21)
+    x = x0.clone().requires_grad_()
+    y = module(op, beta, "a2")(x)
+    assert_bits_equal(to_numpy(y), ref_swish(to_numpy(x0), beta, "a2"), "forward")
+    y.backward(g)
+    assert_bits_equal(to_numpy(x.grad), ref_backward(op, g, x0, beta, "a2"), "backward")
+
+
 @pytest.mark.parametrize("beta", [-1.0, 0.0, float("inf"), -float("inf")])
 @pytest.mark.parametrize("name", DTYPES)
 def test_950_dags_by_beta(name, beta):
@@ -247,8 +261,9 @@ def test_imports_without_torch():
         import sys
         sys.modules["torch"] = None  # makes "import torch" fail
         import swishgrad_numba.torch as st
-        for name, use in {"Swish": lambda: st.Swish(1.0), "SiLU": lambda: st.SiLU(),
-                          "silu": lambda: st.silu(1.0), "silu_backward_torch": lambda: st.silu_backward_torch(1, 1)}.items():
+        uses = {"Swish": lambda: st.Swish(1.0), "SiLU": lambda: st.SiLU(), "silu": lambda: st.silu(1.0),
+                "silu_backward_torch": lambda: st.silu_backward_torch(1, 1)}
+        for name, use in uses.items():
             try:
                 use()
             except ImportError as exc:
