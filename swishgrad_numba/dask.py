@@ -111,3 +111,138 @@ def swish_backward(grad_output, x, beta=1.0, *, platform=None):
         _block, g, xs, beta=beta32, platform=platform,
         dtype=dtype, meta=np.empty((0,) * xs.ndim, dtype=dtype), token="swish_backward",
     )
+
+
+# ---------------------------------------------------------------- the Swish family
+#
+# One function per operator of the family, block by block, each bit for bit
+# its in-memory NumPy counterpart (all are elementwise). The checks are the
+# in-memory functions' own: each call first runs its operator on empty
+# arrays of the inputs' dtypes, which checks the dtypes, the platform and
+# beta exactly as the NumPy API does (and gives the result's dtype) without
+# launching anything. A refusal that depends on the data's size (a host
+# tiling's) surfaces when the blocks are computed.
+
+from .forward import silu as _silu_numpy  # noqa: E402
+from .forward import swish as _swish_numpy  # noqa: E402
+from .ops.silu_grad import silu_backward as _silu_backward_numpy  # noqa: E402
+from .platform import Platform  # noqa: E402
+
+__all__ += ["silu", "silu_backward", "swish"]
+
+
+def _require_dask():
+    if da is None:
+        raise ImportError(_NO_DASK)
+
+
+def _known_shape(arr, name: str) -> None:
+    if any(np.isnan(size) for size in arr.shape):
+        raise ValueError(f"{name} has unknown chunk sizes {arr.shape}; call {name}.compute_chunk_sizes() first")
+
+
+def _check_platform(platform) -> None:
+    if platform is not None and not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+
+
+def _map_unary(numpy_fn, x, token: str, **kwargs):
+    """``numpy_fn(block, **kwargs)`` over the blocks of ``x``, checked first on an empty block."""
+    _require_dask()
+    _check_platform(kwargs.get("platform"))
+    xs = _as_dask(x, "x", "auto")
+    _known_shape(xs, "x")
+    dtype = numpy_fn(np.empty((0,), dtype=xs.dtype), **kwargs).dtype
+    return da.map_blocks(_unary_block, xs, numpy_fn=numpy_fn, kwargs=kwargs, dtype=dtype,
+                         meta=np.empty((0,) * xs.ndim, dtype=dtype), token=token)
+
+
+def _unary_block(x_block, numpy_fn, kwargs):
+    return numpy_fn(np.asarray(x_block), **kwargs)
+
+
+def _map_pair(numpy_fn, grad_output, x, token: str, **kwargs):
+    """``numpy_fn(grad_block, x_block, **kwargs)`` over aligned blocks of two arrays of one shape."""
+    _require_dask()
+    _check_platform(kwargs.get("platform"))
+    arrays = []
+    for name, value, other in (("grad_output", grad_output, x), ("x", x, grad_output)):
+        chunks = other.chunks if isinstance(other, da.Array) and isinstance(value, np.ndarray) \
+            and other.shape == value.shape else "auto"
+        arrays.append(_as_dask(value, name, chunks))
+    g, xs = arrays
+    dtype = numpy_fn(np.empty((0,), dtype=g.dtype), np.empty((0,), dtype=xs.dtype), **kwargs).dtype
+    _known_shape(g, "grad_output")
+    _known_shape(xs, "x")
+    if g.shape != xs.shape:
+        raise ValueError(f"grad_output and x must have the same shape, got {g.shape} and {xs.shape}")
+    if g.chunks != xs.chunks:
+        # The common refinement of both chunkings: every block pair aligned.
+        index = tuple(range(xs.ndim))
+        _, (g, xs) = da.core.unify_chunks(g, index, xs, index)
+    return da.map_blocks(_pair_block, g, xs, numpy_fn=numpy_fn, kwargs=kwargs, dtype=dtype,
+                         meta=np.empty((0,) * xs.ndim, dtype=dtype), token=token)
+
+
+def _pair_block(grad_block, x_block, numpy_fn, kwargs):
+    return numpy_fn(np.asarray(grad_block), np.asarray(x_block), **kwargs)
+
+
+def swish(x, beta=1.0, *, platform=None):
+    """Swish over a Dask array, block by block through the emulated NPU kernel (aclnnSwish).
+
+    Parameters
+    ----------
+    x : dask.array.Array or numpy.ndarray
+        float32, float16 or ``ml_dtypes.bfloat16``; any chunking (a NumPy
+        array gets Dask's automatic chunks).
+    beta : float
+        Rounded to float32 once.
+    platform : Platform, optional
+        Picks the kernel, as for :func:`swishgrad_numba.swish`.
+
+    Returns
+    -------
+    dask.array.Array
+        Lazy; computing it gives bit for bit :func:`swishgrad_numba.swish`
+        of the whole array.
+
+    Raises
+    ------
+    ImportError
+        If Dask is not installed.
+    TypeError, ValueError
+        As :func:`swishgrad_numba.swish` does, and for unknown chunk sizes.
+    """
+    _require_dask()
+    return _map_unary(_swish_numpy, x, "swish", beta=to_float32(beta, argname="beta"), platform=platform)
+
+
+def silu(x, *, platform=None):
+    """SiLU over a Dask array, block by block through the emulated NPU kernel (aclnnSilu).
+
+    As :func:`swish` without ``beta``; bit for bit :func:`swishgrad_numba.silu`.
+    """
+    return _map_unary(_silu_numpy, x, "silu", platform=platform)
+
+
+def silu_backward(grad_output, x, *, platform=None):
+    """Gradient of SiLU over Dask arrays, block by block through the emulated SiluGrad kernel.
+
+    Parameters
+    ----------
+    grad_output, x : dask.array.Array or numpy.ndarray
+        One shape; any chunkings (both rechunked to their common refinement
+        when they differ; a NumPy input takes the other's chunks). One dtype,
+        except on an Ascend 950 platform, whose kernel takes mixed dtypes
+        (the result is then float32), as :func:`swishgrad_numba.silu_backward`.
+    platform : Platform, optional
+        Picks the kernel.
+
+    Returns
+    -------
+    dask.array.Array
+        Lazy; computing it gives bit for bit
+        :func:`swishgrad_numba.silu_backward` of the whole arrays.
+    """
+    return _map_pair(_silu_backward_numpy, grad_output, x, "silu_backward", platform=platform)

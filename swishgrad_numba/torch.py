@@ -1,9 +1,13 @@
-"""PyTorch integration: Swish whose backward pass is the emulated NPU kernel.
+"""PyTorch integration: the NPU's Swish and SiLU, forward and backward.
 
-A model trained on a CPU with :class:`Swish` sees exactly the gradients the
-Ascend SwishGrad kernel would produce: the forward pass is plain PyTorch
-(``x * sigmoid(beta * x)``), the backward pass runs
-:func:`swishgrad_numba.swish_backward` on the tensors' memory.
+The modules :class:`Swish` and :class:`SiLU` (from :mod:`._torch_family`)
+run the NPU's forward kernel (:func:`swishgrad_numba.swish`,
+:func:`swishgrad_numba.silu`) and its backward kernel
+(:func:`swishgrad_numba.swish_backward`, :func:`swishgrad_numba.silu_backward`),
+so a model trained on a CPU sees the device's activations and gradients bit
+for bit. The functional :func:`swish` and :class:`SwishFunction` here keep
+PyTorch's own forward (``x * sigmoid(beta * x)``) with the kernel's backward;
+:func:`silu` is the NPU's forward and backward.
 
 PyTorch is an optional dependency (``pip install "swishgrad_numba[torch]"``).
 This module imports without it; using :class:`Swish`,
@@ -53,7 +57,8 @@ try:  # an optional dependency: everything below degrades to a clear error
 except ImportError:
     torch = None
 
-__all__ = ["Swish", "SwishBackwardFunction", "SwishFunction", "swish", "swish_backward_torch"]
+__all__ = ["SiLU", "Swish", "SwishBackwardFunction", "SwishFunction", "silu", "silu_backward_torch", "swish",
+           "swish_backward_torch"]
 
 _NO_TORCH = (
     "swishgrad_numba.torch needs PyTorch, which is not installed; "
@@ -326,40 +331,13 @@ if torch is not None:
         _check_tensor(x, "x")
         return SwishFunction.apply(x, float(_beta32(beta)), _platform(platform))
 
-    class Swish(torch.nn.Module):
-        """Swish activation module whose gradient is the emulated NPU kernel's.
-
-        Parameters
-        ----------
-        beta : float or 0-d tensor
-            The Swish beta, rounded to float32 once; 1.0 gives SiLU. A fixed
-            constant, not a learnable parameter.
-        platform : Platform, optional
-            The device whose kernel computes the gradient (an Ascend 950 SoC:
-            the arch35 kernel); the A2 reference platform by default.
-
-        Examples
-        --------
-        >>> model = torch.nn.Sequential(torch.nn.Linear(4, 8), Swish(1.0), torch.nn.Linear(8, 1))
-        """
-
-        def __init__(self, beta=1.0, *, platform=None):
-            super().__init__()
-            self.beta = float(_beta32(beta))
-            self.platform = _platform(platform)
-
-        def forward(self, x):
-            return swish(x, self.beta, platform=self.platform)
-
-        def extra_repr(self) -> str:
-            extra = "" if self.platform is None else f", platform={self.platform!r}"
-            return f"beta={self.beta!r}{extra}"
-
 else:
     SwishFunction = _missing("SwishFunction", "Unavailable: PyTorch is not installed.")
     SwishBackwardFunction = _missing("SwishBackwardFunction", "Unavailable: PyTorch is not installed.")
-    Swish = _missing("Swish", "Unavailable: PyTorch is not installed.")
 
     def swish(x, beta=1.0, *, platform=None):
         """Unavailable: PyTorch is not installed."""
         raise ImportError(_NO_TORCH)
+
+# The modules, forward and backward both the NPU's kernels (the Swish family's torch layer).
+from ._torch_family import SiLU, Swish, silu, silu_backward_torch  # noqa: E402,F401

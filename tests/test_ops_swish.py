@@ -316,3 +316,13 @@ def test_ttk_cases(case, dtype, shape, scale, bounds):
     patterns, inverse = np.unique(x.reshape(-1).view(width), return_inverse=True)
     expected = ref_swish(patterns.view(x.dtype), scale, "arch35")[inverse].reshape(shape)
     assert_bits_equal(sg.swish(x, scale, platform=P950), expected, case)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("arch", PLATFORMS)
+def test_walk_covers_every_core_of_a_piece(arch, dtype):
+    # A launch plan piece may hold several cores (a run of them, stride apart); the
+    # forward walk used to run only the first, leaving the rest of the output unwritten.
+    x = (np.random.default_rng(21).random(70001, dtype=np.float32) * 10 - 5).astype(dtype)
+    out = np.full_like(x, np.nan)
+    assert_bits_equal(sg.swish(x, 1.1, out=out, platform=PLATFORMS[arch]), ref_swish(x, 1.1, arch))

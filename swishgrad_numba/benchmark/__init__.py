@@ -11,10 +11,13 @@
 - :mod:`.fresh`: measurements in fresh interpreters: :func:`cold_start` and
   :func:`memory_growth`;
 - :mod:`.verdicts`: issue 14's targets as PASS/MISS lines (:func:`targets`);
-- :mod:`.report`: :func:`machine_info` and the printed tables.
+- :mod:`.report`: :func:`machine_info` and the printed tables;
+- :mod:`.family`: each operator of the family against its PyTorch peer
+  (:func:`run_op_comparison`, ``swishgrad bench --op``).
 
 This is a report, not a test: nothing here asserts on time.
 """
+from .family import DEFAULT_OP, OP_BENCHES, check_op, format_op_table, op_calls, run_op_comparison
 from .fresh import COLD_START_SIZE, MEMORY_SIZE, cold_start, memory_growth
 from .inputs import BETA_NUMPY, BETA_TORCH, MAX_LOG2_SIZE, SEED, make_inputs, parse_sizes, parse_threads
 from .peers import FLAT_CHUNK, flat_loop, numpy_golden, torch_available, torch_ops, torch_tensor, triad
@@ -28,17 +31,21 @@ __all__ = [
     "BETA_TORCH",
     "COLD_START_SIZE",
     "DEFAULT_DTYPES",
+    "DEFAULT_OP",
     "FLAT_CHUNK",
     "MAX_LOG2_SIZE",
     "MEMORY_SIZE",
+    "OP_BENCHES",
     "SCALING_CORES",
     "SCALING_SIZE",
     "SEED",
+    "check_op",
     "cold_start",
     "find_row",
     "flat_loop",
     "format_cold_start",
     "format_memory",
+    "format_op_table",
     "format_scaling",
     "format_table",
     "format_targets",
@@ -46,9 +53,11 @@ __all__ = [
     "make_inputs",
     "memory_growth",
     "numpy_golden",
+    "op_calls",
     "parse_sizes",
     "parse_threads",
     "run_comparison",
+    "run_op_comparison",
     "targets",
     "thread_scaling",
     "time_call",

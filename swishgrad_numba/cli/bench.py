@@ -1,5 +1,6 @@
 """``swishgrad bench``: the emulator against NumPy, PyTorch, a flat loop and the triad roofline;
-the thread scaling of small launches; the cold start and one call's memory."""
+the thread scaling of small launches; the cold start and one call's memory. ``--op swish|silu|silu_grad``:
+that operator of the family against its PyTorch peer."""
 from __future__ import annotations
 
 import json
@@ -156,14 +157,57 @@ def _report(bm, info, repeat, rows, scaling, cold, memory, lines) -> None:
     print(bm.format_targets(lines))
 
 
+def _cmd_bench_op(args, bm, sizes, dtypes, threads, repeat, platform) -> int:
+    """``--op swish|silu|silu_grad``: the operator against its PyTorch peer, both writing into an output."""
+    if not args.no_torch and not bm.torch_available():
+        print("swishgrad bench: torch is not installed; the torch column is skipped "
+              "(pip install 'swishgrad_numba[bench]')", file=sys.stderr)
+    info = bm.machine_info()
+    min_time = QUICK_MIN_TIME if args.quick else DEFAULT_MIN_TIME
+    progress = progress_bar(args.no_progress, "step")
+    try:
+        rows = bm.run_op_comparison(args.op, sizes, dtypes, threads, repeat=repeat, min_time=min_time,
+                                    use_torch=not args.no_torch, progress=progress, platform=platform)
+    finally:
+        if progress is not None:
+            progress.close()
+    print(f"machine: {info['cpu']}, {info['cpu_count']} CPUs; numpy {info['numpy']}, numba {info['numba']}, "
+          f"torch {info['torch'] or 'not installed'}; commit {info['commit'] or '?'}"
+          + (" (package modified)" if info.get("package_dirty") else ""))
+    print(f"op {args.op}: median of {repeat} repeats after a warm-up; inputs uniform in [-5, 5), seeded; "
+          f"both sides write into a preallocated output\n")
+    print(bm.format_op_table(rows))
+    if args.json:
+        payload = {"machine": info,
+                   "config": {"op": args.op, "sizes": sizes, "dtypes": dtypes, "threads": threads, "repeat": repeat,
+                              "min_time": min_time, "beta": bm.OP_BENCHES[args.op].beta,
+                              "inputs": "uniform [-5, 5), seeded", "soc": platform.soc_family,
+                              "kernel": platform.architecture},
+                   "results": rows}
+        try:
+            with open(args.json, "w") as fh:
+                json.dump(payload, fh, indent=1)
+        except OSError as exc:
+            print(f"swishgrad bench: error: --json: cannot write {args.json!r}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
+        print(f"\nJSON written to {args.json}")
+    return 0
+
+
 def _cmd_bench(args) -> int:
     from .. import benchmark as bm
 
     try:
+        op = bm.check_op(args.op, argname="--op")
         sizes, dtypes, threads, repeat, platform = _parse_args(args)
+        if op != bm.DEFAULT_OP and args.plot is not None:
+            raise ValueError(f"--plot draws the {bm.DEFAULT_OP} comparison only; drop it for --op {op}")
     except (TypeError, ValueError, RuntimeError) as exc:
         print(f"swishgrad bench: error: {exc}", file=sys.stderr)
         return 2
+    if op != bm.DEFAULT_OP:
+        return _cmd_bench_op(args, bm, sizes, dtypes, threads, repeat, platform)
 
     if not args.no_torch and not bm.torch_available():
         print("swishgrad bench: torch is not installed; the torch column is skipped "
@@ -208,6 +252,10 @@ def register(subparsers) -> None:
                     "in a flat loop and a STREAM triad, per dtype, size and thread count; time small launches "
                     "(1 and 3 emulated cores) on 1 and 2 threads; measure the cold start and one call's memory "
                     "in fresh processes; print tables and the targets (PASS/MISS, a report).")
+    p.add_argument("--op", default="swish_grad", metavar="OP",
+                   help="the operator: swish_grad (default: the full comparison below), or swish, silu, "
+                        "silu_grad: that operator against its PyTorch peer, both writing into an output "
+                        "(no thread scaling, cold start or memory figures)")
     p.add_argument("--sizes", default=None,
                    help=f"log2 element counts: 'a:b' (inclusive), 'a:b:step' or 'a,b,c' (default {DEFAULT_SIZES}; "
                         f"e.g. 10:27 for the whole growth curve)")

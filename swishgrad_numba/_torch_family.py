@@ -1,0 +1,256 @@
+"""PyTorch modules of the Swish family whose forward AND backward passes are the emulated NPU kernels.
+
+:class:`Swish` (aclnnSwish forward, SwishGrad backward) and :class:`SiLU`
+(aclnnSilu forward, SiluGrad backward): both passes of the layer are the
+device's, bit for bit, in float32, float16 and bfloat16, on the kernel the
+``platform`` picks (the A2 reference platform by default).
+
+The machinery is written once for every activation of the family: the
+table :data:`ACTIVATIONS` names, per activation, its forward and backward
+entry points; :class:`ActivationFunction` and
+:class:`ActivationBackwardFunction` are the two autograd Functions all of
+them share. Adding the next activation of the template is one row.
+
+Higher derivatives follow :mod:`swishgrad_numba.torch`: the backward pass
+``gx = g * s'(x)`` is itself differentiable; with respect to ``g`` it is the
+backward kernel again (bit for bit), with respect to ``x`` it is
+``ggx * g * s''(x)`` in float64 by plain PyTorch, rounded once (no device
+kernel computes ``s''``). SiLU is Swish with beta 1.
+
+Re-exported by :mod:`swishgrad_numba.torch` (its last line), so
+``swishgrad_numba.torch.Swish`` and ``swishgrad_numba.torch.SiLU`` are the
+classes defined here. Imports without PyTorch; using anything here then
+raises the same ImportError as the rest of the integration.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .api import swish_backward
+from .dtypes import to_float32
+from .forward import silu as silu_numpy
+from .forward import swish as swish_numpy
+from .ops.silu_grad import silu_backward
+from .platform import Platform
+from .torch import _NO_TORCH, _check_tensor, _from_numpy, _missing, _swish_second_derivative, _to_numpy, torch
+
+__all__ = ["ACTIVATIONS", "Activation", "ActivationBackwardFunction", "ActivationFunction", "SiLU", "Swish",
+           "silu", "silu_backward_torch"]
+
+
+@dataclass(frozen=True)
+class Activation:
+    """One activation of the family as the torch integration sees it.
+
+    Attributes
+    ----------
+    forward : callable
+        ``forward(x, beta32, platform) -> numpy.ndarray``, the forward kernel.
+    backward : callable
+        ``backward(grad, x, beta32, platform) -> numpy.ndarray``, the
+        backward kernel, ``grad * s'(x)``.
+    has_beta : bool
+        Whether beta is the activation's (SiLU's is 1.0, fixed).
+    """
+
+    forward: Callable
+    backward: Callable
+    has_beta: bool
+
+
+#: The activations by name: their forward and backward kernels.
+ACTIVATIONS = {
+    "swish": Activation(lambda x, b, p: swish_numpy(x, b, platform=p),
+                        lambda g, x, b, p: swish_backward(g, x, b, platform=p), has_beta=True),
+    "silu": Activation(lambda x, b, p: silu_numpy(x, platform=p),
+                       lambda g, x, b, p: silu_backward(g, x, platform=p), has_beta=False),
+}
+
+
+def _check_platform(platform) -> None:
+    if platform is not None and not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform or None, got {type(platform).__name__}")
+
+
+def _beta32(beta) -> float:
+    """beta rounded to float32 once, as a Python float; a 0-d tensor is taken by its value."""
+    if torch is not None and isinstance(beta, torch.Tensor):
+        if beta.dim() != 0:
+            raise ValueError(f"beta must be a number or a 0-d tensor, got a tensor of shape {tuple(beta.shape)}")
+        if beta.is_complex():
+            raise TypeError(f"beta must be a real number, got a {beta.dtype} tensor")
+        beta = beta.detach().cpu().item()
+    return float(to_float32(beta, argname="beta"))
+
+
+def _check_pair(grad, x) -> None:
+    _check_tensor(grad, "grad")
+    _check_tensor(x, "x")
+    if grad.dtype != x.dtype:
+        raise TypeError(f"grad and x must have the same dtype, got {grad.dtype} and {x.dtype}")
+    if grad.shape != x.shape:
+        raise ValueError(f"grad and x must have the same shape, got {tuple(grad.shape)} and {tuple(x.shape)}")
+
+
+def _activation(name: str) -> Activation:
+    act = ACTIVATIONS.get(name) if isinstance(name, str) else None
+    if act is None:
+        raise ValueError(f"name must be one of {sorted(ACTIVATIONS)}, got {name!r}")
+    return act
+
+
+if torch is not None:
+
+    class ActivationBackwardFunction(torch.autograd.Function):
+        """``ActivationBackwardFunction.apply(grad, x, name, beta, platform)``: ``grad * s'(x)`` by the
+        backward kernel of activation ``name`` (bit for bit), differentiable again.
+
+        Its backward pass, given ``ggx``: for ``grad``, ``ggx * s'(x)``, the
+        backward kernel again; for ``x``, ``ggx * grad * s''(x)`` in float64,
+        rounded once; nothing for the constants. ``beta`` is a Python float
+        already rounded to float32 (1.0 for SiLU).
+        """
+
+        @staticmethod
+        def forward(grad, x, name, beta, platform):
+            _check_pair(grad, x)
+            act = _activation(name)
+            return _from_numpy(act.backward(_to_numpy(grad), _to_numpy(x), beta, platform))
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            grad, x, name, beta, platform = inputs
+            ctx.save_for_backward(grad, x)
+            ctx.name, ctx.beta, ctx.platform = name, beta, platform
+
+        @staticmethod
+        def backward(ctx, ggx):
+            grad, x = ctx.saved_tensors
+            d_grad = d_x = None
+            if ctx.needs_input_grad[0]:
+                # d(g s'(x))/dg = s'(x): the backward kernel itself.
+                d_grad = ActivationBackwardFunction.apply(ggx, x, ctx.name, ctx.beta, ctx.platform)
+            if ctx.needs_input_grad[1]:
+                # d(g s'(x))/dx = g s''(x): no kernel; float64, one rounding to the dtype.
+                d_x = (ggx.double() * grad.double() * _swish_second_derivative(x, ctx.beta)).to(x.dtype)
+            return d_grad, d_x, None, None, None
+
+    class ActivationFunction(torch.autograd.Function):
+        """``ActivationFunction.apply(x, name, beta, platform)``: the forward kernel of activation
+        ``name`` (bit for bit); its backward pass is :class:`ActivationBackwardFunction`."""
+
+        @staticmethod
+        def forward(x, name, beta, platform):
+            _check_tensor(x, "x")
+            act = _activation(name)
+            return _from_numpy(act.forward(_to_numpy(x), beta, platform))
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, name, beta, platform = inputs
+            ctx.save_for_backward(x)
+            ctx.name, ctx.beta, ctx.platform = name, beta, platform
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            if not ctx.needs_input_grad[0]:
+                return None, None, None, None
+            return ActivationBackwardFunction.apply(grad, x, ctx.name, ctx.beta, ctx.platform), None, None, None
+
+    def silu(x, *, platform: Platform | None = None):
+        """SiLU as the NPU computes it (aclnnSilu), with the NPU's SiluGrad as its backward pass.
+
+        Parameters
+        ----------
+        x : torch.Tensor
+            CPU tensor of dtype float32, float16 or bfloat16, any strides.
+        platform : Platform, optional
+            Picks the kernel (the A2 reference platform by default).
+
+        Returns
+        -------
+        torch.Tensor
+            A new contiguous tensor of ``x``'s shape and dtype.
+        """
+        _check_tensor(x, "x")
+        _check_platform(platform)
+        return ActivationFunction.apply(x, "silu", 1.0, platform)
+
+    def silu_backward_torch(grad, x, *, platform: Platform | None = None):
+        """``grad * silu'(x)`` by the emulated SiluGrad kernel; differentiable (see the module docstring).
+
+        ``grad`` and ``x``: CPU tensors of one shape and one dtype (float32,
+        float16 or bfloat16). Bit for bit what
+        :func:`swishgrad_numba.silu_backward` returns for the same data.
+        """
+        _check_pair(grad, x)
+        _check_platform(platform)
+        return ActivationBackwardFunction.apply(grad, x, "silu", 1.0, platform)
+
+    class Swish(torch.nn.Module):
+        """Swish whose forward pass is the NPU's Swish kernel and whose gradient is its SwishGrad kernel.
+
+        Parameters
+        ----------
+        beta : float or 0-d tensor
+            The Swish beta, rounded to float32 once; a constant, not a
+            learnable parameter.
+        platform : Platform, optional
+            The device whose kernels run (an Ascend 950 runs the arch35
+            ones); the A2 reference platform by default.
+
+        Examples
+        --------
+        >>> model = torch.nn.Sequential(torch.nn.Linear(4, 8), Swish(1.0), torch.nn.Linear(8, 1))
+        """
+
+        def __init__(self, beta=1.0, *, platform: Platform | None = None):
+            super().__init__()
+            _check_platform(platform)
+            self.beta = _beta32(beta)
+            self.platform = platform
+
+        def forward(self, x):
+            _check_tensor(x, "x")
+            return ActivationFunction.apply(x, "swish", self.beta, self.platform)
+
+        def extra_repr(self) -> str:
+            return f"beta={self.beta!r}" + ("" if self.platform is None else f", platform={self.platform!r}")
+
+    class SiLU(torch.nn.Module):
+        """SiLU whose forward pass is the NPU's Swish kernel at scale 1 (aclnnSilu) and whose gradient
+        is its SiluGrad kernel (aclnnSiluBackward).
+
+        Parameters
+        ----------
+        platform : Platform, optional
+            As for :class:`Swish`.
+        """
+
+        def __init__(self, *, platform: Platform | None = None):
+            super().__init__()
+            _check_platform(platform)
+            self.platform = platform
+
+        def forward(self, x):
+            return silu(x, platform=self.platform)
+
+        def extra_repr(self) -> str:
+            return "" if self.platform is None else f"platform={self.platform!r}"
+
+else:
+    _UNAVAILABLE = "Unavailable: PyTorch is not installed."
+    ActivationFunction = _missing("ActivationFunction", _UNAVAILABLE)
+    ActivationBackwardFunction = _missing("ActivationBackwardFunction", _UNAVAILABLE)
+    Swish = _missing("Swish", _UNAVAILABLE)
+    SiLU = _missing("SiLU", _UNAVAILABLE)
+
+    def silu(x, *, platform=None):
+        """Unavailable: PyTorch is not installed."""
+        raise ImportError(_NO_TORCH)
+
+    def silu_backward_torch(grad, x, *, platform=None):
+        """Unavailable: PyTorch is not installed."""
+        raise ImportError(_NO_TORCH)

@@ -1,0 +1,86 @@
+"""Tests of swishgrad_numba.benchmark.family and ``swishgrad bench --op``: what is timed, the rows, the CLI.
+
+No timing assertions: the tests check that the right calls are timed (their bits against the plain
+references in tests/) and the shape of what a run reports.
+"""
+from __future__ import annotations
+
+import json
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from reference import assert_bits_equal, ref_swish_grad
+from reference_family import ref_swish
+from reference_silu_grad import ref_silu_grad
+from swishgrad_numba import ASCEND950_PLATFORM
+from swishgrad_numba import benchmark as bm
+from swishgrad_numba.cli import main
+
+
+def test_the_ops_and_the_default():
+    assert set(bm.OP_BENCHES) == {"swish", "silu", "silu_grad", "swish_grad"}
+    assert bm.DEFAULT_OP == "swish_grad"
+    assert bm.check_op("silu") == "silu"
+    with pytest.raises(ValueError, match="--op must be one of swish, silu, silu_grad, swish_grad; got 'gelu'"):
+        bm.check_op("gelu", argname="--op")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("op", ["swish", "silu", "silu_grad", "swish_grad"])
+def test_the_timed_calls_compute_the_operator(op, dtype):
+    g, x = bm.make_inputs(300, dtype)
+    out = np.empty_like(x)
+    emulator, peer = bm.op_calls(op, g, x, out)
+    beta = bm.OP_BENCHES[op].beta
+    expected = {"swish": lambda: ref_swish(x, beta, "a2"), "silu": lambda: ref_swish(x, 1.0, "a2"),
+                "silu_grad": lambda: ref_silu_grad(g, x), "swish_grad": lambda: ref_swish_grad(g, x, beta)}[op]()
+    assert emulator() is out
+    assert_bits_equal(out, expected)
+    pytest.importorskip("torch")
+    result = peer()
+    assert tuple(result.shape) == x.shape and str(result.dtype) == f"torch.{np.dtype(dtype).name}"
+    # The peer writes into a tensor of its own: the emulator's output is untouched.
+    assert_bits_equal(out, expected)
+
+
+def test_run_op_comparison_rows():
+    rows = bm.run_op_comparison("silu", [64, 256], ["float16"], threads=[1], repeat=1, min_time=0.0,
+                                platform=ASCEND950_PLATFORM)
+    assert [(r["impl"], r["size"]) for r in rows] == [("emulator", 64), ("torch", 64), ("emulator", 256),
+                                                      ("torch", 256)]
+    assert all(r["op"] == "silu" and r["variant"] == "out" and r["threads"] == 1 for r in rows)
+    emu = rows[0]
+    assert emu["kernel"] == "arch35" and emu["seconds"] > 0 and emu["gb_per_s"] > 0
+    if rows[1]["skipped"] is None:
+        assert emu["ratio_torch"] == pytest.approx(rows[1]["seconds"] / emu["seconds"])
+        assert rows[1]["peer"] == "aten.silu.out"
+    text = bm.format_op_table(rows)
+    assert text.count("\n") == 5 and "silu" in text
+    off = bm.run_op_comparison("silu_grad", [32], ["float32"], threads=[1], repeat=1, min_time=0.0, use_torch=False)
+    assert off[1]["skipped"] == "disabled" and off[0]["ratio_torch"] is None
+    assert "skipped: disabled" in bm.format_op_table(off)
+    with pytest.raises(ValueError, match="sizes must be"):
+        bm.run_op_comparison("silu", [], ["float16"])
+
+
+def test_cli_bench_op(tmp_path, capsys):
+    path = tmp_path / "bench.json"
+    assert main(["bench", "--op", "swish", "--quick", "--sizes", "6", "--dtypes", "float16", "--threads", "1",
+                 "--repeat", "1", "--no-progress", "--json", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "op swish:" in out and "targets" not in out
+    data = json.loads(path.read_text())
+    assert data["config"]["op"] == "swish" and data["config"]["sizes"] == [64]
+    assert {r["impl"] for r in data["results"]} == {"emulator", "torch"}
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--op", "gelu"], "--op must be one of"),
+    (["--op", "silu", "--plot", "x.png"], "--plot draws the swish_grad comparison only"),
+    (["--op", "silu", "--dtypes", "float64"], "--dtypes"),
+])
+def test_cli_bench_op_rejects(argv, match, capsys):
+    assert main(["bench", "--quick", *argv]) == 2
+    assert match in capsys.readouterr().err
