@@ -28,12 +28,13 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .api import swish_backward
-from .dtypes import to_float32
 from .forward import silu as silu_numpy
 from .forward import swish as swish_numpy
 from .ops.silu_grad import silu_backward
 from .platform import Platform
-from .torch import _NO_TORCH, _check_tensor, _from_numpy, _missing, _swish_second_derivative, _to_numpy, torch
+from .torch import _NO_TORCH, _check_pair, _check_tensor, _from_numpy, _missing, _platform, _swish_second_derivative, \
+    _to_numpy, torch
+from .torch import _beta32 as _torch_beta32
 
 __all__ = ["ACTIVATIONS", "Activation", "ActivationBackwardFunction", "ActivationFunction", "SiLU", "Swish",
            "silu", "silu_backward_torch"]
@@ -69,28 +70,12 @@ ACTIVATIONS = {
 
 
 def _check_platform(platform) -> None:
-    if platform is not None and not isinstance(platform, Platform):
-        raise TypeError(f"platform must be a Platform or None, got {type(platform).__name__}")
+    _platform(platform)
 
 
 def _beta32(beta) -> float:
-    """beta rounded to float32 once, as a Python float; a 0-d tensor is taken by its value."""
-    if torch is not None and isinstance(beta, torch.Tensor):
-        if beta.dim() != 0:
-            raise ValueError(f"beta must be a number or a 0-d tensor, got a tensor of shape {tuple(beta.shape)}")
-        if beta.is_complex():
-            raise TypeError(f"beta must be a real number, got a {beta.dtype} tensor")
-        beta = beta.detach().cpu().item()
-    return float(to_float32(beta, argname="beta"))
-
-
-def _check_pair(grad, x) -> None:
-    _check_tensor(grad, "grad")
-    _check_tensor(x, "x")
-    if grad.dtype != x.dtype:
-        raise TypeError(f"grad and x must have the same dtype, got {grad.dtype} and {x.dtype}")
-    if grad.shape != x.shape:
-        raise ValueError(f"grad and x must have the same shape, got {tuple(grad.shape)} and {tuple(x.shape)}")
+    """beta rounded to float32 once (:mod:`swishgrad_numba.torch`'s rule: a number or a 0-d constant tensor)."""
+    return float(_torch_beta32(beta))
 
 
 def _activation(name: str) -> Activation:
