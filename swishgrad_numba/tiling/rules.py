@@ -18,7 +18,7 @@ import math
 from ..platform import ARCH_950
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
-from ..spec.arith import maximum, select
+from ..spec.arith import maximum, pad_to, select
 from .buffers import format_plan
 from .findings import finding
 from .launch import negative_fields
@@ -125,7 +125,7 @@ def structure(launch, classes, numel: int, plan) -> tuple:
                                                    f"count)."))
     if launch.architecture == ARCH_950:
         findings += _arch35_fields(launch, numel)
-        return findings, _arch35_structure(launch, classes, findings)
+        return findings, _arch35_structure(launch, classes, findings, plan)
     return findings, _a2_structure(launch, classes, plan, findings)
 
 
@@ -223,8 +223,12 @@ def _arch35_fields(launch, numel: int) -> list:
     return out
 
 
-def _arch35_structure(launch, classes, findings: list) -> int:
-    """The walk's fields: signs, the UB, alignments, loops and tails. Returns the UB bytes."""
+def _arch35_structure(launch, classes, findings: list, plan=()) -> int:
+    """The walk's fields: signs, the UB, alignments, loops and tails. Returns the UB bytes.
+
+    ``plan`` is the schedule's one buffer as ``((slots, bytes_per_element),)``
+    (another operator's DAG); SwishGrad's :data:`spec.arch35.BUFFER_NUM`
+    slots of the dtype when empty."""
     f, b, ub = launch.fields, launch.info.itemsize, launch.platform.ub_size
     negative, unread = negative_fields(launch.architecture, f, classes)
     for name in negative:
@@ -236,10 +240,14 @@ def _arch35_structure(launch, classes, findings: list) -> int:
     if negative:
         return 0
     U = f.ubFormer
-    ub_use = spec_arch35.ub_bytes(U, b)
-    _ub_fits(findings, ub_use, ub, f"the kernel's buffer of {spec_arch35.BUFFER_NUM} slots of ubFormer={U} "
-                                   f"elements ({U * b} bytes each), rounded up to {spec_arch35.INIT_BUFFER_ALIGN} "
-                                   f"bytes, takes")
+    if plan:
+        ((slots, slot_bytes),) = plan
+        ub_use = pad_to(slots * U * slot_bytes, spec_arch35.INIT_BUFFER_ALIGN)
+    else:
+        slots, slot_bytes, ub_use = spec_arch35.BUFFER_NUM, b, spec_arch35.ub_bytes(U, b)
+    _ub_fits(findings, ub_use, ub, f"the kernel's buffer of {slots} slots of ubFormer={U} "
+                                   f"elements ({U * slot_bytes} bytes each), rounded up to "
+                                   f"{spec_arch35.INIT_BUFFER_ALIGN} bytes, takes")
     register = spec_arch35.UB_ALIGN_BYTES // b
     if ub_former_off_block(U, b):
         findings.append(finding(
