@@ -213,3 +213,16 @@ def test_run_tiling_refuses_broken_records_and_bad_arrays():
         sg.run_tiling(None, x[:-1], out, t)
     with pytest.raises(ValueError, match="1-D C-contiguous"):
         sg.run_tiling(None, x.astype(np.float16), out, t)
+
+
+def test_a2_transfer_alignment_is_swishs_rule_only():
+    # Swish's A2 kernel moves tiles with DataCopy (whole blocks); SiluGrad's with
+    # DataCopyPad of exact bytes: an odd tile is an error for the first only.
+    n, dt = 100_000, "float32"
+    swish_t = _tiling("swish", n, dt, A2)
+    odd = _broken(swish_t, tileDataNum=1001, finalBigTileNum=3, finalSmallTileNum=3,
+                  bigTailDataNum=swish_t["bigCoreDataNum"] - 2002, smallTailDataNum=swish_t["smallCoreDataNum"] - 2002)
+    assert "TRANSFER_NOT_BLOCK_ALIGNED" in sg.validate_tiling(odd, n, dt).codes("error")
+    silu_t = _tiling("silu_grad", n, dt, A2)
+    report = sg.validate_tiling(_broken(silu_t, tileDataNum=1001), n, dt)
+    assert report.ok, report.format()

@@ -35,12 +35,16 @@ class WalkCheck(NamedTuple):
     findings : tuple
         The operator's own findings: field ranges, tiling key, and (for a
         walk not in core-class form) what could be checked of its coverage.
+    whole_blocks : bool
+        A2: whether the kernel's transfers must be whole blocks (``DataCopy``);
+        False where it moves exact byte counts (``DataCopyPad``).
     """
 
     fields: object
     buffers: tuple
     pass_len: int
     findings: tuple = ()
+    whole_blocks: bool = True
 
 
 @dataclass(frozen=True)

@@ -807,7 +807,8 @@ def a2_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platf
         smallCoreDataNum=small, bigCoreDataNum=big, finalBigTileNum=big_tiles, finalSmallTileNum=small_tiles,
         tileDataNum=tile, smallTailDataNum=small - max(small_tiles - 1, 0) * tile,
         bigTailDataNum=big - max(big_tiles - 1, 0) * tile, tailBlockNum=f["tailBlockNum"])
-    return WalkCheck(fields, plan, tile, tuple(own))
+    # silu_grad.h CopyIn/CopyOut: DataCopyPad of processDataNum * sizeof(T) bytes, no block rule
+    return WalkCheck(fields, plan, tile, tuple(own), whole_blocks=False)
 
 
 def arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platform) -> WalkCheck:

@@ -86,7 +86,7 @@ def validate_op_tiling(tiling, numel, dtype, platform: Platform | None = None, b
         layout = LAYOUTS[tiling.architecture]
         launch = Launch(layout, check.fields, 0.0, tiling.block_dim, tiling.tiling_key, info, platform)
         classes = walk_classes(launch)
-        found, ub_use = structure(launch, classes, numel, check.buffers)
+        found, ub_use = structure(launch, classes, numel, check.buffers, check.whole_blocks)
         findings = found + findings
         if not negative_walk_fields(launch):
             padded = padded_slots(platform, info.itemsize, numel)

@@ -116,8 +116,11 @@ def block_former_unaligned(block_former):
 # ----------------------------------------------------------------------------
 # The findings of one tiling
 
-def structure(launch, classes, numel: int, plan) -> tuple:
-    """``(findings, ub_bytes)``: the rules of the launch's kernel, before the coverage."""
+def structure(launch, classes, numel: int, plan, whole_blocks: bool = True) -> tuple:
+    """``(findings, ub_bytes)``: the rules of the launch's kernel, before the coverage.
+
+    ``whole_blocks`` False: the A2 kernel moves exact byte counts
+    (``DataCopyPad``), so its transfers need not be whole blocks."""
     findings = []
     bd, cores = launch.block_dim, launch.platform.core_num
     if block_dim_outside(bd, cores):
@@ -126,7 +129,7 @@ def structure(launch, classes, numel: int, plan) -> tuple:
     if launch.architecture == ARCH_950:
         findings += _arch35_fields(launch, numel)
         return findings, _arch35_structure(launch, classes, findings, plan)
-    return findings, _a2_structure(launch, classes, plan, findings)
+    return findings, _a2_structure(launch, classes, plan, findings, whole_blocks)
 
 
 def remarks(launch) -> list:
@@ -157,7 +160,7 @@ def _ub_fits(findings: list, ub_use: int, ub: int, what: str) -> None:
 # ----------------------------------------------------------------------------
 # Atlas A2 (model sections 3 and 4)
 
-def _a2_structure(launch, classes, plan, findings: list) -> int:
+def _a2_structure(launch, classes, plan, findings: list, whole_blocks: bool = True) -> int:
     b, block, ub = launch.info.itemsize, launch.platform.block_size, launch.platform.ub_size
     T = launch.fields.tileDataNum
     ub_use = spec_a2.plan_bytes(T, plan)
@@ -186,6 +189,8 @@ def _a2_structure(launch, classes, plan, findings: list) -> int:
                 "TILE_COUNT_MISMATCH", f"{who}: ({tiles_field}-1)*tileDataNum+{name}TailDataNum = "
                                        f"({c.passes}-1)*{T}+{c.tail} = {c.length}, but {name}CoreDataNum={c.count}.",
                 c.first))
+        if not whole_blocks:
+            continue
         if a2_full_tiles_unaligned(c.passes, T, b, block):
             findings.append(finding("TRANSFER_NOT_BLOCK_ALIGNED", f"{who}: full tiles move {T * b} bytes, not a "
                                                                   f"whole number of {block}-byte blocks.", c.first, 0))
