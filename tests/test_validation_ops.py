@@ -226,3 +226,12 @@ def test_a2_transfer_alignment_is_swishs_rule_only():
     silu_t = _tiling("silu_grad", n, dt, A2)
     report = sg.validate_tiling(_broken(silu_t, tileDataNum=1001), n, dt)
     assert report.ok, report.format()
+
+
+def test_tiling_balance_of_op_records():
+    t = _tiling("swish", 100_003, "float16", P950)
+    assert sg.tiling_balance(t, 100_003, "float16").block_dim == t.block_dim
+    with pytest.raises(ValueError, match="silu_grad kernel's walk is not analysed per core"):
+        sg.tiling_balance(_tiling("silu_grad", 100_003, "float16", P950), 100_003, "float16")
+    with pytest.raises(ValueError, match="tileDataNum=0"):
+        sg.tiling_balance(_broken(_tiling("silu_grad", 1000, "float16", A2), tileDataNum=0), 1000, "float16")

@@ -158,6 +158,8 @@ def tiling_balance(tiling, numel, dtype, platform: Platform | None = None, block
     """
     report = validate_tiling(tiling, numel, dtype, platform, block_dim, buffers=buffers)
     if report.balance is None:
-        bad = [f.message for f in report.findings if f.code == "FIELD_NEGATIVE"]
+        bad = [f.message for f in report.findings if f.code in ("FIELD_NEGATIVE", "FIELD_RANGE")]
+        if not bad:   # an operator's walk that is not in core-class form (docs/validation.md)
+            bad = [f"the {tiling.op} kernel's walk is not analysed per core"] if is_op_tiling(tiling) else []
         raise ValueError("tiling: no load balance for a walk that cannot be analysed: " + " ".join(bad))
     return report.balance
