@@ -5,6 +5,7 @@ kernels (:mod:`swishgrad_numba.kernel`) only compute.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -14,6 +15,7 @@ from .dtypes import DTypeInfo, beta_argument, dtype_info
 from .platform import ARCH_950, OVERFLOW_MODES, REFERENCE_PLATFORM, Platform
 from .tiling import as_tiling_record, compute_tiling, tiling_fields
 from .tiling.launch import negative_fields
+from .tiling.operators import is_op_tiling, run_op_tiling
 from .tiling.records import layout_of
 
 __all__ = ["swish_backward", "run_tiling", "MAX_WORK_FACTOR"]
@@ -24,24 +26,32 @@ __all__ = ["swish_backward", "run_tiling", "MAX_WORK_FACTOR"]
 MAX_WORK_FACTOR = 4
 _WORK_SLACK = 1 << 16
 
-def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, block_dim=None, *,
-               overflow_mode: str = "infnan") -> np.ndarray:
+def run_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, block_dim=None, *,
+               overflow_mode: str = "infnan", platform: Platform | None = None) -> np.ndarray:
     """Run the emulated kernel over flat contiguous arrays with a given tiling.
 
     Parameters
     ----------
     grad, x, out : numpy.ndarray
-        1-D, C-contiguous, of one supported dtype and one size.
-    tiling : Tiling, record, struct bytes or Mapping
+        1-D, C-contiguous, of one supported dtype and one size. ``grad`` is
+        None for a forward operator's record (``"swish"``, ``"silu"``).
+    tiling : Tiling, OpTiling, record, struct bytes or Mapping
         Any form :func:`~swishgrad_numba.tiling.as_tiling_record` accepts; its
         layout (A2 or 950) picks the kernel. It should describe ``out.size``
         elements (as :func:`compute_tiling` makes it); a broken one runs as
         the device would, except that nothing outside the arrays is touched.
+        Another registered operator's :class:`~swishgrad_numba.ops.OpTiling`
+        (``compute_tiling(op=...)``) runs through that operator's own
+        launch, after :func:`~swishgrad_numba.tiling.validate_tiling` found
+        no error in it (on ``platform``).
     block_dim : int, optional
         Cores launched; required for a bare record, overrides a Tiling's.
     overflow_mode : str
         The device's float overflow mode, ``"infnan"`` (default) or ``"saturation"``
         (see :class:`~swishgrad_numba.platform.Platform`; an A2 record only).
+    platform : Platform, optional
+        An OpTiling's platform for its check (by default the reference
+        platform of its kernel); not used for SwishGrad's records.
 
     Returns
     -------
@@ -56,6 +66,12 @@ def run_tiling(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, block_d
         a tiling whose walk would transfer more than :data:`MAX_WORK_FACTOR`
         times the tensor's elements.
     """
+    if is_op_tiling(tiling):
+        if overflow_mode != "infnan":
+            raise ValueError(f"overflow_mode {overflow_mode!r} is emulated for SwishGrad's records only")
+        if block_dim is not None:
+            tiling = dataclasses.replace(tiling, block_dim=int(block_dim))
+        return run_op_tiling(grad, x, out, tiling, platform)
     info = dtype_info(out.dtype, argname="out.dtype")
     for name, arr in (("grad", grad), ("x", x), ("out", out)):
         if not isinstance(arr, np.ndarray) or arr.ndim != 1 or not arr.flags.c_contiguous or arr.dtype != info.numpy:

@@ -37,3 +37,22 @@ def test_module_entry_point_and_help():
 def test_no_command_prints_help_and_fails(capsys):
     assert main([]) == 2
     assert "usage" in capsys.readouterr().out.lower()
+
+
+def test_demo_prints_one_line_per_operator(capsys):
+    from reference_family import ref_swish
+    from reference_silu_grad import ref_silu_grad
+    from swishgrad_numba.ops import OPERATORS
+
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    g = np.ones(6, np.float32)
+    x = np.arange(1, 7, dtype=np.float32)
+    expected = {"swish_grad": ref_swish_grad(g, x, 1.1), "swish": ref_swish(x, 1.1, "a2"),
+                "silu": ref_swish(x, 1.0, "a2"), "silu_grad": ref_silu_grad(g, x)}
+    assert set(expected) == set(OPERATORS)
+    for name, values in expected.items():
+        (line,) = [l for l in out.splitlines() if l.startswith(f"[{name}] ")]
+        assert OPERATORS[name].aclnn[1] in line
+        printed = np.array(line.split(":", 1)[1].split(), dtype=np.float64).astype(np.float32)
+        assert printed.view(np.uint32).tolist() == values.view(np.uint32).tolist(), name

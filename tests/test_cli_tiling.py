@@ -284,3 +284,75 @@ def test_validate_sweep_covers_both_kernels(capsys):
     assert "both kernels" in out
     line = next(x for x in out.splitlines() if "Ascend 950 kernel" in x)
     assert "0 with an error finding" in line and "0 with a warning finding" in line
+
+
+# ---------------------------------------------------------------- --op: the other registered operators
+
+@pytest.mark.parametrize("soc", [None, "ascend950"])
+@pytest.mark.parametrize("op", ["swish", "silu", "silu_grad"])
+def test_tiling_op_json_and_write(op, soc, tmp_path, capsys):
+    import swishgrad_numba as sg
+
+    platform = sg.ASCEND950_PLATFORM if soc else sg.REFERENCE_PLATFORM
+    path = tmp_path / "op.bin"
+    args = ["tiling", "--op", op, "--numel", "100003", "--dtype", "float16", "--json", "--write", str(path)]
+    assert main(args + (["--soc", soc] if soc else [])) == 0
+    doc = json.loads(capsys.readouterr().out)
+    host = sg.compute_tiling(100003, "float16", platform=platform, op=op)
+    assert doc["op"] == op and doc["kernel"] == platform.architecture
+    assert doc["tiling"]["blockDim"] == host.block_dim and doc["tiling"]["tilingKey"] == host.tiling_key
+    assert path.read_bytes() == host.tobytes() and doc["struct_hex"] == host.tobytes().hex()
+    assert (doc["balance"] is None) == (op == "silu_grad" and soc is not None)
+
+
+def test_tiling_op_text_and_beta(capsys):
+    assert main(["tiling", "--op", "swish", "--numel", "4096", "--beta", "0", "--soc", "ascend950"]) == 0
+    out = capsys.readouterr().out
+    assert "EleBaseTilingData32B" in out and "scale" in out and "tilingKey     = 4" in out
+    for op in ("silu", "silu_grad"):
+        assert main(["tiling", "--op", op, "--numel", "4096", "--beta", "2"]) == 2
+        assert f"--beta does not apply to --op {op}" in capsys.readouterr().err
+        assert main(["validate", "--op", op, "--numel", "4096", "--beta", "2"]) == 2
+        assert f"--beta does not apply to --op {op}" in capsys.readouterr().err
+    assert main(["tiling", "--op", "relu", "--numel", "4096"]) == 2
+    assert "--op must be one of" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("op", ["swish", "silu", "silu_grad", "swish_grad"])
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend950"])
+def test_validate_op_host_ok(op, soc, capsys):
+    args = ["validate", "--op", op, "--numel", "1000003", "--dtype", "bf16", "--soc", soc, "--host"]
+    assert main(args) == 0
+    assert "OK" in capsys.readouterr().out
+
+
+def test_validate_op_set_and_file(tmp_path, capsys):
+    args = ["validate", "--op", "silu_grad", "--numel", "100000", "--dtype", "float16"]
+    assert main(args + ["--set", "tileDataNum=0"]) == 1
+    assert "FIELD_RANGE" in capsys.readouterr().out
+    assert main(args + ["--set", "smallCoreDataNum=2064", "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["op"] == "silu_grad" and not doc["ok"]
+    assert "COVERAGE_GAP" in {f["code"] for f in doc["findings"]}
+    assert main(args + ["--set", "nosuch=1"]) == 2
+    assert "NAME=VALUE" in capsys.readouterr().err
+    assert main(args + ["--tileDataNum", "8"]) == 2
+    assert "--set" in capsys.readouterr().err
+    for extra in (["--sweep"], ["--buffers", "2x4"]):
+        assert main(args + extra) == 2
+        assert "swish_grad" in capsys.readouterr().err
+    # a struct written by `tiling --op` reads back with --file
+    path = tmp_path / "swish.bin"
+    assert main(["tiling", "--op", "swish", "--numel", "5000", "--beta", "3", "--soc", "ascend950",
+                 "--write", str(path)]) == 0
+    capsys.readouterr()
+    v = ["validate", "--op", "swish", "--numel", "5000", "--beta", "3", "--soc", "ascend950", "--file", str(path)]
+    assert main(v) == 2
+    assert "--block-dim is required" in capsys.readouterr().err
+    assert main(v + ["--block-dim", "5"]) == 0
+    assert main(v + ["--block-dim", "4"]) == 1
+    assert "BLOCK_NUM_MISMATCH" in capsys.readouterr().out
+    assert main(["validate", "--op", "swish", "--numel", "5000", "--file", str(path), "--block-dim", "5"]) == 2
+    assert "holds 32 bytes" in (err := capsys.readouterr().err) and "36 bytes" in err
+    assert main(["validate", "--numel", "5000", "--set", "dim0=3"]) == 2
+    assert "--set applies" in capsys.readouterr().err

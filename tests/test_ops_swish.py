@@ -185,6 +185,15 @@ def test_many_cores_and_passes(dtype, platform):
     assert_bits_equal(sg.swish(x, 1.3, platform=platform), ref_swish(x, 1.3, arch))
 
 
+@pytest.mark.parametrize("arch", ["a2", "arch35"])
+def test_reference_platforms_many_cores(arch):
+    # The reference platforms' launch plans put several cores in one piece
+    # (5003 elements: 5 blocks on the 950); every core of a piece is walked.
+    for n in (5003, 200_003):
+        x = _x("float32", n=n, seed=11)
+        assert_bits_equal(sg.swish(x, 1.7, platform=PLATFORMS[arch]), ref_swish(x, 1.7, arch))
+
+
 def test_strided_and_out():
     x = _x("float32", n=3000, seed=7).reshape(-1, 2)
     view = x[:, ::-1].T

@@ -1,4 +1,4 @@
-"""``swishgrad demo``: the seed example (model section 1) in every dtype."""
+"""``swishgrad demo``: the seed example (model section 1) in every dtype, then one line per operator."""
 from __future__ import annotations
 
 import numpy as np
@@ -37,11 +37,44 @@ def run_demo(out=print) -> None:
             + f"  ({differ} of {x.size} differ from the A2 kernel's)")
 
 
+def family_lines(dtype=np.float32) -> list:
+    """One line per registered operator on the seed input (gradOutput = 1 x 6,
+    x = 1..6), as the Atlas A2 kernel computes it: ``[op] v1 ... v6``."""
+    from .. import silu, silu_backward, swish, swish_backward
+    from ..ops import OPERATORS
+
+    grad, x = seed_inputs(dtype)
+    results = {
+        "swish_grad": (f"beta={SEED_BETA}, gradInput", swish_backward(grad, x, SEED_BETA)),
+        "swish": (f"beta={SEED_BETA}, out", swish(x, SEED_BETA)),
+        "silu": ("out", silu(x)),
+        "silu_grad": ("gradInput", silu_backward(grad, x)),
+    }
+    if set(results) != set(OPERATORS):   # a newly registered operator needs its line here
+        raise RuntimeError(f"the demo covers {sorted(results)}, the registry holds {sorted(OPERATORS)}")
+    lines = []
+    for name in sorted(OPERATORS):
+        what, values = results[name]
+        aclnn = OPERATORS[name].aclnn[1]
+        lines.append(f"[{name}] {aclnn} ({what}): " + " ".join(f"{float(v):.8g}" for v in values))
+    return lines
+
+
+def run_family(out=print) -> None:
+    """The family's lines (float32)."""
+    out("")
+    out("The Swish family on the same input (float32, Atlas A2 kernel), one line per operator:")
+    for line in family_lines():
+        out(line)
+
+
 def _cmd_demo(args) -> int:
     run_demo()
+    run_family()
     return 0
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("demo", help="run the seed example (model section 1) in float32, float16 and bfloat16")
+    p = subparsers.add_parser("demo", help="run the seed example (model section 1) in float32, float16 and "
+                                                   "bfloat16, and one line per operator of the Swish family")
     p.set_defaults(func=_cmd_demo)

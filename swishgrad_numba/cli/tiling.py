@@ -80,6 +80,13 @@ def _beta_option(p, help_text: str, default) -> None:
                    help=help_text + "; --scale and --sconf are other names of it")
 
 
+def _op_option(p) -> None:
+    p.add_argument("--op", default="swish_grad", metavar="OP",
+                   help="the operator: swish_grad (%(default)s), swish, silu or silu_grad; every operator but "
+                        "swish_grad is its host tiling (validate: optionally --file, --set), checked against its "
+                        "own kernel")
+
+
 def _architecture_of_soc(args):
     """The kernel ``--soc`` picks, or None when it is not given."""
     from ..platform import Platform
@@ -151,6 +158,10 @@ def _cmd_tiling(args) -> int:
             check_output_file(args.write, "--write")
         dt = _dtype(args)
         platform = _platform(args, _architecture_of_soc(args))
+        if args.op != "swish_grad":
+            from .op_tiling import cmd_op_tiling
+
+            return cmd_op_tiling(args, dt, platform)
         _check_host_input(args, dt, platform)
     except (_UsageError, PathArgumentError) as exc:
         print(f"swishgrad tiling: error: {exc}", file=sys.stderr)
@@ -314,7 +325,34 @@ def _cmd_sweep(args) -> int:
     return EXIT_OK if result.ok else EXIT_INVALID
 
 
+def _op_tiling_from_args(args, dt):
+    """(tiling, block_dim, platform) of ``validate --op OP`` for an operator other than SwishGrad."""
+    from .op_tiling import OpUsageError, op_tiling_from_args
+
+    given = [name for layout in LAYOUTS.values() for name in layout.int_fields if getattr(args, name) is not None]
+    if given:
+        raise _UsageError(f"{_options(dict.fromkeys(given))}: SwishGrad's fields; set --op {args.op}'s struct "
+                          f"fields with --set NAME=VALUE")
+    platform = _platform(args, _architecture_of_soc(args) or ARCH_A2)
+    try:
+        tiling = op_tiling_from_args(args, dt, platform)
+    except (OpUsageError, PathArgumentError) as exc:
+        raise _UsageError(str(exc)) from None
+    return tiling, None, platform
+
+
 def _cmd_validate(args) -> int:
+    if args.op != "swish_grad":
+        only = [opt for opt, given in (("--sweep", args.sweep), ("--hypothetical", args.hypothetical),
+                                       ("--buffers", args.buffers is not None)) if given]
+        if only:
+            print(f"swishgrad validate: error: {', '.join(only)}: SwishGrad's (--op swish_grad) only",
+                  file=sys.stderr)
+            return EXIT_USAGE
+    elif args.set:
+        print("swishgrad validate: error: --set applies to the other operators' structs; SwishGrad's fields "
+              "have their own options (--tileDataNum ...)", file=sys.stderr)
+        return EXIT_USAGE
     if args.sweep:
         return _cmd_sweep(args)
     if args.hypothetical:
@@ -327,16 +365,20 @@ def _cmd_validate(args) -> int:
         if args.numel is None:
             raise _UsageError("--numel is required (or use --sweep)")
         dt = _dtype(args)
-        tiling, block_dim, platform = _tiling_from_args(args, dt)
+        if args.op != "swish_grad":
+            tiling, block_dim, platform = _op_tiling_from_args(args, dt)
+        else:
+            tiling, block_dim, platform = _tiling_from_args(args, dt)
         check_validate_numel(args.numel, dt, platform, "--numel")
         report = validate_tiling(tiling, args.numel, dt, platform, block_dim, checked=args.checked,
-                                 buffers=args.buffers)
+                                 buffers=args.buffers if args.op == "swish_grad" else None)
     except (_UsageError, TypeError, ValueError) as exc:
         print(f"swishgrad validate: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         print(json.dumps({
             "ok": report.ok,
+            "op": args.op,
             "kernel": report.architecture,
             "numel": report.numel,
             "dtype": report.dtype.name,
@@ -348,7 +390,7 @@ def _cmd_validate(args) -> int:
             "balance": report.balance.as_dict() if report.balance else None,
         }, indent=2))
     else:
-        print(report.format())
+        print(("" if args.op == "swish_grad" else f"{args.op} ") + report.format())
         if report.balance is not None:
             print("load balance:")
             for line in report.balance.format().splitlines():
@@ -363,7 +405,9 @@ def register(subparsers) -> None:
                                           "and its load-balance figures.")
     p.add_argument("--numel", type=_positive, required=True, help="storage element count")
     p.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (%(default)s)")
-    _beta_option(p, "beta, stored as float32 in the struct's sconf (A2) or scale (950); default %(default)s", 1.0)
+    _op_option(p)
+    _beta_option(p, "beta, stored as float32 in the struct's sconf (A2) or scale (950); default 1.0; swish_grad "
+                    "and swish only", None)
     _add_platform_options(p)
     p.add_argument("--write", metavar="PATH", help="also write the struct (72 bytes A2, 88 bytes 950) to PATH")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -377,6 +421,7 @@ def register(subparsers) -> None:
                     "correct, 1 incorrect, 2 bad arguments.")
     v.add_argument("--numel", type=_positive, help="storage element count of the tensor")
     v.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (%(default)s)")
+    _op_option(v)
     _add_platform_options(v)
     src = v.add_argument_group("the tiling")
     src.add_argument("--file", metavar="PATH", help="read the tiling struct (72 or 88 bytes) from PATH")
@@ -386,6 +431,9 @@ def register(subparsers) -> None:
     for name in LAYOUTS[ARCH_950].int_fields:
         src.add_argument("--" + name, type=_int, default=None, metavar="N", help="set this 950 field")
     _beta_option(src, "set beta (the struct's sconf / scale)", None)
+    src.add_argument("--set", action="append", metavar="NAME=VALUE",
+                     help="--op other than swish_grad: set a field of the operator's struct (repeatable), "
+                          "starting from its host tiling or --file")
     src.add_argument("--block-dim", type=_uint, default=None, help="cores launched")
     src.add_argument("--tiling-key", type=_uint, default=None, metavar="K",
                      help="the launch's tiling key (default: the host's with --host; A2 0)")

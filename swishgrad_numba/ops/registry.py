@@ -9,11 +9,42 @@ registered operator's kernel.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
-__all__ = ["Kernel", "Operator", "OpTiling", "OPERATORS", "register", "get_operator"]
+__all__ = ["Kernel", "Operator", "OpTiling", "WalkCheck", "OPERATORS", "register", "get_operator"]
+
+
+class WalkCheck(NamedTuple):
+    """What an operator's kernel tells the generic validator about one of its records.
+
+    Attributes
+    ----------
+    fields : NamedTuple or None
+        The walk in the template's core-class form: a ``spec.a2.TilingFields``
+        (A2) or ``spec.arch35.TilingFields`` (950) the walk is run by, whose
+        core classes the validator checks with SwishGrad's rules and
+        coverage analysis. None where the walk has another form (its
+        findings are all in ``findings``) or cannot be run (a field at fault).
+    buffers : tuple
+        The UB plan: ``((count, bytes_per_element), ...)``, each buffer holding
+        ``pass_len`` elements and padded to 32 bytes by InitBuffer.
+    pass_len : int
+        Elements per buffer (A2 ``tileDataNum``, 950 ``ubFormer``/``elemNum``).
+    findings : tuple
+        The operator's own findings: field ranges, tiling key, and (for a
+        walk not in core-class form) what could be checked of its coverage.
+    whole_blocks : bool
+        A2: whether the kernel's transfers must be whole blocks (``DataCopy``);
+        False where it moves exact byte counts (``DataCopyPad``).
+    """
+
+    fields: object
+    buffers: tuple
+    pass_len: int
+    findings: tuple = ()
+    whole_blocks: bool = True
 
 
 @dataclass(frozen=True)
@@ -33,6 +64,13 @@ class Kernel:
         struct as the device sees it).
     narrowing : str
         How 16-bit results are narrowed: ``"CAST_RINT"`` or ``"CAST_ROUND"``.
+    walk_check : callable, optional
+        ``walk_check(tiling, numel, info, platform) -> WalkCheck`` for an
+        :class:`OpTiling` of this kernel (the validator's view of it).
+    run : callable, optional
+        ``run(grad, x, out, tiling)``: the kernel's launch with a checked
+        :class:`OpTiling` over flat contiguous arrays (``grad`` None for a
+        forward operator).
     """
 
     architecture: str
@@ -40,6 +78,8 @@ class Kernel:
     struct: str
     record_dtype: np.dtype
     narrowing: str
+    walk_check: Callable | None = None
+    run: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -104,8 +144,8 @@ class OpTiling:
 
     @property
     def fields(self) -> dict:
-        """The struct's fields as Python numbers, by their C names."""
-        return {name: self.data[name].item() for name in self.data.dtype.names}
+        """The struct's fields as Python numbers (lists for array fields), by their C names."""
+        return {name: np.asarray(self.data[name]).tolist() for name in self.data.dtype.names}
 
     def as_dict(self) -> dict:
         """The struct's fields, plus blockDim and tilingKey."""

@@ -45,7 +45,9 @@ from ..dtypes import FLOAT16, FLOAT32, DTypeInfo, dtype_info
 from ..kernel.exp import exp_f32, vexp_f32
 from ..platform import ARCH_950, ARCH_A2, REFERENCE_PLATFORM, Platform
 from ..spec.arith import INIT_BUFFER_ALIGN, ceil_div, pad_to
-from .registry import Kernel, Operator, OpTiling, register
+from ..spec import a2 as spec_a2
+from ..tiling.findings import finding
+from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 
 __all__ = [
     "NAME", "OP_TYPE", "ACLNN_NAME", "ACLNN_SIGNATURE", "ACLNN_LAUNCH_SIGNATURE",
@@ -54,7 +56,7 @@ __all__ = [
     "ARCH35_OP_KEYS", "ARCH35_COMPUTE_PARAMS", "ARCH35_WORKSPACE_SIZE", "MAX_DIMS",
     "A2Tiling", "Arch35Tiling", "a2_host_tiling", "arch35_host_tiling", "host_tiling",
     "a2_buffer_plan", "arch35_buffer_plan", "buffer_plan_bytes", "output_dtype", "dimension_collapse",
-    "run_a2", "run_arch35",
+    "run_a2", "run_arch35", "a2_walk_check", "arch35_walk_check", "run",
     "silu_derivative", "derivative_table", "silu_backward",
 ]
 
@@ -774,6 +776,133 @@ def silu_backward(grad_output, x, *, out=None, platform: Platform | None = None)
     return result
 
 
+# ------------------------------------------------------------------ a record, checked and run
+
+
+def _per_element(plan: list) -> tuple:
+    """A buffer plan of one-element buffers as ``((count, bytes_per_element), ...)``."""
+    return tuple((count, nbytes) for _name, count, nbytes in plan)
+
+
+def a2_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platform) -> WalkCheck:
+    """The A2 record for the validator: its walk in SwishGrad's A2 core-class
+    form (big cores first, then small; each core's tiles follow from its
+    count and ``tileDataNum``), the UB plan of the key's schMode."""
+    f = {name: int(tiling[name]) for name in A2_TILING_FIELDS}
+    sch_mode = tiling.tiling_key
+    own = []
+    if sch_mode not in (SCH_MODE_SINGLE, SCH_MODE_DOUBLE):
+        own.append(finding("TILING_KEY_MISMATCH", f"tiling key {sch_mode}; SiluGrad's A2 kernels are schMode "
+                                                  f"{SCH_MODE_SINGLE} (single buffering) and {SCH_MODE_DOUBLE} "
+                                                  f"(double)."))
+        sch_mode = SCH_MODE_DOUBLE
+    plan = _per_element(a2_buffer_plan(1, info, sch_mode))
+    tile = f["tileDataNum"]
+    if tile < 1:
+        own.append(finding("FIELD_RANGE", "tileDataNum=0: a core's pass loop never advances."))
+        return WalkCheck(None, plan, 0, tuple(own))
+    small, big = f["smallCoreDataNum"], f["bigCoreDataNum"]
+    small_tiles, big_tiles = ceil_div(small, tile), ceil_div(big, tile)
+    fields = spec_a2.TilingFields(
+        smallCoreDataNum=small, bigCoreDataNum=big, finalBigTileNum=big_tiles, finalSmallTileNum=small_tiles,
+        tileDataNum=tile, smallTailDataNum=small - max(small_tiles - 1, 0) * tile,
+        bigTailDataNum=big - max(big_tiles - 1, 0) * tile, tailBlockNum=f["tailBlockNum"])
+    # silu_grad.h CopyIn/CopyOut: DataCopyPad of processDataNum * sizeof(T) bytes, no block rule
+    return WalkCheck(fields, plan, tile, tuple(own), whole_blocks=False)
+
+
+def arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platform) -> WalkCheck:
+    """The 950 record (opbase BroadcastTiling) for the validator.
+
+    Its walk is not in core-class form: a block runs UB loops over the
+    "fused" index of (axes before the split, the split axis's UB steps),
+    each loop a contiguous region of the output. Checked here: the fields'
+    ranges, the output's dims and strides against each other and ``numel``,
+    the UB steps against the split axis, the blocks' coverage of the fused
+    index, one pass within ``elemNum``, the inputs' reads within ``numel``
+    (the registry's record: equal shapes) and the tiling key's opKey. Not
+    checked: broadcast input dims and strides against a broadcast output.
+    """
+    d = {name: int(tiling[name]) for name in ARCH35_SCALAR_FIELDS}
+    plan = _per_element(arch35_buffer_plan(1, info, info))
+    own = []
+    op_key = ARCH35_OP_KEYS[info.name, info.name, info.name]
+    if tiling.tiling_key // _OP_KEY_OFFSET != op_key:
+        own.append(finding("TILING_KEY_MISMATCH", f"tiling key {tiling.tiling_key}: opKey "
+                                                  f"{tiling.tiling_key // _OP_KEY_OFFSET}, but {info.name} inputs "
+                                                  f"and output are opKey {op_key}."))
+    rank, split = d["shapeLen"], d["ubSplitAxis"]
+    ranges = [("shapeLen", 1, MAX_DIMS), ("ubSplitAxis", 0, rank - 1), ("ubFormer", 1, None),
+              ("ubOuter", 1, None), ("ubTail", 1, d["ubFormer"]), ("blockFormer", 1, None),
+              ("blockTail", 1, d["blockFormer"]), ("elemNum", 1, None)]
+    for name, low, high in ranges:
+        if d[name] < low or (high is not None and d[name] > high):
+            own.append(finding("FIELD_RANGE", f"{name}={d[name]} is not in [{low}, "
+                                              f"{'...' if high is None else high}]."))
+    if own and any(f.code == "FIELD_RANGE" for f in own):
+        return WalkCheck(None, plan, max(d["elemNum"], 0), tuple(own))
+    dims = [int(v) for v in tiling["outputDims"][:rank]]
+    strides = [int(v) for v in tiling["outputStrides"][:rank]]
+    if min(dims) < 1:
+        own.append(finding("FIELD_RANGE", f"outputDims={dims} has an axis < 1."))
+        return WalkCheck(None, plan, d["elemNum"], tuple(own))
+    contiguous = [math.prod(dims[i + 1:]) for i in range(rank)]
+    if strides != contiguous:
+        own.append(finding("FIELD_RANGE", f"outputStrides={strides} are not the contiguous strides {contiguous} "
+                                          f"of outputDims={dims}."))
+    size = math.prod(dims)
+    if size < numel:
+        own.append(finding("COVERAGE_GAP", f"outputDims={dims} hold {size} elements: elements {size}.."
+                                           f"{numel - 1} of the tensor are never computed."))
+    elif size > numel:
+        own.append(finding("OVERRUN_BEYOND_PADDING", f"outputDims={dims} hold {size} elements, more than the "
+                                                     f"tensor's {numel}."))
+    U, outer, tail = d["ubFormer"], d["ubOuter"], d["ubTail"]
+    if (outer - 1) * U + tail != dims[split]:
+        own.append(finding("TILE_COUNT_MISMATCH", f"(ubOuter-1)*ubFormer+ubTail = ({outer}-1)*{U}+{tail} = "
+                                                  f"{(outer - 1) * U + tail}, but the split axis {split} has "
+                                                  f"{dims[split]} elements."))
+    fused = outer * math.prod(dims[:split])
+    if d["dimProductBeforeUbInner"] != fused:
+        own.append(finding("TILE_COUNT_MISMATCH", f"dimProductBeforeUbInner={d['dimProductBeforeUbInner']}, but "
+                                                  f"ubOuter * the axes before the split = {fused}."))
+    if U * strides[split] > d["elemNum"]:
+        own.append(finding("UB_OVERFLOW", f"a UB loop moves ubFormer*outputStrides[{split}] = "
+                                          f"{U * strides[split]} elements, more than its elemNum={d['elemNum']} "
+                                          f"buffers hold."))
+    bd, former, block_tail = tiling.block_dim, d["blockFormer"], d["blockTail"]
+    if bd >= 1:
+        covered = (bd - 1) * former + block_tail
+        if covered < fused:
+            own.append(finding("COVERAGE_GAP", f"{bd} blocks of blockFormer={former} UB loops (the last "
+                                               f"blockTail={block_tail}) run {covered} of the {fused} loops: the "
+                                               f"output past loop {covered - 1} is never computed."))
+        elif covered > fused:
+            own.append(finding("OVERRUN_BEYOND_PADDING", f"{bd} blocks of blockFormer={former} UB loops (the last "
+                                                         f"blockTail={block_tail}) run {covered} loops, past the "
+                                                         f"{fused} of the output.", bd - 1))
+    for name in ("input0Strides", "input1Strides"):
+        in_strides = [int(v) for v in tiling[name][:rank]]
+        last = sum((n - 1) * st for n, st in zip(dims, in_strides))
+        if min(in_strides) < 0 or last >= numel:
+            own.append(finding("OVERRUN_BEYOND_PADDING", f"{name}={in_strides} over outputDims={dims} read "
+                                                         f"element {last} of an input of {numel}."))
+    return WalkCheck(None, plan, d["elemNum"], tuple(own))
+
+
+def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
+    """The kernel with a checked record over flat contiguous arrays of one dtype and size."""
+    if grad is None:
+        raise ValueError("grad must be an array for silu_grad (its gradOutput)")
+    info = dtype_info(out.dtype, argname="out.dtype")
+    if tiling.architecture == ARCH_950:
+        run_arch35(grad, x, out, Arch35Tiling(tiling.data, tiling.block_dim, tiling.tiling_key,
+                                              tiling.workspace_size, info, info, info, out.shape))
+    else:
+        run_a2(grad, x, out, A2Tiling(tiling.data, tiling.block_dim, tiling.tiling_key, tiling.tiling_key,
+                                      tiling.workspace_size, info))
+
+
 # ------------------------------------------------------------------ the registry entry
 
 def _registry_host_tiling(numel, info, beta32, platform):
@@ -786,7 +915,7 @@ def _registry_host_tiling(numel, info, beta32, platform):
 SILU_GRAD = register(Operator(
     NAME, (ACLNN_NAME + "GetWorkspaceSize", ACLNN_NAME), OP_TYPE,
     {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/silu_grad", "SiluGradTilingData", A2_TILING_DTYPE,
-                     "CAST_RINT"),
+                     "CAST_RINT", a2_walk_check, run),
      ARCH_950: Kernel(ARCH_950, "activation/silu_grad (arch35)", "SiluGradTilingData", ARCH35_TILING_DTYPE,
-                      "CAST_RINT")},
+                      "CAST_RINT", arch35_walk_check, run)},
     _registry_host_tiling, has_beta=False))

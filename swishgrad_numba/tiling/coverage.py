@@ -230,7 +230,7 @@ def _overruns(findings, numel, padded, itemsize, exact, s, e, w, live_idx, entri
         if true_end <= padded:
             k = true_end - first_out
             pad_items.append(finding(
-                "OVERRUN_PADDING", f"{name} reads grad and x and writes the output over elements [{first_out}, "
+                "OVERRUN_PADDING", f"{name} reads the inputs and writes the output over elements [{first_out}, "
                                    f"{true_end}), {k} element(s) ({k * itemsize} bytes) past the tensor end, inside "
                                    f"the allocation's block padding (padded size {padded} elements).", core, tile))
         elif exact:

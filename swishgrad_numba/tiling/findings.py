@@ -58,7 +58,11 @@ CODES = {
     "ELEM_NUM_MISMATCH": ("warning", "950: elemNum differs from ubFormer (the kernel does not read it)"),
     "SCHE_MODE_UNKNOWN": ("warning", "950: scheMode is not 1, the only schedule mode ElewiseBaseTiling sets"),
     "TILING_KEY_MISMATCH": ("error", "950: the tiling key is not the host's for this dtype (float16 3, bfloat16 "
-                                     "5, float32 7): the launch runs another kernel variant"),
+                                     "5, float32 7); another operator's record: the key is not one its host gives "
+                                     "for the record (its beta class, schMode or dtypes): the launch runs another "
+                                     "kernel variant"),
+    "FIELD_RANGE": ("error", "another operator's record: a field is outside the range its kernel can run with "
+                             "(a zero length the walk divides by or steps with, an axis or length out of range)"),
 }
 
 #: Findings listed per code before the rest are summarised in one more.

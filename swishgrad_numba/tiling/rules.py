@@ -18,7 +18,7 @@ import math
 from ..platform import ARCH_950
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
-from ..spec.arith import maximum, select
+from ..spec.arith import maximum, pad_to, select
 from .buffers import format_plan
 from .findings import finding
 from .launch import negative_fields
@@ -116,8 +116,11 @@ def block_former_unaligned(block_former):
 # ----------------------------------------------------------------------------
 # The findings of one tiling
 
-def structure(launch, classes, numel: int, plan) -> tuple:
-    """``(findings, ub_bytes)``: the rules of the launch's kernel, before the coverage."""
+def structure(launch, classes, numel: int, plan, whole_blocks: bool = True) -> tuple:
+    """``(findings, ub_bytes)``: the rules of the launch's kernel, before the coverage.
+
+    ``whole_blocks`` False: the A2 kernel moves exact byte counts
+    (``DataCopyPad``), so its transfers need not be whole blocks."""
     findings = []
     bd, cores = launch.block_dim, launch.platform.core_num
     if block_dim_outside(bd, cores):
@@ -125,8 +128,8 @@ def structure(launch, classes, numel: int, plan) -> tuple:
                                                    f"count)."))
     if launch.architecture == ARCH_950:
         findings += _arch35_fields(launch, numel)
-        return findings, _arch35_structure(launch, classes, findings)
-    return findings, _a2_structure(launch, classes, plan, findings)
+        return findings, _arch35_structure(launch, classes, findings, plan)
+    return findings, _a2_structure(launch, classes, plan, findings, whole_blocks)
 
 
 def remarks(launch) -> list:
@@ -157,7 +160,7 @@ def _ub_fits(findings: list, ub_use: int, ub: int, what: str) -> None:
 # ----------------------------------------------------------------------------
 # Atlas A2 (model sections 3 and 4)
 
-def _a2_structure(launch, classes, plan, findings: list) -> int:
+def _a2_structure(launch, classes, plan, findings: list, whole_blocks: bool = True) -> int:
     b, block, ub = launch.info.itemsize, launch.platform.block_size, launch.platform.ub_size
     T = launch.fields.tileDataNum
     ub_use = spec_a2.plan_bytes(T, plan)
@@ -186,6 +189,8 @@ def _a2_structure(launch, classes, plan, findings: list) -> int:
                 "TILE_COUNT_MISMATCH", f"{who}: ({tiles_field}-1)*tileDataNum+{name}TailDataNum = "
                                        f"({c.passes}-1)*{T}+{c.tail} = {c.length}, but {name}CoreDataNum={c.count}.",
                 c.first))
+        if not whole_blocks:
+            continue
         if a2_full_tiles_unaligned(c.passes, T, b, block):
             findings.append(finding("TRANSFER_NOT_BLOCK_ALIGNED", f"{who}: full tiles move {T * b} bytes, not a "
                                                                   f"whole number of {block}-byte blocks.", c.first, 0))
@@ -223,8 +228,12 @@ def _arch35_fields(launch, numel: int) -> list:
     return out
 
 
-def _arch35_structure(launch, classes, findings: list) -> int:
-    """The walk's fields: signs, the UB, alignments, loops and tails. Returns the UB bytes."""
+def _arch35_structure(launch, classes, findings: list, plan=()) -> int:
+    """The walk's fields: signs, the UB, alignments, loops and tails. Returns the UB bytes.
+
+    ``plan`` is the schedule's one buffer as ``((slots, bytes_per_element),)``
+    (another operator's DAG); SwishGrad's :data:`spec.arch35.BUFFER_NUM`
+    slots of the dtype when empty."""
     f, b, ub = launch.fields, launch.info.itemsize, launch.platform.ub_size
     negative, unread = negative_fields(launch.architecture, f, classes)
     for name in negative:
@@ -236,10 +245,14 @@ def _arch35_structure(launch, classes, findings: list) -> int:
     if negative:
         return 0
     U = f.ubFormer
-    ub_use = spec_arch35.ub_bytes(U, b)
-    _ub_fits(findings, ub_use, ub, f"the kernel's buffer of {spec_arch35.BUFFER_NUM} slots of ubFormer={U} "
-                                   f"elements ({U * b} bytes each), rounded up to {spec_arch35.INIT_BUFFER_ALIGN} "
-                                   f"bytes, takes")
+    if plan:
+        ((slots, slot_bytes),) = plan
+        ub_use = pad_to(slots * U * slot_bytes, spec_arch35.INIT_BUFFER_ALIGN)
+    else:
+        slots, slot_bytes, ub_use = spec_arch35.BUFFER_NUM, b, spec_arch35.ub_bytes(U, b)
+    _ub_fits(findings, ub_use, ub, f"the kernel's buffer of {slots} slots of ubFormer={U} "
+                                   f"elements ({U * slot_bytes} bytes each), rounded up to "
+                                   f"{spec_arch35.INIT_BUFFER_ALIGN} bytes, takes")
     register = spec_arch35.UB_ALIGN_BYTES // b
     if ub_former_off_block(U, b):
         findings.append(finding(

@@ -1,4 +1,4 @@
-"""Is a SwishGrad tiling correct for a tensor and a platform, and where not?
+"""Is a tiling (SwishGrad's, or another registered operator's) correct for a tensor and a platform, and where not?
 
 :func:`validate_tiling` checks a tiling record of either kernel
 analytically, from the per-core ranges, never element by element: the
@@ -27,6 +27,7 @@ from .checked import run_launch
 from .coverage import analyse_coverage
 from .findings import ValidationReport, finding
 from .host import check_numel
+from .operators import is_op_tiling, validate_op_tiling
 from .launch import KERNEL_NAMES, launch_of, negative_walk_fields, padded_numel, padded_slots, walk_classes
 from .rules import remarks, structure
 
@@ -80,9 +81,11 @@ def validate_tiling(tiling, numel, dtype, platform: Platform | None = None, bloc
 
     Parameters
     ----------
-    tiling : Tiling, record, bytes or Mapping
+    tiling : Tiling, OpTiling, record, bytes or Mapping
         A :func:`compute_tiling` result (carries its block dim and tiling
-        key), a record of either kernel (:data:`TILING_DTYPE`, Atlas A2;
+        key; for another registered operator, ``compute_tiling(op=...)``'s
+        :class:`~swishgrad_numba.ops.OpTiling`, checked against that
+        operator's kernel: docs/validation.md), a record of either kernel (:data:`TILING_DTYPE`, Atlas A2;
         :data:`ARCH35_TILING_DTYPE`, Ascend 950), the struct's bytes (72 or
         88), or a mapping of one layout's field names to numbers.
     numel : int
@@ -116,6 +119,11 @@ def validate_tiling(tiling, numel, dtype, platform: Platform | None = None, bloc
         ``tile``, ``message``; codes in :data:`CODES`) and ``.balance``
         (None when a 950 record's walk cannot be analysed).
     """
+    if is_op_tiling(tiling):
+        if buffers is not None:
+            raise ValueError(f"buffers applies to SwishGrad's A2 records; the {tiling.op} tiling is checked with "
+                             f"its operator's own buffer plan")
+        return validate_op_tiling(tiling, numel, dtype, platform, block_dim, checked=checked)
     launch = launch_of(tiling, dtype, platform, block_dim)
     numel = check_numel(numel)
     plan = _plan(launch, buffers)
@@ -150,6 +158,8 @@ def tiling_balance(tiling, numel, dtype, platform: Platform | None = None, block
     """
     report = validate_tiling(tiling, numel, dtype, platform, block_dim, buffers=buffers)
     if report.balance is None:
-        bad = [f.message for f in report.findings if f.code == "FIELD_NEGATIVE"]
+        bad = [f.message for f in report.findings if f.code in ("FIELD_NEGATIVE", "FIELD_RANGE")]
+        if not bad:   # an operator's walk that is not in core-class form (docs/validation.md)
+            bad = [f"the {tiling.op} kernel's walk is not analysed per core"] if is_op_tiling(tiling) else []
         raise ValueError("tiling: no load balance for a walk that cannot be analysed: " + " ".join(bad))
     return report.balance

@@ -1,0 +1,155 @@
+"""``swishgrad tiling --op OP`` and ``swishgrad validate --op OP`` for the registered operators but SwishGrad.
+
+SwishGrad (``--op swish_grad``, the default) keeps its own options
+(:mod:`.tiling`); another operator's record is its host tiling
+(``compute_tiling(op=...)``), optionally read from ``--file`` (its struct's
+bytes) or with struct fields overridden by ``--set NAME=VALUE``, and is
+checked by :func:`~swishgrad_numba.validate_tiling` against that operator's
+kernel (docs/validation.md).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+
+import numpy as np
+
+from ._paths import PathArgumentError, check_input_file, check_output_file
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+
+class OpUsageError(Exception):
+    """A bad argument of an operator's command: message to stderr, exit 2."""
+
+
+def operator_of(args):
+    """The registered operator ``--op`` names, or an OpUsageError listing them."""
+    from ..ops import get_operator
+
+    try:
+        return get_operator(args.op)
+    except ValueError as exc:
+        raise OpUsageError(str(exc).replace("op must", "--op must")) from None
+
+
+def _host(args, op, dt, platform):
+    """The operator's host tiling of --numel/--dtype/--beta on the platform."""
+    from ..tiling import compute_tiling
+
+    if args.beta is not None and not op.has_beta:
+        raise OpUsageError(f"--beta does not apply to --op {op.name}: the operator takes no beta")
+    try:
+        return compute_tiling(args.numel, dt, args.beta, platform, op=op.name)
+    except ValueError as exc:
+        raise OpUsageError(f"the host tiling refuses this input: {exc}") from None
+
+
+def _override(tiling, sets, record=None):
+    """The tiling with its struct fields set from ``NAME=VALUE`` texts (and ``record`` as its struct)."""
+    data = np.zeros((), dtype=tiling.data.dtype)
+    data[()] = tiling.data if record is None else record
+    for text in sets or ():
+        name, sep, value = text.partition("=")
+        if not sep or name not in data.dtype.names:
+            raise OpUsageError(f"--set {text!r}: expected NAME=VALUE with NAME one of {list(data.dtype.names)}")
+        ftype = data.dtype.fields[name][0]
+        try:
+            number = float(value) if ftype.kind == "f" else int(value, 0)
+        except ValueError:
+            raise OpUsageError(f"--set {text!r}: not a number") from None
+        if ftype.subdtype is not None:
+            raise OpUsageError(f"--set {name}: an array field is not set from the command line")
+        if ftype.kind in "iu":
+            info = np.iinfo(ftype)
+            if not info.min <= number <= info.max:
+                raise OpUsageError(f"--set {name} must be in [{info.min}, {info.max}] (a {ftype.name} field), "
+                                   f"got {number}")
+        data[name] = number
+    return dataclasses.replace(tiling, data=data[()])
+
+
+def cmd_op_tiling(args, dt, platform) -> int:
+    """``swishgrad tiling --op OP`` (not swish_grad): the record, its struct and its balance."""
+    from ..tiling import validate_tiling
+    from ..tiling.launch import KERNEL_NAMES
+
+    try:
+        op = operator_of(args)
+        if args.write is not None:
+            check_output_file(args.write, "--write")
+        tiling = _host(args, op, dt, platform)
+    except (OpUsageError, PathArgumentError) as exc:
+        print(f"swishgrad tiling: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        report, skipped = validate_tiling(tiling, args.numel, dt, platform), None
+        balance = report.balance
+        if balance is None:
+            skipped = f"the {op.name} {KERNEL_NAMES[tiling.architecture]}'s walk is not analysed per core"
+    except ValueError as exc:
+        balance, skipped = None, str(exc)
+    fields = tiling.as_dict()
+    fields["workspaceSize"] = tiling.workspace_size
+    if args.write is not None:
+        try:
+            with open(args.write, "wb") as f:
+                f.write(tiling.tobytes())
+        except OSError as exc:
+            print(f"swishgrad tiling: error: --write: cannot write {args.write!r}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return EXIT_USAGE
+    struct = op.kernels[tiling.architecture].struct
+    if args.json:
+        print(json.dumps({"op": op.name, "numel": args.numel, "dtype": dt.name, "platform": vars(platform),
+                          "kernel": tiling.architecture, "struct": struct, "tiling": fields,
+                          "struct_hex": tiling.tobytes().hex(),
+                          "balance": balance.as_dict() if balance is not None else None,
+                          "balance_skipped": skipped}, indent=2))
+        return EXIT_OK
+    print(f"{op.name} host tiling for numel={args.numel} {dt.name} on {platform} "
+          f"({KERNEL_NAMES[tiling.architecture]}, {struct}):")
+    width = max(len(k) for k in fields)
+    for name, value in fields.items():
+        print(f"  {name:<{width}} = {value}")
+    print(f"  struct ({len(tiling.tobytes())} bytes) = {tiling.tobytes().hex()}")
+    if args.write is not None:
+        print(f"  written to {args.write}")
+    if balance is None:
+        print(f"load balance: skipped: {skipped}")
+        return EXIT_OK
+    print("load balance:")
+    for line in balance.format().splitlines():
+        print("  " + line)
+    return EXIT_OK
+
+
+def op_tiling_from_args(args, dt, platform):
+    """The OpTiling ``validate --op`` checks: the host's, or --file's struct, then --set, --block-dim, --tiling-key."""
+    op = operator_of(args)
+    if args.numel is None:
+        raise OpUsageError("--numel is required")
+    host = _host(args, op, dt, platform)
+    record = None
+    if args.file:
+        check_input_file(args.file, "--file")
+        if args.block_dim is None:
+            raise OpUsageError("--block-dim is required with --file (the struct does not carry it)")
+        try:
+            with open(args.file, "rb") as f:
+                blob = f.read()
+        except OSError as exc:
+            raise OpUsageError(f"cannot read --file: {exc}") from None
+        want = host.data.dtype.itemsize
+        if len(blob) != want:
+            raise OpUsageError(f"--file holds {len(blob)} bytes, but the {op.name} struct of the "
+                               f"{platform.architecture} kernel ({op.kernels[platform.architecture].struct}) is "
+                               f"{want} bytes")
+        record = np.frombuffer(blob, dtype=host.data.dtype)[0]
+    tiling = _override(host, args.set, record)
+    if args.block_dim is not None:
+        tiling = dataclasses.replace(tiling, block_dim=args.block_dim)
+    if args.tiling_key is not None:
+        tiling = dataclasses.replace(tiling, tiling_key=args.tiling_key)
+    return tiling
