@@ -28,20 +28,22 @@ from numba.extending import overload
 from .. import runtime
 from ..casts import (bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_bf16_bits_round, f32_to_f16_bits,
                      f32_to_f16_bits_round)
-from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, DTypeInfo
+from .. import kernel as kernel_pkg
+from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, DTypeInfo, dtype_info
 from ..kernel.exp import exp_f32, vexp_f32
 from ..platform import ARCH_950, ARCH_A2, Platform
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 from ..spec.arith import INIT_BUFFER_ALIGN, ceil_div, pad_to
-from .registry import Kernel, Operator, OpTiling, register
+from ..tiling.findings import finding
+from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 
 __all__ = [
     "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "A2_FIELDS", "ARCH35_FIELDS", "ATTR_NEG_ONE", "ATTR_ZERO",
     "ATTR_OTHER", "V_A2", "V_950_NEG_ONE", "V_950_ZERO", "V_950_OTHER", "Dag", "DAGS", "a2_attr", "arch35_attr",
     "is_float_equal", "tiling_key", "a2_buffer_plan", "a2_ub_bytes", "a2_host_tiling", "arch35_dag",
     "arch35_host_tiling", "arch35_kernel_fields", "arch35_ub_bytes", "host_tiling", "variant_of", "forward_value",
-    "output_table", "SWISH", "SILU",
+    "output_table", "a2_walk_check", "arch35_walk_check", "run", "SWISH", "SILU",
 ]
 
 # ---------------------------------------------------------------- structs
@@ -392,35 +394,39 @@ def _compute_pass_overload(x_buf, y_buf, t_buf, e_buf, n, scale, table, variant)
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _run_piece(piece, x, out, scale, table, variant, x_local, y_local, t_buf, e_buf):
-    """A piece's cores (``piece.cores`` alike, ``piece.stride`` apart; see
-    ``kernel.walk.PIECE_DTYPE``), each its passes: CopyIn (the part past the
-    tensor zero-filled), Compute, CopyOut (only the part inside),
-    ping-ponging two buffers per queue."""
-    numel = out.shape[0]
-    capacity = x_local.shape[1]
+    """A piece's cores (``piece.cores`` of them, ``piece.stride`` apart), each in turn."""
     for c in range(piece.cores):
         start = piece.start + c * piece.stride
-        if start >= numel:   # the cores start in order: the rest lie past the tensor too
+        if start >= out.shape[0]:   # the cores start in order: the rest lie past the tensor too
             break
-        for p in range(piece.passes):
-            length = piece.pass_len if p < piece.passes - 1 else piece.last_len
-            length = min(length, capacity)
-            offset = start + p * piece.pass_len
-            valid = min(length, numel - offset) if offset < numel else 0
-            if valid <= 0:
-                continue
-            ping = p % 2
-            xb = x_local[ping]
-            yb = y_local[ping]
-            src = x[offset:offset + valid]
-            for j in range(valid):
-                xb[j] = src[j]
-            for j in range(valid, length):
-                xb[j] = 0
-            _compute_pass(xb, yb, t_buf, e_buf, length, scale, table, variant)
-            dst = out[offset:offset + valid]
-            for j in range(valid):
-                dst[j] = yb[j]
+        _run_core(start, piece, x, out, scale, table, variant, x_local, y_local, t_buf, e_buf)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _run_core(start, piece, x, out, scale, table, variant, x_local, y_local, t_buf, e_buf):
+    """One core's passes: CopyIn (the part past the tensor zero-filled),
+    Compute, CopyOut (only the part inside), ping-ponging two buffers per queue."""
+    numel = out.shape[0]
+    capacity = x_local.shape[1]
+    for p in range(piece.passes):
+        length = piece.pass_len if p < piece.passes - 1 else piece.last_len
+        length = min(length, capacity)
+        offset = start + p * piece.pass_len
+        valid = min(length, numel - offset) if offset < numel else 0
+        if valid <= 0:
+            continue
+        ping = p % 2
+        xb = x_local[ping]
+        yb = y_local[ping]
+        src = x[offset:offset + valid]
+        for j in range(valid):
+            xb[j] = src[j]
+        for j in range(valid, length):
+            xb[j] = 0
+        _compute_pass(xb, yb, t_buf, e_buf, length, scale, table, variant)
+        dst = out[offset:offset + valid]
+        for j in range(valid):
+            dst[j] = yb[j]
 
 
 @njit(parallel=True, cache=True, error_model="numpy")
@@ -462,12 +468,59 @@ def launch(x: np.ndarray, out: np.ndarray, launch_plan, scale32, info: DTypeInfo
         else:
             _launch(xb, ob, launch_plan.pieces, launch_plan.bins, launch_plan.capacity, scale32, table, variant)
 
+# ---------------------------------------------------------------- a record, checked and run
+
+
+def _key_findings(tiling: OpTiling, attr: int) -> tuple:
+    expected = tiling_key(attr)
+    if tiling.tiling_key == expected:
+        return ()
+    return (finding("TILING_KEY_MISMATCH", f"tiling key {tiling.tiling_key}; the Swish host gives {expected} for "
+                                           f"scale={float(tiling['scale'])!r} (schMode {SCH_MODE}, attrWork "
+                                           f"{attr})."),)
+
+
+def a2_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platform) -> WalkCheck:
+    """The A2 record for the validator: SwishGrad's A2 walk (the same eight
+    integer fields), this kernel's UB plan and tiling key."""
+    fields = spec_a2.TilingFields(*(int(tiling[name]) for name in spec_a2.FIELDS))
+    return WalkCheck(fields, a2_buffer_plan(info.itemsize), fields.tileDataNum,
+                     _key_findings(tiling, a2_attr(tiling["scale"])))
+
+
+def arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platform) -> WalkCheck:
+    """The 950 record for the validator: the ElewiseTiling walk the kernel
+    derives from ``dim0``, ``coreNum`` and ``ubFormer``, the DAG's buffer."""
+    dag = arch35_dag(tiling["scale"])
+    plan = ((dag.buffer_num(info.itemsize), dag.max_itemsize(info.itemsize)),)
+    keys = _key_findings(tiling, dag.attr)
+    bad = [name for name in ("dim0", "coreNum", "ubFormer") if int(tiling[name]) < 1]
+    if bad:
+        return WalkCheck(None, plan, 0, keys + tuple(
+            finding("FIELD_RANGE", f"{name}={int(tiling[name])}: the kernel divides by it and needs it >= 1.")
+            for name in bad))
+    fields = arch35_kernel_fields(int(tiling["dim0"]), int(tiling["coreNum"]), int(tiling["ubFormer"]))
+    return WalkCheck(fields, plan, fields.ubFormer, keys)
+
+
+def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
+    """The kernel with a checked record over flat contiguous ``x`` and ``out`` (``grad`` None)."""
+    if grad is not None:
+        raise ValueError(f"grad must be None for the forward operator {tiling.op!r} (it reads x only)")
+    info = dtype_info(out.dtype, argname="out.dtype")
+    scale32 = np.float32(tiling["scale"])
+    fields = walk_fields(tiling)
+    launch_plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(tiling.architecture),
+                                         out.size)
+    launch(x, out, launch_plan, scale32, info, variant_of(tiling.architecture, scale32))
+
 # ---------------------------------------------------------------- registration
 
 _KERNELS = {
-    ARCH_A2: Kernel(ARCH_A2, "experimental/activation/swish", "SwishTilingData", A2_RECORD_DTYPE, "CAST_ROUND"),
+    ARCH_A2: Kernel(ARCH_A2, "experimental/activation/swish", "SwishTilingData", A2_RECORD_DTYPE, "CAST_ROUND",
+                    a2_walk_check, run),
     ARCH_950: Kernel(ARCH_950, "activation/swish (arch35)", "EleBaseTilingData32B", ARCH35_RECORD_DTYPE,
-                     "CAST_RINT"),
+                     "CAST_RINT", arch35_walk_check, run),
 }
 
 
