@@ -58,3 +58,12 @@ def test_timeline_chip_sets_cores(capsys):
     assert main(["timeline", "--numel", "10000000", "--soc", "Ascend910B4"]) == 0
     out = capsys.readouterr().out
     assert "(40 cores)" in out and "0-39" in out
+
+
+@pytest.mark.parametrize("op", ["swish", "silu", "silu_grad"])
+def test_timeline_of_another_operator(capsys, op):
+    assert main(["timeline", "--numel", "300000", "--dtype", "bfloat16", "--op", op]) == 0
+    out = capsys.readouterr().out
+    assert op in out and "aiv_vec_time(us)" in out
+    assert main(["timeline", "--numel", "300000", "--op", op, "--best"]) == 2
+    assert "--best works on SwishGrad's tilings" in capsys.readouterr().err

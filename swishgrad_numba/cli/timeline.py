@@ -20,13 +20,21 @@ _COLUMNS = ("aiv_time(us)", "aiv_vec_time(us)", "aiv_vec_ratio", "aiv_mte2_time(
             "aiv_mte3_time(us)", "aiv_mte3_ratio", "aiv_scalar_time(us)", "aiv_scalar_ratio")
 
 
+def dt_ops():
+    """The operators the device-time model knows (the registry's)."""
+    from ..ops import OPERATORS
+
+    return OPERATORS
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "timeline", help="model one launch's device time (a timeline, per-core pipe use, --best tiling)",
         description=__doc__.split("\n\n")[0] + " It is an estimate from public figures, not a measurement.")
     p.add_argument("--numel", type=_positive, required=True, help="elements of the tensor")
     p.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (default float32)")
-    p.add_argument("--op", default="swish_grad", help="operator (default swish_grad)")
+    p.add_argument("--op", default="swish_grad", choices=sorted(dt_ops()),
+                   help="operator (default swish_grad); SiluGrad on the 950 is not modelled")
     p.add_argument("--soc", "--soc-version", dest="soc_version", default=None, metavar="SOC",
                    help="SoC family or chip name (default ascend910b; ascend950 or a 950 chip runs the 950 kernel); "
                         "a chip name picks its own figures (e.g. Ascend910B4)")
@@ -97,6 +105,11 @@ def run(args) -> int:
                 check_output_file(path, name)
         if args.best and args.compare:
             raise ValueError("--best and --compare: give one of them")
+        if args.op != "swish_grad":
+            for given, name in ((args.file, "--file"), (args.compare, "--compare"), (args.best, "--best")):
+                if given:
+                    raise ValueError(f"{name} works on SwishGrad's tilings (--op swish_grad); the other operators' "
+                                     f"host tilings are estimated as they are")
         platform = _platform(args)
         params = dt.default_params(platform)
         if args.params is not None:

@@ -1,5 +1,5 @@
-"""What one launch would cost on the device: :func:`estimate` (a SwishGrad tiling), :func:`estimate_custom`
-(any element-wise kernel on the same template) and the :class:`Estimate` they return."""
+"""What one launch would cost on the device: :func:`estimate` (a tiling of a registered operator),
+:func:`estimate_custom` (any element-wise kernel on the same template) and the :class:`Estimate` they return."""
 from __future__ import annotations
 
 import numbers
@@ -10,13 +10,13 @@ import numpy as np
 from .. import kernel
 from ..dtypes import dtype_info
 from ..kernel.plan import classes_of, core_runs, work_bound
-from ..kernel.sequence import device_instructions
-from ..platform import ARCH_950, REFERENCE_PLATFORM, Platform
+from ..ops import OPERATORS, get_operator
+from ..platform import ARCH_950, ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
 from ..spec import a2 as spec_a2
-from ..spec import arch35 as spec_arch35
 from ..spec.arith import pad_to
 from ..tiling.host import check_numel, compute_tiling
 from ..tiling.launch import launch_of
+from ..tiling.operators import is_op_tiling
 from ..tiling.validate import validate_tiling
 from .params import Params, default_params
 from .queue import PIPES, schedule, settle_bandwidth
@@ -25,8 +25,10 @@ from .trace import plot_gantt, write_trace
 
 __all__ = ["Estimate", "estimate", "estimate_custom", "OPS", "MAX_TILES"]
 
-#: The operators the model knows: name -> (inputs, outputs). Their instruction lists live with their kernels.
-OPS = {"swish_grad": (2, 1)}
+#: The operators the model knows: every registered one (:mod:`swishgrad_numba.ops`), by name -> (inputs,
+#: outputs). Their instruction lists live with their kernels (``Kernel.device_instructions``); a kernel whose
+#: walk is not in the template's core-class form (SiluGrad's 950 BroadcastTiling) is refused.
+OPS = {name: (op.inputs, 1) for name, op in OPERATORS.items()}
 #: The most tiles one estimate models (a guard against broken records).
 MAX_TILES = 50_000_000
 # DataCopy moves whole 32-byte blocks of UB.
@@ -268,14 +270,24 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
         raise ValueError(f"op must be one of {sorted(OPS)}, got {op!r}")
     numel = check_numel(numel)
     info = dtype_info(dtype, argname="dtype")
+    operator = get_operator(op)
     if tiling is None:
-        tiling = compute_tiling(numel, info.numpy, platform=platform if platform is not None else REFERENCE_PLATFORM)
-    launch = launch_of(tiling, info.numpy, platform, block_dim)
+        tiling = compute_tiling(numel, info.numpy, platform=platform if platform is not None else REFERENCE_PLATFORM,
+                                op=op)
+    if op == "swish_grad":
+        launch = launch_of(tiling, info.numpy, platform, block_dim)
+        fields, block_dim, architecture, platform = launch.fields, launch.block_dim, launch.architecture, \
+            launch.platform
+    else:
+        fields, block_dim, architecture, platform = _op_launch(operator, tiling, numel, info, platform, block_dim)
     report = validate_tiling(tiling, numel, info.numpy, platform, block_dim)
     findings = tuple(str(f) for f in report.errors)
     if not report.ok and not allow_invalid:
         raise ValueError("tiling: the validator rejects it (pass allow_invalid=True to estimate it anyway): "
                          + "; ".join(findings))
+    if fields is None:
+        raise ValueError(f"tiling: its fields give no walk the model can follow: {'; '.join(findings)}")
+    launch = _Launch(fields, block_dim, architecture, platform)
     arch = kernel.arch_code(launch.architecture)
     if work_bound(launch.fields, launch.block_dim, arch, numel) > MAX_TILES * (1 << 20):
         raise ValueError("tiling: its walk is too long to model")
@@ -288,15 +300,39 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
     distinct["passes"], distinct["pass_len"], distinct["last_len"] = shapes[:, 0], shapes[:, 1], shapes[:, 2]
     offsets, tiles = _tiles_of_walks(distinct)
     inputs, outputs = OPS[op]
-    if buffer_num is None:
-        buffer_num = spec_a2.BUFFER_NUM if launch.architecture != ARCH_950 else \
-            spec_arch35.BUFFER_NUM // (inputs + outputs)
+    if buffer_num is None:   # the kernel's own, else ping-pong (spec.a2.BUFFER_NUM; every 950 queue too)
+        queue_buffers = operator.kernels[launch.architecture].queue_buffers
+        buffer_num = queue_buffers(tiling) if queue_buffers is not None else spec_a2.BUFFER_NUM
     buffer_num = _positive_int(buffer_num, "buffer_num")
     params = _check_params(params, launch.platform)
-    instructions = device_instructions(arch, info.itemsize)
+    instructions = operator.kernels[launch.architecture].device_instructions(tiling, info.itemsize)
     name = label or f"{op} {info.name} numel={numel} on {launch.platform.soc_version} ({launch.block_dim} cores)"
     return simulate(offsets, np.maximum(tiles, 0), info.itemsize, 4, inputs, outputs, instructions, buffer_num,
                     params, name, valid=report.ok, findings=findings, classes=np.ravel(classes).astype(np.int64))
+
+
+@dataclass(frozen=True)
+class _Launch:
+    fields: object
+    block_dim: int
+    architecture: str
+    platform: Platform
+
+
+def _op_launch(operator, tiling, numel, info, platform, block_dim):
+    """``(fields, block_dim, architecture, platform)`` of another operator's record: its walk in the template's
+    core-class form (``Kernel.walk_check``), or a ValueError where the model cannot follow it."""
+    if not is_op_tiling(tiling) or tiling.op != operator.name:
+        raise TypeError(f"tiling must be an {operator.name!r} record from compute_tiling(..., op={operator.name!r}), "
+                        f"got {type(tiling).__name__}")
+    kernel_desc = operator.kernels[tiling.architecture]
+    if platform is None:
+        platform = ASCEND950_PLATFORM if tiling.architecture == ARCH_950 else REFERENCE_PLATFORM
+    if kernel_desc.device_instructions is None or kernel_desc.walk_check is None:
+        raise ValueError(f"op {operator.name!r} on the {tiling.architecture} kernel is not on the template's walk "
+                         f"(its tiling is not in core-class form); the model does not cover it")
+    check = kernel_desc.walk_check(tiling, numel, info, platform)
+    return check.fields, int(tiling.block_dim if block_dim is None else block_dim), tiling.architecture, platform
 
 
 _WALK_DTYPE = np.dtype([("start", "<i8"), ("passes", "<i8"), ("pass_len", "<i8"), ("last_len", "<i8")])

@@ -71,6 +71,13 @@ class Kernel:
         ``run(grad, x, out, tiling)``: the kernel's launch with a checked
         :class:`OpTiling` over flat contiguous arrays (``grad`` None for a
         forward operator).
+    device_instructions : callable, optional
+        ``device_instructions(tiling, itemsize) -> tuple of str``: the vector
+        instructions one tile (950: one UB loop) issues, as the device-time
+        model (:mod:`swishgrad_numba.devicetime`) charges them.
+    queue_buffers : callable, optional
+        ``queue_buffers(tiling) -> int``: buffers per queue of the launch
+        (``BUFFER_NUM``); 2 (ping-pong) where not given.
     """
 
     architecture: str
@@ -80,6 +87,8 @@ class Kernel:
     narrowing: str
     walk_check: Callable | None = None
     run: Callable | None = None
+    device_instructions: Callable | None = None
+    queue_buffers: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +110,8 @@ class Operator:
         checked arguments (``beta32`` None where the operator has no beta).
     has_beta : bool
         Whether the operator takes a beta (``betaOptional``).
+    inputs : int
+        Input tensors its kernel copies in (1 for a forward, 2 for a backward).
     """
 
     name: str
@@ -109,6 +120,7 @@ class Operator:
     kernels: Mapping[str, Kernel] = field(default_factory=dict)
     host_tiling: Callable | None = None
     has_beta: bool = False
+    inputs: int = 1
 
 
 @dataclass(frozen=True)

@@ -912,10 +912,22 @@ def _registry_host_tiling(numel, info, beta32, platform):
                     tiling_key=tiling.tiling_key, workspace_size=tiling.workspace_size)
 
 
+#: The vector instructions of one A2 tile (op_kernel/silu_grad.h, docs/model.md "SiluBackward"), for the
+#: device-time model; a 16-bit tile adds the widening Casts of dy and x and the narrowing one.
+A2_DEVICE_INSTRUCTIONS = ("Muls", "Exp", "Adds", "Duplicate", "Div", "Sub", "Mul", "Adds", "Mul", "Mul")
+
+
+def _a2_device_instructions(tiling, itemsize: int) -> tuple:
+    steps = A2_DEVICE_INSTRUCTIONS
+    return steps if itemsize == 4 else ("Cast", "Cast") + steps + ("Cast",)
+
+
 SILU_GRAD = register(Operator(
     NAME, (ACLNN_NAME + "GetWorkspaceSize", ACLNN_NAME), OP_TYPE,
     {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/silu_grad", "SiluGradTilingData", A2_TILING_DTYPE,
-                     "CAST_RINT", a2_walk_check, run),
+                     "CAST_RINT", a2_walk_check, run, _a2_device_instructions,
+                     # schMode (the tiling key) 0 is single-buffered, 1 double
+                     lambda tiling: 1 if tiling.tiling_key == SCH_MODE_SINGLE else 2),
      ARCH_950: Kernel(ARCH_950, "activation/silu_grad (arch35)", "SiluGradTilingData", ARCH35_TILING_DTYPE,
                       "CAST_RINT", arch35_walk_check, run)},
-    _registry_host_tiling, has_beta=False))
+    _registry_host_tiling, has_beta=False, inputs=2))

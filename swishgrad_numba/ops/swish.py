@@ -516,11 +516,34 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
 
 # ---------------------------------------------------------------- registration
 
+#: The vector instructions of one tile per kernel (A2) or DAG (950), for the
+#: device-time model: the sequences of docs/model.md ("Swish and Silu"); a
+#: 16-bit tile adds the widening Cast of x in front and the narrowing one after.
+DEVICE_INSTRUCTIONS = {
+    "a2": ("Muls", "Exp", "Adds", "Div"),
+    ATTR_NEG_ONE: ("Exp", "Adds", "Div"),
+    ATTR_ZERO: ("Muls",),
+    ATTR_OTHER: ("Muls", "Muls", "Exp", "Adds", "Div"),
+}
+
+
+def _with_casts(steps: tuple, itemsize: int) -> tuple:
+    return steps if itemsize == 4 else ("Cast",) + steps + ("Cast",)
+
+
+def _a2_device_instructions(tiling: OpTiling, itemsize: int) -> tuple:
+    return _with_casts(DEVICE_INSTRUCTIONS["a2"], itemsize)
+
+
+def _arch35_device_instructions(tiling: OpTiling, itemsize: int) -> tuple:
+    return _with_casts(DEVICE_INSTRUCTIONS[arch35_dag(tiling["scale"]).attr], itemsize)
+
+
 _KERNELS = {
     ARCH_A2: Kernel(ARCH_A2, "experimental/activation/swish", "SwishTilingData", A2_RECORD_DTYPE, "CAST_ROUND",
-                    a2_walk_check, run),
+                    a2_walk_check, run, _a2_device_instructions),
     ARCH_950: Kernel(ARCH_950, "activation/swish (arch35)", "EleBaseTilingData32B", ARCH35_RECORD_DTYPE,
-                     "CAST_RINT", arch35_walk_check, run),
+                     "CAST_RINT", arch35_walk_check, run, _arch35_device_instructions),
 }
 
 
