@@ -132,6 +132,32 @@ def _check_array(value, argname: str) -> np.ndarray:
     return value
 
 
+def _check_pair(grad_output, x):
+    """The dtype row of a (grad_output, x) pair of one dtype and shape, or the error naming the argument."""
+    _check_array(grad_output, "grad_output")
+    _check_array(x, "x")
+    dtype_info(grad_output.dtype, argname="grad_output.dtype")
+    info = dtype_info(x.dtype, argname="x.dtype")
+    if grad_output.dtype != x.dtype:
+        raise TypeError(f"grad_output and x must have the same dtype, got {grad_output.dtype} and {x.dtype}")
+    if grad_output.shape != x.shape:
+        raise ValueError(f"grad_output and x must have the same shape, got {grad_output.shape} and {x.shape}")
+    return info
+
+
+def _check_out(out, x) -> None:
+    """``out`` (when given) must be a writeable array of ``x``'s dtype and shape."""
+    if out is None:
+        return
+    _check_array(out, "out")
+    if out.dtype != x.dtype:
+        raise TypeError(f"out must have dtype {x.dtype}, got {out.dtype}")
+    if out.shape != x.shape:
+        raise ValueError(f"out must have shape {x.shape}, got {out.shape}")
+    if not out.flags.writeable:
+        raise ValueError("out must be writeable")
+
+
 def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | None = None, scale=None,
                    sconf=None):
     """Gradient of Swish, ``grad_output * s'(x)``, exactly as the NPU kernel computes it.
@@ -162,25 +188,11 @@ def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | 
     -----
     The numerics model is described in ``docs/model.md``.
     """
-    _check_array(grad_output, "grad_output")
-    _check_array(x, "x")
-    dtype_info(grad_output.dtype, argname="grad_output.dtype")
-    info = dtype_info(x.dtype, argname="x.dtype")
-    if grad_output.dtype != x.dtype:
-        raise TypeError(f"grad_output and x must have the same dtype, got {grad_output.dtype} and {x.dtype}")
-    if grad_output.shape != x.shape:
-        raise ValueError(f"grad_output and x must have the same shape, got {grad_output.shape} and {x.shape}")
+    info = _check_pair(grad_output, x)
     beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf})
     if platform is not None and not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-    if out is not None:
-        _check_array(out, "out")
-        if out.dtype != x.dtype:
-            raise TypeError(f"out must have dtype {x.dtype}, got {out.dtype}")
-        if out.shape != x.shape:
-            raise ValueError(f"out must have shape {x.shape}, got {out.shape}")
-        if not out.flags.writeable:
-            raise ValueError("out must be writeable")
+    _check_out(out, x)
     if x.size == 0:
         return np.empty(x.shape, dtype=x.dtype) if out is None else out
 

@@ -11,7 +11,7 @@ import functools
 import numpy as np
 
 from . import kernel, runtime
-from .api import _check_array
+from .api import _check_array, _check_out
 from .dtypes import DTypeInfo, beta_argument, dtype_info
 from .ops import swish as swish_op
 from .platform import REFERENCE_PLATFORM, Platform
@@ -40,14 +40,7 @@ def _forward(op_name: str, x, scale32: np.float32, out, platform):
     info = dtype_info(x.dtype, argname="x.dtype")
     if platform is not None and not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-    if out is not None:
-        _check_array(out, "out")
-        if out.dtype != x.dtype:
-            raise TypeError(f"out must have dtype {x.dtype}, got {out.dtype}")
-        if out.shape != x.shape:
-            raise ValueError(f"out must have shape {x.shape}, got {out.shape}")
-        if not out.flags.writeable:
-            raise ValueError("out must be writeable")
+    _check_out(out, x)
     if x.size == 0:
         return np.empty(x.shape, dtype=x.dtype) if out is None else out
     platform = platform or REFERENCE_PLATFORM

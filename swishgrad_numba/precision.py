@@ -555,19 +555,12 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
         ``.count()`` enumerate again on demand.
     """
     from . import kernel, runtime
-    from .api import _check_array
+    from .api import _check_pair
     from .dtypes import beta_argument
     from .kernel import envelope as kenv
     from .platform import REFERENCE_PLATFORM, Platform
 
-    _check_array(grad_output, "grad_output")
-    _check_array(x, "x")
-    dtype_info(grad_output.dtype, argname="grad_output.dtype")
-    info = dtype_info(x.dtype, argname="x.dtype")
-    if grad_output.dtype != x.dtype:
-        raise TypeError(f"grad_output and x must have the same dtype, got {grad_output.dtype} and {x.dtype}")
-    if grad_output.shape != x.shape:
-        raise ValueError(f"grad_output and x must have the same shape, got {grad_output.shape} and {x.shape}")
+    info = _check_pair(grad_output, x)
     beta32 = beta_argument(beta, {})
     exp_ulp = _ulp_budget(exp_ulp, "exp_ulp")
     div_ulp = _ulp_budget(div_ulp, "div_ulp")

@@ -37,8 +37,8 @@ from .enums import (
 )
 from .state import get_platform
 from .twophase import get_workspace_size, queue_launch, tensor_view as _view
-from .twophase import live_tensor as _live_tensor
-from .tensor import aclScalar, aclTensor, _check_addressable, _check_geometry
+from .twophase import live_optional_scalar, live_tensor as _live_tensor
+from .tensor import aclTensor, _check_addressable, _check_geometry
 
 __all__ = ["aclOpExecutor", "aclnnSwishBackwardGetWorkspaceSize", "aclnnSwishBackward"]
 
@@ -101,11 +101,9 @@ def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
         bad = _live_tensor(tensor, name)
         if bad:
             return bad
-    if beta is not None:
-        if not isinstance(beta, aclScalar):
-            return ACLNN_ERR_PARAM_NULLPTR, f"betaOptional must be an aclScalar or None, got {type(beta).__name__}"
-        if beta.destroyed:
-            return ACLNN_ERR_PARAM_NULLPTR, "betaOptional was destroyed by aclDestroyScalar (dangling pointer)"
+    bad = live_optional_scalar(beta, "betaOptional")
+    if bad:
+        return bad
 
     # 2. Data types.
     supported = ", ".join(_dtype_name(c) for c in _KERNEL_DTYPES)

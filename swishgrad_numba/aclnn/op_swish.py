@@ -38,8 +38,8 @@ from .enums import (
 )
 from .state import get_platform
 from .twophase import get_workspace_size, queue_launch, tensor_view as _view
-from .twophase import live_tensor as _live_tensor
-from .tensor import _check_addressable, _check_geometry, aclScalar, aclTensor
+from .twophase import live_optional_scalar, live_tensor as _live_tensor
+from .tensor import _check_addressable, _check_geometry, aclTensor
 
 __all__ = ["aclnnSwishGetWorkspaceSize", "aclnnSwish", "aclnnSiluGetWorkspaceSize", "aclnnSilu"]
 
@@ -78,11 +78,9 @@ def _phase_one(op: str, self_, beta, out, platform: Platform):
         bad = _live_tensor(tensor, name)
         if bad:
             return bad
-    if beta is not None:
-        if not isinstance(beta, aclScalar):
-            return ACLNN_ERR_PARAM_NULLPTR, f"betaOptional must be an aclScalar or None, got {type(beta).__name__}"
-        if beta.destroyed:
-            return ACLNN_ERR_PARAM_NULLPTR, "betaOptional was destroyed by aclDestroyScalar (dangling pointer)"
+    bad = live_optional_scalar(beta, "betaOptional")
+    if bad:
+        return bad
     # CheckDtypeValidActivation: self, out in the list; out of self's dtype; the bfloat16 SoC rule.
     allowed = _dtype_list(platform)
     names = ", ".join(_dtype_name(c) for c in allowed)

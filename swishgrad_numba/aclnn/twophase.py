@@ -4,7 +4,8 @@ An operator module (:mod:`.op_api` for SwishGrad, :mod:`.op_swish`,
 :mod:`.op_silu_grad`) writes only its own phase-one checks, in its op_api's
 order, and how its launch runs. What is the same for all of them lives here:
 
-- :func:`live_tensor`: a null, foreign or destroyed tensor pointer;
+- :func:`live_tensor`, :func:`live_optional_scalar`: a null, foreign or
+  destroyed pointer;
 - :func:`tensor_view`: a tensor's view over its storage;
 - :func:`get_workspace_size`: phase one's frame (a bug never escapes as an
   exception; a failure records its message and returns ``(status, 0, None)``);
@@ -27,7 +28,7 @@ from .enums import (
     _is_int,
 )
 from .state import _fail
-from .tensor import aclTensor
+from .tensor import aclScalar, aclTensor
 
 __all__ = []   # private to the aclnn package
 
@@ -40,6 +41,17 @@ def live_tensor(tensor, argname: str):
         return ACLNN_ERR_PARAM_NULLPTR, f"{argname} must be an aclTensor, got {type(tensor).__name__}"
     if tensor.destroyed:
         return ACLNN_ERR_PARAM_NULLPTR, f"{argname} was destroyed by aclDestroyTensor (dangling pointer)"
+    return None
+
+
+def live_optional_scalar(scalar, argname: str):
+    """None if ``scalar`` is None or a live aclScalar, else (status, message)."""
+    if scalar is None:
+        return None
+    if not isinstance(scalar, aclScalar):
+        return ACLNN_ERR_PARAM_NULLPTR, f"{argname} must be an aclScalar or None, got {type(scalar).__name__}"
+    if scalar.destroyed:
+        return ACLNN_ERR_PARAM_NULLPTR, f"{argname} was destroyed by aclDestroyScalar (dangling pointer)"
     return None
 
 
