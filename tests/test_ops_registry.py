@@ -38,3 +38,15 @@ def test_silu_takes_no_beta_and_swish_does():
         sg.compute_tiling(64, "float32", 2.0, op="silu_grad")
     t = sg.compute_tiling(64, "float32", 2.5, op="swish")
     assert t.data["scale"] == np.float32(2.5)
+
+
+@pytest.mark.parametrize("op", ["swish", "silu_grad"])
+def test_an_operators_tiling_is_frozen_with_its_record(op):
+    t = sg.compute_tiling(4096, "float32", op=op)
+    before = t.tobytes()
+    view = np.array(t.data)
+    with pytest.raises(ValueError):
+        view[t.data.dtype.names[0]] = 7
+    with pytest.raises((ValueError, TypeError)):
+        t.data[t.data.dtype.names[0]] = 7
+    assert t.tobytes() == before

@@ -151,6 +151,12 @@ class OpTiling:
     tiling_key: int
     workspace_size: int
 
+    def __post_init__(self):
+        # Frozen means the record too (as for Tiling): a private, read-only copy.
+        from ..tiling.records import private_record
+
+        object.__setattr__(self, "data", private_record(self.data))
+
     def __getitem__(self, name):
         return self.data[name]
 

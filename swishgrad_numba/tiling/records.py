@@ -23,7 +23,7 @@ from ..platform import ARCH_950, ARCH_A2
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 
-__all__ = [
+__all__ = ["private_record", 
     "TILING_DTYPE", "TILING_FIELDS", "ARCH35_TILING_DTYPE", "ARCH35_TILING_FIELDS", "RecordLayout", "LAYOUTS",
     "Tiling", "layout_of", "tiling_fields",
 ]
@@ -99,6 +99,17 @@ def tiling_fields(record):
     return layout.fields_type(*(int(record[name]) for name in layout.int_fields))
 
 
+def private_record(data):
+    """A private, read-only copy of a struct record (a frozen tiling's ``data``).
+
+    A void scalar is a view of its array's memory, and ``np.array(void)``
+    (even with ``copy=True``) may be another view: copy by assignment."""
+    private = np.zeros(np.shape(data), dtype=data.dtype)
+    private[...] = data
+    private.flags.writeable = False
+    return private[()] if private.ndim == 0 else private
+
+
 @dataclass(frozen=True)
 class Tiling:
     """What the host tiling hands to a launch.
@@ -122,14 +133,7 @@ class Tiling:
     workspace_size: int = 0
 
     def __post_init__(self):
-        # Frozen means the record too: keep a private copy and hand out only
-        # read-only views of it (a void scalar is a view of its array's memory,
-        # and np.array(void) another view).
-        # (np.array(void, copy=True) may still share the void's memory: copy by assignment.)
-        private = np.zeros(np.shape(self.data), dtype=self.data.dtype)
-        private[...] = self.data
-        private.flags.writeable = False
-        object.__setattr__(self, "data", private[()] if private.ndim == 0 else private)
+        object.__setattr__(self, "data", private_record(self.data))
 
     def __reduce__(self):
         # Pickle and copy through the constructor, so a copy's record is private and read-only too.
