@@ -32,7 +32,7 @@ from . import flat, plan, saturation, sequence, walk
 from .plan import Plan
 from .sequence import ARCH_950, ARCH_A2
 
-__all__ = ["ARCH_A2", "ARCH_950", "Plan", "SERIAL_BELOW", "arch_code", "launch", "plan_launch", "run_flat",
+__all__ = ["ARCH_A2", "ARCH_950", "Plan", "SERIAL_BELOW", "TableCache", "arch_code", "launch", "plan_launch", "run_flat",
            "derivative_table"]
 
 #: Launches of fewer elements run on the calling thread: waking the thread
@@ -48,30 +48,45 @@ def arch_code(architecture: str) -> int:
     """The jitted code's selector of a platform's architecture (``Platform.architecture``)."""
     return _ARCH_CODES[architecture]
 
-# s'(x) tables of the 16-bit kernels, keyed by (arch, dtype code, beta bits).
-_TABLE_CACHE: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
-_TABLE_CACHE_SIZE = 16
+class TableCache:
+    """The 16-bit kernels' 65,536-entry tables, built once per key and kept
+    read-only, the ``size`` most recently used ones at most.
+
+    Thread-safe: guarded by the package's lock (building a table is itself
+    a parallel launch). Every operator's tables use one of these."""
+
+    def __init__(self, size: int = 16):
+        self._tables: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
+        self._size = size
+
+    def get(self, key, build) -> np.ndarray:
+        """The table of ``key``, made by ``build()`` the first time."""
+        with runtime.launch_lock():
+            table = self._tables.get(key)
+            if table is None:
+                table = build()
+                table.flags.writeable = False
+                self._tables[key] = table
+                if len(self._tables) > self._size:
+                    self._tables.popitem(last=False)
+            else:
+                self._tables.move_to_end(key)
+            return table
+
+
+# s'(x) tables of the 16-bit kernels, keyed by (arch, dtype code, beta bits, saturation).
+_DERIVATIVE_TABLES = TableCache()
 
 
 def derivative_table(arch: int, info: DTypeInfo, beta: np.float32, saturation: bool = False) -> np.ndarray:
     """s'(x) of kernel ``arch`` for all 65,536 x of a 16-bit dtype, cached.
 
     ``saturation``: every instruction saturated (the device's saturation
-    overflow mode). Thread-safe: the cache is guarded by the package's lock
-    (building a table is itself a parallel launch).
+    overflow mode).
     """
     key = (arch, info.code, int(np.float32(beta).view(np.uint32)), bool(saturation))
-    with runtime.launch_lock():
-        table = _TABLE_CACHE.get(key)
-        if table is None:
-            table = sequence.derivative_table(np.float32(beta), info.code, arch, bool(saturation))
-            table.flags.writeable = False
-            _TABLE_CACHE[key] = table
-            if len(_TABLE_CACHE) > _TABLE_CACHE_SIZE:
-                _TABLE_CACHE.popitem(last=False)
-        else:
-            _TABLE_CACHE.move_to_end(key)
-        return table
+    return _DERIVATIVE_TABLES.get(key, lambda: sequence.derivative_table(np.float32(beta), info.code, arch,
+                                                                         bool(saturation)))
 
 
 def plan_launch(fields, block_dim: int, arch: int, numel: int, threads: int | None = None) -> Plan:

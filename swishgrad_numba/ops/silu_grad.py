@@ -42,6 +42,7 @@ from .. import runtime
 from ..api import _check_array
 from ..casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
 from ..dtypes import FLOAT16, FLOAT32, DTypeInfo, dtype_info
+from ..kernel import TableCache
 from ..kernel.exp import exp_f32, vexp_f32
 from ..platform import ARCH_950, ARCH_A2, REFERENCE_PLATFORM, Platform
 from ..spec.arith import INIT_BUFFER_ALIGN, ceil_div, pad_to
@@ -422,7 +423,7 @@ def _derivative_table(dtype_code):
     return table
 
 
-_TABLES: dict = {}
+_TABLES = TableCache(size=2)   # one per 16-bit dtype
 
 
 def derivative_table(dtype) -> np.ndarray:
@@ -430,13 +431,7 @@ def derivative_table(dtype) -> np.ndarray:
     info = dtype_info(dtype)
     if info.itemsize != 2:
         raise ValueError(f"derivative tables are for 16-bit dtypes, got {info.name}")
-    with runtime.launch_lock():
-        table = _TABLES.get(info.name)
-        if table is None:
-            table = _derivative_table(info.code)
-            table.flags.writeable = False
-            _TABLES[info.name] = table
-    return table
+    return _TABLES.get(info.name, lambda: _derivative_table(info.code))
 
 
 def _widen(v, code):

@@ -18,7 +18,6 @@ instruction sequences, the 16-bit output tables and the walk.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -318,8 +317,7 @@ def _output_table(scale, dtype_code, variant):
     return table
 
 
-_TABLE_CACHE: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
-_TABLE_CACHE_SIZE = 16
+_OUTPUT_TABLES = kernel_pkg.TableCache()
 
 
 def output_table(variant: int, info: DTypeInfo, scale32) -> np.ndarray:
@@ -327,17 +325,7 @@ def output_table(variant: int, info: DTypeInfo, scale32) -> np.ndarray:
     (variant, dtype, scale bits); read-only."""
     scale32 = np.float32(scale32)
     key = (variant, info.code, int(scale32.view(np.uint32)))
-    with runtime.launch_lock():
-        table = _TABLE_CACHE.get(key)
-        if table is None:
-            table = _output_table(scale32, info.code, variant)
-            table.flags.writeable = False
-            _TABLE_CACHE[key] = table
-            if len(_TABLE_CACHE) > _TABLE_CACHE_SIZE:
-                _TABLE_CACHE.popitem(last=False)
-        else:
-            _TABLE_CACHE.move_to_end(key)
-        return table
+    return _OUTPUT_TABLES.get(key, lambda: _output_table(scale32, info.code, variant))
 
 # ---------------------------------------------------------------- the walk
 
