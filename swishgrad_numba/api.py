@@ -17,6 +17,8 @@ from .tiling import as_tiling_record, compute_tiling, tiling_fields
 from .tiling.launch import negative_fields
 from .tiling.operators import is_op_tiling, run_op_tiling
 from .tiling.records import layout_of
+from .arguments import check_out, check_pair
+from .ops import swish_grad as swish_grad_op
 
 __all__ = ["swish_backward", "run_tiling", "MAX_WORK_FACTOR"]
 
@@ -106,7 +108,7 @@ def run_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, block_dim=None, *,
         raise ValueError(f"tiling: its walk would transfer up to {work} elements of a {numel}-element tensor "
                          f"(at most {MAX_WORK_FACTOR} x numel + {_WORK_SLACK} are run); validate the tiling first")
     launch_plan = kernel.plan_launch(fields, block_dim, arch, numel)
-    kernel.launch(grad, x, out, launch_plan, np.float32(record[layout.beta_field]), info, arch,
+    swish_grad_op.launch(grad, x, out, launch_plan, np.float32(record[layout.beta_field]), info, arch,
                   saturation=overflow_mode == "saturation")
     return out
 
@@ -121,41 +123,6 @@ def _host_plan(numel: int, info: DTypeInfo, platform: Platform, threads: int) ->
     launch_plan.pieces.flags.writeable = False
     launch_plan.bins.flags.writeable = False
     return launch_plan
-
-
-def _check_array(value, argname: str) -> np.ndarray:
-    if not isinstance(value, np.ndarray):
-        raise TypeError(f"{argname} must be a numpy.ndarray, got {type(value).__name__}")
-    if isinstance(value, np.ma.MaskedArray):
-        raise TypeError(f"{argname} must be a plain numpy.ndarray, not a masked array (the kernel has no "
-                        f"mask and would compute masked elements too); pass {argname}.filled(...) or .data")
-    return value
-
-
-def _check_pair(grad_output, x):
-    """The dtype row of a (grad_output, x) pair of one dtype and shape, or the error naming the argument."""
-    _check_array(grad_output, "grad_output")
-    _check_array(x, "x")
-    dtype_info(grad_output.dtype, argname="grad_output.dtype")
-    info = dtype_info(x.dtype, argname="x.dtype")
-    if grad_output.dtype != x.dtype:
-        raise TypeError(f"grad_output and x must have the same dtype, got {grad_output.dtype} and {x.dtype}")
-    if grad_output.shape != x.shape:
-        raise ValueError(f"grad_output and x must have the same shape, got {grad_output.shape} and {x.shape}")
-    return info
-
-
-def _check_out(out, x) -> None:
-    """``out`` (when given) must be a writeable array of ``x``'s dtype and shape."""
-    if out is None:
-        return
-    _check_array(out, "out")
-    if out.dtype != x.dtype:
-        raise TypeError(f"out must have dtype {x.dtype}, got {out.dtype}")
-    if out.shape != x.shape:
-        raise ValueError(f"out must have shape {x.shape}, got {out.shape}")
-    if not out.flags.writeable:
-        raise ValueError("out must be writeable")
 
 
 def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | None = None, scale=None,
@@ -188,11 +155,11 @@ def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | 
     -----
     The numerics model is described in ``docs/model.md``.
     """
-    info = _check_pair(grad_output, x)
+    info = check_pair(grad_output, x)
     beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf})
     if platform is not None and not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-    _check_out(out, x)
+    check_out(out, x)
     if x.size == 0:
         return np.empty(x.shape, dtype=x.dtype) if out is None else out
 
@@ -203,7 +170,7 @@ def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | 
         and not np.shares_memory(out, x)
     result = out if direct else np.empty(x.shape, dtype=x.dtype)
     launch_plan = _host_plan(x.size, info, platform, runtime.num_threads())
-    kernel.launch(flat_g, flat_x, result.reshape(-1), launch_plan, beta32, info,
+    swish_grad_op.launch(flat_g, flat_x, result.reshape(-1), launch_plan, beta32, info,
                   kernel.arch_code(platform.architecture), saturation=platform.saturation)
     if out is not None and not direct:
         out[...] = result

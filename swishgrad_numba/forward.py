@@ -11,7 +11,7 @@ import functools
 import numpy as np
 
 from . import kernel, runtime
-from .api import _check_array, _check_out
+from .arguments import check_array, check_out
 from .dtypes import DTypeInfo, beta_argument, dtype_info
 from .ops import swish as swish_op
 from .platform import REFERENCE_PLATFORM, Platform
@@ -36,11 +36,11 @@ def _host_plan(op_name: str, numel: int, info: DTypeInfo, platform: Platform, th
 
 
 def _forward(op_name: str, x, scale32: np.float32, out, platform):
-    _check_array(x, "x")
+    check_array(x, "x")
     info = dtype_info(x.dtype, argname="x.dtype")
     if platform is not None and not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-    _check_out(out, x)
+    check_out(out, x)
     if x.size == 0:
         return np.empty(x.shape, dtype=x.dtype) if out is None else out
     platform = platform or REFERENCE_PLATFORM

@@ -555,12 +555,12 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
         ``.count()`` enumerate again on demand.
     """
     from . import kernel, runtime
-    from .api import _check_pair
+    from .arguments import check_pair
     from .dtypes import beta_argument
     from .kernel import envelope as kenv
     from .platform import REFERENCE_PLATFORM, Platform
 
-    info = _check_pair(grad_output, x)
+    info = check_pair(grad_output, x)
     beta32 = beta_argument(beta, {})
     exp_ulp = _ulp_budget(exp_ulp, "exp_ulp")
     div_ulp = _ulp_budget(div_ulp, "div_ulp")

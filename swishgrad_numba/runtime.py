@@ -63,6 +63,7 @@ import stat
 import sys
 import tempfile
 import threading
+import time
 import warnings
 from importlib import metadata
 
@@ -144,13 +145,19 @@ class PackageCacheLocator(_UserWideCacheLocator):
     def __init__(self, py_func, py_file, root):
         super().__init__(py_func, py_file)
         self._root = root
-        self._cache_path = os.path.join(root, self.get_suitable_cache_subpath(py_file))
+        # One folder per version of the package's sources: Numba unpickles an
+        # index's signatures before it compares stamps, and the launches'
+        # signatures name the operators' NamedTuple classes, so an index of
+        # other sources could name a class that no longer exists.
+        self._cache_path = os.path.join(root, self.get_suitable_cache_subpath(py_file),
+                                        _STAMP_PREFIX + package_source_stamp()[:16])
 
     def get_source_stamp(self):
         return package_source_stamp()
 
     def ensure_cache_path(self):
         make_private_folders(self._root, self._cache_path)
+        _prune_stale_versions(os.path.dirname(self._cache_path), os.path.basename(self._cache_path))
         # Can we write here? (Numba's own check; a read-only folder fails.)
         tempfile.TemporaryFile(dir=self._cache_path).close()
 
@@ -204,6 +211,23 @@ def _process_private_root(problems) -> str:
             "to a folder of yours that only you can write",
             RuntimeWarning, stacklevel=2)
     return _private_root
+
+
+_STAMP_PREFIX = "src-"
+#: A folder of other sources unused this long is removed.
+STALE_VERSION_SECONDS = 7 * 24 * 3600
+
+
+@functools.lru_cache(maxsize=None)
+def _prune_stale_versions(parent: str, keep: str) -> None:
+    """Remove ``parent``'s folders of other source versions not written to for
+    :data:`STALE_VERSION_SECONDS` (once per folder and process; our own
+    private folder, checked already)."""
+    cutoff = time.time() - STALE_VERSION_SECONDS
+    for entry in os.scandir(parent):
+        if entry.name.startswith(_STAMP_PREFIX) and entry.name != keep and entry.is_dir(follow_symlinks=False):
+            if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                shutil.rmtree(entry.path, ignore_errors=True)
 
 
 @functools.lru_cache(maxsize=None)

@@ -318,6 +318,26 @@ print(json.dumps(casts.bf16_bits_to_f32.stats.cache_hits.__len__()))
     assert run() == 1
 
 
+def test_each_source_version_caches_in_its_own_folder_and_stale_ones_go(tmp_path):
+    # Numba unpickles an index's signatures before comparing its stamp, and
+    # the launches' signatures name the operators' NamedTuple classes: an
+    # index of other sources must never be opened. Folders of other source
+    # versions unused for a week are removed.
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "nc")}
+    first = Path(run_script(CACHE_PROBE, env_extra=env)["path"])
+    assert first.name == "src-" + runtime.package_source_stamp()[:16]
+    stale, recent = first.parent / "src-0000000000000000", first.parent / "src-1111111111111111"
+    for folder in (stale, recent):
+        folder.mkdir()
+        (folder / "x.nbi").write_bytes(b"an index of other sources")
+    week = runtime.STALE_VERSION_SECONDS
+    os.utime(stale, (stale.stat().st_atime - week - 60, stale.stat().st_mtime - week - 60))
+    second = run_script(CACHE_PROBE, env_extra=env)
+    _check_probe_bits(second)
+    assert Path(second["path"]) == first
+    assert not stale.exists() and (recent / "x.nbi").exists()
+
+
 def test_package_functions_only():
     # Functions outside the package keep Numba's usual locators.
     assert runtime.PackageCacheLocator.from_function(test_package_functions_only, __file__) is None

@@ -1,9 +1,17 @@
-"""The walk both kernels share: a core's passes over its range, ping-ponged.
+"""The pass walk every element-wise kernel of the template shares, written once.
 
 An emulated core (A2: its tiles; 950: its UB loops) walks a contiguous range
 of the flat tensor in passes of a fixed length and a last, shorter one. Each
-pass is CopyIn (global -> local buffer), Compute, CopyOut (local ->
-global), with two local buffers per queue used alternately (ping-pong).
+pass is CopyIn (global -> local buffer, one per input), Compute, CopyOut
+(local -> global), with two local buffers per queue used alternately
+(ping-pong).
+
+The walk knows nothing of any operator. What a pass computes is the
+operator's: it registers a jitted *pass function* for a NamedTuple class of
+its launch parameters (:func:`register_pass`), and :func:`compute_pass`
+resolves to it at compile time from the type of the ``params`` the launch
+is given. (A function passed as an argument would also work, but Numba
+never finds such a launch in its disk cache; a NamedTuple type it does.)
 
 So that every host thread has work whatever the core count, the launch is
 given *pieces*: runs of whole cores that walk alike, or consecutive passes
@@ -15,14 +23,16 @@ irrelevant, so the bits are the same for every split.
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
 from ..intrinsics import prefetch_read, prefetch_write
-from ..spec.a2 import BUFFER_NUM
-from .sequence import compute_tile
 
-__all__ = ["PIECE_DTYPE", "launch_bins", "launch_serial"]
+__all__ = ["PIECE_DTYPE", "BUFFER_NUM", "PASS_ARGS", "WORK_ROWS", "compute_pass", "launch_bins", "launch_serial",
+           "launchers", "register_pass"]
 
 #: ``cores`` cores that walk alike, core ``j`` from element ``start + stride * j``:
 #: each makes ``passes`` passes, all of ``pass_len`` elements but the last,
@@ -31,10 +41,61 @@ __all__ = ["PIECE_DTYPE", "launch_bins", "launch_serial"]
 PIECE_DTYPE = np.dtype([("start", "<i8"), ("cores", "<i8"), ("stride", "<i8"), ("passes", "<i8"),
                         ("pass_len", "<i8"), ("last_len", "<i8")])
 
+#: Local buffers per queue: ping and pong. (A kernel that single-buffers
+#: computes the same bits; its queue depth matters to the device-time model
+#: only, :attr:`swishgrad_numba.ops.Kernel.queue_buffers`.)
+BUFFER_NUM = 2
+#: float32 scratch rows (each one pass long) a pass function may use: ``work[0]``, ``work[1]``.
+WORK_ROWS = 2
+
 # Compute runs over a pass in slices of this many elements; between slices
 # the core prefetches the matching share of its next pass's GM lines.
 COMPUTE_SLICE = 128
 _CACHE_LINE_BYTES = 64
+
+#: The arguments every pass function takes, in order:
+#: ``params`` (its NamedTuple), ``in_bufs`` (the inputs' local buffers: a
+#: C-contiguous ``(inputs, capacity)`` array, row ``i`` for input ``i``),
+#: ``o_buf`` (the output's), ``work`` (``(WORK_ROWS, capacity)`` float32),
+#: and the range ``[a, b)`` of elements to compute. It may overwrite its
+#: input buffers (the device computes in place in UB).
+PASS_ARGS = ("params", "in_bufs", "o_buf", "work", "a", "b")
+
+_PASS_FUNCTIONS: dict = {}
+
+
+def register_pass(params_class):
+    """Decorator: the jitted function (``@njit(cache=True, inline="always")``,
+    arguments :data:`PASS_ARGS`) that computes a pass of every launch whose
+    ``params`` is a ``params_class`` (a ``typing.NamedTuple``)."""
+    if not (isinstance(params_class, type) and issubclass(params_class, tuple) and hasattr(params_class, "_fields")):
+        raise TypeError(f"params_class must be a NamedTuple class, got {params_class!r}")
+
+    def decorate(function):
+        py_func = getattr(function, "py_func", None)
+        if py_func is None:
+            raise TypeError(f"{function!r} must be a jitted function (numba.njit)")
+        names = tuple(inspect.signature(py_func).parameters)
+        if names != PASS_ARGS:
+            raise TypeError(f"a pass function takes {PASS_ARGS}, {py_func.__qualname__} takes {names}")
+        if _PASS_FUNCTIONS.get(params_class, py_func) is not py_func:
+            raise ValueError(f"a pass function for {params_class.__qualname__} is registered already")
+        _PASS_FUNCTIONS[params_class] = py_func
+        return function
+
+    return decorate
+
+
+def compute_pass(params, in_bufs, o_buf, work, a, b):
+    """Elements ``[a, b)`` of one pass, by the pass function registered for ``type(params)``."""
+    raise NotImplementedError("compute_pass is only callable from jitted code")
+
+
+@overload(compute_pass, inline="always")
+def _compute_pass_overload(params, in_bufs, o_buf, work, a, b):
+    if isinstance(params, types.BaseNamedTuple):
+        return _PASS_FUNCTIONS.get(params.instance_class)
+    return None
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -67,30 +128,28 @@ def _copy_out(dst, src, offset, valid):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _prefetch_share(grad, x, out, start, stop, step):
+def _prefetch_share(ins, out, start, stop, step):
     """Prefetch GM lines of elements ``[start, stop)`` (inside the tensor):
     the next pass's inputs for reading, its output for writing."""
     for p in range(start, stop, step):
-        prefetch_read(x, p)
-        prefetch_read(grad, p)
+        for i in range(len(ins)):
+            prefetch_read(ins[i], p)
         prefetch_write(out, p)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _run_piece(piece, grad, x, out, beta, table, dtype_code, arch, g_local, x_local, o_local, work):
+def _run_piece(params, piece, ins, out, in_local, o_local, work):
     """Walk each core of one piece in turn."""
     numel = out.shape[0]
     for c in range(piece.cores):
         start = piece.start + c * piece.stride
         if start >= numel:  # the cores start in order: the rest lie past the tensor too
             break
-        _walk_core(start, piece.passes, piece.pass_len, piece.last_len, grad, x, out, beta, table, dtype_code,
-                   arch, g_local, x_local, o_local, work)
+        _walk_core(params, start, piece.passes, piece.pass_len, piece.last_len, ins, out, in_local, o_local, work)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _walk_core(start, passes, pass_len, last_len, grad, x, out, beta, table, dtype_code, arch, g_local, x_local,
-               o_local, work):
+def _walk_core(params, start, passes, pass_len, last_len, ins, out, in_local, o_local, work):
     """Walk one core's passes from ``start`` with ping-pong local buffers.
 
     On the device MTE2 fills the other buffer of each queue while the vector
@@ -99,7 +158,7 @@ def _walk_core(start, passes, pass_len, last_len, grad, x, out, beta, table, dty
     after each slice, prefetches an equal share of the next pass's GM lines.
     """
     numel = out.shape[0]
-    capacity = g_local.shape[1]
+    capacity = o_local.shape[1]
     line = max(_CACHE_LINE_BYTES // out.itemsize, 1)   # elements per cache line
     for p in range(passes):
         offset = start + p * pass_len
@@ -109,14 +168,14 @@ def _walk_core(start, passes, pass_len, last_len, grad, x, out, beta, table, dty
         if length > capacity:  # never index past the local buffer
             length = capacity
         ping = p % BUFFER_NUM
-        g_buf = g_local[ping]
-        x_buf = x_local[ping]
+        in_bufs = in_local[ping]
         o_buf = o_local[ping]
         # CopyIn
-        valid = _copy_in(x_buf, x, offset, length, numel)
+        valid = _copy_in(in_bufs[0], ins[0], offset, length, numel)
         if valid == 0:  # a pass of no element writes nothing back
             continue
-        _copy_in(g_buf, grad, offset, length, numel)
+        for i in range(1, len(ins)):
+            _copy_in(in_bufs[i], ins[i], offset, length, numel)
         # The next pass of this core, clipped to the tensor (empty if none).
         next_start = min(offset + pass_len, numel)
         next_stop = next_start
@@ -130,35 +189,56 @@ def _walk_core(start, passes, pass_len, last_len, grad, x, out, beta, table, dty
             a = s * COMPUTE_SLICE
             b = min(a + COMPUTE_SLICE, length)
             q = next_start + s * share
-            _prefetch_share(grad, x, out, q, min(q + share, next_stop), line)
-            compute_tile(g_buf, x_buf, o_buf, work, a, b, beta, table, dtype_code, arch)
+            _prefetch_share(ins, out, q, min(q + share, next_stop), line)
+            compute_pass(params, in_bufs, o_buf, work, a, b)
         # CopyOut
         _copy_out(out, o_buf, offset, valid)
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _local_buffers(ins, out, capacity):
+    in_local = np.empty((BUFFER_NUM, len(ins), capacity), dtype=ins[0].dtype)
+    o_local = np.empty((BUFFER_NUM, capacity), dtype=out.dtype)
+    work = np.empty((WORK_ROWS, capacity), dtype=np.float32)
+    return in_local, o_local, work
+
+
 @njit(parallel=True, cache=True, error_model="numpy")
-def launch_bins(grad, x, out, pieces, bins, capacity, beta, table, dtype_code, arch):
-    """Run ``pieces`` over flat ``grad``/``x``/``out``, one ``prange``
-    iteration per bin (``pieces[bins[i]:bins[i + 1]]``).
+def launch_bins(params, ins, out, pieces, bins, capacity):
+    """Run ``pieces`` over the flat inputs ``ins`` (a tuple of arrays of one
+    dtype and ``out``'s size) into flat ``out``, one ``prange`` iteration per
+    bin (``pieces[bins[i]:bins[i + 1]]``).
 
     ``capacity`` is the local buffers' length. Each bin allocates its own
     local buffers; each piece writes only its own range.
     """
     for i in prange(bins.shape[0] - 1):
-        g_local = np.empty((BUFFER_NUM, capacity), dtype=grad.dtype)
-        x_local = np.empty((BUFFER_NUM, capacity), dtype=x.dtype)
-        o_local = np.empty((BUFFER_NUM, capacity), dtype=out.dtype)
-        work = np.empty(capacity, dtype=np.float32)
+        in_local, o_local, work = _local_buffers(ins, out, capacity)
         for k in range(bins[i], bins[i + 1]):
-            _run_piece(pieces[k], grad, x, out, beta, table, dtype_code, arch, g_local, x_local, o_local, work)
+            _run_piece(params, pieces[k], ins, out, in_local, o_local, work)
 
 
 @njit(cache=True, error_model="numpy")
-def launch_serial(grad, x, out, pieces, capacity, beta, table, dtype_code, arch):
+def launch_serial(params, ins, out, pieces, capacity):
     """:func:`launch_bins` on the calling thread, for small launches."""
-    g_local = np.empty((BUFFER_NUM, capacity), dtype=grad.dtype)
-    x_local = np.empty((BUFFER_NUM, capacity), dtype=x.dtype)
-    o_local = np.empty((BUFFER_NUM, capacity), dtype=out.dtype)
-    work = np.empty(capacity, dtype=np.float32)
+    in_local, o_local, work = _local_buffers(ins, out, capacity)
     for k in range(pieces.shape[0]):
-        _run_piece(pieces[k], grad, x, out, beta, table, dtype_code, arch, g_local, x_local, o_local, work)
+        _run_piece(params, pieces[k], ins, out, in_local, o_local, work)
+
+
+# The launches above are cached on disk, keyed by the params' class, and the
+# package-wide source stamp (runtime) keeps them in step with the package's
+# pass functions. A pass registered from outside the package (a new
+# operator being written, a test) is not covered by that stamp: a cached
+# launch could then run an older version of its pass, or name a class another
+# process cannot import. Such launches compile per process instead.
+_launch_bins_uncached = njit(parallel=True, cache=False, error_model="numpy")(launch_bins.py_func)
+_launch_serial_uncached = njit(cache=False, error_model="numpy")(launch_serial.py_func)
+
+
+def launchers(params) -> tuple:
+    """``(serial, bins)``: the launch functions for ``params``, cached on disk
+    only where its class (and so its pass function) is the package's own."""
+    if type(params).__module__.split(".")[0] == __name__.split(".")[0]:
+        return launch_serial, launch_bins
+    return _launch_serial_uncached, _launch_bins_uncached

@@ -33,17 +33,20 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
 from .. import runtime
-from ..api import _check_array
+from ..arguments import check_array
 from ..casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
 from ..dtypes import FLOAT16, FLOAT32, DTypeInfo, dtype_info
-from ..kernel import TableCache
+from .. import kernel
+from ..kernel import TableCache, broadcast
 from ..kernel.exp import exp_f32, vexp_f32
+from ..kernel.walk import register_pass
 from ..platform import ARCH_950, ARCH_A2, REFERENCE_PLATFORM, Platform
 from ..spec.arith import INIT_BUFFER_ALIGN, ceil_div, pad_to
 from ..spec import a2 as spec_a2
@@ -57,7 +60,7 @@ __all__ = [
     "ARCH35_OP_KEYS", "ARCH35_COMPUTE_PARAMS", "ARCH35_WORKSPACE_SIZE", "MAX_DIMS",
     "A2Tiling", "Arch35Tiling", "a2_host_tiling", "arch35_host_tiling", "host_tiling",
     "a2_buffer_plan", "arch35_buffer_plan", "buffer_plan_bytes", "output_dtype", "dimension_collapse",
-    "run_a2", "run_arch35", "a2_walk_check", "arch35_walk_check", "run",
+    "run_a2", "run_arch35", "a2_walk_fields", "SiluGradPass", "a2_walk_check", "arch35_walk_check", "run",
     "silu_derivative", "derivative_table", "silu_backward",
 ]
 
@@ -74,8 +77,9 @@ ACLNN_SIGNATURE = ("aclnnSiluBackwardGetWorkspaceSize(const aclTensor* gradOutpu
 ACLNN_LAUNCH_SIGNATURE = ("aclnnSiluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, "
                           "aclrtStream stream)")
 
-#: The op_api's dimension limit (``MAX_SUPPORT_DIMS_NUMS``), and the 950 struct's dims slots.
-MAX_DIMS = 8
+#: The op_api's dimension limit (``MAX_SUPPORT_DIMS_NUMS``), and the 950 struct's dims slots
+#: (the broadcast walk's rank).
+MAX_DIMS = broadcast.MAX_RANK
 
 # ------------------------------------------------------------------ Atlas A2: struct and host tiling
 
@@ -468,173 +472,48 @@ def _narrow_overload(buf, v, code):
     return impl
 
 
-def _derive(x_buf, z, n, table):
-    """``z[:n] = z(x_buf[:n])``."""
+def _derive(x_buf, z, a, b, table):
+    """``z[a:b] = z(x_buf[a:b])``."""
     raise NotImplementedError("jitted code only")
 
 
 @overload(_derive, inline="always")
-def _derive_overload(x_buf, z, n, table):
+def _derive_overload(x_buf, z, a, b, table):
     if x_buf.dtype == types.float32:
-        def impl(x_buf, z, n, table):
-            vexp_f32(z, x_buf, n, _MINUS_ONE)            # Muls(x, -1) ; Exp  (exact path where needed)
-            for k in range(n):
+        def impl(x_buf, z, a, b, table):
+            vexp_f32(z[a:b], x_buf[a:b], b - a, _MINUS_ONE)   # Muls(x, -1) ; Exp  (exact path where needed)
+            for k in range(a, b):
                 z[k] = _after_exp(z[k], x_buf[k])
         return impl
 
-    def impl16(x_buf, z, n, table):                        # widened exactly, then the whole sequence: a lookup
-        for k in range(n):
+    def impl16(x_buf, z, a, b, table):                       # widened exactly, then the whole sequence: a lookup
+        for k in range(a, b):
             z[k] = table[x_buf[k]]
     return impl16
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _compute(dy_buf, x_buf, o_buf, z, n, table, dy_code, out_code):
-    """One pass of the compute: ``o = narrow(widen(dy) * z(x))`` over ``n`` elements."""
-    _derive(x_buf, z, n, table)
-    for k in range(n):
+def _compute(dy_buf, x_buf, o_buf, z, a, b, table, dy_code, out_code):
+    """Elements ``[a, b)`` of one pass: ``o = narrow(widen(dy) * z(x))``."""
+    _derive(x_buf, z, a, b, table)
+    for k in range(a, b):
         o_buf[k] = _narrow(o_buf, _widen(dy_buf[k], dy_code) * z[k], out_code)   # Mul(dy, z) ; Cast CAST_RINT
 
 
-# ------------------------------------------------------------------ the A2 walk
+class SiluGradPass(NamedTuple):
+    """A launch's parameters: the 16-bit z(x) table (a dummy for float32 x),
+    the dtype codes of ``dy`` and of the output."""
+
+    table: np.ndarray
+    dy_code: int
+    out_code: int
 
 
-@njit(parallel=True, cache=True, error_model="numpy")
-def _a2_launch(dy, x, out, table, code, block_dim, small, big, tile, tail_block_num, queued):
-    """Every core's passes (silu_grad.h ``Process``), cores in parallel.
-
-    Core ``c`` owns ``coreDataNum`` elements from ``start``; it runs passes
-    of ``min(tile, coreDataNum - offset)`` elements through ``queued``
-    local buffers per queue, used in turn (schMode 0: one, 1: ping-pong).
-    Elements past the tensor (the last core's block padding) are read as
-    zeros and never written.
-    """
-    n = out.size
-    for c in prange(block_dim):
-        if c < tail_block_num:
-            count, start = big, big * c
-        else:
-            count, start = small, big * c - (big - small) * (c - tail_block_num)
-        dy_loc = np.zeros((queued, tile), dtype=dy.dtype)
-        x_loc = np.zeros((queued, tile), dtype=x.dtype)
-        o_loc = np.empty((queued, tile), dtype=out.dtype)
-        z = np.empty(tile, dtype=np.float32)
-        offset, p = 0, 0
-        while offset < count:
-            length = min(tile, count - offset)
-            q = p % queued
-            lo = start + offset
-            inside = max(0, min(length, n - lo))
-            for k in range(inside):                      # CopyIn
-                dy_loc[q, k] = dy[lo + k]
-                x_loc[q, k] = x[lo + k]
-            for k in range(inside, length):
-                dy_loc[q, k] = 0
-                x_loc[q, k] = 0
-            _compute(dy_loc[q], x_loc[q], o_loc[q], z, length, table, code, code)
-            for k in range(inside):                      # CopyOut
-                out[lo + k] = o_loc[q, k]
-            offset += tile
-            p += 1
-
-
-# ------------------------------------------------------------------ the 950 walk
-
-
+@register_pass(SiluGradPass)
 @njit(cache=True, error_model="numpy", inline="always")
-def _gm_offset(axes, strides, split, ub_former):
-    """BroadcastGetGmOffset: where a pass starts in a tensor with these strides."""
-    off = 0
-    for i in range(split):
-        off += axes[i] * strides[i]
-    return off + axes[split] * strides[split] * ub_former
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _copy_in(src, dst, axes, size, split, shape_len, ub_former, out_dims, out_strides, in_strides):
-    """BroadcastNddmaWithoutLoop / WithLoop into ``dst``: the pass laid out as the output's region.
-
-    Where the input's stride on the split axis equals the output's, one
-    contiguous copy (DataCopyMoveAlign); else the multi-dimensional copy with
-    the input's strides (0 on broadcast axes). Reads outside ``src`` (a
-    broken tiling) give 0.
-    """
-    base = _gm_offset(axes, in_strides, split, ub_former)
-    m = src.size
-    if in_strides[split] == out_strides[split]:
-        count = size * in_strides[split]
-        lo = min(max(-base, 0), count)                 # the part of [base, base + count) inside src
-        hi = max(min(m - base, count), lo)
-        for k in range(lo):
-            dst[k] = 0
-        for k in range(lo, hi):
-            dst[k] = src[base + k]
-        for k in range(hi, count):
-            dst[k] = 0
-        return
-    count = size * out_strides[split]
-    for k in range(count):
-        rem = k
-        j = base
-        for a in range(shape_len - 1, split, -1):
-            j += (rem % out_dims[a]) * in_strides[a]
-            rem //= out_dims[a]
-        j += rem * in_strides[split]
-        dst[k] = src[j] if 0 <= j < m else 0
-
-
-@njit(parallel=True, cache=True, error_model="numpy")
-def _arch35_launch(dy, x, out, table, dy_code, out_code, block_num, block_former, block_tail, ub_former, ub_outer,
-                   ub_tail, shape_len, split, fused, elem_num, out_dims, out_strides, dy_strides, x_strides):
-    """Every block's UB loops (arch35 ``Process``), blocks in parallel.
-
-    Each loop: the axes indices of its pass, ``ubSplitSize`` (``ubTail`` on
-    the split axis's last step), CopyIn of dy and x into the ping or pong
-    buffer (skipped, as on the device, for an input broadcast along the
-    split axis whose buffer from two loops back holds the same data),
-    Compute, CopyOut of the contiguous output region.
-    """
-    n = out.size
-    for blk in prange(block_num):
-        loops = block_tail if blk == block_num - 1 else block_former
-        dy_loc = np.zeros((2, elem_num), dtype=dy.dtype)
-        x_loc = np.zeros((2, elem_num), dtype=x.dtype)
-        o_loc = np.empty(elem_num, dtype=out.dtype)
-        z = np.empty(elem_num, dtype=np.float32)
-        axes = np.zeros(MAX_DIMS, dtype=np.int64)
-        # BroadcastGetAxesIndices
-        prod_idx = block_former * blk
-        total = fused
-        for i in range(split):
-            total //= out_dims[i]
-            cur = prod_idx // total
-            axes[i] = cur
-            prod_idx -= cur * total
-        axes[split] = prod_idx
-        for loop in range(loops):
-            if loop != 0:                                 # BroadcastUpdateAxesIndices
-                axes[split] += 1
-                if axes[split] == ub_outer and split > 0:
-                    axes[split] = 0
-                    axes[split - 1] += 1
-                for i in range(split - 1, 0, -1):
-                    if axes[i] == out_dims[i]:
-                        axes[i] = 0
-                        axes[i - 1] += 1
-            size = ub_tail if axes[split] == ub_outer - 1 else ub_former
-            count = size * out_strides[split]
-            q = loop % 2
-            reload = loop <= 1 or (blk * block_former + loop) % ub_outer <= 1
-            if dy_strides[split] != 0 or reload:
-                _copy_in(dy, dy_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, dy_strides)
-            if x_strides[split] != 0 or reload:
-                _copy_in(x, x_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, x_strides)
-            _compute(dy_loc[q], x_loc[q], o_loc, z, count, table, dy_code, out_code)
-            base = _gm_offset(axes, out_strides, split, ub_former)
-            lo = min(max(-base, 0), count)                # CopyOut of the part inside out
-            hi = max(min(n - base, count), lo)
-            for k in range(lo, hi):
-                out[base + k] = o_loc[k]
+def _silu_grad_pass(params, in_bufs, o_buf, work, a, b):
+    # in_bufs: dy, then x; work[0]: z
+    _compute(in_bufs[0], in_bufs[1], o_buf, work[0], a, b, params.table, params.dy_code, params.out_code)
 
 
 # ------------------------------------------------------------------ launches
@@ -648,37 +527,57 @@ def _table_for(info: DTypeInfo) -> np.ndarray:
     return derivative_table(info) if info.itemsize == 2 else np.zeros(1, dtype=np.float32)
 
 
+def a2_walk_fields(record) -> spec_a2.TilingFields:
+    """The A2 record's walk in the template's A2 form (big cores first, then
+    small; each core's tiles follow from its count and ``tileDataNum``, the
+    last one shorter): what the generic walk and the validator run. Python
+    ints; ``tileDataNum`` must be >= 1."""
+    small, big, tile = (int(record[name]) for name in ("smallCoreDataNum", "bigCoreDataNum", "tileDataNum"))
+    small_tiles, big_tiles = ceil_div(small, tile), ceil_div(big, tile)
+    return spec_a2.TilingFields(
+        smallCoreDataNum=small, bigCoreDataNum=big, finalBigTileNum=big_tiles, finalSmallTileNum=small_tiles,
+        tileDataNum=tile, smallTailDataNum=small - max(small_tiles - 1, 0) * tile,
+        bigTailDataNum=big - max(big_tiles - 1, 0) * tile, tailBlockNum=int(record["tailBlockNum"]))
+
+
 def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling) -> np.ndarray:
-    """Run the A2 kernel on flat C-contiguous arrays of one dtype and size with ``tiling``."""
+    """Run the A2 kernel on flat C-contiguous arrays of one dtype and size with ``tiling``.
+
+    The generic walk (:mod:`swishgrad_numba.kernel.walk`) runs it: every
+    core's passes (silu_grad.h ``Process``) of ``min(tileDataNum, left)``
+    elements, the block padding past the tensor read as zeros and never
+    written. schMode 0 single-buffers on the device; the bits do not depend
+    on it.
+    """
     info = tiling.dtype
     for name, arr in (("dy", dy), ("x", x), ("out", out)):
         if arr.dtype != info.numpy or not arr.flags.c_contiguous or arr.size != out.size:
             raise ValueError(f"{name} must be a C-contiguous {info.name} array of out's size ({out.size})")
-    f = tiling.fields
-    if f["tileDataNum"] < 1:
+    if int(tiling.record["tileDataNum"]) < 1:
         raise ValueError("tiling.tileDataNum is 0: the platform's UB holds no tile, the kernel would never finish")
-    queued = 1 if tiling.sch_mode == SCH_MODE_SINGLE else 2
-    with runtime.launch_guard():
-        _a2_launch(_kernel_view(dy, info), _kernel_view(x, info), _kernel_view(out, info), _table_for(info),
-                   info.code, tiling.block_dim, f["smallCoreDataNum"], f["bigCoreDataNum"], f["tileDataNum"],
-                   f["tailBlockNum"], queued)
+    if out.size == 0:
+        return out
+    launch_plan = kernel.plan_launch(a2_walk_fields(tiling.record), tiling.block_dim, kernel.ARCH_A2, out.size)
+    kernel.run_walk(SiluGradPass(_table_for(info), info.code, info.code),
+                    (_kernel_view(dy, info), _kernel_view(x, info)), _kernel_view(out, info), launch_plan)
     return out
 
 
 def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Tiling) -> np.ndarray:
-    """Run the 950 kernel on C-contiguous ``dy``, ``x`` (their own shapes) and ``out`` (the broadcast shape)."""
+    """Run the 950 kernel on C-contiguous ``dy``, ``x`` (their own shapes) and
+    ``out`` (the broadcast shape), on the broadcast walk (:mod:`swishgrad_numba.kernel.broadcast`)."""
     for name, arr, info in (("dy", dy, tiling.dy_dtype), ("x", x, tiling.x_dtype), ("out", out, tiling.out_dtype)):
         if arr.dtype != info.numpy or not arr.flags.c_contiguous:
             raise ValueError(f"{name} must be a C-contiguous {info.name} array")
     r = tiling.record
+    params = SiluGradPass(_table_for(tiling.x_dtype), tiling.dy_dtype.code, tiling.out_dtype.code)
     with runtime.launch_guard():
-        _arch35_launch(_kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
-                       _kernel_view(out, tiling.out_dtype), _table_for(tiling.x_dtype), tiling.dy_dtype.code,
-                       tiling.out_dtype.code, tiling.block_dim, int(r["blockFormer"]), int(r["blockTail"]),
-                       int(r["ubFormer"]), int(r["ubOuter"]), int(r["ubTail"]), int(r["shapeLen"]),
-                       int(r["ubSplitAxis"]), int(r["dimProductBeforeUbInner"]), int(r["elemNum"]),
-                       np.array(r["outputDims"]), np.array(r["outputStrides"]), np.array(r["input0Strides"]),
-                       np.array(r["input1Strides"]))
+        broadcast.launch_blocks(params, _kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
+                                _kernel_view(out, tiling.out_dtype), tiling.block_dim, int(r["blockFormer"]),
+                                int(r["blockTail"]), int(r["ubFormer"]), int(r["ubOuter"]), int(r["ubTail"]),
+                                int(r["shapeLen"]), int(r["ubSplitAxis"]), int(r["dimProductBeforeUbInner"]),
+                                int(r["elemNum"]), np.array(r["outputDims"]), np.array(r["outputStrides"]),
+                                np.array(r["input0Strides"]), np.array(r["input1Strides"]))
     return out
 
 
@@ -713,8 +612,8 @@ def silu_backward(grad_output, x, *, out=None, platform: Platform | None = None)
     numpy.ndarray
         ``out`` if given, else a new C-contiguous array.
     """
-    _check_array(grad_output, "grad_output")
-    _check_array(x, "x")
+    check_array(grad_output, "grad_output")
+    check_array(x, "x")
     g_info = dtype_info(grad_output.dtype, argname="grad_output.dtype")
     x_info = dtype_info(x.dtype, argname="x.dtype")
     if platform is not None and not isinstance(platform, Platform):
@@ -740,7 +639,7 @@ def silu_backward(grad_output, x, *, out=None, platform: Platform | None = None)
                              f"{grad_output.ndim} and {x.ndim}")
     o_info = output_dtype(g_info, x_info)
     if out is not None:
-        _check_array(out, "out")
+        check_array(out, "out")
         if out.dtype != o_info.numpy:
             raise TypeError(f"out must have dtype {o_info.name}, got {out.dtype}")
         if out.shape != shape:
@@ -783,7 +682,6 @@ def a2_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platf
     """The A2 record for the validator: its walk in SwishGrad's A2 core-class
     form (big cores first, then small; each core's tiles follow from its
     count and ``tileDataNum``), the UB plan of the key's schMode."""
-    f = {name: int(tiling[name]) for name in A2_TILING_FIELDS}
     sch_mode = tiling.tiling_key
     own = []
     if sch_mode not in (SCH_MODE_SINGLE, SCH_MODE_DOUBLE):
@@ -792,16 +690,11 @@ def a2_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platf
                                                   f"(double)."))
         sch_mode = SCH_MODE_DOUBLE
     plan = _per_element(a2_buffer_plan(1, info, sch_mode))
-    tile = f["tileDataNum"]
+    tile = int(tiling["tileDataNum"])
     if tile < 1:
         own.append(finding("FIELD_RANGE", "tileDataNum=0: a core's pass loop never advances."))
         return WalkCheck(None, plan, 0, tuple(own))
-    small, big = f["smallCoreDataNum"], f["bigCoreDataNum"]
-    small_tiles, big_tiles = ceil_div(small, tile), ceil_div(big, tile)
-    fields = spec_a2.TilingFields(
-        smallCoreDataNum=small, bigCoreDataNum=big, finalBigTileNum=big_tiles, finalSmallTileNum=small_tiles,
-        tileDataNum=tile, smallTailDataNum=small - max(small_tiles - 1, 0) * tile,
-        bigTailDataNum=big - max(big_tiles - 1, 0) * tile, tailBlockNum=f["tailBlockNum"])
+    fields = a2_walk_fields(tiling.data)
     # silu_grad.h CopyIn/CopyOut: DataCopyPad of processDataNum * sizeof(T) bytes, no block rule
     return WalkCheck(fields, plan, tile, tuple(own), whole_blocks=False)
 

@@ -14,22 +14,24 @@ and line, of every fact here. Two kernels:
   narrowing with ``CAST_RINT``.
 
 Plain Python for the facts and host tilings; jitted code for the
-instruction sequences, the 16-bit output tables and the walk.
+instruction sequences, the 16-bit output tables and the pass function the
+generic walk (:mod:`swishgrad_numba.kernel.walk`) runs.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
-from .. import runtime
 from ..casts import (bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_bf16_bits_round, f32_to_f16_bits,
                      f32_to_f16_bits_round)
 from .. import kernel as kernel_pkg
 from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, DTypeInfo, dtype_info
 from ..kernel.exp import exp_f32, vexp_f32
+from ..kernel.walk import register_pass
 from ..platform import ARCH_950, ARCH_A2, Platform
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
@@ -42,7 +44,7 @@ __all__ = [
     "ATTR_OTHER", "V_A2", "V_950_NEG_ONE", "V_950_ZERO", "V_950_OTHER", "Dag", "DAGS", "a2_attr", "arch35_attr",
     "is_float_equal", "tiling_key", "a2_buffer_plan", "a2_ub_bytes", "a2_host_tiling", "arch35_dag",
     "arch35_host_tiling", "arch35_kernel_fields", "arch35_ub_bytes", "host_tiling", "variant_of", "forward_value",
-    "output_table", "a2_walk_check", "arch35_walk_check", "run", "SWISH", "SILU",
+    "output_table", "SwishPass", "launch", "a2_walk_check", "arch35_walk_check", "run", "SWISH", "SILU",
 ]
 
 # ---------------------------------------------------------------- structs
@@ -327,52 +329,61 @@ def output_table(variant: int, info: DTypeInfo, scale32) -> np.ndarray:
     key = (variant, info.code, int(scale32.view(np.uint32)))
     return _OUTPUT_TABLES.get(key, lambda: _output_table(scale32, info.code, variant))
 
-# ---------------------------------------------------------------- the walk
+# ---------------------------------------------------------------- the pass (the walk is kernel.walk's)
+
+
+class SwishPass(NamedTuple):
+    """A forward launch's parameters: ``scale``, the 16-bit output table (empty
+    for float32) and the kernel variant (:data:`V_A2` or a 950 DAG's)."""
+
+    scale: np.float32
+    table: np.ndarray
+    variant: int
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _compute_f32(x_buf, y_buf, t_buf, e_buf, n, scale, variant):
-    """One float32 pass of ``n`` elements, instruction by instruction over the buffer."""
+def _compute_f32(x_buf, y_buf, t_buf, e_buf, a, b, scale, variant):
+    """Elements ``[a, b)`` of one float32 pass, instruction by instruction over the buffer."""
     if variant == V_950_ZERO:
-        for j in range(n):
+        for j in range(a, b):
             y_buf[j] = x_buf[j] * _HALF
         return
     if variant == V_950_NEG_ONE:
-        vexp_f32(e_buf, x_buf, n, _ONE)
+        vexp_f32(e_buf[a:b], x_buf[a:b], b - a, _ONE)
     else:
         if variant == V_950_OTHER:
-            for j in range(n):
+            for j in range(a, b):
                 t_buf[j] = (x_buf[j] * _NEG_ONE) * scale
         else:
             neg = _NEG_ONE * scale
-            for j in range(n):
+            for j in range(a, b):
                 t_buf[j] = x_buf[j] * neg
-        vexp_f32(e_buf, t_buf, n, _ONE)
-    for j in range(n):
+        vexp_f32(e_buf[a:b], t_buf[a:b], b - a, _ONE)
+    for j in range(a, b):
         y_buf[j] = x_buf[j] / (e_buf[j] + _ONE)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _lookup_16(x_buf, y_buf, t_buf, e_buf, n, scale, table, variant):
-    """One 16-bit pass: the output table (every instruction, once per x bit pattern)."""
-    for j in range(n):
+def _lookup_16(x_buf, y_buf, t_buf, e_buf, a, b, scale, table, variant):
+    """Elements ``[a, b)`` of one 16-bit pass: the output table (every instruction, once per x bit pattern)."""
+    for j in range(a, b):
         y_buf[j] = table[x_buf[j]]
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _sequence_f32(x_buf, y_buf, t_buf, e_buf, n, scale, table, variant):
-    _compute_f32(x_buf, y_buf, t_buf, e_buf, n, scale, variant)
+def _sequence_f32(x_buf, y_buf, t_buf, e_buf, a, b, scale, table, variant):
+    _compute_f32(x_buf, y_buf, t_buf, e_buf, a, b, scale, variant)
 
 
-def _compute_pass(x_buf, y_buf, t_buf, e_buf, n, scale, table, variant):
-    """One pass's Compute; resolved at compile time by the buffers' element type."""
-    raise NotImplementedError("_compute_pass is only callable from jitted code")
+def _forward_slice(x_buf, y_buf, t_buf, e_buf, a, b, scale, table, variant):
+    """Elements ``[a, b)`` of a pass; resolved at compile time by the buffers' element type."""
+    raise NotImplementedError("_forward_slice is only callable from jitted code")
 
 
-@overload(_compute_pass, inline="always")
-def _compute_pass_overload(x_buf, y_buf, t_buf, e_buf, n, scale, table, variant):
+@overload(_forward_slice, inline="always")
+def _forward_slice_overload(x_buf, y_buf, t_buf, e_buf, a, b, scale, table, variant):
     # uint16 buffers hold float16/bfloat16 bits (a table lookup); float32
-    # buffers run the sequence. Chosen here so the launch stays cacheable.
+    # buffers run the sequence.
     if isinstance(x_buf, types.Array) and x_buf.dtype == types.float32:
         return _sequence_f32.py_func
     if isinstance(x_buf, types.Array) and x_buf.dtype == types.uint16:
@@ -380,64 +391,11 @@ def _compute_pass_overload(x_buf, y_buf, t_buf, e_buf, n, scale, table, variant)
     return None
 
 
+@register_pass(SwishPass)
 @njit(cache=True, error_model="numpy", inline="always")
-def _run_piece(piece, x, out, scale, table, variant, x_local, y_local, t_buf, e_buf):
-    """A piece's cores (``piece.cores`` of them, ``piece.stride`` apart), each in turn."""
-    for c in range(piece.cores):
-        start = piece.start + c * piece.stride
-        if start >= out.shape[0]:   # the cores start in order: the rest lie past the tensor too
-            break
-        _run_core(start, piece, x, out, scale, table, variant, x_local, y_local, t_buf, e_buf)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _run_core(start, piece, x, out, scale, table, variant, x_local, y_local, t_buf, e_buf):
-    """One core's passes: CopyIn (the part past the tensor zero-filled),
-    Compute, CopyOut (only the part inside), ping-ponging two buffers per queue."""
-    numel = out.shape[0]
-    capacity = x_local.shape[1]
-    for p in range(piece.passes):
-        length = piece.pass_len if p < piece.passes - 1 else piece.last_len
-        length = min(length, capacity)
-        offset = start + p * piece.pass_len
-        valid = min(length, numel - offset) if offset < numel else 0
-        if valid <= 0:
-            continue
-        ping = p % 2
-        xb = x_local[ping]
-        yb = y_local[ping]
-        src = x[offset:offset + valid]
-        for j in range(valid):
-            xb[j] = src[j]
-        for j in range(valid, length):
-            xb[j] = 0
-        _compute_pass(xb, yb, t_buf, e_buf, length, scale, table, variant)
-        dst = out[offset:offset + valid]
-        for j in range(valid):
-            dst[j] = yb[j]
-
-
-@njit(parallel=True, cache=True, error_model="numpy")
-def _launch(x, out, pieces, bins, capacity, scale, table, variant):
-    """``prange`` over the bins (``pieces[bins[i]:bins[i + 1]]``), each with its own local buffers."""
-    for i in prange(bins.shape[0] - 1):
-        x_local = np.empty((2, capacity), dtype=x.dtype)
-        y_local = np.empty((2, capacity), dtype=out.dtype)
-        t_buf = np.empty(capacity, dtype=np.float32)
-        e_buf = np.empty(capacity, dtype=np.float32)
-        for k in range(bins[i], bins[i + 1]):
-            _run_piece(pieces[k], x, out, scale, table, variant, x_local, y_local, t_buf, e_buf)
-
-
-@njit(cache=True, error_model="numpy")
-def _launch_serial(x, out, pieces, capacity, scale, table, variant):
-    """:func:`_launch` on the calling thread."""
-    x_local = np.empty((2, capacity), dtype=x.dtype)
-    y_local = np.empty((2, capacity), dtype=out.dtype)
-    t_buf = np.empty(capacity, dtype=np.float32)
-    e_buf = np.empty(capacity, dtype=np.float32)
-    for k in range(pieces.shape[0]):
-        _run_piece(pieces[k], x, out, scale, table, variant, x_local, y_local, t_buf, e_buf)
+def _swish_pass(params, in_bufs, o_buf, work, a, b):
+    # in_bufs: x; work: t (the Exp's argument) and e (its result)
+    _forward_slice(in_bufs[0], o_buf, work[0], work[1], a, b, params.scale, params.table, params.variant)
 
 
 _EMPTY_TABLE = np.empty(0, dtype=np.uint16)
@@ -446,15 +404,10 @@ _EMPTY_TABLE = np.empty(0, dtype=np.uint16)
 def launch(x: np.ndarray, out: np.ndarray, launch_plan, scale32, info: DTypeInfo, variant: int) -> None:
     """Run a planned launch over flat C-contiguous ``x`` and ``out`` of ``info``'s dtype."""
     if info is FLOAT32:
-        xb, ob, table = x, out, np.empty(0, dtype=np.float32)
+        xb, ob, table = x, out, _EMPTY_TABLE
     else:
         xb, ob, table = x.view(np.uint16), out.view(np.uint16), output_table(variant, info, scale32)
-    scale32 = np.float32(scale32)
-    with runtime.launch_guard():
-        if len(launch_plan.bins) <= 2:
-            _launch_serial(xb, ob, launch_plan.pieces, launch_plan.capacity, scale32, table, variant)
-        else:
-            _launch(xb, ob, launch_plan.pieces, launch_plan.bins, launch_plan.capacity, scale32, table, variant)
+    kernel_pkg.run_walk(SwishPass(np.float32(scale32), table, variant), (xb,), ob, launch_plan)
 
 # ---------------------------------------------------------------- a record, checked and run
 

@@ -1,0 +1,118 @@
+"""The broadcast walk (atvoss ``BroadcastTiling``, arch35), written once for any two-input operator.
+
+A block runs UB loops over the "fused" index of (the axes before the UB
+split axis, the split axis's UB steps); each loop is a contiguous region of
+the output, its inputs copied in with their own strides (0 on a broadcast
+axis), so the inputs may broadcast against each other and have different
+dtypes. What a pass computes is the operator's pass function
+(:func:`.walk.register_pass`), as in the element-wise walk. SiluGrad's 950
+kernel runs on it.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .walk import WORK_ROWS, compute_pass
+
+__all__ = ["MAX_RANK", "launch_blocks"]
+
+#: Axes of a collapsed broadcast shape (opbase's limit).
+MAX_RANK = 8
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _gm_offset(axes, strides, split, ub_former):
+    """BroadcastGetGmOffset: where a pass starts in a tensor with these strides."""
+    off = 0
+    for i in range(split):
+        off += axes[i] * strides[i]
+    return off + axes[split] * strides[split] * ub_former
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _copy_in(src, dst, axes, size, split, shape_len, ub_former, out_dims, out_strides, in_strides):
+    """BroadcastNddmaWithoutLoop / WithLoop into ``dst``: the pass laid out as the output's region.
+
+    Where the input's stride on the split axis equals the output's, one
+    contiguous copy (DataCopyMoveAlign); else the multi-dimensional copy with
+    the input's strides (0 on broadcast axes). Reads outside ``src`` (a
+    broken tiling) give 0.
+    """
+    base = _gm_offset(axes, in_strides, split, ub_former)
+    m = src.size
+    if in_strides[split] == out_strides[split]:
+        count = size * in_strides[split]
+        lo = min(max(-base, 0), count)                 # the part of [base, base + count) inside src
+        hi = max(min(m - base, count), lo)
+        for k in range(lo):
+            dst[k] = 0
+        for k in range(lo, hi):
+            dst[k] = src[base + k]
+        for k in range(hi, count):
+            dst[k] = 0
+        return
+    count = size * out_strides[split]
+    for k in range(count):
+        rem = k
+        j = base
+        for a in range(shape_len - 1, split, -1):
+            j += (rem % out_dims[a]) * in_strides[a]
+            rem //= out_dims[a]
+        j += rem * in_strides[split]
+        dst[k] = src[j] if 0 <= j < m else 0
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_former, ub_outer, ub_tail, shape_len,
+                  split, fused, elem_num, out_dims, out_strides, dy_strides, x_strides):
+    """Every block's UB loops (arch35 ``Process``), blocks in parallel.
+
+    Each loop: the axes indices of its pass, ``ubSplitSize`` (``ubTail`` on
+    the split axis's last step), CopyIn of both inputs into the ping or
+    pong buffer (skipped, as on the device, for an input broadcast along
+    the split axis whose buffer from two loops back holds the same data),
+    Compute (the pass function registered for ``type(params)``), CopyOut of
+    the contiguous output region.
+    """
+    n = out.size
+    for blk in prange(block_num):
+        loops = block_tail if blk == block_num - 1 else block_former
+        dy_loc = np.zeros((2, elem_num), dtype=dy.dtype)
+        x_loc = np.zeros((2, elem_num), dtype=x.dtype)
+        o_loc = np.empty(elem_num, dtype=out.dtype)
+        work = np.empty((WORK_ROWS, elem_num), dtype=np.float32)
+        axes = np.zeros(MAX_RANK, dtype=np.int64)
+        # BroadcastGetAxesIndices
+        prod_idx = block_former * blk
+        total = fused
+        for i in range(split):
+            total //= out_dims[i]
+            cur = prod_idx // total
+            axes[i] = cur
+            prod_idx -= cur * total
+        axes[split] = prod_idx
+        for loop in range(loops):
+            if loop != 0:                                 # BroadcastUpdateAxesIndices
+                axes[split] += 1
+                if axes[split] == ub_outer and split > 0:
+                    axes[split] = 0
+                    axes[split - 1] += 1
+                for i in range(split - 1, 0, -1):
+                    if axes[i] == out_dims[i]:
+                        axes[i] = 0
+                        axes[i - 1] += 1
+            size = ub_tail if axes[split] == ub_outer - 1 else ub_former
+            count = size * out_strides[split]
+            q = loop % 2
+            reload = loop <= 1 or (blk * block_former + loop) % ub_outer <= 1
+            if dy_strides[split] != 0 or reload:
+                _copy_in(dy, dy_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, dy_strides)
+            if x_strides[split] != 0 or reload:
+                _copy_in(x, x_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, x_strides)
+            compute_pass(params, (dy_loc[q], x_loc[q]), o_loc, work, 0, count)
+            base = _gm_offset(axes, out_strides, split, ub_former)
+            lo = min(max(-base, 0), count)                # CopyOut of the part inside out
+            hi = max(min(n - base, count), lo)
+            for k in range(lo, hi):
+                out[base + k] = o_loc[k]
