@@ -5,9 +5,11 @@ run the NPU's forward kernel (:func:`swishgrad_numba.swish`,
 :func:`swishgrad_numba.silu`) and its backward kernel
 (:func:`swishgrad_numba.swish_backward`, :func:`swishgrad_numba.silu_backward`),
 so a model trained on a CPU sees the device's activations and gradients bit
-for bit. The functional :func:`swish` and :class:`SwishFunction` here keep
-PyTorch's own forward (``x * sigmoid(beta * x)``) with the kernel's backward;
-:func:`silu` is the NPU's forward and backward.
+for bit. The functional :func:`swish` and its autograd Function
+:class:`SwishFunction` here are the same two kernels: the forward pass is
+:func:`swishgrad_numba.swish` of the platform (aclnnSwish), the backward
+pass :class:`SwishBackwardFunction` (SwishGrad); :func:`silu` is the NPU's
+forward and backward too.
 
 PyTorch is an optional dependency (``pip install "swishgrad_numba[torch]"``).
 This module imports without it; using :class:`Swish`,
@@ -18,13 +20,15 @@ how to install it.
 Only CPU tensors of float32, float16 and bfloat16 are accepted. ``beta`` (a
 number or a 0-d tensor) is rounded to float32 once and is a constant: the
 kernel computes no gradient for it. ``platform=`` picks the device whose
-kernel runs, as in :func:`swishgrad_numba.swish_backward` (an Ascend 950 SoC
-runs the arch35 kernel; the A2 reference platform by default).
+kernels run, forward and backward, as in :func:`swishgrad_numba.swish_backward`
+(an Ascend 950 SoC runs the arch35 kernels; the A2 reference platform by
+default).
 
 ``torch.func`` works: ``grad``, ``vjp``, ``jacrev`` through the backward
 pass; ``jvp``, ``jacfwd`` and ``hessian`` through forward-mode rules with the
 same numerics (the first-order tangent is the kernel, bit for bit); ``vmap``
-through a rule that launches the kernel once over the whole batch.
+through rules that launch the kernel (forward or backward) once over the
+whole batch.
 
 Higher derivatives. The backward pass is itself an autograd Function,
 :class:`SwishBackwardFunction`, ``gx = g * s'(x)``, so gradients of
@@ -50,6 +54,7 @@ import numpy as np
 
 from .api import swish_backward
 from .dtypes import DTYPES, bfloat16, to_float32
+from .forward import swish as _swish_kernel
 from .tiling.host import check_platform
 
 try:  # an optional dependency: everything below degrades to a clear error
@@ -275,24 +280,30 @@ if torch is not None:
     class SwishFunction(torch.autograd.Function):
         """Swish as an autograd Function: ``SwishFunction.apply(x, beta, platform=None)``.
 
-        The forward pass is ``x * sigmoid(beta * x)`` in PyTorch; the backward
-        pass (and the forward-mode ``jvp``) is :class:`SwishBackwardFunction`
-        (the emulated NPU kernel of ``platform``), so higher derivatives and
-        ``torch.func`` transforms work (see the module docstring for their
-        numerics). ``beta`` must be a Python float (already rounded to
-        float32, as :func:`swish` does); it receives no gradient.
+        The forward pass is the emulated NPU Swish kernel of ``platform``
+        (:func:`swishgrad_numba.swish`, aclnnSwish; the A2 reference platform
+        by default), bit for bit; it returns a new contiguous tensor. The
+        backward pass (and the forward-mode ``jvp``) is
+        :class:`SwishBackwardFunction` (the emulated SwishGrad kernel of the
+        same platform), so higher derivatives and ``torch.func`` transforms
+        work (see the module docstring for their numerics); the ``vmap`` rule
+        runs the forward kernel once over the whole batch. ``beta`` is a
+        Python float, rounded to float32 once (as :func:`swish` does); it
+        receives no gradient.
         """
 
         @staticmethod
         def forward(x, beta, platform=None):
-            return x * torch.sigmoid(beta * x)
+            _check_tensor(x, "x")
+            beta32 = to_float32(beta, argname="beta")
+            return _from_numpy(_swish_kernel(_to_numpy(x), beta32, platform=_platform(platform)))
 
         @staticmethod
         def setup_context(ctx, inputs, output):
             x, beta, platform = (*inputs, None)[:3]
             ctx.save_for_backward(x)
             ctx.save_for_forward(x)
-            ctx.beta = beta
+            ctx.beta = float(to_float32(beta, argname="beta"))
             ctx.platform = platform
 
         @staticmethod
@@ -312,21 +323,25 @@ if torch is not None:
             return SwishFunction.apply(_batch_first(x, in_dims[0], info.batch_size), beta, platform), 0
 
     def swish(x, beta=1.0, *, platform=None):
-        """Swish, ``x * sigmoid(beta * x)``, with the NPU kernel's backward pass.
+        """Swish, ``x * sigmoid(beta * x)``, as the NPU's Swish kernel computes it, with its SwishGrad
+        kernel as the backward pass (:class:`SwishFunction`).
 
         Parameters
         ----------
         x : torch.Tensor
-            CPU tensor of dtype float32, float16 or bfloat16.
+            CPU tensor of dtype float32, float16 or bfloat16, any strides.
         beta : float or 0-d tensor
             Rounded to float32 once; a constant (no gradient).
         platform : Platform, optional
-            The device whose kernel computes the gradient (an Ascend 950 SoC:
-            the arch35 kernel); the A2 reference platform by default.
+            The device whose kernels compute the value and the gradient (an
+            Ascend 950 SoC: the arch35 kernels); the A2 reference platform by
+            default.
 
         Returns
         -------
         torch.Tensor
+            A new contiguous tensor of ``x``'s shape and dtype, bit for bit
+            :func:`swishgrad_numba.swish` of the same data.
         """
         _check_tensor(x, "x")
         return SwishFunction.apply(x, float(_beta32(beta)), _platform(platform))

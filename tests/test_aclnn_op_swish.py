@@ -1,5 +1,7 @@
 """aclnnSwish / aclnnSilu (swishgrad_numba.aclnn.op_swish): the op_api's checks and statuses, and launches
 bit for bit against the plain reference (tests/reference_family.py)."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -8,6 +10,9 @@ from aclnn_helpers import (BF16, F16, F32, WORKSPACE, random_values, reference_p
 from reference import assert_bits_equal
 from reference_family import ref_swish
 from swishgrad_numba import Platform, aclnn
+from swishgrad_numba.dtypes import FLOAT32
+from swishgrad_numba.ops import get_operator
+from swishgrad_numba.platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM
 from swishgrad_numba.aclnn import (ACL_COMPLEX64, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_NC1HWC0, ACL_INT32,
                                    ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR,
                                    ACLNN_SUCCESS)
@@ -118,3 +123,54 @@ def test_a_saturation_stream_is_refused_not_computed_in_the_other_mode():
         aclnn.aclrtDestroyStream(s)
     finally:
         assert aclnn.aclrtSetDeviceSatMode(aclnn.ACL_RT_OVERFLOW_MODE_INFNAN) == aclnn.ACL_SUCCESS
+
+
+# ---------------------------------------------------------------- the launch runs the stored record
+
+
+def test_the_launch_runs_the_record_phase_one_stored(stream):
+    # A 950 record put in place of the A2 one phase one stored: the launch must run the 950 kernel with it
+    # (beta 0: the 950's "zero" DAG, Muls(x, 0.5), gives +-inf at +-inf, where the A2 sequence gives NaN).
+    aclnn.set_platform(REFERENCE_PLATFORM)
+    x = random_values(np.random.default_rng(6), (5, 40), F32)
+    a2_bits, bits_950 = ref_swish(x, 0.0, "a2"), ref_swish(x, 0.0, "arch35")
+    assert not np.array_equal(a2_bits.view(np.uint32), bits_950.view(np.uint32))   # the swap is visible
+    out = np.zeros_like(x)
+    status, ws, ex = aclnn.aclnnSwishGetWorkspaceSize(tensor(x), aclnn.aclCreateScalar(0.0, ACL_FLOAT), tensor(out))
+    assert status == ACLNN_SUCCESS and ex.tiling.architecture == "a2"
+    ex.tiling = get_operator("swish").host_tiling(x.size, FLOAT32, np.float32(0.0), ASCEND950_PLATFORM)
+    assert aclnn.aclnnSwish(WORKSPACE, ws, ex, stream) == ACLNN_SUCCESS
+    assert aclnn.aclrtSynchronizeStream(stream) == aclnn.ACL_SUCCESS
+    assert_bits_equal(out, bits_950)
+
+
+@pytest.mark.parametrize("op", ["swish", "silu"])
+def test_the_launch_hands_the_stored_record_to_the_kernel(op, stream, monkeypatch):
+    # The kernel's run gets the executor's very record, grad None, flat contiguous x and result buffers.
+    kernels = get_operator(op).kernels
+    seen = []
+
+    def recording(kernel):
+        def run(grad, x, out, tiling):
+            seen.append((grad, x.ndim, x.flags.c_contiguous, out.ndim, out.flags.c_contiguous, tiling))
+            return kernel.run(grad, x, out, tiling)
+        return run
+
+    for arch in list(kernels):
+        monkeypatch.setitem(kernels, arch, dataclasses.replace(kernels[arch], run=recording(kernels[arch])))
+    base_x = random_values(np.random.default_rng(7), (6, 8), F16)
+    base_o = np.zeros((8, 6), dtype=F16)
+    x_t, o_t = tensor_over(base_x.T, base_x), tensor(base_o)
+    if op == "swish":
+        status, ws, ex = aclnn.aclnnSwishGetWorkspaceSize(x_t, aclnn.aclCreateScalar(1.5, ACL_FLOAT), o_t)
+    else:
+        status, ws, ex = aclnn.aclnnSiluGetWorkspaceSize(x_t, o_t)
+    assert status == ACLNN_SUCCESS
+    launch = aclnn.aclnnSwish if op == "swish" else aclnn.aclnnSilu
+    assert launch(WORKSPACE, ws, ex, stream) == ACLNN_SUCCESS
+    assert aclnn.aclrtSynchronizeStream(stream) == aclnn.ACL_SUCCESS
+    assert len(seen) == 1
+    grad, x_ndim, x_contig, out_ndim, out_contig, tiling = seen[0]
+    assert grad is None and (x_ndim, x_contig, out_ndim, out_contig) == (1, True, 1, True)
+    assert tiling is ex.tiling
+    assert_bits_equal(base_o, ref_swish(np.ascontiguousarray(base_x.T), 1.5 if op == "swish" else 1.0, "a2"))

@@ -1,4 +1,7 @@
-"""Tests of swishgrad_numba.torch: the autograd Function, the Swish module, the functional backward."""
+"""Tests of swishgrad_numba.torch: the autograd Functions, the Swish module, the functional forms.
+
+The forward pass is checked bit for bit against the plain reference in tests/reference_family.py, never against
+the package."""
 from __future__ import annotations
 
 import os
@@ -20,6 +23,7 @@ from swishgrad_numba.torch import (  # noqa: E402
     swish,
     swish_backward_torch,
 )
+from reference_family import ref_swish  # noqa: E402
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 # Same-width integer type for reading raw bit patterns.
@@ -114,9 +118,38 @@ def test_sum_loss_gradient():
 def test_forward_is_swish():
     x = sample((50,), torch.float32, seed=8, specials=False)
     beta = float(np.float32(1.3))
-    # The Swish module's forward is the NPU's Swish kernel (swishgrad_numba._torch_family, issue 20).
-    np.testing.assert_array_equal(bits(Swish(1.3)(x)), np_bits(sg.swish(to_numpy(x), 1.3)))
-    np.testing.assert_array_equal(bits(SwishFunction.apply(x, beta)), bits(x * torch.sigmoid(beta * x)))
+    # Both the module and the functional form are the NPU's Swish kernel (issue 20), not PyTorch's formula.
+    expected = np_bits(ref_swish(to_numpy(x), beta, "a2"))
+    np.testing.assert_array_equal(bits(Swish(1.3)(x)), expected)
+    np.testing.assert_array_equal(bits(SwishFunction.apply(x, beta)), expected)
+    np.testing.assert_array_equal(bits(swish(x, 1.3)), expected)
+
+
+PLATFORMS = {"a2": sg.REFERENCE_PLATFORM, "arch35": sg.ASCEND950_PLATFORM}
+# 1.3: the A2 sequence and the 950 "other" DAG; -1 and 0: the 950's other two DAGs.
+FORWARD_BETAS = [1.3, -1.0, 0.0, -842.45]
+
+
+@pytest.mark.parametrize("arch", PLATFORMS)
+@pytest.mark.parametrize("name", DTYPES)
+def test_functional_forward_is_the_kernel_bit_for_bit(name, arch):
+    dtype = DTYPES[name]
+    platform = PLATFORMS[arch]
+    x = sample((3, 400), dtype, seed=40)          # specials included
+    # Every 16-bit pattern the first 2^16 integers give, as the dtype (float32 takes a plain sample).
+    if dtype != torch.float32:
+        every = torch.arange(-(2**15), 2**15, dtype=torch.int32).to(torch.int16).view(dtype)
+    else:
+        every = sample((4000,), dtype, seed=41)
+    for beta in FORWARD_BETAS:
+        b32 = float(np.float32(beta))
+        for data in (x, x.t(), every):            # contiguous, transposed (non-contiguous), the sweep
+            expected = np_bits(ref_swish(to_numpy(data), b32, arch))
+            y = swish(data.detach().clone().requires_grad_() if data is x else data, beta, platform=platform)
+            assert y.dtype == dtype and y.shape == data.shape and y.is_contiguous()
+            np.testing.assert_array_equal(bits(y), expected, err_msg=f"swish beta={beta}")
+            np.testing.assert_array_equal(bits(SwishFunction.apply(data, b32, platform)), expected,
+                                          err_msg=f"SwishFunction beta={beta}")
 
 
 def test_beta_is_a_float32_constant():
@@ -433,3 +466,29 @@ def test_beta_may_be_a_0d_tensor():
         Swish(torch.tensor(1.5, requires_grad=True))
     with pytest.raises(TypeError, match="beta must be a real number"):
         Swish(torch.tensor(1 + 2j))
+
+
+@TORCH_JIT_WARNING
+@pytest.mark.parametrize("arch", PLATFORMS)
+def test_forward_under_torch_func_is_the_kernel(arch):
+    # jvp's and vjp's primal outputs and vmap's batched forward (one launch over the batch) are the kernel's bits.
+    platform = PLATFORMS[arch]
+    xb, v = sample((3, 64), torch.float16, seed=42), sample((64,), torch.float16, seed=43)
+    f = lambda t: swish(t, -1.0, platform=platform)  # noqa: E731
+    expected = [np_bits(ref_swish(to_numpy(xb[i]), -1.0, arch)) for i in range(3)]
+    primal, _ = torch.func.jvp(f, (xb[0],), (v,))
+    np.testing.assert_array_equal(bits(primal), expected[0])
+    primal, _ = torch.func.vjp(f, xb[1])
+    np.testing.assert_array_equal(bits(primal), expected[1])
+    for batched in (torch.func.vmap(f)(xb), torch.func.vmap(f, in_dims=1)(xb.T.contiguous())):
+        for i in range(3):
+            np.testing.assert_array_equal(bits(batched[i]), expected[i])
+
+
+def test_swish_function_checks_its_input():
+    with pytest.raises(TypeError, match="x must have dtype float32, float16 or bfloat16, got torch.float64"):
+        SwishFunction.apply(torch.ones(3, dtype=torch.float64), 1.0)
+    with pytest.raises(TypeError, match="x must be a torch.Tensor"):
+        SwishFunction.apply(np.ones(3, np.float32), 1.0)
+    with pytest.raises(TypeError, match="platform must be a Platform"):
+        swish(torch.ones(3), platform="ascend950")

@@ -12,7 +12,10 @@ that refuses (the A2 Swish host takes bfloat16 on ascend910b and ascend310b
 only) fails the launcher, which the op_api reports as
 ``ACLNN_ERR_INNER_NULLPTR`` (561103). The platform's SoC picks the op_api:
 the experimental one (Atlas A2 kernel) or, on an Ascend 950, the mainline
-one (arch35 kernel); they differ in the Swish dtype list only.
+one (arch35 kernel); they differ in the Swish dtype list only. Phase one
+stores the host tiling (an :class:`~swishgrad_numba.ops.OpTiling`) in the
+executor; phase two runs that record through the registered kernel's
+``run``, so a launch is exactly what phase one decided.
 """
 from __future__ import annotations
 
@@ -21,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dtypes import DTYPES, to_float32
-from ..forward import _forward
 from ..ops import OpTiling, get_operator
 from ..platform import ARCH_950, BF16_SOC_VERSIONS, Platform
 from .enums import (
@@ -49,7 +51,11 @@ _DAV_2201 = ("ascend910b", "ascend910_93")
 
 @dataclass(eq=False)
 class aclSwishExecutor:
-    """What phase one prepared for aclnnSwish / aclnnSilu; runs once."""
+    """What phase one prepared for aclnnSwish / aclnnSilu; runs once.
+
+    ``tiling`` is the host tiling the launch runs (``None`` for an empty
+    launch, which queues nothing).
+    """
 
     op: str
     self_: aclTensor
@@ -148,10 +154,19 @@ def aclnnSiluGetWorkspaceSize(self, out):
 
 
 def _make_job(executor: aclSwishExecutor, stream=None):
+    # The launch runs the record phase one stored (executor.tiling), on the
+    # kernel that record is for; nothing is re-derived here.
+    tiling = executor.tiling
+    kernel = get_operator(executor.op).kernels[tiling.architecture]
+
     def job():
-        x = np.ascontiguousarray(_view(executor.self_))
-        result = _forward(executor.op, x, executor.scale, None, executor.platform)
-        _view(executor.out)[...] = result
+        # x is made contiguous (in-bounds reads only); the flat result is then
+        # copied into the out view.
+        x = np.ascontiguousarray(_view(executor.self_)).reshape(-1)
+        out_view = _view(executor.out)
+        result = np.empty(out_view.shape, dtype=executor.out.dtype)
+        kernel.run(None, x, result.reshape(-1), tiling)
+        out_view[...] = result
 
     return job
 
