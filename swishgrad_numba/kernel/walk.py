@@ -131,9 +131,11 @@ def _copy_out(dst, src, offset, valid):
 def _prefetch_share(ins, out, start, stop, step):
     """Prefetch GM lines of elements ``[start, stop)`` (inside the tensor):
     the next pass's inputs for reading, its output for writing."""
+    for i in range(len(ins)):
+        src = ins[i]
+        for p in range(start, stop, step):
+            prefetch_read(src, p)
     for p in range(start, stop, step):
-        for i in range(len(ins)):
-            prefetch_read(ins[i], p)
         prefetch_write(out, p)
 
 

@@ -482,12 +482,14 @@ def _derive_overload(x_buf, z, a, b, table):
     if x_buf.dtype == types.float32:
         def impl(x_buf, z, a, b, table):
             vexp_f32(z[a:b], x_buf[a:b], b - a, _MINUS_ONE)   # Muls(x, -1) ; Exp  (exact path where needed)
-            for k in range(a, b):
+            for i in range(b - a):
+                k = np.uint64(a + i)   # unsigned: no negative-index fix-up per access
                 z[k] = _after_exp(z[k], x_buf[k])
         return impl
 
     def impl16(x_buf, z, a, b, table):                       # widened exactly, then the whole sequence: a lookup
-        for k in range(a, b):
+        for i in range(b - a):
+            k = np.uint64(a + i)
             z[k] = table[x_buf[k]]
     return impl16
 
@@ -496,7 +498,8 @@ def _derive_overload(x_buf, z, a, b, table):
 def _compute(dy_buf, x_buf, o_buf, z, a, b, table, dy_code, out_code):
     """Elements ``[a, b)`` of one pass: ``o = narrow(widen(dy) * z(x))``."""
     _derive(x_buf, z, a, b, table)
-    for k in range(a, b):
+    for i in range(b - a):
+        k = np.uint64(a + i)
         o_buf[k] = _narrow(o_buf, _widen(dy_buf[k], dy_code) * z[k], out_code)   # Mul(dy, z) ; Cast CAST_RINT
 
 

@@ -343,30 +343,37 @@ class SwishPass(NamedTuple):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _compute_f32(x_buf, y_buf, t_buf, e_buf, a, b, scale, variant):
-    """Elements ``[a, b)`` of one float32 pass, instruction by instruction over the buffer."""
+    """Elements ``[a, b)`` of one float32 pass, instruction by instruction over the buffer.
+
+    Indices are unsigned so that the loops carry no negative-index checks."""
     if variant == V_950_ZERO:
-        for j in range(a, b):
+        for i in range(b - a):
+            j = np.uint64(a + i)
             y_buf[j] = x_buf[j] * _HALF
         return
     if variant == V_950_NEG_ONE:
         vexp_f32(e_buf[a:b], x_buf[a:b], b - a, _ONE)
     else:
         if variant == V_950_OTHER:
-            for j in range(a, b):
+            for i in range(b - a):
+                j = np.uint64(a + i)
                 t_buf[j] = (x_buf[j] * _NEG_ONE) * scale
         else:
             neg = _NEG_ONE * scale
-            for j in range(a, b):
+            for i in range(b - a):
+                j = np.uint64(a + i)
                 t_buf[j] = x_buf[j] * neg
         vexp_f32(e_buf[a:b], t_buf[a:b], b - a, _ONE)
-    for j in range(a, b):
+    for i in range(b - a):
+        j = np.uint64(a + i)
         y_buf[j] = x_buf[j] / (e_buf[j] + _ONE)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _lookup_16(x_buf, y_buf, t_buf, e_buf, a, b, scale, table, variant):
     """Elements ``[a, b)`` of one 16-bit pass: the output table (every instruction, once per x bit pattern)."""
-    for j in range(a, b):
+    for i in range(b - a):
+        j = np.uint64(a + i)   # unsigned: no negative-index fix-up per access
         y_buf[j] = table[x_buf[j]]
 
 
