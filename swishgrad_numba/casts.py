@@ -16,6 +16,7 @@ import numpy as np
 from llvmlite import binding as llvm
 from numba import njit
 
+from .dtypes import FLOAT16
 from .intrinsics import f32_to_half_bits, half_bits_to_f32
 
 __all__ = [
@@ -203,3 +204,17 @@ def f32_to_bf16_bits_round(f):
     # Add half of the last kept bit: the sum carries into bit 16 exactly when
     # the first dropped bit is 1; past the largest finite it lands on inf.
     return np.uint16((u + np.uint32(0x8000)) >> np.uint32(16))
+
+
+_F16_CODE = FLOAT16.code
+
+
+@njit(cache=True, inline="always")
+def widen_16(bits, dtype_code):
+    """The float32 of 16-bit ``bits`` of the dtype with code ``dtype_code``
+    (float16's, else bfloat16's), exactly: the kernels' first Cast, which the
+    16-bit tables are indexed by."""
+    if dtype_code == _F16_CODE:
+        return f16_bits_to_f32(bits)
+    return bf16_bits_to_f32(bits)
+

@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
-from ..casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
+from ..casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits, widen_16
 from ..dtypes import FLOAT16
 from ..intrinsics import fma_f32, vectorise_full_width
 from .exp import clamp_exp_arg, exact_exp_flags, exact_exp_mark, exp_f32, exp_fast, no_exact_flags, redo_marked
@@ -165,10 +165,7 @@ def derivative_table(beta, dtype_code, arch, sat):
     """
     table = np.empty(65536, dtype=np.float32)
     for bits in prange(65536):
-        if dtype_code == _F16:
-            xf = f16_bits_to_f32(np.uint16(bits))
-        else:
-            xf = bf16_bits_to_f32(np.uint16(bits))
+        xf = widen_16(np.uint16(bits), dtype_code)
         table[bits] = derivative_mode(xf, beta, arch, sat)
     return table
 

@@ -26,8 +26,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
-from ..casts import (bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_bf16_bits_round, f32_to_f16_bits,
-                     f32_to_f16_bits_round)
+from ..casts import f32_to_bf16_bits, f32_to_bf16_bits_round, f32_to_f16_bits, f32_to_f16_bits_round, widen_16
 from .. import kernel as kernel_pkg
 from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, DTypeInfo, dtype_info
 from ..kernel.exp import exp_f32, vexp_f32
@@ -311,10 +310,7 @@ def _narrow(y, dtype_code, variant):
 def _output_table(scale, dtype_code, variant):
     table = np.empty(65536, dtype=np.uint16)
     for bits in prange(65536):
-        if dtype_code == _F16:
-            x = f16_bits_to_f32(np.uint16(bits))
-        else:
-            x = bf16_bits_to_f32(np.uint16(bits))
+        x = widen_16(np.uint16(bits), dtype_code)
         table[bits] = _narrow(forward_value(x, scale, variant), dtype_code, variant)
     return table
 
