@@ -39,19 +39,19 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
-from .. import runtime
-from ..arguments import check_array
-from ..casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
-from ..dtypes import FLOAT16, FLOAT32, DTypeInfo, dtype_info
-from .. import kernel
-from ..kernel import TableCache, broadcast
-from ..kernel.exp import exp_f32, vexp_f32
-from ..kernel.walk import register_pass
-from ..platform import ARCH_950, ARCH_A2, REFERENCE_PLATFORM, Platform
-from ..spec.arith import INIT_BUFFER_ALIGN, ceil_div, pad_to
-from ..spec import a2 as spec_a2
-from ..tiling.findings import finding
-from .registry import Kernel, Operator, OpTiling, WalkCheck, register
+from ... import runtime
+from ...arguments import check_array
+from ...casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
+from ...dtypes import FLOAT16, FLOAT32, DTypeInfo, dtype_info
+from ... import kernel
+from ...kernel import TableCache, broadcast
+from ...kernel.exp import exp_f32, vexp_f32
+from ...kernel.walk import register_pass
+from ...platform import ARCH_950, ARCH_A2, REFERENCE_PLATFORM, Platform
+from ...spec.arith import INIT_BUFFER_ALIGN, ceil_div, pad_to
+from ...spec import a2 as spec_a2
+from ...tiling.findings import finding
+from ..registry import Kernel, Operator, OpTiling, WalkCheck, register
 
 __all__ = [
     "NAME", "OP_TYPE", "ACLNN_NAME", "ACLNN_SIGNATURE", "ACLNN_LAUNCH_SIGNATURE",
