@@ -1,0 +1,94 @@
+"""SiluGrad, the operator behind ``aclnnSiluBackward``: its facts, host tilings and kernels.
+
+The model is docs/model.md, section "SiluBackward".
+
+``dx = dy * (s * ((1 - s) * x + 1))`` with ``s = 1 / (exp(-x) + 1)``, in
+binary32, one instruction at a time. Two kernels, chosen by SoC:
+
+* **Atlas A2** (ops-nn ``experimental/activation/silu_grad``): a 32-byte
+  ``SiluGradTilingData`` of four uint64; the host picks single or double
+  buffering (``schMode`` 0/1) from the small cores' data size. Inputs and
+  output share one dtype and one shape.
+* **Ascend 950** (mainline ``activation/silu_grad``, arch35): the atvoss
+  ``BroadcastTiling`` (opbase) over the collapsed shapes; ``dy`` and ``x``
+  may broadcast against each other and may have different dtypes, in which
+  case ``dx`` is float32.
+
+Both kernels run the same steps in the same order (the products commute),
+so one sequence serves both: :func:`silu_derivative` is ``z(x)``, the factor
+``dy`` is multiplied by last. That factorisation is exact (every step is
+its own binary32 rounding, and ``dy`` enters only in the last Mul), so a
+16-bit ``x`` looks ``z`` up in a 65,536-entry table built by the same
+sequence.
+
+Public: :func:`silu_backward`; the host tilings :func:`a2_host_tiling`,
+:func:`arch35_host_tiling` and :func:`host_tiling`; the structs
+:data:`A2_TILING_DTYPE` and :data:`ARCH35_TILING_DTYPE`; the UB plans
+:func:`a2_buffer_plan` and :func:`arch35_buffer_plan`; :func:`run_a2` and
+:func:`run_arch35` run a kernel with a tiling (reads and writes stay inside
+the arrays). The jitted kernels are private.
+
+One module per concern; every public name is re-exported here, and
+importing the package registers ``"silu_grad"`` once:
+
+* :mod:`.names`: the package's name, CANN's operator type, the aclnn entry
+  point and its signatures, the rank limit;
+* :mod:`.a2`: the A2 struct, host tiling, buffer plan, walk fields and walk
+  check;
+* :mod:`.arch35`: the 950 struct, BroadcastTiling host (dimension collapse,
+  op keys), dtype rule, buffer plan and walk check;
+* :mod:`.sequence`: the instruction sequence, the 16-bit tables, the pass
+  function (:class:`SiluGradPass`) and the A2 tile's instructions for the
+  device-time model;
+* :mod:`.launch`: :func:`run_a2`, :func:`run_arch35` and the registry's
+  :func:`run`;
+* :mod:`.api`: :func:`silu_backward` and :func:`host_tiling`.
+"""
+from __future__ import annotations
+
+from ...platform import ARCH_950, ARCH_A2
+from ..registry import Kernel, Operator, OpTiling, register
+from .names import ACLNN_LAUNCH_SIGNATURE, ACLNN_NAME, ACLNN_SIGNATURE, MAX_DIMS, NAME, OP_TYPE
+from .a2 import (
+    A2_TARGET_ELEMENTS_PER_CORE, A2_TILING_DTYPE, A2_TILING_FIELDS, A2_UB_UNITS, SCH_MODE_DOUBLE, SCH_MODE_SINGLE,
+    A2Tiling, a2_buffer_plan, a2_host_tiling, a2_walk_check, a2_walk_fields, buffer_plan_bytes,
+)
+from .arch35 import (
+    ARCH35_ARRAY_FIELDS, ARCH35_COMPUTE_PARAMS, ARCH35_OP_KEYS, ARCH35_SCALAR_FIELDS, ARCH35_TILING_DTYPE,
+    ARCH35_WORKSPACE_SIZE, Arch35Tiling, arch35_buffer_plan, arch35_host_tiling, arch35_walk_check,
+    dimension_collapse, output_dtype,
+)
+from .sequence import A2_DEVICE_INSTRUCTIONS, SiluGradPass, _a2_device_instructions, derivative_table, silu_derivative
+from .launch import run, run_a2, run_arch35
+from .api import host_tiling, silu_backward
+
+__all__ = [
+    "NAME", "OP_TYPE", "ACLNN_NAME", "ACLNN_SIGNATURE", "ACLNN_LAUNCH_SIGNATURE",
+    "A2_TILING_DTYPE", "A2_TILING_FIELDS", "ARCH35_TILING_DTYPE", "ARCH35_SCALAR_FIELDS", "ARCH35_ARRAY_FIELDS",
+    "SCH_MODE_SINGLE", "SCH_MODE_DOUBLE", "A2_UB_UNITS", "A2_TARGET_ELEMENTS_PER_CORE",
+    "ARCH35_OP_KEYS", "ARCH35_COMPUTE_PARAMS", "ARCH35_WORKSPACE_SIZE", "MAX_DIMS",
+    "A2Tiling", "Arch35Tiling", "a2_host_tiling", "arch35_host_tiling", "host_tiling",
+    "a2_buffer_plan", "arch35_buffer_plan", "buffer_plan_bytes", "output_dtype", "dimension_collapse",
+    "run_a2", "run_arch35", "a2_walk_fields", "SiluGradPass", "a2_walk_check", "arch35_walk_check", "run",
+    "silu_derivative", "derivative_table", "silu_backward",
+]
+
+# ------------------------------------------------------------------ the registry entry
+
+
+def _registry_host_tiling(numel, info, beta32, platform):
+    """The host tiling of a same-dtype, unbroadcast launch of ``numel`` elements, as an OpTiling."""
+    tiling = host_tiling((numel,), (numel,), info, info, platform)
+    return OpTiling(op=NAME, architecture=platform.architecture, data=tiling.record, block_dim=tiling.block_dim,
+                    tiling_key=tiling.tiling_key, workspace_size=tiling.workspace_size)
+
+
+SILU_GRAD = register(Operator(
+    NAME, (ACLNN_NAME + "GetWorkspaceSize", ACLNN_NAME), OP_TYPE,
+    {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/silu_grad", "SiluGradTilingData", A2_TILING_DTYPE,
+                     "CAST_RINT", a2_walk_check, run, _a2_device_instructions,
+                     # schMode (the tiling key) 0 is single-buffered, 1 double
+                     lambda tiling: 1 if tiling.tiling_key == SCH_MODE_SINGLE else 2),
+     ARCH_950: Kernel(ARCH_950, "activation/silu_grad (arch35)", "SiluGradTilingData", ARCH35_TILING_DTYPE,
+                      "CAST_RINT", arch35_walk_check, run)},
+    _registry_host_tiling, has_beta=False, inputs=2))

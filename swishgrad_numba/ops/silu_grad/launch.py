@@ -1,0 +1,78 @@
+"""SiluGrad's launches: :func:`run_a2` on the generic pass walk, :func:`run_arch35` on the broadcast
+walk, and :func:`run`, the registry's launch of a checked record. Reads and writes stay inside the arrays."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import kernel, runtime
+from ...dtypes import DTypeInfo, dtype_info
+from ...kernel import broadcast
+from ...platform import ARCH_950
+from ..registry import OpTiling
+from .a2 import A2Tiling, a2_walk_fields
+from .arch35 import Arch35Tiling
+from .sequence import SiluGradPass, derivative_table
+
+__all__ = ["run_a2", "run_arch35", "run"]
+
+
+def _kernel_view(arr: np.ndarray, info: DTypeInfo) -> np.ndarray:
+    return arr.reshape(-1).view(info.bits_dtype)
+
+
+def _table_for(info: DTypeInfo) -> np.ndarray:
+    return derivative_table(info) if info.itemsize == 2 else np.zeros(1, dtype=np.float32)
+
+
+def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling) -> np.ndarray:
+    """Run the A2 kernel on flat C-contiguous arrays of one dtype and size with ``tiling``.
+
+    The generic walk (:mod:`swishgrad_numba.kernel.walk`) runs it: every
+    core's passes (silu_grad.h ``Process``) of ``min(tileDataNum, left)``
+    elements, the block padding past the tensor read as zeros and never
+    written. schMode 0 single-buffers on the device; the bits do not depend
+    on it.
+    """
+    info = tiling.dtype
+    for name, arr in (("dy", dy), ("x", x), ("out", out)):
+        if arr.dtype != info.numpy or not arr.flags.c_contiguous or arr.size != out.size:
+            raise ValueError(f"{name} must be a C-contiguous {info.name} array of out's size ({out.size})")
+    if int(tiling.record["tileDataNum"]) < 1:
+        raise ValueError("tiling.tileDataNum is 0: the platform's UB holds no tile, the kernel would never finish")
+    if out.size == 0:
+        return out
+    launch_plan = kernel.plan_launch(a2_walk_fields(tiling.record), tiling.block_dim, kernel.ARCH_A2, out.size)
+    kernel.run_walk(SiluGradPass(_table_for(info), info.code, info.code),
+                    (_kernel_view(dy, info), _kernel_view(x, info)), _kernel_view(out, info), launch_plan)
+    return out
+
+
+def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Tiling) -> np.ndarray:
+    """Run the 950 kernel on C-contiguous ``dy``, ``x`` (their own shapes) and
+    ``out`` (the broadcast shape), on the broadcast walk (:mod:`swishgrad_numba.kernel.broadcast`)."""
+    for name, arr, info in (("dy", dy, tiling.dy_dtype), ("x", x, tiling.x_dtype), ("out", out, tiling.out_dtype)):
+        if arr.dtype != info.numpy or not arr.flags.c_contiguous:
+            raise ValueError(f"{name} must be a C-contiguous {info.name} array")
+    r = tiling.record
+    params = SiluGradPass(_table_for(tiling.x_dtype), tiling.dy_dtype.code, tiling.out_dtype.code)
+    with runtime.launch_guard():
+        broadcast.launch_blocks(params, _kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
+                                _kernel_view(out, tiling.out_dtype), tiling.block_dim, int(r["blockFormer"]),
+                                int(r["blockTail"]), int(r["ubFormer"]), int(r["ubOuter"]), int(r["ubTail"]),
+                                int(r["shapeLen"]), int(r["ubSplitAxis"]), int(r["dimProductBeforeUbInner"]),
+                                int(r["elemNum"]), np.array(r["outputDims"]), np.array(r["outputStrides"]),
+                                np.array(r["input0Strides"]), np.array(r["input1Strides"]))
+    return out
+
+
+def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
+    """The kernel with a checked record over flat contiguous arrays of one dtype and size."""
+    if grad is None:
+        raise ValueError("grad must be an array for silu_grad (its gradOutput)")
+    info = dtype_info(out.dtype, argname="out.dtype")
+    if tiling.architecture == ARCH_950:
+        run_arch35(grad, x, out, Arch35Tiling(tiling.data, tiling.block_dim, tiling.tiling_key,
+                                              tiling.workspace_size, info, info, info, out.shape))
+    else:
+        run_a2(grad, x, out, A2Tiling(tiling.data, tiling.block_dim, tiling.tiling_key, tiling.tiling_key,
+                                      tiling.workspace_size, info))
