@@ -12,7 +12,8 @@ and removes it from the registry afterwards (other tests enumerate it).
 The tests then drive every generic entry point with ``op="scaled_abs"``
 and check each result against plain NumPy written here: ``compute_tiling``,
 ``validate_tiling``, ``run_tiling``, ``devicetime.estimate``, the
-``swishgrad tiling/validate/timeline --op`` commands and the demo.
+``swishgrad tiling/validate/timeline --op`` commands, the demo, and the
+family benchmark once the operator has its row there (its PyTorch peer's).
 docs/architecture.md ("Adding an operator") points here as the worked example.
 """
 from __future__ import annotations
@@ -414,3 +415,25 @@ def test_demo_has_a_line_for_the_new_operator(capsys):
     x = np.arange(1, 7, dtype=np.float32)
     printed = np.array(line.split(":", 1)[1].split(), dtype=np.float64).astype(np.float32)
     assert printed.view(np.uint32).tolist() == ref_scaled_abs(x, 1.1).view(np.uint32).tolist()
+
+
+def test_benchmark_family_takes_the_operator_given_its_row(monkeypatch):
+    # The family benchmark times each operator against its PyTorch peer: a row of
+    # OP_BENCHES per operator, by design (a peer is the operator's own). Without torch:
+    from swishgrad_numba.benchmark import family
+
+    def emulator(g, x, out, beta, platform):
+        return sg.run_tiling(None, x, out, sg.compute_tiling(x.size, x.dtype, beta, platform, op=NAME))
+
+    monkeypatch.setitem(family.OP_BENCHES, NAME, family.OpBench(1, SCALE, emulator, None, "(none)"))
+    rows = family.run_op_comparison(NAME, [4096], ["float32"], threads=[1], repeat=1, min_time=0.001,
+                                    use_torch=False)
+    emu, peer = rows
+    assert emu["op"] == NAME and emu["impl"] == "emulator" and emu["seconds"] is not None
+    assert peer["skipped"] == "disabled"
+    g, x = np.ones(8, np.float32), f32_inputs(8)
+    out = np.empty_like(x)
+    run, torch_run = family.op_calls(NAME, g, x, out, use_torch=False)
+    run()
+    assert torch_run is None
+    assert_same_bits(out, ref_scaled_abs(x, SCALE))
