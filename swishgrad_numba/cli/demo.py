@@ -39,24 +39,24 @@ def run_demo(out=print) -> None:
 
 def family_lines(dtype=np.float32) -> list:
     """One line per registered operator on the seed input (gradOutput = 1 x 6,
-    x = 1..6), as the Atlas A2 kernel computes it: ``[op] v1 ... v6``."""
-    from .. import silu, silu_backward, swish, swish_backward
+    x = 1..6, beta = :data:`SEED_BETA` where it takes one), as the Atlas A2
+    kernel computes it: ``[op] aclnnName (beta=...): v1 ... v6``.
+
+    Every operator alike, through the registry: its host tiling
+    (``compute_tiling(op=...)``) run by ``run_tiling``, so a newly
+    registered operator gets its line with no change here.
+    """
+    from .. import compute_tiling, run_tiling
     from ..ops import OPERATORS
 
     grad, x = seed_inputs(dtype)
-    results = {
-        "swish_grad": (f"beta={SEED_BETA}, gradInput", swish_backward(grad, x, SEED_BETA)),
-        "swish": (f"beta={SEED_BETA}, out", swish(x, SEED_BETA)),
-        "silu": ("out", silu(x)),
-        "silu_grad": ("gradInput", silu_backward(grad, x)),
-    }
-    if set(results) != set(OPERATORS):   # a newly registered operator needs its line here
-        raise RuntimeError(f"the demo covers {sorted(results)}, the registry holds {sorted(OPERATORS)}")
     lines = []
     for name in sorted(OPERATORS):
-        what, values = results[name]
-        aclnn = OPERATORS[name].aclnn[1]
-        lines.append(f"[{name}] {aclnn} ({what}): " + " ".join(f"{float(v):.8g}" for v in values))
+        op = OPERATORS[name]
+        tiling = compute_tiling(x.size, x.dtype, SEED_BETA if op.has_beta else None, op=name)
+        values = run_tiling(grad if op.inputs == 2 else None, x, np.empty_like(x), tiling)
+        beta = f" (beta={SEED_BETA})" if op.has_beta else ""
+        lines.append(f"[{name}] {op.aclnn[1]}{beta}: " + " ".join(f"{float(v):.8g}" for v in values))
     return lines
 
 

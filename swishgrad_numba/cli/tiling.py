@@ -81,10 +81,13 @@ def _beta_option(p, help_text: str, default) -> None:
 
 
 def _op_option(p) -> None:
+    from ..ops import OPERATORS   # the registry as it is when the parser is built
+
+    others = ", ".join(sorted(set(OPERATORS) - {"swish_grad"}))
     p.add_argument("--op", default="swish_grad", metavar="OP",
-                   help="the operator: swish_grad (%(default)s), swish, silu or silu_grad; every operator but "
-                        "swish_grad is its host tiling (validate: optionally --file, --set), checked against its "
-                        "own kernel")
+                   help=f"the operator: swish_grad (%(default)s) or another registered one ({others}); every "
+                        f"operator but swish_grad is its host tiling (validate: optionally --file, --set), checked "
+                        f"against its own kernel")
 
 
 def _architecture_of_soc(args):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,10 +26,25 @@ from .trace import plot_gantt, write_trace
 
 __all__ = ["Estimate", "estimate", "estimate_custom", "OPS", "MAX_TILES"]
 
+
+class _RegisteredOps(Mapping):
+    """The registry (:data:`~swishgrad_numba.ops.OPERATORS`) as name -> (inputs, outputs), read at each use:
+    an operator registered after this module was imported is known too."""
+
+    def __getitem__(self, name):
+        return (OPERATORS[name].inputs, 1)
+
+    def __iter__(self):
+        return iter(OPERATORS)
+
+    def __len__(self):
+        return len(OPERATORS)
+
+
 #: The operators the model knows: every registered one (:mod:`swishgrad_numba.ops`), by name -> (inputs,
 #: outputs). Their instruction lists live with their kernels (``Kernel.device_instructions``); a kernel whose
 #: walk is not in the template's core-class form (SiluGrad's 950 BroadcastTiling) is refused.
-OPS = {name: (op.inputs, 1) for name, op in OPERATORS.items()}
+OPS = _RegisteredOps()
 #: The most tiles one estimate models (a guard against broken records).
 MAX_TILES = 50_000_000
 # DataCopy moves whole 32-byte blocks of UB.

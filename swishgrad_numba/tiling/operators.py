@@ -127,5 +127,10 @@ def run_op_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, platform: Platfo
     if not report.ok:
         raise ValueError(f"tiling: the {op.name} record is not run, it has errors: "
                          + "; ".join(str(f) for f in report.errors))
+    # the operator's input count says whether there is a grad: every kernel's run gets it checked
+    if op.inputs == 1 and grad is not None:
+        raise ValueError(f"grad must be None for the forward operator {op.name!r} (it reads x only)")
+    if op.inputs > 1 and grad is None:
+        raise ValueError(f"grad must be an array for {op.name} (its gradOutput)")
     kern.run(grad, x, out, tiling)
     return out
