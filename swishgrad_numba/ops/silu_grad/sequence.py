@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
-from ...casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
+from ...casts import f32_to_bf16_bits, f32_to_f16_bits, widen_16
 from ...dtypes import FLOAT16, dtype_info
 from ...kernel import TableCache
 from ...kernel.exp import exp_f32, vexp_f32
@@ -51,11 +51,7 @@ def silu_derivative(x):
 def _derivative_table(dtype_code):
     table = np.empty(65536, dtype=np.float32)
     for bits in prange(65536):
-        if dtype_code == _F16:
-            xf = f16_bits_to_f32(np.uint16(bits))
-        else:
-            xf = bf16_bits_to_f32(np.uint16(bits))
-        table[bits] = silu_derivative(xf)
+        table[bits] = silu_derivative(widen_16(np.uint16(bits), dtype_code))
     return table
 
 
@@ -80,11 +76,7 @@ def _widen_overload(v, code):
     if isinstance(v, types.Float):
         return lambda v, code: v
 
-    def impl(v, code):
-        if code == _F16:
-            return f16_bits_to_f32(v)
-        return bf16_bits_to_f32(v)
-    return impl
+    return lambda v, code: widen_16(v, code)
 
 
 def _narrow(buf, v, code):
