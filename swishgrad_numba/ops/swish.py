@@ -34,15 +34,16 @@ from ..kernel.walk import register_pass
 from ..platform import ARCH_950, ARCH_A2, Platform
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
-from ..spec.arith import INIT_BUFFER_ALIGN, ceil_div, pad_to
+from ..spec.arith import INIT_BUFFER_ALIGN, pad_to
 from ..tiling.findings import finding
+from ..tiling.records import checked_record
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 
 __all__ = [
     "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "A2_FIELDS", "ARCH35_FIELDS", "ATTR_NEG_ONE", "ATTR_ZERO",
     "ATTR_OTHER", "V_A2", "V_950_NEG_ONE", "V_950_ZERO", "V_950_OTHER", "Dag", "DAGS", "a2_attr", "arch35_attr",
     "is_float_equal", "tiling_key", "a2_buffer_plan", "a2_ub_bytes", "a2_host_tiling", "arch35_dag",
-    "arch35_host_tiling", "arch35_kernel_fields", "arch35_ub_bytes", "host_tiling", "variant_of", "forward_value",
+    "arch35_host_tiling", "arch35_ub_bytes", "host_tiling", "variant_of", "forward_value",
     "output_table", "SwishPass", "launch", "a2_walk_check", "arch35_walk_check", "run", "SWISH", "SILU",
 ]
 
@@ -194,39 +195,12 @@ def arch35_host_tiling(numel, itemsize, ub_size, vector_core_num, dag: Dag):
                                    dag.max_itemsize(itemsize))
 
 
-def arch35_kernel_fields(dim0: int, core_num: int, ub_former: int):
-    """What ``ElementwiseSchWithScalar``'s constructor derives from the 32-byte
-    struct (the block split again, with 512-element alignment), as a
-    ``spec.arch35.TilingFields`` for the walk. Python ints, all > 0."""
-    block_former = pad_to(ceil_div(dim0, core_num), spec_arch35.BLOCK_ALIGN)
-    block_num = ceil_div(dim0, block_former)
-    block_tail = dim0 - (block_num - 1) * block_former
-    loop_former = ceil_div(block_former, ub_former)
-    loop_tail = ceil_div(block_tail, ub_former)
-    return spec_arch35.TilingFields(dim0, core_num, ub_former, block_former, block_num, loop_former, loop_tail,
-                                    block_former - (loop_former - 1) * ub_former,
-                                    block_tail - (loop_tail - 1) * ub_former, ub_former, spec_arch35.SCHE_MODE)
-
-
 def arch35_ub_bytes(ub_former, itemsize, dag: Dag):
     """UB bytes the 950 schedule allocates: ``BufferNum`` slots of
     ``ubFormer * MaxDtypeBytes`` bytes, padded by InitBuffer."""
     return pad_to(dag.buffer_num(itemsize) * ub_former * dag.max_itemsize(itemsize), INIT_BUFFER_ALIGN)
 
 # ---------------------------------------------------------------- the host tiling, checked
-
-
-def _record(dtype: np.dtype, values: dict) -> np.void:
-    record = np.zeros((), dtype=dtype)
-    for name, value in values.items():
-        ftype = dtype.fields[name][0]
-        if ftype.kind in "iu":
-            info = np.iinfo(ftype)
-            if not info.min <= value <= info.max:
-                raise ValueError(f"numel is too large: the tiling field {name} = {value} does not fit its C type "
-                                 f"({ftype.name})")
-        record[name] = value
-    return record[()]
 
 
 def host_tiling(op_name: str, numel: int, info: DTypeInfo, scale32, platform: Platform) -> OpTiling:
@@ -239,7 +213,7 @@ def host_tiling(op_name: str, numel: int, info: DTypeInfo, scale32, platform: Pl
         if not accepted:
             raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small: the 950 {dag.name} kernel "
                              f"needs {dag.buffer_num(b)} buffers of at least {spec_arch35.UB_ALIGN_BYTES} bytes")
-        data = _record(ARCH35_RECORD_DTYPE, {"dim0": f.dim0, "coreNum": f.coreNum, "ubFormer": f.ubFormer,
+        data = checked_record(ARCH35_RECORD_DTYPE, {"dim0": f.dim0, "coreNum": f.coreNum, "ubFormer": f.ubFormer,
                                              "scale": scale32})
         return OpTiling(op_name, ARCH_950, data, int(block_dim), tiling_key(dag.attr), spec_arch35.WORKSPACE_SIZE)
     # SwishTilingFunc refuses bfloat16 on any SoC but ASCEND910B and ASCEND310B.
@@ -251,7 +225,7 @@ def host_tiling(op_name: str, numel: int, info: DTypeInfo, scale32, platform: Pl
         need = A2_BUFFER_NUM * A2_UB_DATA_NUMBER[b] * platform.block_size
         raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small: the A2 {info.name} kernel "
                          f"needs at least {need} bytes (one block per tile buffer)")
-    data = _record(A2_RECORD_DTYPE, {**f._asdict(), "scale": scale32})
+    data = checked_record(A2_RECORD_DTYPE, {**f._asdict(), "scale": scale32})
     return OpTiling(op_name, ARCH_A2, data, int(block_dim), tiling_key(a2_attr(scale32)),
                     platform.lib_workspace_size)
 
@@ -261,7 +235,7 @@ def walk_fields(tiling: OpTiling):
     ``spec.arch35.TilingFields``), from a host tiling's record."""
     d = tiling.data
     if tiling.architecture == ARCH_950:
-        return arch35_kernel_fields(int(d["dim0"]), int(d["coreNum"]), int(d["ubFormer"]))
+        return spec_arch35.kernel_fields_32b(int(d["dim0"]), int(d["coreNum"]), int(d["ubFormer"]))
     return spec_a2.TilingFields(*(int(d[name]) for name in spec_a2.FIELDS))
 
 
@@ -443,7 +417,7 @@ def arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: P
         return WalkCheck(None, plan, 0, keys + tuple(
             finding("FIELD_RANGE", f"{name}={int(tiling[name])}: the kernel divides by it and needs it >= 1.")
             for name in bad))
-    fields = arch35_kernel_fields(int(tiling["dim0"]), int(tiling["coreNum"]), int(tiling["ubFormer"]))
+    fields = spec_arch35.kernel_fields_32b(int(tiling["dim0"]), int(tiling["coreNum"]), int(tiling["ubFormer"]))
     return WalkCheck(fields, plan, fields.ubFormer, keys)
 
 

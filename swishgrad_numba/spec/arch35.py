@@ -25,7 +25,7 @@ from .arith import INIT_BUFFER_ALIGN, CoreClass, ceil_div, maximum, minimum, pad
 
 __all__ = [
     "FIELDS", "TilingFields", "BUFFER_NUM", "BYTES_PER_CORE", "BLOCK_ALIGN", "UB_ALIGN_BYTES",
-    "SCHE_MODE", "WORKSPACE_SIZE", "CLASS_FIELDS", "host_tiling", "block_classes", "ub_bytes",
+    "SCHE_MODE", "WORKSPACE_SIZE", "CLASS_FIELDS", "host_tiling", "kernel_fields_32b", "block_classes", "ub_bytes",
     "tiling_key",
 ]
 
@@ -112,6 +112,21 @@ def _loops(length, ub_former):
     """(UB loops, elements of the last loop) that walk ``length`` elements."""
     loops = ceil_div(length, ub_former)
     return loops, length - (loops - 1) * ub_former
+
+
+def kernel_fields_32b(dim0: int, core_num: int, ub_former: int) -> TilingFields:
+    """What an elementwise kernel tiled with the 32-byte ``EleBaseTilingData32B``
+    (``dim0``, ``coreNum``, ``ubFormer``) derives in its constructor
+    (``ElementwiseSchWithScalar``: the block split again, with
+    :data:`BLOCK_ALIGN` alignment), as the walk's :class:`TilingFields`.
+    Python ints, all > 0. The Swish forward's 950 kernel walks by it."""
+    block_former = pad_to(ceil_div(dim0, core_num), BLOCK_ALIGN)
+    block_num = ceil_div(dim0, block_former)
+    block_tail = dim0 - (block_num - 1) * block_former
+    loop_former, tail_former = _loops(block_former, ub_former)
+    loop_tail, tail_tail = _loops(block_tail, ub_former)
+    return TilingFields(dim0, core_num, ub_former, block_former, block_num, loop_former, loop_tail, tail_former,
+                        tail_tail, ub_former, SCHE_MODE)
 
 
 def block_classes(f, block_dim):

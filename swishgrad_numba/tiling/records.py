@@ -23,7 +23,7 @@ from ..platform import ARCH_950, ARCH_A2
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 
-__all__ = ["private_record", 
+__all__ = ["private_record", "checked_record",
     "TILING_DTYPE", "TILING_FIELDS", "ARCH35_TILING_DTYPE", "ARCH35_TILING_FIELDS", "RecordLayout", "LAYOUTS",
     "Tiling", "layout_of", "tiling_fields",
 ]
@@ -171,3 +171,20 @@ class Tiling:
     def tobytes(self) -> bytes:
         """The struct's bytes (72 for A2, 88 for the 950)."""
         return self.data.tobytes()
+
+
+def checked_record(dtype: np.dtype, values: dict, argname: str = "numel") -> np.void:
+    """One record of ``dtype`` with ``values`` by field name, every integer
+    checked to fit its C type first (a ValueError blaming ``argname``, whose
+    size made it too large); the other fields stay zero."""
+    record = np.zeros((), dtype=dtype)
+    for name, value in values.items():
+        ftype = dtype.fields[name][0]
+        if ftype.kind in "iu":
+            info = np.iinfo(ftype)
+            if not info.min <= value <= info.max:
+                raise ValueError(f"{argname} is too large: the tiling field {name} = {value} does not fit its C "
+                                 f"type ({ftype.name})")
+        record[name] = value
+    return record[()]
+
