@@ -91,7 +91,7 @@ def compute_pass(params, in_bufs, o_buf, work, a, b):
     raise NotImplementedError("compute_pass is only callable from jitted code")
 
 
-@overload(compute_pass, inline="always")
+@overload(compute_pass)
 def _compute_pass_overload(params, in_bufs, o_buf, work, a, b):
     if isinstance(params, types.BaseNamedTuple):
         return _PASS_FUNCTIONS.get(params.instance_class)

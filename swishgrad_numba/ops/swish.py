@@ -321,19 +321,22 @@ def _compute_f32(x_buf, y_buf, t_buf, e_buf, a, b, scale, variant):
             j = np.uint64(a + i)
             y_buf[j] = x_buf[j] * _HALF
         return
+    # The Exp's argument into t (for SwishNegOne x itself, copied: the same
+    # bits), so that the Exp (large, with its exact path) is inlined once.
     if variant == V_950_NEG_ONE:
-        vexp_f32(e_buf[a:b], x_buf[a:b], b - a, _ONE)
+        for i in range(b - a):
+            j = np.uint64(a + i)
+            t_buf[j] = x_buf[j]
+    elif variant == V_950_OTHER:
+        for i in range(b - a):
+            j = np.uint64(a + i)
+            t_buf[j] = (x_buf[j] * _NEG_ONE) * scale
     else:
-        if variant == V_950_OTHER:
-            for i in range(b - a):
-                j = np.uint64(a + i)
-                t_buf[j] = (x_buf[j] * _NEG_ONE) * scale
-        else:
-            neg = _NEG_ONE * scale
-            for i in range(b - a):
-                j = np.uint64(a + i)
-                t_buf[j] = x_buf[j] * neg
-        vexp_f32(e_buf[a:b], t_buf[a:b], b - a, _ONE)
+        neg = _NEG_ONE * scale
+        for i in range(b - a):
+            j = np.uint64(a + i)
+            t_buf[j] = x_buf[j] * neg
+    vexp_f32(e_buf[a:b], t_buf[a:b], b - a, _ONE)
     for i in range(b - a):
         j = np.uint64(a + i)
         y_buf[j] = x_buf[j] / (e_buf[j] + _ONE)
