@@ -15,6 +15,7 @@ kernel's operand order.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -198,7 +199,6 @@ def _annex_g_recover(a, b, c, d, x, y, real):
     """libgcc's ``__mul?c3`` recovery (C11 Annex G.5.1) for one product whose
     naive real and imaginary parts are both NaN: infinities are boxed to
     +-1 (other parts' NaNs to 0) and the product recomputed as infinity."""
-    import math
     inf = real("inf")
     recalc = False
     if math.isinf(a) or math.isinf(b):
@@ -250,7 +250,6 @@ def _fma_scalar(a, b, c, real):
     if real is np.float32:
         return fma_f32(np.array([a]), np.array([b]), np.array([c]))[0]
     a, b, c = float(a), float(b), float(c)
-    import math
     if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
         return np.float64(a * b + c)        # inf/NaN: what the fused operation returns too
     exact = Fraction(a) * Fraction(b) + Fraction(c)
