@@ -233,9 +233,6 @@ class PrivateCacheFile(_NumbaCacheFile):
         with self._folder() as fd:
             return pickle.loads(_read_private_file(fd, name, self._cache_path))
 
-    def _data_path(self, name):
-        return os.path.join(self._cache_path, name)
-
     @contextlib.contextmanager
     def _open_for_write(self, filepath):
         if self._root is None:
