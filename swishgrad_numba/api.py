@@ -151,6 +151,15 @@ def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | 
     numpy.ndarray
         ``out`` if given, else a new C-contiguous array.
 
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the argument and the rule: arrays, dtypes, shapes, ``out``,
+        beta, and the platform rules every operator shares
+        (:func:`~swishgrad_numba.arguments.check_platform_for`: bfloat16 on
+        a SoC without it, an A2 block that holds no whole element), or a
+        host tiling that refuses the platform.
+
     Notes
     -----
     The numerics model is described in ``docs/model.md``.

@@ -79,8 +79,10 @@ def swish(x, beta=1.0, *, out=None, platform: Platform | None = None):
     Raises
     ------
     TypeError, ValueError
-        As :func:`~swishgrad_numba.swish_backward` does; ValueError also where
-        the kernel's host tiling refuses (the A2 host takes bfloat16 on
+        As :func:`~swishgrad_numba.swish_backward` does (the platform rules
+        every operator shares: :func:`~swishgrad_numba.arguments.check_platform_for`;
+        this kernel refuses the saturation overflow mode); ValueError also
+        where the kernel's host tiling refuses (the A2 host takes bfloat16 on
         ascend910b and ascend310b only).
 
     Notes

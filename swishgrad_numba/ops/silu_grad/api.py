@@ -57,6 +57,13 @@ def silu_backward(grad_output, x, *, out=None, platform: Platform | None = None)
     -------
     numpy.ndarray
         ``out`` if given, else a new C-contiguous array.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`~swishgrad_numba.swish_backward` does (the platform rules
+        every operator shares; this kernel refuses the saturation overflow
+        mode).
     """
     check_array(grad_output, "grad_output")
     check_array(x, "x")
