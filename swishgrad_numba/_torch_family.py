@@ -28,12 +28,13 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .api import swish_backward
+from .arguments import check_platform_for
 from .forward import silu as silu_numpy
 from .forward import swish as swish_numpy
 from .ops.silu_grad import silu_backward
 from .platform import Platform
-from .torch import _NO_TORCH, _check_pair, _check_tensor, _from_numpy, _missing, _platform, _swish_second_derivative, \
-    _to_numpy, torch
+from .torch import _NO_TORCH, _batch_first, _check_pair, _check_tensor, _eager, _from_numpy, _missing, \
+    _platform, _swish_second_derivative, _to_numpy, torch
 from .torch import _beta32 as _torch_beta32
 
 __all__ = ["ACTIVATIONS", "Activation", "ActivationBackwardFunction", "ActivationFunction", "SiLU", "Swish",
@@ -53,24 +54,36 @@ class Activation:
         backward kernel, ``grad * s'(x)``.
     has_beta : bool
         Whether beta is the activation's (SiLU's is 1.0, fixed).
+    operators : tuple of str
+        The registry names of its forward and backward operators, whose
+        platform rules (:func:`~swishgrad_numba.arguments.check_platform_for`)
+        a module checks when it is made: both passes run on one platform, so
+        one that either refuses (the saturation overflow mode, say) is
+        refused at once rather than mixing modes.
     """
 
     forward: Callable
     backward: Callable
     has_beta: bool
+    operators: tuple
 
 
 #: The activations by name: their forward and backward kernels.
 ACTIVATIONS = {
     "swish": Activation(lambda x, b, p: swish_numpy(x, b, platform=p),
-                        lambda g, x, b, p: swish_backward(g, x, b, platform=p), has_beta=True),
+                        lambda g, x, b, p: swish_backward(g, x, b, platform=p), has_beta=True,
+                        operators=("swish", "swish_grad")),
     "silu": Activation(lambda x, b, p: silu_numpy(x, platform=p),
-                       lambda g, x, b, p: silu_backward(g, x, platform=p), has_beta=False),
+                       lambda g, x, b, p: silu_backward(g, x, platform=p), has_beta=False,
+                       operators=("silu", "silu_grad")),
 }
 
 
-def _check_platform(platform) -> None:
+def _check_platform(platform, name: str) -> None:
+    """A TypeError for a non-Platform; a ValueError where either pass of activation ``name`` refuses it."""
     _platform(platform)
+    for op in _activation(name).operators:
+        check_platform_for(platform, op)
 
 
 def _beta32(beta) -> float:
@@ -107,6 +120,7 @@ if torch is not None:
         def setup_context(ctx, inputs, output):
             grad, x, name, beta, platform = inputs
             ctx.save_for_backward(grad, x)
+            ctx.save_for_forward(grad, x)
             ctx.name, ctx.beta, ctx.platform = name, beta, platform
 
         @staticmethod
@@ -120,6 +134,23 @@ if torch is not None:
                 # d(g s'(x))/dx = g s''(x): no kernel; float64, one rounding to the dtype.
                 d_x = (ggx.double() * grad.double() * _swish_second_derivative(x, ctx.beta)).to(x.dtype)
             return d_grad, d_x, None, None, None
+
+        @staticmethod
+        def jvp(ctx, d_grad, d_x, *_constants):
+            # The same two terms as the backward pass, added in the dtype.
+            grad, x = ctx.saved_tensors
+            terms = []
+            if d_grad is not None:
+                terms.append(ActivationBackwardFunction.apply(d_grad, x, ctx.name, ctx.beta, ctx.platform))
+            if d_x is not None:
+                terms.append((d_x.double() * grad.double() * _swish_second_derivative(x, ctx.beta)).to(x.dtype))
+            return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+        @staticmethod
+        def vmap(info, in_dims, grad, x, name, beta, platform):
+            # Elementwise: one launch over the batch, batch dimension first.
+            grad, x = _batch_first(grad, in_dims[0], info.batch_size), _batch_first(x, in_dims[1], info.batch_size)
+            return ActivationBackwardFunction.apply(grad, x, name, beta, platform), 0
 
     class ActivationFunction(torch.autograd.Function):
         """``ActivationFunction.apply(x, name, beta, platform)``: the forward kernel of activation
@@ -135,6 +166,7 @@ if torch is not None:
         def setup_context(ctx, inputs, output):
             x, name, beta, platform = inputs
             ctx.save_for_backward(x)
+            ctx.save_for_forward(x)
             ctx.name, ctx.beta, ctx.platform = name, beta, platform
 
         @staticmethod
@@ -144,6 +176,18 @@ if torch is not None:
                 return None, None, None, None
             return ActivationBackwardFunction.apply(grad, x, ctx.name, ctx.beta, ctx.platform), None, None, None
 
+        @staticmethod
+        def jvp(ctx, d_x, *_constants):
+            # The tangent of an activation is its backward kernel applied to the tangent, bit for bit.
+            (x,) = ctx.saved_tensors
+            return ActivationBackwardFunction.apply(d_x, x, ctx.name, ctx.beta, ctx.platform)
+
+        @staticmethod
+        def vmap(info, in_dims, x, name, beta, platform):
+            # Elementwise: one launch of the forward kernel over the batch, batch dimension first.
+            return ActivationFunction.apply(_batch_first(x, in_dims[0], info.batch_size), name, beta, platform), 0
+
+    @_eager
     def silu(x, *, platform: Platform | None = None):
         """SiLU as the NPU computes it (aclnnSilu), with the NPU's SiluGrad as its backward pass.
 
@@ -160,9 +204,10 @@ if torch is not None:
             A new contiguous tensor of ``x``'s shape and dtype.
         """
         _check_tensor(x, "x")
-        _check_platform(platform)
+        _check_platform(platform, "silu")
         return ActivationFunction.apply(x, "silu", 1.0, platform)
 
+    @_eager
     def silu_backward_torch(grad, x, *, platform: Platform | None = None):
         """``grad * silu'(x)`` by the emulated SiluGrad kernel; differentiable (see the module docstring).
 
@@ -171,7 +216,7 @@ if torch is not None:
         :func:`swishgrad_numba.silu_backward` returns for the same data.
         """
         _check_pair(grad, x)
-        _check_platform(platform)
+        _check_platform(platform, "silu")
         return ActivationBackwardFunction.apply(grad, x, "silu", 1.0, platform)
 
     class Swish(torch.nn.Module):
@@ -193,10 +238,11 @@ if torch is not None:
 
         def __init__(self, beta=1.0, *, platform: Platform | None = None):
             super().__init__()
-            _check_platform(platform)
+            _check_platform(platform, "swish")
             self.beta = _beta32(beta)
             self.platform = platform
 
+        @_eager
         def forward(self, x):
             _check_tensor(x, "x")
             return ActivationFunction.apply(x, "swish", self.beta, self.platform)
@@ -216,9 +262,10 @@ if torch is not None:
 
         def __init__(self, *, platform: Platform | None = None):
             super().__init__()
-            _check_platform(platform)
+            _check_platform(platform, "silu")
             self.platform = platform
 
+        @_eager
         def forward(self, x):
             return silu(x, platform=self.platform)
 

@@ -12,12 +12,12 @@ import numpy as np
 
 from . import kernel, runtime
 from .dtypes import DTypeInfo, beta_argument, dtype_info
-from .platform import ARCH_950, OVERFLOW_MODES, REFERENCE_PLATFORM, Platform
+from .platform import ARCH_950, OVERFLOW_MODES, Platform
 from .tiling import as_tiling_record, compute_tiling, tiling_fields
 from .tiling.launch import negative_fields
 from .tiling.operators import is_op_tiling, run_op_tiling
 from .tiling.records import layout_of
-from .arguments import check_out, check_pair
+from .arguments import check_out, check_pair, check_platform_for
 from .ops import swish_grad as swish_grad_op
 
 __all__ = ["swish_backward", "run_tiling", "MAX_WORK_FACTOR"]
@@ -151,19 +151,26 @@ def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | 
     numpy.ndarray
         ``out`` if given, else a new C-contiguous array.
 
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the argument and the rule: arrays, dtypes, shapes, ``out``,
+        beta, and the platform rules every operator shares
+        (:func:`~swishgrad_numba.arguments.check_platform_for`: bfloat16 on
+        a SoC without it, an A2 block that holds no whole element), or a
+        host tiling that refuses the platform.
+
     Notes
     -----
     The numerics model is described in ``docs/model.md``.
     """
     info = check_pair(grad_output, x)
     beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf})
-    if platform is not None and not isinstance(platform, Platform):
-        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    platform = check_platform_for(platform, swish_grad_op.NAME, info)
     check_out(out, x)
     if x.size == 0:
         return np.empty(x.shape, dtype=x.dtype) if out is None else out
 
-    platform = platform or REFERENCE_PLATFORM
     flat_g = np.ascontiguousarray(grad_output).reshape(-1)
     flat_x = np.ascontiguousarray(x).reshape(-1)
     direct = out is not None and out.flags.c_contiguous and not np.shares_memory(out, grad_output) \

@@ -1,4 +1,5 @@
-"""The argument checks every public function shares: arrays, (grad_output, x) pairs, ``out``.
+"""The argument checks every public function shares: arrays, (grad_output, x) pairs, ``out``, and the
+platform an operator runs on (:func:`check_platform_for`: the rules every operator shares, written once).
 
 Each raises a TypeError or ValueError that names the argument and the rule.
 """
@@ -6,9 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dtypes import dtype_info
+from .dtypes import BFLOAT16, DTypeInfo, dtype_info
+from .platform import ARCH_A2, BF16_SOC_VERSIONS, REFERENCE_PLATFORM, Platform
 
-__all__ = ["check_array", "check_out", "check_pair"]
+__all__ = ["check_array", "check_out", "check_out_like", "check_pair", "check_platform_for", "block_size_refusal",
+           "bfloat16_refusal", "overflow_mode_refusal"]
 
 
 def check_array(value, argname: str) -> np.ndarray:
@@ -36,12 +39,75 @@ def check_pair(grad_output, x):
 
 def check_out(out, x) -> None:
     """``out`` (when given) must be a writeable array of ``x``'s dtype and shape."""
+    check_out_like(out, x.shape, x.dtype)
+
+
+def check_out_like(out, shape: tuple, dtype) -> None:
+    """``out`` (when given) must be a writeable array of ``dtype`` and ``shape``."""
     if out is None:
         return
     check_array(out, "out")
-    if out.dtype != x.dtype:
-        raise TypeError(f"out must have dtype {x.dtype}, got {out.dtype}")
-    if out.shape != x.shape:
-        raise ValueError(f"out must have shape {x.shape}, got {out.shape}")
+    if isinstance(out, np.matrix):
+        # A matrix stays 2-D when reshaped, so the flat view the kernel writes through is not flat.
+        raise TypeError("out must be a plain numpy.ndarray, not a numpy.matrix (a matrix cannot be viewed as "
+                        "1-D); pass numpy.asarray(out)")
+    if out.dtype != dtype:
+        raise TypeError(f"out must have dtype {np.dtype(dtype)}, got {out.dtype}")
+    if out.shape != tuple(shape):
+        raise ValueError(f"out must have shape {tuple(shape)}, got {out.shape}")
     if not out.flags.writeable:
         raise ValueError("out must be writeable")
+
+# ---------------------------------------------------------------- the platform, for an operator
+
+
+def block_size_refusal(block_size: int, info: DTypeInfo, argname: str = "platform.block_size") -> str | None:
+    """Why an A2 kernel cannot run ``info``'s elements with ``block_size``-byte blocks, or None.
+
+    Every A2 host tiling counts the tensor in blocks and converts blocks to
+    elements by dividing by the element size: a block that holds no whole
+    number of elements loses elements (which the kernel then never writes).
+    """
+    if block_size % info.itemsize:
+        return (f"{argname} ({block_size} bytes) must hold a whole number of {info.name} elements "
+                f"({info.itemsize} bytes)")
+    return None
+
+
+def bfloat16_refusal(platform: Platform) -> str | None:
+    """Why ``platform`` takes no bfloat16, or None: the op_api's SoC gate, one rule for every operator
+    (bfloat16 on the ASCEND910B..ASCEND910E families of CANN's enum only)."""
+    if platform.supports_bfloat16:
+        return None
+    return (f"bfloat16 is only supported on ASCEND910B..ASCEND910E ({', '.join(BF16_SOC_VERSIONS)}); the "
+            f"platform's soc_version {platform.soc_version!r} is family {platform.soc_family}")
+
+
+def overflow_mode_refusal(platform: Platform, op: str) -> str | None:
+    """Why operator ``op`` cannot run on ``platform``'s overflow mode, or None: an operator computes in the
+    saturation mode only where its registry entry says so (``Operator.saturation``)."""
+    from .ops.registry import get_operator   # the operators import this module: import on use
+
+    if platform.saturation and not get_operator(op).saturation:
+        return (f"platform.overflow_mode 'saturation' is not emulated for {op} (only infnan is); computing it "
+                f"in the Inf/NaN mode would give what the device does not")
+    return None
+
+
+def check_platform_for(platform, op: str, *infos: DTypeInfo) -> Platform:
+    """``platform`` (the reference platform for None) checked for operator ``op`` on inputs of dtypes
+    ``infos``: a TypeError for a non-Platform, else a ValueError naming the platform field or dtype and
+    the rule (:func:`overflow_mode_refusal`, :func:`bfloat16_refusal`, :func:`block_size_refusal` on the
+    A2 kernels)."""
+    platform = REFERENCE_PLATFORM if platform is None else platform
+    if not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    reason = overflow_mode_refusal(platform, op)
+    if reason is None and BFLOAT16 in infos:
+        reason = bfloat16_refusal(platform)
+        reason = reason and f"dtype {reason}"
+    if reason is None and platform.architecture == ARCH_A2:
+        reason = next(filter(None, (block_size_refusal(platform.block_size, info) for info in infos)), None)
+    if reason is not None:
+        raise ValueError(reason)
+    return platform

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import api
+from .arguments import check_array
 from .dtypes import canonical_dtype, to_float32
 from .tiling.host import check_platform
 
@@ -38,9 +39,12 @@ def _block(grad_block, x_block, beta, platform):
 
 def _as_dask(value, argname: str, chunks):
     if isinstance(value, da.Array):
+        # A masked Dask array's blocks are masked arrays: refused as the in-memory API refuses one.
+        if isinstance(value._meta, np.ndarray):
+            check_array(value._meta, argname)
         return value
     if isinstance(value, np.ndarray):
-        return da.from_array(value, chunks=chunks)
+        return da.from_array(check_array(value, argname), chunks=chunks)
     raise TypeError(f"{argname} must be a dask.array.Array or a numpy.ndarray, got {type(value).__name__}")
 
 
@@ -103,6 +107,9 @@ def swish_backward(grad_output, x, beta=1.0, *, platform=None):
             raise ValueError(f"{name} has unknown chunk sizes {arr.shape}; call {name}.compute_chunk_sizes() first")
     if g.shape != xs.shape:
         raise ValueError(f"grad_output and x must have the same shape, got {g.shape} and {xs.shape}")
+    # The platform's rules for these dtypes (bfloat16 on its SoC, ...), checked as the in-memory API checks
+    # them: on empty arrays, before the graph is built.
+    api.swish_backward(np.empty(0, dtype=g.dtype), np.empty(0, dtype=xs.dtype), beta32, platform=platform)
     if g.chunks != xs.chunks:
         # The common refinement of both chunkings: every block pair aligned.
         index = tuple(range(xs.ndim))
@@ -118,10 +125,12 @@ def swish_backward(grad_output, x, beta=1.0, *, platform=None):
 # One function per operator of the family, block by block, each bit for bit
 # its in-memory NumPy counterpart (all are elementwise). The checks are the
 # in-memory functions' own: each call first runs its operator on empty
-# arrays of the inputs' dtypes, which checks the dtypes, the platform and
-# beta exactly as the NumPy API does (and gives the result's dtype) without
-# launching anything. A refusal that depends on the data's size (a host
-# tiling's) surfaces when the blocks are computed.
+# arrays of the inputs' dtypes, which checks the dtypes, the platform (its
+# overflow mode, block size and bfloat16 gate) and beta exactly as the
+# NumPy API does (and gives the result's dtype) without launching anything;
+# a masked input is refused as the NumPy API refuses one. A refusal that
+# depends on the data's size (a host tiling's) surfaces when the blocks are
+# computed.
 
 from .forward import silu as _silu_numpy  # noqa: E402
 from .forward import swish as _swish_numpy  # noqa: E402

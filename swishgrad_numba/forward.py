@@ -11,10 +11,10 @@ import functools
 import numpy as np
 
 from . import kernel, runtime
-from .arguments import check_array, check_out
+from .arguments import check_array, check_out, check_platform_for
 from .dtypes import DTypeInfo, beta_argument, dtype_info
 from .ops import swish as swish_op
-from .platform import REFERENCE_PLATFORM, Platform
+from .platform import Platform
 
 __all__ = ["swish", "silu"]
 
@@ -38,12 +38,10 @@ def _host_plan(op_name: str, numel: int, info: DTypeInfo, platform: Platform, th
 def _forward(op_name: str, x, scale32: np.float32, out, platform):
     check_array(x, "x")
     info = dtype_info(x.dtype, argname="x.dtype")
-    if platform is not None and not isinstance(platform, Platform):
-        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    platform = check_platform_for(platform, op_name, info)
     check_out(out, x)
     if x.size == 0:
         return np.empty(x.shape, dtype=x.dtype) if out is None else out
-    platform = platform or REFERENCE_PLATFORM
     variant = swish_op.variant_of(platform.architecture, scale32)
     launch_plan = _host_plan(op_name, x.size, info, platform, runtime.num_threads(), variant,
                              int(np.float32(scale32).view(np.uint32)))
@@ -81,8 +79,10 @@ def swish(x, beta=1.0, *, out=None, platform: Platform | None = None):
     Raises
     ------
     TypeError, ValueError
-        As :func:`~swishgrad_numba.swish_backward` does; ValueError also where
-        the kernel's host tiling refuses (the A2 host takes bfloat16 on
+        As :func:`~swishgrad_numba.swish_backward` does (the platform rules
+        every operator shares: :func:`~swishgrad_numba.arguments.check_platform_for`;
+        this kernel refuses the saturation overflow mode); ValueError also
+        where the kernel's host tiling refuses (the A2 host takes bfloat16 on
         ascend910b and ascend310b only).
 
     Notes

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .arguments import check_array
 from .dtypes import DTYPES, SUPPORTED_DTYPES, canonical_dtype, dtype_info
 
 __all__ = [
@@ -475,8 +476,7 @@ class Envelope:
         from . import runtime
         from .kernel import envelope as kenv
 
-        if not isinstance(device_output, np.ndarray):
-            raise TypeError(f"device_output must be a numpy.ndarray, got {type(device_output).__name__}")
+        check_array(device_output, "device_output")      # a masked array is refused, not read unmasked
         if device_output.dtype != self.lo.dtype:
             raise TypeError(f"device_output must have dtype {self.lo.dtype}, got {device_output.dtype}")
         if device_output.shape != self.lo.shape:

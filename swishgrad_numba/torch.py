@@ -79,6 +79,17 @@ def _require_torch():
         raise ImportError(_NO_TORCH)
 
 
+#: Why :func:`_eager` keeps a function out of a ``torch.compile`` graph (Dynamo's message for ``fullgraph=True``).
+_COMPILE_REASON = ("swishgrad_numba's kernels are Numba code over NumPy arrays, which Dynamo cannot trace: "
+                   "torch.compile runs them eagerly, with a graph break around each call (so fullgraph=True "
+                   "cannot hold them)")
+
+
+def _eager(fn):
+    """``fn`` run eagerly under ``torch.compile``: a graph break around the kernel's call, the rest compiled."""
+    return torch.compiler.disable(fn, reason=_COMPILE_REASON) if torch is not None else fn
+
+
 def _check_tensor(value, argname: str) -> None:
     """Raise unless ``value`` is a CPU tensor of a supported dtype."""
     if not isinstance(value, torch.Tensor):
@@ -161,6 +172,7 @@ def _swish_second_derivative(x, beta: float):
     return beta * torch.sigmoid(z) * torch.sigmoid(-z) * (2.0 - z * torch.tanh(0.5 * z))
 
 
+@_eager
 def swish_backward_torch(grad, x, beta=1.0, *, platform=None):
     """Gradient of Swish for PyTorch tensors, computed by the emulated NPU kernel.
 
@@ -322,6 +334,7 @@ if torch is not None:
         def vmap(info, in_dims, x, beta, platform=None):
             return SwishFunction.apply(_batch_first(x, in_dims[0], info.batch_size), beta, platform), 0
 
+    @_eager
     def swish(x, beta=1.0, *, platform=None):
         """Swish, ``x * sigmoid(beta * x)``, as the NPU's Swish kernel computes it, with its SwishGrad
         kernel as the backward pass (:class:`SwishFunction`).

@@ -320,10 +320,11 @@ def _flush(v: np.float32) -> np.float32:
 
 
 def ulp_neighbourhood(c, k_max: int, ftz: bool) -> list:
-    """Every binary32 within ``k_max`` ulps of ``c``, by walking ``np.nextafter``
-    outwards (it treats -0 and +0 as one point and keeps c's sign on reaching
-    zero); a walk stops at an infinity. A NaN reaches only itself. With ``ftz``
-    each value is flushed afterwards."""
+    """Every binary32 within ``k_max`` ulps of ``c`` on c's side of zero, by
+    walking ``np.nextafter`` outwards (it treats -0 and +0 as one point and
+    keeps c's sign on reaching zero); a walk stops at an infinity and at a
+    zero it would cross. A NaN reaches only itself. With ``ftz`` each value
+    is flushed afterwards."""
     c = np.float32(c)
     if np.isnan(c):
         return [c]
@@ -331,7 +332,7 @@ def ulp_neighbourhood(c, k_max: int, ftz: bool) -> list:
     for direction in (np.float32(np.inf), np.float32(-np.inf)):
         v = c
         for _ in range(k_max):
-            if v == direction:
+            if v == direction or (v == 0 and np.signbit(direction) != np.signbit(c)):
                 break
             v = np.nextafter(v, direction, dtype=np.float32)
             found.append(v)

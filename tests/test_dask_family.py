@@ -136,3 +136,40 @@ def test_rejects_bad_inputs():
         sgd.swish(unknown)
     with pytest.raises(ValueError, match="^grad_output has unknown chunk sizes"):
         sgd.silu_backward(unknown, x.reshape(-1))
+
+
+# Each Dask function as (grad, x, platform) -> lazy array, with the message its in-memory function gives.
+LAZY = {
+    "swish": lambda g, x, p: sgd.swish(x, 1.3, platform=p),
+    "silu": lambda g, x, p: sgd.silu(x, platform=p),
+    "silu_backward": lambda g, x, p: sgd.silu_backward(g, x, platform=p),
+    "swish_backward": lambda g, x, p: sgd.swish_backward(g, x, 1.3, platform=p),
+}
+
+
+@pytest.mark.parametrize("name", LAZY)
+def test_a_masked_array_is_refused_when_the_graph_is_built(name):
+    x = np.linspace(-3, 3, 20, dtype=np.float32)
+    masked = np.ma.masked_array(x, mask=x > 0)
+    lazy_masked = da.ma.masked_array(da.from_array(x, chunks=5), mask=da.from_array(x > 0, chunks=5))
+    message = "must be a plain numpy.ndarray, not a masked array"
+    for value in (masked, lazy_masked):
+        with pytest.raises(TypeError, match="^x " + message):
+            LAZY[name](da.from_array(x, chunks=5), value, None)
+        if name.endswith("backward"):
+            with pytest.raises(TypeError, match="^grad_output " + message):
+                LAZY[name](value, da.from_array(x, chunks=5), None)
+
+
+@pytest.mark.parametrize("name", LAZY)
+def test_bfloat16_on_a_soc_without_it_is_refused_when_the_graph_is_built(name):
+    x = da.ones((4, 5), dtype=DTYPES["bfloat16"], chunks=2)
+    with pytest.raises(ValueError, match="bfloat16 is only supported on ASCEND910B..ASCEND910E"):
+        LAZY[name](x, x, sg.Platform(soc_version="ascend310p"))
+
+
+@pytest.mark.parametrize("name", LAZY)
+def test_a_platform_the_operator_refuses_is_refused_when_the_graph_is_built(name):
+    x = da.ones((4, 5), dtype=np.float32, chunks=2)
+    with pytest.raises(ValueError, match="block_size"):
+        LAZY[name](x, x, sg.Platform(block_size=2))

@@ -339,3 +339,14 @@ def test_run_a2_refuses_arrays_that_do_not_fit_the_tiling():
         op.run_a2(np.ones(4, np.float32), a, np.empty(8, np.float32), tiling)
     with pytest.raises(ValueError, match="x must be"):
         op.run_a2(a, a.astype(np.float16), np.empty(8, np.float32), tiling)
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((2, 1, 5), (1, 3, 5))])
+def test_a_huge_ub_sizes_the_950_buffers_from_the_data(shapes):
+    # ub_size 2^40: elemNum is ~2^41 elements, the tensor 12-30. The local buffers hold the passes the
+    # loops run, not elemNum elements (which raised MemoryError inside the kernel).
+    rng = np.random.default_rng(27)
+    g = rng.uniform(-5, 5, shapes[0]).astype(np.float32)
+    x = rng.uniform(-5, 5, shapes[1]).astype(np.float32)
+    huge = Platform(soc_version="ascend950", ub_size=2**40)
+    assert_bits_equal(sg.silu_backward(g, x, platform=huge), ref_silu_grad(g, x))

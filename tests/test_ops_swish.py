@@ -335,3 +335,10 @@ def test_walk_covers_every_core_of_a_piece(arch, dtype):
     x = (np.random.default_rng(21).random(70001, dtype=np.float32) * 10 - 5).astype(dtype)
     out = np.full_like(x, np.nan)
     assert_bits_equal(sg.swish(x, 1.1, out=out, platform=PLATFORMS[arch]), ref_swish(x, 1.1, arch))
+
+
+@pytest.mark.parametrize("platform", [sg.Platform(ub_size=2**40), sg.Platform(soc_version="ascend950", ub_size=2**40)],
+                         ids=["a2", "arch35"])
+def test_a_huge_ub_is_blamed_on_ub_size_not_numel(platform):
+    with pytest.raises(ValueError, match=r"^platform.ub_size is too large: the tiling field (tileDataNum|ubFormer)"):
+        sg.swish(np.ones(12, np.float32), platform=platform)

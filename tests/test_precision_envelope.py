@@ -207,3 +207,29 @@ def test_bad_arrays_and_outputs():
         env.contains(a[:2])
     with pytest.raises(TypeError, match="device_output must be a numpy.ndarray"):
         env.contains(list(a))
+
+
+def test_a_masked_device_output_is_refused():
+    a = np.ones(4, np.float32)
+    env = envelope(a, a)
+    with pytest.raises(TypeError, match="device_output must be a plain numpy.ndarray, not a masked array"):
+        env.contains(np.ma.masked_array(a, mask=[True, False, False, False]))
+
+
+@pytest.mark.parametrize("kernel", ["a2", "arch35"])
+def test_an_ulp_step_does_not_cross_zero(kernel):
+    # x = -100: Div's exact result 1/(e^100 + 1) rounds to +0 or a tiny positive; a step below zero would
+    # be a negative sigmoid, which gives a positive output (+1.39e-43 on the A2). No output is above +0.
+    g, x = np.ones(1, np.float32), np.full(1, -100.0, np.float32)
+    env = envelope(g, x, exp_ulp=1, div_ulp=1, platform=PLATFORMS[kernel])
+    assert env.hi[0] <= 0
+    _check_against_reference(g, x, 1.0, 1, 1, False, kernel, "float32")
+    # A zero Exp (t far below -103) steps up only: e = -denorm_min would not be an Exp result.
+    _check_against_reference(g, np.full(1, 200.0, np.float32), 1.0, 2, 2, False, kernel, "float32")
+
+
+def test_the_largest_budget_against_reference():
+    # MAX_ENVELOPE_ULP each: up to 129^2 members per element, counted after an n log n sort.
+    g = np.array([1.0, -2.5, 3.0e-3], np.float32)
+    x = np.array([0.75, -100.0, 20.0], np.float32)
+    _check_against_reference(g, x, 1.0, MAX_ENVELOPE_ULP, MAX_ENVELOPE_ULP, False, "a2", "float32")

@@ -18,6 +18,7 @@ torch = pytest.importorskip("torch")
 
 import swishgrad_numba as sg  # noqa: E402
 from swishgrad_numba.torch import SiLU, Swish, silu, silu_backward_torch  # noqa: E402
+from swishgrad_numba.torch import swish as swish_torch  # noqa: E402
 from swishgrad_numba._torch_family import ActivationBackwardFunction, ActivationFunction  # noqa: E402
 from reference import assert_bits_equal, ref_swish_grad, ref_swish_grad_950  # noqa: E402
 from reference_family import ref_swish  # noqa: E402
@@ -144,6 +145,103 @@ def test_torch_func_grad():
     x = sample((50,), torch.float32, seed=8)
     gx = torch.func.grad(lambda t: SiLU()(t).sum())(x)
     assert_bits_equal(to_numpy(gx), ref_silu_grad(np.ones(50, np.float32), to_numpy(x)))
+
+
+# Every module and functional of the family: (op, beta, callable).
+FAMILY_FORMS = {
+    "Swish": ("swish", 1.3, lambda arch: Swish(1.3, platform=PLATFORMS[arch])),
+    "SiLU": ("silu", 1.0, lambda arch: SiLU(platform=PLATFORMS[arch])),
+    "silu": ("silu", 1.0, lambda arch: (lambda t: silu(t, platform=PLATFORMS[arch]))),
+}
+
+
+def ref_forward(op, x, beta, arch):
+    return ref_swish(to_numpy(x), beta, arch)
+
+
+# torch's forward-mode AD loads its jvp decompositions through torch.jit.script on first use, which warns.
+TORCH_JIT_WARNING = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+
+
+@TORCH_JIT_WARNING
+@pytest.mark.parametrize("arch", PLATFORMS)
+@pytest.mark.parametrize("form", FAMILY_FORMS)
+def test_vmap_and_forward_mode_run_the_kernels(form, arch):
+    op, beta, make = FAMILY_FORMS[form]
+    f = make(arch)
+    xb = sample((3, 40), torch.float32, seed=31)
+    tangent = sample((40,), torch.float32, seed=32, specials=False)
+    # vmap: the forward kernel over the batch, either batch dimension.
+    for batched in (torch.func.vmap(f)(xb), torch.func.vmap(f, in_dims=1, out_dims=1)(xb.T.contiguous()).T):
+        assert_bits_equal(to_numpy(batched), ref_forward(op, xb, beta, arch))
+    # jvp: the tangent is the backward kernel applied to it, bit for bit.
+    primal, jvp_out = torch.func.jvp(f, (xb[0],), (tangent,))
+    assert_bits_equal(to_numpy(primal), ref_forward(op, xb[0], beta, arch))
+    assert_bits_equal(to_numpy(jvp_out), ref_backward(op, tangent, xb[0], beta, arch))
+    # jacrev and jacfwd: the Jacobian's diagonal is s'(x), the backward kernel on ones.
+    x0 = xb[0, :12]
+    ones = torch.ones_like(x0)
+    for jac in (torch.func.jacrev(f)(x0), torch.func.jacfwd(f)(x0)):
+        assert_bits_equal(to_numpy(torch.diagonal(jac).contiguous()), ref_backward(op, ones, x0, beta, arch))
+        assert not (jac - torch.diag(torch.diagonal(jac))).nan_to_num().any()
+    # hessian: second order through the float64 s'' (its numerics: test_second_order_in_grad_and_x).
+    hess = torch.func.hessian(lambda t: f(t).sum())(x0)
+    assert hess.shape == (12, 12)
+    # vmap of the backward Function itself (jacrev's path), per-sample gradients.
+    per_sample = torch.func.vmap(torch.func.grad(lambda t: f(t).sum()))(xb)
+    assert_bits_equal(to_numpy(per_sample), ref_backward(op, torch.ones_like(xb), xb, beta, arch))
+
+
+@TORCH_JIT_WARNING
+@pytest.mark.parametrize("op", ["swish", "silu"])
+def test_the_backward_function_has_forward_mode_and_vmap(op):
+    g = sample((2, 30), torch.float32, seed=33, specials=False)
+    x = sample((2, 30), torch.float32, seed=34)
+    back = lambda gg, xx: ActivationBackwardFunction.apply(gg, xx, op, 1.0, None)
+    assert_bits_equal(to_numpy(torch.func.vmap(back)(g, x)), ref_backward(op, g, x, 1.0, "a2"))
+    assert_bits_equal(to_numpy(torch.func.vmap(back, in_dims=(None, 0))(g[0], x)),
+                      ref_backward(op, g[0].expand(2, 30).contiguous(), x, 1.0, "a2"))
+    # d/dg of g s'(x) along a tangent t is t s'(x): the backward kernel on the tangent.
+    _, tangent = torch.func.jvp(lambda gg: back(gg, x[0]), (g[0],), (g[1],))
+    assert_bits_equal(to_numpy(tangent), ref_backward(op, g[1], x[0], 1.0, "a2"))
+
+
+def test_a_saturation_platform_is_refused_when_the_module_is_made():
+    # The forward kernels do not emulate the saturation mode (SwishGrad does): refused, not mixed.
+    sat = sg.Platform(overflow_mode="saturation")
+    for make in (lambda: Swish(1.3, platform=sat), lambda: SiLU(platform=sat),
+                 lambda: silu(torch.ones(3), platform=sat)):
+        with pytest.raises(ValueError, match="overflow_mode 'saturation'"):
+            make()
+
+
+COMPILED_FORMS = {
+    "Swish": lambda: Swish(1.3),
+    "SiLU": lambda: SiLU(),
+    "swish": lambda: (lambda t: swish_torch(t, 1.3)),
+    "silu": lambda: silu,
+}
+
+
+# Dynamo reads .grad of the intermediate tensors it resumes with (a torch warning, not ours).
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf:UserWarning")
+@pytest.mark.parametrize("form", COMPILED_FORMS)
+def test_torch_compile_runs_the_kernels_eagerly(form):
+    torch._dynamo.reset()
+    op = "silu" if form.lower() == "silu" else "swish"
+    beta = 1.0 if op == "silu" else 1.3
+    f = COMPILED_FORMS[form]()
+    x = sample((4, 25), torch.float32, seed=35)
+    model = lambda t: f(t * 2.0) * 0.5              # compiled code on both sides of the kernel
+    compiled = torch.compile(model, backend="eager")
+    xr = x.clone().requires_grad_()
+    y = compiled(xr)
+    assert_bits_equal(to_numpy(y), (ref_forward(op, x * 2.0, beta, "a2") * np.float32(0.5)))
+    y.sum().backward()
+    expected = ref_backward(op, torch.full_like(x, 0.5), x * 2.0, beta, "a2") * np.float32(2.0)
+    assert_bits_equal(to_numpy(xr.grad), expected)
+    with pytest.raises(Exception, match="Dynamo cannot trace"):
+        torch.compile(model, backend="eager", fullgraph=True)(x)
 
 
 # ---------------------------------------------------------------- second order

@@ -21,7 +21,10 @@ import numpy as np
 
 from ..api import run_tiling
 from ..dtypes import to_float32
-from ..platform import ARCH_950, BF16_SOC_VERSIONS, Platform
+from ..arguments import bfloat16_refusal
+from ..ops import get_operator
+from ..ops.swish_grad import NAME as SWISH_GRAD
+from ..platform import ARCH_950, Platform
 from ..tiling import Tiling, compute_tiling
 from .enums import (
     ACL_BF16,
@@ -118,10 +121,8 @@ def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
         if tensor.data_type != grad_output.data_type:
             return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal "
                                              f"dtype of gradOutput ({_dtype_name(grad_output.data_type)})")
-    if grad_output.data_type == ACL_BF16 and not platform.supports_bfloat16:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype ACL_BF16 is only supported on ASCEND910B..ASCEND910E "
-                                         f"({', '.join(BF16_SOC_VERSIONS)}); the platform's soc_version "
-                                         f"{platform.soc_version!r} is family {platform.soc_family}")
+    if grad_output.data_type == ACL_BF16 and bfloat16_refusal(platform):
+        return ACLNN_ERR_PARAM_INVALID, f"dtype ACL_BF16: {bfloat16_refusal(platform)}"
 
     # 3. Ranks and shapes.
     for tensor, name in ((grad_output, "gradOutput"), (self_, "self"), (grad_input, "gradInput")):
@@ -252,4 +253,4 @@ def aclnnSwishBackward(workspace, workspaceSize, executor, stream) -> int:
     tensors = {} if not isinstance(executor, aclOpExecutor) else \
         {"gradOutput": executor.grad_output, "self": executor.self_, "gradInput": executor.grad_input}
     return queue_launch("aclnnSwishBackward", executor, lambda e: isinstance(e, aclOpExecutor), tensors, _make_job,
-                        workspace, workspaceSize, stream)
+                        workspace, workspaceSize, stream, saturation=get_operator(SWISH_GRAD).saturation)

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..arguments import block_size_refusal
+from ..dtypes import dtype_info
+from ..ops import get_operator
 from ..ops import silu_grad as op
 from ..platform import ARCH_950, Platform
 from .enums import (
@@ -135,6 +138,10 @@ def _phase_one(grad_output, self_, grad_input, platform: Platform):
 
     if grad_output.numel == 0 or self_.numel == 0:
         return ACLNN_SUCCESS, aclSiluBackwardExecutor(grad_output, self_, grad_input, platform, 0, None)
+    # The A2 host tilings' shared platform rule: a parameter error, naming the platform field.
+    refusal = None if regbase else block_size_refusal(platform.block_size, dtype_info(grad_output.dtype))
+    if refusal:
+        return ACLNN_ERR_PARAM_INVALID, f"the host tiling fails on the platform set by set_platform: {refusal}"
     try:
         tiling = op.host_tiling(tuple(grad_output.view_shape), tuple(self_.view_shape), grad_output.dtype,
                                 self_.dtype, platform)
@@ -186,4 +193,5 @@ def aclnnSiluBackward(workspace, workspaceSize, executor, stream) -> int:
     tensors = {} if not isinstance(executor, aclSiluBackwardExecutor) else \
         {"gradOutput": executor.grad_output, "self": executor.self_, "gradInput": executor.grad_input}
     return queue_launch("aclnnSiluBackward", executor, lambda e: isinstance(e, aclSiluBackwardExecutor), tensors,
-                        _make_job, workspace, workspaceSize, stream, saturation=False)
+                        _make_job, workspace, workspaceSize, stream,
+                        saturation=get_operator(op.NAME).saturation)

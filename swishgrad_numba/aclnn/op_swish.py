@@ -25,7 +25,8 @@ import numpy as np
 
 from ..dtypes import DTYPES, to_float32
 from ..ops import OpTiling, get_operator
-from ..platform import ARCH_950, BF16_SOC_VERSIONS, Platform
+from ..arguments import block_size_refusal, bfloat16_refusal
+from ..platform import ARCH_950, Platform
 from .enums import (
     ACL_BF16,
     ACLNN_ERR_INNER_NULLPTR,
@@ -97,9 +98,8 @@ def _phase_one(op: str, self_, beta, out, platform: Platform):
     if out.data_type != self_.data_type:
         return ACLNN_ERR_PARAM_INVALID, (f"dtype of out ({_dtype_name(out.data_type)}) must equal dtype of self "
                                          f"({_dtype_name(self_.data_type)})")
-    if self_.data_type == ACL_BF16 and not platform.supports_bfloat16:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype ACL_BF16 is only supported on ASCEND910B..ASCEND910E "
-                                         f"({', '.join(BF16_SOC_VERSIONS)}); the platform is {platform.soc_family}")
+    if self_.data_type == ACL_BF16 and bfloat16_refusal(platform):
+        return ACLNN_ERR_PARAM_INVALID, f"dtype ACL_BF16: {bfloat16_refusal(platform)}"
     if beta is not None and beta.data_type in _COMPLEX_DTYPES:
         return ACLNN_ERR_PARAM_INVALID, (f"dtype of betaOptional is {_dtype_name(beta.data_type)}, which cannot "
                                          f"be cast to ACL_FLOAT")
@@ -127,6 +127,10 @@ def _phase_one(op: str, self_, beta, out, platform: Platform):
     scale = np.float32(1.0) if beta is None else to_float32(beta.value, argname="betaOptional")
     if self_.numel == 0:
         return ACLNN_SUCCESS, aclSwishExecutor(op, self_, out, scale, platform, 0, None)
+    # The host tilings' shared platform rule: a parameter error, naming the platform field.
+    refusal = None if platform.architecture == ARCH_950 else block_size_refusal(platform.block_size, _info(self_))
+    if refusal:
+        return ACLNN_ERR_PARAM_INVALID, f"the host tiling fails on the platform set by set_platform: {refusal}"
     try:
         tiling = get_operator(op).host_tiling(self_.numel, _info(self_), scale if op == "swish" else None, platform)
     except ValueError as exc:
@@ -174,7 +178,8 @@ def _make_job(executor: aclSwishExecutor, stream=None):
 def _launch(where: str, expected_op: str, workspace, workspaceSize, executor, stream) -> int:
     tensors = {} if not isinstance(executor, aclSwishExecutor) else {"self": executor.self_, "out": executor.out}
     return queue_launch(where, executor, lambda e: isinstance(e, aclSwishExecutor) and e.op == expected_op, tensors,
-                        _make_job, workspace, workspaceSize, stream, saturation=False)
+                        _make_job, workspace, workspaceSize, stream,
+                        saturation=get_operator(expected_op).saturation)
 
 
 def aclnnSwish(workspace, workspaceSize, executor, stream) -> int:

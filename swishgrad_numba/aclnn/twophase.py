@@ -80,7 +80,7 @@ def get_workspace_size(where: str, phase_one, *args):
 
 
 def queue_launch(where: str, executor, is_ours, tensors: dict, make_job, workspace, workspaceSize, stream,
-                 saturation: bool = True) -> int:
+                 saturation: bool) -> int:
     """Phase two: check and queue the launch phase one prepared.
 
     ``is_ours(executor)`` says whether the executor came from this
@@ -88,8 +88,9 @@ def queue_launch(where: str, executor, is_ours, tensors: dict, make_job, workspa
     destroyed one is refused); ``make_job(executor, stream)`` returns what
     the stream runs. The executor runs once; an empty launch (no tiling)
     queues nothing. An operator whose saturation mode is not emulated
-    (``saturation=False``) is refused on a stream in that mode rather than
-    computed in the other. Never raises.
+    (``saturation=False``: its registry entry's ``Operator.saturation``) is
+    refused on a stream in that mode rather than computed in the other.
+    Never raises.
     """
     try:
         return _queue_launch(where, executor, is_ours, tensors, make_job, workspace, workspaceSize, stream,
@@ -131,7 +132,8 @@ def _queue_launch(where, executor, is_ours, tensors, make_job, workspace, worksp
         return _fail(ACLNN_ERR_RUNTIME_ERROR, f"{where}: {s}")
     if not saturation and s.overflow_mode == "saturation":
         return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: the stream is in the saturation overflow mode, which the "
-                                              f"emulator models for aclnnSwishBackward only")
+                                              f"emulator does not model for this operator (overflow_mode "
+                                              f"'saturation'; only 'infnan')")
     executor.used = True
     if executor.tiling is not None:
         s._submit(make_job(executor, s))

@@ -76,12 +76,24 @@ def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_fo
     the contiguous output region.
     """
     n = out.size
+    # The local buffers hold the longest pass the loops run, at most elemNum
+    # elements: sized from the data, not from the UB alone (a huge UB would
+    # otherwise allocate elemNum elements per block). A pass is ubTail long
+    # on the split axis's last step, ubFormer on the others; with one step
+    # (ubOuter 1) every pass is ubTail long, provided the blocks' loops stay
+    # inside the fused index (a record that does not is sized by both).
+    outer = 1
+    for i in range(split):
+        outer *= out_dims[i]
+    inside = fused == ub_outer * outer and (block_num - 1) * block_former + block_tail <= fused
+    longest = ub_tail if ub_outer == 1 and inside else max(ub_former, ub_tail)
+    buf_len = max(min(elem_num, longest * out_strides[split]), 0)
     for blk in prange(block_num):
         loops = block_tail if blk == block_num - 1 else block_former
-        dy_loc = np.zeros((2, elem_num), dtype=dy.dtype)
-        x_loc = np.zeros((2, elem_num), dtype=x.dtype)
-        o_loc = np.empty(elem_num, dtype=out.dtype)
-        work = np.empty((WORK_ROWS, elem_num), dtype=np.float32)
+        dy_loc = np.zeros((2, buf_len), dtype=dy.dtype)
+        x_loc = np.zeros((2, buf_len), dtype=x.dtype)
+        o_loc = np.empty(buf_len, dtype=out.dtype)
+        work = np.empty((WORK_ROWS, buf_len), dtype=np.float32)
         axes = np.zeros(MAX_RANK, dtype=np.int64)
         # BroadcastGetAxesIndices
         prod_idx = block_former * blk

@@ -10,7 +10,7 @@ element are enumerated exactly: at most ``(2 exp_ulp + 1)(2 div_ulp + 1)``
 of them, before the final narrowing merges some.
 
 Ulps are steps on the ordered line of binary32 values, +-inf included, on
-which -0 and +0 are one point (:func:`ulp_step`). A NaN stays NaN. With
+which -0 and +0 are one point, never across zero (:func:`ulp_step`). A NaN stays NaN. With
 ``ftz`` a subnormal Exp or Div result (after the step) becomes the zero of
 its sign. Members are output bit patterns as ``uint32`` (a 16-bit output's
 pattern in the low half), every NaN mapped to :data:`NAN_KEY`.
@@ -56,18 +56,21 @@ def ulp_step(c, k, ftz):
     """``(ok, value)``: the binary32 ``k`` steps from ``c`` on the ordered line.
 
     The line runs -inf .. -0/+0 .. +inf with both zeros one point; a step
-    past an infinity is off the line (``ok`` false). Reaching the zero point
-    gives the zero of ``c``'s sign (a rounded result keeps the sign of the
-    exact one). A NaN ``c`` only reaches itself (``k == 0``). With ``ftz`` a
-    subnormal value becomes the zero of its sign. Written with selects, not
-    branches, so that loops over it vectorise.
+    past an infinity is off the line (``ok`` false), and so is a step that
+    crosses zero: a rounded result keeps the sign of the exact one (a
+    device's reciprocal of a positive number is not negative), so the steps
+    stay on ``c``'s side, and reaching the zero point gives the zero of
+    ``c``'s sign. A NaN ``c`` only reaches itself (``k == 0``). With ``ftz``
+    a subnormal value becomes the zero of its sign. Written with selects,
+    not branches, so that loops over it vectorise.
     """
     b = np.float32(c).view(np.uint32)
     is_nan = c != c
     sign = b & _SIGN
     mag = np.int32(b & _MAG)
     o = _select(sign != np.uint32(0), -mag, mag) + np.int32(k)   # place on the ordered line, stepped (|k| <= 64)
-    ok = _select(is_nan, k == 0, (o <= _INF_ORD) & (o >= -_INF_ORD))
+    own_side = _select(sign != np.uint32(0), o <= 0, o >= 0)     # not across zero
+    ok = _select(is_nan, k == 0, (o <= _INF_ORD) & (o >= -_INF_ORD) & own_side)
     r = np.uint32(_select(o < 0, -o, o)) | _select(o < 0, _SIGN, np.uint32(0))
     r = _select(o == 0, sign, r)                                # the zero point: c's sign
     r = _select(ftz & ((r & _MAG) < _MIN_NORMAL), r & _SIGN, r)
@@ -232,14 +235,8 @@ def envelope_count(g, x, beta, exp_ulp, div_ulp, ftz, arch, dtype_code, count, c
         buf = np.empty(width, dtype=np.uint32)
         for i in range(c * chunk, min(n, (c + 1) * chunk)):
             m = members(g[i], x[i], beta, exp_ulp, div_ulp, ftz, arch, dtype_code, buf)
-            # Insertion sort of the few members, then count the runs.
-            for k in range(1, m):
-                v = buf[k]
-                j = k - 1
-                while j >= 0 and buf[j] > v:
-                    buf[j + 1] = buf[j]
-                    j -= 1
-                buf[j + 1] = v
+            # Sort the members (n log n: up to 129^2 of them), then count the runs.
+            buf[:m].sort()
             distinct = 0
             for k in range(m):
                 if k == 0 or buf[k] != buf[k - 1]:

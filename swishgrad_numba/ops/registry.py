@@ -112,6 +112,11 @@ class Operator:
         Whether the operator takes a beta (``betaOptional``).
     inputs : int
         Input tensors its kernel copies in (1 for a forward, 2 for a backward).
+    saturation : bool
+        Whether its emulation computes in the saturation overflow mode; an
+        operator without it refuses a saturation-mode platform
+        (:func:`swishgrad_numba.arguments.check_platform_for`) rather than
+        compute in the other mode.
     """
 
     name: str
@@ -121,6 +126,7 @@ class Operator:
     host_tiling: Callable | None = None
     has_beta: bool = False
     inputs: int = 1
+    saturation: bool = False
 
 
 @dataclass(frozen=True)

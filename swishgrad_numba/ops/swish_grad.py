@@ -125,4 +125,4 @@ SWISH_GRAD = register(Operator(
                      device_instructions=functools.partial(_device_instructions, ARCH_A2)),
      ARCH_950: Kernel(ARCH_950, "activation/swish_grad (arch35)", "SwishGradTilingData", ARCH35_TILING_DTYPE,
                       "CAST_RINT", device_instructions=functools.partial(_device_instructions, ARCH_950))},
-    _host_tiling, has_beta=True, inputs=2))
+    _host_tiling, has_beta=True, inputs=2, saturation=True))

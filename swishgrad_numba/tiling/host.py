@@ -9,11 +9,12 @@ import numbers
 
 import numpy as np
 
+from ..arguments import block_size_refusal
 from ..dtypes import DTypeInfo, beta_argument, dtype_info
 from ..platform import ARCH_950, REFERENCE_PLATFORM, Platform
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
-from .records import ARCH35_TILING_DTYPE, LAYOUTS, TILING_DTYPE, Tiling
+from .records import ARCH35_TILING_DTYPE, LAYOUTS, TILING_DTYPE, UB_SIZED_FIELDS, Tiling
 
 __all__ = ["compute_tiling", "check_host_input", "check_numel", "check_platform", "ub_buffer_units"]
 
@@ -86,6 +87,8 @@ def compute_tiling(numel, dtype, beta=None, platform: Platform | None = None, *,
         if not operator.has_beta and (beta, scale, sconf) != (None, None, None):
             raise TypeError(f"op {op!r} takes no beta")
         beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf}) if operator.has_beta else None
+        if platform.architecture != ARCH_950:
+            _check_block_size(platform.block_size, info, _ARGNAMES)
         return operator.host_tiling(n, info, beta32, platform)
     beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf})
     block_dim, fields = _host_fields(n, info, platform, _ARGNAMES)
@@ -118,19 +121,17 @@ def _host_fields(n: int, info: DTypeInfo, platform: Platform, names: dict) -> tu
                              f"({need} bytes)")
     else:
         block = platform.block_size
-        if block % b:
-            raise ValueError(f"{names['block_size']} ({block} bytes) must hold a whole number of {info.name} "
-                             f"elements ({b} bytes)")
+        _check_block_size(block, info, names)
         accepted, block_dim, fields = spec_a2.host_tiling(n, b, ub, platform.core_num, block)
         if not accepted:
             units = spec_a2.tile_units(b)
             raise ValueError(f"{names['ub_size']} ({ub} bytes) is too small: the {info.name} kernel needs "
                              f"{units} tile buffers of at least one {block}-byte block ({units * block} bytes)")
-    # The fields sized by the platform rather than by numel: the A2's UB tile;
-    # the 950's ubFormer and elemNum (the UB alone) and coreNum (the cores, capped by numel).
+    # The fields sized by the platform rather than by numel: the UB's (UB_SIZED_FIELDS)
+    # and coreNum (the cores, capped by numel).
     ub = f"{names['ub_size']} ({ub} bytes)"
-    causes = {"tileDataNum": ub, "ubFormer": ub, "elemNum": ub,
-              "coreNum": f"platform.core_num ({platform.core_num}) with {names['numel']} ({n})"}
+    causes = dict.fromkeys(UB_SIZED_FIELDS, ub)
+    causes["coreNum"] = f"platform.core_num ({platform.core_num}) with {names['numel']} ({n})"
     layout = LAYOUTS[platform.architecture]
     for name, value in fields._asdict().items():
         low, high = layout.int_range(name)
@@ -139,6 +140,12 @@ def _host_fields(n: int, info: DTypeInfo, platform: Platform, names: dict) -> tu
             raise ValueError(f"{cause} is too large: the tiling field {name} = {value} does not fit its C type "
                              f"({layout.dtype.fields[name][0].name})")
     return block_dim, fields
+
+
+def _check_block_size(block_size: int, info: DTypeInfo, names: dict) -> None:
+    reason = block_size_refusal(block_size, info, names["block_size"])
+    if reason:
+        raise ValueError(reason)
 
 
 def _record(dtype: np.dtype, fields, beta32) -> np.void:

@@ -23,7 +23,7 @@ from ..platform import ARCH_950, ARCH_A2
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 
-__all__ = ["private_record", "checked_record",
+__all__ = ["private_record", "checked_record", "UB_SIZED_FIELDS",
     "TILING_DTYPE", "TILING_FIELDS", "ARCH35_TILING_DTYPE", "ARCH35_TILING_FIELDS", "RecordLayout", "LAYOUTS",
     "Tiling", "layout_of", "tiling_fields",
 ]
@@ -173,17 +173,26 @@ class Tiling:
         return self.data.tobytes()
 
 
-def checked_record(dtype: np.dtype, values: dict, argname: str = "numel") -> np.void:
+#: The tiling fields a host sizes from the unified buffer alone (the A2's
+#: ``tileDataNum``, the 950's ``ubFormer`` and ``elemNum``): one too large for
+#: its C type is ``platform.ub_size``'s fault, not the tensor's.
+UB_SIZED_FIELDS = ("tileDataNum", "ubFormer", "elemNum")
+
+
+def checked_record(dtype: np.dtype, values: dict, argname: str = "numel",
+                   ub_argname: str = "platform.ub_size") -> np.void:
     """One record of ``dtype`` with ``values`` by field name, every integer
-    checked to fit its C type first (a ValueError blaming ``argname``, whose
-    size made it too large); the other fields stay zero."""
+    checked to fit its C type first (a ValueError blaming ``ub_argname`` for
+    a field of :data:`UB_SIZED_FIELDS`, else ``argname``, whose size made it
+    too large); the other fields stay zero."""
     record = np.zeros((), dtype=dtype)
     for name, value in values.items():
         ftype = dtype.fields[name][0]
         if ftype.kind in "iu":
             info = np.iinfo(ftype)
             if not info.min <= value <= info.max:
-                raise ValueError(f"{argname} is too large: the tiling field {name} = {value} does not fit its C "
+                cause = ub_argname if name in UB_SIZED_FIELDS else argname
+                raise ValueError(f"{cause} is too large: the tiling field {name} = {value} does not fit its C "
                                  f"type ({ftype.name})")
         record[name] = value
     return record[()]

@@ -7,13 +7,13 @@ import math
 
 import numpy as np
 
-from ...arguments import check_array
+from ...arguments import check_array, check_out_like, check_platform_for
 from ...dtypes import dtype_info
 from ...platform import ARCH_950, REFERENCE_PLATFORM, Platform
 from .a2 import a2_host_tiling
 from .arch35 import arch35_host_tiling, output_dtype
 from .launch import run_a2, run_arch35
-from .names import MAX_DIMS
+from .names import MAX_DIMS, NAME
 
 __all__ = ["host_tiling", "silu_backward"]
 
@@ -57,14 +57,19 @@ def silu_backward(grad_output, x, *, out=None, platform: Platform | None = None)
     -------
     numpy.ndarray
         ``out`` if given, else a new C-contiguous array.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`~swishgrad_numba.swish_backward` does (the platform rules
+        every operator shares; this kernel refuses the saturation overflow
+        mode).
     """
     check_array(grad_output, "grad_output")
     check_array(x, "x")
     g_info = dtype_info(grad_output.dtype, argname="grad_output.dtype")
     x_info = dtype_info(x.dtype, argname="x.dtype")
-    if platform is not None and not isinstance(platform, Platform):
-        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-    platform = platform or REFERENCE_PLATFORM
+    platform = check_platform_for(platform, NAME, g_info, x_info)
     on_950 = platform.architecture == ARCH_950
     if not on_950:
         if g_info is not x_info:
@@ -84,14 +89,7 @@ def silu_backward(grad_output, x, *, out=None, platform: Platform | None = None)
             raise ValueError(f"broadcasting grad_output and x supports at most {MAX_DIMS} dimensions, got "
                              f"{grad_output.ndim} and {x.ndim}")
     o_info = output_dtype(g_info, x_info)
-    if out is not None:
-        check_array(out, "out")
-        if out.dtype != o_info.numpy:
-            raise TypeError(f"out must have dtype {o_info.name}, got {out.dtype}")
-        if out.shape != shape:
-            raise ValueError(f"out must have shape {shape}, got {out.shape}")
-        if not out.flags.writeable:
-            raise ValueError("out must be writeable")
+    check_out_like(out, shape, o_info.numpy)
     if grad_output.size == 0 or x.size == 0:
         return np.empty(shape, dtype=o_info.numpy) if out is None else out
 

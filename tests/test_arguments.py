@@ -1,0 +1,145 @@
+"""The rules every operator shares (swishgrad_numba/arguments.py): the platform an operator runs on (block
+size, overflow mode, bfloat16 SoC gate) and ``out``, the same for the four public functions, Dask and aclnn.
+
+Results are compared bit for bit against the plain references in tests/.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import swishgrad_numba as sg
+from reference import assert_bits_equal, ref_swish_grad
+from reference_family import ref_swish
+from reference_silu_grad import ref_silu_grad
+from swishgrad_numba import aclnn
+from swishgrad_numba.ops import OPERATORS
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+F32 = np.dtype(np.float32)
+
+# Each public function as (grad, x, out, platform) -> result; the forward ones ignore grad.
+FUNCTIONS = {
+    "swish": lambda g, x, out, p: sg.swish(x, 1.3, out=out, platform=p),
+    "silu": lambda g, x, out, p: sg.silu(x, out=out, platform=p),
+    "silu_backward": lambda g, x, out, p: sg.silu_backward(g, x, out=out, platform=p),
+    "swish_backward": lambda g, x, out, p: sg.swish_backward(g, x, 1.3, out=out, platform=p),
+}
+REFERENCES = {
+    "swish": lambda g, x: ref_swish(x, 1.3, "a2"),
+    "silu": lambda g, x: ref_swish(x, 1.0, "a2"),
+    "silu_backward": ref_silu_grad,
+    "swish_backward": lambda g, x: ref_swish_grad(g, x, 1.3),
+}
+OP_NAMES = {"swish": "swish", "silu": "silu", "silu_backward": "silu_grad", "swish_backward": "swish_grad"}
+
+
+def _inputs(n, dtype=F32):
+    x = np.linspace(-6, 6, n).astype(dtype)
+    g = np.linspace(2, -1, n).astype(dtype)
+    return g, x
+
+
+# ---------------------------------------------------------------- item: block sizes that hold no whole element
+
+# A block of 2 or 1 bytes holds no whole float32: every A2 host tiling then loses elements.
+ODD_BLOCKS = [sg.Platform(core_num=3, block_size=2), sg.Platform(core_num=2, ub_size=64, block_size=1)]
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+@pytest.mark.parametrize("platform", ODD_BLOCKS, ids=["block2", "block1"])
+def test_every_operator_refuses_a_block_that_holds_no_whole_element(name, platform):
+    g, x = _inputs(3011)
+    out = np.full(x.shape, np.nan, dtype=F32)
+    with pytest.raises(ValueError, match=r"platform.block_size \(\d bytes\) must hold a whole number of float32"):
+        FUNCTIONS[name](g, x, out, platform)
+    with pytest.raises(ValueError, match="block_size"):
+        sg.compute_tiling(3011, "float32", op=OP_NAMES[name], platform=platform)
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_a_block_of_whole_elements_computes_every_element(name):
+    # float16 fits 2-byte blocks: accepted, and every element written right (out starts as NaN).
+    g, x = _inputs(3011, np.float16)
+    out = np.full(x.shape, np.nan, dtype=np.float16)
+    FUNCTIONS[name](g, x, out, ODD_BLOCKS[0])
+    assert_bits_equal(out, REFERENCES[name](g, x))
+
+
+def _run_aclnn(op, x, g, out):
+    """Phase one of an aclnn operator: its status."""
+    t = lambda a: aclnn.aclCreateTensor(a.shape, aclnn.ACL_FLOAT, None, 0, aclnn.ACL_FORMAT_ND, a.shape, a)
+    if op == "silu":
+        return aclnn.aclnnSiluGetWorkspaceSize(t(x), t(out))[0]
+    if op == "swish":
+        return aclnn.aclnnSwishGetWorkspaceSize(t(x), aclnn.aclCreateScalar(1.3, aclnn.ACL_FLOAT), t(out))[0]
+    if op == "silu_backward":
+        return aclnn.aclnnSiluBackwardGetWorkspaceSize(t(g), t(x), t(out))[0]
+    return aclnn.aclnnSwishBackwardGetWorkspaceSize(t(g), t(x), aclnn.aclCreateScalar(1.3, aclnn.ACL_FLOAT),
+                                                    t(out))[0]
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_aclnn_refuses_a_block_that_holds_no_whole_element(name):
+    g, x = _inputs(3011)
+    previous = aclnn.set_platform(ODD_BLOCKS[0])
+    try:
+        assert _run_aclnn(name, x, g, np.zeros_like(x)) == aclnn.ACLNN_ERR_PARAM_INVALID
+        assert "platform.block_size (2 bytes) must hold a whole number" in aclnn.aclGetRecentErrMsg()
+    finally:
+        aclnn.set_platform(previous)
+
+# ---------------------------------------------------------------- item: the saturation overflow mode
+
+
+SATURATION = sg.Platform(overflow_mode="saturation")
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_an_operator_without_saturation_refuses_it_and_names_overflow_mode(name):
+    g, x = _inputs(64)
+    if OPERATORS[OP_NAMES[name]].saturation:
+        FUNCTIONS[name](g, x, None, SATURATION)          # swish_grad saturates (tests/test_kernel_saturation.py)
+        return
+    with pytest.raises(ValueError, match="overflow_mode 'saturation'"):
+        FUNCTIONS[name](g, x, None, SATURATION)
+    with pytest.raises(ValueError, match="overflow_mode"):
+        FUNCTIONS[name](g[:0], x[:0], None, SATURATION)  # an empty tensor too: the rule is the platform's
+
+
+def test_saturation_is_emulated_for_swish_grad_only_so_far():
+    # The registry's flag is the one place that says so; an operator that gains saturation flips it.
+    assert {name for name, op in OPERATORS.items() if op.saturation} == {"swish_grad"}
+
+# ---------------------------------------------------------------- item: out=np.matrix
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_a_matrix_out_is_a_type_error_naming_out(name):
+    g, x = _inputs(12)
+    g, x = g.reshape(3, 4), x.reshape(3, 4)
+    with pytest.raises(TypeError, match="out must be a plain numpy.ndarray, not a numpy.matrix"):
+        FUNCTIONS[name](g, x, np.matrix(np.zeros((3, 4), dtype=F32)), None)
+
+# ---------------------------------------------------------------- item: bfloat16, one rule for every operator
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+@pytest.mark.parametrize("soc", ["ascend910", "ascend310p", "kirinx90"])
+def test_bfloat16_is_refused_on_a_soc_without_it_by_every_operator(name, soc):
+    g, x = _inputs(16, BF16)
+    with pytest.raises(ValueError, match="bfloat16 is only supported on ASCEND910B..ASCEND910E"):
+        FUNCTIONS[name](g, x, None, sg.Platform(soc_version=soc))
+    with pytest.raises(ValueError, match="bfloat16"):
+        FUNCTIONS[name](g[:0], x[:0], None, sg.Platform(soc_version=soc))
+    # float16 is computed there.
+    g16, x16 = _inputs(16, np.float16)
+    assert_bits_equal(FUNCTIONS[name](g16, x16, None, sg.Platform(soc_version=soc)), REFERENCES[name](g16, x16))
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_bfloat16_is_computed_on_the_reference_soc(name):
+    g, x = _inputs(16, BF16)
+    assert_bits_equal(FUNCTIONS[name](g, x, None, None), REFERENCES[name](g, x))
