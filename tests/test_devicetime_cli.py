@@ -34,7 +34,7 @@ def test_timeline_reads_a_tiling_file_and_params(capsys, tmp_path):
     path = tmp_path / "t.bin"
     write_tiling_bin(path, t.data)
     params = tmp_path / "p.toml"
-    params.write_text("head_us = 100.0\n")
+    params.write_text("head_us = 100.0\nhead_per_block_us = 0.0\n")
     assert main(["timeline", "--numel", "50000", "--file", str(path), "--block-dim", str(t.block_dim),
                  "--params", str(params)]) == 0
     assert "head overhead 100.000 us" in capsys.readouterr().out

@@ -84,9 +84,9 @@ def _describe(est) -> str:
     lines = [f"{est.label}",
              f"  launch time  {est.duration_us:.3f} us (head overhead {est.head_us:.3f} us)",
              f"  bottleneck   {est.bottleneck}"]
-    if est.bandwidth_factor < 1:
-        lines.append(f"  the cores move data at {est.bandwidth_factor:.3f} of their own rate (aggregate bandwidth "
-                     f"{est.params.aggregate_gbps:g} GB/s shared)")
+    if est.gm_saturated > 0:
+        lines.append(f"  GM bandwidth ({est.params.aggregate_gbps:g} GB/s, reads and writes shared) limits the "
+                     f"transfers for {100 * est.gm_saturated:.1f} % of the cores' span")
     if not est.valid:
         lines.append("  INVALID tiling (estimated anyway): " + "; ".join(est.findings))
     return "\n".join(lines)
