@@ -33,7 +33,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["Params", "COST_MODELS", "INSTRUCTION_COSTS", "SOC_FIGURES", "FREE_PARAMETERS", "default_params",
+__all__ = ["Params", "COST_MODELS", "INSTRUCTION_COSTS", "SOC_FIGURES", "FREE_PARAMETERS", "FITTABLE_PARAMETERS",
+           "CALIBRATED", "VECTOR_BYTES_PER_CYCLE", "chip_family", "default_params",
            "load_params", "save_params", "instruction_names"]
 
 #: The two public instruction cost models; the choice is ``Params.cost_model``.
@@ -88,10 +89,10 @@ SOC_FIGURES = {
 #: of the defaults"), per SoC family: written by ``python bench/fit_devicetime.py`` (rerun it to reproduce them).
 #: Every chip of a family takes its family's values; only the 48-core A2/A3 and the 64-core 950 were measured.
 CALIBRATED = {
-    "ascend910b": {"aggregate_gbps": 1500.0, "datacopy_cycles": 12.5, "burst_cycles": 0.5, "head_us": 2.6,
-                   "head_per_block_us": 0.22},
-    "ascend950": {"aggregate_gbps": 1630.0, "datacopy_cycles": 31.0, "burst_cycles": 0.5, "head_us": 1.2,
-                  "head_per_block_us": 0.0149},
+    "ascend910b": {"aggregate_gbps": 1499.0, "datacopy_cycles": 12.52, "burst_cycles": 0.5313, "head_us": 2.6,
+                   "head_per_block_us": 0.2218},
+    "ascend950": {"aggregate_gbps": 1632.0, "datacopy_cycles": 30.71, "burst_cycles": 0.4807, "head_us": 1.172,
+                  "head_per_block_us": 0.01493},
 }
 #: Stated vector rates, bytes per cycle of one vector core, where a SoC family's documentation gives them (the
 #: cost model's cycles per repeat are raised to ``repeat_bytes / rate`` when slower): the 950 runs Exp and Div
@@ -112,9 +113,11 @@ _FAMILY_CHIP = {"ascend950": "Ascend950DT_9581"}
 _DEFAULT_CHIP = "Ascend910B1"
 _A2 = CALIBRATED["ascend910b"]
 
-#: The parameters :func:`swishgrad_numba.devicetime.fit` fits.
+#: The parameters :func:`swishgrad_numba.devicetime.fit` fits by default.
 FREE_PARAMETERS = ("core_read_bytes_per_cycle", "core_write_bytes_per_cycle", "aggregate_gbps",
                    "datacopy_cycles", "issue_cycles", "head_us", "head_per_block_us")
+#: The parameters ``fit`` can fit: also ``burst_cycles``, which only launches of strided (multi-burst) copies fix.
+FITTABLE_PARAMETERS = FREE_PARAMETERS + ("burst_cycles", "scalar_cycles_per_tile")
 
 
 def chip_family(soc: str) -> str:
