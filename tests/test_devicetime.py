@@ -461,3 +461,89 @@ def test_an_operators_record_must_be_its_own():
 
     with pytest.raises(TypeError, match="must be an 'swish' record"):
         dt.estimate(compute_tiling(4096, "float32"), 4096, "float32", op="swish")
+
+
+# ------------------------------------------------------------------ issue 32: per-SoC rates, limits, clear errors
+
+def test_the_950_runs_exp_and_div_at_a_quarter_of_add_and_mul():
+    """Stated 950 rates: Add/Mul float32 256 B per cycle (one 256-byte repeat a cycle), Exp and Div 64 B per cycle
+    (4 cycles a repeat); pypto's latencies stay. A2: Exp at pypto's 2 cycles a repeat, Div at 1."""
+    p950 = dt.default_params(ASCEND950_PLATFORM).replace(issue_cycles=0.0)
+    p_a2 = dt.default_params().replace(issue_cycles=0.0)
+    repeats = 255                                     # one full call of float32 data
+    n = repeats * 64
+    per_repeat = {("950", "Add"): 1, ("950", "Mul"): 1, ("950", "Exp"): 4, ("950", "Div"): 4,
+                  ("a2", "Add"): 1, ("a2", "Mul"): 1, ("a2", "Exp"): 2, ("a2", "Div"): 1}
+    latency = {"Add": 6, "Mul": 7, "Exp": 12, "Div": 13}
+    for (soc, name), cycles in per_repeat.items():
+        p = p950 if soc == "950" else p_a2
+        est = dt.estimate_custom(dtype="float32", inputs=1, outputs=1, instructions=[name], core_tiles=[[n]],
+                                 params=p)
+        expected = (latency[name] + (repeats - 1) * cycles) / p.clock_mhz
+        assert est.pipe_utilization()[0]["aiv_vec_time(us)"] == pytest.approx(expected, rel=1e-12), (soc, name)
+
+
+def test_buffer_num_past_the_tiles_changes_nothing_and_costs_nothing():
+    """buffer_num=10**9 took 75 s and 15 GB for 4 tiles; more buffers than tiles never wait."""
+    args = dict(dtype="float32", inputs=2, outputs=1, instructions=["Add"], core_tiles=[[4096] * 4] * 3, params=BASE)
+    four = dt.estimate_custom(buffer_num=4, **args)
+    for many in (10 ** 9, 2 ** 40):
+        assert dt.estimate_custom(buffer_num=many, **args).duration_us == four.duration_us
+    with pytest.raises(ValueError, match=r"buffer_num must be at most 1099511627776"):
+        dt.estimate_custom(buffer_num=2 ** 41, **args)
+    assert dt.estimate(None, 1 << 20, "float32", buffer_num=10 ** 9).duration_us > 0
+
+
+@pytest.mark.parametrize("core_tiles,match", [
+    ([[2 ** 63 - 1]], r"core_tiles\[0\]: tile lengths must be at most"),
+    ([np.array([2 ** 64 - 1], dtype=np.uint64)], r"core_tiles\[0\]: tile lengths must be at most"),
+    ([np.ones(dt.MAX_TILES + 1, dtype=np.int64)], "more than 4000000 tiles"),
+])
+def test_tile_counts_and_lengths_are_capped(core_tiles, match):
+    with pytest.raises(ValueError, match=match):
+        dt.estimate_custom(dtype="float32", inputs=1, outputs=1, instructions=[], core_tiles=core_tiles)
+
+
+def test_equal_cores_share_one_simulation_and_so_pass_the_tile_cap():
+    tiles = [[64] * 100_000] * 48       # 4.8 million tiles, one distinct core
+    est = dt.estimate_custom(dtype="float32", inputs=1, outputs=1, instructions=[], core_tiles=tiles, params=BASE)
+    assert est.n_cores == 48
+
+
+def test_a_trace_past_its_cap_is_refused_before_anything_is_written(tmp_path):
+    est = dt.estimate_custom(dtype="float32", inputs=1, outputs=1, instructions=[], core_tiles=[[64] * 100] * 3,
+                             params=BASE)
+    path = tmp_path / "t.json"
+    with pytest.raises(ValueError, match="the trace would hold 1201 events"):
+        est.write_trace(path, max_events=1000)
+    assert not path.exists()
+    est.write_trace(path, max_events=1201)
+    json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("text,match", [
+    ("head_us = 1.0\n[devicetime]\ndatacopy_cycles = 3.0\n", r"key\(s\) \['head_us'\] outside the \[devicetime\]"),
+    ("devicetime = 5\n", "devicetime must be a table"),
+    ("repeat_bytes = 1\n", "repeat_bytes must be a multiple of 32"),
+    ("datacopy_cycles = 1e308\n", r"datacopy_cycles must lie in"),
+    ("aggregate_gbps = 1e-300\n", r"aggregate_gbps must lie in"),
+])
+def test_params_files_that_would_mislead_are_refused(tmp_path, text, match):
+    path = tmp_path / "p.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match):
+        dt.load_params(path)
+
+
+def test_a_non_utf8_params_file_is_named(tmp_path):
+    path = tmp_path / "p.toml"
+    path.write_bytes(b"soc = \"\xff\xfe\"\n")
+    with pytest.raises(ValueError, match=r"params file '.*p.toml': not UTF-8"):
+        dt.load_params(path)
+
+
+@pytest.mark.parametrize("soc", ['say "hi"', "back\\slash", "tab\tand\nnewline", "\x7f\U0001F600"])
+def test_save_params_round_trips_any_string(tmp_path, soc):
+    p = BASE.replace(soc=soc)
+    dt.save_params(p, tmp_path / "p.toml")
+    assert dt.load_params(tmp_path / "p.toml") == p

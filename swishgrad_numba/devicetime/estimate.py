@@ -159,9 +159,10 @@ class Estimate:
             rows.append(row)
         return rows
 
-    def write_trace(self, path) -> None:
-        """Write the launch's timeline as a Chrome Trace Event file (opens in Perfetto UI and chrome://tracing)."""
-        write_trace(self, path)
+    def write_trace(self, path, max_events: int | None = None) -> None:
+        """Write the launch's timeline as a Chrome Trace Event file (opens in Perfetto UI and chrome://tracing);
+        a ValueError refuses one of more than ``max_events`` events (default ``trace.MAX_TRACE_EVENTS``)."""
+        write_trace(self, path) if max_events is None else write_trace(self, path, max_events)
 
     def plot(self, ax=None):
         """A Gantt chart of the launch on ``ax`` (a new figure when None); returns the axes."""

@@ -241,34 +241,60 @@ def default_params(platform: Platform | None = None) -> Params:
 
 
 def load_params(path, base: Params | None = None) -> Params:
-    """Read parameters from a TOML file (keys of :class:`Params`, top level or under ``[devicetime]``).
+    """Read parameters from a TOML file (keys of :class:`Params`, all at the top level or all under
+    ``[devicetime]``).
 
     Values not in the file keep those of ``base`` (default :func:`default_params`).
 
     Raises
     ------
     ValueError
-        The file cannot be read or parsed, or names an unknown parameter (the message names the path).
+        The file cannot be read, is not UTF-8 TOML, mixes top-level keys with a ``[devicetime]`` table, or names
+        an unknown parameter or a bad value (the message names the path).
     """
+    where = f"params file {str(path)!r}"
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
     except OSError as exc:
-        raise ValueError(f"params file {str(path)!r}: cannot read it: {exc.strerror or exc}") from None
+        raise ValueError(f"{where}: cannot read it: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{where}: not UTF-8 text (TOML files are UTF-8)") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"params file {str(path)!r}: not valid TOML: {exc}") from None
-    data = data.get("devicetime", data)
+        raise ValueError(f"{where}: not valid TOML: {exc}") from None
+    if "devicetime" in data:
+        if not isinstance(data["devicetime"], dict):
+            raise ValueError(f"{where}: devicetime must be a table ([devicetime] with the parameters under it), "
+                             f"got {type(data['devicetime']).__name__}")
+        outside = sorted(set(data) - {"devicetime"})
+        if outside:
+            raise ValueError(f"{where}: key(s) {outside} outside the [devicetime] table would be ignored; put every "
+                             f"parameter under [devicetime], or all at the top level")
+        data = data["devicetime"]
     base = default_params() if base is None else base
     try:
         return base.replace(**data)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"params file {str(path)!r}: {exc}") from None
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string: quotes, backslashes and control characters escaped."""
+    out = []
+    for ch in text:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
 
 
 def save_params(params: Params, path) -> None:
     """Write ``params`` as a TOML file that :func:`load_params` reads back exactly."""
     lines = ["# swishgrad device-time model parameters (docs/devicetime.md)", "[devicetime]"]
     for key, value in params.as_dict().items():
-        lines.append(f"{key} = {value!r}" if not isinstance(value, str) else f'{key} = "{value}"')
+        lines.append(f"{key} = {_toml_string(value) if isinstance(value, str) else repr(value)}")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
