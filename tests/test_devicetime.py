@@ -18,7 +18,7 @@ CLOCK = 1000.0   # MHz: one cycle is a nanosecond
 F = 50.0         # DataCopy fixed cycles
 # Free of the aggregate limit, no head, no scalar unless a test sets it; one DataCopy costs F (no burst cost).
 BASE = dt.Params(clock_mhz=CLOCK, core_read_bytes_per_cycle=32.0, core_write_bytes_per_cycle=64.0,
-                 aggregate_gbps=1e9, datacopy_cycles=F, burst_cycles=0.0, issue_cycles=0.0,
+                 aggregate_gbps=1e9, datacopy_cycles=F, burst_cycles=0.0, unaligned_burst_cycles=0.0, issue_cycles=0.0,
                  scalar_cycles_per_tile=0.0, head_us=0.0, head_per_block_us=0.0)
 
 
@@ -547,3 +547,14 @@ def test_save_params_round_trips_any_string(tmp_path, soc):
     p = BASE.replace(soc=soc)
     dt.save_params(p, tmp_path / "p.toml")
     assert dt.load_params(tmp_path / "p.toml") == p
+
+
+@pytest.mark.parametrize("bursts", [1, 64])
+def test_a_dataCopy_pays_per_burst_and_more_per_unaligned_burst(bursts):
+    """One core, no sharing: a copy's fixed part is datacopy + bursts x (burst + unaligned burst if unaligned)."""
+    p = BASE.replace(burst_cycles=0.5, unaligned_burst_cycles=40.0)
+    for aligned, per_burst in ((True, 0.5), (False, 40.5)):
+        est = dt.estimate_custom(dtype="float16", inputs=1, outputs=0, instructions=[], core_tiles=[[4096] * 3],
+                                 bursts=bursts, gm_aligned=aligned, params=p)
+        expected = 3 * (F + bursts * per_burst + 8192 / 32.0) / CLOCK
+        assert est.duration_us == pytest.approx(expected, rel=1e-12)

@@ -213,7 +213,7 @@ def _distinct_cores(offsets, tile_elements) -> tuple:
 
 def simulate(offsets, tile_elements, itemsize: int, compute_itemsize: int, inputs: int, outputs: int,
              instructions, buffer_num: int, params: Params, label: str, valid: bool = True,
-             findings=(), classes=None, bursts: int = 1) -> Estimate:
+             findings=(), classes=None, bursts: int = 1, gm_aligned: bool = True) -> Estimate:
     """The model on checked arrays: ``offsets`` (int64, cores + 1) cut ``tile_elements`` (int64) into cores;
     or, with ``classes`` (per core, an index), they describe the distinct cores only. Each DataCopy moves its
     tile in ``bursts`` contiguous pieces."""
@@ -223,7 +223,8 @@ def simulate(offsets, tile_elements, itemsize: int, compute_itemsize: int, input
     clock = params.cycles_per_us
     tile_bytes = pad_to(tile_elements * itemsize, _BLOCK)
     n = tile_elements.shape[0]
-    copy_fixed = params.datacopy_cycles + bursts * params.burst_cycles
+    per_burst = params.burst_cycles + (0.0 if gm_aligned else params.unaligned_burst_cycles)
+    copy_fixed = params.datacopy_cycles + bursts * per_burst
     stages = {
         "offsets": offsets,
         "scalar": np.full(n, params.scalar_cycles_per_tile),
@@ -412,7 +413,8 @@ def _custom_itemsize(dtype, argname: str = "dtype") -> int:
 
 def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_num: int = 2,
                     platform: Platform | None = None, params: Params | None = None,
-                    label: str = "custom kernel", bursts: int = 1, compute_dtype=None) -> Estimate:
+                    label: str = "custom kernel", bursts: int = 1, compute_dtype=None,
+                    gm_aligned: bool = True) -> Estimate:
     """Estimate any element-wise kernel on the CopyIn / Compute / CopyOut template.
 
     Parameters
@@ -433,7 +435,12 @@ def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_
         Contiguous pieces each DataCopy moves (1: a contiguous tile; ``rows`` for a tile of rows strided in GM).
     compute_dtype : dtype-like, optional
         The element type the instructions run on (default ``dtype``; float32 for a kernel that widens 16-bit data).
+    gm_aligned : bool
+        False when the bursts start at GM addresses that are not 32-byte aligned (rows of a length that is not
+        whole 32-byte blocks): each burst then pays ``params.unaligned_burst_cycles`` more.
     """
+    if not isinstance(gm_aligned, bool):
+        raise TypeError(f"gm_aligned must be True or False, got {type(gm_aligned).__name__}")
     itemsize = _custom_itemsize(dtype)
     compute_itemsize = itemsize if compute_dtype is None else _custom_itemsize(compute_dtype, "compute_dtype")
     inputs = _positive_int(inputs, "inputs")
@@ -475,4 +482,4 @@ def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_
         counts.append(arr.size)
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     return simulate(offsets, np.concatenate(lengths), itemsize, compute_itemsize, inputs, outputs, instructions,
-                    buffer_num, params, label, bursts=bursts)
+                    buffer_num, params, label, bursts=bursts, gm_aligned=gm_aligned)

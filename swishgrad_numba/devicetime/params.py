@@ -90,9 +90,9 @@ SOC_FIGURES = {
 #: Every chip of a family takes its family's values; only the 48-core A2/A3 and the 64-core 950 were measured.
 CALIBRATED = {
     "ascend910b": {"aggregate_gbps": 1499.0, "datacopy_cycles": 12.52, "burst_cycles": 0.5313, "head_us": 2.6,
-                   "head_per_block_us": 0.2218},
+                   "head_per_block_us": 0.2218, "unaligned_burst_cycles": 39.13},
     "ascend950": {"aggregate_gbps": 1632.0, "datacopy_cycles": 30.71, "burst_cycles": 0.4807, "head_us": 1.172,
-                  "head_per_block_us": 0.01493},
+                  "head_per_block_us": 0.01493, "unaligned_burst_cycles": 39.13},
 }
 #: Stated vector rates, bytes per cycle of one vector core, where a SoC family's documentation gives them (the
 #: cost model's cycles per repeat are raised to ``repeat_bytes / rate`` when slower): the 950 runs Exp and Div
@@ -117,7 +117,7 @@ _A2 = CALIBRATED["ascend910b"]
 FREE_PARAMETERS = ("core_read_bytes_per_cycle", "core_write_bytes_per_cycle", "aggregate_gbps",
                    "datacopy_cycles", "issue_cycles", "head_us", "head_per_block_us")
 #: The parameters ``fit`` can fit: also ``burst_cycles``, which only launches of strided (multi-burst) copies fix.
-FITTABLE_PARAMETERS = FREE_PARAMETERS + ("burst_cycles", "scalar_cycles_per_tile")
+FITTABLE_PARAMETERS = FREE_PARAMETERS + ("burst_cycles", "unaligned_burst_cycles", "scalar_cycles_per_tile")
 
 
 def chip_family(soc: str) -> str:
@@ -148,6 +148,10 @@ class Params:
     burst_cycles : float
         Fixed cycles per contiguous piece (burst) of a DataCopy; the template's copies are one burst each
         [calibrated on the strided copies of the public measurements].
+    unaligned_burst_cycles : float
+        Extra fixed cycles per burst whose GM address is not 32-byte aligned (``estimate_custom(gm_aligned=False)``;
+        the template's copies are aligned) [calibrated on the A2's unaligned copy; the 950 has no such figure and
+        takes the A2's, assumed].
     issue_cycles : float
         Extra fixed cycles per vector instruction call on top of the cost model (0: the model's figures alone;
         a measured claim on the 910B4 is about 35 cycles per instruction) [fit].
@@ -172,6 +176,7 @@ class Params:
     aggregate_gbps: float = _A2["aggregate_gbps"]
     datacopy_cycles: float = _A2["datacopy_cycles"]
     burst_cycles: float = _A2["burst_cycles"]
+    unaligned_burst_cycles: float = _A2["unaligned_burst_cycles"]
     issue_cycles: float = 0.0
     scalar_cycles_per_tile: float = SCALAR_CYCLES_PER_TILE
     head_us: float = _A2["head_us"]
