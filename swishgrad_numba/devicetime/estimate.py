@@ -213,10 +213,11 @@ def _distinct_cores(offsets, tile_elements) -> tuple:
 
 def simulate(offsets, tile_elements, itemsize: int, compute_itemsize: int, inputs: int, outputs: int,
              instructions, buffer_num: int, params: Params, label: str, valid: bool = True,
-             findings=(), classes=None, bursts: int = 1, gm_aligned: bool = True) -> Estimate:
+             findings=(), classes=None, bursts: int = 1, gm_aligned: bool = True,
+             blocks: int | None = None) -> Estimate:
     """The model on checked arrays: ``offsets`` (int64, cores + 1) cut ``tile_elements`` (int64) into cores;
     or, with ``classes`` (per core, an index), they describe the distinct cores only. Each DataCopy moves its
-    tile in ``bursts`` contiguous pieces."""
+    tile in ``bursts`` contiguous pieces. ``blocks``: the blocks launched, for the head (default: the cores)."""
     if classes is None:
         classes, offsets, tile_elements = _distinct_cores(offsets, tile_elements)
     weight = np.bincount(classes, minlength=offsets.shape[0] - 1)      # cores per distinct core
@@ -244,7 +245,7 @@ def simulate(offsets, tile_elements, itemsize: int, compute_itemsize: int, input
     busy = cum[offsets[1:]] - cum[offsets[:-1]]
     class_end_us, busy_us = class_end / clock, busy / clock
     span = float(class_end_us.max()) if class_end_us.size else 0.0
-    head = params.head_us + params.head_per_block_us * classes.shape[0]
+    head = params.head_us + params.head_per_block_us * (classes.shape[0] if blocks is None else blocks)
     saturated_fraction = saturated / clock / span if span > 0 else 0.0
     if saturated_fraction >= 0.5:
         bottleneck = "aggregate bandwidth"
@@ -346,7 +347,8 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
     instructions = operator.kernels[launch.architecture].device_instructions(tiling, info.itemsize)
     name = label or f"{op} {info.name} numel={numel} on {launch.platform.soc_version} ({launch.block_dim} cores)"
     return simulate(offsets, np.maximum(tiles, 0), info.itemsize, 4, inputs, outputs, instructions, buffer_num,
-                    params, name, valid=report.ok, findings=findings, classes=np.ravel(classes).astype(np.int64))
+                    params, name, valid=report.ok, findings=findings, classes=np.ravel(classes).astype(np.int64),
+                    blocks=launch.block_dim)
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,11 @@ from .queue import PIPES
 
 __all__ = ["STAGE_NAMES", "MAX_TRACE_EVENTS", "trace_event_count", "trace_events", "write_trace", "plot_gantt"]
 
-#: The most complete events a trace holds by default (about 100 bytes each on disk, and viewers slow down well
-#: before); ``write_trace(..., max_events=...)`` raises it.
-MAX_TRACE_EVENTS = 2_000_000
+#: The most complete events a trace holds by default (about 160 bytes each on disk: some 160 MB; viewers slow
+#: down well before); ``write_trace(..., max_events=...)`` raises it.
+MAX_TRACE_EVENTS = 1_000_000
+# Bytes of one event on disk, roughly (for the refusal's message).
+_EVENT_BYTES = 160
 
 #: The stage each pipe runs, by pipe.
 STAGE_NAMES = {"SCALAR": "Bookkeeping", "MTE2": "CopyIn", "VECTOR": "Compute", "MTE3": "CopyOut"}
@@ -67,7 +69,7 @@ def write_trace(est, path, max_events: int = MAX_TRACE_EVENTS) -> None:
     """
     count = trace_event_count(est)
     if count > max_events:
-        raise ValueError(f"the trace would hold {count} events (about {count * 100 / 1e6:.0f} MB), more than the "
+        raise ValueError(f"the trace would hold {count} events (about {count * _EVENT_BYTES / 1e6:.0f} MB), more than the "
                          f"{max_events} allowed; trace a smaller launch, or raise max_events")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write('{"displayTimeUnit": "ns", "otherData": ')
