@@ -237,3 +237,24 @@ def test_the_checked_in_calibration_is_what_the_bench_script_fits():
     assert fitted.keys() == CALIBRATED.keys()
     for family, values in fitted.items():
         assert values == pytest.approx(CALIBRATED[family], rel=1e-3), family
+
+
+def test_the_docs_validation_table_and_the_readme_quote_what_the_model_predicts():
+    """docs/devicetime.md's table is the bench script's, row for row, under the checked-in calibration; the
+    README and the docs quote its worst factor per SoC."""
+    import importlib.util
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("fit_devicetime", root / "bench" / "fit_devicetime.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    from swishgrad_numba.devicetime.params import CALIBRATED
+    rows = script.validation_rows(CALIBRATED)
+    docs = (root / "docs" / "devicetime.md").read_text()
+    readme = " ".join((root / "README.md").read_text().split())
+    assert script.markdown(rows) in docs
+    worst = script.worst(rows)
+    assert f"**Atlas A2 {worst['Atlas A2']:.2f}x**" in docs and f"**Ascend 950 {worst['Ascend 950']:.2f}x**" in docs
+    assert f"{worst['Atlas A2']:.2f}x on the Atlas A2" in readme and f"{worst['Ascend 950']:.2f}x on the Ascend 950" \
+        in readme
