@@ -4,8 +4,8 @@
 (per core ``aiv_time(us)``, ``aiv_vec_time(us)``, ``aiv_mte2_time(us)``, ``aiv_mte3_time(us)``, ...).
 :func:`fit` fits :data:`~.params.FREE_PARAMETERS` by least squares on the relative errors of the launch time
 and of each core's VECTOR, MTE2 and MTE3 time (Levenberg-Marquardt on the logarithms of the parameters, with a
-forward-difference Jacobian; NumPy only). The rows of PipeUtilization.csv are matched to the model's cores in
-file order.
+central-difference Jacobian, bounded steps and a rank check that leaves what the data cannot fix alone; NumPy
+only). The rows of PipeUtilization.csv are matched to the model's cores in file order.
 """
 from __future__ import annotations
 

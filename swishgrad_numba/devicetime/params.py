@@ -14,9 +14,14 @@ Sources (details and links in ``docs/devicetime.md``):
 - ``[pto-isa]``: the pto-isa cost model (as collected in the project's notes,
   not re-checked at its source): ``startup + completion + repeats *
   per_repeat + (repeats - 1) * 18``.
-- ``assumed``: no public figure (aggregate HBM bandwidth, launch head
-  overhead, scalar bookkeeping per tile, costs of Cast, Duplicate, Neg,
-  MulDstAdd in the pto-isa table).
+- ``calibrated``: fitted by ``bench/fit_devicetime.py`` on public copy-only
+  launches and empty-kernel heads (hicann/asc-devkit examples): the GM
+  bandwidth, the DataCopy and burst costs, the head (:data:`CALIBRATED`).
+- ``stated``: the vector rates Ascend's examples state per SoC
+  (:data:`VECTOR_BYTES_PER_CYCLE`).
+- ``assumed``: no public figure (the A2's head for one block, scalar
+  bookkeeping per tile, costs of Cast, Duplicate, Neg, MulDstAdd in the
+  pto-isa table, the calibration of chips that were not measured).
 """
 from __future__ import annotations
 
