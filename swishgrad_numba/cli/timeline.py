@@ -202,8 +202,8 @@ def run(args) -> int:
             # the gain is against the launch estimated above: the file's tiling with --file, else the host's
             against = "the file's tiling" if tiling is not None else "host tiling"
             gain = 1 - best.duration_us / est.duration_us
-            print(f"\nbest of {tried} valid tilings: {best.label}: {best.duration_us:.3f} us, bound by {best.bottleneck}"
-                  f" ({against} {est.duration_us:.3f} us; predicted gain {100 * gain:.1f} %)")
+            print(f"\nbest of {tried} valid tilings: {best.label}: {best.duration_us:.3f} us, bound by "
+                  f"{best.bottleneck} ({against} {est.duration_us:.3f} us; predicted gain {100 * gain:.1f} %)")
             out["best"] = best.summary()
             est = best if args.trace or args.plot else est
         if args.trace:

@@ -243,7 +243,8 @@ def fit(launches, *, platform=None, params: Params | None = None, free=FREE_PARA
     """Fit the free parameters to measured launches by least squares.
 
     Levenberg-Marquardt on the parameters' logarithms, with a central-difference Jacobian, steps of at most a
-    factor of 2 and each parameter kept within a factor of e^9 of its start (1 where it starts at 0). Before fitting, a rank check of
+    factor of 2 and each parameter kept within a factor of e^9 of its start (1 where it starts at 0). Before
+    fitting, a rank check of
     the Jacobian at the start lists every parameter the measurements cannot fix (no effect, or an effect some
     other parameter can make up for); those stay at their start values and are reported as ``undetermined``.
 

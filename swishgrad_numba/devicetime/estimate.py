@@ -73,12 +73,13 @@ class Estimate:
     duration_us : float
         The launch: head overhead plus the last core's last CopyOut.
     head_us : float
-        The launch head: ``params.head_us + params.head_per_block_us * cores``.
+        The launch head: ``params.head_us + params.head_per_block_us * blocks launched``.
     gm_saturated : float
         The share of the cores' span during which the shared GM bandwidth, not the cores' own rates, limited
         the transfers moving bytes.
     bottleneck : str
-        ``"aggregate bandwidth"`` (GM saturated for at least half the span), ``"launch overhead"``, or the busiest pipe of the core that ends last
+        ``"aggregate bandwidth"`` (GM saturated for at least half the span), ``"launch overhead"``, or the
+        busiest pipe of the core that ends last
         (``"MTE2"``, ``"VECTOR"``, ``"MTE3"``, ``"SCALAR"``).
     valid : bool
         False for a tiling the validator rejects (estimated only with ``allow_invalid=True``); ``findings`` says why.

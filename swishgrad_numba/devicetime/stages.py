@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .params import INSTRUCTION_COSTS, PTO_ISA_REPEAT_GAP, VECTOR_BYTES_PER_CYCLE, Params, chip_family, instruction_names
+from .params import (INSTRUCTION_COSTS, PTO_ISA_REPEAT_GAP, VECTOR_BYTES_PER_CYCLE, Params, chip_family,
+                     instruction_names)
 
 __all__ = ["check_instructions", "vector_cycles", "instruction_cycles"]
 

@@ -69,7 +69,8 @@ def write_trace(est, path, max_events: int = MAX_TRACE_EVENTS) -> None:
     """
     count = trace_event_count(est)
     if count > max_events:
-        raise ValueError(f"the trace would hold {count} events (about {count * _EVENT_BYTES / 1e6:.0f} MB), more than the "
+        raise ValueError(f"the trace would hold {count} events (about {count * _EVENT_BYTES / 1e6:.0f} MB), "
+                         f"more than the "
                          f"{max_events} allowed; trace a smaller launch, or raise max_events")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write('{"displayTimeUnit": "ns", "otherData": ')
