@@ -3,7 +3,7 @@
 Prints the launch time, the bottleneck and a per-core table with msprof's PipeUtilization.csv column names;
 writes the timeline as a Chrome trace (``--trace``), the figures as JSON (``--json``) and a Gantt chart
 (``--plot``). ``--compare FIELD=VALUE`` sets the host tiling beside variants; ``--best`` searches the
-template's tilings. An estimate rests on public figures and assumptions (docs/devicetime.md); it is not a
+template's tilings. An estimate rests on public figures and a calibration (docs/devicetime.md); it is not a
 measurement.
 """
 from __future__ import annotations
@@ -216,5 +216,5 @@ def run(args) -> int:
     except (PathArgumentError, TypeError, ValueError) as exc:
         print(f"swishgrad timeline: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    print("\n(an estimate from public figures and stated assumptions, not a measurement: docs/devicetime.md)")
+    print("\n(an estimate from a model calibrated on a few public launches, not a measurement: docs/devicetime.md)")
     return EXIT_OK

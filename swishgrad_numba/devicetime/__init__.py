@@ -1,6 +1,7 @@
 """How long would the NPU take? A device-time model of one launch (``docs/devicetime.md``).
 
-An estimate rests on public figures and stated assumptions (:mod:`.params`); it is not a measurement.
+An estimate rests on public figures, a calibration on public copy-only launches and stated assumptions
+(:mod:`.params`); it is not a measurement.
 :func:`estimate` models a SwishGrad tiling, :func:`estimate_custom` any element-wise kernel on the same
 template, :func:`fit` calibrates the free parameters on ``msprof op`` measurements (:mod:`.calibrate`),
 :func:`best_tiling` searches the template's tilings (:mod:`.search`).
