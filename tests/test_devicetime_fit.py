@@ -258,3 +258,32 @@ def test_the_docs_validation_table_and_the_readme_quote_what_the_model_predicts(
     assert f"**Atlas A2 {worst['Atlas A2']:.2f}x**" in docs and f"**Ascend 950 {worst['Ascend 950']:.2f}x**" in docs
     assert f"{worst['Atlas A2']:.2f}x on the Atlas A2" in readme and f"{worst['Ascend 950']:.2f}x on the Ascend 950" \
         in readme
+
+
+def test_the_model_ranks_the_measured_tilings_in_their_measured_order():
+    """Issue 32's goal: wherever two measured launches of one kernel on one SoC differ by more than 5 %, the
+    model puts them in the same order (the copies' tile sizes, the Add's tile sizes and buffers)."""
+    import importlib.util
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("fit_devicetime", root / "bench" / "fit_devicetime.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    from swishgrad_numba.devicetime.params import CALIBRATED
+    rows = [r for r in script.validation_rows(CALIBRATED) if not isinstance(r[2], tuple)]
+    groups = {}
+    for soc, label, measured, predicted, _role, _source in rows:
+        if label.startswith("empty kernel"):
+            continue                       # block counts, not tilings
+        kernel = label.split()[0]          # "copy" or "Add"
+        figure = "aiv_mte2_time" if "aiv_mte2_time" in label else "Task Duration"
+        groups.setdefault((soc, kernel, figure), []).append((measured, predicted, label))
+    compared = 0
+    for (soc, _kernel, _figure), launches in groups.items():
+        for m1, p1, l1 in launches:
+            for m2, p2, l2 in launches:
+                if m1 > 1.05 * m2:
+                    compared += 1
+                    assert p1 > p2, (soc, l1, l2)
+    assert compared >= 6
