@@ -18,10 +18,12 @@
 #
 # `swishgrad_numba.devicetime` models one launch on the device: per core and tile, CopyIn on MTE2, the
 # kernel's instructions on VECTOR, CopyOut on MTE3 and bookkeeping on SCALAR, through double-buffered
-# queues, with per-core and shared memory bandwidth (`docs/devicetime.md`).
+# queues, with per-core rates and one GM bandwidth shared by the transfers as they start and end
+# (`docs/devicetime.md`).
 #
-# **An uncalibrated estimate rests on public figures and stated assumptions; it is not a measurement.**
-# Calibrate it on your own `msprof op` profiles with `devicetime.fit`.
+# **An estimate is a model, not a measurement.** Its defaults are calibrated on public copy-only launches and
+# checked on held-out ones (`docs/devicetime.md`, "Checked against"); calibrate it on your own `msprof op`
+# profiles with `devicetime.fit`.
 #
 # `SWISHGRAD_NB_SMALL` (set to anything but `0` or empty) selects fewer sizes.
 
@@ -80,16 +82,18 @@ for n in sizes:
 # ## Where the launch turns from latency-bound to bandwidth-bound
 #
 # Small tensors cost the head overhead and the first tile's fill; large ones cost their bytes over the
-# aggregate bandwidth (`3 * n * 4` bytes for float32). The dashed line is `head + bytes / aggregate`.
+# aggregate bandwidth (`3 * n * 4` bytes for float32). The dashed line is `head + bytes / aggregate`, with the
+# head of a launch on every core.
 
 # %%
 nbytes = np.array(sizes, dtype=float) * 3 * 4
-roofline = params.head_us + nbytes / (params.aggregate_gbps * 1e3)
+head = params.head_us + params.head_per_block_us * Platform().core_num
+roofline = head + nbytes / (params.aggregate_gbps * 1e3)
 fig, ax = plt.subplots(figsize=(8, 5))
 ax.loglog(sizes, host_us, "o-", label="host tiling")
 ax.loglog(sizes, best_us, "s--", label="best tiling under the model")
 ax.loglog(sizes, roofline, "k:", label="head + bytes / aggregate bandwidth")
-ax.axhline(params.head_us, color="0.6", lw=1, label="head overhead")
+ax.axhline(head, color="0.6", lw=1, label="head overhead (all cores)")
 turn = next((n for n, b in zip(sizes, bound) if b == "aggregate bandwidth"), None)
 if turn is not None:
     ax.axvline(turn, color="tab:red", lw=1, label=f"bandwidth-bound from {turn:,} elements")

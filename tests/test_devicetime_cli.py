@@ -34,7 +34,7 @@ def test_timeline_reads_a_tiling_file_and_params(capsys, tmp_path):
     path = tmp_path / "t.bin"
     write_tiling_bin(path, t.data)
     params = tmp_path / "p.toml"
-    params.write_text("head_us = 100.0\n")
+    params.write_text("head_us = 100.0\nhead_per_block_us = 0.0\n")
     assert main(["timeline", "--numel", "50000", "--file", str(path), "--block-dim", str(t.block_dim),
                  "--params", str(params)]) == 0
     assert "head overhead 100.000 us" in capsys.readouterr().out
@@ -67,3 +67,56 @@ def test_timeline_of_another_operator(capsys, op):
     assert op in out and "aiv_vec_time(us)" in out
     assert main(["timeline", "--numel", "300000", "--op", op, "--best"]) == 2
     assert "--best works on SwishGrad's tilings" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["--compare", "tailBlockNum=-5"], "tailBlockNum is a uint64 field"),
+    (["--compare", "tailBlockNum=99999999999999999999"], "tailBlockNum is a uint64 field"),
+    (["--compare", "buffer_num=2**40"], "FIELD=INTEGER"),
+    (["--compare", "buffer_num=2199023255552"], "buffer_num must be in 1..1099511627776"),
+    (["--json", "/proc/version"], "--json: cannot write '/proc/version'"),
+    (["--trace", "/dev/full"], "--trace: cannot write '/dev/full'"),
+    (["--json", "/dev/full"], "--json: cannot write '/dev/full'"),
+    (["--plot", "/dev/full"], "--plot: cannot write '/dev/full'"),
+])
+def test_timeline_errors_are_usage_errors_not_tracebacks(argv, match, capsys):
+    assert main(["timeline", "--numel", "100000", *argv]) == 2
+    assert match in capsys.readouterr().err
+
+
+def test_timeline_params_errors_name_the_option(tmp_path, capsys):
+    path = tmp_path / "p.toml"
+    for content in (b"devicetime = 5\n", b"soc = \"\xff\"\n", b"datacopy_cycles = 1e308\n"):
+        path.write_bytes(content)
+        assert main(["timeline", "--numel", "100000", "--params", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert "--params: params file" in err and "p.toml" in err
+
+
+def test_timeline_buffer_num_far_past_the_tiles_is_quick(capsys):
+    assert main(["timeline", "--numel", "100000", "--compare", "buffer_num=1099511627776"]) == 0
+    assert "buffer_num=1099511627776" in capsys.readouterr().out
+
+
+def test_timeline_best_reports_progress_off_a_terminal_and_skips_walks_too_long(capsys):
+    assert main(["timeline", "--numel", str(1 << 31), "--best"]) == 0
+    captured = capsys.readouterr()
+    assert "tilings: 1/" in captured.err
+    assert "skipped: their walks are longer" in captured.out and "best of" in captured.out
+
+
+def test_timeline_best_with_a_file_gains_against_the_files_tiling(tmp_path, capsys):
+    t = compute_tiling(300000, "float32")
+    fields = {name: t.data[name].item() for name in t.data.dtype.names}
+    from swishgrad_numba.devicetime.search import template_tiling
+    from swishgrad_numba.platform import REFERENCE_PLATFORM
+
+    slow = template_tiling(300000, "float32", REFERENCE_PLATFORM, cores=2)     # a slow tiling in the file
+    path = tmp_path / "t.bin"
+    write_tiling_bin(path, slow.data)
+    assert main(["timeline", "--numel", "300000", "--file", str(path), "--block-dim", str(slow.block_dim),
+                 "--best"]) == 0
+    out = capsys.readouterr().out
+    file_us = float(out.split("launch time")[1].split("us")[0])
+    assert f"the file's tiling {file_us:.3f} us" in out
+    assert fields  # the host's fields are not what the gain is against

@@ -61,7 +61,8 @@ def reference_schedule(stage_times, buffer_num):
 @pytest.mark.parametrize("buffer_num", [1, 2, 3])
 def test_queue_model_matches_the_rules_tile_by_tile(seed, buffer_num):
     rng = np.random.default_rng(seed)
-    p = dt.Params(clock_mhz=1000.0, aggregate_gbps=1e9, head_us=0.0, scalar_cycles_per_tile=float(rng.integers(0, 400)),
+    p = dt.Params(clock_mhz=1000.0, aggregate_gbps=1e9, head_us=0.0, head_per_block_us=0.0, burst_cycles=0.0,
+                  scalar_cycles_per_tile=float(rng.integers(0, 400)),
                   datacopy_cycles=float(rng.integers(0, 300)))
     lengths = [int(x) for x in rng.integers(1, 40_000, size=int(rng.integers(1, 30)))]
     n_add = int(rng.integers(0, 6))

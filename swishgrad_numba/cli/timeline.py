@@ -3,12 +3,14 @@
 Prints the launch time, the bottleneck and a per-core table with msprof's PipeUtilization.csv column names;
 writes the timeline as a Chrome trace (``--trace``), the figures as JSON (``--json``) and a Gantt chart
 (``--plot``). ``--compare FIELD=VALUE`` sets the host tiling beside variants; ``--best`` searches the
-template's tilings. An estimate rests on public figures and assumptions (docs/devicetime.md); it is not a
+template's tilings. An estimate rests on public figures and a calibration (docs/devicetime.md); it is not a
 measurement.
 """
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sys
 
 from ._paths import PathArgumentError, check_input_file, check_output_file
@@ -84,12 +86,47 @@ def _describe(est) -> str:
     lines = [f"{est.label}",
              f"  launch time  {est.duration_us:.3f} us (head overhead {est.head_us:.3f} us)",
              f"  bottleneck   {est.bottleneck}"]
-    if est.bandwidth_factor < 1:
-        lines.append(f"  the cores move data at {est.bandwidth_factor:.3f} of their own rate (aggregate bandwidth "
-                     f"{est.params.aggregate_gbps:g} GB/s shared)")
+    if est.gm_saturated > 0:
+        lines.append(f"  GM bandwidth ({est.params.aggregate_gbps:g} GB/s, reads and writes shared) limits the "
+                     f"transfers for {100 * est.gm_saturated:.1f} % of the cores' span")
     if not est.valid:
         lines.append("  INVALID tiling (estimated anyway): " + "; ".join(est.findings))
     return "\n".join(lines)
+
+
+def _png(est) -> bytes:
+    """The Gantt chart as PNG bytes (drawn in memory, so that writing it can be checked)."""
+    import io
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    ax = est.plot()
+    buf = io.BytesIO()
+    ax.figure.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    plt.close(ax.figure)
+    return buf.getvalue()
+
+
+def _write_text(path, data: bytes) -> None:
+    """Write ``data`` and make sure it reached the file (a full disk may fail only at flush or sync)."""
+    with open(path, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        if os.path.isfile(path):
+            os.fsync(fh.fileno())
+    if os.path.isfile(path) and os.path.getsize(path) != len(data):
+        raise OSError(errno.ENOSPC, f"only {os.path.getsize(path)} of {len(data)} bytes were written")
+
+
+def _write(argname: str, path: str, write) -> None:
+    """Run ``write``; an OSError or a refused trace becomes a usage error naming ``argname`` and the path."""
+    try:
+        write()
+    except OSError as exc:
+        raise ValueError(f"{argname}: cannot write {path!r}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"{argname}: {path!r}: {exc}") from None
 
 
 def run(args) -> int:
@@ -113,7 +150,10 @@ def run(args) -> int:
         platform = _platform(args)
         params = dt.default_params(platform)
         if args.params is not None:
-            params = dt.load_params(args.params, base=params)
+            try:
+                params = dt.load_params(args.params, base=params)
+            except ValueError as exc:
+                raise ValueError(f"--params: {exc}") from None
         tiling = None
         if args.file is not None:
             if args.block_dim is None:
@@ -150,28 +190,31 @@ def run(args) -> int:
                 print(f"{label:<28} {v.duration_us:12.3f} {v.duration_us / est.duration_us:8.3f}x  {v.bottleneck}{flag}")
                 out["compare"].append(v.summary())
         if args.best:
-            from ..devicetime.search import best_tiling
+            from ..devicetime.search import MAX_SEARCH_TILES, best_tiling
 
-            best, host, tried = best_tiling(args.numel, args.dtype, platform, params, progress=sys.stderr.isatty())
-            gain = 1 - best.duration_us / host.duration_us
-            print(f"\nbest of {tried} valid tilings: {best.label}: {best.duration_us:.3f} us, bound by {best.bottleneck}"
-                  f" (host tiling {host.duration_us:.3f} us; predicted gain {100 * gain:.1f} %)")
+            report = {}
+            best, host, tried = best_tiling(args.numel, args.dtype, platform, params, progress=True,
+                                            progress_stream=sys.stderr, baseline=est if tiling is not None else None,
+                                            report=report)
+            if report["skipped"]:
+                print(f"\n{report['skipped']} of {report['candidates']} candidate tilings skipped: their walks are "
+                      f"longer than the search models ({MAX_SEARCH_TILES} tiles)")
+            # the gain is against the launch estimated above: the file's tiling with --file, else the host's
+            against = "the file's tiling" if tiling is not None else "host tiling"
+            gain = 1 - best.duration_us / est.duration_us
+            print(f"\nbest of {tried} valid tilings: {best.label}: {best.duration_us:.3f} us, bound by "
+                  f"{best.bottleneck} ({against} {est.duration_us:.3f} us; predicted gain {100 * gain:.1f} %)")
             out["best"] = best.summary()
             est = best if args.trace or args.plot else est
         if args.trace:
-            est.write_trace(args.trace)
+            _write("--trace", args.trace, lambda: est.write_trace(args.trace))
         if args.json_path:
-            with open(args.json_path, "w", encoding="utf-8") as fh:
-                json.dump(out, fh, indent=1)
+            text = json.dumps(out, indent=1, allow_nan=False)
+            _write("--json", args.json_path, lambda: _write_text(args.json_path, text.encode("utf-8")))
         if args.plot:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-            ax = est.plot()
-            ax.figure.savefig(args.plot, dpi=100, bbox_inches="tight")
-            plt.close(ax.figure)
+            _write("--plot", args.plot, lambda: _write_text(args.plot, _png(est)))
     except (PathArgumentError, TypeError, ValueError) as exc:
         print(f"swishgrad timeline: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    print("\n(an estimate from public figures and stated assumptions, not a measurement: docs/devicetime.md)")
+    print("\n(an estimate from a model calibrated on a few public launches, not a measurement: docs/devicetime.md)")
     return EXIT_OK

@@ -20,11 +20,11 @@ from ..tiling.launch import launch_of
 from ..tiling.operators import is_op_tiling
 from ..tiling.validate import validate_tiling
 from .params import Params, default_params
-from .queue import PIPES, schedule, settle_bandwidth
+from .queue import PIPES, schedule
 from .stages import check_instructions, vector_cycles
 from .trace import plot_gantt, write_trace
 
-__all__ = ["Estimate", "estimate", "estimate_custom", "OPS", "MAX_TILES"]
+__all__ = ["Estimate", "estimate", "estimate_custom", "OPS", "MAX_TILES", "MAX_TILE_ELEMENTS", "MAX_CORES"]
 
 
 class _RegisteredOps(Mapping):
@@ -45,8 +45,16 @@ class _RegisteredOps(Mapping):
 #: outputs). Their instruction lists live with their kernels (``Kernel.device_instructions``); a kernel whose
 #: walk is not in the template's core-class form (SiluGrad's 950 BroadcastTiling) is refused.
 OPS = _RegisteredOps()
-#: The most tiles one estimate models (a guard against broken records).
-MAX_TILES = 50_000_000
+#: The most tiles one estimate simulates: the tiles of its distinct cores (cores with equal tiles are simulated
+#: once). About 250 bytes of memory each.
+MAX_TILES = 4_000_000
+#: The longest tile ``estimate_custom`` takes, in elements (far past any unified buffer; longer ones would
+#: overflow the byte counts).
+MAX_TILE_ELEMENTS = 1 << 40
+#: The most cores ``estimate_custom`` takes.
+MAX_CORES = 1 << 16
+# Counts (buffers, DataCopy bursts, inputs) past this are refused: they fit no device and overflow int64 sums.
+_MAX_COUNT = 1 << 40
 # DataCopy moves whole 32-byte blocks of UB.
 _BLOCK = 32
 # The msprof PipeUtilization.csv columns of each pipe.
@@ -64,8 +72,14 @@ class Estimate:
     ----------
     duration_us : float
         The launch: head overhead plus the last core's last CopyOut.
+    head_us : float
+        The launch head: ``params.head_us + params.head_per_block_us * blocks launched``.
+    gm_saturated : float
+        The share of the cores' span during which the shared GM bandwidth, not the cores' own rates, limited
+        the transfers moving bytes.
     bottleneck : str
-        ``"aggregate bandwidth"``, ``"launch overhead"``, or the busiest pipe of the core that ends last
+        ``"aggregate bandwidth"`` (GM saturated for at least half the span), ``"launch overhead"``, or the
+        busiest pipe of the core that ends last
         (``"MTE2"``, ``"VECTOR"``, ``"MTE3"``, ``"SCALAR"``).
     valid : bool
         False for a tiling the validator rejects (estimated only with ``allow_invalid=True``); ``findings`` says why.
@@ -77,7 +91,7 @@ class Estimate:
     params: Params
     buffer_num: int
     head_us: float
-    bandwidth_factor: float
+    gm_saturated: float          # the share of the cores' span during which the GM bandwidth limited the transfers
     classes: np.ndarray          # per core: its distinct core's index
     class_offsets: np.ndarray    # the distinct cores' tiles: class_offsets[i]:class_offsets[i + 1]
     class_tiles: np.ndarray
@@ -146,9 +160,10 @@ class Estimate:
             rows.append(row)
         return rows
 
-    def write_trace(self, path) -> None:
-        """Write the launch's timeline as a Chrome Trace Event file (opens in Perfetto UI and chrome://tracing)."""
-        write_trace(self, path)
+    def write_trace(self, path, max_events: int | None = None) -> None:
+        """Write the launch's timeline as a Chrome Trace Event file (opens in Perfetto UI and chrome://tracing);
+        a ValueError refuses one of more than ``max_events`` events (default ``trace.MAX_TRACE_EVENTS``)."""
+        write_trace(self, path) if max_events is None else write_trace(self, path, max_events)
 
     def plot(self, ax=None):
         """A Gantt chart of the launch on ``ax`` (a new figure when None); returns the axes."""
@@ -158,7 +173,7 @@ class Estimate:
         """The launch's figures as plain data (for JSON)."""
         return {"label": self.label, "duration_us": self.duration_us, "bottleneck": self.bottleneck,
                 "valid": self.valid, "findings": list(self.findings), "head_us": self.head_us,
-                "bandwidth_factor": self.bandwidth_factor, "buffer_num": self.buffer_num,
+                "gm_saturated": self.gm_saturated, "buffer_num": self.buffer_num,
                 "cores": self.n_cores, "tiles": int(np.diff(self.class_offsets)[self.classes].sum()),
                 "params": self.params.as_dict(), "pipe_utilization": self.pipe_utilization()}
 
@@ -171,11 +186,13 @@ def _check_params(params, platform) -> Params:
     return params
 
 
-def _positive_int(value, argname: str) -> int:
+def _positive_int(value, argname: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{argname} must be an integer, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{argname} must be >= 1, got {value}")
+    if value < minimum:
+        raise ValueError(f"{argname} must be >= {minimum}, got {value}")
+    if value > _MAX_COUNT:
+        raise ValueError(f"{argname} must be at most {_MAX_COUNT}, got {value}")
     return int(value)
 
 
@@ -197,44 +214,49 @@ def _distinct_cores(offsets, tile_elements) -> tuple:
 
 def simulate(offsets, tile_elements, itemsize: int, compute_itemsize: int, inputs: int, outputs: int,
              instructions, buffer_num: int, params: Params, label: str, valid: bool = True,
-             findings=(), classes=None) -> Estimate:
+             findings=(), classes=None, bursts: int = 1, gm_aligned: bool = True,
+             blocks: int | None = None) -> Estimate:
     """The model on checked arrays: ``offsets`` (int64, cores + 1) cut ``tile_elements`` (int64) into cores;
-    or, with ``classes`` (per core, an index), they describe the distinct cores only."""
+    or, with ``classes`` (per core, an index), they describe the distinct cores only. Each DataCopy moves its
+    tile in ``bursts`` contiguous pieces. ``blocks``: the blocks launched, for the head (default: the cores)."""
     if classes is None:
         classes, offsets, tile_elements = _distinct_cores(offsets, tile_elements)
     weight = np.bincount(classes, minlength=offsets.shape[0] - 1)      # cores per distinct core
     clock = params.cycles_per_us
     tile_bytes = pad_to(tile_elements * itemsize, _BLOCK)
     n = tile_elements.shape[0]
+    per_burst = params.burst_cycles + (0.0 if gm_aligned else params.unaligned_burst_cycles)
+    copy_fixed = params.datacopy_cycles + bursts * per_burst
     stages = {
         "offsets": offsets,
         "scalar": np.full(n, params.scalar_cycles_per_tile),
-        "in_fixed": np.full(n, inputs * params.datacopy_cycles),
+        "in_fixed": np.full(n, inputs * copy_fixed),
         "in_bytes": (inputs * tile_bytes).astype(np.float64),
         "vec": vector_cycles(instructions, tile_elements, compute_itemsize, params),
-        "out_fixed": np.full(n, outputs * params.datacopy_cycles),
+        "out_fixed": np.full(n, outputs * copy_fixed),
         "out_bytes": (outputs * tile_bytes).astype(np.float64),
     }
-    read, write = params.core_read_bytes_per_cycle, params.core_write_bytes_per_cycle
     aggregate = params.aggregate_gbps * 1e3 / clock          # bytes per cycle: GB/s * 1e9 / (MHz * 1e6)
-    per_class = np.add.reduceat(tile_bytes, offsets[:-1]) if n else np.zeros(0)
-    per_class = np.where(np.diff(offsets) > 0, per_class, 0)
-    total = float((inputs + outputs) * (per_class * weight).sum())
-    sigma = settle_bandwidth(stages, buffer_num, read, write, aggregate, total)
-    class_end, starts, durations = schedule(stages, buffer_num, read * sigma, write * sigma, True)
+    # more buffers than a core has tiles never wait: the same schedule
+    most_tiles = int(np.diff(offsets).max()) if n else 1
+    class_end, starts, durations, saturated = schedule(stages, weight, min(buffer_num, max(most_tiles, 1)),
+                                                       params.core_read_bytes_per_cycle,
+                                                       params.core_write_bytes_per_cycle, aggregate)
     cum = np.vstack([np.zeros((1, 4)), np.cumsum(durations, axis=0)])
     busy = cum[offsets[1:]] - cum[offsets[:-1]]
     class_end_us, busy_us = class_end / clock, busy / clock
     span = float(class_end_us.max()) if class_end_us.size else 0.0
-    if sigma < 1.0:
+    head = params.head_us + params.head_per_block_us * (classes.shape[0] if blocks is None else blocks)
+    saturated_fraction = saturated / clock / span if span > 0 else 0.0
+    if saturated_fraction >= 0.5:
         bottleneck = "aggregate bandwidth"
-    elif params.head_us > span:
+    elif head > span:
         bottleneck = "launch overhead"
     else:
         last = int(np.argmax(class_end_us))
         bottleneck = PIPES[int(np.argmax(busy_us[last]))]
-    return Estimate(duration_us=params.head_us + span, bottleneck=bottleneck, label=label, params=params,
-                    buffer_num=buffer_num, head_us=params.head_us, bandwidth_factor=sigma, classes=classes,
+    return Estimate(duration_us=head + span, bottleneck=bottleneck, label=label, params=params,
+                    buffer_num=buffer_num, head_us=head, gm_saturated=saturated_fraction, classes=classes,
                     class_offsets=offsets, class_tiles=tile_elements, class_starts_us=starts / clock,
                     class_durations_us=durations / clock, class_end_us=class_end_us, class_busy_us=busy_us,
                     itemsize=itemsize, valid=valid, findings=tuple(findings))
@@ -314,6 +336,8 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
     shapes, classes = np.unique(shape, axis=0, return_inverse=True) if len(shape) else (shape, np.zeros(0, np.int64))
     distinct = np.zeros(shapes.shape[0], dtype=walks.dtype)
     distinct["passes"], distinct["pass_len"], distinct["last_len"] = shapes[:, 0], shapes[:, 1], shapes[:, 2]
+    if int(distinct["passes"].sum()) > MAX_TILES:
+        raise ValueError(f"tiling: its distinct cores walk more than {MAX_TILES} tiles; not modelled")
     offsets, tiles = _tiles_of_walks(distinct)
     inputs, outputs = OPS[op]
     if buffer_num is None:   # the kernel's own, else ping-pong (spec.a2.BUFFER_NUM; every 950 queue too)
@@ -324,7 +348,8 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
     instructions = operator.kernels[launch.architecture].device_instructions(tiling, info.itemsize)
     name = label or f"{op} {info.name} numel={numel} on {launch.platform.soc_version} ({launch.block_dim} cores)"
     return simulate(offsets, np.maximum(tiles, 0), info.itemsize, 4, inputs, outputs, instructions, buffer_num,
-                    params, name, valid=report.ok, findings=findings, classes=np.ravel(classes).astype(np.int64))
+                    params, name, valid=report.ok, findings=findings, classes=np.ravel(classes).astype(np.int64),
+                    blocks=launch.block_dim)
 
 
 @dataclass(frozen=True)
@@ -375,23 +400,24 @@ def _core_walks(fields, block_dim: int, arch: int, numel: int) -> np.ndarray:
     return np.concatenate(parts) if parts else np.empty(0, dtype=_WALK_DTYPE)
 
 
-def _custom_itemsize(dtype) -> int:
+def _custom_itemsize(dtype, argname: str = "dtype") -> int:
     try:
-        return dtype_info(dtype, argname="dtype").itemsize
+        return dtype_info(dtype, argname=argname).itemsize
     except (TypeError, ValueError):
         pass
     try:
         size = np.dtype(dtype).itemsize
     except TypeError:
-        raise TypeError(f"dtype: not a dtype: {dtype!r}") from None
+        raise TypeError(f"{argname}: not a dtype: {dtype!r}") from None
     if size not in (1, 2, 4, 8):
-        raise ValueError(f"dtype: element size must be 1, 2, 4 or 8 bytes, got {size} ({dtype!r})")
+        raise ValueError(f"{argname}: element size must be 1, 2, 4 or 8 bytes, got {size} ({dtype!r})")
     return size
 
 
 def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_num: int = 2,
                     platform: Platform | None = None, params: Params | None = None,
-                    label: str = "custom kernel") -> Estimate:
+                    label: str = "custom kernel", bursts: int = 1, compute_dtype=None,
+                    gm_aligned: bool = True) -> Estimate:
     """Estimate any element-wise kernel on the CopyIn / Compute / CopyOut template.
 
     Parameters
@@ -399,25 +425,40 @@ def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_
     dtype : dtype-like
         The element type the kernel moves and computes in.
     inputs, outputs : int
-        DataCopy calls per tile in and out (>= 1).
+        DataCopy calls per tile in (>= 1) and out (>= 0; 0 for a kernel that only reads).
     instructions : list of str
-        Vector instructions per tile, names from the cost table (e.g. ``["Add"]``).
+        Vector instructions per tile, names from the cost table (e.g. ``["Add"]``; may be empty).
     core_tiles : sequence of sequences of int
-        Per core, the lengths of its tiles in elements (each >= 1; every core at least one tile).
+        Per core, the lengths of its tiles in elements (each in 1..:data:`MAX_TILE_ELEMENTS`; every core at least
+        one tile; at most :data:`MAX_TILES` tiles over the cores whose tiles differ).
     buffer_num : int
-        Buffers per queue (1: no overlap of neighbouring tiles; 2: double buffering).
+        Buffers per queue (1: no overlap of neighbouring tiles; 2: double buffering); more than a core's tiles
+        changes nothing.
+    bursts : int
+        Contiguous pieces each DataCopy moves (1: a contiguous tile; ``rows`` for a tile of rows strided in GM).
+    compute_dtype : dtype-like, optional
+        The element type the instructions run on (default ``dtype``; float32 for a kernel that widens 16-bit data).
+    gm_aligned : bool
+        False when the bursts start at GM addresses that are not 32-byte aligned (rows of a length that is not
+        whole 32-byte blocks): each burst then pays ``params.unaligned_burst_cycles`` more.
     """
+    if not isinstance(gm_aligned, bool):
+        raise TypeError(f"gm_aligned must be True or False, got {type(gm_aligned).__name__}")
     itemsize = _custom_itemsize(dtype)
+    compute_itemsize = itemsize if compute_dtype is None else _custom_itemsize(compute_dtype, "compute_dtype")
     inputs = _positive_int(inputs, "inputs")
-    outputs = _positive_int(outputs, "outputs")
+    outputs = _positive_int(outputs, "outputs", minimum=0)
     instructions = check_instructions(instructions)
     buffer_num = _positive_int(buffer_num, "buffer_num")
+    bursts = _positive_int(bursts, "bursts")
     if platform is not None and not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
     params = _check_params(params, platform)
     if isinstance(core_tiles, (str, bytes)) or not hasattr(core_tiles, "__len__") or len(core_tiles) == 0:
         raise ValueError("core_tiles must be a non-empty sequence with one sequence of tile lengths per core")
-    lengths, counts = [], []
+    if len(core_tiles) > MAX_CORES:
+        raise ValueError(f"core_tiles: at most {MAX_CORES} cores, got {len(core_tiles)}")
+    lengths, counts, seen, distinct_tiles = [], [], set(), 0
     for core, tiles in enumerate(core_tiles):
         try:
             arr = np.asarray(tiles)
@@ -429,8 +470,19 @@ def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_
             raise TypeError(f"core_tiles[{core}] must hold integers, got {arr.dtype}")
         if (arr <= 0).any():
             raise ValueError(f"core_tiles[{core}]: tile lengths must be >= 1 element, got {int(arr.min())}")
-        lengths.append(arr.astype(np.int64))
+        if (arr > MAX_TILE_ELEMENTS).any():
+            raise ValueError(f"core_tiles[{core}]: tile lengths must be at most {MAX_TILE_ELEMENTS} elements, "
+                             f"got {int(arr.max())}")
+        arr = arr.astype(np.int64)
+        key = arr.tobytes()
+        if key not in seen:          # only distinct cores are simulated (and held in memory)
+            seen.add(key)
+            distinct_tiles += arr.size
+            if distinct_tiles > MAX_TILES:
+                raise ValueError(f"core_tiles: more than {MAX_TILES} tiles over the cores whose tiles differ; "
+                                 f"not modelled (split the launch, or give equal cores equal tiles)")
+        lengths.append(arr)
         counts.append(arr.size)
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    return simulate(offsets, np.concatenate(lengths), itemsize, itemsize, inputs, outputs, instructions,
-                    buffer_num, params, label)
+    return simulate(offsets, np.concatenate(lengths), itemsize, compute_itemsize, inputs, outputs, instructions,
+                    buffer_num, params, label, bursts=bursts, gm_aligned=gm_aligned)

@@ -14,9 +14,14 @@ Sources (details and links in ``docs/devicetime.md``):
 - ``[pto-isa]``: the pto-isa cost model (as collected in the project's notes,
   not re-checked at its source): ``startup + completion + repeats *
   per_repeat + (repeats - 1) * 18``.
-- ``assumed``: no public figure (aggregate HBM bandwidth, launch head
-  overhead, scalar bookkeeping per tile, costs of Cast, Duplicate, Neg,
-  MulDstAdd in the pto-isa table).
+- ``calibrated``: fitted by ``bench/fit_devicetime.py`` on public copy-only
+  launches and empty-kernel heads (hicann/asc-devkit examples): the GM
+  bandwidth, the DataCopy and burst costs, the head (:data:`CALIBRATED`).
+- ``stated``: the vector rates Ascend's examples state per SoC
+  (:data:`VECTOR_BYTES_PER_CYCLE`).
+- ``assumed``: no public figure (the A2's head for one block, scalar
+  bookkeeping per tile, costs of Cast, Duplicate, Neg, MulDstAdd in the
+  pto-isa table, the calibration of chips that were not measured).
 """
 from __future__ import annotations
 
@@ -33,7 +38,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["Params", "COST_MODELS", "INSTRUCTION_COSTS", "SOC_FIGURES", "FREE_PARAMETERS", "default_params",
+__all__ = ["Params", "COST_MODELS", "INSTRUCTION_COSTS", "SOC_FIGURES", "FREE_PARAMETERS", "FITTABLE_PARAMETERS",
+           "CALIBRATED", "VECTOR_BYTES_PER_CYCLE", "chip_family", "default_params",
            "load_params", "save_params", "instruction_names"]
 
 #: The two public instruction cost models; the choice is ``Params.cost_model``.
@@ -71,53 +77,95 @@ def instruction_names() -> tuple:
     return tuple(sorted(_PYPTO))
 
 
-# Per SoC: (clock MHz, vector cores, UB bytes, core read B/cycle (ddr_rate), core write B/cycle (ub_to_ddr_rate),
-# aggregate GB/s (assumed)), from hicann/runtime's .ini files (the 950's: [VectorCoreMemoryRates]); which rows
-# were re-read at the source and which come from the project's notes: docs/devicetime.md.
+# Per SoC: (clock MHz, vector cores, UB bytes, core read B/cycle (ddr_rate), core write B/cycle (ub_to_ddr_rate)),
+# from hicann/runtime's .ini files (the 950's: [VectorCoreMemoryRates]); which rows were re-read at the source and
+# which come from the project's notes: docs/devicetime.md.
 SOC_FIGURES = {
-    "Ascend910B1": (1850, 48, 196608, 32, 64, 1600.0),
-    "Ascend910B2": (1800, 48, 196608, 32, 64, 1600.0),
-    "Ascend910B3": (1800, 40, 196608, 32, 64, 1600.0),
-    "Ascend910B4": (1500, 40, 196608, 32, 64, 800.0),
-    "Ascend950PR_9579": (1650, 56, 253952, 16, 40, 1600.0),
-    "Ascend950PR_9599": (1800, 72, 253952, 16, 40, 1600.0),
-    "Ascend950DT_9581": (1650, 64, 253952, 40, 40, 4000.0),
+    "Ascend910B1": (1850, 48, 196608, 32, 64),
+    "Ascend910B2": (1800, 48, 196608, 32, 64),
+    "Ascend910B3": (1800, 40, 196608, 32, 64),
+    "Ascend910B4": (1500, 40, 196608, 32, 64),
+    "Ascend950PR_9579": (1650, 56, 253952, 16, 40),
+    "Ascend950PR_9599": (1800, 72, 253952, 16, 40),
+    "Ascend950DT_9581": (1650, 64, 253952, 40, 40),
 }
+
+#: The values fitted to the public copy-only launches and empty-kernel heads (docs/devicetime.md, "Calibration
+#: of the defaults"), per SoC family: written by ``python bench/fit_devicetime.py`` (rerun it to reproduce them).
+#: Every chip of a family takes its family's values; only the 48-core A2/A3 and the 64-core 950 were measured.
+CALIBRATED = {
+    "ascend910b": {"aggregate_gbps": 1499.0, "datacopy_cycles": 12.52, "burst_cycles": 0.5313, "head_us": 2.6,
+                   "head_per_block_us": 0.2218, "unaligned_burst_cycles": 39.13},
+    "ascend950": {"aggregate_gbps": 1632.0, "datacopy_cycles": 30.71, "burst_cycles": 0.4807, "head_us": 1.172,
+                  "head_per_block_us": 0.01493, "unaligned_burst_cycles": 39.13},
+}
+#: Stated vector rates, bytes per cycle of one vector core, where a SoC family's documentation gives them (the
+#: cost model's cycles per repeat are raised to ``repeat_bytes / rate`` when slower): the 950 runs Exp and Div
+#: float32 at a quarter of Add and Mul (asc-devkit examples, "stated rates" in docs/devicetime.md); the A2's
+#: stated 128 half per cycle (256 B) is what the pypto table already charges.
+VECTOR_BYTES_PER_CYCLE = {
+    "ascend950": {"Add": 256.0, "Adds": 256.0, "Mul": 256.0, "Muls": 256.0, "Exp": 64.0, "Div": 64.0},
+}
+#: Bookkeeping cycles per tile on the SCALAR pipe [assumed; it must stay below the 20-cycle period per tile that the
+#: A2 copy of 128-byte tiles shows, or it would bound that launch].
+SCALAR_CYCLES_PER_TILE = 10.0
+# Bounds on every number (cycles, microseconds, bytes per cycle, GB/s, MHz): wider ones overflow the model's
+# float times (e.g. a DataCopy of 1e308 cycles would write Infinity into a trace).
+_MAX_VALUE = 1e12
+_BLOCK_BYTES = 32
 # The chip a family name stands for: the one whose vector core count matches the package's default platform.
 _FAMILY_CHIP = {"ascend950": "Ascend950DT_9581"}
 _DEFAULT_CHIP = "Ascend910B1"
+_A2 = CALIBRATED["ascend910b"]
 
-#: The parameters :func:`swishgrad_numba.devicetime.fit` fits.
+#: The parameters :func:`swishgrad_numba.devicetime.fit` fits by default.
 FREE_PARAMETERS = ("core_read_bytes_per_cycle", "core_write_bytes_per_cycle", "aggregate_gbps",
-                   "datacopy_cycles", "issue_cycles", "head_us")
+                   "datacopy_cycles", "issue_cycles", "head_us", "head_per_block_us")
+#: The parameters ``fit`` can fit: also ``burst_cycles``, which only launches of strided (multi-burst) copies fix.
+FITTABLE_PARAMETERS = FREE_PARAMETERS + ("burst_cycles", "unaligned_burst_cycles", "scalar_cycles_per_tile")
+
+
+def chip_family(soc: str) -> str:
+    """``"ascend950"`` for a 950 chip, else ``"ascend910b"`` (the families :data:`CALIBRATED` knows)."""
+    return "ascend950" if soc.lower().startswith(("ascend950", "ascend910_95")) else "ascend910b"
 
 
 @dataclass(frozen=True)
 class Params:
     """The numbers of the device-time model (sources in the module docstring and ``docs/devicetime.md``).
 
+    The defaults are the Ascend910B1's (:data:`SOC_FIGURES`) with the A2 family's calibration (:data:`CALIBRATED`).
+
     Attributes
     ----------
     soc : str
-        The chip the figures are for (informational).
+        The chip the figures are for; its family picks the stated vector rates (:data:`VECTOR_BYTES_PER_CYCLE`).
     clock_mhz : float
         AI core clock [runtime ``cube_freq``]; the A2 files give no separate vector clock.
     core_read_bytes_per_cycle : float
-        One core's GM -> UB rate (MTE2) [runtime ``ddr_rate``, unit assumed].
+        The most one core's GM -> UB transfer (MTE2) moves per cycle [runtime ``ddr_rate``, unit assumed].
     core_write_bytes_per_cycle : float
-        One core's UB -> GM rate (MTE3) [runtime ``ub_to_ddr_rate``, unit assumed].
+        The most one core's UB -> GM transfer (MTE3) moves per cycle [runtime ``ub_to_ddr_rate``, unit assumed].
     aggregate_gbps : float
-        HBM bandwidth all cores share, GB/s (1e9 bytes/s) [assumed].
+        GM bandwidth every transfer shares, reads and writes together, GB/s (1e9 bytes/s) [calibrated].
     datacopy_cycles : float
-        Fixed cost of one DataCopy [pypto UB_COPY_IN/OUT latency 50].
+        Fixed cycles of one DataCopy, during which it holds its pipe but moves no bytes [calibrated].
+    burst_cycles : float
+        Fixed cycles per contiguous piece (burst) of a DataCopy; the template's copies are one burst each
+        [calibrated on the strided copies of the public measurements].
+    unaligned_burst_cycles : float
+        Extra fixed cycles per burst whose GM address is not 32-byte aligned (``estimate_custom(gm_aligned=False)``;
+        the template's copies are aligned) [calibrated on the A2's unaligned copy; the 950 has no such figure and
+        takes the A2's, assumed].
     issue_cycles : float
         Extra fixed cycles per vector instruction call on top of the cost model (0: the model's figures alone;
         a measured claim on the 910B4 is about 35 cycles per instruction) [fit].
     scalar_cycles_per_tile : float
         SCALAR pipe cycles per tile for the loop and queue bookkeeping [assumed].
     head_us : float
-        Launch head overhead before the cores start, microseconds [assumed from the 2.6-3.1 us floor of public
-        profiles of tiny vector kernels].
+        Launch head for the first block, microseconds [calibrated].
+    head_per_block_us : float
+        Launch head added by each block launched, microseconds [calibrated].
     cost_model : str
         ``"pypto"`` or ``"pto-isa"`` (they disagree; see :data:`COST_MODELS`).
     repeat_bytes : int
@@ -130,11 +178,14 @@ class Params:
     clock_mhz: float = 1850.0
     core_read_bytes_per_cycle: float = 32.0
     core_write_bytes_per_cycle: float = 64.0
-    aggregate_gbps: float = 1600.0
-    datacopy_cycles: float = 50.0
+    aggregate_gbps: float = _A2["aggregate_gbps"]
+    datacopy_cycles: float = _A2["datacopy_cycles"]
+    burst_cycles: float = _A2["burst_cycles"]
+    unaligned_burst_cycles: float = _A2["unaligned_burst_cycles"]
     issue_cycles: float = 0.0
-    scalar_cycles_per_tile: float = 100.0
-    head_us: float = 2.5
+    scalar_cycles_per_tile: float = SCALAR_CYCLES_PER_TILE
+    head_us: float = _A2["head_us"]
+    head_per_block_us: float = _A2["head_per_block_us"]
     cost_model: str = "pypto"
     repeat_bytes: int = 256
     max_repeat: int = 255
@@ -154,12 +205,18 @@ class Params:
             if not math.isfinite(value):
                 raise ValueError(f"params.{name} must be finite, got {value}")
             if name in ("repeat_bytes", "max_repeat"):
-                if int(value) != value or value < 1:
-                    raise ValueError(f"params.{name} must be a positive integer, got {value}")
+                if int(value) != value or value < 1 or value > _MAX_VALUE:
+                    raise ValueError(f"params.{name} must be a positive integer up to {_MAX_VALUE:g}, got {value}")
+                if name == "repeat_bytes" and value % _BLOCK_BYTES:
+                    # a repeat is whole 32-byte blocks; smaller would hold less than an element of some dtypes
+                    raise ValueError(f"params.repeat_bytes must be a multiple of {_BLOCK_BYTES}, got {value}")
                 object.__setattr__(self, name, int(value))
                 continue
             if value < 0 or (name in positive and value == 0):
                 raise ValueError(f"params.{name} must be {'> 0' if name in positive else '>= 0'}, got {value}")
+            if value > _MAX_VALUE or (name in positive and value < 1 / _MAX_VALUE):
+                raise ValueError(f"params.{name} must lie in [{1 / _MAX_VALUE:g}, {_MAX_VALUE:g}] (times and rates "
+                                 f"past that overflow the model), got {value}")
             object.__setattr__(self, name, float(value))
 
     def replace(self, **changes) -> "Params":
@@ -179,7 +236,8 @@ class Params:
 
 
 def default_params(platform: Platform | None = None) -> Params:
-    """The public figures for a platform's SoC (a family name stands for a chip; see ``docs/devicetime.md``)."""
+    """The public figures and calibration for a platform's SoC (a family name stands for a chip; see
+    ``docs/devicetime.md``)."""
     soc = "ascend910b" if platform is None else platform.soc_version
     family = soc_family_of(soc)
     chip = next((name for name in SOC_FIGURES if name.lower() == soc.lower()), None)
@@ -187,40 +245,66 @@ def default_params(platform: Platform | None = None) -> Params:
         chip = _FAMILY_CHIP.get(family, _DEFAULT_CHIP)
         if platform is not None and platform.architecture == ARCH_950:
             chip = _FAMILY_CHIP["ascend950"]
-    clock, _cores, _ub, read, write, aggregate = SOC_FIGURES[chip]
+    clock, _cores, _ub, read, write = SOC_FIGURES[chip]
     return Params(soc=chip, clock_mhz=clock, core_read_bytes_per_cycle=read, core_write_bytes_per_cycle=write,
-                  aggregate_gbps=aggregate)
+                  **CALIBRATED[chip_family(chip)])
 
 
 def load_params(path, base: Params | None = None) -> Params:
-    """Read parameters from a TOML file (keys of :class:`Params`, top level or under ``[devicetime]``).
+    """Read parameters from a TOML file (keys of :class:`Params`, all at the top level or all under
+    ``[devicetime]``).
 
     Values not in the file keep those of ``base`` (default :func:`default_params`).
 
     Raises
     ------
     ValueError
-        The file cannot be read or parsed, or names an unknown parameter (the message names the path).
+        The file cannot be read, is not UTF-8 TOML, mixes top-level keys with a ``[devicetime]`` table, or names
+        an unknown parameter or a bad value (the message names the path).
     """
+    where = f"params file {str(path)!r}"
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
     except OSError as exc:
-        raise ValueError(f"params file {str(path)!r}: cannot read it: {exc.strerror or exc}") from None
+        raise ValueError(f"{where}: cannot read it: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{where}: not UTF-8 text (TOML files are UTF-8)") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"params file {str(path)!r}: not valid TOML: {exc}") from None
-    data = data.get("devicetime", data)
+        raise ValueError(f"{where}: not valid TOML: {exc}") from None
+    if "devicetime" in data:
+        if not isinstance(data["devicetime"], dict):
+            raise ValueError(f"{where}: devicetime must be a table ([devicetime] with the parameters under it), "
+                             f"got {type(data['devicetime']).__name__}")
+        outside = sorted(set(data) - {"devicetime"})
+        if outside:
+            raise ValueError(f"{where}: key(s) {outside} outside the [devicetime] table would be ignored; put every "
+                             f"parameter under [devicetime], or all at the top level")
+        data = data["devicetime"]
     base = default_params() if base is None else base
     try:
         return base.replace(**data)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"params file {str(path)!r}: {exc}") from None
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string: quotes, backslashes and control characters escaped."""
+    out = []
+    for ch in text:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
 
 
 def save_params(params: Params, path) -> None:
     """Write ``params`` as a TOML file that :func:`load_params` reads back exactly."""
     lines = ["# swishgrad device-time model parameters (docs/devicetime.md)", "[devicetime]"]
     for key, value in params.as_dict().items():
-        lines.append(f"{key} = {value!r}" if not isinstance(value, str) else f'{key} = "{value}"')
+        lines.append(f"{key} = {_toml_string(value) if isinstance(value, str) else repr(value)}")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")

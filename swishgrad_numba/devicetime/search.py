@@ -17,10 +17,14 @@ from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 from ..tiling.host import compute_tiling
 from ..tiling.validate import validate_tiling
-from .estimate import Estimate, estimate
+from .estimate import OPS, Estimate, estimate
 
-__all__ = ["template_tiling", "variant", "candidates", "best_tiling", "KNOBS"]
+__all__ = ["template_tiling", "variant", "candidates", "best_tiling", "KNOBS", "MAX_SEARCH_TILES"]
 
+#: The longest walk (simulated tiles) ``best_tiling`` estimates; longer candidates are skipped and counted.
+MAX_SEARCH_TILES = 300_000
+# More buffers than any core has tiles change nothing; the cap only keeps the number an integer the model takes.
+_MAX_BUFFERS = 1 << 40
 #: The knobs ``--compare`` understands beside raw struct fields.
 KNOBS = ("buffer_num", "cores", "tileDataNum", "ubFormer")
 
@@ -68,8 +72,8 @@ def variant(text: str, numel: int, dtype, platform: Platform, base):
     if not sep or not name:
         raise ValueError(f"--compare {text!r}: expected FIELD=INTEGER")
     if name == "buffer_num":
-        if number < 1:
-            raise ValueError(f"--compare {text!r}: buffer_num must be >= 1")
+        if not 1 <= number <= _MAX_BUFFERS:
+            raise ValueError(f"--compare {text!r}: buffer_num must be in 1..{_MAX_BUFFERS}")
         return text, base, number
     if name in ("cores", "block_dim", "coreNum", "core_num"):
         return text, template_tiling(numel, dtype, platform, cores=number), None
@@ -80,6 +84,11 @@ def variant(text: str, numel: int, dtype, platform: Platform, base):
     if name not in record.dtype.names:
         raise ValueError(f"--compare {text!r}: unknown field; knobs: buffer_num, cores, {tile_field}; struct fields: "
                          f"{', '.join(record.dtype.names)}")
+    kind = record.dtype[name]
+    if kind.kind in "iu":
+        lo, hi = np.iinfo(kind).min, np.iinfo(kind).max
+        if not lo <= number <= hi:
+            raise ValueError(f"--compare {text!r}: {name} is a {kind} field: it holds {lo}..{hi}")
     record[name] = number
     fields = {k: record[k].item() for k in record.dtype.names}
     fields["blockDim"] = base.block_dim
@@ -115,30 +124,64 @@ def candidates(numel: int, dtype, platform: Platform, steps_per_octave: int = 4,
     return out
 
 
+def _lower_bound_us(cores: int, nbytes: int, inputs: int, outputs: int, params) -> float:
+    """No launch on ``cores`` cores moving ``nbytes`` per input and output is faster than its head plus its
+    reads at the cores' read rates, its writes at their write rates, or all of it at the GM bandwidth."""
+    clock = params.cycles_per_us
+    cycles = max(inputs * nbytes / (cores * params.core_read_bytes_per_cycle),
+                 outputs * nbytes / (cores * params.core_write_bytes_per_cycle),
+                 (inputs + outputs) * nbytes / (params.aggregate_gbps * 1e3 / clock))
+    return params.head_us + params.head_per_block_us * cores + cycles / clock
+
+
 def best_tiling(numel: int, dtype, platform: Platform | None = None, params=None, *,
-                progress: bool = False) -> tuple[Estimate, Estimate, int]:
-    """The fastest of :func:`candidates` under the model: ``(best, host, candidates tried)``.
+                progress: bool = False, progress_stream=None, baseline: Estimate | None = None,
+                report: dict | None = None) -> tuple[Estimate, Estimate, int]:
+    """The fastest of :func:`candidates` under the model: ``(best, host, candidates considered)``.
+
+    A candidate whose walk would take more than :data:`MAX_SEARCH_TILES` simulated tiles is skipped (counted in
+    ``report["skipped"]`` when a dict is given); one that cannot beat the best so far even at full bandwidth
+    (:func:`_lower_bound_us`) is considered without being simulated.
 
     Every candidate is checked with :func:`validate_tiling` on ``platform`` first (a rejected one would be a
-    bug of the template: it raises). ``progress`` shows a tqdm bar on stderr.
+    bug of the template: it raises). ``progress`` reports on ``progress_stream`` (default stderr): a tqdm bar on a
+    terminal, else a plain line about every tenth of the candidates. ``baseline`` (e.g. a file's tiling) is the
+    estimate a candidate must beat (default: the host tiling's).
     """
     platform = REFERENCE_PLATFORM if platform is None else platform
+    stream = sys.stderr if progress_stream is None else progress_stream
     info = dtype_info(dtype)
     host = estimate(None, numel, info.numpy, platform=platform, params=params, label="host tiling")
     tilings = candidates(numel, info.numpy, platform)
     iterator = tilings
-    if progress:
+    on_terminal = progress and hasattr(stream, "isatty") and stream.isatty()
+    if on_terminal:
         from tqdm import tqdm
-        iterator = tqdm(tilings, desc="tilings", unit="tiling", file=sys.stderr)
-    best = host
-    for tiling in iterator:
-        report = validate_tiling(tiling, numel, info.numpy, platform)
-        if not report.ok:
-            raise AssertionError(f"a template tiling failed validation: {report.format()}")
+        iterator = tqdm(tilings, desc="tilings", unit="tiling", file=stream)
+    best = host if baseline is None else baseline
+    step = max(1, len(tilings) // 10)
+    skipped = 0
+    params = host.params
+    inputs, outputs = OPS["swish_grad"]
+    nbytes = -(-numel * info.itemsize // 32) * 32
+    for i, tiling in enumerate(iterator):
+        if progress and not on_terminal and (i % step == 0 or i == len(tilings) - 1):
+            print(f"tilings: {i + 1}/{len(tilings)}", file=stream, flush=True)
+        findings = validate_tiling(tiling, numel, info.numpy, platform)
+        if not findings.ok:
+            raise AssertionError(f"a template tiling failed validation: {findings.format()}")
+        if _lower_bound_us(tiling.block_dim, nbytes, inputs, outputs, params) >= best.duration_us:
+            continue        # cannot win: skip its (long) simulation
         fields = tiling.data
         tile = fields["ubFormer"].item() if platform.architecture == ARCH_950 else fields["tileDataNum"].item()
+        # up to three distinct cores (the 950's walk) of about numel / cores / tile tiles each
+        if 3 * -(-numel // (tiling.block_dim * tile)) > MAX_SEARCH_TILES:
+            skipped += 1
+            continue
         est = estimate(tiling, numel, info.numpy, platform=platform, params=params,
                        label=f"{tiling.block_dim} cores, tiles of {tile}")
         if est.duration_us < best.duration_us * (1 - 1e-9):   # a real gain, not rounding
             best = est
-    return best, host, len(tilings)
+    if report is not None:
+        report.update(candidates=len(tilings), skipped=skipped)
+    return best, host, len(tilings) - skipped

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .params import INSTRUCTION_COSTS, PTO_ISA_REPEAT_GAP, Params, instruction_names
+from .params import (INSTRUCTION_COSTS, PTO_ISA_REPEAT_GAP, VECTOR_BYTES_PER_CYCLE, Params, chip_family,
+                     instruction_names)
 
 __all__ = ["check_instructions", "vector_cycles", "instruction_cycles"]
 
@@ -32,22 +33,26 @@ def instruction_cycles(name: str, elements, itemsize: int, params: Params) -> np
     """Cycles of one instruction over ``elements`` (an int64 array) of ``itemsize``-byte data.
 
     The instruction is issued in calls of at most ``params.max_repeat`` repeats of ``params.repeat_bytes``; each
-    call pays the model's fixed part and ``params.issue_cycles``. Zero elements cost nothing.
+    call pays the model's fixed part and ``params.issue_cycles``. Where the SoC's documentation states a slower
+    rate for the instruction (:data:`~.params.VECTOR_BYTES_PER_CYCLE`), a repeat takes at least
+    ``repeat_bytes / rate`` cycles. Zero elements cost nothing.
     """
     elements = np.asarray(elements, dtype=np.int64)
     per_repeat_elems = params.repeat_bytes // itemsize
     repeats = -(-elements // per_repeat_elems)
     calls = -(-repeats // params.max_repeat)
     row = INSTRUCTION_COSTS[params.cost_model][name]
+    stated = VECTOR_BYTES_PER_CYCLE.get(chip_family(params.soc), {}).get(name)
+    floor = 0.0 if stated is None else params.repeat_bytes / stated
     if params.cost_model == "pypto":
         latency, par32, par16 = row
         parallelism = par32 if itemsize >= 4 else par16
-        per_repeat = max(1, per_repeat_elems // parallelism)
+        per_repeat = max(1, per_repeat_elems // parallelism, floor)
         # each call: latency + (its repeats - 1) * per_repeat
         cycles = calls * (latency + params.issue_cycles) + (repeats - calls) * per_repeat
     else:
         startup, completion, per32, per16 = row
-        per_repeat = per32 if itemsize >= 4 else per16
+        per_repeat = max(per32 if itemsize >= 4 else per16, floor)
         cycles = (calls * (startup + completion + params.issue_cycles) + repeats * per_repeat
                   + (repeats - calls) * PTO_ISA_REPEAT_GAP)
     return cycles.astype(np.float64)

@@ -12,7 +12,13 @@ import numpy as np
 
 from .queue import PIPES
 
-__all__ = ["STAGE_NAMES", "trace_events", "write_trace", "plot_gantt"]
+__all__ = ["STAGE_NAMES", "MAX_TRACE_EVENTS", "trace_event_count", "trace_events", "write_trace", "plot_gantt"]
+
+#: The most complete events a trace holds by default (about 160 bytes each on disk: some 160 MB; viewers slow
+#: down well before); ``write_trace(..., max_events=...)`` raises it.
+MAX_TRACE_EVENTS = 1_000_000
+# Bytes of one event on disk, roughly (for the refusal's message).
+_EVENT_BYTES = 160
 
 #: The stage each pipe runs, by pipe.
 STAGE_NAMES = {"SCALAR": "Bookkeeping", "MTE2": "CopyIn", "VECTOR": "Compute", "MTE3": "CopyOut"}
@@ -46,18 +52,36 @@ def trace_events(est):
                        "ts": starts[t][tid], "dur": durations[t][tid], "args": args}
 
 
-def write_trace(est, path) -> None:
-    """Write ``est`` as a Chrome Trace Event JSON object (``{"traceEvents": [...]}``) to ``path``."""
+def trace_event_count(est) -> int:
+    """The complete events a trace of ``est`` holds: the head and one per stage of every core's tiles."""
+    return 1 + 4 * int(np.diff(est.class_offsets)[est.classes].sum())
+
+
+def write_trace(est, path, max_events: int = MAX_TRACE_EVENTS) -> None:
+    """Write ``est`` as a Chrome Trace Event JSON object (``{"traceEvents": [...]}``) to ``path``.
+
+    Raises
+    ------
+    ValueError
+        The trace would hold more than ``max_events`` events (nothing is written).
+    OSError
+        The file cannot be written (full disk, not a writable file).
+    """
+    count = trace_event_count(est)
+    if count > max_events:
+        raise ValueError(f"the trace would hold {count} events (about {count * _EVENT_BYTES / 1e6:.0f} MB), "
+                         f"more than the "
+                         f"{max_events} allowed; trace a smaller launch, or raise max_events")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write('{"displayTimeUnit": "ns", "otherData": ')
         json.dump({"duration_us": est.duration_us, "bottleneck": est.bottleneck, "label": est.label,
-                   "valid": est.valid}, fh)
+                   "valid": est.valid}, fh, allow_nan=False)
         fh.write(', "traceEvents": [\n')
         first = True
         for event in trace_events(est):
             if not first:
                 fh.write(",\n")
-            json.dump(event, fh)
+            json.dump(event, fh, allow_nan=False)     # strict JSON: no Infinity or NaN
             first = False
         fh.write("\n]}\n")
 
