@@ -19,6 +19,7 @@ generic walk (:mod:`swishgrad_numba.kernel.walk`) runs.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -37,6 +38,8 @@ from ..spec import arch35 as spec_arch35
 from ..spec.arith import INIT_BUFFER_ALIGN, pad_to
 from ..tiling.findings import finding
 from ..tiling.records import checked_record
+from ..program import Attr, Product, Program, Tensor, compiled
+from ..program.form import V
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 
 __all__ = [
@@ -245,6 +248,42 @@ def variant_of(architecture: str, scale32) -> int:
         return arch35_dag(scale32).variant
     return V_A2
 
+# ---------------------------------------------------------------- the programs
+
+_SCALE = Attr("scale")
+#: The program variant of each kernel variant code.
+VARIANT_NAMES = {V_A2: "main", V_950_NEG_ONE: "neg_one", V_950_ZERO: "zero", V_950_OTHER: "other"}
+#: The float32 Compute of each variant, ``x`` -> ``y`` (docs/model.md "Swish and Silu", lines cited there).
+_BODIES = {
+    "main": (V.Muls("t", "x", Product(-1.0, _SCALE)), V.Exp("t", "t"), V.Adds("t", "t", 1.0), V.Div("y", "x", "t")),
+    "neg_one": (V.Exp("t", "x"), V.Adds("t", "t", 1.0), V.Div("y", "x", "t")),
+    "zero": (V.Muls("y", "x", 0.5),),
+    "other": (V.Muls("t", "x", -1.0), V.Muls("t", "t", _SCALE), V.Exp("t", "t"), V.Adds("t", "t", 1.0),
+              V.Div("y", "x", "t")),
+}
+_NAMES = {"main": "Swish", "neg_one": "SwishNegOne", "zero": "SwishZero", "other": "SwishOther"}
+
+
+def _programs(architecture: str, dtype: str, variant: str) -> Program:
+    """The Compute of kernel ``architecture``'s ``variant`` (the A2's ``main``, a 950 DAG's) for ``dtype``:
+    16-bit x widened first (CAST_NONE), the result narrowed last (A2 CAST_ROUND, 950 CAST_RINT)."""
+    if (architecture == ARCH_A2) != (variant == "main"):
+        raise ValueError(f"no Swish variant {variant!r} on kernel {architecture!r}")
+    body = _BODIES[variant]
+    attrs = ("scale",) if any(_SCALE in (a, getattr(a, "b", None)) for i in body for a in i.args) else ()
+    if dtype == "float32":
+        rename = {"x": "x", "y": "out"}
+        return Program(_NAMES[variant], (Tensor("x"),), Tensor("out"), (Tensor("t"),),
+                       tuple(type(i)(i.op, tuple(rename.get(a, a) if isinstance(a, str) else a for a in i.args))
+                             for i in body), attrs)
+    rename = {"x": "xf", "y": "y"}
+    narrow = "CAST_ROUND" if architecture == ARCH_A2 else "CAST_RINT"
+    return Program(_NAMES[variant], (Tensor("x", dtype),), Tensor("out", dtype),
+                   (Tensor("xf"), Tensor("t"), Tensor("y")),
+                   (V.Cast("xf", "x", "CAST_NONE"),)
+                   + tuple(type(i)(i.op, tuple(rename.get(a, a) if isinstance(a, str) else a for a in i.args))
+                           for i in body) + (V.Cast("out", "y", narrow),), attrs)
+
 # ---------------------------------------------------------------- the instruction sequences
 
 _ONE = np.float32(1.0)
@@ -381,8 +420,19 @@ def _swish_pass(params, in_bufs, o_buf, work, a, b):
 _EMPTY_TABLE = np.empty(0, dtype=np.uint16)
 
 
-def launch(x: np.ndarray, out: np.ndarray, launch_plan, scale32, info: DTypeInfo, variant: int) -> None:
-    """Run a planned launch over flat C-contiguous ``x`` and ``out`` of ``info``'s dtype."""
+def launch(x: np.ndarray, out: np.ndarray, launch_plan, scale32, info: DTypeInfo, variant: int,
+           saturation: bool = False) -> None:
+    """Run a planned launch over flat C-contiguous ``x`` and ``out`` of ``info``'s dtype: the variant's
+    program, compiled; ``saturation``: the device's saturation overflow mode."""
+    architecture = ARCH_A2 if variant == V_A2 else ARCH_950
+    params = compiled("swish", architecture, info.name, VARIANT_NAMES[variant], saturation).params(scale=scale32)
+    raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
+    kernel_pkg.run_walk(params, (raw(x),), raw(out), launch_plan)
+
+
+def launch_hand_written(x: np.ndarray, out: np.ndarray, launch_plan, scale32, info: DTypeInfo,
+                        variant: int) -> None:
+    """:func:`launch` by the hand-written pass; kept until the compiled pass is benchmarked against it."""
     if info is FLOAT32:
         xb, ob, table = x, out, _EMPTY_TABLE
     else:
@@ -462,9 +512,11 @@ def _arch35_device_instructions(tiling: OpTiling, itemsize: int) -> tuple:
 
 _KERNELS = {
     ARCH_A2: Kernel(ARCH_A2, "experimental/activation/swish", "SwishTilingData", A2_RECORD_DTYPE, "CAST_ROUND",
-                    a2_walk_check, run, _a2_device_instructions),
+                    a2_walk_check, run, _a2_device_instructions, programs=functools.partial(_programs, ARCH_A2)),
     ARCH_950: Kernel(ARCH_950, "activation/swish (arch35)", "EleBaseTilingData32B", ARCH35_RECORD_DTYPE,
-                     "CAST_RINT", arch35_walk_check, run, _arch35_device_instructions),
+                     "CAST_RINT", arch35_walk_check, run, _arch35_device_instructions,
+                     programs=functools.partial(_programs, ARCH_950),
+                     variant=lambda scale32: VARIANT_NAMES[arch35_dag(scale32).variant]),
 }
 
 

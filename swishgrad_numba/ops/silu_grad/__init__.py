@@ -46,6 +46,8 @@ importing the package registers ``"silu_grad"`` once:
 """
 from __future__ import annotations
 
+import functools
+
 from ...platform import ARCH_950, ARCH_A2
 from ..registry import Kernel, Operator, OpTiling, register
 from .names import ACLNN_LAUNCH_SIGNATURE, ACLNN_NAME, ACLNN_SIGNATURE, MAX_DIMS, NAME, OP_TYPE
@@ -59,6 +61,7 @@ from .arch35 import (
     dimension_collapse, output_dtype,
 )
 from .sequence import A2_DEVICE_INSTRUCTIONS, SiluGradPass, _a2_device_instructions, derivative_table, silu_derivative
+from .program import programs
 from .launch import run, run_a2, run_arch35
 from .api import host_tiling, silu_backward
 
@@ -88,7 +91,8 @@ SILU_GRAD = register(Operator(
     {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/silu_grad", "SiluGradTilingData", A2_TILING_DTYPE,
                      "CAST_RINT", a2_walk_check, run, _a2_device_instructions,
                      # schMode (the tiling key) 0 is single-buffered, 1 double
-                     lambda tiling: 1 if tiling.tiling_key == SCH_MODE_SINGLE else 2),
+                     lambda tiling: 1 if tiling.tiling_key == SCH_MODE_SINGLE else 2,
+                     programs=functools.partial(programs, ARCH_A2)),
      ARCH_950: Kernel(ARCH_950, "activation/silu_grad (arch35)", "SiluGradTilingData", ARCH35_TILING_DTYPE,
-                      "CAST_RINT", arch35_walk_check, run)},
+                      "CAST_RINT", arch35_walk_check, run, programs=functools.partial(programs, ARCH_950))},
     _registry_host_tiling, has_beta=False, inputs=2))
