@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ..dtypes import dtype_info
 from ..kernel.walk import WORK_ROWS
-from .form import Attr, Product
+from .form import Attr, Const, Product
 from .lower import Lowered
 from .semantics import DEFINED, FUNCTIONS
 
@@ -126,12 +126,11 @@ def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart:
     tables = {v: i for i, v in enumerate(low.tables)}
     head = [f"def {name}(params, in_bufs, o_buf, work, a, b):", "    vectorise_full_width()"]
     head += _attrs(low, "params")
-    head += [f"    in{v.input} = in_bufs[{v.input}]" for v in inputs]
-    head += [f"    w{i} = work[{i}]" for i in range(WORK_ROWS)]
+    # rows are indexed in two dimensions: a row view per slice would cost its reference counting
     head += [f"    table{i} = params.table{i}" for i in range(len(low.tables))]
     if low.output in tables:   # the whole program is one table: a lookup
         (src,) = low.deps[low.output]
-        return "\n".join(head + _loop([f"o_buf[j] = table{tables[low.output]}[in{src}[j]]"])) + "\n"
+        return "\n".join(head + _loop([f"o_buf[j] = table{tables[low.output]}[{_at(f'in{src}')}]"])) + "\n"
 
     # stages: lookups (if any, and apart) first, then one per fast Exp
     if not lookups_apart:
@@ -144,12 +143,13 @@ def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart:
         if s.op == "Exp" and split:
             k += 1
     last_stage = stage[low.output]
+    redo_from = _redo_sources(low, stage) if split else {}
     uses = {}
     for s in low.per_element:
         for v in s.srcs:
             uses.setdefault(v, []).append(2 * stage[s.dst])
         if s.op == "Exp" and split:
-            uses.setdefault(s.srcs[0], []).append(2 * stage[s.dst] + 1)
+            uses.setdefault(redo_from[s.dst][0], []).append(2 * stage[s.dst] + 1)
             uses.setdefault(s.dst, []).append(2 * stage[s.dst] + 1)
     defined = {v: 2 * stage[v] for v in stage}
     defined.update({v: 0 for v in tables})
@@ -169,7 +169,8 @@ def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart:
 
     body = []
     if tables:
-        body += _loop([_store(low, v, row[v], f"table{i}[in{next(iter(low.deps[v]))}[j]]") for v, i in tables.items()])
+        body += _loop([_store(low, v, row[v], f"table{i}[{_at(f'in{next(iter(low.deps[v]))}')}]")
+                       for v, i in tables.items()])
     for k in range(first, last_stage + 1):
         steps = steps_at.get(k, [])
         made = {s.dst for s in steps}
@@ -193,28 +194,66 @@ def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart:
             t = 2 * k + 1
             to_out = exp_step.dst == low.output
             marks = "o_buf" if low.values[low.output].dtype == "float32" and not to_out else rows.take(t, t, where)
-            src, dst = row[exp_step.srcs[0]], "o_buf" if to_out else row[exp_step.dst]
+            (base, sign), dst = redo_from[exp_step.dst], "o_buf" if to_out else row[exp_step.dst]
+            src = f"{_at(row[base])} * np.float32({sign})"
             body += ["    if exact_exp_flags(key_min, sub_min):"]
-            body += ["    " + line for line in _loop([f"{marks}[j] = exact_exp_mark(clamp_exp_arg({src}[j]))"])]
-            body += [f"        redo_marked({dst}, {src}, np.float32(1.0), {marks}, a, b)"]
+            body += ["    " + line for line in _loop([f"{_at(marks)} = exact_exp_mark(clamp_exp_arg({src}))"])]
+            body += [f"        redo_marked({_whole(dst)}, {_whole(row[base])}, np.float32({sign}), "
+                     f"{_whole(marks)}, a, b)"]
     return "\n".join(head + body) + "\n"
 
 
+def _redo_sources(low: Lowered, stage: dict) -> dict:
+    """For each Exp's result, ``(value, sign)`` such that its argument is ``value * sign`` exactly: the
+    redo of the rare exact path reads ``value`` from its row. Where the argument is ``Muls(v, +-1)``
+    or ``Neg(v)`` of the same stage, ``v`` (already kept, as SwishGrad's ``beta * x`` is) spares
+    storing the argument; otherwise the argument itself."""
+    by_dst = {s.dst: s for s in low.per_element}
+    out = {}
+    for s in low.per_element:
+        if s.op != "Exp":
+            continue
+        arg = by_dst.get(s.srcs[0])
+        out[s.dst] = (s.srcs[0], 1.0)
+        if arg is not None and stage[arg.dst] == stage[s.dst]:
+            if arg.op == "Neg":
+                out[s.dst] = (arg.srcs[0], -1.0)
+            elif arg.op == "Muls" and isinstance(arg.scalars[0], Const) and float(arg.scalars[0].f32) in (1.0, -1.0):
+                out[s.dst] = (arg.srcs[0], float(arg.scalars[0].f32))
+    return out
+
+
+def _whole(row: str) -> str:
+    """A row's array: ``in<i>`` an input's buffer, ``w<k>`` a work row, or ``o_buf``."""
+    if row.startswith("in"):
+        return f"in_bufs[{row[2:]}]"
+    if row.startswith("w"):
+        return f"work[{row[1:]}]"
+    return row
+
+
+def _at(row: str) -> str:
+    """A row's element ``j``."""
+    if row == "o_buf":
+        return "o_buf[j]"
+    return f"{_whole(row)[:-1]}, j]"
+
+
 def _lookup(low: Lowered, v: int) -> str:
-    return f"v{v} = table{low.tables.index(v)}[in{next(iter(low.deps[v]))}[j]]"
+    return f"v{v} = table{low.tables.index(v)}[{_at(f'in{next(iter(low.deps[v]))}')}]"
 
 
 def _load(low: Lowered, v: int, row: str) -> str:
     # a 16-bit value (bits) kept in a float32 row is stored as the number its bits read as: exact
     if low.values[v].dtype != "float32" and low.values[v].input < 0:
-        return f"v{v} = np.uint16({row}[j])"
-    return f"v{v} = {row}[j]"
+        return f"v{v} = np.uint16({_at(row)})"
+    return f"v{v} = {_at(row)}"
 
 
 def _store(low: Lowered, v: int, row: str, expr: str) -> str:
     if low.values[v].dtype != "float32":
-        return f"{row}[j] = np.float32({expr})"
-    return f"{row}[j] = {expr}"
+        return f"{_at(row)} = np.float32({expr})"
+    return f"{_at(row)} = {expr}"
 
 
 def _loop(inner: list) -> list:
