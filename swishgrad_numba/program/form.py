@@ -12,9 +12,9 @@ A :class:`Call` runs a subroutine, itself a program (asc-devkit builds
 ``Tanh`` and ``Erf`` that way).
 
 What each instruction computes is :mod:`.semantics`'; how a program runs
-over a pass is :mod:`.compiler`'s. This module holds the form only: the
-instruction set's operand signatures and the checks that make a program
-well typed.
+over a pass is :mod:`.compiler`'s; the instructions' operands are
+:mod:`.isa`'s. This module holds the form and the checks that make a
+program well typed.
 """
 from __future__ import annotations
 
@@ -22,28 +22,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["DTYPES", "ROUND_MODES", "INSTRUCTIONS", "V", "Attr", "Const", "Product", "Tensor", "Instr", "Call", "Program"]
+from .isa import DTYPES, INSTRUCTIONS, ROUND_MODES, V
 
-#: Tensor dtypes a program may hold (the Compare family's masks will add ``uint8``).
-DTYPES = ("float32", "float16", "bfloat16")
-#: ``AscendC::RoundMode`` values a Cast may name (CAST_NONE: the exact widening).
-ROUND_MODES = ("CAST_NONE", "CAST_RINT", "CAST_ROUND")
-
-# Operand kinds: "d" the destination (written), "D" a destination also read
-# (MulDstAdd, Axpy), "s" a source tensor, "k" a scalar, "m" a round mode.
-#: Every instruction the form knows, by upstream name: its operand kinds in
-#: argument order. The ones without semantics yet (:data:`.semantics.DEFINED`)
-#: may be written and printed, but not compiled.
-INSTRUCTIONS = {
-    "Muls": "dsk", "Adds": "dsk", "Maxs": "dsk", "Mins": "dsk",
-    "Add": "dss", "Sub": "dss", "Mul": "dss", "Div": "dss", "Max": "dss", "Min": "dss",
-    "Exp": "ds", "Ln": "ds", "Abs": "ds", "Reciprocal": "ds", "Neg": "ds",
-    "Duplicate": "dk",
-    "MulDstAdd": "Dss",
-    "Axpy": "Dsk",
-    "Cast": "dsm",
-}
-
+__all__ = ["DTYPES", "ROUND_MODES", "INSTRUCTIONS", "V", "Attr", "Const", "Product", "Tensor", "Instr", "Call",
+           "Program"]
 
 @dataclass(frozen=True)
 class Attr:
@@ -263,19 +245,6 @@ class Program:
             lines += [_header(sub), *("    " + str(s) for s in sub.body), ""]
         lines += [_header(self), *("    " + str(s) for s in self.body)]
         return "\n".join(lines)
-
-
-class _Vocabulary:
-    """``V.Muls("xb", "x", Attr("beta"))`` is ``Instr("Muls", ("xb", "x", Attr("beta")))``."""
-
-    def __getattr__(self, op):
-        if op not in INSTRUCTIONS:
-            raise AttributeError(f"no instruction {op!r}")
-        return lambda *args: Instr(op, args)
-
-
-#: The instructions as constructors, for writing programs.
-V = _Vocabulary()
 
 
 def _header(p: Program) -> str:

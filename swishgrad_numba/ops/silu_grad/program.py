@@ -11,7 +11,7 @@ from __future__ import annotations
 from ...program import Program, Tensor
 from ...program.form import V
 
-__all__ = ["programs"]
+__all__ = ["programs", "device_instructions"]
 
 _BODY = (V.Muls("t", "xf", -1.0), V.Exp("t", "t"), V.Adds("t", "t", 1.0),
          V.Duplicate("one", 1.0), V.Div("s", "one", "t"),               # sigmoid(x)
@@ -32,3 +32,9 @@ def programs(architecture: str, dtype: str, variant: str = "main") -> Program:
                    f32 + (Tensor("dyf"), Tensor("xf"), Tensor("y")),
                    (V.Cast("dyf", "dy", "CAST_NONE"), V.Cast("xf", "x", "CAST_NONE")) + _BODY
                    + (V.Cast("out", "y", "CAST_RINT"),))
+
+
+def device_instructions(architecture: str, tiling, itemsize: int) -> tuple:
+    """The vector instructions of one tile for the device-time model: the program's (a 16-bit one
+    has the widening Casts of dy and x in front and the narrowing one after)."""
+    return programs(architecture, "float32" if itemsize == 4 else "float16").instructions()
