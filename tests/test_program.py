@@ -152,3 +152,15 @@ def test_program_prints_one_instruction_per_line_as_upstream_writes_it():
 def test_ill_typed_programs_are_refused(bad, message):
     with pytest.raises(ValueError, match=message):
         Program("Bad", (Tensor("x", "float16"),), Tensor("y", "float16"), (Tensor("t"),), bad, ("beta",))
+
+
+def test_a_cached_launch_finds_its_params_class_by_name():
+    # a launch's disk-cache index names the class; another process rebuilds it from the name alone
+    from swishgrad_numba.program import compiled, passes
+
+    c = compiled("swish_grad", "a2", "float16", saturation=True)
+    assert getattr(passes, c.params_class.__name__) is c.params_class
+    assert c.params_class.__module__ == passes.__name__ and c.params_class._fields == ("beta", "table0")
+    assert getattr(passes, c.table_classes[0].__name__) is c.table_classes[0]
+    with pytest.raises(AttributeError):
+        getattr(passes, "Pass__swish_grad__a2__float16")
