@@ -21,7 +21,7 @@ from swishgrad_numba import ASCEND950_PLATFORM, REFERENCE_PLATFORM, kernel, runt
 from swishgrad_numba.api import _host_plan
 from swishgrad_numba.dtypes import dtype_info
 from swishgrad_numba.ops import swish_grad
-from swishgrad_numba.ops.silu_grad import host_tiling as silu_grad_host_tiling, run_a2
+from swishgrad_numba.ops.silu_grad import host_tiling as silu_grad_host_tiling, run_a2, run_arch35
 
 DTYPES = ("float32", "float16", "bfloat16")
 
@@ -42,13 +42,15 @@ def silu_grad_launches(platform, info, n, rng):
     x = rng.uniform(-8, 8, n).astype(np.float32).astype(info.numpy)
     out = np.empty(n, dtype=info.numpy)
     tiling = silu_grad_host_tiling((n,), (n,), info, info, platform)
-    return {"compiled": lambda: run_a2(dy, x, out, tiling),
-            "hand-written": lambda: run_a2(dy, x, out, tiling, compiled_pass=False)}
+    run = run_a2 if platform.architecture == "a2" else run_arch35
+    return {"compiled": lambda: run(dy, x, out, tiling),
+            "hand-written": lambda: run(dy, x, out, tiling, compiled_pass=False)}
 
 
 CASES = (("swish_grad a2", swish_grad_launches, REFERENCE_PLATFORM),
          ("swish_grad 950", swish_grad_launches, ASCEND950_PLATFORM),
-         ("silu_grad a2", silu_grad_launches, REFERENCE_PLATFORM))
+         ("silu_grad a2", silu_grad_launches, REFERENCE_PLATFORM),
+         ("silu_grad 950", silu_grad_launches, ASCEND950_PLATFORM))
 
 
 def main():

@@ -85,6 +85,9 @@ class Kernel:
     variant : callable, optional
         ``variant(beta32) -> str``: the program variant the host picks for a
         beta (the 950 Swish's DAG); ``"main"`` where not given.
+    walk : str
+        The walk its compiled pass runs on: ``"pass"`` (:mod:`swishgrad_numba.kernel.walk`) or
+        ``"broadcast"`` (:mod:`swishgrad_numba.kernel.broadcast`: a tuple of input buffers, read-only).
     """
 
     architecture: str
@@ -98,6 +101,7 @@ class Kernel:
     queue_buffers: Callable | None = None
     programs: Callable | None = None
     variant: Callable | None = None
+    walk: str = "pass"
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ every instruction by its semantics (Exp included, exact per value).
 """
 from __future__ import annotations
 
+import re
+
 from ..dtypes import dtype_info
 from ..kernel.walk import WORK_ROWS
 from .form import Attr, Const, Product
@@ -105,8 +107,11 @@ class RowsExhausted(NotImplementedError):
     """The staged pass would need more float32 rows than the walk has."""
 
 
-def pass_source(low: Lowered, name: str, sat: bool) -> str:
+def pass_source(low: Lowered, name: str, sat: bool, broadcast: bool = False) -> str:
     """``def name(params, in_bufs, o_buf, work, a, b)``: one pass of the program.
+
+    ``broadcast``: for the broadcast walk (:mod:`swishgrad_numba.kernel.broadcast`), whose ``in_bufs`` is a
+    tuple of buffers (their dtypes may differ) that the pass must not write (a later loop may reuse them).
 
     Where the stages would need more rows than there are, every Exp is
     computed inline instead, then the lookups too (one loop; the same bits,
@@ -114,13 +119,16 @@ def pass_source(low: Lowered, name: str, sat: bool) -> str:
     _check_defined(low)
     for split, lookups_apart in ((not sat, True), (False, True), (False, False)):
         try:
-            return _pass_source(low, name, sat, split, lookups_apart)
+            source = _pass_source(low, name, sat, split, lookups_apart, writable_inputs=not broadcast)
+            # a tuple of buffers is indexed buffer first
+            return re.sub(r"in_bufs\[(\d+), j\]", r"in_bufs[\1][j]", source) if broadcast else source
         except RowsExhausted:
             continue
     raise AssertionError("one loop needs no rows")
 
 
-def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart: bool) -> str:
+def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart: bool,
+                 writable_inputs: bool) -> str:
     where = low.program.name
     inputs = [v for v in low.values.values() if v.input >= 0]
     tables = {v: i for i, v in enumerate(low.tables)}
@@ -155,11 +163,12 @@ def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart:
     defined.update({v: 0 for v in tables})
     defined.update({v.id: -1 for v in inputs})
 
-    rows = _Rows([f"in{v.input}" for v in inputs if v.dtype == "float32"] + [f"w{i}" for i in range(WORK_ROWS)])
+    rows = _Rows([f"in{v.input}" for v in inputs if v.dtype == "float32" and writable_inputs]
+                 + [f"w{i}" for i in range(WORK_ROWS)])
     row = {}
     for v in inputs:
         row[v.id] = f"in{v.input}"
-        if v.dtype == "float32":
+        if row[v.id] in rows.spans:
             rows.spans[row[v.id]].append((-1, max(uses.get(v.id, [-1]))))
     for v in sorted(defined):
         if v in row or v == low.output:

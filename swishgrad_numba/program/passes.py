@@ -82,7 +82,7 @@ def _define(source: str, name: str, label: str):
 class Compiled:
     """A program compiled for one key ``(op, architecture, dtype, variant, saturation)``."""
 
-    def __init__(self, key: tuple, program, module: str = __name__):
+    def __init__(self, key: tuple, program, module: str = __name__, broadcast: bool = False):
         self.key = key
         self.module = module
         self.program = program
@@ -91,7 +91,7 @@ class Compiled:
         self.params_class = NamedTuple(key_name("Pass", key), [(a, np.float32) for a in program.attrs]
                                        + [(f"table{i}", np.ndarray) for i in range(len(self.lowered.tables))])
         self.params_class.__module__ = module
-        self.pass_source = pass_source(self.lowered, "compute", sat)
+        self.pass_source = pass_source(self.lowered, "compute", sat, broadcast)
         register_pass(self.params_class)(njit(cache=True, error_model="numpy")(_define(self.pass_source, "compute",
                                                                                 key_name("Pass", key))))
         self.table_classes, self.entry_sources = [], []
@@ -129,10 +129,10 @@ def _compiled(key: tuple) -> Compiled:
     from ..ops import get_operator   # the operators import this module
 
     op, arch, dtype, variant, sat = key
-    programs = get_operator(op).kernels[arch].programs
-    if programs is None:
+    kernel = get_operator(op).kernels[arch]
+    if kernel.programs is None:
         raise ValueError(f"operator {op!r} has no program for kernel {arch!r}")
-    return Compiled(key, programs(dtype, variant))
+    return Compiled(key, kernel.programs(dtype, variant), broadcast=kernel.walk == "broadcast")
 
 
 def compiled(op: str, architecture: str, dtype: str, variant: str = "main", saturation: bool = False) -> Compiled:

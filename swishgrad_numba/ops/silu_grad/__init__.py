@@ -94,5 +94,6 @@ SILU_GRAD = register(Operator(
                      lambda tiling: 1 if tiling.tiling_key == SCH_MODE_SINGLE else 2,
                      programs=functools.partial(programs, ARCH_A2)),
      ARCH_950: Kernel(ARCH_950, "activation/silu_grad (arch35)", "SiluGradTilingData", ARCH35_TILING_DTYPE,
-                      "CAST_RINT", arch35_walk_check, run, programs=functools.partial(programs, ARCH_950))},
+                      "CAST_RINT", arch35_walk_check, run, programs=functools.partial(programs, ARCH_950),
+                      walk="broadcast")},
     _registry_host_tiling, has_beta=False, inputs=2))

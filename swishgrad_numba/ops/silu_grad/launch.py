@@ -55,14 +55,19 @@ def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling, sat
     return out
 
 
-def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Tiling) -> np.ndarray:
+def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Tiling,
+               compiled_pass: bool = True) -> np.ndarray:
     """Run the 950 kernel on C-contiguous ``dy``, ``x`` (their own shapes) and
-    ``out`` (the broadcast shape), on the broadcast walk (:mod:`swishgrad_numba.kernel.broadcast`)."""
+    ``out`` (the broadcast shape), on the broadcast walk (:mod:`swishgrad_numba.kernel.broadcast`): its
+    program compiled, or with ``compiled_pass`` false the hand-written pass (kept until benchmarked)."""
     for name, arr, info in (("dy", dy, tiling.dy_dtype), ("x", x, tiling.x_dtype), ("out", out, tiling.out_dtype)):
         if arr.dtype != info.numpy or not arr.flags.c_contiguous:
             raise ValueError(f"{name} must be a C-contiguous {info.name} array")
     r = tiling.record
-    params = SiluGradPass(_table_for(tiling.x_dtype), tiling.dy_dtype.code, tiling.out_dtype.code)
+    dy_info, x_info = tiling.dy_dtype, tiling.x_dtype
+    dtypes = dy_info.name if dy_info is x_info else f"{dy_info.name}_{x_info.name}"
+    params = (compiled(NAME, ARCH_950, dtypes).params() if compiled_pass
+              else SiluGradPass(_table_for(x_info), dy_info.code, tiling.out_dtype.code))
     with runtime.launch_guard():
         broadcast.launch_blocks(params, _kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
                                 _kernel_view(out, tiling.out_dtype), tiling.block_dim, int(r["blockFormer"]),

@@ -2,9 +2,9 @@
 
 The A2 kernel (``op_kernel/silu_grad.h``, docs/model.md "SiluBackward"):
 ``z(x) = s * (1 + x * (1 - s))`` with ``s`` the sigmoid, then ``dx = dy * z``.
-The 950 runs the same steps (its products commute); on the broadcast walk
-its inputs may differ in dtype, which the compiled pass does not take yet,
-so the 950 still launches the hand-written pass.
+The 950 runs the same steps (its products commute) on the broadcast walk
+(``Kernel.walk``), where ``dy`` and ``x`` may differ in dtype: its program
+is then keyed ``"<dy>_<x>"`` and writes float32.
 """
 from __future__ import annotations
 
@@ -20,9 +20,18 @@ _BODY = (V.Muls("t", "xf", -1.0), V.Exp("t", "t"), V.Adds("t", "t", 1.0),
 
 
 def programs(architecture: str, dtype: str, variant: str = "main") -> Program:
-    """SiluGrad's program for ``dtype`` (inputs ``dy``, ``x``): 16-bit inputs widened first (CAST_NONE),
-    the result narrowed last (CAST_RINT)."""
+    """SiluGrad's program for ``dtype`` (inputs ``dy``, ``x``), or on the 950 for ``"<dy>_<x>"`` where
+    their dtypes differ (the output is then float32): 16-bit inputs widened first (CAST_NONE), a 16-bit
+    result narrowed last (CAST_RINT)."""
     f32 = tuple(Tensor(n) for n in ("t", "one", "s", "z"))
+    if "_" in dtype:
+        dy, x = dtype.split("_")
+        widen = tuple(V.Cast(w, n, "CAST_NONE") for w, n, d in (("dyf", "dy", dy), ("xf", "x", x)) if d != "float32")
+        names = {"dyf": "dy" if dy == "float32" else "dyf", "xf": "x" if x == "float32" else "xf", "y": "out"}
+        body = tuple(type(i)(i.op, tuple(names.get(a, a) if isinstance(a, str) else a for a in i.args))
+                     for i in _BODY)
+        local = tuple(Tensor(w) for w, d in (("dyf", dy), ("xf", x)) if d != "float32")
+        return Program("SiluGrad", (Tensor("dy", dy), Tensor("x", x)), Tensor("out"), f32 + local, widen + body)
     if dtype == "float32":
         names = {"xf": "x", "dyf": "dy", "y": "out"}
         body = tuple(type(i)(i.op, tuple(names.get(a, a) if isinstance(a, str) else a for a in i.args))

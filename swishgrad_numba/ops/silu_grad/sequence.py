@@ -1,6 +1,6 @@
 """SiluGrad's instruction sequence, once for both kernels: z(x), its 16-bit tables, the pass function
 (:class:`SiluGradPass`, registered with :func:`swishgrad_numba.kernel.walk.register_pass`): the
-hand-written pass, which the 950's broadcast walk still runs (the A2 runs the program of :mod:`.program`).
+hand-written pass, kept for the benchmark (both kernels run the program of :mod:`.program`).
 
 Both kernels run the same steps in the same order (the products commute):
 :func:`silu_derivative` is ``z(x)``, the factor ``dy`` is multiplied by
