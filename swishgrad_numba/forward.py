@@ -48,7 +48,8 @@ def _forward(op_name: str, x, scale32: np.float32, out, platform):
     flat_x = np.ascontiguousarray(x).reshape(-1)
     direct = out is not None and out.flags.c_contiguous and not np.shares_memory(out, x)
     result = out if direct else np.empty(x.shape, dtype=x.dtype)
-    swish_op.launch(flat_x, result.reshape(-1), launch_plan, scale32, info, variant)
+    swish_op.launch(flat_x, result.reshape(-1), launch_plan, scale32, info, variant,
+                    saturation=platform.saturation)
     if out is not None and not direct:
         out[...] = result
         return out

@@ -16,6 +16,7 @@ SUBCOMMAND_MODULES = (
     "swishgrad_numba.cli.bench",
     "swishgrad_numba.cli.compare",
     "swishgrad_numba.cli.timeline",
+    "swishgrad_numba.cli.ops",
 )
 
 

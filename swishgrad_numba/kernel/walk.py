@@ -45,8 +45,9 @@ PIECE_DTYPE = np.dtype([("start", "<i8"), ("cores", "<i8"), ("stride", "<i8"), (
 #: computes the same bits; its queue depth matters to the device-time model
 #: only, :attr:`swishgrad_numba.ops.Kernel.queue_buffers`.)
 BUFFER_NUM = 2
-#: float32 scratch rows (each one pass long) a pass function may use: ``work[0]``, ``work[1]``.
-WORK_ROWS = 2
+#: float32 scratch rows (each one pass long) a pass function may use, ``work[0]`` to ``work[3]``
+#: (a compiled program keeps there the values that live past an Exp, :mod:`swishgrad_numba.program.compiler`).
+WORK_ROWS = 4
 
 # Compute runs over a pass in slices of this many elements; between slices
 # the core prefetches the matching share of its next pass's GM lines.

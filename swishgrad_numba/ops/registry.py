@@ -78,6 +78,16 @@ class Kernel:
     queue_buffers : callable, optional
         ``queue_buffers(tiling) -> int``: buffers per queue of the launch
         (``BUFFER_NUM``); 2 (ping-pong) where not given.
+    programs : callable, optional
+        ``programs(dtype_name, variant) -> program.Program``: the kernel's
+        Compute as a program (:mod:`swishgrad_numba.program`), which
+        :func:`swishgrad_numba.program.compiled` compiles to its pass.
+    variant : callable, optional
+        ``variant(beta32) -> str``: the program variant the host picks for a
+        beta (the 950 Swish's DAG); ``"main"`` where not given.
+    walk : str
+        The walk its compiled pass runs on: ``"pass"`` (:mod:`swishgrad_numba.kernel.walk`) or
+        ``"broadcast"`` (:mod:`swishgrad_numba.kernel.broadcast`: a tuple of input buffers, read-only).
     """
 
     architecture: str
@@ -89,6 +99,9 @@ class Kernel:
     run: Callable | None = None
     device_instructions: Callable | None = None
     queue_buffers: Callable | None = None
+    programs: Callable | None = None
+    variant: Callable | None = None
+    walk: str = "pass"
 
 
 @dataclass(frozen=True)
@@ -127,6 +140,20 @@ class Operator:
     has_beta: bool = False
     inputs: int = 1
     saturation: bool = False
+
+    def program(self, dtype, platform=None, beta=1.0):
+        """The program (:class:`swishgrad_numba.program.Program`) of the kernel ``platform``'s SoC runs
+        (the A2 reference platform by default) for ``dtype``; ``beta`` picks the variant where the
+        host chooses one by it. ``str()`` of it prints one instruction per line."""
+        from ..dtypes import dtype_info
+        from ..platform import REFERENCE_PLATFORM
+
+        platform = platform or REFERENCE_PLATFORM
+        kernel = self.kernels.get(platform.architecture)
+        if kernel is None or kernel.programs is None:
+            raise ValueError(f"operator {self.name!r} has no program for kernel {platform.architecture!r}")
+        variant = "main" if kernel.variant is None else kernel.variant(np.float32(beta))
+        return kernel.programs(dtype_info(dtype).name, variant)
 
 
 @dataclass(frozen=True)

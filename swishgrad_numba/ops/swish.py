@@ -13,38 +13,36 @@ and line, of every fact here. Two kernels:
   the host picks one of three DAGs by beta (opbase ``IsFloatEqual``), each
   narrowing with ``CAST_RINT``.
 
-Plain Python for the facts and host tilings; jitted code for the
-instruction sequences, the 16-bit output tables and the pass function the
-generic walk (:mod:`swishgrad_numba.kernel.walk`) runs.
+Plain Python only: the facts, the host tilings and the programs
+(:func:`_programs`), which :mod:`swishgrad_numba.program` compiles to the
+pass the generic walk (:mod:`swishgrad_numba.kernel.walk`) runs; a 16-bit
+program is all one table of outputs, built by the compiler.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange, types
-from numba.extending import overload
 
-from ..casts import f32_to_bf16_bits, f32_to_bf16_bits_round, f32_to_f16_bits, f32_to_f16_bits_round, widen_16
 from .. import kernel as kernel_pkg
-from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, DTypeInfo, dtype_info
-from ..kernel.exp import exp_f32, vexp_f32
-from ..kernel.walk import register_pass
+from ..dtypes import BFLOAT16, FLOAT32, DTypeInfo, dtype_info
 from ..platform import ARCH_950, ARCH_A2, Platform
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 from ..spec.arith import INIT_BUFFER_ALIGN, pad_to
 from ..tiling.findings import finding
 from ..tiling.records import checked_record
+from ..program import Attr, Product, Program, Tensor, compiled
+from ..program.form import V
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 
 __all__ = [
     "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "A2_FIELDS", "ARCH35_FIELDS", "ATTR_NEG_ONE", "ATTR_ZERO",
     "ATTR_OTHER", "V_A2", "V_950_NEG_ONE", "V_950_ZERO", "V_950_OTHER", "Dag", "DAGS", "a2_attr", "arch35_attr",
     "is_float_equal", "tiling_key", "a2_buffer_plan", "a2_ub_bytes", "a2_host_tiling", "arch35_dag",
-    "arch35_host_tiling", "arch35_ub_bytes", "host_tiling", "variant_of", "forward_value",
-    "output_table", "SwishPass", "launch", "a2_walk_check", "arch35_walk_check", "run", "SWISH", "SILU",
+    "arch35_host_tiling", "arch35_ub_bytes", "host_tiling", "variant_of", "VARIANT_NAMES", "launch",
+    "a2_walk_check", "arch35_walk_check", "run", "SWISH", "SILU",
 ]
 
 # ---------------------------------------------------------------- structs
@@ -245,149 +243,54 @@ def variant_of(architecture: str, scale32) -> int:
         return arch35_dag(scale32).variant
     return V_A2
 
-# ---------------------------------------------------------------- the instruction sequences
+# ---------------------------------------------------------------- the programs
 
-_ONE = np.float32(1.0)
-_HALF = np.float32(0.5)
-_NEG_ONE = np.float32(-1.0)
-_F16 = FLOAT16.code
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def forward_value(x, scale, variant):
-    """One float32 element through kernel ``variant``'s sequence (before narrowing)."""
-    if variant == V_950_ZERO:
-        return x * _HALF                      # Muls(x, 0.5)
-    if variant == V_950_NEG_ONE:
-        e = exp_f32(x)                        # Exp(x)
-    elif variant == V_950_OTHER:
-        t = x * _NEG_ONE                      # Muls(x, -1)
-        e = exp_f32(t * scale)                # Muls(., scale) ; Exp
-    else:
-        e = exp_f32(x * (_NEG_ONE * scale))   # Muls(x, -1.0f * scale) ; Exp
-    return x / (e + _ONE)                     # Adds(., 1) ; Div(x, .)
+_SCALE = Attr("scale")
+#: The program variant of each kernel variant code.
+VARIANT_NAMES = {V_A2: "main", V_950_NEG_ONE: "neg_one", V_950_ZERO: "zero", V_950_OTHER: "other"}
+#: The float32 Compute of each variant, ``x`` -> ``y`` (docs/model.md "Swish and Silu", lines cited there).
+_BODIES = {
+    "main": (V.Muls("t", "x", Product(-1.0, _SCALE)), V.Exp("t", "t"), V.Adds("t", "t", 1.0), V.Div("y", "x", "t")),
+    "neg_one": (V.Exp("t", "x"), V.Adds("t", "t", 1.0), V.Div("y", "x", "t")),
+    "zero": (V.Muls("y", "x", 0.5),),
+    "other": (V.Muls("t", "x", -1.0), V.Muls("t", "t", _SCALE), V.Exp("t", "t"), V.Adds("t", "t", 1.0),
+              V.Div("y", "x", "t")),
+}
+_NAMES = {"main": "Swish", "neg_one": "SwishNegOne", "zero": "SwishZero", "other": "SwishOther"}
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _narrow(y, dtype_code, variant):
-    """The kernel's narrowing: CAST_ROUND on the A2, CAST_RINT on the 950."""
-    if dtype_code == _F16:
-        if variant == V_A2:
-            return f32_to_f16_bits_round(y)
-        return f32_to_f16_bits(y)
-    if variant == V_A2:
-        return f32_to_bf16_bits_round(y)
-    return f32_to_bf16_bits(y)
+def _programs(architecture: str, dtype: str, variant: str) -> Program:
+    """The Compute of kernel ``architecture``'s ``variant`` (the A2's ``main``, a 950 DAG's) for ``dtype``:
+    16-bit x widened first (CAST_NONE), the result narrowed last (A2 CAST_ROUND, 950 CAST_RINT)."""
+    if (architecture == ARCH_A2) != (variant == "main"):
+        raise ValueError(f"no Swish variant {variant!r} on kernel {architecture!r}")
+    body = _BODIES[variant]
+    attrs = ("scale",) if any(_SCALE in (a, getattr(a, "b", None)) for i in body for a in i.args) else ()
+    if dtype == "float32":
+        rename = {"x": "x", "y": "out"}
+        return Program(_NAMES[variant], (Tensor("x"),), Tensor("out"), (Tensor("t"),),
+                       tuple(type(i)(i.op, tuple(rename.get(a, a) if isinstance(a, str) else a for a in i.args))
+                             for i in body), attrs)
+    rename = {"x": "xf", "y": "y"}
+    narrow = "CAST_ROUND" if architecture == ARCH_A2 else "CAST_RINT"
+    return Program(_NAMES[variant], (Tensor("x", dtype),), Tensor("out", dtype),
+                   (Tensor("xf"), Tensor("t"), Tensor("y")),
+                   (V.Cast("xf", "x", "CAST_NONE"),)
+                   + tuple(type(i)(i.op, tuple(rename.get(a, a) if isinstance(a, str) else a for a in i.args))
+                           for i in body) + (V.Cast("out", "y", narrow),), attrs)
+
+# ---------------------------------------------------------------- the launch (the walk is kernel.walk's)
 
 
-@njit(parallel=True, cache=True, error_model="numpy")
-def _output_table(scale, dtype_code, variant):
-    table = np.empty(65536, dtype=np.uint16)
-    for bits in prange(65536):
-        x = widen_16(np.uint16(bits), dtype_code)
-        table[bits] = _narrow(forward_value(x, scale, variant), dtype_code, variant)
-    return table
+def launch(x: np.ndarray, out: np.ndarray, launch_plan, scale32, info: DTypeInfo, variant: int,
+           saturation: bool = False) -> None:
+    """Run a planned launch over flat C-contiguous ``x`` and ``out`` of ``info``'s dtype: the variant's
+    program, compiled; ``saturation``: the device's saturation overflow mode."""
+    architecture = ARCH_A2 if variant == V_A2 else ARCH_950
+    params = compiled("swish", architecture, info.name, VARIANT_NAMES[variant], saturation).params(scale=scale32)
+    raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
+    kernel_pkg.run_walk(params, (raw(x),), raw(out), launch_plan)
 
-
-_OUTPUT_TABLES = kernel_pkg.TableCache()
-
-
-def output_table(variant: int, info: DTypeInfo, scale32) -> np.ndarray:
-    """The output bits for all 65,536 bit patterns of a 16-bit x, cached per
-    (variant, dtype, scale bits); read-only."""
-    scale32 = np.float32(scale32)
-    key = (variant, info.code, int(scale32.view(np.uint32)))
-    return _OUTPUT_TABLES.get(key, lambda: _output_table(scale32, info.code, variant))
-
-# ---------------------------------------------------------------- the pass (the walk is kernel.walk's)
-
-
-class SwishPass(NamedTuple):
-    """A forward launch's parameters: ``scale``, the 16-bit output table (empty
-    for float32) and the kernel variant (:data:`V_A2` or a 950 DAG's)."""
-
-    scale: np.float32
-    table: np.ndarray
-    variant: int
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _compute_f32(x_buf, y_buf, t_buf, e_buf, a, b, scale, variant):
-    """Elements ``[a, b)`` of one float32 pass, instruction by instruction over the buffer.
-
-    Indices are unsigned so that the loops carry no negative-index checks."""
-    if variant == V_950_ZERO:
-        for i in range(b - a):
-            j = np.uint64(a + i)
-            y_buf[j] = x_buf[j] * _HALF
-        return
-    # The Exp's argument into t (for SwishNegOne x itself, copied: the same
-    # bits), so that the Exp (large, with its exact path) is inlined once.
-    if variant == V_950_NEG_ONE:
-        for i in range(b - a):
-            j = np.uint64(a + i)
-            t_buf[j] = x_buf[j]
-    elif variant == V_950_OTHER:
-        for i in range(b - a):
-            j = np.uint64(a + i)
-            t_buf[j] = (x_buf[j] * _NEG_ONE) * scale
-    else:
-        neg = _NEG_ONE * scale
-        for i in range(b - a):
-            j = np.uint64(a + i)
-            t_buf[j] = x_buf[j] * neg
-    vexp_f32(e_buf[a:b], t_buf[a:b], b - a, _ONE)
-    for i in range(b - a):
-        j = np.uint64(a + i)
-        y_buf[j] = x_buf[j] / (e_buf[j] + _ONE)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _lookup_16(x_buf, y_buf, t_buf, e_buf, a, b, scale, table, variant):
-    """Elements ``[a, b)`` of one 16-bit pass: the output table (every instruction, once per x bit pattern)."""
-    for i in range(b - a):
-        j = np.uint64(a + i)   # unsigned: no negative-index fix-up per access
-        y_buf[j] = table[x_buf[j]]
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _sequence_f32(x_buf, y_buf, t_buf, e_buf, a, b, scale, table, variant):
-    _compute_f32(x_buf, y_buf, t_buf, e_buf, a, b, scale, variant)
-
-
-def _forward_slice(x_buf, y_buf, t_buf, e_buf, a, b, scale, table, variant):
-    """Elements ``[a, b)`` of a pass; resolved at compile time by the buffers' element type."""
-    raise NotImplementedError("_forward_slice is only callable from jitted code")
-
-
-@overload(_forward_slice, inline="always")
-def _forward_slice_overload(x_buf, y_buf, t_buf, e_buf, a, b, scale, table, variant):
-    # uint16 buffers hold float16/bfloat16 bits (a table lookup); float32
-    # buffers run the sequence.
-    if isinstance(x_buf, types.Array) and x_buf.dtype == types.float32:
-        return _sequence_f32.py_func
-    if isinstance(x_buf, types.Array) and x_buf.dtype == types.uint16:
-        return _lookup_16.py_func
-    return None
-
-
-@register_pass(SwishPass)
-@njit(cache=True, error_model="numpy", inline="always")
-def _swish_pass(params, in_bufs, o_buf, work, a, b):
-    # in_bufs: x; work: t (the Exp's argument) and e (its result)
-    _forward_slice(in_bufs[0], o_buf, work[0], work[1], a, b, params.scale, params.table, params.variant)
-
-
-_EMPTY_TABLE = np.empty(0, dtype=np.uint16)
-
-
-def launch(x: np.ndarray, out: np.ndarray, launch_plan, scale32, info: DTypeInfo, variant: int) -> None:
-    """Run a planned launch over flat C-contiguous ``x`` and ``out`` of ``info``'s dtype."""
-    if info is FLOAT32:
-        xb, ob, table = x, out, _EMPTY_TABLE
-    else:
-        xb, ob, table = x.view(np.uint16), out.view(np.uint16), output_table(variant, info, scale32)
-    kernel_pkg.run_walk(SwishPass(np.float32(scale32), table, variant), (xb,), ob, launch_plan)
 
 # ---------------------------------------------------------------- a record, checked and run
 
@@ -437,34 +340,21 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
 
 # ---------------------------------------------------------------- registration
 
-#: The vector instructions of one tile per kernel (A2) or DAG (950), for the
-#: device-time model: the sequences of docs/model.md ("Swish and Silu"); a
-#: 16-bit tile adds the widening Cast of x in front and the narrowing one after.
-DEVICE_INSTRUCTIONS = {
-    "a2": ("Muls", "Exp", "Adds", "Div"),
-    ATTR_NEG_ONE: ("Exp", "Adds", "Div"),
-    ATTR_ZERO: ("Muls",),
-    ATTR_OTHER: ("Muls", "Muls", "Exp", "Adds", "Div"),
-}
-
-
-def _with_casts(steps: tuple, itemsize: int) -> tuple:
-    return steps if itemsize == 4 else ("Cast",) + steps + ("Cast",)
-
-
-def _a2_device_instructions(tiling: OpTiling, itemsize: int) -> tuple:
-    return _with_casts(DEVICE_INSTRUCTIONS["a2"], itemsize)
-
-
-def _arch35_device_instructions(tiling: OpTiling, itemsize: int) -> tuple:
-    return _with_casts(DEVICE_INSTRUCTIONS[arch35_dag(tiling["scale"]).attr], itemsize)
+def _device_instructions(architecture: str, tiling: OpTiling, itemsize: int) -> tuple:
+    """The vector instructions of one tile (A2) or UB loop (950) for the device-time model: the
+    program's (a 16-bit one has the widening Cast in front and the narrowing one after)."""
+    variant = "main" if architecture == ARCH_A2 else VARIANT_NAMES[arch35_dag(tiling["scale"]).variant]
+    return _programs(architecture, "float32" if itemsize == 4 else "float16", variant).instructions()
 
 
 _KERNELS = {
     ARCH_A2: Kernel(ARCH_A2, "experimental/activation/swish", "SwishTilingData", A2_RECORD_DTYPE, "CAST_ROUND",
-                    a2_walk_check, run, _a2_device_instructions),
+                    a2_walk_check, run, functools.partial(_device_instructions, ARCH_A2),
+                    programs=functools.partial(_programs, ARCH_A2)),
     ARCH_950: Kernel(ARCH_950, "activation/swish (arch35)", "EleBaseTilingData32B", ARCH35_RECORD_DTYPE,
-                     "CAST_RINT", arch35_walk_check, run, _arch35_device_instructions),
+                     "CAST_RINT", arch35_walk_check, run, functools.partial(_device_instructions, ARCH_950),
+                     programs=functools.partial(_programs, ARCH_950),
+                     variant=lambda scale32: VARIANT_NAMES[arch35_dag(scale32).variant]),
 }
 
 

@@ -23,11 +23,50 @@ from ..kernel import flat, saturation, sequence
 from ..kernel.walk import register_pass
 from ..platform import ARCH_950, ARCH_A2
 from ..tiling.records import ARCH35_TILING_DTYPE, TILING_DTYPE
+from ..program import Attr, Program, Tensor, compiled
+from ..program.form import V
 from .registry import Kernel, Operator, register
 
-__all__ = ["SWISH_GRAD", "SwishGradPass", "derivative_table", "launch", "run_flat"]
+__all__ = ["SWISH_GRAD", "SwishGradPass", "derivative_table", "launch", "launch_hand_written", "run_flat"]
 
 NAME = "swish_grad"
+
+# ---------------------------------------------------------------- the programs
+
+_BETA = Attr("beta")
+
+#: The steps after Exp's argument ``t = -beta*x``, per kernel (model sections 2 and 9), on float32 ``t``, ``xb``;
+#: ``o`` ends as s'(x).
+_A2_BODY = (V.Muls("xb", "xf", _BETA), V.Muls("t", "xb", -1.0), V.Exp("t", "t"), V.Adds("t", "t", 1.0),
+            V.Duplicate("o", 1.0), V.Div("o", "o", "t"),              # sigmoid
+            V.Duplicate("t", 1.0), V.Sub("t", "t", "o"), V.Mul("xb", "xb", "t"),
+            V.Duplicate("t", 1.0), V.Add("xb", "t", "xb"), V.Mul("o", "o", "xb"),   # s'(x)
+            V.Mul("y", "gf", "o"))
+_950_BODY = (V.Muls("xb", "xf", _BETA), V.Neg("t", "xb"), V.Exp("t", "t"), V.Adds("t", "t", 1.0),
+             V.Duplicate("s", 1.0), V.Div("s", "s", "t"),             # sigmoid
+             V.Duplicate("o", 1.0), V.Sub("o", "o", "s"), V.Mul("o", "o", "xb"),
+             V.MulDstAdd("o", "s", "s"),                              # o * s + s, rounded once: s'(x)
+             V.Mul("y", "o", "gf"))
+
+
+def _programs(architecture: str, dtype: str, variant: str) -> Program:
+    """SwishGrad's Compute on kernel ``architecture`` for ``dtype``: 16-bit inputs widened
+    (``CAST_NONE``) into ``gf``, ``xf`` first and the result narrowed with CAST_RINT last."""
+    body = _A2_BODY if architecture == ARCH_A2 else _950_BODY
+    f32 = ("xb", "t", "o") + (() if architecture == ARCH_A2 else ("s",))
+    name = "SwishGrad" if architecture == ARCH_A2 else "SwishGradArch35"
+    if dtype == "float32":
+        body = tuple(_rename(i, {"gf": "grad", "xf": "x", "y": "out"}) for i in body)
+        return Program(name, (Tensor("grad"), Tensor("x")), Tensor("out"), tuple(Tensor(n) for n in f32), body,
+                       ("beta",))
+    return Program(name, (Tensor("grad", dtype), Tensor("x", dtype)), Tensor("out", dtype),
+                   tuple(Tensor(n) for n in f32 + ("gf", "xf", "y")),
+                   (V.Cast("gf", "grad", "CAST_NONE"), V.Cast("xf", "x", "CAST_NONE")) + body
+                   + (V.Cast("out", "y", "CAST_RINT"),), ("beta",))
+
+
+def _rename(instr, names):
+    return type(instr)(instr.op, tuple(names.get(a, a) if isinstance(a, str) else a for a in instr.args))
 
 # ---------------------------------------------------------------- the pass
 
@@ -74,11 +113,17 @@ def _bits(arr: np.ndarray, info: DTypeInfo) -> np.ndarray:
 
 def launch(grad: np.ndarray, x: np.ndarray, out: np.ndarray, launch_plan: kernel.Plan, beta: np.float32,
            info: DTypeInfo, arch: int, saturation: bool = False) -> None:
-    """Run a planned launch over flat, C-contiguous ``grad``, ``x``, ``out`` of ``info``'s dtype.
+    """Run a planned launch over flat, C-contiguous ``grad``, ``x``, ``out`` of ``info``'s dtype: the
+    kernel's program (:func:`_programs`), compiled; ``saturation``: the device's saturation overflow mode."""
+    architecture = ARCH_A2 if arch == kernel.ARCH_A2 else ARCH_950
+    params = compiled(NAME, architecture, info.name, saturation=saturation).params(beta=beta)
+    kernel.run_walk(params, (_bits(grad, info), _bits(x, info)), _bits(out, info), launch_plan)
 
-    ``saturation``: the device's saturation overflow mode (:mod:`.saturation`;
-    the result does not depend on the plan, so it runs as one flat loop).
-    """
+
+def launch_hand_written(grad: np.ndarray, x: np.ndarray, out: np.ndarray, launch_plan: kernel.Plan,
+                        beta: np.float32, info: DTypeInfo, arch: int, saturation: bool = False) -> None:
+    """:func:`launch` by the hand-written pass (and, saturated, the flat loop of :mod:`.saturation`);
+    kept until the compiled pass is benchmarked against it."""
     g, xb, o = _bits(grad, info), _bits(x, info), _bits(out, info)
     if saturation:
         _launch_saturated(g, xb, o, beta, info, arch)
@@ -121,8 +166,9 @@ def _host_tiling(numel, info, beta32, platform):
 SWISH_GRAD = register(Operator(
     NAME, ("aclnnSwishBackwardGetWorkspaceSize", "aclnnSwishBackward"), "SwishGrad",
     {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/swish_grad", "SwishGradTilingData", TILING_DTYPE,
-                     "CAST_RINT",
-                     device_instructions=functools.partial(_device_instructions, ARCH_A2)),
+                     "CAST_RINT", device_instructions=functools.partial(_device_instructions, ARCH_A2),
+                     programs=functools.partial(_programs, ARCH_A2)),
      ARCH_950: Kernel(ARCH_950, "activation/swish_grad (arch35)", "SwishGradTilingData", ARCH35_TILING_DTYPE,
-                      "CAST_RINT", device_instructions=functools.partial(_device_instructions, ARCH_950))},
+                      "CAST_RINT", device_instructions=functools.partial(_device_instructions, ARCH_950),
+                      programs=functools.partial(_programs, ARCH_950))},
     _host_tiling, has_beta=True, inputs=2, saturation=True))

@@ -46,6 +46,8 @@ importing the package registers ``"silu_grad"`` once:
 """
 from __future__ import annotations
 
+import functools
+
 from ...platform import ARCH_950, ARCH_A2
 from ..registry import Kernel, Operator, OpTiling, register
 from .names import ACLNN_LAUNCH_SIGNATURE, ACLNN_NAME, ACLNN_SIGNATURE, MAX_DIMS, NAME, OP_TYPE
@@ -58,7 +60,8 @@ from .arch35 import (
     ARCH35_WORKSPACE_SIZE, Arch35Tiling, arch35_buffer_plan, arch35_host_tiling, arch35_walk_check,
     dimension_collapse, output_dtype,
 )
-from .sequence import A2_DEVICE_INSTRUCTIONS, SiluGradPass, _a2_device_instructions, derivative_table, silu_derivative
+from .sequence import SiluGradPass, derivative_table, silu_derivative
+from .program import device_instructions, programs
 from .launch import run, run_a2, run_arch35
 from .api import host_tiling, silu_backward
 
@@ -86,9 +89,11 @@ def _registry_host_tiling(numel, info, beta32, platform):
 SILU_GRAD = register(Operator(
     NAME, (ACLNN_NAME + "GetWorkspaceSize", ACLNN_NAME), OP_TYPE,
     {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/silu_grad", "SiluGradTilingData", A2_TILING_DTYPE,
-                     "CAST_RINT", a2_walk_check, run, _a2_device_instructions,
+                     "CAST_RINT", a2_walk_check, run, functools.partial(device_instructions, ARCH_A2),
                      # schMode (the tiling key) 0 is single-buffered, 1 double
-                     lambda tiling: 1 if tiling.tiling_key == SCH_MODE_SINGLE else 2),
+                     lambda tiling: 1 if tiling.tiling_key == SCH_MODE_SINGLE else 2,
+                     programs=functools.partial(programs, ARCH_A2)),
      ARCH_950: Kernel(ARCH_950, "activation/silu_grad (arch35)", "SiluGradTilingData", ARCH35_TILING_DTYPE,
-                      "CAST_RINT", arch35_walk_check, run)},
+                      "CAST_RINT", arch35_walk_check, run, programs=functools.partial(programs, ARCH_950),
+                      walk="broadcast")},
     _registry_host_tiling, has_beta=False, inputs=2))

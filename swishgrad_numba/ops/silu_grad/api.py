@@ -107,7 +107,7 @@ def silu_backward(grad_output, x, *, out=None, platform: Platform | None = None)
     if on_950:
         run_arch35(g_c, x_c, result, tiling)
     else:
-        run_a2(g_c, x_c, result, tiling)
+        run_a2(g_c, x_c, result, tiling, saturation=platform.saturation)
     if out is not None and not direct:
         out[...] = result
         return out

@@ -7,9 +7,11 @@ import numpy as np
 from ... import kernel, runtime
 from ...dtypes import DTypeInfo, dtype_info
 from ...kernel import broadcast
-from ...platform import ARCH_950
+from ...platform import ARCH_950, ARCH_A2
+from ...program import compiled
 from ..registry import OpTiling
 from .a2 import A2Tiling, a2_walk_fields
+from .names import NAME
 from .arch35 import Arch35Tiling
 from .sequence import SiluGradPass, derivative_table
 
@@ -24,8 +26,11 @@ def _table_for(info: DTypeInfo) -> np.ndarray:
     return derivative_table(info) if info.itemsize == 2 else np.zeros(1, dtype=np.float32)
 
 
-def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling) -> np.ndarray:
-    """Run the A2 kernel on flat C-contiguous arrays of one dtype and size with ``tiling``.
+def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling, saturation: bool = False,
+           compiled_pass: bool = True) -> np.ndarray:
+    """Run the A2 kernel on flat C-contiguous arrays of one dtype and size with ``tiling``: its program
+    compiled (:mod:`.program`), every instruction saturated where ``saturation`` (the device's saturation
+    overflow mode); with ``compiled_pass`` false the hand-written pass (kept until benchmarked, no saturation).
 
     The generic walk (:mod:`swishgrad_numba.kernel.walk`) runs it: every
     core's passes (silu_grad.h ``Process``) of ``min(tileDataNum, left)``
@@ -42,19 +47,27 @@ def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling) -> 
     if out.size == 0:
         return out
     launch_plan = kernel.plan_launch(a2_walk_fields(tiling.record), tiling.block_dim, kernel.ARCH_A2, out.size)
-    kernel.run_walk(SiluGradPass(_table_for(info), info.code, info.code),
-                    (_kernel_view(dy, info), _kernel_view(x, info)), _kernel_view(out, info), launch_plan)
+    if saturation and not compiled_pass:
+        raise ValueError("the hand-written pass has no saturation mode")
+    params = (compiled(NAME, ARCH_A2, info.name, saturation=saturation).params() if compiled_pass
+              else SiluGradPass(_table_for(info), info.code, info.code))
+    kernel.run_walk(params, (_kernel_view(dy, info), _kernel_view(x, info)), _kernel_view(out, info), launch_plan)
     return out
 
 
-def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Tiling) -> np.ndarray:
+def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Tiling,
+               compiled_pass: bool = True) -> np.ndarray:
     """Run the 950 kernel on C-contiguous ``dy``, ``x`` (their own shapes) and
-    ``out`` (the broadcast shape), on the broadcast walk (:mod:`swishgrad_numba.kernel.broadcast`)."""
+    ``out`` (the broadcast shape), on the broadcast walk (:mod:`swishgrad_numba.kernel.broadcast`): its
+    program compiled, or with ``compiled_pass`` false the hand-written pass (kept until benchmarked)."""
     for name, arr, info in (("dy", dy, tiling.dy_dtype), ("x", x, tiling.x_dtype), ("out", out, tiling.out_dtype)):
         if arr.dtype != info.numpy or not arr.flags.c_contiguous:
             raise ValueError(f"{name} must be a C-contiguous {info.name} array")
     r = tiling.record
-    params = SiluGradPass(_table_for(tiling.x_dtype), tiling.dy_dtype.code, tiling.out_dtype.code)
+    dy_info, x_info = tiling.dy_dtype, tiling.x_dtype
+    dtypes = dy_info.name if dy_info is x_info else f"{dy_info.name}_{x_info.name}"
+    params = (compiled(NAME, ARCH_950, dtypes).params() if compiled_pass
+              else SiluGradPass(_table_for(x_info), dy_info.code, tiling.out_dtype.code))
     with runtime.launch_guard():
         broadcast.launch_blocks(params, _kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
                                 _kernel_view(out, tiling.out_dtype), tiling.block_dim, int(r["blockFormer"]),

@@ -1,6 +1,6 @@
 """SiluGrad's instruction sequence, once for both kernels: z(x), its 16-bit tables, the pass function
-(:class:`SiluGradPass`, registered with :func:`swishgrad_numba.kernel.walk.register_pass`) and the A2
-tile's instruction list for the device-time model.
+(:class:`SiluGradPass`, registered with :func:`swishgrad_numba.kernel.walk.register_pass`): the
+hand-written pass, kept for the benchmark (both kernels run the program of :mod:`.program`).
 
 Both kernels run the same steps in the same order (the products commute):
 :func:`silu_derivative` is ``z(x)``, the factor ``dy`` is multiplied by
@@ -22,7 +22,7 @@ from ...kernel import TableCache
 from ...kernel.exp import exp_f32, vexp_f32
 from ...kernel.walk import register_pass
 
-__all__ = ["silu_derivative", "derivative_table", "SiluGradPass", "A2_DEVICE_INSTRUCTIONS"]
+__all__ = ["silu_derivative", "derivative_table", "SiluGradPass"]
 
 
 _ONE = np.float32(1.0)
@@ -141,13 +141,3 @@ class SiluGradPass(NamedTuple):
 def _silu_grad_pass(params, in_bufs, o_buf, work, a, b):
     # in_bufs: dy, then x; work[0]: z
     _compute(in_bufs[0], in_bufs[1], o_buf, work[0], a, b, params.table, params.dy_code, params.out_code)
-
-
-#: The vector instructions of one A2 tile (op_kernel/silu_grad.h, docs/model.md "SiluBackward"), for the
-#: device-time model; a 16-bit tile adds the widening Casts of dy and x and the narrowing one.
-A2_DEVICE_INSTRUCTIONS = ("Muls", "Exp", "Adds", "Duplicate", "Div", "Sub", "Mul", "Adds", "Mul", "Mul")
-
-
-def _a2_device_instructions(tiling, itemsize: int) -> tuple:
-    steps = A2_DEVICE_INSTRUCTIONS
-    return steps if itemsize == 4 else ("Cast", "Cast") + steps + ("Cast",)

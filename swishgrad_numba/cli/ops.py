@@ -1,0 +1,51 @@
+"""``swishgrad ops list`` and ``swishgrad ops show NAME``: the registered operators and their programs."""
+from __future__ import annotations
+
+import sys
+
+from ._options import OptionError, check_soc
+
+__all__ = ["register"]
+
+
+def _list(args) -> int:
+    from ..ops import OPERATORS
+
+    print(f"{'operator':12s} {'aclnn':22s} {'kernel op':10s} kernels (programs: *)  dtypes")
+    for name, op in OPERATORS.items():
+        kernels = ", ".join(f"{arch}{'*' if k.programs else ''}" for arch, k in op.kernels.items())
+        print(f"{name:12s} {op.aclnn[-1]:22s} {op.kernel_op:10s} {kernels:22s} float32, float16, bfloat16")
+    return 0
+
+
+def _show(args) -> int:
+    from ..ops import OPERATORS
+    from ..platform import Platform
+
+    if args.name not in OPERATORS:
+        print(f"swishgrad ops show: unknown operator {args.name!r}; registered: {', '.join(OPERATORS)}",
+              file=sys.stderr)
+        return 2
+    try:
+        platform = Platform(soc_version=check_soc(args.soc))
+        program = OPERATORS[args.name].program(args.dtype, platform, beta=args.beta)
+    except (OptionError, ValueError, TypeError) as exc:
+        print(f"swishgrad ops show: {exc}", file=sys.stderr)
+        return 2
+    print(f"// {args.name} on {platform.soc_family} ({platform.architecture} kernel), {args.dtype}")
+    print(program)
+    return 0
+
+
+def register(subparsers) -> None:
+    ops = subparsers.add_parser("ops", help="the registered operators and their programs")
+    sub = ops.add_subparsers(dest="ops_command", metavar="OPS_COMMAND")
+    lister = sub.add_parser("list", help="the operators with their aclnn names, kernels and dtypes")
+    lister.set_defaults(func=_list)
+    show = sub.add_parser("show", help="an operator's program, one vector instruction per line")
+    show.add_argument("name", help="the operator's registry name (see `swishgrad ops list`)")
+    show.add_argument("--soc", default="ascend910b", help="SoC family or chip name (decides the kernel)")
+    show.add_argument("--dtype", default="float32", choices=("float32", "float16", "bfloat16"))
+    show.add_argument("--beta", type=float, default=1.0, help="beta/scale, where it picks the program (950 Swish)")
+    show.set_defaults(func=_show)
+    ops.set_defaults(func=lambda args: (ops.print_help(), 2)[1])

@@ -1,0 +1,258 @@
+"""The program form: a kernel's Compute as a list of vector instructions.
+
+A :class:`Program` is what one tile (A2) or one UB loop (950) computes, per
+element, written in upstream's own vocabulary and argument order, destination
+first: ``Muls(dst, src, scalar)``, ``Div(dst, src0, src1)``,
+``Cast(dst, src, CAST_RINT)``, ``MulDstAdd(dst, src0, src1)`` (which also
+reads ``dst``). Operands are named local tensors, each with its dtype, and
+scalars: an operator attribute (:class:`Attr`, e.g. ``beta``) or a constant
+(:class:`Const`: a float literal, or a double expression rounded to float
+once, as ``-1.595769121 * 0.044715`` is in upstream's sources).
+A :class:`Call` runs a subroutine, itself a program (asc-devkit builds
+``Tanh`` and ``Erf`` that way).
+
+What each instruction computes is :mod:`.semantics`'; how a program runs
+over a pass is :mod:`.compiler`'s; the instructions' operands are
+:mod:`.isa`'s. This module holds the form and the checks that make a
+program well typed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .isa import DTYPES, INSTRUCTIONS, ROUND_MODES, V
+
+__all__ = ["DTYPES", "ROUND_MODES", "INSTRUCTIONS", "V", "Attr", "Const", "Product", "Tensor", "Instr", "Call",
+           "Program"]
+
+@dataclass(frozen=True)
+class Attr:
+    """A scalar attribute of the operator (``beta``, ``alpha``, ...), float32 at launch."""
+
+    name: str
+
+    def __str__(self):
+        return self.name
+
+
+@dataclass(frozen=True)
+class Const:
+    """A float32 constant: ``value`` is a float literal, or a double
+    expression (``text``, e.g. ``"-1.595769121 * 0.044715"``) evaluated in
+    double and rounded to float once."""
+
+    value: float
+    text: str = ""
+
+    @staticmethod
+    def of(expr) -> "Const":
+        """A constant from a number, or from the text of a double expression
+        of numbers and ``+ - * /`` (evaluated in binary64, as C++ does)."""
+        if isinstance(expr, str):
+            if not set(expr) <= set("0123456789.eE+-*/() "):
+                raise ValueError(f"a constant expression holds numbers and + - * / only: {expr!r}")
+            return Const(float(eval(expr, {"__builtins__": {}}, {})), expr)   # noqa: S307 (checked above)
+        return Const(float(expr))
+
+    @property
+    def f32(self) -> np.float32:
+        with np.errstate(over="ignore"):
+            return np.float32(self.value)
+
+    def __str__(self):
+        if self.text:
+            return f"(float)({self.text})"
+        return f"{float(self.f32)!r}f"
+
+
+@dataclass(frozen=True)
+class Product:
+    """A scalar computed once on the scalar unit: ``a * b`` in float32, rounded once (the A2
+    Swish kernel's ``scale = -1.0f * scale``)."""
+
+    a: object
+    b: object
+
+    def __post_init__(self):
+        for name in ("a", "b"):
+            v = getattr(self, name)
+            if isinstance(v, (int, float, str)) and not (isinstance(v, str) and v.isidentifier()):
+                object.__setattr__(self, name, Const.of(v))
+
+    def __str__(self):
+        return f"({self.a} * {self.b})"
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A named local tensor (or an input / the output) and its dtype."""
+
+    name: str
+    dtype: str = "float32"
+
+    def __post_init__(self):
+        if self.dtype not in DTYPES:
+            raise ValueError(f"tensor {self.name!r}: dtype {self.dtype!r} is not one of {DTYPES}")
+
+
+@dataclass(frozen=True)
+class Instr:
+    """One vector instruction: upstream's name and its operands in upstream's order."""
+
+    op: str
+    args: tuple
+
+    def __post_init__(self):
+        # a number given for a scalar operand is a float literal, a text (not a name) a double expression
+        kinds = INSTRUCTIONS.get(self.op, "")
+        object.__setattr__(self, "args", tuple(
+            Const.of(a) if k == "k" and (isinstance(a, (int, float)) or isinstance(a, str) and not a.isidentifier())
+            else a for a, k in zip(self.args, kinds + "?" * len(self.args))))
+
+    def __str__(self):
+        return f"{self.op}({', '.join(str(a) for a in self.args)});"
+
+    @property
+    def dst(self) -> str:
+        return self.args[0]
+
+    def sources(self) -> tuple:
+        """The tensor names the instruction reads (a read-write destination first)."""
+        kinds = INSTRUCTIONS[self.op]
+        return tuple(a for a, k in zip(self.args, kinds) if k in "sD")
+
+    def scalars(self) -> tuple:
+        return tuple(a for a, k in zip(self.args, INSTRUCTIONS[self.op]) if k == "k")
+
+
+@dataclass(frozen=True)
+class Call:
+    """``name(dst, src...)``: the subroutine ``program`` with its inputs bound to
+    ``srcs`` and its output to ``dst`` (its locals are its own)."""
+
+    program: "Program"
+    dst: str
+    srcs: tuple
+
+    def __str__(self):
+        return f"{self.program.name}({', '.join((self.dst,) + tuple(self.srcs))});"
+
+    def sources(self) -> tuple:
+        return tuple(self.srcs)
+
+
+@dataclass(frozen=True)
+class Program:
+    """A kernel's Compute: ``inputs`` (tensors read from GM, in the kernel's
+    input order), ``output`` (the tensor written back), ``locals``, the
+    attributes it reads and its ``body``. Checked when made."""
+
+    name: str
+    inputs: tuple
+    output: Tensor
+    locals: tuple
+    body: tuple
+    attrs: tuple = ()
+    tensors: dict = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.name in INSTRUCTIONS or not self.name.isidentifier() or "__" in self.name:
+            raise ValueError(f"a program's name is an identifier without '__', not an instruction's: {self.name!r}")
+        tensors = {}
+        for t in self.inputs + (self.output,) + self.locals:
+            if tensors.get(t.name, t) != t:
+                raise ValueError(f"{self.name}: tensor {t.name!r} declared twice")
+            tensors[t.name] = t
+        object.__setattr__(self, "tensors", tensors)
+        for step in self.body:
+            self._check(step)
+
+    def _check(self, step):
+        where = f"{self.name}: {step}"
+        if isinstance(step, Call):
+            sub = step.program
+            names = (step.dst,) + tuple(step.srcs)
+            if len(step.srcs) != len(sub.inputs):
+                raise ValueError(f"{where} passes {len(step.srcs)} inputs, {sub.name} takes {len(sub.inputs)}")
+            for name, formal in zip(names, (sub.output,) + sub.inputs):
+                if self._tensor(name, where).dtype != formal.dtype:
+                    raise ValueError(f"{where}: {name!r} is not {formal.dtype} as {sub.name}'s {formal.name!r}")
+            self._scalars(sub.attrs, where)
+            return
+        kinds = INSTRUCTIONS.get(step.op)
+        if kinds is None:
+            raise ValueError(f"{where}: unknown instruction {step.op!r}")
+        if len(step.args) != len(kinds):
+            raise ValueError(f"{where}: {step.op} takes {len(kinds)} operands, got {len(step.args)}")
+        dtypes = set()
+        for arg, kind in zip(step.args, kinds):
+            if kind == "k":
+                if not isinstance(arg, (Attr, Const, Product)):
+                    raise ValueError(f"{where}: operand {arg!r} must be a scalar (Attr, Const or Product)")
+                self._scalars((arg,), where)
+            elif kind == "m":
+                if arg not in ROUND_MODES:
+                    raise ValueError(f"{where}: round mode {arg!r} is not one of {ROUND_MODES}")
+            else:
+                dtypes.add((kind == "s" and step.op == "Cast", self._tensor(arg, where).dtype))
+        if step.op == "Cast":
+            self._check_cast(step, where)
+        elif {d for _, d in dtypes} != {"float32"}:
+            raise ValueError(f"{where}: {step.op} computes on float32 tensors only")
+
+    def _check_cast(self, step, where):
+        dst, src, mode = self.tensors[step.args[0]].dtype, self.tensors[step.args[1]].dtype, step.args[2]
+        widening = dst == "float32" and src != "float32"
+        narrowing = src == "float32" and dst != "float32"
+        if widening != (mode == "CAST_NONE") or not (widening or narrowing):
+            raise ValueError(f"{where}: a Cast widens 16-bit to float32 with CAST_NONE, or narrows float32 "
+                             f"to 16-bit with CAST_RINT or CAST_ROUND")
+
+    def _tensor(self, name, where) -> Tensor:
+        if not isinstance(name, str) or name not in self.tensors:
+            raise ValueError(f"{where}: {name!r} is not a declared tensor")
+        return self.tensors[name]
+
+    def _scalars(self, scalars, where):
+        for s in scalars:
+            if isinstance(s, Product):
+                self._scalars((s.a, s.b), where)
+            elif isinstance(s, Attr) and s.name not in self.attrs:
+                raise ValueError(f"{where}: attribute {s.name!r} is not one of {self.name}'s {self.attrs}")
+
+    def instructions(self) -> tuple:
+        """The instruction names issued, in order, subroutines expanded (the device-time model's list)."""
+        out = []
+        for step in self.body:
+            out.extend(step.program.instructions() if isinstance(step, Call) else (step.op,))
+        return tuple(out)
+
+    def subroutines(self) -> tuple:
+        """The subroutines called, each once, callees first."""
+        seen = []
+        for step in self.body:
+            if isinstance(step, Call):
+                for sub in step.program.subroutines() + (step.program,):
+                    if sub not in seen:
+                        seen.append(sub)
+        return tuple(seen)
+
+    def __str__(self):
+        lines = []
+        for sub in self.subroutines():
+            lines += [_header(sub), *("    " + str(s) for s in sub.body), ""]
+        lines += [_header(self), *("    " + str(s) for s in self.body)]
+        return "\n".join(lines)
+
+
+def _header(p: Program) -> str:
+    def decl(t):
+        return f"{t.dtype} {t.name}"
+    head = f"{p.name}({', '.join(decl(t) for t in p.inputs)}) -> {decl(p.output)}"
+    if p.attrs:
+        head += f"  attrs({', '.join(p.attrs)})"
+    if p.locals:
+        head += f"  locals({', '.join(decl(t) for t in p.locals)})"
+    return head + ":"

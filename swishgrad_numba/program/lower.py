@@ -1,0 +1,126 @@
+"""A program lowered for compiling: subroutines inlined, in SSA form, its 16-bit tables chosen.
+
+Each instruction's result is a new *value*; a tensor name denotes its latest
+value. :func:`lower` returns the values the output needs (dead code
+dropped) and, for 16-bit inputs, the *tabulated* values: each is a value
+that depends on one 16-bit input only and is read by the rest of the
+program, so it is computed once for all 65,536 bit patterns of that input
+and looked up per element (SwishGrad's s'(x), the forward's whole output).
+A bare widening Cast is not worth a table and is never tabulated.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .form import Call, Program
+
+__all__ = ["Value", "Step", "Lowered", "lower"]
+
+
+@dataclass(frozen=True)
+class Value:
+    """An SSA value: its id, dtype, and the input index it is (or -1)."""
+
+    id: int
+    dtype: str
+    input: int = -1
+
+
+@dataclass(frozen=True)
+class Step:
+    """``dst = op(srcs, scalars, mode)`` on values (``srcs`` of MulDstAdd start with the old ``dst``)."""
+
+    op: str
+    dst: int
+    srcs: tuple
+    scalars: tuple
+    mode: str = ""
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """``steps`` in order; ``values`` by id; ``output`` the output's value;
+    ``deps[v]`` the inputs value ``v`` depends on; ``tables`` the tabulated
+    values (empty for float32 programs); ``per_element`` the steps the pass
+    runs per element (the rest feed the tables only)."""
+
+    program: Program
+    steps: tuple
+    values: dict
+    output: int
+    deps: dict
+    tables: tuple
+    per_element: tuple
+
+
+def _emit(program: Program, env: dict, values: dict, steps: list):
+    """Append ``program``'s steps on values; ``env`` maps its tensor names to their current values.
+    A subroutine gets its inputs' values (writes to them stay its own) and returns its output's."""
+    for step in program.body:
+        if isinstance(step, Call):
+            sub = step.program
+            inner = {t.name: env[a] for t, a in zip(sub.inputs, step.srcs)}
+            _emit(sub, inner, values, steps)
+            if sub.output.name not in inner:
+                raise ValueError(f"{sub.name}: the output {sub.output.name!r} is never written")
+            env[step.dst] = inner[sub.output.name]
+            continue
+        missing = [n for n in step.sources() if n not in env]
+        if missing:
+            raise ValueError(f"{program.name}: {step} reads {missing[0]!r} before it is written")
+        vid = len(values)
+        values[vid] = Value(vid, program.tensors[step.dst].dtype)
+        steps.append(Step(step.op, vid, tuple(env[n] for n in step.sources()), step.scalars(),
+                          step.args[2] if step.op == "Cast" else ""))
+        env[step.dst] = vid
+
+
+def lower(program: Program, sixteen_bit_tables: bool = True) -> Lowered:
+    """The program in SSA form, its dead steps dropped and (if ``sixteen_bit_tables``) its tables chosen."""
+    values, env, steps = {}, {}, []
+    for i, t in enumerate(program.inputs):
+        values[i] = Value(i, t.dtype, i)
+        env[t.name] = i
+    _emit(program, env, values, steps)
+    if env.get(program.output.name, 0) < len(program.inputs):
+        raise ValueError(f"{program.name}: the output {program.output.name!r} is never written")
+    output = env[program.output.name]
+    live = _live(steps, output)
+    steps = tuple(s for s in steps if s.dst in live)
+    deps = {v: frozenset((v,)) for v in range(len(program.inputs))}
+    for s in steps:
+        deps[s.dst] = frozenset().union(*(deps[v] for v in s.srcs))
+    tables = _tables(steps, values, deps, output) if sixteen_bit_tables else ()
+    per_element = tuple(s for s in steps if s.dst in _live(steps, output, stop=set(tables)) and s.dst not in tables)
+    return Lowered(program, steps, values, output, deps, tables, per_element)
+
+
+def _live(steps, output, stop=frozenset()) -> set:
+    """The values ``output`` needs (values in ``stop`` are leaves)."""
+    by_dst = {s.dst: s for s in steps}
+    live, todo = set(), [output]
+    while todo:
+        v = todo.pop()
+        if v in live:
+            continue
+        live.add(v)
+        if v in by_dst and v not in stop:
+            todo.extend(by_dst[v].srcs)
+    return live
+
+
+def _tables(steps, values, deps, output) -> tuple:
+    """The values to tabulate: each depends on one 16-bit input only, and is the output or read by a step
+    that depends on more; bare widenings of an input are not."""
+    def on_one_16(v):
+        d = deps[v]
+        return len(d) == 1 and values[next(iter(d))].dtype != "float32"
+    by_dst = {s.dst: s for s in steps}
+    frontier = set()
+    for s in steps:
+        if not on_one_16(s.dst):
+            frontier.update(v for v in s.srcs if v in by_dst and on_one_16(v))
+    if on_one_16(output):
+        frontier.add(output)
+    cheap = {v for v in frontier if by_dst[v].op == "Cast" and values[by_dst[v].srcs[0]].input >= 0}
+    return tuple(sorted(frontier - cheap))

@@ -1,0 +1,184 @@
+"""Compiled programs: one pass function per (operator, kernel, dtype, variant, overflow mode).
+
+:func:`compiled` lowers and compiles a kernel's program once per process and
+registers its pass function with the walk (:func:`kernel.walk.register_pass`)
+under a NamedTuple class of its own, named after its key
+(``Pass__swish_grad__a2__float16__main__inf``). The class lives in this
+module: a launch's disk cache is keyed by the class, and an index read in
+another process finds it by name here (:func:`__getattr__` rebuilds it), so
+the launches stay disk-cacheable. The generated code is a function of the
+package's sources (the programs and this compiler), which the cache's
+source stamp covers.
+
+A pass's parameters are the program's attributes as float32 and its
+16-bit tables, built by :func:`build_table` (a parallel launch over the
+65,536 bit patterns, one generated entry function per table) and kept in a
+:class:`kernel.TableCache`.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import linecache
+import os
+import threading
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+from numba.core import types
+from numba.extending import overload
+
+from .. import kernel, runtime
+from ..intrinsics import vectorise_full_width
+from ..kernel import exp as _exp
+from ..kernel.walk import register_pass
+from . import semantics
+from .compiler import entry_source, pass_source
+from .lower import lower
+
+__all__ = ["Compiled", "compiled", "compile_program", "build_table", "key_name"]
+
+_OVERFLOW = {False: "inf", True: "sat"}
+_ENTRIES: dict = {}
+_LOCK = threading.RLock()
+_TABLES = kernel.TableCache(size=32)
+_ADHOC = itertools.count()
+
+
+def key_name(prefix: str, key: tuple) -> str:
+    op, arch, dtype, variant, sat = key
+    return "__".join((prefix, op, arch, dtype, variant, _OVERFLOW[sat]))
+
+
+def _parse(name: str):
+    parts = name.split("__")
+    if len(parts) not in (6, 7) or parts[0] not in ("Pass", "Table") or parts[5] not in ("inf", "sat"):
+        return None
+    return tuple(parts[1:5]) + (parts[5] == "sat",), parts[0], (int(parts[6]) if len(parts) == 7 else None)
+
+
+def _globals() -> dict:
+    g = {name: getattr(semantics, name) for name in set(semantics.FUNCTIONS.values())}
+    g.update(np=np, vectorise_full_width=vectorise_full_width, exp_fast=_exp.exp_fast,
+             clamp_exp_arg=_exp.clamp_exp_arg, no_exact_flags=_exp.no_exact_flags,
+             exact_exp_flags=_exp.exact_exp_flags, exact_exp_mark=_exp.exact_exp_mark,
+             redo_marked=_exp.redo_marked)
+    return g
+
+
+def _define(source: str, name: str, label: str):
+    # A file name in this folder, so that Numba's cache locator (the
+    # package's) accepts the function (it is only ever compiled inside a
+    # launch); linecache holds its text for tracebacks.
+    filename = os.path.join(os.path.dirname(__file__), f"<generated {label}>.py")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = _globals()
+    namespace["__name__"] = __name__
+    exec(compile(source, filename, "exec"), namespace)   # noqa: S102 (source generated from a checked program)
+    return namespace[name]
+
+
+class Compiled:
+    """A program compiled for one key ``(op, architecture, dtype, variant, saturation)``."""
+
+    def __init__(self, key: tuple, program, module: str = __name__, broadcast: bool = False):
+        self.key = key
+        self.module = module
+        self.program = program
+        self.lowered = lower(program)
+        sat = key[4]
+        self.params_class = NamedTuple(key_name("Pass", key), [(a, np.float32) for a in program.attrs]
+                                       + [(f"table{i}", np.ndarray) for i in range(len(self.lowered.tables))])
+        self.params_class.__module__ = module
+        self.pass_source = pass_source(self.lowered, "compute", sat, broadcast)
+        register_pass(self.params_class)(njit(cache=True, error_model="numpy")(_define(self.pass_source, "compute",
+                                                                                key_name("Pass", key))))
+        self.table_classes, self.entry_sources = [], []
+        for i, v in enumerate(self.lowered.tables):
+            cls = NamedTuple(f"{key_name('Table', key)}__{i}", [(a, np.float32) for a in program.attrs])
+            cls.__module__ = module
+            src = entry_source(self.lowered, v, "entry", sat)
+            _ENTRIES[cls] = _define(src, "entry", cls.__name__)
+            self.table_classes.append(cls)
+            self.entry_sources.append(src)
+
+    def table_dtype(self, i: int):
+        return np.float32 if self.lowered.values[self.lowered.tables[i]].dtype == "float32" else np.uint16
+
+    def params(self, **attrs) -> NamedTuple:
+        """The launch parameters for these attribute values (float32), tables built or found."""
+        values = [np.float32(attrs[a]) for a in self.program.attrs]
+        tables = []
+        for i, cls in enumerate(self.table_classes):
+            key = (self.key, i, tuple(int(v.view(np.uint32)) for v in values))
+            tables.append(_TABLES.get(key, functools.partial(self._build, i, cls(*values))))
+        return self.params_class(*values, *tables)
+
+    def _build(self, i, tparams):
+        table = np.empty(65536, dtype=self.table_dtype(i))
+        # cached on disk only where the class is this module's (another process can rebuild it)
+        build = build_table if self.module == __name__ else _build_table_uncached
+        with runtime.launch_guard():
+            build(tparams, table)
+        return table
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(key: tuple) -> Compiled:
+    from ..ops import get_operator   # the operators import this module
+
+    op, arch, dtype, variant, sat = key
+    kernel = get_operator(op).kernels[arch]
+    if kernel.programs is None:
+        raise ValueError(f"operator {op!r} has no program for kernel {arch!r}")
+    return Compiled(key, kernel.programs(dtype, variant), broadcast=kernel.walk == "broadcast")
+
+
+def compiled(op: str, architecture: str, dtype: str, variant: str = "main", saturation: bool = False) -> Compiled:
+    """The compiled program of operator ``op``'s kernel on ``architecture`` for ``dtype``, made once."""
+    with _LOCK:
+        return _compiled((op, architecture, dtype, variant, bool(saturation)))
+
+
+def compile_program(program, dtype: str, saturation: bool = False, module: str = "__main__") -> Compiled:
+    """Any program compiled for a launch of ``dtype`` inputs, its classes placed in ``module`` (not this
+    one: so its launches are not cached on disk, :func:`kernel.walk.launchers`). For tests and for
+    operators being written."""
+    if module == __name__:
+        raise ValueError("a program outside the registry cannot have its classes in the registry's module")
+    with _LOCK:
+        key = (f"{program.name}{next(_ADHOC)}", "adhoc", dtype, "main", bool(saturation))
+        return Compiled(key, program, module)
+
+
+def __getattr__(name: str):
+    # an index of a cached launch names its class: rebuild it (module-level __getattr__, PEP 562)
+    parsed = _parse(name)
+    if parsed is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    key, kind, index = parsed
+    c = compiled(*key)
+    return c.params_class if kind == "Pass" else c.table_classes[index]
+
+
+def table_entry(tparams, bits):
+    """One table entry: resolved at compile time by ``type(tparams)``."""
+    raise NotImplementedError("table_entry is only callable from jitted code")
+
+
+@overload(table_entry)
+def _table_entry_overload(tparams, bits):
+    if isinstance(tparams, types.BaseNamedTuple):
+        return _ENTRIES.get(tparams.instance_class)
+    return None
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def build_table(tparams, table):
+    """``table[bits]`` for each of the 65,536 bit patterns of a 16-bit input."""
+    for bits in prange(65536):
+        table[bits] = table_entry(tparams, np.uint16(bits))
+
+
+_build_table_uncached = njit(parallel=True, cache=False, error_model="numpy")(build_table.py_func)

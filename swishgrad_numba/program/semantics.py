@@ -1,0 +1,160 @@
+"""What each vector instruction computes, per element, defined once (model section 2).
+
+One jitted function per instruction of :data:`.form.INSTRUCTIONS` that has
+semantics (:data:`DEFINED`); the compiler (:mod:`.compiler`) calls them, the
+16-bit tables and the float32 passes alike. Read against the Ascend C API
+pages, one per instruction:
+
+- float32 arithmetic (``Muls``, ``Adds``, ``Add``, ``Sub``, ``Mul``, ``Div``,
+  ``Reciprocal``): one IEEE binary32 operation rounded to nearest even;
+  nothing fused or reordered (no fast-math; Numba emits no FMA without it).
+- ``Exp``: correctly rounded e**x (:mod:`swishgrad_numba.kernel.exp`).
+- ``MulDstAdd(dst, src0, src1)``: ``dst * src0 + src1`` rounded once (the
+  950's ``vmadd``, model section 9).
+- ``Neg``: ``src * -1`` (model section 9: the same value as the A2's
+  ``Muls(., -1)``; the NaN's sign is the CPU's multiply's).
+- ``Abs``: the sign bit cleared. ``Duplicate``: the scalar.
+- ``Cast``: CAST_NONE widens 16-bit bits exactly; CAST_RINT narrows to
+  nearest even, CAST_ROUND to nearest, ties away from zero
+  (:mod:`swishgrad_numba.casts`).
+- Subnormals are kept, never flushed (the model's ideal; the documented
+  flush of the 950's Exp and Div is :mod:`swishgrad_numba.precision`'s
+  envelope, not an instruction's semantics).
+- Saturation mode (``sat`` true; model section 2, "Overflow modes"): every
+  float32 result that would be +-inf is +-FLT_MAX and a NaN result is +0; a
+  narrowing Cast gives the 16-bit dtype's largest finite of the sign, NaN
+  +0. The exact widening Cast is not a computation and passes its value
+  unchanged. Compiled code passes ``sat`` as a constant, so it costs nothing
+  when false.
+
+Each function is inlined at Numba IR level (``inline="always"``): the
+float32 passes measured 20-25 % slower with calls left to LLVM.
+
+Not yet defined (they may be written and printed, not compiled): ``Ln``
+(device rounding not public), ``Axpy`` (whether it rounds once is not
+public), ``Max``/``Min``/``Maxs``/``Mins`` (NaN rules not documented).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..casts import f32_to_bf16_bits, f32_to_bf16_bits_round, f32_to_f16_bits, f32_to_f16_bits_round, widen_16
+from ..dtypes import FLOAT16
+from ..intrinsics import fma_f32
+from ..kernel.exp import exp_f32
+from ..kernel.sequence import saturate
+
+__all__ = ["DEFINED", "FUNCTIONS", "muls", "adds", "add", "sub", "mul", "div", "reciprocal", "neg", "abs_",
+           "duplicate", "exp", "mul_dst_add", "cast_none", "cast_rint", "cast_round"]
+
+_NEG_ONE = np.float32(-1.0)
+_ONE = np.float32(1.0)
+_F16 = FLOAT16.code
+_F16_MAX = np.uint16(0x7BFF)    # 65504
+_BF16_MAX = np.uint16(0x7F7F)   # (2 - 2**-7) * 2**127
+_SIGN_OFF = np.uint32(0x7FFFFFFF)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def muls(src, scalar, sat):
+    return saturate(src * scalar, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def adds(src, scalar, sat):
+    return saturate(src + scalar, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def add(src0, src1, sat):
+    return saturate(src0 + src1, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def sub(src0, src1, sat):
+    return saturate(src0 - src1, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def mul(src0, src1, sat):
+    return saturate(src0 * src1, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def div(src0, src1, sat):
+    return saturate(src0 / src1, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def reciprocal(src, sat):
+    return saturate(_ONE / src, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def neg(src, sat):
+    return saturate(src * _NEG_ONE, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def abs_(src, sat):
+    return saturate(np.uint32(np.float32(src).view(np.uint32) & _SIGN_OFF).view(np.float32), sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def duplicate(scalar, sat):
+    return saturate(scalar, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def exp(src, sat):
+    return saturate(exp_f32(src), sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def mul_dst_add(dst, src0, src1, sat):
+    return saturate(fma_f32(dst, src0, src1), sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_none(bits, dtype_code):
+    """16-bit bits -> float32, exactly."""
+    return widen_16(bits, dtype_code)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _saturate_16(h, f, dtype_code, sat):
+    """A narrowed result in saturation mode: inf -> the largest finite of its sign, NaN -> +0."""
+    if sat:
+        if f != f:
+            return np.uint16(0)
+        top = _F16_MAX if dtype_code == _F16 else _BF16_MAX
+        if (h & np.uint16(0x7FFF)) > top:
+            return np.uint16((h & np.uint16(0x8000)) | top)
+    return h
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_rint(f, dtype_code, sat):
+    """float32 -> 16-bit bits, to nearest even."""
+    h = f32_to_f16_bits(f) if dtype_code == _F16 else f32_to_bf16_bits(f)
+    return _saturate_16(h, f, dtype_code, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_round(f, dtype_code, sat):
+    """float32 -> 16-bit bits, to nearest, ties away from zero."""
+    h = f32_to_f16_bits_round(f) if dtype_code == _F16 else f32_to_bf16_bits_round(f)
+    return _saturate_16(h, f, dtype_code, sat)
+
+
+#: The semantics of each defined instruction: the function's name in this
+#: module, by instruction (Cast by round mode).
+FUNCTIONS = {
+    "Muls": "muls", "Adds": "adds", "Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div",
+    "Reciprocal": "reciprocal", "Neg": "neg", "Abs": "abs_", "Duplicate": "duplicate", "Exp": "exp",
+    "MulDstAdd": "mul_dst_add",
+    ("Cast", "CAST_NONE"): "cast_none", ("Cast", "CAST_RINT"): "cast_rint", ("Cast", "CAST_ROUND"): "cast_round",
+}
+#: The instructions a program may be compiled with.
+DEFINED = frozenset(k if isinstance(k, str) else k[0] for k in FUNCTIONS)

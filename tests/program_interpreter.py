@@ -1,0 +1,97 @@
+"""An interpreter of programs (swishgrad_numba.program.form), for the tests: the compiler's oracle.
+
+Plain NumPy, one instruction at a time over whole arrays, no Numba, no
+tables, no stages: each instruction as docs/model.md section 2 states it.
+float32 arithmetic is NumPy's (IEEE binary32, rounded to nearest even);
+Exp is the correctly rounded exp of tests/reference.py; MulDstAdd the exact
+fused multiply-add rounded once; Casts by tests/reference_family.narrow.
+Saturation mode: every float32 result that is +-inf becomes +-FLT_MAX and
+a NaN result +0; a narrowing Cast saturates to the 16-bit dtype's largest
+finite (NaN: +0); the exact widening Cast changes nothing.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from reference import BF16, fma_f32_exact, ref_exp_f32
+from reference_family import narrow
+
+F32 = np.float32
+_DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16}
+_FMAX = F32(np.finfo(np.float32).max)
+_MAX16 = {"float16": 65504.0, "bfloat16": (2 - 2.0 ** -7) * 2.0 ** 127}   # the largest finite values
+
+
+def _saturate(v: np.ndarray) -> np.ndarray:
+    v = v.copy()
+    v[np.isnan(v)] = F32(0.0)
+    v[v == np.inf] = _FMAX
+    v[v == -np.inf] = -_FMAX
+    return v
+
+
+def _scalar(k, attrs) -> np.float32:
+    if hasattr(k, "a"):                                   # Product: float32 times float32
+        with np.errstate(all="ignore"):
+            return _scalar(k.a, attrs) * _scalar(k.b, attrs)
+    if hasattr(k, "text") or hasattr(k, "value"):        # Const: a double value, rounded to float once
+        with np.errstate(over="ignore"):
+            return F32(k.value)
+    return F32(attrs[k.name])                             # Attr
+
+
+def _step(op, args, env, attrs, saturation, tensors):
+    def t(name):
+        return env[name]
+    with np.errstate(all="ignore"):
+        if op == "Cast":
+            dst_dtype = _DTYPES[tensors[args[0]].dtype]
+            if args[2] == "CAST_NONE":
+                return t(args[1]).astype(np.float32)
+            src = t(args[1])
+            if saturation:
+                src = _saturate(src)
+                big = _MAX16[tensors[args[0]].dtype]
+                out = narrow(src, dst_dtype, ties_away=args[2] == "CAST_ROUND")
+                wide = out.astype(np.float32)
+                out[wide == np.inf] = big
+                out[wide == -np.inf] = -big
+                return out
+            return narrow(src, dst_dtype, ties_away=args[2] == "CAST_ROUND")
+        if op == "Muls":
+            r = t(args[1]) * _scalar(args[2], attrs)
+        elif op == "Adds":
+            r = t(args[1]) + _scalar(args[2], attrs)
+        elif op in ("Add", "Sub", "Mul", "Div"):
+            a, b = t(args[1]), t(args[2])
+            r = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}[op](a, b)
+        elif op == "Exp":
+            r = ref_exp_f32(t(args[1]))
+        elif op == "Reciprocal":
+            r = F32(1.0) / t(args[1])
+        elif op == "Neg":
+            r = t(args[1]) * F32(-1.0)
+        elif op == "Abs":
+            r = (t(args[1]).view(np.uint32) & np.uint32(0x7FFFFFFF)).view(np.float32)
+        elif op == "Duplicate":
+            r = np.full(len(next(iter(env.values()))), _scalar(args[1], attrs), dtype=np.float32)
+        elif op == "MulDstAdd":
+            d, s0, s1 = t(args[0]), t(args[1]), t(args[2])
+            r = np.array([fma_f32_exact(p, q, c) for p, q, c in zip(d, s0, s1)], dtype=np.float32)
+        else:
+            raise NotImplementedError(op)
+    r = np.asarray(r, dtype=np.float32)
+    return _saturate(r) if saturation else r
+
+
+def interpret(program, inputs: dict, attrs: dict, saturation: bool = False) -> np.ndarray:
+    """The program's output for ``inputs`` (name -> array of the input's dtype)."""
+    env = {t.name: np.asarray(inputs[t.name], dtype=_DTYPES[t.dtype]) for t in program.inputs}
+    for step in program.body:
+        if hasattr(step, "program"):    # Call: the subroutine on its own tensors
+            sub = step.program
+            env[step.dst] = interpret(sub, {f.name: env[a] for f, a in zip(sub.inputs, step.srcs)},
+                                      {a: attrs[a] for a in sub.attrs}, saturation)
+        else:
+            env[step.args[0]] = _step(step.op, step.args, env, attrs, saturation, program.tensors)
+    return env[program.output.name]

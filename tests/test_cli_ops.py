@@ -1,0 +1,31 @@
+"""``swishgrad ops list`` and ``swishgrad ops show``."""
+from __future__ import annotations
+
+from swishgrad_numba.cli import main
+from swishgrad_numba.ops import OPERATORS
+
+
+def test_ops_list_names_every_operator_with_its_aclnn_name(capsys):
+    assert main(["ops", "list"]) == 0
+    out = capsys.readouterr().out
+    for name, op in OPERATORS.items():
+        line = next(l for l in out.splitlines() if l.split()[0] == name)
+        assert op.aclnn[-1] in line and op.kernel_op in line
+
+
+def test_ops_show_prints_the_kernels_program(capsys):
+    assert main(["ops", "show", "swish", "--soc", "Ascend950PR_9599", "--dtype", "float16", "--beta", "0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("SwishZero(float16 x) -> float16 out")
+    assert lines[2:] == ["    Cast(xf, x, CAST_NONE);", "    Muls(y, xf, 0.5f);", "    Cast(out, y, CAST_RINT);"]
+    assert main(["ops", "show", "swish"]) == 0   # the A2: its own sequence, CAST_ROUND narrowing at 16 bits
+    assert "Muls(t, x, (-1.0f * scale));" in capsys.readouterr().out
+    assert main(["ops", "show", "swish", "--dtype", "bfloat16"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "    Cast(out, y, CAST_ROUND);"
+
+
+def test_ops_show_refuses_an_unknown_operator_or_soc(capsys):
+    assert main(["ops", "show", "gelu"]) == 2
+    assert "unknown operator 'gelu'" in capsys.readouterr().err
+    assert main(["ops", "show", "swish", "--soc", "ascend9999"]) == 2
+    assert "--soc" in capsys.readouterr().err

@@ -1,0 +1,166 @@
+"""swishgrad_numba.program: the program form, and the compiler against the interpreter of
+tests/program_interpreter.py, bit for bit, on random well-typed programs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from program_interpreter import interpret
+from reference import BF16, SPECIALS, assert_bits_equal
+from swishgrad_numba.kernel import walk
+from swishgrad_numba.program import Attr, Call, Const, Instr, Product, Program, Tensor
+from swishgrad_numba.program.form import INSTRUCTIONS, V
+from swishgrad_numba.program.passes import compile_program
+
+DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16}
+# Exp three times: its staged fast path and exact redo are the compiler's subtlest code
+ARITH = ("Muls", "Adds", "Add", "Sub", "Mul", "Div", "Exp", "Exp", "Exp", "Reciprocal", "Neg", "Abs", "Duplicate",
+         "MulDstAdd")
+CONSTS = (0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-40, -3e-39, 3.4e38, float("inf"), float("-inf"), float("nan"),
+          "-1.595769121 * 0.044715", "1.0 / 3.0")
+
+
+def _scalar(rng):
+    if rng.random() < 0.1:
+        return Product(Const.of(CONSTS[rng.integers(len(CONSTS))]), Attr("alpha"))
+    if rng.random() < 0.3:
+        return Attr("alpha")
+    if rng.random() < 0.5:
+        return Const.of(CONSTS[rng.integers(len(CONSTS))])
+    return Const.of(float(np.float32(rng.standard_normal() * 10.0 ** rng.integers(-3, 4))))
+
+
+def _body(rng, f32: list, length: int, names, subroutine=None, sixteen=()):
+    """Random instructions over the float32 tensors ``f32`` (grown as new ones are written)."""
+    body = []
+    for _ in range(length):
+        recent = f32[-4:] if rng.random() < 0.7 else f32
+
+        def pick():
+            return recent[rng.integers(len(recent))]
+        choice = rng.integers(len(ARITH) + 2)
+        dst = next(names) if rng.random() < 0.6 or len(f32) < 3 else f32[rng.integers(len(f32))]
+        if choice == len(ARITH):                  # a 16-bit round trip through a local
+            h = sixteen[rng.integers(len(sixteen))]
+            body += [V.Cast(h, pick(), ("CAST_RINT", "CAST_ROUND")[rng.integers(2)]), V.Cast(dst, h, "CAST_NONE")]
+        elif choice == len(ARITH) + 1 and subroutine is not None:
+            body.append(Call(subroutine, dst, tuple(pick() for _ in subroutine.inputs)))
+        else:
+            op = ARITH[min(choice, len(ARITH) - 1)]
+            if op == "MulDstAdd":
+                dst = pick()
+            kinds = INSTRUCTIONS[op]
+            args = [dst] + [pick() if k in "sD" else _scalar(rng) for k in kinds[1:]]
+            body.append(Instr(op, tuple(args)))
+        if dst not in f32:
+            f32.append(dst)
+    return body
+
+
+def random_program(rng, dtype: str, length: int) -> Program:
+    names = (f"t{i}" for i in range(10 ** 6))
+    sub_names = (f"u{i}" for i in range(10 ** 6))
+    sixteen = ("h16", "hb16")
+    sub_in = (Tensor("p"), Tensor("q"))
+    sub_f32 = ["p", "q"]
+    sub_body = _body(rng, sub_f32, 3, sub_names, sixteen=sixteen) + [V.Mul("r", sub_f32[-1], sub_f32[-2])]
+    sub = Program("Helper", sub_in, Tensor("r"), tuple(Tensor(n) for n in sub_f32[2:])
+                  + (Tensor("h16", "float16"), Tensor("hb16", "bfloat16")), tuple(sub_body), ("alpha",))
+    n_in = int(rng.integers(1, 4))
+    inputs = tuple(Tensor(f"in{i}", dtype) for i in range(n_in))
+    if dtype == "float32":
+        f32, body = [t.name for t in inputs], []
+    else:
+        f32 = [f"w{i}" for i in range(n_in)]
+        body = [V.Cast(f"w{i}", f"in{i}", "CAST_NONE") for i in range(n_in)]
+    body += _body(rng, f32, length, names, sub, sixteen)
+    last = body[-1].dst
+    if dtype == "float32":
+        body.append(V.Add("out", last, f32[rng.integers(len(f32))]))
+    else:
+        body.append(V.Cast("out", last, ("CAST_RINT", "CAST_ROUND")[rng.integers(2)]))
+    local = [n for n in dict.fromkeys(f32) if n not in {t.name for t in inputs}]
+    return Program("Fuzz", inputs, Tensor("out", dtype), tuple(Tensor(n) for n in local)
+                   + (Tensor("h16", "float16"), Tensor("hb16", "bfloat16")), tuple(body), ("alpha",))
+
+
+def _inputs(rng, n, dtype, count):
+    out = []
+    for i in range(count):
+        v = rng.uniform(-110, 100, n)
+        wide = rng.random(n) < 0.3
+        v[wide] = rng.standard_normal(wide.sum()) * 10.0 ** rng.integers(-45, 39, wide.sum())
+        sp = rng.random(n) < 0.1
+        v[sp] = rng.choice(SPECIALS, sp.sum())
+        with np.errstate(over="ignore"):
+            arr = v.astype(np.float32).astype(DTYPES[dtype])
+        if dtype != "float32" and i == 0:   # the first 16-bit input: every bit pattern
+            arr = np.arange(65536, dtype=np.uint16).view(DTYPES[dtype])
+        out.append(arr)
+    return out
+
+
+def run_compiled(compiled, arrays, alpha, pass_len):
+    """The compiled pass over ``arrays`` by the walk: one core, passes of ``pass_len``."""
+    params = compiled.params(alpha=alpha)
+    n = arrays[0].size
+    raw = [a.view(np.uint16) if a.dtype.itemsize == 2 else a for a in arrays]
+    out = np.empty(n, dtype=arrays[0].dtype)
+    passes = -(-n // pass_len)
+    pieces = np.zeros(1, dtype=walk.PIECE_DTYPE)
+    pieces[0] = (0, 1, 0, passes, pass_len, n - (passes - 1) * pass_len)
+    serial, _ = walk.launchers(params)
+    serial(params, tuple(raw), out.view(np.uint16) if out.dtype.itemsize == 2 else out, pieces, pass_len)
+    return out
+
+
+@pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_random_programs_compiled_as_interpreted(dtype, saturation):
+    rng = np.random.default_rng([28, list(DTYPES).index(dtype), saturation])
+    for case in range(3):
+        program = random_program(rng, dtype, int(rng.integers(4, 24)))
+        n = 65536 if dtype != "float32" else int(rng.integers(1, 3000))
+        arrays = _inputs(rng, n, dtype, len(program.inputs))
+        alpha = np.float32(Const.of(CONSTS[rng.integers(len(CONSTS))]).value if rng.random() < 0.5
+                           else rng.standard_normal())
+        compiled = compile_program(program, dtype, saturation, module=__name__)
+        got = run_compiled(compiled, arrays, alpha, int(rng.choice([37, 128, 1000])))
+        want = interpret(program, {t.name: a for t, a in zip(program.inputs, arrays)}, {"alpha": alpha},
+                         saturation)
+        assert_bits_equal(got, want, f"{dtype} case {case}:\n{program}\n{compiled.pass_source}")
+
+
+def test_program_prints_one_instruction_per_line_as_upstream_writes_it():
+    p = Program("P", (Tensor("x", "float16"),), Tensor("y", "float16"), (Tensor("xf"), Tensor("t")),
+                (V.Cast("xf", "x", "CAST_NONE"), V.Muls("t", "xf", Attr("beta")),
+                 V.Muls("t", "t", "-1.595769121 * 0.044715"), V.Cast("y", "t", "CAST_RINT")), ("beta",))
+    assert str(p).splitlines()[1:] == ["    Cast(xf, x, CAST_NONE);", "    Muls(t, xf, beta);",
+                                       "    Muls(t, t, (float)(-1.595769121 * 0.044715));",
+                                       "    Cast(y, t, CAST_RINT);"]
+    # the double expression is rounded to float once
+    assert Const.of("-1.595769121 * 0.044715").f32 == np.float32(-1.595769121 * 0.044715)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ((V.Muls("t", "x", 2.0),), "float32 tensors only"),
+    ((V.Cast("t", "x", "CAST_RINT"),), "CAST_NONE"),
+    ((V.Muls("t", "nope", 2.0),), "not a declared tensor"),
+    ((V.Muls("t", "t", Attr("gamma")),), "attribute 'gamma'"),
+    ((Instr("Muls", ("t", "t")),), "takes 3 operands"),
+])
+def test_ill_typed_programs_are_refused(bad, message):
+    with pytest.raises(ValueError, match=message):
+        Program("Bad", (Tensor("x", "float16"),), Tensor("y", "float16"), (Tensor("t"),), bad, ("beta",))
+
+
+def test_a_cached_launch_finds_its_params_class_by_name():
+    # a launch's disk-cache index names the class; another process rebuilds it from the name alone
+    from swishgrad_numba.program import compiled, passes
+
+    c = compiled("swish_grad", "a2", "float16", saturation=True)
+    assert getattr(passes, c.params_class.__name__) is c.params_class
+    assert c.params_class.__module__ == passes.__name__ and c.params_class._fields == ("beta", "table0")
+    assert getattr(passes, c.table_classes[0].__name__) is c.table_classes[0]
+    with pytest.raises(AttributeError):
+        getattr(passes, "Pass__swish_grad__a2__float16")
