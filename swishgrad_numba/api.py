@@ -68,12 +68,12 @@ def run_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, block_dim=None, *,
         a tiling whose walk would transfer more than :data:`MAX_WORK_FACTOR`
         times the tensor's elements.
     """
+    if overflow_mode not in OVERFLOW_MODES:
+        raise ValueError(f"overflow_mode must be one of {', '.join(map(repr, OVERFLOW_MODES))}, got {overflow_mode!r}")
     if is_op_tiling(tiling):
-        if overflow_mode != "infnan":
-            raise ValueError(f"overflow_mode {overflow_mode!r} is emulated for SwishGrad's records only")
         if block_dim is not None:
             tiling = dataclasses.replace(tiling, block_dim=int(block_dim))
-        return run_op_tiling(grad, x, out, tiling, platform)
+        return run_op_tiling(grad, x, out, tiling, platform, saturation=overflow_mode == "saturation")
     info = dtype_info(out.dtype, argname="out.dtype")
     for name, arr in (("grad", grad), ("x", x), ("out", out)):
         if not isinstance(arr, np.ndarray) or arr.ndim != 1 or not arr.flags.c_contiguous or arr.dtype != info.numpy:
@@ -82,8 +82,6 @@ def run_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, block_dim=None, *,
         raise ValueError("grad, x and out must have the same size")
     if not out.flags.writeable:
         raise ValueError("out must be writeable")
-    if overflow_mode not in OVERFLOW_MODES:
-        raise ValueError(f"overflow_mode must be one of {', '.join(map(repr, OVERFLOW_MODES))}, got {overflow_mode!r}")
     record, block_dim, _key = as_tiling_record(tiling, block_dim)
     if block_dim < 1:
         raise ValueError(f"tiling.block_dim must be >= 1, got {block_dim}")

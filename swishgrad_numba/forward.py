@@ -82,7 +82,7 @@ def swish(x, beta=1.0, *, out=None, platform: Platform | None = None):
     TypeError, ValueError
         As :func:`~swishgrad_numba.swish_backward` does (the platform rules
         every operator shares: :func:`~swishgrad_numba.arguments.check_platform_for`;
-        this kernel refuses the saturation overflow mode); ValueError also
+        the A2 kernel computes in the saturation overflow mode where the platform is in it); ValueError also
         where the kernel's host tiling refuses (the A2 host takes bfloat16 on
         ascend910b and ascend310b only).
 

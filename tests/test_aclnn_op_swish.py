@@ -10,6 +10,7 @@ from aclnn_helpers import (BF16, F16, F32, WORKSPACE, random_values, reference_p
 from reference import assert_bits_equal
 from reference_family import ref_swish
 from swishgrad_numba import Platform, aclnn
+from swishgrad_numba import silu as sg_silu
 from swishgrad_numba.dtypes import FLOAT32
 from swishgrad_numba.ops import get_operator
 from swishgrad_numba.platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM
@@ -106,9 +107,9 @@ def test_executor_runs_once(stream):
     assert aclnn.aclrtSynchronizeStream(stream) == aclnn.ACL_SUCCESS
 
 
-def test_a_saturation_stream_is_refused_not_computed_in_the_other_mode():
-    # The saturation overflow mode is emulated for aclnnSwishBackward only;
-    # the forward on such a stream must not silently give Inf/NaN-mode bits.
+def test_a_saturation_stream_computes_in_that_mode():
+    # Issue 27.4: the forward on such a stream must not give Inf/NaN-mode bits; it now runs the
+    # saturated kernel, as the functional API does on a saturation platform.
     aclnn.set_platform(Platform(soc_version="ascend910b"))
     x = np.linspace(-100, 5, 16).astype(F32)
     out = np.zeros_like(x)
@@ -117,9 +118,11 @@ def test_a_saturation_stream_is_refused_not_computed_in_the_other_mode():
         _, s = aclnn.aclrtCreateStream()
         status, ws, ex = aclnn.aclnnSiluGetWorkspaceSize(tensor(x), tensor(out))
         assert status == ACLNN_SUCCESS
-        assert aclnn.aclnnSilu(WORKSPACE, ws, ex, s) == ACLNN_ERR_PARAM_INVALID
-        assert "saturation overflow mode" in aclnn.aclGetRecentErrMsg()
-        assert not ex.used and not out.any()
+        assert aclnn.aclnnSilu(WORKSPACE, ws, ex, s) == ACLNN_SUCCESS
+        assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_SUCCESS
+        expected = sg_silu(x, platform=Platform(soc_version="ascend910b", overflow_mode="saturation"))
+        assert_bits_equal(out, expected)
+        assert out[0] != 0                       # the Inf/NaN mode gives -0 at x = -100
         aclnn.aclrtDestroyStream(s)
     finally:
         assert aclnn.aclrtSetDeviceSatMode(aclnn.ACL_RT_OVERFLOW_MODE_INFNAN) == aclnn.ACL_SUCCESS
@@ -151,9 +154,9 @@ def test_the_launch_hands_the_stored_record_to_the_kernel(op, stream, monkeypatc
     seen = []
 
     def recording(kernel):
-        def run(grad, x, out, tiling):
+        def run(grad, x, out, tiling, saturation=False):
             seen.append((grad, x.ndim, x.flags.c_contiguous, out.ndim, out.flags.c_contiguous, tiling))
-            return kernel.run(grad, x, out, tiling)
+            return kernel.run(grad, x, out, tiling, saturation=saturation)
         return run
 
     for arch in list(kernels):

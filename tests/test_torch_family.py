@@ -206,13 +206,21 @@ def test_the_backward_function_has_forward_mode_and_vmap(op):
     assert_bits_equal(to_numpy(tangent), ref_backward(op, g[1], x[0], 1.0, "a2"))
 
 
-def test_a_saturation_platform_is_refused_when_the_module_is_made():
-    # The forward kernels do not emulate the saturation mode (SwishGrad does): refused, not mixed.
+def test_a_saturation_platform_runs_both_passes_in_that_mode():
+    # Issue 27.4: the forward ran in the Inf/NaN mode while the backward saturated. Both passes now
+    # run the saturated kernels (whose bits tests/test_program_operators.py checks).
     sat = sg.Platform(overflow_mode="saturation")
-    for make in (lambda: Swish(1.3, platform=sat), lambda: SiLU(platform=sat),
-                 lambda: silu(torch.ones(3), platform=sat)):
-        with pytest.raises(ValueError, match="overflow_mode 'saturation'"):
-            make()
+    x_np = np.linspace(-120, 4, 40).astype(np.float32)
+    for module, beta, backward in ((Swish(1.3, platform=sat), 1.3, sg.swish_backward),
+                                   (SiLU(platform=sat), 1.0, lambda g, x, b, platform: sg.silu_backward(
+                                       g, x, platform=platform))):
+        x = torch.tensor(x_np, requires_grad=True)
+        y = module(x)
+        assert_bits_equal(to_numpy(y.detach()), sg.swish(x_np, beta, platform=sat))
+        assert to_numpy(y.detach())[0] != 0          # the Inf/NaN mode gives -0 there
+        y.backward(torch.ones_like(y))
+        assert_bits_equal(to_numpy(x.grad), backward(np.ones_like(x_np), x_np, beta, platform=sat))
+    assert_bits_equal(to_numpy(silu(torch.tensor(x_np), platform=sat)), sg.silu(x_np, platform=sat))
 
 
 COMPILED_FORMS = {

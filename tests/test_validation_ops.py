@@ -195,6 +195,25 @@ def test_run_tiling_matches_the_public_functions(arch, dtype):
     assert_bits_equal(out, sg.silu_backward(g, x, platform=platform))
 
 
+def test_run_tiling_runs_the_family_in_the_saturation_mode():
+    # Issue 27.4: an operator's record was refused in the saturation mode ("SwishGrad's records only").
+    sat = sg.Platform(overflow_mode="saturation")
+    n = 5000
+    x = np.linspace(-120, 6, n).astype(np.float32)
+    g = np.linspace(1, 2, n).astype(np.float32)
+    for op, beta, grad, expected in (("swish", 1.7, None, sg.swish(x, 1.7, platform=sat)),
+                                     ("silu", None, None, sg.silu(x, platform=sat)),
+                                     ("silu_grad", None, g, sg.silu_backward(g, x, platform=sat))):
+        out = np.empty_like(x)
+        sg.run_tiling(grad, x, out, _tiling(op, n, np.dtype(np.float32), PLATFORMS["a2"], beta),
+                      overflow_mode="saturation")
+        assert_bits_equal(out, expected)
+        assert out[0] != 0                      # the Inf/NaN mode gives (-)0 there
+    with pytest.raises(ValueError, match="not supported by the Ascend 950"):
+        sg.run_tiling(None, x, np.empty_like(x), _tiling("silu", n, np.dtype(np.float32), PLATFORMS["arch35"]),
+                      overflow_mode="saturation")
+
+
 def test_run_tiling_refuses_broken_records_and_bad_arrays():
     n = 4096
     x = np.linspace(-3, 3, n, dtype=np.float32)

@@ -171,6 +171,7 @@ def aclnnSiluBackwardGetWorkspaceSize(gradOutput, self, gradInput):
 def _make_job(executor: aclSiluBackwardExecutor, stream=None):
     go, x, gi, tiling = executor.grad_output, executor.self_, executor.grad_input, executor.tiling
     on_950 = _regbase(executor.platform)
+    saturation = stream.overflow_mode == "saturation"   # the device's mode when the stream was created
 
     def job():
         # Non-contiguous inputs are made contiguous (in-bounds reads only);
@@ -182,7 +183,7 @@ def _make_job(executor: aclSiluBackwardExecutor, stream=None):
         if on_950:
             op.run_arch35(g, xv, result, tiling)
         else:
-            op.run_a2(g, xv, result, tiling)
+            op.run_a2(g, xv, result, tiling, saturation=saturation)
         out_view[...] = result
 
     return job

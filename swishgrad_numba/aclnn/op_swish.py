@@ -162,6 +162,7 @@ def _make_job(executor: aclSwishExecutor, stream=None):
     # kernel that record is for; nothing is re-derived here.
     tiling = executor.tiling
     kernel = get_operator(executor.op).kernels[tiling.architecture]
+    overflow_mode = stream.overflow_mode   # the stream took the device's mode when it was created
 
     def job():
         # x is made contiguous (in-bounds reads only); the flat result is then
@@ -169,7 +170,7 @@ def _make_job(executor: aclSwishExecutor, stream=None):
         x = np.ascontiguousarray(_view(executor.self_)).reshape(-1)
         out_view = _view(executor.out)
         result = np.empty(out_view.shape, dtype=executor.out.dtype)
-        kernel.run(None, x, result.reshape(-1), tiling)
+        kernel.run(None, x, result.reshape(-1), tiling, saturation=overflow_mode == "saturation")
         out_view[...] = result
 
     return job

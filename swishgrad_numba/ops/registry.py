@@ -70,7 +70,8 @@ class Kernel:
     run : callable, optional
         ``run(grad, x, out, tiling)``: the kernel's launch with a checked
         :class:`OpTiling` over flat contiguous arrays (``grad`` None for a
-        forward operator).
+        forward operator); an operator whose ``saturation`` is set also
+        takes ``saturation=True`` there (its A2 kernel in that mode).
     device_instructions : callable, optional
         ``device_instructions(tiling, itemsize) -> tuple of str``: the vector
         instructions one tile (950: one UB loop) issues, as the device-time

@@ -327,8 +327,9 @@ def arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: P
     return WalkCheck(fields, plan, fields.ubFormer, keys)
 
 
-def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
-    """The kernel with a checked record over flat contiguous ``x`` and ``out`` (``grad`` None)."""
+def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False) -> None:
+    """The kernel with a checked record over flat contiguous ``x`` and ``out`` (``grad`` None), in the
+    saturation overflow mode where ``saturation``."""
     if grad is not None:
         raise ValueError(f"grad must be None for the forward operator {tiling.op!r} (it reads x only)")
     info = dtype_info(out.dtype, argname="out.dtype")
@@ -336,7 +337,7 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
     fields = walk_fields(tiling)
     launch_plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(tiling.architecture),
                                          out.size)
-    launch(x, out, launch_plan, scale32, info, variant_of(tiling.architecture, scale32))
+    launch(x, out, launch_plan, scale32, info, variant_of(tiling.architecture, scale32), saturation=saturation)
 
 # ---------------------------------------------------------------- registration
 
@@ -367,6 +368,6 @@ def _silu_host_tiling(numel, info, beta32, platform):
 
 
 SWISH = register(Operator("swish", ("aclnnSwishGetWorkspaceSize", "aclnnSwish"), "Swish", _KERNELS,
-                          _swish_host_tiling, has_beta=True))
+                          _swish_host_tiling, has_beta=True, saturation=True))
 SILU = register(Operator("silu", ("aclnnSiluGetWorkspaceSize", "aclnnSilu"), "Swish", _KERNELS,
-                         _silu_host_tiling, has_beta=False))
+                         _silu_host_tiling, has_beta=False, saturation=True))

@@ -101,17 +101,23 @@ def validate_op_tiling(tiling, numel, dtype, platform: Platform | None = None, b
                             buffers=tuple(check.buffers) if tiling.architecture != ARCH_950 else ())
 
 
-def run_op_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, platform: Platform | None = None) -> np.ndarray:
+def run_op_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, platform: Platform | None = None,
+                  saturation: bool = False) -> np.ndarray:
     """:func:`~swishgrad_numba.run_tiling` of an operator's record: validated
     first (on ``platform``, by default the reference platform of the
     record's kernel), refused with a ValueError listing its errors, else run
-    by the operator's own launch."""
+    by the operator's own launch, in the saturation overflow mode where
+    ``saturation`` (refused where the operator or the 950 has no such mode)."""
     from ..ops import get_operator
 
     op = get_operator(tiling.op)
     kern = op.kernels.get(tiling.architecture)
     if kern is None or kern.run is None:
         raise ValueError(f"tiling: operator {op.name!r} has no launch for the {tiling.architecture} kernel")
+    if saturation and not op.saturation:
+        raise ValueError(f"overflow_mode 'saturation' is not emulated for {op.name} (only infnan is)")
+    if saturation and tiling.architecture == ARCH_950:
+        raise ValueError("overflow_mode 'saturation' is not supported by the Ascend 950 kernel (Inf/NaN mode only)")
     info = dtype_info(out.dtype, argname="out.dtype")
     arrays = (("x", x), ("out", out)) if grad is None else (("grad", grad), ("x", x), ("out", out))
     for name, arr in arrays:
@@ -132,5 +138,6 @@ def run_op_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, platform: Platfo
         raise ValueError(f"grad must be None for the forward operator {op.name!r} (it reads x only)")
     if op.inputs > 1 and grad is None:
         raise ValueError(f"grad must be an array for {op.name} (its gradOutput)")
-    kern.run(grad, x, out, tiling)
+    # an operator without the mode keeps the four-argument run (refused above when asked for it)
+    kern.run(grad, x, out, tiling, saturation=True) if saturation else kern.run(grad, x, out, tiling)
     return out

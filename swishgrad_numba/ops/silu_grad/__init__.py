@@ -96,4 +96,4 @@ SILU_GRAD = register(Operator(
      ARCH_950: Kernel(ARCH_950, "activation/silu_grad (arch35)", "SiluGradTilingData", ARCH35_TILING_DTYPE,
                       "CAST_RINT", arch35_walk_check, run, programs=functools.partial(programs, ARCH_950),
                       walk="broadcast")},
-    _registry_host_tiling, has_beta=False, inputs=2))
+    _registry_host_tiling, has_beta=False, inputs=2, saturation=True))

@@ -62,8 +62,8 @@ def silu_backward(grad_output, x, *, out=None, platform: Platform | None = None)
     ------
     TypeError, ValueError
         As :func:`~swishgrad_numba.swish_backward` does (the platform rules
-        every operator shares; this kernel refuses the saturation overflow
-        mode).
+        every operator shares; the A2 kernel computes in the saturation
+        overflow mode where the platform is in it).
     """
     check_array(grad_output, "grad_output")
     check_array(x, "x")

@@ -78,14 +78,17 @@ def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Til
     return out
 
 
-def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
-    """The kernel with a checked record over flat contiguous arrays of one dtype and size."""
+def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False) -> None:
+    """The kernel with a checked record over flat contiguous arrays of one dtype and size, in the
+    saturation overflow mode where ``saturation`` (the A2 kernel; the 950 has the Inf/NaN mode only)."""
     if grad is None:
         raise ValueError("grad must be an array for silu_grad (its gradOutput)")
     info = dtype_info(out.dtype, argname="out.dtype")
     if tiling.architecture == ARCH_950:
+        if saturation:
+            raise ValueError("overflow_mode 'saturation' is not supported by the Ascend 950 kernel (Inf/NaN mode only)")
         run_arch35(grad, x, out, Arch35Tiling(tiling.data, tiling.block_dim, tiling.tiling_key,
                                               tiling.workspace_size, info, info, info, out.shape))
     else:
         run_a2(grad, x, out, A2Tiling(tiling.data, tiling.block_dim, tiling.tiling_key, tiling.tiling_key,
-                                      tiling.workspace_size, info))
+                                      tiling.workspace_size, info), saturation=saturation)
