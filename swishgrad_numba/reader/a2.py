@@ -1,0 +1,272 @@
+"""The A2 class style: an entry that makes a kernel object, ``Init`` and ``Process``;
+TPipe, TQue/TBuf buffers, CopyIn / Compute / CopyOut, straight-line vector calls.
+
+:class:`ClassMachine` follows the entry for one dtype (and one choice of the
+tiling-key template arguments). Process's one loop is the tile loop: its body
+is followed once, and the tail tile after it must compute the same. Runtime
+branches outside the tile (the big/small core split in Init) are followed
+both ways and their members joined; inside the tile they are refused.
+"""
+from __future__ import annotations
+
+from .description import AttrRef, Step
+from .instructions import IGNORED_CALLS, VECTOR_CALLS
+from .machine import Machine, Mode, Return_, Symbolic, Tensor, Unknown, refuse
+from .objects import Buf, Event, GlobalT, GlobalView, GMAddr, Instance, Pipe, Queue, TilingVal
+from .syntax import Call, Name
+from .values import CNum, TypeVal, as_constant, render
+
+__all__ = ["ClassMachine"]
+
+_QUEUES = ("TQue", "TQueBind")
+_TILING_MACROS = ("GET_TILING_DATA_WITH_STRUCT", "GET_TILING_DATA", "GET_TILING_DATA_PTR_WITH_STRUCT")
+
+
+class ClassMachine(Machine):
+    """Follows a class-style entry; ``events`` is what it records, ``decide`` answers
+    branches on the entry's non-type template arguments (the fork driver's)."""
+
+    def __init__(self, symbols, dtype_cname, gm_params, decide):
+        macros = {f"DTYPE_{g.upper()}": TypeVal(dtype_cname) for g in gm_params}
+        super().__init__(symbols, macros)
+        self.decide = decide
+        self.events, self.names, self.dtypes = [], {}, {}
+        self.tile, self.in_tile, self.methods = None, False, []
+        self.buffer_num, self.tiling_struct = None, None
+
+    # ------------------------------------------------------------ the entry
+    def run_entry(self, fn, tbind):
+        self.scopes[0].update(tbind)
+        self.scopes.append({p.name: (GMAddr(p.name) if p.type.name.last == "GM_ADDR" else Unknown(p.name))
+                            for p in fn.params})
+        self.methods.append(fn.name.last)
+        try:
+            self.run(fn.body)
+        except Return_:
+            pass
+
+    def runtime_branch(self, stmt):
+        cond = self.eval(stmt.cond)
+        if isinstance(cond, Symbolic):
+            branch = stmt.then if self.decide(cond.text) else stmt.other
+            if branch is not None:
+                self.run(branch)
+            return
+        if self.in_tile:
+            refuse(stmt, "a runtime branch in Compute", f"if ({render(stmt.cond)})")
+        self._both_ways(stmt)
+
+    def _both_ways(self, stmt):
+        """Outside the tile: follow both branches; members set differently become run-time values."""
+        members, n = dict(self.this.members) if self.this else {}, len(self.events)
+        self.run(stmt.then)
+        then_members, then_events = (dict(self.this.members) if self.this else {}), self.events[n:]
+        if self.this:
+            self.this.members = dict(members)
+        del self.events[n:]
+        if stmt.other is not None:
+            self.run(stmt.other)
+        if self.events[n:] != then_events:
+            refuse(stmt, "vector calls under a runtime branch", f"if ({render(stmt.cond)})")
+        if self.this:
+            for k, v in then_members.items():
+                if self.this.members.get(k) != v:
+                    self.this.members[k] = Unknown(f"{k} (set by a runtime branch)")
+
+    def loop(self, stmt):
+        if any(_calls(stmt, "SetValue")):
+            refuse(stmt, "a loop over SetValue", "element-by-element code is not a vector program")
+        if self.in_tile or self.methods[-1] != "Process" or self.tile is not None:
+            where = "Compute" if self.in_tile else self.methods[-1]
+            refuse(stmt, f"a loop in {where}", "only Process's tile loop is read")
+        self.scopes.append({})
+        if stmt.init is not None:
+            self.run(stmt.init)
+        start, self.in_tile = len(self.events), True
+        self.run(stmt.body)
+        self.in_tile, self.tile = False, (start, len(self.events))
+        self.scopes.pop()
+
+    def name_value(self, node, value, name):
+        if isinstance(value, Tensor) and value.key not in self.names:
+            taken = set(self.names.values())
+            self.names[value.key] = name if name not in taken else f"{name}_{len(taken)}"
+        return value
+
+    # ------------------------------------------------------------ objects
+    def construct(self, node, tval, name, args):
+        if tval.cname in self.symbols.classes:
+            return self.instance(node, self.symbols.classes[tval.cname], tval.args)
+        if tval.cname in _QUEUES:
+            return Queue(name, tval.args[-1] if tval.args else None)
+        if tval.cname == "TBuf":
+            return Buf(name)
+        if tval.cname == "TPipe":
+            return Pipe()
+        if tval.cname == "GlobalTensor":
+            return GlobalT(name)
+        return Unknown(f"{tval.cname} {name}")
+
+    def instance(self, node, cls, targs):
+        env = {}
+        for i, tp in enumerate(cls.tparams):
+            env[tp.name] = targs[i] if i < len(targs) else (self.eval(tp.default) if tp.default else None)
+        inst = Instance(cls, env)
+        saved = self.scopes
+        self.scopes = [self.scopes[0], env]
+        for decl in cls.fields:
+            tval = self.type_of(decl.type)
+            for name, init, _ in decl.names:
+                inst.members[name] = self.eval(init) if init is not None else \
+                    Unknown(name) if decl.type.ptr else self.construct(decl, tval, name, [])
+        self.scopes = saved
+        return inst
+
+    def invoke(self, node, fn, this, args, env):
+        saved = (self.scopes, self.this)
+        self.scopes = [self.scopes[0], dict(env), {p.name: a for p, a in zip(fn.params, args)}]
+        self.this = this
+        self.methods.append(fn.name.last)
+        try:
+            self.run(fn.body)
+            return None
+        except Return_ as r:
+            return r.value
+        finally:
+            self.methods.pop()
+            self.scopes, self.this = saved
+
+    def call_method(self, node, obj, name, targs, args):
+        if isinstance(obj, Instance):
+            return self.invoke(node, self.symbols.method(obj.cls, name, node.at), obj, args, obj.env)
+        if name in ("ReinterpretCast",):
+            refuse(node, "ReinterpretCast", "a bit trick the program form does not have")
+        if name in ("SetValue", "GetValue"):
+            refuse(node, name, "element-by-element access is not a vector program")
+        if isinstance(obj, Pipe) and name == "InitBuffer":
+            if isinstance(args[0], Queue) and len(args) == 3:
+                self.buffer_num = args[1].value if isinstance(args[1], CNum) else None
+            return None
+        if isinstance(obj, (Queue, Buf)) and name in ("AllocTensor", "DeQue", "Get"):
+            return self.tensor(node, obj.name, targs)
+        if isinstance(obj, (Queue, Buf)) and name in ("EnQue", "FreeTensor"):
+            return None
+        if isinstance(obj, GlobalT) and name == "SetGlobalBuffer":
+            if not isinstance(args[0], GMAddr):
+                refuse(node, f"{obj.name}.SetGlobalBuffer", "its address is not a GM_ADDR argument")
+            obj.gm = args[0].name
+            return None
+        if isinstance(obj, Unknown):
+            return Unknown(f"{obj.why}.{name}")
+        refuse(node, f"unknown call {render(node.fn)}")
+
+    def tensor(self, node, key, targs):
+        dtype = targs[0].dtype if targs and isinstance(targs[0], TypeVal) else None
+        if dtype is None:
+            refuse(node, f"a local tensor of type {render(node.fn)}", "not float, half, bfloat16_t or uint8_t")
+        if self.dtypes.setdefault(key, dtype) != dtype:
+            refuse(node, f"buffer {key} as {dtype}", f"it is used as {self.dtypes[key]} too")
+        return Tensor(key, dtype)
+
+    # ------------------------------------------------------------ free calls
+    def call(self, node, fn, arg_nodes):
+        ident = fn.last
+        if ident in IGNORED_CALLS:
+            if ident == "REGISTER_TILING_DEFAULT":
+                self.tiling_struct = arg_nodes[0].last if isinstance(arg_nodes[0], Name) else None
+            return Unknown(ident)
+        if ident in ("GetBlockIdx", "GetBlockNum", "GetSubBlockIdx", "GetTaskRation"):
+            return Unknown(ident)
+        if ident in _TILING_MACROS:
+            return self.tiling_data(node, ident, arg_nodes)
+        args = [self.eval(a) for a in arg_nodes]
+        if ident in ("DataCopy", "DataCopyPad"):
+            return self.data_copy(node, args)
+        if ident in VECTOR_CALLS and len(fn.segs) <= 2:
+            return self.vector_call(node, ident, args, trailing=(1,))
+        if len(fn.segs) == 1 and self.this is not None and _has_method(self.symbols, self.this.cls, ident):
+            return self.invoke(node, self.symbols.method(self.this.cls, ident, node.at), self.this, args,
+                               self.this.env)
+        if ident in self.symbols.functions:
+            f = self.symbols.functions[ident]
+            env = {tp.name: self.eval(a) for tp, a in zip(f.tparams, fn.targs or ())}
+            return self.invoke(node, f, None, args, env)
+        refuse(node, f"unknown call {fn.text()}")
+
+    def tiling_data(self, node, macro, arg_nodes):
+        struct = arg_nodes[0].last if macro != "GET_TILING_DATA" else self.tiling_struct
+        var = arg_nodes[1 if macro != "GET_TILING_DATA" else 0].last
+        cls = self.symbols.classes.get(struct)
+        value = TilingVal(cls)
+        for decl in (cls.fields if cls else ()):
+            for name, _, _ in decl.names:
+                floats = decl.type.name.last in ("float", "double") and not decl.type.ptr
+                value.members[name] = AttrRef(name) if floats else Unknown(f"tiling field {name}")
+        self.scopes[-1][var] = value
+        return None
+
+    def data_copy(self, node, args):
+        dst, src = args[0], args[1]
+        if isinstance(dst, Tensor) and isinstance(src, GlobalView):
+            self.events.append(Event("load", key=dst.key, gm=self._gm(node, src)))
+        elif isinstance(dst, GlobalView) and isinstance(src, Tensor):
+            self.events.append(Event("store", key=src.key, gm=self._gm(node, dst)))
+        else:
+            refuse(node, "DataCopy", "only GM -> local and local -> GM copies are read")
+        return None
+
+    def _gm(self, node, view):
+        if view.glob.gm is None:
+            refuse(node, f"GlobalTensor {view.glob.name}", "never bound to a GM_ADDR by SetGlobalBuffer")
+        return view.glob.gm
+
+    def _eval_Index(self, node):
+        obj = self.eval(node.obj)
+        if isinstance(obj, GlobalT):
+            return GlobalView(obj)
+        refuse(node, f"a local tensor at an offset ({render(node)})", "the program form reads whole tensors")
+
+    def vector_call(self, node, op, args, trailing):
+        kinds = VECTOR_CALLS[op]
+        if len(args) - len(kinds) not in trailing:
+            refuse(node, f"{op} with {len(args)} arguments",
+                   f"the reader knows {op} with operands {kinds!r} and {' or '.join(map(str, trailing))} more")
+        operands = []
+        for arg, kind in zip(args, kinds):
+            operands.append(self.operand(node, op, arg, kind))
+        self.events.append(Event("step", Step(op, tuple(operands), node.at)))
+        return None
+
+    def operand(self, node, op, arg, kind):
+        if kind in "dDs":
+            if not isinstance(arg, Tensor):
+                refuse(node, f"{op} operand {arg!r}", "not a local tensor")
+            return arg.key
+        if kind == "k":
+            if isinstance(arg, AttrRef):
+                return arg
+            if isinstance(arg, CNum):
+                return as_constant(arg)
+            refuse(node, f"{op} scalar {render(node)}", "neither a constant nor a float tiling field")
+        if not isinstance(arg, Mode):
+            refuse(node, f"{op} round mode", "not an AscendC::RoundMode")
+        return arg.name
+
+
+def _has_method(symbols, cls, name) -> bool:
+    return any(m.name.last == name for m in cls.methods) or (cls.name, name) in symbols.methods
+
+
+def _calls(node, name):
+    """Whether ``name`` is called anywhere under ``node``."""
+    if isinstance(node, Call):
+        fn = node.fn
+        if getattr(fn, "name", None) == name or isinstance(fn, Name) and fn.last == name:
+            yield True
+    if isinstance(node, (tuple, list)):
+        for x in node:
+            yield from _calls(x, name)
+    elif hasattr(node, "__dataclass_fields__"):
+        for f in node.__dataclass_fields__:
+            if f != "at":
+                yield from _calls(getattr(node, f), name)
