@@ -159,6 +159,17 @@ class Machine:
             return self.type_of(node.name)
         if isinstance(node, TypeVal):
             return node
+        if isinstance(node, Name) and len(node.segs) == 1 and node.targs is None:
+            try:
+                value = self.lookup(node.last)
+                if isinstance(value, TypeVal):
+                    return value
+            except KeyError:
+                pass
+        if isinstance(node, Name) and node.last not in self.symbols.aliases:
+            # a type's name: the library's (TPipe, LocalTensor, ...) or a class of the sources
+            args = tuple(self.type_or_value(a) for a in node.targs or ())
+            return TypeVal(_CANON.get(node.last, node.last), args)
         value = self.eval(node)
         if isinstance(value, TypeVal):
             return value
@@ -166,6 +177,17 @@ class Machine:
             args = tuple(self.eval(a) for a in node.targs or ())
             return TypeVal(node.last, args)
         refuse(node, f"type {render(node)}")
+
+    def type_or_value(self, node):
+        if isinstance(node, Type) or isinstance(node, Name) and not self._is_value_name(node):
+            return self.type_of(node)
+        return self.eval(node)
+
+    def _is_value_name(self, node) -> bool:
+        try:
+            return not isinstance(self.eval(node), TypeVal)
+        except KernelSourceError:
+            return False
 
     # ------------------------------------------------------------ expressions
     def eval(self, node):
@@ -315,11 +337,12 @@ class Machine:
                 return CNum(int(a.cname == b.cname), "int")
             if _CANON.get(ident, ident) in BUILTIN_TYPES and len(node.args) == 1:     # float(x)
                 return self.cast(node, TypeVal(_CANON.get(ident, ident)), self.eval(node.args[0]))
-            if len(fn.segs) == 1 and fn.targs is None and self.lookup_param(ident) is not None:
-                return self.lookup_param(ident)
+            if len(fn.segs) == 1 and fn.targs is None and len(node.args) == 1:
+                try:
+                    t = self.lookup(ident)
+                except KeyError:
+                    t = None
+                if isinstance(t, TypeVal):                                    # TYPE_X(1)
+                    return self.cast(node, t, self.eval(node.args[0]))
             return self.call(node, fn, node.args)
         refuse(node, f"call {render(fn)}")
-
-    def lookup_param(self, ident):
-        """A template value parameter used as a function name (never, in practice)."""
-        return None
