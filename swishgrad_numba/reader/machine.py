@@ -166,6 +166,9 @@ class Machine:
                     return value
             except KeyError:
                 pass
+        if isinstance(node, Name) and len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.classes:
+            owner_args = tuple(self.type_or_value(a) for a in node.segs[-2][1] or ())
+            return TypeVal(node.last, (), (node.segs[-2][0], owner_args))
         if isinstance(node, Name) and node.last not in self.symbols.aliases:
             # a type's name: the library's (TPipe, LocalTensor, ...) or a class of the sources
             args = tuple(self.type_or_value(a) for a in node.targs or ())
@@ -179,6 +182,8 @@ class Machine:
         refuse(node, f"type {render(node)}")
 
     def type_or_value(self, node):
+        if isinstance(node, Type) and not node.quals and not node.ptr:
+            node = node.name
         if isinstance(node, Type) or isinstance(node, Name) and not self._is_value_name(node):
             return self.type_of(node)
         return self.eval(node)

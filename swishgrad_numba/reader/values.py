@@ -43,6 +43,7 @@ class TypeVal:
 
     cname: str
     args: tuple = ()
+    owner: tuple = ()     # (class, template arguments) of a member type: SwishGradDAG<half>::OpDag
 
     @property
     def dtype(self):
