@@ -189,7 +189,7 @@ class ClassMachine(Machine):
                                self.this.env)
         if ident in self.symbols.functions:
             f = self.symbols.functions[ident]
-            env = {tp.name: self.eval(a) for tp, a in zip(f.tparams, fn.targs or ())}
+            env = {tp.name: self.type_or_value(a) for tp, a in zip(f.tparams, fn.targs or ())}
             return self.invoke(node, f, None, args, env)
         refuse(node, f"unknown call {fn.text()}")
 

@@ -29,6 +29,10 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
         if s.args[0] in written_once:
             raise KernelSourceError(s.at[0], s.at[1], f"{s.op} into {names.get(s.args[0], s.args[0])}",
                                     "a tensor set once before the tiles is overwritten in a tile")
+    for s in pro_steps + steps:
+        if s.op == "Cast" and dtypes[s.args[0]] == dtypes[s.args[1]]:
+            raise KernelSourceError(s.at[0], s.at[1], f"a Cast from {dtypes[s.args[1]]} to itself ({s.args[2]})",
+                                    "whether it copies or rounds to an integer is not public")
     written, inputs = set(), {}
     for s in pro_steps + steps:
         kinds = VECTOR_CALLS[s.op]
