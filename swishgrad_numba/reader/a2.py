@@ -195,6 +195,7 @@ class ClassMachine(Machine):
 
     def tiling_data(self, node, macro, arg_nodes):
         struct = arg_nodes[0].last if macro != "GET_TILING_DATA" else self.tiling_struct
+        self.tiling_struct = struct
         var = arg_nodes[1 if macro != "GET_TILING_DATA" else 0].last
         cls = self.symbols.classes.get(struct)
         value = TilingVal(cls)
