@@ -1,0 +1,19 @@
+"""Read an element-wise Ascend C kernel from its source (issue 31): pure Python, no compiler.
+
+:func:`read_source` reads an op_kernel folder (the A2 class style, or the 950
+DAG style) into a :class:`KernelDescription`: per dtype, the straight-line
+vector instructions of Compute in upstream's vocabulary, the GM inputs they
+read and the tiling struct's fields. What it cannot read faithfully is a
+:class:`KernelSourceError` naming the file, the line and the construct.
+
+Modules: :mod:`.lexer`, :mod:`.preprocess`, :mod:`.parser`, :mod:`.declarations`
+(the C++ subset); :mod:`.machine` (the abstract interpreter), :mod:`.a2`,
+:mod:`.dag`, :mod:`.microapi` (the styles); :mod:`.assemble`, :mod:`.description`
+(the result); :mod:`.read` (the driver).
+"""
+from .description import AttrRef, Body, Constant, KernelDescription, Step, TilingStruct
+from .errors import KernelSourceError
+from .read import read_source
+
+__all__ = ["AttrRef", "Body", "Constant", "KernelDescription", "KernelSourceError", "Step", "TilingStruct",
+           "read_source"]

@@ -1,0 +1,194 @@
+"""The kernel source reader (swishgrad_numba.reader) on fixture kernels written for these tests.
+
+Each fixture is read into the instruction list written out plainly here;
+each refused construct is refused with its file, line and name.
+"""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from swishgrad_numba.reader import AttrRef, Constant, KernelSourceError, read_source
+from swishgrad_numba.reader.preprocess import preprocess
+
+KERNELS = Path(__file__).parent / "fixtures" / "kernels"
+
+
+def steps(body):
+    return [str(s) for s in body.steps]
+
+
+# ---------------------------------------------------------------- A2 class style
+
+SWISH_BACK_F32 = [
+    "Muls(xLocal, xLocal, sconf);",
+    "Muls(sig, xLocal, -1.0f);",
+    "Exp(sig, sig);",
+    "Adds(sig, sig, 1.0f);",
+    "Reciprocal(sig, sig);",
+    "Duplicate(work, 1.0f);",
+    "Sub(work, work, sig);",
+    "Mul(work, work, xLocal);",
+    "Adds(work, work, 1.0f);",
+    "Mul(work, work, sig);",
+    "Mul(dxLocal, work, dyLocal);",
+]
+SWISH_BACK_16 = [
+    "Cast(xf, xLocal, CAST_NONE);",
+    "Cast(dyf, dyLocal, CAST_NONE);",
+    "Muls(xf, xf, sconf);",
+    "Muls(sig, xf, -1.0f);",
+    "Exp(sig, sig);",
+    "Adds(sig, sig, 1.0f);",
+    "Reciprocal(sig, sig);",
+    "Duplicate(work, 1.0f);",
+    "Sub(work, work, sig);",
+    "Mul(work, work, xf);",
+    "Adds(work, work, 1.0f);",
+    "Mul(work, work, sig);",
+    "Mul(xf, work, dyf);",
+    "Cast(dxLocal, xf, CAST_RINT);",
+]
+
+
+def test_a2_swish_back_reads_per_dtype():
+    d = read_source(KERNELS / "a2_swish_back")
+    assert (d.name, d.style) == ("swish_back", "a2")
+    assert d.gm_params == ("dy", "x", "y", "dx")
+    assert d.inputs_read == ("dy", "x")              # y is declared and never read
+    assert d.tiling.name == "SwishBackTiling" and d.tiling.float_fields() == ("sconf",)
+    assert d.dtypes == ("float32", "float16", "bfloat16")
+    f32 = d.body("float32")
+    assert steps(f32) == SWISH_BACK_F32
+    assert f32.inputs == (("dy", "dyLocal"), ("x", "xLocal")) and f32.output == ("dx", "dxLocal")
+    assert f32.attrs == ("sconf",) and f32.buffer_num == 2
+    for dtype in ("float16", "bfloat16"):
+        body = d.body(dtype)
+        assert steps(body) == SWISH_BACK_16
+        assert dict(body.tensors) == {"dyLocal": dtype, "xLocal": dtype, "xf": "float32", "dyf": "float32",
+                                      "sig": "float32", "work": "float32", "dxLocal": dtype}
+
+
+def test_a2_scaled_abs_constant_rounded_once_and_prologue():
+    d = read_source(KERNELS / "a2_scaled_abs")
+    assert d.inputs_read == ("x",) and d.tiling.name == "ScaledAbsTilingData"
+    assert steps(d.body("float32")) == [
+        "Duplicate(ones, 1.0f);",                # Init fills the constant buffer once
+        "Abs(calc, xLocal);",
+        "Muls(calc, calc, scale);",
+        "Muls(calc, calc, (float)(0.3 * 0.7));",
+        "Add(outLocal, calc, ones);",
+    ]
+    assert steps(d.body("float16")) == [
+        "Duplicate(ones, 1.0f);",
+        "Cast(calc, xLocal, CAST_NONE);",
+        "Abs(calc, calc);",
+        "Muls(calc, calc, scale);",
+        "Muls(calc, calc, (float)(0.3 * 0.7));",
+        "Add(calc, calc, ones);",
+        "Cast(outLocal, calc, CAST_ROUND);",
+    ]
+    shrink = d.body("float32").steps[3].args[2]
+    assert shrink == Constant(float(np.float32(0.3 * 0.7)), "0.3 * 0.7")
+    assert shrink.name == "SHRINK"
+    # rounded once from the double product, which float arithmetic would not give
+    assert shrink.value != float(np.float32(0.3) * np.float32(0.7))
+    assert d.body("float32").steps[2].args[2] == AttrRef("scale")
+
+
+# ---------------------------------------------------------------- 950 DAG style
+
+def test_dag_swish_toy_reads_per_dtype():
+    d = read_source(KERNELS / "dag_swish_toy")
+    assert (d.name, d.style, d.inputs_read) == ("swish_toy", "dag", ("x",))
+    assert d.tiling.fields == (("baseTiling", "EleBaseTilingData"), ("beta", "float"))
+    f32 = d.body("float32")
+    assert steps(f32) == [
+        "Duplicate(one, 1.0f);",
+        "Muls(den, InX, beta);",
+        "Neg(den, den);",
+        "Exp(den, den);",
+        "Add(den, den, one);",
+        "Div(res, InX, den);",
+        "Muls(Doubled, res, 2.0f);",
+    ]
+    assert f32.inputs == (("x", "InX"),) and f32.output == ("y", "Doubled")
+    for dtype in ("float16", "bfloat16"):
+        body = d.body(dtype)
+        assert steps(body) == [
+            "Cast(WideX, InX, CAST_NONE);",
+            "Duplicate(one, 1.0f);",
+            "Muls(den, WideX, beta);",
+            "Neg(den, den);",
+            "Exp(den, den);",
+            "Add(den, den, one);",
+            "Div(res, WideX, den);",
+            "Muls(Doubled, res, 2.0f);",
+            "Cast(Narrow, Doubled, CAST_RINT);",
+        ]
+        assert body.output == ("y", "Narrow") and body.dtype_of("Narrow") == dtype
+        assert body.dtype_of("InX") == dtype and body.dtype_of("res") == "float32"
+
+
+# ---------------------------------------------------------------- refusals
+
+@pytest.mark.parametrize("folder, line, construct", [
+    ("refuse_setvalue_loop", 36, "a loop over SetValue"),
+    ("refuse_reinterpret", 36, "ReinterpretCast"),
+    ("refuse_ifdef", 36, "#ifdef FAST_SCALE"),
+    ("refuse_unknown_call", 37, "unknown call AscendC::Sqrt"),
+])
+def test_refusals_name_file_line_and_construct(folder, line, construct):
+    with pytest.raises(KernelSourceError) as err:
+        read_source(KERNELS / folder)
+    e = err.value
+    assert (Path(e.file).name, e.line, e.construct) == (f"{folder}.cpp", line, construct)
+    assert f"{folder}.cpp:{line}: cannot read {construct}" in str(e)
+
+
+def test_the_refusal_fixtures_base_reads():
+    # the refusal fixtures differ from this one only in the refused construct
+    d = read_source(KERNELS / "plain_muls")
+    assert steps(d.body("float16")) == ["Muls(yLocal, xLocal, scale);"]
+
+
+def _variant(tmp_path, old, new):
+    src = (KERNELS / "plain_muls" / "plain_muls.cpp").read_text()
+    assert old in src
+    (tmp_path / "k.cpp").write_text(src.replace(old, new))
+    return tmp_path
+
+
+@pytest.mark.parametrize("old, new, construct", [
+    ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
+     "if (this->len > 4) { AscendC::Muls(yLocal, xLocal, this->scale, this->len); }", "vector calls under"),
+    ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
+     "AscendC::Muls(yLocal, xLocal, -this->scale, this->len);", "arithmetic on attribute scale"),
+    ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
+     "AscendC::Muls(yLocal, xLocal[16], this->scale, this->len);", "a local tensor at an offset"),
+    ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
+     "AscendC::Muls(yLocal, xLocal, this->scale, 64, 2, 8);", "Muls with 6 arguments"),
+    ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
+     "AscendC::Muls(yLocal, xLocal, this->len, this->len);", "Muls scalar"),
+])
+def test_more_refusals(tmp_path, old, new, construct):
+    with pytest.raises(KernelSourceError, match=construct) as err:
+        read_source(_variant(tmp_path, old, new))
+    assert err.value.line == 36
+
+
+def test_preprocessor_keeps_the_device_guard_and_object_macros():
+    text = "#define TWO 2.0f\n#ifndef G\n#define G\n#ifdef __CCE_AICORE__\nx = TWO;\n#else\ny;\n#endif\n#endif\n"
+    toks = [t.text for t in preprocess(text, "f.h").tokens if t.kind != "eof"]
+    assert toks == ["x", "=", "2.0f", ";"]
+    with pytest.raises(KernelSourceError, match="#if FOO > 1"):
+        preprocess("#if FOO > 1\nint a;\n#endif\n", "f.h")
+    assert [t.text for t in preprocess("#if FOO\n#define A 1\n#endif\nb;", "f.h").tokens][:2] == ["b", ";"]
+
+
+def test_folder_with_two_entries_needs_entry(tmp_path):
+    for name in ("a.cpp", "b.cpp"):
+        (tmp_path / name).write_text((KERNELS / "plain_muls" / "plain_muls.cpp").read_text())
+    with pytest.raises(KernelSourceError, match="2 entry files"):
+        read_source(tmp_path)
+    assert read_source(tmp_path, entry="b.cpp").entry.endswith("b.cpp")
