@@ -57,21 +57,40 @@ class ClassMachine(Machine):
         self._both_ways(stmt)
 
     def _both_ways(self, stmt):
-        """Outside the tile: follow both branches; members set differently become run-time values."""
+        """Outside the tile: follow both branches; members set differently become run-time values.
+        A branch that only returns (``if (workspace == nullptr) return;``) is a guard: the kernel
+        computes on the other one."""
         members, n = dict(self.this.members) if self.this else {}, len(self.events)
-        self.run(stmt.then)
+        then_returned = self._guard(stmt.then, n)
         then_members, then_events = (dict(self.this.members) if self.this else {}), self.events[n:]
         if self.this:
             self.this.members = dict(members)
         del self.events[n:]
-        if stmt.other is not None:
-            self.run(stmt.other)
+        else_returned = stmt.other is not None and self._guard(stmt.other, n)
+        if then_returned or else_returned:
+            if then_returned and else_returned:
+                raise Return_(None)
+            if else_returned:           # the then-branch is the one that computes
+                if self.this:
+                    self.this.members = then_members
+                self.events[n:] = then_events
+            return
         if self.events[n:] != then_events:
             refuse(stmt, "vector calls under a runtime branch", f"if ({render(stmt.cond)})")
         if self.this:
             for k, v in then_members.items():
                 if self.this.members.get(k) != v:
                     self.this.members[k] = Unknown(f"{k} (set by a runtime branch)")
+
+    def _guard(self, branch, n) -> bool:
+        """Run ``branch``; whether it returned having done nothing (a guard)."""
+        try:
+            self.run(branch)
+        except Return_:
+            if len(self.events) == n:
+                return True
+            raise
+        return False
 
     def loop(self, stmt):
         if any(_calls(stmt, "SetValue")):

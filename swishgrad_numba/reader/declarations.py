@@ -58,6 +58,9 @@ def _item(p: Parser):
         return Alias(name, tparams, t, at)
     if p.is_("enum"):
         return _enum(p, at)
+    if p.is_("struct", "class") and p.peek().kind == "id" and p.peek(2).text == ";":   # a declaration
+        p.i += 3
+        return None
     if p.is_("struct", "class") and p.peek().kind == "id" and p.peek(2).text in ("{", ":", "<") \
             or p.is_("struct", "class") and p.peek(2).text == "final":
         return _class(p, tparams, at)
@@ -76,6 +79,7 @@ def _template_params(p: Parser) -> tuple:
     while not p.accept(">"):
         if p.is_("typename", "class"):
             p.i += 1
+            p.accept("...")
             name = p.ident()
             default = p.targ() if p.accept("=") else None
             params.append(TParam("type", name, None, default))
@@ -146,6 +150,21 @@ def _constructor(p: Parser, cls: str) -> Function:
         specs.append(p.ident())
     p.ident()
     params = _params(p)
+    if p.accept("="):                      # = default / = delete
+        p.ident()
+        p.take(";")
+        return Function(Name(((cls, None),), at), (), None, params, None, tuple(specs), at)
+    if p.accept(":"):                      # a member initializer list: its members are set in Init anyway
+        while True:
+            p.ident()
+            p.take("(", "{")
+            depth = 1
+            while depth:
+                depth += p.tok.text in ("(", "{")
+                depth -= p.tok.text in (")", "}")
+                p.i += 1
+            if not p.accept(","):
+                break
     body = p.block() if p.is_("{") else p.take(";") and None
     return Function(Name(((cls, None),), at), (), None, params, body, tuple(specs), at)
 
@@ -177,6 +196,9 @@ def _function_or_variable(p: Parser, tparams, at):
     names = []
     while True:
         ident, init = p.ident(), None
+        while p.accept("["):                 # an array field: uint64_t shape[8]
+            p.expr()
+            p.take("]")
         if p.accept("="):
             init = p.expr()
         elif p.is_("{"):

@@ -102,10 +102,12 @@ class Machine:
             if self.this is not None and target.last in self.this.members:
                 self.this.members[target.last] = value
                 return
-        if isinstance(target, Member) and self.this is not None:
+        if isinstance(target, Member):
             obj = self.eval(target.obj)
-            if obj is self.this:
+            if obj is self.this and obj is not None:
                 self.this.members[target.name] = value
+                return
+            if isinstance(obj, Unknown):       # a field of a run-time struct (DataCopyParams, ...)
                 return
         refuse(node, f"assignment to {render(target)}")
 

@@ -15,7 +15,7 @@ BUILTIN_TYPES = frozenset("""void bool char short int long float double unsigned
     __bf16 __fp16 int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t auto""".split())
 #: Words before or inside a type that do not change what the reader computes.
 DECL_SPECS = frozenset("""const constexpr static inline __aicore__ __global__ volatile typename struct class
-    __gm__ __ubuf__ __local_mem__ extern mutable""".split())
+    __gm__ __ubuf__ __local_mem__ extern mutable __simd_vf__ __simd_callee__ __simt_vf__""".split())
 _BINARY = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="), ("<<",),
            ("+", "-"), ("*", "/", "%")]
 _ASSIGN = ("=", "+=", "-=", "*=", "/=")
@@ -118,7 +118,12 @@ class Parser:
     def type(self) -> Type:
         at, quals = self.at(), []
         self.skip_attributes()
-        while self.is_(*DECL_SPECS):
+        while self.is_(*DECL_SPECS) or self.is_("LAUNCH_BOUND") and self.peek().text == "(":
+            if self.accept("LAUNCH_BOUND"):          # LAUNCH_BOUND(n): a launch hint
+                self.take("(")
+                self.expr()
+                self.take(")")
+                continue
             quals.append(self.take(*DECL_SPECS).text)
         if self.is_("unsigned", "signed", "long", "short") and self.peek().text in ("int", "long", "char", "short"):
             self.i += 1
@@ -126,8 +131,8 @@ class Parser:
         while self.is_("const", "__gm__", "__ubuf__", "__local_mem__"):
             quals.append(self.take("const", "__gm__", "__ubuf__", "__local_mem__").text)
         ptr = ""
-        while self.is_("*", "&"):
-            ptr += self.take("*", "&").text
+        while self.is_("*", "&", "&&"):
+            ptr += self.take("*", "&", "&&").text
             self.accept("const")
         return Type(name, tuple(quals), ptr, at)
 
@@ -151,10 +156,17 @@ class Parser:
         if level == len(_BINARY):
             return self.unary()
         left = self.binary(level + 1, no_gt)
-        while self.tok.kind == "op" and self.tok.text in _BINARY[level] and not (no_gt and self.tok.text == ">"):
+        while True:
+            if _BINARY[level] == ("<<",) and not no_gt and self.is_(">") and self.peek().text == ">":
+                self.i += 2
+                left = Binary(">>", left, self.binary(level + 1, no_gt), left_at(left))
+                continue
+            if self.is_(">") and self.peek().text == ">" and _BINARY[level][0] == "<":
+                return left
+            if not (self.tok.kind == "op" and self.tok.text in _BINARY[level] and not (no_gt and self.tok.text == ">")):
+                return left
             op = self.take(self.tok.text).text
             left = Binary(op, left, self.binary(level + 1, no_gt), left_at(left))
-        return left
 
     def unary(self):
         at = self.at()
@@ -180,7 +192,12 @@ class Parser:
         try:
             self.i += 1
             t = self.type()
-            return self.is_(")") and bool(t.quals or t.ptr or t.name.text() in BUILTIN_TYPES)
+            if not self.is_(")"):
+                return False
+            after = self.peek()
+            # (float)x, (__ubuf__ T*)p, and (T)0.0 / (TYPE_X)x: a name in parentheses before an operand
+            return bool(t.quals or t.ptr or t.name.text() in BUILTIN_TYPES) or after.kind in ("num", "id") \
+                or after.text == "("
         except KernelSourceError:
             return False
         finally:
@@ -304,6 +321,9 @@ class Parser:
         names = []
         while True:
             ident, init, ctor = self.ident(), None, None
+            while self.accept("["):              # an array: int64_t dims[8]
+                self.expr()
+                self.take("]")
             if self.accept("="):
                 init = self.expr()
             elif self.is_("(", "{"):
