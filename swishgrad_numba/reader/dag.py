@@ -113,12 +113,12 @@ class DagMachine(MicroMixin, ClassMachine):
         n = _unwrap(node)
         if isinstance(n, Call) and isinstance(n.fn, Name) and n.fn.last == "MAKE_CONST":
             return as_constant(self._in_env(lambda: self.eval(n.args[1])))
-        if isinstance(n, Name) and n.segs[0][0] == "Placeholder":
+        if isinstance(n, Name) and len(n.segs) >= 2 and n.segs[-2][0] == "Placeholder":
             m = _PLACEHOLDER.match(n.last)
             if m:
                 return (m.group(1), int(m.group(2)))
             if n.last == "Var":
-                i = self._in_env(lambda: self.eval(n.targs[1])).value
+                i = self._in_env(lambda: self.type_or_value(n.targs[1])).value
                 if i not in self.dag.sched.vars:
                     return AttrRef(f"var{i}")
                 value = self.dag.sched.vars[i]

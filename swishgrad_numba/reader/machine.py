@@ -331,7 +331,7 @@ class Machine:
         fn = node.fn
         if isinstance(fn, Member):
             obj = self.eval(fn.obj)
-            targs = tuple(self.eval(a) for a in fn.targs) if fn.targs is not None else ()
+            targs = tuple(self.type_or_value(a) for a in fn.targs) if fn.targs is not None else ()
             return self.call_method(node, obj, fn.name, targs, [self.eval(a) for a in node.args])
         if isinstance(fn, Name):
             ident = fn.last
