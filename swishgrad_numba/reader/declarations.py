@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from .parser import Parser
+from .statements import StatementParser as Parser
 from .syntax import Alias, ClassDef, Decl, Enum, ExprStmt, Function, Name, Namespace, Param, TParam
 
 __all__ = ["parse_file"]

@@ -1,4 +1,5 @@
-"""A recursive-descent parser for the expressions and statements of the kernels' C++ subset.
+"""A recursive-descent parser for the names, types and expressions of the kernels' C++ subset
+(the statements are :mod:`.statements`').
 
 What it does not know (lambdas, ``switch``, ``goto``, ...) is a
 :class:`.KernelSourceError` at the token where it stopped.
@@ -6,10 +7,9 @@ What it does not know (lambdas, ``switch``, ``goto``, ...) is a
 from __future__ import annotations
 
 from .errors import KernelSourceError
-from .syntax import (Binary, Block, Call, CCast, Cond, Decl, ExprStmt, For, If, Index, InitList, Member, Name,
-                     Num, Return, Scoped, Str, Type, Unary, While)
+from .syntax import Binary, Call, CCast, Cond, Index, InitList, Member, Name, Num, Str, Type, Unary
 
-__all__ = ["Parser", "BUILTIN_TYPES", "DECL_SPECS"]
+__all__ = ["Parser", "BUILTIN_TYPES", "DECL_SPECS", "KEYWORDS", "left_at"]
 
 BUILTIN_TYPES = frozenset("""void bool char short int long float double unsigned signed half bfloat16_t float16_t
     __bf16 __fp16 int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t auto""".split())
@@ -20,7 +20,7 @@ _BINARY = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<
            ("+", "-"), ("*", "/", "%")]
 _ASSIGN = ("=", "+=", "-=", "*=", "/=")
 _AFTER_TARGS = frozenset("( :: { ) , ; > . & * ] = || && ? == !=".split())
-_KEYWORDS = frozenset("if else for while do return switch case break continue goto this template using "
+KEYWORDS = frozenset("if else for while do return switch case break continue goto this template using "
                       "namespace new delete".split())
 
 
@@ -105,7 +105,7 @@ class Parser:
 
     def targ(self):
         start = self.i
-        if self.tok.kind == "id" and self.tok.text not in _KEYWORDS:
+        if self.tok.kind == "id" and self.tok.text not in KEYWORDS:
             try:
                 t = self.type()
                 if self.is_(",", ">"):
@@ -224,7 +224,7 @@ class Parser:
             return InitList(tuple(items), at)
         if self.accept("this"):
             return Name((("this", None),), at)
-        if tok.kind == "id" and tok.text not in _KEYWORDS or self.is_("::"):
+        if tok.kind == "id" and tok.text not in KEYWORDS or self.is_("::"):
             return self.name()
         self.fail(repr(tok.text or "end of file"))
 
@@ -250,93 +250,6 @@ class Parser:
                 x = Unary("post" + self.take("++", "--").text, x, at)
             else:
                 return x
-
-    # ------------------------------------------------------------ statements
-    def block(self) -> Block:
-        at = self.at()
-        self.take("{")
-        stmts = []
-        while not self.accept("}"):
-            stmts.append(self.statement())
-        return Block(tuple(stmts), at)
-
-    def statement(self):
-        at = self.at()
-        if self.is_("{"):
-            return self.block()
-        if self.accept(";"):
-            return Block((), at)
-        if self.accept("if"):
-            constexpr = self.accept("constexpr")
-            self.take("(")
-            cond = self.expr()
-            self.take(")")
-            then = self.statement()
-            other = self.statement() if self.accept("else") else None
-            return If(cond, constexpr, then, other, at)
-        if self.accept("for"):
-            self.take("(")
-            init = None if self.is_(";") else self.simple()
-            self.take(";")
-            cond = None if self.is_(";") else self.expr()
-            self.take(";")
-            step = []
-            while not self.accept(")"):
-                step.append(self.expr())
-                self.accept(",")
-            return For(init, cond, tuple(step), self.statement(), at)
-        if self.accept("while"):
-            self.take("(")
-            cond = self.expr()
-            self.take(")")
-            return While(cond, self.statement(), at)
-        if self.accept("return"):
-            x = None if self.is_(";") else self.expr()
-            self.take(";")
-            return Return(x, at)
-        if self.tok.kind == "id" and self.peek().text == "{" and self.tok.text.startswith("__"):
-            name = self.ident()
-            return Scoped(name, self.block(), at)
-        if self.tok.kind == "id" and self.tok.text in _KEYWORDS and self.tok.text != "this":
-            self.fail(self.tok.text)
-        s = self.simple()
-        self.take(";")
-        return s
-
-    def simple(self):
-        """A declaration or an expression statement, without its ``;``."""
-        decl = self.try_decl()
-        at = self.at()
-        return decl if decl is not None else ExprStmt(self.expr(), at)
-
-    def try_decl(self):
-        start, at = self.i, self.at()
-        try:
-            t = self.type()
-            if self.tok.kind != "id" or self.peek().text not in ("=", ";", ",", "(", "{"):
-                raise KernelSourceError("", 0, "")
-        except KernelSourceError:
-            self.i = start
-            return None
-        names = []
-        while True:
-            ident, init, ctor = self.ident(), None, None
-            while self.accept("["):              # an array: int64_t dims[8]
-                self.expr()
-                self.take("]")
-            if self.accept("="):
-                init = self.expr()
-            elif self.is_("(", "{"):
-                close = ")" if self.take("(", "{").text == "(" else "}"
-                ctor = []
-                while not self.accept(close):
-                    ctor.append(self.expr())
-                    if not self.is_(close):
-                        self.take(",")
-                ctor = tuple(ctor)
-            names.append((ident, init, ctor))
-            if not self.accept(","):
-                return Decl(t, tuple(names), at)
 
 
 def left_at(node):
