@@ -192,3 +192,38 @@ def test_folder_with_two_entries_needs_entry(tmp_path):
     with pytest.raises(KernelSourceError, match="2 entry files"):
         read_source(tmp_path)
     assert read_source(tmp_path, entry="b.cpp").entry.endswith("b.cpp")
+
+
+def test_dag_same_type_cast_is_removed_as_the_scheduler_does(tmp_path):
+    # the 16-bit DAG instantiated for float: both of its Vec::Cast nodes are float -> float
+    src = KERNELS / "dag_swish_toy"
+    (tmp_path / "arch35").mkdir()
+    for f in src.rglob("*.h"):
+        (tmp_path / f.relative_to(src)).write_text(f.read_text())
+    entry = (src / "swish_toy_apt.cpp").read_text()
+    assert "SwishToyDag32::OpDag" in entry
+    (tmp_path / "swish_toy_apt.cpp").write_text(entry.replace("SwishToyDag32::OpDag", "SwishToyDag16<float>::OpDag"))
+    f32 = read_source(tmp_path).body("float32")
+    assert steps(f32) == steps(read_source(src).body("float32"))
+    assert f32.output == ("y", "Doubled")
+
+
+def test_dag_variants_by_template_argument(tmp_path):
+    # two DAGs chosen by a non-type template argument of the entry are two variants per dtype
+    src = KERNELS / "dag_swish_toy"
+    (tmp_path / "arch35").mkdir()
+    for f in src.rglob("*.h"):
+        (tmp_path / f.relative_to(src)).write_text(f.read_text())
+    entry = (src / "swish_toy_apt.cpp").read_text()
+    entry = entry.replace("template <uint64_t schMode, uint64_t dType>", "template <uint64_t schMode, uint64_t dType, "
+                          "uint64_t plain>").replace(
+        "        ElementwiseSch<schMode, SwishToyDag32::OpDag> sch(&(tilingData.baseTiling), &pipe);",
+        "        if constexpr (plain == 1) {\n            ElementwiseSch<schMode, SwishToyDag16<float>::OpDag> "
+        "sch0(&(tilingData.baseTiling), &pipe);\n            sch0.Init(x, y);\n            sch0.Process();\n"
+        "            return;\n        }\n"
+        "        ElementwiseSch<schMode, SwishToyDag32::OpDag> sch(&(tilingData.baseTiling), &pipe);")
+    (tmp_path / "swish_toy_apt.cpp").write_text(entry)
+    d = read_source(tmp_path)
+    assert d.variants("float32") == ("dType == 3 && plain == 1", "dType == 3 && !(plain == 1)")
+    assert steps(d.body("float32", "dType == 3 && plain == 1"))[1] == "Muls(den, InX, var0);"   # no SetVar
+    assert d.variants("float16") == ("",)

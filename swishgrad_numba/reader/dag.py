@@ -5,7 +5,9 @@ A DAG is read from its outputs back, each ``Bind`` once, inputs in order: the
 node's alias names its result. ``Vec::CopyIn`` of ``Placeholder::In<k>`` loads the
 scheduler's k-th GM input, ``Vec::CopyOut`` stores; ``Vec::Cast<R, T, mode>``
 and the ``Vec::`` vector ops are one step each; ``MAKE_CONST`` is a constant,
-``Placeholder::Var<float, i>`` the attribute set by ``SetVar<float, i>``. A
+``Placeholder::Var<float, i>`` the attribute set by ``SetVar<float, i>`` (``var<i>``
+where the scheduler takes it from its own struct). A same-type ``Vec::Cast`` is
+removed, as the scheduler does. A
 node of the kernel's own (a struct with a MicroAPI loop) is :mod:`.microapi`'s.
 """
 from __future__ import annotations
@@ -153,6 +155,10 @@ class DagMachine(MicroMixin, ClassMachine):
             self.events.append(Event("store", key=args[1], gm=dag.gm_out[args[0][1]]))
             return args[1]
         if kind == "Cast" and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+            if targs[0] == targs[1]:
+                # a same-type Cast is a no-op that the DAG scheduler removes (opbase atvoss/util/dag.h,
+                # docs/model.md on the 950 SwishZero): the node's result is its input
+                return args[0]
             mode = ROUND_MODES.get(targs[2].value)
             if mode is None:
                 refuse(alias, f"Vec::Cast round mode {targs[2].value}", f"the reader knows {ROUND_MODES}")

@@ -7,6 +7,8 @@ choices that compute differently are variants named by their conditions.
 """
 from __future__ import annotations
 
+import re
+
 from .assemble import assemble
 from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
@@ -96,6 +98,13 @@ def _body(file, dtype, m, gm, conds):
                                     "the tiles after Process's loop must repeat its body")
     else:
         prologue, tile = [], events
-    variant = " && ".join(t if c else f"!({t})" for t, c in conds if c) or \
-        " && ".join(f"!({t})" for t, _ in conds)
+    variant = _variant(conds)
     return assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num)
+
+
+def _variant(conds) -> str:
+    """The conditions that chose a path, as written; ``!(p == a)`` is left out where ``p == b`` holds."""
+    fixed = {m.group(1) for t, c in conds if c for m in [re.match(r"^(\w+) == ", t)] if m}
+    kept = [t if c else f"!({t})" for t, c in conds
+            if c or not (re.match(r"^(\w+) == ", t) and re.match(r"^(\w+) == ", t).group(1) in fixed)]
+    return " && ".join(kept)
