@@ -227,3 +227,22 @@ def test_dag_variants_by_template_argument(tmp_path):
     assert d.variants("float32") == ("dType == 3 && plain == 1", "dType == 3 && !(plain == 1)")
     assert steps(d.body("float32", "dType == 3 && plain == 1"))[1] == "Muls(den, InX, var0);"   # no SetVar
     assert d.variants("float16") == ("",)
+
+
+@pytest.mark.parametrize("type_name, float32_steps", [
+    ("float32_t", ["Abs(yLocal, xLocal);"]),          # float32_t is float
+    ("half", ["Muls(yLocal, xLocal, scale);"]),
+])
+def test_dtype_branches_by_type_name(tmp_path, type_name, float32_steps):
+    old = "        AscendC::Muls(yLocal, xLocal, this->scale, this->len);"
+    new = (f"        if constexpr (std::is_same_v<T, {type_name}>) {{\n            AscendC::Abs(yLocal, xLocal, this->len);\n"
+           f"        }} else {{\n{old}\n        }}")
+    assert steps(read_source(_variant(tmp_path, old, new)).body("float32")) == float32_steps
+
+
+def test_an_unknown_type_in_is_same_is_refused(tmp_path):
+    old = "        AscendC::Muls(yLocal, xLocal, this->scale, this->len);"
+    new = f"        if constexpr (std::is_same_v<T, fp32_alias>) {{\n{old}\n        }}"
+    with pytest.raises(KernelSourceError, match="std::is_same_v with type fp32_alias") as err:
+        read_source(_variant(tmp_path, old, new))
+    assert err.value.line == 36

@@ -131,7 +131,7 @@ class ClassMachine(CallsMixin, Machine):
         inst = Instance(cls, env)
         saved = self.scopes
         self.scopes = [self.scopes[0], env]
-        for decl in cls.fields:
+        for decl in _fields(self.symbols, cls):
             tval = self.type_of(decl.type)
             for name, init, _ in decl.names:
                 inst.members[name] = self.eval(init) if init is not None else \
@@ -199,3 +199,12 @@ def _calls(node, name):
         for f in node.__dataclass_fields__:
             if f != "at":
                 yield from _calls(getattr(node, f), name)
+
+
+def _fields(symbols, cls) -> list:
+    """The fields of ``cls`` and of its bases in the sources, bases first."""
+    out = []
+    for base in cls.bases:
+        if base.name.last in symbols.classes:
+            out += _fields(symbols, symbols.classes[base.name.last])
+    return out + list(cls.fields)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .description import AttrRef, Step
 from .instructions import IGNORED_CALLS, VECTOR_CALLS
-from .machine import Mode, Tensor, Unknown, refuse
+from .machine import Mode, Symbolic, Tensor, Unknown, refuse
 from .objects import Event, GlobalT, GlobalView, TilingVal
 from .syntax import Name
 from .values import CNum, as_constant, render
@@ -23,6 +23,8 @@ class CallsMixin:
             return Unknown(ident)
         if ident in ("GetBlockIdx", "GetBlockNum", "GetSubBlockIdx", "GetTaskRation"):
             return Unknown(ident)
+        if ident == "TILING_KEY_IS":        # the host's tiling key: each key is a variant
+            return Symbolic(render(node))
         if ident in _TILING_MACROS:
             return self.tiling_data(node, ident, arg_nodes)
         args = [self.eval(a) for a in arg_nodes]

@@ -10,7 +10,7 @@ from .abstract import Mode, Symbolic, Unknown, refuse
 
 __all__ = ["ExpressionMixin"]
 
-_CANON = {"float16_t": "half", "__fp16": "half", "__bf16": "bfloat16_t"}
+_CANON = {"float16_t": "half", "__fp16": "half", "__bf16": "bfloat16_t", "float32_t": "float"}
 _SIZES = {"float": 4, "half": 2, "bfloat16_t": 2, "double": 8, "int8_t": 1, "uint8_t": 1, "int16_t": 2,
           "uint16_t": 2, "int32_t": 4, "uint32_t": 4, "int": 4, "int64_t": 8, "uint64_t": 8}
 
@@ -43,6 +43,14 @@ class ExpressionMixin:
             args = tuple(self.eval(a) for a in node.targs or ())
             return TypeVal(node.last, args)
         refuse(node, f"type {render(node)}")
+
+    def same_type(self, node, a, b) -> CNum:
+        """``std::is_same_v<a, b>``; a type the reader does not know is refused, not taken as different."""
+        ta, tb = self.type_of(a), self.type_of(b)
+        for t in (ta, tb):
+            if t.cname not in BUILTIN_TYPES and t.cname not in self.symbols.classes:
+                refuse(node, f"std::is_same_v with type {t.cname}", "a type the reader does not know")
+        return CNum(int(ta == tb), "int")
 
     def type_or_value(self, node):
         if isinstance(node, Type) and not node.quals and not node.ptr:
@@ -89,8 +97,7 @@ class ExpressionMixin:
                 return self.this.members[ident]
         if ident == "is_same_v" and node.targs is not None or ident == "value" and len(node.segs) >= 2 \
                 and node.segs[-2][0] == "is_same":
-            a, b = (self.type_of(t) for t in (node.targs or node.segs[-2][1]))
-            return CNum(int(a.cname == b.cname), "int")
+            return self.same_type(node, *(node.targs or node.segs[-2][1]))
         if ident in ("true", "false"):
             return CNum(int(ident == "true"), "int")
         if ident == "nullptr":
@@ -201,8 +208,7 @@ class ExpressionMixin:
                     refuse(node, "reinterpret_cast", "a bit trick the program form does not have")
                 return self.cast(node, self.type_of(fn.targs[0]), self.eval(node.args[0]))
             if ident in ("is_same_v", "is_same") and fn.targs:
-                a, b = (self.type_of(t) for t in fn.targs)
-                return CNum(int(a.cname == b.cname), "int")
+                return self.same_type(node, *fn.targs)
             if _CANON.get(ident, ident) in BUILTIN_TYPES and len(node.args) == 1:     # float(x)
                 return self.cast(node, TypeVal(_CANON.get(ident, ident)), self.eval(node.args[0]))
             if len(fn.segs) == 1 and fn.targs is None and len(node.args) == 1:
