@@ -170,6 +170,8 @@ def _variant(tmp_path, old, new):
      "AscendC::Muls(yLocal, xLocal, this->scale, 64, 2, 8);", "Muls with 6 arguments"),
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
      "AscendC::Muls(yLocal, xLocal, this->len, this->len);", "Muls scalar"),
+    ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
+     "AscendC::Muls(yLocal, xLocal, this->scale, 64);", "Muls over 64 elements"),
 ])
 def test_more_refusals(tmp_path, old, new, construct):
     with pytest.raises(KernelSourceError, match=construct) as err:

@@ -31,7 +31,7 @@ class CallsMixin:
         if ident in ("DataCopy", "DataCopyPad"):
             return self.data_copy(node, args)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2:
-            return self.vector_call(node, ident, args, trailing=(1,))
+            return self.vector_call(node, ident, args, trailing=(1,), counted=True)
         if len(fn.segs) == 1 and self.this is not None and _has_method(self.symbols, self.this.cls, ident):
             return self.invoke(node, self.symbols.method(self.this.cls, ident, node.at), self.this, args,
                                self.this.env)
@@ -75,11 +75,15 @@ class CallsMixin:
             return GlobalView(obj)
         refuse(node, f"a local tensor at an offset ({render(node)})", "the program form reads whole tensors")
 
-    def vector_call(self, node, op, args, trailing):
+    def vector_call(self, node, op, args, trailing, counted=False):
+        """Record one vector call; ``trailing`` operands (count or mask) close it. ``counted``:
+        the last is the element count, which must be the tile's length, not a constant."""
         kinds = VECTOR_CALLS[op]
         if len(args) - len(kinds) not in trailing:
             refuse(node, f"{op} with {len(args)} arguments",
                    f"the reader knows {op} with operands {kinds!r} and {' or '.join(map(str, trailing))} more")
+        if counted and isinstance(args[-1], CNum):
+            refuse(node, f"{op} over {args[-1].value} elements", "a constant count covers part of a tile")
         operands = []
         for arg, kind in zip(args, kinds):
             operands.append(self.operand(node, op, arg, kind))

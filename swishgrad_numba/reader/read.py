@@ -23,8 +23,30 @@ DTYPE_CNAMES = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}
 
 
 def read_source(folder, *, entry: str | None = None, name: str | None = None) -> KernelDescription:
-    """Read the kernel in ``folder`` (its entry ``.cpp``: ``entry``, or the only one;
-    its ``__global__`` function: ``name``, or the one named as the file, or the last)."""
+    """Read the element-wise kernel in an op_kernel folder, without a compiler.
+
+    Parameters
+    ----------
+    folder : path-like
+        The op_kernel folder: the entry ``.cpp`` and the local headers it includes.
+    entry : str, optional
+        The entry file's name, where the folder holds several (``sigmoid.cpp``,
+        ``sigmoid_apt.cpp``).
+    name : str, optional
+        The ``__global__`` function; by default the one named as the file
+        (``_apt`` dropped), else the last.
+
+    Returns
+    -------
+    KernelDescription
+        One body per dtype (float32, float16, bfloat16) the kernel computes, per
+        tiling-key variant where the entry chooses between different Computes.
+
+    Raises
+    ------
+    KernelSourceError
+        For what the reader does not read faithfully, with its file, line and construct.
+    """
     from .dag import DagMachine       # the class machine with the 950 schedulers
 
     sources = load(folder, entry)
