@@ -248,3 +248,47 @@ def test_an_unknown_type_in_is_same_is_refused(tmp_path):
     with pytest.raises(KernelSourceError, match="std::is_same_v with type fp32_alias") as err:
         read_source(_variant(tmp_path, old, new))
     assert err.value.line == 36
+
+
+def _dag_variant(tmp_path, replacements):
+    src = KERNELS / "dag_swish_toy"
+    (tmp_path / "arch35").mkdir()
+    (tmp_path / "swish_toy_apt.cpp").write_text((src / "swish_toy_apt.cpp").read_text())
+    for f in src.glob("arch35/*.h"):
+        text = f.read_text()
+        for old, new in replacements:
+            if f.name == "swish_toy_dag.h":
+                assert old in text
+                text = text.replace(old, new)
+        (tmp_path / "arch35" / f.name).write_text(text)
+    return tmp_path
+
+
+_LINE_OF = {line.strip(): n for n, line in enumerate((KERNELS / "dag_swish_toy" / "arch35" / "swish_toy_dag.h")
+                                                     .read_text().splitlines(), 1)}
+_MULS = "MicroAPI::Muls(den, in, beta, mask);"
+_INPLACE = "MicroAPI::Muls(in, in, beta, mask);\n                MicroAPI::Muls(den, in, 1.0f, mask);"
+
+
+def test_dag_node_writing_its_input_reads_when_it_is_the_last_reader(tmp_path):
+    body = read_source(_dag_variant(tmp_path, [(_MULS, _INPLACE)])).body("float32")
+    assert steps(body)[1:3] == ["Muls(InX, InX, beta);", "Muls(den, InX, 1.0f);"]
+
+
+@pytest.mark.parametrize("replacements, construct, line", [
+    # the node writes its input (a register loaded from it) and a later node reads that input
+    ([(_MULS, _INPLACE), ("using Doubled = Bind<Vec::Muls<float>, Swish, Two>;",
+                          "using Doubled = Bind<Vec::Mul<float>, Swish, InX>;")],
+     "DAG node Swish writing its input InX",
+     ("using Swish = Bind<SigmoidTimes<float>, InX, Placeholder::Var<float, 0>>;", 1)),   # below the inserted line
+    # a register set before the loop and written in it: refused at the write
+    ([(_MULS, _MULS + "\n                MicroAPI::Adds(one, one, 1.0f, mask);")], "Adds into one", (_MULS, 1)),
+    ([("MicroAPI::StoreAlign((__ubuf__ T*)(dstAddr + i * vl), res, mask);",
+       "MicroAPI::StoreAlign((__ubuf__ T*)(dstAddr + i * vl), (MicroAPI::RegTensor<half>&)res, mask);")],
+     "a register cast to another type", ("MicroAPI::StoreAlign((__ubuf__ T*)(dstAddr + i * vl), res, mask);", 0)),
+])
+def test_dag_refusals(tmp_path, replacements, construct, line):
+    with pytest.raises(KernelSourceError, match=construct) as err:
+        read_source(_dag_variant(tmp_path, replacements))
+    anchor, shift = line
+    assert err.value.line == _LINE_OF[anchor] + shift
