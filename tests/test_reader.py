@@ -292,3 +292,13 @@ def test_dag_refusals(tmp_path, replacements, construct, line):
         read_source(_dag_variant(tmp_path, replacements))
     anchor, shift = line
     assert err.value.line == _LINE_OF[anchor] + shift
+
+
+def test_a_while_tile_loop_reads(tmp_path):
+    src = (KERNELS / "plain_muls" / "plain_muls.cpp").read_text()
+    first = "        AscendC::LocalTensor<T> xLocal = inQ.AllocTensor<T>();"
+    last = "        AscendC::DataCopy(yGm[0], yLocal, this->len);"
+    assert first in src and last in src
+    src = src.replace(first, "        uint32_t left = 3;\n        while (left-- > 0) {\n" + first)
+    (tmp_path / "k.cpp").write_text(src.replace(last, last + "\n        }"))
+    assert steps(read_source(tmp_path).body("float16")) == ["Muls(yLocal, xLocal, scale);"]

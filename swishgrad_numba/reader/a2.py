@@ -97,7 +97,7 @@ class ClassMachine(CallsMixin, Machine):
             where = "Compute" if self.in_tile else self.methods[-1]
             refuse(stmt, f"a loop in {where}", "only Process's tile loop is read")
         self.scopes.append({})
-        if stmt.init is not None:
+        if getattr(stmt, "init", None) is not None:      # a for loop's; a while loop has none
             self.run(stmt.init)
         start, self.in_tile = len(self.events), True
         self.run(stmt.body)

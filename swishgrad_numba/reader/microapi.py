@@ -106,7 +106,7 @@ class MicroMixin:
             refuse(stmt, "a second loop in a DAG node", "one loop over the vector lengths is read")
         before = {e.step.args[0] for e in self.events[self.micro["start"]:] if e.kind == "step"}
         self.scopes.append({})
-        if stmt.init is not None:
+        if getattr(stmt, "init", None) is not None:      # a for loop's; a while loop has none
             self.run(stmt.init)
         self.micro["in_loop"], start = True, len(self.events)
         self.run(stmt.body)
