@@ -237,8 +237,8 @@ def test_dag_variants_by_template_argument(tmp_path):
 ])
 def test_dtype_branches_by_type_name(tmp_path, type_name, float32_steps):
     old = "        AscendC::Muls(yLocal, xLocal, this->scale, this->len);"
-    new = (f"        if constexpr (std::is_same_v<T, {type_name}>) {{\n            AscendC::Abs(yLocal, xLocal, this->len);\n"
-           f"        }} else {{\n{old}\n        }}")
+    new = (f"        if constexpr (std::is_same_v<T, {type_name}>) {{\n"
+           f"            AscendC::Abs(yLocal, xLocal, this->len);\n        }} else {{\n{old}\n        }}")
     assert steps(read_source(_variant(tmp_path, old, new)).body("float32")) == float32_steps
 
 

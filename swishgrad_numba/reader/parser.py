@@ -11,8 +11,8 @@ from .syntax import Binary, Call, CCast, Cond, Index, InitList, Member, Name, Nu
 
 __all__ = ["Parser", "BUILTIN_TYPES", "DECL_SPECS", "KEYWORDS", "left_at"]
 
-BUILTIN_TYPES = frozenset("""void bool char short int long float double unsigned signed half bfloat16_t float16_t float32_t
-    __bf16 __fp16 int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t auto""".split())
+BUILTIN_TYPES = frozenset("""void bool char short int long float double unsigned signed half bfloat16_t float16_t
+    float32_t __bf16 __fp16 int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t auto""".split())
 #: Words before or inside a type that do not change what the reader computes.
 DECL_SPECS = frozenset("""const constexpr static inline __aicore__ __global__ volatile typename struct class
     __gm__ __ubuf__ __local_mem__ extern mutable __simd_vf__ __simd_callee__ __simt_vf__""".split())
