@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from swishgrad_numba.reader import AttrRef, Constant, KernelSourceError, read_source
+from swishgrad_numba.reader import AttrRef, Constant, KernelSourceError, ScalarProduct, read_source
 from swishgrad_numba.reader.preprocess import preprocess
 
 KERNELS = Path(__file__).parent / "fixtures" / "kernels"
@@ -165,6 +165,10 @@ def _variant(tmp_path, old, new):
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
      "AscendC::Muls(yLocal, xLocal, -this->scale, this->len);", "arithmetic on attribute scale"),
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
+     "AscendC::Muls(yLocal, xLocal, this->scale + 1.0f, this->len);", "arithmetic on attribute scale"),
+    ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",     # 0.1 is not a float32 value
+     "AscendC::Muls(yLocal, xLocal, 0.1 * this->scale, this->len);", "attribute times 0.1"),
+    ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
      "AscendC::Muls(yLocal, xLocal[16], this->scale, this->len);", "a local tensor at an offset"),
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
      "AscendC::Muls(yLocal, xLocal, this->scale, 64, 2, 8);", "Muls with 6 arguments"),
@@ -302,3 +306,12 @@ def test_a_while_tile_loop_reads(tmp_path):
     src = src.replace(first, "        uint32_t left = 3;\n        while (left-- > 0) {\n" + first)
     (tmp_path / "k.cpp").write_text(src.replace(last, last + "\n        }"))
     assert steps(read_source(tmp_path).body("float16")) == ["Muls(yLocal, xLocal, scale);"]
+
+
+def test_an_attribute_times_a_float_constant_is_a_scalar_product(tmp_path):
+    # as the A2 Swish's Init: this->scale = -1.0f * scale; then Muls(y, x, this->scale)
+    old = "        this->scale = tiling->scale;"
+    body = read_source(_variant(tmp_path, old, "        this->scale = -1.0f * tiling->scale;")).body("float32")
+    assert steps(body) == ["Muls(yLocal, xLocal, (-1.0f * scale));"]
+    assert body.steps[0].args[2] == ScalarProduct(Constant(-1.0), AttrRef("scale"))
+    assert body.attrs == ("scale",)

@@ -4,7 +4,7 @@ import random
 import numpy as np
 import pytest
 
-from swishgrad_numba.reader import AttrRef, Body, Constant, Step, read_source
+from swishgrad_numba.reader import AttrRef, Body, Constant, ScalarProduct, Step, read_source
 from swishgrad_numba.reader.instructions import VECTOR_CALLS
 from swishgrad_numba.reader.printer import write_a2
 
@@ -14,6 +14,9 @@ FLOAT_OPS = [op for op in VECTOR_CALLS if op != "Cast"]
 
 def _scalar(rng):
     pick = rng.random()
+    if pick < 0.1:      # an attribute times a float32 constant, computed once
+        factors = [AttrRef(rng.choice(ATTRS)), Constant(float(np.float32(rng.uniform(-4, 4))))]
+        return ScalarProduct(*(factors if rng.random() < 0.5 else factors[::-1]))
     if pick < 0.3:
         return AttrRef(rng.choice(ATTRS))
     if pick < 0.5:      # a double expression, rounded to float once
@@ -21,6 +24,12 @@ def _scalar(rng):
         op = rng.choice("*/+-")
         return Constant(float(np.float32(eval(f"{a} {op} {b}"))), f"{a} {op} {b}")
     return Constant(float(np.float32(rng.uniform(-1e3, 1e3))))
+
+
+def _attr_names(a):
+    if isinstance(a, ScalarProduct):
+        return _attr_names(a.a) + _attr_names(a.b)
+    return (a.name,) if isinstance(a, AttrRef) else ()
 
 
 def _body(rng, dtype, n_in, n_steps):
@@ -56,7 +65,7 @@ def _body(rng, dtype, n_in, n_steps):
                                            if k in "dDs"] + ["outLocal"]))
     io = set(inputs) | {"outLocal"}
     tensors = tuple((t, dtype if t in io else "float32") for t in order)
-    attrs = tuple(dict.fromkeys(a.name for s in steps for a in s.args if isinstance(a, AttrRef)))
+    attrs = tuple(dict.fromkeys(n for s in steps for a in s.args for n in _attr_names(a)))
     return Body(dtype, tuple(zip("ab"[:n_in], inputs)), ("out", "outLocal"), tensors, tuple(steps), attrs,
                 "", 2)
 

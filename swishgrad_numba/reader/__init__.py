@@ -11,9 +11,9 @@ Modules: :mod:`.lexer`, :mod:`.preprocess`, :mod:`.parser`, :mod:`.declarations`
 :mod:`.dag`, :mod:`.microapi` (the styles); :mod:`.assemble`, :mod:`.description`
 (the result); :mod:`.read` (the driver).
 """
-from .description import AttrRef, Body, Constant, KernelDescription, Step, TilingStruct
+from .description import AttrRef, Body, Constant, KernelDescription, ScalarProduct, Step, TilingStruct
 from .errors import KernelSourceError
 from .read import read_source
 
-__all__ = ["AttrRef", "Body", "Constant", "KernelDescription", "KernelSourceError", "Step", "TilingStruct",
-           "read_source"]
+__all__ = ["AttrRef", "Body", "Constant", "KernelDescription", "KernelSourceError", "ScalarProduct", "Step",
+           "TilingStruct", "read_source"]

@@ -1,11 +1,11 @@
 """From what a followed entry recorded (:class:`.objects.Event`) to a :class:`.description.Body`."""
 from __future__ import annotations
 
-from .description import AttrRef, Body
+from .description import AttrRef, Body, ScalarProduct
 from .errors import KernelSourceError
 from .instructions import VECTOR_CALLS
 
-__all__ = ["assemble"]
+__all__ = ["assemble", "attr_names"]
 
 _DTYPES = ("float32", "float16", "bfloat16", "uint8")
 
@@ -60,10 +60,19 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
     renamed = tuple(type(s)(s.op, tuple(name(a) if isinstance(a, str) and k in "dDs" else a
                                         for a, k in zip(s.args, VECTOR_CALLS[s.op])), s.at)
                     for s in pro_steps + steps)
-    attrs = tuple(dict.fromkeys(a.name for s in renamed for a in s.args if isinstance(a, AttrRef)))
+    attrs = tuple(dict.fromkeys(n for s in renamed for a in s.args for n in attr_names(a)))
     return Body(dtype, tuple((g, name(inputs[g])) for g in gm_params if g in inputs), (stores[-1].gm, name(out_key)),
                 tuple(tensors.items()), renamed, attrs, variant, buffer_num)
 
 
 def _tensor_args(step):
     return [a for a, k in zip(step.args, VECTOR_CALLS[step.op]) if k in "dDs"]
+
+
+def attr_names(scalar) -> tuple:
+    """The attributes a scalar operand reads (those of a product's factors too)."""
+    if isinstance(scalar, AttrRef):
+        return (scalar.name,)
+    if isinstance(scalar, ScalarProduct):
+        return attr_names(scalar.a) + attr_names(scalar.b)
+    return ()

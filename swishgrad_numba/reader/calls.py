@@ -2,7 +2,7 @@
 tensors, the vector instructions, and calls of the kernel's own functions."""
 from __future__ import annotations
 
-from .description import AttrRef, Step
+from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, VECTOR_CALLS
 from .machine import Mode, Symbolic, Tensor, Unknown, refuse
 from .objects import Event, GlobalT, GlobalView, TilingVal
@@ -96,7 +96,7 @@ class CallsMixin:
                 refuse(node, f"{op} operand {arg!r}", "not a local tensor")
             return arg.key
         if kind == "k":
-            if isinstance(arg, AttrRef):
+            if isinstance(arg, (AttrRef, ScalarProduct)):
                 return arg
             if isinstance(arg, CNum):
                 return as_constant(arg)

@@ -31,9 +31,7 @@ def output_expression(steps, inputs, output, attrs=None):
                     raise ValueError(f"{step}: reads {arg!r} before anything writes it")
                 ops.append(held[arg])
             elif kind == "k":
-                name = getattr(arg, "name", None)
-                ops.append(("attr", attrs.get(name, name)) if name and not hasattr(arg, "value")
-                           else float(arg.value))
+                ops.append(_scalar(arg, attrs))
             elif kind == "m":
                 ops.append(arg)
         if step.op in _COMMUTATIVE:
@@ -42,3 +40,11 @@ def output_expression(steps, inputs, output, attrs=None):
             ops = sorted(ops[:2], key=repr) + ops[2:]
         held[step.args[0]] = (step.op, *ops)
     return held[output]
+
+
+def _scalar(arg, attrs):
+    if hasattr(arg, "a") and hasattr(arg, "b"):            # a product, computed once
+        return ("*", *sorted((_scalar(arg.a, attrs), _scalar(arg.b, attrs)), key=repr))
+    if hasattr(arg, "value"):
+        return float(arg.value)
+    return ("attr", attrs.get(arg.name, arg.name))

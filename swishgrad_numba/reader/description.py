@@ -6,14 +6,15 @@ where the entry picks a different Compute by a template argument). A body's
 :class:`Step`\\ s are upstream's vector calls, destination first, with the
 trailing count (and MicroAPI mask) left out; operands are tensor names,
 :class:`AttrRef` (a tiling-struct field), :class:`Constant` or a round-mode
-name. Converting a body into :class:`swishgrad_numba.program.Program` is one
-renaming: Step -> Instr, AttrRef -> Attr, Constant -> Const(value, text).
+name, or :class:`ScalarProduct`. Converting a body into
+:class:`swishgrad_numba.program.Program` is one renaming: Step -> Instr,
+AttrRef -> Attr, Constant -> Const(value, text), ScalarProduct -> Product.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["AttrRef", "Constant", "Step", "Body", "TilingStruct", "KernelDescription"]
+__all__ = ["AttrRef", "Constant", "ScalarProduct", "Step", "Body", "TilingStruct", "KernelDescription"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,19 @@ class Constant:
 
     def __str__(self):
         return f"(float)({self.text})" if self.text else f"{self.value!r}f"
+
+
+@dataclass(frozen=True)
+class ScalarProduct:
+    """A scalar operand computed once on the scalar unit: ``a * b`` of an attribute and a
+    float32 constant (or two attributes), rounded to float once (the A2 Swish's
+    ``this->scale = -1.0f * scale``)."""
+
+    a: object
+    b: object
+
+    def __str__(self):
+        return f"({self.a} * {self.b})"
 
 
 @dataclass(frozen=True)

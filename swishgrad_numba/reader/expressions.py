@@ -1,12 +1,14 @@
 """Expressions and types for :class:`.machine.Machine`: what each evaluates to at compile time."""
 from __future__ import annotations
 
-from .description import AttrRef
+import numpy as np
+
+from .abstract import Mode, Symbolic, Unknown, refuse
+from .description import AttrRef, ScalarProduct
 from .errors import KernelSourceError
 from .parser import BUILTIN_TYPES
 from .syntax import Member, Name, Type
-from .values import CNum, TypeVal, arith, convert, negate, number, render
-from .abstract import Mode, Symbolic, Unknown, refuse
+from .values import CNum, TypeVal, arith, as_constant, convert, negate, number, render
 
 __all__ = ["ExpressionMixin"]
 
@@ -172,7 +174,10 @@ class ExpressionMixin:
             return arith(op, a, b)
         if isinstance(a, AttrRef) or isinstance(b, AttrRef):
             name = (a if isinstance(a, AttrRef) else b).name
-            refuse(node, f"arithmetic on attribute {name}", "the program form takes an attribute as it is")
+            if op == "*":
+                return ScalarProduct(self._factor(node, a), self._factor(node, b))
+            refuse(node, f"arithmetic on attribute {name}", "the program form takes an attribute as it is, "
+                   "or its product with a float constant")
         if isinstance(a, Symbolic) or isinstance(b, Symbolic):
             return Symbolic(render(node))
         if isinstance(a, TypeVal) and isinstance(b, TypeVal) and op in ("==", "!="):
@@ -180,6 +185,16 @@ class ExpressionMixin:
         if op in ("+", "-") and not isinstance(a, (CNum, Unknown)):
             return a        # a GM address or pointer plus an offset: the same storage
         return Unknown(render(node))
+
+    def _factor(self, node, x):
+        """A factor of a scalar product: an attribute, or a constant whose product with a float32
+        rounds the same in float and in double (a float32 value)."""
+        if isinstance(x, AttrRef):
+            return x
+        if isinstance(x, CNum) and x.ctype != "int" and float(np.float32(x.value)) == x.value or \
+                isinstance(x, CNum) and x.ctype == "int" and abs(x.value) < 2 ** 24:
+            return as_constant(x)
+        refuse(node, f"attribute times {render(node)}", "a factor that is not a float32 value")
 
     def _eval_Cond(self, node):
         c = self.eval(node.c)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .description import AttrRef, Constant
+from .description import AttrRef, ScalarProduct
 from .instructions import VECTOR_CALLS
 
 __all__ = ["print_a2", "write_a2"]
@@ -95,13 +95,19 @@ def _header(name, cls, struct, ins, out, bodies, attrs, locals_):
             f"    uint32_t len;\n    uint32_t tileNum;\n{members}}};\n#endif\n")
 
 
+def _scalar(arg) -> str:
+    if isinstance(arg, AttrRef):
+        return f"this->{arg.name}"
+    if isinstance(arg, ScalarProduct):
+        return f"({_scalar(arg.a)} * {_scalar(arg.b)})"
+    return f"(float)({arg.text})" if arg.text else f"{arg.value!r}f"
+
+
 def _call(step) -> str:
     args = []
     for arg, kind in zip(step.args, VECTOR_CALLS[step.op]):
-        if isinstance(arg, AttrRef):
-            args.append(f"this->{arg.name}")
-        elif isinstance(arg, Constant):
-            args.append(f"(float)({arg.text})" if arg.text else f"{arg.value!r}f")
+        if kind == "k":
+            args.append(_scalar(arg))
         elif kind == "m":
             args.append(f"RoundMode::{arg}")
         else:

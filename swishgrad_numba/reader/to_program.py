@@ -1,6 +1,7 @@
 """A read body as the program form (:mod:`swishgrad_numba.program`, issue 28): one renaming.
 
-Step -> Instr, AttrRef -> Attr, Constant -> Const(value, text); the body's GM
+Step -> Instr, AttrRef -> Attr, Constant -> Const(value, text), ScalarProduct ->
+Product; the body's GM
 inputs (those it reads, in the entry's order) are the program's inputs, its
 stored tensor the output, every other tensor a local. A widening Cast is
 written with CAST_NONE, the one mode the program form takes for it (the
@@ -8,14 +9,14 @@ widening is exact whatever the mode).
 """
 from __future__ import annotations
 
-from .description import AttrRef, Body, Constant
+from .description import AttrRef, Body, Constant, ScalarProduct
 
 __all__ = ["to_program"]
 
 
 def to_program(body: Body, name: str):
     """``body`` as a :class:`swishgrad_numba.program.Program` named ``name`` (checked when made)."""
-    from ..program.form import Attr, Const, Instr, Program, Tensor
+    from ..program.form import Attr, Const, Instr, Product, Program, Tensor
 
     dtypes = dict(body.tensors)
     inputs = tuple(Tensor(t, dtypes[t]) for _, t in body.inputs)
@@ -28,6 +29,8 @@ def to_program(body: Body, name: str):
             return Attr(a.name)
         if isinstance(a, Constant):
             return Const(a.value, a.text)
+        if isinstance(a, ScalarProduct):
+            return Product(operand(a.a), operand(a.b))
         return a
 
     def step(s):
