@@ -161,7 +161,7 @@ def _variant(tmp_path, old, new):
 
 @pytest.mark.parametrize("old, new, construct", [
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
-     "if (this->len > 4) { AscendC::Muls(yLocal, xLocal, this->scale, this->len); }", "vector calls under"),
+     "if (GetBlockIdx() > 4) { AscendC::Muls(yLocal, xLocal, this->scale, this->len); }", "vector calls under"),
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
      "AscendC::Muls(yLocal, xLocal, -this->scale, this->len);", "arithmetic on attribute scale"),
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
@@ -315,3 +315,15 @@ def test_an_attribute_times_a_float_constant_is_a_scalar_product(tmp_path):
     assert steps(body) == ["Muls(yLocal, xLocal, (-1.0f * scale));"]
     assert body.steps[0].args[2] == ScalarProduct(Constant(-1.0), AttrRef("scale"))
     assert body.attrs == ("scale",)
+
+
+def test_a_branch_on_a_tiling_field_is_a_variant_and_one_choice(tmp_path):
+    # the field is fixed for a launch: its condition chooses a variant; asked twice, it is one choice
+    old = "        AscendC::Muls(yLocal, xLocal, this->scale, this->len);"
+    new = ("        if (this->len > 4) {\n" + old + "\n        } else {\n"
+           "            AscendC::Abs(yLocal, xLocal, this->len);\n        }\n"
+           "        if (this->len > 4) {\n            AscendC::Exp(yLocal, yLocal, this->len);\n        }")
+    d = read_source(_variant(tmp_path, old, new))
+    assert d.variants("float32") == ("tileLength > 4", "!(tileLength > 4)")
+    assert steps(d.body("float32", "tileLength > 4")) == ["Muls(yLocal, xLocal, scale);", "Exp(yLocal, yLocal);"]
+    assert steps(d.body("float32", "!(tileLength > 4)")) == ["Abs(yLocal, xLocal);"]

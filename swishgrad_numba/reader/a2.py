@@ -9,6 +9,7 @@ both ways and their members joined; inside the tile they are refused.
 """
 from __future__ import annotations
 
+from .abstract import TilingField
 from .calls import CallsMixin
 from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
@@ -45,6 +46,8 @@ class ClassMachine(CallsMixin, Machine):
 
     def runtime_branch(self, stmt):
         cond = self.eval(stmt.cond)
+        if isinstance(cond, TilingField):                  # if (this->flag): a variant
+            cond = Symbolic(cond.name)
         if isinstance(cond, Symbolic):
             branch = stmt.then if self.decide(cond.text) else stmt.other
             if branch is not None:

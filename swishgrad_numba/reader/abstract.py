@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from .errors import KernelSourceError
 
-__all__ = ["Unknown", "Symbolic", "Tensor", "Mode", "Return_", "refuse"]
+__all__ = ["Unknown", "Symbolic", "TilingField", "Tensor", "Mode", "Return_", "refuse"]
 
 
 @dataclass(frozen=True)
@@ -17,6 +17,13 @@ class Unknown:
 class Symbolic:
     """A value that depends on a non-type template argument of the entry (``text`` as written)."""
     text: str
+
+
+@dataclass(frozen=True)
+class TilingField:
+    """A non-float field of the tiling struct: fixed for a launch, so a branch on its comparison
+    with a constant chooses a variant, as a template argument does (``haveTanhx == 1``)."""
+    name: str
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, VECTOR_CALLS
+from .abstract import TilingField
 from .machine import Mode, Symbolic, Tensor, Unknown, refuse
 from .objects import Event, GlobalT, GlobalView, TilingVal
 from .syntax import Name
@@ -50,7 +51,7 @@ class CallsMixin:
         for decl in (cls.fields if cls else ()):
             for name, _, _ in decl.names:
                 floats = decl.type.name.last in ("float", "double") and not decl.type.ptr
-                value.members[name] = AttrRef(name) if floats else Unknown(f"tiling field {name}")
+                value.members[name] = AttrRef(name) if floats else TilingField(name)
         self.scopes[-1][var] = value
         return None
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .abstract import Mode, Symbolic, Unknown, refuse
+from .abstract import Mode, Symbolic, TilingField, Unknown, refuse
 from .description import AttrRef, ScalarProduct
 from .errors import KernelSourceError
 from .parser import BUILTIN_TYPES
@@ -147,8 +147,9 @@ class ExpressionMixin:
         x = self.eval(node.x)
         if node.op in ("&", "*", "+"):
             return x
-        if isinstance(x, (Unknown, Symbolic)):
-            return x if isinstance(x, Unknown) else Symbolic(render(node))
+        if isinstance(x, (Unknown, Symbolic, TilingField)):
+            return x if isinstance(x, Unknown) or node.op != "!" and isinstance(x, TilingField) \
+                else Symbolic(render(node))
         if isinstance(x, AttrRef):
             refuse(node, f"arithmetic on attribute {x.name}", "the program form takes an attribute as it is")
         if isinstance(x, CNum):
@@ -170,20 +171,23 @@ class ExpressionMixin:
         return self._combine(node, node.op, self.eval(node.a), self.eval(node.b))
 
     def _combine(self, node, op, a, b):
+        scalars = (CNum, Unknown, Symbolic, TilingField, AttrRef, ScalarProduct, TypeVal)
         if isinstance(a, CNum) and isinstance(b, CNum):
             return arith(op, a, b)
+        if op in ("+", "-") and not isinstance(a, scalars):
+            return a        # a GM address or pointer plus an offset: the same storage
         if isinstance(a, AttrRef) or isinstance(b, AttrRef):
             name = (a if isinstance(a, AttrRef) else b).name
             if op == "*":
                 return ScalarProduct(self._factor(node, a), self._factor(node, b))
             refuse(node, f"arithmetic on attribute {name}", "the program form takes an attribute as it is, "
                    "or its product with a float constant")
-        if isinstance(a, Symbolic) or isinstance(b, Symbolic):
-            return Symbolic(render(node))
+        if isinstance(a, Unknown) or isinstance(b, Unknown):
+            return Unknown(render(node))
+        if isinstance(a, (TilingField, Symbolic)) or isinstance(b, (TilingField, Symbolic)):
+            return _symbolic(node, op, a, b)
         if isinstance(a, TypeVal) and isinstance(b, TypeVal) and op in ("==", "!="):
             return CNum(int((a == b) == (op == "==")), "int")
-        if op in ("+", "-") and not isinstance(a, (CNum, Unknown)):
-            return a        # a GM address or pointer plus an offset: the same storage
         return Unknown(render(node))
 
     def _factor(self, node, x):
@@ -235,3 +239,21 @@ class ExpressionMixin:
                     return self.cast(node, t, self.eval(node.args[0]))
             return self.call(node, fn, node.args)
         refuse(node, f"call {render(fn)}")
+
+
+_COMPARISONS = ("==", "!=", "<", ">", "<=", ">=")
+
+
+def _symbolic(node, op, a, b):
+    """A comparison of a template argument or a tiling field with a constant, as a canonical
+    condition (``dType == 3``, ``haveTanhx == 1``) so that one condition is one choice."""
+    def text(v):
+        if isinstance(v, CNum):
+            return repr(v.value)
+        return v.name if isinstance(v, TilingField) else v.text
+    if isinstance(a, TilingField) or isinstance(b, TilingField):
+        if op not in _COMPARISONS or not all(isinstance(v, (CNum, TilingField)) for v in (a, b)):
+            return Unknown(render(node))
+    if op in _COMPARISONS and all(isinstance(v, (CNum, TilingField, Symbolic)) for v in (a, b)):
+        return Symbolic(f"{text(a)} {op} {text(b)}")
+    return Symbolic(render(node))

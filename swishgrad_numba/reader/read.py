@@ -93,6 +93,9 @@ def _paths(symbols, fn, cname, gm, machine_class):
         prefix, conds = pending.pop(), []
 
         def decide(text, prefix=prefix, conds=conds):
+            known = _known(text, conds)
+            if known is not None:           # the same condition, or one its choices settle
+                return known
             k = len(conds)
             if k < len(prefix):
                 choice = prefix[k]
@@ -130,3 +133,20 @@ def _variant(conds) -> str:
     kept = [t if c else f"!({t})" for t, c in conds
             if c or not (re.match(r"^(\w+) == ", t) and re.match(r"^(\w+) == ", t).group(1) in fixed)]
     return " && ".join(kept)
+
+
+_EQUALITY = re.compile(r"^(\w+) (==|!=) (\S+)$")
+
+
+def _known(text, conds):
+    """The value of condition ``text`` on a path that chose ``conds``, where they settle it."""
+    for t, c in conds:
+        if t == text:
+            return c
+    m = _EQUALITY.match(text)
+    if m:
+        for t, c in conds:
+            n = _EQUALITY.match(t)
+            if n and n.group(1) == m.group(1) and n.group(2) == "==" and c:     # name == value holds
+                return (n.group(3) == m.group(3)) == (m.group(2) == "==")
+    return None
