@@ -327,3 +327,19 @@ def test_a_branch_on_a_tiling_field_is_a_variant_and_one_choice(tmp_path):
     assert d.variants("float32") == ("tileLength > 4", "!(tileLength > 4)")
     assert steps(d.body("float32", "tileLength > 4")) == ["Muls(yLocal, xLocal, scale);", "Exp(yLocal, yLocal);"]
     assert steps(d.body("float32", "!(tileLength > 4)")) == ["Abs(yLocal, xLocal);"]
+
+
+def test_tiling_key_variants_and_class_aliases(tmp_path):
+    src = (KERNELS / "plain_muls" / "plain_muls.cpp").read_text()
+    muls = "        AscendC::Muls(yLocal, xLocal, this->scale, this->len);"
+    src = src.replace(muls, "        if (TILING_KEY_IS(1)) {\n            AscendC::Abs(yLocal, xLocal, this->len);\n"
+                            "        } else if constexpr (std::is_same_v<U, half>) {\n" + muls + "\n        } else {\n"
+                            "            AscendC::Adds(yLocal, xLocal, this->scale, this->len);\n        }")
+    src = src.replace("class PlainKernel {\n", "class PlainKernel {\n    using U = T;\n")
+    assert "using U = T;" in src
+    (tmp_path / "k.cpp").write_text(src)
+    d = read_source(tmp_path)
+    assert d.variants("float16") == ("tilingKey == 1", "!(tilingKey == 1)")
+    assert steps(d.body("float16", "tilingKey == 1")) == ["Abs(yLocal, xLocal);"]
+    assert steps(d.body("float16", "!(tilingKey == 1)")) == ["Muls(yLocal, xLocal, scale);"]
+    assert steps(d.body("float32", "!(tilingKey == 1)")) == ["Adds(yLocal, xLocal, scale);"]

@@ -134,6 +134,8 @@ class ClassMachine(CallsMixin, Machine):
         inst = Instance(cls, env)
         saved = self.scopes
         self.scopes = [self.scopes[0], env]
+        for alias in cls.aliases:                 # using T = TYPE_X; inside the class
+            env[alias.name] = self.type_or_value(alias.type)
         for decl in _fields(self.symbols, cls):
             tval = self.type_of(decl.type)
             for name, init, _ in decl.names:

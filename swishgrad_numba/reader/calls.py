@@ -25,7 +25,8 @@ class CallsMixin:
         if ident in ("GetBlockIdx", "GetBlockNum", "GetSubBlockIdx", "GetTaskRation"):
             return Unknown(ident)
         if ident == "TILING_KEY_IS":        # the host's tiling key: each key is a variant
-            return Symbolic(render(node))
+            key = self.eval(arg_nodes[0])
+            return Symbolic(f"tilingKey == {key.value}" if isinstance(key, CNum) else render(node))
         if ident in _TILING_MACROS:
             return self.tiling_data(node, ident, arg_nodes)
         args = [self.eval(a) for a in arg_nodes]
