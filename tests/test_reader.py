@@ -343,3 +343,21 @@ def test_tiling_key_variants_and_class_aliases(tmp_path):
     assert steps(d.body("float16", "tilingKey == 1")) == ["Abs(yLocal, xLocal);"]
     assert steps(d.body("float16", "!(tilingKey == 1)")) == ["Muls(yLocal, xLocal, scale);"]
     assert steps(d.body("float32", "!(tilingKey == 1)")) == ["Adds(yLocal, xLocal, scale);"]
+
+
+@pytest.mark.parametrize("new, refused", [
+    ("using Dag = SwishToyDag32::OpDag;\n        ElementwiseSch<schMode, Dag> sch(", None),
+    ("BroadcastSch<schMode, SwishToyDag32::OpDag> sch(", "BroadcastSch sch"),
+])
+def test_entry_alias_and_other_schedulers(tmp_path, new, refused):
+    old = "ElementwiseSch<schMode, SwishToyDag32::OpDag> sch("
+    folder = _dag_variant(tmp_path, [])
+    entry = (folder / "swish_toy_apt.cpp").read_text()
+    assert old in entry
+    (folder / "swish_toy_apt.cpp").write_text(entry.replace(old, new))
+    if refused is None:
+        assert steps(read_source(folder).body("float32")) == steps(read_source(KERNELS / "dag_swish_toy")
+                                                                   .body("float32"))
+    else:
+        with pytest.raises(KernelSourceError, match=refused):
+            read_source(folder)

@@ -47,6 +47,8 @@ class DagMachine(MicroMixin, ClassMachine):
             if len(dags) != 1:
                 refuse(node, f"{tval.cname} {name}", "its DAG is not a member type of a DAG struct")
             return Sched(dags[0])
+        if tval.cname.endswith("Sch") or "Sch<" in tval.cname:
+            refuse(node, f"{tval.cname} {name}", f"the reader knows the element-wise schedulers {_SCHEDULERS}")
         return super().construct(node, tval, name, args)
 
     def call_method(self, node, obj, name, targs, args):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .abstract import Mode, Return_, Symbolic, Tensor, Unknown, refuse
 from .expressions import ExpressionMixin
-from .syntax import Block, Decl, ExprStmt, For, If, Member, Name, Return, Scoped, While
+from .syntax import Alias, Block, Decl, ExprStmt, For, If, Member, Name, Return, Scoped, While
 from .values import CNum, TypeVal, convert, render
 
 __all__ = ["Machine", "Unknown", "Symbolic", "Tensor", "Mode", "Return_", "refuse"]
@@ -84,6 +84,8 @@ class Machine(ExpressionMixin):
             self.eval(stmt.x)
         elif isinstance(stmt, Decl):
             self.declare(stmt)
+        elif isinstance(stmt, Alias):
+            self.scopes[-1][stmt.name] = self.type_or_value(stmt.type)
         elif isinstance(stmt, If):
             cond = self.eval(stmt.cond)
             if isinstance(cond, CNum):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .errors import KernelSourceError
 from .parser import KEYWORDS, Parser
-from .syntax import Block, Decl, ExprStmt, For, If, Return, Scoped, While
+from .syntax import Alias, Block, Decl, ExprStmt, For, If, Return, Scoped, While
 
 __all__ = ["StatementParser"]
 
@@ -47,6 +47,13 @@ class StatementParser(Parser):
             cond = self.expr()
             self.take(")")
             return While(cond, self.statement(), at)
+        if self.is_("using") and self.peek(2).text == "=":     # using OpDag = Dag<T>::OpDag;
+            self.i += 1
+            name = self.ident()
+            self.take("=")
+            alias = Alias(name, (), self.targ(), at)
+            self.take(";")
+            return alias
         if self.accept("return"):
             x = None if self.is_(";") else self.expr()
             self.take(";")
