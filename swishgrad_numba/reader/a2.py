@@ -1,0 +1,215 @@
+"""The A2 class style: an entry that makes a kernel object, ``Init`` and ``Process``;
+TPipe, TQue/TBuf buffers, CopyIn / Compute / CopyOut, straight-line vector calls.
+
+:class:`ClassMachine` follows the entry for one dtype (and one choice of the
+tiling-key template arguments). Process's one loop is the tile loop: its body
+is followed once, and the tail tile after it must compute the same. Runtime
+branches outside the tile (the big/small core split in Init) are followed
+both ways and their members joined; inside the tile they are refused.
+"""
+from __future__ import annotations
+
+from .abstract import TilingField
+from .calls import CallsMixin
+from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
+from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
+from .syntax import Call, Name
+from .values import CNum, TypeVal, render
+
+__all__ = ["ClassMachine"]
+
+_QUEUES = ("TQue", "TQueBind")
+
+
+class ClassMachine(CallsMixin, Machine):
+    """Follows a class-style entry; ``events`` is what it records, ``decide`` answers
+    branches on the entry's non-type template arguments (the fork driver's)."""
+
+    def __init__(self, symbols, dtype_cname, gm_params, decide):
+        macros = {f"DTYPE_{g.upper()}": TypeVal(dtype_cname) for g in gm_params}
+        super().__init__(symbols, macros)
+        self.decide = decide
+        self.events, self.names, self.dtypes = [], {}, {}
+        self.tile, self.in_tile, self.methods = None, False, []
+        self.buffer_num, self.tiling_struct = None, None
+
+    # ------------------------------------------------------------ the entry
+    def run_entry(self, fn, tbind):
+        self.scopes[0].update(tbind)
+        self.scopes.append({p.name: (GMAddr(p.name) if p.type.name.last == "GM_ADDR" else Unknown(p.name))
+                            for p in fn.params})
+        self.methods.append(fn.name.last)
+        try:
+            self.run(fn.body)
+        except Return_:
+            pass
+
+    def runtime_branch(self, stmt):
+        cond = self.eval(stmt.cond)
+        if isinstance(cond, TilingField):                  # if (this->flag): a variant
+            cond = Symbolic(cond.name)
+        if isinstance(cond, Symbolic):
+            branch = stmt.then if self.decide(cond.text) else stmt.other
+            if branch is not None:
+                self.run(branch)
+            return
+        if self.in_tile:
+            refuse(stmt, "a runtime branch in Compute", f"if ({render(stmt.cond)})")
+        self._both_ways(stmt)
+
+    def _both_ways(self, stmt):
+        """Outside the tile: follow both branches; members set differently become run-time values.
+        A branch that only returns (``if (workspace == nullptr) return;``) is a guard: the kernel
+        computes on the other one."""
+        members, n = dict(self.this.members) if self.this else {}, len(self.events)
+        then_returned = self._guard(stmt.then, n)
+        then_members, then_events = (dict(self.this.members) if self.this else {}), self.events[n:]
+        if self.this:
+            self.this.members = dict(members)
+        del self.events[n:]
+        else_returned = stmt.other is not None and self._guard(stmt.other, n)
+        if then_returned or else_returned:
+            if then_returned and else_returned:
+                raise Return_(None)
+            if else_returned:           # the then-branch is the one that computes
+                if self.this:
+                    self.this.members = then_members
+                self.events[n:] = then_events
+            return
+        if self.events[n:] != then_events:
+            refuse(stmt, "vector calls under a runtime branch", f"if ({render(stmt.cond)})")
+        if self.this:
+            for k, v in then_members.items():
+                if self.this.members.get(k) != v:
+                    self.this.members[k] = Unknown(f"{k} (set by a runtime branch)")
+
+    def _guard(self, branch, n) -> bool:
+        """Run ``branch``; whether it returned having done nothing (a guard)."""
+        try:
+            self.run(branch)
+        except Return_:
+            if len(self.events) == n:
+                return True
+            raise
+        return False
+
+    def loop(self, stmt):
+        if any(_calls(stmt, "SetValue")):
+            refuse(stmt, "a loop over SetValue", "element-by-element code is not a vector program")
+        if self.in_tile or self.methods[-1] != "Process" or self.tile is not None:
+            where = "Compute" if self.in_tile else self.methods[-1]
+            refuse(stmt, f"a loop in {where}", "only Process's tile loop is read")
+        self.scopes.append({})
+        if getattr(stmt, "init", None) is not None:      # a for loop's; a while loop has none
+            self.run(stmt.init)
+        start, self.in_tile = len(self.events), True
+        self.run(stmt.body)
+        self.in_tile, self.tile = False, (start, len(self.events))
+        self.scopes.pop()
+
+    def name_value(self, node, value, name):
+        if isinstance(value, Tensor) and value.key not in self.names:
+            taken = set(self.names.values())
+            self.names[value.key] = name if name not in taken else f"{name}_{len(taken)}"
+        return value
+
+    # ------------------------------------------------------------ objects
+    def construct(self, node, tval, name, args):
+        if tval.cname in self.symbols.classes:
+            return self.instance(node, self.symbols.classes[tval.cname], tval.args)
+        if tval.cname in _QUEUES:
+            return Queue(name, tval.args[-1] if tval.args else None)
+        if tval.cname == "TBuf":
+            return Buf(name)
+        if tval.cname == "TPipe":
+            return Pipe()
+        if tval.cname == "GlobalTensor":
+            return GlobalT(name)
+        return Unknown(f"{tval.cname} {name}")
+
+    def instance(self, node, cls, targs):
+        env = {}
+        for i, tp in enumerate(cls.tparams):
+            env[tp.name] = targs[i] if i < len(targs) else (self.eval(tp.default) if tp.default else None)
+        inst = Instance(cls, env)
+        saved = self.scopes
+        self.scopes = [self.scopes[0], env]
+        for alias in cls.aliases:                 # using T = TYPE_X; inside the class
+            env[alias.name] = self.type_or_value(alias.type)
+        for decl in _fields(self.symbols, cls):
+            tval = self.type_of(decl.type)
+            for name, init, _ in decl.names:
+                inst.members[name] = self.eval(init) if init is not None else \
+                    Unknown(name) if decl.type.ptr else self.construct(decl, tval, name, [])
+        self.scopes = saved
+        return inst
+
+    def invoke(self, node, fn, this, args, env):
+        saved = (self.scopes, self.this)
+        self.scopes = [self.scopes[0], dict(env), {p.name: a for p, a in zip(fn.params, args)}]
+        self.this = this
+        self.methods.append(fn.name.last)
+        try:
+            self.run(fn.body)
+            return None
+        except Return_ as r:
+            return r.value
+        finally:
+            self.methods.pop()
+            self.scopes, self.this = saved
+
+    def call_method(self, node, obj, name, targs, args):
+        if isinstance(obj, Instance):
+            return self.invoke(node, self.symbols.method(obj.cls, name, node.at), obj, args, obj.env)
+        if name in ("ReinterpretCast",):
+            refuse(node, "ReinterpretCast", "a bit trick the program form does not have")
+        if name in ("SetValue", "GetValue"):
+            refuse(node, name, "element-by-element access is not a vector program")
+        if isinstance(obj, Pipe) and name == "InitBuffer":
+            if isinstance(args[0], Queue) and len(args) == 3:
+                self.buffer_num = args[1].value if isinstance(args[1], CNum) else None
+            return None
+        if isinstance(obj, (Queue, Buf)) and name in ("AllocTensor", "DeQue", "Get"):
+            return self.tensor(node, obj.name, targs)
+        if isinstance(obj, (Queue, Buf)) and name in ("EnQue", "FreeTensor"):
+            return None
+        if isinstance(obj, GlobalT) and name == "SetGlobalBuffer":
+            if not isinstance(args[0], GMAddr):
+                refuse(node, f"{obj.name}.SetGlobalBuffer", "its address is not a GM_ADDR argument")
+            obj.gm = args[0].name
+            return None
+        if isinstance(obj, Unknown):
+            return Unknown(f"{obj.why}.{name}")
+        refuse(node, f"unknown call {render(node.fn)}")
+
+    def tensor(self, node, key, targs):
+        dtype = targs[0].dtype if targs and isinstance(targs[0], TypeVal) else None
+        if dtype is None:
+            refuse(node, f"a local tensor of type {render(node.fn)}", "not float, half, bfloat16_t or uint8_t")
+        if self.dtypes.setdefault(key, dtype) != dtype:
+            refuse(node, f"buffer {key} as {dtype}", f"it is used as {self.dtypes[key]} too")
+        return Tensor(key, dtype)
+
+
+def _calls(node, name):
+    """Whether ``name`` is called anywhere under ``node``."""
+    if isinstance(node, Call):
+        fn = node.fn
+        if getattr(fn, "name", None) == name or isinstance(fn, Name) and fn.last == name:
+            yield True
+    if isinstance(node, (tuple, list)):
+        for x in node:
+            yield from _calls(x, name)
+    elif hasattr(node, "__dataclass_fields__"):
+        for f in node.__dataclass_fields__:
+            if f != "at":
+                yield from _calls(getattr(node, f), name)
+
+
+def _fields(symbols, cls) -> list:
+    """The fields of ``cls`` and of its bases in the sources, bases first."""
+    out = []
+    for base in cls.bases:
+        if base.name.last in symbols.classes:
+            out += _fields(symbols, symbols.classes[base.name.last])
+    return out + list(cls.fields)

@@ -1,0 +1,78 @@
+"""From what a followed entry recorded (:class:`.objects.Event`) to a :class:`.description.Body`."""
+from __future__ import annotations
+
+from .description import AttrRef, Body, ScalarProduct
+from .errors import KernelSourceError
+from .instructions import VECTOR_CALLS
+
+__all__ = ["assemble", "attr_names"]
+
+_DTYPES = ("float32", "float16", "bfloat16", "uint8")
+
+
+def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", buffer_num=None) -> Body:
+    """The body of one tile: ``prologue`` steps run once before the tiles (Init's
+    Duplicate of a constant buffer), ``tile`` the events of one tile; ``names`` the
+    tensors' names by storage key, ``dtypes`` their dtypes."""
+    pro_steps = [e.step for e in prologue if e.kind == "step"]
+    steps = [e.step for e in tile if e.kind == "step"]
+    loads = {e.key: e.gm for e in prologue + tile if e.kind == "load"}
+    stores = [e for e in tile if e.kind == "store"]
+    if not stores:
+        raise KernelSourceError(file, 0, "a kernel without output", "no DataCopy to GM in the tile")
+    outs = {e.gm for e in stores}
+    if len(outs) > 1:
+        raise KernelSourceError(file, 0, f"{len(outs)} outputs ({', '.join(sorted(outs))})",
+                                "the program form has one output")
+    written_once = {s.args[0] for s in pro_steps}
+    for s in steps:
+        if s.args[0] in written_once:
+            raise KernelSourceError(s.at[0], s.at[1], f"{s.op} into {names.get(s.args[0], s.args[0])}",
+                                    "a tensor set once before the tiles is overwritten in a tile")
+    for s in pro_steps + steps:
+        if s.op == "Cast" and dtypes[s.args[0]] == dtypes[s.args[1]]:
+            raise KernelSourceError(s.at[0], s.at[1], f"a Cast from {dtypes[s.args[1]]} to itself ({s.args[2]})",
+                                    "whether it copies or rounds to an integer is not public")
+    written, inputs = set(), {}
+    for s in pro_steps + steps:
+        kinds = VECTOR_CALLS[s.op]
+        for arg, kind in zip(s.args, kinds):
+            if kind in "sD" and arg not in written:
+                if arg not in loads:
+                    raise KernelSourceError(s.at[0], s.at[1], f"{s.op} reading {names.get(arg, arg)}",
+                                            "nothing writes that tensor before it is read")
+                inputs.setdefault(loads[arg], arg)
+        written.add(s.args[0])
+    out_key = stores[-1].key
+    if out_key not in written and out_key not in loads:
+        raise KernelSourceError(file, 0, f"output {names.get(out_key, out_key)}", "never written")
+
+    def name(key):
+        return names.get(key, key)
+
+    tensors = {}
+    for key in [inputs[g] for g in gm_params if g in inputs] + [k for s in pro_steps + steps for k in
+                                                                _tensor_args(s)] + [out_key]:
+        dt = dtypes[key]
+        if dt not in _DTYPES:
+            raise KernelSourceError(file, 0, f"tensor {name(key)} of dtype {dt}", f"a program holds {_DTYPES}")
+        tensors.setdefault(name(key), dt)
+    renamed = tuple(type(s)(s.op, tuple(name(a) if isinstance(a, str) and k in "dDs" else a
+                                        for a, k in zip(s.args, VECTOR_CALLS[s.op])), s.at)
+                    for s in pro_steps + steps)
+    attrs = tuple(dict.fromkeys(n for s in renamed for a in s.args for n in attr_names(a)))
+    return Body(dtype, tuple((g, name(inputs[g])) for g in gm_params if g in inputs), (stores[-1].gm, name(out_key)),
+                tuple(tensors.items()), renamed, attrs, variant, buffer_num)
+
+
+def _tensor_args(step):
+    return [a for a, k in zip(step.args, VECTOR_CALLS[step.op]) if k in "dDs"]
+
+
+def attr_names(scalar) -> tuple:
+    """The attributes a scalar operand reads (those of a product's factors too)."""
+    if isinstance(scalar, AttrRef):
+        return (scalar.name,)
+    if isinstance(scalar, ScalarProduct):
+        return attr_names(scalar.a) + attr_names(scalar.b)
+    return ()

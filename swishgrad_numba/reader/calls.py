@@ -1,0 +1,112 @@
+"""Free calls in class-style code: the tiling macros, DataCopy between GM and local
+tensors, the vector instructions, and calls of the kernel's own functions."""
+from __future__ import annotations
+
+from .description import AttrRef, ScalarProduct, Step
+from .instructions import IGNORED_CALLS, VECTOR_CALLS
+from .abstract import TilingField
+from .machine import Mode, Symbolic, Tensor, Unknown, refuse
+from .objects import Event, GlobalT, GlobalView, TilingVal
+from .syntax import Name
+from .values import CNum, as_constant, render
+
+__all__ = ["CallsMixin"]
+
+_TILING_MACROS = ("GET_TILING_DATA_WITH_STRUCT", "GET_TILING_DATA", "GET_TILING_DATA_PTR_WITH_STRUCT")
+
+
+class CallsMixin:
+    def call(self, node, fn, arg_nodes):
+        ident = fn.last
+        if ident in IGNORED_CALLS:
+            if ident == "REGISTER_TILING_DEFAULT":
+                self.tiling_struct = arg_nodes[0].last if isinstance(arg_nodes[0], Name) else None
+            return Unknown(ident)
+        if ident in ("GetBlockIdx", "GetBlockNum", "GetSubBlockIdx", "GetTaskRation"):
+            return Unknown(ident)
+        if ident == "TILING_KEY_IS":        # the host's tiling key: each key is a variant
+            key = self.eval(arg_nodes[0])
+            return Symbolic(f"tilingKey == {key.value}" if isinstance(key, CNum) else render(node))
+        if ident in _TILING_MACROS:
+            return self.tiling_data(node, ident, arg_nodes)
+        args = [self.eval(a) for a in arg_nodes]
+        if ident in ("DataCopy", "DataCopyPad"):
+            return self.data_copy(node, args)
+        if ident in VECTOR_CALLS and len(fn.segs) <= 2:
+            return self.vector_call(node, ident, args, trailing=(1,), counted=True)
+        if len(fn.segs) == 1 and self.this is not None and _has_method(self.symbols, self.this.cls, ident):
+            return self.invoke(node, self.symbols.method(self.this.cls, ident, node.at), self.this, args,
+                               self.this.env)
+        if ident in self.symbols.functions:
+            f = self.symbols.functions[ident]
+            env = {tp.name: self.type_or_value(a) for tp, a in zip(f.tparams, fn.targs or ())}
+            return self.invoke(node, f, None, args, env)
+        refuse(node, f"unknown call {fn.text()}")
+
+    def tiling_data(self, node, macro, arg_nodes):
+        struct = arg_nodes[0].last if macro != "GET_TILING_DATA" else self.tiling_struct
+        self.tiling_struct = struct
+        var = arg_nodes[1 if macro != "GET_TILING_DATA" else 0].last
+        cls = self.symbols.classes.get(struct)
+        value = TilingVal(cls)
+        for decl in (cls.fields if cls else ()):
+            for name, _, _ in decl.names:
+                floats = decl.type.name.last in ("float", "double") and not decl.type.ptr
+                value.members[name] = AttrRef(name) if floats else TilingField(name)
+        self.scopes[-1][var] = value
+        return None
+
+    def data_copy(self, node, args):
+        dst, src = args[0], args[1]
+        if isinstance(dst, Tensor) and isinstance(src, GlobalView):
+            self.events.append(Event("load", key=dst.key, gm=self._gm(node, src)))
+        elif isinstance(dst, GlobalView) and isinstance(src, Tensor):
+            self.events.append(Event("store", key=src.key, gm=self._gm(node, dst)))
+        else:
+            refuse(node, "DataCopy", "only GM -> local and local -> GM copies are read")
+        return None
+
+    def _gm(self, node, view):
+        if view.glob.gm is None:
+            refuse(node, f"GlobalTensor {view.glob.name}", "never bound to a GM_ADDR by SetGlobalBuffer")
+        return view.glob.gm
+
+    def _eval_Index(self, node):
+        obj = self.eval(node.obj)
+        if isinstance(obj, GlobalT):
+            return GlobalView(obj)
+        refuse(node, f"a local tensor at an offset ({render(node)})", "the program form reads whole tensors")
+
+    def vector_call(self, node, op, args, trailing, counted=False):
+        """Record one vector call; ``trailing`` operands (count or mask) close it. ``counted``:
+        the last is the element count, which must be the tile's length, not a constant."""
+        kinds = VECTOR_CALLS[op]
+        if len(args) - len(kinds) not in trailing:
+            refuse(node, f"{op} with {len(args)} arguments",
+                   f"the reader knows {op} with operands {kinds!r} and {' or '.join(map(str, trailing))} more")
+        if counted and isinstance(args[-1], CNum):
+            refuse(node, f"{op} over {args[-1].value} elements", "a constant count covers part of a tile")
+        operands = []
+        for arg, kind in zip(args, kinds):
+            operands.append(self.operand(node, op, arg, kind))
+        self.events.append(Event("step", Step(op, tuple(operands), node.at)))
+        return None
+
+    def operand(self, node, op, arg, kind):
+        if kind in "dDs":
+            if not isinstance(arg, Tensor):
+                refuse(node, f"{op} operand {arg!r}", "not a local tensor")
+            return arg.key
+        if kind == "k":
+            if isinstance(arg, (AttrRef, ScalarProduct)):
+                return arg
+            if isinstance(arg, CNum):
+                return as_constant(arg)
+            refuse(node, f"{op} scalar {render(node)}", "neither a constant nor a float tiling field")
+        if not isinstance(arg, Mode):
+            refuse(node, f"{op} round mode", "not an AscendC::RoundMode")
+        return arg.name
+
+
+def _has_method(symbols, cls, name) -> bool:
+    return any(m.name.last == name for m in cls.methods) or (cls.name, name) in symbols.methods

@@ -1,0 +1,208 @@
+"""The 950 DAG style: ``ElementwiseSch<mode, Dag<T>::OpDag>`` in the entry, the DAG a
+struct of ``using N = Bind<Vec::Op<T>, inputs...>`` lines.
+
+A DAG is read from its outputs back, each ``Bind`` once, inputs in order: the
+node's alias names its result. ``Vec::CopyIn`` of ``Placeholder::In<k>`` loads the
+scheduler's k-th GM input, ``Vec::CopyOut`` stores; ``Vec::Cast<R, T, mode>``
+and the ``Vec::`` vector ops are one step each; ``MAKE_CONST`` is a constant,
+``Placeholder::Var<float, i>`` the attribute set by ``SetVar<float, i>`` (``var<i>``
+where the scheduler takes it from its own struct). A same-type ``Vec::Cast`` is
+removed, as the scheduler does. A
+node of the kernel's own (a struct with a MicroAPI loop) is :mod:`.microapi`'s.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .a2 import ClassMachine
+from .description import AttrRef, Step
+from .instructions import ROUND_MODES, VECTOR_CALLS
+from .machine import refuse
+from .microapi import MicroMixin
+from .objects import Event
+from .syntax import Call, Name, Type
+from .values import CNum, TypeVal, as_constant, render
+
+__all__ = ["DagMachine"]
+
+_SCHEDULERS = ("ElementwiseSch", "ElementwiseSchWithScalar", "ElementwiseSch16B")
+_PLACEHOLDER = re.compile(r"^(In|Out)(\d+)$")
+
+
+@dataclass(eq=False)
+class Sched:
+    """An elementwise scheduler object: its DAG (owner class, arguments, alias), vars and GM arguments."""
+    dag: TypeVal
+    vars: dict = field(default_factory=dict)
+    gm: tuple = ()
+
+
+class DagMachine(MicroMixin, ClassMachine):
+    scheduled = False
+
+    def construct(self, node, tval, name, args):
+        if tval.cname in _SCHEDULERS:
+            dags = [a for a in tval.args if isinstance(a, TypeVal) and a.owner]
+            if len(dags) != 1:
+                refuse(node, f"{tval.cname} {name}", "its DAG is not a member type of a DAG struct")
+            return Sched(dags[0])
+        if tval.cname.endswith("Sch") or "Sch<" in tval.cname:
+            refuse(node, f"{tval.cname} {name}", f"the reader knows the element-wise schedulers {_SCHEDULERS}")
+        return super().construct(node, tval, name, args)
+
+    def call_method(self, node, obj, name, targs, args):
+        if not isinstance(obj, Sched):
+            return super().call_method(node, obj, name, targs, args)
+        if name == "SetVar":
+            obj.vars[targs[1].value] = args[0]
+        elif name == "Init":
+            obj.gm = tuple(a.name if hasattr(a, "name") else None for a in args)
+        elif name == "Process":
+            self.scheduled = True
+            self.run_dag(node, obj)
+        else:
+            refuse(node, f"scheduler call {name}")
+        return None
+
+    # ------------------------------------------------------------ the DAG
+    def run_dag(self, node, sched):
+        cls_name, owner_args = sched.dag.owner
+        cls = self.symbols.classes[cls_name]
+        env = {tp.name: owner_args[i] if i < len(owner_args) else self.type_or_value(tp.default)
+               for i, tp in enumerate(cls.tparams)}
+        self.dag = _Dag(cls, env, sched, {a.name: a for a in cls.aliases}, {})
+        for a in cls.aliases:
+            self._scan_placeholders(a.type)
+        outputs = self._alias(node, sched.dag.cname)
+        n_in = len({k for k in self.dag.placeholders if k[0] == "In"})
+        self.dag.gm_in, self.dag.gm_out = sched.gm[:n_in], sched.gm[n_in:]
+        self._visit(outputs)
+        self.check_clobbered()
+
+    def _alias(self, node, name):
+        alias = self.dag.aliases.get(name)
+        if alias is None:
+            refuse(node, f"DAG member {name}", f"not a using-declaration of {self.dag.cls.name}")
+        return alias
+
+    def _scan_placeholders(self, node):
+        text = render(node)
+        for kind, k in re.findall(r"Placeholder::(In|Out)(\d+)", text):
+            self.dag.placeholders.add((kind, int(k)))
+
+    def _visit(self, alias):
+        """Emit the node ``alias`` (after its inputs); its result tensor's key."""
+        dag = self.dag
+        if alias.name in dag.done:
+            return dag.done[alias.name]
+        t = _unwrap(alias.type)
+        head = t.last if isinstance(t, Name) else None
+        if head in ("DAGSch", "Elems"):
+            outs = t.targs[:1] if head == "DAGSch" else t.targs      # DAGSch<Outputs, void, MemCfg>
+            keys = [self._visit(self._alias(alias, _unwrap(a).last)) for a in outs]
+            dag.done[alias.name] = keys
+            return keys
+        if head != "Bind":
+            refuse(alias, f"DAG node {render(alias.type)}", "a DAG node is Bind<op, inputs...>")
+        op, *inputs = t.targs
+        opname = _unwrap(op)
+        args = [self._input(alias, a) for a in inputs]
+        key = self._node(alias, opname, args)
+        dag.done[alias.name] = key
+        return key
+
+    def _input(self, alias, node):
+        """A Bind input: a tensor key, a scalar, or a placeholder."""
+        n = _unwrap(node)
+        if isinstance(n, Call) and isinstance(n.fn, Name) and n.fn.last == "MAKE_CONST":
+            return as_constant(self._in_env(lambda: self.eval(n.args[1])))
+        if isinstance(n, Name) and len(n.segs) >= 2 and n.segs[-2][0] == "Placeholder":
+            m = _PLACEHOLDER.match(n.last)
+            if m:
+                return (m.group(1), int(m.group(2)))
+            if n.last == "Var":
+                i = self._in_env(lambda: self.type_or_value(n.targs[1])).value
+                if i not in self.dag.sched.vars:
+                    return AttrRef(f"var{i}")
+                value = self.dag.sched.vars[i]
+                if not isinstance(value, (AttrRef, CNum)):
+                    refuse(alias, f"Placeholder::Var<{i}>", "its SetVar value is not a tiling field")
+                return value if isinstance(value, AttrRef) else as_constant(value)
+            refuse(alias, f"placeholder {n.last}")
+        if isinstance(n, Name) and n.last in self.dag.aliases and len(n.segs) == 1:
+            inner = self.dag.aliases[n.last]
+            if _is_const(inner.type):
+                return self._input(inner, inner.type)
+            return self._visit(self._alias(alias, n.last))
+        refuse(alias, f"DAG input {render(node)}")
+
+    def _in_env(self, fn):
+        saved = self.scopes
+        self.scopes = [self.scopes[0], dict(self.dag.env)]
+        try:
+            return fn()
+        finally:
+            self.scopes = saved
+
+    def _node(self, alias, op: Name, args):
+        dag, name = self.dag, alias.name
+        targs = self._in_env(lambda: tuple(self.type_or_value(a) for a in op.targs or ()))
+        kind = op.last
+        if kind == "CopyIn" and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+            self._tensor_key(alias, name, targs[0])
+            self.events.append(Event("load", key=name, gm=dag.gm_in[args[0][1]]))
+            return name
+        if kind == "CopyOut" and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+            self.events.append(Event("store", key=args[1], gm=dag.gm_out[args[0][1]]))
+            return args[1]
+        if kind == "Cast" and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+            if targs[0] == targs[1]:
+                # a same-type Cast is a no-op that the DAG scheduler removes (opbase atvoss/util/dag.h,
+                # docs/model.md on the 950 SwishZero): the node's result is its input
+                return args[0]
+            mode = ROUND_MODES.get(targs[2].value)
+            if mode is None:
+                refuse(alias, f"Vec::Cast round mode {targs[2].value}", f"the reader knows {ROUND_MODES}")
+            self._tensor_key(alias, name, targs[0])
+            self.events.append(Event("step", Step("Cast", (name, args[0], mode), alias.at)))
+            return name
+        if len(op.segs) >= 2 and op.segs[-2][0] == "Vec" and VECTOR_CALLS.get(kind, "D")[0] == "d":
+            kinds = VECTOR_CALLS[kind]
+            if len(args) != len(kinds) - 1:
+                refuse(alias, f"Vec::{kind} with {len(args)} inputs")
+            self._tensor_key(alias, name, targs[0])
+            self.events.append(Event("step", Step(kind, (name, *args), alias.at)))
+            return name
+        if kind in self.symbols.classes:
+            return self.custom_node(alias, self.symbols.classes[kind], targs, args)
+        refuse(alias, f"DAG op {render(op)}", "not a Vec:: op the reader knows, nor a node of the sources")
+
+    def _tensor_key(self, alias, key, tval):
+        if not isinstance(tval, TypeVal) or tval.dtype is None:
+            refuse(alias, f"{key} of type {tval}", "not float, half or bfloat16_t")
+        self.dtypes[key] = tval.dtype
+        self.names[key] = key
+
+
+@dataclass
+class _Dag:
+    cls: object
+    env: dict
+    sched: Sched
+    aliases: dict
+    done: dict
+    placeholders: set = field(default_factory=set)
+    clobbered: dict = field(default_factory=dict)
+    gm_in: tuple = ()
+    gm_out: tuple = ()
+
+
+def _unwrap(node):
+    return node.name if isinstance(node, Type) else node
+
+
+def _is_const(node):
+    n = _unwrap(node)
+    return isinstance(n, Call) and isinstance(n.fn, Name) and n.fn.last == "MAKE_CONST"
+

@@ -1,0 +1,222 @@
+"""File-level C++: namespaces, templates, classes and structs, functions, aliases, constants.
+
+:func:`parse_file` turns a preprocessed file into its list of declarations
+(:mod:`.syntax`); the kernels' statements are :mod:`.parser`'s.
+"""
+from __future__ import annotations
+
+from .statements import StatementParser as Parser
+from .syntax import Alias, ClassDef, Decl, Enum, ExprStmt, Function, Name, Namespace, Param, TParam
+
+__all__ = ["parse_file"]
+
+
+def parse_file(tokens) -> tuple:
+    """The declarations of one preprocessed file."""
+    p = Parser(tokens)
+    return _items(p, end="eof")
+
+
+def _items(p: Parser, end: str) -> tuple:
+    items = []
+    while not (p.tok.kind == "eof" if end == "eof" else p.is_("}")):
+        item = _item(p)
+        if item is not None:
+            items.append(item)
+    return tuple(items)
+
+
+def _item(p: Parser):
+    at = p.at()
+    if p.accept(";"):
+        return None
+    if p.accept("namespace"):
+        name = p.ident() if p.tok.kind == "id" else ""
+        p.take("{")
+        items = _items(p, "}")
+        p.take("}")
+        return Namespace(name, items, at)
+    if p.is_("using") and p.peek().text == "namespace":
+        p.i += 2
+        p.name()
+        p.take(";")
+        return None
+    if p.is_("extern") and p.peek().kind == "str":
+        p.i += 2
+        return None
+    tparams = _template_params(p)
+    if p.is_("using") and p.peek(2).text != "=":      # using A::B;  (a using-declaration)
+        p.i += 1
+        p.name()
+        p.take(";")
+        return None
+    if p.accept("using"):
+        name = p.ident()
+        p.take("=")
+        t = p.targ()
+        p.take(";")
+        return Alias(name, tparams, t, at)
+    if p.is_("enum"):
+        return _enum(p, at)
+    if p.is_("struct", "class") and p.peek().kind == "id" and p.peek(2).text == ";":   # a declaration
+        p.i += 3
+        return None
+    if p.is_("struct", "class") and p.peek().kind == "id" and p.peek(2).text in ("{", ":", "<") \
+            or p.is_("struct", "class") and p.peek(2).text == "final":
+        return _class(p, tparams, at)
+    if p.tok.kind == "id" and p.peek().text == "(":       # a macro at file level: ASCENDC_TPL_ARGS_DECL(...)
+        stmt = ExprStmt(p.expr(), at)
+        p.accept(";")
+        return stmt
+    return _function_or_variable(p, tparams, at)
+
+
+def _template_params(p: Parser) -> tuple:
+    if not p.accept("template"):
+        return ()
+    p.take("<")
+    params = []
+    while not p.accept(">"):
+        if p.is_("typename", "class"):
+            p.i += 1
+            p.accept("...")
+            name = p.ident()
+            default = p.targ() if p.accept("=") else None
+            params.append(TParam("type", name, None, default))
+        else:
+            t = p.type()
+            name = p.ident()
+            default = p.expr(no_gt=True) if p.accept("=") else None
+            params.append(TParam("value", name, t, default))
+        p.accept(",")
+    return tuple(params)
+
+
+def _enum(p: Parser, at):
+    p.take("enum")
+    p.accept("class", "struct")
+    name = p.ident()
+    if p.accept(":"):
+        p.type()
+    p.take("{")
+    items = []
+    while not p.accept("}"):
+        ident = p.ident()
+        items.append((ident, p.expr() if p.accept("=") else None))
+        p.accept(",")
+    p.take(";")
+    return Enum(name, tuple(items), at)
+
+
+def _class(p: Parser, tparams, at) -> ClassDef:
+    p.take("struct", "class")
+    name = p.ident()
+    p.maybe_targs()
+    p.accept("final")
+    bases = []
+    if p.accept(":"):
+        while True:
+            p.accept("public", "private", "protected")
+            bases.append(p.type())
+            if not p.accept(","):
+                break
+    p.take("{")
+    fields, methods, aliases = [], [], []
+    while not p.accept("}"):
+        if p.is_("public", "private", "protected") and p.peek().text == ":":
+            p.i += 2
+            continue
+        item = _item(p) if not _is_constructor(p, name) else _constructor(p, name)
+        if isinstance(item, Function):
+            methods.append(item)
+        elif isinstance(item, Decl):
+            fields.append(item)
+        elif isinstance(item, Alias):
+            aliases.append(item)
+    p.take(";")
+    return ClassDef(name, tparams, tuple(bases), tuple(fields), tuple(methods), tuple(aliases), at)
+
+
+def _is_constructor(p: Parser, cls: str) -> bool:
+    j = p.i
+    while p.toks[j].text in ("__aicore__", "inline", "explicit", "constexpr"):
+        j += 1
+    return p.toks[j].text == cls and p.toks[j + 1].text == "("
+
+
+def _constructor(p: Parser, cls: str) -> Function:
+    at, specs = p.at(), []
+    while not p.is_(cls):
+        specs.append(p.ident())
+    p.ident()
+    params = _params(p)
+    if p.accept("="):                      # = default / = delete
+        p.ident()
+        p.take(";")
+        return Function(Name(((cls, None),), at), (), None, params, None, tuple(specs), at)
+    if p.accept(":"):                      # a member initializer list: its members are set in Init anyway
+        while True:
+            p.ident()
+            p.take("(", "{")
+            depth = 1
+            while depth:
+                depth += p.tok.text in ("(", "{")
+                depth -= p.tok.text in (")", "}")
+                p.i += 1
+            if not p.accept(","):
+                break
+    body = p.block() if p.is_("{") else p.take(";") and None
+    return Function(Name(((cls, None),), at), (), None, params, body, tuple(specs), at)
+
+
+def _params(p: Parser) -> tuple:
+    p.take("(")
+    params = []
+    while not p.accept(")"):
+        if p.accept("void") and p.is_(")"):
+            continue
+        p.skip_attributes()
+        t = p.type()
+        name = p.ident() if p.tok.kind == "id" else ""
+        params.append(Param(t, name, p.expr() if p.accept("=") else None))
+        p.accept(",")
+    return tuple(params)
+
+
+def _function_or_variable(p: Parser, tparams, at):
+    t = p.type()
+    if p.tok.kind == "id" and _declares_function(p):
+        name = p.name()
+        params = _params(p)
+        while p.is_("const", "override", "noexcept"):
+            p.i += 1
+        body = p.block() if p.is_("{") else None
+        p.accept(";")
+        return Function(name, tparams, t, params, body, t.quals, at)
+    names = []
+    while True:
+        ident, init = p.ident(), None
+        while p.accept("["):                 # an array field: uint64_t shape[8]
+            p.expr()
+            p.take("]")
+        if p.accept("="):
+            init = p.expr()
+        elif p.is_("{"):
+            init = p.primary()
+        names.append((ident, init, None))
+        if not p.accept(","):
+            break
+    p.take(";")
+    return Decl(t, tuple(names), at)
+
+
+def _declares_function(p: Parser) -> bool:
+    """After a type: a (qualified) name then ``(`` declares a function."""
+    start = p.i
+    try:
+        p.name()
+        return p.is_("(")
+    except Exception:       # noqa: BLE001 (a failed look-ahead)
+        return False
+    finally:
+        p.i = start

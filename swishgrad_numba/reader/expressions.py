@@ -1,0 +1,259 @@
+"""Expressions and types for :class:`.machine.Machine`: what each evaluates to at compile time."""
+from __future__ import annotations
+
+import numpy as np
+
+from .abstract import Mode, Symbolic, TilingField, Unknown, refuse
+from .description import AttrRef, ScalarProduct
+from .errors import KernelSourceError
+from .parser import BUILTIN_TYPES
+from .syntax import Member, Name, Type
+from .values import CNum, TypeVal, arith, as_constant, convert, negate, number, render
+
+__all__ = ["ExpressionMixin"]
+
+_CANON = {"float16_t": "half", "__fp16": "half", "__bf16": "bfloat16_t", "float32_t": "float"}
+_SIZES = {"float": 4, "half": 2, "bfloat16_t": 2, "double": 8, "int8_t": 1, "uint8_t": 1, "int16_t": 2,
+          "uint16_t": 2, "int32_t": 4, "uint32_t": 4, "int": 4, "int64_t": 8, "uint64_t": 8}
+
+
+class ExpressionMixin:
+    # ------------------------------------------------------------ types
+    def type_of(self, node) -> TypeVal:
+        if isinstance(node, Type):
+            return self.type_of(node.name)
+        if isinstance(node, TypeVal):
+            return node
+        if isinstance(node, Name) and len(node.segs) == 1 and node.targs is None:
+            try:
+                value = self.lookup(node.last)
+                if isinstance(value, TypeVal):
+                    return value
+            except KeyError:
+                pass
+        if isinstance(node, Name) and len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.classes:
+            owner_args = tuple(self.type_or_value(a) for a in node.segs[-2][1] or ())
+            return TypeVal(node.last, (), (node.segs[-2][0], owner_args))
+        if isinstance(node, Name) and node.last not in self.symbols.aliases:
+            # a type's name: the library's (TPipe, LocalTensor, ...) or a class of the sources
+            args = tuple(self.type_or_value(a) for a in node.targs or ())
+            return TypeVal(_CANON.get(node.last, node.last), args)
+        value = self.eval(node)
+        if isinstance(value, TypeVal):
+            return value
+        if isinstance(node, Name):
+            args = tuple(self.eval(a) for a in node.targs or ())
+            return TypeVal(node.last, args)
+        refuse(node, f"type {render(node)}")
+
+    def same_type(self, node, a, b) -> CNum:
+        """``std::is_same_v<a, b>``; a type the reader does not know is refused, not taken as different."""
+        ta, tb = self.type_of(a), self.type_of(b)
+        for t in (ta, tb):
+            if t.cname not in BUILTIN_TYPES and t.cname not in self.symbols.classes:
+                refuse(node, f"std::is_same_v with type {t.cname}", "a type the reader does not know")
+        return CNum(int(ta == tb), "int")
+
+    def type_or_value(self, node):
+        if isinstance(node, Type) and not node.quals and not node.ptr:
+            node = node.name
+        if isinstance(node, Type) or isinstance(node, Name) and not self._is_value_name(node):
+            return self.type_of(node)
+        return self.eval(node)
+
+    def _is_value_name(self, node) -> bool:
+        try:
+            return not isinstance(self.eval(node), TypeVal)
+        except KernelSourceError:
+            return False
+
+    # ------------------------------------------------------------ expressions
+    def eval(self, node):
+        method = getattr(self, "_eval_" + type(node).__name__, None)
+        if method is None:
+            refuse(node, f"expression {render(node)}")
+        return method(node)
+
+    def _eval_Num(self, node):
+        return number(node.text)
+
+    def _eval_Str(self, node):
+        return Unknown("a string")
+
+    def _eval_InitList(self, node):
+        return tuple(self.eval(i) for i in node.items)
+
+    def _eval_Type(self, node):
+        return self.type_of(node.name)
+
+    def _eval_Name(self, node):
+        ident = node.last
+        if len(node.segs) == 1 and node.targs is None:
+            if ident == "this":
+                return self.this
+            try:
+                return self.lookup(ident)
+            except KeyError:
+                pass
+            if self.this is not None and ident in self.this.members:
+                return self.this.members[ident]
+        if ident == "is_same_v" and node.targs is not None or ident == "value" and len(node.segs) >= 2 \
+                and node.segs[-2][0] == "is_same":
+            return self.same_type(node, *(node.targs or node.segs[-2][1]))
+        if ident in ("true", "false"):
+            return CNum(int(ident == "true"), "int")
+        if ident == "nullptr":
+            return Unknown("nullptr")
+        if len(node.segs) >= 2 and node.segs[-2][0] == "RoundMode":
+            return Mode(ident)
+        if len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.enums:
+            return self.enum_item(node, self.symbols.enums[node.segs[-2][0]], ident)
+        if ident in self.symbols.constants:
+            ctype, init, at = self.symbols.constants[ident]
+            value = self.eval(init) if init is not None else Unknown(ident)
+            if isinstance(value, CNum):
+                value = convert(value, self.type_of(ctype).cname)
+                return CNum(value.value, value.ctype, value.text, ident, value.compound)
+            return value
+        cname = _CANON.get(ident, ident)
+        args = tuple(self.eval(a) for a in node.targs) if node.targs is not None else ()
+        if cname in BUILTIN_TYPES or cname in self.symbols.classes or cname in self.symbols.aliases \
+                or node.targs is not None or len(node.segs) >= 2:
+            return TypeVal(cname, args)
+        refuse(node, f"name {ident}", "not defined in the kernel's sources")
+
+    def enum_item(self, node, enum, ident):
+        value = -1
+        for item, expr in enum.items:
+            value = self.eval(expr).value if expr is not None else value + 1
+            if item == ident:
+                return CNum(value, "int")
+        refuse(node, f"{enum.name}::{ident}")
+
+    def _eval_Member(self, node):
+        obj = self.eval(node.obj)
+        members = getattr(obj, "members", None)
+        if members is not None and node.name in members:
+            return members[node.name]
+        refuse(node, f"member {render(node)}")
+
+    def _eval_Index(self, node):
+        refuse(node, f"indexing {render(node)}", "a local tensor is read whole")
+
+    def _eval_Unary(self, node):
+        if node.op == "sizeof":
+            t = self.type_of(node.x)
+            return CNum(_SIZES.get(t.cname, 8), "int")
+        x = self.eval(node.x)
+        if node.op in ("&", "*", "+"):
+            return x
+        if isinstance(x, (Unknown, Symbolic, TilingField)):
+            return x if isinstance(x, Unknown) or node.op != "!" and isinstance(x, TilingField) \
+                else Symbolic(render(node))
+        if isinstance(x, AttrRef):
+            refuse(node, f"arithmetic on attribute {x.name}", "the program form takes an attribute as it is")
+        if isinstance(x, CNum):
+            if node.op == "-":
+                return negate(x)
+            if node.op == "!":
+                return CNum(int(not x.value), "int")
+        if node.op.endswith(("++", "--")):
+            return Unknown(render(node))
+        refuse(node, f"operator {node.op}")
+
+    def _eval_Binary(self, node):
+        if node.op in ("=", "+=", "-=", "*=", "/="):
+            value = self.eval(node.b)
+            if node.op != "=":
+                value = self._combine(node, node.op[0], self.eval(node.a), value)
+            self.assign(node.a, value, node)
+            return value
+        return self._combine(node, node.op, self.eval(node.a), self.eval(node.b))
+
+    def _combine(self, node, op, a, b):
+        scalars = (CNum, Unknown, Symbolic, TilingField, AttrRef, ScalarProduct, TypeVal)
+        if isinstance(a, CNum) and isinstance(b, CNum):
+            return arith(op, a, b)
+        if op in ("+", "-") and not isinstance(a, scalars):
+            return a        # a GM address or pointer plus an offset: the same storage
+        if isinstance(a, AttrRef) or isinstance(b, AttrRef):
+            name = (a if isinstance(a, AttrRef) else b).name
+            if op == "*":
+                return ScalarProduct(self._factor(node, a), self._factor(node, b))
+            refuse(node, f"arithmetic on attribute {name}", "the program form takes an attribute as it is, "
+                   "or its product with a float constant")
+        if isinstance(a, Unknown) or isinstance(b, Unknown):
+            return Unknown(render(node))
+        if isinstance(a, (TilingField, Symbolic)) or isinstance(b, (TilingField, Symbolic)):
+            return _symbolic(node, op, a, b)
+        if isinstance(a, TypeVal) and isinstance(b, TypeVal) and op in ("==", "!="):
+            return CNum(int((a == b) == (op == "==")), "int")
+        return Unknown(render(node))
+
+    def _factor(self, node, x):
+        """A factor of a scalar product: an attribute, or a constant whose product with a float32
+        rounds the same in float and in double (a float32 value)."""
+        if isinstance(x, AttrRef):
+            return x
+        if isinstance(x, CNum) and x.ctype != "int" and float(np.float32(x.value)) == x.value or \
+                isinstance(x, CNum) and x.ctype == "int" and abs(x.value) < 2 ** 24:
+            return as_constant(x)
+        refuse(node, f"attribute times {render(node)}", "a factor that is not a float32 value")
+
+    def _eval_Cond(self, node):
+        c = self.eval(node.c)
+        if isinstance(c, CNum):
+            return self.eval(node.a if c.value else node.b)
+        return Unknown(render(node))
+
+    def _eval_CCast(self, node):
+        return self.cast(node, self.type_of(node.type), self.eval(node.x), node.type.ptr)
+
+    def cast(self, node, tval, value, ptr=""):
+        if isinstance(value, CNum) and not ptr:
+            return convert(value, tval.cname)
+        return value
+
+    def _eval_Call(self, node):
+        fn = node.fn
+        if isinstance(fn, Member):
+            obj = self.eval(fn.obj)
+            targs = tuple(self.type_or_value(a) for a in fn.targs) if fn.targs is not None else ()
+            return self.call_method(node, obj, fn.name, targs, [self.eval(a) for a in node.args])
+        if isinstance(fn, Name):
+            ident = fn.last
+            if ident in ("static_cast", "reinterpret_cast") and fn.targs:
+                if ident == "reinterpret_cast":
+                    refuse(node, "reinterpret_cast", "a bit trick the program form does not have")
+                return self.cast(node, self.type_of(fn.targs[0]), self.eval(node.args[0]))
+            if ident in ("is_same_v", "is_same") and fn.targs:
+                return self.same_type(node, *fn.targs)
+            if _CANON.get(ident, ident) in BUILTIN_TYPES and len(node.args) == 1:     # float(x)
+                return self.cast(node, TypeVal(_CANON.get(ident, ident)), self.eval(node.args[0]))
+            if len(fn.segs) == 1 and fn.targs is None and len(node.args) == 1:
+                try:
+                    t = self.lookup(ident)
+                except KeyError:
+                    t = None
+                if isinstance(t, TypeVal):                                    # TYPE_X(1)
+                    return self.cast(node, t, self.eval(node.args[0]))
+            return self.call(node, fn, node.args)
+        refuse(node, f"call {render(fn)}")
+
+
+_COMPARISONS = ("==", "!=", "<", ">", "<=", ">=")
+
+
+def _symbolic(node, op, a, b):
+    """A comparison of a template argument or a tiling field with a constant, as a canonical
+    condition (``dType == 3``, ``haveTanhx == 1``) so that one condition is one choice."""
+    def text(v):
+        if isinstance(v, CNum):
+            return repr(v.value)
+        return v.name if isinstance(v, TilingField) else v.text
+    if isinstance(a, TilingField) or isinstance(b, TilingField):
+        if op not in _COMPARISONS or not all(isinstance(v, (CNum, TilingField)) for v in (a, b)):
+            return Unknown(render(node))
+    if op in _COMPARISONS and all(isinstance(v, (CNum, TilingField, Symbolic)) for v in (a, b)):
+        return Symbolic(f"{text(a)} {op} {text(b)}")
+    return Symbolic(render(node))

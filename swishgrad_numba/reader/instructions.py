@@ -1,0 +1,28 @@
+"""The vector calls the reader turns into steps: upstream's names and operand kinds.
+
+Kinds, destination first, as in the program form (:mod:`swishgrad_numba.program.form`):
+"d" written, "D" written and read, "s" a source tensor, "k" a scalar, "m" a round mode.
+An A2 call ends with the element count; a MicroAPI call with its mask (Duplicate
+may omit it). Those trailing operands are not part of the step.
+"""
+from __future__ import annotations
+
+__all__ = ["VECTOR_CALLS", "ROUND_MODES", "IGNORED_CALLS"]
+
+VECTOR_CALLS = {
+    "Muls": "dsk", "Adds": "dsk", "Maxs": "dsk", "Mins": "dsk",
+    "Add": "dss", "Sub": "dss", "Mul": "dss", "Div": "dss", "Max": "dss", "Min": "dss",
+    "Exp": "ds", "Ln": "ds", "Abs": "ds", "Reciprocal": "ds", "Neg": "ds",
+    "Duplicate": "dk",
+    "MulDstAdd": "Dss",
+    "Axpy": "Dsk",
+    "Cast": "dsm",
+}
+#: ``AscendC::RoundMode`` by its enum value (Vec::Cast<R, T, int> passes the int through
+#: ``static_cast<AscendC::RoundMode>``); the modes the program form has.
+ROUND_MODES = {0: "CAST_NONE", 1: "CAST_RINT", 4: "CAST_ROUND"}
+#: Calls with no effect on what an element computes: synchronisation, queue
+#: book-keeping, asserts, the tiling and task-type macros.
+IGNORED_CALLS = frozenset("""SetFlag WaitFlag PipeBarrier SetAtomicNone ASSERT KERNEL_TASK_TYPE_DEFAULT
+    REGISTER_TILING_DEFAULT EnQue FreeTensor FetchEventID ReleaseEventID GetTPipePtr printf DumpTensor
+    SetMaskNorm SetMaskCount ResetMask SetVectorMask SetSysWorkspace GetUserWorkspace""".split())

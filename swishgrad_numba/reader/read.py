@@ -1,0 +1,152 @@
+"""``read_source``: an op_kernel folder read into a :class:`.description.KernelDescription`.
+
+The entry is followed once per dtype and per choice of its non-type template
+arguments (``schMode``, ``dType``, ``attrWork``): each ``if constexpr`` on one
+of them is taken both ways. Choices that give the same body are one body;
+choices that compute differently are variants named by their conditions.
+"""
+from __future__ import annotations
+
+import re
+
+from .assemble import assemble
+from .description import KernelDescription, TilingStruct
+from .errors import KernelSourceError
+from .machine import Symbolic
+from .source import load
+from .values import TypeVal
+
+__all__ = ["read_source", "DTYPE_CNAMES"]
+
+#: The dtypes a kernel is read for, by the C type name the build passes as DTYPE_X.
+DTYPE_CNAMES = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}
+
+
+def read_source(folder, *, entry: str | None = None, name: str | None = None) -> KernelDescription:
+    """Read the element-wise kernel in an op_kernel folder, without a compiler.
+
+    Parameters
+    ----------
+    folder : path-like
+        The op_kernel folder: the entry ``.cpp`` and the local headers it includes.
+    entry : str, optional
+        The entry file's name, where the folder holds several (``sigmoid.cpp``,
+        ``sigmoid_apt.cpp``).
+    name : str, optional
+        The ``__global__`` function; by default the one named as the file
+        (``_apt`` dropped), else the last.
+
+    Returns
+    -------
+    KernelDescription
+        One body per dtype (float32, float16, bfloat16) the kernel computes, per
+        tiling-key variant where the entry chooses between different Computes.
+
+    Raises
+    ------
+    KernelSourceError
+        For what the reader does not read faithfully, with its file, line and construct.
+    """
+    from .dag import DagMachine       # the class machine with the 950 schedulers
+
+    sources = load(folder, entry)
+    fn = _entry_function(sources, name)
+    file = str(sources.entry)
+    gm = tuple(p.name for p in fn.params if p.type.name.last == "GM_ADDR" and p.name not in ("workspace", "tiling"))
+    bodies, style, struct = [], "a2", None
+    for dtype, cname in DTYPE_CNAMES.items():
+        found = []
+        for conds, m in _paths(sources.symbols, fn, cname, gm, DagMachine):
+            if not m.events:
+                continue
+            style = "dag" if m.scheduled else style
+            struct = struct or m.tiling_struct
+            body = _body(file, dtype, m, gm, conds)
+            if all(dt == dtype for t, dt in body.tensors if t in {b for _, b in body.inputs} | {body.output[1]}):
+                found.append(body)
+        if len({(b.inputs, b.output, b.steps) for b in found}) == 1:
+            found = [found[0].__class__(**{**found[0].__dict__, "variant": ""})]
+        bodies.extend(found)
+    if not bodies:
+        raise KernelSourceError(file, fn.at[1], f"kernel {fn.name.last}", "no dtype's path computes anything")
+    cls = sources.symbols.classes.get(struct) if struct else None
+    tiling = None if cls is None else TilingStruct(cls.name, tuple(
+        (n, d.type.name.last) for d in cls.fields for n, _, _ in d.names))
+    return KernelDescription(fn.name.last, style, file, gm, tiling, tuple(bodies))
+
+
+def _entry_function(sources, name):
+    entries = [f for f in sources.symbols.entries() if str(f.at[0]) == str(sources.entry)]
+    if name is not None:
+        entries = [f for f in entries if f.name.last == name]
+    if not entries:
+        raise KernelSourceError(str(sources.entry), 0, "the entry", f"no __global__ function {name or ''}")
+    stem = sources.entry.stem.removesuffix("_apt")
+    named = [f for f in entries if f.name.last == stem]
+    return (named or entries)[-1]
+
+
+def _paths(symbols, fn, cname, gm, machine_class):
+    """Follow the entry once per choice of its template arguments: (conditions, machine)."""
+    pending = [()]
+    while pending:
+        prefix, conds = pending.pop(), []
+
+        def decide(text, prefix=prefix, conds=conds):
+            known = _known(text, conds)
+            if known is not None:           # the same condition, or one its choices settle
+                return known
+            k = len(conds)
+            if k < len(prefix):
+                choice = prefix[k]
+            else:
+                choice = True
+                pending.append(tuple(c for _, c in conds) + (False,))
+            conds.append((text, choice))
+            return choice
+
+        m = machine_class(symbols, cname, gm, decide)
+        tbind = {tp.name: (TypeVal(cname) if tp.kind == "type" else Symbolic(tp.name)) for tp in fn.tparams}
+        m.run_entry(fn, tbind)
+        yield conds, m
+
+
+def _body(file, dtype, m, gm, conds):
+    events = m.events
+    if m.tile is not None:
+        start, end = m.tile
+        prologue, tile, tail = events[:start], events[start:end], events[end:]
+        if tail and [e.step for e in tail if e.kind == "step"] != [e.step for e in tile if e.kind == "step"]:
+            first = next((e.step for e in tail if e.kind == "step"), None)
+            at = first.at if first else (file, 0)
+            raise KernelSourceError(at[0], at[1], "a tail tile that computes differently",
+                                    "the tiles after Process's loop must repeat its body")
+    else:
+        prologue, tile = [], events
+    variant = _variant(conds)
+    return assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num)
+
+
+def _variant(conds) -> str:
+    """The conditions that chose a path, as written; ``!(p == a)`` is left out where ``p == b`` holds."""
+    fixed = {m.group(1) for t, c in conds if c for m in [re.match(r"^(\w+) == ", t)] if m}
+    kept = [t if c else f"!({t})" for t, c in conds
+            if c or not (re.match(r"^(\w+) == ", t) and re.match(r"^(\w+) == ", t).group(1) in fixed)]
+    return " && ".join(kept)
+
+
+_EQUALITY = re.compile(r"^(\w+) (==|!=) (\S+)$")
+
+
+def _known(text, conds):
+    """The value of condition ``text`` on a path that chose ``conds``, where they settle it."""
+    for t, c in conds:
+        if t == text:
+            return c
+    m = _EQUALITY.match(text)
+    if m:
+        for t, c in conds:
+            n = _EQUALITY.match(t)
+            if n and n.group(1) == m.group(1) and n.group(2) == "==" and c:     # name == value holds
+                return (n.group(3) == m.group(3)) == (m.group(2) == "==")
+    return None

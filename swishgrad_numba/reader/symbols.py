@@ -1,0 +1,52 @@
+"""The file-level names of a kernel's sources: classes, aliases, functions, constants, enums.
+
+Namespaces are flattened (kernels do not reuse a name across their own
+namespaces); a name is looked up by its last segment.
+"""
+from __future__ import annotations
+
+from .errors import KernelSourceError
+from .syntax import Alias, ClassDef, Decl, Enum, Function, Namespace
+
+__all__ = ["Symbols"]
+
+
+class Symbols:
+    def __init__(self):
+        self.classes, self.aliases, self.functions, self.constants, self.enums = {}, {}, {}, {}, {}
+        self.methods = {}     # (class, method) -> Function defined outside its class
+
+    def add(self, items):
+        for item in items:
+            if isinstance(item, Namespace):
+                self.add(item.items)
+            elif isinstance(item, ClassDef):
+                self.classes[item.name] = item
+            elif isinstance(item, Alias):
+                self.aliases[item.name] = item
+            elif isinstance(item, Enum):
+                self.enums[item.name] = item
+            elif isinstance(item, Decl):
+                for name, init, _ in item.names:
+                    self.constants[name] = (item.type, init, item.at)
+            elif isinstance(item, Function) and item.body is not None:
+                if len(item.name.segs) >= 2:
+                    self.methods[(item.name.segs[-2][0], item.name.last)] = item
+                else:
+                    self.functions[item.name.last] = item
+
+    def method(self, cls: ClassDef, name: str, at) -> Function:
+        """The body of ``cls``'s method ``name`` (defined in the class or outside it)."""
+        for m in cls.methods:
+            if m.name.last == name and m.body is not None:
+                return m
+        if (cls.name, name) in self.methods:
+            return self.methods[(cls.name, name)]
+        for base in cls.bases:
+            if base.name.last in self.classes:
+                return self.method(self.classes[base.name.last], name, at)
+        raise KernelSourceError(at[0], at[1], f"call {cls.name}::{name}", "no body for it in the kernel's sources")
+
+    def entries(self) -> tuple:
+        """The ``__global__`` functions."""
+        return tuple(f for f in self.functions.values() if "__global__" in f.specs)
