@@ -9,6 +9,7 @@ import pytest
 
 from reference import _round_rational_to_f32, assert_bits_equal, fma_f32_exact
 import reference_activations as ra
+from activation_checks import assert_narrowed_from_truth, every16, spacing16, ulp32  # noqa: F401
 
 F32 = np.float32
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -23,24 +24,6 @@ def _ieee_arithmetic_is_expected():
         yield
 
 
-def every16(dtype):
-    """All 65,536 bit patterns of a 16-bit dtype."""
-    return np.arange(65536, dtype=np.uint32).astype(np.uint16).view(DT16[dtype])
-
-
-def ulp32(v):
-    """binary32 spacing at |v| (a float64 array), subnormal spacing included."""
-    a = np.abs(np.asarray(v, dtype=np.float64)).astype(F32)
-    return (np.nextafter(a, F32(np.inf)) - a).astype(np.float64)
-
-
-def spacing16(v, dtype):
-    """Spacing of the 16-bit dtype at |v|."""
-    mant, emin = (10, -14) if dtype == "float16" else (7, -126)
-    e = np.frexp(np.abs(np.asarray(v, dtype=np.float64)))[1] - 1
-    return np.ldexp(1.0, np.maximum(e, emin) - mant)
-
-
 def assert_within_ulps(ref, truth, bound, where, context):
     """|ref - truth| <= bound * ulp32(truth) on ``where``; ``bound`` may be an array."""
     ref = np.asarray(ref, dtype=np.float64)
@@ -50,19 +33,6 @@ def assert_within_ulps(ref, truth, bound, where, context):
     assert not bad.any(), (f"{context}: {bad.sum()} elements over the bound; first "
                            f"{np.flatnonzero(bad)[:3]} errors {err[bad][:3]} bounds {bound[bad][:3]}")
     assert where.sum() > 0
-
-
-def assert_narrowed_from_truth(ref16, truth, slack32, dtype, context):
-    """A 16-bit result must be the truth rounded to nearest, up to the float32
-    computation's own error: |ref - truth| <= spacing16/2 + slack32, where the
-    truth is finite and inside the dtype's finite range."""
-    r = ref16.astype(np.float64)
-    largest = 65504.0 if dtype == "float16" else float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)
-    finite = np.isfinite(truth) & (np.abs(truth) < largest)
-    err = np.abs(r - truth)
-    limit = spacing16(truth, dtype) / 2 + slack32
-    bad = finite & ~(err <= limit)
-    assert not bad.any(), f"{context}: {bad.sum()} elements, first at {np.flatnonzero(bad)[:3]}"
 
 
 # ------------------------------------------------------------------ the building blocks
