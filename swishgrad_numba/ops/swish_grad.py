@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernel, runtime
-from ..dtypes import FLOAT32, DTypeInfo
+from ..dtypes import FLOAT32, DTypeInfo, dtype_info
 from ..kernel import flat, saturation, sequence
 from ..kernel.walk import register_pass
 from ..platform import ARCH_950, ARCH_A2
@@ -27,7 +27,7 @@ from ..program import Attr, Program, Tensor, compiled
 from ..program.form import V
 from .registry import Kernel, Operator, register
 
-__all__ = ["SWISH_GRAD", "SwishGradPass", "derivative_table", "launch", "launch_hand_written", "run_flat"]
+__all__ = ["SWISH_GRAD", "SwishGradPass", "derivative_table", "launch", "launch_hand_written", "run", "run_flat"]
 
 NAME = "swish_grad"
 
@@ -151,6 +151,14 @@ def run_flat(grad: np.ndarray, x: np.ndarray, out: np.ndarray, beta: np.float32,
     with runtime.launch_guard():
         flat.flat_launch(g, xb, o, chunk, beta, table, info.code, arch)
 
+def run(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, saturation: bool = False) -> None:
+    """The kernel of a host :class:`~swishgrad_numba.tiling.Tiling` over flat contiguous arrays (the
+    generic path's launch, :func:`swishgrad_numba.ops.call.call`)."""
+    arch = kernel.arch_code(tiling.architecture)
+    launch_plan = kernel.plan_launch(tiling.fields, tiling.block_dim, arch, out.size)
+    launch(grad, x, out, launch_plan, tiling.beta, dtype_info(out.dtype, argname="out.dtype"), arch,
+           saturation=saturation)
+
 # ---------------------------------------------------------------- the registry entry
 
 
@@ -171,9 +179,9 @@ def _host_tiling(numel, info, beta32, platform):
 SWISH_GRAD = register(Operator(
     NAME, ("aclnnSwishBackwardGetWorkspaceSize", "aclnnSwishBackward"), "SwishGrad",
     {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/swish_grad", "SwishGradTilingData", TILING_DTYPE,
-                     "CAST_RINT", device_instructions=functools.partial(_device_instructions, ARCH_A2),
+                     "CAST_RINT", run=run, device_instructions=functools.partial(_device_instructions, ARCH_A2),
                      programs=functools.partial(_programs, ARCH_A2)),
      ARCH_950: Kernel(ARCH_950, "activation/swish_grad (arch35)", "SwishGradTilingData", ARCH35_TILING_DTYPE,
-                      "CAST_RINT", device_instructions=functools.partial(_device_instructions, ARCH_950),
+                      "CAST_RINT", run=run, device_instructions=functools.partial(_device_instructions, ARCH_950),
                       programs=functools.partial(_programs, ARCH_950))},
     _host_tiling, has_beta=True, inputs=2, saturation=True))
