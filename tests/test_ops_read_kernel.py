@@ -1,0 +1,215 @@
+"""read_kernel (issue 31): each fixture kernel read from its source and run on the walk, bit for bit
+against a plain reference written here (NumPy one instruction at a time, the correctly rounded Exp of
+tests/reference.py, the narrowing of tests/reference_family.py); its arguments checked; its record's
+C layout; its launches kept out of the package's disk cache; the generic surface once registered.
+"""
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from activation_checks import every16
+from reference import SPECIALS, assert_bits_equal, random_inputs, ref_exp_f32
+from reference_family import narrow
+
+from swishgrad_numba.ops import OPERATORS, ReadOperator, read_kernel, register
+
+KERNELS = Path(__file__).parent / "fixtures" / "kernels"
+F32 = np.float32
+DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16),
+          "bfloat16": np.dtype(ml_dtypes.bfloat16)}
+
+
+# ---------------------------------------------------------------- plain references, per fixture source
+
+def ref_swish_back(dy, x, sconf):
+    """a2_swish_back: sig = 1 / (exp(-(x * sconf)) + 1); dx = ((1 - sig) * bx + 1) * sig * dy."""
+    dtype = x.dtype
+    with np.errstate(all="ignore"):
+        bx = x.astype(F32) * F32(sconf)
+        sig = F32(1.0) / (ref_exp_f32(bx * F32(-1.0)) + F32(1.0))
+        work = ((F32(1.0) - sig) * bx + F32(1.0)) * sig
+        out = work * dy.astype(F32)
+    return out if dtype == np.float32 else narrow(out, dtype, ties_away=False)        # CAST_RINT
+
+
+SHRINK = F32(0.3 * 0.7)        # the double product, rounded to float once
+
+
+def ref_scaled_abs(x, scale):
+    """a2_scaled_abs: |x| * scale * SHRINK + 1; 16-bit narrowed with CAST_ROUND."""
+    with np.errstate(all="ignore"):
+        out = np.abs(x.astype(F32)) * F32(scale) * SHRINK + F32(1.0)
+    return out if x.dtype == np.float32 else narrow(out, x.dtype, ties_away=True)
+
+
+def ref_swish_toy(x, beta):
+    """dag_swish_toy: 2 * (x / (exp(-(x * beta)) + 1)); 16-bit narrowed with CAST_RINT."""
+    with np.errstate(all="ignore"):
+        xf = x.astype(F32)
+        den = ref_exp_f32(-(xf * F32(beta))) + F32(1.0)
+        out = (xf / den) * F32(2.0)
+    return out if x.dtype == np.float32 else narrow(out, x.dtype, ties_away=False)
+
+
+def _inputs(dtype, seed):
+    """16-bit: every bit pattern of x (and a shuffled copy as the second input); float32: samples and specials."""
+    if dtype == "float32":
+        g, x = random_inputs(np.random.default_rng(seed), 60_000, np.float32)
+        return g, np.concatenate([x, SPECIALS.astype(F32)]), np.concatenate([g, SPECIALS[::-1].astype(F32)])
+    x = every16(dtype)
+    g = np.random.default_rng(seed).permutation(x)
+    return g, x, g
+
+
+@pytest.fixture(scope="module")
+def ops():
+    return {f: read_kernel(KERNELS / f) for f in ("a2_swish_back", "a2_scaled_abs", "dag_swish_toy")}
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_swish_back_bit_for_bit(ops, dtype):
+    _, x, dy = _inputs(dtype, 1)
+    for sconf in (1.1, -0.75):
+        got = ops["a2_swish_back"].run(dy=dy, x=x, sconf=sconf)      # y is never read: left out
+        assert_bits_equal(got, ref_swish_back(dy, x, sconf), f"swish_back {dtype} sconf={sconf}")
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_scaled_abs_bit_for_bit(ops, dtype):
+    _, x, _ = _inputs(dtype, 2)
+    got = ops["a2_scaled_abs"].run(x=x, scale=1.3, unusedAttr=7.0)
+    assert_bits_equal(got, ref_scaled_abs(x, 1.3), f"scaled_abs {dtype}")
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_dag_swish_toy_bit_for_bit(ops, dtype):
+    _, x, _ = _inputs(dtype, 3)
+    got = ops["dag_swish_toy"].run(x=x.reshape(-1, 4) if x.size % 4 == 0 else x, beta=0.6)
+    assert got.shape == (x.reshape(-1, 4) if x.size % 4 == 0 else x).shape and got.dtype == x.dtype
+    assert_bits_equal(got.reshape(-1), ref_swish_toy(x, 0.6), f"swish_toy {dtype}")
+
+
+def test_an_unread_input_may_be_given_or_left_out(ops):
+    op = ops["a2_swish_back"]
+    x = np.linspace(-4, 4, 999, dtype=F32)
+    dy = np.full_like(x, 0.5)
+    alone = op.run(dy=dy, x=x, sconf=1.1)
+    assert_bits_equal(op.run(dy=dy, x=x, y=np.full_like(x, np.nan), sconf=1.1), alone)
+    assert op.description.inputs_read == ("dy", "x") and op.inputs == 2
+
+
+def test_the_program_is_the_one_read(ops):
+    op = ops["a2_scaled_abs"]
+    text = str(op.program("float16"))
+    assert "Cast(calc, xLocal, CAST_NONE);" in text and "Cast(outLocal, calc, CAST_ROUND);" in text
+    assert op.program(np.float32).attrs == ("scale",)
+    assert op.attributes == ("scale", "unusedAttr")
+    with pytest.raises(ValueError, match="platform .* runs the"):
+        ops["dag_swish_toy"].program("float32", op.default_platform())
+
+
+# ---------------------------------------------------------------- arguments refused
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(dy="X", x="X", z="X", sconf=1.0), TypeError, "unknown argument 'z'"),
+    (dict(dy="X", x="X", blockLength=3, sconf=1.0), TypeError, "unknown argument 'blockLength'"),   # not a float
+    (dict(x="X", sconf=1.0), TypeError, "missing input 'dy'"),
+    (dict(dy="X", x="X"), TypeError, "missing attribute 'sconf'"),
+    (dict(dy="X", x="X", sconf="1.1"), TypeError, "attribute sconf must be a real number"),
+    (dict(dy="X", x="X64", sconf=1.0), ValueError, "x.dtype"),
+    (dict(dy="X", x="H", sconf=1.0), ValueError, "x.dtype must be float32"),
+    (dict(dy="X", x="short", sconf=1.0), ValueError, "x must have dy's shape"),
+    (dict(dy="X", x=[1.0], sconf=1.0), TypeError, "x must be a numpy.ndarray"),
+    (dict(dy="X", x="X", sconf=1.0, platform="a2"), TypeError, "platform must be a Platform"),
+])
+def test_bad_arguments_are_refused_by_name(ops, kwargs, error, match):
+    arrays = {"X": np.ones(8, F32), "X64": np.ones(8), "H": np.ones(8, np.float16), "short": np.ones(7, F32)}
+    kwargs = {k: arrays.get(v, v) if isinstance(v, str) else v for k, v in kwargs.items()}
+    with pytest.raises(error, match=match):
+        ops["a2_swish_back"].run(**kwargs)
+
+
+def test_name_must_be_an_identifier():
+    with pytest.raises(ValueError, match="name must be an identifier"):
+        read_kernel(KERNELS / "plain_muls", name="my op")
+
+
+# ---------------------------------------------------------------- the struct's C layout
+
+def test_record_layouts_are_the_c_compilers(ops, tmp_path):
+    d = ops["a2_scaled_abs"].record_dtype        # three uint64, two float
+    assert [d.fields[n][1] for n in d.names] == [0, 8, 16, 24, 28] and d.itemsize == 32
+    d = ops["dag_swish_toy"].record_dtype        # EleBaseTilingData (80 bytes), float beta, tail padding
+    assert [d.fields[n][1] for n in d.names] == [0, 80] and d.itemsize == 88
+    src = (KERNELS / "plain_muls" / "plain_muls.cpp").read_text()
+    old = "    uint32_t tileLength;\n    float scale;\n"
+    assert old in src
+    (tmp_path / "k.cpp").write_text(src.replace(old, "    uint8_t flag;\n    double wide;\n    uint32_t tileLength;\n"
+                                                     "    uint16_t half;\n    float scale;\n    int8_t last;\n"))
+    d = read_kernel(tmp_path).record_dtype
+    assert [d.fields[n][1] for n in d.names] == [0, 8, 16, 20, 24, 28] and d.itemsize == 32
+    (tmp_path / "k.cpp").write_text(src.replace(old, old + "    uint32_t shape[4];\n"))
+    with pytest.raises(ValueError, match=r"k.cpp:\d+: tiling struct field shape is an array"):
+        read_kernel(tmp_path)
+
+
+# ---------------------------------------------------------------- never in the package's disk cache
+
+def test_a_read_kernels_launch_is_not_disk_cached(tmp_path):
+    from swishgrad_numba.disk_cache import cache_roots
+    from swishgrad_numba.kernel.walk import launch_bins, launch_serial, launchers
+
+    for f in (KERNELS / "a2_scaled_abs").iterdir():
+        text = f.read_text().replace("void scaled_abs(", "void cache_probe_kernel(")
+        (tmp_path / f.name.replace("scaled_abs.cpp", "cache_probe_kernel.cpp")).write_text(text)
+    op = read_kernel(tmp_path)
+    assert op.name == "cache_probe_kernel"
+    before = {p: p.stat().st_mtime_ns for root in cache_roots() for p in Path(root).rglob("*") if p.is_file()}
+    for dtype in ("float32", "float16"):                  # float16: a 16-bit table built too
+        x = np.linspace(-3, 3, 5000).astype(dtype)
+        assert_bits_equal(op.run(x=x, scale=0.5), ref_scaled_abs(x, 0.5))
+    params = op.compiled("float16").params(scale=0.5)
+    assert type(params).__module__ == "swishgrad_read_kernels"
+    serial, bins = launchers(params)
+    assert serial is not launch_serial and bins is not launch_bins          # compiled per process
+    for root in cache_roots():
+        for p in Path(root).rglob("*"):
+            if p.is_file() and before.get(p) != p.stat().st_mtime_ns:
+                data = p.read_bytes()
+                assert b"cache_probe_kernel" not in data and b"swishgrad_read_kernels" not in data, p
+
+
+# ---------------------------------------------------------------- registered: the generic surface
+
+@pytest.fixture
+def registered(ops):
+    op = read_kernel(KERNELS / "a2_swish_back", name="read_swish_back")
+    assert isinstance(op, ReadOperator)
+    register(op)
+    yield op
+    del OPERATORS[op.name]
+
+
+def test_registered_read_kernel_tiles_validates_runs_and_estimates(registered):
+    from swishgrad_numba import compute_tiling, run_tiling, validate_tiling
+    from swishgrad_numba.devicetime import estimate
+
+    n = 100_003
+    x = np.linspace(-6, 6, n).astype(np.float16)
+    dy = np.linspace(2, -2, n).astype(np.float16)
+    tiling = compute_tiling(n, np.float16, beta=1.1, op="read_swish_back")
+    assert tiling.data.dtype == registered.record_dtype and float(tiling["sconf"]) == F32(1.1)
+    report = validate_tiling(tiling, n, np.float16)
+    assert report.ok, report.errors
+    out = np.empty_like(x)
+    run_tiling(dy, x, out, tiling)
+    assert_bits_equal(out, ref_swish_back(dy, x, 1.1))
+    est = estimate(tiling, n, np.float16, op="read_swish_back")
+    assert est.duration_us > 0
+    # a record whose cores do not cover the tensor is refused before it runs
+    short = type(tiling)(tiling.op, tiling.architecture, tiling.data, tiling.block_dim, 0, 0,
+                         tiling.walk._replace(tailBlockNum=0, bigCoreDataNum=16, finalBigTileNum=1,
+                                              bigTailDataNum=16))
+    assert not validate_tiling(short, n, np.float16).ok
