@@ -14,6 +14,7 @@ from reference import SPECIALS, assert_bits_equal, random_inputs, ref_exp_f32
 from reference_family import narrow
 
 from swishgrad_numba.ops import OPERATORS, ReadOperator, read_kernel, register
+from swishgrad_numba.reader import KernelSourceError
 
 KERNELS = Path(__file__).parent / "fixtures" / "kernels"
 F32 = np.float32
@@ -129,6 +130,54 @@ def test_bad_arguments_are_refused_by_name(ops, kwargs, error, match):
     kwargs = {k: arrays.get(v, v) if isinstance(v, str) else v for k, v in kwargs.items()}
     with pytest.raises(error, match=match):
         ops["a2_swish_back"].run(**kwargs)
+
+
+@pytest.mark.parametrize("folder, line, construct", [
+    ("refuse_setvalue_loop", 36, "a loop over SetValue"),
+    ("refuse_reinterpret", 36, "ReinterpretCast"),
+    ("refuse_ifdef", 36, "#ifdef FAST_SCALE"),
+    ("refuse_unknown_call", 37, "unknown call AscendC::Sqrt"),
+])
+def test_read_kernel_refuses_with_file_line_and_construct(folder, line, construct):
+    with pytest.raises(KernelSourceError) as err:
+        read_kernel(KERNELS / folder)
+    assert (Path(err.value.file).name, err.value.line, err.value.construct) == (f"{folder}.cpp", line, construct)
+
+
+_MULS = "        AscendC::Muls(yLocal, xLocal, this->scale, this->len);"
+
+
+@pytest.mark.parametrize("new, line, construct", [
+    ("        for (int k = 0; k < 2; k++) {\n" + _MULS + "\n        }", 36, "a loop in Compute"),
+    ("        uint32_t bits = 0x3f800000;\n        float one = *reinterpret_cast<float*>(&bits);\n"
+     "        AscendC::Muls(yLocal, xLocal, one, this->len);", 37, "reinterpret_cast"),
+    ("#if defined(FAST)\n" + _MULS + "\n#else\n        AscendC::Abs(yLocal, xLocal, this->len);\n#endif", 36,
+     "#if defined(FAST)"),
+    ("        yLocal.SetValue(0, 1.0f);\n" + _MULS, 36, "SetValue"),
+    ("        float v = xLocal.GetValue(0);\n        AscendC::Muls(yLocal, xLocal, v, this->len);", 36, "GetValue"),
+    ("        MyHelper(yLocal, xLocal);\n" + _MULS, 36, "unknown call MyHelper"),
+    ("        AscendC::Compare(yLocal, xLocal, xLocal, CMPMODE::LT, this->len);\n" + _MULS, 36,
+     "unknown call AscendC::Compare"),
+])
+def test_more_unreadable_constructs_refused_with_their_line(tmp_path, new, line, construct):
+    src = (KERNELS / "plain_muls" / "plain_muls.cpp").read_text()
+    assert _MULS in src
+    (tmp_path / "k.cpp").write_text(src.replace(_MULS, new))
+    with pytest.raises(KernelSourceError) as err:
+        read_kernel(tmp_path)
+    assert (Path(err.value.file).name, err.value.line, err.value.construct) == ("k.cpp", line, construct)
+
+
+def test_a_step_the_program_form_lacks_is_refused_at_its_line():
+    # plain_muls multiplies in the input's dtype: float32 reads, float16 arithmetic is not in the program form
+    op = read_kernel(KERNELS / "plain_muls")
+    assert str(op.program("float32").body[0]) == "Muls(yLocal, xLocal, scale);"
+    with pytest.raises(KernelSourceError, match="computes on float32 tensors only") as err:
+        op.program("float16")
+    assert (Path(err.value.file).name, err.value.line, err.value.construct) == ("plain_muls.cpp", 36,
+                                                                                "Muls on float16")
+    with pytest.raises(KernelSourceError, match="Muls on bfloat16"):
+        op.run(x=np.ones(4, ml_dtypes.bfloat16), scale=1.0)
 
 
 def test_name_must_be_an_identifier():

@@ -77,7 +77,16 @@ class ReadOperator(Operator):
             variant = variants[0]
         if variant not in variants:
             raise ValueError(f"variant must be one of {list(variants)}, got {variant!r}")
-        return to_program(self.description.body(info.name, variant), self.name)
+        body = self.description.body(info.name, variant)
+        try:
+            return to_program(body, self.name)
+        except ValueError as exc:         # a step the program form does not have: refused where it is written
+            from ..reader import KernelSourceError
+
+            step = next((s for s in body.steps if f": {s}" in str(exc)), None)
+            file, line = step.at if step is not None else (self.description.entry, 0)
+            raise KernelSourceError(file, line, f"{step.op} on {info.name}" if step else f"the {info.name} Compute",
+                                    str(exc)) from None
 
     def compiled(self, dtype, variant=None, saturation: bool = False):
         """The program compiled to the walk's pass, once per process (never into the disk cache)."""
