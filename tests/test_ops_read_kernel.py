@@ -262,3 +262,53 @@ def test_registered_read_kernel_tiles_validates_runs_and_estimates(registered):
                          tiling.walk._replace(tailBlockNum=0, bigCoreDataNum=16, finalBigTileNum=1,
                                               bigTailDataNum=16))
     assert not validate_tiling(short, n, np.float16).ok
+
+
+# ---------------------------------------------------------------- the saturation overflow mode (A2)
+
+def _sat32(v):
+    """Saturation mode: a float32 result +-inf is +-FLT_MAX, NaN is +0."""
+    fmax = np.finfo(F32).max
+    return np.where(np.isnan(v), F32(0.0), np.clip(v, -fmax, fmax)).astype(F32)
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_scaled_abs_in_the_saturation_mode(ops, dtype):
+    from swishgrad_numba.platform import Platform
+
+    _, x, _ = _inputs(dtype, 4)
+    with np.errstate(all="ignore"):
+        v = _sat32(np.abs(x.astype(F32)))
+        v = _sat32(_sat32(v * F32(3e38)) * SHRINK)
+        v = _sat32(v + F32(1.0))
+    if dtype != "float32":
+        n = narrow(v, DTYPES[dtype], ties_away=True).astype(F32)
+        big = F32(65504.0 if dtype == "float16" else (2 - 2.0 ** -7) * 2.0 ** 127)
+        v = np.clip(n, -big, big).astype(DTYPES[dtype])       # past the largest finite: the largest finite
+    got = ops["a2_scaled_abs"].run(x=x, scale=3e38, platform=Platform(overflow_mode="saturation"))
+    assert_bits_equal(got, v, f"scaled_abs saturation {dtype}")
+    assert np.isinf(ops["a2_scaled_abs"].run(x=x, scale=3e38).astype(F32)).any()    # and not in infnan
+
+
+def test_registered_dag_kernel_on_the_950(ops):
+    from swishgrad_numba import compute_tiling, run_tiling, validate_tiling
+    from swishgrad_numba.devicetime import estimate
+    from swishgrad_numba.platform import ASCEND950_PLATFORM
+
+    op = register(read_kernel(KERNELS / "dag_swish_toy", name="read_swish_toy"))
+    try:
+        n = 300_001
+        x = np.linspace(-9, 9, n).astype(ml_dtypes.bfloat16)
+        tiling = compute_tiling(n, x.dtype, beta=0.6, platform=ASCEND950_PLATFORM, op="read_swish_toy")
+        assert tiling.architecture == "arch35" and float(tiling["beta"]) == F32(0.6)
+        base = tiling["baseTiling"]
+        assert int(base["dim0"]) == n and int(base["blockNum"]) == tiling.block_dim
+        assert validate_tiling(tiling, n, x.dtype).ok
+        out = np.empty_like(x)
+        run_tiling(None, x, out, tiling)
+        assert_bits_equal(out, ref_swish_toy(x, 0.6))
+        assert estimate(tiling, n, x.dtype, op="read_swish_toy").duration_us > 0
+        with pytest.raises(ValueError, match="does not run the 950 DAG kernel"):
+            op.tiling(n, x.dtype, op.default_platform().__class__(soc_version="ascend910b"), beta=0.6)
+    finally:
+        del OPERATORS["read_swish_toy"]
