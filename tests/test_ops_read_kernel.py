@@ -180,6 +180,15 @@ def test_a_step_the_program_form_lacks_is_refused_at_its_line():
         op.run(x=np.ones(4, ml_dtypes.bfloat16), scale=1.0)
 
 
+def test_tiling_names_its_attributes(ops):
+    op = ops["a2_scaled_abs"]
+    t = op.tiling(1000, "float16", scale=1.3, unusedAttr=2.0)
+    assert (float(t["scale"]), float(t["unusedAttr"])) == (F32(1.3), 2.0)
+    assert op.kernels["a2"].narrowing == "CAST_ROUND" and ops["a2_swish_back"].kernels["a2"].narrowing == "CAST_RINT"
+    with pytest.raises(TypeError, match="unknown attribute 'sclae'"):
+        op.tiling(1000, "float16", sclae=1.3)
+
+
 def test_name_must_be_an_identifier():
     with pytest.raises(ValueError, match="name must be an identifier"):
         read_kernel(KERNELS / "plain_muls", name="my op")

@@ -104,6 +104,9 @@ class ReadOperator(Operator):
         from ..tiling.host import check_numel
 
         info = dtype_info(dtype, argname="dtype")
+        for name in attributes:
+            if name not in self.attributes:
+                raise TypeError(f"{self.name}: unknown attribute {name!r}; its attributes are {list(self.attributes)}")
         platform = self.default_platform() if platform is None else platform
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
@@ -231,8 +234,10 @@ def read_kernel(folder, *, name: str | None = None, entry: str | None = None) ->
     def walk_check(tiling, numel, info, platform):
         return read_host.walk_check(program_of, holder["op"]._buffer_num(info), tiling, numel, info, platform)
 
-    kern = Kernel(arch, str(folder), d.tiling.name, dtype, "", walk_check, run, device_instructions,
-                  programs=programs)
+    # how 16-bit results are narrowed: the round mode of a 16-bit body's last Cast
+    casts = [b.steps[-1].args[2] for b in d.bodies if b.dtype != "float32" and b.steps and b.steps[-1].op == "Cast"]
+    kern = Kernel(arch, str(folder), d.tiling.name, dtype, casts[0] if casts else "CAST_RINT", walk_check, run,
+                  device_instructions, programs=programs)
     op = ReadOperator(op_name, (), d.name, {arch: kern}, host, has_beta=len(attributes) == 1,
                       inputs=len(d.inputs_read), saturation=arch == ARCH_A2, description=d, record_dtype=dtype,
                       attributes=attributes, style=d.style, folder=str(folder))
