@@ -259,6 +259,9 @@ def test_registered_read_kernel_tiles_validates_runs_and_estimates(registered):
     dy = np.linspace(2, -2, n).astype(np.float16)
     tiling = compute_tiling(n, np.float16, beta=1.1, op="read_swish_back")
     assert tiling.data.dtype == registered.record_dtype and float(tiling["sconf"]) == F32(1.1)
+    # the A2 split with the kernel's UB plan: dy, x, dx queues of 2 float16 buffers (12 bytes an element) and
+    # four float32 TBufs (xf, dyf, sig, work: 16 bytes), 14 float16 units; 196,608-byte UB of 32-byte blocks
+    assert tiling.walk.tileDataNum == (196608 // 32 // 14) * 32 // 2
     report = validate_tiling(tiling, n, np.float16)
     assert report.ok, report.errors
     out = np.empty_like(x)

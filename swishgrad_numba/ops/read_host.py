@@ -82,8 +82,7 @@ def ub_plan(program, info: DTypeInfo, buffer_num: int) -> tuple:
     """The A2 kernel's UB plan ``((count, bytes_per_element), ...)``: a queue of ``buffer_num`` buffers of
     the element type per input and for the output, one float32 buffer per other local tensor."""
     queues = ((buffer_num, info.itemsize),) * (len(program.inputs) + 1)
-    wide = sum(4 if t.dtype == "float32" else info.itemsize for t in program.locals)
-    return queues + (((1, wide),) if wide else ())
+    return queues + tuple((1, 4 if t.dtype == "float32" else info.itemsize) for t in program.locals)
 
 
 def _dag_buffers(program, info: DTypeInfo) -> tuple:
