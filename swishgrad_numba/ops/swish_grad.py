@@ -23,7 +23,8 @@ from ..kernel import flat, saturation, sequence
 from ..kernel.walk import register_pass
 from ..platform import ARCH_950, ARCH_A2
 from ..tiling.records import ARCH35_TILING_DTYPE, TILING_DTYPE
-from ..program import Attr, Program, Tensor, compiled
+from ..program import Attr, Program, compiled
+from ..program.elementwise import elementwise
 from ..program.form import V
 from .registry import Kernel, Operator, register
 
@@ -54,20 +55,8 @@ def _programs(architecture: str, dtype: str, variant: str) -> Program:
     """SwishGrad's Compute on kernel ``architecture`` for ``dtype``: 16-bit inputs widened
     (``CAST_NONE``) into ``gf``, ``xf`` first and the result narrowed with CAST_RINT last."""
     body = _A2_BODY if architecture == ARCH_A2 else _950_BODY
-    f32 = ("xb", "t", "o") + (() if architecture == ARCH_A2 else ("s", "one"))
     name = "SwishGrad" if architecture == ARCH_A2 else "SwishGradArch35"
-    if dtype == "float32":
-        body = tuple(_rename(i, {"gf": "grad", "xf": "x", "y": "out"}) for i in body)
-        return Program(name, (Tensor("grad"), Tensor("x")), Tensor("out"), tuple(Tensor(n) for n in f32), body,
-                       ("beta",))
-    return Program(name, (Tensor("grad", dtype), Tensor("x", dtype)), Tensor("out", dtype),
-                   tuple(Tensor(n) for n in f32 + ("gf", "xf", "y")),
-                   (V.Cast("gf", "grad", "CAST_NONE"), V.Cast("xf", "x", "CAST_NONE")) + body
-                   + (V.Cast("out", "y", "CAST_RINT"),), ("beta",))
-
-
-def _rename(instr, names):
-    return type(instr)(instr.op, tuple(names.get(a, a) if isinstance(a, str) else a for a in instr.args))
+    return elementwise(name, (("grad", "gf"), ("x", "xf")), body, "y", dtype)
 
 # ---------------------------------------------------------------- the pass
 
