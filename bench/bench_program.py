@@ -20,6 +20,7 @@ import numpy as np
 from swishgrad_numba import ASCEND950_PLATFORM, REFERENCE_PLATFORM, kernel, runtime
 from swishgrad_numba.api import _host_plan
 from swishgrad_numba.dtypes import dtype_info
+from swishgrad_numba.kernel.swish_grad_pass import launch_hand_written
 from swishgrad_numba.ops import swish_grad
 from swishgrad_numba.ops.silu_grad import host_tiling as silu_grad_host_tiling, run_a2, run_arch35
 
@@ -34,7 +35,7 @@ def swish_grad_launches(platform, info, n, rng):
     arch = kernel.arch_code(platform.architecture)
     beta = np.float32(1.25)
     return {"compiled": lambda: swish_grad.launch(g, x, out, plan, beta, info, arch),
-            "hand-written": lambda: swish_grad.launch_hand_written(g, x, out, plan, beta, info, arch)}
+            "hand-written": lambda: launch_hand_written(g, x, out, plan, beta, info, arch)}
 
 
 def silu_grad_launches(platform, info, n, rng):

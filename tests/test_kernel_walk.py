@@ -121,7 +121,7 @@ def test_only_the_packages_own_passes_are_cached_on_disk():
     # the package (these tests' toys) would put its name into the package's
     # on-disk index, where another process cannot import it, and its pass
     # is not covered by the package's source stamp. So those compile per process.
-    from swishgrad_numba.ops.swish_grad import SwishGradPass
+    from swishgrad_numba.kernel.swish_grad_pass import SwishGradPass
     from swishgrad_numba.spec import a2 as spec_a2
 
     package_params = SwishGradPass(np.float32(1.0), np.empty(0, np.float32), 0, kernel.ARCH_A2)

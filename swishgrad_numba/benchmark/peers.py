@@ -4,7 +4,7 @@
 - PyTorch's ``silu_backward``, allocating and writing into a given output
   (:func:`torch_ops`, on tensors that share the arrays' memory: :func:`torch_tensor`);
 - the emulator's own arithmetic in one flat loop (:func:`flat_loop`, through
-  SwishGrad's ``ops.swish_grad.run_flat``): what the tile structure costs;
+  SwishGrad's ``kernel.swish_grad_pass.run_flat``): what the tile structure costs;
 - a STREAM triad (:func:`triad`): the memory-bandwidth roofline.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import kernel
-from ..ops import swish_grad as swish_grad_op
+from ..kernel.swish_grad_pass import run_flat
 from ..dtypes import dtype_info, to_float32
 from ..golden import numpy_golden
 from ..platform import REFERENCE_PLATFORM
@@ -56,7 +56,7 @@ def flat_loop(grad, x, out, beta, chunk: int = FLAT_CHUNK, platform=None):
         raise ValueError(f"chunk must be a positive int, got {chunk!r}")
     beta32 = to_float32(beta, argname="beta")
     arch = kernel.arch_code((platform or REFERENCE_PLATFORM).architecture)
-    swish_grad_op.run_flat(grad, x, out, beta32, info, arch, chunk)
+    run_flat(grad, x, out, beta32, info, arch, chunk)
     return out
 
 

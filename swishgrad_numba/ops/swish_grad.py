@@ -6,21 +6,19 @@ template's, which the Swish forward shares), the structs in
 :mod:`swishgrad_numba.tiling.records`, the instruction sequences in
 :mod:`swishgrad_numba.kernel.sequence`, the aclnn checks in
 :mod:`swishgrad_numba.aclnn.op_api`. This module restates none of them: it
-registers the operator, and gives the generic walk
-(:mod:`swishgrad_numba.kernel.walk`) its pass function.
+registers the operator with its programs, and launches the compiled one on
+the generic walk (:mod:`swishgrad_numba.kernel.walk`). The hand-written pass
+it had is :mod:`swishgrad_numba.kernel.swish_grad_pass`, kept for the
+benchmark.
 """
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from .. import kernel, runtime
+from .. import kernel
 from ..dtypes import FLOAT32, DTypeInfo, dtype_info
-from ..kernel import flat, saturation, sequence
-from ..kernel.walk import register_pass
 from ..platform import ARCH_950, ARCH_A2
 from ..tiling.records import ARCH35_TILING_DTYPE, TILING_DTYPE
 from ..program import Attr, Program, compiled
@@ -28,7 +26,7 @@ from ..program.elementwise import elementwise
 from ..program.form import V
 from .registry import Kernel, Operator, register
 
-__all__ = ["SWISH_GRAD", "SwishGradPass", "derivative_table", "launch", "launch_hand_written", "run", "run_flat"]
+__all__ = ["SWISH_GRAD", "launch", "run"]
 
 NAME = "swish_grad"
 
@@ -58,47 +56,7 @@ def _programs(architecture: str, dtype: str, variant: str) -> Program:
     name = "SwishGrad" if architecture == ARCH_A2 else "SwishGradArch35"
     return elementwise(name, (("grad", "gf"), ("x", "xf")), body, "y", dtype)
 
-# ---------------------------------------------------------------- the pass
-
-
-class SwishGradPass(NamedTuple):
-    """A SwishGrad launch's parameters: beta, the 16-bit kernels' s'(x)
-    table (empty for float32), the dtype code and the kernel (``kernel.ARCH_*``)."""
-
-    beta: np.float32
-    table: np.ndarray
-    dtype_code: int
-    arch: int
-
-
-@register_pass(SwishGradPass)
-@njit(cache=True, error_model="numpy", inline="always")
-def _swish_grad_pass(params, in_bufs, o_buf, work, a, b):
-    # in_bufs: gradOutput, then x (overwritten with beta * x, as in UB)
-    sequence.compute_tile(in_bufs[0], in_bufs[1], o_buf, work[0], a, b, params.beta, params.table,
-                          params.dtype_code, params.arch)
-
 # ---------------------------------------------------------------- the launch
-
-_EMPTY_TABLE = np.empty(0, dtype=np.float32)
-
-# s'(x) tables of the 16-bit kernels, keyed by (arch, dtype code, beta bits, saturation).
-_DERIVATIVE_TABLES = kernel.TableCache()
-
-
-def derivative_table(arch: int, info: DTypeInfo, beta: np.float32, saturation: bool = False) -> np.ndarray:
-    """s'(x) of kernel ``arch`` for all 65,536 x of a 16-bit dtype, cached.
-
-    ``saturation``: every instruction saturated (the device's saturation
-    overflow mode).
-    """
-    key = (arch, info.code, int(np.float32(beta).view(np.uint32)), bool(saturation))
-    return _DERIVATIVE_TABLES.get(key, lambda: sequence.derivative_table(np.float32(beta), info.code, arch,
-                                                                         bool(saturation)))
-
-
-def _bits(arr: np.ndarray, info: DTypeInfo) -> np.ndarray:
-    return arr if info is FLOAT32 else arr.view(np.uint16)
 
 
 def launch(grad: np.ndarray, x: np.ndarray, out: np.ndarray, launch_plan: kernel.Plan, beta: np.float32,
@@ -107,38 +65,9 @@ def launch(grad: np.ndarray, x: np.ndarray, out: np.ndarray, launch_plan: kernel
     kernel's program (:func:`_programs`), compiled; ``saturation``: the device's saturation overflow mode."""
     architecture = ARCH_A2 if arch == kernel.ARCH_A2 else ARCH_950
     params = compiled(NAME, architecture, info.name, saturation=saturation).params(beta=beta)
-    kernel.run_walk(params, (_bits(grad, info), _bits(x, info)), _bits(out, info), launch_plan)
+    raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
+    kernel.run_walk(params, (raw(grad), raw(x)), raw(out), launch_plan)
 
-
-def launch_hand_written(grad: np.ndarray, x: np.ndarray, out: np.ndarray, launch_plan: kernel.Plan,
-                        beta: np.float32, info: DTypeInfo, arch: int, saturation: bool = False) -> None:
-    """:func:`launch` by the hand-written pass (and, saturated, the flat loop of :mod:`.saturation`);
-    kept until the compiled pass is benchmarked against it."""
-    g, xb, o = _bits(grad, info), _bits(x, info), _bits(out, info)
-    if saturation:
-        _launch_saturated(g, xb, o, beta, info, arch)
-        return
-    table = _EMPTY_TABLE if info is FLOAT32 else derivative_table(arch, info, beta)
-    kernel.run_walk(SwishGradPass(np.float32(beta), table, info.code, arch), (g, xb), o, launch_plan)
-
-
-def _launch_saturated(g, x, o, beta, info: DTypeInfo, arch: int) -> None:
-    table = None if info is FLOAT32 else derivative_table(arch, info, beta, saturation=True)
-    with runtime.launch_guard():
-        if table is None:
-            saturation.launch_saturated_f32(g, x, o, np.float32(beta), arch)
-        else:
-            saturation.launch_saturated_16(g, x, o, table, info.code)
-
-
-def run_flat(grad: np.ndarray, x: np.ndarray, out: np.ndarray, beta: np.float32, info: DTypeInfo,
-             arch: int = kernel.ARCH_A2, chunk: int = flat.FLAT_CHUNK) -> None:
-    """The same arithmetic as :func:`launch` in one flat chunked loop (no tiles,
-    no local buffers, no ping-pong), into ``out``; for the benchmark."""
-    g, xb, o = _bits(grad, info), _bits(x, info), _bits(out, info)
-    table = _EMPTY_TABLE if info is FLOAT32 else derivative_table(arch, info, beta)
-    with runtime.launch_guard():
-        flat.flat_launch(g, xb, o, chunk, beta, table, info.code, arch)
 
 def run(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, saturation: bool = False) -> None:
     """The kernel of a host :class:`~swishgrad_numba.tiling.Tiling` over flat contiguous arrays (the

@@ -37,9 +37,11 @@ importing the package registers ``"silu_grad"`` once:
   check;
 * :mod:`.arch35`: the 950 struct, BroadcastTiling host (dimension collapse,
   op keys), dtype rule, buffer plan and walk check;
-* :mod:`.sequence`: the instruction sequence, the 16-bit tables, the pass
-  function (:class:`SiluGradPass`) and the A2 tile's instructions for the
-  device-time model;
+* :mod:`.program`: the program of both kernels, and the instructions the
+  device-time model charges, read from it;
+* :mod:`swishgrad_numba.kernel.silu_grad_pass`: the hand-written sequence,
+  its 16-bit tables and pass function (:class:`SiluGradPass`), kept for the
+  benchmark;
 * :mod:`.launch`: :func:`run_a2`, :func:`run_arch35` and the registry's
   :func:`run`;
 * :mod:`.api`: :func:`silu_backward` and :func:`host_tiling`.
@@ -60,7 +62,7 @@ from .arch35 import (
     ARCH35_WORKSPACE_SIZE, Arch35Tiling, arch35_buffer_plan, arch35_host_tiling, arch35_walk_check,
     dimension_collapse, output_dtype,
 )
-from .sequence import SiluGradPass, derivative_table, silu_derivative
+from ...kernel.silu_grad_pass import SiluGradPass, derivative_table, silu_derivative
 from .program import device_instructions, programs
 from .launch import run, run_a2, run_arch35
 from .api import host_tiling, silu_backward

@@ -13,7 +13,7 @@ from ..registry import OpTiling
 from .a2 import A2Tiling, a2_walk_fields
 from .names import NAME
 from .arch35 import Arch35Tiling
-from .sequence import SiluGradPass, derivative_table
+from ...kernel.silu_grad_pass import SiluGradPass, derivative_table
 
 __all__ = ["run_a2", "run_arch35", "run"]
 

@@ -1,6 +1,6 @@
-"""SiluGrad's instruction sequence, once for both kernels: z(x), its 16-bit tables, the pass function
-(:class:`SiluGradPass`, registered with :func:`swishgrad_numba.kernel.walk.register_pass`): the
-hand-written pass, kept for the benchmark (both kernels run the program of :mod:`.program`).
+"""SiluGrad's hand-written instruction sequence, once for both kernels: z(x), its 16-bit tables, the
+pass function (:class:`SiluGradPass`, registered with :func:`swishgrad_numba.kernel.walk.register_pass`),
+kept for the benchmark (both kernels run the program of :mod:`swishgrad_numba.ops.silu_grad.program`).
 
 Both kernels run the same steps in the same order (the products commute):
 :func:`silu_derivative` is ``z(x)``, the factor ``dy`` is multiplied by
@@ -16,11 +16,11 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
-from ...casts import f32_to_bf16_bits, f32_to_f16_bits, widen_16
-from ...dtypes import FLOAT16, dtype_info
-from ...kernel import TableCache
-from ...kernel.exp import exp_f32, vexp_f32
-from ...kernel.walk import register_pass
+from ..casts import f32_to_bf16_bits, f32_to_f16_bits, widen_16
+from ..dtypes import FLOAT16, dtype_info
+from .exp import exp_f32, vexp_f32
+from . import TableCache
+from .walk import register_pass
 
 __all__ = ["silu_derivative", "derivative_table", "SiluGradPass"]
 
