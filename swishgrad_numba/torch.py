@@ -62,7 +62,7 @@ try:  # an optional dependency: everything below degrades to a clear error
 except ImportError:
     torch = None
 
-__all__ = ["SiLU", "Swish", "SwishBackwardFunction", "SwishFunction", "silu", "silu_backward_torch", "swish",
+__all__ = ["FastGELU", "SiLU", "Swish", "SwishBackwardFunction", "SwishFunction", "silu", "silu_backward_torch", "swish",
            "swish_backward_torch"]
 
 _NO_TORCH = (
@@ -369,3 +369,4 @@ else:
 
 # The modules, forward and backward both the NPU's kernels (the Swish family's torch layer).
 from ._torch_family import SiLU, Swish, silu, silu_backward_torch  # noqa: E402,F401
+from ._torch_family import FastGELU  # noqa: E402,F401
