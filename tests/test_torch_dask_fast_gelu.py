@@ -88,3 +88,21 @@ def test_dask_refuses_the_a2_at_once():
     with pytest.raises(ValueError, match="Ascend 950 only"):
         sgd.fast_gelu_backward(x, x, platform=sg.REFERENCE_PLATFORM)
     assert {"fast_gelu", "fast_gelu_backward"} <= set(sgd.__all__)
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+def test_torch_func_transforms_run_the_kernels():
+    torch = pytest.importorskip("torch")
+    from swishgrad_numba.torch import FastGELU
+
+    f = FastGELU()
+    xb_np = sample((3, 40), DTYPES["float32"], 5)
+    xb = torch.from_numpy(xb_np)
+    tangent_np = np.random.default_rng(6).standard_normal(40).astype(np.float32)
+    for batched in (torch.func.vmap(f)(xb), torch.func.vmap(f, in_dims=1, out_dims=1)(xb.T.contiguous()).T):
+        assert_bits_equal(batched.contiguous().numpy(), ref_fast_gelu(xb_np))
+    primal, jvp_out = torch.func.jvp(f, (xb[0],), (torch.from_numpy(tangent_np),))
+    assert_bits_equal(primal.numpy(), ref_fast_gelu(xb_np[0]))
+    assert_bits_equal(jvp_out.numpy(), ref_fast_gelu_backward(tangent_np, xb_np[0]))
+    gx = torch.func.grad(lambda t: f(t).sum())(xb[1])
+    assert_bits_equal(gx.numpy(), ref_fast_gelu_backward(np.ones(40, np.float32), xb_np[1]))
