@@ -4,7 +4,9 @@ One pytest-benchmark group per (op, dtype, size): the emulator with ``out=``
 (the A2 kernel) and its PyTorch peer writing into a preallocated tensor:
 ``x * sigmoid(beta x)`` (``mul``, ``sigmoid``, ``mul`` with ``out=``) for
 swish, ``torch.ops.aten.silu.out`` for silu,
-``torch.ops.aten.silu_backward.grad_input`` for silu_grad. The calls are the
+``torch.ops.aten.silu_backward.grad_input`` for silu_grad; for fast_gelu and
+fast_gelu_grad (the Ascend 950 kernels, their only ones) the FastGELU formula
+written in torch (``x * sigmoid(1.702 x)`` and its derivative). The calls are the
 ones ``swishgrad bench --op`` times (:data:`swishgrad_numba.benchmark.OP_BENCHES`).
 A 16-bit forward is a lookup in the 65,536-entry table of the kernel's outputs.
 
@@ -36,7 +38,7 @@ SIZES = parse_sizes(os.environ.get("SWISHGRAD_BENCH_SIZES") or ("20,22" if FULL 
 DTYPES = [canonical_dtype(d.strip(), argname="SWISHGRAD_BENCH_DTYPES").name
           for d in os.environ.get("SWISHGRAD_BENCH_DTYPES", ",".join(DEFAULT_DTYPES)).split(",")]
 OPS = [check_op(op.strip(), argname="SWISHGRAD_BENCH_OPS")
-       for op in os.environ.get("SWISHGRAD_BENCH_OPS", "swish,silu,silu_grad").split(",")]
+       for op in os.environ.get("SWISHGRAD_BENCH_OPS", "swish,silu,silu_grad,fast_gelu,fast_gelu_grad").split(",")]
 THREADS = int(os.environ.get("SWISHGRAD_BENCH_THREADS") or numba.config.NUMBA_NUM_THREADS)
 HAVE_TORCH = torch_available()  # loads torch with passive OpenMP workers
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .dtypes import BFLOAT16, DTypeInfo, dtype_info
-from .platform import ARCH_A2, BF16_SOC_VERSIONS, REFERENCE_PLATFORM, Platform
+from .platform import ARCH_A2, BF16_SOC_VERSIONS, Platform
 
 __all__ = ["check_array", "check_out", "check_out_like", "check_pair", "check_platform_for", "block_size_refusal",
            "bfloat16_refusal", "overflow_mode_refusal"]
@@ -95,14 +95,19 @@ def overflow_mode_refusal(platform: Platform, op: str) -> str | None:
 
 
 def check_platform_for(platform, op: str, *infos: DTypeInfo) -> Platform:
-    """``platform`` (the reference platform for None) checked for operator ``op`` on inputs of dtypes
-    ``infos``: a TypeError for a non-Platform, else a ValueError naming the platform field or dtype and
-    the rule (:func:`overflow_mode_refusal`, :func:`bfloat16_refusal`, :func:`block_size_refusal` on the
+    """``platform`` (the operator's default platform for None: the reference platform, or the 950's for an
+    operator without an A2 kernel) checked for operator ``op`` on inputs of dtypes ``infos``: a TypeError
+    for a non-Platform, else a ValueError naming the platform (no kernel there), the platform field or
+    dtype and the rule (:func:`overflow_mode_refusal`, :func:`bfloat16_refusal`, :func:`block_size_refusal` on the
     A2 kernels)."""
-    platform = REFERENCE_PLATFORM if platform is None else platform
+    from .ops.registry import get_operator   # the operators import this module: import on use
+
+    operator = get_operator(op)
+    platform = operator.default_platform if platform is None else platform
     if not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-    reason = overflow_mode_refusal(platform, op)
+    # no kernel on the platform's architecture (FastGelu on an A2): that reason before any other
+    reason = operator.kernel_refusal(platform) or overflow_mode_refusal(platform, op)
     if reason is None and BFLOAT16 in infos:
         reason = bfloat16_refusal(platform)
         reason = reason and f"dtype {reason}"

@@ -50,15 +50,15 @@ gradients (``create_graph=True``, gradient penalties) are correct:
 """
 from __future__ import annotations
 
-from ._torch_family import SiLU, Swish, silu, silu_backward_torch
+from ._torch_family import FastGELU, SiLU, Swish, silu, silu_backward_torch
 from ._torch_support import _NO_TORCH, _batch_first, _beta32, _check_pair, _check_tensor, _eager, _from_numpy, \
     _missing, _platform, _require_torch, _swish_second_derivative, _to_numpy, torch
 from .api import swish_backward
 from .dtypes import to_float32
 from .forward import swish as _swish_kernel
 
-__all__ = ["SiLU", "Swish", "SwishBackwardFunction", "SwishFunction", "silu", "silu_backward_torch", "swish",
-           "swish_backward_torch"]
+__all__ = ["FastGELU", "SiLU", "Swish", "SwishBackwardFunction", "SwishFunction", "silu", "silu_backward_torch",
+           "swish", "swish_backward_torch"]
 
 
 def _emulated_backward(grad, x, beta32, platform):

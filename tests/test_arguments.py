@@ -116,7 +116,8 @@ def test_every_operator_computes_in_the_saturation_mode(name):
     # Issue 27.4: swish, silu and silu_backward ignored the mode. Far below zero Exp(-x) overflows:
     # the Inf/NaN mode gives zeros there, the saturation mode a largest-finite Exp and so tiny
     # non-zero results (bit for bit against the programs' interpreter: tests/test_program_operators.py).
-    assert all(op.saturation for op in OPERATORS.values())
+    # every operator with an A2 kernel (the 950 has no saturation mode; FastGelu runs on the 950 only)
+    assert all(op.saturation for op in OPERATORS.values() if "a2" in op.kernels)
     x = np.linspace(-120, -95, 64).astype(F32)
     g = np.ones_like(x)
     infnan, saturated = FUNCTIONS[name](g, x, None, None), FUNCTIONS[name](g, x, None, SATURATION)

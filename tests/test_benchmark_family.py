@@ -20,10 +20,11 @@ from swishgrad_numba.cli import main
 
 
 def test_the_ops_and_the_default():
-    assert set(bm.OP_BENCHES) == {"swish", "silu", "silu_grad", "swish_grad"}
+    assert set(bm.OP_BENCHES) == {"swish", "silu", "silu_grad", "swish_grad", "fast_gelu", "fast_gelu_grad"}
     assert bm.DEFAULT_OP == "swish_grad"
     assert bm.check_op("silu") == "silu"
-    with pytest.raises(ValueError, match="--op must be one of swish, silu, silu_grad, swish_grad; got 'gelu'"):
+    with pytest.raises(ValueError, match="--op must be one of swish, silu, silu_grad, swish_grad, fast_gelu, "
+                                         "fast_gelu_grad; got 'gelu'"):
         bm.check_op("gelu", argname="--op")
 
 
@@ -84,3 +85,33 @@ def test_cli_bench_op(tmp_path, capsys):
 def test_cli_bench_op_rejects(argv, match, capsys):
     assert main(["bench", "--quick", *argv]) == 2
     assert match in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("op", ["fast_gelu", "fast_gelu_grad"])
+def test_the_fast_gelu_calls_and_their_torch_formula(op, dtype):
+    """The emulator's timed call is the 950 kernel (bit for bit); the peer is the formula in torch, which
+    must agree with the float64 truth to the dtype's precision (it is a peer, not a reference)."""
+    from reference_activations import ref_fast_gelu, ref_fast_gelu_backward, truth_fast_gelu, \
+        truth_fast_gelu_backward
+
+    g, x = bm.make_inputs(300, dtype)
+    out = np.empty_like(x)
+    emulator, peer = bm.op_calls(op, g, x, out)
+    expected = ref_fast_gelu(x) if op == "fast_gelu" else ref_fast_gelu_backward(g, x)
+    assert emulator() is out
+    assert_bits_equal(out, expected)
+    torch = pytest.importorskip("torch")
+    result = peer()
+    assert tuple(result.shape) == x.shape and str(result.dtype) == f"torch.{np.dtype(dtype).name}"
+    truth = truth_fast_gelu(x) if op == "fast_gelu" else truth_fast_gelu_backward(g, x)
+    got = result.to(torch.float64).numpy()
+    tol = {np.dtype(np.float32): 1e-5, np.dtype(np.float16): 4e-3}.get(np.dtype(dtype), 3e-2)
+    assert np.allclose(got, truth, rtol=tol, atol=tol)
+    assert_bits_equal(out, expected)
+
+
+def test_run_op_comparison_defaults_fast_gelu_to_the_950():
+    rows = bm.run_op_comparison("fast_gelu_grad", [64], ["float32"], threads=[1], repeat=1, min_time=0.0,
+                                use_torch=False)
+    assert rows[0]["kernel"] == "arch35" and rows[0]["seconds"] > 0

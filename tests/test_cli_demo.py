@@ -50,9 +50,13 @@ def test_demo_prints_one_line_per_operator(capsys):
     x = np.arange(1, 7, dtype=np.float32)
     expected = {"swish_grad": ref_swish_grad(g, x, 1.1), "swish": ref_swish(x, 1.1, "a2"),
                 "silu": ref_swish(x, 1.0, "a2"), "silu_grad": ref_silu_grad(g, x)}
+    # the operators with no A2 kernel: their 950 kernel's, said on the line
+    from reference_activations import ref_fast_gelu, ref_fast_gelu_backward
+    expected.update({"fast_gelu": ref_fast_gelu(x), "fast_gelu_grad": ref_fast_gelu_backward(g, x)})
     assert set(expected) == set(OPERATORS)
     for name, values in expected.items():
         (line,) = [l for l in out.splitlines() if l.startswith(f"[{name}] ")]
         assert OPERATORS[name].aclnn[1] in line
+        assert ("Ascend 950 kernel" in line) == ("a2" not in OPERATORS[name].kernels)
         printed = np.array(line.split(":", 1)[1].split(), dtype=np.float64).astype(np.float32)
         assert printed.view(np.uint32).tolist() == values.view(np.uint32).tolist(), name

@@ -29,3 +29,14 @@ def test_ops_show_refuses_an_unknown_operator_or_soc(capsys):
     assert "unknown operator 'gelu'" in capsys.readouterr().err
     assert main(["ops", "show", "swish", "--soc", "ascend9999"]) == 2
     assert "--soc" in capsys.readouterr().err
+
+
+def test_ops_list_and_show_an_operator_with_no_a2_kernel(capsys):
+    assert main(["ops", "list"]) == 0
+    (line,) = [l for l in capsys.readouterr().out.splitlines() if l.startswith("fast_gelu ")]
+    assert "aclnnFastGelu" in line and "arch35*" in line and "a2" not in line
+    assert main(["ops", "show", "fast_gelu_grad", "--dtype", "bfloat16"]) == 0   # the 950 by default
+    out = capsys.readouterr().out
+    assert "(arch35 kernel), bfloat16" in out and "Div(s, one, t);" in out
+    assert main(["ops", "show", "fast_gelu", "--soc", "ascend910b"]) == 2
+    assert "soc_version 'ascend910b'" in capsys.readouterr().err

@@ -108,7 +108,7 @@ def test_the_program_is_the_one_read(ops):
     assert op.program(np.float32).attrs == ("scale",)
     assert op.attributes == ("scale", "unusedAttr")
     with pytest.raises(ValueError, match="platform .* runs the"):
-        ops["dag_swish_toy"].program("float32", op.default_platform())
+        ops["dag_swish_toy"].program("float32", op.default_platform)
 
 
 # ---------------------------------------------------------------- arguments refused
@@ -321,6 +321,6 @@ def test_registered_dag_kernel_on_the_950(ops):
         assert_bits_equal(out, ref_swish_toy(x, 0.6))
         assert estimate(tiling, n, x.dtype, op="read_swish_toy").duration_us > 0
         with pytest.raises(ValueError, match="does not run the 950 DAG kernel"):
-            op.tiling(n, x.dtype, op.default_platform().__class__(soc_version="ascend910b"), beta=0.6)
+            op.tiling(n, x.dtype, op.default_platform.__class__(soc_version="ascend910b"), beta=0.6)
     finally:
         del OPERATORS["read_swish_toy"]

@@ -8,10 +8,12 @@ from swishgrad_numba.ops import OPERATORS, get_operator
 PLATFORMS = {"a2": sg.REFERENCE_PLATFORM, "950": sg.ASCEND950_PLATFORM}
 # struct sizes from the C headers (docs/model.md): (A2, 950)
 STRUCT_BYTES = {"swish_grad": (72, 88), "swish": (36, 32), "silu": (36, 32), "silu_grad": (32, 456)}
+# operators with an Ascend 950 kernel only (no public A2 kernel): their 950 struct sizes
+ARCH35_ONLY_BYTES = {"fast_gelu": 80, "fast_gelu_grad": 80}
 
 
 def test_the_family_is_registered():
-    assert sorted(OPERATORS) == sorted(STRUCT_BYTES)
+    assert sorted(OPERATORS) == sorted([*STRUCT_BYTES, *ARCH35_ONLY_BYTES])
     with pytest.raises(ValueError, match="op must be one of"):
         get_operator("gelu")
     with pytest.raises(ValueError, match="op must be one of"):
@@ -29,6 +31,16 @@ def test_compute_tiling_gives_each_operators_struct(op, kernel):
     assert len(t.tobytes()) == STRUCT_BYTES[op][kernel == "950"]
     assert t.block_dim >= 1
     assert described.narrowing == ("CAST_ROUND" if (op in ("swish", "silu") and kernel == "a2") else "CAST_RINT")
+
+
+@pytest.mark.parametrize("op", sorted(ARCH35_ONLY_BYTES))
+def test_an_arch35_only_operator_refuses_the_a2_and_defaults_to_the_950(op):
+    operator = get_operator(op)
+    assert list(operator.kernels) == ["arch35"] and "a2" in operator.no_kernel
+    t = sg.compute_tiling(1 << 20, "float16", op=op)
+    assert t.data.dtype == operator.kernels["arch35"].record_dtype and len(t.tobytes()) == ARCH35_ONLY_BYTES[op]
+    with pytest.raises(ValueError, match="soc_version 'ascend910b'.*Ascend 950 only"):
+        sg.compute_tiling(64, "float32", platform=PLATFORMS["a2"], op=op)
 
 
 def test_silu_takes_no_beta_and_swish_does():

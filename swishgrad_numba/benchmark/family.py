@@ -1,6 +1,6 @@
 """Each operator of the family against its PyTorch peer, both writing into a preallocated output.
 
-``swishgrad bench --op swish|silu|silu_grad`` runs :func:`run_op_comparison`;
+``swishgrad bench --op swish|silu|silu_grad|fast_gelu|fast_gelu_grad`` runs :func:`run_op_comparison`;
 ``--op swish_grad`` (the default) is the full comparison of :mod:`.runner`.
 One table, :data:`OP_BENCHES`, says per operator what is timed:
 
@@ -12,6 +12,10 @@ swish         ``swishgrad_numba.swish(x, 1.1)``            ``x * sigmoid(1.1 x)`
 silu          ``swishgrad_numba.silu(x)``                  ``torch.ops.aten.silu.out``
 silu_grad     ``swishgrad_numba.silu_backward(g, x)``      ``torch.ops.aten.silu_backward.grad_input``
 swish_grad    ``swishgrad_numba.swish_backward(g, x, 1)``  ``torch.ops.aten.silu_backward.grad_input``
+fast_gelu     ``swishgrad_numba.fast_gelu(x)`` (950)       ``x * sigmoid(1.702 x)``, as for swish
+fast_gelu_    ``swishgrad_numba.fast_gelu_backward(g, x)`` ``g * s * (1 + z (1 - s))``, ``z = 1.702 x``,
+grad          (950)                                        ``s = sigmoid(z)``: in place in the output and one
+                                                           preallocated scratch tensor
 ============  ==========================================  =====================================================
 
 Both sides are timed round-robin in one cell (:func:`~.timing.time_interleaved`,
@@ -32,6 +36,7 @@ import numpy as np
 from ..api import swish_backward
 from ..forward import silu, swish
 from ..ops.silu_grad import silu_backward
+from ..ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from . import peers
 from .inputs import BETA_NUMPY, BETA_TORCH, make_inputs, parse_threads
 from .runner import _check_run, _row, _thread_counts_restored, _use_threads
@@ -88,6 +93,28 @@ def _torch_silu_backward_into(tg, tx, tout, beta):
     return torch.ops.aten.silu_backward.grad_input(tg, tx, grad_input=tout)
 
 
+#: FastGELU's 1.702 (the kernels' -1.702 is a double stored in a float; the peer takes the Python float).
+FAST_GELU_BETA = 1.702
+#: The torch peer's scratch tensor (the sigmoid) by (shape, dtype): made once, as the output is.
+_SCRATCH: dict = {}
+
+
+def _torch_fast_gelu_backward_into(tg, tx, tout, beta):
+    """``g * s * (1 + z (1 - s))``, ``z = beta x``, ``s = sigmoid(z)``: in place in ``tout`` and one
+    preallocated scratch tensor (no allocation once warm)."""
+    import torch
+
+    key = (tuple(tout.shape), tout.dtype)
+    if key not in _SCRATCH:
+        _SCRATCH.clear()
+        _SCRATCH[key] = torch.empty_like(tout)
+    s = _SCRATCH[key]
+    torch.mul(tx, beta, out=tout)                       # z
+    torch.sigmoid(tout, out=s)                          # s
+    torch.addcmul(tout, tout, s, value=-1, out=tout)    # z - z s
+    return tout.add_(1).mul_(s).mul_(tg)
+
+
 #: The operators ``--op`` accepts, by registry name.
 OP_BENCHES = {
     "swish": OpBench(1, BETA_NUMPY, lambda g, x, out, b, p: swish(x, b, out=out, platform=p), _torch_swish_into,
@@ -98,6 +125,12 @@ OP_BENCHES = {
                          _torch_silu_backward_into, "aten.silu_backward.grad_input"),
     "swish_grad": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: swish_backward(g, x, b, out=out, platform=p),
                           _torch_silu_backward_into, "aten.silu_backward.grad_input"),
+    # FastGELU (Ascend 950 kernels only: platform None is the 950): the formula x * sigmoid(1.702 x) in torch
+    "fast_gelu": OpBench(1, FAST_GELU_BETA, lambda g, x, out, b, p: fast_gelu(x, out=out, platform=p),
+                         _torch_swish_into, "x * sigmoid(1.702 x) (out=)"),
+    "fast_gelu_grad": OpBench(2, FAST_GELU_BETA,
+                              lambda g, x, out, b, p: fast_gelu_backward(g, x, out=out, platform=p),
+                              _torch_fast_gelu_backward_into, "g * s * (1 + z (1 - s)), z = 1.702 x (out=)"),
 }
 
 
@@ -132,6 +165,10 @@ def run_op_comparison(op: str, sizes, dtypes_, threads=None, repeat: int = 5, mi
     every row its ``op``. Bytes moved: ``(inputs + 1) * n * itemsize``.
     """
     bench = OP_BENCHES[check_op(op)]
+    if platform is None:   # the operator's default: the A2 reference platform, or the 950 where it has no A2 kernel
+        from ..ops import get_operator
+
+        platform = get_operator(op).default_platform
     sizes = [int(n) for n in sizes]
     if not sizes or min(sizes) < 1:
         raise ValueError("sizes must be a non-empty list of element counts >= 1")

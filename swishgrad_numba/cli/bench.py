@@ -96,7 +96,13 @@ def _parse_args(args):
     repeat = args.repeat if args.repeat is not None else (QUICK_REPEAT if args.quick else DEFAULT_REPEAT)
     if repeat < 1:
         raise ValueError(f"--repeat must be >= 1, got {repeat}")
-    platform = Platform(soc_version=check_soc(args.soc))
+    soc = args.soc
+    if soc is None:   # the reference SoC, or the 950 for an operator with no A2 kernel (FastGelu)
+        from ..ops import OPERATORS
+
+        op = OPERATORS.get(args.op)
+        soc = DEFAULT_SOC if op is None else op.default_platform.soc_version
+    platform = Platform(soc_version=check_soc(soc))
     if args.plot is not None:
         import importlib.util
 
@@ -254,8 +260,8 @@ def register(subparsers) -> None:
                     "in fresh processes; print tables and the targets (PASS/MISS, a report).")
     p.add_argument("--op", default="swish_grad", metavar="OP",
                    help="the operator: swish_grad (default: the full comparison below), or swish, silu, "
-                        "silu_grad: that operator against its PyTorch peer, both writing into an output "
-                        "(no thread scaling, cold start or memory figures)")
+                        "silu_grad, fast_gelu, fast_gelu_grad: that operator against its PyTorch peer, both "
+                        "writing into an output (no thread scaling, cold start or memory figures)")
     p.add_argument("--sizes", default=None,
                    help=f"log2 element counts: 'a:b' (inclusive), 'a:b:step' or 'a,b,c' (default {DEFAULT_SIZES}; "
                         f"e.g. 10:27 for the whole growth curve)")
@@ -263,9 +269,10 @@ def register(subparsers) -> None:
     p.add_argument("--threads", default=None, help="comma-separated thread counts (default 1,2)")
     p.add_argument("--repeat", type=int, default=None, help=f"repeats per figure, median reported "
                                                              f"(default {DEFAULT_REPEAT})")
-    p.add_argument("--soc", "--soc-version", dest="soc", default=DEFAULT_SOC, metavar="FAMILY",
+    p.add_argument("--soc", "--soc-version", dest="soc", default=None, metavar="FAMILY",
                    help="SoC family or chip name of the emulated platform, as in Platform(soc_version=...): "
-                        "ascend950 runs the Ascend 950 kernel, every other family the A2 one (default %(default)s)")
+                        f"ascend950 runs the Ascend 950 kernel, every other family the A2 one (default {DEFAULT_SOC}; "
+                        "ascend950 for fast_gelu and fast_gelu_grad, which have no A2 kernel)")
     p.add_argument("--json", metavar="FILE", default=None, help="write all results as JSON")
     p.add_argument("--plot", metavar="FILE.png", default=None, help="write a PNG of throughput against size "
                                                                    "(needs matplotlib)")

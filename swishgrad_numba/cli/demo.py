@@ -40,7 +40,8 @@ def run_demo(out=print) -> None:
 def family_lines(dtype=np.float32) -> list:
     """One line per registered operator on the seed input (gradOutput = 1 x 6,
     x = 1..6, beta = :data:`SEED_BETA` where it takes one), as the Atlas A2
-    kernel computes it: ``[op] aclnnName (beta=...): v1 ... v6``.
+    kernel computes it (the Ascend 950's for an operator with no A2 kernel,
+    said on its line): ``[op] aclnnName (beta=...): v1 ... v6``.
 
     Every operator alike, through the registry: its host tiling
     (``compute_tiling(op=...)``) run by ``run_tiling``, so a newly
@@ -56,6 +57,8 @@ def family_lines(dtype=np.float32) -> list:
         tiling = compute_tiling(x.size, x.dtype, SEED_BETA if op.has_beta else None, op=name)
         values = run_tiling(grad if op.inputs == 2 else None, x, np.empty_like(x), tiling)
         beta = f" (beta={SEED_BETA})" if op.has_beta else ""
+        # an operator without an A2 kernel (FastGelu) runs on its default platform, the 950's
+        beta += "" if "a2" in op.kernels else " (Ascend 950 kernel; no public A2 kernel)"
         lines.append(f"[{name}] {op.aclnn[1]}{beta}: " + " ".join(f"{float(v):.8g}" for v in values))
     return lines
 
@@ -63,7 +66,7 @@ def family_lines(dtype=np.float32) -> list:
 def run_family(out=print) -> None:
     """The family's lines (float32)."""
     out("")
-    out("The Swish family on the same input (float32, Atlas A2 kernel), one line per operator:")
+    out("The Swish family on the same input (float32, Atlas A2 kernel where there is one), one line per operator:")
     for line in family_lines():
         out(line)
 

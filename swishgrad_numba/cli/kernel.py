@@ -35,7 +35,7 @@ def _read(args):
 def _platform(op, soc):
     from ..platform import Platform
 
-    return op.default_platform() if soc is None else Platform(soc_version=check_soc(soc))
+    return op.default_platform if soc is None else Platform(soc_version=check_soc(soc))
 
 
 def _show(args) -> int:

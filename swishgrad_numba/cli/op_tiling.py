@@ -34,6 +34,16 @@ def operator_of(args):
         raise OpUsageError(str(exc).replace("op must", "--op must")) from None
 
 
+def default_architecture(args) -> str:
+    """The kernel ``--op`` runs where ``--soc`` is not given: the A2's, or the Ascend 950's for an operator
+    with no A2 kernel (FastGelu); the A2's for an unknown name (refused later, listing the operators)."""
+    from ..ops import OPERATORS
+    from ..platform import ARCH_A2
+
+    op = OPERATORS.get(args.op)
+    return ARCH_A2 if op is None else op.default_platform.architecture
+
+
 def _host(args, op, dt, platform):
     """The operator's host tiling of --numel/--dtype/--beta on the platform."""
     from ..tiling import compute_tiling

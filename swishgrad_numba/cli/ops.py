@@ -27,8 +27,9 @@ def _show(args) -> int:
               file=sys.stderr)
         return 2
     try:
-        platform = Platform(soc_version=check_soc(args.soc))
-        program = OPERATORS[args.name].program(args.dtype, platform, beta=args.beta)
+        op = OPERATORS[args.name]
+        platform = op.default_platform if args.soc is None else Platform(soc_version=check_soc(args.soc))
+        program = op.program(args.dtype, platform, beta=args.beta)
     except (OptionError, ValueError, TypeError) as exc:
         print(f"swishgrad ops show: {exc}", file=sys.stderr)
         return 2
@@ -44,7 +45,8 @@ def register(subparsers) -> None:
     lister.set_defaults(func=_list)
     show = sub.add_parser("show", help="an operator's program, one vector instruction per line")
     show.add_argument("name", help="the operator's registry name (see `swishgrad ops list`)")
-    show.add_argument("--soc", default="ascend910b", help="SoC family or chip name (decides the kernel)")
+    show.add_argument("--soc", default=None, help="SoC family or chip name (decides the kernel); default "
+                      "ascend910b, or ascend950 for an operator with no A2 kernel")
     show.add_argument("--dtype", default="float32", choices=("float32", "float16", "bfloat16"))
     show.add_argument("--beta", type=float, default=1.0, help="beta/scale, where it picks the program (950 Swish)")
     show.set_defaults(func=_show)

@@ -162,7 +162,9 @@ def _cmd_tiling(args) -> int:
         dt = _dtype(args)
         platform = _platform(args, _architecture_of_soc(args))
         if args.op != "swish_grad":
-            from .op_tiling import cmd_op_tiling
+            from .op_tiling import cmd_op_tiling, default_architecture
+
+            platform = _platform(args, _architecture_of_soc(args) or default_architecture(args))
 
             return cmd_op_tiling(args, dt, platform)
         _check_host_input(args, dt, platform)
@@ -330,13 +332,13 @@ def _cmd_sweep(args) -> int:
 
 def _op_tiling_from_args(args, dt):
     """(tiling, block_dim, platform) of ``validate --op OP`` for an operator other than SwishGrad."""
-    from .op_tiling import OpUsageError, op_tiling_from_args
+    from .op_tiling import OpUsageError, default_architecture, op_tiling_from_args
 
     given = [name for layout in LAYOUTS.values() for name in layout.int_fields if getattr(args, name) is not None]
     if given:
         raise _UsageError(f"{_options(dict.fromkeys(given))}: SwishGrad's fields; set --op {args.op}'s struct "
                           f"fields with --set NAME=VALUE")
-    platform = _platform(args, _architecture_of_soc(args) or ARCH_A2)
+    platform = _platform(args, _architecture_of_soc(args) or default_architecture(args))
     try:
         tiling = op_tiling_from_args(args, dt, platform)
     except (OpUsageError, PathArgumentError) as exc:

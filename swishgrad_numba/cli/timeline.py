@@ -59,7 +59,12 @@ def _platform(args):
     from ..devicetime.params import SOC_FIGURES
     from ..platform import Platform
 
-    soc = args.soc_version or "ascend910b"
+    soc = args.soc_version
+    if soc is None:   # the operator's default platform: ascend910b, or ascend950 where it has no A2 kernel
+        from ..ops import OPERATORS
+
+        op = OPERATORS.get(getattr(args, "op", "swish_grad"))
+        soc = "ascend910b" if op is None else op.default_platform.soc_version
     chip = next((name for name in SOC_FIGURES if name.lower() == soc.lower()), None)
     if chip is None:
         return Platform(soc_version=soc)

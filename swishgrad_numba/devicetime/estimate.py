@@ -310,7 +310,7 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
     info = dtype_info(dtype, argname="dtype")
     operator = get_operator(op)
     if tiling is None:
-        tiling = compute_tiling(numel, info.numpy, platform=platform if platform is not None else REFERENCE_PLATFORM,
+        tiling = compute_tiling(numel, info.numpy, platform=platform if platform is not None else operator.default_platform,
                                 op=op)
     if op == "swish_grad":
         launch = launch_of(tiling, info.numpy, platform, block_dim)

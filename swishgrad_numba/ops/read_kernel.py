@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import kernel as kernel_pkg
 from ..dtypes import FLOAT32, dtype_info
-from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
+from ..platform import ARCH_950, ARCH_A2, Platform
 from . import read_host
 from .registry import Kernel, Operator, OpTiling
 
@@ -48,9 +48,6 @@ class ReadOperator(Operator):
     @property
     def architecture(self) -> str:
         return ARCH_950 if self.style == "dag" else ARCH_A2
-
-    def default_platform(self) -> Platform:
-        return ASCEND950_PLATFORM if self.style == "dag" else REFERENCE_PLATFORM
 
     def variants(self, dtype) -> tuple:
         """The tiling-key variants of ``dtype``'s Compute ("" where there is one)."""
@@ -107,7 +104,7 @@ class ReadOperator(Operator):
         for name in attributes:
             if name not in self.attributes:
                 raise TypeError(f"{self.name}: unknown attribute {name!r}; its attributes are {list(self.attributes)}")
-        platform = self.default_platform() if platform is None else platform
+        platform = self.default_platform if platform is None else platform
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
         program = self.program(info)
@@ -142,7 +139,7 @@ class ReadOperator(Operator):
             if arr.shape != arrays[read[0]].shape:
                 raise ValueError(f"{name} must have {read[0]}'s shape {arrays[read[0]].shape}, got {arr.shape}")
             info = row
-        platform = self.default_platform() if platform is None else platform
+        platform = self.default_platform if platform is None else platform
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
         program = self.program(info, platform, variant=variant)

@@ -131,6 +131,10 @@ class Operator:
         operator without it refuses a saturation-mode platform
         (:func:`swishgrad_numba.arguments.check_platform_for`) rather than
         compute in the other mode.
+    no_kernel : Mapping[str, str]
+        Why the operator has no kernel on an architecture, by architecture
+        (FastGelu: no public A2 kernel); every entry point refuses such a
+        platform with this reason (:meth:`kernel_refusal`).
     """
 
     name: str
@@ -141,15 +145,33 @@ class Operator:
     has_beta: bool = False
     inputs: int = 1
     saturation: bool = False
+    no_kernel: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def default_platform(self):
+        """The platform ``platform=None`` means: the A2 reference platform, or the Ascend 950's for an
+        operator without an A2 kernel."""
+        from ..platform import ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM
+
+        return REFERENCE_PLATFORM if ARCH_A2 in self.kernels else ASCEND950_PLATFORM
+
+    def kernel_refusal(self, platform) -> str | None:
+        """Why the operator cannot run on ``platform``'s kernel (it has none there), or None."""
+        if platform.architecture in self.kernels:
+            return None
+        reason = self.no_kernel.get(platform.architecture, "it has no kernel there")
+        return (f"platform (soc_version {platform.soc_version!r}, the {platform.architecture} kernel) cannot run "
+                f"{self.name}: {reason}")
 
     def program(self, dtype, platform=None, beta=1.0):
         """The program (:class:`swishgrad_numba.program.Program`) of the kernel ``platform``'s SoC runs
-        (the A2 reference platform by default) for ``dtype``; ``beta`` picks the variant where the
+        (:attr:`default_platform` by default) for ``dtype``; ``beta`` picks the variant where the
         host chooses one by it. ``str()`` of it prints one instruction per line."""
         from ..dtypes import dtype_info
-        from ..platform import REFERENCE_PLATFORM
 
-        platform = platform or REFERENCE_PLATFORM
+        platform = platform or self.default_platform
+        if self.kernel_refusal(platform):
+            raise ValueError(self.kernel_refusal(platform))
         kernel = self.kernels.get(platform.architecture)
         if kernel is None or kernel.programs is None:
             raise ValueError(f"operator {self.name!r} has no program for kernel {platform.architecture!r}")

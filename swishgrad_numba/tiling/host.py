@@ -66,7 +66,8 @@ def compute_tiling(numel, dtype, beta=None, platform: Platform | None = None, *,
         ``sconf`` (A2) or ``scale`` (950). ``scale=`` and ``sconf=`` are
         accepted as other names of it.
     platform : Platform, optional
-        Target hardware; the A2 reference platform (model section 3) by default.
+        Target hardware; the A2 reference platform (model section 3) by default (the 950's for an
+        operator without an A2 kernel, which refuses an A2 platform).
     op : str
         The operator: ``"swish_grad"`` (default) or another registered one
         (``"swish"``, ``"silu"``; see :mod:`swishgrad_numba.ops`).
@@ -80,16 +81,19 @@ def compute_tiling(numel, dtype, beta=None, platform: Platform | None = None, *,
     """
     n = check_numel(numel)
     info = dtype_info(dtype, argname="dtype")
-    platform = check_platform(platform)
     if op != "swish_grad":
         from ..ops import get_operator   # the registry imports this package: import on use
         operator = get_operator(op)
+        platform = check_platform(operator.default_platform if platform is None else platform)
+        if operator.kernel_refusal(platform):
+            raise ValueError(operator.kernel_refusal(platform))
         if not operator.has_beta and (beta, scale, sconf) != (None, None, None):
             raise TypeError(f"op {op!r} takes no beta")
         beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf}) if operator.has_beta else None
         if platform.architecture != ARCH_950:
             _check_block_size(platform.block_size, info, _ARGNAMES)
         return operator.host_tiling(n, info, beta32, platform)
+    platform = check_platform(platform)
     beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf})
     block_dim, fields = _host_fields(n, info, platform, _ARGNAMES)
     if platform.architecture == ARCH_950:

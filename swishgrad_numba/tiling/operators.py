@@ -57,7 +57,9 @@ def validate_op_tiling(tiling, numel, dtype, platform: Platform | None = None, b
     op = get_operator(tiling.op)
     kern = op.kernels.get(tiling.architecture)
     if kern is None or kern.walk_check is None:
-        raise ValueError(f"tiling: operator {op.name!r} has no validator for the {tiling.architecture} kernel")
+        why = op.no_kernel.get(tiling.architecture)
+        raise ValueError(f"tiling: operator {op.name!r} has no validator for the {tiling.architecture} kernel"
+                         + (f" ({why})" if why else ""))
     numel = check_numel(numel)
     info = dtype_info(dtype, argname="dtype")
     platform = _platform(platform, tiling.architecture, op.name)
@@ -113,7 +115,9 @@ def run_op_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, platform: Platfo
     op = get_operator(tiling.op)
     kern = op.kernels.get(tiling.architecture)
     if kern is None or kern.run is None:
-        raise ValueError(f"tiling: operator {op.name!r} has no launch for the {tiling.architecture} kernel")
+        why = op.no_kernel.get(tiling.architecture)
+        raise ValueError(f"tiling: operator {op.name!r} has no launch for the {tiling.architecture} kernel"
+                         + (f" ({why})" if why else ""))
     if saturation and not op.saturation:
         raise ValueError(f"overflow_mode 'saturation' is not emulated for {op.name} (only infnan is)")
     if saturation and tiling.architecture == ARCH_950:
