@@ -50,6 +50,8 @@ def test_demo_prints_one_line_per_operator(capsys):
     x = np.arange(1, 7, dtype=np.float32)
     expected = {"swish_grad": ref_swish_grad(g, x, 1.1), "swish": ref_swish(x, 1.1, "a2"),
                 "silu": ref_swish(x, 1.0, "a2"), "silu_grad": ref_silu_grad(g, x)}
+    import reference_activations as ra     # issue 29: x read as the forward's output for sigmoid_grad
+    expected.update(sigmoid=ra.ref_sigmoid(x, "a2"), sigmoid_grad=ra.ref_sigmoid_backward(g, x, "a2"))
     assert set(expected) == set(OPERATORS)
     for name, values in expected.items():
         (line,) = [l for l in out.splitlines() if l.startswith(f"[{name}] ")]

@@ -8,6 +8,7 @@ from swishgrad_numba.ops import OPERATORS, get_operator
 PLATFORMS = {"a2": sg.REFERENCE_PLATFORM, "950": sg.ASCEND950_PLATFORM}
 # struct sizes from the C headers (docs/model.md): (A2, 950)
 STRUCT_BYTES = {"swish_grad": (72, 88), "swish": (36, 32), "silu": (36, 32), "silu_grad": (32, 456)}
+STRUCT_BYTES.update({"sigmoid": (64, 64), "sigmoid_grad": (64, 64)})     # issue 29 (docs/activation_tiling.md)
 
 
 def test_the_family_is_registered():
