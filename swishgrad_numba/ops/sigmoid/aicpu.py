@@ -59,7 +59,7 @@ def _exact_fma64(a: float, b: float, c: float) -> float:
     try:
         return float(exact)                             # round to nearest even
     except OverflowError:
-        return math.copysign(math.inf, exact)
+        return math.inf if exact > 0 else -math.inf
 
 
 def _fma64(a, b, c):
