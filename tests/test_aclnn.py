@@ -36,6 +36,8 @@ C_FUNCTIONS = """aclTensor aclScalar aclOpExecutor aclrtStream aclCreateTensor a
     aclrtResetDevice aclrtCreateStream aclrtSynchronizeStream aclrtDestroyStream aclrtMalloc aclrtFree aclrtMemcpy
     aclGetRecentErrMsg set_platform get_platform aclnnSwishGetWorkspaceSize aclnnSwish aclnnSiluGetWorkspaceSize
     aclnnSilu aclnnSiluBackwardGetWorkspaceSize aclnnSiluBackward aclrtSetDeviceSatMode aclrtGetDeviceSatMode""".split()
+C_FUNCTIONS += """aclnnSigmoidGetWorkspaceSize aclnnSigmoid aclnnInplaceSigmoidGetWorkspaceSize aclnnInplaceSigmoid
+    aclnnSigmoidBackwardGetWorkspaceSize aclnnSigmoidBackward""".split()     # issue 29
 
 
 # --------------------------------------------------------------------------
