@@ -369,3 +369,7 @@ else:
 
 # The modules, forward and backward both the NPU's kernels (the Swish family's torch layer).
 from ._torch_family import SiLU, Swish, silu, silu_backward_torch  # noqa: E402,F401
+# Sigmoid, forward and backward both the NPU's kernels (issue 29).
+from ._torch_sigmoid import Sigmoid, SigmoidBackwardFunction, SigmoidFunction, sigmoid, sigmoid_backward_torch  # noqa: E402,F401,E501
+
+__all__ += ["Sigmoid", "SigmoidBackwardFunction", "SigmoidFunction", "sigmoid", "sigmoid_backward_torch"]

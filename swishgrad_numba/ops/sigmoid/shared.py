@@ -117,5 +117,12 @@ def run_kernel(op_name: str, ins: tuple, out: np.ndarray, tiling: OpTiling, satu
                                          kernel_pkg.arch_code(tiling.architecture), out.size)
     params = compiled(op_name, tiling.architecture, info.name, saturation=saturation).params()
     raw = (lambda a: a.reshape(-1)) if info is FLOAT32 else (lambda a: a.reshape(-1).view(np.uint16))
-    kernel_pkg.run_walk(params, tuple(raw(a) for a in ins), raw(out), launch_plan)
+
+    def read_only(a):
+        # one array type for every input (a tuple of writable and read-only arrays is not indexable when jitted)
+        v = raw(a).view()
+        v.flags.writeable = False
+        return v
+
+    kernel_pkg.run_walk(params, tuple(read_only(a) for a in ins), raw(out), launch_plan)
 
