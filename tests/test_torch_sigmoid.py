@@ -66,6 +66,9 @@ def test_torch_func_grad_jvp_vmap():
     assert_bits_equal(_np(tangent), ra.ref_sigmoid_backward(np.full(12, 2, np.float32), _np(y)))
     batched = torch.func.vmap(lambda t: sgt.sigmoid(t))(x.reshape(3, 4))
     assert_bits_equal(_np(batched), _np(y).reshape(3, 4))
+    hess = torch.func.hessian(lambda t: sgt.sigmoid(t).sum())(x)
+    s = torch.sigmoid(x.double())
+    assert torch.allclose(torch.diagonal(hess).double(), s * (1 - s) * (1 - 2 * s), rtol=1e-5, atol=1e-7)
 
 
 def test_refusals():
