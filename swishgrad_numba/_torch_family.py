@@ -17,7 +17,7 @@ backward kernel again (bit for bit), with respect to ``x`` it is
 ``ggx * g * s''(x)`` in float64 by plain PyTorch, rounded once (no device
 kernel computes ``s''``). SiLU is Swish with beta 1.
 
-Re-exported by :mod:`swishgrad_numba.torch` (its last line), so
+Re-exported by :mod:`swishgrad_numba.torch`, so
 ``swishgrad_numba.torch.Swish`` and ``swishgrad_numba.torch.SiLU`` are the
 classes defined here. Imports without PyTorch; using anything here then
 raises the same ImportError as the rest of the integration.
@@ -33,9 +33,9 @@ from .forward import silu as silu_numpy
 from .forward import swish as swish_numpy
 from .ops.silu_grad import silu_backward
 from .platform import Platform
-from .torch import _NO_TORCH, _batch_first, _check_pair, _check_tensor, _eager, _from_numpy, _missing, \
+from ._torch_support import _NO_TORCH, _batch_first, _check_pair, _check_tensor, _eager, _from_numpy, _missing, \
     _platform, _swish_second_derivative, _to_numpy, torch
-from .torch import _beta32 as _torch_beta32
+from ._torch_support import _beta32 as _torch_beta32
 
 __all__ = ["ACTIVATIONS", "Activation", "ActivationBackwardFunction", "ActivationFunction", "SiLU", "Swish",
            "silu", "silu_backward_torch"]

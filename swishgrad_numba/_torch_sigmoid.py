@@ -19,7 +19,7 @@ from .arguments import check_platform_for
 from .ops.sigmoid import sigmoid as sigmoid_numpy
 from .ops.sigmoid import sigmoid_backward as sigmoid_backward_numpy
 from .platform import Platform
-from .torch import _NO_TORCH, _batch_first, _check_pair, _check_tensor, _eager, _from_numpy, _missing, _platform, \
+from ._torch_support import _NO_TORCH, _batch_first, _check_pair, _check_tensor, _eager, _from_numpy, _missing, _platform, \
     _to_numpy, torch
 
 __all__ = ["Sigmoid", "SigmoidFunction", "SigmoidBackwardFunction", "sigmoid", "sigmoid_backward_torch"]

@@ -6,19 +6,18 @@ kernels (:mod:`swishgrad_numba.kernel`) only compute.
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import numpy as np
 
-from . import kernel, runtime
-from .dtypes import DTypeInfo, beta_argument, dtype_info
+from . import kernel
+from .dtypes import beta_argument, dtype_info
 from .platform import ARCH_950, OVERFLOW_MODES, Platform
-from .tiling import as_tiling_record, compute_tiling, tiling_fields
+from .tiling import as_tiling_record, tiling_fields
 from .tiling.launch import negative_fields
 from .tiling.operators import is_op_tiling, run_op_tiling
 from .tiling.records import layout_of
-from .arguments import check_out, check_pair, check_platform_for
 from .ops import swish_grad as swish_grad_op
+from .ops.call import call
 
 __all__ = ["swish_backward", "run_tiling", "MAX_WORK_FACTOR"]
 
@@ -111,18 +110,6 @@ def run_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, block_dim=None, *,
     return out
 
 
-@functools.lru_cache(maxsize=512)
-def _host_plan(numel: int, info: DTypeInfo, platform: Platform, threads: int) -> kernel.Plan:
-    """The launch plan of the host tiling. It does not depend on beta, so one
-    entry serves every beta; repeated calls on one shape skip the host tiling."""
-    tiling = compute_tiling(numel, info, platform=platform)
-    launch_plan = kernel.plan_launch(tiling.fields, tiling.block_dim, kernel.arch_code(tiling.architecture), numel,
-                                     threads)
-    launch_plan.pieces.flags.writeable = False
-    launch_plan.bins.flags.writeable = False
-    return launch_plan
-
-
 def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | None = None, scale=None,
                    sconf=None):
     """Gradient of Swish, ``grad_output * s'(x)``, exactly as the NPU kernel computes it.
@@ -162,22 +149,5 @@ def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | 
     -----
     The numerics model is described in ``docs/model.md``.
     """
-    info = check_pair(grad_output, x)
     beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf})
-    platform = check_platform_for(platform, swish_grad_op.NAME, info)
-    check_out(out, x)
-    if x.size == 0:
-        return np.empty(x.shape, dtype=x.dtype) if out is None else out
-
-    flat_g = np.ascontiguousarray(grad_output).reshape(-1)
-    flat_x = np.ascontiguousarray(x).reshape(-1)
-    direct = out is not None and out.flags.c_contiguous and not np.shares_memory(out, grad_output) \
-        and not np.shares_memory(out, x)
-    result = out if direct else np.empty(x.shape, dtype=x.dtype)
-    launch_plan = _host_plan(x.size, info, platform, runtime.num_threads())
-    swish_grad_op.launch(flat_g, flat_x, result.reshape(-1), launch_plan, beta32, info,
-                  kernel.arch_code(platform.architecture), saturation=platform.saturation)
-    if out is not None and not direct:
-        out[...] = result
-        return out
-    return result
+    return call(swish_grad_op.NAME, (("grad_output", grad_output), ("x", x)), beta32, out, platform)

@@ -1,59 +1,16 @@
 """The forward operators' entry points: :func:`swish` and :func:`silu`.
 
-Plain Python that checks the arguments (as :func:`~swishgrad_numba.swish_backward`
-does, with the same checkers) and decides; the kernel is the registered
-Swish operator's (:mod:`swishgrad_numba.ops.swish`).
+Each is the generic path (:func:`swishgrad_numba.ops.call.call`: the
+shared argument checks, the operator's host tiling, its compiled kernel) on
+the registered Swish operator (:mod:`swishgrad_numba.ops.swish`).
 """
 from __future__ import annotations
 
-import functools
-
-import numpy as np
-
-from . import kernel, runtime
-from .arguments import check_array, check_out, check_platform_for
-from .dtypes import DTypeInfo, beta_argument, dtype_info
-from .ops import swish as swish_op
+from .dtypes import beta_argument
+from .ops.call import call
 from .platform import Platform
 
 __all__ = ["swish", "silu"]
-
-
-@functools.lru_cache(maxsize=512)
-def _host_plan(op_name: str, numel: int, info: DTypeInfo, platform: Platform, threads: int, variant: int,
-               scale_bits: int):
-    """The host tiling and its launch plan. On the A2 the tiling does not
-    depend on beta but for the key; on the 950 the DAG decides its buffers,
-    so ``variant`` is part of the key (``scale_bits`` is, too: the record
-    carries it)."""
-    scale32 = np.uint32(scale_bits).view(np.float32)
-    tiling = swish_op.host_tiling(op_name, numel, info, scale32, platform)
-    fields = swish_op.walk_fields(tiling)
-    launch_plan = kernel.plan_launch(fields, tiling.block_dim, kernel.arch_code(tiling.architecture), numel, threads)
-    launch_plan.pieces.flags.writeable = False
-    launch_plan.bins.flags.writeable = False
-    return launch_plan
-
-
-def _forward(op_name: str, x, scale32: np.float32, out, platform):
-    check_array(x, "x")
-    info = dtype_info(x.dtype, argname="x.dtype")
-    platform = check_platform_for(platform, op_name, info)
-    check_out(out, x)
-    if x.size == 0:
-        return np.empty(x.shape, dtype=x.dtype) if out is None else out
-    variant = swish_op.variant_of(platform.architecture, scale32)
-    launch_plan = _host_plan(op_name, x.size, info, platform, runtime.num_threads(), variant,
-                             int(np.float32(scale32).view(np.uint32)))
-    flat_x = np.ascontiguousarray(x).reshape(-1)
-    direct = out is not None and out.flags.c_contiguous and not np.shares_memory(out, x)
-    result = out if direct else np.empty(x.shape, dtype=x.dtype)
-    swish_op.launch(flat_x, result.reshape(-1), launch_plan, scale32, info, variant,
-                    saturation=platform.saturation)
-    if out is not None and not direct:
-        out[...] = result
-        return out
-    return result
 
 
 def swish(x, beta=1.0, *, out=None, platform: Platform | None = None):
@@ -91,7 +48,7 @@ def swish(x, beta=1.0, *, out=None, platform: Platform | None = None):
     docs/model.md, section "Swish and Silu (forward)".
     """
     beta32 = beta_argument(beta, {})
-    return _forward("swish", x, beta32, out, platform)
+    return call("swish", (("x", x),), beta32, out, platform)
 
 
 def silu(x, *, out=None, platform: Platform | None = None):
@@ -99,4 +56,4 @@ def silu(x, *, out=None, platform: Platform | None = None):
 
     Parameters, returns and errors as :func:`swish` without ``beta``.
     """
-    return _forward("silu", x, np.float32(1.0), out, platform)
+    return call("silu", (("x", x),), None, out, platform)

@@ -96,3 +96,35 @@ def test_a_printed_fixture_reads_back_the_same(tmp_path):
     again = read_source(write_a2(tmp_path, "swish_back", ("dy", "x", "dx"), bodies, ("sconf",)))
     for b in d.bodies:
         assert again.body(b.dtype).steps == b.steps and again.body(b.dtype).inputs == b.inputs
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_printed_program_reads_back_as_the_same_program(tmp_path, seed):
+    # fuzzed programs (the program form, swishgrad_numba.program) printed as Ascend C and read back by
+    # read_kernel: the same program, instruction for instruction, with the same tensors and attributes
+    from swishgrad_numba.ops import read_kernel
+    from swishgrad_numba.reader.to_program import from_program, to_program
+
+    rng = random.Random(1000 + seed)
+    n_in = rng.randint(1, 2)
+    programs = {dt: to_program(_body(rng, dt, n_in, rng.randint(1, 12)), f"fuzz_{seed}")
+                for dt in ("float32", "float16", "bfloat16")}
+    gm = tuple("ab"[:n_in])
+    bodies = {dt: from_program(p, gm, "out") for dt, p in programs.items()}
+    op = read_kernel(write_a2(tmp_path / "k", f"fuzz_{seed}", gm + ("out",), bodies, ATTRS))
+    for dtype, want in programs.items():
+        got = op.program(dtype)
+        assert got.body == want.body and got.attrs == want.attrs
+        assert (got.inputs, got.output) == (want.inputs, want.output)
+        assert set(got.locals) == set(want.locals)
+
+
+def test_a_program_with_a_call_is_not_printed():
+    from swishgrad_numba.program import Call, Program, Tensor
+    from swishgrad_numba.program.form import V
+    from swishgrad_numba.reader.to_program import from_program
+
+    sub = Program("Sq", (Tensor("p"),), Tensor("r"), (), (V.Mul("r", "p", "p"),))
+    prog = Program("Outer", (Tensor("x"),), Tensor("y"), (), (Call(sub, "y", ("x",)),))
+    with pytest.raises(ValueError, match="calls a subroutine"):
+        from_program(prog, ("x",), "y")

@@ -117,19 +117,6 @@ def test_as_tiling_record_block_dim():
         as_tiling_record(np.zeros(2, dtype=TILING_DTYPE), block_dim=1)
 
 
-def test_old_module_paths_still_import():
-    # tiling_io, validation and checked_kernel moved into the tiling package;
-    # imports of the old paths keep working.
-    import importlib
-
-    import swishgrad_numba.tiling as tiling
-
-    for module in ("tiling_io", "validation", "checked_kernel"):
-        old = importlib.import_module(f"swishgrad_numba.{module}")
-        for name in old.__all__:
-            assert getattr(old, name) is getattr(tiling, name), (module, name)
-
-
 def test_mapping_beta_follows_the_rule_of_every_beta_argument():
     # One rule (dtypes.to_float32): a bool converts as a C cast, as swish_backward's beta does, and a Fraction
     # is rounded once from its value.

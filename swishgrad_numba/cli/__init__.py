@@ -17,6 +17,7 @@ SUBCOMMAND_MODULES = (
     "swishgrad_numba.cli.compare",
     "swishgrad_numba.cli.timeline",
     "swishgrad_numba.cli.ops",
+    "swishgrad_numba.cli.kernel",
 )
 
 

@@ -39,7 +39,7 @@ from ..dtypes import FLOAT16
 from ..intrinsics import fma_f32, vectorise_full_width
 from .exp import clamp_exp_arg, exact_exp_flags, exact_exp_mark, exp_f32, exp_fast, no_exact_flags, redo_marked
 
-__all__ = ["ARCH_A2", "ARCH_950", "DEVICE_INSTRUCTIONS", "device_instructions", "a2_after_exp", "arch35_after_exp",
+__all__ = ["ARCH_A2", "ARCH_950", "a2_after_exp", "arch35_after_exp",
            "a2_after_div", "arch35_after_div", "after_div", "adds_one", "before_exp", "saturate", "derivative",
            "derivative_mode", "derivative_table", "compute_f32", "compute_16", "compute_tile"]
 
@@ -49,25 +49,6 @@ ARCH_950 = 1
 
 _F16 = FLOAT16.code
 _ONE = np.float32(1.0)
-
-#: The vector instructions one tile (950: one UB loop) issues, in order, as data for the device-time model
-#: (:mod:`swishgrad_numba.devicetime`): the sequences of this module's docstring with the ``Duplicate`` s the A2
-#: kernel issues for its scalar 1 operands. Keyed by (kernel, element size); 16-bit tiles add the widening
-#: ``Cast`` of x and g in front and the narrowing ``Cast`` at the end. Every instruction works on float32 data.
-DEVICE_INSTRUCTIONS = {
-    (ARCH_A2, 4): ("Muls", "Muls", "Exp", "Adds", "Duplicate", "Div", "Duplicate", "Sub", "Mul",
-                   "Duplicate", "Add", "Mul", "Mul"),
-    (ARCH_950, 4): ("Muls", "Neg", "Exp", "Adds", "Div", "Sub", "Mul", "MulDstAdd", "Mul"),
-}
-DEVICE_INSTRUCTIONS.update({(arch, 2): ("Cast", "Cast") + DEVICE_INSTRUCTIONS[(arch, 4)] + ("Cast",)
-                            for arch in (ARCH_A2, ARCH_950)})
-
-
-def device_instructions(arch, itemsize):
-    """The vector instructions of one tile of kernel ``arch`` (:data:`ARCH_A2`, :data:`ARCH_950`) for elements of
-    ``itemsize`` bytes (4: float32; 2: float16, bfloat16), from :data:`DEVICE_INSTRUCTIONS`."""
-    return DEVICE_INSTRUCTIONS[(arch, 4 if itemsize == 4 else 2)]
-
 
 _F32_MAX = np.float32(np.finfo(np.float32).max)
 _ZERO = np.float32(0.0)

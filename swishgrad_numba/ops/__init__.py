@@ -14,6 +14,7 @@ from .registry import OPERATORS, Kernel, Operator, OpTiling, get_operator, regis
 from . import swish_grad  # noqa: F401  (registers "swish_grad")
 from . import swish  # noqa: F401  (registers "swish" and "silu")
 from . import silu_grad  # noqa: F401  (registers "silu_grad")
+from .read_kernel import ReadOperator, read_kernel  # issue 31: an operator read from its Ascend C source
 from . import sigmoid  # noqa: F401  (registers "sigmoid" and "sigmoid_grad")
 
-__all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register"]
+__all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register", "ReadOperator", "read_kernel"]

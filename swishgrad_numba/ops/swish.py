@@ -33,7 +33,8 @@ from ..spec import arch35 as spec_arch35
 from ..spec.arith import INIT_BUFFER_ALIGN, pad_to
 from ..tiling.findings import finding
 from ..tiling.records import checked_record
-from ..program import Attr, Product, Program, Tensor, compiled
+from ..program import Attr, Product, Program, compiled
+from ..program.elementwise import elementwise
 from ..program.form import V
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 
@@ -250,11 +251,11 @@ _SCALE = Attr("scale")
 VARIANT_NAMES = {V_A2: "main", V_950_NEG_ONE: "neg_one", V_950_ZERO: "zero", V_950_OTHER: "other"}
 #: The float32 Compute of each variant, ``x`` -> ``y`` (docs/model.md "Swish and Silu", lines cited there).
 _BODIES = {
-    "main": (V.Muls("t", "x", Product(-1.0, _SCALE)), V.Exp("t", "t"), V.Adds("t", "t", 1.0), V.Div("y", "x", "t")),
-    "neg_one": (V.Exp("t", "x"), V.Adds("t", "t", 1.0), V.Div("y", "x", "t")),
-    "zero": (V.Muls("y", "x", 0.5),),
-    "other": (V.Muls("t", "x", -1.0), V.Muls("t", "t", _SCALE), V.Exp("t", "t"), V.Adds("t", "t", 1.0),
-              V.Div("y", "x", "t")),
+    "main": (V.Muls("t", "xf", Product(-1.0, _SCALE)), V.Exp("t", "t"), V.Adds("t", "t", 1.0), V.Div("y", "xf", "t")),
+    "neg_one": (V.Exp("t", "xf"), V.Adds("t", "t", 1.0), V.Div("y", "xf", "t")),
+    "zero": (V.Muls("y", "xf", 0.5),),
+    "other": (V.Muls("t", "xf", -1.0), V.Muls("t", "t", _SCALE), V.Exp("t", "t"), V.Adds("t", "t", 1.0),
+              V.Div("y", "xf", "t")),
 }
 _NAMES = {"main": "Swish", "neg_one": "SwishNegOne", "zero": "SwishZero", "other": "SwishOther"}
 
@@ -264,20 +265,8 @@ def _programs(architecture: str, dtype: str, variant: str) -> Program:
     16-bit x widened first (CAST_NONE), the result narrowed last (A2 CAST_ROUND, 950 CAST_RINT)."""
     if (architecture == ARCH_A2) != (variant == "main"):
         raise ValueError(f"no Swish variant {variant!r} on kernel {architecture!r}")
-    body = _BODIES[variant]
-    attrs = ("scale",) if any(_SCALE in (a, getattr(a, "b", None)) for i in body for a in i.args) else ()
-    if dtype == "float32":
-        rename = {"x": "x", "y": "out"}
-        return Program(_NAMES[variant], (Tensor("x"),), Tensor("out"), (Tensor("t"),),
-                       tuple(type(i)(i.op, tuple(rename.get(a, a) if isinstance(a, str) else a for a in i.args))
-                             for i in body), attrs)
-    rename = {"x": "xf", "y": "y"}
-    narrow = "CAST_ROUND" if architecture == ARCH_A2 else "CAST_RINT"
-    return Program(_NAMES[variant], (Tensor("x", dtype),), Tensor("out", dtype),
-                   (Tensor("xf"), Tensor("t"), Tensor("y")),
-                   (V.Cast("xf", "x", "CAST_NONE"),)
-                   + tuple(type(i)(i.op, tuple(rename.get(a, a) if isinstance(a, str) else a for a in i.args))
-                           for i in body) + (V.Cast("out", "y", narrow),), attrs)
+    narrowing = "CAST_ROUND" if architecture == ARCH_A2 else "CAST_RINT"
+    return elementwise(_NAMES[variant], (("x", "xf"),), _BODIES[variant], "y", dtype, narrowing)
 
 # ---------------------------------------------------------------- the launch (the walk is kernel.walk's)
 

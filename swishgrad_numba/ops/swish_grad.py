@@ -18,16 +18,17 @@ import numpy as np
 from numba import njit
 
 from .. import kernel, runtime
-from ..dtypes import FLOAT32, DTypeInfo
+from ..dtypes import FLOAT32, DTypeInfo, dtype_info
 from ..kernel import flat, saturation, sequence
 from ..kernel.walk import register_pass
 from ..platform import ARCH_950, ARCH_A2
 from ..tiling.records import ARCH35_TILING_DTYPE, TILING_DTYPE
-from ..program import Attr, Program, Tensor, compiled
+from ..program import Attr, Program, compiled
+from ..program.elementwise import elementwise
 from ..program.form import V
 from .registry import Kernel, Operator, register
 
-__all__ = ["SWISH_GRAD", "SwishGradPass", "derivative_table", "launch", "launch_hand_written", "run_flat"]
+__all__ = ["SWISH_GRAD", "SwishGradPass", "derivative_table", "launch", "launch_hand_written", "run", "run_flat"]
 
 NAME = "swish_grad"
 
@@ -42,9 +43,10 @@ _A2_BODY = (V.Muls("xb", "xf", _BETA), V.Muls("t", "xb", -1.0), V.Exp("t", "t"),
             V.Duplicate("t", 1.0), V.Sub("t", "t", "o"), V.Mul("xb", "xb", "t"),
             V.Duplicate("t", 1.0), V.Add("xb", "t", "xb"), V.Mul("o", "o", "xb"),   # s'(x)
             V.Mul("y", "gf", "o"))
-_950_BODY = (V.Muls("xb", "xf", _BETA), V.Neg("t", "xb"), V.Exp("t", "t"), V.Adds("t", "t", 1.0),
-             V.Duplicate("s", 1.0), V.Div("s", "s", "t"),             # sigmoid
-             V.Duplicate("o", 1.0), V.Sub("o", "o", "s"), V.Mul("o", "o", "xb"),
+_950_BODY = (V.Duplicate("one", 1.0),                                # once, before the register loop
+             V.Muls("xb", "xf", _BETA), V.Neg("t", "xb"), V.Exp("t", "t"), V.Adds("t", "t", 1.0),
+             V.Div("s", "one", "t"),                                  # sigmoid
+             V.Sub("o", "one", "s"), V.Mul("o", "o", "xb"),
              V.MulDstAdd("o", "s", "s"),                              # o * s + s, rounded once: s'(x)
              V.Mul("y", "o", "gf"))
 
@@ -53,20 +55,8 @@ def _programs(architecture: str, dtype: str, variant: str) -> Program:
     """SwishGrad's Compute on kernel ``architecture`` for ``dtype``: 16-bit inputs widened
     (``CAST_NONE``) into ``gf``, ``xf`` first and the result narrowed with CAST_RINT last."""
     body = _A2_BODY if architecture == ARCH_A2 else _950_BODY
-    f32 = ("xb", "t", "o") + (() if architecture == ARCH_A2 else ("s",))
     name = "SwishGrad" if architecture == ARCH_A2 else "SwishGradArch35"
-    if dtype == "float32":
-        body = tuple(_rename(i, {"gf": "grad", "xf": "x", "y": "out"}) for i in body)
-        return Program(name, (Tensor("grad"), Tensor("x")), Tensor("out"), tuple(Tensor(n) for n in f32), body,
-                       ("beta",))
-    return Program(name, (Tensor("grad", dtype), Tensor("x", dtype)), Tensor("out", dtype),
-                   tuple(Tensor(n) for n in f32 + ("gf", "xf", "y")),
-                   (V.Cast("gf", "grad", "CAST_NONE"), V.Cast("xf", "x", "CAST_NONE")) + body
-                   + (V.Cast("out", "y", "CAST_RINT"),), ("beta",))
-
-
-def _rename(instr, names):
-    return type(instr)(instr.op, tuple(names.get(a, a) if isinstance(a, str) else a for a in instr.args))
+    return elementwise(name, (("grad", "gf"), ("x", "xf")), body, "y", dtype)
 
 # ---------------------------------------------------------------- the pass
 
@@ -150,11 +140,23 @@ def run_flat(grad: np.ndarray, x: np.ndarray, out: np.ndarray, beta: np.float32,
     with runtime.launch_guard():
         flat.flat_launch(g, xb, o, chunk, beta, table, info.code, arch)
 
+def run(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, saturation: bool = False) -> None:
+    """The kernel of a host :class:`~swishgrad_numba.tiling.Tiling` over flat contiguous arrays (the
+    generic path's launch, :func:`swishgrad_numba.ops.call.call`)."""
+    arch = kernel.arch_code(tiling.architecture)
+    launch_plan = kernel.plan_launch(tiling.fields, tiling.block_dim, arch, out.size)
+    launch(grad, x, out, launch_plan, tiling.beta, dtype_info(out.dtype, argname="out.dtype"), arch,
+           saturation=saturation)
+
 # ---------------------------------------------------------------- the registry entry
 
 
 def _device_instructions(architecture: str, tiling, itemsize: int) -> tuple:
-    return sequence.device_instructions(kernel.arch_code(architecture), itemsize)
+    """The vector instructions of one tile (A2) or UB loop (950) for the device-time model: the program's,
+    but for the 950's Duplicate, which ``swish_grad_dag.h`` issues once per UB loop before its register loop
+    (a fixed cost the model does not charge; the A2's Duplicates fill whole tiles)."""
+    instructions = _programs(architecture, "float32" if itemsize == 4 else "float16", "main").instructions()
+    return instructions if architecture == ARCH_A2 else tuple(i for i in instructions if i != "Duplicate")
 
 
 def _host_tiling(numel, info, beta32, platform):
@@ -166,9 +168,9 @@ def _host_tiling(numel, info, beta32, platform):
 SWISH_GRAD = register(Operator(
     NAME, ("aclnnSwishBackwardGetWorkspaceSize", "aclnnSwishBackward"), "SwishGrad",
     {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/swish_grad", "SwishGradTilingData", TILING_DTYPE,
-                     "CAST_RINT", device_instructions=functools.partial(_device_instructions, ARCH_A2),
+                     "CAST_RINT", run=run, device_instructions=functools.partial(_device_instructions, ARCH_A2),
                      programs=functools.partial(_programs, ARCH_A2)),
      ARCH_950: Kernel(ARCH_950, "activation/swish_grad (arch35)", "SwishGradTilingData", ARCH35_TILING_DTYPE,
-                      "CAST_RINT", device_instructions=functools.partial(_device_instructions, ARCH_950),
+                      "CAST_RINT", run=run, device_instructions=functools.partial(_device_instructions, ARCH_950),
                       programs=functools.partial(_programs, ARCH_950))},
     _host_tiling, has_beta=True, inputs=2, saturation=True))

@@ -94,10 +94,12 @@ class Body:
 
 @dataclass(frozen=True)
 class TilingStruct:
-    """The tiling-data struct: its name and fields ((name, C type), ...) in order."""
+    """The tiling-data struct: its name and fields ((name, C type), ...) in order; ``at`` each
+    field's (file, line), where read."""
 
     name: str
     fields: tuple
+    at: tuple = field(default=(), compare=False)
 
     def float_fields(self) -> tuple:
         return tuple(n for n, t in self.fields if t in ("float", "double"))

@@ -71,7 +71,8 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None) ->
         raise KernelSourceError(file, fn.at[1], f"kernel {fn.name.last}", "no dtype's path computes anything")
     cls = sources.symbols.classes.get(struct) if struct else None
     tiling = None if cls is None else TilingStruct(cls.name, tuple(
-        (n, d.type.name.last) for d in cls.fields for n, _, _ in d.names))
+        (n, d.type.name.last) for d in cls.fields for n, _, _ in d.names),
+        tuple(d.at for d in cls.fields for _ in d.names))
     return KernelDescription(fn.name.last, style, file, gm, tiling, tuple(bodies))
 
 

@@ -5,13 +5,14 @@ Product; the body's GM
 inputs (those it reads, in the entry's order) are the program's inputs, its
 stored tensor the output, every other tensor a local. A widening Cast is
 written with CAST_NONE, the one mode the program form takes for it (the
-widening is exact whatever the mode).
+widening is exact whatever the mode). :func:`from_program` is the inverse (a
+program as a body, for :mod:`.printer` to write out as Ascend C).
 """
 from __future__ import annotations
 
-from .description import AttrRef, Body, Constant, ScalarProduct
+from .description import AttrRef, Body, Constant, ScalarProduct, Step
 
-__all__ = ["to_program"]
+__all__ = ["to_program", "from_program"]
 
 
 def to_program(body: Body, name: str):
@@ -42,3 +43,31 @@ def to_program(body: Body, name: str):
 
     steps = tuple(step(s) for s in body.steps)
     return Program(name, inputs, output, local, steps, body.attrs)
+
+
+def from_program(program, gm_inputs: tuple, gm_output: str) -> Body:
+    """``program`` (straight-line: no Call) as a :class:`.description.Body` whose inputs are read from the GM
+    arguments ``gm_inputs`` (in the program's input order) and whose output is stored to ``gm_output``."""
+    from ..program.form import Attr, Call, Const, Product
+
+    if len(gm_inputs) != len(program.inputs):
+        raise ValueError(f"gm_inputs must name the program's {len(program.inputs)} inputs, got {gm_inputs!r}")
+
+    def operand(a):
+        if isinstance(a, Attr):
+            return AttrRef(a.name)
+        if isinstance(a, Const):
+            return Constant(float(a.f32), a.text)
+        if isinstance(a, Product):
+            return ScalarProduct(operand(a.a), operand(a.b))
+        return a
+
+    steps = []
+    for i in program.body:
+        if isinstance(i, Call):
+            raise ValueError(f"{program.name}: {i} calls a subroutine; only straight-line programs are printed")
+        steps.append(Step(i.op, tuple(operand(a) for a in i.args)))
+    tensors = tuple((t.name, t.dtype) for t in program.inputs + (program.output,) + program.locals)
+    return Body(program.inputs[0].dtype if program.inputs else program.output.dtype,
+                tuple(zip(gm_inputs, (t.name for t in program.inputs))), (gm_output, program.output.name), tensors,
+                tuple(steps), tuple(program.attrs), "", 2)

@@ -8,7 +8,8 @@ is then keyed ``"<dy>_<x>"`` and writes float32.
 """
 from __future__ import annotations
 
-from ...program import Program, Tensor
+from ...program import Program
+from ...program.elementwise import elementwise
 from ...program.form import V
 
 __all__ = ["programs", "device_instructions"]
@@ -23,24 +24,10 @@ def programs(architecture: str, dtype: str, variant: str = "main") -> Program:
     """SiluGrad's program for ``dtype`` (inputs ``dy``, ``x``), or on the 950 for ``"<dy>_<x>"`` where
     their dtypes differ (the output is then float32): 16-bit inputs widened first (CAST_NONE), a 16-bit
     result narrowed last (CAST_RINT)."""
-    f32 = tuple(Tensor(n) for n in ("t", "one", "s", "z"))
+    inputs = (("dy", "dyf"), ("x", "xf"))
     if "_" in dtype:
-        dy, x = dtype.split("_")
-        widen = tuple(V.Cast(w, n, "CAST_NONE") for w, n, d in (("dyf", "dy", dy), ("xf", "x", x)) if d != "float32")
-        names = {"dyf": "dy" if dy == "float32" else "dyf", "xf": "x" if x == "float32" else "xf", "y": "out"}
-        body = tuple(type(i)(i.op, tuple(names.get(a, a) if isinstance(a, str) else a for a in i.args))
-                     for i in _BODY)
-        local = tuple(Tensor(w) for w, d in (("dyf", dy), ("xf", x)) if d != "float32")
-        return Program("SiluGrad", (Tensor("dy", dy), Tensor("x", x)), Tensor("out"), f32 + local, widen + body)
-    if dtype == "float32":
-        names = {"xf": "x", "dyf": "dy", "y": "out"}
-        body = tuple(type(i)(i.op, tuple(names.get(a, a) if isinstance(a, str) else a for a in i.args))
-                     for i in _BODY)
-        return Program("SiluGrad", (Tensor("dy"), Tensor("x")), Tensor("out"), f32, body)
-    return Program("SiluGrad", (Tensor("dy", dtype), Tensor("x", dtype)), Tensor("out", dtype),
-                   f32 + (Tensor("dyf"), Tensor("xf"), Tensor("y")),
-                   (V.Cast("dyf", "dy", "CAST_NONE"), V.Cast("xf", "x", "CAST_NONE")) + _BODY
-                   + (V.Cast("out", "y", "CAST_RINT"),))
+        return elementwise("SiluGrad", inputs, _BODY, "y", "float32", input_dtypes=tuple(dtype.split("_")))
+    return elementwise("SiluGrad", inputs, _BODY, "y", dtype)
 
 
 def device_instructions(architecture: str, tiling, itemsize: int) -> tuple:

@@ -1,0 +1,161 @@
+"""A read kernel's host side (issue 31): its tiling struct as a C-layout record, the template's host tiling,
+the walk its record stands for and what the validator sees of it.
+
+A read kernel's own host code is not read: it runs on the host tiling of the template its style is written
+for, the A2 element-wise split (:func:`swishgrad_numba.spec.a2.split_blocks`, with the kernel's UB plan:
+every queue ``BUFFER_NUM`` buffers of the element type, every other local tensor one float32 buffer) or the
+950's ``ElewiseTiling`` (:func:`swishgrad_numba.spec.arch35.host_tiling`, into the struct's
+``EleBaseTilingData`` field). Only the 950's walk is all in its record; an A2 struct's integer fields are
+the author's own, so a :class:`ReadTiling` carries the template's walk beside the record, and the record's
+fields named as the template's (:data:`swishgrad_numba.spec.a2.FIELDS`) carry its values.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..dtypes import DTypeInfo
+from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
+from ..spec import a2 as spec_a2
+from ..spec import arch35 as spec_arch35
+from ..tiling.records import ARCH35_TILING_DTYPE, checked_record
+from .registry import OpTiling, WalkCheck
+
+__all__ = ["C_TYPES", "ELE_BASE_TILING_DTYPE", "ReadTiling", "record_dtype", "ub_plan", "host_tiling",
+           "walk_fields", "walk_check"]
+
+#: The C scalar types a tiling struct's fields may have, as NumPy types (little-endian, as the device).
+C_TYPES = {"uint8_t": "u1", "int8_t": "i1", "uint16_t": "<u2", "int16_t": "<i2", "uint32_t": "<u4",
+           "int32_t": "<i4", "uint64_t": "<u8", "int64_t": "<i8", "int": "<i4", "float": "<f4",
+           "double": "<f8", "bool": "?"}
+
+#: opbase's ``EleBaseTilingData``, the 950 ElewiseTiling's fields (80 bytes): the record layout's own
+#: (:data:`swishgrad_numba.tiling.records.ARCH35_TILING_DTYPE` is it and the float32 ``scale``).
+ELE_BASE_TILING_DTYPE = np.dtype([(n, ARCH35_TILING_DTYPE.fields[n][0]) for n in spec_arch35.FIELDS], align=True)
+_STRUCTS = {"EleBaseTilingData": ELE_BASE_TILING_DTYPE}
+
+
+def record_dtype(struct, style: str) -> np.dtype:
+    """The tiling struct as a NumPy record laid out as a C compiler lays it out (each field at its type's
+    alignment, the size rounded to the largest); ValueError naming the field it cannot lay out."""
+    if struct is None:
+        raise ValueError("the kernel's tiling struct was not found in its folder: its record cannot be laid out")
+    fields = []
+    for i, (name, ctype) in enumerate(struct.fields):
+        where = struct.at[i] if i < len(struct.at) else ("", 0)
+        if where[0] and re.search(rf"\b{re.escape(name)}\s*\[", _line(where)):
+            raise ValueError(f"{where[0]}:{where[1]}: tiling struct field {name} is an array; its layout is not read")
+        if ctype not in C_TYPES and ctype not in _STRUCTS:
+            raise ValueError(f"{where[0]}:{where[1]}: tiling struct field {name} has type {ctype}, which is not "
+                             f"one of {sorted(C_TYPES) + sorted(_STRUCTS)}")
+        fields.append((name, C_TYPES.get(ctype) or _STRUCTS[ctype]))
+    dtype = np.dtype(fields, align=True)
+    if style == "dag" and _base_field(dtype) is None:
+        raise ValueError(f"tiling struct {struct.name}: the 950 DAG style needs an EleBaseTilingData field "
+                         f"for the ElewiseTiling host")
+    return dtype
+
+
+def _line(where) -> str:
+    try:
+        return Path(where[0]).read_text(errors="replace").splitlines()[where[1] - 1]
+    except (OSError, IndexError):
+        return ""
+
+
+def _base_field(dtype):
+    return next((n for n in dtype.names if dtype.fields[n][0] == ELE_BASE_TILING_DTYPE), None)
+
+
+@dataclass(frozen=True)
+class ReadTiling(OpTiling):
+    """A read kernel's host tiling: the record and, for the A2 style, ``walk`` (the template's
+    ``spec.a2.TilingFields``; None where it is to be worked out again from the launch)."""
+
+    walk: object = None
+
+
+def ub_plan(program, info: DTypeInfo, buffer_num: int) -> tuple:
+    """The A2 kernel's UB plan ``((count, bytes_per_element), ...)``: a queue of ``buffer_num`` buffers of
+    the element type per input and for the output, one float32 buffer per other local tensor."""
+    queues = ((buffer_num, info.itemsize),) * (len(program.inputs) + 1)
+    return queues + tuple((1, 4 if t.dtype == "float32" else info.itemsize) for t in program.locals)
+
+
+def _dag_buffers(program, info: DTypeInfo) -> tuple:
+    """``(BufferNum, MaxDtypeBytes)`` of a read DAG, as the Swish 950 DAGs' rule (``ops.swish.Dag``): its
+    copy-ins and copy-out pinged and ponged, and two float32 temporaries where a 16-bit body widens."""
+    widens = info.itemsize != 4 and any(t.dtype == "float32" for t in program.locals)
+    return 2 * (len(program.inputs) + 1) + 2 * widens, 4 if widens else info.itemsize
+
+
+def _a2_split(program, numel: int, info: DTypeInfo, platform: Platform, buffer_num: int):
+    units = -(-sum(c * b for c, b in ub_plan(program, info, buffer_num)) // info.itemsize)
+    tile_block_num = (platform.ub_size // platform.block_size) // units
+    if tile_block_num < 1 or platform.block_size % info.itemsize:
+        raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small: the kernel's {info.name} "
+                         f"UB plan needs {units * platform.block_size} bytes for one block per buffer")
+    return spec_a2.split_blocks(numel, info.itemsize, tile_block_num, platform.core_num, platform.block_size)
+
+
+def host_tiling(op_name: str, style: str, dtype: np.dtype, program, numel: int, info: DTypeInfo,
+                platform: Platform, attrs: dict, buffer_num: int) -> ReadTiling:
+    """The template's host tiling of ``numel`` (>= 1) elements, the attributes in the struct's float fields."""
+    if style == "dag":
+        if platform.architecture != ARCH_950:
+            raise ValueError(f"platform (soc_version {platform.soc_version!r}) does not run the 950 DAG kernel "
+                             f"{op_name}; give an Ascend 950 platform")
+        bufs, widest = _dag_buffers(program, info)
+        accepted, block_dim, f = spec_arch35.host_tiling(numel, info.itemsize, platform.ub_size, platform.core_num,
+                                                         bufs, widest)
+        if not accepted:
+            raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small for {bufs} buffers")
+        record = np.zeros((), dtype=dtype)
+        base = checked_record(ELE_BASE_TILING_DTYPE, f._asdict())
+        record[_base_field(dtype)] = base
+        for name, value in attrs.items():
+            record[name] = value
+        return ReadTiling(op_name, ARCH_950, record[()], int(block_dim), 0, spec_arch35.WORKSPACE_SIZE)
+    if platform.architecture != ARCH_A2:
+        raise ValueError(f"platform (soc_version {platform.soc_version!r}) does not run the A2 class-style kernel "
+                         f"{op_name}; give an A2 platform")
+    block_dim, f = _a2_split(program, numel, info, platform, buffer_num)
+    values = {n: v for n, v in f._asdict().items() if n in dtype.names}
+    data = checked_record(dtype, {**values, **attrs})
+    return ReadTiling(op_name, ARCH_A2, data, int(block_dim), 0, platform.lib_workspace_size, f)
+
+
+def walk_fields(tiling: OpTiling, program, numel: int, info: DTypeInfo, platform: Platform | None,
+                buffer_num: int):
+    """The walk a record stands for: the 950's from its ``EleBaseTilingData``, the A2's carried beside it
+    (or the template's split again, with the record's block dim as the core count)."""
+    if tiling.architecture == ARCH_950:
+        base = tiling.data[_base_field(tiling.data.dtype)]
+        return spec_arch35.TilingFields(*(int(base[n]) for n in spec_arch35.FIELDS))
+    walk = getattr(tiling, "walk", None)
+    if walk is None:
+        platform = platform or REFERENCE_PLATFORM
+        from dataclasses import replace
+        _, walk = _a2_split(program, numel, info, replace(platform, core_num=tiling.block_dim), buffer_num)
+    return walk
+
+
+def walk_check(program_of, buffer_num: int, tiling: OpTiling, numel: int, info: DTypeInfo,
+               platform: Platform) -> WalkCheck:
+    """The record for the validator: its walk in the template's core-class form and the kernel's UB plan."""
+    program = program_of(info.name)
+    if tiling.architecture == ARCH_950:
+        fields = walk_fields(tiling, program, numel, info, platform or ASCEND950_PLATFORM, buffer_num)
+        bufs, widest = _dag_buffers(program, info)
+        bad = [n for n in ("dim0", "coreNum", "ubFormer") if getattr(fields, n) < 1]
+        if bad:
+            from ..tiling.findings import finding
+            return WalkCheck(None, ((bufs, widest),), 0, tuple(
+                finding("FIELD_RANGE", f"{n}={getattr(fields, n)}: the kernel divides by it and needs it >= 1.")
+                for n in bad))
+        return WalkCheck(fields, ((bufs, widest),), fields.ubFormer)
+    fields = walk_fields(tiling, program, numel, info, platform, buffer_num)
+    return WalkCheck(fields, ub_plan(program, info, buffer_num), fields.tileDataNum)

@@ -1,0 +1,245 @@
+"""Emulate your own kernel (issue 31): :func:`read_kernel` reads an op_kernel folder into an :class:`Operator`.
+
+The source is read by :mod:`swishgrad_numba.reader` (no compiler, no CANN); each dtype's Compute becomes a
+program (:func:`swishgrad_numba.reader.to_program.to_program`), compiled once per process to the walk's
+pass. The host side is the template's (:mod:`.read_host`). ``register(op)`` then makes ``compute_tiling``,
+``validate_tiling``, ``run_tiling`` and ``devicetime.estimate`` work on it as on the package's operators.
+
+A read kernel's pass is not the package's: its classes live in :data:`READ_MODULE` (outside the package),
+so :func:`swishgrad_numba.kernel.walk.launchers` compiles its launches per process, and nothing of it is
+written to (or loaded from) the package's disk cache, whose source stamp does not cover the folder read.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from numbers import Real
+
+import numpy as np
+
+from .. import kernel as kernel_pkg
+from ..dtypes import FLOAT32, dtype_info
+from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
+from . import read_host
+from .registry import Kernel, Operator, OpTiling
+
+__all__ = ["READ_MODULE", "ReadOperator", "read_kernel"]
+
+#: The module a read kernel's pass classes are placed in: not the package's, so never disk-cached.
+READ_MODULE = "swishgrad_read_kernels"
+_OPTIONS = ("platform", "variant")
+
+
+@dataclass(frozen=True)
+class ReadOperator(Operator):
+    """An operator read from its source: the :class:`Operator` surface plus :meth:`run` and :meth:`tiling`.
+
+    ``description`` is what the reader read (:class:`swishgrad_numba.reader.KernelDescription`),
+    ``record_dtype`` the tiling struct's C layout, ``attributes`` its float fields (the operator's
+    attributes, by their C names), ``style`` "a2" or "dag", ``folder`` where it was read from.
+    """
+
+    description: object = None
+    record_dtype: np.dtype = None
+    attributes: tuple = ()
+    style: str = "a2"
+    folder: str = ""
+    _compiled: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def architecture(self) -> str:
+        return ARCH_950 if self.style == "dag" else ARCH_A2
+
+    def default_platform(self) -> Platform:
+        return ASCEND950_PLATFORM if self.style == "dag" else REFERENCE_PLATFORM
+
+    def variants(self, dtype) -> tuple:
+        """The tiling-key variants of ``dtype``'s Compute ("" where there is one)."""
+        return self.description.variants(dtype_info(dtype).name)
+
+    def program(self, dtype, platform=None, beta=None, *, variant=None):
+        """The program read from the source for ``dtype`` (and ``variant``, where the source has several);
+        ``platform``, if given, must run this kernel's architecture; ``beta`` is not used (the attributes
+        are the program's own)."""
+        from ..reader.to_program import to_program
+
+        info = dtype_info(dtype)
+        if platform is not None and platform.architecture != self.architecture:
+            raise ValueError(f"platform (soc_version {platform.soc_version!r}) runs the {platform.architecture} "
+                             f"kernel; {self.name} is a {self.architecture} kernel ({self.style} style)")
+        variants = self.description.variants(info.name)
+        if not variants:
+            raise ValueError(f"dtype {info.name}: kernel {self.name} computes no {info.name} "
+                             f"(it reads {', '.join(self.description.dtypes)})")
+        if variant is None:
+            if len(variants) > 1:
+                raise ValueError(f"variant must be given: kernel {self.name}'s {info.name} Compute has the "
+                                 f"variants {list(variants)}")
+            variant = variants[0]
+        if variant not in variants:
+            raise ValueError(f"variant must be one of {list(variants)}, got {variant!r}")
+        body = self.description.body(info.name, variant)
+        try:
+            return to_program(body, self.name)
+        except ValueError as exc:         # a step the program form does not have: refused where it is written
+            from ..reader import KernelSourceError
+
+            step = next((s for s in body.steps if f": {s}" in str(exc)), None)
+            file, line = step.at if step is not None else (self.description.entry, 0)
+            raise KernelSourceError(file, line, f"{step.op} on {info.name}" if step else f"the {info.name} Compute",
+                                    str(exc)) from None
+
+    def compiled(self, dtype, variant=None, saturation: bool = False):
+        """The program compiled to the walk's pass, once per process (never into the disk cache)."""
+        from ..program.passes import compile_program
+
+        program = self.program(dtype, variant=variant)
+        key = (dtype_info(dtype).name, str(program), bool(saturation))
+        if key not in self._compiled:
+            self._compiled[key] = compile_program(program, key[0], bool(saturation), module=READ_MODULE)
+        return self._compiled[key]
+
+    def tiling(self, numel: int, dtype, platform: Platform | None = None, **attributes) -> OpTiling:
+        """The template's host tiling of ``numel`` elements of ``dtype``, the attributes (by the struct's
+        field names; 0 where not given) in the record."""
+        from ..tiling.host import check_numel
+
+        info = dtype_info(dtype, argname="dtype")
+        for name in attributes:
+            if name not in self.attributes:
+                raise TypeError(f"{self.name}: unknown attribute {name!r}; its attributes are {list(self.attributes)}")
+        platform = self.default_platform() if platform is None else platform
+        if not isinstance(platform, Platform):
+            raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+        program = self.program(info)
+        return read_host.host_tiling(self.name, self.style, self.record_dtype, program, check_numel(numel), info,
+                                     platform, self._attribute_values(attributes, ()), self._buffer_num(info))
+
+    def run(self, **inputs_and_attributes) -> np.ndarray:
+        """Run the kernel on the emulated walk: inputs by the kernel's ``GM_ADDR`` names (one shape, one of
+        float32, float16, bfloat16; an input the kernel never reads may be left out), attributes by the
+        tiling struct's field names; ``platform=`` (default: the reference platform of the kernel's
+        architecture) and ``variant=`` (where the source has several). Returns the output, of the
+        inputs' shape and dtype."""
+        kw = dict(inputs_and_attributes)
+        platform = kw.pop("platform", None)
+        variant = kw.pop("variant", None)
+        gm, read = self.description.gm_params, self.description.inputs_read
+        for name in kw:
+            if name not in gm and name not in self.attributes:
+                raise TypeError(f"{self.name}() got an unknown argument {name!r}: its inputs are {list(gm)}, "
+                                f"its attributes {list(self.attributes)}")
+        arrays = {n: kw[n] for n in gm if n in kw}
+        for name in read:
+            if name not in arrays:
+                raise TypeError(f"{self.name}() missing input {name!r} (the kernel reads {list(read)})")
+        info = None
+        for name, arr in arrays.items():
+            if not isinstance(arr, np.ndarray):
+                raise TypeError(f"{name} must be a numpy.ndarray, got {type(arr).__name__}")
+            row = dtype_info(arr.dtype, argname=f"{name}.dtype")
+            if info is not None and row is not info:
+                raise ValueError(f"{name}.dtype must be {info.name} as {read[0]}'s, got {row.name}")
+            if arr.shape != arrays[read[0]].shape:
+                raise ValueError(f"{name} must have {read[0]}'s shape {arrays[read[0]].shape}, got {arr.shape}")
+            info = row
+        platform = self.default_platform() if platform is None else platform
+        if not isinstance(platform, Platform):
+            raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+        program = self.program(info, platform, variant=variant)
+        attrs = self._attribute_values(kw, program.attrs)
+        shape = arrays[read[0]].shape
+        out = np.empty(shape, dtype=info.numpy)
+        if out.size == 0:
+            return out
+        tiling = read_host.host_tiling(self.name, self.style, self.record_dtype, program, out.size, info, platform,
+                                       attrs, self._buffer_num(info))
+        flat = [np.ascontiguousarray(arrays[n]).reshape(-1) for n in read]
+        self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation)
+        return out
+
+    # ------------------------------------------------------------ internals
+
+    def _attribute_values(self, kw: dict, needed: tuple) -> dict:
+        values = {}
+        for name in self.attributes:
+            if name not in kw:
+                if name in needed:
+                    raise TypeError(f"{self.name}() missing attribute {name!r} (the kernel reads it from its "
+                                    f"tiling struct)")
+                continue
+            v = kw[name]
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Real, np.floating, np.integer)):
+                raise TypeError(f"attribute {name} must be a real number, got {type(v).__name__}")
+            values[name] = v
+        return values
+
+    def _buffer_num(self, info) -> int:
+        bodies = [b for b in self.description.bodies if b.dtype == info.name]
+        return (bodies[0].buffer_num if bodies else None) or 2
+
+    def _launch(self, ins, out, tiling, info, program, platform, variant, saturation):
+        fields = read_host.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))
+        plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(tiling.architecture), out.size)
+        attrs = {a: np.float32(tiling.data[a]) for a in program.attrs}
+        params = self.compiled(info, variant, saturation).params(**attrs)
+        raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
+        kernel_pkg.run_walk(params, tuple(raw(a) for a in ins), raw(out), plan)
+
+    def _registry_run(self, grad, x, out, tiling, saturation=False):
+        """``Kernel.run`` for ``run_tiling``: ``grad`` the first input, ``x`` the second (or the only one)."""
+        read = self.description.inputs_read
+        ins = [x] if grad is None else [grad, x]
+        if len(ins) != len(read):
+            raise ValueError(f"{self.name} reads {len(read)} inputs {list(read)}; run_tiling passes at most two "
+                             f"(grad, x): use the operator's run()")
+        info = dtype_info(out.dtype, argname="out.dtype")
+        program = self.program(info)
+        self._launch(ins, out, tiling, info, program, None, None, saturation)
+
+
+def read_kernel(folder, *, name: str | None = None, entry: str | None = None) -> ReadOperator:
+    """Read the element-wise Ascend C kernel in op_kernel ``folder`` into an operator (no compiler).
+
+    ``name`` is the operator's registry name (default: the ``__global__`` function's); ``entry`` the entry
+    file where the folder holds several. Raises :class:`swishgrad_numba.reader.KernelSourceError` (file,
+    line, construct) for what cannot be read, ValueError for a tiling struct that cannot be laid out.
+    """
+    from ..reader import read_source
+
+    if name is not None and (not isinstance(name, str) or not name.isidentifier()):
+        raise ValueError(f"name must be an identifier, got {name!r}")
+    d = read_source(folder, entry=entry)
+    op_name = name or d.name
+    dtype = read_host.record_dtype(d.tiling, d.style)
+    attributes = tuple(n for n in d.tiling.float_fields())
+    arch = ARCH_950 if d.style == "dag" else ARCH_A2
+    holder: dict = {}
+
+    def programs(dtype_name, variant):
+        return holder["op"].program(dtype_name, variant=None if variant == "main" else variant)
+
+    def program_of(dtype_name):
+        return holder["op"].program(dtype_name)
+
+    def device_instructions(tiling, itemsize):
+        return program_of("float32" if itemsize == 4 else "float16").instructions()
+
+    def run(grad, x, out, tiling, saturation=False):
+        holder["op"]._registry_run(grad, x, out, tiling, saturation)
+
+    def host(numel, info, beta32, platform):
+        attrs = {} if beta32 is None else {attributes[0]: beta32}
+        return holder["op"].tiling(numel, info, platform, **attrs)
+
+    def walk_check(tiling, numel, info, platform):
+        return read_host.walk_check(program_of, holder["op"]._buffer_num(info), tiling, numel, info, platform)
+
+    # how 16-bit results are narrowed: the round mode of a 16-bit body's last Cast
+    casts = [b.steps[-1].args[2] for b in d.bodies if b.dtype != "float32" and b.steps and b.steps[-1].op == "Cast"]
+    kern = Kernel(arch, str(folder), d.tiling.name, dtype, casts[0] if casts else "CAST_RINT", walk_check, run,
+                  device_instructions, programs=programs)
+    op = ReadOperator(op_name, (), d.name, {arch: kern}, host, has_beta=len(attributes) == 1,
+                      inputs=len(d.inputs_read), saturation=arch == ARCH_A2, description=d, record_dtype=dtype,
+                      attributes=attributes, style=d.style, folder=str(folder))
+    holder["op"] = op
+    return op

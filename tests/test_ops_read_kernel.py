@@ -1,0 +1,326 @@
+"""read_kernel (issue 31): each fixture kernel read from its source and run on the walk, bit for bit
+against a plain reference written here (NumPy one instruction at a time, the correctly rounded Exp of
+tests/reference.py, the narrowing of tests/reference_family.py); its arguments checked; its record's
+C layout; its launches kept out of the package's disk cache; the generic surface once registered.
+"""
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from activation_checks import every16
+from reference import SPECIALS, assert_bits_equal, random_inputs, ref_exp_f32
+from reference_family import narrow
+
+from swishgrad_numba.ops import OPERATORS, ReadOperator, read_kernel, register
+from swishgrad_numba.reader import KernelSourceError
+
+KERNELS = Path(__file__).parent / "fixtures" / "kernels"
+F32 = np.float32
+DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16),
+          "bfloat16": np.dtype(ml_dtypes.bfloat16)}
+
+
+# ---------------------------------------------------------------- plain references, per fixture source
+
+def ref_swish_back(dy, x, sconf):
+    """a2_swish_back: sig = 1 / (exp(-(x * sconf)) + 1); dx = ((1 - sig) * bx + 1) * sig * dy."""
+    dtype = x.dtype
+    with np.errstate(all="ignore"):
+        bx = x.astype(F32) * F32(sconf)
+        sig = F32(1.0) / (ref_exp_f32(bx * F32(-1.0)) + F32(1.0))
+        work = ((F32(1.0) - sig) * bx + F32(1.0)) * sig
+        out = work * dy.astype(F32)
+    return out if dtype == np.float32 else narrow(out, dtype, ties_away=False)        # CAST_RINT
+
+
+SHRINK = F32(0.3 * 0.7)        # the double product, rounded to float once
+
+
+def ref_scaled_abs(x, scale):
+    """a2_scaled_abs: |x| * scale * SHRINK + 1; 16-bit narrowed with CAST_ROUND."""
+    with np.errstate(all="ignore"):
+        out = np.abs(x.astype(F32)) * F32(scale) * SHRINK + F32(1.0)
+    return out if x.dtype == np.float32 else narrow(out, x.dtype, ties_away=True)
+
+
+def ref_swish_toy(x, beta):
+    """dag_swish_toy: 2 * (x / (exp(-(x * beta)) + 1)); 16-bit narrowed with CAST_RINT."""
+    with np.errstate(all="ignore"):
+        xf = x.astype(F32)
+        den = ref_exp_f32(-(xf * F32(beta))) + F32(1.0)
+        out = (xf / den) * F32(2.0)
+    return out if x.dtype == np.float32 else narrow(out, x.dtype, ties_away=False)
+
+
+def _inputs(dtype, seed):
+    """16-bit: every bit pattern of x (and a shuffled copy as the second input); float32: samples and specials."""
+    if dtype == "float32":
+        g, x = random_inputs(np.random.default_rng(seed), 60_000, np.float32)
+        return g, np.concatenate([x, SPECIALS.astype(F32)]), np.concatenate([g, SPECIALS[::-1].astype(F32)])
+    x = every16(dtype)
+    g = np.random.default_rng(seed).permutation(x)
+    return g, x, g
+
+
+@pytest.fixture(scope="module")
+def ops():
+    return {f: read_kernel(KERNELS / f) for f in ("a2_swish_back", "a2_scaled_abs", "dag_swish_toy")}
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_swish_back_bit_for_bit(ops, dtype):
+    _, x, dy = _inputs(dtype, 1)
+    for sconf in (1.1, -0.75):
+        got = ops["a2_swish_back"].run(dy=dy, x=x, sconf=sconf)      # y is never read: left out
+        assert_bits_equal(got, ref_swish_back(dy, x, sconf), f"swish_back {dtype} sconf={sconf}")
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_scaled_abs_bit_for_bit(ops, dtype):
+    _, x, _ = _inputs(dtype, 2)
+    got = ops["a2_scaled_abs"].run(x=x, scale=1.3, unusedAttr=7.0)
+    assert_bits_equal(got, ref_scaled_abs(x, 1.3), f"scaled_abs {dtype}")
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_dag_swish_toy_bit_for_bit(ops, dtype):
+    _, x, _ = _inputs(dtype, 3)
+    got = ops["dag_swish_toy"].run(x=x.reshape(-1, 4) if x.size % 4 == 0 else x, beta=0.6)
+    assert got.shape == (x.reshape(-1, 4) if x.size % 4 == 0 else x).shape and got.dtype == x.dtype
+    assert_bits_equal(got.reshape(-1), ref_swish_toy(x, 0.6), f"swish_toy {dtype}")
+
+
+def test_an_unread_input_may_be_given_or_left_out(ops):
+    op = ops["a2_swish_back"]
+    x = np.linspace(-4, 4, 999, dtype=F32)
+    dy = np.full_like(x, 0.5)
+    alone = op.run(dy=dy, x=x, sconf=1.1)
+    assert_bits_equal(op.run(dy=dy, x=x, y=np.full_like(x, np.nan), sconf=1.1), alone)
+    assert op.description.inputs_read == ("dy", "x") and op.inputs == 2
+
+
+def test_the_program_is_the_one_read(ops):
+    op = ops["a2_scaled_abs"]
+    text = str(op.program("float16"))
+    assert "Cast(calc, xLocal, CAST_NONE);" in text and "Cast(outLocal, calc, CAST_ROUND);" in text
+    assert op.program(np.float32).attrs == ("scale",)
+    assert op.attributes == ("scale", "unusedAttr")
+    with pytest.raises(ValueError, match="platform .* runs the"):
+        ops["dag_swish_toy"].program("float32", op.default_platform())
+
+
+# ---------------------------------------------------------------- arguments refused
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(dy="X", x="X", z="X", sconf=1.0), TypeError, "unknown argument 'z'"),
+    (dict(dy="X", x="X", blockLength=3, sconf=1.0), TypeError, "unknown argument 'blockLength'"),   # not a float
+    (dict(x="X", sconf=1.0), TypeError, "missing input 'dy'"),
+    (dict(dy="X", x="X"), TypeError, "missing attribute 'sconf'"),
+    (dict(dy="X", x="X", sconf="1.1"), TypeError, "attribute sconf must be a real number"),
+    (dict(dy="X", x="X64", sconf=1.0), ValueError, "x.dtype"),
+    (dict(dy="X", x="H", sconf=1.0), ValueError, "x.dtype must be float32"),
+    (dict(dy="X", x="short", sconf=1.0), ValueError, "x must have dy's shape"),
+    (dict(dy="X", x=[1.0], sconf=1.0), TypeError, "x must be a numpy.ndarray"),
+    (dict(dy="X", x="X", sconf=1.0, platform="a2"), TypeError, "platform must be a Platform"),
+])
+def test_bad_arguments_are_refused_by_name(ops, kwargs, error, match):
+    arrays = {"X": np.ones(8, F32), "X64": np.ones(8), "H": np.ones(8, np.float16), "short": np.ones(7, F32)}
+    kwargs = {k: arrays.get(v, v) if isinstance(v, str) else v for k, v in kwargs.items()}
+    with pytest.raises(error, match=match):
+        ops["a2_swish_back"].run(**kwargs)
+
+
+@pytest.mark.parametrize("folder, line, construct", [
+    ("refuse_setvalue_loop", 36, "a loop over SetValue"),
+    ("refuse_reinterpret", 36, "ReinterpretCast"),
+    ("refuse_ifdef", 36, "#ifdef FAST_SCALE"),
+    ("refuse_unknown_call", 37, "unknown call AscendC::Sqrt"),
+])
+def test_read_kernel_refuses_with_file_line_and_construct(folder, line, construct):
+    with pytest.raises(KernelSourceError) as err:
+        read_kernel(KERNELS / folder)
+    assert (Path(err.value.file).name, err.value.line, err.value.construct) == (f"{folder}.cpp", line, construct)
+
+
+_MULS = "        AscendC::Muls(yLocal, xLocal, this->scale, this->len);"
+
+
+@pytest.mark.parametrize("new, line, construct", [
+    ("        for (int k = 0; k < 2; k++) {\n" + _MULS + "\n        }", 36, "a loop in Compute"),
+    ("        uint32_t bits = 0x3f800000;\n        float one = *reinterpret_cast<float*>(&bits);\n"
+     "        AscendC::Muls(yLocal, xLocal, one, this->len);", 37, "reinterpret_cast"),
+    ("#if defined(FAST)\n" + _MULS + "\n#else\n        AscendC::Abs(yLocal, xLocal, this->len);\n#endif", 36,
+     "#if defined(FAST)"),
+    ("        yLocal.SetValue(0, 1.0f);\n" + _MULS, 36, "SetValue"),
+    ("        float v = xLocal.GetValue(0);\n        AscendC::Muls(yLocal, xLocal, v, this->len);", 36, "GetValue"),
+    ("        MyHelper(yLocal, xLocal);\n" + _MULS, 36, "unknown call MyHelper"),
+    ("        AscendC::Compare(yLocal, xLocal, xLocal, CMPMODE::LT, this->len);\n" + _MULS, 36,
+     "unknown call AscendC::Compare"),
+])
+def test_more_unreadable_constructs_refused_with_their_line(tmp_path, new, line, construct):
+    src = (KERNELS / "plain_muls" / "plain_muls.cpp").read_text()
+    assert _MULS in src
+    (tmp_path / "k.cpp").write_text(src.replace(_MULS, new))
+    with pytest.raises(KernelSourceError) as err:
+        read_kernel(tmp_path)
+    assert (Path(err.value.file).name, err.value.line, err.value.construct) == ("k.cpp", line, construct)
+
+
+def test_a_step_the_program_form_lacks_is_refused_at_its_line():
+    # plain_muls multiplies in the input's dtype: float32 reads, float16 arithmetic is not in the program form
+    op = read_kernel(KERNELS / "plain_muls")
+    assert str(op.program("float32").body[0]) == "Muls(yLocal, xLocal, scale);"
+    with pytest.raises(KernelSourceError, match="computes on float32 tensors only") as err:
+        op.program("float16")
+    assert (Path(err.value.file).name, err.value.line, err.value.construct) == ("plain_muls.cpp", 36,
+                                                                                "Muls on float16")
+    with pytest.raises(KernelSourceError, match="Muls on bfloat16"):
+        op.run(x=np.ones(4, ml_dtypes.bfloat16), scale=1.0)
+
+
+def test_tiling_names_its_attributes(ops):
+    op = ops["a2_scaled_abs"]
+    t = op.tiling(1000, "float16", scale=1.3, unusedAttr=2.0)
+    assert (float(t["scale"]), float(t["unusedAttr"])) == (F32(1.3), 2.0)
+    assert op.kernels["a2"].narrowing == "CAST_ROUND" and ops["a2_swish_back"].kernels["a2"].narrowing == "CAST_RINT"
+    with pytest.raises(TypeError, match="unknown attribute 'sclae'"):
+        op.tiling(1000, "float16", sclae=1.3)
+
+
+def test_name_must_be_an_identifier():
+    with pytest.raises(ValueError, match="name must be an identifier"):
+        read_kernel(KERNELS / "plain_muls", name="my op")
+
+
+# ---------------------------------------------------------------- the struct's C layout
+
+def test_record_layouts_are_the_c_compilers(ops, tmp_path):
+    d = ops["a2_scaled_abs"].record_dtype        # three uint64, two float
+    assert [d.fields[n][1] for n in d.names] == [0, 8, 16, 24, 28] and d.itemsize == 32
+    d = ops["dag_swish_toy"].record_dtype        # EleBaseTilingData (80 bytes), float beta, tail padding
+    assert [d.fields[n][1] for n in d.names] == [0, 80] and d.itemsize == 88
+    src = (KERNELS / "plain_muls" / "plain_muls.cpp").read_text()
+    old = "    uint32_t tileLength;\n    float scale;\n"
+    assert old in src
+    (tmp_path / "k.cpp").write_text(src.replace(old, "    uint8_t flag;\n    double wide;\n    uint32_t tileLength;\n"
+                                                     "    uint16_t half;\n    float scale;\n    int8_t last;\n"))
+    d = read_kernel(tmp_path).record_dtype
+    assert [d.fields[n][1] for n in d.names] == [0, 8, 16, 20, 24, 28] and d.itemsize == 32
+    (tmp_path / "k.cpp").write_text(src.replace(old, old + "    uint32_t shape[4];\n"))
+    with pytest.raises(ValueError, match=r"k.cpp:\d+: tiling struct field shape is an array"):
+        read_kernel(tmp_path)
+
+
+# ---------------------------------------------------------------- never in the package's disk cache
+
+def test_a_read_kernels_launch_is_not_disk_cached(tmp_path):
+    from swishgrad_numba.disk_cache import cache_roots
+    from swishgrad_numba.kernel.walk import launch_bins, launch_serial, launchers
+
+    for f in (KERNELS / "a2_scaled_abs").iterdir():
+        text = f.read_text().replace("void scaled_abs(", "void cache_probe_kernel(")
+        (tmp_path / f.name.replace("scaled_abs.cpp", "cache_probe_kernel.cpp")).write_text(text)
+    op = read_kernel(tmp_path)
+    assert op.name == "cache_probe_kernel"
+    before = {p: p.stat().st_mtime_ns for root in cache_roots() for p in Path(root).rglob("*") if p.is_file()}
+    for dtype in ("float32", "float16"):                  # float16: a 16-bit table built too
+        x = np.linspace(-3, 3, 5000).astype(dtype)
+        assert_bits_equal(op.run(x=x, scale=0.5), ref_scaled_abs(x, 0.5))
+    params = op.compiled("float16").params(scale=0.5)
+    assert type(params).__module__ == "swishgrad_read_kernels"
+    serial, bins = launchers(params)
+    assert serial is not launch_serial and bins is not launch_bins          # compiled per process
+    for root in cache_roots():
+        for p in Path(root).rglob("*"):
+            if p.is_file() and before.get(p) != p.stat().st_mtime_ns:
+                data = p.read_bytes()
+                assert b"cache_probe_kernel" not in data and b"swishgrad_read_kernels" not in data, p
+
+
+# ---------------------------------------------------------------- registered: the generic surface
+
+@pytest.fixture
+def registered(ops):
+    op = read_kernel(KERNELS / "a2_swish_back", name="read_swish_back")
+    assert isinstance(op, ReadOperator)
+    register(op)
+    yield op
+    del OPERATORS[op.name]
+
+
+def test_registered_read_kernel_tiles_validates_runs_and_estimates(registered):
+    from swishgrad_numba import compute_tiling, run_tiling, validate_tiling
+    from swishgrad_numba.devicetime import estimate
+
+    n = 100_003
+    x = np.linspace(-6, 6, n).astype(np.float16)
+    dy = np.linspace(2, -2, n).astype(np.float16)
+    tiling = compute_tiling(n, np.float16, beta=1.1, op="read_swish_back")
+    assert tiling.data.dtype == registered.record_dtype and float(tiling["sconf"]) == F32(1.1)
+    # the A2 split with the kernel's UB plan: dy, x, dx queues of 2 float16 buffers (12 bytes an element) and
+    # four float32 TBufs (xf, dyf, sig, work: 16 bytes), 14 float16 units; 196,608-byte UB of 32-byte blocks
+    assert tiling.walk.tileDataNum == (196608 // 32 // 14) * 32 // 2
+    report = validate_tiling(tiling, n, np.float16)
+    assert report.ok, report.errors
+    out = np.empty_like(x)
+    run_tiling(dy, x, out, tiling)
+    assert_bits_equal(out, ref_swish_back(dy, x, 1.1))
+    est = estimate(tiling, n, np.float16, op="read_swish_back")
+    assert est.duration_us > 0
+    # a record whose cores do not cover the tensor is refused before it runs
+    short = type(tiling)(tiling.op, tiling.architecture, tiling.data, tiling.block_dim, 0, 0,
+                         tiling.walk._replace(tailBlockNum=0, bigCoreDataNum=16, finalBigTileNum=1,
+                                              bigTailDataNum=16))
+    assert not validate_tiling(short, n, np.float16).ok
+
+
+# ---------------------------------------------------------------- the saturation overflow mode (A2)
+
+def _sat32(v):
+    """Saturation mode: a float32 result +-inf is +-FLT_MAX, NaN is +0."""
+    fmax = np.finfo(F32).max
+    return np.where(np.isnan(v), F32(0.0), np.clip(v, -fmax, fmax)).astype(F32)
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_scaled_abs_in_the_saturation_mode(ops, dtype):
+    from swishgrad_numba.platform import Platform
+
+    _, x, _ = _inputs(dtype, 4)
+    with np.errstate(all="ignore"):
+        v = _sat32(np.abs(x.astype(F32)))
+        v = _sat32(_sat32(v * F32(3e38)) * SHRINK)
+        v = _sat32(v + F32(1.0))
+    if dtype != "float32":
+        n = narrow(v, DTYPES[dtype], ties_away=True).astype(F32)
+        big = F32(65504.0 if dtype == "float16" else (2 - 2.0 ** -7) * 2.0 ** 127)
+        v = np.clip(n, -big, big).astype(DTYPES[dtype])       # past the largest finite: the largest finite
+    got = ops["a2_scaled_abs"].run(x=x, scale=3e38, platform=Platform(overflow_mode="saturation"))
+    assert_bits_equal(got, v, f"scaled_abs saturation {dtype}")
+    assert np.isinf(ops["a2_scaled_abs"].run(x=x, scale=3e38).astype(F32)).any()    # and not in infnan
+
+
+def test_registered_dag_kernel_on_the_950(ops):
+    from swishgrad_numba import compute_tiling, run_tiling, validate_tiling
+    from swishgrad_numba.devicetime import estimate
+    from swishgrad_numba.platform import ASCEND950_PLATFORM
+
+    op = register(read_kernel(KERNELS / "dag_swish_toy", name="read_swish_toy"))
+    try:
+        n = 300_001
+        x = np.linspace(-9, 9, n).astype(ml_dtypes.bfloat16)
+        tiling = compute_tiling(n, x.dtype, beta=0.6, platform=ASCEND950_PLATFORM, op="read_swish_toy")
+        assert tiling.architecture == "arch35" and float(tiling["beta"]) == F32(0.6)
+        base = tiling["baseTiling"]
+        assert int(base["dim0"]) == n and int(base["blockNum"]) == tiling.block_dim
+        assert validate_tiling(tiling, n, x.dtype).ok
+        out = np.empty_like(x)
+        run_tiling(None, x, out, tiling)
+        assert_bits_equal(out, ref_swish_toy(x, 0.6))
+        assert estimate(tiling, n, x.dtype, op="read_swish_toy").duration_us > 0
+        with pytest.raises(ValueError, match="does not run the 950 DAG kernel"):
+            op.tiling(n, x.dtype, op.default_platform().__class__(soc_version="ascend910b"), beta=0.6)
+    finally:
+        del OPERATORS["read_swish_toy"]
