@@ -5,7 +5,8 @@ docs/model.md, "Sigmoid (aclnnSigmoid, aclnnInplaceSigmoid)" and "SigmoidBackwar
 (aclnnSigmoidBackward)"; docs/activation_tiling.md for the tilings. One module per concern:
 
 * :mod:`.shared`: the structs both operators share, the 950 tiling key, the record's walk, the
-  validator's view of it, the 16-bit wrapping of a float32 body and the launch;
+  validator's view of it and the launch (each program is made per dtype by
+  :func:`swishgrad_numba.program.elementwise.elementwise` from its float32 Compute);
 * :mod:`.forward`: Sigmoid's host tilings, buffer plans and program, registered as ``"sigmoid"``;
 * :mod:`.backward`: SigmoidGrad's, each kernel with its own multiplication order, registered as
   ``"sigmoid_grad"``;

@@ -1,46 +1,23 @@
 """The public :func:`sigmoid` and :func:`sigmoid_backward`: plain Python that checks the arguments and
-decides; the kernels are the registered operators' (:mod:`.forward`, :mod:`.backward`) and, for
-SigmoidBackward's float64 and complex dtypes, the AICPU kernel (:mod:`.aicpu`)."""
+decides; the kernels are the registered operators' through the generic path (:func:`..call.call`:
+the shared checks, the cached host tiling, the compiled kernel) and, for SigmoidBackward's float64
+and complex dtypes, the AICPU kernel (:mod:`.aicpu`)."""
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 
-from ...arguments import check_array, check_out_like, check_platform_for
-from ...dtypes import DTypeInfo, dtype_info
+from ...arguments import check_array, check_out_like
 from ...platform import Platform
-from . import aicpu, shared
+from ..call import call
+from . import aicpu
 from .backward import NAME as GRAD_NAME
-from .backward import host_tiling as grad_host_tiling
 from .forward import NAME as FORWARD_NAME
-from .forward import host_tiling as forward_host_tiling
 
 __all__ = ["sigmoid", "sigmoid_backward", "MAX_DIMS"]
 
 #: aclnnSigmoidBackward's rank limit (``aclnn_sigmoid_backward.cpp:68-75``).
 MAX_DIMS = 8
 _NO_AICPU_SIGMOID = (np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128))
-
-
-@functools.lru_cache(maxsize=256)
-def _tiling(op_name: str, numel: int, info: DTypeInfo, platform: Platform):
-    host = forward_host_tiling if op_name == FORWARD_NAME else grad_host_tiling
-    return host(numel, info, platform)
-
-
-def _finish(result, out):
-    if out is not None and result is not out:
-        out[...] = result
-        return out
-    return result
-
-
-def _target(out, shape, dtype, *inputs):
-    """Where the kernel writes: ``out`` itself where it is C-contiguous and shares no memory with an input."""
-    if out is not None and out.flags.c_contiguous and not any(np.shares_memory(out, a) for a in inputs):
-        return out
-    return np.empty(shape, dtype=dtype)
 
 
 def sigmoid(x, *, out=None, platform: Platform | None = None):
@@ -75,15 +52,7 @@ def sigmoid(x, *, out=None, platform: Platform | None = None):
         raise TypeError(f"x.dtype {x.dtype} is not emulated for sigmoid: aclnnSigmoid sends it to an AICPU "
                         f"Sigmoid kernel that ops-nn does not publish; float32, float16 and bfloat16 run on the "
                         f"AI Core kernels")
-    info = dtype_info(x.dtype, argname="x.dtype")
-    platform = check_platform_for(platform, FORWARD_NAME, info)
-    check_out_like(out, x.shape, x.dtype)
-    if x.size == 0:
-        return np.empty(x.shape, dtype=x.dtype) if out is None else out
-    result = _target(out, x.shape, x.dtype, x)
-    shared.run_kernel(FORWARD_NAME, (np.ascontiguousarray(x),), result, _tiling(FORWARD_NAME, x.size, info, platform),
-                      platform.saturation)
-    return _finish(result, out)
+    return call(FORWARD_NAME, (("x", x),), None, out, platform)
 
 
 def sigmoid_backward(grad_output, output, *, out=None, platform: Platform | None = None):
@@ -130,13 +99,10 @@ def sigmoid_backward(grad_output, output, *, out=None, platform: Platform | None
         if platform is not None and not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
         check_out_like(out, shape, grad_output.dtype)
-        return _finish(aicpu.sigmoid_grad(dy, y), out)
-    info = dtype_info(grad_output.dtype, argname="grad_output.dtype")
-    platform = check_platform_for(platform, GRAD_NAME, info)
-    check_out_like(out, shape, info.numpy)
-    if dy.size == 0:
-        return np.empty(shape, dtype=info.numpy) if out is None else out
-    result = _target(out, shape, info.numpy, grad_output, output)
-    shared.run_kernel(GRAD_NAME, (dy, y), result, _tiling(GRAD_NAME, dy.size, info, platform), platform.saturation)
-    return _finish(result, out)
-
+        result = aicpu.sigmoid_grad(dy, y)
+        if out is None:
+            return result
+        out[...] = result
+        return out
+    # the op_api's BroadcastTo done, the kernel sees two arrays of one shape
+    return call(GRAD_NAME, (("grad_output", dy), ("output", y)), None, out, platform)

@@ -21,6 +21,7 @@ import functools
 
 from ...dtypes import DTypeInfo
 from ...platform import ARCH_950, ARCH_A2, Platform
+from ...program.elementwise import elementwise
 from ...program.form import V
 from ...spec import a2 as spec_a2
 from ...spec import arch35 as spec_arch35
@@ -80,10 +81,10 @@ def _registry_host_tiling(numel, info, beta32, platform):
 
 # ---------------------------------------------------------------- the programs
 
-#: Each kernel's float32 Compute, inputs ``dy`` and ``y``, result ``z``.
+#: Each kernel's float32 Compute, inputs ``dy`` and ``y`` read as ``dyf`` and ``yf``, result ``z``.
 BODIES = {
-    ARCH_A2: (V.Duplicate("t", 1.0), V.Sub("t", "t", "y"), V.Mul("t", "t", "y"), V.Mul("z", "dy", "t")),
-    ARCH_950: (V.Duplicate("one", 1.0), V.Sub("t", "one", "y"), V.Mul("t", "dy", "t"), V.Mul("z", "t", "y")),
+    ARCH_A2: (V.Duplicate("t", 1.0), V.Sub("t", "t", "yf"), V.Mul("t", "t", "yf"), V.Mul("z", "dyf", "t")),
+    ARCH_950: (V.Duplicate("one", 1.0), V.Sub("t", "one", "yf"), V.Mul("t", "dyf", "t"), V.Mul("z", "t", "yf")),
 }
 
 
@@ -91,8 +92,8 @@ def programs(architecture: str, dtype: str, variant: str = "main"):
     """SigmoidGrad's program of kernel ``architecture`` for ``dtype`` (inputs ``dy``, ``y``)."""
     if variant != "main":
         raise ValueError(f"no SigmoidGrad variant {variant!r}")
-    name, temps = ("SigmoidGrad", ("t",)) if architecture == ARCH_A2 else ("SigmoidGradArch35", ("one", "t"))
-    return shared.program_of(name, dtype, ("dy", "y"), BODIES[architecture], temps, result="z")
+    name = "SigmoidGrad" if architecture == ARCH_A2 else "SigmoidGradArch35"
+    return elementwise(name, (("dy", "dyf"), ("y", "yf")), BODIES[architecture], "z", dtype)
 
 
 def _device_instructions(architecture, tiling, itemsize):

@@ -17,6 +17,7 @@ import functools
 
 from ...dtypes import DTypeInfo
 from ...platform import ARCH_950, ARCH_A2, Platform
+from ...program.elementwise import elementwise
 from ...program.form import V
 from ...spec import a2 as spec_a2
 from ...spec import arch35 as spec_arch35
@@ -87,7 +88,7 @@ def _registry_host_tiling(numel, info, beta32, platform):
 # ---------------------------------------------------------------- the program (both kernels)
 
 #: A2 ``sigmoid.h:113-124`` (ones by ``Duplicate`` in ``Init``, 85-88); 950 ``sigmoid_f32.h:100-105``.
-BODY = (V.Duplicate("one", 1.0), V.Muls("t", "x", -1.0), V.Exp("t", "t"), V.Adds("t", "t", 1.0),
+BODY = (V.Duplicate("one", 1.0), V.Muls("t", "xf", -1.0), V.Exp("t", "t"), V.Adds("t", "t", 1.0),
         V.Div("y", "one", "t"))
 
 
@@ -96,7 +97,7 @@ def programs(architecture: str, dtype: str, variant: str = "main"):
     if variant != "main":
         raise ValueError(f"no Sigmoid variant {variant!r}")
     name = "Sigmoid" if architecture == ARCH_A2 else "SigmoidArch35"
-    return shared.program_of(name, dtype, ("x",), BODY, ("one", "t"))
+    return elementwise(name, (("x", "xf"),), BODY, "y", dtype)
 
 
 def _device_instructions(architecture, tiling, itemsize):

@@ -1,5 +1,5 @@
 """What Sigmoid and SigmoidGrad share: their structs, the 950 tiling key, the record's walk, the
-validator's view of it, the 16-bit wrapping of a float32 body and the launch.
+validator's view of it and the launch.
 
 docs/activation_tiling.md, "The first-tier activations", gives the sources of every fact here.
 Both A2 structs are eight uint64 with SwishGrad's field names and order
@@ -15,16 +15,14 @@ import numpy as np
 from ... import kernel as kernel_pkg
 from ...dtypes import FLOAT32, DTypeInfo, dtype_info
 from ...platform import ARCH_950, ARCH_A2
-from ...program import Program, Tensor, compiled
-from ...program.form import V
+from ...program import compiled
 from ...spec import a2 as spec_a2
 from ...spec import arch35 as spec_arch35
 from ...tiling.findings import finding
 from ..registry import OpTiling, WalkCheck
 
 __all__ = ["A2_RECORD_DTYPE", "ARCH35_FIELDS", "ARCH35_RECORD_DTYPE", "A2_BLOCK_SIZE", "ARCH35_WORKSPACE_SIZE",
-           "OP_KEYS", "arch35_tiling_key", "walk_fields", "a2_walk_check", "arch35_walk_check", "program_of",
-           "run_kernel"]
+           "OP_KEYS", "arch35_tiling_key", "walk_fields", "a2_walk_check", "arch35_walk_check", "run_kernel"]
 
 #: ``SigmoidTilingData`` / ``SigmoidGradTilingData`` (A2): eight uint64, 64 bytes.
 A2_RECORD_DTYPE = np.dtype([(name, "<u8") for name in spec_a2.FIELDS])
@@ -84,24 +82,6 @@ def arch35_walk_check(tiling: OpTiling, info: DTypeInfo, slots: int) -> WalkChec
         return WalkCheck(None, plan, max(elem, 0), tuple(own) + tuple(
             finding("FIELD_RANGE", f"{name}={int(tiling[name])}: the walk needs it >= 1.") for name in bad))
     return WalkCheck(walk_fields(tiling), plan, max(elem, 0), tuple(own))
-
-
-def program_of(name: str, dtype: str, inputs: tuple, body: tuple, locals_: tuple, result: str = "y") -> Program:
-    """A float32 ``body`` (inputs ``inputs``, result ``result``) as the program for ``dtype``: every 16-bit
-    input widened first (``Cast`` CAST_NONE, exact), the result narrowed last with CAST_RINT, as both
-    kernels of both operators do (docs/model.md, "The activation library: first tier")."""
-    def renamed(names):
-        return tuple(type(i)(i.op, tuple(names.get(a, a) if isinstance(a, str) else a for a in i.args))
-                     for i in body)
-
-    temps = tuple(Tensor(n) for n in locals_)
-    if dtype == "float32":
-        return Program(name, tuple(Tensor(n) for n in inputs), Tensor("out"), temps, renamed({result: "out"}))
-    wide = {n: n + "f" for n in inputs}
-    return Program(name, tuple(Tensor(n, dtype) for n in inputs), Tensor("out", dtype),
-                   temps + tuple(Tensor(w) for w in wide.values()) + (Tensor(result),),
-                   tuple(V.Cast(wide[n], n, "CAST_NONE") for n in inputs) + renamed(wide)
-                   + (V.Cast("out", result, "CAST_RINT"),))
 
 
 def run_kernel(op_name: str, ins: tuple, out: np.ndarray, tiling: OpTiling, saturation: bool = False) -> None:
