@@ -21,6 +21,7 @@ from .ops.silu_grad import silu_backward
 from .forward import silu, swish
 from .tiling import tiling_balance, validate_tiling
 from .ops.fast_gelu_api import fast_gelu, fast_gelu_backward
+from .ops.sigmoid import sigmoid, sigmoid_backward
 
 __all__ = [
     "ARCH35_TILING_DTYPE",
@@ -45,5 +46,7 @@ __all__ = [
     "write_tiling_bin",
     "fast_gelu",
     "fast_gelu_backward",
+    "sigmoid",
+    "sigmoid_backward",
 ]
 __version__ = "0.2.0"

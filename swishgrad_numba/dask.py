@@ -277,3 +277,29 @@ def fast_gelu_backward(grad_output, x, *, platform=None):
     """Gradient of FastGELU over Dask arrays of one shape and dtype, block by block through the emulated
     FastGeluGrad kernel; bit for bit :func:`swishgrad_numba.fast_gelu_backward` of the whole arrays."""
     return _map_pair(_fast_gelu_backward_numpy, grad_output, x, "fast_gelu_backward", platform=platform)
+
+# ---------------------------------------------------------------- Sigmoid (issue 29)
+
+from .ops.sigmoid import sigmoid as _sigmoid_numpy  # noqa: E402
+from .ops.sigmoid import sigmoid_backward as _sigmoid_backward_numpy  # noqa: E402
+
+__all__ += ["sigmoid", "sigmoid_backward"]
+
+
+def sigmoid(x, *, platform=None):
+    """Sigmoid over a Dask array, block by block through the emulated NPU kernel (aclnnSigmoid).
+
+    As :func:`silu`; bit for bit :func:`swishgrad_numba.sigmoid` of the whole array.
+    """
+    return _map_unary(_sigmoid_numpy, x, "sigmoid", platform=platform)
+
+
+def sigmoid_backward(grad_output, output, *, platform=None):
+    """Gradient of Sigmoid from its output over Dask arrays, block by block through the emulated
+    SigmoidGrad kernel (aclnnSigmoidBackward).
+
+    ``grad_output`` and ``output`` (the forward's result): one shape and one dtype, any chunkings
+    (rechunked to their common refinement); float64 and complex run the AICPU kernel. Bit for bit
+    :func:`swishgrad_numba.sigmoid_backward` of the whole arrays.
+    """
+    return _map_pair(_sigmoid_backward_numpy, grad_output, output, "sigmoid_backward", platform=platform)

@@ -251,3 +251,7 @@ else:
         """Unavailable: PyTorch is not installed."""
         raise ImportError(_NO_TORCH)
 
+# Sigmoid, forward and backward both the NPU's kernels (issue 29).
+from ._torch_sigmoid import Sigmoid, SigmoidBackwardFunction, SigmoidFunction, sigmoid, sigmoid_backward_torch  # noqa: E402,F401,E501
+
+__all__ += ["Sigmoid", "SigmoidBackwardFunction", "SigmoidFunction", "sigmoid", "sigmoid_backward_torch"]

@@ -260,7 +260,7 @@ def _fma_scalar(a, b, c, real):
     try:
         return np.float64(float(exact))
     except OverflowError:
-        return np.float64(math.copysign(math.inf, exact))
+        return np.float64(math.inf if exact > 0 else -math.inf)      # (copysign would convert the Fraction, and overflow)
 
 
 def ref_sigmoid_backward_aicpu_complex(grad_output, output, contract: bool = True) -> np.ndarray:

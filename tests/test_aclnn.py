@@ -37,6 +37,8 @@ C_FUNCTIONS = """aclTensor aclScalar aclOpExecutor aclrtStream aclCreateTensor a
     aclGetRecentErrMsg set_platform get_platform aclnnSwishGetWorkspaceSize aclnnSwish aclnnSiluGetWorkspaceSize
     aclnnSilu aclnnSiluBackwardGetWorkspaceSize aclnnSiluBackward aclrtSetDeviceSatMode aclrtGetDeviceSatMode
     aclnnFastGeluGetWorkspaceSize aclnnFastGelu aclnnFastGeluBackwardGetWorkspaceSize aclnnFastGeluBackward""".split()
+C_FUNCTIONS += """aclnnSigmoidGetWorkspaceSize aclnnSigmoid aclnnInplaceSigmoidGetWorkspaceSize aclnnInplaceSigmoid
+    aclnnSigmoidBackwardGetWorkspaceSize aclnnSigmoidBackward""".split()     # issue 29
 
 
 # --------------------------------------------------------------------------

@@ -53,6 +53,8 @@ def test_demo_prints_one_line_per_operator(capsys):
     # the operators with no A2 kernel: their 950 kernel's, said on the line
     from reference_activations import ref_fast_gelu, ref_fast_gelu_backward
     expected.update({"fast_gelu": ref_fast_gelu(x), "fast_gelu_grad": ref_fast_gelu_backward(g, x)})
+    import reference_activations as ra     # issue 29: x read as the forward's output for sigmoid_grad
+    expected.update(sigmoid=ra.ref_sigmoid(x, "a2"), sigmoid_grad=ra.ref_sigmoid_backward(g, x, "a2"))
     assert set(expected) == set(OPERATORS)
     for name, values in expected.items():
         (line,) = [l for l in out.splitlines() if l.startswith(f"[{name}] ")]

@@ -10,6 +10,7 @@ PLATFORMS = {"a2": sg.REFERENCE_PLATFORM, "950": sg.ASCEND950_PLATFORM}
 STRUCT_BYTES = {"swish_grad": (72, 88), "swish": (36, 32), "silu": (36, 32), "silu_grad": (32, 456)}
 # operators with an Ascend 950 kernel only (no public A2 kernel): their 950 struct sizes
 ARCH35_ONLY_BYTES = {"fast_gelu": 80, "fast_gelu_grad": 80}
+STRUCT_BYTES.update({"sigmoid": (64, 64), "sigmoid_grad": (64, 64)})     # issue 29 (docs/activation_tiling.md)
 
 
 def test_the_family_is_registered():
