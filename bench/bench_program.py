@@ -17,8 +17,7 @@ import time
 
 import numpy as np
 
-from swishgrad_numba import ASCEND950_PLATFORM, REFERENCE_PLATFORM, kernel, runtime
-from swishgrad_numba.api import _host_plan
+from swishgrad_numba import ASCEND950_PLATFORM, REFERENCE_PLATFORM, compute_tiling, kernel, runtime
 from swishgrad_numba.dtypes import dtype_info
 from swishgrad_numba.kernel.swish_grad_pass import launch_hand_written
 from swishgrad_numba.ops import swish_grad
@@ -31,8 +30,9 @@ def swish_grad_launches(platform, info, n, rng):
     g = rng.uniform(-5, 5, n).astype(np.float32).astype(info.numpy)
     x = rng.uniform(-8, 8, n).astype(np.float32).astype(info.numpy)
     out = np.empty(n, dtype=info.numpy)
-    plan = _host_plan(n, info, platform, runtime.num_threads())
     arch = kernel.arch_code(platform.architecture)
+    tiling = compute_tiling(n, info, platform=platform)
+    plan = kernel.plan_launch(tiling.fields, tiling.block_dim, arch, n)
     beta = np.float32(1.25)
     return {"compiled": lambda: swish_grad.launch(g, x, out, plan, beta, info, arch),
             "hand-written": lambda: launch_hand_written(g, x, out, plan, beta, info, arch)}

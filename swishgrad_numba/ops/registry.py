@@ -127,14 +127,11 @@ class Operator:
     inputs : int
         Input tensors its kernel copies in (1 for a forward, 2 for a backward).
     saturation : bool
-        Whether its emulation computes in the saturation overflow mode; an
-        operator without it refuses a saturation-mode platform
-        (:func:`swishgrad_numba.arguments.check_platform_for`) rather than
-        compute in the other mode.
+        Whether it computes in the saturation overflow mode; one without it refuses such a platform
+        (:func:`swishgrad_numba.arguments.check_platform_for`) rather than compute in the other mode.
     no_kernel : Mapping[str, str]
-        Why the operator has no kernel on an architecture, by architecture
-        (FastGelu: no public A2 kernel); every entry point refuses such a
-        platform with this reason (:meth:`kernel_refusal`).
+        Why it has no kernel on an architecture, by architecture (FastGelu: no public A2 kernel); every
+        entry point refuses such a platform with this reason (:meth:`kernel_refusal`).
     """
 
     name: str

@@ -1,6 +1,6 @@
 """SiluGrad on the Ascend 950 (mainline ``activation/silu_grad``, arch35): the struct, the opbase atvoss
-``BroadcastTiling`` host over the collapsed shapes (dimension collapse, op keys), the dtype rule, the UB
-buffer plan and the record's check for the validator.
+``BroadcastTiling`` host over the collapsed shapes (:mod:`swishgrad_numba.spec.broadcast`; the op keys
+here), the dtype rule, the UB buffer plan and the record's check for the validator.
 
 ``dy`` and ``x`` may broadcast against each other and may have different
 dtypes, in which case ``dx`` is float32. docs/model.md, section
@@ -16,6 +16,8 @@ import numpy as np
 from ...dtypes import FLOAT32, DTypeInfo, dtype_info
 from ...platform import Platform
 from ...spec.arith import ceil_div
+from ...spec.broadcast import (COMPUTE_KEY, COMPUTE_KEY_OFFSET, MAX_NDDMA_DIM, OP_KEY_OFFSET, REPEAT_BYTES,
+                               SCHEDULE_KEYS, dimension_collapse)
 from ...tiling.findings import finding
 from ..registry import OpTiling, WalkCheck
 from .a2 import _per_element
@@ -52,76 +54,11 @@ ARCH35_COMPUTE_PARAMS = {
 }
 #: The 950 host's workspace request (WORKSPACE_SIZE).
 ARCH35_WORKSPACE_SIZE = 32
-# opbase atvoss broadcast constants (broadcast_tiling_base.h/.cpp).
-_OP_KEY_OFFSET = 10 ** 14            # BROADCAST_OP_KEY_OFFSET
-_COMPUTE_KEY = 1                     # BROADCAST_COMPUTE_KEY
-_COMPUTE_KEY_OFFSET = 10 ** 6        # BROADCAST_COMPUTE_KEY_OFFSET
-_MAX_NDDMA_DIM = 5
-_SCHEDULE_KEYS = (100, 1100)         # SCHEDULE_KEY_1 (<= 5 axes in UB), SCHEDULE_KEY_2
-_REPEAT_BYTES = 256                  # BROADCAST_REPEAT_BYTES
-
 
 def output_dtype(dy_dtype, x_dtype) -> DTypeInfo:
     """dx's dtype: the inputs' when they agree, else float32 (l0op::SiluGrad, InferDataTypeForSiluGrad)."""
     dy, x = dtype_info(dy_dtype), dtype_info(x_dtype)
     return dy if dy is x else FLOAT32
-
-
-def dimension_collapse(in_shapes, out_shape):
-    """opbase ``DimensionCollapse``: the inputs' and output's dims after merging axes, and their strides.
-
-    Returns ``(dims, strides)``: one list per input, then the output's. An
-    input's stride is 0 on an axis it broadcasts. Raises ValueError where an
-    input's axis is neither 1 nor the output's, or not positive.
-    """
-    out = [int(d) for d in out_shape]
-    rank = len(out)
-    shapes = []
-    for i, shape in enumerate(in_shapes):
-        if len(shape) > rank:
-            raise ValueError(f"input {i} has more dimensions ({len(shape)}) than the output ({rank})")
-        shapes.append([1] * (rank - len(shape)) + [int(d) for d in shape])
-    # flags[axis]: bit (inputs - 1 - i) set where input i is 1 on that axis.
-    flags = []
-    for axis in range(rank):
-        flag = 0
-        for i, shape in enumerate(shapes):
-            flag <<= 1
-            if shape[axis] != 1 and shape[axis] != out[axis]:
-                raise ValueError(f"input {i}'s axis {axis} ({shape[axis]}) is neither 1 nor the output's "
-                                 f"({out[axis]})")
-            if shape[axis] <= 0:
-                raise ValueError(f"input {i}'s axis {axis} must be positive, got {shape[axis]}")
-            flag += shape[axis] == 1
-        flags.append(flag)
-    target = (1 << len(shapes)) - 1
-
-    def collapse(values):
-        merged = [values[0]]
-        prev = flags[0]
-        for j in range(1, rank):
-            if prev == flags[j] or (prev == target and out[j - 1] == 1):
-                merged[-1] *= values[j]
-                prev = flags[j]
-                continue
-            if flags[j] == target and out[j] == 1:
-                continue
-            prev = flags[j]
-            merged.append(values[j])
-        return merged
-
-    dims = [collapse(shape) for shape in shapes] + [collapse(out)]
-    strides = []
-    for i, d in enumerate(dims):
-        base, rev = 1, []
-        for j in range(len(d) - 1, -1, -1):
-            if d[j] == 1 and i != len(dims) - 1 and dims[-1][j] != 1:
-                rev.append(0)
-            else:
-                rev.append(base)
-                base *= d[j]
-        strides.append(rev[::-1])
-    return dims, strides
 
 
 @dataclass(frozen=True)
@@ -174,7 +111,7 @@ def arch35_host_tiling(dy_shape, x_shape, dy_dtype, x_dtype, platform: Platform 
     if platform.ub_size < extra:
         raise ValueError("the UB is smaller than the DAG's extra size")
     # BroadcastGetMaxElemNum: elements per UB pass, a multiple of one 256-byte repeat of the smallest dtype.
-    align = _REPEAT_BYTES * 8 // min_bits
+    align = REPEAT_BYTES * 8 // min_bits
     max_elem = (platform.ub_size - extra) * 8 // divisor // align * align
     if max_elem == 0:
         raise ValueError(f"the UB ({platform.ub_size} bytes) holds no aligned pass (maxElemNum 0)")
@@ -196,15 +133,15 @@ def arch35_host_tiling(dy_shape, x_shape, dy_dtype, x_dtype, platform: Platform 
     block_former = ceil_div(fused, platform.core_num)
     block_num = ceil_div(fused, block_former)
     block_tail = fused - (block_num - 1) * block_former
-    schedule_key = _SCHEDULE_KEYS[0] if shape_len - split <= _MAX_NDDMA_DIM else _SCHEDULE_KEYS[1]
-    inner_key = _COMPUTE_KEY * _COMPUTE_KEY_OFFSET + schedule_key
+    schedule_key = SCHEDULE_KEYS[0] if shape_len - split <= MAX_NDDMA_DIM else SCHEDULE_KEYS[1]
+    inner_key = COMPUTE_KEY * COMPUTE_KEY_OFFSET + schedule_key
     record = np.zeros((), dtype=ARCH35_TILING_DTYPE)
     for name, value in zip(ARCH35_SCALAR_FIELDS, (block_former, ub_former, ub_outer, ub_tail, block_tail, shape_len,
                                                    split, fused, max_elem)):
         record[name] = value
     for name, values in zip(ARCH35_ARRAY_FIELDS, (dims[0], dims[1], dims[2], strides[0], strides[1], strides[2])):
         record[name][:len(values)] = values
-    return Arch35Tiling(record[()], block_num, op_key * _OP_KEY_OFFSET + inner_key, ARCH35_WORKSPACE_SIZE,
+    return Arch35Tiling(record[()], block_num, op_key * OP_KEY_OFFSET + inner_key, ARCH35_WORKSPACE_SIZE,
                         dy, x, out_info, out_shape)
 
 
@@ -238,9 +175,9 @@ def arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: P
     plan = _per_element(arch35_buffer_plan(1, info, info))
     own = []
     op_key = ARCH35_OP_KEYS[info.name, info.name, info.name]
-    if tiling.tiling_key // _OP_KEY_OFFSET != op_key:
+    if tiling.tiling_key // OP_KEY_OFFSET != op_key:
         own.append(finding("TILING_KEY_MISMATCH", f"tiling key {tiling.tiling_key}: opKey "
-                                                  f"{tiling.tiling_key // _OP_KEY_OFFSET}, but {info.name} inputs "
+                                                  f"{tiling.tiling_key // OP_KEY_OFFSET}, but {info.name} inputs "
                                                   f"and output are opKey {op_key}."))
     rank, split = d["shapeLen"], d["ubSplitAxis"]
     ranges = [("shapeLen", 1, MAX_DIMS), ("ubSplitAxis", 0, rank - 1), ("ubFormer", 1, None),
