@@ -141,6 +141,11 @@ def test_notebook_runs_top_to_bottom(runs, name):
         assert abs(z0 - (-1.0 - math.exp(z0))) < 1e-5
     elif name.startswith("04"):
         assert "measured in this notebook" in text
+    elif name.startswith("06"):
+        # every registered activation with a truth in the notebook is shown, and the kernels compared
+        shown = re.search(r"activations shown: (.*)", text).group(1).split(", ")
+        assert {"silu", "silu_backward", "sigmoid_backward"} <= set(shown)
+        assert "sigmoid_backward     float32   the kernels differ on" in text
 
 
 def test_throughput_notebook_plots_a_bench_json(runs):

@@ -1,0 +1,211 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # The activations: each kernel's error against the exact function
+#
+# For every activation the package emulates (SiLU, Sigmoid, GELU, FastGELU,
+# forward and backward), each kernel that runs it (Atlas A2, Ascend 950) and
+# each dtype, this notebook measures the device's output, bit for bit as the
+# emulator computes it, against the function evaluated in float64 and rounded
+# once to the dtype:
+#
+# - **ulp histograms**: how far each output lies from the correctly rounded value;
+# - **error over x** (float32): where on the axis the error lives, with the
+#   inputs where **the two kernels disagree** marked.
+#
+# The truths are the textbook functions (GELU is the tanh form the kernels
+# approximate). Where a kernel departs from them on purpose or by an upstream
+# quirk (the A2 GELU's cubic coefficient 0.0455399241, docs/model.md), the
+# error plot shows it.
+
+# %%
+# %matplotlib inline
+import os
+
+import numpy as np
+import matplotlib.pyplot as plt
+
+import swishgrad_numba as sg
+from swishgrad_numba.ops import OPERATORS
+from swishgrad_numba.precision import ulp_distance
+
+# SWISHGRAD_NB_SMALL=1 selects tiny sizes (the test suite runs the notebooks that way).
+SMALL = os.environ.get("SWISHGRAD_NB_SMALL", "") not in ("", "0")
+N = 1 << 10 if SMALL else 1 << 16
+
+# %% [markdown]
+# ## The exact functions
+#
+# Each row: the public function, the registry's name of its operator, its
+# float64 truth, and the inputs it is shown on (SigmoidBackward takes the
+# forward's output y in (0, 1); the other backwards take x). A backward's
+# grad_output is 0.7 throughout (not 1, so that the order of its products shows).
+
+# %%
+S2PI = np.sqrt(2.0 / np.pi)
+
+
+def sig(x):
+    return 0.5 * (1.0 + np.tanh(0.5 * x))          # no overflow for any x
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1.0 + np.tanh(S2PI * (x + 0.044715 * x ** 3)))
+
+
+def gelu_tanh_grad(x):
+    t = np.tanh(S2PI * (x + 0.044715 * x ** 3))
+    return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * S2PI * (1.0 + 3 * 0.044715 * x * x)
+
+
+ROWS = {
+    # name: (public function, operator, truth(t) in float64, what t is, its range)
+    "silu": ("silu", "silu", lambda x: x * sig(x), "x", (-12.0, 12.0)),
+    "silu_backward": ("silu_backward", "silu_grad", lambda x: sig(x) * (1.0 + x * (1.0 - sig(x))), "x", (-12, 12)),
+    "sigmoid": ("sigmoid", "sigmoid", sig, "x", (-12.0, 12.0)),
+    "sigmoid_backward": ("sigmoid_backward", "sigmoid_grad", lambda y: y * (1.0 - y), "y", (0.0, 1.0)),
+    "gelu": ("gelu", "gelu", gelu_tanh, "x", (-8.0, 8.0)),
+    "gelu_backward": ("gelu_backward", "gelu_grad", gelu_tanh_grad, "x", (-8.0, 8.0)),
+    "fast_gelu": ("fast_gelu", "fast_gelu", lambda x: x * sig(1.702 * x), "x", (-8.0, 8.0)),
+    "fast_gelu_backward": ("fast_gelu_backward", "fast_gelu_grad",
+                           lambda x: sig(1.702 * x) * (1.0 + 1.702 * x * (1.0 - sig(1.702 * x))), "x", (-8, 8)),
+}
+# the rows whose operator this version of the package registers
+ROWS = {k: v for k, v in ROWS.items() if v[1] in OPERATORS and hasattr(sg, v[0])}
+KERNELS = {"a2": sg.REFERENCE_PLATFORM, "arch35": sg.ASCEND950_PLATFORM}
+DTYPES = ("float32", "float16", "bfloat16")
+print("activations shown:", ", ".join(ROWS))
+
+# %% [markdown]
+# ## The device's outputs and their ulp errors
+#
+# `device(name, kernel, dtype)` runs the emulated kernel on N inputs evenly
+# spread over the row's range; the truth is evaluated in float64 from the
+# inputs as the kernel sees them (already in the dtype) and rounded once.
+
+# %%
+NUMPY = {"float32": np.float32, "float16": np.float16, "bfloat16": sg.bfloat16}
+GRAD = 0.7   # a backward's grad_output
+
+
+def inputs(name, dtype):
+    lo, hi = ROWS[name][4]
+    return np.linspace(lo, hi, N).astype(np.float32).astype(NUMPY[dtype])
+
+
+def device(name, kernel, dtype):
+    fn_name, _op, _truth, _kind, _range = ROWS[name]
+    t = inputs(name, dtype)
+    fn = getattr(sg, fn_name)
+    if fn_name.endswith("_backward"):
+        return fn(np.full_like(t, GRAD), t, platform=KERNELS[kernel])
+    return fn(t, platform=KERNELS[kernel])
+
+
+def ulp_errors(name, kernel, dtype):
+    t = inputs(name, dtype)
+    grad = float(np.array(GRAD).astype(NUMPY[dtype])) if ROWS[name][0].endswith("_backward") else 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        truth = (grad * ROWS[name][2](t.astype(np.float64))).astype(NUMPY[dtype])
+    return ulp_distance(device(name, kernel, dtype), truth)
+
+
+results = {}
+for name, (_fn, op, _truth, _kind, _rng) in ROWS.items():
+    for kernel in KERNELS:
+        if kernel not in OPERATORS[op].kernels:
+            continue
+        for dtype in DTYPES:
+            results[name, kernel, dtype] = ulp_errors(name, kernel, dtype)
+
+print(f"{'activation':20s} {'kernel':7s} {'dtype':9s} {'exact':>7s} {'<=1 ulp':>8s} {'max ulp':>8s}")
+for (name, kernel, dtype), d in results.items():
+    ok = d[d >= 0]
+    print(f"{name:20s} {kernel:7s} {dtype:9s} {np.mean(ok == 0):7.1%} {np.mean(ok <= 1):8.1%} {ok.max():8d}")
+
+# %% [markdown]
+# ## Where the two kernels differ
+#
+# Both kernels compute the same function with different instruction
+# sequences (or constants); the inputs where their outputs differ, bit for
+# bit, per activation and dtype:
+
+# %%
+differ = {}
+for name, (_fn, op, _truth, _kind, _rng) in ROWS.items():
+    if len(OPERATORS[op].kernels) < 2:
+        print(f"{name:20s} one kernel only ({', '.join(OPERATORS[op].kernels)})")
+        continue
+    for dtype in DTYPES:
+        a = device(name, "a2", dtype)
+        b = device(name, "arch35", dtype)
+        bits = {2: np.uint16, 4: np.uint32}[a.dtype.itemsize]
+        differ[name, dtype] = a.view(bits) != b.view(bits)
+        print(f"{name:20s} {dtype:9s} the kernels differ on {int(differ[name, dtype].sum())} of {N} inputs")
+
+# %% [markdown]
+# ## Ulp histograms
+#
+# One panel per activation: the share of outputs at each ulp distance from the
+# correctly rounded value (distances of 4 and more pooled), per kernel and dtype.
+
+# %%
+names = list(ROWS)
+cols = 2
+fig, axes = plt.subplots((len(names) + cols - 1) // cols, cols, figsize=(12, 2.8 * ((len(names) + 1) // cols)),
+                         squeeze=False)
+for ax, name in zip(axes.flat, names):
+    keys = [k for k in results if k[0] == name]
+    width = 0.8 / len(keys)
+    for i, key in enumerate(keys):
+        d = results[key]
+        d = np.minimum(d[d >= 0], 4)
+        share = np.bincount(d, minlength=5) / d.size
+        ax.bar(np.arange(5) + i * width, share, width, label=f"{key[1]} {key[2]}")
+    ax.set_xticks(np.arange(5) + 0.4 - width / 2, ["0", "1", "2", "3", "4+"])
+    ax.set_title(name)
+    ax.set_ylabel("share of outputs")
+    ax.legend(fontsize=6, ncol=2)
+for ax in axes.flat[len(names):]:
+    ax.set_visible(False)
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## Error over the input (float32)
+#
+# The ulp error of each kernel's float32 output along the axis; red ticks
+# mark the inputs where the two kernels' outputs differ.
+
+# %%
+fig, axes = plt.subplots((len(names) + cols - 1) // cols, cols, figsize=(12, 2.8 * ((len(names) + 1) // cols)),
+                         squeeze=False)
+for ax, name in zip(axes.flat, names):
+    t = inputs(name, "float32")
+    for kernel in KERNELS:
+        if (name, kernel, "float32") in results:
+            ax.plot(t, results[name, kernel, "float32"], ".", ms=1.5, label=kernel)
+    if (name, "float32") in differ and differ[name, "float32"].any():
+        ax.plot(t[differ[name, "float32"]], np.full(int(differ[name, "float32"].sum()), -0.5), "|", color="red",
+                ms=4, label="kernels differ")
+    ax.set_title(name)
+    ax.set_xlabel(ROWS[name][3])
+    ax.set_ylabel("ulp from exact")
+    ax.legend(fontsize=7)
+for ax in axes.flat[len(names):]:
+    ax.set_visible(False)
+fig.tight_layout()
+plt.show()
