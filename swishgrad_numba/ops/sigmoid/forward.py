@@ -20,7 +20,6 @@ from ...platform import ARCH_950, ARCH_A2, Platform
 from ...program.elementwise import elementwise
 from ...program.form import V
 from ...spec import a2 as spec_a2
-from ...spec import arch35 as spec_arch35
 from ...spec.arith import ceil_div
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
@@ -65,14 +64,8 @@ def host_tiling(numel: int, info: DTypeInfo, platform: Platform) -> OpTiling:
     where that host fails."""
     b = info.itemsize
     if platform.architecture == ARCH_950:
-        accepted, block_dim, f = spec_arch35.host_tiling(numel, b, platform.ub_size, platform.core_num,
-                                                         ARCH35_BUFFER_SLOTS, b)
-        if not accepted:
-            raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small: the 950 Sigmoid kernel needs "
-                             f"{ARCH35_BUFFER_SLOTS} buffers of at least {spec_arch35.UB_ALIGN_BYTES} bytes")
-        data = checked_record(ARCH35_RECORD_DTYPE, {name: getattr(f, name) for name in shared.ARCH35_FIELDS})
-        return OpTiling(NAME, ARCH_950, data, int(block_dim), shared.arch35_tiling_key(info.name),
-                        shared.ARCH35_WORKSPACE_SIZE)
+        return shared.arch35_host_tiling(NAME, "Sigmoid", numel, info, platform.ub_size, platform.core_num,
+                                         ARCH35_BUFFER_SLOTS)
     accepted, block_dim, f, buffer_num = a2_host_tiling(numel, b, platform.ub_size, platform.core_num)
     if not accepted:
         raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small: the A2 Sigmoid host keeps "

@@ -19,6 +19,7 @@ from ...program import compiled
 from ...spec import a2 as spec_a2
 from ...spec import arch35 as spec_arch35
 from ...tiling.findings import finding
+from ...tiling.records import checked_record
 from ..registry import OpTiling, WalkCheck
 
 __all__ = ["A2_RECORD_DTYPE", "ARCH35_FIELDS", "ARCH35_RECORD_DTYPE", "A2_BLOCK_SIZE", "ARCH35_WORKSPACE_SIZE",
@@ -42,6 +43,18 @@ OP_KEYS = {"float16": 1, "bfloat16": 2, "float32": 3}
 
 def arch35_tiling_key(dtype_name: str) -> int:
     return OP_KEYS[dtype_name] * 10 ** 14 + 100
+
+
+def arch35_host_tiling(op_name: str, kernel_name: str, numel: int, info: DTypeInfo, ub_size: int, core_num: int,
+                       slots: int) -> OpTiling:
+    """opbase ElewiseTiling of ``numel`` (>= 1) elements over ``slots`` buffers of the input's dtype: the 950
+    record of operator ``op_name``, or a ValueError naming ``kernel_name`` where the UB cannot hold them."""
+    accepted, block_dim, f = spec_arch35.host_tiling(numel, info.itemsize, ub_size, core_num, slots, info.itemsize)
+    if not accepted:
+        raise ValueError(f"platform.ub_size ({ub_size} bytes) is too small: the 950 {kernel_name} kernel needs "
+                         f"{slots} buffers of at least {spec_arch35.UB_ALIGN_BYTES} bytes")
+    data = checked_record(ARCH35_RECORD_DTYPE, {name: getattr(f, name) for name in ARCH35_FIELDS})
+    return OpTiling(op_name, ARCH_950, data, int(block_dim), arch35_tiling_key(info.name), ARCH35_WORKSPACE_SIZE)
 
 
 def walk_fields(tiling: OpTiling):
