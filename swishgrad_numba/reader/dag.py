@@ -41,6 +41,10 @@ class Sched:
 class DagMachine(MicroMixin, ClassMachine):
     scheduled = False
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.struct_vars = set()        # the Placeholder::Var indices no SetVar sets
+
     def construct(self, node, tval, name, args):
         if tval.cname in _SCHEDULERS:
             dags = [a for a in tval.args if isinstance(a, TypeVal) and a.owner]
@@ -124,6 +128,12 @@ class DagMachine(MicroMixin, ClassMachine):
             if n.last == "Var":
                 i = self._in_env(lambda: self.type_or_value(n.targs[1])).value
                 if i not in self.dag.sched.vars:
+                    # taken from the struct by the scheduler (ElementwiseSchWithScalar's scalarData)
+                    vtype = self._in_env(lambda: self.type_or_value(n.targs[0]))
+                    if getattr(vtype, "cname", None) != "float":
+                        refuse(alias, f"Placeholder::Var<{render(n.targs[0])}, {i}>",
+                               "a scalar the scheduler takes from its struct is read as a float only")
+                    self.struct_vars.add(i)
                     return AttrRef(f"var{i}")
                 value = self.dag.sched.vars[i]
                 if not isinstance(value, (AttrRef, CNum)):

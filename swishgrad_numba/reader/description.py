@@ -95,11 +95,15 @@ class Body:
 @dataclass(frozen=True)
 class TilingStruct:
     """The tiling-data struct: its name and fields ((name, C type), ...) in order; ``at`` each
-    field's (file, line), where read."""
+    field's (file, line), where read. ``opbase``: one of opbase's element-wise structs, used as it
+    is (not in the folder); its ``fields`` are then only the DAG's ``Placeholder::Var`` scalars it
+    carries in ``scalarData`` (``var<i>``, in index order), its layout the host's
+    (:data:`swishgrad_numba.ops.read_host.OPBASE_STRUCTS`)."""
 
     name: str
     fields: tuple
     at: tuple = field(default=(), compare=False)
+    opbase: bool = False
 
     def float_fields(self) -> tuple:
         return tuple(n for n, t in self.fields if t in ("float", "double"))
