@@ -95,9 +95,10 @@ class ReadOperator(Operator):
             self._compiled[key] = compile_program(program, key[0], bool(saturation), module=READ_MODULE)
         return self._compiled[key]
 
-    def tiling(self, numel: int, dtype, platform: Platform | None = None, **attributes) -> OpTiling:
+    def tiling(self, numel: int, dtype, platform: Platform | None = None, *, variant=None,
+               **attributes) -> OpTiling:
         """The template's host tiling of ``numel`` elements of ``dtype``, the attributes (by the struct's
-        field names; 0 where not given) in the record."""
+        field names; 0 where not given) in the record; ``variant`` where the source has several."""
         from ..tiling.host import check_numel
 
         info = dtype_info(dtype, argname="dtype")
@@ -107,7 +108,7 @@ class ReadOperator(Operator):
         platform = self.default_platform if platform is None else platform
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-        program = self.program(info)
+        program = self.program(info, variant=variant)
         return read_host.host_tiling(self.name, self.style, self.record_dtype, program, check_numel(numel), info,
                                      platform, self._attribute_values(attributes, ()), self._buffer_num(info))
 
