@@ -138,10 +138,13 @@ def ub_plan(program, info: DTypeInfo, buffer_num: int) -> tuple:
     return queues + tuple((1, 4 if t.dtype == "float32" else info.itemsize) for t in program.locals)
 
 
-def _dag_buffers(program, info: DTypeInfo) -> tuple:
+def _dag_buffers(program, info: DTypeInfo, dag_wide: bool | None = None) -> tuple:
     """``(BufferNum, MaxDtypeBytes)`` of a read DAG, as the Swish 950 DAGs' rule (``ops.swish.Dag``): its
-    copy-ins and copy-out pinged and ponged, and two float32 temporaries where a 16-bit body widens."""
-    widens = info.itemsize != 4 and any(t.dtype == "float32" for t in program.locals)
+    copy-ins and copy-out pinged and ponged, and two float32 temporaries where a 16-bit body widens:
+    where a DAG node's result is float32 (``dag_wide``, the reader's :attr:`Body.dag_wide`; registers
+    inside a MicroAPI node are not UB tensors), else where the program has a float32 local."""
+    wide = any(t.dtype == "float32" for t in program.locals) if dag_wide is None else dag_wide
+    widens = info.itemsize != 4 and wide
     return 2 * (len(program.inputs) + 1) + 2 * widens, 4 if widens else info.itemsize
 
 
@@ -155,13 +158,13 @@ def _a2_split(program, numel: int, info: DTypeInfo, platform: Platform, buffer_n
 
 
 def host_tiling(op_name: str, style: str, dtype: np.dtype, program, numel: int, info: DTypeInfo,
-                platform: Platform, attrs: dict, buffer_num: int) -> ReadTiling:
+                platform: Platform, attrs: dict, buffer_num: int, dag_wide: bool | None = None) -> ReadTiling:
     """The template's host tiling of ``numel`` (>= 1) elements, the attributes in the struct's float fields."""
     if style == "dag":
         if platform.architecture != ARCH_950:
             raise ValueError(f"platform (soc_version {platform.soc_version!r}) does not run the 950 DAG kernel "
                              f"{op_name}; give an Ascend 950 platform")
-        bufs, widest = _dag_buffers(program, info)
+        bufs, widest = _dag_buffers(program, info, dag_wide)
         accepted, block_dim, f = spec_arch35.host_tiling(numel, info.itemsize, platform.ub_size, platform.core_num,
                                                          bufs, widest)
         if not accepted:
@@ -205,11 +208,11 @@ def walk_fields(tiling: OpTiling, program, numel: int, info: DTypeInfo, platform
 
 
 def walk_check(program_of, buffer_num: int, tiling: OpTiling, numel: int, info: DTypeInfo,
-               platform: Platform) -> WalkCheck:
+               platform: Platform, dag_wide: bool | None = None) -> WalkCheck:
     """The record for the validator: its walk in the template's core-class form and the kernel's UB plan."""
     program = program_of(info.name)
     if tiling.architecture == ARCH_950:
-        bufs, widest = _dag_buffers(program, info)
+        bufs, widest = _dag_buffers(program, info, dag_wide)
         if _is_32b(tiling.data.dtype):
             bad = [n for n in _HEAD_32B if int(tiling.data[n]) < 1]
             fields = None if bad else walk_fields(tiling, program, numel, info, platform, buffer_num)

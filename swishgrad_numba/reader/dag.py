@@ -44,6 +44,7 @@ class DagMachine(MicroMixin, ClassMachine):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.struct_vars = set()        # the Placeholder::Var indices no SetVar sets
+        self.node_dtypes = set()        # the dtypes of the DAG nodes' results (UB tensors)
 
     def construct(self, node, tval, name, args):
         if tval.cname in _SCHEDULERS:
@@ -113,6 +114,7 @@ class DagMachine(MicroMixin, ClassMachine):
         opname = _unwrap(op)
         args = [self._input(alias, a) for a in inputs]
         key = self._node(alias, opname, args)
+        self.node_dtypes.add(self.dtypes.get(key))
         dag.done[alias.name] = key
         return key
 

@@ -8,6 +8,7 @@ choices that compute differently are variants named by their conditions.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .assemble import assemble
 from .description import KernelDescription, TilingStruct
@@ -130,7 +131,10 @@ def _body(file, dtype, m, gm, conds):
     else:
         prologue, tile = [], events
     variant = _variant(conds)
-    return assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num)
+    body = assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num)
+    if m.scheduled:
+        body = replace(body, dag_wide="float32" in m.node_dtypes)
+    return body
 
 
 def _variant(conds) -> str:
