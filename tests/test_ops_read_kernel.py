@@ -429,3 +429,11 @@ def test_opbase_struct_refusals(tmp_path):
                         "Placeholder::Var<half, 0>>;\n    using Quarter")
     with pytest.raises(KernelSourceError, match=r"gate_dag\.h:\d+: .*Placeholder::Var<half, 0>"):
         read_kernel(folder)
+
+
+def test_setvar_on_the_scalar_scheduler_is_refused(tmp_path):
+    old = "            gateTiling);\n        sch.Init(x, y);\n        sch.Process();\n    } else"
+    new = old.replace("sch.Init", "sch.template SetVar<float, 0>(1.0f);\n        sch.Init")
+    folder = _gate_copy(tmp_path, old, new)
+    with pytest.raises(KernelSourceError, match=r"gate_apt\.cpp:24: cannot read SetVar on an ElementwiseSchWithScalar"):
+        read_kernel(folder)

@@ -95,8 +95,7 @@ class ReadOperator(Operator):
             self._compiled[key] = compile_program(program, key[0], bool(saturation), module=READ_MODULE)
         return self._compiled[key]
 
-    def tiling(self, numel: int, dtype, platform: Platform | None = None, *, variant=None,
-               **attributes) -> OpTiling:
+    def tiling(self, numel: int, dtype, platform: Platform | None = None, *, variant=None, **attributes) -> OpTiling:
         """The template's host tiling of ``numel`` elements of ``dtype``, the attributes (by the struct's
         field names; 0 where not given) in the record; ``variant`` where the source has several."""
         from ..tiling.host import check_numel
@@ -177,11 +176,10 @@ class ReadOperator(Operator):
         return (bodies[0].buffer_num if bodies else None) or 2
 
     def _dag_wide(self, info, variant=None):
-        """The DAG body's :attr:`~swishgrad_numba.reader.Body.dag_wide` (None for the A2 style)."""
-        variants = self.description.variants(info.name)
-        if variant is None and len(variants) == 1:
-            variant = variants[0]
-        return self.description.body(info.name, variant).dag_wide if variant in variants else None
+        """The DAG body's ``Body.dag_wide`` (None for the A2 style)."""
+        vs = self.description.variants(info.name)
+        v = vs[0] if variant is None and len(vs) == 1 else variant
+        return self.description.body(info.name, v).dag_wide if v in vs else None
 
     def _launch(self, ins, out, tiling, info, program, platform, variant, saturation):
         fields = read_host.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))

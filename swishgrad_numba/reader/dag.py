@@ -36,6 +36,7 @@ class Sched:
     dag: TypeVal
     vars: dict = field(default_factory=dict)
     gm: tuple = ()
+    kind: str = ""
 
 
 class DagMachine(MicroMixin, ClassMachine):
@@ -51,7 +52,7 @@ class DagMachine(MicroMixin, ClassMachine):
             dags = [a for a in tval.args if isinstance(a, TypeVal) and a.owner]
             if len(dags) != 1:
                 refuse(node, f"{tval.cname} {name}", "its DAG is not a member type of a DAG struct")
-            return Sched(dags[0])
+            return Sched(dags[0], kind=tval.cname)
         if tval.cname.endswith("Sch") or "Sch<" in tval.cname:
             refuse(node, f"{tval.cname} {name}", f"the reader knows the element-wise schedulers {_SCHEDULERS}")
         return super().construct(node, tval, name, args)
@@ -60,6 +61,10 @@ class DagMachine(MicroMixin, ClassMachine):
         if not isinstance(obj, Sched):
             return super().call_method(node, obj, name, targs, args)
         if name == "SetVar":
+            if obj.kind == "ElementwiseSchWithScalar":
+                # its Init fills every Var from the struct's scalarData (opbase elewise_sch_with_scalar.h:62)
+                refuse(node, "SetVar on an ElementwiseSchWithScalar",
+                       "its Vars are the struct's scalarData, which Init reads over any SetVar before it")
             obj.vars[targs[1].value] = args[0]
         elif name == "Init":
             obj.gm = tuple(a.name if hasattr(a, "name") else None for a in args)
