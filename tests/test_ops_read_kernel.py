@@ -324,3 +324,116 @@ def test_registered_dag_kernel_on_the_950(ops):
             op.tiling(n, x.dtype, op.default_platform.__class__(soc_version="ascend910b"), beta=0.6)
     finally:
         del OPERATORS["read_swish_toy"]
+
+
+# ---------------------------------------------------------------- opbase's structs used as they are
+
+def ref_gate(x, gain, mode):
+    """dag_gate_32b: linear x * gain + 0.25; soft x / (exp(x * gain) + 2); 16-bit narrowed with CAST_RINT."""
+    with np.errstate(all="ignore"):
+        xf = x.astype(F32)
+        if mode == "linear":
+            out = xf * F32(gain) + F32(0.25)
+        else:
+            out = xf / (ref_exp_f32(xf * F32(gain)) + F32(2.0))
+    return out if x.dtype == np.float32 else narrow(out, x.dtype, ties_away=False)
+
+
+def ref_halfexp(x):
+    """dag_v2_halfexp: exp(x) * 0.5 + x; 16-bit narrowed with CAST_RINT."""
+    with np.errstate(all="ignore"):
+        xf = x.astype(F32)
+        out = ref_exp_f32(xf) * F32(0.5) + xf
+    return out if x.dtype == np.float32 else narrow(out, x.dtype, ties_away=False)
+
+
+@pytest.fixture(scope="module")
+def opbase_ops():
+    return {f: read_kernel(KERNELS / f) for f in ("dag_gate_32b", "dag_v2_halfexp")}
+
+
+GATE_VARIANTS = {"linear": "gateMode == 1", "soft": "!(gateMode == 1)"}
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_gate_on_elebasetilingdata32b_bit_for_bit(opbase_ops, dtype):
+    op = opbase_ops["dag_gate_32b"]
+    assert op.variants(dtype) == tuple(GATE_VARIANTS.values())
+    _, x, _ = _inputs(dtype, 5)
+    for mode, variant in GATE_VARIANTS.items():
+        for gain in (0.7, -1.5):
+            got = op.run(x=x, var0=gain, variant=variant)
+            assert_bits_equal(got, ref_gate(x, gain, mode), f"gate {mode} {dtype} gain={gain}")
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_halfexp_on_elebasetilingdatav2_bit_for_bit(opbase_ops, dtype):
+    _, x, _ = _inputs(dtype, 6)
+    assert_bits_equal(opbase_ops["dag_v2_halfexp"].run(x=x), ref_halfexp(x), f"halfexp {dtype}")
+
+
+def test_opbase_struct_records(opbase_ops):
+    from swishgrad_numba.ops.swish_host import ARCH35_RECORD_DTYPE
+    from swishgrad_numba.platform import ASCEND950_PLATFORM
+
+    gate = opbase_ops["dag_gate_32b"]
+    d = gate.record_dtype          # dim0, coreNum, ubFormer, then scalarData: the gain its first float
+    assert gate.description.tiling.opbase and gate.attributes == ("var0",)
+    assert d.names == ("dim0", "coreNum", "ubFormer", "var0") and d.itemsize == 32
+    assert [d.fields[n][1] for n in d.names] == [ARCH35_RECORD_DTYPE.fields[n][1] for n in ARCH35_RECORD_DTYPE.names]
+    n = 200_003
+    t = gate.tiling(n, np.float16, ASCEND950_PLATFORM, var0=0.7, variant=GATE_VARIANTS["soft"])
+    assert int(t["dim0"]) == n and float(t["var0"]) == F32(0.7) and t.data.tobytes()[20:] == bytes(12)
+    with pytest.raises(ValueError, match="variant must be given"):
+        gate.tiling(n, np.float16, ASCEND950_PLATFORM, var0=0.7)
+    halfexp = opbase_ops["dag_v2_halfexp"]
+    assert halfexp.record_dtype.itemsize == 80 and halfexp.attributes == ()
+    t = halfexp.tiling(n, np.float32, ASCEND950_PLATFORM)
+    assert int(t["dim0"]) == n and int(t["blockNum"]) == t.block_dim
+
+
+def test_registered_v2_kernel_tiles_validates_runs_and_estimates(opbase_ops):
+    from swishgrad_numba import compute_tiling, run_tiling, validate_tiling
+    from swishgrad_numba.devicetime import estimate
+    from swishgrad_numba.platform import ASCEND950_PLATFORM
+
+    register(read_kernel(KERNELS / "dag_v2_halfexp", name="read_halfexp"))
+    try:
+        n = 123_457
+        x = np.linspace(-9, 9, n).astype(np.float16)
+        tiling = compute_tiling(n, x.dtype, platform=ASCEND950_PLATFORM, op="read_halfexp")
+        assert validate_tiling(tiling, n, x.dtype).ok
+        out = np.empty_like(x)
+        run_tiling(None, x, out, tiling)
+        assert_bits_equal(out, ref_halfexp(x))
+        assert estimate(tiling, n, x.dtype, op="read_halfexp").duration_us > 0
+    finally:
+        del OPERATORS["read_halfexp"]
+
+
+def _gate_copy(tmp_path, old, new):
+    src = KERNELS / "dag_gate_32b"
+    (tmp_path / "arch35").mkdir(parents=True)
+    for f in src.rglob("*.*"):
+        text = f.read_text()
+        (tmp_path / f.relative_to(src)).write_text(text.replace(old, new) if old in text else text)
+    return tmp_path
+
+
+def test_opbase_struct_refusals(tmp_path):
+    folder = _gate_copy(tmp_path / "a", "EleBaseTilingData32B", "EleBaseTilingData24B")
+    with pytest.raises(ValueError, match=r"EleBaseTilingData24B was not found in its folder, nor is it one of "
+                                         r"opbase's"):
+        read_kernel(folder)
+    folder = _gate_copy(tmp_path / "b", "Placeholder::Var<float, 0>>;\n    using Quarter",
+                        "Placeholder::Var<half, 0>>;\n    using Quarter")
+    with pytest.raises(KernelSourceError, match=r"gate_dag\.h:\d+: .*Placeholder::Var<half, 0>"):
+        read_kernel(folder)
+
+
+def test_setvar_on_the_scalar_scheduler_is_refused(tmp_path):
+    old = "            gateTiling);\n        sch.Init(x, y);\n        sch.Process();\n    } else"
+    new = old.replace("sch.Init", "sch.template SetVar<float, 0>(1.0f);\n        sch.Init")
+    folder = _gate_copy(tmp_path, old, new)
+    with pytest.raises(KernelSourceError, match=r"gate_apt\.cpp:24: cannot read SetVar on an ElementwiseSchWithScalar"):
+        read_kernel(folder)

@@ -5,7 +5,7 @@ A read kernel's own host code is not read: it runs on the host tiling of the tem
 for, the A2 element-wise split (:func:`swishgrad_numba.spec.a2.split_blocks`, with the kernel's UB plan:
 every queue ``BUFFER_NUM`` buffers of the element type, every other local tensor one float32 buffer) or the
 950's ``ElewiseTiling`` (:func:`swishgrad_numba.spec.arch35.host_tiling`, into the struct's
-``EleBaseTilingData`` field). Only the 950's walk is all in its record; an A2 struct's integer fields are
+``EleBaseTilingData`` field, or into one of opbase's structs used as it is: :data:`OPBASE_STRUCTS`). Only the 950's walk is all in its record; an A2 struct's integer fields are
 the author's own, so a :class:`ReadTiling` carries the template's walk beside the record, and the record's
 fields named as the template's (:data:`swishgrad_numba.spec.a2.FIELDS`) carry its values.
 """
@@ -23,8 +23,9 @@ from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 from ..tiling.records import ARCH35_TILING_DTYPE, checked_record
 from .registry import OpTiling, WalkCheck
+from .swish_host import ARCH35_RECORD_DTYPE
 
-__all__ = ["C_TYPES", "ELE_BASE_TILING_DTYPE", "ReadTiling", "record_dtype", "ub_plan", "host_tiling",
+__all__ = ["C_TYPES", "ELE_BASE_TILING_DTYPE", "OPBASE_STRUCTS", "ReadTiling", "record_dtype", "ub_plan", "host_tiling",
            "walk_fields", "walk_check"]
 
 #: The C scalar types a tiling struct's fields may have, as NumPy types (little-endian, as the device).
@@ -37,12 +38,59 @@ C_TYPES = {"uint8_t": "u1", "int8_t": "i1", "uint16_t": "<u2", "int16_t": "<i2",
 ELE_BASE_TILING_DTYPE = np.dtype([(n, ARCH35_TILING_DTYPE.fields[n][0]) for n in spec_arch35.FIELDS], align=True)
 _STRUCTS = {"EleBaseTilingData": ELE_BASE_TILING_DTYPE}
 
+#: opbase's ``EleBaseTilingData32B`` (``pkg_inc/op_common/atvoss/elewise/elewise_base_struct.h:53-58``):
+#: ``dim0``, ``coreNum``, ``ubFormer`` and 16 bytes of ``scalarData``, laid out as the Swish 950 record
+#: (:data:`swishgrad_numba.ops.swish_host.ARCH35_RECORD_DTYPE`, whose ``scale`` is the first float of
+#: ``scalarData``). ``ElementwiseSchWithScalar::Init`` fills the DAG's ``Placeholder::Var`` scalars from
+#: ``scalarData`` in index order, each after the one before (``elewise_sch_with_scalar.h:62, 100-113``).
+_HEAD_32B = ("dim0", "coreNum", "ubFormer")
+_SCALAR_OFFSET_32B = ARCH35_RECORD_DTYPE.fields["scale"][1]
+_SCALAR_BYTES_32B = ARCH35_RECORD_DTYPE.itemsize - _SCALAR_OFFSET_32B
+
+#: opbase's element-wise structs a kernel may use as its tiling struct as they are (not in its folder):
+#: the 80-byte ``EleBaseTilingData``, ``EleBaseTilingDataV2`` (its alias, ``elewise_base_struct.h:60``) and
+#: ``EleBaseTilingData32B``.
+OPBASE_STRUCTS = ("EleBaseTilingData", "EleBaseTilingDataV2", "EleBaseTilingData32B")
+
+
+def _opbase_dtype(struct) -> np.dtype:
+    """The record of an opbase struct used as it is: the 80-byte one whole, or the 32-byte one with the DAG's
+    float ``Placeholder::Var`` s in ``scalarData`` (``var<i>`` at ``4 i`` bytes into it)."""
+    if struct.name not in OPBASE_STRUCTS:
+        raise ValueError(f"the kernel's tiling struct {struct.name} was not found in its folder, nor is it one of "
+                         f"opbase's element-wise structs {list(OPBASE_STRUCTS)}: its record cannot be laid out")
+    names = [n for n, _ in struct.fields]
+    if names != [f"var{i}" for i in range(len(names))] or any(t != "float" for _, t in struct.fields):
+        raise ValueError(f"tiling struct {struct.name}: the DAG's Placeholder::Var scalars {names} are not float "
+                         f"var0, var1, ... in order; their place in the struct is not read")
+    if struct.name != "EleBaseTilingData32B":
+        if names:
+            raise ValueError(f"tiling struct {struct.name} has no scalarData: the DAG's Placeholder::Var scalars "
+                             f"{names} are set by no SetVar")
+        return np.dtype(ELE_BASE_TILING_DTYPE, metadata={"opbase": struct.name})
+    if 4 * len(names) > _SCALAR_BYTES_32B:
+        raise ValueError(f"tiling struct {struct.name}: {len(names)} float scalars do not fit its "
+                         f"{_SCALAR_BYTES_32B} bytes of scalarData")
+    head = [ARCH35_RECORD_DTYPE.fields[n] for n in _HEAD_32B]
+    return np.dtype({"names": list(_HEAD_32B) + names,
+                     "formats": [f[0] for f in head] + ["<f4"] * len(names),
+                     "offsets": [f[1] for f in head] + [_SCALAR_OFFSET_32B + 4 * i for i in range(len(names))],
+                     "itemsize": ARCH35_RECORD_DTYPE.itemsize}, metadata={"opbase": struct.name})
+
+
+def _is_32b(dtype) -> bool:
+    return (dtype.metadata or {}).get("opbase") == "EleBaseTilingData32B"
+
 
 def record_dtype(struct, style: str) -> np.dtype:
     """The tiling struct as a NumPy record laid out as a C compiler lays it out (each field at its type's
     alignment, the size rounded to the largest); ValueError naming the field it cannot lay out."""
     if struct is None:
         raise ValueError("the kernel's tiling struct was not found in its folder: its record cannot be laid out")
+    if getattr(struct, "opbase", False):
+        if style != "dag":
+            raise ValueError(f"tiling struct {struct.name} (opbase's) is read for the 950 DAG style only")
+        return _opbase_dtype(struct)
     fields = []
     for i, (name, ctype) in enumerate(struct.fields):
         where = struct.at[i] if i < len(struct.at) else ("", 0)
@@ -70,6 +118,11 @@ def _base_field(dtype):
     return next((n for n in dtype.names if dtype.fields[n][0] == ELE_BASE_TILING_DTYPE), None)
 
 
+def _base(record):
+    """The record's ``EleBaseTilingData``: a field of it, or the record itself (opbase's struct used as it is)."""
+    return record if (record.dtype.metadata or {}).get("opbase") else record[_base_field(record.dtype)]
+
+
 @dataclass(frozen=True)
 class ReadTiling(OpTiling):
     """A read kernel's host tiling: the record and, for the A2 style, ``walk`` (the template's
@@ -85,10 +138,13 @@ def ub_plan(program, info: DTypeInfo, buffer_num: int) -> tuple:
     return queues + tuple((1, 4 if t.dtype == "float32" else info.itemsize) for t in program.locals)
 
 
-def _dag_buffers(program, info: DTypeInfo) -> tuple:
+def _dag_buffers(program, info: DTypeInfo, dag_wide: bool | None = None) -> tuple:
     """``(BufferNum, MaxDtypeBytes)`` of a read DAG, as the Swish 950 DAGs' rule (``ops.swish.Dag``): its
-    copy-ins and copy-out pinged and ponged, and two float32 temporaries where a 16-bit body widens."""
-    widens = info.itemsize != 4 and any(t.dtype == "float32" for t in program.locals)
+    copy-ins and copy-out pinged and ponged, and two float32 temporaries where a 16-bit body widens:
+    where a DAG node's result is float32 (``dag_wide``, the reader's :attr:`Body.dag_wide`; registers
+    inside a MicroAPI node are not UB tensors), else where the program has a float32 local."""
+    wide = any(t.dtype == "float32" for t in program.locals) if dag_wide is None else dag_wide
+    widens = info.itemsize != 4 and wide
     return 2 * (len(program.inputs) + 1) + 2 * widens, 4 if widens else info.itemsize
 
 
@@ -102,20 +158,26 @@ def _a2_split(program, numel: int, info: DTypeInfo, platform: Platform, buffer_n
 
 
 def host_tiling(op_name: str, style: str, dtype: np.dtype, program, numel: int, info: DTypeInfo,
-                platform: Platform, attrs: dict, buffer_num: int) -> ReadTiling:
+                platform: Platform, attrs: dict, buffer_num: int, dag_wide: bool | None = None) -> ReadTiling:
     """The template's host tiling of ``numel`` (>= 1) elements, the attributes in the struct's float fields."""
     if style == "dag":
         if platform.architecture != ARCH_950:
             raise ValueError(f"platform (soc_version {platform.soc_version!r}) does not run the 950 DAG kernel "
                              f"{op_name}; give an Ascend 950 platform")
-        bufs, widest = _dag_buffers(program, info)
+        bufs, widest = _dag_buffers(program, info, dag_wide)
         accepted, block_dim, f = spec_arch35.host_tiling(numel, info.itemsize, platform.ub_size, platform.core_num,
                                                          bufs, widest)
         if not accepted:
             raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small for {bufs} buffers")
+        if _is_32b(dtype):           # DoTiling32B: the struct keeps dim0, coreNum and ubFormer of the result
+            data = checked_record(dtype, {**{n: getattr(f, n) for n in _HEAD_32B}, **attrs})
+            return ReadTiling(op_name, ARCH_950, data, int(block_dim), 0, spec_arch35.WORKSPACE_SIZE)
         record = np.zeros((), dtype=dtype)
         base = checked_record(ELE_BASE_TILING_DTYPE, f._asdict())
-        record[_base_field(dtype)] = base
+        if (dtype.metadata or {}).get("opbase"):
+            record[...] = base
+        else:
+            record[_base_field(dtype)] = base
         for name, value in attrs.items():
             record[name] = value
         return ReadTiling(op_name, ARCH_950, record[()], int(block_dim), 0, spec_arch35.WORKSPACE_SIZE)
@@ -133,7 +195,9 @@ def walk_fields(tiling: OpTiling, program, numel: int, info: DTypeInfo, platform
     """The walk a record stands for: the 950's from its ``EleBaseTilingData``, the A2's carried beside it
     (or the template's split again, with the record's block dim as the core count)."""
     if tiling.architecture == ARCH_950:
-        base = tiling.data[_base_field(tiling.data.dtype)]
+        if _is_32b(tiling.data.dtype):   # ElementwiseSchWithScalar's own split (elewise_sch_with_scalar.h:37-48)
+            return spec_arch35.kernel_fields_32b(*(int(tiling.data[n]) for n in _HEAD_32B))
+        base = _base(tiling.data)
         return spec_arch35.TilingFields(*(int(base[n]) for n in spec_arch35.FIELDS))
     walk = getattr(tiling, "walk", None)
     if walk is None:
@@ -144,17 +208,22 @@ def walk_fields(tiling: OpTiling, program, numel: int, info: DTypeInfo, platform
 
 
 def walk_check(program_of, buffer_num: int, tiling: OpTiling, numel: int, info: DTypeInfo,
-               platform: Platform) -> WalkCheck:
+               platform: Platform, dag_wide: bool | None = None) -> WalkCheck:
     """The record for the validator: its walk in the template's core-class form and the kernel's UB plan."""
     program = program_of(info.name)
     if tiling.architecture == ARCH_950:
-        fields = walk_fields(tiling, program, numel, info, platform or ASCEND950_PLATFORM, buffer_num)
-        bufs, widest = _dag_buffers(program, info)
-        bad = [n for n in ("dim0", "coreNum", "ubFormer") if getattr(fields, n) < 1]
+        bufs, widest = _dag_buffers(program, info, dag_wide)
+        if _is_32b(tiling.data.dtype):
+            bad = [n for n in _HEAD_32B if int(tiling.data[n]) < 1]
+            fields = None if bad else walk_fields(tiling, program, numel, info, platform, buffer_num)
+        else:
+            fields = walk_fields(tiling, program, numel, info, platform or ASCEND950_PLATFORM, buffer_num)
+            bad = [n for n in _HEAD_32B if getattr(fields, n) < 1]
         if bad:
             from ..tiling.findings import finding
+            value = (lambda n: int(tiling.data[n])) if fields is None else (lambda n: getattr(fields, n))
             return WalkCheck(None, ((bufs, widest),), 0, tuple(
-                finding("FIELD_RANGE", f"{n}={getattr(fields, n)}: the kernel divides by it and needs it >= 1.")
+                finding("FIELD_RANGE", f"{n}={value(n)}: the kernel divides by it and needs it >= 1.")
                 for n in bad))
         return WalkCheck(fields, ((bufs, widest),), fields.ubFormer)
     fields = walk_fields(tiling, program, numel, info, platform, buffer_num)

@@ -95,9 +95,9 @@ class ReadOperator(Operator):
             self._compiled[key] = compile_program(program, key[0], bool(saturation), module=READ_MODULE)
         return self._compiled[key]
 
-    def tiling(self, numel: int, dtype, platform: Platform | None = None, **attributes) -> OpTiling:
+    def tiling(self, numel: int, dtype, platform: Platform | None = None, *, variant=None, **attributes) -> OpTiling:
         """The template's host tiling of ``numel`` elements of ``dtype``, the attributes (by the struct's
-        field names; 0 where not given) in the record."""
+        field names; 0 where not given) in the record; ``variant`` where the source has several."""
         from ..tiling.host import check_numel
 
         info = dtype_info(dtype, argname="dtype")
@@ -107,9 +107,10 @@ class ReadOperator(Operator):
         platform = self.default_platform if platform is None else platform
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-        program = self.program(info)
+        program = self.program(info, variant=variant)
         return read_host.host_tiling(self.name, self.style, self.record_dtype, program, check_numel(numel), info,
-                                     platform, self._attribute_values(attributes, ()), self._buffer_num(info))
+                                     platform, self._attribute_values(attributes, ()), self._buffer_num(info),
+                                     self._dag_wide(info, variant))
 
     def run(self, **inputs_and_attributes) -> np.ndarray:
         """Run the kernel on the emulated walk: inputs by the kernel's ``GM_ADDR`` names (one shape, one of
@@ -149,7 +150,7 @@ class ReadOperator(Operator):
         if out.size == 0:
             return out
         tiling = read_host.host_tiling(self.name, self.style, self.record_dtype, program, out.size, info, platform,
-                                       attrs, self._buffer_num(info))
+                                       attrs, self._buffer_num(info), self._dag_wide(info, variant))
         flat = [np.ascontiguousarray(arrays[n]).reshape(-1) for n in read]
         self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation)
         return out
@@ -173,6 +174,12 @@ class ReadOperator(Operator):
     def _buffer_num(self, info) -> int:
         bodies = [b for b in self.description.bodies if b.dtype == info.name]
         return (bodies[0].buffer_num if bodies else None) or 2
+
+    def _dag_wide(self, info, variant=None):
+        """The DAG body's ``Body.dag_wide`` (None for the A2 style)."""
+        vs = self.description.variants(info.name)
+        v = vs[0] if variant is None and len(vs) == 1 else variant
+        return self.description.body(info.name, v).dag_wide if v in vs else None
 
     def _launch(self, ins, out, tiling, info, program, platform, variant, saturation):
         fields = read_host.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))
@@ -229,7 +236,8 @@ def read_kernel(folder, *, name: str | None = None, entry: str | None = None) ->
         return holder["op"].tiling(numel, info, platform, **attrs)
 
     def walk_check(tiling, numel, info, platform):
-        return read_host.walk_check(program_of, holder["op"]._buffer_num(info), tiling, numel, info, platform)
+        return read_host.walk_check(program_of, holder["op"]._buffer_num(info), tiling, numel, info, platform,
+                                    holder["op"]._dag_wide(info))
 
     # how 16-bit results are narrowed: the round mode of a 16-bit body's last Cast
     casts = [b.steps[-1].args[2] for b in d.bodies if b.dtype != "float32" and b.steps and b.steps[-1].op == "Cast"]

@@ -36,17 +36,23 @@ class Sched:
     dag: TypeVal
     vars: dict = field(default_factory=dict)
     gm: tuple = ()
+    kind: str = ""
 
 
 class DagMachine(MicroMixin, ClassMachine):
     scheduled = False
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.struct_vars = set()        # the Placeholder::Var indices no SetVar sets
+        self.node_dtypes = set()        # the dtypes of the DAG nodes' results (UB tensors)
 
     def construct(self, node, tval, name, args):
         if tval.cname in _SCHEDULERS:
             dags = [a for a in tval.args if isinstance(a, TypeVal) and a.owner]
             if len(dags) != 1:
                 refuse(node, f"{tval.cname} {name}", "its DAG is not a member type of a DAG struct")
-            return Sched(dags[0])
+            return Sched(dags[0], kind=tval.cname)
         if tval.cname.endswith("Sch") or "Sch<" in tval.cname:
             refuse(node, f"{tval.cname} {name}", f"the reader knows the element-wise schedulers {_SCHEDULERS}")
         return super().construct(node, tval, name, args)
@@ -55,6 +61,10 @@ class DagMachine(MicroMixin, ClassMachine):
         if not isinstance(obj, Sched):
             return super().call_method(node, obj, name, targs, args)
         if name == "SetVar":
+            if obj.kind == "ElementwiseSchWithScalar":
+                # its Init fills every Var from the struct's scalarData (opbase elewise_sch_with_scalar.h:62)
+                refuse(node, "SetVar on an ElementwiseSchWithScalar",
+                       "its Vars are the struct's scalarData, which Init reads over any SetVar before it")
             obj.vars[targs[1].value] = args[0]
         elif name == "Init":
             obj.gm = tuple(a.name if hasattr(a, "name") else None for a in args)
@@ -109,6 +119,7 @@ class DagMachine(MicroMixin, ClassMachine):
         opname = _unwrap(op)
         args = [self._input(alias, a) for a in inputs]
         key = self._node(alias, opname, args)
+        self.node_dtypes.add(self.dtypes.get(key))
         dag.done[alias.name] = key
         return key
 
@@ -124,6 +135,12 @@ class DagMachine(MicroMixin, ClassMachine):
             if n.last == "Var":
                 i = self._in_env(lambda: self.type_or_value(n.targs[1])).value
                 if i not in self.dag.sched.vars:
+                    # taken from the struct by the scheduler (ElementwiseSchWithScalar's scalarData)
+                    vtype = self._in_env(lambda: self.type_or_value(n.targs[0]))
+                    if getattr(vtype, "cname", None) != "float":
+                        refuse(alias, f"Placeholder::Var<{render(n.targs[0])}, {i}>",
+                               "a scalar the scheduler takes from its struct is read as a float only")
+                    self.struct_vars.add(i)
                     return AttrRef(f"var{i}")
                 value = self.dag.sched.vars[i]
                 if not isinstance(value, (AttrRef, CNum)):

@@ -71,7 +71,9 @@ class Body:
     """Compute for one dtype: ``inputs`` ((GM name, tensor), ...) that it reads, in the
     entry's GM order; ``output`` (GM name, tensor); ``tensors`` ((name, dtype), ...) in
     order of first use; ``steps``; ``attrs`` (tiling fields read); ``variant`` the
-    template condition that selects this body ("" where there is one body per dtype)."""
+    template condition that selects this body ("" where there is one body per dtype);
+    ``dag_wide`` (the DAG style) whether a DAG node's result, a tensor in UB between nodes, is
+    float32 (a register inside a MicroAPI node is not one)."""
 
     dtype: str
     inputs: tuple
@@ -81,6 +83,7 @@ class Body:
     attrs: tuple = ()
     variant: str = ""
     buffer_num: int | None = None
+    dag_wide: bool | None = None
 
     def dtype_of(self, tensor: str) -> str:
         return dict(self.tensors)[tensor]
@@ -95,11 +98,15 @@ class Body:
 @dataclass(frozen=True)
 class TilingStruct:
     """The tiling-data struct: its name and fields ((name, C type), ...) in order; ``at`` each
-    field's (file, line), where read."""
+    field's (file, line), where read. ``opbase``: one of opbase's element-wise structs, used as it
+    is (not in the folder); its ``fields`` are then only the DAG's ``Placeholder::Var`` scalars it
+    carries in ``scalarData`` (``var<i>``, in index order), its layout the host's
+    (:data:`swishgrad_numba.ops.read_host.OPBASE_STRUCTS`)."""
 
     name: str
     fields: tuple
     at: tuple = field(default=(), compare=False)
+    opbase: bool = False
 
     def float_fields(self) -> tuple:
         return tuple(n for n, t in self.fields if t in ("float", "double"))

@@ -8,6 +8,7 @@ choices that compute differently are variants named by their conditions.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .assemble import assemble
 from .description import KernelDescription, TilingStruct
@@ -53,7 +54,7 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None) ->
     fn = _entry_function(sources, name)
     file = str(sources.entry)
     gm = tuple(p.name for p in fn.params if p.type.name.last == "GM_ADDR" and p.name not in ("workspace", "tiling"))
-    bodies, style, struct = [], "a2", None
+    bodies, style, struct, struct_vars = [], "a2", None, set()
     for dtype, cname in DTYPE_CNAMES.items():
         found = []
         for conds, m in _paths(sources.symbols, fn, cname, gm, DagMachine):
@@ -61,6 +62,7 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None) ->
                 continue
             style = "dag" if m.scheduled else style
             struct = struct or m.tiling_struct
+            struct_vars |= m.struct_vars
             body = _body(file, dtype, m, gm, conds)
             if all(dt == dtype for t, dt in body.tensors if t in {b for _, b in body.inputs} | {body.output[1]}):
                 found.append(body)
@@ -70,9 +72,13 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None) ->
     if not bodies:
         raise KernelSourceError(file, fn.at[1], f"kernel {fn.name.last}", "no dtype's path computes anything")
     cls = sources.symbols.classes.get(struct) if struct else None
-    tiling = None if cls is None else TilingStruct(cls.name, tuple(
-        (n, d.type.name.last) for d in cls.fields for n, _, _ in d.names),
-        tuple(d.at for d in cls.fields for _ in d.names))
+    if cls is not None:
+        tiling = TilingStruct(cls.name, tuple((n, d.type.name.last) for d in cls.fields for n, _, _ in d.names),
+                              tuple(d.at for d in cls.fields for _ in d.names))
+    elif struct:       # not in the folder: one of opbase's element-wise structs (the host lays it out or refuses)
+        tiling = TilingStruct(struct, tuple((f"var{i}", "float") for i in sorted(struct_vars)), opbase=True)
+    else:
+        tiling = None
     return KernelDescription(fn.name.last, style, file, gm, tiling, tuple(bodies))
 
 
@@ -125,7 +131,10 @@ def _body(file, dtype, m, gm, conds):
     else:
         prologue, tile = [], events
     variant = _variant(conds)
-    return assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num)
+    body = assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num)
+    if m.scheduled:
+        body = replace(body, dag_wide="float32" in m.node_dtypes)
+    return body
 
 
 def _variant(conds) -> str:
