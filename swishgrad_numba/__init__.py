@@ -20,6 +20,7 @@ from .api import run_tiling, swish_backward
 from .ops.silu_grad import silu_backward
 from .forward import silu, swish
 from .tiling import tiling_balance, validate_tiling
+from .gelu_functions import gelu, gelu_backward
 
 __all__ = [
     "ARCH35_TILING_DTYPE",
@@ -42,5 +43,7 @@ __all__ = [
     "tiling_balance",
     "validate_tiling",
     "write_tiling_bin",
+    "gelu",
+    "gelu_backward",
 ]
 __version__ = "0.2.0"

@@ -5,6 +5,7 @@ Registered here:
 - ``"swish"`` and ``"silu"``: the Swish forward kernel (:mod:`.swish`);
   Silu is Swish with scale 1.0.
 - ``"silu_grad"``: aclnnSiluBackward (:mod:`.silu_grad`);
+- ``"gelu"``: aclnnGelu (:mod:`.gelu`); ``"gelu_grad"``: aclnnGeluBackward (:mod:`.gelu_grad`);
 - ``"swish_grad"``: SwishGrad (:mod:`.swish_grad`), whose facts still live
   where the package was built around it (``spec``, ``kernel``, ``tiling``);
   its entry points to them.
@@ -13,5 +14,7 @@ from .registry import OPERATORS, Kernel, Operator, OpTiling, get_operator, regis
 from . import swish_grad  # noqa: F401  (registers "swish_grad")
 from . import swish  # noqa: F401  (registers "swish" and "silu")
 from . import silu_grad  # noqa: F401  (registers "silu_grad")
+from . import gelu  # noqa: F401  (registers "gelu")
+from . import gelu_grad  # noqa: F401  (registers "gelu_grad")
 
 __all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register"]

@@ -14,8 +14,8 @@ from .arith import INIT_BUFFER_ALIGN, CoreClass, ceil_div, minimum, pad_to, sele
 
 __all__ = [
     "FIELDS", "TilingFields", "BUFFER_NUM", "QUEUES", "INIT_BUFFER_ALIGN", "TILING_KEY",
-    "buffer_plan", "plan_bytes", "tile_units", "ub_bytes", "host_tiling", "split_blocks", "core_classes",
-    "padded_numel",
+    "buffer_plan", "plan_bytes", "tile_units", "ub_bytes", "host_tiling", "split_blocks", "split_over_cores",
+    "core_classes", "padded_numel",
 ]
 
 #: The integer fields of the tiling struct, in the C struct's order (the
@@ -118,12 +118,19 @@ def split_blocks(numel, itemsize, tile_block_num, core_num, block_size):
     tile_data_num = tile_block_num * block_size // itemsize
     blocks = ceil_div(numel * itemsize, block_size)               # alignedBytes / block_size
     cores = select(tile_data_num >= numel, 1, minimum(core_num, blocks))
+    return cores, split_over_cores(numel, itemsize, tile_block_num, cores, block_size)
+
+
+def split_over_cores(numel, itemsize, tile_block_num, cores, block_size):
+    """The fields of the split of ``numel`` elements over ``cores`` cores (chosen by the host: the Gelu
+    host's own rule) and tiles of ``tile_block_num`` blocks: the big and small core classes."""
+    tile_data_num = tile_block_num * block_size // itemsize
+    blocks = ceil_div(numel * itemsize, block_size)
     every = blocks // cores
     tail_block_num = blocks % cores
     small = _core_class(every, tile_block_num, tile_data_num, itemsize, block_size)
     big = _core_class(every + 1, tile_block_num, tile_data_num, itemsize, block_size)
-    fields = TilingFields(small[0], big[0], big[1], small[1], tile_data_num, small[2], big[2], tail_block_num)
-    return cores, fields
+    return TilingFields(small[0], big[0], big[1], small[1], tile_data_num, small[2], big[2], tail_block_num)
 
 
 def _core_class(blocks_per_core, tile_block_num, tile_data_num, itemsize, block_size):
