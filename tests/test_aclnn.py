@@ -35,7 +35,8 @@ C_FUNCTIONS = """aclTensor aclScalar aclOpExecutor aclrtStream aclCreateTensor a
     aclDestroyScalar aclnnSwishBackwardGetWorkspaceSize aclnnSwishBackward aclInit aclFinalize aclrtSetDevice
     aclrtResetDevice aclrtCreateStream aclrtSynchronizeStream aclrtDestroyStream aclrtMalloc aclrtFree aclrtMemcpy
     aclGetRecentErrMsg set_platform get_platform aclnnSwishGetWorkspaceSize aclnnSwish aclnnSiluGetWorkspaceSize
-    aclnnSilu aclnnSiluBackwardGetWorkspaceSize aclnnSiluBackward aclrtSetDeviceSatMode aclrtGetDeviceSatMode""".split()
+    aclnnSilu aclnnSiluBackwardGetWorkspaceSize aclnnSiluBackward aclrtSetDeviceSatMode aclrtGetDeviceSatMode
+    aclnnGeluGetWorkspaceSize aclnnGelu aclnnGeluBackwardGetWorkspaceSize aclnnGeluBackward""".split()
 
 
 # --------------------------------------------------------------------------

@@ -38,6 +38,7 @@ The package, each layer importing only those above it:
 - :mod:`.op_swish`: aclnnSwish and aclnnSilu, the forward operators, as
   their op_api writes them;
 - :mod:`.op_silu_grad`: aclnnSiluBackward, as its op_api writes it;
+- :mod:`.op_gelu`: aclnnGelu and aclnnGeluBackward;
 - :mod:`.op_api`: the operator, as CANN's op_api: phase one's checks and
   the executor holding the platform kernel's tiling, phase two's launch.
   The platform's SoC picks the kernel: the Atlas A2 one, or on an Ascend 950
@@ -56,6 +57,7 @@ reports them instead. Errors never raise: every entry point returns a status
 :func:`aclGetRecentErrMsg` that names the argument and the rule broken.
 """
 from . import device, enums, op_api, op_silu_grad, op_swish, state, tensor
+from . import op_gelu
 from .enums import *  # noqa: F401,F403  (each module's __all__ is its public names)
 from .state import *  # noqa: F401,F403
 from .device import *  # noqa: F401,F403
@@ -63,7 +65,8 @@ from .tensor import *  # noqa: F401,F403
 from .op_api import *  # noqa: F401,F403
 from .op_swish import *  # noqa: F401,F403
 from .op_silu_grad import *  # noqa: F401,F403
+from .op_gelu import *  # noqa: F401,F403
 
 # The C namespace: every module's public names.
 __all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__, *op_swish.__all__,
-           *op_silu_grad.__all__]
+           *op_silu_grad.__all__, *op_gelu.__all__]
