@@ -136,10 +136,13 @@ def gelu_backward(grad_output, x, *, out=None, platform: Platform | None = None)
     if on_950 and grad_output.shape != x.shape:
         dy_c, x_c = np.ascontiguousarray(grad_output), np.ascontiguousarray(x)
         dy_shape, x_shape = grad_output.shape, x.shape
-    else:   # equal shapes (or the A2's BroadcastTo): one flat axis
-        dy_c = np.ascontiguousarray(np.broadcast_to(grad_output, shape))
-        x_c = np.ascontiguousarray(np.broadcast_to(x, shape))
+    else:   # equal shapes (or the A2's BroadcastTo, a copy): one flat axis
+        dy_c, x_c = (np.ascontiguousarray(a) if a.shape == shape else np.broadcast_to(a, shape).copy()
+                     for a in (grad_output, x))
         dy_shape = x_shape = (dy_c.size,)
+    # the walk takes its inputs as one tuple: both read-only or neither
+    if dy_c.flags.writeable != x_c.flags.writeable:
+        dy_c, x_c = (a if a.flags.writeable else a.copy() for a in (dy_c, x_c))
     direct = out is not None and out.flags.c_contiguous and not np.shares_memory(out, grad_output) \
         and not np.shares_memory(out, x)
     result = out if direct else np.empty(shape, dtype=info.numpy)

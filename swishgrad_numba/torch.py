@@ -63,7 +63,7 @@ except ImportError:
     torch = None
 
 __all__ = ["SiLU", "Swish", "SwishBackwardFunction", "SwishFunction", "silu", "silu_backward_torch", "swish",
-           "swish_backward_torch"]
+           "swish_backward_torch", "GELU"]
 
 _NO_TORCH = (
     "swishgrad_numba.torch needs PyTorch, which is not installed; "
@@ -369,3 +369,4 @@ else:
 
 # The modules, forward and backward both the NPU's kernels (the Swish family's torch layer).
 from ._torch_family import SiLU, Swish, silu, silu_backward_torch  # noqa: E402,F401
+from ._torch_gelu import GELU  # noqa: E402,F401

@@ -25,7 +25,7 @@ import numpy as np
 from .. import kernel as kernel_pkg
 from ..dtypes import FLOAT32, DTypeInfo, dtype_info
 from ..platform import ARCH_950, ARCH_A2, Platform
-from ..program import Program, Tensor, compiled
+from ..program import Const, Program, Tensor, compiled
 from ..program.form import V
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
@@ -36,7 +36,8 @@ from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 
 __all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "A2_UB_DATA_NUMBER", "A2_ELEMENTS_PER_CORE",
            "DTYPE_TEMPLATE", "a2_host_tiling", "a2_buffer_plan", "arch35_buffer_num", "arch35_host_tiling",
-           "tiling_key", "host_tiling", "walk_fields", "programs", "launch", "run", "GELU"]
+           "tiling_key", "host_tiling", "walk_fields", "A2_CUBIC", "A2_SCALE", "ARCH35_LINEAR", "ARCH35_SCALE",
+           "programs", "launch", "run", "GELU"]
 
 NAME = "gelu"
 
@@ -129,15 +130,20 @@ def walk_fields(tiling: OpTiling):
 
 # ---------------------------------------------------------------- the programs
 
+#: The constants as the sources write them: float literals (A2 ``gelu.h:31-32``), double expressions
+#: rounded to float once (950 ``gelu_dag.h:25-26``).
+A2_CUBIC, A2_SCALE = Const.of(0.0455399241), Const.of(-1.595769122)
+ARCH35_LINEAR, ARCH35_SCALE = Const.of("1 / 0.044715"), Const.of("-1.595769121 * 0.044715")
 #: The float32 Compute, ``x`` -> ``y``.
 _BODIES = {
-    ARCH_A2: (V.Mul("t", "x", "x"), V.Mul("t", "t", "x"), V.Muls("t", "t", 0.0455399241),   # gelu.h:139-146
-              V.Add("t", "t", "x"), V.Muls("t", "t", -1.595769122), V.Exp("e", "t"), V.Adds("e", "e", 1.0),
+    ARCH_A2: (V.Mul("t", "x", "x"), V.Mul("t", "t", "x"), V.Muls("t", "t", A2_CUBIC),        # gelu.h:139-146
+              V.Add("t", "t", "x"), V.Muls("t", "t", A2_SCALE), V.Exp("e", "t"), V.Adds("e", "e", 1.0),
               V.Div("y", "x", "e")),
     ARCH_950: (V.Mul("t", "x", "x"), V.Mul("e", "t", "x"),                                  # gelu_dag.h:56-62
-               V.Axpy("e", "x", "1 / 0.044715"), V.Muls("e", "e", "-1.595769121 * 0.044715"),
+               V.Axpy("e", "x", ARCH35_LINEAR), V.Muls("e", "e", ARCH35_SCALE),
                V.Exp("e", "e"), V.Adds("e", "e", 1.0), V.Div("y", "x", "e")),
 }
+
 _NAMES = {ARCH_A2: "Gelu", ARCH_950: "GeluArch35"}
 
 

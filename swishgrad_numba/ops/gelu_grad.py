@@ -33,7 +33,7 @@ from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 from .silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling
 
 __all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "VARIANT_310B", "ARCH35_BUFFER_BITS",
-           "version_num", "a2_host_tiling", "a2_buffer_plan", "arch35_host_tiling", "host_tiling", "programs",
+           "version_num", "sigmoid_argument", "a2_host_tiling", "a2_buffer_plan", "arch35_host_tiling", "host_tiling", "programs",
            "run_a2", "run_arch35", "run", "GELU_GRAD"]
 
 NAME = "gelu_grad"
@@ -135,6 +135,14 @@ _BODIES = {
         V.Add("e", "e", "s"), V.Mul("y", "dy", "e")),
 }
 _LOCALS = ("e", "p", "s", "one", "zero", "sq")
+
+
+def sigmoid_argument() -> tuple:
+    """``(a, b)``, float64 of the float32 constants, such that every kernel's gradient is that of
+    ``x * sigmoid(a x + b x^3)``, the tanh GELU (``u = (c0 x^2 + c1) x = -(a x + b x^3)``; the A2's
+    versionNum 1 writes the same polynomial): for the torch layer's second order. Not the A2 Gelu
+    forward's own function, whose cubic coefficient is 0.0455399241."""
+    return -float(np.float32(_C1)), -float(np.float32(_C0))
 
 
 def _renamed(body, names: dict) -> tuple:
