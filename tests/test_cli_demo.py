@@ -40,6 +40,7 @@ def test_no_command_prints_help_and_fails(capsys):
 
 
 def test_demo_prints_one_line_per_operator(capsys):
+    from reference_activations import ref_gelu, ref_gelu_backward
     from reference_family import ref_swish
     from reference_silu_grad import ref_silu_grad
     from swishgrad_numba.ops import OPERATORS
@@ -49,7 +50,8 @@ def test_demo_prints_one_line_per_operator(capsys):
     g = np.ones(6, np.float32)
     x = np.arange(1, 7, dtype=np.float32)
     expected = {"swish_grad": ref_swish_grad(g, x, 1.1), "swish": ref_swish(x, 1.1, "a2"),
-                "silu": ref_swish(x, 1.0, "a2"), "silu_grad": ref_silu_grad(g, x)}
+                "silu": ref_swish(x, 1.0, "a2"), "silu_grad": ref_silu_grad(g, x),
+                "gelu": ref_gelu(x, "a2"), "gelu_grad": ref_gelu_backward(g, x, "a2")}
     assert set(expected) == set(OPERATORS)
     for name, values in expected.items():
         (line,) = [l for l in out.splitlines() if l.startswith(f"[{name}] ")]

@@ -32,6 +32,7 @@ import numpy as np
 from ..api import swish_backward
 from ..forward import silu, swish
 from ..ops.silu_grad import silu_backward
+from ..gelu_functions import gelu, gelu_backward
 from . import peers
 from .inputs import BETA_NUMPY, BETA_TORCH, make_inputs, parse_threads
 from .runner import _check_run, _row, _thread_counts_restored, _use_threads
@@ -99,6 +100,27 @@ OP_BENCHES = {
     "swish_grad": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: swish_backward(g, x, b, out=out, platform=p),
                           _torch_silu_backward_into, "aten.silu_backward.grad_input"),
 }
+
+
+def _torch_gelu_into(tg, tx, tout, beta):
+    import torch
+
+    return torch.ops.aten.gelu.out(tx, approximate="tanh", out=tout)
+
+
+def _torch_gelu_backward_into(tg, tx, tout, beta):
+    import torch
+
+    return torch.ops.aten.gelu_backward.grad_input(tg, tx, approximate="tanh", grad_input=tout)
+
+
+# The Gelu family against torch's tanh GELU (the 950's function; the A2's cubic coefficient differs).
+OP_BENCHES.update({
+    "gelu": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: gelu(x, out=out, platform=p), _torch_gelu_into,
+                    "aten.gelu.out(approximate='tanh')"),
+    "gelu_grad": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: gelu_backward(g, x, out=out, platform=p),
+                         _torch_gelu_backward_into, "aten.gelu_backward.grad_input(approximate='tanh')"),
+})
 
 
 def check_op(op, argname: str = "op") -> str:

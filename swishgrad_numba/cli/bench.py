@@ -253,7 +253,7 @@ def register(subparsers) -> None:
                     "(1 and 3 emulated cores) on 1 and 2 threads; measure the cold start and one call's memory "
                     "in fresh processes; print tables and the targets (PASS/MISS, a report).")
     p.add_argument("--op", default="swish_grad", metavar="OP",
-                   help="the operator: swish_grad (default: the full comparison below), or swish, silu, "
+                   help="the operator: swish_grad (default: the full comparison below), or swish, silu, gelu, gelu_grad, "
                         "silu_grad: that operator against its PyTorch peer, both writing into an output "
                         "(no thread scaling, cold start or memory figures)")
     p.add_argument("--sizes", default=None,
