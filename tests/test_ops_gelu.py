@@ -74,3 +74,29 @@ def test_programs_print_as_upstream_writes_them():
     assert GG.programs("a2", "float32", GG.VARIANT_310B).name == "GeluGradV1"
     with pytest.raises(ValueError, match="no GeluGrad variant"):
         GG.programs("arch35", "float32", GG.VARIANT_310B)
+
+
+@pytest.mark.parametrize("op", ["gelu", "gelu_grad"])
+@pytest.mark.parametrize("platform", [sg.REFERENCE_PLATFORM, sg.ASCEND950_PLATFORM], ids=["a2", "950"])
+def test_host_tilings_validate(op, platform):
+    for dtype in DTYPES:
+        for numel in (1, 31, 4096, 100_003, 1 << 22):
+            t = sg.compute_tiling(numel, dtype, platform=platform, op=op)
+            report = sg.validate_tiling(t, numel, dtype, platform)
+            assert report.ok and report.codes() <= {"OVERRUN_PADDING"}, report.format()
+
+
+def test_validator_finds_a_950_gelu_grad_record_at_fault():
+    t = sg.compute_tiling(100_000, "float16", platform=sg.ASCEND950_PLATFORM, op="gelu_grad")
+    data = t.data.copy()
+    data["ubTail"] = 1
+    bad = sg.validate_tiling(type(t)(t.op, t.architecture, data, t.block_dim, 7, t.workspace_size), 100_000,
+                             "float16", sg.ASCEND950_PLATFORM)
+    assert {"TILE_COUNT_MISMATCH", "TILING_KEY_MISMATCH"} <= set(bad.codes("error"))
+
+
+def test_a2_gelu_grad_310b_float32_plan_overflows_as_upstream_allocates_it():
+    # docs/activation_tiling.md: versionNum 1 float32 allocates 10 float32 units where the host budgets 9
+    report = sg.validate_tiling(sg.compute_tiling(100_000, "float32", platform=P310B, op="gelu_grad"), 100_000,
+                                "float32", P310B)
+    assert "UB_OVERFLOW" in report.codes("error")

@@ -31,6 +31,7 @@ from ..tiling.findings import finding
 from ..tiling.records import checked_record
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 from .silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling
+from .silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
 
 __all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "VARIANT_310B", "ARCH35_BUFFER_BITS",
            "version_num", "sigmoid_argument", "a2_host_tiling", "a2_buffer_plan", "arch35_host_tiling", "host_tiling", "programs",
@@ -214,12 +215,22 @@ def _a2_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Plat
     return WalkCheck(fields, a2_buffer_plan(info.itemsize, version), fields.tileDataNum, own)
 
 
+def _arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platform) -> WalkCheck:
+    """The 950 record: SiluGrad's broadcast-record checks (the same fields), with this DAG's buffers
+    (BufferNum slots of ``elemNum`` float32) and key (0 or 1) instead of SiluGrad's."""
+    check = silu_arch35_walk_check(tiling, numel, info, platform)
+    own = tuple(f for f in check.findings if f.code != "TILING_KEY_MISMATCH")
+    if tiling.tiling_key not in (0, 1):
+        own += (finding("TILING_KEY_MISMATCH", f"tiling key {tiling.tiling_key}; GeluGrad's are 0 and 1."),)
+    return WalkCheck(None, ((ARCH35_BUFFER_BITS[info.itemsize] // 32, 4),), check.pass_len, own)
+
+
 GELU_GRAD = register(Operator(
     NAME, ("aclnnGeluBackwardGetWorkspaceSize", "aclnnGeluBackward"), "GeluGrad",
     {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/gelu_grad", "GeluGradTilingData", A2_RECORD_DTYPE,
                      "CAST_RINT", _a2_walk_check, run, programs=functools.partial(programs, ARCH_A2)),
      ARCH_950: Kernel(ARCH_950, "activation/gelu_grad (arch35)", "BroadcastBaseTiling (SiluGrad's layout)",
-                      ARCH35_RECORD_DTYPE, "CAST_RINT", None, run, programs=functools.partial(programs, ARCH_950),
+                      ARCH35_RECORD_DTYPE, "CAST_RINT", _arch35_walk_check, run, programs=functools.partial(programs, ARCH_950),
                       walk="broadcast")},
     lambda numel, info, beta32, platform: host_tiling((numel,), (numel,), info, platform), inputs=2,
     saturation=True))
