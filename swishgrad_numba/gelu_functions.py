@@ -12,7 +12,7 @@ import numpy as np
 
 from . import kernel, runtime
 from .arguments import check_array, check_out, check_out_like, check_platform_for
-from .dtypes import DTypeInfo, dtype_info
+from .dtypes import FLOAT32, DTypeInfo, dtype_info
 from .kernel import broadcast
 from .ops import gelu as gelu_op
 from .ops import gelu_grad as gelu_grad_op
@@ -96,7 +96,8 @@ def gelu_backward(grad_output, x, *, out=None, platform: Platform | None = None)
     Parameters
     ----------
     grad_output, x : numpy.ndarray
-        One dtype (float32, float16 or ``ml_dtypes.bfloat16``); shapes that broadcast against each
+        float32, float16 or ``ml_dtypes.bfloat16``; two different dtypes are both cast to float32 first
+        (the op_api's PromoteType; the result is then float32). Shapes that broadcast against each
         other: the op_api broadcasts them for the A2 (BroadcastTo), the 950's kernel walks them as
         they are (at most 8 dimensions then).
     out : numpy.ndarray, optional
@@ -112,15 +113,19 @@ def gelu_backward(grad_output, x, *, out=None, platform: Platform | None = None)
     Raises
     ------
     TypeError, ValueError
-        For bad arrays, different dtypes (the op_api's promotion is not emulated), shapes that do not
-        broadcast, and as :func:`gelu` does for the platform.
+        For bad arrays, shapes that do not broadcast, and as :func:`gelu` does for the platform.
     """
     check_array(grad_output, "grad_output")
     check_array(x, "x")
-    info = dtype_info(grad_output.dtype, argname="grad_output.dtype")
-    if dtype_info(x.dtype, argname="x.dtype") is not info:
-        raise TypeError(f"grad_output and x must have the same dtype, got {grad_output.dtype} and {x.dtype}")
-    platform = check_platform_for(platform, gelu_grad_op.NAME, info)
+    g_info = dtype_info(grad_output.dtype, argname="grad_output.dtype")
+    x_info = dtype_info(x.dtype, argname="x.dtype")
+    platform = check_platform_for(platform, gelu_grad_op.NAME, g_info, x_info)
+    info = g_info
+    if x_info is not g_info:
+        # the op_api casts both to PromoteType (aclnn_gelu_backward.cpp:136-153), float32 for any two of
+        # ours that differ: an exact widening
+        info = FLOAT32
+        grad_output, x = grad_output.astype(np.float32), x.astype(np.float32)
     try:
         shape = tuple(np.broadcast_shapes(grad_output.shape, x.shape))
     except ValueError:

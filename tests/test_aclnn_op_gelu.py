@@ -68,6 +68,16 @@ def test_statuses():
     assert gelu(tensor(x), tensor(o, fmt=ACL_FORMAT_NC1HWC0)) == ACLNN_ERR_PARAM_INVALID
     assert grad(tensor(np.ones((2, 1), F32)), tensor(x), tensor(o)) == ACLNN_SUCCESS       # broadcasts to gradInput
     assert grad(tensor(np.ones((4, 1), F32)), tensor(x), tensor(o)) == ACLNN_ERR_PARAM_INVALID
-    assert grad(tensor(np.ones((2, 3), F16)), tensor(x), tensor(o)) == ACLNN_ERR_PARAM_INVALID   # promotion
+    assert grad(tensor(np.ones((2, 3), F16)), tensor(x), tensor(o)) == ACLNN_SUCCESS   # promoted to float32
+    assert grad(tensor(np.ones((2, 3), F16)), tensor(x), tensor(np.zeros((2, 3), F16))) == ACLNN_ERR_PARAM_INVALID
     assert "not emulated" in aclnn.aclGetRecentErrMsg()
     assert gelu(tensor(np.zeros((0, 3), F32)), tensor(np.zeros((0, 3), F32))) == ACLNN_SUCCESS
+
+
+def test_backward_promotes_mixed_inputs(stream):
+    aclnn.set_platform(ASCEND950_PLATFORM)
+    rng = np.random.default_rng(6)
+    dy, x = random_values(rng, (6, 7), F16), random_values(rng, (6, 7), BF16)
+    out = np.zeros((6, 7), F32)
+    _run(aclnnGeluBackwardGetWorkspaceSize, aclnnGeluBackward, (tensor(dy), tensor(x), tensor(out)), stream)
+    assert_bits_equal(out, ref_gelu_backward(dy.astype(F32), x.astype(F32), "arch35"))

@@ -126,7 +126,6 @@ def test_saturation_mode_computed_on_the_a2(op):
     (lambda: sg.gelu(np.ones(3, DT16["bfloat16"]), platform=sg.Platform(soc_version="ascend310p")), ValueError,
      "bfloat16 is only supported"),
     (lambda: sg.gelu(np.ones(3, np.float32), platform=sg.Platform(ub_size=32)), ValueError, "platform.ub_size"),
-    (lambda: sg.gelu_backward(np.ones(3, np.float32), np.ones(3, np.float16)), TypeError, "same dtype"),
     (lambda: sg.gelu_backward(np.ones(3, np.float32), np.ones(4, np.float32)), ValueError, "broadcast"),
     (lambda: sg.gelu_backward(np.ones(3, DT16["bfloat16"]), np.ones(3, DT16["bfloat16"]),
                               platform=sg.Platform(soc_version="ascend910_93")), ValueError,
@@ -140,3 +139,15 @@ def test_refusals(call, error, match):
 def test_empty_inputs():
     assert sg.gelu(np.zeros((0, 3), np.float16)).shape == (0, 3)
     assert sg.gelu_backward(np.zeros((2, 0), np.float32), np.zeros((1, 0), np.float32)).shape == (2, 0)
+
+
+def test_backward_promotes_mixed_dtypes_to_float32():
+    # the op_api casts both inputs to PromoteType (float32 here), exactly, then runs the float32 kernel
+    rng = np.random.default_rng(12)
+    dy = rng.uniform(-3, 3, 500).astype(DT16["bfloat16"])
+    x = rng.uniform(-8, 8, 500).astype(np.float16)
+    for kernel in ("a2", "arch35"):
+        ref_kernel, platform, axpy = KERNELS[kernel]
+        got = sg.gelu_backward(dy, x, platform=platform)
+        assert got.dtype == np.float32
+        assert_bits_equal(got, ref_gelu_backward(dy.astype(np.float32), x.astype(np.float32), ref_kernel, axpy))

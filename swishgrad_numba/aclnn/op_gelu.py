@@ -4,8 +4,9 @@ docs/model.md, "Gelu (aclnnGelu)" and "GeluBackward (aclnnGeluBackward)": null t
 (``ACLNN_ERR_PARAM_NULLPTR``); a dtype outside float32/float16/bfloat16 (bfloat16 only where the SoC
 takes it), dtypes that differ, shapes that differ (Gelu) or do not broadcast to gradInput's
 (GeluBackward), more than 8 dims -> 161002 (``ACLNN_ERR_PARAM_INVALID``); then the emulator's own view
-and storage checks, as the other operators'. GeluBackward's op_api promotes mixed dtypes before the kernel;
-that is not emulated (161002, saying so). Phase one stores the host tiling; phase two runs it, with the
+and storage checks, as the other operators'. GeluBackward's op_api casts mixed inputs to their promoted
+dtype (float32) and the result to gradInput's: emulated where gradInput is float32 (the last Cast then
+changes nothing), else refused (161002, saying so). Phase one stores the host tiling; phase two runs it, with the
 platform's Axpy rounding on the 950.
 """
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ..ops import gelu as gelu_op
 from ..ops import gelu_grad as grad_op
 from ..ops import get_operator
 from ..platform import ARCH_950, Platform
-from .enums import (ACL_BF16, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS, MAX_DIM,
+from .enums import (ACL_BF16, ACL_FLOAT, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS, MAX_DIM,
                     _KERNEL_DTYPES, _PLAIN_FORMATS, _dtype_name, _format_name)
 from .state import get_platform
 from .tensor import _check_addressable, _check_geometry
@@ -56,13 +57,17 @@ def _common(op: str, named: dict, out_name: str, platform: Platform):
             return ACLNN_ERR_PARAM_INVALID, f"dtype of {name} is {_dtype_name(tensor.data_type)}; it must be one of " \
                                             f"{supported}"
     out = named[out_name]
-    for name, tensor in named.items():
-        if tensor.data_type != out.data_type:
-            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal dtype of "
-                                             f"{out_name} ({_dtype_name(out.data_type)})"
-                                             + ("; the op_api's promotion of mixed dtypes is not emulated"
-                                                if op == "gelu_grad" else ""))
-    if out.data_type == ACL_BF16 and bfloat16_refusal(platform):
+    ins = [t for name, t in named.items() if name != out_name]
+    # GeluBackward: the op_api casts both inputs to PromoteType (float32 for two of ours that differ), runs
+    # the kernel, then casts to gradInput's dtype; that last Cast is emulated only where it changes nothing
+    promoted = ins[0].data_type if op == "gelu" or ins[0].data_type == ins[1].data_type else ACL_FLOAT
+    for name, tensor in list(named.items()) if op == "gelu" else [(out_name, out)]:
+        if tensor.data_type != promoted:
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal "
+                                             + (f"dtype of self ({_dtype_name(promoted)})" if op == "gelu" else
+                                                f"the inputs' promoted dtype ({_dtype_name(promoted)}): the Cast "
+                                                f"of the result to another dtype is not emulated"))
+    if ACL_BF16 in [t.data_type for t in named.values()] and bfloat16_refusal(platform):
         return ACLNN_ERR_PARAM_INVALID, f"dtype ACL_BF16: {bfloat16_refusal(platform)}"
     for name, tensor in named.items():
         if len(tensor.view_shape) > MAX_DIM:
@@ -143,7 +148,8 @@ def _make_job(e: aclGeluExecutor, stream=None):
     def job():
         out_view = tensor_view(e.out)
         result = np.empty(out_view.shape, dtype=e.out.dtype)
-        views = [np.ascontiguousarray(tensor_view(t)) for t in e.inputs.values()]
+        # the op_api's Casts to the promoted dtype: exact widenings
+        views = [np.ascontiguousarray(tensor_view(t)).astype(info.numpy, copy=False) for t in e.inputs.values()]
         if e.op == "gelu":
             plan = kernel.plan_launch(gelu_op.walk_fields(tiling), tiling.block_dim,
                                       kernel.arch_code(tiling.architecture), result.size)
