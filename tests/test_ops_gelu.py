@@ -72,6 +72,8 @@ def test_programs_print_as_upstream_writes_them():
     grad = str(get_operator("gelu_grad").program("float32", sg.ASCEND950_PLATFORM))
     assert "Compare(keep, e, e, EQ);" in grad and "Select(e, e, zero, keep);" in grad
     assert GG.programs("a2", "float32", GG.VARIANT_310B).name == "GeluGradV1"
+    assert get_operator("gelu_grad").program("float16", P310B).name == "GeluGradV1"   # chosen by the SoC
+    assert get_operator("gelu_grad").program("float16").name == "GeluGrad"
     with pytest.raises(ValueError, match="no GeluGrad variant"):
         GG.programs("arch35", "float32", GG.VARIANT_310B)
 

@@ -156,7 +156,9 @@ def programs(architecture: str, dtype: str, variant: str = "main") -> Program:
     if body is None:
         raise ValueError(f"no GeluGrad variant {variant!r} on kernel {architecture!r}")
     name = "GeluGrad" + ("Arch35" if architecture == ARCH_950 else "V1" if variant == VARIANT_310B else "")
-    local = tuple(Tensor(n) for n in _LOCALS) + ((Tensor("keep", "uint8"),) if architecture == ARCH_950 else ())
+    written = {i.dst for i in body}
+    local = tuple(Tensor(n) for n in _LOCALS if n in written) \
+        + ((Tensor("keep", "uint8"),) if "keep" in written else ())
     if dtype == "float32":
         return Program(name, (Tensor("dy"), Tensor("x")), Tensor("out"), local, _renamed(body, {"y": "out"}))
     return Program(name, (Tensor("dy", dtype), Tensor("x", dtype)), Tensor("out", dtype),
@@ -228,7 +230,8 @@ def _arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: 
 GELU_GRAD = register(Operator(
     NAME, ("aclnnGeluBackwardGetWorkspaceSize", "aclnnGeluBackward"), "GeluGrad",
     {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/gelu_grad", "GeluGradTilingData", A2_RECORD_DTYPE,
-                     "CAST_RINT", _a2_walk_check, run, programs=functools.partial(programs, ARCH_A2)),
+                     "CAST_RINT", _a2_walk_check, run, programs=functools.partial(programs, ARCH_A2),
+                     soc_variant=lambda platform: VARIANT_310B if version_num(platform) else "main"),
      ARCH_950: Kernel(ARCH_950, "activation/gelu_grad (arch35)", "BroadcastBaseTiling (SiluGrad's layout)",
                       ARCH35_RECORD_DTYPE, "CAST_RINT", _arch35_walk_check, run, programs=functools.partial(programs, ARCH_950),
                       walk="broadcast")},
