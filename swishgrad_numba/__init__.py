@@ -22,6 +22,7 @@ from .forward import silu, swish
 from .tiling import tiling_balance, validate_tiling
 from .ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from .ops.sigmoid import sigmoid, sigmoid_backward
+from .gelu_functions import gelu, gelu_backward
 
 __all__ = [
     "ARCH35_TILING_DTYPE",
@@ -48,5 +49,7 @@ __all__ = [
     "fast_gelu_backward",
     "sigmoid",
     "sigmoid_backward",
+    "gelu",
+    "gelu_backward",
 ]
 __version__ = "0.2.0"

@@ -70,6 +70,17 @@ class Activation:
     backward: Callable
     has_beta: bool
     operators: tuple
+    #: ``second_derivative(x, beta, platform)``: ``s''(x)`` in float64 for the second order; Swish's
+    #: where None.
+    second_derivative: Callable | None = None
+
+
+def _second_derivative(name: str, x, beta, platform):
+    """``s''(x)`` of activation ``name``, float64 (:attr:`Activation.second_derivative`)."""
+    act = _activation(name)
+    if act.second_derivative is None:
+        return _swish_second_derivative(x, beta)
+    return act.second_derivative(x, beta, platform)
 
 
 #: The activations by name: their forward and backward kernels.
@@ -142,7 +153,8 @@ if torch is not None:
                 d_grad = ActivationBackwardFunction.apply(ggx, x, ctx.name, ctx.beta, ctx.platform)
             if ctx.needs_input_grad[1]:
                 # d(g s'(x))/dx = g s''(x): no kernel; float64, one rounding to the dtype.
-                d_x = (ggx.double() * grad.double() * _swish_second_derivative(x, ctx.beta)).to(x.dtype)
+                d_x = (ggx.double() * grad.double() * _second_derivative(ctx.name, x, ctx.beta, ctx.platform)
+                       ).to(x.dtype)
             return d_grad, d_x, None, None, None
 
         @staticmethod
@@ -153,7 +165,8 @@ if torch is not None:
             if d_grad is not None:
                 terms.append(ActivationBackwardFunction.apply(d_grad, x, ctx.name, ctx.beta, ctx.platform))
             if d_x is not None:
-                terms.append((d_x.double() * grad.double() * _swish_second_derivative(x, ctx.beta)).to(x.dtype))
+                terms.append((d_x.double() * grad.double()
+                              * _second_derivative(ctx.name, x, ctx.beta, ctx.platform)).to(x.dtype))
             return terms[0] if len(terms) == 1 else terms[0] + terms[1]
 
         @staticmethod

@@ -303,3 +303,23 @@ def sigmoid_backward(grad_output, output, *, platform=None):
     :func:`swishgrad_numba.sigmoid_backward` of the whole arrays.
     """
     return _map_pair(_sigmoid_backward_numpy, grad_output, output, "sigmoid_backward", platform=platform)
+
+# ---------------------------------------------------------------- the Gelu family
+
+from .gelu_functions import gelu as _gelu_numpy  # noqa: E402
+from .gelu_functions import gelu_backward as _gelu_backward_numpy  # noqa: E402
+
+__all__ += ["gelu", "gelu_backward"]
+
+
+def gelu(x, *, platform=None):
+    """GELU over a Dask array, block by block through the emulated Gelu kernel (aclnnGelu); bit for bit
+    :func:`swishgrad_numba.gelu` (an element's value does not depend on its block)."""
+    return _map_unary(_gelu_numpy, x, "gelu", platform=platform)
+
+
+def gelu_backward(grad_output, x, *, platform=None):
+    """The gradient of GELU over Dask arrays of one shape and dtype (chunkings unified as for
+    :func:`silu_backward`), block by block through the emulated GeluGrad kernel; bit for bit
+    :func:`swishgrad_numba.gelu_backward`."""
+    return _map_pair(_gelu_backward_numpy, grad_output, x, "gelu_backward", platform=platform)

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["Platform", "REFERENCE_PLATFORM", "ASCEND950_PLATFORM", "BF16_SOC_VERSIONS", "SOC_VERSIONS",
-           "ARCH_A2", "ARCH_950", "OVERFLOW_MODES", "soc_family_of"]
+           "ARCH_A2", "ARCH_950", "OVERFLOW_MODES", "AXPY_ROUNDINGS", "soc_family_of"]
 
 #: CANN's ``op::SocVersion`` enum (opbase ``include/nnopbase/opdev/platform.h``) as family names, in enum order:
 #: a family's index here is its enum value. ASCEND910_95 is another name of ASCEND950 (the same value).
@@ -60,6 +60,11 @@ _DEFAULTS = {
 #: (IEEE 754, the default on the A2, the A3 and the 950) and ``"saturation"`` (inf -> the largest finite
 #: value, NaN -> 0; for compatibility, not on the 950).
 OVERFLOW_MODES = ("infnan", "saturation")
+
+
+#: How the 950's ``Axpy`` (``dst = src * scalar + dst``) rounds, which is not public (docs/model.md, "Gelu",
+#: "Axpy"): ``"fused"`` once (the default), ``"unfused"`` the product, then the sum.
+AXPY_ROUNDINGS = ("fused", "unfused")
 
 
 def soc_family_of(soc_version: str) -> str | None:
@@ -117,12 +122,17 @@ class Platform:
         The device's float overflow mode (:data:`OVERFLOW_MODES`): ``"infnan"`` (IEEE 754, the default)
         or ``"saturation"``, where every instruction's infinite result becomes the largest finite
         value of its sign and a NaN result becomes 0. The Ascend 950 supports ``"infnan"`` only.
+    axpy_rounding : str
+        How the Ascend 950's ``Axpy`` instruction rounds (:data:`AXPY_ROUNDINGS`), which CANN does not
+        document: ``"fused"`` (one rounding, the default; docs/model.md says why) or ``"unfused"`` (the
+        product rounded to float32, then the sum). It changes the 950 Gelu and GeluBackward only.
 
     Raises
     ------
     TypeError, ValueError
         For a size that is not a positive integer, a ``soc_version`` that is not a known family or chip name,
-        or an ``overflow_mode`` that is not one of :data:`OVERFLOW_MODES` (or ``"saturation"`` on a 950).
+        or an ``overflow_mode`` that is not one of :data:`OVERFLOW_MODES` (or ``"saturation"`` on a 950),
+        or an ``axpy_rounding`` that is not one of :data:`AXPY_ROUNDINGS`.
     """
 
     ub_size: int = None
@@ -131,9 +141,13 @@ class Platform:
     soc_version: str = "ascend910b"
     lib_workspace_size: int = None
     overflow_mode: str = "infnan"
+    axpy_rounding: str = "fused"
 
     def __post_init__(self):
         family = self._check_soc_version()
+        if not isinstance(self.axpy_rounding, str) or self.axpy_rounding not in AXPY_ROUNDINGS:
+            raise ValueError(f"Platform.axpy_rounding must be one of {', '.join(map(repr, AXPY_ROUNDINGS))}, "
+                             f"got {self.axpy_rounding!r}")
         if not isinstance(self.overflow_mode, str) or self.overflow_mode not in OVERFLOW_MODES:
             raise ValueError(f"Platform.overflow_mode must be one of {', '.join(map(repr, OVERFLOW_MODES))}, "
                              f"got {self.overflow_mode!r}")

@@ -57,8 +57,8 @@ from .api import swish_backward
 from .dtypes import to_float32
 from .forward import swish as _swish_kernel
 
-__all__ = ["FastGELU", "SiLU", "Swish", "SwishBackwardFunction", "SwishFunction", "silu", "silu_backward_torch",
-           "swish", "swish_backward_torch"]
+__all__ = ["FastGELU", "GELU", "SiLU", "Swish", "SwishBackwardFunction", "SwishFunction", "silu",
+           "silu_backward_torch", "swish", "swish_backward_torch"]
 
 
 def _emulated_backward(grad, x, beta32, platform):
@@ -255,3 +255,4 @@ else:
 from ._torch_sigmoid import Sigmoid, SigmoidBackwardFunction, SigmoidFunction, sigmoid, sigmoid_backward_torch  # noqa: E402,F401,E501
 
 __all__ += ["Sigmoid", "SigmoidBackwardFunction", "SigmoidFunction", "sigmoid", "sigmoid_backward_torch"]
+from ._torch_gelu import GELU  # noqa: E402,F401

@@ -4,7 +4,12 @@ Plain NumPy, one instruction at a time over whole arrays, no Numba, no
 tables, no stages: each instruction as docs/model.md section 2 states it.
 float32 arithmetic is NumPy's (IEEE binary32, rounded to nearest even);
 Exp is the correctly rounded exp of tests/reference.py; MulDstAdd the exact
-fused multiply-add rounded once; Casts by tests/reference_family.narrow.
+fused multiply-add rounded once; Axpy ``src * scalar + dst`` the same
+(``axpy_rounding="fused"``) or a float32 product then a float32 sum
+(``"unfused"``); Casts by tests/reference_family.narrow. Compare and
+CompareScalar give a uint8 mask of 0/1 by NumPy's (IEEE's) comparisons, which
+never saturates; Select picks ``src0`` where the mask is 1, else ``src1`` (a
+tensor or a scalar).
 Saturation mode: every float32 result that is +-inf becomes +-FLT_MAX and
 a NaN result +0; a narrowing Cast saturates to the 16-bit dtype's largest
 finite (NaN: +0); the exact widening Cast changes nothing.
@@ -40,10 +45,17 @@ def _scalar(k, attrs) -> np.float32:
     return F32(attrs[k.name])                             # Attr
 
 
-def _step(op, args, env, attrs, saturation, tensors):
+_COMPARE = {"LT": np.less, "GT": np.greater, "EQ": np.equal, "LE": np.less_equal, "GE": np.greater_equal,
+            "NE": np.not_equal}
+
+
+def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
     def t(name):
         return env[name]
     with np.errstate(all="ignore"):
+        if op in ("Compare", "CompareScalar"):
+            other = t(args[2]) if op == "Compare" else _scalar(args[2], attrs)
+            return _COMPARE[args[3]](t(args[1]), other).astype(np.uint8)
         if op == "Cast":
             dst_dtype = _DTYPES[tensors[args[0]].dtype]
             if args[2] == "CAST_NONE":
@@ -75,6 +87,17 @@ def _step(op, args, env, attrs, saturation, tensors):
             r = (t(args[1]).view(np.uint32) & np.uint32(0x7FFFFFFF)).view(np.float32)
         elif op == "Duplicate":
             r = np.full(len(next(iter(env.values()))), _scalar(args[1], attrs), dtype=np.float32)
+        elif op == "Axpy":
+            d, src, k = t(args[0]), t(args[1]), _scalar(args[2], attrs)
+            if axpy_rounding == "fused":
+                r = np.array([fma_f32_exact(p, k, c) for p, c in zip(src, d)], dtype=np.float32)
+            elif axpy_rounding == "unfused":
+                r = (src * k) + d
+            else:
+                raise ValueError(axpy_rounding)
+        elif op == "Select":
+            other = t(args[2]) if isinstance(args[2], str) else _scalar(args[2], attrs)
+            r = np.where(t(args[3]) == 1, t(args[1]), other)
         elif op == "MulDstAdd":
             d, s0, s1 = t(args[0]), t(args[1]), t(args[2])
             r = np.array([fma_f32_exact(p, q, c) for p, q, c in zip(d, s0, s1)], dtype=np.float32)
@@ -84,14 +107,15 @@ def _step(op, args, env, attrs, saturation, tensors):
     return _saturate(r) if saturation else r
 
 
-def interpret(program, inputs: dict, attrs: dict, saturation: bool = False) -> np.ndarray:
+def interpret(program, inputs: dict, attrs: dict, saturation: bool = False,
+              axpy_rounding: str = "fused") -> np.ndarray:
     """The program's output for ``inputs`` (name -> array of the input's dtype)."""
     env = {t.name: np.asarray(inputs[t.name], dtype=_DTYPES[t.dtype]) for t in program.inputs}
     for step in program.body:
         if hasattr(step, "program"):    # Call: the subroutine on its own tensors
             sub = step.program
             env[step.dst] = interpret(sub, {f.name: env[a] for f, a in zip(sub.inputs, step.srcs)},
-                                      {a: attrs[a] for a in sub.attrs}, saturation)
+                                      {a: attrs[a] for a in sub.attrs}, saturation, axpy_rounding)
         else:
-            env[step.args[0]] = _step(step.op, step.args, env, attrs, saturation, program.tensors)
+            env[step.args[0]] = _step(step.op, step.args, env, attrs, saturation, program.tensors, axpy_rounding)
     return env[program.output.name]

@@ -39,6 +39,7 @@ C_FUNCTIONS = """aclTensor aclScalar aclOpExecutor aclrtStream aclCreateTensor a
     aclnnFastGeluGetWorkspaceSize aclnnFastGelu aclnnFastGeluBackwardGetWorkspaceSize aclnnFastGeluBackward""".split()
 C_FUNCTIONS += """aclnnSigmoidGetWorkspaceSize aclnnSigmoid aclnnInplaceSigmoidGetWorkspaceSize aclnnInplaceSigmoid
     aclnnSigmoidBackwardGetWorkspaceSize aclnnSigmoidBackward""".split()     # issue 29
+C_FUNCTIONS += """aclnnGeluGetWorkspaceSize aclnnGelu aclnnGeluBackwardGetWorkspaceSize aclnnGeluBackward""".split()
 
 
 # --------------------------------------------------------------------------

@@ -20,12 +20,13 @@ from swishgrad_numba.cli import main
 
 
 def test_the_ops_and_the_default():
-    assert set(bm.OP_BENCHES) == {"swish", "silu", "silu_grad", "swish_grad", "fast_gelu", "fast_gelu_grad"}
+    assert set(bm.OP_BENCHES) == {"swish", "silu", "silu_grad", "swish_grad", "fast_gelu", "fast_gelu_grad", "gelu",
+                                  "gelu_grad"}
     assert bm.DEFAULT_OP == "swish_grad"
     assert bm.check_op("silu") == "silu"
     with pytest.raises(ValueError, match="--op must be one of swish, silu, silu_grad, swish_grad, fast_gelu, "
-                                         "fast_gelu_grad; got 'gelu'"):
-        bm.check_op("gelu", argname="--op")
+                                         "fast_gelu_grad, gelu, gelu_grad; got 'mish'"):
+        bm.check_op("mish", argname="--op")
 
 
 @pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16])
@@ -78,7 +79,7 @@ def test_cli_bench_op(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, match", [
-    (["--op", "gelu"], "--op must be one of"),
+    (["--op", "mish"], "--op must be one of"),
     (["--op", "silu", "--plot", "x.png"], "--plot draws the swish_grad comparison only"),
     (["--op", "silu", "--dtypes", "float64"], "--dtypes"),
 ])

@@ -55,6 +55,7 @@ def test_demo_prints_one_line_per_operator(capsys):
     expected.update({"fast_gelu": ref_fast_gelu(x), "fast_gelu_grad": ref_fast_gelu_backward(g, x)})
     import reference_activations as ra     # issue 29: x read as the forward's output for sigmoid_grad
     expected.update(sigmoid=ra.ref_sigmoid(x, "a2"), sigmoid_grad=ra.ref_sigmoid_backward(g, x, "a2"))
+    expected.update(gelu=ra.ref_gelu(x, "a2"), gelu_grad=ra.ref_gelu_backward(g, x, "a2"))
     assert set(expected) == set(OPERATORS)
     for name, values in expected.items():
         (line,) = [l for l in out.splitlines() if l.startswith(f"[{name}] ")]

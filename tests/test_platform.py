@@ -96,7 +96,8 @@ def test_defaults_and_fields_unchanged():
     assert (p.ub_size, p.core_num, p.block_size, p.soc_version, p.lib_workspace_size, p.overflow_mode) == \
         (196608, 48, 32, "ascend910b", 16 * 1024 * 1024, "infnan")
     assert [f.name for f in dataclasses.fields(Platform)] == \
-        ["ub_size", "core_num", "block_size", "soc_version", "lib_workspace_size", "overflow_mode"]
+        ["ub_size", "core_num", "block_size", "soc_version", "lib_workspace_size", "overflow_mode", "axpy_rounding"]
+    assert p.axpy_rounding == "fused"
     # soc_family is computed, not stored: vars() (the CLI's JSON) holds the fields only
     assert sorted(vars(p)) == sorted(f.name for f in dataclasses.fields(Platform))
     assert REFERENCE_PLATFORM == p and REFERENCE_PLATFORM.soc_family == "ascend910b"
@@ -129,3 +130,10 @@ def test_saturation_mode_refused_on_950(soc):
 def test_bad_overflow_mode(mode):
     with pytest.raises(ValueError, match="Platform.overflow_mode must be one of 'infnan', 'saturation'"):
         Platform(overflow_mode=mode)
+
+
+@pytest.mark.parametrize("bad", ["once", "FUSED", None, 1])
+def test_axpy_rounding_is_one_of_the_two_models(bad):
+    assert Platform(axpy_rounding="unfused").axpy_rounding == "unfused"
+    with pytest.raises(ValueError, match="axpy_rounding must be one of 'fused', 'unfused'"):
+        Platform(soc_version="ascend950", axpy_rounding=bad)

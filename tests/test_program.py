@@ -15,7 +15,9 @@ from swishgrad_numba.program.passes import compile_program
 DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16}
 # Exp three times: its staged fast path and exact redo are the compiler's subtlest code
 ARITH = ("Muls", "Adds", "Add", "Sub", "Mul", "Div", "Exp", "Exp", "Exp", "Reciprocal", "Neg", "Abs", "Duplicate",
-         "MulDstAdd")
+         "MulDstAdd", "Axpy")
+MASKS = ("m0", "m1")
+CMP_MODES = ("LT", "GT", "EQ", "LE", "GE", "NE")
 CONSTS = (0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-40, -3e-39, 3.4e38, float("inf"), float("-inf"), float("nan"),
           "-1.595769121 * 0.044715", "1.0 / 3.0")
 
@@ -30,24 +32,42 @@ def _scalar(rng):
     return Const.of(float(np.float32(rng.standard_normal() * 10.0 ** rng.integers(-3, 4))))
 
 
-def _body(rng, f32: list, length: int, names, subroutine=None, sixteen=()):
-    """Random instructions over the float32 tensors ``f32`` (grown as new ones are written)."""
-    body = []
+def _body(rng, f32: list, length: int, names, subroutine=None, sixteen=(), focus=False):
+    """Random instructions over the float32 tensors ``f32`` (grown as new ones are written), and masks
+    (Compare, CompareScalar) that Selects read."""
+    body, masks = [], []
     for _ in range(length):
         recent = f32[-4:] if rng.random() < 0.7 else f32
 
         def pick():
             return recent[rng.integers(len(recent))]
-        choice = rng.integers(len(ARITH) + 2)
+        choice = rng.integers(len(ARITH) + 4)
+        if focus and rng.random() < 0.5:          # Axpy, Compare, Select more often
+            choice = (ARITH.index("Axpy"), len(ARITH) + 2, len(ARITH) + 3)[rng.integers(3)]
         dst = next(names) if rng.random() < 0.6 or len(f32) < 3 else f32[rng.integers(len(f32))]
-        if choice == len(ARITH):                  # a 16-bit round trip through a local
+        if choice == len(ARITH) + 2:              # a mask: NaN guards compare a value with itself
+            m = MASKS[rng.integers(len(MASKS))]
+            a = pick()
+            mode = CMP_MODES[rng.integers(len(CMP_MODES))]
+            if rng.random() < 0.5:
+                body.append(V.Compare(m, a, a if rng.random() < 0.3 else pick(), mode))
+            else:
+                body.append(V.CompareScalar(m, a, _scalar(rng), mode))
+            masks.append(m)
+            continue
+        if choice == len(ARITH) + 3:              # a Select of two tensors or a tensor and a scalar
+            if not masks:
+                continue
+            other = pick() if rng.random() < 0.5 else _scalar(rng)
+            body.append(V.Select(dst, pick(), other, masks[rng.integers(len(masks))]))
+        elif choice == len(ARITH):                # a 16-bit round trip through a local
             h = sixteen[rng.integers(len(sixteen))]
             body += [V.Cast(h, pick(), ("CAST_RINT", "CAST_ROUND")[rng.integers(2)]), V.Cast(dst, h, "CAST_NONE")]
         elif choice == len(ARITH) + 1 and subroutine is not None:
             body.append(Call(subroutine, dst, tuple(pick() for _ in subroutine.inputs)))
         else:
             op = ARITH[min(choice, len(ARITH) - 1)]
-            if op == "MulDstAdd":
+            if op in ("MulDstAdd", "Axpy"):      # read-write destinations
                 dst = pick()
             kinds = INSTRUCTIONS[op]
             args = [dst] + [pick() if k in "sD" else _scalar(rng) for k in kinds[1:]]
@@ -57,15 +77,16 @@ def _body(rng, f32: list, length: int, names, subroutine=None, sixteen=()):
     return body
 
 
-def random_program(rng, dtype: str, length: int) -> Program:
+def random_program(rng, dtype: str, length: int, focus: bool = False) -> Program:
     names = (f"t{i}" for i in range(10 ** 6))
     sub_names = (f"u{i}" for i in range(10 ** 6))
     sixteen = ("h16", "hb16")
     sub_in = (Tensor("p"), Tensor("q"))
     sub_f32 = ["p", "q"]
     sub_body = _body(rng, sub_f32, 3, sub_names, sixteen=sixteen) + [V.Mul("r", sub_f32[-1], sub_f32[-2])]
+    masks = tuple(Tensor(m, "uint8") for m in MASKS)
     sub = Program("Helper", sub_in, Tensor("r"), tuple(Tensor(n) for n in sub_f32[2:])
-                  + (Tensor("h16", "float16"), Tensor("hb16", "bfloat16")), tuple(sub_body), ("alpha",))
+                  + (Tensor("h16", "float16"), Tensor("hb16", "bfloat16")) + masks, tuple(sub_body), ("alpha",))
     n_in = int(rng.integers(1, 4))
     inputs = tuple(Tensor(f"in{i}", dtype) for i in range(n_in))
     if dtype == "float32":
@@ -73,15 +94,15 @@ def random_program(rng, dtype: str, length: int) -> Program:
     else:
         f32 = [f"w{i}" for i in range(n_in)]
         body = [V.Cast(f"w{i}", f"in{i}", "CAST_NONE") for i in range(n_in)]
-    body += _body(rng, f32, length, names, sub, sixteen)
-    last = body[-1].dst
+    body += _body(rng, f32, length, names, sub, sixteen, focus)
+    last = next(step.dst for step in reversed(body) if step.dst not in MASKS)
     if dtype == "float32":
         body.append(V.Add("out", last, f32[rng.integers(len(f32))]))
     else:
         body.append(V.Cast("out", last, ("CAST_RINT", "CAST_ROUND")[rng.integers(2)]))
     local = [n for n in dict.fromkeys(f32) if n not in {t.name for t in inputs}]
     return Program("Fuzz", inputs, Tensor("out", dtype), tuple(Tensor(n) for n in local)
-                   + (Tensor("h16", "float16"), Tensor("hb16", "bfloat16")), tuple(body), ("alpha",))
+                   + (Tensor("h16", "float16"), Tensor("hb16", "bfloat16")) + masks, tuple(body), ("alpha",))
 
 
 def _inputs(rng, n, dtype, count):
@@ -124,11 +145,65 @@ def test_random_programs_compiled_as_interpreted(dtype, saturation):
         arrays = _inputs(rng, n, dtype, len(program.inputs))
         alpha = np.float32(Const.of(CONSTS[rng.integers(len(CONSTS))]).value if rng.random() < 0.5
                            else rng.standard_normal())
-        compiled = compile_program(program, dtype, saturation, module=__name__)
+        axpy = ("fused", "unfused")[case % 2]     # both roundings of Axpy in every (dtype, mode)
+        compiled = compile_program(program, dtype, saturation, module=__name__, axpy_rounding=axpy)
         got = run_compiled(compiled, arrays, alpha, int(rng.choice([37, 128, 1000])))
         want = interpret(program, {t.name: a for t, a in zip(program.inputs, arrays)}, {"alpha": alpha},
-                         saturation)
-        assert_bits_equal(got, want, f"{dtype} case {case}:\n{program}\n{compiled.pass_source}")
+                         saturation, axpy_rounding=axpy)
+        assert_bits_equal(got, want, f"{dtype} case {case} (Axpy {axpy}):\n{program}\n{compiled.pass_source}")
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_random_programs_of_masks_and_axpys_compiled_as_interpreted(dtype):
+    # Axpy (both roundings), Compare, CompareScalar and Select drawn half the time
+    rng = np.random.default_rng([29, list(DTYPES).index(dtype)])
+    for case in range(3):
+        program = random_program(rng, dtype, int(rng.integers(8, 24)), focus=True)
+        n = 65536 if dtype != "float32" else int(rng.integers(1, 3000))
+        arrays = _inputs(rng, n, dtype, len(program.inputs))
+        alpha = np.float32(rng.standard_normal())
+        saturation, axpy = case == 2, ("fused", "unfused")[case % 2]
+        compiled = compile_program(program, dtype, saturation, module=__name__, axpy_rounding=axpy)
+        got = run_compiled(compiled, arrays, alpha, int(rng.choice([37, 128, 1000])))
+        want = interpret(program, {t.name: a for t, a in zip(program.inputs, arrays)}, {"alpha": alpha},
+                         saturation, axpy_rounding=axpy)
+        assert_bits_equal(got, want, f"{dtype} case {case} (Axpy {axpy}):\n{program}\n{compiled.pass_source}")
+
+
+def _one_pass(program, arrays, axpy_rounding="fused"):
+    return run_compiled(compile_program(program, "float32", module=__name__, axpy_rounding=axpy_rounding),
+                        arrays, np.float32(1.0), 64)
+
+
+def test_compare_modes_follow_ieee_and_select_picks_src0_where_the_mask_is_one():
+    a = np.array([1.0, 2.0, np.nan, 0.0, -0.0, np.inf, 3.0, np.nan], dtype=np.float32)
+    b = np.array([2.0, 2.0, 1.0, -0.0, 0.0, np.inf, np.nan, np.nan], dtype=np.float32)
+    expect = {"LT": a < b, "GT": a > b, "EQ": a == b, "LE": a <= b, "GE": a >= b, "NE": a != b}
+    assert list(expect["NE"][[2, 6, 7]]) == [True] * 3 and not expect["EQ"][[2, 6, 7]].any()
+    # one program: mode k's mask selects 2^k into a sum (exact), so every mode's bits are read back
+    body = [V.Duplicate("acc", 0.0)]
+    for k, mode in enumerate(expect):
+        body += [V.Compare("m", "a", "b", mode), V.Duplicate("p", float(2 ** k)), V.Select("t", "p", 0.0, "m"),
+                 V.Add("acc", "acc", "t")]
+    p = Program("Cmp", (Tensor("a"), Tensor("b")), Tensor("acc"), (Tensor("m", "uint8"), Tensor("p"), Tensor("t")),
+                tuple(body))
+    want = sum(np.float32(2 ** k) * m for k, m in enumerate(expect.values())).astype(np.float32)
+    assert_bits_equal(_one_pass(p, [a, b]), want, "modes")
+    # Select's first source where the mask is 1, NaNs and signed zeros passed unchanged
+    p = Program("Sel", (Tensor("a"), Tensor("b")), Tensor("y"), (Tensor("m", "uint8"),),
+                (V.Compare("m", "a", "a", "EQ"), V.Select("y", "a", "b", "m")))
+    assert_bits_equal(_one_pass(p, [a, b]), np.where(a == a, a, b), "select")
+
+
+def test_the_two_axpy_roundings_differ_where_the_product_is_inexact():
+    # src * scalar + dst with src * scalar = 1 + 2^-23 + 2^-46 exactly: the fused result keeps the
+    # 2^-46, the unfused one drops it before adding -1
+    src = np.array([1.0 + 2.0 ** -23], dtype=np.float32)
+    dst = np.array([-1.0], dtype=np.float32)
+    p = Program("Ax", (Tensor("s"), Tensor("d")), Tensor("y"), (), (V.Axpy("d", "s", 1.0 + 2.0 ** -23),
+                                                                   V.Add("y", "d", "d")))
+    fused, unfused = _one_pass(p, [src, dst], "fused"), _one_pass(p, [src, dst], "unfused")
+    assert fused[0] == np.float32(2 * (2.0 ** -22 + 2.0 ** -46)) and unfused[0] == np.float32(2 * 2.0 ** -22)
 
 
 def test_program_prints_one_instruction_per_line_as_upstream_writes_it():
@@ -148,10 +223,15 @@ def test_program_prints_one_instruction_per_line_as_upstream_writes_it():
     ((V.Muls("t", "nope", 2.0),), "not a declared tensor"),
     ((V.Muls("t", "t", Attr("gamma")),), "attribute 'gamma'"),
     ((Instr("Muls", ("t", "t")),), "takes 3 operands"),
+    ((V.Compare("t", "t", "t", "EQ"),), "its mask: uint8"),
+    ((V.Compare("m", "t", "t", "LTE"),), "compare mode 'LTE'"),
+    ((V.Select("t", "t", "t", "t"),), "its mask: uint8"),
+    ((V.Add("t", "m", "t"),), "float32 tensors only"),
 ])
 def test_ill_typed_programs_are_refused(bad, message):
     with pytest.raises(ValueError, match=message):
-        Program("Bad", (Tensor("x", "float16"),), Tensor("y", "float16"), (Tensor("t"),), bad, ("beta",))
+        Program("Bad", (Tensor("x", "float16"),), Tensor("y", "float16"), (Tensor("t"), Tensor("m", "uint8")), bad,
+                ("beta",))
 
 
 def test_a_cached_launch_finds_its_params_class_by_name():

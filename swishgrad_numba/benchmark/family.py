@@ -37,6 +37,7 @@ from ..api import swish_backward
 from ..forward import silu, swish
 from ..ops.silu_grad import silu_backward
 from ..ops.fast_gelu_api import fast_gelu, fast_gelu_backward
+from ..gelu_functions import gelu, gelu_backward
 from . import peers
 from .inputs import BETA_NUMPY, BETA_TORCH, make_inputs, parse_threads
 from .runner import _check_run, _row, _thread_counts_restored, _use_threads
@@ -132,6 +133,27 @@ OP_BENCHES = {
                               lambda g, x, out, b, p: fast_gelu_backward(g, x, out=out, platform=p),
                               _torch_fast_gelu_backward_into, "g * s * (1 + z (1 - s)), z = 1.702 x (out=)"),
 }
+
+
+def _torch_gelu_into(tg, tx, tout, beta):
+    import torch
+
+    return torch.ops.aten.gelu.out(tx, approximate="tanh", out=tout)
+
+
+def _torch_gelu_backward_into(tg, tx, tout, beta):
+    import torch
+
+    return torch.ops.aten.gelu_backward.grad_input(tg, tx, approximate="tanh", grad_input=tout)
+
+
+# The Gelu family against torch's tanh GELU (the 950's function; the A2's cubic coefficient differs).
+OP_BENCHES.update({
+    "gelu": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: gelu(x, out=out, platform=p), _torch_gelu_into,
+                    "aten.gelu.out(approximate='tanh')"),
+    "gelu_grad": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: gelu_backward(g, x, out=out, platform=p),
+                         _torch_gelu_backward_into, "aten.gelu_backward.grad_input(approximate='tanh')"),
+})
 
 
 def check_op(op, argname: str = "op") -> str:

@@ -89,6 +89,9 @@ class Kernel:
     walk : str
         The walk its compiled pass runs on: ``"pass"`` (:mod:`swishgrad_numba.kernel.walk`) or
         ``"broadcast"`` (:mod:`swishgrad_numba.kernel.broadcast`: a tuple of input buffers, read-only).
+    soc_variant : callable, optional
+        ``soc_variant(platform) -> str``: the program variant the host picks by SoC (the A2 GeluGrad's
+        ``versionNum``); ``variant`` (by beta) where not given.
     """
 
     architecture: str
@@ -103,6 +106,7 @@ class Kernel:
     programs: Callable | None = None
     variant: Callable | None = None
     walk: str = "pass"
+    soc_variant: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -173,6 +177,8 @@ class Operator:
         if kernel is None or kernel.programs is None:
             raise ValueError(f"operator {self.name!r} has no program for kernel {platform.architecture!r}")
         variant = "main" if kernel.variant is None else kernel.variant(np.float32(beta))
+        if kernel.soc_variant is not None:
+            variant = kernel.soc_variant(platform)
         return kernel.programs(dtype_info(dtype).name, variant)
 
 

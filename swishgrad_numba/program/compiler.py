@@ -23,6 +23,7 @@ import re
 from ..dtypes import dtype_info
 from ..kernel.walk import WORK_ROWS
 from .form import Attr, Const, Product
+from .isa import MASK_DTYPE
 from .lower import Lowered
 from .semantics import DEFINED, FUNCTIONS
 
@@ -54,7 +55,8 @@ def _call(low: Lowered, s, args: list, sat: bool) -> str:
         if s.mode == "CAST_NONE":
             return f"cast_none({args[0]}, {dtype_info(low.values[s.srcs[0]].dtype).code})"
         return f"{FUNCTIONS[('Cast', s.mode)]}({args[0]}, {dtype_info(low.values[s.dst].dtype).code}, {sat})"
-    return f"{FUNCTIONS[s.op]}({', '.join(list(args) + [_scalar(k) for k in s.scalars] + [str(sat)])})"
+    function = FUNCTIONS.get((s.op, s.mode)) or FUNCTIONS[s.op]   # by mode: Axpy, Compare, Select
+    return f"{function}({', '.join(list(args) + [_scalar(k) for k in s.scalars] + [str(sat)])})"
 
 
 def _attrs(low: Lowered, source: str) -> list:
@@ -253,7 +255,10 @@ def _lookup(low: Lowered, v: int) -> str:
 
 
 def _load(low: Lowered, v: int, row: str) -> str:
-    # a 16-bit value (bits) kept in a float32 row is stored as the number its bits read as: exact
+    # a mask element (0 or 1) or a 16-bit value (bits) kept in a float32 row is stored as the number it
+    # reads as: exact
+    if low.values[v].dtype == MASK_DTYPE:
+        return f"v{v} = np.uint8({_at(row)})"
     if low.values[v].dtype != "float32" and low.values[v].input < 0:
         return f"v{v} = np.uint16({_at(row)})"
     return f"v{v} = {_at(row)}"

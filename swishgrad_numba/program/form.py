@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .isa import DTYPES, INSTRUCTIONS, ROUND_MODES, V
+from .isa import CMP_MODES, DTYPES, FLOAT_DTYPES, INSTRUCTIONS, MASK_DTYPE, ROUND_MODES, V
 
 __all__ = ["DTYPES", "ROUND_MODES", "INSTRUCTIONS", "V", "Attr", "Const", "Product", "Tensor", "Instr", "Call",
            "Program"]
@@ -108,7 +108,7 @@ class Instr:
         # a number given for a scalar operand is a float literal, a text (not a name) a double expression
         kinds = INSTRUCTIONS.get(self.op, "")
         object.__setattr__(self, "args", tuple(
-            Const.of(a) if k == "k" and (isinstance(a, (int, float)) or isinstance(a, str) and not a.isidentifier())
+            Const.of(a) if k in "kx" and (isinstance(a, (int, float)) or isinstance(a, str) and not a.isidentifier())
             else a for a, k in zip(self.args, kinds + "?" * len(self.args))))
 
     def __str__(self):
@@ -121,10 +121,20 @@ class Instr:
     def sources(self) -> tuple:
         """The tensor names the instruction reads (a read-write destination first)."""
         kinds = INSTRUCTIONS[self.op]
-        return tuple(a for a, k in zip(self.args, kinds) if k in "sD")
+        return tuple(a for a, k in zip(self.args, kinds) if k in "sD" or (k == "x" and isinstance(a, str)))
 
     def scalars(self) -> tuple:
-        return tuple(a for a, k in zip(self.args, INSTRUCTIONS[self.op]) if k == "k")
+        return tuple(a for a, k in zip(self.args, INSTRUCTIONS[self.op])
+                     if k == "k" or (k == "x" and not isinstance(a, str)))
+
+    @property
+    def mode(self) -> str:
+        """The round mode of a Cast, the compare mode of a Compare, ``"tensor"`` or ``"scalar"`` for a
+        Select's second source; else empty."""
+        kinds = INSTRUCTIONS.get(self.op, "")
+        if "x" in kinds:
+            return "tensor" if isinstance(self.args[kinds.index("x")], str) else "scalar"
+        return next((a for a, k in zip(self.args, kinds) if k in "mc"), "")
 
 
 @dataclass(frozen=True)
@@ -161,6 +171,10 @@ class Program:
         if self.name in INSTRUCTIONS or not self.name.isidentifier() or "__" in self.name:
             raise ValueError(f"a program's name is an identifier without '__', not an instruction's: {self.name!r}")
         tensors = {}
+        for t in self.inputs + (self.output,):
+            if t.dtype not in FLOAT_DTYPES:
+                raise ValueError(f"{self.name}: input or output {t.name!r} must be one of {FLOAT_DTYPES}, "
+                                 f"not {t.dtype}")
         for t in self.inputs + (self.output,) + self.locals:
             if tensors.get(t.name, t) != t:
                 raise ValueError(f"{self.name}: tensor {t.name!r} declared twice")
@@ -186,21 +200,32 @@ class Program:
             raise ValueError(f"{where}: unknown instruction {step.op!r}")
         if len(step.args) != len(kinds):
             raise ValueError(f"{where}: {step.op} takes {len(kinds)} operands, got {len(step.args)}")
-        dtypes = set()
+        tensors = []
         for arg, kind in zip(step.args, kinds):
-            if kind == "k":
+            if kind == "k" or (kind == "x" and not isinstance(arg, str)):
                 if not isinstance(arg, (Attr, Const, Product)):
                     raise ValueError(f"{where}: operand {arg!r} must be a scalar (Attr, Const or Product)")
                 self._scalars((arg,), where)
             elif kind == "m":
                 if arg not in ROUND_MODES:
                     raise ValueError(f"{where}: round mode {arg!r} is not one of {ROUND_MODES}")
+            elif kind == "c":
+                if arg not in CMP_MODES:
+                    raise ValueError(f"{where}: compare mode {arg!r} is not one of {CMP_MODES}")
             else:
-                dtypes.add((kind == "s" and step.op == "Cast", self._tensor(arg, where).dtype))
+                tensors.append(self._tensor(arg, where).dtype)
         if step.op == "Cast":
             self._check_cast(step, where)
-        elif {d for _, d in dtypes} != {"float32"}:
-            raise ValueError(f"{where}: {step.op} computes on float32 tensors only")
+            return
+        # the mask operand: a Compare's destination, a Select's last source; every other tensor float32
+        want = ["float32"] * len(tensors)
+        if step.op in ("Compare", "CompareScalar"):
+            want[0] = MASK_DTYPE
+        elif step.op == "Select":
+            want[-1] = MASK_DTYPE
+        if tensors != want:
+            raise ValueError(f"{where}: {step.op} computes on float32 tensors only"
+                             + (f" (its mask: {MASK_DTYPE})" if MASK_DTYPE in want else ""))
 
     def _check_cast(self, step, where):
         dst, src, mode = self.tensors[step.args[0]].dtype, self.tensors[step.args[1]].dtype, step.args[2]

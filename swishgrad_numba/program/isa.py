@@ -4,15 +4,27 @@ What each computes is :mod:`.semantics`'; the program form is :mod:`.form`.
 """
 from __future__ import annotations
 
-__all__ = ["DTYPES", "ROUND_MODES", "INSTRUCTIONS", "V"]
+# How an Axpy rounds is not an operand: the platform's option, which the compiler takes
+from ..platform import AXPY_ROUNDINGS
 
-#: Tensor dtypes a program may hold (the Compare family's masks will add ``uint8``).
-DTYPES = ("float32", "float16", "bfloat16")
+__all__ = ["DTYPES", "FLOAT_DTYPES", "MASK_DTYPE", "ROUND_MODES", "CMP_MODES", "AXPY_ROUNDINGS", "INSTRUCTIONS", "V"]
+
+#: The dtype of a Compare's mask: one value per element, 1 where the comparison holds, else 0. The device
+#: packs a mask one bit per element (``MaskReg``, or a uint8 tensor of bits); element by element that is
+#: the same 0 or 1, so the program form keeps one uint8 per element and never packs.
+MASK_DTYPE = "uint8"
+#: Tensor dtypes that hold numbers (a program's inputs and output are of these).
+FLOAT_DTYPES = ("float32", "float16", "bfloat16")
+#: Tensor dtypes a program may hold.
+DTYPES = FLOAT_DTYPES + (MASK_DTYPE,)
 #: ``AscendC::RoundMode`` values a Cast may name (CAST_NONE: the exact widening).
 ROUND_MODES = ("CAST_NONE", "CAST_RINT", "CAST_ROUND")
+#: ``CMPMODE`` values a Compare may name.
+CMP_MODES = ("LT", "GT", "EQ", "LE", "GE", "NE")
 
 # Operand kinds: "d" the destination (written), "D" a destination also read
-# (MulDstAdd, Axpy), "s" a source tensor, "k" a scalar, "m" a round mode.
+# (MulDstAdd, Axpy), "s" a source tensor, "k" a scalar, "x" a source tensor
+# or a scalar (Select's second source), "m" a round mode, "c" a compare mode.
 #: Every instruction the form knows, by upstream name: its operand kinds in
 #: argument order. The ones without semantics yet (:data:`.semantics.DEFINED`)
 #: may be written and printed, but not compiled.
@@ -24,6 +36,10 @@ INSTRUCTIONS = {
     "MulDstAdd": "Dss",
     "Axpy": "Dsk",
     "Cast": "dsm",
+    # Compare(dst, src0, src1, mode): dst (a mask) = src0 <mode> src1; CompareScalar with a scalar src1.
+    "Compare": "dssc", "CompareScalar": "dskc",
+    # Select(dst, src0, src1, mask) (MicroAPI order): src0 where the mask is 1, else src1 (a tensor or a scalar).
+    "Select": "dsxs",
 }
 
 

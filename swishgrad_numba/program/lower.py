@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .form import Call, Program
+from .isa import AXPY_ROUNDINGS
 
 __all__ = ["Value", "Step", "Lowered", "lower"]
 
@@ -28,7 +29,9 @@ class Value:
 
 @dataclass(frozen=True)
 class Step:
-    """``dst = op(srcs, scalars, mode)`` on values (``srcs`` of MulDstAdd start with the old ``dst``)."""
+    """``dst = op(srcs, scalars, mode)`` on values (``srcs`` of MulDstAdd and Axpy start with the old
+    ``dst``). ``mode``: a Cast's round mode, a Compare's compare mode, an Axpy's rounding, ``"tensor"`` or
+    ``"scalar"`` for a Select's second source."""
 
     op: str
     dst: int
@@ -53,14 +56,14 @@ class Lowered:
     per_element: tuple
 
 
-def _emit(program: Program, env: dict, values: dict, steps: list):
+def _emit(program: Program, env: dict, values: dict, steps: list, axpy_rounding: str):
     """Append ``program``'s steps on values; ``env`` maps its tensor names to their current values.
     A subroutine gets its inputs' values (writes to them stay its own) and returns its output's."""
     for step in program.body:
         if isinstance(step, Call):
             sub = step.program
             inner = {t.name: env[a] for t, a in zip(sub.inputs, step.srcs)}
-            _emit(sub, inner, values, steps)
+            _emit(sub, inner, values, steps, axpy_rounding)
             if sub.output.name not in inner:
                 raise ValueError(f"{sub.name}: the output {sub.output.name!r} is never written")
             env[step.dst] = inner[sub.output.name]
@@ -70,18 +73,21 @@ def _emit(program: Program, env: dict, values: dict, steps: list):
             raise ValueError(f"{program.name}: {step} reads {missing[0]!r} before it is written")
         vid = len(values)
         values[vid] = Value(vid, program.tensors[step.dst].dtype)
-        steps.append(Step(step.op, vid, tuple(env[n] for n in step.sources()), step.scalars(),
-                          step.args[2] if step.op == "Cast" else ""))
+        mode = axpy_rounding if step.op == "Axpy" else step.mode
+        steps.append(Step(step.op, vid, tuple(env[n] for n in step.sources()), step.scalars(), mode))
         env[step.dst] = vid
 
 
-def lower(program: Program, sixteen_bit_tables: bool = True) -> Lowered:
-    """The program in SSA form, its dead steps dropped and (if ``sixteen_bit_tables``) its tables chosen."""
+def lower(program: Program, sixteen_bit_tables: bool = True, axpy_rounding: str = "fused") -> Lowered:
+    """The program in SSA form, its dead steps dropped and (if ``sixteen_bit_tables``) its tables chosen;
+    each Axpy's step carries ``axpy_rounding`` (:data:`.isa.AXPY_ROUNDINGS`) as its mode."""
+    if axpy_rounding not in AXPY_ROUNDINGS:
+        raise ValueError(f"axpy_rounding must be one of {AXPY_ROUNDINGS}, got {axpy_rounding!r}")
     values, env, steps = {}, {}, []
     for i, t in enumerate(program.inputs):
         values[i] = Value(i, t.dtype, i)
         env[t.name] = i
-    _emit(program, env, values, steps)
+    _emit(program, env, values, steps, axpy_rounding)
     if env.get(program.output.name, 0) < len(program.inputs):
         raise ValueError(f"{program.name}: the output {program.output.name!r} is never written")
     output = env[program.output.name]

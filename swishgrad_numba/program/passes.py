@@ -35,6 +35,7 @@ from ..kernel import exp as _exp
 from ..kernel.walk import register_pass
 from . import semantics
 from .compiler import entry_source, pass_source
+from .isa import AXPY_ROUNDINGS, MASK_DTYPE
 from .lower import lower
 
 __all__ = ["Compiled", "compiled", "compile_program", "build_table", "key_name"]
@@ -82,11 +83,13 @@ def _define(source: str, name: str, label: str):
 class Compiled:
     """A program compiled for one key ``(op, architecture, dtype, variant, saturation)``."""
 
-    def __init__(self, key: tuple, program, module: str = __name__, broadcast: bool = False):
+    def __init__(self, key: tuple, program, module: str = __name__, broadcast: bool = False,
+                 axpy_rounding: str = "fused"):
         self.key = key
         self.module = module
         self.program = program
-        self.lowered = lower(program)
+        self.axpy_rounding = axpy_rounding
+        self.lowered = lower(program, axpy_rounding=axpy_rounding)
         sat = key[4]
         self.params_class = NamedTuple(key_name("Pass", key), [(a, np.float32) for a in program.attrs]
                                        + [(f"table{i}", np.ndarray) for i in range(len(self.lowered.tables))])
@@ -104,7 +107,8 @@ class Compiled:
             self.entry_sources.append(src)
 
     def table_dtype(self, i: int):
-        return np.float32 if self.lowered.values[self.lowered.tables[i]].dtype == "float32" else np.uint16
+        dtype = self.lowered.values[self.lowered.tables[i]].dtype
+        return {"float32": np.float32, MASK_DTYPE: np.uint8}.get(dtype, np.uint16)
 
     def params(self, **attrs) -> NamedTuple:
         """The launch parameters for these attribute values (float32), tables built or found."""
@@ -124,6 +128,10 @@ class Compiled:
         return table
 
 
+#: A key's variant ends with this where its Axpys round twice (the default rounds once: no suffix).
+UNFUSED_AXPY_SUFFIX = "_axpy_unfused"
+
+
 @functools.lru_cache(maxsize=None)
 def _compiled(key: tuple) -> Compiled:
     from ..ops import get_operator   # the operators import this module
@@ -132,16 +140,25 @@ def _compiled(key: tuple) -> Compiled:
     kernel = get_operator(op).kernels[arch]
     if kernel.programs is None:
         raise ValueError(f"operator {op!r} has no program for kernel {arch!r}")
-    return Compiled(key, kernel.programs(dtype, variant), broadcast=kernel.walk == "broadcast")
+    rounding = "unfused" if variant.endswith(UNFUSED_AXPY_SUFFIX) else "fused"
+    program = kernel.programs(dtype, variant.removesuffix(UNFUSED_AXPY_SUFFIX))
+    return Compiled(key, program, broadcast=kernel.walk == "broadcast", axpy_rounding=rounding)
 
 
-def compiled(op: str, architecture: str, dtype: str, variant: str = "main", saturation: bool = False) -> Compiled:
-    """The compiled program of operator ``op``'s kernel on ``architecture`` for ``dtype``, made once."""
+def compiled(op: str, architecture: str, dtype: str, variant: str = "main", saturation: bool = False,
+             axpy_rounding: str = "fused") -> Compiled:
+    """The compiled program of operator ``op``'s kernel on ``architecture`` for ``dtype``, made once;
+    ``axpy_rounding`` (:data:`.isa.AXPY_ROUNDINGS`): how its Axpys round."""
+    if axpy_rounding not in AXPY_ROUNDINGS:
+        raise ValueError(f"axpy_rounding must be one of {AXPY_ROUNDINGS}, got {axpy_rounding!r}")
+    if axpy_rounding == "unfused":
+        variant += UNFUSED_AXPY_SUFFIX
     with _LOCK:
         return _compiled((op, architecture, dtype, variant, bool(saturation)))
 
 
-def compile_program(program, dtype: str, saturation: bool = False, module: str = "__main__") -> Compiled:
+def compile_program(program, dtype: str, saturation: bool = False, module: str = "__main__",
+                    axpy_rounding: str = "fused") -> Compiled:
     """Any program compiled for a launch of ``dtype`` inputs, its classes placed in ``module`` (not this
     one: so its launches are not cached on disk, :func:`kernel.walk.launchers`). For tests and for
     operators being written."""
@@ -149,7 +166,7 @@ def compile_program(program, dtype: str, saturation: bool = False, module: str =
         raise ValueError("a program outside the registry cannot have its classes in the registry's module")
     with _LOCK:
         key = (f"{program.name}{next(_ADHOC)}", "adhoc", dtype, "main", bool(saturation))
-        return Compiled(key, program, module)
+        return Compiled(key, program, module, axpy_rounding=axpy_rounding)
 
 
 def __getattr__(name: str):

@@ -11,6 +11,17 @@ pages, one per instruction:
 - ``Exp``: correctly rounded e**x (:mod:`swishgrad_numba.kernel.exp`).
 - ``MulDstAdd(dst, src0, src1)``: ``dst * src0 + src1`` rounded once (the
   950's ``vmadd``, model section 9).
+- ``Axpy(dst, src, scalar)``: ``src * scalar + dst`` (MicroAPI ``Axpy``). Whether the device rounds
+  once or twice is not public (docs/model.md "Gelu", "Axpy"): ``axpy_fused`` rounds once (the default,
+  :data:`swishgrad_numba.platform.Platform.axpy_rounding` ``"fused"``), ``axpy_unfused`` rounds the
+  product to float32, then the sum. In saturation mode only the result saturates (an infinite
+  product inside the instruction is not a result).
+- ``Compare(dst, src0, src1, mode)`` / ``CompareScalar(dst, src, scalar, mode)``: a mask element
+  (uint8, :data:`.isa.MASK_DTYPE`) 1 where ``src0 <mode> src1`` holds, else 0, by IEEE 754's
+  comparisons: with a NaN operand EQ, LT, GT, LE, GE are false and NE is true; -0 equals +0. A mask is
+  not a float result: nothing saturates.
+- ``Select(dst, src0, src1, mask)``: ``src0`` where the mask is 1, else ``src1`` (a tensor, or a
+  scalar), unchanged; in saturation mode the chosen value saturates as every result does.
 - ``Neg``: ``src * -1`` (model section 9: the same value as the A2's
   ``Muls(., -1)``; the NaN's sign is the CPU's multiply's).
 - ``Abs``: the sign bit cleared. ``Duplicate``: the scalar.
@@ -31,8 +42,8 @@ Each function is inlined at Numba IR level (``inline="always"``): the
 float32 passes measured 20-25 % slower with calls left to LLVM.
 
 Not yet defined (they may be written and printed, not compiled): ``Ln``
-(device rounding not public), ``Axpy`` (whether it rounds once is not
-public), ``Max``/``Min``/``Maxs``/``Mins`` (NaN rules not documented).
+(device rounding not public), ``Max``/``Min``/``Maxs``/``Mins`` (NaN rules
+not documented).
 """
 from __future__ import annotations
 
@@ -46,7 +57,9 @@ from ..kernel.exp import exp_f32
 from ..kernel.sequence import saturate
 
 __all__ = ["DEFINED", "FUNCTIONS", "muls", "adds", "add", "sub", "mul", "div", "reciprocal", "neg", "abs_",
-           "duplicate", "exp", "mul_dst_add", "cast_none", "cast_rint", "cast_round"]
+           "duplicate", "exp", "mul_dst_add", "cast_none", "cast_rint", "cast_round", "axpy_fused", "axpy_unfused",
+           "compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne", "select",
+           "select_scalar"]
 
 _NEG_ONE = np.float32(-1.0)
 _ONE = np.float32(1.0)
@@ -117,6 +130,59 @@ def mul_dst_add(dst, src0, src1, sat):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def axpy_fused(dst, src, scalar, sat):
+    return saturate(fma_f32(src, scalar, dst), sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def axpy_unfused(dst, src, scalar, sat):
+    return saturate(src * scalar + dst, sat)   # two float32 operations: two roundings
+
+
+_TRUE, _FALSE = np.uint8(1), np.uint8(0)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def compare_lt(src0, src1, sat):
+    return _TRUE if src0 < src1 else _FALSE
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def compare_gt(src0, src1, sat):
+    return _TRUE if src0 > src1 else _FALSE
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def compare_eq(src0, src1, sat):
+    return _TRUE if src0 == src1 else _FALSE
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def compare_le(src0, src1, sat):
+    return _TRUE if src0 <= src1 else _FALSE
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def compare_ge(src0, src1, sat):
+    return _TRUE if src0 >= src1 else _FALSE
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def compare_ne(src0, src1, sat):
+    return _TRUE if src0 != src1 else _FALSE
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def select(src0, src1, mask, sat):
+    return saturate(src0 if mask != 0 else src1, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def select_scalar(src0, mask, scalar, sat):
+    return saturate(src0 if mask != 0 else scalar, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def cast_none(bits, dtype_code):
     """16-bit bits -> float32, exactly."""
     return widen_16(bits, dtype_code)
@@ -155,6 +221,11 @@ FUNCTIONS = {
     "Reciprocal": "reciprocal", "Neg": "neg", "Abs": "abs_", "Duplicate": "duplicate", "Exp": "exp",
     "MulDstAdd": "mul_dst_add",
     ("Cast", "CAST_NONE"): "cast_none", ("Cast", "CAST_RINT"): "cast_rint", ("Cast", "CAST_ROUND"): "cast_round",
+    ("Axpy", "fused"): "axpy_fused", ("Axpy", "unfused"): "axpy_unfused",
+    ("Select", "tensor"): "select", ("Select", "scalar"): "select_scalar",
 }
+# Compare and CompareScalar by mode: the same comparison, src1 a tensor's element or the scalar
+FUNCTIONS.update({(op, mode): f"compare_{mode.lower()}" for op in ("Compare", "CompareScalar")
+                  for mode in ("LT", "GT", "EQ", "LE", "GE", "NE")})
 #: The instructions a program may be compiled with.
 DEFINED = frozenset(k if isinstance(k, str) else k[0] for k in FUNCTIONS)

@@ -25,7 +25,7 @@ from .names import MAX_DIMS
 
 __all__ = ["ARCH35_TILING_DTYPE", "ARCH35_SCALAR_FIELDS", "ARCH35_ARRAY_FIELDS", "ARCH35_OP_KEYS",
            "ARCH35_COMPUTE_PARAMS", "ARCH35_WORKSPACE_SIZE", "Arch35Tiling", "output_dtype", "dimension_collapse",
-           "arch35_host_tiling", "arch35_buffer_plan", "arch35_walk_check"]
+           "arch35_host_tiling", "broadcast_tiling", "arch35_buffer_plan", "arch35_walk_check"]
 
 
 #: ``SiluGradTilingData`` (op_host/arch35/silu_grad_tiling.h): nine int64, then six int64[8].
@@ -101,6 +101,17 @@ def arch35_host_tiling(dy_shape, x_shape, dy_dtype, x_dtype, platform: Platform 
     out_info = output_dtype(dy, x)
     op_key = ARCH35_OP_KEYS[dy.name, x.name, out_info.name]
     _max_bits, min_bits, extra, divisor = ARCH35_COMPUTE_PARAMS[op_key]
+    record, block_num, schedule_key, out_shape = broadcast_tiling(dy_shape, x_shape, min_bits, extra, divisor,
+                                                                  platform)
+    inner_key = COMPUTE_KEY * COMPUTE_KEY_OFFSET + schedule_key
+    return Arch35Tiling(record, block_num, op_key * OP_KEY_OFFSET + inner_key, ARCH35_WORKSPACE_SIZE,
+                        dy, x, out_info, out_shape)
+
+
+def broadcast_tiling(dy_shape, x_shape, min_bits: int, extra: int, divisor: int, platform: Platform):
+    """opbase ``BroadcastTiling`` of two inputs with the kernel's ``BroadcastComputeParams``: ``(record,
+    blockNum, scheduleKey, out_shape)``, the record of :data:`ARCH35_TILING_DTYPE` (steps 1-4 of
+    docs/model.md "Ascend 950: BroadcastTiling"; the schedule key 100 or 1100 of step 5)."""
     in_shapes = [_ensure_not_scalar(dy_shape), _ensure_not_scalar(x_shape)]
     out_shape = tuple(np.broadcast_shapes(tuple(dy_shape), tuple(x_shape)))
     dims, strides = dimension_collapse(in_shapes, _ensure_not_scalar(out_shape))
@@ -134,15 +145,13 @@ def arch35_host_tiling(dy_shape, x_shape, dy_dtype, x_dtype, platform: Platform 
     block_num = ceil_div(fused, block_former)
     block_tail = fused - (block_num - 1) * block_former
     schedule_key = SCHEDULE_KEYS[0] if shape_len - split <= MAX_NDDMA_DIM else SCHEDULE_KEYS[1]
-    inner_key = COMPUTE_KEY * COMPUTE_KEY_OFFSET + schedule_key
     record = np.zeros((), dtype=ARCH35_TILING_DTYPE)
     for name, value in zip(ARCH35_SCALAR_FIELDS, (block_former, ub_former, ub_outer, ub_tail, block_tail, shape_len,
                                                    split, fused, max_elem)):
         record[name] = value
     for name, values in zip(ARCH35_ARRAY_FIELDS, (dims[0], dims[1], dims[2], strides[0], strides[1], strides[2])):
         record[name][:len(values)] = values
-    return Arch35Tiling(record[()], block_num, op_key * OP_KEY_OFFSET + inner_key, ARCH35_WORKSPACE_SIZE,
-                        dy, x, out_info, out_shape)
+    return record[()], block_num, schedule_key, out_shape
 
 
 def arch35_buffer_plan(elem_num: int, dy_dtype, x_dtype) -> list:
