@@ -77,6 +77,10 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
         elif op in ("Add", "Sub", "Mul", "Div"):
             a, b = t(args[1]), t(args[2])
             r = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}[op](a, b)
+        elif op in ("Max", "Min", "Maxs", "Mins"):
+            # NaN propagating; numpy's maximum/minimum give the first operand on ties and on two NaNs
+            other = t(args[2]) if op in ("Max", "Min") else _scalar(args[2], attrs)
+            r = (np.maximum if op.startswith("Max") else np.minimum)(t(args[1]), other)
         elif op == "Exp":
             r = ref_exp_f32(t(args[1]))
         elif op == "Reciprocal":

@@ -15,7 +15,7 @@ from swishgrad_numba.program.passes import compile_program
 DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16}
 # Exp three times: its staged fast path and exact redo are the compiler's subtlest code
 ARITH = ("Muls", "Adds", "Add", "Sub", "Mul", "Div", "Exp", "Exp", "Exp", "Reciprocal", "Neg", "Abs", "Duplicate",
-         "MulDstAdd", "Axpy")
+         "MulDstAdd", "Axpy", "Max", "Min", "Maxs", "Mins")
 MASKS = ("m0", "m1")
 CMP_MODES = ("LT", "GT", "EQ", "LE", "GE", "NE")
 CONSTS = (0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-40, -3e-39, 3.4e38, float("inf"), float("-inf"), float("nan"),
@@ -193,6 +193,22 @@ def test_compare_modes_follow_ieee_and_select_picks_src0_where_the_mask_is_one()
     p = Program("Sel", (Tensor("a"), Tensor("b")), Tensor("y"), (Tensor("m", "uint8"),),
                 (V.Compare("m", "a", "a", "EQ"), V.Select("y", "a", "b", "m")))
     assert_bits_equal(_one_pass(p, [a, b]), np.where(a == a, a, b), "select")
+
+
+def test_max_and_min_propagate_nan_and_keep_the_first_of_equal_operands():
+    # written out: NaN in either operand is a NaN (the first's bits if both are), equal operands (+-0) the first
+    x = np.array([1.0, -2.0, np.nan, 3.0, -0.0, 0.0, np.inf, -np.inf], dtype=np.float32)
+    y = np.array([2.0, -3.0, 5.0, np.nan, 0.0, -0.0, 1.0, -1.0], dtype=np.float32)
+    x[2] = np.uint32(0x7FC00001).view(np.float32)          # a NaN with a payload, to see whose bits pass
+    want_max = [2.0, -2.0, x[2], y[3], -0.0, 0.0, np.inf, -1.0]
+    want_min = [1.0, -3.0, x[2], y[3], -0.0, 0.0, 1.0, -np.inf]
+    for op, want in (("Max", want_max), ("Min", want_min)):
+        prog = Program(f"Test{op}", (Tensor("x"), Tensor("y")), Tensor("out"), (), (Instr(op, ("out", "x", "y")),))
+        got = run_compiled(compile_program(prog, "float32", False, module=__name__), [x, y], 0.0, 8)
+        assert_bits_equal(got, np.array(want, dtype=np.float32), op)
+    prog = Program("TestMins", (Tensor("x"),), Tensor("out"), (), (V.Mins("out", "x", 30.0),))
+    got = run_compiled(compile_program(prog, "float32", False, module=__name__), [x], 0.0, 8)
+    assert_bits_equal(got, np.array([1.0, -2.0, x[2], 3.0, -0.0, 0.0, 30.0, -np.inf], dtype=np.float32), "Mins")
 
 
 def test_the_two_axpy_roundings_differ_where_the_product_is_inexact():

@@ -24,6 +24,11 @@ pages, one per instruction:
   scalar), unchanged; in saturation mode the chosen value saturates as every result does.
 - ``Neg``: ``src * -1`` (model section 9: the same value as the A2's
   ``Muls(., -1)``; the NaN's sign is the CPU's multiply's).
+- ``Max(dst, src0, src1)`` / ``Maxs(dst, src, scalar)``, ``Min`` / ``Mins``: the larger (smaller)
+  operand, NaN propagating: a NaN first operand is the result, else a NaN second one (docs/model.md
+  "New instructions": the Ascend C pages are silent on NaN, the upstream goldens accept only NaN
+  propagation). Equal operands give the first, so ``Max(-0, +0)`` is -0: no kernel here compares two
+  zeros, and the device's -0 rule is not public.
 - ``Abs``: the sign bit cleared. ``Duplicate``: the scalar.
 - ``Cast``: CAST_NONE widens 16-bit bits exactly; CAST_RINT narrows to
   nearest even, CAST_ROUND to nearest, ties away from zero
@@ -41,9 +46,8 @@ pages, one per instruction:
 Each function is inlined at Numba IR level (``inline="always"``): the
 float32 passes measured 20-25 % slower with calls left to LLVM.
 
-Not yet defined (they may be written and printed, not compiled): ``Ln``
-(device rounding not public), ``Max``/``Min``/``Maxs``/``Mins`` (NaN rules
-not documented).
+Not yet defined (it may be written and printed, not compiled): ``Ln``
+(device rounding not public).
 """
 from __future__ import annotations
 
@@ -57,7 +61,7 @@ from ..kernel.exp import exp_f32
 from ..kernel.sequence import saturate
 
 __all__ = ["DEFINED", "FUNCTIONS", "muls", "adds", "add", "sub", "mul", "div", "reciprocal", "neg", "abs_",
-           "duplicate", "exp", "mul_dst_add", "cast_none", "cast_rint", "cast_round", "axpy_fused", "axpy_unfused",
+           "duplicate", "exp", "max_", "min_", "mul_dst_add", "cast_none", "cast_rint", "cast_round", "axpy_fused", "axpy_unfused",
            "compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne", "select",
            "select_scalar"]
 
@@ -112,6 +116,16 @@ def neg(src, sat):
 @njit(cache=True, error_model="numpy", inline="always")
 def abs_(src, sat):
     return saturate(np.uint32(np.float32(src).view(np.uint32) & _SIGN_OFF).view(np.float32), sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def max_(src0, src1, sat):
+    return saturate(src0 if (src0 != src0 or src0 >= src1) else src1, sat)   # NaN in either: a NaN
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def min_(src0, src1, sat):
+    return saturate(src0 if (src0 != src0 or src0 <= src1) else src1, sat)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -220,6 +234,7 @@ FUNCTIONS = {
     "Muls": "muls", "Adds": "adds", "Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div",
     "Reciprocal": "reciprocal", "Neg": "neg", "Abs": "abs_", "Duplicate": "duplicate", "Exp": "exp",
     "MulDstAdd": "mul_dst_add",
+    "Max": "max_", "Maxs": "max_", "Min": "min_", "Mins": "min_",
     ("Cast", "CAST_NONE"): "cast_none", ("Cast", "CAST_RINT"): "cast_rint", ("Cast", "CAST_ROUND"): "cast_round",
     ("Axpy", "fused"): "axpy_fused", ("Axpy", "unfused"): "axpy_unfused",
     ("Select", "tensor"): "select", ("Select", "scalar"): "select_scalar",
