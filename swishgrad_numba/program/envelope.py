@@ -17,6 +17,7 @@ import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit, prange
 
 from .. import kernel, runtime
 from ..kernel import plan as plan_mod
@@ -38,12 +39,36 @@ _PASS = 8192
 _UINT = {2: np.uint16, 4: np.uint32}
 
 
-def _order_keys(bits: np.ndarray) -> np.ndarray:
-    """A total order on non-NaN output patterns, as int64: by value, -0 just below +0."""
-    width = 8 * bits.dtype.itemsize
-    signed = bits.astype(np.int64)
-    mag = signed & ((1 << (width - 1)) - 1)
-    return np.where(signed >> (width - 1) != 0, -mag - 1, mag)
+#: A pattern is NaN where its magnitude bits exceed this (the infinity's), by itemsize and dtype.
+_INF_BITS = {"float32": 0x7F800000, "float16": 0x7C00, "bfloat16": 0x7F80}
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _key(b, sign_bit, inf_bits):
+    """``(is_nan, key)``: a total order on non-NaN patterns as int64, by value, -0 just below +0."""
+    mag = np.int64(b) & (sign_bit - 1)
+    return mag > inf_bits, (-mag - 1) if (np.int64(b) & sign_bit) != 0 else mag
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def _fold(bits, sign_bit, inf_bits, lo_key, hi_key, nan_reachable):
+    """Widen each element's running bounds by one combination's output ``bits``."""
+    for i in prange(bits.size):
+        is_nan, k = _key(bits[i], sign_bit, inf_bits)
+        if is_nan:
+            nan_reachable[i] = True
+        else:
+            lo_key[i] = min(lo_key[i], k)
+            hi_key[i] = max(hi_key[i], k)
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def _mark(bits, query, sign_bit, inf_bits, inside):
+    """Mark where a combination's output is the query's pattern (a NaN query is decided apart)."""
+    for i in prange(bits.size):
+        q_nan, _k = _key(query[i], sign_bit, inf_bits)
+        if not q_nan and bits[i] == query[i]:
+            inside[i] = True
 
 
 def _key_bits(keys: np.ndarray, uint) -> np.ndarray:
@@ -107,17 +132,19 @@ class ProgramEnvelope:
                 yield out.view(_UINT[out.dtype.itemsize])
 
     def _is_nan(self, bits: np.ndarray) -> np.ndarray:
-        with np.errstate(invalid="ignore"):
-            return np.isnan(bits.view(self.lo.dtype).astype(np.float32))
+        return (bits.astype(np.int64) & (self._sign_bit - 1)) > _INF_BITS[self.lo.dtype.name]
+
+    @property
+    def _sign_bit(self) -> int:
+        return 1 << (8 * self.lo.dtype.itemsize - 1)
 
     def contains(self, flat_output: np.ndarray) -> np.ndarray:
         """Exact membership of a flat output of :attr:`lo`'s dtype: True where its element is reachable
         (bit patterns compared exactly, -0 and +0 apart; any NaN equal to any NaN)."""
         query = flat_output.view(_UINT[flat_output.dtype.itemsize])
-        query_nan = self._is_nan(query)
-        inside = query_nan & self.nan_reachable
+        inside = self._is_nan(query) & self.nan_reachable
         for out in self.outputs():
-            inside |= ~query_nan & (out == query)
+            _mark(out, query, self._sign_bit, _INF_BITS[self.lo.dtype.name], inside)
         return inside
 
     def count(self) -> np.ndarray:
@@ -167,11 +194,7 @@ def program_envelope(op: str, inputs: tuple, attrs: dict, architecture: str, var
     env = ProgramEnvelope(np.empty(0, info.numpy), None, nan_reachable, dict(budgets), freed, roundings,
                           bool(flush_subnormals), tuple(runs), raw)
     for bits in env.outputs():
-        nan = env._is_nan(bits)
-        keys = _order_keys(bits)
-        nan_reachable |= nan
-        lo_key = np.where(nan, lo_key, np.minimum(lo_key, keys))
-        hi_key = np.where(nan, hi_key, np.maximum(hi_key, keys))
+        _fold(bits, env._sign_bit, _INF_BITS[info.name], lo_key, hi_key, nan_reachable)
     only_nan = lo_key > hi_key
     all_ones = uint(np.iinfo(uint).max)       # a NaN pattern
     lo = np.where(only_nan, all_ones, _key_bits(np.where(only_nan, 0, lo_key), uint)).view(info.numpy)
