@@ -22,5 +22,6 @@ from .read_kernel import ReadOperator, read_kernel  # issue 31: an operator read
 from . import sigmoid  # noqa: F401  (registers "sigmoid" and "sigmoid_grad")
 from . import gelu  # noqa: F401  (registers "gelu")
 from . import gelu_grad  # noqa: F401  (registers "gelu_grad")
+from . import leaky_relu  # noqa: F401  (registers "leaky_relu": Ascend 950 only)
 
 __all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register", "ReadOperator", "read_kernel"]
