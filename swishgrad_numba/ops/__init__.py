@@ -23,5 +23,6 @@ from . import sigmoid  # noqa: F401  (registers "sigmoid" and "sigmoid_grad")
 from . import gelu  # noqa: F401  (registers "gelu")
 from . import gelu_grad  # noqa: F401  (registers "gelu_grad")
 from . import leaky_relu  # noqa: F401  (registers "leaky_relu": Ascend 950 only)
+from . import leaky_relu_grad  # noqa: F401  (registers "leaky_relu_grad": Ascend 950 only)
 
 __all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register", "ReadOperator", "read_kernel"]
