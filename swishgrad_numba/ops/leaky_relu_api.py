@@ -46,6 +46,16 @@ def aicpu_leaky_relu_grad(dy: np.ndarray, x: np.ndarray, slope32) -> np.ndarray:
         return np.where(x > 0, dy, dy * np.float64(slope32))
 
 
+def _check_dtype(a: np.ndarray, argname: str) -> None:
+    """The op_api's list: the AI Core dtypes and float64."""
+    if a.dtype != _F64:
+        try:
+            dtype_info(a.dtype, argname=f"{argname}.dtype")
+        except (TypeError, ValueError):
+            raise ValueError(f"{argname}.dtype must be one of float32, float16, bfloat16, float64 (the aclnn "
+                             f"API's list), got {a.dtype}") from None
+
+
 def _check_rank(shape, argname):
     if len(shape) > MAX_DIMS:
         raise ValueError(f"{argname} has at most {MAX_DIMS} dimensions, got {len(shape)}")
@@ -98,6 +108,7 @@ def leaky_relu(x, negative_slope=0.01, *, out=None, platform: Platform | None = 
     slope of 0 gives NaN at ``x = -inf``.
     """
     check_array(x, "x")
+    _check_dtype(x, "x")
     slope32 = _slope(negative_slope)
     _check_rank(x.shape, "x")
     if x.dtype == _F64:
@@ -156,8 +167,7 @@ def leaky_relu_backward(grad_output, x, negative_slope=0.01, self_is_result=Fals
         raise ValueError(f"self_is_result=True needs negative_slope >= 0, got {negative_slope!r} (the op_api "
                          f"refuses an in-place forward's result with a negative slope: x is then not invertible)")
     for a, argname in ((grad_output, "grad_output"), (x, "x")):
-        if a.dtype != _F64:
-            dtype_info(a.dtype, argname=f"{argname}.dtype")
+        _check_dtype(a, argname)
         _check_rank(a.shape, argname)
     try:
         shape = tuple(np.broadcast_shapes(grad_output.shape, x.shape))
