@@ -17,7 +17,7 @@ from . import leaky_relu as fwd
 from . import leaky_relu_grad as grad_op
 from .call import call
 
-__all__ = ["leaky_relu", "leaky_relu_backward", "aicpu_leaky_relu", "aicpu_leaky_relu_grad", "MAX_DIMS"]
+__all__ = ["leaky_relu", "leaky_relu_backward", "aicpu_leaky_relu", "aicpu_leaky_relu_grad", "promoted_dtype", "MAX_DIMS"]
 
 #: aclnnLeakyReluBackward's rank limit (``aclnn_leaky_relu_backward.cpp:30``) and aclnnLeakyRelu's
 #: (``MAX_SUPPORT_DIMS_NUMS``).
@@ -118,7 +118,7 @@ def leaky_relu(x, negative_slope=0.01, *, out=None, platform: Platform | None = 
     return call(fwd.NAME, (("x", x),), slope32, out, platform)
 
 
-def _promoted(a_dtype, b_dtype) -> np.dtype:
+def promoted_dtype(a_dtype, b_dtype) -> np.dtype:
     """The op_api's ``PromoteType`` for two of the accepted dtypes: the dtype where they agree, float64
     where either is, else float32 (float16 with bfloat16 too)."""
     if a_dtype == b_dtype:
@@ -174,7 +174,7 @@ def leaky_relu_backward(grad_output, x, negative_slope=0.01, self_is_result=Fals
     except ValueError:
         raise ValueError(f"grad_output and x must broadcast against each other, got {grad_output.shape} and "
                          f"{x.shape}") from None
-    dtype = _promoted(grad_output.dtype, x.dtype)
+    dtype = promoted_dtype(grad_output.dtype, x.dtype)
     if dtype == _F64:
         _aicpu_platform(platform)
         check_out_like(out, shape, dtype)
