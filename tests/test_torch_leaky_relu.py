@@ -60,3 +60,17 @@ def test_module_arguments():
         LeakyReLU()(torch.ones(3, dtype=torch.int32))
     m = LeakyReLU(0.1, platform=sg.ASCEND950_PLATFORM)
     assert m.negative_slope == float(np.float32(0.1)) and "negative_slope=" in repr(m) and "platform=" in repr(m)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_every_16bit_input_is_torchs_too(dtype):
+    """docs/model.md: torch's CPU leaky_relu computes in float and rounds once, as LeakyReluCastDag."""
+    from activation_checks import every16
+
+    x = every16(dtype)
+    xt = torch.from_numpy(x.view(np.int16)).view(TORCH[dtype])
+    for slope in (0.01, -0.7, 3.0):
+        s32 = np.float32(slope)
+        want = ref_leaky_relu(x, s32)
+        assert_bits_equal(_np(torch.nn.functional.leaky_relu(xt, float(s32)), dtype), want, f"torch {slope}")
+        assert_bits_equal(_np(LeakyReLU(slope)(xt), dtype), want, f"module {slope}")
