@@ -17,7 +17,8 @@ from . import leaky_relu as fwd
 from . import leaky_relu_grad as grad_op
 from .call import call
 
-__all__ = ["leaky_relu", "leaky_relu_backward", "aicpu_leaky_relu", "aicpu_leaky_relu_grad", "promoted_dtype", "MAX_DIMS"]
+__all__ = ["leaky_relu", "leaky_relu_backward", "aicpu_leaky_relu", "aicpu_leaky_relu_grad", "promoted_dtype",
+           "MAX_DIMS"]
 
 #: aclnnLeakyReluBackward's rank limit (``aclnn_leaky_relu_backward.cpp:30``) and aclnnLeakyRelu's
 #: (``MAX_SUPPORT_DIMS_NUMS``).

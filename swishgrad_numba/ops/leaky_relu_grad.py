@@ -34,8 +34,8 @@ from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 from .silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling
 from .silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
 
-__all__ = ["NAME", "RECORD_DTYPE", "NO_A2_KERNEL", "DTYPE_TEMPLATE", "host_tiling", "cached_tiling", "tiling_key", "programs",
-           "launch", "run", "LEAKY_RELU_GRAD"]
+__all__ = ["NAME", "RECORD_DTYPE", "NO_A2_KERNEL", "DTYPE_TEMPLATE", "host_tiling", "cached_tiling", "tiling_key",
+           "programs", "launch", "run", "LEAKY_RELU_GRAD"]
 
 NAME = "leaky_relu_grad"
 
