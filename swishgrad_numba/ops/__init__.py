@@ -12,6 +12,9 @@ Registered here:
   its entry points to them.
 - ``"fast_gelu"`` and ``"fast_gelu_grad"``: aclnnFastGelu and
   aclnnFastGeluBackward (:mod:`.fast_gelu`), Ascend 950 kernels only.
+- ``"leaky_relu"`` and ``"leaky_relu_grad"``: aclnnLeakyRelu and aclnnLeakyReluBackward
+  (:mod:`.leaky_relu`, :mod:`.leaky_relu_grad`; public functions :mod:`.leaky_relu_api`), Ascend 950
+  kernels only.
 """
 from .registry import OPERATORS, Kernel, Operator, OpTiling, get_operator, register
 from . import swish_grad  # noqa: F401  (registers "swish_grad")
