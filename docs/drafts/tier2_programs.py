@@ -183,11 +183,7 @@ SOFTPLUS_GRAD_A2 = (                                                        # so
     V.Muls("bx", "bx", -1.0), V.Exp("e", "bx"), V.Adds("t2", "e", 1.0), V.Duplicate("one", 1.0),
     V.Div("s", "one", "t2"), _i("Select", "s", "big", "one", "s"), V.Mul("y", "dy", "s"))
 
-LEAKY_RELU = (V.Muls("neg", "x", Attr("negative_slope")), V.Duplicate("zero", 0.0),
-              _i("Compare", "pos", "x", "zero", "GT"), _i("Select", "y", "pos", "x", "neg"))   # leaky_relu_dag.h:43-50
-
-LEAKY_RELU_GRAD = (V.Duplicate("zero", 0.0), _i("Compare", "pos", "x", "zero", "GT"),      # on x's own dtype
-                   V.Muls("dm", "dy", Attr("negative_slope")), _i("Select", "y", "pos", "dy", "dm"))   # leaky_relu_grad_dag.h:31-42
+# LeakyRelu and LeakyReluGrad: moved into the package (swishgrad_numba/ops/leaky_relu.py, leaky_relu_grad.py).
 
 
 def _elu_950(wide: bool):                                                   # elu_dag.h:77-104 / 119-145
@@ -236,8 +232,6 @@ def body(op: str, kernel: str, variant, dtype: str) -> tuple:
         ("softplus", "arch35"): lambda: SOFTPLUS_950,
         ("softplus_backward", "arch35"): lambda: SOFTPLUS_GRAD_950,
         ("softplus_backward", "a2"): lambda: SOFTPLUS_GRAD_A2,
-        ("leaky_relu", "arch35"): lambda: LEAKY_RELU,
-        ("leaky_relu_backward", "arch35"): lambda: LEAKY_RELU_GRAD,
         ("elu", "arch35"): lambda: _elu_950(dtype == "float32"),
         ("elu_backward", "arch35"): lambda: ELU_GRAD_950[bool(variant)],
         ("elu_backward", "a2"): lambda: ELU_GRAD_A2[bool(variant)],
@@ -248,7 +242,7 @@ def body(op: str, kernel: str, variant, dtype: str) -> tuple:
 
 
 INPUTS = {"gelu_v2": ("x",), "gelu_backward_v2": ("dy", "x"), "softplus": ("x",),
-          "softplus_backward": ("dy", "x"), "leaky_relu": ("x",), "leaky_relu_backward": ("dy", "x"),
+          "softplus_backward": ("dy", "x"),
           "elu": ("x",), "elu_backward": ("g", "a")}
 
 
@@ -296,7 +290,7 @@ CASES = [("gelu_v2", "arch35", "none"), ("gelu_v2", "arch35", "tanh"),
          ("gelu_backward_v2", "arch35", "none"), ("gelu_backward_v2", "arch35", "tanh"),
          ("gelu_backward_v2", "a2", "none"), ("gelu_backward_v2", "a2", "tanh"),
          ("softplus", "arch35", None), ("softplus_backward", "arch35", None), ("softplus_backward", "a2", None),
-         ("leaky_relu", "arch35", None), ("leaky_relu_backward", "arch35", None), ("elu", "arch35", None),
+         ("elu", "arch35", None),
          ("elu_backward", "arch35", False), ("elu_backward", "arch35", True),
          ("elu_backward", "a2", False), ("elu_backward", "a2", True)]
 
