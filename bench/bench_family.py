@@ -38,7 +38,7 @@ SIZES = parse_sizes(os.environ.get("SWISHGRAD_BENCH_SIZES") or ("20,22" if FULL 
 DTYPES = [canonical_dtype(d.strip(), argname="SWISHGRAD_BENCH_DTYPES").name
           for d in os.environ.get("SWISHGRAD_BENCH_DTYPES", ",".join(DEFAULT_DTYPES)).split(",")]
 OPS = [check_op(op.strip(), argname="SWISHGRAD_BENCH_OPS")
-       for op in os.environ.get("SWISHGRAD_BENCH_OPS", "swish,silu,silu_grad,fast_gelu,fast_gelu_grad").split(",")]
+       for op in os.environ.get("SWISHGRAD_BENCH_OPS", ",".join(op for op in OP_BENCHES if op != "swish_grad")).split(",")]
 THREADS = int(os.environ.get("SWISHGRAD_BENCH_THREADS") or numba.config.NUMBA_NUM_THREADS)
 HAVE_TORCH = torch_available()  # loads torch with passive OpenMP workers
 

@@ -1,6 +1,6 @@
 """Each operator of the family against its PyTorch peer, both writing into a preallocated output.
 
-``swishgrad bench --op swish|silu|silu_grad|fast_gelu|fast_gelu_grad`` runs :func:`run_op_comparison`;
+``swishgrad bench --op OP`` (any operator of :data:`OP_BENCHES` but swish_grad) runs :func:`run_op_comparison`;
 ``--op swish_grad`` (the default) is the full comparison of :mod:`.runner`.
 One table, :data:`OP_BENCHES`, says per operator what is timed:
 
@@ -38,6 +38,7 @@ from ..forward import silu, swish
 from ..ops.silu_grad import silu_backward
 from ..ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from ..gelu_functions import gelu, gelu_backward
+from ..ops.sigmoid.api import sigmoid, sigmoid_backward
 from . import peers
 from .inputs import BETA_NUMPY, BETA_TORCH, make_inputs, parse_threads
 from .runner import _check_run, _row, _thread_counts_restored, _use_threads
@@ -153,6 +154,27 @@ OP_BENCHES.update({
                     "aten.gelu.out(approximate='tanh')"),
     "gelu_grad": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: gelu_backward(g, x, out=out, platform=p),
                          _torch_gelu_backward_into, "aten.gelu_backward.grad_input(approximate='tanh')"),
+})
+
+
+def _torch_sigmoid_into(tg, tx, tout, beta):
+    import torch
+
+    return torch.sigmoid(tx, out=tout)
+
+
+def _torch_sigmoid_backward_into(tg, ty, tout, beta):
+    import torch
+
+    return torch.ops.aten.sigmoid_backward.grad_input(tg, ty, grad_input=tout)
+
+
+# Sigmoid and SigmoidBackward (whose second input is the forward's output y, as the NPU's SigmoidGrad takes it)
+OP_BENCHES.update({
+    "sigmoid": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: sigmoid(x, out=out, platform=p), _torch_sigmoid_into,
+                       "torch.sigmoid(out=)"),
+    "sigmoid_grad": OpBench(2, BETA_TORCH, lambda g, y, out, b, p: sigmoid_backward(g, y, out=out, platform=p),
+                            _torch_sigmoid_backward_into, "aten.sigmoid_backward.grad_input"),
 })
 
 

@@ -258,9 +258,11 @@ def register(subparsers) -> None:
                     "in a flat loop and a STREAM triad, per dtype, size and thread count; time small launches "
                     "(1 and 3 emulated cores) on 1 and 2 threads; measure the cold start and one call's memory "
                     "in fresh processes; print tables and the targets (PASS/MISS, a report).")
+    from ..benchmark.family import OP_BENCHES   # the operators with a PyTorch peer, listed once
+
+    others = ", ".join(op for op in OP_BENCHES if op != "swish_grad")
     p.add_argument("--op", default="swish_grad", metavar="OP",
-                   help="the operator: swish_grad (default: the full comparison below), or swish, silu, "
-                        "silu_grad, fast_gelu, fast_gelu_grad, gelu, gelu_grad, leaky_relu, leaky_relu_grad: that "
+                   help=f"the operator: swish_grad (default: the full comparison below), or {others}: that "
                         "operator against its PyTorch peer, both writing into an output (no thread scaling, cold "
                         "start or memory figures)")
     p.add_argument("--sizes", default=None,
