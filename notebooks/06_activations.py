@@ -82,6 +82,9 @@ ROWS = {
     "fast_gelu": ("fast_gelu", "fast_gelu", lambda x: x * sig(1.702 * x), "x", (-8.0, 8.0)),
     "fast_gelu_backward": ("fast_gelu_backward", "fast_gelu_grad",
                            lambda x: sig(1.702 * x) * (1.0 + 1.702 * x * (1.0 - sig(1.702 * x))), "x", (-8, 8)),
+    "leaky_relu": ("leaky_relu", "leaky_relu", lambda x: np.where(x > 0, x, 0.01 * x), "x", (-8.0, 8.0)),
+    "leaky_relu_backward": ("leaky_relu_backward", "leaky_relu_grad", lambda x: np.where(x > 0, 1.0, 0.01), "x",
+                            (-8.0, 8.0)),
 }
 # the rows whose operator this version of the package registers
 ROWS = {k: v for k, v in ROWS.items() if v[1] in OPERATORS and hasattr(sg, v[0])}
