@@ -25,10 +25,10 @@ from ..dtypes import DTYPES
 from ..ops import OpTiling, get_operator
 from ..ops import fast_gelu as fg
 from ..platform import ARCH_950, Platform
-from .enums import (ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS, MAX_DIM, _PLAIN_FORMATS,
+from .enums import (ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS, MAX_DIM,
                     _dtype_name, _format_name)
 from .state import get_platform
-from .tensor import _check_addressable, _check_geometry, aclTensor
+from .tensor import _check_emulator_storage, aclTensor
 from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
 __all__ = ["aclnnFastGeluGetWorkspaceSize", "aclnnFastGelu", "aclnnFastGeluBackwardGetWorkspaceSize",
@@ -81,19 +81,9 @@ def _phase_one(op: str, named: tuple, out_name: str, out, platform: Platform):
             return ACLNN_ERR_PARAM_INVALID, (f"format of {name} ({_format_name(tensor.format)}) must equal format "
                                              f"of self ({_format_name(self_.format)})")
     # The emulator's own checks.
-    for name, tensor in everything:
-        if tensor.format not in _PLAIN_FORMATS:
-            return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {_format_name(tensor.format)}; the emulated {op} "
-                                             f"takes ND, NCHW or NHWC storage")
-        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
-        if message:
-            return ACLNN_ERR_PARAM_INVALID, message
-    largest = max(t.storage.size for _, t in everything)
-    if out.numel > largest:
-        return ACLNN_ERR_PARAM_INVALID, (f"{out_name}'s view {out.view_shape} has {out.numel} elements, more than "
-                                         f"the largest storage of its tensors ({largest} elements)")
-    if not out.storage.flags.writeable:
-        return ACLNN_ERR_PARAM_INVALID, f"{out_name}'s data is read-only"
+    bad = _check_emulator_storage(everything, out, out_name)
+    if bad:
+        return bad
     if self_.numel == 0:
         return ACLNN_SUCCESS, aclFastGeluExecutor(op, named, out, 0, None)
     operator = get_operator(op)

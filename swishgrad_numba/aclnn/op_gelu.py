@@ -23,9 +23,9 @@ from ..ops import gelu_grad as grad_op
 from ..ops import get_operator
 from ..platform import ARCH_950, Platform
 from .enums import (ACL_BF16, ACL_FLOAT, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS, MAX_DIM,
-                    _KERNEL_DTYPES, _PLAIN_FORMATS, _dtype_name, _format_name)
+                    _KERNEL_DTYPES, _dtype_name)
 from .state import get_platform
-from .tensor import _check_addressable, _check_geometry
+from .tensor import _check_emulator_storage
 from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
 __all__ = ["aclnnGeluGetWorkspaceSize", "aclnnGelu", "aclnnGeluBackwardGetWorkspaceSize", "aclnnGeluBackward"]
@@ -75,23 +75,6 @@ def _common(op: str, named: dict, out_name: str, platform: Platform):
     return None
 
 
-def _emulator_checks(named: dict, out, out_name: str):
-    for name, tensor in named.items():
-        if tensor.format not in _PLAIN_FORMATS:
-            return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {_format_name(tensor.format)}; the emulated kernels take "
-                                             f"ND, NCHW or NHWC storage")
-        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
-        if message:
-            return ACLNN_ERR_PARAM_INVALID, message
-    largest = max(t.storage.size for t in named.values())
-    if out.numel > largest:
-        return ACLNN_ERR_PARAM_INVALID, (f"{out_name}'s view {out.view_shape} has {out.numel} elements, more than "
-                                         f"the largest storage of the tensors ({largest} elements)")
-    if not out.storage.flags.writeable:
-        return ACLNN_ERR_PARAM_INVALID, f"{out_name}'s data is read-only"
-    return None
-
-
 def _phase_one(op: str, named: dict, out_name: str, platform: Platform):
     bad = _common(op, named, out_name, platform)
     if bad:
@@ -107,7 +90,7 @@ def _phase_one(op: str, named: dict, out_name: str, platform: Platform):
         return ACLNN_ERR_PARAM_INVALID, (f"shapes {', '.join(f'{k} {tuple(t.view_shape)}' for k, t in ins.items())} "
                                          f"must {'equal' if op == 'gelu' else 'broadcast to'} the shape of {out_name} "
                                          f"{tuple(out.view_shape)}")
-    bad = _emulator_checks(named, out, out_name)
+    bad = _check_emulator_storage(named.items(), out, out_name)
     if bad:
         return bad
     info = dtype_info(out.dtype)

@@ -36,9 +36,9 @@ from ..ops import leaky_relu_grad as grad_op
 from ..platform import ARCH_950, Platform
 from .enums import (ACL_BF16, ACL_BOOL, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16, ACL_INT32,
                     ACL_INT64, ACL_UINT8, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR,
-                    ACLNN_SUCCESS, MAX_DIM, _DTYPES, _PLAIN_FORMATS, _dtype_name, _format_name)
+                    ACLNN_SUCCESS, MAX_DIM, _DTYPES, _dtype_name)
 from .state import get_platform
-from .tensor import _check_addressable, _check_geometry, aclScalar, aclTensor
+from .tensor import _check_emulator_storage, aclScalar, aclTensor
 from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
 __all__ = ["aclnnLeakyReluGetWorkspaceSize", "aclnnLeakyRelu", "aclnnInplaceLeakyReluGetWorkspaceSize",
@@ -76,22 +76,6 @@ def _live_scalar(scalar, name):
         return ACLNN_ERR_PARAM_NULLPTR, f"{name} is a null pointer (None)"
     if not isinstance(scalar, aclScalar) or scalar.destroyed:
         return ACLNN_ERR_PARAM_NULLPTR, f"{name} must be a live aclScalar, got {scalar!r}"
-    return None
-
-
-def _emulator_checks(named: tuple, out: aclTensor, out_name: str):
-    for name, tensor in named:
-        if tensor.format not in _PLAIN_FORMATS:
-            return ACLNN_ERR_PARAM_INVALID, f"{name} is in {_format_name(tensor.format)}; ND, NCHW or NHWC only"
-        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
-        if message:
-            return ACLNN_ERR_PARAM_INVALID, message
-    largest = max(t.storage.size for _, t in named)
-    if out.numel > largest:
-        return ACLNN_ERR_PARAM_INVALID, (f"{out_name}'s view {out.view_shape} has {out.numel} elements, more than "
-                                         f"the largest storage of the tensors ({largest} elements)")
-    if not out.storage.flags.writeable:
-        return ACLNN_ERR_PARAM_INVALID, f"{out_name}'s data is read-only"
     return None
 
 
@@ -149,7 +133,7 @@ def _forward_phase_one(self_, slope, out, platform: Platform, inplace: bool = Fa
         slope32 = to_float32(slope.value, argname="negativeSlope")
     except TypeError as exc:
         return ACLNN_ERR_PARAM_INVALID, f"{exc} (ToFloat of a complex scalar is not emulated)"
-    bad = _emulator_checks((("self", self_),) if inplace else (("self", self_), ("out", out)), out, "out")
+    bad = _check_emulator_storage((("self", self_),) if inplace else (("self", self_), ("out", out)), out, "out")
     return bad or _prepare(fwd.NAME, (("self", self_),), out, self_.data_type, slope32, None, platform)
 
 
@@ -206,7 +190,7 @@ def _backward_phase_one(grad_output, self_, slope, self_is_result, grad_input, p
     if bad:
         return bad
     named = (("gradOutput", grad_output), ("self", self_))
-    bad = _emulator_checks(named + (("gradInput", grad_input),), grad_input, "gradInput")
+    bad = _check_emulator_storage(named + (("gradInput", grad_input),), grad_input, "gradInput")
     if bad:
         return bad
     if shapes[0] == shapes[1]:

@@ -36,10 +36,10 @@ from ..platform import ARCH_950, Platform
 from .enums import (
     ACL_BF16, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16,
     ACL_INT32, ACL_INT64, ACL_UINT8, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS, MAX_DIM,
-    _DTYPES, _PLAIN_FORMATS, _dtype_name, _format_name,
+    _DTYPES, _dtype_name,
 )
 from .state import get_platform
-from .tensor import _check_addressable, _check_geometry, aclTensor
+from .tensor import _check_emulator_storage, aclTensor
 from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
 __all__ = ["aclnnSigmoidGetWorkspaceSize", "aclnnSigmoid", "aclnnInplaceSigmoidGetWorkspaceSize",
@@ -88,22 +88,6 @@ def _bf16_rule(tensor: aclTensor, name: str, platform: Platform):
     return None
 
 
-def _emulator_checks(named: tuple, out: aclTensor, out_name: str):
-    for tensor, name in named:
-        if tensor.format not in _PLAIN_FORMATS:
-            return ACLNN_ERR_PARAM_INVALID, f"{name} is in {_format_name(tensor.format)}; ND, NCHW or NHWC only"
-        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
-        if message:
-            return ACLNN_ERR_PARAM_INVALID, message
-    largest = max(t.storage.size for t, _ in named)
-    if out.numel > largest:
-        return ACLNN_ERR_PARAM_INVALID, (f"{out_name}'s view {out.view_shape} has {out.numel} elements, more than "
-                                         f"the largest storage of the tensors ({largest} elements)")
-    if not out.storage.flags.writeable:
-        return ACLNN_ERR_PARAM_INVALID, f"{out_name}'s data is read-only"
-    return None
-
-
 def _prepare(op: str, inputs: tuple, out: aclTensor, compute: int, platform: Platform):
     """The executor of a checked, non-empty launch: the host tiling of the kernel that runs it."""
     if compute not in _AI_CORE:
@@ -137,7 +121,7 @@ def _sigmoid_phase_one(self_, out, platform: Platform, inplace: bool = False):
         return ACLNN_ERR_PARAM_INVALID, f"shape of self {self_.view_shape} must equal shape of out {out.view_shape}"
     if len(self_.view_shape) > MAX_DIM:
         return ACLNN_ERR_PARAM_INVALID, f"self has {len(self_.view_shape)} dims; at most {MAX_DIM} are supported"
-    bad = _emulator_checks(((self_, "self"),) if inplace else ((self_, "self"), (out, "out")), out, "out")
+    bad = _check_emulator_storage((("self", self_),) if inplace else (("self", self_), ("out", out)), out, "out")
     if bad:
         return bad
     if self_.numel == 0:
@@ -206,7 +190,7 @@ def _backward_phase_one(grad_output, output, grad_input, platform: Platform):
     if shape != tuple(grad_input.view_shape):
         return ACLNN_ERR_PARAM_INVALID, (f"broadcast shape {shape} of gradOutput and output must equal shape of "
                                          f"gradInput {tuple(grad_input.view_shape)}")
-    bad = _emulator_checks(named, grad_input, "gradInput")
+    bad = _check_emulator_storage(((n, t) for t, n in named), grad_input, "gradInput")
     if bad:
         return bad
     if grad_output.numel == 0 or output.numel == 0:

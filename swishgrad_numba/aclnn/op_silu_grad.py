@@ -37,7 +37,7 @@ from .enums import (
 from .twophase import get_workspace_size, queue_launch, tensor_view as _view
 from .twophase import live_tensor as _live_tensor
 from .state import get_platform
-from .tensor import aclTensor, _check_addressable, _check_geometry
+from .tensor import aclTensor, _check_emulator_storage
 
 __all__ = ["aclnnSiluBackwardGetWorkspaceSize", "aclnnSiluBackward"]
 
@@ -121,20 +121,10 @@ def _phase_one(grad_output, self_, grad_input, platform: Platform):
 
     # 4. Emulator checks: ND-type storage (the op definitions list FORMAT_ND only), addressable views inside
     #    their storage, launch buffers bounded by the caller's storage, writable output.
-    for tensor, name in ((grad_output, "gradOutput"), (self_, "self"), (grad_input, "gradInput")):
-        if tensor.format not in _PLAIN_FORMATS:
-            return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {_format_name(tensor.format)}; SiluGrad's kernels take "
-                                             f"ACL_FORMAT_ND storage only (or NCHW / NHWC, stored as ND)")
-        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
-        if message:
-            return ACLNN_ERR_PARAM_INVALID, message
-    largest = max(t.storage.size for t in (grad_output, self_, grad_input))
-    if grad_input.numel > largest:
-        return ACLNN_ERR_PARAM_INVALID, (f"gradInput's view {grad_input.view_shape} has {grad_input.numel} "
-                                         f"elements, more than the largest storage of gradOutput, self and "
-                                         f"gradInput ({largest} elements); the emulator bounds its buffers by it")
-    if not grad_input.storage.flags.writeable:
-        return ACLNN_ERR_PARAM_INVALID, "gradInput's data is read-only"
+    bad = _check_emulator_storage((("gradOutput", grad_output), ("self", self_), ("gradInput", grad_input)),
+                                  grad_input, "gradInput", "SiluGrad's kernels")
+    if bad:
+        return bad
 
     if grad_output.numel == 0 or self_.numel == 0:
         return ACLNN_SUCCESS, aclSiluBackwardExecutor(grad_output, self_, grad_input, platform, 0, None)

@@ -292,6 +292,30 @@ def _contiguous_strides(shape) -> tuple:
 # --------------------------------------------------------------------------
 
 
+def _check_emulator_storage(named, out: aclTensor, out_name: str, what: str = "the emulated kernels"):
+    """None, or ``(ACLNN_ERR_PARAM_INVALID, message)`` for the emulator's own checks of a launch's
+    tensors (``named``: ``(name, tensor)`` pairs, the output among them): ND-type storage (ND, NCHW or
+    NHWC: the op definitions list FORMAT_ND only), views NumPy can address inside their storage, an
+    output no bigger than the largest storage passed (the launch's buffers are bounded by it), and a
+    writable output."""
+    named = tuple(named)
+    for name, tensor in named:
+        if tensor.format not in _PLAIN_FORMATS:
+            return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {_format_name(tensor.format)}; {what} take ND, NCHW or "
+                                             f"NHWC storage")
+        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
+        if message:
+            return ACLNN_ERR_PARAM_INVALID, message
+    largest = max(t.storage.size for _, t in named)
+    if out.numel > largest:
+        return ACLNN_ERR_PARAM_INVALID, (f"{out_name}'s view {out.view_shape} has {out.numel} elements, more than "
+                                         f"the largest storage of {', '.join(n for n, _ in named)} "
+                                         f"({largest} elements)")
+    if not out.storage.flags.writeable:
+        return ACLNN_ERR_PARAM_INVALID, f"{out_name}'s data is read-only"
+    return None
+
+
 def _check_addressable(tensor: aclTensor, argname: str):
     """None if NumPy can address the tensor's view, else a message.
 
