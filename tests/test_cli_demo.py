@@ -56,7 +56,13 @@ def test_demo_prints_one_line_per_operator(capsys):
     import reference_activations as ra     # issue 29: x read as the forward's output for sigmoid_grad
     expected.update(sigmoid=ra.ref_sigmoid(x, "a2"), sigmoid_grad=ra.ref_sigmoid_backward(g, x, "a2"))
     expected.update(gelu=ra.ref_gelu(x, "a2"), gelu_grad=ra.ref_gelu_backward(g, x, "a2"))
-    assert set(expected) == set(OPERATORS)
+    # issue 30: Softplus on the 950; the A2 SoftplusV2Grad copies 512-byte blocks, past a 6-element tensor's
+    # 32-byte padding: the validator refuses its record, and the line says so
+    import reference_activations_tier2 as rt2
+    expected.update(softplus=rt2.ref_softplus(x))
+    (line,) = [l for l in out.splitlines() if l.startswith("[softplus_grad] ")]
+    assert "not run" in line and "OVERRUN_BEYOND_PADDING" in line
+    assert set(expected) | {"softplus_grad"} == set(OPERATORS)
     for name, values in expected.items():
         (line,) = [l for l in out.splitlines() if l.startswith(f"[{name}] ")]
         assert OPERATORS[name].aclnn[1] in line

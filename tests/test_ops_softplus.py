@@ -229,3 +229,50 @@ def test_bad_input():
         sg.softplus(x, out=np.empty(3, np.float32))
     with pytest.raises(TypeError, match="platform must be a Platform"):
         sg.softplus(x, platform="ascend950")
+
+# ---------------------------------------------------------------- the validator
+
+
+def _with(tiling, **changes):
+    data = np.frombuffer(bytearray(tiling.tobytes()), dtype=tiling.data.dtype).copy()[0:1].reshape(())
+    for name, value in changes.items():
+        data[name] = value
+    return type(tiling)(tiling.op, tiling.architecture, data[()], tiling.block_dim, tiling.tiling_key,
+                        tiling.workspace_size)
+
+
+def _codes(report):
+    return {f.code for f in report.findings if f.severity == "error"}
+
+
+def test_validator_softplus_arch35():
+    t = sg.compute_tiling(100_000, "float16", op="softplus")
+    assert sg.validate_tiling(t, 100_000, "float16").ok
+    assert "COVERAGE_GAP" in _codes(sg.validate_tiling(_with(t, totalLength=99_000), 100_000, "float16"))
+    assert "OVERRUN_BEYOND_PADDING" in _codes(sg.validate_tiling(t, 99_000, "float16"))
+    assert "FIELD_RANGE" in _codes(sg.validate_tiling(_with(t, tileLength=100), 100_000, "float16"))
+    assert "UB_OVERFLOW" in _codes(sg.validate_tiling(_with(t, tileLength=64 * 400), 100_000, "float16"))
+
+
+def test_validator_softplus_grad_a2_mask_and_overrun():
+    n = 128 * 1000                       # whole 512-byte blocks: no overrun
+    t = sg.compute_tiling(n, "float32", op="softplus_grad")
+    assert sg.validate_tiling(t, n, "float32").ok
+    # the Compute length must be the 256-byte aligned count the mask and buffers are sized by
+    bad = _with(t, tailbigprocessDataNum_computes=int(t["tailbigprocessDataNum_computes"]) + 64)
+    assert "FIELD_RANGE" in _codes(sg.validate_tiling(bad, n, "float32"))
+    # the UB plan holds the uint8 mask: a tile whose plan with it exceeds the UB is refused
+    rep = sg.validate_tiling(_with(t, tileDataNum=4032, bigTailDataNum=4032, smallTailDataNum=4032,
+                                   bigprocessDataNum_computes=4032, smallprocessDataNum_computes=4032,
+                                   tailbigprocessDataNum_computes=4032, tailsmallprocessDataNum_computes=4032),
+                             n, "float32")
+    assert "UB_OVERFLOW" in _codes(rep)
+    # a 6-element tensor: the kernel copies one 512-byte block, past the 32-byte padding (upstream's hazard)
+    assert "OVERRUN_BEYOND_PADDING" in _codes(sg.validate_tiling(sg.compute_tiling(6, "float32", op="softplus_grad"),
+                                                                 6, "float32"))
+
+
+def test_validator_softplus_grad_arch35():
+    t = sg.compute_tiling(300_001, "bfloat16", platform=P950, op="softplus_grad")
+    assert sg.validate_tiling(t, 300_001, "bfloat16", platform=P950).ok
+    assert "FIELD_RANGE" in _codes(sg.validate_tiling(t, 300_002, "bfloat16", platform=P950))

@@ -190,7 +190,17 @@ def walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platform
         own += (finding("UB_OVERFLOW", f"tileLength {tile}: buffers, two {mask_bytes(tile)}-byte masks and "
                                        f"the {SELECT_RESERVE}-byte Select reserve exceed ub_size "
                                        f"{platform.ub_size}."),)
-    return WalkCheck(walk_fields(tiling), plan, tile, own, whole_blocks=False)
+    # the walk is this kernel's own (not the template's core classes): its coverage, checked here
+    n, bf, bd = int(tiling["totalLength"]), int(tiling["blockFactor"]), tiling.block_dim
+    if n < numel or bd * bf < n:
+        own += (finding("COVERAGE_GAP", f"totalLength={n}, blockFactor={bf} over {bd} cores cover "
+                                        f"{min(n, bd * bf)} of the {numel} elements."),)
+    if n > numel:
+        own += (finding("OVERRUN_BEYOND_PADDING", f"totalLength={n}: the kernel reads and writes past the "
+                                                  f"tensor's {numel} elements."),)
+    if (bd - 1) * bf >= n:
+        own += (finding("IDLE_CORE", f"block dim {bd}: cores from {ceil_div(n, bf)} on start past totalLength."),)
+    return WalkCheck(None, plan, tile, own, whole_blocks=False)
 
 
 def _bits(a: np.ndarray, info: DTypeInfo) -> np.ndarray:
