@@ -459,6 +459,8 @@ class Envelope:
     _grad: np.ndarray = field(repr=False)
     _x: np.ndarray = field(repr=False)
     _code: int = field(repr=False)
+    #: The Ln budget (issue 30). SwishGrad's kernels issue no Ln, so it frees nothing here.
+    ln_ulp: int = 1
 
     def _args(self):
         from . import kernel
@@ -519,7 +521,7 @@ def _ulp_budget(value, argname: str) -> int:
 
 
 def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals=False,
-             platform=None) -> Envelope:
+             platform=None, ln_ulp=1) -> Envelope:
     """Every output a device can produce when its Exp and Div err by up to a few ulps (model section 10).
 
     The model of the device's freedom: each Exp result may be any binary32
@@ -544,6 +546,10 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
         both 0 (and no flush) the envelope is the emulator's output alone.
     flush_subnormals : bool
         Subnormal Exp and Div results become zeros (the 950's documented default).
+    ln_ulp : int
+        Ulp budget of Ln (the ``Log`` instruction), in [0, :data:`MAX_ENVELOPE_ULP`], counted like
+        ``exp_ulp`` for every Ln the kernel issues: SwishGrad's issue none, so it changes nothing here
+        (checked, and recorded on the result).
     platform : Platform, optional
         Its SoC picks the kernel (default: the A2 reference platform). The
         envelope models the Inf/NaN overflow mode only.
@@ -564,6 +570,7 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
     beta32 = beta_argument(beta, {})
     exp_ulp = _ulp_budget(exp_ulp, "exp_ulp")
     div_ulp = _ulp_budget(div_ulp, "div_ulp")
+    ln_ulp = _ulp_budget(ln_ulp, "ln_ulp")
     if not isinstance(flush_subnormals, (bool, np.bool_)):
         raise TypeError(f"flush_subnormals must be a bool, got {type(flush_subnormals).__name__}")
     if platform is not None and not isinstance(platform, Platform):
@@ -593,4 +600,4 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
     hi_v = np.where(hi == kenv.NAN_KEY, nan_bits, hi).astype(uint).view(info.numpy).reshape(x.shape)
     return Envelope(lo=lo_v, hi=hi_v, nan_reachable=nan_reachable.reshape(x.shape), exp_ulp=exp_ulp,
                     div_ulp=div_ulp, flush_subnormals=bool(flush_subnormals), beta=beta32,
-                    architecture=platform.architecture, _grad=g32, _x=x32, _code=info.code)
+                    architecture=platform.architecture, _grad=g32, _x=x32, _code=info.code, ln_ulp=ln_ulp)
