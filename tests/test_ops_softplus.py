@@ -276,3 +276,14 @@ def test_validator_softplus_grad_arch35():
     t = sg.compute_tiling(300_001, "bfloat16", platform=P950, op="softplus_grad")
     assert sg.validate_tiling(t, 300_001, "bfloat16", platform=P950).ok
     assert "FIELD_RANGE" in _codes(sg.validate_tiling(t, 300_002, "bfloat16", platform=P950))
+
+
+def test_programs_narrow_as_the_kernels_do():
+    """SoftplusV2's 16-bit results are narrowed ties away from zero (softplus_v2.h:322), SoftplusV2Grad's
+    to nearest even; the 950 forward has no A2 program."""
+    assert str(S.programs("bfloat16").body[-1]) == "Cast(out, r, CAST_ROUND);"
+    for arch in ("a2", "arch35"):
+        assert str(G.programs(arch, "float16").body[-1]) == "Cast(out, r, CAST_RINT);"
+    assert get_operator("softplus").kernels["arch35"].narrowing == "CAST_ROUND"
+    with pytest.raises(ValueError, match="Ascend 950 only"):
+        get_operator("softplus").program("float32", A2)
