@@ -23,6 +23,7 @@ from .tiling import tiling_balance, validate_tiling
 from .ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from .ops.sigmoid import sigmoid, sigmoid_backward
 from .gelu_functions import gelu, gelu_backward
+from .ops.leaky_relu_api import leaky_relu, leaky_relu_backward
 from .ops.softplus_api import softplus, softplus_backward
 
 __all__ = [
@@ -52,6 +53,8 @@ __all__ = [
     "sigmoid_backward",
     "gelu",
     "gelu_backward",
+    "leaky_relu",
+    "leaky_relu_backward",
     "softplus",
     "softplus_backward",
 ]

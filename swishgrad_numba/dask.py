@@ -324,6 +324,26 @@ def gelu_backward(grad_output, x, *, platform=None):
     :func:`swishgrad_numba.gelu_backward`."""
     return _map_pair(_gelu_backward_numpy, grad_output, x, "gelu_backward", platform=platform)
 
+# ---------------------------------------------------------------- LeakyRelu (issue 30)
+
+from .ops.leaky_relu_api import leaky_relu as _leaky_relu_numpy  # noqa: E402
+from .ops.leaky_relu_api import leaky_relu_backward as _leaky_relu_backward_numpy  # noqa: E402
+
+__all__ += ["leaky_relu", "leaky_relu_backward"]
+
+
+def leaky_relu(x, negative_slope=0.01, *, platform=None):
+    """LeakyReLU over a Dask array, block by block through the emulated 950 LeakyRelu kernel (float64: the
+    AICPU model); bit for bit :func:`swishgrad_numba.leaky_relu` (an A2 platform is refused at once)."""
+    return _map_unary(_leaky_relu_numpy, x, "leaky_relu", negative_slope=negative_slope, platform=platform)
+
+
+def leaky_relu_backward(grad_output, x, negative_slope=0.01, self_is_result=False, *, platform=None):
+    """The gradient of LeakyReLU over Dask arrays of one shape and dtype (chunkings unified as for
+    :func:`silu_backward`; no broadcasting here), block by block through the emulated LeakyReluGrad kernel;
+    bit for bit :func:`swishgrad_numba.leaky_relu_backward`."""
+    return _map_pair(_leaky_relu_backward_numpy, grad_output, x, "leaky_relu_backward",
+                     negative_slope=negative_slope, self_is_result=self_is_result, platform=platform)
 
 # Softplus and SoftplusBackward (issue 30): the numpy functions block by block.
 from .ops.softplus_api import softplus as _softplus_numpy  # noqa: E402

@@ -52,6 +52,7 @@ __all__ = [
     "PrecisionReport",
     "compare",
     "envelope",
+    "operator_envelope",
     "threshold_for",
     "tiny_for",
     "ulp_distance",
@@ -431,21 +432,29 @@ ENVELOPE_PRESETS = {
 
 @dataclass(frozen=True, eq=False)
 class Envelope:
-    """The outputs a device can reach, per element, when its Exp and Div err (:func:`envelope`).
+    """The outputs a device can reach, per element, when its Exp, Div and Ln err
+    (:func:`envelope`, :func:`operator_envelope`).
 
     Attributes
     ----------
     lo, hi : numpy.ndarray
-        x's dtype and shape: the least and greatest reachable output other
-        than NaN (by value; -0 counts below +0). NaN where only NaN is
+        The output's dtype and shape: the least and greatest reachable output
+        other than NaN (by value; -0 counts below +0). NaN where only NaN is
         reachable.
     nan_reachable : numpy.ndarray of bool
         Where a NaN output is reachable.
-    exp_ulp, div_ulp : int
+    exp_ulp, div_ulp, ln_ulp : int
     flush_subnormals : bool
-    beta : numpy.float32
+    beta : numpy.float32 or None
+        The operator's beta, where it has one.
     architecture : str
-        The kernel whose sequence was followed (``"a2"`` or ``"arch35"``).
+        The kernel whose program was followed (``"a2"`` or ``"arch35"``).
+    op : str
+        The operator.
+    freed : tuple
+        The program's results that were let err, in order (``("Exp", "Div")``).
+    axpy_roundings : tuple
+        The Axpy roundings enumerated (both where the program has an Axpy: the device's is not public).
     """
 
     lo: np.ndarray
@@ -454,62 +463,32 @@ class Envelope:
     exp_ulp: int
     div_ulp: int
     flush_subnormals: bool
-    beta: np.float32
+    beta: np.float32 | None
     architecture: str
-    _grad: np.ndarray = field(repr=False)
-    _x: np.ndarray = field(repr=False)
-    _code: int = field(repr=False)
-    #: The Ln budget (issue 30). SwishGrad's kernels issue no Ln, so it frees nothing here.
     ln_ulp: int = 1
-
-    def _args(self):
-        from . import kernel
-
-        return (self._grad, self._x, self.beta, self.exp_ulp, self.div_ulp, self.flush_subnormals,
-                kernel.arch_code(self.architecture), self._code)
+    op: str = "swish_grad"
+    freed: tuple = ()
+    axpy_roundings: tuple = ("fused",)
+    _program: object = field(default=None, repr=False)
 
     def contains(self, device_output) -> np.ndarray:
         """Exact membership: ``True`` where ``device_output``'s element is a reachable output.
 
         Bit patterns are compared exactly (so -0 and +0 differ), except that
-        any NaN equals any NaN. ``device_output`` must have x's dtype and
+        any NaN equals any NaN. ``device_output`` must have the output's dtype and
         shape. Computed by enumerating each element's outputs again.
         """
-        from . import runtime
-        from .kernel import envelope as kenv
-
         check_array(device_output, "device_output")      # a masked array is refused, not read unmasked
         if device_output.dtype != self.lo.dtype:
             raise TypeError(f"device_output must have dtype {self.lo.dtype}, got {device_output.dtype}")
         if device_output.shape != self.lo.shape:
             raise ValueError(f"device_output must have shape {self.lo.shape}, got {device_output.shape}")
-        query = _pattern_keys(np.ascontiguousarray(device_output).reshape(-1))
-        inside = np.empty(query.size, dtype=np.bool_)
-        if query.size:
-            with runtime.launch_guard():
-                kenv.envelope_contains(*self._args(), query, inside, kenv.ENVELOPE_CHUNK)
-        return inside.reshape(self.lo.shape)
+        flat = np.ascontiguousarray(device_output).reshape(-1)
+        return self._program.contains(flat).reshape(self.lo.shape)
 
     def count(self) -> np.ndarray:
         """How many distinct outputs each element can reach (every NaN counts as one), as int32."""
-        from . import runtime
-        from .kernel import envelope as kenv
-
-        count = np.empty(self._x.size, dtype=np.int32)
-        if count.size:
-            with runtime.launch_guard():
-                kenv.envelope_count(*self._args(), count, kenv.ENVELOPE_CHUNK)
-        return count.reshape(self.lo.shape)
-
-
-def _pattern_keys(flat: np.ndarray) -> np.ndarray:
-    """Bit patterns as uint32, every NaN mapped to the envelope kernel's NaN key."""
-    from .kernel.envelope import NAN_KEY
-
-    keys = flat.view(_UINT[flat.dtype.itemsize]).astype(np.uint32)
-    with np.errstate(invalid="ignore"):  # signalling-NaN patterns raise "invalid" when widened
-        keys[np.isnan(flat.astype(np.float32))] = NAN_KEY
-    return keys
+        return self._program.count().reshape(self.lo.shape)
 
 
 def _ulp_budget(value, argname: str) -> int:
@@ -533,7 +512,8 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
     result's sign); a NaN stays NaN. With ``flush_subnormals`` every
     subnormal Exp or Div result (after the perturbation) becomes the zero of
     its sign. 16-bit outputs are narrowed as usual. Each element's reachable
-    set is enumerated exactly, in compiled code.
+    set is enumerated exactly, in compiled code, from SwishGrad's program
+    (:func:`operator_envelope` for any operator).
 
     Parameters
     ----------
@@ -546,13 +526,12 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
         both 0 (and no flush) the envelope is the emulator's output alone.
     flush_subnormals : bool
         Subnormal Exp and Div results become zeros (the 950's documented default).
-    ln_ulp : int
-        Ulp budget of Ln (the ``Log`` instruction), in [0, :data:`MAX_ENVELOPE_ULP`], counted like
-        ``exp_ulp`` for every Ln the kernel issues: SwishGrad's issue none, so it changes nothing here
-        (checked, and recorded on the result).
     platform : Platform, optional
         Its SoC picks the kernel (default: the A2 reference platform). The
         envelope models the Inf/NaN overflow mode only.
+    ln_ulp : int
+        Ulp budget of each Ln (``Log``) result, as :func:`operator_envelope`'s (issue 30): SwishGrad's
+        kernels issue no Ln, so it changes nothing here (checked, and recorded on the result).
 
     Returns
     -------
@@ -560,10 +539,8 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
         ``.lo``, ``.hi``, ``.nan_reachable`` now; ``.contains(output)`` and
         ``.count()`` enumerate again on demand.
     """
-    from . import kernel, runtime
     from .arguments import check_pair
     from .dtypes import beta_argument
-    from .kernel import envelope as kenv
     from .platform import REFERENCE_PLATFORM, Platform
 
     info = check_pair(grad_output, x)
@@ -579,25 +556,87 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
     if platform.saturation:
         raise ValueError("envelope models the Inf/NaN overflow mode only; platform.overflow_mode is 'saturation'")
 
-    # The kernels widen 16-bit inputs exactly (their first Cast); so does astype.
-    with np.errstate(invalid="ignore"):
-        g32 = np.ascontiguousarray(grad_output, dtype=np.float32).reshape(-1)
-        x32 = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
-    n = x32.size
-    uint = _UINT[info.itemsize]
-    lo = np.empty(n, dtype=np.uint32)
-    hi = np.empty(n, dtype=np.uint32)
-    nan_reachable = np.empty(n, dtype=np.bool_)
-    arch = kernel.arch_code(platform.architecture)
-    if n:
-        with runtime.launch_guard():
-            kenv.envelope_bounds(g32, x32, beta32, exp_ulp, div_ulp, bool(flush_subnormals), arch, info.code,
-                                 np.uint32(32 - 8 * info.itemsize), lo, hi, nan_reachable,
-                                 kenv.ENVELOPE_CHUNK)
-    # NAN_KEY (no member but NaN) becomes the dtype's all-ones pattern: a NaN.
-    nan_bits = uint(np.iinfo(uint).max)
-    lo_v = np.where(lo == kenv.NAN_KEY, nan_bits, lo).astype(uint).view(info.numpy).reshape(x.shape)
-    hi_v = np.where(hi == kenv.NAN_KEY, nan_bits, hi).astype(uint).view(info.numpy).reshape(x.shape)
-    return Envelope(lo=lo_v, hi=hi_v, nan_reachable=nan_reachable.reshape(x.shape), exp_ulp=exp_ulp,
-                    div_ulp=div_ulp, flush_subnormals=bool(flush_subnormals), beta=beta32,
-                    architecture=platform.architecture, _grad=g32, _x=x32, _code=info.code, ln_ulp=ln_ulp)
+    return _program_envelope("swish_grad", (grad_output, x), {"beta": beta32}, platform, exp_ulp, div_ulp, ln_ulp,
+                             flush_subnormals)
+
+
+def _program_envelope(op: str, inputs: tuple, attrs: dict, platform, exp_ulp: int, div_ulp: int, ln_ulp: int,
+                      flush_subnormals: bool) -> Envelope:
+    """The envelope of checked arguments: ``op``'s program on ``platform``'s kernel."""
+    from .ops import get_operator
+    from .program.envelope import program_envelope
+
+    operator = get_operator(op)
+    variant = operator.variant(platform, attrs.get("beta", np.float32(1.0)))
+    shape = inputs[-1].shape
+    flat = tuple(np.ascontiguousarray(a).reshape(-1) for a in inputs)
+    env = program_envelope(op, flat, attrs, platform.architecture, variant,
+                           budgets={"exp_ulp": exp_ulp, "div_ulp": div_ulp, "ln_ulp": ln_ulp},
+                           flush_subnormals=bool(flush_subnormals))
+    return Envelope(lo=env.lo.reshape(shape), hi=env.hi.reshape(shape),
+                    nan_reachable=env.nan_reachable.reshape(shape), exp_ulp=exp_ulp, div_ulp=div_ulp,
+                    flush_subnormals=bool(flush_subnormals), beta=attrs.get("beta"),
+                    architecture=platform.architecture, ln_ulp=ln_ulp, op=op, freed=env.freed,
+                    axpy_roundings=env.axpy_roundings, _program=env)
+
+
+def operator_envelope(op: str, *inputs, exp_ulp=1, div_ulp=1, ln_ulp=1, flush_subnormals=False, platform=None,
+                      **attrs) -> Envelope:
+    """Every output operator ``op``'s kernel can produce when the device's Exp, Div and Ln err by up to
+    a few ulps, and its Axpy rounds either way (model section 10; docs/model.md "Axpy").
+
+    The model of the device's freedom, for any registered operator, from its program
+    (:meth:`~swishgrad_numba.ops.registry.Operator.program`): each Exp, Div and Ln result may be any
+    binary32 within its budget of ulps of the correctly rounded result of its actual (already
+    perturbed) operands, subnormals flushed to zero with ``flush_subnormals``; where the program has
+    an Axpy, both of its roundings are enumerated; every other instruction is exact. The reachable set
+    of each element is enumerated exactly, in compiled code (:mod:`swishgrad_numba.program.envelope`).
+    :func:`envelope` is this for SwishGrad.
+
+    Parameters
+    ----------
+    op : str
+        A registered operator (``swishgrad ops list``).
+    *inputs : numpy.ndarray
+        Its input tensors in the kernel's order (``gelu_backward``: grad_output, x), of one shape and
+        one dtype.
+    exp_ulp, div_ulp, ln_ulp : int
+        Ulp budgets, each in [0, :data:`MAX_ENVELOPE_ULP`]; all 0 (and no flush, no Axpy) give the
+        emulator's output alone.
+    flush_subnormals : bool
+    platform : Platform, optional
+        Its SoC picks the kernel (default: the operator's default platform). Inf/NaN mode only.
+    **attrs : float
+        The program's attributes by name (``beta=1.0`` for SwishGrad), each rounded to float32 once.
+    """
+    from .arguments import check_platform_for
+    from .ops import get_operator
+
+    operator = get_operator(op)
+    if len(inputs) != operator.inputs:
+        raise TypeError(f"operator {op!r} takes {operator.inputs} input tensor(s), got {len(inputs)}")
+    for i, arr in enumerate(inputs):
+        check_array(arr, f"inputs[{i}]")
+        if arr.dtype != inputs[0].dtype or arr.shape != inputs[0].shape:
+            raise ValueError(f"inputs must share one dtype and shape, got {inputs[0].dtype}{inputs[0].shape} and "
+                             f"{arr.dtype}{arr.shape} (inputs[{i}])")
+    info = dtype_info(inputs[0].dtype, argname="inputs[0].dtype")
+    budgets = [_ulp_budget(v, name) for v, name in ((exp_ulp, "exp_ulp"), (div_ulp, "div_ulp"), (ln_ulp, "ln_ulp"))]
+    if not isinstance(flush_subnormals, (bool, np.bool_)):
+        raise TypeError(f"flush_subnormals must be a bool, got {type(flush_subnormals).__name__}")
+    platform = check_platform_for(platform, op, info)
+    if platform.saturation:
+        raise ValueError("operator_envelope models the Inf/NaN overflow mode only; platform.overflow_mode is "
+                         "'saturation'")
+    program = operator.program(info.name, platform, attrs.get("beta", 1.0))
+    missing = [a for a in program.attrs if a not in attrs]
+    unknown = [a for a in attrs if a not in program.attrs]
+    if missing or unknown:
+        raise TypeError(f"operator {op!r} takes the attributes {list(program.attrs)}; missing {missing}, "
+                        f"unknown {unknown}")
+    attrs32 = {}
+    for name, value in attrs.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+        attrs32[name] = np.float32(value)
+    return _program_envelope(op, inputs, attrs32, platform, *budgets, bool(flush_subnormals))

@@ -256,6 +256,9 @@ from ._torch_sigmoid import Sigmoid, SigmoidBackwardFunction, SigmoidFunction, s
 
 __all__ += ["Sigmoid", "SigmoidBackwardFunction", "SigmoidFunction", "sigmoid", "sigmoid_backward_torch"]
 from ._torch_gelu import GELU  # noqa: E402,F401
+from ._torch_leaky_relu import LeakyReLU  # noqa: E402,F401  (issue 30: LeakyRelu and LeakyReluBackward, 950)
+
+__all__ += ["LeakyReLU"]
 from ._torch_softplus import Softplus  # noqa: E402,F401  (issue 30: SoftplusV2 / SoftplusV2Grad)
 
 __all__ += ["Softplus"]

@@ -108,6 +108,7 @@ ARCH35_DIVISORS = {
     "gelu": {"float32": (4 * 32, 32), "16": (6 * 32, 16)},
     "fast_gelu": {"float32": (4 * 32, 32), "16": (6 * 32, 16)},
     "fast_gelu_backward": {"float32": (6 * 32, 32), "16": (9 * 32, 16)},
+    "leaky_relu": {"float32": (4 * 32, 32), "16": (6 * 32, 16)},
 }
 DTYPE_TEMPLATE = {"float16": 1, "bfloat16": 2, "float32": 3}      # TPL_FP16, TPL_BF16, TPL_FP32 / opKey
 

@@ -36,8 +36,8 @@ KERNELS = {
     "gelu_backward_v2": ("a2", "arch35"),
     "softplus": ("arch35",),
     "softplus_backward": ("a2", "arch35"),
-    "leaky_relu": ("arch35",),
     # "aicpu": float64 runs an AICPU kernel that ops-nn does not contain: modelled plainly
+    "leaky_relu": ("arch35", "aicpu"),
     "leaky_relu_backward": ("arch35", "aicpu"),
     "elu": ("arch35",),
     "elu_backward": ("a2", "arch35"),
@@ -465,7 +465,13 @@ def leaky_relu_f32(x, slope):
 
 
 def ref_leaky_relu(x, negative_slope=0.01, kernel: str = "arch35") -> np.ndarray:
-    assert kernel in KERNELS["leaky_relu"]
+    """950 leaky_relu_dag.h; ``kernel="aicpu"``: the float64 AICPU kernel, which is not public,
+    modelled plainly as ``x > 0 ? x : x * slope`` in binary64, the slope attribute (a float) widened."""
+    if kernel == "aicpu":
+        xx = np.asarray(x, dtype=F64)
+        with np.errstate(all="ignore"):
+            return np.where(xx > 0, xx, xx * F64(F32(negative_slope)))
+    assert kernel == "arch35"
     return narrow_like(leaky_relu_f32(widen(x), negative_slope), x)
 
 

@@ -40,6 +40,8 @@ C_FUNCTIONS = """aclTensor aclScalar aclOpExecutor aclrtStream aclCreateTensor a
 C_FUNCTIONS += """aclnnSigmoidGetWorkspaceSize aclnnSigmoid aclnnInplaceSigmoidGetWorkspaceSize aclnnInplaceSigmoid
     aclnnSigmoidBackwardGetWorkspaceSize aclnnSigmoidBackward""".split()     # issue 29
 C_FUNCTIONS += """aclnnGeluGetWorkspaceSize aclnnGelu aclnnGeluBackwardGetWorkspaceSize aclnnGeluBackward""".split()
+C_FUNCTIONS += """aclnnLeakyReluGetWorkspaceSize aclnnLeakyRelu aclnnInplaceLeakyReluGetWorkspaceSize aclnnInplaceLeakyRelu
+    aclnnLeakyReluBackwardGetWorkspaceSize aclnnLeakyReluBackward""".split()     # issue 30
 C_FUNCTIONS += """aclnnSoftplusGetWorkspaceSize aclnnSoftplus aclnnSoftplusBackwardGetWorkspaceSize
     aclnnSoftplusBackward""".split()     # issue 30
 

@@ -21,11 +21,12 @@ from swishgrad_numba.cli import main
 
 def test_the_ops_and_the_default():
     assert set(bm.OP_BENCHES) == {"swish", "silu", "silu_grad", "swish_grad", "fast_gelu", "fast_gelu_grad", "gelu",
-                                  "gelu_grad", "softplus", "softplus_grad"}
+                                  "gelu_grad", "leaky_relu", "leaky_relu_grad", "softplus", "softplus_grad"}
     assert bm.DEFAULT_OP == "swish_grad"
     assert bm.check_op("silu") == "silu"
     with pytest.raises(ValueError, match="--op must be one of swish, silu, silu_grad, swish_grad, fast_gelu, "
-                                         "fast_gelu_grad, gelu, gelu_grad, softplus, softplus_grad; got 'mish'"):
+                                         "fast_gelu_grad, gelu, gelu_grad, softplus, softplus_grad, leaky_relu, "
+                                         "leaky_relu_grad; got 'mish'"):
         bm.check_op("mish", argname="--op")
 
 
@@ -116,6 +117,25 @@ def test_run_op_comparison_defaults_fast_gelu_to_the_950():
     rows = bm.run_op_comparison("fast_gelu_grad", [64], ["float32"], threads=[1], repeat=1, min_time=0.0,
                                 use_torch=False)
     assert rows[0]["kernel"] == "arch35" and rows[0]["seconds"] > 0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("op", ["leaky_relu", "leaky_relu_grad"])
+def test_the_leaky_relu_calls_and_torchs(op, dtype):
+    """The timed call is the 950 kernel, bit for bit; torch's own leaky_relu computes the same bits."""
+    from reference_activations_tier2 import ref_leaky_relu, ref_leaky_relu_backward
+
+    g, x = bm.make_inputs(300, dtype)
+    out = np.empty_like(x)
+    emulator, peer = bm.op_calls(op, g, x, out)
+    s32 = np.float32(bm.OP_BENCHES[op].beta)
+    expected = ref_leaky_relu(x, s32) if op == "leaky_relu" else ref_leaky_relu_backward(g, x, s32)
+    assert emulator() is out
+    assert_bits_equal(out, expected)
+    torch = pytest.importorskip("torch")
+    result = peer()
+    bits = result.view(torch.int16 if result.dtype == torch.bfloat16 else torch.int32).numpy()
+    assert_bits_equal(bits.view(np.dtype(dtype)), expected)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16])

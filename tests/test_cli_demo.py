@@ -56,10 +56,11 @@ def test_demo_prints_one_line_per_operator(capsys):
     import reference_activations as ra     # issue 29: x read as the forward's output for sigmoid_grad
     expected.update(sigmoid=ra.ref_sigmoid(x, "a2"), sigmoid_grad=ra.ref_sigmoid_backward(g, x, "a2"))
     expected.update(gelu=ra.ref_gelu(x, "a2"), gelu_grad=ra.ref_gelu_backward(g, x, "a2"))
+    import reference_activations_tier2 as rb   # issue 30: LeakyRelu at compute_tiling's slope 0.01, 950 only
+    expected.update(leaky_relu=rb.ref_leaky_relu(x, 0.01), leaky_relu_grad=rb.ref_leaky_relu_backward(g, x, 0.01))
     # issue 30: Softplus on the 950; the A2 SoftplusV2Grad copies 512-byte blocks, past a 6-element tensor's
     # 32-byte padding: the validator refuses its record, and the line says so
-    import reference_activations_tier2 as rt2
-    expected.update(softplus=rt2.ref_softplus(x))
+    expected.update(softplus=rb.ref_softplus(x))
     (line,) = [l for l in out.splitlines() if l.startswith("[softplus_grad] ")]
     assert "not run" in line and "OVERRUN_BEYOND_PADDING" in line
     assert set(expected) | {"softplus_grad"} == set(OPERATORS)

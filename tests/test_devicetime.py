@@ -558,3 +558,32 @@ def test_a_dataCopy_pays_per_burst_and_more_per_unaligned_burst(bursts):
                                  bursts=bursts, gm_aligned=aligned, params=p)
         expected = 3 * (F + bursts * per_burst + 8192 / 32.0) / CLOCK
         assert est.duration_us == pytest.approx(expected, rel=1e-12)
+
+
+def test_every_instruction_of_the_program_form_has_a_cost_in_both_models():
+    from swishgrad_numba.devicetime.params import INSTRUCTION_COSTS
+    from swishgrad_numba.program.isa import INSTRUCTIONS
+
+    for model, table in INSTRUCTION_COSTS.items():
+        missing = sorted(set(INSTRUCTIONS) - set(table))
+        assert not missing, f"{model} has no cost for {missing}"
+
+
+def test_every_registered_operator_is_estimated_or_refused_with_the_reason():
+    # the model charges a kernel's program (Gelu gives no list of its own); a kernel on the broadcast walk,
+    # or with no kernel on the platform, is refused by name, never a crash
+    from swishgrad_numba import ASCEND950_PLATFORM, REFERENCE_PLATFORM
+    from swishgrad_numba.ops import OPERATORS
+
+    for name, op in sorted(OPERATORS.items()):
+        for platform in (None, REFERENCE_PLATFORM, ASCEND950_PLATFORM):
+            arch = (platform or op.default_platform).architecture
+            kernel = op.kernels.get(arch)
+            # issue 30: the 950 SoftplusV2 / SoftplusV2Grad walk their own splits (no core-class form)
+            own_walk = (name, arch) in {("softplus", "arch35"), ("softplus_grad", "arch35")}
+            if kernel is None or kernel.walk == "broadcast" or own_walk:
+                with pytest.raises(ValueError, match="cannot run|not on the template's walk"):
+                    dt.estimate(None, 1 << 16, "float16", op=name, platform=platform)
+                continue
+            est = dt.estimate(None, 1 << 16, "float16", op=name, platform=platform)
+            assert est.duration_us > 0, name

@@ -45,3 +45,16 @@ def test_compare_reports_the_ln_budget(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0 and "Ln within 2 ulp" in out
     assert json.loads((tmp_path / "r.json").read_text())["envelope"]["ln_ulp"] == 2
+
+
+def test_operator_envelope_counts_softplus_ln():
+    """Softplus issues one Ln per element: with Exp and Div exact, ln_ulp alone widens the envelope, and the
+    emulator's output is inside it."""
+    from swishgrad_numba.precision import operator_envelope
+
+    x = np.linspace(-20, 25, 200).astype(np.float32)
+    kw = dict(exp_ulp=0, div_ulp=0, platform=sg.ASCEND950_PLATFORM, beta=1.0, threshold=20.0, invBeta=1.0)
+    exact, loose = operator_envelope("softplus", x, ln_ulp=0, **kw), operator_envelope("softplus", x, ln_ulp=2, **kw)
+    assert "Ln" in loose.freed
+    assert (exact.count() == 1).all() and loose.count().sum() > x.size
+    assert loose.contains(sg.softplus(x)).all()

@@ -162,11 +162,7 @@ GELU_GRAD_V2_TANH_A2 = (                                                    # ge
 
 # Softplus and SoftplusBackward: moved into the package (swishgrad_numba/ops/softplus.py, softplus_grad.py).
 
-LEAKY_RELU = (V.Muls("neg", "x", Attr("negative_slope")), V.Duplicate("zero", 0.0),
-              _i("Compare", "pos", "x", "zero", "GT"), _i("Select", "y", "pos", "x", "neg"))   # leaky_relu_dag.h:43-50
-
-LEAKY_RELU_GRAD = (V.Duplicate("zero", 0.0), _i("Compare", "pos", "x", "zero", "GT"),      # on x's own dtype
-                   V.Muls("dm", "dy", Attr("negative_slope")), _i("Select", "y", "pos", "dy", "dm"))   # leaky_relu_grad_dag.h:31-42
+# LeakyRelu and LeakyReluGrad: moved into the package (swishgrad_numba/ops/leaky_relu.py, leaky_relu_grad.py).
 
 
 def _elu_950(wide: bool):                                                   # elu_dag.h:77-104 / 119-145
@@ -212,8 +208,6 @@ def body(op: str, kernel: str, variant, dtype: str) -> tuple:
         ("gelu_v2", "arch35"): lambda: _gelu_v2_none(algo) if variant == "none" else GELU_V2_TANH,
         ("gelu_backward_v2", "arch35"): lambda: _gelu_grad_v2_none_950(algo) if variant == "none" else GELU_GRAD_V2_TANH_950,
         ("gelu_backward_v2", "a2"): lambda: GELU_GRAD_V2_NONE_A2 if variant == "none" else GELU_GRAD_V2_TANH_A2,
-        ("leaky_relu", "arch35"): lambda: LEAKY_RELU,
-        ("leaky_relu_backward", "arch35"): lambda: LEAKY_RELU_GRAD,
         ("elu", "arch35"): lambda: _elu_950(dtype == "float32"),
         ("elu_backward", "arch35"): lambda: ELU_GRAD_950[bool(variant)],
         ("elu_backward", "a2"): lambda: ELU_GRAD_A2[bool(variant)],
@@ -223,7 +217,7 @@ def body(op: str, kernel: str, variant, dtype: str) -> tuple:
     return table[(op, kernel)]()
 
 
-INPUTS = {"gelu_v2": ("x",), "gelu_backward_v2": ("dy", "x"), "leaky_relu": ("x",), "leaky_relu_backward": ("dy", "x"),
+INPUTS = {"gelu_v2": ("x",), "gelu_backward_v2": ("dy", "x"),
           "elu": ("x",), "elu_backward": ("g", "a")}
 
 
@@ -270,7 +264,7 @@ def program(op: str, kernel: str, variant, dtype: str) -> Program:
 CASES = [("gelu_v2", "arch35", "none"), ("gelu_v2", "arch35", "tanh"),
          ("gelu_backward_v2", "arch35", "none"), ("gelu_backward_v2", "arch35", "tanh"),
          ("gelu_backward_v2", "a2", "none"), ("gelu_backward_v2", "a2", "tanh"),
-         ("leaky_relu", "arch35", None), ("leaky_relu_backward", "arch35", None), ("elu", "arch35", None),
+         ("elu", "arch35", None),
          ("elu_backward", "arch35", False), ("elu_backward", "arch35", True),
          ("elu_backward", "a2", False), ("elu_backward", "a2", True)]
 

@@ -272,3 +272,26 @@ def format_op_table(rows) -> str:
                      f"{r['kernel'] or '-':<7} {r['elements_per_s'] / 1e6:>9.1f} {r['gb_per_s']:>7.2f} "
                      f"{ratio:>7}  {r.get('peer', '')}")
     return "\n".join(lines)
+
+
+def _torch_leaky_relu_into(tg, tx, tout, slope):
+    import torch
+
+    return torch.ops.aten.leaky_relu.out(tx, slope, out=tout)
+
+
+def _torch_leaky_relu_backward_into(tg, tx, tout, slope):
+    import torch
+
+    return torch.ops.aten.leaky_relu_backward.grad_input(tg, tx, slope, False, grad_input=tout)
+
+
+# LeakyRelu (Ascend 950 kernels only) against torch's own, at torch's default slope (issue 30)
+from ..ops.leaky_relu_api import leaky_relu, leaky_relu_backward  # noqa: E402
+
+OP_BENCHES.update({
+    "leaky_relu": OpBench(1, 0.01, lambda g, x, out, b, p: leaky_relu(x, b, out=out, platform=p),
+                          _torch_leaky_relu_into, "aten.leaky_relu.out(0.01)"),
+    "leaky_relu_grad": OpBench(2, 0.01, lambda g, x, out, b, p: leaky_relu_backward(g, x, b, out=out, platform=p),
+                               _torch_leaky_relu_backward_into, "aten.leaky_relu_backward.grad_input(0.01)"),
+})

@@ -260,9 +260,9 @@ def register(subparsers) -> None:
                     "in fresh processes; print tables and the targets (PASS/MISS, a report).")
     p.add_argument("--op", default="swish_grad", metavar="OP",
                    help="the operator: swish_grad (default: the full comparison below), or swish, silu, "
-                        "silu_grad, fast_gelu, fast_gelu_grad, gelu, gelu_grad, softplus, softplus_grad: that operator "
-                        "against its PyTorch "
-                        "peer, both writing into an output (no thread scaling, cold start or memory figures)")
+                        "silu_grad, fast_gelu, fast_gelu_grad, gelu, gelu_grad, leaky_relu, leaky_relu_grad, "
+                        "softplus, softplus_grad: that operator against its PyTorch peer, both writing into an "
+                        "output (no thread scaling, cold start or memory figures)")
     p.add_argument("--sizes", default=None,
                    help=f"log2 element counts: 'a:b' (inclusive), 'a:b:step' or 'a,b,c' (default {DEFAULT_SIZES}; "
                         f"e.g. 10:27 for the whole growth curve)")

@@ -42,8 +42,9 @@ class _RegisteredOps(Mapping):
 
 
 #: The operators the model knows: every registered one (:mod:`swishgrad_numba.ops`), by name -> (inputs,
-#: outputs). Their instruction lists live with their kernels (``Kernel.device_instructions``); a kernel whose
-#: walk is not in the template's core-class form (SiluGrad's 950 BroadcastTiling) is refused.
+#: outputs). Their instruction lists are their programs' (or ``Kernel.device_instructions`` where a kernel
+#: gives its own); a kernel whose walk is not in the template's core-class form (SiluGrad's 950
+#: BroadcastTiling) is refused.
 OPS = _RegisteredOps()
 #: The most tiles one estimate simulates: the tiles of its distinct cores (cores with equal tiles are simulated
 #: once). About 250 bytes of memory each.
@@ -345,7 +346,7 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
         buffer_num = queue_buffers(tiling) if queue_buffers is not None else spec_a2.BUFFER_NUM
     buffer_num = _positive_int(buffer_num, "buffer_num")
     params = _check_params(params, launch.platform)
-    instructions = operator.kernels[launch.architecture].device_instructions(tiling, info.itemsize)
+    instructions = _instructions(operator, launch.architecture, tiling, info, launch.platform)
     name = label or f"{op} {info.name} numel={numel} on {launch.platform.soc_version} ({launch.block_dim} cores)"
     return simulate(offsets, np.maximum(tiles, 0), info.itemsize, 4, inputs, outputs, instructions, buffer_num,
                     params, name, valid=report.ok, findings=findings, classes=np.ravel(classes).astype(np.int64),
@@ -369,11 +370,24 @@ def _op_launch(operator, tiling, numel, info, platform, block_dim):
     kernel_desc = operator.kernels[tiling.architecture]
     if platform is None:
         platform = ASCEND950_PLATFORM if tiling.architecture == ARCH_950 else REFERENCE_PLATFORM
-    if kernel_desc.device_instructions is None or kernel_desc.walk_check is None:
+    if (kernel_desc.device_instructions is None and kernel_desc.programs is None) or kernel_desc.walk_check is None:
         raise ValueError(f"op {operator.name!r} on the {tiling.architecture} kernel is not on the template's walk "
                          f"(its tiling is not in core-class form); the model does not cover it")
     check = kernel_desc.walk_check(tiling, numel, info, platform)
+    if check.fields is None and not check.findings:   # a walk of another form (the 950's BroadcastSch)
+        raise ValueError(f"op {operator.name!r} on the {tiling.architecture} kernel is not on the template's walk "
+                         f"(its tiling is not in core-class form: {kernel_desc.walk} walk); the model does not "
+                         f"cover it")
     return check.fields, int(tiling.block_dim if block_dim is None else block_dim), tiling.architecture, platform
+
+
+def _instructions(operator, architecture, tiling, info, platform) -> tuple:
+    """The vector instructions one tile issues: the kernel's own list where it gives one
+    (``Kernel.device_instructions``), else its program's for the platform (``Program.instructions``)."""
+    kernel_desc = operator.kernels[architecture]
+    if kernel_desc.device_instructions is not None:
+        return kernel_desc.device_instructions(tiling, info.itemsize)
+    return operator.program(info.name, platform).instructions()
 
 
 _WALK_DTYPE = np.dtype([("start", "<i8"), ("passes", "<i8"), ("pass_len", "<i8"), ("last_len", "<i8")])

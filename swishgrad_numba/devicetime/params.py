@@ -54,6 +54,10 @@ _PYPTO = {
     "Reciprocal": (5, 64, 128), "Max": (4, 64, 128), "Min": (4, 64, 128),
     "Cast": (10, 128, 128), "Duplicate": (10, 128, 128), "Neg": (10, 128, 128), "MulDstAdd": (10, 128, 128),
     "Abs": (10, 128, 128), "Relu": (10, 128, 128),
+    # the program form's other instructions (assumed, docs/devicetime.md): Maxs/Mins as Max/Min, Ln as Exp,
+    # Compare, CompareScalar, Select and Axpy the pypto default
+    "Maxs": (4, 64, 128), "Mins": (4, 64, 128), "Ln": (12, 32, 32),
+    "Compare": (10, 128, 128), "CompareScalar": (10, 128, 128), "Select": (10, 128, 128), "Axpy": (10, 128, 128),
 }
 # pto-isa: (startup, completion, cycles per repeat float32, cycles per repeat 16-bit). Figures not in the notes
 # (marked assumed in the docs): Sqrt/Rsqrt/Reciprocal/Max/Min/Abs/Relu/Neg/Cast/Duplicate/MulDstAdd take the
@@ -64,6 +68,9 @@ _PTO_ISA = {
     "Rsqrt": (13, 26, 2, 4), "Reciprocal": (14, 20, 2, 2), "Max": (14, 19, 2, 2), "Min": (14, 19, 2, 2),
     "Cast": (14, 19, 2, 2), "Duplicate": (14, 19, 1, 1), "Neg": (14, 20, 1, 1), "MulDstAdd": (14, 20, 2, 2),
     "Abs": (14, 19, 1, 1), "Relu": (14, 19, 1, 1),
+    # assumed: the scalar forms as Adds, tensor compares and selects as Add, Axpy as Mul, Ln as Exp
+    "Maxs": (14, 19, 1, 1), "Mins": (14, 19, 1, 1), "Ln": (13, 26, 2, 4),
+    "Compare": (14, 19, 2, 2), "CompareScalar": (14, 19, 1, 1), "Select": (14, 19, 2, 2), "Axpy": (14, 20, 2, 2),
 }
 #: Extra cycles the pto-isa model charges between repeats.
 PTO_ISA_REPEAT_GAP = 18

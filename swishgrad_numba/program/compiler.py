@@ -24,7 +24,7 @@ from ..dtypes import dtype_info
 from ..kernel.walk import WORK_ROWS
 from .form import Attr, Const, Product
 from .isa import MASK_DTYPE
-from .lower import Lowered
+from .lower import ULP_SHIFT, Lowered
 from .semantics import DEFINED, FUNCTIONS
 
 __all__ = ["pass_source", "entry_source"]
@@ -32,7 +32,7 @@ __all__ = ["pass_source", "entry_source"]
 
 def _check_defined(low: Lowered):
     for s in low.steps:
-        if s.op not in DEFINED:
+        if s.op not in DEFINED and s.op != ULP_SHIFT:
             raise NotImplementedError(f"{low.program.name}: {s.op} has no semantics yet (semantics.DEFINED)")
 
 
@@ -55,6 +55,8 @@ def _call(low: Lowered, s, args: list, sat: bool) -> str:
         if s.mode == "CAST_NONE":
             return f"cast_none({args[0]}, {dtype_info(low.values[s.srcs[0]].dtype).code})"
         return f"{FUNCTIONS[('Cast', s.mode)]}({args[0]}, {dtype_info(low.values[s.dst].dtype).code}, {sat})"
+    if s.op == ULP_SHIFT:     # an envelope's freed result: ulp_shift(v, k, ftz), k and ftz attributes
+        return f"ulp_shift({args[0]}, {_scalar(s.scalars[0])}, {_scalar(s.scalars[1])})"
     function = FUNCTIONS.get((s.op, s.mode)) or FUNCTIONS[s.op]   # by mode: Axpy, Compare, Select
     return f"{function}({', '.join(list(args) + [_scalar(k) for k in s.scalars] + [str(sat)])})"
 

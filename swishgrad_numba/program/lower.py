@@ -10,12 +10,30 @@ A bare widening Cast is not worth a table and is never tabulated.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .form import Call, Program
+from .form import Attr, Call, Program
 from .isa import AXPY_ROUNDINGS
 
-__all__ = ["Value", "Step", "Lowered", "lower"]
+__all__ = ["Value", "Step", "Lowered", "lower", "ULP_SHIFT", "ENVELOPE_FREE", "FTZ_ATTR", "SHIFT_PREFIX", "shift_attr"]
+
+#: The step :func:`lower` puts after each freed instruction (an envelope's, not an instruction of the
+#: form): ``v = ulp_shift(v, k, ftz)``, ``k`` steps along the binary32 line (:func:`.envelope.ulp_shift`).
+ULP_SHIFT = "UlpShift"
+#: The instructions an envelope lets err (each by its own ulp budget): the transcendental and the
+#: division, whose device rounding is not public (docs/model.md section 10).
+ENVELOPE_FREE = ("Exp", "Div", "Ln")
+#: The attribute of a freed program that says whether shifted results flush subnormals (0 or 1).
+FTZ_ATTR = "envelope_ftz"
+
+
+#: The attributes holding the ulp offsets of freed results are this and the result's index.
+SHIFT_PREFIX = "envelope_ulp"
+
+
+def shift_attr(i: int) -> str:
+    """The attribute holding the ulp offset of the ``i``-th freed result, in program order."""
+    return f"{SHIFT_PREFIX}{i}"
 
 
 @dataclass(frozen=True)
@@ -45,7 +63,8 @@ class Lowered:
     """``steps`` in order; ``values`` by id; ``output`` the output's value;
     ``deps[v]`` the inputs value ``v`` depends on; ``tables`` the tabulated
     values (empty for float32 programs); ``per_element`` the steps the pass
-    runs per element (the rest feed the tables only)."""
+    runs per element (the rest feed the tables only); ``freed`` the instructions an envelope's
+    shifts follow, in the order of their attributes."""
 
     program: Program
     steps: tuple
@@ -54,16 +73,19 @@ class Lowered:
     deps: dict
     tables: tuple
     per_element: tuple
+    freed: tuple = ()
 
 
-def _emit(program: Program, env: dict, values: dict, steps: list, axpy_rounding: str):
+def _emit(program: Program, env: dict, values: dict, steps: list, axpy_rounding: str, free: tuple, freed: list):
     """Append ``program``'s steps on values; ``env`` maps its tensor names to their current values.
-    A subroutine gets its inputs' values (writes to them stay its own) and returns its output's."""
+    A subroutine gets its inputs' values (writes to them stay its own) and returns its output's.
+    Each result of an instruction in ``free`` is followed by a :data:`ULP_SHIFT` of it (its op noted in
+    ``freed``)."""
     for step in program.body:
         if isinstance(step, Call):
             sub = step.program
             inner = {t.name: env[a] for t, a in zip(sub.inputs, step.srcs)}
-            _emit(sub, inner, values, steps, axpy_rounding)
+            _emit(sub, inner, values, steps, axpy_rounding, free, freed)
             if sub.output.name not in inner:
                 raise ValueError(f"{sub.name}: the output {sub.output.name!r} is never written")
             env[step.dst] = inner[sub.output.name]
@@ -76,18 +98,33 @@ def _emit(program: Program, env: dict, values: dict, steps: list, axpy_rounding:
         mode = axpy_rounding if step.op == "Axpy" else step.mode
         steps.append(Step(step.op, vid, tuple(env[n] for n in step.sources()), step.scalars(), mode))
         env[step.dst] = vid
+        if step.op in free:
+            shifted = len(values)
+            values[shifted] = Value(shifted, values[vid].dtype)
+            steps.append(Step(ULP_SHIFT, shifted, (vid,), (Attr(shift_attr(len(freed))), Attr(FTZ_ATTR))))
+            freed.append(step.op)
+            env[step.dst] = shifted
 
 
-def lower(program: Program, sixteen_bit_tables: bool = True, axpy_rounding: str = "fused") -> Lowered:
+def lower(program: Program, sixteen_bit_tables: bool = True, axpy_rounding: str = "fused",
+          free: tuple = ()) -> Lowered:
     """The program in SSA form, its dead steps dropped and (if ``sixteen_bit_tables``) its tables chosen;
-    each Axpy's step carries ``axpy_rounding`` (:data:`.isa.AXPY_ROUNDINGS`) as its mode."""
+    each Axpy's step carries ``axpy_rounding`` (:data:`.isa.AXPY_ROUNDINGS`) as its mode.
+
+    ``free`` names instructions whose results an envelope lets err (``("Exp", "Div")``): each result
+    is shifted by an attribute of its own (:func:`shift_attr`, in program order), and the lowered
+    program's ``attrs`` gain those and :data:`FTZ_ATTR`; its ``freed`` lists the instructions."""
     if axpy_rounding not in AXPY_ROUNDINGS:
         raise ValueError(f"axpy_rounding must be one of {AXPY_ROUNDINGS}, got {axpy_rounding!r}")
     values, env, steps = {}, {}, []
     for i, t in enumerate(program.inputs):
         values[i] = Value(i, t.dtype, i)
         env[t.name] = i
-    _emit(program, env, values, steps, axpy_rounding)
+    freed = []
+    _emit(program, env, values, steps, axpy_rounding, tuple(free), freed)
+    if free:
+        program = replace(program, attrs=program.attrs + tuple(shift_attr(i) for i in range(len(freed)))
+                          + (FTZ_ATTR,))
     if env.get(program.output.name, 0) < len(program.inputs):
         raise ValueError(f"{program.name}: the output {program.output.name!r} is never written")
     output = env[program.output.name]
@@ -98,7 +135,7 @@ def lower(program: Program, sixteen_bit_tables: bool = True, axpy_rounding: str 
         deps[s.dst] = frozenset().union(*(deps[v] for v in s.srcs))
     tables = _tables(steps, values, deps, output) if sixteen_bit_tables else ()
     per_element = tuple(s for s in steps if s.dst in _live(steps, output, stop=set(tables)) and s.dst not in tables)
-    return Lowered(program, steps, values, output, deps, tables, per_element)
+    return Lowered(program, steps, values, output, deps, tables, per_element, tuple(freed))
 
 
 def _live(steps, output, stop=frozenset()) -> set:

@@ -32,11 +32,12 @@ from numba.extending import overload
 from .. import kernel, runtime
 from ..intrinsics import vectorise_full_width
 from ..kernel import exp as _exp
+from ..kernel.envelope import ulp_shift
 from ..kernel.walk import register_pass
 from . import semantics
 from .compiler import entry_source, pass_source
 from .isa import AXPY_ROUNDINGS, MASK_DTYPE
-from .lower import lower
+from .lower import ENVELOPE_FREE, lower
 
 __all__ = ["Compiled", "compiled", "compile_program", "build_table", "key_name"]
 
@@ -64,7 +65,7 @@ def _globals() -> dict:
     g.update(np=np, vectorise_full_width=vectorise_full_width, exp_fast=_exp.exp_fast,
              clamp_exp_arg=_exp.clamp_exp_arg, no_exact_flags=_exp.no_exact_flags,
              exact_exp_flags=_exp.exact_exp_flags, exact_exp_mark=_exp.exact_exp_mark,
-             redo_marked=_exp.redo_marked)
+             redo_marked=_exp.redo_marked, ulp_shift=ulp_shift)
     return g
 
 
@@ -84,12 +85,12 @@ class Compiled:
     """A program compiled for one key ``(op, architecture, dtype, variant, saturation)``."""
 
     def __init__(self, key: tuple, program, module: str = __name__, broadcast: bool = False,
-                 axpy_rounding: str = "fused"):
+                 axpy_rounding: str = "fused", free: tuple = ()):
         self.key = key
         self.module = module
-        self.program = program
         self.axpy_rounding = axpy_rounding
-        self.lowered = lower(program, axpy_rounding=axpy_rounding)
+        self.lowered = lower(program, axpy_rounding=axpy_rounding, free=free)
+        program = self.program = self.lowered.program     # with the freed results' attributes
         sat = key[4]
         self.params_class = NamedTuple(key_name("Pass", key), [(a, np.float32) for a in program.attrs]
                                        + [(f"table{i}", np.ndarray) for i in range(len(self.lowered.tables))])
@@ -130,6 +131,9 @@ class Compiled:
 
 #: A key's variant ends with this where its Axpys round twice (the default rounds once: no suffix).
 UNFUSED_AXPY_SUFFIX = "_axpy_unfused"
+#: A key's variant ends with this (before any Axpy suffix) where its :data:`.lower.ENVELOPE_FREE`
+#: results are shifted by attributes (an envelope's program, :mod:`.envelope`).
+ENVELOPE_SUFFIX = "_envelope"
 
 
 @functools.lru_cache(maxsize=None)
@@ -141,16 +145,23 @@ def _compiled(key: tuple) -> Compiled:
     if kernel.programs is None:
         raise ValueError(f"operator {op!r} has no program for kernel {arch!r}")
     rounding = "unfused" if variant.endswith(UNFUSED_AXPY_SUFFIX) else "fused"
-    program = kernel.programs(dtype, variant.removesuffix(UNFUSED_AXPY_SUFFIX))
-    return Compiled(key, program, broadcast=kernel.walk == "broadcast", axpy_rounding=rounding)
+    variant = variant.removesuffix(UNFUSED_AXPY_SUFFIX)
+    free = ENVELOPE_FREE if variant.endswith(ENVELOPE_SUFFIX) else ()
+    program = kernel.programs(dtype, variant.removesuffix(ENVELOPE_SUFFIX))
+    # an envelope's program runs on flat, broadcast inputs
+    return Compiled(key, program, broadcast=kernel.walk == "broadcast" and not free, axpy_rounding=rounding,
+                    free=free)
 
 
 def compiled(op: str, architecture: str, dtype: str, variant: str = "main", saturation: bool = False,
-             axpy_rounding: str = "fused") -> Compiled:
+             axpy_rounding: str = "fused", envelope: bool = False) -> Compiled:
     """The compiled program of operator ``op``'s kernel on ``architecture`` for ``dtype``, made once;
-    ``axpy_rounding`` (:data:`.isa.AXPY_ROUNDINGS`): how its Axpys round."""
+    ``axpy_rounding`` (:data:`.isa.AXPY_ROUNDINGS`): how its Axpys round; ``envelope``: its
+    :data:`.lower.ENVELOPE_FREE` results shifted by attributes, for the flat walk (:mod:`.envelope`)."""
     if axpy_rounding not in AXPY_ROUNDINGS:
         raise ValueError(f"axpy_rounding must be one of {AXPY_ROUNDINGS}, got {axpy_rounding!r}")
+    if envelope:
+        variant += ENVELOPE_SUFFIX
     if axpy_rounding == "unfused":
         variant += UNFUSED_AXPY_SUFFIX
     with _LOCK:
