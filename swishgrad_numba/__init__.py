@@ -24,6 +24,7 @@ from .ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from .ops.sigmoid import sigmoid, sigmoid_backward
 from .gelu_functions import gelu, gelu_backward
 from .ops.leaky_relu_api import leaky_relu, leaky_relu_backward
+from .ops.softplus_api import softplus, softplus_backward
 
 __all__ = [
     "ARCH35_TILING_DTYPE",
@@ -54,5 +55,7 @@ __all__ = [
     "gelu_backward",
     "leaky_relu",
     "leaky_relu_backward",
+    "softplus",
+    "softplus_backward",
 ]
 __version__ = "0.2.0"

@@ -344,3 +344,28 @@ def leaky_relu_backward(grad_output, x, negative_slope=0.01, self_is_result=Fals
     bit for bit :func:`swishgrad_numba.leaky_relu_backward`."""
     return _map_pair(_leaky_relu_backward_numpy, grad_output, x, "leaky_relu_backward",
                      negative_slope=negative_slope, self_is_result=self_is_result, platform=platform)
+
+# Softplus and SoftplusBackward (issue 30): the numpy functions block by block.
+from .ops.softplus_api import softplus as _softplus_numpy  # noqa: E402
+from .ops.softplus_api import softplus_backward as _softplus_backward_numpy  # noqa: E402
+
+__all__ += ["softplus", "softplus_backward"]
+
+
+def softplus(x, beta=1.0, threshold=20.0, *, platform=None):
+    """Softplus of a Dask (or NumPy) array, lazily, block by block on the SoftplusV2 kernel; bit for bit
+    :func:`swishgrad_numba.softplus` (an element's value does not depend on its block; an A2 platform is
+    refused at once)."""
+    from .dtypes import to_float32
+
+    return _map_unary(_softplus_numpy, x, "softplus", beta=to_float32(beta, "beta"),
+                      threshold=to_float32(threshold, "threshold"), platform=platform)
+
+
+def softplus_backward(grad_output, x, beta=1.0, threshold=20.0, *, platform=None):
+    """The gradient of Softplus, lazily, aligned blocks of ``grad_output`` and ``x`` on the SoftplusV2Grad
+    kernel; bit for bit :func:`swishgrad_numba.softplus_backward`."""
+    from .dtypes import to_float32
+
+    return _map_pair(_softplus_backward_numpy, grad_output, x, "softplus_backward", beta=to_float32(beta, "beta"),
+                     threshold=to_float32(threshold, "threshold"), platform=platform)

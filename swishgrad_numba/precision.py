@@ -500,7 +500,7 @@ def _ulp_budget(value, argname: str) -> int:
 
 
 def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals=False,
-             platform=None) -> Envelope:
+             platform=None, ln_ulp=1) -> Envelope:
     """Every output a device can produce when its Exp and Div err by up to a few ulps (model section 10).
 
     The model of the device's freedom: each Exp result may be any binary32
@@ -529,6 +529,9 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
     platform : Platform, optional
         Its SoC picks the kernel (default: the A2 reference platform). The
         envelope models the Inf/NaN overflow mode only.
+    ln_ulp : int
+        Ulp budget of each Ln (``Log``) result, as :func:`operator_envelope`'s (issue 30): SwishGrad's
+        kernels issue no Ln, so it changes nothing here (checked, and recorded on the result).
 
     Returns
     -------
@@ -544,6 +547,7 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
     beta32 = beta_argument(beta, {})
     exp_ulp = _ulp_budget(exp_ulp, "exp_ulp")
     div_ulp = _ulp_budget(div_ulp, "div_ulp")
+    ln_ulp = _ulp_budget(ln_ulp, "ln_ulp")
     if not isinstance(flush_subnormals, (bool, np.bool_)):
         raise TypeError(f"flush_subnormals must be a bool, got {type(flush_subnormals).__name__}")
     if platform is not None and not isinstance(platform, Platform):
@@ -552,7 +556,7 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
     if platform.saturation:
         raise ValueError("envelope models the Inf/NaN overflow mode only; platform.overflow_mode is 'saturation'")
 
-    return _program_envelope("swish_grad", (grad_output, x), {"beta": beta32}, platform, exp_ulp, div_ulp, 0,
+    return _program_envelope("swish_grad", (grad_output, x), {"beta": beta32}, platform, exp_ulp, div_ulp, ln_ulp,
                              flush_subnormals)
 
 

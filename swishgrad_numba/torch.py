@@ -259,3 +259,6 @@ from ._torch_gelu import GELU  # noqa: E402,F401
 from ._torch_leaky_relu import LeakyReLU  # noqa: E402,F401  (issue 30: LeakyRelu and LeakyReluBackward, 950)
 
 __all__ += ["LeakyReLU"]
+from ._torch_softplus import Softplus  # noqa: E402,F401  (issue 30: SoftplusV2 / SoftplusV2Grad)
+
+__all__ += ["Softplus"]

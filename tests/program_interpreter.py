@@ -3,7 +3,8 @@
 Plain NumPy, one instruction at a time over whole arrays, no Numba, no
 tables, no stages: each instruction as docs/model.md section 2 states it.
 float32 arithmetic is NumPy's (IEEE binary32, rounded to nearest even);
-Exp is the correctly rounded exp of tests/reference.py; MulDstAdd the exact
+Exp is the correctly rounded exp of tests/reference.py, Ln the correctly rounded ln of
+tests/reference_activations_tier2.py; MulDstAdd the exact
 fused multiply-add rounded once; Axpy ``src * scalar + dst`` the same
 (``axpy_rounding="fused"``) or a float32 product then a float32 sum
 (``"unfused"``); Casts by tests/reference_family.narrow. Compare and
@@ -20,6 +21,7 @@ import numpy as np
 
 from reference import BF16, fma_f32_exact, ref_exp_f32
 from reference_family import narrow
+from reference_activations_tier2 import ref_ln_f32
 
 F32 = np.float32
 _DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16}
@@ -78,11 +80,17 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
             a, b = t(args[1]), t(args[2])
             r = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}[op](a, b)
         elif op in ("Max", "Min", "Maxs", "Mins"):
-            # NaN propagating; numpy's maximum/minimum give the first operand on ties and on two NaNs
+            # NaN propagating, the first of equal operands (-0 and +0 too: NumPy's SIMD maximum/minimum do
+            # not keep the first of two zeros, so the rule is written out)
+            a = t(args[1])
             other = t(args[2]) if op in ("Max", "Min") else _scalar(args[2], attrs)
-            r = (np.maximum if op.startswith("Max") else np.minimum)(t(args[1]), other)
+            with np.errstate(invalid="ignore"):
+                first = (a != a) | ((a >= other) if op.startswith("Max") else (a <= other))
+            r = np.where(first, a, other).astype(np.float32)
         elif op == "Exp":
             r = ref_exp_f32(t(args[1]))
+        elif op == "Ln":
+            r = ref_ln_f32(t(args[1]))
         elif op == "Reciprocal":
             r = F32(1.0) / t(args[1])
         elif op == "Neg":

@@ -42,6 +42,8 @@ C_FUNCTIONS += """aclnnSigmoidGetWorkspaceSize aclnnSigmoid aclnnInplaceSigmoidG
 C_FUNCTIONS += """aclnnGeluGetWorkspaceSize aclnnGelu aclnnGeluBackwardGetWorkspaceSize aclnnGeluBackward""".split()
 C_FUNCTIONS += """aclnnLeakyReluGetWorkspaceSize aclnnLeakyRelu aclnnInplaceLeakyReluGetWorkspaceSize aclnnInplaceLeakyRelu
     aclnnLeakyReluBackwardGetWorkspaceSize aclnnLeakyReluBackward""".split()     # issue 30
+C_FUNCTIONS += """aclnnSoftplusGetWorkspaceSize aclnnSoftplus aclnnSoftplusBackwardGetWorkspaceSize
+    aclnnSoftplusBackward""".split()     # issue 30
 
 
 # --------------------------------------------------------------------------

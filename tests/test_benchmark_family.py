@@ -16,17 +16,19 @@ from reference_family import ref_swish
 from reference_silu_grad import ref_silu_grad
 from swishgrad_numba import ASCEND950_PLATFORM
 from swishgrad_numba import benchmark as bm
+from swishgrad_numba.ops import OPERATORS
 from swishgrad_numba.cli import main
 
 
 def test_the_ops_and_the_default():
-    assert set(bm.OP_BENCHES) == {"swish", "silu", "silu_grad", "swish_grad", "fast_gelu", "fast_gelu_grad", "gelu",
-                                  "gelu_grad", "leaky_relu", "leaky_relu_grad", "sigmoid", "sigmoid_grad"}
+    assert set(bm.OP_BENCHES) >= {"swish", "silu", "silu_grad", "swish_grad", "fast_gelu", "fast_gelu_grad", "gelu",
+                                  "gelu_grad", "leaky_relu", "leaky_relu_grad", "sigmoid", "sigmoid_grad",
+                                  "softplus", "softplus_grad"}
+    assert set(bm.OP_BENCHES) <= set(OPERATORS)
     assert bm.DEFAULT_OP == "swish_grad"
     assert bm.check_op("silu") == "silu"
-    with pytest.raises(ValueError, match="--op must be one of swish, silu, silu_grad, swish_grad, fast_gelu, "
-                                         "fast_gelu_grad, gelu, gelu_grad, sigmoid, sigmoid_grad, leaky_relu, "
-                                         "leaky_relu_grad; got 'mish'"):
+    with pytest.raises(ValueError, match=r"--op must be one of swish, silu, silu_grad, swish_grad, fast_gelu, "
+                                         r"fast_gelu_grad, gelu, gelu_grad, .*leaky_relu_grad.*; got 'mish'"):
         bm.check_op("mish", argname="--op")
 
 
@@ -136,3 +138,22 @@ def test_the_leaky_relu_calls_and_torchs(op, dtype):
     result = peer()
     bits = result.view(torch.int16 if result.dtype == torch.bfloat16 else torch.int32).numpy()
     assert_bits_equal(bits.view(np.dtype(dtype)), expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("op", ["softplus", "softplus_grad"])
+def test_the_softplus_calls_and_their_torch_peer(op, dtype):
+    """The emulator's timed call is the kernel (softplus: the 950's; softplus_grad: the A2's by default),
+    the peer torch's own softplus, close to the kernel's result (a peer, not a reference)."""
+    from reference_activations_tier2 import ref_softplus, ref_softplus_backward
+
+    g, x = bm.make_inputs(300, dtype)
+    out = np.empty_like(x)
+    emulator, peer = bm.op_calls(op, g, x, out)
+    expected = ref_softplus(x) if op == "softplus" else ref_softplus_backward(g, x, kernel="a2")
+    assert emulator() is out
+    assert_bits_equal(out, expected)
+    torch = pytest.importorskip("torch")
+    got = peer().to(torch.float64).numpy()
+    tol = 1e-5 if np.dtype(dtype) == np.float32 else 3e-2
+    assert np.allclose(got, expected.astype(np.float64), rtol=tol, atol=tol)

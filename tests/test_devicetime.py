@@ -579,7 +579,9 @@ def test_every_registered_operator_is_estimated_or_refused_with_the_reason():
         for platform in (None, REFERENCE_PLATFORM, ASCEND950_PLATFORM):
             arch = (platform or op.default_platform).architecture
             kernel = op.kernels.get(arch)
-            if kernel is None or kernel.walk == "broadcast":
+            # issue 30: the 950 SoftplusV2 / SoftplusV2Grad walk their own splits (no core-class form)
+            own_walk = (name, arch) in {("softplus", "arch35"), ("softplus_grad", "arch35")}
+            if kernel is None or kernel.walk == "broadcast" or own_walk:
                 with pytest.raises(ValueError, match="cannot run|not on the template's walk"):
                     dt.estimate(None, 1 << 16, "float16", op=name, platform=platform)
                 continue

@@ -13,6 +13,8 @@ ARCH35_ONLY_BYTES = {"fast_gelu": 80, "fast_gelu_grad": 80}
 STRUCT_BYTES.update({"sigmoid": (64, 64), "sigmoid_grad": (64, 64)})     # issue 29 (docs/activation_tiling.md)
 STRUCT_BYTES.update({"gelu": (64, 16), "gelu_grad": (36, 456)})
 ARCH35_ONLY_BYTES.update({"leaky_relu": 24, "leaky_relu_grad": 464})     # issue 30: 24B struct; broadcast + slope
+STRUCT_BYTES.update({"softplus_grad": (112, 328)})      # issue 30 (SoftplusV2GradTilingData, RANK 4 on the 950)
+ARCH35_ONLY_BYTES.update({"softplus": 40})
 
 
 def test_the_family_is_registered():

@@ -5,11 +5,12 @@ import numpy as np
 import pytest
 
 from swishgrad_numba.reader import AttrRef, Body, Constant, ScalarProduct, Step, read_source
-from swishgrad_numba.reader.instructions import VECTOR_CALLS
+from swishgrad_numba.reader.instructions import SPELLINGS, VECTOR_CALLS
 from swishgrad_numba.reader.printer import write_a2
 
 ATTRS = ("alpha", "beta")
-FLOAT_OPS = [op for op in VECTOR_CALLS if op != "Cast"]
+# the form's names only: another spelling (AscendC::Log) reads back as the form's (Ln)
+FLOAT_OPS = [op for op in VECTOR_CALLS if op != "Cast" and op not in SPELLINGS]
 
 
 def _scalar(rng):
@@ -128,3 +129,22 @@ def test_a_program_with_a_call_is_not_printed():
     prog = Program("Outer", (Tensor("x"),), Tensor("y"), (), (Call(sub, "y", ("x",)),))
     with pytest.raises(ValueError, match="calls a subroutine"):
         from_program(prog, ("x",), "y")
+
+
+def test_log_reads_as_ln(tmp_path):
+    # AscendC::Log (the SoftplusV2 kernel's spelling) is the form's Ln
+    def body(dt):
+        if dt == "float32":
+            return Body(dt, (("a", "aLocal"),), ("out", "outLocal"), (("aLocal", dt), ("outLocal", dt)),
+                        (Step("Ln", ("outLocal", "aLocal")),), (), "", 2)
+        return Body(dt, (("a", "aLocal"),), ("out", "outLocal"),
+                    (("aLocal", dt), ("af", "float32"), ("outLocal", dt)),
+                    (Step("Cast", ("af", "aLocal", "CAST_NONE")), Step("Ln", ("af", "af")),
+                     Step("Cast", ("outLocal", "af", "CAST_RINT"))), (), "", 2)
+    folder = write_a2(tmp_path / "k", "log_kernel", ("a", "out"),
+                      {dt: body(dt) for dt in ("float32", "float16", "bfloat16")}, ATTRS)
+    for path in folder.rglob("*.h"):
+        path.write_text(path.read_text().replace("Ln(", "AscendC::Log("))
+    d = read_source(folder)
+    assert [s.op for s in d.body("float32").steps] == ["Ln"]
+    assert [s.op for s in d.body("float16").steps] == ["Cast", "Ln", "Cast"]

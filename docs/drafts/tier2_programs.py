@@ -5,9 +5,8 @@ Each body is the kernel's Compute, one upstream instruction per entry, in
 upstream's operand order (docs/model.md, "The activation library: second
 tier", cites the lines). Bodies are written on float32 tensors; ``program``
 wraps a 16-bit dtype in the exact widening of every input and one narrowing
-``Cast`` of the result in the kernel's mode (``CAST_ROUND`` for the 950
-Softplus, ``CAST_RINT`` everywhere else; the A2 GeluGradV2's float16
-``CAST_NONE`` rounds as RINT). Constants are written as the source writes them:
+``Cast`` of the result in the kernel's mode (``CAST_RINT``; the A2 GeluGradV2's
+float16 ``CAST_NONE`` rounds as RINT). Constants are written as the source writes them:
 a number for a ``float`` literal, a string for a ``double`` expression
 (``static_cast<float>(0.3989422804)`` and ``constexpr float c = 3.92;`` too).
 
@@ -161,27 +160,7 @@ GELU_GRAD_V2_TANH_A2 = (                                                    # ge
     _i("DuplicateHalf", "h0", 0.0), _i("Compare", "m", "h", "h0", "GT"),
     _i("Select", "z", "m", "z", 0.0), V.Add("z", "z", "t1"), V.Mul("y", "z", "dy"))
 
-SOFTPLUS_950 = (                                                            # softplus_v2.h:191-238
-    V.Muls("bx", "x", Attr("beta")), V.Duplicate("th", Attr("threshold")),
-    _i("Compare", "big", "bx", "th", "GT"), V.Duplicate("zero", 0.0), _i("Select", "bx", "big", "zero", "bx"),
-    V.Exp("e", "bx"), V.Adds("u", "e", 1.0), V.Duplicate("one", 1.0), _i("Compare", "m1", "u", "one", "EQ"),
-    V.Adds("v", "u", -1.0), V.Ln("lu", "u"), V.Div("r", "e", "v"), V.Mul("out", "lu", "r"),
-    _i("Select", "out", "m1", "e", "out"),
-    V.Adds("u", "e", 1.0), V.Duplicate("inf", "1e39"),           # +inf: a double past FLT_MAX, rounded once
-    _i("Compare", "m2", "u", "inf", "EQ"),
-    _i("Select", "out", "m2", "inf", "out"),
-    V.Muls("out", "out", Attr("invBeta")),           # host: |beta| <= FLT_EPSILON ? inf : 1.0f / beta
-    _i("Select", "y", "big", "x", "out"))
-
-SOFTPLUS_GRAD_950 = (                                                       # softplus_v2_grad_kernel.h:97-121
-    V.Muls("t1", "x", Attr("beta")), V.Neg("t2", "t1"), V.Exp("t3", "t2"), V.Adds("t4", "t3", 1.0),
-    V.Div("t5", "dy", "t4"), V.Sub("t2", "t1", "t1"), V.Adds("th", "t2", Attr("threshold")),
-    _i("Compare", "big", "t1", "th", "GT"), _i("Select", "y", "big", "dy", "t5"))
-
-SOFTPLUS_GRAD_A2 = (                                                        # softplus_v2_grad.cpp:172-184
-    V.Muls("bx", "x", Attr("beta")), _i("Compares", "big", "bx", Attr("threshold"), "GT"),
-    V.Muls("bx", "bx", -1.0), V.Exp("e", "bx"), V.Adds("t2", "e", 1.0), V.Duplicate("one", 1.0),
-    V.Div("s", "one", "t2"), _i("Select", "s", "big", "one", "s"), V.Mul("y", "dy", "s"))
+# Softplus and SoftplusBackward: moved into the package (swishgrad_numba/ops/softplus.py, softplus_grad.py).
 
 # LeakyRelu and LeakyReluGrad: moved into the package (swishgrad_numba/ops/leaky_relu.py, leaky_relu_grad.py).
 
@@ -229,9 +208,6 @@ def body(op: str, kernel: str, variant, dtype: str) -> tuple:
         ("gelu_v2", "arch35"): lambda: _gelu_v2_none(algo) if variant == "none" else GELU_V2_TANH,
         ("gelu_backward_v2", "arch35"): lambda: _gelu_grad_v2_none_950(algo) if variant == "none" else GELU_GRAD_V2_TANH_950,
         ("gelu_backward_v2", "a2"): lambda: GELU_GRAD_V2_NONE_A2 if variant == "none" else GELU_GRAD_V2_TANH_A2,
-        ("softplus", "arch35"): lambda: SOFTPLUS_950,
-        ("softplus_backward", "arch35"): lambda: SOFTPLUS_GRAD_950,
-        ("softplus_backward", "a2"): lambda: SOFTPLUS_GRAD_A2,
         ("elu", "arch35"): lambda: _elu_950(dtype == "float32"),
         ("elu_backward", "arch35"): lambda: ELU_GRAD_950[bool(variant)],
         ("elu_backward", "a2"): lambda: ELU_GRAD_A2[bool(variant)],
@@ -241,8 +217,7 @@ def body(op: str, kernel: str, variant, dtype: str) -> tuple:
     return table[(op, kernel)]()
 
 
-INPUTS = {"gelu_v2": ("x",), "gelu_backward_v2": ("dy", "x"), "softplus": ("x",),
-          "softplus_backward": ("dy", "x"),
+INPUTS = {"gelu_v2": ("x",), "gelu_backward_v2": ("dy", "x"),
           "elu": ("x",), "elu_backward": ("g", "a")}
 
 
@@ -278,7 +253,7 @@ def program(op: str, kernel: str, variant, dtype: str) -> Program:
             return Call(step.program, wide.get(step.dst, step.dst), tuple(wide.get(a, a) for a in step.srcs))
         return Instr(step.op, tuple(wide.get(a, a) if isinstance(a, str) else a for a in step.args))
 
-    narrow_mode = "CAST_ROUND" if (op, kernel) == ("softplus", "arch35") else "CAST_RINT"
+    narrow_mode = "CAST_RINT"
     steps = tuple(V.Cast(wide[n], n, "CAST_NONE") for n in inputs) + tuple(rename(s) for s in steps) \
         + (V.Cast("out", "y", narrow_mode),)
     written = {s.dst if isinstance(s, Call) else s.args[0] for s in steps} - {"out"}
@@ -289,7 +264,6 @@ def program(op: str, kernel: str, variant, dtype: str) -> Program:
 CASES = [("gelu_v2", "arch35", "none"), ("gelu_v2", "arch35", "tanh"),
          ("gelu_backward_v2", "arch35", "none"), ("gelu_backward_v2", "arch35", "tanh"),
          ("gelu_backward_v2", "a2", "none"), ("gelu_backward_v2", "a2", "tanh"),
-         ("softplus", "arch35", None), ("softplus_backward", "arch35", None), ("softplus_backward", "a2", None),
          ("elu", "arch35", None),
          ("elu_backward", "arch35", False), ("elu_backward", "arch35", True),
          ("elu_backward", "a2", False), ("elu_backward", "a2", True)]

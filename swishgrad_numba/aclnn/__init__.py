@@ -44,6 +44,7 @@ The package, each layer importing only those above it:
 - :mod:`.op_gelu`: aclnnGelu and aclnnGeluBackward;
 - :mod:`.op_leaky_relu`: aclnnLeakyRelu, aclnnInplaceLeakyRelu and aclnnLeakyReluBackward (Ascend 950
   kernels; float64 on a plain model of the AICPU kernels);
+- :mod:`.op_softplus`: aclnnSoftplus (Ascend 950 kernel only) and aclnnSoftplusBackward;
 - :mod:`.op_api`: the operator, as CANN's op_api: phase one's checks and
   the executor holding the platform kernel's tiling, phase two's launch.
   The platform's SoC picks the kernel: the Atlas A2 one, or on an Ascend 950
@@ -64,6 +65,7 @@ reports them instead. Errors never raise: every entry point returns a status
 from . import device, enums, op_api, op_silu_grad, op_swish, state, tensor
 from . import op_fast_gelu
 from . import op_gelu
+from . import op_softplus
 from .enums import *  # noqa: F401,F403  (each module's __all__ is its public names)
 from .state import *  # noqa: F401,F403
 from .device import *  # noqa: F401,F403
@@ -73,6 +75,7 @@ from .op_swish import *  # noqa: F401,F403
 from .op_silu_grad import *  # noqa: F401,F403
 from .op_fast_gelu import *  # noqa: F401,F403
 from .op_gelu import *  # noqa: F401,F403
+from .op_softplus import *  # noqa: F401,F403
 
 from . import op_sigmoid  # noqa: E402  (issue 29: aclnnSigmoid, aclnnInplaceSigmoid, aclnnSigmoidBackward)
 from .op_sigmoid import *  # noqa: F401,F403
@@ -82,4 +85,4 @@ from .op_leaky_relu import *  # noqa: F401,F403
 # The C namespace: every module's public names.
 __all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__, *op_swish.__all__,
            *op_silu_grad.__all__, *op_fast_gelu.__all__, *op_gelu.__all__,
-           *op_sigmoid.__all__, *op_leaky_relu.__all__]
+           *op_sigmoid.__all__, *op_leaky_relu.__all__, *op_softplus.__all__]

@@ -39,6 +39,7 @@ from ..ops.silu_grad import silu_backward
 from ..ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from ..gelu_functions import gelu, gelu_backward
 from ..ops.sigmoid.api import sigmoid, sigmoid_backward
+from ..ops.softplus_api import softplus, softplus_backward
 from . import peers
 from .inputs import BETA_NUMPY, BETA_TORCH, make_inputs, parse_threads
 from .runner import _check_run, _row, _thread_counts_restored, _use_threads
@@ -177,6 +178,27 @@ OP_BENCHES.update({
                             _torch_sigmoid_backward_into, "aten.sigmoid_backward.grad_input"),
 })
 
+
+def _torch_softplus_into(tg, tx, tout, beta):
+    import torch
+
+    return torch.ops.aten.softplus.out(tx, beta, 20.0, out=tout)
+
+
+def _torch_softplus_backward_into(tg, tx, tout, beta):
+    import torch
+
+    return torch.ops.aten.softplus_backward.grad_input(tg, tx, beta, 20.0, grad_input=tout)
+
+
+# Softplus (issue 30; the forward has a 950 kernel only), beta 1 and threshold 20 on both sides.
+OP_BENCHES.update({
+    "softplus": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: softplus(x, b, 20.0, out=out, platform=p),
+                        _torch_softplus_into, "aten.softplus.out(beta, 20)"),
+    "softplus_grad": OpBench(2, BETA_TORCH,
+                             lambda g, x, out, b, p: softplus_backward(g, x, b, 20.0, out=out, platform=p),
+                             _torch_softplus_backward_into, "aten.softplus_backward.grad_input(beta, 20)"),
+})
 
 def check_op(op, argname: str = "op") -> str:
     """``op`` if it names an operator of :data:`OP_BENCHES`, else a ValueError listing them."""

@@ -275,7 +275,7 @@ def register(subparsers) -> None:
     p.add_argument("--soc", "--soc-version", dest="soc", default=None, metavar="FAMILY",
                    help="SoC family or chip name of the emulated platform, as in Platform(soc_version=...): "
                         f"ascend950 runs the Ascend 950 kernel, every other family the A2 one (default {DEFAULT_SOC}; "
-                        "ascend950 for fast_gelu and fast_gelu_grad, which have no A2 kernel)")
+                        "ascend950 for fast_gelu, fast_gelu_grad and softplus, which have no A2 kernel)")
     p.add_argument("--json", metavar="FILE", default=None, help="write all results as JSON")
     p.add_argument("--plot", metavar="FILE.png", default=None, help="write a PNG of throughput against size "
                                                                    "(needs matplotlib)")

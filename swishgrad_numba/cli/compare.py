@@ -12,7 +12,7 @@ a ``--json`` path that cannot be written). Each file's size is checked
 (a ``.npy``'s against its header) before its data is read, and the
 ``--json`` path before any file is.
 
-With ``--envelope exp=E,div=D[,ftz]`` (or a preset such as ``950-doc``) it
+With ``--envelope exp=E,div=D[,ln=L][,ftz]`` (or a preset such as ``950-doc``) it
 also says which elements the documented hardware error of Exp and Div
 explains (model section 10): how many mismatches the envelope explains, the
 worst unexplained elements, and a verdict; the exit status is then 0 when
@@ -267,19 +267,20 @@ def run_compare(grad_path, x_path, output_path, *, dtype=None, shape=None, beta=
 
 # ---------------------------------------------------------------- --envelope and --overflow-mode (model section 10)
 
-_ENVELOPE_TERM = re.compile(r"(exp|div)=(\d+)")
+_ENVELOPE_TERM = re.compile(r"(exp|div|ln)=(\d+)")
 
 
 def parse_envelope(text: str) -> dict:
-    """``"exp=1,div=1"``, ``"exp=2,div=0,ftz"`` or a preset name -> :func:`~swishgrad_numba.precision.envelope`
-    keyword arguments (a preset adds its ``soc_version``)."""
+    """``"exp=1,div=1"``, ``"exp=2,div=0,ftz"``, ``"exp=1,div=1,ln=2"`` or a preset name ->
+    :func:`~swishgrad_numba.precision.envelope` keyword arguments (a preset adds its ``soc_version``;
+    ``ln=L``, the Ln budget, is optional: 1 where not given)."""
     from ..precision import ENVELOPE_PRESETS, MAX_ENVELOPE_ULP
 
     spec = text.strip().lower()
     if spec in ENVELOPE_PRESETS:
         return dict(ENVELOPE_PRESETS[spec])
-    rule = (f"--envelope must be exp=E,div=D with optional ,ftz (E and D integers in [0, {MAX_ENVELOPE_ULP}]) or "
-            f"a preset ({', '.join(ENVELOPE_PRESETS)}), got {text!r}")
+    rule = (f"--envelope must be exp=E,div=D with optional ,ln=L and ,ftz (E, D and L integers in "
+            f"[0, {MAX_ENVELOPE_ULP}]) or a preset ({', '.join(ENVELOPE_PRESETS)}), got {text!r}")
     found = {}
     for term in (t.strip() for t in spec.split(",")):
         m = _ENVELOPE_TERM.fullmatch(term)
@@ -287,9 +288,11 @@ def parse_envelope(text: str) -> dict:
         if key in found or not (m or term == "ftz"):
             raise InputFileError(rule)
         found[key] = int(m.group(2)) if m else True
-    if "exp" not in found or "div" not in found or max(found["exp"], found["div"]) > MAX_ENVELOPE_ULP:
+    if "exp" not in found or "div" not in found or max(found["exp"], found["div"], found.get("ln", 0)) \
+            > MAX_ENVELOPE_ULP:
         raise InputFileError(rule)
-    return {"exp_ulp": found["exp"], "div_ulp": found["div"], "flush_subnormals": found.get("ftz", False)}
+    return {"exp_ulp": found["exp"], "div_ulp": found["div"], "ln_ulp": found.get("ln", 1),
+            "flush_subnormals": found.get("ftz", False)}
 
 
 def _compare_platform(envelope_spec, overflow_mode: str, soc=None):
@@ -346,7 +349,7 @@ def _envelope_section(g, x, o, golden, beta, spec, platform, worst, out) -> dict
              "output": float(flat["output"][i]), "lo": float(flat["lo"][i]), "hi": float(flat["hi"][i]),
              "ulps_outside": int(dist[i]), "grad": float(flat["grad"][i]), "x": float(flat["x"][i])}
             for i in order]
-    terms = [f"Exp within {env.exp_ulp} ulp", f"Div within {env.div_ulp} ulp"]
+    terms = [f"Exp within {env.exp_ulp} ulp", f"Div within {env.div_ulp} ulp", f"Ln within {env.ln_ulp} ulp"]
     if env.flush_subnormals:
         terms.append("subnormal Exp/Div results flushed")
     consistent = not idx.size
@@ -370,7 +373,8 @@ def _envelope_section(g, x, o, golden, beta, spec, platform, worst, out) -> dict
     def clean(v):
         return v if not isinstance(v, float) or math.isfinite(v) else str(v)
 
-    return {"exp_ulp": env.exp_ulp, "div_ulp": env.div_ulp, "flush_subnormals": env.flush_subnormals,
+    return {"exp_ulp": env.exp_ulp, "div_ulp": env.div_ulp, "ln_ulp": env.ln_ulp,
+            "flush_subnormals": env.flush_subnormals,
             "architecture": env.architecture, "mismatches": int(mismatch.sum()),
             "explained": int((mismatch & inside).sum()), "unexplained": int((mismatch & outside).sum()),
             "outside": int(idx.size), "consistent": consistent,
@@ -401,7 +405,7 @@ def register(subparsers) -> None:
     p.add_argument("--worst", type=int, default=10, metavar="K", help="list the K worst elements (default 10)")
     p.add_argument("--envelope", metavar="SPEC",
                    help="also check every element against the outputs a device with Exp and Div errors can "
-                        "reach: exp=E,div=D[,ftz] (ulps; ftz flushes subnormal results) or a preset: 950-doc; "
+                        "reach: exp=E,div=D[,ln=L][,ftz] (ulps; ftz flushes subnormal results) or a preset: 950-doc; "
                         "exit 0 when all are inside, 1 otherwise")
     p.add_argument("--overflow-mode", default="infnan", choices=("infnan", "saturation"),
                    help="the device's float overflow mode (default infnan); saturation: A2/A3 only")

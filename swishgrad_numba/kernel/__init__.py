@@ -5,7 +5,7 @@ points here decide how to run a launch and take the launch lock; the jitted
 code below them only computes. What a pass computes is each operator's
 (:mod:`swishgrad_numba.ops`); everything else is here, written once.
 
-- :mod:`.exp`: the correctly rounded Exp;
+- :mod:`.exp`: the correctly rounded Exp; :mod:`.ln`: the correctly rounded Ln;
 - :mod:`.walk`: the pass-by-pass walk with ping-pong local buffers, generic
   over the operator's pass function, and the parallel launch;
 - :mod:`.plan`: how a launch's cores are spread over the host threads;

@@ -15,6 +15,8 @@ Registered here:
 - ``"leaky_relu"`` and ``"leaky_relu_grad"``: aclnnLeakyRelu and aclnnLeakyReluBackward
   (:mod:`.leaky_relu`, :mod:`.leaky_relu_grad`; public functions :mod:`.leaky_relu_api`), Ascend 950
   kernels only.
+- ``"softplus"``: aclnnSoftplus (:mod:`.softplus`, Ascend 950 only); ``"softplus_grad"``:
+  aclnnSoftplusBackward (:mod:`.softplus_grad`).
 """
 from .registry import OPERATORS, Kernel, Operator, OpTiling, get_operator, register
 from . import swish_grad  # noqa: F401  (registers "swish_grad")
@@ -27,5 +29,7 @@ from . import gelu  # noqa: F401  (registers "gelu")
 from . import gelu_grad  # noqa: F401  (registers "gelu_grad")
 from . import leaky_relu  # noqa: F401  (registers "leaky_relu": Ascend 950 only)
 from . import leaky_relu_grad  # noqa: F401  (registers "leaky_relu_grad": Ascend 950 only)
+from . import softplus  # noqa: F401  (registers "softplus": Ascend 950 only)
+from . import softplus_grad  # noqa: F401  (registers "softplus_grad")
 
 __all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register", "ReadOperator", "read_kernel"]

@@ -27,14 +27,21 @@ __all__ = ["call", "host_tiling"]
 
 @functools.lru_cache(maxsize=512)
 def _cached_tiling(op_name: str, numel: int, info: DTypeInfo, platform: Platform, attr_bits) -> OpTiling:
-    attr32 = None if attr_bits is None else np.uint32(attr_bits).view(np.float32)
+    if isinstance(attr_bits, tuple):
+        attr32 = tuple(np.uint32(b).view(np.float32) for b in attr_bits)
+    else:
+        attr32 = None if attr_bits is None else np.uint32(attr_bits).view(np.float32)
     return get_operator(op_name).host_tiling(numel, info, attr32, platform)
 
 
 def host_tiling(op_name: str, numel: int, info: DTypeInfo, attr32, platform: Platform) -> OpTiling:
     """Operator ``op_name``'s host tiling of ``numel`` (>= 1) elements, cached; ``attr32`` its float32
-    attribute (beta, scale) or None. The record is read-only, so one object serves every caller."""
-    bits = None if attr32 is None else int(np.float32(attr32).view(np.uint32))
+    attribute (beta, scale), a tuple of them (Softplus: beta, threshold), or None. The record is
+    read-only, so one object serves every caller."""
+    if isinstance(attr32, tuple):
+        bits = tuple(int(np.float32(a).view(np.uint32)) for a in attr32)
+    else:
+        bits = None if attr32 is None else int(np.float32(attr32).view(np.uint32))
     return _cached_tiling(op_name, numel, info, platform, bits)
 
 

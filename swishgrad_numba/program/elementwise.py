@@ -9,7 +9,7 @@ the program of each dtype from it.
 from __future__ import annotations
 
 from .form import Attr, Instr, Product, Program, Tensor
-from .isa import INSTRUCTIONS
+from .isa import INSTRUCTIONS, MASK_DTYPE
 
 __all__ = ["elementwise"]
 
@@ -27,7 +27,7 @@ def _renamed(step: Instr, names: dict) -> Instr:
 
 
 def elementwise(name: str, inputs: tuple, body: tuple, result: str, dtype: str, narrowing: str = "CAST_RINT",
-                output: str = "out", input_dtypes: tuple | None = None) -> Program:
+                output: str = "out", input_dtypes: tuple | None = None, masks: tuple = ()) -> Program:
     """The program ``name`` of float32 ``body`` with output dtype ``dtype``.
 
     ``inputs``: ``((input, local), ...)`` in the kernel's input order: the program's input tensor and the
@@ -36,7 +36,7 @@ def elementwise(name: str, inputs: tuple, body: tuple, result: str, dtype: str, 
     directly (its local renamed to it), a 16-bit one widened into its local first; a float32 result is
     written to ``output`` directly, a 16-bit one narrowed into it last by ``narrowing``. Every other name
     the body uses is a float32 local, declared in order of first use; the attributes are those its
-    scalars read.
+    scalars read. ``masks``: the locals that hold Compare masks (:data:`.isa.MASK_DTYPE`).
     """
     input_dtypes = (dtype,) * len(inputs) if input_dtypes is None else tuple(input_dtypes)
     names = {local: tensor for (tensor, local), d in zip(inputs, input_dtypes) if d == "float32"}
@@ -56,4 +56,5 @@ def elementwise(name: str, inputs: tuple, body: tuple, result: str, dtype: str, 
                 if attr not in attrs:
                     attrs.append(attr)
     return Program(name, tuple(Tensor(t, d) for (t, _local), d in zip(inputs, input_dtypes)),
-                   Tensor(output, dtype), tuple(Tensor(n) for n in locals_), steps, tuple(attrs))
+                   Tensor(output, dtype), tuple(Tensor(n, MASK_DTYPE if n in masks else "float32") for n in locals_),
+                   steps, tuple(attrs))

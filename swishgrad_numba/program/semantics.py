@@ -9,6 +9,10 @@ pages, one per instruction:
   ``Reciprocal``): one IEEE binary32 operation rounded to nearest even;
   nothing fused or reordered (no fast-math; Numba emits no FMA without it).
 - ``Exp``: correctly rounded e**x (:mod:`swishgrad_numba.kernel.exp`).
+- ``Ln`` (upstream ``Log``, ``Vec::Log``): correctly rounded binary32 natural logarithm
+  (:mod:`swishgrad_numba.kernel.ln`); ln(+-0) = -inf, ln(negative) = NaN, ln(+inf) = +inf, NaN stays
+  NaN. The device's rounding is not public (as Exp's): the model chooses the correctly rounded value
+  (docs/model.md, "New instructions"). In saturation mode -inf is -FLT_MAX and NaN +0, as every result.
 - ``MulDstAdd(dst, src0, src1)``: ``dst * src0 + src1`` rounded once (the
   950's ``vmadd``, model section 9).
 - ``Axpy(dst, src, scalar)``: ``src * scalar + dst`` (MicroAPI ``Axpy``). Whether the device rounds
@@ -45,9 +49,6 @@ pages, one per instruction:
 
 Each function is inlined at Numba IR level (``inline="always"``): the
 float32 passes measured 20-25 % slower with calls left to LLVM.
-
-Not yet defined (it may be written and printed, not compiled): ``Ln``
-(device rounding not public).
 """
 from __future__ import annotations
 
@@ -58,10 +59,11 @@ from ..casts import f32_to_bf16_bits, f32_to_bf16_bits_round, f32_to_f16_bits, f
 from ..dtypes import FLOAT16
 from ..intrinsics import fma_f32
 from ..kernel.exp import exp_f32
+from ..kernel.ln import ln_f32
 from ..kernel.sequence import saturate
 
 __all__ = ["DEFINED", "FUNCTIONS", "muls", "adds", "add", "sub", "mul", "div", "reciprocal", "neg", "abs_",
-           "duplicate", "exp", "max_", "min_", "mul_dst_add", "cast_none", "cast_rint", "cast_round", "axpy_fused", "axpy_unfused",
+           "duplicate", "exp", "ln", "max_", "min_", "mul_dst_add", "cast_none", "cast_rint", "cast_round", "axpy_fused", "axpy_unfused",
            "compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne", "select",
            "select_scalar"]
 
@@ -136,6 +138,11 @@ def duplicate(scalar, sat):
 @njit(cache=True, error_model="numpy", inline="always")
 def exp(src, sat):
     return saturate(exp_f32(src), sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def ln(src, sat):
+    return saturate(ln_f32(src), sat)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -238,6 +245,7 @@ FUNCTIONS = {
     ("Cast", "CAST_NONE"): "cast_none", ("Cast", "CAST_RINT"): "cast_rint", ("Cast", "CAST_ROUND"): "cast_round",
     ("Axpy", "fused"): "axpy_fused", ("Axpy", "unfused"): "axpy_unfused",
     ("Select", "tensor"): "select", ("Select", "scalar"): "select_scalar",
+    "Ln": "ln",
 }
 # Compare and CompareScalar by mode: the same comparison, src1 a tensor's element or the scalar
 FUNCTIONS.update({(op, mode): f"compare_{mode.lower()}" for op in ("Compare", "CompareScalar")

@@ -3,7 +3,7 @@ tensors, the vector instructions, and calls of the kernel's own functions."""
 from __future__ import annotations
 
 from .description import AttrRef, ScalarProduct, Step
-from .instructions import IGNORED_CALLS, VECTOR_CALLS
+from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
 from .abstract import TilingField
 from .machine import Mode, Symbolic, Tensor, Unknown, refuse
 from .objects import Event, GlobalT, GlobalView, TilingVal
@@ -89,7 +89,7 @@ class CallsMixin:
         operands = []
         for arg, kind in zip(args, kinds):
             operands.append(self.operand(node, op, arg, kind))
-        self.events.append(Event("step", Step(op, tuple(operands), node.at)))
+        self.events.append(Event("step", Step(SPELLINGS.get(op, op), tuple(operands), node.at)))
         return None
 
     def operand(self, node, op, arg, kind):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .a2 import ClassMachine
 from .description import AttrRef, Step
-from .instructions import ROUND_MODES, VECTOR_CALLS
+from .instructions import ROUND_MODES, SPELLINGS, VECTOR_CALLS
 from .machine import refuse
 from .microapi import MicroMixin
 from .objects import Event
@@ -189,7 +189,7 @@ class DagMachine(MicroMixin, ClassMachine):
             if len(args) != len(kinds) - 1:
                 refuse(alias, f"Vec::{kind} with {len(args)} inputs")
             self._tensor_key(alias, name, targs[0])
-            self.events.append(Event("step", Step(kind, (name, *args), alias.at)))
+            self.events.append(Event("step", Step(SPELLINGS.get(kind, kind), (name, *args), alias.at)))
             return name
         if kind in self.symbols.classes:
             return self.custom_node(alias, self.symbols.classes[kind], targs, args)

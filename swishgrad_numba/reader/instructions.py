@@ -7,7 +7,7 @@ may omit it). Those trailing operands are not part of the step.
 """
 from __future__ import annotations
 
-__all__ = ["VECTOR_CALLS", "ROUND_MODES", "IGNORED_CALLS"]
+__all__ = ["VECTOR_CALLS", "SPELLINGS", "ROUND_MODES", "IGNORED_CALLS"]
 
 VECTOR_CALLS = {
     "Muls": "dsk", "Adds": "dsk", "Maxs": "dsk", "Mins": "dsk",
@@ -17,7 +17,12 @@ VECTOR_CALLS = {
     "MulDstAdd": "Dss",
     "Axpy": "Dsk",
     "Cast": "dsm",
+    "Log": "ds",
 }
+#: Other spellings of the form's instructions in upstream sources: the natural logarithm is the basic
+#: API's ``Ln``, the math library's ``AscendC::Log``, MicroAPI ``Reg::Log`` and opbase's ``Vec::Log``
+#: (the SoftplusV2 kernel calls ``AscendC::Log<float>``); a step is recorded under the form's name.
+SPELLINGS = {"Log": "Ln"}
 #: ``AscendC::RoundMode`` by its enum value (Vec::Cast<R, T, int> passes the int through
 #: ``static_cast<AscendC::RoundMode>``); the modes the program form has.
 ROUND_MODES = {0: "CAST_NONE", 1: "CAST_RINT", 4: "CAST_ROUND"}
