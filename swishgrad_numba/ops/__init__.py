@@ -12,6 +12,8 @@ Registered here:
   its entry points to them.
 - ``"fast_gelu"`` and ``"fast_gelu_grad"``: aclnnFastGelu and
   aclnnFastGeluBackward (:mod:`.fast_gelu`), Ascend 950 kernels only.
+- ``"elu"``: aclnnElu (:mod:`.elu`, Ascend 950 only); ``"elu_grad"``: aclnnEluBackward's EluGradV2
+  (:mod:`.elu_grad`).
 """
 from .registry import OPERATORS, Kernel, Operator, OpTiling, get_operator, register
 from . import swish_grad  # noqa: F401  (registers "swish_grad")
@@ -22,5 +24,6 @@ from .read_kernel import ReadOperator, read_kernel  # issue 31: an operator read
 from . import sigmoid  # noqa: F401  (registers "sigmoid" and "sigmoid_grad")
 from . import gelu  # noqa: F401  (registers "gelu")
 from . import gelu_grad  # noqa: F401  (registers "gelu_grad")
+from . import elu, elu_grad  # noqa: F401  (registers "elu" and "elu_grad")
 
 __all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register", "ReadOperator", "read_kernel"]
