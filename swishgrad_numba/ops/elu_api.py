@@ -84,8 +84,9 @@ def elu_backward(grad_output, x_or_result, alpha=1.0, scale=1.0, input_scale=1.0
     is_result : bool
         Whether ``x_or_result`` is the forward's result (the kernel's other DAG).
     out, platform
-        As :func:`elu`. The Ascend 950 is the default and the only kernel emulated: the A2's
-        (``experimental/activation/elu_grad_v2``) is refused, not emulated yet.
+        As :func:`elu`, but both kernels run EluGradV2: the A2 reference platform is the default. The A2
+        kernel leaves out a ``Muls`` whose factor lies in (0.999, 1.001) in some of its classes, chosen by the
+        host from the size and alignment (docs/model.md, "EluBackward").
 
     Returns, errors as :func:`elu` (TypeError for differing dtypes, ValueError for differing shapes).
     """

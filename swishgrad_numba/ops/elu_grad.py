@@ -38,11 +38,12 @@ from ..program.form import Attr, V
 from ..spec import arch35 as spec_arch35
 from ..tiling.findings import finding
 from ..tiling.records import ARCH35_TILING_DTYPE, checked_record
+from . import elu_grad_a2
 from .elu import _bits, float_program, walk_fields
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 
 __all__ = ["NAME", "RECORD_DTYPE", "BUFFER_NUM", "DTYPE_TEMPLATES", "VARIANTS", "negcoef", "host_tiling",
-           "tiling_key", "variant_of", "programs", "walk_check", "run", "ARCH35_KERNEL", "NO_A2_KERNEL", "ELU_GRAD"]
+           "tiling_key", "variant_of", "programs", "walk_check", "run", "ARCH35_KERNEL", "ELU_GRAD"]
 
 NAME = "elu_grad"
 
@@ -149,17 +150,16 @@ ARCH35_KERNEL = Kernel(ARCH_950, "activation/elu_grad_v2 (arch35)", "EluGradV2Ti
                        "CAST_RINT", walk_check, run, _device_instructions, programs=programs)
 
 
-#: Why the A2 is refused: its kernel exists but is not emulated here (yet).
-NO_A2_KERNEL = ("the A2 kernel (experimental/activation/elu_grad_v2: five kernel classes chosen by eight schedule "
-                "modes, docs/model.md 'EluBackward') is not emulated yet; use an Ascend 950 platform")
-
-
 def _host_tiling(numel, info, attrs, platform):
-    """The registry's host tiling: ``attrs`` ``(alpha, scale, input_scale, is_result)``, None for the defaults."""
+    """The registry's host tiling on either kernel: ``attrs`` ``(alpha, scale, input_scale, is_result)``, None
+    for the defaults."""
     alpha, scale, input_scale, is_result = (1.0, 1.0, 1.0, False) if attrs is None else attrs
+    if platform.architecture == ARCH_A2:
+        return elu_grad_a2.host_tiling(numel, info, np.float32(alpha), np.float32(scale), np.float32(input_scale),
+                                       bool(is_result), platform)
     return host_tiling(numel, info, alpha, scale, input_scale, bool(is_result), platform)
 
 
 ELU_GRAD = register(Operator(NAME, ("aclnnEluBackwardGetWorkspaceSize", "aclnnEluBackward"), "EluGradV2",
-                             {ARCH_950: ARCH35_KERNEL}, _host_tiling, inputs=2, saturation=False,
-                             no_kernel={ARCH_A2: NO_A2_KERNEL}))
+                             {ARCH_A2: elu_grad_a2.A2_KERNEL, ARCH_950: ARCH35_KERNEL}, _host_tiling, inputs=2,
+                             saturation=False))
