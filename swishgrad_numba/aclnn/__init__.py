@@ -42,6 +42,7 @@ The package, each layer importing only those above it:
   kernels only), as their op_api writes them;
 - :mod:`.op_sigmoid`: aclnnSigmoid, aclnnInplaceSigmoid and aclnnSigmoidBackward;
 - :mod:`.op_gelu`: aclnnGelu and aclnnGeluBackward;
+- :mod:`.op_elu`: aclnnElu (Ascend 950 kernel only) and aclnnEluBackward;
 - :mod:`.op_api`: the operator, as CANN's op_api: phase one's checks and
   the executor holding the platform kernel's tiling, phase two's launch.
   The platform's SoC picks the kernel: the Atlas A2 one, or on an Ascend 950
@@ -74,8 +75,10 @@ from .op_gelu import *  # noqa: F401,F403
 
 from . import op_sigmoid  # noqa: E402  (issue 29: aclnnSigmoid, aclnnInplaceSigmoid, aclnnSigmoidBackward)
 from .op_sigmoid import *  # noqa: F401,F403
+from . import op_elu  # noqa: E402  (issue 30: aclnnElu, aclnnEluBackward)
+from .op_elu import *  # noqa: F401,F403
 
 # The C namespace: every module's public names.
 __all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__, *op_swish.__all__,
            *op_silu_grad.__all__, *op_fast_gelu.__all__, *op_gelu.__all__,
-           *op_sigmoid.__all__]
+           *op_sigmoid.__all__, *op_elu.__all__]
