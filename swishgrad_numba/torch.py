@@ -256,3 +256,6 @@ from ._torch_sigmoid import Sigmoid, SigmoidBackwardFunction, SigmoidFunction, s
 
 __all__ += ["Sigmoid", "SigmoidBackwardFunction", "SigmoidFunction", "sigmoid", "sigmoid_backward_torch"]
 from ._torch_gelu import GELU  # noqa: E402,F401
+from ._torch_elu import ELU  # noqa: E402,F401  (issue 30)
+
+__all__ += ["ELU"]
