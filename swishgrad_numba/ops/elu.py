@@ -57,7 +57,8 @@ BUFFER_NUM = 4
 #: The attributes (``elu_def.cpp``: alpha, scale, input_scale; 1.0 each where absent) and their record fields.
 ATTRS = (("alpha", "alpha"), ("scale", "scale"), ("input_scale", "inputScale"))
 
-NO_A2_KERNEL = ("no public A2 kernel registers op type Elu (experimental/activation/elu registers EluDef on "
+NO_A2_KERNEL = ("ops-nn has its kernel for the Ascend 950 only: no public A2 kernel registers op type Elu "
+                "(experimental/activation/elu registers EluDef on "
                 "ascend950, elu_v2 registers EluV2; docs/model.md 'Which kernel runs what'), so it is not "
                 "emulated; use an Ascend 950 platform")
 
