@@ -56,6 +56,8 @@ def test_demo_prints_one_line_per_operator(capsys):
     import reference_activations as ra     # issue 29: x read as the forward's output for sigmoid_grad
     expected.update(sigmoid=ra.ref_sigmoid(x, "a2"), sigmoid_grad=ra.ref_sigmoid_backward(g, x, "a2"))
     expected.update(gelu=ra.ref_gelu(x, "a2"), gelu_grad=ra.ref_gelu_backward(g, x, "a2"))
+    import reference_activations_tier2 as rb     # issue 30: the default attributes (1, 1, 1, not isResult)
+    expected.update(elu=rb.ref_elu(x), elu_grad=rb.ref_elu_backward(g, x, kernel="a2"))
     assert set(expected) == set(OPERATORS)
     for name, values in expected.items():
         (line,) = [l for l in out.splitlines() if l.startswith(f"[{name}] ")]
