@@ -258,8 +258,10 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool
             continue
         c = compiled("elu_grad", ARCH_A2, info.name, v, saturation)
         params = c.params(**{a: f[a] for a in c.program.attrs})
-        n = e - s
-        fields = spec_a2.TilingFields(n, n, 1, 1, n, n, n, 0)
+        n, t = e - s, max(min(tile, e - s), 1)          # the run in passes of a tile (cache-sized rows)
+        passes = -(-n // t)
+        last = n - (passes - 1) * t
+        fields = spec_a2.TilingFields(n, n, passes, passes, t, last, last, 0)
         plan = kernel_pkg.plan_launch(fields, 1, kernel_pkg.ARCH_A2, n)
         kernel_pkg.run_walk(params, (_bits(grad[s:e], info), _bits(x[s:e], info)), _bits(out[s:e], info), plan)
 
