@@ -166,7 +166,8 @@ def test_elu_specials_and_out():
 def test_elu_backward_float32_bits(attrs, is_result):
     rng = np.random.default_rng(11)
     a = _f32_inputs(rng, 30_000)
-    g = np.concatenate([rng.uniform(-5, 5, a.size - len(SPECIALS)).astype(np.float32), np.asarray(SPECIALS, np.float32)])
+    g = np.concatenate([rng.uniform(-5, 5, a.size - len(SPECIALS)).astype(np.float32),
+                        np.asarray(SPECIALS, np.float32)])
     rng.shuffle(g)
     assert_bits_equal(sg.elu_backward(g, a, *attrs, is_result=is_result, platform=SMALL_GRAD),
                       ref_elu_backward(g, a, *attrs, is_result), f"elu_backward float32 {attrs} {is_result}")
@@ -190,3 +191,11 @@ def test_elu_backward_nan_activation_takes_the_positive_branch():
     for platform in (P950, A2):
         got = sg.elu_backward(g, a, alpha=1.0, scale=3.0, input_scale=1.0, platform=platform)
         assert got[0] == 6.0 and got[1] == 2.0 * 3.0 * 1.0 and got[2] == 6.0
+
+
+def test_device_time_model_covers_the_950_kernels():
+    from swishgrad_numba.devicetime import estimate
+
+    for op in ("elu", "elu_grad"):
+        e = estimate(None, 1 << 16, "float16", op=op, platform=P950)
+        assert e.valid and e.duration_us > 0

@@ -71,7 +71,8 @@ def _geometry(op, everything, first_name, first, out_name, out):
             return ACLNN_ERR_PARAM_INVALID, (f"shape of {name} {tensor.view_shape} must equal shape of "
                                              f"{first_name} {first.view_shape}")
     if len(first.view_shape) > MAX_DIM:
-        return ACLNN_ERR_PARAM_INVALID, f"{first_name} has {len(first.view_shape)} dims; at most {MAX_DIM} are supported"
+        return ACLNN_ERR_PARAM_INVALID, (f"{first_name} has {len(first.view_shape)} dims; at most {MAX_DIM} are "
+                                         f"supported")
     for name, tensor in everything:
         if tensor.format not in _PLAIN_FORMATS:
             return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {_format_name(tensor.format)}; the emulated {op} "

@@ -65,6 +65,10 @@ _PTO_ISA = {
     "Cast": (14, 19, 2, 2), "Duplicate": (14, 19, 1, 1), "Neg": (14, 20, 1, 1), "MulDstAdd": (14, 20, 2, 2),
     "Abs": (14, 19, 1, 1), "Relu": (14, 19, 1, 1),
 }
+# Compare, CompareScalar and Select (issue 30's Elu, EluGradV2) are in neither source [assumed]: pypto's default
+# row, and pto-isa's add-like rows (the tensor-tensor forms as Add, the scalar form as Adds).
+_PYPTO.update({op: (10, 128, 128) for op in ("Compare", "CompareScalar", "Select")})
+_PTO_ISA.update({"Compare": (14, 19, 2, 2), "CompareScalar": (14, 19, 1, 1), "Select": (14, 19, 2, 2)})
 #: Extra cycles the pto-isa model charges between repeats.
 PTO_ISA_REPEAT_GAP = 18
 

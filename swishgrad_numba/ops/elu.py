@@ -38,7 +38,8 @@ from ..tiling.records import ARCH35_TILING_DTYPE, checked_record
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 
 __all__ = ["NAME", "RECORD_DTYPE", "TILING_KEY", "BUFFER_NUM", "ATTRS", "NO_A2_KERNEL", "EXPM1_THRESHOLD",
-           "attributes", "threshold_path", "host_tiling", "walk_fields", "programs", "float_program", "walk_check", "run", "ELU"]
+           "attributes", "threshold_path", "host_tiling", "walk_fields", "programs", "float_program", "walk_check",
+           "run", "ELU"]
 
 NAME = "elu"
 
