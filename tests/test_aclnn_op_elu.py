@@ -111,3 +111,13 @@ def test_bfloat16_backward_list_by_soc():
     aclnn.set_platform(Platform(soc_version="ascend310p"))
     x = np.ones((2, 3), dtype=BF16)
     assert _back(x, x, np.zeros_like(x)) == ACLNN_ERR_PARAM_INVALID
+
+
+def test_threshold_path_casts_once_to_out(stream):
+    """Alpha or inputScale not finite: Threshold and Muls in float32 on the widened self, then one Cast to
+    out's dtype (a float32 out keeps -alpha * scale unrounded to float16)."""
+    aclnn.set_platform(P950)
+    x = random_values(np.random.default_rng(2), (300,), F16)
+    out = np.zeros(x.shape, dtype=F32)
+    assert _elu(x, out, 0.7, 1.3, np.nan, s=stream) == ACLNN_SUCCESS
+    assert_bits_equal(out, ref_elu(x.astype(F32), 0.7, 1.3, np.nan))

@@ -7,7 +7,8 @@ aclnnElu(self, alpha, scale, inputScale, out), in the op_api's order: null point
 in {float32, float16, float64, bfloat16}, each scalar castable to float (not complex), ``self``
 castable to ``out`` (a float dtype) (161002); equal shapes, at most 8 dims (161002); empty: workspace
 0. Alpha or inputScale inf or NaN (``aclScalar::ToFloat``): Threshold then Muls, no Elu kernel
-(:mod:`swishgrad_numba.ops.elu`, variant ``"threshold"``). The result is Cast to ``out``'s dtype.
+(:mod:`swishgrad_numba.ops.elu`, variant ``"threshold"``) on ``self`` cast to float32, its float32
+result Cast to ``out``'s dtype once; the kernel's result (in ``self``'s dtype) is Cast likewise.
 float64 runs an AICPU kernel the emulator does not model: refused (161002, saying so). On the A2 no
 kernel registers op type Elu: 561103, as a launcher returning nullptr.
 
@@ -163,6 +164,9 @@ def _make_job(executor: aclEluExecutor, stream=None):
 
     def job():
         flat = [np.ascontiguousarray(tensor_view(t)).reshape(-1) for _, t in executor.inputs]
+        if executor.op == elu_op.NAME and elu_op.threshold_path(tiling["alpha"], tiling["inputScale"]):
+            # the Threshold path casts self to float32 first and its float32 result is Cast to out's dtype once
+            flat = [f.astype(np.float32) for f in flat]
         out_view = tensor_view(executor.out)
         result = np.empty(out_view.shape, dtype=flat[0].dtype)
         kernel.run(flat[0] if len(flat) == 2 else None, flat[-1], result.reshape(-1), tiling)
