@@ -116,3 +116,23 @@ def test_run_op_comparison_defaults_fast_gelu_to_the_950():
     rows = bm.run_op_comparison("fast_gelu_grad", [64], ["float32"], threads=[1], repeat=1, min_time=0.0,
                                 use_torch=False)
     assert rows[0]["kernel"] == "arch35" and rows[0]["seconds"] > 0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("op", ["elu", "elu_grad"])
+def test_the_elu_calls_and_their_torch_peer(op, dtype):
+    """The emulator's timed call is the kernel of the operator's default platform (bit for bit: Elu on the
+    950, EluGradV2 on the A2); torch's aten.elu / elu_backward (alpha 1) agree with the reference to the
+    dtype's precision (a peer, not a reference)."""
+    from reference_activations_tier2 import ref_elu, ref_elu_backward
+
+    g, x = bm.make_inputs(300, dtype)
+    out = np.empty_like(x)
+    emulator, peer = bm.op_calls(op, g, x, out)
+    expected = ref_elu(x) if op == "elu" else ref_elu_backward(g, x, kernel="a2")
+    assert emulator() is out
+    assert_bits_equal(out, expected)
+    torch = pytest.importorskip("torch")
+    result = peer()
+    tol = {np.dtype(np.float32): 1e-5, np.dtype(np.float16): 4e-3}.get(np.dtype(dtype), 3e-2)
+    assert np.allclose(result.to(torch.float64).numpy(), expected.astype(np.float64), rtol=tol, atol=tol)
