@@ -25,6 +25,7 @@ from .ops.sigmoid import sigmoid, sigmoid_backward
 from .gelu_functions import gelu, gelu_backward
 from .ops.leaky_relu_api import leaky_relu, leaky_relu_backward
 from .ops.softplus_api import softplus, softplus_backward
+from .ops.elu_api import elu, elu_backward
 
 __all__ = [
     "ARCH35_TILING_DTYPE",
@@ -57,5 +58,7 @@ __all__ = [
     "leaky_relu_backward",
     "softplus",
     "softplus_backward",
+    "elu",
+    "elu_backward",
 ]
 __version__ = "0.2.0"

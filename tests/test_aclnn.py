@@ -44,6 +44,7 @@ C_FUNCTIONS += """aclnnLeakyReluGetWorkspaceSize aclnnLeakyRelu aclnnInplaceLeak
     aclnnLeakyReluBackwardGetWorkspaceSize aclnnLeakyReluBackward""".split()     # issue 30
 C_FUNCTIONS += """aclnnSoftplusGetWorkspaceSize aclnnSoftplus aclnnSoftplusBackwardGetWorkspaceSize
     aclnnSoftplusBackward""".split()     # issue 30
+C_FUNCTIONS += """aclnnEluGetWorkspaceSize aclnnElu aclnnEluBackwardGetWorkspaceSize aclnnEluBackward""".split()
 
 
 # --------------------------------------------------------------------------

@@ -63,6 +63,8 @@ def test_demo_prints_one_line_per_operator(capsys):
     expected.update(softplus=rb.ref_softplus(x))
     (line,) = [l for l in out.splitlines() if l.startswith("[softplus_grad] ")]
     assert "not run" in line and "OVERRUN_BEYOND_PADDING" in line
+    # issue 30: Elu and EluGradV2 at the default attributes (1, 1, 1, not isResult)
+    expected.update(elu=rb.ref_elu(x), elu_grad=rb.ref_elu_backward(g, x, kernel="a2"))
     assert set(expected) | {"softplus_grad"} == set(OPERATORS)
     for name, values in expected.items():
         (line,) = [l for l in out.splitlines() if l.startswith(f"[{name}] ")]

@@ -15,6 +15,8 @@ STRUCT_BYTES.update({"gelu": (64, 16), "gelu_grad": (36, 456)})
 ARCH35_ONLY_BYTES.update({"leaky_relu": 24, "leaky_relu_grad": 464})     # issue 30: 24B struct; broadcast + slope
 STRUCT_BYTES.update({"softplus_grad": (112, 328)})      # issue 30 (SoftplusV2GradTilingData, RANK 4 on the 950)
 ARCH35_ONLY_BYTES.update({"softplus": 40})
+STRUCT_BYTES.update({"elu_grad": (52, 96)})      # issue 30 (elu_grad_v2_tiling_data.h, elu_grad_v2_tiling_struct.h)
+ARCH35_ONLY_BYTES.update({"elu": 96})            # EluTilingData (elu_tiling_struct.h)
 
 
 def test_the_family_is_registered():

@@ -25,8 +25,7 @@ not have yet, and these bodies use, written as plain ``Instr``:
 
 ``Maxs``, ``Mins``, ``Abs``, ``Neg``, ``Ln``, ``MulDstAdd`` and ``Axpy`` are in
 ``INSTRUCTIONS``. The Erf routine is a subroutine (``Call``), one per
-algorithm. The float64 AICPU LeakyReluGrad and the op_api's Threshold path of
-Elu (alpha or inputScale not finite) are host choices, not programs.
+algorithm. The float64 AICPU LeakyReluGrad is a host choice, not a program.
 
 Run ``python docs/drafts/tier2_programs.py`` with the program branch on the
 path: it builds every program and reports which are constructible today.
@@ -47,11 +46,6 @@ def _i(op, *args):
 def DupBits(dst: str, u: int):
     """``Duplicate`` of a bit pattern (``int32_as_float(u)``): not on the form yet."""
     return _i("DuplicateBits", dst, u)
-
-
-def _f32_div(a: float, b: float) -> float:
-    """``constexpr float c = 1.0f / 120.0f;``: a float division, rounded once to binary32."""
-    return float(np.float32(a) / np.float32(b))
 
 
 # ---------------------------------------------------------------- Erf subroutines (asc-devkit erf_3510_impl.h)
@@ -165,60 +159,26 @@ GELU_GRAD_V2_TANH_A2 = (                                                    # ge
 # LeakyRelu and LeakyReluGrad: moved into the package (swishgrad_numba/ops/leaky_relu.py, leaky_relu_grad.py).
 
 
-def _elu_950(wide: bool):                                                   # elu_dag.h:77-104 / 119-145
-    head = (V.Muls("z", "x", Attr("input_scale")),)
-    if wide:
-        poly = (V.Muls("t", "z", _f32_div(1, 120)), V.Adds("t", "t", _f32_div(1, 24)), V.Mul("t", "t", "z"))
-    else:
-        poly = (V.Muls("t", "z", _f32_div(1, 24)),)
-    return head + poly + (
-        V.Adds("t", "t", _f32_div(1, 6)), V.Mul("t", "t", "z"), V.Adds("t", "t", 0.5), V.Mul("t", "t", "z"),
-        V.Adds("t", "t", 1.0), V.Mul("poly", "t", "z"),
-        V.Exp("em", "z"), V.Adds("em", "em", -1.0),
-        V.Abs("az", "z"), _i("Compares", "small", "az", 0.1, "LT"), _i("Select", "r", "small", "poly", "em"),
-        V.Muls("r", "r", Attr("alpha")), _i("Compares", "pos", "x", 0.0, "GT"), _i("Select", "o", "pos", "x", "r"),
-        V.Muls("y", "o", Attr("scale")))
-
-
-ELU_GRAD_950 = {                                                            # elu_grad_v2_dag.h:25-84
-    True: (V.Adds("ad", "a", Attr("negcoef")), V.Muls("m1", "g", Attr("input_scale")), V.Mul("neg", "m1", "ad"),
-           V.Muls("pos", "g", Attr("scale")), V.Duplicate("zero", 0.0), _i("Compare", "le", "a", "zero", "LE"),
-           _i("Select", "y", "le", "neg", "pos")),
-    False: (V.Muls("m1", "a", Attr("input_scale")), V.Exp("e", "m1"), V.Muls("m2", "g", Attr("input_scale")),
-            V.Muls("m3", "m2", Attr("negcoef")), V.Mul("neg", "m3", "e"), V.Muls("pos", "g", Attr("scale")),
-            V.Duplicate("zero", 0.0), _i("Compare", "le", "a", "zero", "LE"), _i("Select", "y", "le", "neg", "pos")),
-}
-
-ELU_GRAD_A2 = {                                  # elu_grad_v2.h, the variant that skips nothing (factorNeg, bias: host-side Products)
-    True: (_i("Compares", "le", "a", 0.0, "LE"), V.Adds("t", "a", Attr("bias")), V.Muls("t", "t", Attr("input_scale")),
-           V.Mul("t", "t", "g"), V.Muls("p", "g", Attr("scale")), _i("Select", "y", "le", "t", "p")),
-    False: (_i("Compares", "le", "a", 0.0, "LE"), V.Muls("t", "a", Attr("input_scale")), V.Exp("t", "t"),
-            V.Muls("t", "t", Attr("factor_neg")), V.Mul("t", "t", "g"), V.Muls("p", "g", Attr("scale")),
-            _i("Select", "y", "le", "t", "p")),
-}
+# Elu and EluGradV2 (both kernels) are in the package: swishgrad_numba/ops/elu.py, elu_grad.py, elu_grad_a2.py.
 
 
 # ---------------------------------------------------------------- programs per operator, kernel, variant, dtype
 
 
 def body(op: str, kernel: str, variant, dtype: str) -> tuple:
-    """``variant``: approximate for the GELUs, is_result for EluBackward, None otherwise."""
+    """``variant``: approximate for the GELUs, None otherwise."""
     algo = "subsection" if dtype == "float32" else "pade"
     table = {
         ("gelu_v2", "arch35"): lambda: _gelu_v2_none(algo) if variant == "none" else GELU_V2_TANH,
         ("gelu_backward_v2", "arch35"): lambda: _gelu_grad_v2_none_950(algo) if variant == "none" else GELU_GRAD_V2_TANH_950,
         ("gelu_backward_v2", "a2"): lambda: GELU_GRAD_V2_NONE_A2 if variant == "none" else GELU_GRAD_V2_TANH_A2,
-        ("elu", "arch35"): lambda: _elu_950(dtype == "float32"),
-        ("elu_backward", "arch35"): lambda: ELU_GRAD_950[bool(variant)],
-        ("elu_backward", "a2"): lambda: ELU_GRAD_A2[bool(variant)],
     }
     if (op, kernel) not in table:
         raise ValueError(f"{op} has no public {kernel} kernel")
     return table[(op, kernel)]()
 
 
-INPUTS = {"gelu_v2": ("x",), "gelu_backward_v2": ("dy", "x"),
-          "elu": ("x",), "elu_backward": ("g", "a")}
+INPUTS = {"gelu_v2": ("x",), "gelu_backward_v2": ("dy", "x")}
 
 
 def _attrs(steps) -> tuple:

@@ -45,6 +45,7 @@ The package, each layer importing only those above it:
 - :mod:`.op_leaky_relu`: aclnnLeakyRelu, aclnnInplaceLeakyRelu and aclnnLeakyReluBackward (Ascend 950
   kernels; float64 on a plain model of the AICPU kernels);
 - :mod:`.op_softplus`: aclnnSoftplus (Ascend 950 kernel only) and aclnnSoftplusBackward;
+- :mod:`.op_elu`: aclnnElu (Ascend 950 kernel only) and aclnnEluBackward;
 - :mod:`.op_api`: the operator, as CANN's op_api: phase one's checks and
   the executor holding the platform kernel's tiling, phase two's launch.
   The platform's SoC picks the kernel: the Atlas A2 one, or on an Ascend 950
@@ -81,8 +82,10 @@ from . import op_sigmoid  # noqa: E402  (issue 29: aclnnSigmoid, aclnnInplaceSig
 from .op_sigmoid import *  # noqa: F401,F403
 from . import op_leaky_relu  # noqa: E402  (issue 30: aclnnLeakyRelu, aclnnInplaceLeakyRelu, aclnnLeakyReluBackward)
 from .op_leaky_relu import *  # noqa: F401,F403
+from . import op_elu  # noqa: E402  (issue 30: aclnnElu, aclnnEluBackward)
+from .op_elu import *  # noqa: F401,F403
 
 # The C namespace: every module's public names.
 __all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__, *op_swish.__all__,
            *op_silu_grad.__all__, *op_fast_gelu.__all__, *op_gelu.__all__,
-           *op_sigmoid.__all__, *op_leaky_relu.__all__, *op_softplus.__all__]
+           *op_sigmoid.__all__, *op_leaky_relu.__all__, *op_softplus.__all__, *op_elu.__all__]

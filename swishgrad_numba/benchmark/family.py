@@ -40,6 +40,7 @@ from ..ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from ..gelu_functions import gelu, gelu_backward
 from ..ops.sigmoid.api import sigmoid, sigmoid_backward
 from ..ops.softplus_api import softplus, softplus_backward
+from ..ops.elu_api import elu, elu_backward
 from . import peers
 from .inputs import BETA_NUMPY, BETA_TORCH, make_inputs, parse_threads
 from .runner import _check_run, _row, _thread_counts_restored, _use_threads
@@ -199,6 +200,28 @@ OP_BENCHES.update({
                              lambda g, x, out, b, p: softplus_backward(g, x, b, 20.0, out=out, platform=p),
                              _torch_softplus_backward_into, "aten.softplus_backward.grad_input(beta, 20)"),
 })
+
+
+def _torch_elu_into(tg, tx, tout, beta):
+    import torch
+
+    return torch.ops.aten.elu.out(tx, 1.0, 1, 1, out=tout)
+
+
+def _torch_elu_backward_into(tg, tx, tout, beta):
+    import torch
+
+    return torch.ops.aten.elu_backward.grad_input(tg, 1.0, 1, 1, False, tx, grad_input=tout)
+
+
+# Elu (950 only) and EluBackward (the platform's EluGradV2) against torch's ELU, alpha 1 (issue 30).
+OP_BENCHES.update({
+    "elu": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: elu(x, out=out, platform=p), _torch_elu_into,
+                   "aten.elu.out(alpha=1)"),
+    "elu_grad": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: elu_backward(g, x, out=out, platform=p),
+                        _torch_elu_backward_into, "aten.elu_backward.grad_input(alpha=1, is_result=False)"),
+})
+
 
 def check_op(op, argname: str = "op") -> str:
     """``op`` if it names an operator of :data:`OP_BENCHES`, else a ValueError listing them."""

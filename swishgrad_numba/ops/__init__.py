@@ -17,6 +17,8 @@ Registered here:
   kernels only.
 - ``"softplus"``: aclnnSoftplus (:mod:`.softplus`, Ascend 950 only); ``"softplus_grad"``:
   aclnnSoftplusBackward (:mod:`.softplus_grad`).
+- ``"elu"``: aclnnElu (:mod:`.elu`, Ascend 950 only); ``"elu_grad"``: aclnnEluBackward's EluGradV2
+  (:mod:`.elu_grad`).
 """
 from .registry import OPERATORS, Kernel, Operator, OpTiling, get_operator, register
 from . import swish_grad  # noqa: F401  (registers "swish_grad")
@@ -31,5 +33,6 @@ from . import leaky_relu  # noqa: F401  (registers "leaky_relu": Ascend 950 only
 from . import leaky_relu_grad  # noqa: F401  (registers "leaky_relu_grad": Ascend 950 only)
 from . import softplus  # noqa: F401  (registers "softplus": Ascend 950 only)
 from . import softplus_grad  # noqa: F401  (registers "softplus_grad")
+from . import elu, elu_grad  # noqa: F401  (registers "elu" and "elu_grad")
 
 __all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register", "ReadOperator", "read_kernel"]

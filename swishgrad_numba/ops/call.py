@@ -27,22 +27,26 @@ __all__ = ["call", "host_tiling"]
 
 @functools.lru_cache(maxsize=512)
 def _cached_tiling(op_name: str, numel: int, info: DTypeInfo, platform: Platform, attr_bits) -> OpTiling:
-    if isinstance(attr_bits, tuple):
-        attr32 = tuple(np.uint32(b).view(np.float32) for b in attr_bits)
-    else:
-        attr32 = None if attr_bits is None else np.uint32(attr_bits).view(np.float32)
-    return get_operator(op_name).host_tiling(numel, info, attr32, platform)
+    return get_operator(op_name).host_tiling(numel, info, _from_bits(attr_bits), platform)
+
+
+def _to_bits(attr):
+    if attr is None or isinstance(attr, tuple):
+        return None if attr is None else tuple(_to_bits(a) for a in attr)
+    return int(np.float32(attr).view(np.uint32))
+
+
+def _from_bits(bits):
+    if bits is None or isinstance(bits, tuple):
+        return None if bits is None else tuple(_from_bits(b) for b in bits)
+    return np.uint32(bits).view(np.float32)
 
 
 def host_tiling(op_name: str, numel: int, info: DTypeInfo, attr32, platform: Platform) -> OpTiling:
     """Operator ``op_name``'s host tiling of ``numel`` (>= 1) elements, cached; ``attr32`` its float32
-    attribute (beta, scale), a tuple of them (Softplus: beta, threshold), or None. The record is
+    attribute (beta, scale), a tuple of them (Elu's alpha, scale, inputScale) or None. The record is
     read-only, so one object serves every caller."""
-    if isinstance(attr32, tuple):
-        bits = tuple(int(np.float32(a).view(np.uint32)) for a in attr32)
-    else:
-        bits = None if attr32 is None else int(np.float32(attr32).view(np.uint32))
-    return _cached_tiling(op_name, numel, info, platform, bits)
+    return _cached_tiling(op_name, numel, info, platform, _to_bits(attr32))
 
 
 def _check_inputs(inputs) -> DTypeInfo:
