@@ -6,7 +6,7 @@ float32 arithmetic is NumPy's (IEEE binary32, rounded to nearest even);
 Exp is the correctly rounded exp of tests/reference.py; MulDstAdd the exact
 fused multiply-add rounded once; Axpy ``src * scalar + dst`` the same
 (``axpy_rounding="fused"``) or a float32 product then a float32 sum
-(``"unfused"``); Casts by tests/reference_family.narrow. Compare and
+(``"unfused"``); FusedMulDstAdd is MulDstAdd; And / Or act on the 32 bits and never saturate; Casts by tests/reference_family.narrow. Compare and
 CompareScalar give a uint8 mask of 0/1 by NumPy's (IEEE's) comparisons, which
 never saturates; Select picks ``src0`` where the mask is 1, else ``src1`` (a
 tensor or a scalar).
@@ -102,7 +102,11 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
         elif op == "Select":
             other = t(args[2]) if isinstance(args[2], str) else _scalar(args[2], attrs)
             r = np.where(t(args[3]) == 1, t(args[1]), other)
-        elif op == "MulDstAdd":
+        elif op in ("And", "Or"):                         # bitwise on the 32 bits: never saturates
+            bits = (np.bitwise_and if op == "And" else np.bitwise_or)(t(args[1]).view(np.uint32),
+                                                                     t(args[2]).view(np.uint32))
+            return bits.view(np.float32)
+        elif op in ("MulDstAdd", "FusedMulDstAdd"):
             d, s0, s1 = t(args[0]), t(args[1]), t(args[2])
             r = np.array([fma_f32_exact(p, q, c) for p, q, c in zip(d, s0, s1)], dtype=np.float32)
         else:

@@ -15,7 +15,7 @@ from swishgrad_numba.program.passes import compile_program
 DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16}
 # Exp three times: its staged fast path and exact redo are the compiler's subtlest code
 ARITH = ("Muls", "Adds", "Add", "Sub", "Mul", "Div", "Exp", "Exp", "Exp", "Reciprocal", "Neg", "Abs", "Duplicate",
-         "MulDstAdd", "Axpy", "Max", "Min", "Maxs", "Mins")
+         "MulDstAdd", "Axpy", "Max", "Min", "Maxs", "Mins", "FusedMulDstAdd", "And", "Or")
 MASKS = ("m0", "m1")
 CMP_MODES = ("LT", "GT", "EQ", "LE", "GE", "NE")
 CONSTS = (0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-40, -3e-39, 3.4e38, float("inf"), float("-inf"), float("nan"),
@@ -67,7 +67,7 @@ def _body(rng, f32: list, length: int, names, subroutine=None, sixteen=(), focus
             body.append(Call(subroutine, dst, tuple(pick() for _ in subroutine.inputs)))
         else:
             op = ARITH[min(choice, len(ARITH) - 1)]
-            if op in ("MulDstAdd", "Axpy"):      # read-write destinations
+            if op in ("MulDstAdd", "Axpy", "FusedMulDstAdd"):      # read-write destinations
                 dst = pick()
             kinds = INSTRUCTIONS[op]
             args = [dst] + [pick() if k in "sD" else _scalar(rng) for k in kinds[1:]]

@@ -40,6 +40,11 @@ INSTRUCTIONS = {
     "Compare": "dssc", "CompareScalar": "dskc",
     # Select(dst, src0, src1, mask) (MicroAPI order): src0 where the mask is 1, else src1 (a tensor or a scalar).
     "Select": "dsxs",
+    # FusedMulDstAdd(dst, src0, src1): MicroAPI's fused dst * src0 + src1 (the Erf routine's fmaf).
+    "FusedMulDstAdd": "Dss",
+    # And / Or (dst, src0, src1): bitwise on the registers reinterpreted as uint32 (the Erf routine's sign
+    # transfer); the form keeps the float32 tensors and acts on their bits, as Abs does.
+    "And": "dss", "Or": "dss",
 }
 
 

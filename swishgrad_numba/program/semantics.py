@@ -30,6 +30,10 @@ pages, one per instruction:
   propagation). Equal operands give the first, so ``Max(-0, +0)`` is -0: no kernel here compares two
   zeros, and the device's -0 rule is not public.
 - ``Abs``: the sign bit cleared. ``Duplicate``: the scalar.
+- ``FusedMulDstAdd(dst, src0, src1)``: MicroAPI's fused ``dst * src0 + src1``, rounded once: the same
+  function as ``MulDstAdd`` (the name says fused; asc-devkit's Erf uses it as ``fmaf``).
+- ``And`` / ``Or``: bitwise on the two operands' 32 bits (upstream reinterprets the registers as
+  uint32, ``(RegTensor<uint32_t>&)``). A bit operation is not a float result: it never saturates.
 - ``Cast``: CAST_NONE widens 16-bit bits exactly; CAST_RINT narrows to
   nearest even, CAST_ROUND to nearest, ties away from zero
   (:mod:`swishgrad_numba.casts`).
@@ -63,7 +67,7 @@ from ..kernel.sequence import saturate
 __all__ = ["DEFINED", "FUNCTIONS", "muls", "adds", "add", "sub", "mul", "div", "reciprocal", "neg", "abs_",
            "duplicate", "exp", "max_", "min_", "mul_dst_add", "cast_none", "cast_rint", "cast_round", "axpy_fused", "axpy_unfused",
            "compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne", "select",
-           "select_scalar"]
+           "select_scalar", "and_", "or_"]
 
 _NEG_ONE = np.float32(-1.0)
 _ONE = np.float32(1.0)
@@ -228,6 +232,16 @@ def cast_round(f, dtype_code, sat):
     return _saturate_16(h, f, dtype_code, sat)
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def and_(src0, src1, sat):
+    return np.uint32(np.float32(src0).view(np.uint32) & np.float32(src1).view(np.uint32)).view(np.float32)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def or_(src0, src1, sat):
+    return np.uint32(np.float32(src0).view(np.uint32) | np.float32(src1).view(np.uint32)).view(np.float32)
+
+
 #: The semantics of each defined instruction: the function's name in this
 #: module, by instruction (Cast by round mode).
 FUNCTIONS = {
@@ -238,6 +252,7 @@ FUNCTIONS = {
     ("Cast", "CAST_NONE"): "cast_none", ("Cast", "CAST_RINT"): "cast_rint", ("Cast", "CAST_ROUND"): "cast_round",
     ("Axpy", "fused"): "axpy_fused", ("Axpy", "unfused"): "axpy_unfused",
     ("Select", "tensor"): "select", ("Select", "scalar"): "select_scalar",
+    "FusedMulDstAdd": "mul_dst_add", "And": "and_", "Or": "or_",
 }
 # Compare and CompareScalar by mode: the same comparison, src1 a tensor's element or the scalar
 FUNCTIONS.update({(op, mode): f"compare_{mode.lower()}" for op in ("Compare", "CompareScalar")
