@@ -23,6 +23,7 @@ from .tiling import tiling_balance, validate_tiling
 from .ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from .ops.sigmoid import sigmoid, sigmoid_backward
 from .gelu_functions import gelu, gelu_backward
+from .gelu_v2_functions import gelu_v2, gelu_backward_v2
 
 __all__ = [
     "ARCH35_TILING_DTYPE",
@@ -51,5 +52,7 @@ __all__ = [
     "sigmoid_backward",
     "gelu",
     "gelu_backward",
+    "gelu_v2",
+    "gelu_backward_v2",
 ]
 __version__ = "0.2.0"

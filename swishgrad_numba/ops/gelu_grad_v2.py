@@ -146,5 +146,5 @@ GELU_GRAD_V2 = register(Operator(
                       ARCH35_TILING_DTYPE, "CAST_RINT", _arch35_walk_check, run, programs=programs,
                       variant=lambda code: approximate_of_code(code), walk="broadcast")},
     lambda numel, info, code, platform: host_tiling((numel,), (numel,), info,
-                                                    approximate_of_code(0 if code is None else code), platform),
+                                                    approximate_of_code(code), platform),
     inputs=2, saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}))

@@ -55,14 +55,20 @@ NO_A2_KERNEL = ("ops-nn registers GeluV2 for the Ascend 950 only (op definition:
 
 
 def approximate_code(approximate: str) -> float:
-    """The float32 attribute the registry carries for ``approximate``: its index in :data:`APPROXIMATIONS`."""
+    """The float32 attribute the registry carries for ``approximate``: the template's value, ``TPL_NONE`` 1
+    or ``TPL_TANH`` 2 (``gelu_v2_struct.h``); so the registry's default attribute 1.0 is none."""
     if approximate not in APPROXIMATIONS:
         raise ValueError(f"approximate must be one of {APPROXIMATIONS}, got {approximate!r}")
-    return float(APPROXIMATIONS.index(approximate))
+    return float(APPROXIMATIONS.index(approximate) + 1)
 
 
 def approximate_of_code(code) -> str:
-    return APPROXIMATIONS[int(code)]
+    """:func:`approximate_code`'s inverse; None (no attribute) is none."""
+    if code is None:
+        return "none"
+    if float(code) not in (1.0, 2.0):
+        raise ValueError(f"the GeluV2 attribute is 1 (none) or 2 (tanh), got {code!r}")
+    return APPROXIMATIONS[int(code) - 1]
 
 
 def erf_algorithm(dtype: str) -> str:
@@ -171,6 +177,6 @@ GELU_V2 = register(Operator(
     {ARCH_950: Kernel(ARCH_950, "activation/gelu_v2 (arch35)", "EleBaseTilingData16B", ARCH35_RECORD_DTYPE,
                       "CAST_RINT", _walk_check, run, programs=programs,
                       variant=lambda code: approximate_of_code(code))},
-    lambda numel, info, code, platform: host_tiling(numel, info, approximate_of_code(0 if code is None else code),
+    lambda numel, info, code, platform: host_tiling(numel, info, approximate_of_code(code),
                                                     platform),
     saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}))
