@@ -17,7 +17,7 @@ from .kernel import broadcast
 from .ops import gelu_grad_v2 as grad_op
 from .ops import gelu_v2 as gelu_v2_op
 from .ops.call import host_tiling
-from .platform import Platform
+from .platform import ARCH_950, Platform
 
 __all__ = ["gelu_v2", "gelu_backward_v2"]
 
@@ -90,7 +90,10 @@ def gelu_backward_v2(grad_output, x, approximate: str = "none", *, out=None, pla
     """The gradient of GELU, ``grad_output * gelu'(x)``, as the GeluGradV2 kernel computes it
     (aclnnGeluBackwardV2).
 
-    Ascend 950: ``approximate="none"``: ``(cdf + pdf * x) * grad_output`` with asc-devkit's Erf (as
+    Atlas A2 (the default platform): ``"none"`` is the kernel's own erf (a rational polynomial on
+    ``min(|x|, 30)``; x = +inf gives ``grad_output``, -inf ``-0 * grad_output``), ``"tanh"`` the A2 GeluGrad's
+    formula with a NaN guard (0 where the product is NaN: below about x = -10.06 and at +-inf the result is
+    ``grad_output * (0 + s)``). Ascend 950: ``approximate="none"``: ``(cdf + pdf * x) * grad_output`` with asc-devkit's Erf (as
     :func:`gelu_v2`; x = +-inf gives NaN, ``0 * inf``); ``"tanh"``: the Ascend 950 GeluGrad kernel's
     function, bit for bit (:func:`~swishgrad_numba.gelu_backward` on that platform).
 
@@ -99,12 +102,13 @@ def gelu_backward_v2(grad_output, x, approximate: str = "none", *, out=None, pla
     grad_output, x : numpy.ndarray
         float32, float16 or ``ml_dtypes.bfloat16``; two different dtypes are both cast to float32 first
         (the op_api's promotion; the result is then float32). Shapes that broadcast against each other
-        (the kernel walks them as they are: at most 8 dimensions).
+        (the 950's kernel walks them as they are, at most 8 dimensions; the op_api broadcasts them for the A2).
     approximate : {"none", "tanh"}
     out : numpy.ndarray, optional
         Array of the broadcast shape and the dtype to write into; may be a non-contiguous view.
     platform : Platform, optional
-        An Ascend 950 (the default). The A2 kernel is not emulated yet: an A2 platform is refused.
+        The device (the A2 reference platform by default): its SoC picks the kernel. The A2 computes in the
+        saturation overflow mode where the platform is in it.
 
     Returns
     -------
@@ -132,17 +136,19 @@ def gelu_backward_v2(grad_output, x, approximate: str = "none", *, out=None, pla
     except ValueError:
         raise ValueError(f"grad_output and x must broadcast against each other, got {grad_output.shape} and "
                          f"{x.shape}") from None
-    if grad_output.shape != x.shape and len(shape) > broadcast.MAX_RANK:
+    on_950 = platform.architecture == ARCH_950
+    if on_950 and grad_output.shape != x.shape and len(shape) > broadcast.MAX_RANK:
         raise ValueError(f"broadcasting grad_output and x supports at most {broadcast.MAX_RANK} dimensions, "
                          f"got {grad_output.ndim} and {x.ndim}")
     check_out_like(out, shape, info.numpy)
     if grad_output.size == 0 or x.size == 0:
         return np.empty(shape, dtype=info.numpy) if out is None else out
-    if grad_output.shape != x.shape:
+    if on_950 and grad_output.shape != x.shape:
         dy_c, x_c = np.ascontiguousarray(grad_output), np.ascontiguousarray(x)
         dy_shape, x_shape = grad_output.shape, x.shape
-    else:
-        dy_c, x_c = np.ascontiguousarray(grad_output), np.ascontiguousarray(x)
+    else:   # equal shapes (or the A2's BroadcastTo, a copy): one flat axis
+        dy_c, x_c = (np.ascontiguousarray(a) if a.shape == shape else np.broadcast_to(a, shape).copy()
+                     for a in (grad_output, x))
         dy_shape = x_shape = (dy_c.size,)
     if dy_c.flags.writeable != x_c.flags.writeable:   # the walk takes its inputs as one tuple
         dy_c, x_c = (a if a.flags.writeable else a.copy() for a in (dy_c, x_c))
@@ -150,5 +156,8 @@ def gelu_backward_v2(grad_output, x, approximate: str = "none", *, out=None, pla
         and not np.shares_memory(out, x)
     result = out if direct else np.empty(shape, dtype=info.numpy)
     tiling = _grad_tiling(dy_shape, x_shape, info, approximate, platform)
-    grad_op.run_arch35(dy_c, x_c, result, tiling, info, platform.axpy_rounding)
+    if on_950:
+        grad_op.run_arch35(dy_c, x_c, result, tiling, info, platform.axpy_rounding)
+    else:
+        grad_op.a2.run(dy_c, x_c, result, tiling, info, platform.saturation)
     return _finish(result, out)

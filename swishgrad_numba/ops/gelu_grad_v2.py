@@ -11,8 +11,8 @@ docs/model.md, "GeluBackwardV2 (aclnnGeluBackwardV2)", and docs/activation_tilin
   (float32 Erf SUBSECTION, 16-bit PADE, as GeluV2); at x = +-inf ``pdf * x`` is ``0 * inf``: NaN.
 - tanh: the 950 GeluGrad's program (``GeluGradV2TanhCustom`` is its loop, constants identical).
 
-The Atlas A2 kernel (``experimental/activation/gelu_grad_v2``) is not emulated yet: an A2 platform is
-refused (its reason says so).
+The Atlas A2 kernel (``experimental/activation/gelu_grad_v2``, equal shapes: the op_api broadcasts for
+it) is :mod:`.gelu_grad_v2_a2`'s.
 """
 from __future__ import annotations
 
@@ -27,20 +27,18 @@ from ..program.erf import erf_program
 from ..program.form import V
 from ..tiling.findings import finding
 from . import gelu_grad
+from . import gelu_grad_v2_a2 as a2
 from .gelu_v2 import API_BUFFER, APPROXIMATIONS, RSQRT2, WORKSPACE, approximate_of_code, erf_algorithm
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 from .silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling
 from .silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
 
-__all__ = ["NAME", "INV_SQRT_2PI", "NO_A2_KERNEL", "ARCH35_BUFFER_BITS", "arch35_host_tiling", "host_tiling",
+__all__ = ["NAME", "INV_SQRT_2PI", "ARCH35_BUFFER_BITS", "arch35_host_tiling", "host_tiling",
            "programs", "run_arch35", "run", "GELU_GRAD_V2"]
 
 NAME = "gelu_grad_v2"
 #: ``(float)0.3989422804`` (``gelu_grad_v2_dag.h``, GeluGradV2ErfPost).
 INV_SQRT_2PI = "0.3989422804"
-
-NO_A2_KERNEL = ("its A2 kernel (experimental/activation/gelu_grad_v2) is not emulated yet in this build: "
-                "use an Ascend 950 platform")
 
 #: ``bufferDivisor`` (bits per element) by approximate and input itemsize: tanh as the 950 GeluGrad's
 #: (6 / 9 buffers); none one buffer more (the Erf result lives beside the pdf chain). Derived as the first
@@ -58,8 +56,9 @@ def arch35_host_tiling(dy_shape, x_shape, info: DTypeInfo, approximate: str, pla
 
 
 def host_tiling(dy_shape, x_shape, info: DTypeInfo, approximate: str, platform: Platform) -> OpTiling:
-    if platform.architecture != ARCH_950:
-        raise ValueError(f"platform (soc_version {platform.soc_version!r}) cannot run {NAME}: {NO_A2_KERNEL}")
+    """The host tiling for the kernel ``platform``'s SoC runs (the A2's of equal shapes, numel >= 1)."""
+    if platform.architecture == ARCH_A2:
+        return a2.host_tiling(int(np.prod(dy_shape)), info, approximate, platform)
     record, block_dim, key, _ = arch35_host_tiling(dy_shape, x_shape, info, approximate, platform)
     return OpTiling(NAME, ARCH_950, record, int(block_dim), key, WORKSPACE)
 
@@ -123,11 +122,18 @@ def run_arch35(dy, x, out, tiling: OpTiling, info: DTypeInfo, axpy_rounding: str
                                 np.array(r["input1Strides"]))
 
 
-def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, axpy_rounding: str = "fused") -> None:
+def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False,
+        axpy_rounding: str = "fused") -> None:
     """The registry's launch: flat contiguous arrays of one dtype and size."""
     if grad is None:
         raise ValueError("grad must be an array for gelu_grad_v2 (its gradOutput)")
-    run_arch35(grad, x, out, tiling, dtype_info(out.dtype, argname="out.dtype"), axpy_rounding)
+    info = dtype_info(out.dtype, argname="out.dtype")
+    if tiling.architecture == ARCH_A2:
+        a2.run(grad, x, out, tiling, info, saturation)
+    elif saturation:
+        raise ValueError("overflow_mode 'saturation' is not supported by the Ascend 950 kernel (Inf/NaN mode only)")
+    else:
+        run_arch35(grad, x, out, tiling, info, axpy_rounding)
 
 
 def _arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platform) -> WalkCheck:
@@ -142,9 +148,12 @@ def _arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: 
 
 GELU_GRAD_V2 = register(Operator(
     NAME, ("aclnnGeluBackwardV2GetWorkspaceSize", "aclnnGeluBackwardV2"), "GeluGradV2",
-    {ARCH_950: Kernel(ARCH_950, "activation/gelu_grad_v2 (arch35)", "BroadcastBaseTiling (SiluGrad's layout)",
+    {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/gelu_grad_v2", "GeluGradV2TilingData", a2.RECORD_DTYPE,
+                     "CAST_RINT", a2.walk_check, run, programs=a2.programs,
+                     variant=lambda code: approximate_of_code(code)),
+     ARCH_950: Kernel(ARCH_950, "activation/gelu_grad_v2 (arch35)", "BroadcastBaseTiling (SiluGrad's layout)",
                       ARCH35_TILING_DTYPE, "CAST_RINT", _arch35_walk_check, run, programs=programs,
                       variant=lambda code: approximate_of_code(code), walk="broadcast")},
     lambda numel, info, code, platform: host_tiling((numel,), (numel,), info,
                                                     approximate_of_code(code), platform),
-    inputs=2, saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}))
+    inputs=2, saturation=True))
