@@ -40,6 +40,8 @@ C_FUNCTIONS = """aclTensor aclScalar aclOpExecutor aclrtStream aclCreateTensor a
 C_FUNCTIONS += """aclnnSigmoidGetWorkspaceSize aclnnSigmoid aclnnInplaceSigmoidGetWorkspaceSize aclnnInplaceSigmoid
     aclnnSigmoidBackwardGetWorkspaceSize aclnnSigmoidBackward""".split()     # issue 29
 C_FUNCTIONS += """aclnnGeluGetWorkspaceSize aclnnGelu aclnnGeluBackwardGetWorkspaceSize aclnnGeluBackward""".split()
+C_FUNCTIONS += """aclnnGeluV2GetWorkspaceSize aclnnGeluV2 aclnnGeluBackwardV2GetWorkspaceSize
+    aclnnGeluBackwardV2""".split()     # issue 30
 
 
 # --------------------------------------------------------------------------

@@ -12,6 +12,8 @@ STRUCT_BYTES = {"swish_grad": (72, 88), "swish": (36, 32), "silu": (36, 32), "si
 ARCH35_ONLY_BYTES = {"fast_gelu": 80, "fast_gelu_grad": 80}
 STRUCT_BYTES.update({"sigmoid": (64, 64), "sigmoid_grad": (64, 64)})     # issue 29 (docs/activation_tiling.md)
 STRUCT_BYTES.update({"gelu": (64, 16), "gelu_grad": (36, 456)})
+STRUCT_BYTES.update({"gelu_grad_v2": (72, 456)})                     # issue 30
+ARCH35_ONLY_BYTES.update({"gelu_v2": 16})
 
 
 def test_the_family_is_registered():

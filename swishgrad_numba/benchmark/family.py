@@ -249,3 +249,26 @@ def format_op_table(rows) -> str:
                      f"{r['kernel'] or '-':<7} {r['elements_per_s'] / 1e6:>9.1f} {r['gb_per_s']:>7.2f} "
                      f"{ratio:>7}  {r.get('peer', '')}")
     return "\n".join(lines)
+
+
+def _torch_gelu_erf_into(tg, tx, tout, beta):
+    import torch
+
+    return torch.ops.aten.gelu.out(tx, approximate="none", out=tout)
+
+
+def _torch_gelu_erf_backward_into(tg, tx, tout, beta):
+    import torch
+
+    return torch.ops.aten.gelu_backward.grad_input(tg, tx, approximate="none", grad_input=tout)
+
+
+# GeluV2 (Ascend 950 only: platform None is the 950) and GeluGradV2, approximate "none", against torch's erf GELU.
+from ..gelu_v2_functions import gelu_backward_v2, gelu_v2  # noqa: E402
+
+OP_BENCHES.update({
+    "gelu_v2": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: gelu_v2(x, out=out, platform=p), _torch_gelu_erf_into,
+                       "aten.gelu.out(approximate='none')"),
+    "gelu_grad_v2": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: gelu_backward_v2(g, x, out=out, platform=p),
+                            _torch_gelu_erf_backward_into, "aten.gelu_backward.grad_input(approximate='none')"),
+})

@@ -260,7 +260,7 @@ def register(subparsers) -> None:
                     "in fresh processes; print tables and the targets (PASS/MISS, a report).")
     p.add_argument("--op", default="swish_grad", metavar="OP",
                    help="the operator: swish_grad (default: the full comparison below), or swish, silu, "
-                        "silu_grad, fast_gelu, fast_gelu_grad, gelu, gelu_grad: that operator against its PyTorch "
+                        "silu_grad, fast_gelu, fast_gelu_grad, gelu, gelu_grad, gelu_v2, gelu_grad_v2: that operator against its PyTorch "
                         "peer, both writing into an output (no thread scaling, cold start or memory figures)")
     p.add_argument("--sizes", default=None,
                    help=f"log2 element counts: 'a:b' (inclusive), 'a:b:step' or 'a,b,c' (default {DEFAULT_SIZES}; "
@@ -272,7 +272,7 @@ def register(subparsers) -> None:
     p.add_argument("--soc", "--soc-version", dest="soc", default=None, metavar="FAMILY",
                    help="SoC family or chip name of the emulated platform, as in Platform(soc_version=...): "
                         f"ascend950 runs the Ascend 950 kernel, every other family the A2 one (default {DEFAULT_SOC}; "
-                        "ascend950 for fast_gelu and fast_gelu_grad, which have no A2 kernel)")
+                        "ascend950 for fast_gelu, fast_gelu_grad and gelu_v2, which have no A2 kernel)")
     p.add_argument("--json", metavar="FILE", default=None, help="write all results as JSON")
     p.add_argument("--plot", metavar="FILE.png", default=None, help="write a PNG of throughput against size "
                                                                    "(needs matplotlib)")
