@@ -21,11 +21,11 @@ from swishgrad_numba.cli import main
 
 def test_the_ops_and_the_default():
     assert set(bm.OP_BENCHES) == {"swish", "silu", "silu_grad", "swish_grad", "fast_gelu", "fast_gelu_grad", "gelu",
-                                  "gelu_grad"}
+                                  "gelu_grad", "gelu_v2", "gelu_grad_v2"}
     assert bm.DEFAULT_OP == "swish_grad"
     assert bm.check_op("silu") == "silu"
     with pytest.raises(ValueError, match="--op must be one of swish, silu, silu_grad, swish_grad, fast_gelu, "
-                                         "fast_gelu_grad, gelu, gelu_grad; got 'mish'"):
+                                         "fast_gelu_grad, gelu, gelu_grad, gelu_v2, gelu_grad_v2; got 'mish'"):
         bm.check_op("mish", argname="--op")
 
 
