@@ -26,6 +26,7 @@ from .gelu_functions import gelu, gelu_backward
 from .ops.leaky_relu_api import leaky_relu, leaky_relu_backward
 from .ops.softplus_api import softplus, softplus_backward
 from .ops.elu_api import elu, elu_backward
+from .gelu_v2_functions import gelu_v2, gelu_backward_v2
 
 __all__ = [
     "ARCH35_TILING_DTYPE",
@@ -60,5 +61,7 @@ __all__ = [
     "softplus_backward",
     "elu",
     "elu_backward",
+    "gelu_v2",
+    "gelu_backward_v2",
 ]
 __version__ = "0.2.0"

@@ -393,3 +393,23 @@ def elu_backward(grad_output, x_or_result, alpha=1.0, scale=1.0, input_scale=1.0
     block gives."""
     return _map_pair(_elu_backward_numpy, grad_output, x_or_result, "elu_backward", alpha=alpha, scale=scale,
                      input_scale=input_scale, is_result=is_result, platform=platform)
+# ---------------------------------------------------------------- GeluV2 (issue 30)
+
+from .gelu_v2_functions import gelu_backward_v2 as _gelu_backward_v2_numpy  # noqa: E402
+from .gelu_v2_functions import gelu_v2 as _gelu_v2_numpy  # noqa: E402
+
+__all__ += ["gelu_v2", "gelu_backward_v2"]
+
+
+def gelu_v2(x, approximate="none", *, platform=None):
+    """GELU over a Dask array, block by block through the emulated GeluV2 kernel (aclnnGeluV2, Ascend 950
+    only: an A2 platform is refused at once); bit for bit :func:`swishgrad_numba.gelu_v2`."""
+    return _map_unary(_gelu_v2_numpy, x, "gelu_v2", approximate=approximate, platform=platform)
+
+
+def gelu_backward_v2(grad_output, x, approximate="none", *, platform=None):
+    """The gradient of GELU over Dask arrays of one shape and dtype (chunkings unified as for
+    :func:`silu_backward`), block by block through the emulated GeluGradV2 kernel; bit for bit
+    :func:`swishgrad_numba.gelu_backward_v2`."""
+    return _map_pair(_gelu_backward_v2_numpy, grad_output, x, "gelu_backward_v2", approximate=approximate,
+                     platform=platform)

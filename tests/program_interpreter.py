@@ -7,7 +7,7 @@ Exp is the correctly rounded exp of tests/reference.py, Ln the correctly rounded
 tests/reference_activations_tier2.py; MulDstAdd the exact
 fused multiply-add rounded once; Axpy ``src * scalar + dst`` the same
 (``axpy_rounding="fused"``) or a float32 product then a float32 sum
-(``"unfused"``); Casts by tests/reference_family.narrow. Compare and
+(``"unfused"``); FusedMulDstAdd is MulDstAdd; And / Or act on the 32 bits and never saturate; Casts by tests/reference_family.narrow. Compare and
 CompareScalar give a uint8 mask of 0/1 by NumPy's (IEEE's) comparisons, which
 never saturates; Select picks ``src0`` where the mask is 1, else ``src1`` (a
 tensor or a scalar).
@@ -24,7 +24,8 @@ from reference_family import narrow
 from reference_activations_tier2 import ref_ln_f32
 
 F32 = np.float32
-_DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16}
+_DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16,
+           "uint8": np.dtype(np.uint8), "int32": np.dtype(np.int32), "int8": np.dtype(np.int8)}
 _FMAX = F32(np.finfo(np.float32).max)
 _MAX16 = {"float16": 65504.0, "bfloat16": (2 - 2.0 ** -7) * 2.0 ** 127}   # the largest finite values
 
@@ -51,6 +52,17 @@ _COMPARE = {"LT": np.less, "GT": np.greater, "EQ": np.equal, "LE": np.less_equal
             "NE": np.not_equal}
 
 
+def _narrow16(src, dtype: str, ties_away: bool, saturation: bool):
+    """float32 -> 16-bit, to nearest (ties away or even); in saturation mode to the largest finite."""
+    if not saturation:
+        return narrow(src, _DTYPES[dtype], ties_away=ties_away)
+    out = narrow(_saturate(src), _DTYPES[dtype], ties_away=ties_away)
+    wide = out.astype(np.float32)
+    out[wide == np.inf] = _MAX16[dtype]
+    out[wide == -np.inf] = -_MAX16[dtype]
+    return out
+
+
 def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
     def t(name):
         return env[name]
@@ -58,20 +70,19 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
         if op in ("Compare", "CompareScalar"):
             other = t(args[2]) if op == "Compare" else _scalar(args[2], attrs)
             return _COMPARE[args[3]](t(args[1]), other).astype(np.uint8)
+        if op == "ShiftRight":                            # integer: never saturates
+            return (t(args[1]).view(np.uint32) >> np.uint32(_scalar(args[2], attrs))).view(np.int32)
+        if op == "Cast" and "int32" in (tensors[args[0]].dtype, tensors[args[1]].dtype):
+            return t(args[1]).astype(np.float32)          # int32 -> float32: NumPy rounds to nearest even
+        if op == "Cast" and tensors[args[0]].dtype == "int8":   # float16 -> int8: rint, clamped, NaN 0
+            f = t(args[1]).astype(np.float64)
+            return np.where(np.isnan(f), 0, np.clip(np.rint(np.nan_to_num(f)), -128, 127)).astype(np.int8)
+        if op == "Cast" and tensors[args[1]].dtype == "int8":
+            return t(args[1]).astype(np.float16)
         if op == "Cast":
-            dst_dtype = _DTYPES[tensors[args[0]].dtype]
             if args[2] == "CAST_NONE":
                 return t(args[1]).astype(np.float32)
-            src = t(args[1])
-            if saturation:
-                src = _saturate(src)
-                big = _MAX16[tensors[args[0]].dtype]
-                out = narrow(src, dst_dtype, ties_away=args[2] == "CAST_ROUND")
-                wide = out.astype(np.float32)
-                out[wide == np.inf] = big
-                out[wide == -np.inf] = -big
-                return out
-            return narrow(src, dst_dtype, ties_away=args[2] == "CAST_ROUND")
+            return _narrow16(t(args[1]), tensors[args[0]].dtype, args[2] == "CAST_ROUND", saturation)
         if op == "Muls":
             r = t(args[1]) * _scalar(args[2], attrs)
         elif op == "Adds":
@@ -108,15 +119,22 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
             else:
                 raise ValueError(axpy_rounding)
         elif op == "Select":
-            other = t(args[2]) if isinstance(args[2], str) else _scalar(args[2], attrs)
-            r = np.where(t(args[3]) == 1, t(args[1]), other)
-        elif op == "MulDstAdd":
+            other = t(args[2]).astype(np.float32) if isinstance(args[2], str) else _scalar(args[2], attrs)
+            r = np.where(t(args[3]) == 1, t(args[1]).astype(np.float32), other)
+        elif op in ("And", "Or"):                         # bitwise on the 32 bits: never saturates
+            bits = (np.bitwise_and if op == "And" else np.bitwise_or)(t(args[1]).view(np.uint32),
+                                                                     t(args[2]).view(np.uint32))
+            return bits.view(np.float32)
+        elif op in ("MulDstAdd", "FusedMulDstAdd"):
             d, s0, s1 = t(args[0]), t(args[1]), t(args[2])
             r = np.array([fma_f32_exact(p, q, c) for p, q, c in zip(d, s0, s1)], dtype=np.float32)
         else:
             raise NotImplementedError(op)
     r = np.asarray(r, dtype=np.float32)
-    return _saturate(r) if saturation else r
+    r = _saturate(r) if saturation else r
+    dst = tensors[args[0]].dtype
+    # a 16-bit tensor's Duplicate or Select (program.isa.SIXTEEN_BIT_OPS): narrowed as CAST_RINT
+    return _narrow16(r, dst, False, saturation) if dst in ("float16", "bfloat16") else r
 
 
 def interpret(program, inputs: dict, attrs: dict, saturation: bool = False,

@@ -45,6 +45,8 @@ C_FUNCTIONS += """aclnnLeakyReluGetWorkspaceSize aclnnLeakyRelu aclnnInplaceLeak
 C_FUNCTIONS += """aclnnSoftplusGetWorkspaceSize aclnnSoftplus aclnnSoftplusBackwardGetWorkspaceSize
     aclnnSoftplusBackward""".split()     # issue 30
 C_FUNCTIONS += """aclnnEluGetWorkspaceSize aclnnElu aclnnEluBackwardGetWorkspaceSize aclnnEluBackward""".split()
+C_FUNCTIONS += """aclnnGeluV2GetWorkspaceSize aclnnGeluV2 aclnnGeluBackwardV2GetWorkspaceSize
+    aclnnGeluBackwardV2""".split()     # issue 30
 
 
 # --------------------------------------------------------------------------

@@ -17,6 +17,8 @@ STRUCT_BYTES.update({"softplus_grad": (112, 328)})      # issue 30 (SoftplusV2Gr
 ARCH35_ONLY_BYTES.update({"softplus": 40})
 STRUCT_BYTES.update({"elu_grad": (52, 96)})      # issue 30 (elu_grad_v2_tiling_data.h, elu_grad_v2_tiling_struct.h)
 ARCH35_ONLY_BYTES.update({"elu": 96})            # EluTilingData (elu_tiling_struct.h)
+STRUCT_BYTES.update({"gelu_grad_v2": (72, 456)})                     # issue 30
+ARCH35_ONLY_BYTES.update({"gelu_v2": 16})
 
 
 def test_the_family_is_registered():

@@ -15,7 +15,7 @@ from swishgrad_numba.program.passes import compile_program
 DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16}
 # Exp three times: its staged fast path and exact redo are the compiler's subtlest code
 ARITH = ("Muls", "Adds", "Add", "Sub", "Mul", "Div", "Exp", "Exp", "Exp", "Reciprocal", "Neg", "Abs", "Duplicate",
-         "MulDstAdd", "Axpy", "Max", "Min", "Maxs", "Mins", "Ln")
+         "MulDstAdd", "Axpy", "Max", "Min", "Maxs", "Mins", "Ln", "FusedMulDstAdd", "And", "Or")
 MASKS = ("m0", "m1")
 CMP_MODES = ("LT", "GT", "EQ", "LE", "GE", "NE")
 CONSTS = (0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-40, -3e-39, 3.4e38, float("inf"), float("-inf"), float("nan"),
@@ -67,7 +67,7 @@ def _body(rng, f32: list, length: int, names, subroutine=None, sixteen=(), focus
             body.append(Call(subroutine, dst, tuple(pick() for _ in subroutine.inputs)))
         else:
             op = ARITH[min(choice, len(ARITH) - 1)]
-            if op in ("MulDstAdd", "Axpy"):      # read-write destinations
+            if op in ("MulDstAdd", "Axpy", "FusedMulDstAdd"):      # read-write destinations
                 dst = pick()
             kinds = INSTRUCTIONS[op]
             args = [dst] + [pick() if k in "sD" else _scalar(rng) for k in kinds[1:]]
@@ -260,3 +260,30 @@ def test_a_cached_launch_finds_its_params_class_by_name():
     assert getattr(passes, c.table_classes[0].__name__) is c.table_classes[0]
     with pytest.raises(AttributeError):
         getattr(passes, "Pass__swish_grad__a2__float16")
+
+
+@pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_integer_locals_and_sixteen_bit_selects_compiled_as_interpreted(dtype, saturation):
+    # ShiftRight into int32, the int32 -> float Cast, a float16 Duplicate / Select / Compare and the
+    # float16 -> int8 -> float16 round trip (the A2 GeluGradV2's instructions), And / Or on bits
+    rng = np.random.default_rng([31, list(DTYPES).index(dtype), saturation])
+    wide = "x" if dtype == "float32" else "xf"
+    body = ([] if dtype == "float32" else [V.Cast("xf", "x", "CAST_NONE")]) + [
+        # (the other bits than the sign of a widened NaN are the widening's: shift an arithmetic result)
+        V.ShiftRight("i", wide, Const.of(31)), V.Cast("s", "i", "CAST_NONE"), V.Muls("c", wide, Const.of(1e-3)),
+        V.ShiftRight("i", "c", Const.of(3)), V.Cast("b", "i", "CAST_NONE"), V.Cast("h", "c", "CAST_RINT"),
+        V.Cast("i8", "h", "CAST_NONE"), V.Cast("h", "i8", "CAST_NONE"), V.Duplicate("h0", Attr("alpha")),
+        V.Compare("m", "h", "h0", "GT"), V.Select("h", "h", Const.of(0.0), "m"), V.Select("h", "h0", "h", "m"),
+        V.And("a", "c", "b"), V.Cast("c", "h", "CAST_NONE"), V.Or("a", "a", "s"), V.Add("c", "c", "a"),
+        V.Mul("c", "c", "b")]
+    body.append(V.Add("out", "c", "s") if dtype == "float32" else V.Cast("out", "c", "CAST_RINT"))
+    local = (Tensor("i", "int32"), Tensor("i8", "int8"), Tensor("h", "float16"), Tensor("h0", "float16"),
+             Tensor("m", "uint8"), Tensor("s"), Tensor("b"), Tensor("c"), Tensor("a")) \
+        + (() if dtype == "float32" else (Tensor("xf"),))
+    program = Program("Ints", (Tensor("x", dtype),), Tensor("out", dtype), local, tuple(body), ("alpha",))
+    (x,) = _inputs(rng, 65536 if dtype != "float32" else 5000, dtype, 1)
+    for alpha in (np.float32(0.0), np.float32(3.0), np.float32(-1e5)):
+        compiled = compile_program(program, dtype, saturation, module=__name__)
+        got = run_compiled(compiled, [x], alpha, 1000)
+        assert_bits_equal(got, interpret(program, {"x": x}, {"alpha": alpha}, saturation), f"{dtype} {alpha}")

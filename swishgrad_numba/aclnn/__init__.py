@@ -46,6 +46,7 @@ The package, each layer importing only those above it:
   kernels; float64 on a plain model of the AICPU kernels);
 - :mod:`.op_softplus`: aclnnSoftplus (Ascend 950 kernel only) and aclnnSoftplusBackward;
 - :mod:`.op_elu`: aclnnElu (Ascend 950 kernel only) and aclnnEluBackward;
+- :mod:`.op_gelu_v2`: aclnnGeluV2 (Ascend 950 kernel only) and aclnnGeluBackwardV2;
 - :mod:`.op_api`: the operator, as CANN's op_api: phase one's checks and
   the executor holding the platform kernel's tiling, phase two's launch.
   The platform's SoC picks the kernel: the Atlas A2 one, or on an Ascend 950
@@ -89,3 +90,8 @@ from .op_elu import *  # noqa: F401,F403
 __all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__, *op_swish.__all__,
            *op_silu_grad.__all__, *op_fast_gelu.__all__, *op_gelu.__all__,
            *op_sigmoid.__all__, *op_leaky_relu.__all__, *op_softplus.__all__, *op_elu.__all__]
+
+from . import op_gelu_v2  # noqa: E402  (issue 30: aclnnGeluV2, aclnnGeluBackwardV2)
+from .op_gelu_v2 import *  # noqa: F401,F403
+
+__all__ += op_gelu_v2.__all__

@@ -339,3 +339,26 @@ OP_BENCHES.update({
     "leaky_relu_grad": OpBench(2, 0.01, lambda g, x, out, b, p: leaky_relu_backward(g, x, b, out=out, platform=p),
                                _torch_leaky_relu_backward_into, "aten.leaky_relu_backward.grad_input(0.01)"),
 })
+
+
+def _torch_gelu_erf_into(tg, tx, tout, beta):
+    import torch
+
+    return torch.ops.aten.gelu.out(tx, approximate="none", out=tout)
+
+
+def _torch_gelu_erf_backward_into(tg, tx, tout, beta):
+    import torch
+
+    return torch.ops.aten.gelu_backward.grad_input(tg, tx, approximate="none", grad_input=tout)
+
+
+# GeluV2 (Ascend 950 only: platform None is the 950) and GeluGradV2, approximate "none", against torch's erf GELU.
+from ..gelu_v2_functions import gelu_backward_v2, gelu_v2  # noqa: E402
+
+OP_BENCHES.update({
+    "gelu_v2": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: gelu_v2(x, out=out, platform=p), _torch_gelu_erf_into,
+                       "aten.gelu.out(approximate='none')"),
+    "gelu_grad_v2": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: gelu_backward_v2(g, x, out=out, platform=p),
+                            _torch_gelu_erf_backward_into, "aten.gelu_backward.grad_input(approximate='none')"),
+})

@@ -60,7 +60,7 @@ def family_lines(dtype=np.float32) -> list:
         beta += "" if "a2" in op.kernels else " (Ascend 950 kernel; no public A2 kernel)"
         try:
             values = run_tiling(grad if op.inputs == 2 else None, x, np.empty_like(x), tiling)
-        except ValueError as exc:   # a record the validator refuses (the A2 SoftplusV2Grad's 512-byte overrun)
+        except ValueError as exc:   # a record the validator refuses (the A2 SoftplusV2Grad's and GeluGradV2's whole-block copies)
             lines.append(f"[{name}] {op.aclnn[1]}{beta}: not run: {exc}")
             continue
         lines.append(f"[{name}] {op.aclnn[1]}{beta}: " + " ".join(f"{float(v):.8g}" for v in values))

@@ -36,3 +36,5 @@ from . import softplus_grad  # noqa: F401  (registers "softplus_grad")
 from . import elu, elu_grad  # noqa: F401  (registers "elu" and "elu_grad")
 
 __all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register", "ReadOperator", "read_kernel"]
+from . import gelu_v2  # noqa: F401  (registers "gelu_v2": Ascend 950 only)
+from . import gelu_grad_v2  # noqa: F401  (registers "gelu_grad_v2")

@@ -23,7 +23,7 @@ import re
 from ..dtypes import dtype_info
 from ..kernel.walk import WORK_ROWS
 from .form import Attr, Const, Product
-from .isa import MASK_DTYPE
+from .isa import FLOAT_DTYPES, MASK_DTYPE, SIXTEEN_BIT_OPS
 from .lower import ULP_SHIFT, Lowered
 from .semantics import DEFINED, FUNCTIONS
 
@@ -51,13 +51,25 @@ def _scalar(k) -> str:
 
 def _call(low: Lowered, s, args: list, sat: bool) -> str:
     """The expression of step ``s`` on the variables ``args`` (its sources)."""
+    dst_dtype = low.values[s.dst].dtype
     if s.op == "Cast":
+        integer = FUNCTIONS.get(("Cast", f"{dst_dtype}<-{low.values[s.srcs[0]].dtype}"))
+        if integer is not None:
+            return f"{integer}({args[0]})"
         if s.mode == "CAST_NONE":
             return f"cast_none({args[0]}, {dtype_info(low.values[s.srcs[0]].dtype).code})"
         return f"{FUNCTIONS[('Cast', s.mode)]}({args[0]}, {dtype_info(low.values[s.dst].dtype).code}, {sat})"
     if s.op == ULP_SHIFT:     # an envelope's freed result: ulp_shift(v, k, ftz), k and ftz attributes
         return f"ulp_shift({args[0]}, {_scalar(s.scalars[0])}, {_scalar(s.scalars[1])})"
     function = FUNCTIONS.get((s.op, s.mode)) or FUNCTIONS[s.op]   # by mode: Axpy, Compare, Select
+    sixteen = [low.values[v].dtype for v in s.srcs if low.values[v].dtype in FLOAT_DTYPES[1:]]
+    if s.op in SIXTEEN_BIT_OPS and (sixteen or dst_dtype in FLOAT_DTYPES[1:]):
+        # a 16-bit tensor's instruction: its float32 meaning on the exact widenings, narrowed back (exact)
+        code = dtype_info(sixteen[0] if sixteen else dst_dtype).code
+        args = [f"cast_none({a}, {code})" if low.values[v].dtype in FLOAT_DTYPES[1:] else a
+                for a, v in zip(args, s.srcs)]
+        expr = f"{function}({', '.join(list(args) + [_scalar(k) for k in s.scalars] + [str(sat)])})"
+        return expr if dst_dtype == MASK_DTYPE else f"cast_rint({expr}, {code}, {sat})"
     return f"{function}({', '.join(list(args) + [_scalar(k) for k in s.scalars] + [str(sat)])})"
 
 
@@ -261,12 +273,18 @@ def _load(low: Lowered, v: int, row: str) -> str:
     # reads as: exact
     if low.values[v].dtype == MASK_DTYPE:
         return f"v{v} = np.uint8({_at(row)})"
+    if low.values[v].dtype == "int32":   # kept as its bits: exact for every int32
+        return f"v{v} = np.float32({_at(row)}).view(np.int32)"
+    if low.values[v].dtype == "int8":
+        return f"v{v} = np.int8({_at(row)})"
     if low.values[v].dtype != "float32" and low.values[v].input < 0:
         return f"v{v} = np.uint16({_at(row)})"
     return f"v{v} = {_at(row)}"
 
 
 def _store(low: Lowered, v: int, row: str, expr: str) -> str:
+    if low.values[v].dtype == "int32":
+        return f"{_at(row)} = np.int32({expr}).view(np.float32)"
     if low.values[v].dtype != "float32":
         return f"{_at(row)} = np.float32({expr})"
     return f"{_at(row)} = {expr}"

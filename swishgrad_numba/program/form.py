@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .isa import CMP_MODES, DTYPES, FLOAT_DTYPES, INSTRUCTIONS, MASK_DTYPE, ROUND_MODES, V
+from .isa import CMP_MODES, DTYPES, FLOAT_DTYPES, INSTRUCTIONS, MASK_DTYPE, ROUND_MODES, SIXTEEN_BIT_OPS, V
 
 __all__ = ["DTYPES", "ROUND_MODES", "INSTRUCTIONS", "V", "Attr", "Const", "Product", "Tensor", "Instr", "Call",
            "Program"]
@@ -218,17 +218,30 @@ class Program:
             self._check_cast(step, where)
             return
         # the mask operand: a Compare's destination, a Select's last source; every other tensor float32
-        want = ["float32"] * len(tensors)
+        # (or, for SIXTEEN_BIT_OPS, all of one 16-bit dtype); ShiftRight writes an int32
+        values = [d for d in tensors if d != MASK_DTYPE]
+        wide = values[0] if step.op in SIXTEEN_BIT_OPS and values and values[0] in FLOAT_DTYPES else "float32"
+        want = [wide] * len(tensors)
         if step.op in ("Compare", "CompareScalar"):
             want[0] = MASK_DTYPE
         elif step.op == "Select":
             want[-1] = MASK_DTYPE
+        elif step.op == "ShiftRight":
+            want[0] = "int32"
         if tensors != want:
             raise ValueError(f"{where}: {step.op} computes on float32 tensors only"
                              + (f" (its mask: {MASK_DTYPE})" if MASK_DTYPE in want else ""))
 
+    #: The exact conversions (CAST_NONE) besides the widenings: int32 -> float32 (rounded to nearest even
+    #: past 2^24), float16 -> int8 and int8 -> float16 (the A2 GeluGradV2's round trip).
+    INT_CASTS = (("float32", "int32"), ("int8", "float16"), ("float16", "int8"))
+
     def _check_cast(self, step, where):
         dst, src, mode = self.tensors[step.args[0]].dtype, self.tensors[step.args[1]].dtype, step.args[2]
+        if (dst, src) in self.INT_CASTS:
+            if mode != "CAST_NONE":
+                raise ValueError(f"{where}: a Cast between {src} and {dst} is CAST_NONE")
+            return
         widening = dst == "float32" and src != "float32"
         narrowing = src == "float32" and dst != "float32"
         if widening != (mode == "CAST_NONE") or not (widening or narrowing):

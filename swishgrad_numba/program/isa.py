@@ -7,7 +7,7 @@ from __future__ import annotations
 # How an Axpy rounds is not an operand: the platform's option, which the compiler takes
 from ..platform import AXPY_ROUNDINGS
 
-__all__ = ["DTYPES", "FLOAT_DTYPES", "MASK_DTYPE", "ROUND_MODES", "CMP_MODES", "AXPY_ROUNDINGS", "INSTRUCTIONS", "V"]
+__all__ = ["DTYPES", "FLOAT_DTYPES", "INT_DTYPES", "MASK_DTYPE", "SIXTEEN_BIT_OPS", "ROUND_MODES", "CMP_MODES", "AXPY_ROUNDINGS", "INSTRUCTIONS", "V"]
 
 #: The dtype of a Compare's mask: one value per element, 1 where the comparison holds, else 0. The device
 #: packs a mask one bit per element (``MaskReg``, or a uint8 tensor of bits); element by element that is
@@ -15,8 +15,11 @@ __all__ = ["DTYPES", "FLOAT_DTYPES", "MASK_DTYPE", "ROUND_MODES", "CMP_MODES", "
 MASK_DTYPE = "uint8"
 #: Tensor dtypes that hold numbers (a program's inputs and output are of these).
 FLOAT_DTYPES = ("float32", "float16", "bfloat16")
+#: Integer locals: the A2 GeluGradV2's sign bit as int32 (``ShiftRight`` then ``Cast`` to float) and its
+#: NaN guard's int8 round trip.
+INT_DTYPES = ("int32", "int8")
 #: Tensor dtypes a program may hold.
-DTYPES = FLOAT_DTYPES + (MASK_DTYPE,)
+DTYPES = FLOAT_DTYPES + (MASK_DTYPE,) + INT_DTYPES
 #: ``AscendC::RoundMode`` values a Cast may name (CAST_NONE: the exact widening).
 ROUND_MODES = ("CAST_NONE", "CAST_RINT", "CAST_ROUND")
 #: ``CMPMODE`` values a Compare may name.
@@ -40,7 +43,18 @@ INSTRUCTIONS = {
     "Compare": "dssc", "CompareScalar": "dskc",
     # Select(dst, src0, src1, mask) (MicroAPI order): src0 where the mask is 1, else src1 (a tensor or a scalar).
     "Select": "dsxs",
+    # FusedMulDstAdd(dst, src0, src1): MicroAPI's fused dst * src0 + src1 (the Erf routine's fmaf).
+    "FusedMulDstAdd": "Dss",
+    # And / Or (dst, src0, src1): bitwise on the registers reinterpreted as uint32 (the Erf routine's sign
+    # transfer); the form keeps the float32 tensors and acts on their bits, as Abs does.
+    "And": "dss", "Or": "dss",
+    # ShiftRight(dst, src, n): dst (int32) = the float32 src's bits, as uint32, shifted right by n (logical).
+    "ShiftRight": "dsk",
 }
+#: The instructions that may also act on 16-bit float tensors (all of one dtype): their results are
+#: exact there (a duplicated scalar exact in the dtype, a picked element, a comparison), so each is its
+#: float32 meaning on the exact widenings (the A2 GeluGradV2's half-precision NaN guard).
+SIXTEEN_BIT_OPS = ("Duplicate", "Select", "Compare")
 
 
 class _Vocabulary:

@@ -34,6 +34,20 @@ pages, one per instruction:
   propagation). Equal operands give the first, so ``Max(-0, +0)`` is -0: no kernel here compares two
   zeros, and the device's -0 rule is not public.
 - ``Abs``: the sign bit cleared. ``Duplicate``: the scalar.
+- ``FusedMulDstAdd(dst, src0, src1)``: MicroAPI's fused ``dst * src0 + src1``, rounded once: the same
+  function as ``MulDstAdd`` (the name says fused; asc-devkit's Erf uses it as ``fmaf``).
+- ``And`` / ``Or``: bitwise on the two operands' 32 bits (upstream reinterprets the registers as
+  uint32, ``(RegTensor<uint32_t>&)``). A bit operation is not a float result: it never saturates.
+- ``ShiftRight(dst, src, n)``: the float32 ``src``'s bits as uint32, shifted right by ``n`` (logical),
+  into an int32 (``>> 31`` leaves the sign bit: 0 or 1). Integer: never saturates.
+- Integer Casts (CAST_NONE): int32 -> float32 rounds to nearest even past 2^24 (the ``RoundMode`` page:
+  CAST_NONE is CAST_RINT where precision is lost); float16 -> int8 rounds to nearest even and, where the
+  value is outside [-128, 127] or NaN, gives the nearest bound or 0 (not public, chosen: the one kernel
+  that casts, the A2 GeluGradV2, feeds it only 0 and 1); int8 -> float16 is exact. None saturates
+  further in saturation mode (no result is inf or NaN).
+- On 16-bit float tensors (:data:`.isa.SIXTEEN_BIT_OPS`: Duplicate, Select, Compare), each instruction is
+  its float32 meaning on the exact widenings, a 16-bit result narrowed back (exact: a picked element or
+  a scalar the dtype holds).
 - ``Cast``: CAST_NONE widens 16-bit bits exactly; CAST_RINT narrows to
   nearest even, CAST_ROUND to nearest, ties away from zero
   (:mod:`swishgrad_numba.casts`).
@@ -65,7 +79,7 @@ from ..kernel.sequence import saturate
 __all__ = ["DEFINED", "FUNCTIONS", "muls", "adds", "add", "sub", "mul", "div", "reciprocal", "neg", "abs_",
            "duplicate", "exp", "ln", "max_", "min_", "mul_dst_add", "cast_none", "cast_rint", "cast_round", "axpy_fused", "axpy_unfused",
            "compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne", "select",
-           "select_scalar"]
+           "select_scalar", "and_", "or_", "shift_right", "cast_i32_f32", "cast_f16_i8", "cast_i8_f16"]
 
 _NEG_ONE = np.float32(-1.0)
 _ONE = np.float32(1.0)
@@ -235,6 +249,40 @@ def cast_round(f, dtype_code, sat):
     return _saturate_16(h, f, dtype_code, sat)
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def and_(src0, src1, sat):
+    return np.uint32(np.float32(src0).view(np.uint32) & np.float32(src1).view(np.uint32)).view(np.float32)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def or_(src0, src1, sat):
+    return np.uint32(np.float32(src0).view(np.uint32) | np.float32(src1).view(np.uint32)).view(np.float32)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def shift_right(src, n, sat):
+    return np.uint32(np.float32(src).view(np.uint32) >> np.uint32(n)).view(np.int32)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_i32_f32(i):
+    return np.float32(i)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_f16_i8(bits):
+    f = widen_16(bits, _F16)
+    if f != f:
+        return np.int8(0)
+    r = np.rint(f)
+    return np.int8(min(max(r, np.float32(-128.0)), np.float32(127.0)))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_i8_f16(i):
+    return f32_to_f16_bits(np.float32(i))
+
+
 #: The semantics of each defined instruction: the function's name in this
 #: module, by instruction (Cast by round mode).
 FUNCTIONS = {
@@ -246,6 +294,10 @@ FUNCTIONS = {
     ("Axpy", "fused"): "axpy_fused", ("Axpy", "unfused"): "axpy_unfused",
     ("Select", "tensor"): "select", ("Select", "scalar"): "select_scalar",
     "Ln": "ln",
+    "FusedMulDstAdd": "mul_dst_add", "And": "and_", "Or": "or_", "ShiftRight": "shift_right",
+    # the integer Casts, by (dst, src) dtype
+    ("Cast", "float32<-int32"): "cast_i32_f32", ("Cast", "int8<-float16"): "cast_f16_i8",
+    ("Cast", "float16<-int8"): "cast_i8_f16",
 }
 # Compare and CompareScalar by mode: the same comparison, src1 a tensor's element or the scalar
 FUNCTIONS.update({(op, mode): f"compare_{mode.lower()}" for op in ("Compare", "CompareScalar")
