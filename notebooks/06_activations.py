@@ -33,9 +33,8 @@
 
 # %%
 # %matplotlib inline
-import os
-
 import math
+import os
 
 import numpy as np
 import matplotlib.pyplot as plt
