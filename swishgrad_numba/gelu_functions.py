@@ -11,12 +11,12 @@ import functools
 import numpy as np
 
 from . import kernel, runtime
-from .arguments import check_array, check_out, check_out_like, check_platform_for
-from .dtypes import FLOAT32, DTypeInfo, dtype_info
-from .kernel import broadcast
+from .arguments import check_array, check_out, check_platform_for
+from .broadcast_pair import broadcast_pair
+from .dtypes import DTypeInfo, dtype_info
 from .ops import gelu as gelu_op
 from .ops import gelu_grad as gelu_grad_op
-from .platform import ARCH_950, Platform
+from .platform import Platform
 
 __all__ = ["gelu", "gelu_backward"]
 
@@ -115,45 +115,15 @@ def gelu_backward(grad_output, x, *, out=None, platform: Platform | None = None)
     TypeError, ValueError
         For bad arrays, shapes that do not broadcast, and as :func:`gelu` does for the platform.
     """
-    check_array(grad_output, "grad_output")
-    check_array(x, "x")
-    g_info = dtype_info(grad_output.dtype, argname="grad_output.dtype")
-    x_info = dtype_info(x.dtype, argname="x.dtype")
-    platform = check_platform_for(platform, gelu_grad_op.NAME, g_info, x_info)
-    info = g_info
-    if x_info is not g_info:
-        # the op_api casts both to PromoteType (aclnn_gelu_backward.cpp:136-153), float32 for any two of
-        # ours that differ: an exact widening
-        info = FLOAT32
-        grad_output, x = grad_output.astype(np.float32), x.astype(np.float32)
-    try:
-        shape = tuple(np.broadcast_shapes(grad_output.shape, x.shape))
-    except ValueError:
-        raise ValueError(f"grad_output and x must broadcast against each other, got {grad_output.shape} and "
-                         f"{x.shape}") from None
-    on_950 = platform.architecture == ARCH_950
-    if on_950 and grad_output.shape != x.shape and len(shape) > broadcast.MAX_RANK:
-        raise ValueError(f"broadcasting grad_output and x supports at most {broadcast.MAX_RANK} dimensions, "
-                         f"got {grad_output.ndim} and {x.ndim}")
-    check_out_like(out, shape, info.numpy)
-    if grad_output.size == 0 or x.size == 0:
-        return np.empty(shape, dtype=info.numpy) if out is None else out
-    if on_950 and grad_output.shape != x.shape:
-        dy_c, x_c = np.ascontiguousarray(grad_output), np.ascontiguousarray(x)
-        dy_shape, x_shape = grad_output.shape, x.shape
-    else:   # equal shapes (or the A2's BroadcastTo, a copy): one flat axis
-        dy_c, x_c = (np.ascontiguousarray(a) if a.shape == shape else np.broadcast_to(a, shape).copy()
-                     for a in (grad_output, x))
-        dy_shape = x_shape = (dy_c.size,)
-    # the walk takes its inputs as one tuple: both read-only or neither
-    if dy_c.flags.writeable != x_c.flags.writeable:
-        dy_c, x_c = (a if a.flags.writeable else a.copy() for a in (dy_c, x_c))
+    pair = broadcast_pair(grad_output, x, gelu_grad_op.NAME, platform, out)
+    if pair.dy is None:
+        return np.empty(pair.shape, dtype=pair.info.numpy) if out is None else out
     direct = out is not None and out.flags.c_contiguous and not np.shares_memory(out, grad_output) \
         and not np.shares_memory(out, x)
-    result = out if direct else np.empty(shape, dtype=info.numpy)
-    tiling = _grad_tiling(dy_shape, x_shape, info, platform)
-    if on_950:
-        gelu_grad_op.run_arch35(dy_c, x_c, result, tiling, info, platform.axpy_rounding)
+    result = out if direct else np.empty(pair.shape, dtype=pair.info.numpy)
+    tiling = _grad_tiling(pair.dy_shape, pair.x_shape, pair.info, pair.platform)
+    if pair.on_950:
+        gelu_grad_op.run_arch35(pair.dy, pair.x, result, tiling, pair.info, pair.platform.axpy_rounding)
     else:
-        gelu_grad_op.run_a2(dy_c, x_c, result, tiling, info, platform.saturation)
+        gelu_grad_op.run_a2(pair.dy, pair.x, result, tiling, pair.info, pair.platform.saturation)
     return _finish(result, out)
