@@ -39,7 +39,7 @@ from importlib import metadata
 import numba
 from numba.core import config
 
-from . import disk_cache
+from . import disk_cache, label_guard
 
 __all__ = ["launch_guard", "launch_lock", "threading_layer", "num_threads", "PACKAGE_DIR"]
 
@@ -160,6 +160,7 @@ def _renew_lock_after_fork() -> None:
 
 
 disk_cache.install()
+label_guard.install()
 _choose_threading_layer()
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_renew_lock_after_fork)
