@@ -33,11 +33,12 @@ def _fresh_top_level():
 
 
 def test_counter_stays_bounded_over_many_compilations():
-    # Each compile doubles the counter three times or more; 150 compiles
-    # would take it past 2**450 (LLVM refuses labels of that length long
-    # before) without the guard.
+    # Each compile doubles the counter three times or more; 40 compiles
+    # would take it past 2**120 without the guard (LLVM refuses labels of
+    # about 1,000 digits; the package's own compiles double it dozens of
+    # times each).
     start = ir_utils._the_max_label._value
-    for i in range(150):
+    for i in range(40):
         assert _fresh_top_level()(float(i)) is not None
         assert ir_utils._the_max_label._value <= max(start, RESET_ABOVE) << 16, i
 

@@ -283,7 +283,7 @@ def test_integer_locals_and_sixteen_bit_selects_compiled_as_interpreted(dtype, s
         + (() if dtype == "float32" else (Tensor("xf"),))
     program = Program("Ints", (Tensor("x", dtype),), Tensor("out", dtype), local, tuple(body), ("alpha",))
     (x,) = _inputs(rng, 65536 if dtype != "float32" else 5000, dtype, 1)
+    compiled = compile_program(program, dtype, saturation, module=__name__)
     for alpha in (np.float32(0.0), np.float32(3.0), np.float32(-1e5)):
-        compiled = compile_program(program, dtype, saturation, module=__name__)
         got = run_compiled(compiled, [x], alpha, 1000)
         assert_bits_equal(got, interpret(program, {"x": x}, {"alpha": alpha}, saturation), f"{dtype} {alpha}")
