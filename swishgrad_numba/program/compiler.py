@@ -156,12 +156,20 @@ def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart:
         (src,) = low.deps[low.output]
         return "\n".join(head + _loop([f"o_buf[j] = table{tables[low.output]}[{_at(f'in{src}')}]"])) + "\n"
 
+    # values of no input (a Duplicate's scalar, what follows from it alone): computed once, before the
+    # loops, never kept in a row (a row would cost a store and a load per element)
+    constants = [s for s in low.per_element if not low.deps[s.dst] and s.dst != low.output]
+    constant = {s.dst for s in constants}
+    head += [f"    v{s.dst} = {_call(low, s, [f'v{v}' for v in s.srcs], sat)}" for s in constants]
+
     # stages: lookups (if any, and apart) first, then one per fast Exp
     if not lookups_apart:
         tables = {}
     stage, first, steps_at = {}, 1 if tables else 0, {}
     k = first
     for s in low.per_element:
+        if s.dst in constant:
+            continue
         stage[s.dst] = k
         steps_at.setdefault(k, []).append(s)
         if s.op == "Exp" and split:
@@ -170,8 +178,11 @@ def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart:
     redo_from = _redo_sources(low, stage) if split else {}
     uses = {}
     for s in low.per_element:
+        if s.dst in constant:
+            continue
         for v in s.srcs:
-            uses.setdefault(v, []).append(2 * stage[s.dst])
+            if v not in constant:
+                uses.setdefault(v, []).append(2 * stage[s.dst])
         if s.op == "Exp" and split:
             uses.setdefault(redo_from[s.dst][0], []).append(2 * stage[s.dst] + 1)
             uses.setdefault(s.dst, []).append(2 * stage[s.dst] + 1)
@@ -199,7 +210,7 @@ def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart:
     for k in range(first, last_stage + 1):
         steps = steps_at.get(k, [])
         made = {s.dst for s in steps}
-        read = sorted({v for s in steps for v in s.srcs if v not in made})
+        read = sorted({v for s in steps for v in s.srcs if v not in made and v not in constant})
         inner = [_load(low, v, row[v]) if v in row else _lookup(low, v) for v in read]
         exp_step = steps[-1] if steps and steps[-1].op == "Exp" and split else None
         for s in steps:
@@ -236,7 +247,7 @@ def _redo_sources(low: Lowered, stage: dict) -> dict:
     by_dst = {s.dst: s for s in low.per_element}
     out = {}
     for s in low.per_element:
-        if s.op != "Exp":
+        if s.op != "Exp" or s.dst not in stage:   # not in a stage: an Exp of no input, computed once
             continue
         arg = by_dst.get(s.srcs[0])
         out[s.dst] = (s.srcs[0], 1.0)
