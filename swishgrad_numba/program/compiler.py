@@ -133,9 +133,14 @@ def pass_source(low: Lowered, name: str, sat: bool, broadcast: bool = False) -> 
     computed inline instead, then the lookups too (one loop; the same bits,
     not vectorised)."""
     _check_defined(low)
+    # The widest registers pay where a pass computes an Exp per element. On the broadcast walk, whose
+    # passes are whole UB loops between copies, a pass of lookups and conversions only ran 5-8 % slower
+    # with them (measured, bench/RESULTS.md): there it keeps the default width.
+    exp = any(s.op == "Exp" for s in low.per_element)
     for split, lookups_apart in ((not sat, True), (False, True), (False, False)):
         try:
-            source = _pass_source(low, name, sat, split, lookups_apart, writable_inputs=not broadcast)
+            source = _pass_source(low, name, sat, split, lookups_apart, writable_inputs=not broadcast,
+                                  full_width=not broadcast or exp)
             # a tuple of buffers is indexed buffer first
             return re.sub(r"in_bufs\[(\d+), j\]", r"in_bufs[\1][j]", source) if broadcast else source
         except RowsExhausted:
@@ -144,11 +149,11 @@ def pass_source(low: Lowered, name: str, sat: bool, broadcast: bool = False) -> 
 
 
 def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart: bool,
-                 writable_inputs: bool) -> str:
+                 writable_inputs: bool, full_width: bool = True) -> str:
     where = low.program.name
     inputs = [v for v in low.values.values() if v.input >= 0]
     tables = {v: i for i, v in enumerate(low.tables)}
-    head = [f"def {name}(params, in_bufs, o_buf, work, a, b):", "    vectorise_full_width()"]
+    head = [f"def {name}(params, in_bufs, o_buf, work, a, b):"] + (["    vectorise_full_width()"] if full_width else [])
     head += _attrs(low, "params")
     # rows are indexed in two dimensions: a row view per slice would cost its reference counting
     head += [f"    table{i} = params.table{i}" for i in range(len(low.tables))]
