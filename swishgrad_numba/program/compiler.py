@@ -9,7 +9,8 @@ mode): its loop stores the fast binary64 value and keeps the running
 minima of :mod:`swishgrad_numba.kernel.exp`; only when those say that some
 element needs the exact path are they marked and redone, after the loop.
 Values that live past their stage go to float32 rows: the inputs' rows once
-the inputs are dead, the walk's ``work`` rows, the output buffer for marks.
+the inputs are dead, the walk's ``work`` rows, the output buffer for marks;
+values of no input (a Duplicate's scalar) are computed once, before the loops.
 A 16-bit program's tabulated values (:attr:`.lower.Lowered.tables`) are
 looked up in a stage of their own. Nothing is decided per element.
 
@@ -134,7 +135,7 @@ def pass_source(low: Lowered, name: str, sat: bool, broadcast: bool = False) -> 
     not vectorised)."""
     _check_defined(low)
     # The widest registers pay where a pass computes an Exp per element. On the broadcast walk, whose
-    # passes are whole UB loops between copies, a pass of lookups and conversions only ran 5-8 % slower
+    # passes are whole UB loops between copies, a pass of lookups and conversions ran 5-9 % slower
     # with them (measured, bench/RESULTS.md): there it keeps the default width.
     exp = any(s.op == "Exp" for s in low.per_element)
     for split, lookups_apart in ((not sat, True), (False, True), (False, False)):
