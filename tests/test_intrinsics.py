@@ -10,7 +10,8 @@ from numba.core.errors import TypingError
 
 from swishgrad_numba.intrinsics import fma_f64, prefetch_read, prefetch_write, vectorise_full_width
 from swishgrad_numba.dtypes import FLOAT16, FLOAT32
-from swishgrad_numba.kernel.sequence import ARCH_A2, compute_tile
+from swishgrad_numba.kernel.walk import WORK_ROWS, compute_pass
+from swishgrad_numba.program import compiled
 
 
 @njit
@@ -119,16 +120,16 @@ def test_full_width_vectorisation_reaches_512_bit_registers():
 @pytest.mark.skipif(not _compiles_for_avx512(), reason="the compile target has no 512-bit registers")
 @pytest.mark.parametrize("dtype", [np.float32, np.uint16])
 def test_tile_computations_use_512_bit_registers(dtype):
-    # The float32 tile (binary64 Exp) and the 16-bit tile, inlined into a
-    # caller as the walk inlines them.
+    # SwishGrad's compiled A2 pass on a float32 tile (binary64 Exp) and on a 16-bit tile, called as the
+    # walk calls it.
     @njit(error_model="numpy")
-    def tile(g, x, o, work, table, code):
-        compute_tile(g, x, o, work, 0, g.shape[0], np.float32(1.0), table, code, ARCH_A2)
+    def tile(params, ins, o, work):
+        compute_pass(params, ins, o, work, 0, o.shape[0])
 
     n = 256
-    bufs = [np.zeros(n, dtype=dtype) for _ in range(3)]
-    code = (FLOAT32 if dtype == np.float32 else FLOAT16).code
-    lines = _vector_loop_asm(tile, *bufs, np.zeros(n, np.float32), np.zeros(65536, np.float32), code).splitlines()
+    params = compiled("swish_grad", "a2", (FLOAT32 if dtype == np.float32 else FLOAT16).name).params(beta=1.0)
+    lines = _vector_loop_asm(tile, params, np.zeros((2, n), dtype=dtype), np.zeros(n, dtype=dtype),
+                             np.zeros((WORK_ROWS, n), np.float32)).splitlines()
     assert any("zmm" in line for line in lines)
     if dtype == np.float32:
         # The binary64 Exp's fused multiply-adds run mostly on 512-bit registers.

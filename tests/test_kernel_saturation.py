@@ -1,4 +1,4 @@
-"""The device's saturation overflow mode (swishgrad_numba/kernel/saturation.py; model section 2, overflow modes).
+"""The device's saturation overflow mode (the compiled programs with every instruction saturated; model section 2, overflow modes).
 
 Against tests/reference.py's ref_saturated_swish_grad, which runs the A2 sequence one element at a time in
 numpy float32 and saturates after every instruction; on the regions where Exp overflows, NaN and inf inputs,

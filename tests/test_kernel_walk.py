@@ -121,10 +121,10 @@ def test_only_the_packages_own_passes_are_cached_on_disk():
     # the package (these tests' toys) would put its name into the package's
     # on-disk index, where another process cannot import it, and its pass
     # is not covered by the package's source stamp. So those compile per process.
-    from swishgrad_numba.kernel.swish_grad_pass import SwishGradPass
+    from swishgrad_numba.program import compiled
     from swishgrad_numba.spec import a2 as spec_a2
 
-    package_params = SwishGradPass(np.float32(1.0), np.empty(0, np.float32), 0, kernel.ARCH_A2)
+    package_params = compiled("swish_grad", "a2", "float32").params(beta=1.0)
     assert walk.launchers(package_params) == (walk.launch_serial, walk.launch_bins)
     serial, bins = walk.launchers(AffinePass(np.float32(1.0)))
     assert type(serial._cache).__name__ == type(bins._cache).__name__ == "NullCache"

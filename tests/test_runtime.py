@@ -312,7 +312,7 @@ print(json.dumps(casts.bf16_bits_to_f32.stats.cache_hits.__len__()))
 
     assert run() == 0            # compiled and cached
     assert run() == 1            # loaded from the cache
-    other = copy / "swishgrad_numba" / "kernel" / "sequence.py"   # not casts.py
+    other = copy / "swishgrad_numba" / "kernel" / "plan.py"   # not casts.py
     os.utime(other, ns=(other.stat().st_atime_ns, other.stat().st_mtime_ns + 10**9))
     assert run() == 0            # stale: compiled again
     assert run() == 1

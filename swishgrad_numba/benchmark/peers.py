@@ -3,8 +3,8 @@
 - the operator's float32 NumPy golden (:func:`swishgrad_numba.golden.numpy_golden`);
 - PyTorch's ``silu_backward``, allocating and writing into a given output
   (:func:`torch_ops`, on tensors that share the arrays' memory: :func:`torch_tensor`);
-- the emulator's own arithmetic in one flat loop (:func:`flat_loop`, through
-  SwishGrad's ``kernel.swish_grad_pass.run_flat``): what the tile structure costs;
+- the emulator's own arithmetic in one flat loop (:func:`flat_loop`: SwishGrad's compiled pass
+  in ``flat.flat_launch``): what the tile structure costs;
 - a STREAM triad (:func:`triad`): the memory-bandwidth roofline.
 """
 from __future__ import annotations
@@ -14,9 +14,9 @@ import os
 import numpy as np
 from numba import njit, prange
 
-from .. import kernel
-from ..kernel.swish_grad_pass import run_flat
-from ..dtypes import dtype_info, to_float32
+from .. import runtime
+from ..kernel import flat
+from ..dtypes import FLOAT32, dtype_info, to_float32
 from ..golden import numpy_golden
 from ..platform import REFERENCE_PLATFORM
 
@@ -24,7 +24,7 @@ __all__ = ["FLAT_CHUNK", "TORCH_OMP_WAIT_POLICY", "flat_loop", "numpy_golden", "
            "torch_ops", "torch_tensor", "triad"]
 
 #: Elements per parallel iteration of the flat loop (about one float32 tile).
-FLAT_CHUNK = kernel.flat.FLAT_CHUNK
+FLAT_CHUNK = flat.FLAT_CHUNK
 
 
 def _check_vectors(arrays: dict, numpy_dtype, what: str) -> None:
@@ -55,8 +55,12 @@ def flat_loop(grad, x, out, beta, chunk: int = FLAT_CHUNK, platform=None):
     if not isinstance(chunk, int) or chunk < 1:
         raise ValueError(f"chunk must be a positive int, got {chunk!r}")
     beta32 = to_float32(beta, argname="beta")
-    arch = kernel.arch_code((platform or REFERENCE_PLATFORM).architecture)
-    run_flat(grad, x, out, beta32, info, arch, chunk)
+    from ..program import compiled   # the compiled programs import the operators
+
+    params = compiled("swish_grad", (platform or REFERENCE_PLATFORM).architecture, info.name).params(beta=beta32)
+    raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
+    with runtime.launch_guard():
+        flat.flat_launch(params, raw(grad), raw(x), raw(out), chunk)
     return out
 
 

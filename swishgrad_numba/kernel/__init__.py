@@ -9,12 +9,10 @@ code below them only computes. What a pass computes is each operator's
 - :mod:`.walk`: the pass-by-pass walk with ping-pong local buffers, generic
   over the operator's pass function, and the parallel launch;
 - :mod:`.plan`: how a launch's cores are spread over the host threads;
-- :mod:`.sequence`: SwishGrad's instruction sequences (both kernels), the
-  tile computations and 16-bit tables built from them;
-- :mod:`.flat`: SwishGrad's arithmetic in one flat loop (the benchmark's
-  yardstick for what the tile structure costs);
-- :mod:`.saturation`: the device's saturation overflow mode (one flat loop);
-- :mod:`.envelope`: the outputs a device with Exp and Div errors can reach.
+- :mod:`.broadcast`: the broadcast walk (arch35 ``BroadcastTiling``);
+- :mod:`.flat`: a compiled pass in one flat loop (the benchmark's yardstick
+  for what the tile structure costs);
+- :mod:`.envelope`: ulp steps, for the outputs a device with Exp, Div and Ln errors can reach.
 
 Entry points: :func:`plan_launch`, :func:`run_walk` (a planned launch of
 any operator's pass function), :class:`TableCache`.
@@ -28,11 +26,14 @@ import numpy as np
 from .. import runtime
 from ..platform import ARCH_950 as _ARCH_950_NAME
 from ..platform import ARCH_A2 as _ARCH_A2_NAME
-from . import plan, sequence, walk
+from . import plan, walk
 from .plan import Plan
-from .sequence import ARCH_950, ARCH_A2
 
 __all__ = ["ARCH_A2", "ARCH_950", "Plan", "SERIAL_BELOW", "TableCache", "arch_code", "plan_launch", "run_walk"]
+
+#: Kernel selectors passed to the jitted code (:func:`arch_code`).
+ARCH_A2 = 0
+ARCH_950 = 1
 
 #: Launches of fewer elements run on the calling thread: waking the thread
 #: pool costs more than the work.

@@ -3,13 +3,11 @@
 SwishGrad came first and its facts live where the package was built around
 it: the host tilings and core classes in :mod:`swishgrad_numba.spec` (the
 template's, which the Swish forward shares), the structs in
-:mod:`swishgrad_numba.tiling.records`, the instruction sequences in
-:mod:`swishgrad_numba.kernel.sequence`, the aclnn checks in
+:mod:`swishgrad_numba.tiling.records`, the aclnn checks in
 :mod:`swishgrad_numba.aclnn.op_api`. This module restates none of them: it
-registers the operator with its programs, and launches the compiled one on
-the generic walk (:mod:`swishgrad_numba.kernel.walk`). The hand-written pass
-it had is :mod:`swishgrad_numba.kernel.swish_grad_pass`, kept for the
-benchmark.
+registers the operator with its programs (the instruction sequences of both
+kernels), and launches the compiled one on the generic walk
+(:mod:`swishgrad_numba.kernel.walk`).
 """
 from __future__ import annotations
 

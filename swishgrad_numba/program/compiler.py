@@ -9,7 +9,8 @@ mode): its loop stores the fast binary64 value and keeps the running
 minima of :mod:`swishgrad_numba.kernel.exp`; only when those say that some
 element needs the exact path are they marked and redone, after the loop.
 Values that live past their stage go to float32 rows: the inputs' rows once
-the inputs are dead, the walk's ``work`` rows, the output buffer for marks.
+the inputs are dead, the walk's ``work`` rows, the output buffer for marks;
+values of no input (a Duplicate's scalar) are computed once, before the loops.
 A 16-bit program's tabulated values (:attr:`.lower.Lowered.tables`) are
 looked up in a stage of their own. Nothing is decided per element.
 
@@ -133,9 +134,14 @@ def pass_source(low: Lowered, name: str, sat: bool, broadcast: bool = False) -> 
     computed inline instead, then the lookups too (one loop; the same bits,
     not vectorised)."""
     _check_defined(low)
+    # The widest registers pay where a pass computes an Exp per element. On the broadcast walk, whose
+    # passes are whole UB loops between copies, a pass of lookups and conversions ran 5-9 % slower
+    # with them (measured, bench/RESULTS.md): there it keeps the default width.
+    exp = any(s.op == "Exp" for s in low.per_element)
     for split, lookups_apart in ((not sat, True), (False, True), (False, False)):
         try:
-            source = _pass_source(low, name, sat, split, lookups_apart, writable_inputs=not broadcast)
+            source = _pass_source(low, name, sat, split, lookups_apart, writable_inputs=not broadcast,
+                                  full_width=not broadcast or exp)
             # a tuple of buffers is indexed buffer first
             return re.sub(r"in_bufs\[(\d+), j\]", r"in_bufs[\1][j]", source) if broadcast else source
         except RowsExhausted:
@@ -144,11 +150,11 @@ def pass_source(low: Lowered, name: str, sat: bool, broadcast: bool = False) -> 
 
 
 def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart: bool,
-                 writable_inputs: bool) -> str:
+                 writable_inputs: bool, full_width: bool = True) -> str:
     where = low.program.name
     inputs = [v for v in low.values.values() if v.input >= 0]
     tables = {v: i for i, v in enumerate(low.tables)}
-    head = [f"def {name}(params, in_bufs, o_buf, work, a, b):", "    vectorise_full_width()"]
+    head = [f"def {name}(params, in_bufs, o_buf, work, a, b):"] + (["    vectorise_full_width()"] if full_width else [])
     head += _attrs(low, "params")
     # rows are indexed in two dimensions: a row view per slice would cost its reference counting
     head += [f"    table{i} = params.table{i}" for i in range(len(low.tables))]
@@ -156,12 +162,20 @@ def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart:
         (src,) = low.deps[low.output]
         return "\n".join(head + _loop([f"o_buf[j] = table{tables[low.output]}[{_at(f'in{src}')}]"])) + "\n"
 
+    # values of no input (a Duplicate's scalar, what follows from it alone): computed once, before the
+    # loops, never kept in a row (a row would cost a store and a load per element)
+    constants = [s for s in low.per_element if not low.deps[s.dst] and s.dst != low.output]
+    constant = {s.dst for s in constants}
+    head += [f"    v{s.dst} = {_call(low, s, [f'v{v}' for v in s.srcs], sat)}" for s in constants]
+
     # stages: lookups (if any, and apart) first, then one per fast Exp
     if not lookups_apart:
         tables = {}
     stage, first, steps_at = {}, 1 if tables else 0, {}
     k = first
     for s in low.per_element:
+        if s.dst in constant:
+            continue
         stage[s.dst] = k
         steps_at.setdefault(k, []).append(s)
         if s.op == "Exp" and split:
@@ -170,8 +184,11 @@ def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart:
     redo_from = _redo_sources(low, stage) if split else {}
     uses = {}
     for s in low.per_element:
+        if s.dst in constant:
+            continue
         for v in s.srcs:
-            uses.setdefault(v, []).append(2 * stage[s.dst])
+            if v not in constant:
+                uses.setdefault(v, []).append(2 * stage[s.dst])
         if s.op == "Exp" and split:
             uses.setdefault(redo_from[s.dst][0], []).append(2 * stage[s.dst] + 1)
             uses.setdefault(s.dst, []).append(2 * stage[s.dst] + 1)
@@ -199,7 +216,7 @@ def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart:
     for k in range(first, last_stage + 1):
         steps = steps_at.get(k, [])
         made = {s.dst for s in steps}
-        read = sorted({v for s in steps for v in s.srcs if v not in made})
+        read = sorted({v for s in steps for v in s.srcs if v not in made and v not in constant})
         inner = [_load(low, v, row[v]) if v in row else _lookup(low, v) for v in read]
         exp_step = steps[-1] if steps and steps[-1].op == "Exp" and split else None
         for s in steps:
@@ -236,7 +253,7 @@ def _redo_sources(low: Lowered, stage: dict) -> dict:
     by_dst = {s.dst: s for s in low.per_element}
     out = {}
     for s in low.per_element:
-        if s.op != "Exp":
+        if s.op != "Exp" or s.dst not in stage:   # not in a stage: an Exp of no input, computed once
             continue
         arg = by_dst.get(s.srcs[0])
         out[s.dst] = (s.srcs[0], 1.0)

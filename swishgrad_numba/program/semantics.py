@@ -74,12 +74,31 @@ from ..dtypes import FLOAT16
 from ..intrinsics import fma_f32
 from ..kernel.exp import exp_f32
 from ..kernel.ln import ln_f32
-from ..kernel.sequence import saturate
 
 __all__ = ["DEFINED", "FUNCTIONS", "muls", "adds", "add", "sub", "mul", "div", "reciprocal", "neg", "abs_",
            "duplicate", "exp", "ln", "max_", "min_", "mul_dst_add", "cast_none", "cast_rint", "cast_round", "axpy_fused", "axpy_unfused",
            "compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne", "select",
            "select_scalar", "and_", "or_", "shift_right", "cast_i32_f32", "cast_f16_i8", "cast_i8_f16"]
+
+_F32_MAX = np.float32(np.finfo(np.float32).max)
+_F32_ZERO = np.float32(0.0)
+_F32_INF = np.float32(np.inf)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def saturate(v, sat):
+    """One instruction's binary32 result in the device's overflow mode: as is
+    in Inf/NaN mode (``sat`` false); in saturation mode (``sat`` true) +-inf
+    becomes +-FLT_MAX and NaN becomes +0 (model section 2, overflow modes).
+    The passes give a constant ``sat``, which compiles away."""
+    if sat:
+        if v != v:
+            return _F32_ZERO
+        if v == _F32_INF:
+            return _F32_MAX
+        if v == -_F32_INF:
+            return -_F32_MAX
+    return v
 
 _NEG_ONE = np.float32(-1.0)
 _ONE = np.float32(1.0)

@@ -15,11 +15,11 @@ binary32, one instruction at a time. Two kernels, chosen by SoC:
   case ``dx`` is float32.
 
 Both kernels run the same steps in the same order (the products commute),
-so one sequence serves both: :func:`silu_derivative` is ``z(x)``, the factor
-``dy`` is multiplied by last. That factorisation is exact (every step is
-its own binary32 rounding, and ``dy`` enters only in the last Mul), so a
-16-bit ``x`` looks ``z`` up in a 65,536-entry table built by the same
-sequence.
+so one program serves both (:mod:`.program`): ``z(x)``, the factor ``dy``
+is multiplied by last. That factorisation is exact (every step is its own
+binary32 rounding, and ``dy`` enters only in the last Mul), so a 16-bit
+``x`` looks ``z`` up in a 65,536-entry table the compiler builds from the
+same program.
 
 Public: :func:`silu_backward`; the host tilings :func:`a2_host_tiling`,
 :func:`arch35_host_tiling` and :func:`host_tiling`; the structs
@@ -39,9 +39,6 @@ importing the package registers ``"silu_grad"`` once:
   op keys), dtype rule, buffer plan and walk check;
 * :mod:`.program`: the program of both kernels, and the instructions the
   device-time model charges, read from it;
-* :mod:`swishgrad_numba.kernel.silu_grad_pass`: the hand-written sequence,
-  its 16-bit tables and pass function (:class:`SiluGradPass`), kept for the
-  benchmark;
 * :mod:`.launch`: :func:`run_a2`, :func:`run_arch35` and the registry's
   :func:`run`;
 * :mod:`.api`: :func:`silu_backward` and :func:`host_tiling`.
@@ -62,7 +59,6 @@ from .arch35 import (
     ARCH35_WORKSPACE_SIZE, Arch35Tiling, arch35_buffer_plan, arch35_host_tiling, arch35_walk_check,
     dimension_collapse, output_dtype,
 )
-from ...kernel.silu_grad_pass import SiluGradPass, derivative_table, silu_derivative
 from .program import device_instructions, programs
 from .launch import run, run_a2, run_arch35
 from .api import host_tiling, silu_backward
@@ -74,8 +70,8 @@ __all__ = [
     "ARCH35_OP_KEYS", "ARCH35_COMPUTE_PARAMS", "ARCH35_WORKSPACE_SIZE", "MAX_DIMS",
     "A2Tiling", "Arch35Tiling", "a2_host_tiling", "arch35_host_tiling", "host_tiling",
     "a2_buffer_plan", "arch35_buffer_plan", "buffer_plan_bytes", "output_dtype", "dimension_collapse",
-    "run_a2", "run_arch35", "a2_walk_fields", "SiluGradPass", "a2_walk_check", "arch35_walk_check", "run",
-    "silu_derivative", "derivative_table", "silu_backward",
+    "run_a2", "run_arch35", "a2_walk_fields", "a2_walk_check", "arch35_walk_check", "run",
+    "silu_backward",
 ]
 
 # ------------------------------------------------------------------ the registry entry

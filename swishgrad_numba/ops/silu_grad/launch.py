@@ -13,7 +13,6 @@ from ..registry import OpTiling
 from .a2 import A2Tiling, a2_walk_fields
 from .names import NAME
 from .arch35 import Arch35Tiling
-from ...kernel.silu_grad_pass import SiluGradPass, derivative_table
 
 __all__ = ["run_a2", "run_arch35", "run"]
 
@@ -22,15 +21,10 @@ def _kernel_view(arr: np.ndarray, info: DTypeInfo) -> np.ndarray:
     return arr.reshape(-1).view(info.bits_dtype)
 
 
-def _table_for(info: DTypeInfo) -> np.ndarray:
-    return derivative_table(info) if info.itemsize == 2 else np.zeros(1, dtype=np.float32)
-
-
-def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling, saturation: bool = False,
-           compiled_pass: bool = True) -> np.ndarray:
+def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling, saturation: bool = False) -> np.ndarray:
     """Run the A2 kernel on flat C-contiguous arrays of one dtype and size with ``tiling``: its program
     compiled (:mod:`.program`), every instruction saturated where ``saturation`` (the device's saturation
-    overflow mode); with ``compiled_pass`` false the hand-written pass (kept until benchmarked, no saturation).
+    overflow mode).
 
     The generic walk (:mod:`swishgrad_numba.kernel.walk`) runs it: every
     core's passes (silu_grad.h ``Process``) of ``min(tileDataNum, left)``
@@ -47,27 +41,22 @@ def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling, sat
     if out.size == 0:
         return out
     launch_plan = kernel.plan_launch(a2_walk_fields(tiling.record), tiling.block_dim, kernel.ARCH_A2, out.size)
-    if saturation and not compiled_pass:
-        raise ValueError("the hand-written pass has no saturation mode")
-    params = (compiled(NAME, ARCH_A2, info.name, saturation=saturation).params() if compiled_pass
-              else SiluGradPass(_table_for(info), info.code, info.code))
+    params = compiled(NAME, ARCH_A2, info.name, saturation=saturation).params()
     kernel.run_walk(params, (_kernel_view(dy, info), _kernel_view(x, info)), _kernel_view(out, info), launch_plan)
     return out
 
 
-def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Tiling,
-               compiled_pass: bool = True) -> np.ndarray:
+def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Tiling) -> np.ndarray:
     """Run the 950 kernel on C-contiguous ``dy``, ``x`` (their own shapes) and
     ``out`` (the broadcast shape), on the broadcast walk (:mod:`swishgrad_numba.kernel.broadcast`): its
-    program compiled, or with ``compiled_pass`` false the hand-written pass (kept until benchmarked)."""
+    program compiled."""
     for name, arr, info in (("dy", dy, tiling.dy_dtype), ("x", x, tiling.x_dtype), ("out", out, tiling.out_dtype)):
         if arr.dtype != info.numpy or not arr.flags.c_contiguous:
             raise ValueError(f"{name} must be a C-contiguous {info.name} array")
     r = tiling.record
     dy_info, x_info = tiling.dy_dtype, tiling.x_dtype
     dtypes = dy_info.name if dy_info is x_info else f"{dy_info.name}_{x_info.name}"
-    params = (compiled(NAME, ARCH_950, dtypes).params() if compiled_pass
-              else SiluGradPass(_table_for(x_info), dy_info.code, tiling.out_dtype.code))
+    params = compiled(NAME, ARCH_950, dtypes).params()
     with runtime.launch_guard():
         broadcast.launch_blocks(params, _kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
                                 _kernel_view(out, tiling.out_dtype), tiling.block_dim, int(r["blockFormer"]),
