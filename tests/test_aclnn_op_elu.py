@@ -89,8 +89,6 @@ def test_statuses():
     assert _elu(x, np.zeros((3, 2), F32)) == ACLNN_ERR_PARAM_INVALID
     assert _elu(x, np.zeros((2, 3), np.int32)) == ACLNN_ERR_PARAM_INVALID
     assert _elu(x.astype(np.int32), np.zeros((2, 3), F32)) == ACLNN_ERR_PARAM_INVALID
-    assert _elu(x.astype(np.float64), np.zeros((2, 3), np.float64)) == ACLNN_ERR_PARAM_INVALID
-    assert "AICPU" in aclnn.aclGetRecentErrMsg()
     assert _elu(np.ones((0, 3), F32), np.zeros((0, 3), F32)) == ACLNN_SUCCESS
     assert _back(x, x, o, alpha=-1.0, is_result=True) == ACLNN_ERR_PARAM_INVALID
     assert _back(x, x, o, alpha=-1.0, is_result=False) == ACLNN_SUCCESS

@@ -93,9 +93,7 @@ def test_refusals():
         sg.elu(x, platform=A2)
     with pytest.raises(ValueError, match=r"ascend910b.*op type Elu"):
         sg.compute_tiling(100, "float32", platform=A2, op="elu")
-    with pytest.raises(TypeError, match="x.dtype float64 .*AICPU"):
-        sg.elu(x.astype(np.float64))
-    with pytest.raises(TypeError, match="grad_output.dtype float64"):
+    with pytest.raises(TypeError, match="grad_output.dtype float64 .*aclnnEluBackward accepts float32"):
         sg.elu_backward(x.astype(np.float64), x.astype(np.float64))
     with pytest.raises(ValueError, match="alpha must be >= 0 when is_result"):
         sg.elu_backward(x, x, alpha=-0.5, is_result=True)

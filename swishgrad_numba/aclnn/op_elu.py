@@ -9,8 +9,9 @@ castable to ``out`` (a float dtype) (161002); equal shapes, at most 8 dims (1610
 0. Alpha or inputScale inf or NaN (``aclScalar::ToFloat``): Threshold then Muls, no Elu kernel
 (:mod:`swishgrad_numba.ops.elu`, variant ``"threshold"``) on ``self`` cast to float32, its float32
 result Cast to ``out``'s dtype once; the kernel's result (in ``self``'s dtype) is Cast likewise.
-float64 runs an AICPU kernel the emulator does not model: refused (161002, saying so). On the A2 no
-kernel registers op type Elu: 561103, as a launcher returning nullptr.
+float64 runs the AICPU kernel (``elu.cpp``: double is no AI Core dtype), on any SoC, modelled by
+:func:`swishgrad_numba.ops.elu_api.aicpu_elu`; workspace 0. On the A2 no AI Core kernel registers op type
+Elu: 561103 for the other dtypes, as a launcher returning nullptr.
 
 aclnnEluBackward(gradOutput, alpha, scale, inputScale, isResult, selfOrResult, gradInput): null pointers
 (161001); gradOutput and selfOrResult of one dtype, in {float32, float16} plus bfloat16 on NpuArch
@@ -30,6 +31,7 @@ import numpy as np
 from ..dtypes import DTYPES, to_float32
 from ..ops import OpTiling, get_operator
 from ..ops import elu as elu_op
+from ..ops.elu_api import elu_float64
 from ..platform import ARCH_950, Platform
 from .enums import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID,
                     ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS, MAX_DIM, _COMPLEX_DTYPES, _DTYPES, _PLAIN_FORMATS,
@@ -54,6 +56,7 @@ class aclEluExecutor:
     workspace_size: int
     tiling: OpTiling | None
     used: bool = False
+    aicpu_attrs: tuple | None = None   # float64 Elu: (alpha, scale, inputScale) for the AICPU kernel
 
 
 def _scalars(named):
@@ -128,8 +131,7 @@ def _phase_one(op: str, named: tuple, scalars: tuple, is_result, out_name: str, 
     if first.numel == 0:
         return ACLNN_SUCCESS, aclEluExecutor(op, named, out, 0, None)
     if first.data_type == ACL_DOUBLE:
-        return ACLNN_ERR_PARAM_INVALID, ("self is ACL_DOUBLE: float64 runs on an AICPU kernel (elu_aicpu.cpp) that "
-                                         "the emulator does not model; pass ACL_FLOAT, ACL_FLOAT16 or ACL_BF16")
+        return ACLNN_SUCCESS, aclEluExecutor(op, named, out, 0, None, aicpu_attrs=values)
     operator = get_operator(op)
     refusal = operator.kernel_refusal(platform)
     if refusal:
@@ -159,6 +161,13 @@ def aclnnEluBackwardGetWorkspaceSize(gradOutput, alpha, scale, inputScale, isRes
 
 
 def _make_job(executor: aclEluExecutor, stream=None):
+    if executor.aicpu_attrs is not None:
+        def aicpu_job():
+            x = np.ascontiguousarray(tensor_view(executor.inputs[0][1]))
+            out_view = tensor_view(executor.out)
+            with np.errstate(all="ignore"):
+                out_view[...] = elu_float64(x, executor.aicpu_attrs).astype(_DTYPES[executor.out.data_type][1])
+        return aicpu_job
     tiling = executor.tiling
     kernel = get_operator(executor.op).kernels[tiling.architecture]
 

@@ -1,7 +1,10 @@
 """The public functions :func:`elu` and :func:`elu_backward`: the attributes checked and converted to float32
 as the aclnn's ``aclScalar::ToFloat`` does, then the generic path (:func:`.call.call`) on the registered
-operators (:mod:`.elu`, :mod:`.elu_grad`)."""
+operators (:mod:`.elu`, :mod:`.elu_grad`). float64 Elu runs the AICPU kernel, modelled here
+(:func:`aicpu_elu`)."""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -11,11 +14,64 @@ from . import elu as elu_op
 from . import elu_grad as grad_op
 from .call import call
 
-__all__ = ["elu", "elu_backward"]
+__all__ = ["elu", "elu_backward", "aicpu_elu", "elu_float64"]
 
-_FLOAT64 = ("float64 runs on an AICPU kernel (activation/elu/op_kernel_aicpu/elu_aicpu.cpp: x >= 0 keeps x, else "
-            "exp(x) - 1 in double, with special cases near attributes of 1) that this emulator does not model; "
-            "pass float32, float16 or bfloat16")
+_FLOAT64_BACKWARD = ("aclnnEluBackward accepts float32, float16 and bfloat16 only (aclnn_elu_backward.cpp:35-38); "
+                     "float64 is aclnnElu's alone")
+_F64 = np.dtype(np.float64)
+_FLT_EPSILON = np.float32(2.0 ** -23)
+_ONE32 = np.float32(1.0)
+def _libm_exp(v: float) -> float:
+    try:
+        return math.exp(v)
+    except OverflowError:   # Python raises where C's exp returns +inf
+        return math.inf
+
+
+#: The C library's exp, one double at a time (the AICPU's ``std::exp``).
+_LIBM_EXP = np.frompyfunc(_libm_exp, 1, 1)
+
+
+def _near_one(v32) -> bool:
+    """``std::fabs(v - 1.0F) < FLT_EPSILON`` in float: 1 and the float just below it (1 - 2^-24)."""
+    return bool(np.abs(np.float32(v32) - _ONE32) < _FLT_EPSILON)
+
+
+def _to_string_atof(v32) -> float:
+    """``atof(std::to_string(v).c_str())``: the float printed with six decimals ("%f"), read back as a double
+    (``TransType<double>``, elu_aicpu.cpp:31-35). 1.1f gives 1.1, not 1.10000002384; 1e-7f gives 0."""
+    return float("%f" % float(v32))
+
+
+def aicpu_elu(x: np.ndarray, alpha32, scale32, input_scale32) -> np.ndarray:
+    """The float64 AICPU Elu (``activation/elu/op_kernel_aicpu/elu_aicpu.cpp``, ``EluDoCompute``), in binary64:
+
+    - alpha, scale and inputScale all within FLT_EPSILON of 1 (the TF defaults): ``x >= 0 ? x : exp(x) - 1``;
+    - scale and inputScale so: ``x >= 0 ? x : alpha * (exp(x) - 1)``;
+    - else ``x >= 0 ? x * scale : alpha * scale * (exp(x * inputScale) - 1)``, left to right,
+
+    each attribute as :func:`_to_string_atof` gives it. ``x >= 0`` (the AI Core's Elu tests ``x > 0``): -0
+    keeps its sign through the first branch, NaN takes the exp branch. ``exp`` is this machine's C library
+    ``exp`` (the AICPU's ``std::exp`` through ``Eigen::numext::exp``); NumPy's vectorised exp may differ from it
+    by an ulp, so it is not used.
+    """
+    x = np.ascontiguousarray(x, dtype=_F64)
+    out = np.empty_like(x)
+    keep = x >= 0
+    neg = ~keep
+    if _near_one(alpha32) and _near_one(scale32) and _near_one(input_scale32):
+        out[keep] = x[keep]
+        out[neg] = _LIBM_EXP(x[neg]).astype(_F64) - 1.0
+        return out
+    alpha = _to_string_atof(alpha32)
+    if _near_one(scale32) and _near_one(input_scale32):
+        out[keep] = x[keep]
+        out[neg] = alpha * (_LIBM_EXP(x[neg]).astype(_F64) - 1.0)
+        return out
+    scale, input_scale = _to_string_atof(scale32), _to_string_atof(input_scale32)
+    out[keep] = x[keep] * scale
+    out[neg] = alpha * scale * (_LIBM_EXP(x[neg] * input_scale).astype(_F64) - 1.0)
+    return out
 
 
 def _attrs(alpha, scale, input_scale) -> tuple:
@@ -25,7 +81,33 @@ def _attrs(alpha, scale, input_scale) -> tuple:
 
 def _refuse_float64(name: str, a) -> None:
     if isinstance(a, np.ndarray) and a.dtype == np.float64:
-        raise TypeError(f"{name}.dtype float64 is not supported: {_FLOAT64}")
+        raise TypeError(f"{name}.dtype float64 is not supported: {_FLOAT64_BACKWARD}")
+
+
+def elu_float64(x: np.ndarray, attrs: tuple) -> np.ndarray:
+    """aclnnElu on float64 (``aclnn_elu.cpp``): with alpha or inputScale inf or NaN the op_api casts x to
+    float32 and takes its Threshold path, cast back to double; else the AICPU kernel (``elu.cpp``: double is
+    not an AI Core dtype), on any SoC. ``attrs``: (alpha, scale, input_scale) as float32."""
+    if elu_op.threshold_path(attrs[0], attrs[2]):
+        with np.errstate(over="ignore"):
+            x32 = x.astype(np.float32)
+        return call(elu_op.NAME, (("x", x32),), attrs, None, None).astype(_F64)
+    return aicpu_elu(x, *attrs).reshape(x.shape)
+
+
+def _elu_float64(x: np.ndarray, attrs: tuple, out, platform) -> np.ndarray:
+    if platform is not None and not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    if out is not None:
+        if not isinstance(out, np.ndarray) or out.dtype != _F64 or out.shape != x.shape:
+            raise TypeError(f"out must be a float64 numpy.ndarray of shape {x.shape}")
+    if x.ndim > 8:
+        raise ValueError(f"x has at most 8 dimensions, got {x.ndim}")
+    result = elu_float64(x, attrs)
+    if out is None:
+        return result
+    out[...] = result
+    return out
 
 
 def elu(x, alpha=1.0, scale=1.0, input_scale=1.0, *, out=None, platform: Platform | None = None):
@@ -35,7 +117,8 @@ def elu(x, alpha=1.0, scale=1.0, input_scale=1.0, *, out=None, platform: Platfor
     Parameters
     ----------
     x : numpy.ndarray
-        float32, float16 or ``ml_dtypes.bfloat16``; any shape and strides.
+        float32, float16 or ``ml_dtypes.bfloat16`` (the 950 kernel), or float64 (the AICPU kernel, modelled by
+        :func:`aicpu_elu`, on any platform); any shape and strides.
     alpha, scale, input_scale : real
         The aclnn's ``aclScalar`` attributes, each rounded once to float32. Where alpha or input_scale is
         inf or NaN the op_api runs no Elu kernel but ``Threshold(x, 0, -alpha)`` and ``Muls(scale)`` in
@@ -53,8 +136,8 @@ def elu(x, alpha=1.0, scale=1.0, input_scale=1.0, *, out=None, platform: Platfor
     Raises
     ------
     TypeError, ValueError
-        Naming the argument. float64 is refused (its AICPU kernel is not modelled); an Atlas A2 platform is
-        refused (no public A2 kernel registers op type Elu).
+        Naming the argument. An Atlas A2 platform is refused for the AI Core dtypes (no public A2 kernel
+        registers op type Elu).
 
     Notes
     -----
@@ -62,8 +145,10 @@ def elu(x, alpha=1.0, scale=1.0, input_scale=1.0, *, out=None, platform: Platfor
     polynomial for expm1 (degree 5 for float32, 4 for 16-bit), else ``exp(z) - 1``; NaN gives NaN and
     ``elu(-inf) = -alpha * scale``.
     """
-    _refuse_float64("x", x)
-    return call(elu_op.NAME, (("x", x),), _attrs(alpha, scale, input_scale), out, platform)
+    attrs = _attrs(alpha, scale, input_scale)
+    if isinstance(x, np.ndarray) and x.dtype == _F64:
+        return _elu_float64(x, attrs, out, platform)
+    return call(elu_op.NAME, (("x", x),), attrs, out, platform)
 
 
 def elu_backward(grad_output, x_or_result, alpha=1.0, scale=1.0, input_scale=1.0, is_result=False, *, out=None,
