@@ -11,7 +11,9 @@ import swishgrad_numba as sg
 from activation_checks import every16
 from reference import SPECIALS, assert_bits_equal
 from reference_activations import BF16
+from program_interpreter import interpret
 from reference_activations_tier2 import ref_elu_backward
+from swishgrad_numba.ops import elu_grad_a2, get_operator
 
 A2 = sg.REFERENCE_PLATFORM          # 196,608-byte UB, 48 cores
 NP = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": np.dtype(BF16)}
@@ -123,3 +125,21 @@ def test_a2_16bit_exhaustive(dtype, is_result):
     assert_bits_equal(sg.elu_backward(g, a, *attrs, is_result=is_result, platform=A2),
                       ref_elu_backward(g, a, *attrs, is_result, kernel="a2", a2_skips="none"),
                       f"A2 elu_backward {dtype} {is_result}")
+
+
+@pytest.mark.parametrize("is_result", [False, True])
+def test_a2_saturation_mode_matches_the_interpreter(is_result):
+    # factors far from 1: every core runs the class's full program; dy near FLT_MAX overflows the products
+    sat = sg.Platform(overflow_mode="saturation")
+    rng = np.random.default_rng(13)
+    x = np.concatenate([rng.uniform(-90, 90, 3000), SPECIALS]).astype(np.float32)
+    dy = rng.uniform(-3e38, 3e38, x.size).astype(np.float32)
+    attrs = (2.5, 1.7, 3.0)
+    got = sg.elu_backward(dy, x, *attrs, is_result=is_result, platform=sat)
+    tiling = get_operator("elu_grad").host_tiling(x.size, sg.dtypes.FLOAT32, attrs + (is_result,), sat)
+    f = elu_grad_a2.factors(tiling.data)
+    program = elu_grad_a2.programs("float32", elu_grad_a2.program_variant(is_result, "none", f["scale"],
+                                                                         f["input_scale"], f["factor_neg"]))
+    want = interpret(program, {"g": dy, "a": x}, {a: f[a] for a in program.attrs}, saturation=True)
+    assert_bits_equal(got, want)
+    assert not np.isnan(got).any() and np.isfinite(got).all()

@@ -162,4 +162,4 @@ def _host_tiling(numel, info, attrs, platform):
 
 ELU_GRAD = register(Operator(NAME, ("aclnnEluBackwardGetWorkspaceSize", "aclnnEluBackward"), "EluGradV2",
                              {ARCH_A2: elu_grad_a2.A2_KERNEL, ARCH_950: ARCH35_KERNEL}, _host_tiling, inputs=2,
-                             saturation=False))
+                             saturation=True))
