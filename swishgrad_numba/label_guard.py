@@ -49,9 +49,14 @@ _LISTENER = _ResetAfterTopLevelCompile()
 _installed = False
 
 
-def install() -> None:
-    """Install the listener once per process (the package's import does it)."""
+def install() -> bool:
+    """Install the listener once per process (the package's import does it). A Numba without the counter
+    (a later release may rename or fix it) gets no listener: returns False."""
     global _installed
+    counter = getattr(ir_utils, "_the_max_label", None)
+    if counter is None or not isinstance(getattr(counter, "_value", None), int):
+        return False
     if not _installed:
         event.register("numba:compile", _LISTENER)
         _installed = True
+    return True

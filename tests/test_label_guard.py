@@ -50,3 +50,10 @@ def test_doubling_is_real_within_one_compile():
     _fresh_top_level()(0.5)
     after = ir_utils._the_max_label._value
     assert after >= 1 << 23
+
+
+def test_install_reports_whether_the_counter_exists(monkeypatch):
+    from swishgrad_numba import label_guard
+    assert label_guard.install() is True                    # installed once; a second call adds nothing
+    monkeypatch.delattr(ir_utils, "_the_max_label")
+    assert label_guard.install() is False
