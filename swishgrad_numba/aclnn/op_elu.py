@@ -54,9 +54,15 @@ class aclEluExecutor:
     inputs: tuple          # (("gradOutput", t), ("selfOrResult", t)) or (("self", t),)
     out: aclTensor
     workspace_size: int
-    tiling: OpTiling | None
+    tiling: OpTiling | AicpuElu | None
     used: bool = False
-    aicpu_attrs: tuple | None = None   # float64 Elu: (alpha, scale, inputScale) for the AICPU kernel
+
+
+@dataclass(frozen=True)
+class AicpuElu:
+    """What a float64 Elu launches instead of an AI Core tiling: the AICPU kernel's attributes (float32)."""
+
+    attrs: tuple   # (alpha, scale, inputScale)
 
 
 def _scalars(named):
@@ -131,7 +137,7 @@ def _phase_one(op: str, named: tuple, scalars: tuple, is_result, out_name: str, 
     if first.numel == 0:
         return ACLNN_SUCCESS, aclEluExecutor(op, named, out, 0, None)
     if first.data_type == ACL_DOUBLE:
-        return ACLNN_SUCCESS, aclEluExecutor(op, named, out, 0, None, aicpu_attrs=values)
+        return ACLNN_SUCCESS, aclEluExecutor(op, named, out, 0, AicpuElu(values))
     operator = get_operator(op)
     refusal = operator.kernel_refusal(platform)
     if refusal:
@@ -161,14 +167,14 @@ def aclnnEluBackwardGetWorkspaceSize(gradOutput, alpha, scale, inputScale, isRes
 
 
 def _make_job(executor: aclEluExecutor, stream=None):
-    if executor.aicpu_attrs is not None:
+    tiling = executor.tiling
+    if isinstance(tiling, AicpuElu):
         def aicpu_job():
             x = np.ascontiguousarray(tensor_view(executor.inputs[0][1]))
             out_view = tensor_view(executor.out)
             with np.errstate(all="ignore"):
-                out_view[...] = elu_float64(x, executor.aicpu_attrs).astype(_DTYPES[executor.out.data_type][1])
+                out_view[...] = elu_float64(x, tiling.attrs).astype(_DTYPES[executor.out.data_type][1])
         return aicpu_job
-    tiling = executor.tiling
     kernel = get_operator(executor.op).kernels[tiling.architecture]
 
     def job():

@@ -86,8 +86,8 @@ def queue_launch(where: str, executor, is_ours, tensors: dict, make_job, workspa
     ``is_ours(executor)`` says whether the executor came from this
     operator's phase one; ``tensors`` names the executor's tensors (a
     destroyed one is refused); ``make_job(executor, stream)`` returns what
-    the stream runs. The executor runs once; an empty launch (no tiling,
-    no AICPU job: ``aicpu_attrs``) queues nothing. An operator whose saturation mode is not emulated
+    the stream runs. The executor runs once; an empty launch (no tiling)
+    queues nothing. An operator whose saturation mode is not emulated
     (``saturation=False``: its registry entry's ``Operator.saturation``) is
     refused on a stream in that mode rather than computed in the other.
     Never raises.
@@ -135,6 +135,6 @@ def _queue_launch(where, executor, is_ours, tensors, make_job, workspace, worksp
                                               f"emulator does not model for this operator (overflow_mode "
                                               f"'saturation'; only 'infnan')")
     executor.used = True
-    if executor.tiling is not None or getattr(executor, "aicpu_attrs", None) is not None:
+    if executor.tiling is not None:
         s._submit(make_job(executor, s))
     return ACLNN_SUCCESS

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ..arguments import check_out
 from ..dtypes import to_float32
 from ..platform import Platform
 from . import elu as elu_op
@@ -98,9 +99,7 @@ def elu_float64(x: np.ndarray, attrs: tuple) -> np.ndarray:
 def _elu_float64(x: np.ndarray, attrs: tuple, out, platform) -> np.ndarray:
     if platform is not None and not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-    if out is not None:
-        if not isinstance(out, np.ndarray) or out.dtype != _F64 or out.shape != x.shape:
-            raise TypeError(f"out must be a float64 numpy.ndarray of shape {x.shape}")
+    check_out(out, x)
     if x.ndim > 8:
         raise ValueError(f"x has at most 8 dimensions, got {x.ndim}")
     result = elu_float64(x, attrs)
