@@ -7,13 +7,16 @@ import numpy as np
 import pytest
 
 import swishgrad_numba as sg
+from reference import assert_bits_equal
 from reference_activation_tiling import a2_kernel_ub_bytes, a2_tiling, arch35_tiling
+from reference_activations import ref_gelu, ref_gelu_backward
 from swishgrad_numba.dtypes import dtype_info
 from swishgrad_numba.ops import gelu as G
 from swishgrad_numba.ops import gelu_grad as GG
 from swishgrad_numba.ops import get_operator
 from swishgrad_numba.spec.a2 import plan_bytes
 
+P950_UNFUSED = sg.Platform(soc_version="ascend950", axpy_rounding="unfused")
 SIZES = (1, 7, 1024, 1025, 2048, 4096, 100_003, 6_912 * 48 + 5, 3_000_000)
 DTYPES = ("float32", "float16", "bfloat16")
 P310B = sg.Platform(soc_version="ascend310b")
@@ -102,3 +105,26 @@ def test_a2_gelu_grad_310b_float32_plan_overflows_as_upstream_allocates_it():
     report = sg.validate_tiling(sg.compute_tiling(100_000, "float32", platform=P310B, op="gelu_grad"), 100_000,
                                 "float32", P310B)
     assert "UB_OVERFLOW" in report.codes("error")
+
+
+# where the two roundings give different bits: float32 samples; of the 16-bit inputs only three float16 x
+# for Gelu (every 16-bit GeluGrad product is exact in float32, the models agree there)
+@pytest.mark.parametrize("op, dtype", [("gelu", "float32"), ("gelu_grad", "float32"), ("gelu", "float16")])
+def test_run_tiling_follows_the_platforms_axpy_rounding(op, dtype):
+    # the registry path (run_tiling of an OpTiling) rounds each Axpy as its platform says
+    rng = np.random.default_rng(29)
+    if dtype == "float32":
+        x = rng.uniform(-10, 10, 6_000).astype(np.float32)
+    else:
+        x = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    n = x.size
+    dy = rng.uniform(-3, 3, n).astype(dtype)
+    args = (None,) if op == "gelu" else (dy,)
+    refs = {m: ref_gelu(x, "arch35", m) if op == "gelu" else ref_gelu_backward(dy, x, "arch35", m)
+            for m in ("fused", "unfused")}
+    bits = np.uint32 if dtype == "float32" else np.uint16
+    assert (refs["fused"].view(bits) != refs["unfused"].view(bits)).any()
+    for platform, model in ((P950_UNFUSED, "unfused"), (sg.ASCEND950_PLATFORM, "fused"), (None, "fused")):
+        t = sg.compute_tiling(n, dtype, platform=platform or sg.ASCEND950_PLATFORM, op=op)
+        got = sg.run_tiling(*args, x, np.empty_like(x), t, platform=platform)
+        assert_bits_equal(got, refs[model], f"{op} {dtype} {model}")

@@ -71,3 +71,26 @@ def test_an_operators_tiling_is_frozen_with_its_record(op):
     with pytest.raises((ValueError, TypeError)):
         t.data[t.data.dtype.names[0]] = 7
     assert t.tobytes() == before
+
+
+#: The operators whose 950 Compute has an Axpy (docs/model.md, "Axpy"): Gelu, GeluGrad, and GeluV2 and
+#: GeluGradV2 with approximate "tanh".
+AXPY_OPS = {"gelu", "gelu_grad", "gelu_v2", "gelu_grad_v2"}
+
+
+@pytest.mark.parametrize("op", sorted(OPERATORS))
+def test_an_operator_with_an_axpy_declares_it_and_every_run_takes_the_rounding(op):
+    import inspect
+
+    operator = get_operator(op)
+    assert operator.axpy == (op in AXPY_OPS)
+    found = False
+    for kernel in operator.kernels.values():
+        assert ("axpy_rounding" in inspect.signature(kernel.run).parameters) == operator.axpy
+        for variant in ("main", "none", "tanh", "v1"):
+            try:
+                program = kernel.programs("float32", variant)
+            except (ValueError, KeyError):
+                continue
+            found = found or "Axpy" in program.instructions()
+    assert found == operator.axpy

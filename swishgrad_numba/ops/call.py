@@ -83,10 +83,12 @@ def call(op_name: str, inputs: tuple, attr32, out, platform: Platform | None) ->
     direct = out is not None and out.flags.c_contiguous and not any(np.shares_memory(out, arr)
                                                                    for _name, arr in inputs)
     result = out if direct else np.empty(reference.shape, dtype=reference.dtype)
-    run = get_operator(op_name).kernels[tiling.architecture].run
     grad = flat[0] if len(flat) == 2 else None
-    saturation = {"saturation": True} if platform.saturation else {}
-    run(grad, flat[-1], result.reshape(-1), tiling, **saturation)
+    op = get_operator(op_name)
+    extra = {"saturation": True} if platform.saturation else {}
+    if op.axpy:
+        extra["axpy_rounding"] = platform.axpy_rounding
+    op.kernels[tiling.architecture].run(grad, flat[-1], result.reshape(-1), tiling, **extra)
     if out is not None and not direct:
         out[...] = result
         return out

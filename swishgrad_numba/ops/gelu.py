@@ -192,15 +192,16 @@ def _walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platfor
     return WalkCheck(fields, a2_buffer_plan(info.itemsize), fields.tileDataNum, own)
 
 
-def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False) -> None:
+def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False,
+        axpy_rounding: str = "fused") -> None:
     """The kernel with a checked record over flat contiguous ``x`` and ``out`` (``grad`` None); the 950's
-    Axpy rounds once (the default of :attr:`Platform.axpy_rounding`)."""
+    Axpy rounds as ``axpy_rounding`` (:attr:`Platform.axpy_rounding`)."""
     if grad is not None:
         raise ValueError("grad must be None for the forward operator 'gelu' (it reads x only)")
     info = dtype_info(out.dtype, argname="out.dtype")
     launch_plan = kernel_pkg.plan_launch(walk_fields(tiling), tiling.block_dim,
                                          kernel_pkg.arch_code(tiling.architecture), out.size)
-    launch(x, out, launch_plan, info, tiling.architecture, saturation)
+    launch(x, out, launch_plan, info, tiling.architecture, saturation, axpy_rounding)
 
 
 _KERNELS = {
@@ -211,4 +212,4 @@ _KERNELS = {
 }
 
 GELU = register(Operator(NAME, ("aclnnGeluGetWorkspaceSize", "aclnnGelu"), "Gelu", _KERNELS,
-                         lambda numel, info, beta32, platform: host_tiling(numel, info, platform), saturation=True))
+                         lambda numel, info, beta32, platform: host_tiling(numel, info, platform), saturation=True, axpy=True))

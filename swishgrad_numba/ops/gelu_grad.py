@@ -195,15 +195,17 @@ def run_arch35(dy, x, out, tiling: OpTiling, info: DTypeInfo, axpy_rounding: str
                                 np.array(r["input1Strides"]))
 
 
-def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False) -> None:
-    """The registry's launch: flat contiguous arrays of one dtype and size."""
+def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False,
+        axpy_rounding: str = "fused") -> None:
+    """The registry's launch: flat contiguous arrays of one dtype and size; the 950's Axpys round as
+    ``axpy_rounding`` (:attr:`Platform.axpy_rounding`)."""
     if grad is None:
         raise ValueError("grad must be an array for gelu_grad (its gradOutput)")
     info = dtype_info(out.dtype, argname="out.dtype")
     if tiling.architecture == ARCH_950:
         if saturation:
             raise ValueError("overflow_mode 'saturation' is not supported by the Ascend 950 kernel (Inf/NaN mode only)")
-        run_arch35(grad, x, out, tiling, info)
+        run_arch35(grad, x, out, tiling, info, axpy_rounding)
     else:
         run_a2(grad, x, out, tiling, info, saturation)
 
@@ -236,4 +238,4 @@ GELU_GRAD = register(Operator(
                       ARCH35_RECORD_DTYPE, "CAST_RINT", _arch35_walk_check, run, programs=functools.partial(programs, ARCH_950),
                       walk="broadcast")},
     lambda numel, info, beta32, platform: host_tiling((numel,), (numel,), info, platform), inputs=2,
-    saturation=True))
+    saturation=True, axpy=True))

@@ -156,4 +156,4 @@ GELU_GRAD_V2 = register(Operator(
                       variant=lambda code: approximate_of_code(code), walk="broadcast")},
     lambda numel, info, code, platform: host_tiling((numel,), (numel,), info,
                                                     approximate_of_code(code), platform),
-    inputs=2, saturation=True))
+    inputs=2, saturation=True, axpy=True))

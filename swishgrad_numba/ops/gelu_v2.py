@@ -179,4 +179,4 @@ GELU_V2 = register(Operator(
                       variant=lambda code: approximate_of_code(code))},
     lambda numel, info, code, platform: host_tiling(numel, info, approximate_of_code(code),
                                                     platform),
-    saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}))
+    saturation=False, axpy=True, no_kernel={ARCH_A2: NO_A2_KERNEL}))

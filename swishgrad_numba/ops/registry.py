@@ -135,6 +135,9 @@ class Operator:
     saturation : bool
         Whether it computes in the saturation overflow mode; one without it refuses such a platform
         (:func:`swishgrad_numba.arguments.check_platform_for`) rather than compute in the other mode.
+    axpy : bool
+        Whether a kernel's Compute has an ``Axpy``: every kernel's ``run`` then also takes
+        ``axpy_rounding=``, the platform's :attr:`~swishgrad_numba.platform.Platform.axpy_rounding`.
     no_kernel : Mapping[str, str]
         Why it has no kernel on an architecture, by architecture (FastGelu: no public A2 kernel); every
         entry point refuses such a platform with this reason (:meth:`kernel_refusal`).
@@ -148,6 +151,7 @@ class Operator:
     has_beta: bool = False
     inputs: int = 1
     saturation: bool = False
+    axpy: bool = False
     no_kernel: Mapping[str, str] = field(default_factory=dict)
 
     @property

@@ -109,7 +109,8 @@ def run_op_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, platform: Platfo
     first (on ``platform``, by default the reference platform of the
     record's kernel), refused with a ValueError listing its errors, else run
     by the operator's own launch, in the saturation overflow mode where
-    ``saturation`` (refused where the operator or the 950 has no such mode)."""
+    ``saturation`` (refused where the operator or the 950 has no such mode), its Axpys rounding as
+    ``platform.axpy_rounding`` says."""
     from ..ops import get_operator
 
     op = get_operator(tiling.op)
@@ -143,5 +144,8 @@ def run_op_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, platform: Platfo
     if op.inputs > 1 and grad is None:
         raise ValueError(f"grad must be an array for {op.name} (its gradOutput)")
     # an operator without the mode keeps the four-argument run (refused above when asked for it)
-    kern.run(grad, x, out, tiling, saturation=True) if saturation else kern.run(grad, x, out, tiling)
+    extra = {"saturation": True} if saturation else {}
+    if op.axpy:
+        extra["axpy_rounding"] = _platform(platform, tiling.architecture, op.name).axpy_rounding
+    kern.run(grad, x, out, tiling, **extra)
     return out
