@@ -53,8 +53,12 @@ def test_demo_prints_one_line_per_operator(capsys):
     # the operators with no A2 kernel: their 950 kernel's, said on the line
     from reference_activations import ref_fast_gelu, ref_fast_gelu_backward
     expected.update({"fast_gelu": ref_fast_gelu(x), "fast_gelu_grad": ref_fast_gelu_backward(g, x)})
-    import reference_activations as ra     # issue 29: x read as the forward's output for sigmoid_grad
-    expected.update(sigmoid=ra.ref_sigmoid(x, "a2"), sigmoid_grad=ra.ref_sigmoid_backward(g, x, "a2"))
+    import reference_activations as ra     # issue 29: sigmoid_grad fed the forward's output y, in (0, 1)
+    y = ra.ref_sigmoid(x, "a2")
+    assert ((0 < y) & (y < 1)).all()
+    expected.update(sigmoid=y, sigmoid_grad=ra.ref_sigmoid_backward(g, y, "a2"))
+    (line,) = [l for l in out.splitlines() if l.startswith("[sigmoid_grad] ")]
+    assert "(aclnnSigmoid output of x)" in line
     expected.update(gelu=ra.ref_gelu(x, "a2"), gelu_grad=ra.ref_gelu_backward(g, x, "a2"))
     import reference_activations_tier2 as rb   # issue 30: LeakyRelu at compute_tiling's slope 0.01, 950 only
     expected.update(leaky_relu=rb.ref_leaky_relu(x, 0.01), leaky_relu_grad=rb.ref_leaky_relu_backward(g, x, 0.01))

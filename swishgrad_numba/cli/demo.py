@@ -4,6 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 SEED_BETA = 1.1
+#: Operators whose second input is another operator's result, by that operator: SigmoidGrad reads the
+#: forward's output (aclnnSigmoidBackward's ``output``, in (0, 1)), so its line feeds it sigmoid(x).
+FED_FROM = {"sigmoid_grad": "sigmoid"}
 
 
 def seed_inputs(dtype):
@@ -41,7 +44,9 @@ def family_lines(dtype=np.float32) -> list:
     """One line per registered operator on the seed input (gradOutput = 1 x 6,
     x = 1..6, beta = :data:`SEED_BETA` where it takes one), as the Atlas A2
     kernel computes it (the Ascend 950's for an operator with no A2 kernel,
-    said on its line): ``[op] aclnnName (beta=...): v1 ... v6``.
+    said on its line): ``[op] aclnnName (beta=...): v1 ... v6``. An operator
+    of :data:`FED_FROM` reads that operator's result on x instead of x, said
+    on its line.
 
     Every operator alike, through the registry: its host tiling
     (``compute_tiling(op=...)``) run by ``run_tiling``, so a newly
@@ -58,8 +63,13 @@ def family_lines(dtype=np.float32) -> list:
         beta = f" (beta={SEED_BETA})" if op.has_beta else ""
         # an operator without an A2 kernel (FastGelu) runs on its default platform, the 950's
         beta += "" if "a2" in op.kernels else " (Ascend 950 kernel; no public A2 kernel)"
+        source = FED_FROM.get(name)
+        if source is not None:
+            beta += f" ({OPERATORS[source].aclnn[1]} output of x)"
         try:
-            values = run_tiling(grad if op.inputs == 2 else None, x, np.empty_like(x), tiling)
+            second = x if source is None else run_tiling(None, x, np.empty_like(x),
+                                                         compute_tiling(x.size, x.dtype, op=source))
+            values = run_tiling(grad if op.inputs == 2 else None, second, np.empty_like(x), tiling)
         except ValueError as exc:   # a record the validator refuses (the A2 SoftplusV2Grad's and GeluGradV2's whole-block copies)
             lines.append(f"[{name}] {op.aclnn[1]}{beta}: not run: {exc}")
             continue
