@@ -48,3 +48,30 @@ def test_module_refuses_a_bad_platform():
     with pytest.raises(TypeError, match="platform"):
         GELU(platform="ascend950")
     assert "platform=" in repr(GELU(platform=sg.ASCEND950_PLATFORM))
+
+
+# torch's forward-mode AD loads its jvp decompositions through torch.jit.script, which warns (as tests/test_torch.py)
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+@pytest.mark.parametrize("kernel", ["a2", "arch35"])
+def test_torch_func_grad_jvp_vjp_vmap_run_the_kernels(kernel):
+    platform = sg.REFERENCE_PLATFORM if kernel == "a2" else sg.ASCEND950_PLATFORM
+    f = GELU(platform=platform)
+    rng = np.random.default_rng(29)
+    xb_np = rng.uniform(-6, 6, (3, 40)).astype(np.float32)
+    tangent_np = rng.standard_normal(40).astype(np.float32)
+    cot_np = rng.standard_normal(40).astype(np.float32)
+    xb = torch.from_numpy(xb_np)
+    for batched in (torch.func.vmap(f)(xb), torch.func.vmap(f, in_dims=1, out_dims=1)(xb.T.contiguous()).T):
+        assert_bits_equal(batched.contiguous().numpy(), ref_gelu(xb_np, kernel), "vmap")
+    primal, jvp_out = torch.func.jvp(f, (xb[0],), (torch.from_numpy(tangent_np),))
+    assert_bits_equal(primal.numpy(), ref_gelu(xb_np[0], kernel), "jvp primal")
+    assert_bits_equal(jvp_out.numpy(), ref_gelu_backward(tangent_np, xb_np[0], kernel), "jvp")
+    primal, vjp_fn = torch.func.vjp(f, xb[1])
+    (vjp_out,) = vjp_fn(torch.from_numpy(cot_np))
+    assert_bits_equal(primal.numpy(), ref_gelu(xb_np[1], kernel), "vjp primal")
+    assert_bits_equal(vjp_out.numpy(), ref_gelu_backward(cot_np, xb_np[1], kernel), "vjp")
+    gx = torch.func.grad(lambda t: f(t).sum())(xb[2])
+    assert_bits_equal(gx.numpy(), ref_gelu_backward(np.ones(40, np.float32), xb_np[2], kernel), "grad")
+    per_sample = torch.func.vmap(torch.func.grad(lambda t: f(t).sum()))(xb)
+    assert_bits_equal(per_sample.numpy(), ref_gelu_backward(np.ones((3, 40), np.float32), xb_np, kernel),
+                      "vmap of grad")
