@@ -23,8 +23,9 @@
 # once to the dtype:
 #
 # - **ulp histograms**: how far each output lies from the correctly rounded value;
-# - **error over x** (float32): where on the axis the error lives, with the
-#   inputs where **the two kernels disagree** marked.
+# - **error over x** (every activation in float32, the first tier in float16
+#   and bfloat16 too): where on the axis the error lives, with the inputs
+#   where **the two kernels disagree** marked.
 #
 # The truths are the textbook functions (GELU is the tanh form the kernels
 # approximate). Where a kernel departs from them on purpose or by an upstream
@@ -202,27 +203,44 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## Error over the input (float32)
+# ## Error over the input, per dtype
 #
-# The ulp error of each kernel's float32 output along the axis; red ticks
-# mark the inputs where the two kernels' outputs differ.
+# The ulp error of each kernel's output along the axis; red ticks mark the
+# inputs where the two kernels' outputs differ. Every activation in float32;
+# the first tier (Sigmoid, GELU, FastGELU and their backwards) in float16 and
+# bfloat16 too, where the narrowing to the dtype dominates. At most `PLOTTED`
+# of the N inputs are drawn (evenly spaced), which keeps the figures quick.
 
 # %%
-fig, axes = plt.subplots((len(names) + cols - 1) // cols, cols, figsize=(12, 2.8 * ((len(names) + 1) // cols)),
-                         squeeze=False)
-for ax, name in zip(axes.flat, names):
-    t = inputs(name, "float32")
-    for kernel in KERNELS:
-        if (name, kernel, "float32") in results:
-            ax.plot(t, results[name, kernel, "float32"], ".", ms=1.5, label=kernel)
-    if (name, "float32") in differ and differ[name, "float32"].any():
-        ax.plot(t[differ[name, "float32"]], np.full(int(differ[name, "float32"].sum()), -0.5), "|", color="red",
-                ms=4, label="kernels differ")
-    ax.set_title(name)
-    ax.set_xlabel(ROWS[name][3])
-    ax.set_ylabel("ulp from exact")
-    ax.legend(fontsize=7)
-for ax in axes.flat[len(names):]:
-    ax.set_visible(False)
-fig.tight_layout()
-plt.show()
+PLOTTED = 4096
+TIER1 = [n for n in ("sigmoid", "sigmoid_backward", "gelu", "gelu_backward", "fast_gelu", "fast_gelu_backward")
+         if n in ROWS]
+
+
+def error_over_x(dtype, shown):
+    step = max(1, N // PLOTTED)
+    fig, axes = plt.subplots((len(shown) + cols - 1) // cols, cols,
+                             figsize=(12, 2.8 * ((len(shown) + 1) // cols)), squeeze=False)
+    for ax, name in zip(axes.flat, shown):
+        t = inputs(name, dtype).astype(np.float64)[::step]
+        for kernel in KERNELS:
+            if (name, kernel, dtype) in results:
+                ax.plot(t, results[name, kernel, dtype][::step], ".", ms=1.5, label=kernel)
+        if (name, dtype) in differ and differ[name, dtype].any():
+            where = differ[name, dtype][::step]
+            ax.plot(t[where], np.full(int(where.sum()), -0.5), "|", color="red", ms=4, label="kernels differ")
+        ax.set_title(f"{name} ({dtype})")
+        ax.set_xlabel(ROWS[name][3])
+        ax.set_ylabel("ulp from exact")
+        ax.legend(fontsize=7)
+    for ax in axes.flat[len(shown):]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    plt.show()
+
+
+error_over_x("float32", names)
+
+# %%
+for dtype in ("float16", "bfloat16"):
+    error_over_x(dtype, TIER1)
