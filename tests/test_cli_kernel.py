@@ -180,3 +180,16 @@ def test_diff_against_a_program_with_instructions_the_reader_does_not_read(capsy
     code, out, err = run(capsys, "kernel", "diff", KERNELS / "dag_v2_halfexp", "leaky_relu")
     assert code == 1, err
     assert out.count(": differ") == 3 and out.count("only in leaky_relu (main):") == 3 and "Compare(" in out
+
+
+def test_show_prints_a_dag_read_in_order(capsys):
+    # the 950 DAG style: the Binds followed from the output back, emitted inputs first
+    code, out, err = run(capsys, "kernel", "show", KERNELS / "dag_ratio_16b", "--dtype", "bfloat16")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("// ratio from ") and "(dag style, arch35 kernel), bfloat16" in lines[0]
+    assert lines[1:] == [
+        "ratio(bfloat16 Load) -> bfloat16 Narrow  locals(float32 Wide, float32 Square, float32 Denominator, "
+        "float32 Quotient):",
+        "    Cast(Wide, Load, CAST_NONE);", "    Mul(Square, Wide, Wide);", "    Adds(Denominator, Square, 1.0f);",
+        "    Div(Quotient, Wide, Denominator);", "    Cast(Narrow, Quotient, CAST_RINT);"]
