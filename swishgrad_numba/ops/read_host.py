@@ -22,7 +22,7 @@ from ..dtypes import DTypeInfo
 from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
-from ..tiling.records import ARCH35_TILING_DTYPE, checked_record
+from ..tiling.records import checked_record
 from .registry import OpTiling, WalkCheck
 from ..reader.errors import KernelSourceError
 from .gelu import ARCH35_RECORD_DTYPE as GELU_ARCH35_RECORD_DTYPE
@@ -37,9 +37,8 @@ C_TYPES = {"uint8_t": "u1", "int8_t": "i1", "uint16_t": "<u2", "int16_t": "<i2",
            "int32_t": "<i4", "uint64_t": "<u8", "int64_t": "<i8", "int": "<i4", "float": "<f4",
            "double": "<f8", "bool": "?"}
 
-#: opbase's ``EleBaseTilingData``, the 950 ElewiseTiling's fields (80 bytes): the record layout's own
-#: (:data:`swishgrad_numba.tiling.records.ARCH35_TILING_DTYPE` is it and the float32 ``scale``).
-ELE_BASE_TILING_DTYPE = np.dtype([(n, ARCH35_TILING_DTYPE.fields[n][0]) for n in spec_arch35.FIELDS], align=True)
+#: opbase's ``EleBaseTilingData``, the 950 ElewiseTiling's fields (80 bytes).
+ELE_BASE_TILING_DTYPE = spec_arch35.ELE_BASE_TILING_DTYPE
 _STRUCTS = {"EleBaseTilingData": ELE_BASE_TILING_DTYPE}
 
 #: opbase's ``EleBaseTilingData32B`` (``pkg_inc/op_common/atvoss/elewise/elewise_base_struct.h:53-58``):
