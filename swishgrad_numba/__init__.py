@@ -6,16 +6,8 @@ package in ``docs/architecture.md``.
 from . import runtime  # first: Numba's cache location and threading layer
 from .dtypes import SUPPORTED_DTYPES, bfloat16
 from .platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
-from .tiling import (
-    ARCH35_TILING_DTYPE,
-    ARCH35_TILING_FIELDS,
-    TILING_DTYPE,
-    TILING_FIELDS,
-    Tiling,
-    compute_tiling,
-    read_tiling_bin,
-    write_tiling_bin,
-)
+from .tiling import Tiling, compute_tiling, read_tiling_bin, write_tiling_bin
+from .ops.swish_grad_host import ARCH35_TILING_DTYPE, ARCH35_TILING_FIELDS, TILING_DTYPE, TILING_FIELDS
 from .api import run_tiling, swish_backward
 from .ops.silu_grad import silu_backward
 from .forward import silu, swish

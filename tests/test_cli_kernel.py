@@ -132,3 +132,64 @@ def test_diff_equal_for_the_packages_own_programs_printed_as_source(capsys, tmp_
 def test_diff_errors(capsys, argv, words):
     code, _, err = run(capsys, *argv)
     assert_usage_error(code, err, *words)
+
+
+def _printed(tmp_path, op_name, gm_params, inputs, dtypes=("float32", "float16", "bfloat16"), variant="main"):
+    """The package's own A2 programs of ``op_name`` written out as Ascend C (our fixture, not upstream's)."""
+    from swishgrad_numba.ops import get_operator
+    from swishgrad_numba.reader.printer import write_a2
+    from swishgrad_numba.reader.to_program import from_program
+
+    kernel = get_operator(op_name).kernels["a2"]
+    bodies = {dt: from_program(kernel.programs(dt, variant), inputs, gm_params[-1]) for dt in dtypes}
+    return write_a2(tmp_path / f"{op_name}_src", f"my_{op_name}", gm_params, bodies)
+
+
+def test_diff_matches_inputs_by_role(capsys, tmp_path):
+    # sigmoid_grad's programs read (dy, y); this source's GM_ADDR arguments are (b, a): a is dy, b is y
+    folder = _printed(tmp_path, "sigmoid_grad", ("b", "a", "z"), ("a", "b"))
+    assert "void my_sigmoid_grad(GM_ADDR b, GM_ADDR a, GM_ADDR z" in (folder / "my_sigmoid_grad.cpp").read_text()
+    code, out, err = run(capsys, "kernel", "diff", folder, "sigmoid_grad")
+    assert code == 0, out + err
+    assert out.splitlines() == [
+        "inputs matched by role: a as dy, b as y (the source's order ['b', 'a'], sigmoid_grad's ['dy', 'y'])",
+        "float32: equal (1 program)", "float16: equal (1 program)", "bfloat16: equal (1 program)"]
+    # no order makes a different computation equal (one dtype's Sub reads dy): it differs, the others are equal
+    header = folder / "my_sigmoid_grad.h"
+    assert header.read_text().count("Sub(t, t, y, this->len);") == 1
+    header.write_text(header.read_text().replace("Sub(t, t, y, this->len);", "Sub(t, t, dy, this->len);"))
+    code, out, _ = run(capsys, "kernel", "diff", folder, "sigmoid_grad")
+    assert code == 1 and out.startswith("inputs matched by role: a as dy, b as y")
+    assert "float32: differ" in out and "float16: equal (1 program)" in out and "bfloat16: equal (1 program)" in out
+
+
+def test_diff_compares_every_soc_variant_of_the_package(capsys, tmp_path):
+    # gelu_grad's A2 kernel runs the versionNum 1 formula on ascend310b (variant v1) and main elsewhere: a source
+    # with main only computes what one of them does, so it differs, naming the variant it lacks
+    folder = _printed(tmp_path, "gelu_grad", ("dy", "x", "z"), ("dy", "x"))
+    code, out, _ = run(capsys, "kernel", "diff", folder, "gelu_grad")
+    assert code == 1
+    for dtype in ("float32", "float16", "bfloat16"):
+        assert f"{dtype}: differ" in out
+    assert out.count("only in gelu_grad (v1):") == 3 and "only in gelu_grad (main)" not in out
+    assert f"only in {folder}" not in out
+
+
+def test_diff_against_a_program_with_instructions_the_reader_does_not_read(capsys):
+    # the 950 LeakyRelu's programs Compare and Select, which no read source has: they differ, listed as written
+    code, out, err = run(capsys, "kernel", "diff", KERNELS / "dag_v2_halfexp", "leaky_relu")
+    assert code == 1, err
+    assert out.count(": differ") == 3 and out.count("only in leaky_relu (main):") == 3 and "Compare(" in out
+
+
+def test_show_prints_a_dag_read_in_order(capsys):
+    # the 950 DAG style: the Binds followed from the output back, emitted inputs first
+    code, out, err = run(capsys, "kernel", "show", KERNELS / "dag_ratio_16b", "--dtype", "bfloat16")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("// ratio from ") and "(dag style, arch35 kernel), bfloat16" in lines[0]
+    assert lines[1:] == [
+        "ratio(bfloat16 Load) -> bfloat16 Narrow  locals(float32 Wide, float32 Square, float32 Denominator, "
+        "float32 Quotient):",
+        "    Cast(Wide, Load, CAST_NONE);", "    Mul(Square, Wide, Wide);", "    Adds(Denominator, Square, 1.0f);",
+        "    Div(Quotient, Wide, Denominator);", "    Cast(Narrow, Quotient, CAST_RINT);"]

@@ -411,6 +411,45 @@ def test_registered_v2_kernel_tiles_validates_runs_and_estimates(opbase_ops):
         del OPERATORS["read_halfexp"]
 
 
+def ref_ratio(x):
+    """dag_ratio_16b: x / (x * x + 1); 16-bit narrowed with CAST_RINT."""
+    with np.errstate(all="ignore"):
+        xf = x.astype(F32)
+        out = xf / (xf * xf + F32(1.0))
+    return out if x.dtype == np.float32 else narrow(out, x.dtype, ties_away=False)
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_ratio_on_elebasetilingdata16b_bit_for_bit(dtype):
+    op = read_kernel(KERNELS / "dag_ratio_16b")
+    _, x, _ = _inputs(dtype, 7)
+    assert_bits_equal(op.run(x=x), ref_ratio(x), f"ratio {dtype}")
+
+
+def test_elebasetilingdata16b_record_and_walk():
+    from swishgrad_numba import validate_tiling
+    from swishgrad_numba.dtypes import dtype_info
+    from swishgrad_numba.ops import gelu
+    from swishgrad_numba.platform import ASCEND950_PLATFORM
+
+    op = read_kernel(KERNELS / "dag_ratio_16b", name="read_ratio")
+    assert op.description.tiling.opbase and op.attributes == ()
+    assert op.record_dtype == gelu.ARCH35_RECORD_DTYPE and op.record_dtype.itemsize == 16
+    register(op)
+    try:       # the 950 Gelu's DAG has the same buffers (one input, widened): the same 16 bytes, the same launch
+        for n, dtype in ((1, np.float32), (300_001, np.float16), (5_000_000, np.float32)):
+            t = op.tiling(n, dtype, ASCEND950_PLATFORM)
+            g = gelu.host_tiling(n, dtype_info(dtype), ASCEND950_PLATFORM)
+            assert t.data.tobytes() == g.data.tobytes() and t.block_dim == g.block_dim and int(t["dim0"]) == n
+            assert validate_tiling(t, n, dtype).ok
+            x = np.linspace(-40, 40, n).astype(dtype)
+            out = np.empty_like(x)
+            op._registry_run(None, x, out, t)
+            assert_bits_equal(out, ref_ratio(x), f"ratio n={n}")
+    finally:
+        del OPERATORS["read_ratio"]
+
+
 def _gate_copy(tmp_path, old, new):
     src = KERNELS / "dag_gate_32b"
     (tmp_path / "arch35").mkdir(parents=True)
@@ -422,8 +461,12 @@ def _gate_copy(tmp_path, old, new):
 
 def test_opbase_struct_refusals(tmp_path):
     folder = _gate_copy(tmp_path / "a", "EleBaseTilingData32B", "EleBaseTilingData24B")
-    with pytest.raises(ValueError, match=r"EleBaseTilingData24B was not found in its folder, nor is it one of "
-                                         r"opbase's"):
+    with pytest.raises(KernelSourceError, match=r"gate_apt\.cpp:18: cannot read tiling struct EleBaseTilingData24B: "
+                                                r"it was not found in the kernel's folder, nor is it one of opbase's"):
+        read_kernel(folder)
+    folder = _gate_copy(tmp_path / "c", "EleBaseTilingData32B", "EleBaseTilingData16B")
+    with pytest.raises(KernelSourceError, match=r"gate_apt\.cpp:18: cannot read tiling struct EleBaseTilingData16B: "
+                                                r"it has no scalarData"):
         read_kernel(folder)
     folder = _gate_copy(tmp_path / "b", "Placeholder::Var<float, 0>>;\n    using Quarter",
                         "Placeholder::Var<half, 0>>;\n    using Quarter")

@@ -3,7 +3,9 @@
 ``show`` prints the program read for a dtype (as ``swishgrad ops show`` prints an operator's); ``run``
 runs it on ``.npy`` inputs named by the kernel's ``GM_ADDR`` arguments; ``diff`` says whether the source's
 programs compute what the package's operator's do (per dtype, by dataflow: tensor names, buffer reuse and
-the order of independent steps aside), exit status 0 when they all do, 1 when one differs.
+the order of independent steps aside; inputs matched by role, the order of the source's inputs under which
+the most dtypes are equal, said where it is not the source's own; every program variant on both sides, the
+package's by beta and by SoC), exit status 0 when they all do, 1 when one differs.
 """
 from __future__ import annotations
 
@@ -103,9 +105,9 @@ def _run(args) -> int:
     return 0
 
 
-def _program_expression(program, rename=None):
+def _program_expression(program, rename=None, order=None):
     """What ``program`` computes, as one expression (:func:`swishgrad_numba.reader.dataflow.output_expression`),
-    each constant its float32 value."""
+    each constant its float32 value; ``order[k]`` the position of the input that is the package's k-th."""
     from ..reader.dataflow import output_expression
     from ..reader.to_program import from_program
 
@@ -114,15 +116,51 @@ def _program_expression(program, rename=None):
         body = from_program(program, inputs, "out")
     except ValueError:                        # a subroutine call: compared as written
         return ("text", str(program))
-    return output_expression(body.steps, inputs, program.output.name, rename)
+    if order is not None:
+        inputs = tuple(inputs[i] for i in order)
+    try:
+        return output_expression(body.steps, inputs, program.output.name, rename)
+    except KeyError:                          # an instruction the reader does not read (Compare, Select)
+        return ("text", str(program))
 
 
 def _package_programs(kernel, dtype):
+    """The package kernel's programs for ``dtype``, by variant: every one its host picks, by beta
+    (:data:`_PROBE_BETAS`) or by SoC (each SoC family of the kernel's architecture)."""
+    from ..platform import SOC_VERSIONS, Platform
+
     variants = {"main"} if kernel.variant is None else {kernel.variant(np.float32(b)) for b in _PROBE_BETAS}
+    if kernel.soc_variant is not None:
+        platforms = (Platform(soc_version=s) for s in SOC_VERSIONS)
+        variants = {kernel.soc_variant(p) for p in platforms if p.architecture == kernel.architecture}
     return {v: kernel.programs(dtype, v) for v in sorted(variants)}
 
 
+def _compare(op, kernel, order):
+    """Per dtype: (ours, theirs, ours' expressions, theirs', the source's error), inputs taken in ``order``."""
+    rows = {}
+    for dtype in DTYPE_NAMES:
+        theirs = _package_programs(kernel, dtype)
+        attrs = sorted({a for p in theirs.values() for a in p.attrs})
+        error = None
+        try:
+            ours = {v or "main": op.program(dtype, variant=v) for v in op.variants(dtype)}
+        except ValueError as exc:
+            ours, error = {}, exc
+        rename = ({a: attrs[0] for p in ours.values() for a in p.attrs} if len(attrs) == 1 else {})
+        rows[dtype] = (ours, theirs, {v: _program_expression(p, rename, order) for v, p in ours.items()},
+                       {v: _program_expression(p) for v, p in theirs.items()}, error)
+    return rows
+
+
+def _equal(row) -> bool:
+    ours, _, ours_x, theirs_x, _ = row
+    return bool(ours) and set(ours_x.values()) == set(theirs_x.values())
+
+
 def _diff(args) -> int:
+    from itertools import permutations
+
     from ..ops import get_operator
 
     try:
@@ -132,21 +170,29 @@ def _diff(args) -> int:
         if kernel is None or kernel.programs is None:
             raise OptionError(f"operator {args.op!r} has no program for the {op.architecture} kernel "
                               f"({op.name} is one)")
+        theirs_in = tuple(t.name for t in next(iter(_package_programs(kernel, "float32").values())).inputs)
     except (OptionError, ValueError, TypeError, OSError) as exc:
         return _fail("diff", exc)
+    ours_in = op.description.inputs_read
+    # inputs are matched by role, not position: the order of the source's inputs under which the most dtypes
+    # compute what the package's do (the first such, the source's own before any other)
+    orders = list(permutations(range(len(ours_in)))) if len(ours_in) == len(theirs_in) <= 4 else [None]
+    rows, order, best = None, None, -1
+    for candidate in orders:
+        found = _compare(op, kernel, candidate)
+        score = sum(_equal(r) for r in found.values())
+        if score > best:
+            rows, order, best = found, candidate, score
+        if score == len(found):
+            break
+    if order is not None and list(order) != sorted(order):
+        pairs = ", ".join(f"{ours_in[i]} as {theirs_in[k]}" for k, i in enumerate(order))
+        print(f"inputs matched by role: {pairs} (the source's order {list(ours_in)}, {args.op}'s {list(theirs_in)})")
     differ = False
-    for dtype in DTYPE_NAMES:
-        theirs = _package_programs(kernel, dtype)
-        attrs = sorted({a for p in theirs.values() for a in p.attrs})
-        try:
-            ours = {v or "main": op.program(dtype, variant=v) for v in op.variants(dtype)}
-        except ValueError as exc:
-            ours, error = {}, exc
-        rename = ({a: attrs[0] for p in ours.values() for a in p.attrs} if len(attrs) == 1 else {})
-        ours_x = {v: _program_expression(p, rename) for v, p in ours.items()}
-        theirs_x = {v: _program_expression(p) for v, p in theirs.items()}
-        if ours and set(ours_x.values()) == set(theirs_x.values()):
-            print(f"{dtype}: equal ({len(ours)} program{'s' * (len(ours) > 1)})")
+    for dtype, row in rows.items():
+        ours, theirs, ours_x, theirs_x, error = row
+        if _equal(row):
+            print(f"{dtype}: equal ({len(ours)} program{'s' * (len(ours) > 1)}{_pairing(ours_x, theirs_x)})")
             continue
         differ = True
         print(f"{dtype}: differ")
@@ -159,6 +205,14 @@ def _diff(args) -> int:
             if theirs_x[v] not in ours_x.values():
                 print(f"  only in {args.op} ({v}):\n" + _indent(p))
     return 1 if differ else 0
+
+
+def _pairing(ours_x, theirs_x) -> str:
+    """Which source variant computes which package variant, where either side has several."""
+    if len(ours_x) == 1 and len(theirs_x) == 1:
+        return ""
+    pairs = [f"{v} = {next(w for w, e in theirs_x.items() if e == x)}" for v, x in ours_x.items()]
+    return ": " + ", ".join(pairs)
 
 
 def _indent(program) -> str:

@@ -20,7 +20,7 @@ import json
 import sys
 
 from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM
-from ..tiling.records import LAYOUTS
+from ..ops.swish_grad_host import LAYOUTS
 from ._options import OptionError, check_soc
 from ._paths import PathArgumentError, check_input_file, check_output_file
 from ._progress import progress_bar

@@ -206,6 +206,17 @@ def _local_buffers(ins, out, capacity):
     return in_local, o_local, work
 
 
+@njit(cache=True, error_model="numpy")
+def _run_bin(params, ins, out, pieces, first, stop, capacity):
+    """Run ``pieces[first:stop]`` on the calling thread with one set of local buffers.
+
+    The launches call it rather than inline it, so a pass is compiled once here for both of them: the
+    parallel launch's own compilation is then a small loop (it took about as long as this one before)."""
+    in_local, o_local, work = _local_buffers(ins, out, capacity)
+    for k in range(first, stop):
+        _run_piece(params, pieces[k], ins, out, in_local, o_local, work)
+
+
 @njit(parallel=True, cache=True, error_model="numpy")
 def launch_bins(params, ins, out, pieces, bins, capacity):
     """Run ``pieces`` over the flat inputs ``ins`` (a tuple of arrays of one
@@ -216,17 +227,13 @@ def launch_bins(params, ins, out, pieces, bins, capacity):
     local buffers; each piece writes only its own range.
     """
     for i in prange(bins.shape[0] - 1):
-        in_local, o_local, work = _local_buffers(ins, out, capacity)
-        for k in range(bins[i], bins[i + 1]):
-            _run_piece(params, pieces[k], ins, out, in_local, o_local, work)
+        _run_bin(params, ins, out, pieces, bins[i], bins[i + 1], capacity)
 
 
 @njit(cache=True, error_model="numpy")
 def launch_serial(params, ins, out, pieces, capacity):
     """:func:`launch_bins` on the calling thread, for small launches."""
-    in_local, o_local, work = _local_buffers(ins, out, capacity)
-    for k in range(pieces.shape[0]):
-        _run_piece(params, pieces[k], ins, out, in_local, o_local, work)
+    _run_bin(params, ins, out, pieces, 0, pieces.shape[0], capacity)
 
 
 # The launches above are cached on disk, keyed by the params' class, and the
@@ -234,9 +241,20 @@ def launch_serial(params, ins, out, pieces, capacity):
 # pass functions. A pass registered from outside the package (a new
 # operator being written, a test) is not covered by that stamp: a cached
 # launch could then run an older version of its pass, or name a class another
-# process cannot import. Such launches compile per process instead.
-_launch_bins_uncached = njit(parallel=True, cache=False, error_model="numpy")(launch_bins.py_func)
-_launch_serial_uncached = njit(cache=False, error_model="numpy")(launch_serial.py_func)
+# process cannot import. Such launches compile per process instead, the same
+# three functions without the disk cache (the two launches name their runner).
+_run_bin_uncached = njit(cache=False, error_model="numpy")(_run_bin.py_func)
+
+
+@njit(parallel=True, cache=False, error_model="numpy")
+def _launch_bins_uncached(params, ins, out, pieces, bins, capacity):
+    for i in prange(bins.shape[0] - 1):
+        _run_bin_uncached(params, ins, out, pieces, bins[i], bins[i + 1], capacity)
+
+
+@njit(cache=False, error_model="numpy")
+def _launch_serial_uncached(params, ins, out, pieces, capacity):
+    _run_bin_uncached(params, ins, out, pieces, 0, pieces.shape[0], capacity)
 
 
 def launchers(params) -> tuple:

@@ -34,7 +34,7 @@ from ..program import Program, Tensor, compiled
 from ..program.form import Attr, Product, V
 from ..spec import arch35 as spec_arch35
 from ..tiling.findings import finding
-from ..tiling.records import ARCH35_TILING_DTYPE, checked_record
+from ..tiling.records import checked_record
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 
 __all__ = ["NAME", "RECORD_DTYPE", "TILING_KEY", "BUFFER_NUM", "ATTRS", "NO_A2_KERNEL", "EXPM1_THRESHOLD",
@@ -44,7 +44,7 @@ __all__ = ["NAME", "RECORD_DTYPE", "TILING_KEY", "BUFFER_NUM", "ATTRS", "NO_A2_K
 NAME = "elu"
 
 #: ``EluTilingData`` (``elu_tiling_struct.h:19-23``): ``EleBaseTilingData`` then three floats.
-RECORD_DTYPE = np.dtype([(n, ARCH35_TILING_DTYPE.fields[n][0]) for n in spec_arch35.FIELDS]
+RECORD_DTYPE = np.dtype([(n, spec_arch35.ELE_BASE_TILING_DTYPE.fields[n][0]) for n in spec_arch35.FIELDS]
                         + [("alpha", "<f4"), ("scale", "<f4"), ("inputScale", "<f4")], align=True)
 assert RECORD_DTYPE.itemsize == 96
 

@@ -37,7 +37,7 @@ from ..program import Program, compiled
 from ..program.form import Attr, V
 from ..spec import arch35 as spec_arch35
 from ..tiling.findings import finding
-from ..tiling.records import ARCH35_TILING_DTYPE, checked_record
+from ..tiling.records import checked_record
 from . import elu_grad_a2
 from .elu import _bits, float_program, walk_fields
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
@@ -48,7 +48,7 @@ __all__ = ["NAME", "RECORD_DTYPE", "BUFFER_NUM", "DTYPE_TEMPLATES", "VARIANTS", 
 NAME = "elu_grad"
 
 #: ``EluGradV2TilingData`` (``elu_grad_v2_tiling_struct.h:18-23``).
-RECORD_DTYPE = np.dtype([(n, ARCH35_TILING_DTYPE.fields[n][0]) for n in spec_arch35.FIELDS]
+RECORD_DTYPE = np.dtype([(n, spec_arch35.ELE_BASE_TILING_DTYPE.fields[n][0]) for n in spec_arch35.FIELDS]
                         + [("negcoef", "<f4"), ("scale", "<f4"), ("inputScale", "<f4"), ("alignHolder", "<u4")],
                         align=True)
 assert RECORD_DTYPE.itemsize == 96

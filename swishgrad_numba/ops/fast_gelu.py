@@ -31,7 +31,7 @@ from ..program import Program, Tensor, compiled
 from ..program.form import V
 from ..spec import arch35 as spec_arch35
 from ..tiling.findings import finding
-from ..tiling.records import ARCH35_TILING_DTYPE, checked_record
+from ..tiling.records import checked_record
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 
 __all__ = ["FORWARD", "BACKWARD", "RECORD_DTYPE", "BUFFER_NUM", "SCALE", "NO_A2_KERNEL", "buffer_num",
@@ -40,7 +40,7 @@ __all__ = ["FORWARD", "BACKWARD", "RECORD_DTYPE", "BUFFER_NUM", "SCALE", "NO_A2_
 FORWARD, BACKWARD = "fast_gelu", "fast_gelu_grad"
 
 #: ``EleBaseTilingData`` (``elewise_base_struct.h:26-38``): SwishGrad's 950 struct without ``scale``, 80 bytes.
-RECORD_DTYPE = np.dtype([(name, ARCH35_TILING_DTYPE.fields[name][0]) for name in spec_arch35.FIELDS], align=True)
+RECORD_DTYPE = np.dtype([(name, spec_arch35.ELE_BASE_TILING_DTYPE.fields[name][0]) for name in spec_arch35.FIELDS], align=True)
 assert RECORD_DTYPE.itemsize == 80
 
 #: The DAG's ``BufferNum`` by operator and input itemsize (float32 4; 16-bit 2, with the Casts' temporaries);

@@ -5,7 +5,8 @@ A read kernel's own host code is not read: it runs on the host tiling of the tem
 for, the A2 element-wise split (:func:`swishgrad_numba.spec.a2.split_blocks`, with the kernel's UB plan:
 every queue ``BUFFER_NUM`` buffers of the element type, every other local tensor one float32 buffer) or the
 950's ``ElewiseTiling`` (:func:`swishgrad_numba.spec.arch35.host_tiling`, into the struct's
-``EleBaseTilingData`` field, or into one of opbase's structs used as it is: :data:`OPBASE_STRUCTS`). Only the 950's walk is all in its record; an A2 struct's integer fields are
+``EleBaseTilingData`` field, or into one of opbase's structs used as it is: :data:`OPBASE_STRUCTS`).
+Only the 950's walk is all in its record; an A2 struct's integer fields are
 the author's own, so a :class:`ReadTiling` carries the template's walk beside the record, and the record's
 fields named as the template's (:data:`swishgrad_numba.spec.a2.FIELDS`) carry its values.
 """
@@ -21,11 +22,14 @@ from ..dtypes import DTypeInfo
 from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
-from ..tiling.records import ARCH35_TILING_DTYPE, checked_record
+from ..tiling.records import checked_record
 from .registry import OpTiling, WalkCheck
+from ..reader.errors import KernelSourceError
+from .gelu import ARCH35_RECORD_DTYPE as GELU_ARCH35_RECORD_DTYPE
 from .swish_host import ARCH35_RECORD_DTYPE
 
-__all__ = ["C_TYPES", "ELE_BASE_TILING_DTYPE", "OPBASE_STRUCTS", "ReadTiling", "record_dtype", "ub_plan", "host_tiling",
+__all__ = ["C_TYPES", "ELE_BASE_TILING_DTYPE", "ELE_BASE_TILING_16B_DTYPE", "OPBASE_STRUCTS", "ReadTiling",
+           "record_dtype", "ub_plan", "host_tiling",
            "walk_fields", "walk_check"]
 
 #: The C scalar types a tiling struct's fields may have, as NumPy types (little-endian, as the device).
@@ -33,9 +37,8 @@ C_TYPES = {"uint8_t": "u1", "int8_t": "i1", "uint16_t": "<u2", "int16_t": "<i2",
            "int32_t": "<i4", "uint64_t": "<u8", "int64_t": "<i8", "int": "<i4", "float": "<f4",
            "double": "<f8", "bool": "?"}
 
-#: opbase's ``EleBaseTilingData``, the 950 ElewiseTiling's fields (80 bytes): the record layout's own
-#: (:data:`swishgrad_numba.tiling.records.ARCH35_TILING_DTYPE` is it and the float32 ``scale``).
-ELE_BASE_TILING_DTYPE = np.dtype([(n, ARCH35_TILING_DTYPE.fields[n][0]) for n in spec_arch35.FIELDS], align=True)
+#: opbase's ``EleBaseTilingData``, the 950 ElewiseTiling's fields (80 bytes).
+ELE_BASE_TILING_DTYPE = spec_arch35.ELE_BASE_TILING_DTYPE
 _STRUCTS = {"EleBaseTilingData": ELE_BASE_TILING_DTYPE}
 
 #: opbase's ``EleBaseTilingData32B`` (``pkg_inc/op_common/atvoss/elewise/elewise_base_struct.h:53-58``):
@@ -47,30 +50,43 @@ _HEAD_32B = ("dim0", "coreNum", "ubFormer")
 _SCALAR_OFFSET_32B = ARCH35_RECORD_DTYPE.fields["scale"][1]
 _SCALAR_BYTES_32B = ARCH35_RECORD_DTYPE.itemsize - _SCALAR_OFFSET_32B
 
+#: opbase's ``EleBaseTilingData16B``: ``dim0``, ``coreNum``, ``ubFormer`` and no scalarData, the layout
+#: of the 950 Gelu's record (:data:`swishgrad_numba.ops.gelu.ARCH35_RECORD_DTYPE`, where its source is cited);
+#: ``ElementwiseSch16B`` splits the blocks again as the 32-byte schedule does (:func:`.gelu.walk_fields`).
+ELE_BASE_TILING_16B_DTYPE = GELU_ARCH35_RECORD_DTYPE
+
 #: opbase's element-wise structs a kernel may use as its tiling struct as they are (not in its folder):
-#: the 80-byte ``EleBaseTilingData``, ``EleBaseTilingDataV2`` (its alias, ``elewise_base_struct.h:60``) and
-#: ``EleBaseTilingData32B``.
-OPBASE_STRUCTS = ("EleBaseTilingData", "EleBaseTilingDataV2", "EleBaseTilingData32B")
+#: the 80-byte ``EleBaseTilingData``, ``EleBaseTilingDataV2`` (its alias, ``elewise_base_struct.h:60``),
+#: ``EleBaseTilingData16B`` and ``EleBaseTilingData32B``.
+OPBASE_STRUCTS = ("EleBaseTilingData", "EleBaseTilingDataV2", "EleBaseTilingData16B", "EleBaseTilingData32B")
+#: The structs that keep only the head of the ElewiseTiling result (dim0, coreNum, ubFormer).
+_SHORT_STRUCTS = ("EleBaseTilingData16B", "EleBaseTilingData32B")
+
+
+def _refuse(struct, detail):
+    file, line = struct.named_at
+    raise KernelSourceError(file, line, f"tiling struct {struct.name}", detail)
 
 
 def _opbase_dtype(struct) -> np.dtype:
-    """The record of an opbase struct used as it is: the 80-byte one whole, or the 32-byte one with the DAG's
-    float ``Placeholder::Var`` s in ``scalarData`` (``var<i>`` at ``4 i`` bytes into it)."""
+    """The record of an opbase struct used as it is: the 80-byte one whole, the 16-byte one, or the 32-byte
+    one with the DAG's float ``Placeholder::Var`` s in ``scalarData`` (``var<i>`` at ``4 i`` bytes into it).
+    KernelSourceError, at the line naming the struct, for one it cannot lay out."""
     if struct.name not in OPBASE_STRUCTS:
-        raise ValueError(f"the kernel's tiling struct {struct.name} was not found in its folder, nor is it one of "
-                         f"opbase's element-wise structs {list(OPBASE_STRUCTS)}: its record cannot be laid out")
+        _refuse(struct, f"it was not found in the kernel's folder, nor is it one of opbase's element-wise "
+                        f"structs {list(OPBASE_STRUCTS)}: its record cannot be laid out")
     names = [n for n, _ in struct.fields]
     if names != [f"var{i}" for i in range(len(names))] or any(t != "float" for _, t in struct.fields):
-        raise ValueError(f"tiling struct {struct.name}: the DAG's Placeholder::Var scalars {names} are not float "
-                         f"var0, var1, ... in order; their place in the struct is not read")
+        _refuse(struct, f"the DAG's Placeholder::Var scalars {names} are not float var0, var1, ... in order; "
+                        f"their place in the struct is not read")
     if struct.name != "EleBaseTilingData32B":
         if names:
-            raise ValueError(f"tiling struct {struct.name} has no scalarData: the DAG's Placeholder::Var scalars "
-                             f"{names} are set by no SetVar")
-        return np.dtype(ELE_BASE_TILING_DTYPE, metadata={"opbase": struct.name})
+            _refuse(struct, f"it has no scalarData: the DAG's Placeholder::Var scalars {names} are set by no "
+                            f"SetVar")
+        base = ELE_BASE_TILING_16B_DTYPE if struct.name == "EleBaseTilingData16B" else ELE_BASE_TILING_DTYPE
+        return np.dtype(base, metadata={"opbase": struct.name})
     if 4 * len(names) > _SCALAR_BYTES_32B:
-        raise ValueError(f"tiling struct {struct.name}: {len(names)} float scalars do not fit its "
-                         f"{_SCALAR_BYTES_32B} bytes of scalarData")
+        _refuse(struct, f"{len(names)} float scalars do not fit its {_SCALAR_BYTES_32B} bytes of scalarData")
     head = [ARCH35_RECORD_DTYPE.fields[n] for n in _HEAD_32B]
     return np.dtype({"names": list(_HEAD_32B) + names,
                      "formats": [f[0] for f in head] + ["<f4"] * len(names),
@@ -78,8 +94,9 @@ def _opbase_dtype(struct) -> np.dtype:
                      "itemsize": ARCH35_RECORD_DTYPE.itemsize}, metadata={"opbase": struct.name})
 
 
-def _is_32b(dtype) -> bool:
-    return (dtype.metadata or {}).get("opbase") == "EleBaseTilingData32B"
+def _is_short(dtype) -> bool:
+    """An opbase struct that keeps only ``dim0``, ``coreNum``, ``ubFormer`` (and the 32-byte one's scalars)."""
+    return (dtype.metadata or {}).get("opbase") in _SHORT_STRUCTS
 
 
 def record_dtype(struct, style: str) -> np.dtype:
@@ -169,7 +186,7 @@ def host_tiling(op_name: str, style: str, dtype: np.dtype, program, numel: int, 
                                                          bufs, widest)
         if not accepted:
             raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small for {bufs} buffers")
-        if _is_32b(dtype):           # DoTiling32B: the struct keeps dim0, coreNum and ubFormer of the result
+        if _is_short(dtype):           # the 16/32-byte struct keeps dim0, coreNum and ubFormer of the result
             data = checked_record(dtype, {**{n: getattr(f, n) for n in _HEAD_32B}, **attrs})
             return ReadTiling(op_name, ARCH_950, data, int(block_dim), 0, spec_arch35.WORKSPACE_SIZE)
         record = np.zeros((), dtype=dtype)
@@ -195,7 +212,7 @@ def walk_fields(tiling: OpTiling, program, numel: int, info: DTypeInfo, platform
     """The walk a record stands for: the 950's from its ``EleBaseTilingData``, the A2's carried beside it
     (or the template's split again, with the record's block dim as the core count)."""
     if tiling.architecture == ARCH_950:
-        if _is_32b(tiling.data.dtype):   # ElementwiseSchWithScalar's own split (elewise_sch_with_scalar.h:37-48)
+        if _is_short(tiling.data.dtype):   # the split done again (elewise_sch_with_scalar.h:37-48)
             return spec_arch35.kernel_fields_32b(*(int(tiling.data[n]) for n in _HEAD_32B))
         base = _base(tiling.data)
         return spec_arch35.TilingFields(*(int(base[n]) for n in spec_arch35.FIELDS))
@@ -213,7 +230,7 @@ def walk_check(program_of, buffer_num: int, tiling: OpTiling, numel: int, info: 
     program = program_of(info.name)
     if tiling.architecture == ARCH_950:
         bufs, widest = _dag_buffers(program, info, dag_wide)
-        if _is_32b(tiling.data.dtype):
+        if _is_short(tiling.data.dtype):
             bad = [n for n in _HEAD_32B if int(tiling.data[n]) < 1]
             fields = None if bad else walk_fields(tiling, program, numel, info, platform, buffer_num)
         else:

@@ -1,13 +1,9 @@
 """SwishGrad (aclnnSwishBackward) as a registry entry, and its launch.
 
-SwishGrad came first and its facts live where the package was built around
-it: the host tilings and core classes in :mod:`swishgrad_numba.spec` (the
-template's, which the Swish forward shares), the structs in
-:mod:`swishgrad_numba.tiling.records`, the aclnn checks in
-:mod:`swishgrad_numba.aclnn.op_api`. This module restates none of them: it
-registers the operator with its programs (the instruction sequences of both
-kernels), and launches the compiled one on the generic walk
-(:mod:`swishgrad_numba.kernel.walk`).
+Its structs and host tiling are in :mod:`.swish_grad_host` (on the templates' arithmetic,
+:mod:`swishgrad_numba.spec`), its aclnn checks in :mod:`swishgrad_numba.aclnn.op_api`. This module
+registers the operator with its programs (the instruction sequences of both kernels), and launches the
+compiled one on the generic walk (:mod:`swishgrad_numba.kernel.walk`).
 """
 from __future__ import annotations
 
@@ -18,11 +14,11 @@ import numpy as np
 from .. import kernel
 from ..dtypes import FLOAT32, DTypeInfo, dtype_info
 from ..platform import ARCH_950, ARCH_A2
-from ..tiling.records import ARCH35_TILING_DTYPE, TILING_DTYPE
 from ..program import Attr, Program, compiled
 from ..program.elementwise import elementwise
 from ..program.form import V
 from .registry import Kernel, Operator, register
+from .swish_grad_host import ARCH35_TILING_DTYPE, TILING_DTYPE, host_tiling
 
 __all__ = ["SWISH_GRAD", "launch", "run"]
 
@@ -86,12 +82,6 @@ def _device_instructions(architecture: str, tiling, itemsize: int) -> tuple:
     return instructions if architecture == ARCH_A2 else tuple(i for i in instructions if i != "Duplicate")
 
 
-def _host_tiling(numel, info, beta32, platform):
-    from ..tiling.host import compute_tiling   # the tiling package imports the registry on use
-
-    return compute_tiling(numel, info, beta32, platform)
-
-
 SWISH_GRAD = register(Operator(
     NAME, ("aclnnSwishBackwardGetWorkspaceSize", "aclnnSwishBackward"), "SwishGrad",
     {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/swish_grad", "SwishGradTilingData", TILING_DTYPE,
@@ -100,4 +90,4 @@ SWISH_GRAD = register(Operator(
      ARCH_950: Kernel(ARCH_950, "activation/swish_grad (arch35)", "SwishGradTilingData", ARCH35_TILING_DTYPE,
                       "CAST_RINT", run=run, device_instructions=functools.partial(_device_instructions, ARCH_950),
                       programs=functools.partial(_programs, ARCH_950))},
-    _host_tiling, has_beta=True, inputs=2, saturation=True))
+    host_tiling, has_beta=True, inputs=2, saturation=True))

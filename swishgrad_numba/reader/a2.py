@@ -31,7 +31,7 @@ class ClassMachine(CallsMixin, Machine):
         self.decide = decide
         self.events, self.names, self.dtypes = [], {}, {}
         self.tile, self.in_tile, self.methods = None, False, []
-        self.buffer_num, self.tiling_struct = None, None
+        self.buffer_num, self.tiling_struct, self.tiling_struct_at = None, None, None
 
     # ------------------------------------------------------------ the entry
     def run_entry(self, fn, tbind):

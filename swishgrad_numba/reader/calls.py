@@ -21,6 +21,7 @@ class CallsMixin:
         if ident in IGNORED_CALLS:
             if ident == "REGISTER_TILING_DEFAULT":
                 self.tiling_struct = arg_nodes[0].last if isinstance(arg_nodes[0], Name) else None
+                self.tiling_struct_at = node.at
             return Unknown(ident)
         if ident in ("GetBlockIdx", "GetBlockNum", "GetSubBlockIdx", "GetTaskRation"):
             return Unknown(ident)
@@ -45,6 +46,8 @@ class CallsMixin:
 
     def tiling_data(self, node, macro, arg_nodes):
         struct = arg_nodes[0].last if macro != "GET_TILING_DATA" else self.tiling_struct
+        if struct != self.tiling_struct or self.tiling_struct_at is None:
+            self.tiling_struct_at = node.at
         self.tiling_struct = struct
         var = arg_nodes[1 if macro != "GET_TILING_DATA" else 0].last
         cls = self.symbols.classes.get(struct)

@@ -101,12 +101,14 @@ class TilingStruct:
     field's (file, line), where read. ``opbase``: one of opbase's element-wise structs, used as it
     is (not in the folder); its ``fields`` are then only the DAG's ``Placeholder::Var`` scalars it
     carries in ``scalarData`` (``var<i>``, in index order), its layout the host's
-    (:data:`swishgrad_numba.ops.read_host.OPBASE_STRUCTS`)."""
+    (:data:`swishgrad_numba.ops.read_host.OPBASE_STRUCTS`) and ``named_at`` the (file, line) where the
+    kernel names it."""
 
     name: str
     fields: tuple
     at: tuple = field(default=(), compare=False)
     opbase: bool = False
+    named_at: tuple = field(default=("", 0), compare=False)
 
     def float_fields(self) -> tuple:
         return tuple(n for n, t in self.fields if t in ("float", "double"))

@@ -54,14 +54,15 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None) ->
     fn = _entry_function(sources, name)
     file = str(sources.entry)
     gm = tuple(p.name for p in fn.params if p.type.name.last == "GM_ADDR" and p.name not in ("workspace", "tiling"))
-    bodies, style, struct, struct_vars = [], "a2", None, set()
+    bodies, style, struct, struct_vars, struct_at = [], "a2", None, set(), None
     for dtype, cname in DTYPE_CNAMES.items():
         found = []
         for conds, m in _paths(sources.symbols, fn, cname, gm, DagMachine):
             if not m.events:
                 continue
             style = "dag" if m.scheduled else style
-            struct = struct or m.tiling_struct
+            if struct is None and m.tiling_struct:
+                struct, struct_at = m.tiling_struct, m.tiling_struct_at
             struct_vars |= m.struct_vars
             body = _body(file, dtype, m, gm, conds)
             if all(dt == dtype for t, dt in body.tensors if t in {b for _, b in body.inputs} | {body.output[1]}):
@@ -76,7 +77,8 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None) ->
         tiling = TilingStruct(cls.name, tuple((n, d.type.name.last) for d in cls.fields for n, _, _ in d.names),
                               tuple(d.at for d in cls.fields for _ in d.names))
     elif struct:       # not in the folder: one of opbase's element-wise structs (the host lays it out or refuses)
-        tiling = TilingStruct(struct, tuple((f"var{i}", "float") for i in sorted(struct_vars)), opbase=True)
+        tiling = TilingStruct(struct, tuple((f"var{i}", "float") for i in sorted(struct_vars)), opbase=True,
+                              named_at=tuple(struct_at or (file, fn.at[1])))
     else:
         tiling = None
     return KernelDescription(fn.name.last, style, file, gm, tiling, tuple(bodies))

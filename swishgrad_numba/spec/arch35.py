@@ -21,10 +21,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 from .arith import INIT_BUFFER_ALIGN, CoreClass, ceil_div, maximum, minimum, pad_to
 
 __all__ = [
-    "FIELDS", "TilingFields", "BUFFER_NUM", "BYTES_PER_CORE", "BLOCK_ALIGN", "UB_ALIGN_BYTES",
+    "FIELDS", "TilingFields", "ELE_BASE_TILING_DTYPE", "BUFFER_NUM", "BYTES_PER_CORE", "BLOCK_ALIGN", "UB_ALIGN_BYTES",
     "SCHE_MODE", "WORKSPACE_SIZE", "CLASS_FIELDS", "host_tiling", "kernel_fields_32b", "block_classes", "ub_bytes",
     "tiling_key",
 ]
@@ -60,6 +62,16 @@ class TilingFields(NamedTuple):
     ubTailOfTailBlock: int
     elemNum: int
     scheMode: int
+
+
+# EleBaseTilingData's C types: int64 dim0, int32 coreNum and ubFormer, int64
+# for the rest but scheMode, which is uint64.
+_C_TYPES = {"coreNum": "<i4", "ubFormer": "<i4", "scheMode": "<u8"}
+
+#: opbase's ``EleBaseTilingData`` as a record (80 bytes, C layout): the struct every
+#: 950 element-wise operator's tiling data begins with.
+ELE_BASE_TILING_DTYPE = np.dtype([(name, _C_TYPES.get(name, "<i8")) for name in FIELDS], align=True)
+assert ELE_BASE_TILING_DTYPE.itemsize == 80
 
 
 #: Unified-buffer slots of SwishGrad's DAG (2 inputs + 1 output, each

@@ -1,31 +1,17 @@
 """The host tiling: :func:`compute_tiling`, for the kernel the platform's SoC runs.
 
-Plain Python that checks and decides; the arithmetic itself is the spec/ package's
-core's (:mod:`swishgrad_numba.spec`), evaluated on Python ints (exact).
+Plain Python that checks and decides, then hands over to the operator's own host tiling (SwishGrad's:
+:mod:`swishgrad_numba.ops.swish_grad_host`), whose arithmetic is the templates'
+(:mod:`swishgrad_numba.spec`), evaluated on Python ints (exact).
 """
 from __future__ import annotations
 
 import numbers
 
-import numpy as np
-
-from ..arguments import block_size_refusal
-from ..dtypes import DTypeInfo, beta_argument, dtype_info
+from ..dtypes import beta_argument, dtype_info
 from ..platform import ARCH_950, REFERENCE_PLATFORM, Platform
-from ..spec import a2 as spec_a2
-from ..spec import arch35 as spec_arch35
-from .records import ARCH35_TILING_DTYPE, LAYOUTS, TILING_DTYPE, UB_SIZED_FIELDS, Tiling
 
-__all__ = ["compute_tiling", "check_host_input", "check_numel", "check_platform", "ub_buffer_units"]
-
-# The names compute_tiling's messages give the arguments; the command line
-# gives its options' names instead (check_host_input's argnames).
-_ARGNAMES = {"numel": "numel", "ub_size": "platform.ub_size", "block_size": "platform.block_size"}
-
-
-def ub_buffer_units(dtype) -> int:
-    """A2 tile-sized buffers the kernel keeps in UB: 7 for float32, 12 otherwise."""
-    return spec_a2.tile_units(dtype_info(dtype).itemsize)
+__all__ = ["compute_tiling", "check_host_input", "check_numel", "check_platform"]
 
 
 def check_numel(numel, argname: str = "numel") -> int:
@@ -81,82 +67,27 @@ def compute_tiling(numel, dtype, beta=None, platform: Platform | None = None, *,
     """
     n = check_numel(numel)
     info = dtype_info(dtype, argname="dtype")
-    if op != "swish_grad":
-        from ..ops import get_operator   # the registry imports this package: import on use
-        operator = get_operator(op)
-        platform = check_platform(operator.default_platform if platform is None else platform)
-        if operator.kernel_refusal(platform):
-            raise ValueError(operator.kernel_refusal(platform))
-        if not operator.has_beta and (beta, scale, sconf) != (None, None, None):
-            raise TypeError(f"op {op!r} takes no beta")
-        beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf}) if operator.has_beta else None
-        if platform.architecture != ARCH_950:
-            _check_block_size(platform.block_size, info, _ARGNAMES)
-        return operator.host_tiling(n, info, beta32, platform)
-    platform = check_platform(platform)
-    beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf})
-    block_dim, fields = _host_fields(n, info, platform, _ARGNAMES)
-    if platform.architecture == ARCH_950:
-        return Tiling(data=_record(ARCH35_TILING_DTYPE, fields, beta32), block_dim=block_dim,
-                      tiling_key=spec_arch35.tiling_key(info.arch35_template),
-                      workspace_size=spec_arch35.WORKSPACE_SIZE)
-    return Tiling(data=_record(TILING_DTYPE, fields, beta32), block_dim=block_dim, tiling_key=spec_a2.TILING_KEY,
-                  workspace_size=platform.lib_workspace_size)
+    from ..ops import get_operator   # the registry imports this package: import on use
+    from ..ops.swish_grad_host import ARGNAMES, check_block_size
+
+    operator = get_operator(op)
+    platform = check_platform(operator.default_platform if platform is None else platform)
+    if operator.kernel_refusal(platform):
+        raise ValueError(operator.kernel_refusal(platform))
+    if not operator.has_beta and (beta, scale, sconf) != (None, None, None):
+        raise TypeError(f"op {op!r} takes no beta")
+    beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf}) if operator.has_beta else None
+    if platform.architecture != ARCH_950:
+        check_block_size(platform.block_size, info, ARGNAMES)
+    return operator.host_tiling(n, info, beta32, platform)
 
 
 def check_host_input(numel, dtype, platform: Platform | None, argnames: dict) -> None:
     """Raise the error :func:`compute_tiling` would for this input, naming the
     arguments by ``argnames`` (keys ``numel``, ``ub_size``, ``block_size``;
     e.g. the command line's options), before any other work."""
-    names = dict(_ARGNAMES, **argnames)
+    from ..ops.swish_grad_host import ARGNAMES, host_fields
+
+    names = dict(ARGNAMES, **argnames)
     n = check_numel(numel, names["numel"])
-    _host_fields(n, dtype_info(dtype, argname="dtype"), check_platform(platform), names)
-
-
-def _host_fields(n: int, info: DTypeInfo, platform: Platform, names: dict) -> tuple:
-    """``(block_dim, fields)`` of the host tiling, or a ValueError naming the argument at fault."""
-    b, ub = info.itemsize, platform.ub_size
-    if platform.architecture == ARCH_950:
-        accepted, block_dim, fields = spec_arch35.host_tiling(n, b, ub, platform.core_num)
-        if not accepted:
-            need = spec_arch35.BUFFER_NUM * spec_arch35.UB_ALIGN_BYTES
-            raise ValueError(f"{names['ub_size']} ({ub} bytes) is too small: the 950 kernel needs "
-                             f"{spec_arch35.BUFFER_NUM} buffers of at least {spec_arch35.UB_ALIGN_BYTES} bytes "
-                             f"({need} bytes)")
-    else:
-        block = platform.block_size
-        _check_block_size(block, info, names)
-        accepted, block_dim, fields = spec_a2.host_tiling(n, b, ub, platform.core_num, block)
-        if not accepted:
-            units = spec_a2.tile_units(b)
-            raise ValueError(f"{names['ub_size']} ({ub} bytes) is too small: the {info.name} kernel needs "
-                             f"{units} tile buffers of at least one {block}-byte block ({units * block} bytes)")
-    # The fields sized by the platform rather than by numel: the UB's (UB_SIZED_FIELDS)
-    # and coreNum (the cores, capped by numel).
-    ub = f"{names['ub_size']} ({ub} bytes)"
-    causes = dict.fromkeys(UB_SIZED_FIELDS, ub)
-    causes["coreNum"] = f"platform.core_num ({platform.core_num}) with {names['numel']} ({n})"
-    layout = LAYOUTS[platform.architecture]
-    for name, value in fields._asdict().items():
-        low, high = layout.int_range(name)
-        if not low <= value <= high:
-            cause = causes.get(name, f"{names['numel']} ({n})")
-            raise ValueError(f"{cause} is too large: the tiling field {name} = {value} does not fit its C type "
-                             f"({layout.dtype.fields[name][0].name})")
-    return block_dim, fields
-
-
-def _check_block_size(block_size: int, info: DTypeInfo, names: dict) -> None:
-    reason = block_size_refusal(block_size, info, names["block_size"])
-    if reason:
-        raise ValueError(reason)
-
-
-def _record(dtype: np.dtype, fields, beta32) -> np.void:
-    """The record of ``fields`` (checked to fit by :func:`_host_fields`)."""
-    layout = next(layout for layout in LAYOUTS.values() if layout.dtype == dtype)
-    record = np.zeros((), dtype=dtype)
-    for name, value in fields._asdict().items():
-        record[name] = value
-    record[layout.beta_field] = beta32
-    return record[()]
+    host_fields(n, dtype_info(dtype, argname="dtype"), check_platform(platform), names)

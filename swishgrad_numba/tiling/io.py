@@ -19,24 +19,21 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..dtypes import to_float32
-from .records import LAYOUTS, TILING_DTYPE, RecordLayout, Tiling, layout_of
+from .records import RecordLayout, Tiling, layout_of, layouts
 
-__all__ = ["TILING_NBYTES", "as_tiling_record", "read_tiling_bin", "write_tiling_bin", "record_from_fields"]
-
-#: Size of the A2 C struct (eight uint64, one float32, 4 bytes of tail padding).
-TILING_NBYTES = TILING_DTYPE.itemsize
+__all__ = ["as_tiling_record", "read_tiling_bin", "write_tiling_bin", "record_from_fields"]
 
 _UINT64_MAX = (1 << 64) - 1
-_BY_NBYTES = {layout.nbytes: layout for layout in LAYOUTS.values()}
 
 
 def _record_from_bytes(data, argname: str) -> np.void:
     data = bytes(data)
-    layout = _BY_NBYTES.get(len(data))
+    by_nbytes = {layout.nbytes: layout for layout in layouts().values()}
+    layout = by_nbytes.get(len(data))
     if layout is None:
         raise ValueError(
-            f"{argname} must be exactly {TILING_NBYTES} bytes (the A2 SwishGrad tiling struct: eight little-endian "
-            f"uint64, one float32, 4 bytes of padding) or {LAYOUTS['arch35'].nbytes} bytes (the 950 struct: "
+            f"{argname} must be exactly {layouts()['a2'].nbytes} bytes (the A2 SwishGrad tiling struct: eight "
+            f"little-endian uint64, one float32, 4 bytes of padding) or {layouts()['arch35'].nbytes} bytes (the 950 struct: "
             f"EleBaseTilingData then a float32 scale), got {len(data)} bytes"
         )
     return np.frombuffer(data, dtype=layout.dtype)[0].copy()
@@ -44,10 +41,11 @@ def _record_from_bytes(data, argname: str) -> np.void:
 
 def _layout_of_names(names, argname: str) -> RecordLayout:
     """The layout whose integer fields the mapping's keys name."""
-    best = max(LAYOUTS.values(), key=lambda layout: len(set(names) & set(layout.int_fields)))
+    by_arch = layouts()
+    best = max(by_arch.values(), key=lambda layout: len(set(names) & set(layout.int_fields)))
     if not set(names) & set(best.int_fields):
-        raise ValueError(f"{argname} names no tiling field; the A2 fields are {list(LAYOUTS['a2'].dtype.names)}, "
-                         f"the 950 fields {list(LAYOUTS['arch35'].dtype.names)}")
+        raise ValueError(f"{argname} names no tiling field; the A2 fields are {list(by_arch['a2'].dtype.names)}, "
+                         f"the 950 fields {list(by_arch['arch35'].dtype.names)}")
     return best
 
 
@@ -162,7 +160,7 @@ def read_tiling_bin(path_or_bytes) -> np.void:
     if not isinstance(path_or_bytes, (str, os.PathLike)):
         raise TypeError(f"path_or_bytes must be a path or bytes, got {type(path_or_bytes).__name__}")
     with open(path_or_bytes, "rb") as fh:
-        data = fh.read(max(_BY_NBYTES) + 1)
+        data = fh.read(max(layout.nbytes for layout in layouts().values()) + 1)
     return _record_from_bytes(data, f"tiling file {os.fspath(path_or_bytes)!r}")
 
 

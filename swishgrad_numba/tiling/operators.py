@@ -22,7 +22,7 @@ from .coverage import analyse_coverage
 from .findings import ValidationReport, finding
 from .host import check_numel
 from .launch import KERNEL_NAMES, Launch, negative_walk_fields, padded_slots, walk_classes
-from .records import LAYOUTS
+from .records import layouts
 from .rules import structure
 
 __all__ = ["validate_op_tiling", "run_op_tiling", "is_op_tiling"]
@@ -85,7 +85,7 @@ def validate_op_tiling(tiling, numel, dtype, platform: Platform | None = None, b
                                                    f"{ub_use} bytes, more than the {platform.ub_size}-byte "
                                                    f"unified buffer."))
     else:
-        layout = LAYOUTS[tiling.architecture]
+        layout = layouts()[tiling.architecture]   # the templates' fields, as SwishGrad's records lay them out
         launch = Launch(layout, check.fields, 0.0, tiling.block_dim, tiling.tiling_key, info, platform)
         classes = walk_classes(launch)
         found, ub_use = structure(launch, classes, numel, check.buffers, check.whole_blocks)

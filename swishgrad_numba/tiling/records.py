@@ -1,16 +1,10 @@
-"""The tiling structs as NumPy records, and the :class:`Tiling` a launch receives.
+"""The :class:`Tiling` a SwishGrad launch receives, the record layouts it is read by, and record helpers.
 
-Two layouts, one per kernel:
-
-- Atlas A2 (model section 3): eight ``uint64`` then the float32 ``sconf``, 72
-  bytes (:data:`TILING_DTYPE`);
-- Ascend 950 (model section 9): ``SwishGradTilingData { EleBaseTilingData
-  baseTiling; float scale; }``, 88 bytes (:data:`ARCH35_TILING_DTYPE`).
-
-Both are C layouts with natural alignment: ``record.tobytes()`` is the
-struct as the device sees it. The struct's beta field keeps its C name
-(``sconf`` / ``scale``); in Python the value is :attr:`Tiling.beta`.
-:func:`tiling_fields` turns a record into the one normalised form every
+SwishGrad's two structs are its own (:mod:`swishgrad_numba.ops.swish_grad_host`): the A2's eight
+``uint64`` then the float32 ``sconf`` (72 bytes), the 950's ``EleBaseTilingData`` then the float32
+``scale`` (88 bytes). Both are C layouts with natural alignment: ``record.tobytes()`` is the struct as
+the device sees it. The struct's beta field keeps its C name (``sconf`` / ``scale``); in Python the
+value is :attr:`Tiling.beta`. :func:`tiling_fields` turns a record into the one normalised form every
 consumer reads: a ``TilingFields`` named tuple of Python ints.
 """
 from __future__ import annotations
@@ -19,34 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..platform import ARCH_950, ARCH_A2
-from ..spec import a2 as spec_a2
-from ..spec import arch35 as spec_arch35
-
-__all__ = ["private_record", "checked_record", "UB_SIZED_FIELDS",
-    "TILING_DTYPE", "TILING_FIELDS", "ARCH35_TILING_DTYPE", "ARCH35_TILING_FIELDS", "RecordLayout", "LAYOUTS",
-    "Tiling", "layout_of", "tiling_fields",
-]
-
-#: Field names of the A2 struct, in the C struct's order.
-TILING_FIELDS = spec_a2.FIELDS + ("sconf",)
-
-#: The A2 struct: eight uint64, one float32, 4 bytes of tail padding (72 bytes).
-TILING_DTYPE = np.dtype([(name, "<u8") for name in spec_a2.FIELDS] + [("sconf", "<f4")], align=True)
-
-#: Field names of the 950 struct, in the C struct's order.
-ARCH35_TILING_FIELDS = spec_arch35.FIELDS + ("scale",)
-
-# EleBaseTilingData's C types: int64 dim0, int32 coreNum and ubFormer, int64
-# for the rest but scheMode, which is uint64.
-_ARCH35_TYPES = {"coreNum": "<i4", "ubFormer": "<i4", "scheMode": "<u8"}
-
-#: The 950 struct: EleBaseTilingData (80 bytes) then the float32 ``scale``
-#: and 4 bytes of tail padding (88 bytes).
-ARCH35_TILING_DTYPE = np.dtype([(name, _ARCH35_TYPES.get(name, "<i8")) for name in spec_arch35.FIELDS]
-                               + [("scale", "<f4")], align=True)
-
-assert TILING_DTYPE.itemsize == 72 and ARCH35_TILING_DTYPE.itemsize == 88
+__all__ = ["private_record", "checked_record", "UB_SIZED_FIELDS", "RecordLayout", "Tiling", "layouts",
+           "layout_of", "tiling_fields"]
 
 
 @dataclass(frozen=True)
@@ -78,16 +46,17 @@ class RecordLayout:
         return f"[{low}, {high}) ({article} {dt.name} field)"
 
 
-#: The layouts by architecture.
-LAYOUTS = {
-    ARCH_A2: RecordLayout(ARCH_A2, TILING_DTYPE, spec_a2.FIELDS, "sconf", spec_a2.TilingFields),
-    ARCH_950: RecordLayout(ARCH_950, ARCH35_TILING_DTYPE, spec_arch35.FIELDS, "scale", spec_arch35.TilingFields),
-}
+def layouts() -> dict:
+    """SwishGrad's record layouts by architecture (its operator module's; imported on use, because the
+    operator modules import this one)."""
+    from ..ops.swish_grad_host import LAYOUTS
+
+    return LAYOUTS
 
 
 def layout_of(record) -> RecordLayout:
     """The layout of a record (or record array) by its dtype; TypeError for any other dtype."""
-    for layout in LAYOUTS.values():
+    for layout in layouts().values():
         if record.dtype == layout.dtype:
             return layout
     raise TypeError(f"tiling must have dtype TILING_DTYPE (A2) or ARCH35_TILING_DTYPE (950), got {record.dtype}")
@@ -117,7 +86,7 @@ class Tiling:
     Attributes
     ----------
     data : numpy.void
-        One record of :data:`TILING_DTYPE` (A2) or :data:`ARCH35_TILING_DTYPE` (950): a
+        One record of ``TILING_DTYPE`` (A2) or ``ARCH35_TILING_DTYPE`` (950): a
         private copy of the record given, read-only (so is every view of it).
     block_dim : int
         Number of cores launched.
