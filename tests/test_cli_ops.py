@@ -13,6 +13,16 @@ def test_ops_list_names_every_operator_with_its_aclnn_name(capsys):
         assert op.aclnn[-1] in line and op.kernel_op in line
 
 
+def test_ops_list_columns_line_up_under_the_header(capsys):
+    assert main(["ops", "list"]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    starts = [header.index(title) for title in ("aclnn", "kernel op", "kernels", "dtypes")]
+    assert len(rows) == len(OPERATORS)
+    for row, (name, op) in zip(rows, OPERATORS.items()):
+        assert [row.index(cell, start) for cell, start in
+                zip((op.aclnn[-1], op.kernel_op, next(iter(op.kernels)), "float32"), starts)] == starts, row
+
+
 def test_ops_show_prints_the_kernels_program(capsys):
     assert main(["ops", "show", "swish", "--soc", "Ascend950PR_9599", "--dtype", "float16", "--beta", "0"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -11,10 +11,13 @@ __all__ = ["register"]
 def _list(args) -> int:
     from ..ops import OPERATORS
 
-    print(f"{'operator':12s} {'aclnn':22s} {'kernel op':10s} kernels (programs: *)  dtypes")
-    for name, op in OPERATORS.items():
-        kernels = ", ".join(f"{arch}{'*' if k.programs else ''}" for arch, k in op.kernels.items())
-        print(f"{name:12s} {op.aclnn[-1]:22s} {op.kernel_op:10s} {kernels:22s} float32, float16, bfloat16")
+    header = ("operator", "aclnn", "kernel op", "kernels (programs: *)", "dtypes")
+    rows = [(name, op.aclnn[-1], op.kernel_op,
+             ", ".join(f"{arch}{'*' if k.programs else ''}" for arch, k in op.kernels.items()),
+             "float32, float16, bfloat16") for name, op in OPERATORS.items()]
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header) - 1)]
+    for row in (header, *rows):
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1])
     return 0
 
 
