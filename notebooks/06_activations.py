@@ -61,19 +61,24 @@ S2PI = np.sqrt(2.0 / np.pi)
 
 
 def sig(x):
-    return 0.5 * (1.0 + np.tanh(0.5 * x))          # no overflow for any x
+    # 1 / (1 + e^-x) from e^-|x|: no overflow, and no 1 + tanh cancelling to 0 in the far negative tail
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
-ERF = np.vectorize(math.erf, otypes=[np.float64])   # float64 erf without SciPy
+# float64 erfc without SciPy: 1 + erf(t) as erfc(-t), which does not cancel in the negative tail
+ERFC = np.vectorize(math.erfc, otypes=[np.float64])
 
 
+# 0.5 (1 + tanh z) is sig(2z) and 1 - tanh^2 z is 4 sig(2z) sig(-2z): written so, the truth keeps its
+# relative accuracy where 1 + tanh z would cancel (below x = -5.3 it would be wrong at float32 precision).
 def gelu_tanh(x):
-    return 0.5 * x * (1.0 + np.tanh(S2PI * (x + 0.044715 * x ** 3)))
+    return x * sig(2.0 * S2PI * (x + 0.044715 * x ** 3))
 
 
 def gelu_tanh_grad(x):
-    t = np.tanh(S2PI * (x + 0.044715 * x ** 3))
-    return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * S2PI * (1.0 + 3 * 0.044715 * x * x)
+    z2 = 2.0 * S2PI * (x + 0.044715 * x ** 3)
+    return sig(z2) + 2.0 * x * sig(z2) * sig(-z2) * S2PI * (1.0 + 3 * 0.044715 * x * x)
 
 
 ROWS = {
@@ -97,8 +102,8 @@ ROWS = {
     "elu": ("elu", "elu", lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))), "x", (-8.0, 8.0)),
     "elu_backward": ("elu_backward", "elu_grad", lambda x: np.where(x > 0, 1.0, np.exp(np.minimum(x, 0))), "x",
                      (-8.0, 8.0)),
-    "gelu_v2": ("gelu_v2", "gelu_v2", lambda x: 0.5 * x * (1.0 + ERF(x / np.sqrt(2.0))), "x", (-8.0, 8.0)),
-    "gelu_backward_v2": ("gelu_backward_v2", "gelu_grad_v2", lambda x: 0.5 * (1.0 + ERF(x / np.sqrt(2.0)))
+    "gelu_v2": ("gelu_v2", "gelu_v2", lambda x: 0.5 * x * ERFC(-x / np.sqrt(2.0)), "x", (-8.0, 8.0)),
+    "gelu_backward_v2": ("gelu_backward_v2", "gelu_grad_v2", lambda x: 0.5 * ERFC(-x / np.sqrt(2.0))
                          + x * np.exp(-0.5 * x * x) / np.sqrt(2.0 * np.pi), "x", (-8.0, 8.0)),
 }
 # the rows whose operator this version of the package registers
