@@ -45,9 +45,9 @@ NAME = "gelu"
 
 #: ``GeluTilingData`` (A2, ``gelu_tiling_data.h:17-26``): eight uint64, SwishGrad's fields in its order.
 A2_RECORD_DTYPE = np.dtype([(name, "<u8") for name in spec_a2.FIELDS])
-#: ``EleBaseTilingData16B`` (950, opbase ``elewise_base_struct.h:40-44``): int64 dim0, int32 coreNum, ubFormer.
-ARCH35_RECORD_DTYPE = np.dtype([("dim0", "<i8"), ("coreNum", "<i4"), ("ubFormer", "<i4")])
-assert A2_RECORD_DTYPE.itemsize == 64 and ARCH35_RECORD_DTYPE.itemsize == 16
+#: The 950's: opbase's ``EleBaseTilingData16B`` as it is.
+ARCH35_RECORD_DTYPE = spec_arch35.ELE_BASE_TILING_16B_DTYPE
+assert A2_RECORD_DTYPE.itemsize == 64
 
 # ---------------------------------------------------------------- A2 host tiling (op_host/gelu_tiling.cpp)
 

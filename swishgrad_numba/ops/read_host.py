@@ -25,7 +25,6 @@ from ..spec import arch35 as spec_arch35
 from ..tiling.records import checked_record
 from .registry import OpTiling, WalkCheck
 from ..reader.errors import KernelSourceError
-from .gelu import ARCH35_RECORD_DTYPE as GELU_ARCH35_RECORD_DTYPE
 from .swish_host import ARCH35_RECORD_DTYPE
 
 __all__ = ["C_TYPES", "ELE_BASE_TILING_DTYPE", "ELE_BASE_TILING_16B_DTYPE", "OPBASE_STRUCTS", "ReadTiling",
@@ -50,10 +49,9 @@ _HEAD_32B = ("dim0", "coreNum", "ubFormer")
 _SCALAR_OFFSET_32B = ARCH35_RECORD_DTYPE.fields["scale"][1]
 _SCALAR_BYTES_32B = ARCH35_RECORD_DTYPE.itemsize - _SCALAR_OFFSET_32B
 
-#: opbase's ``EleBaseTilingData16B``: ``dim0``, ``coreNum``, ``ubFormer`` and no scalarData, the layout
-#: of the 950 Gelu's record (:data:`swishgrad_numba.ops.gelu.ARCH35_RECORD_DTYPE`, where its source is cited);
-#: ``ElementwiseSch16B`` splits the blocks again as the 32-byte schedule does (:func:`.gelu.walk_fields`).
-ELE_BASE_TILING_16B_DTYPE = GELU_ARCH35_RECORD_DTYPE
+#: opbase's ``EleBaseTilingData16B`` (``dim0``, ``coreNum``, ``ubFormer``, no scalarData): ``ElementwiseSch16B``
+#: splits the blocks again as the 32-byte schedule does (:func:`.gelu.walk_fields`).
+ELE_BASE_TILING_16B_DTYPE = spec_arch35.ELE_BASE_TILING_16B_DTYPE
 
 #: opbase's element-wise structs a kernel may use as its tiling struct as they are (not in its folder):
 #: the 80-byte ``EleBaseTilingData``, ``EleBaseTilingDataV2`` (its alias, ``elewise_base_struct.h:60``),

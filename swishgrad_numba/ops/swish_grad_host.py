@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arguments import block_size_refusal
 from ..dtypes import DTypeInfo
 from ..platform import ARCH_950, ARCH_A2, Platform
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
+from ..tiling.host import ARGNAMES, check_block_size
 from ..tiling.records import UB_SIZED_FIELDS, RecordLayout, Tiling
 
 __all__ = ["TILING_FIELDS", "TILING_DTYPE", "ARCH35_TILING_FIELDS", "ARCH35_TILING_DTYPE", "LAYOUTS",
-           "host_tiling", "host_fields", "check_block_size"]
+           "host_tiling", "host_fields"]
 
 # ---------------------------------------------------------------- structs
 
@@ -43,10 +43,6 @@ LAYOUTS = {
 }
 
 # ---------------------------------------------------------------- the host tiling
-
-#: The names the messages give the arguments; the command line gives its options' names instead.
-ARGNAMES = {"numel": "numel", "ub_size": "platform.ub_size", "block_size": "platform.block_size"}
-
 
 def host_tiling(n: int, info: DTypeInfo, beta32, platform: Platform) -> Tiling:
     """The host tiling of the kernel ``platform``'s SoC runs, as CANN picks it: an Ascend 950 gets the
@@ -98,9 +94,3 @@ def host_fields(n: int, info: DTypeInfo, platform: Platform, names: dict) -> tup
                              f"({layout.dtype.fields[name][0].name})")
     return block_dim, fields
 
-
-def check_block_size(block_size: int, info: DTypeInfo, names: dict) -> None:
-    """A ValueError naming ``names['block_size']`` where the A2 template cannot tile by ``block_size``."""
-    reason = block_size_refusal(block_size, info, names["block_size"])
-    if reason:
-        raise ValueError(reason)

@@ -26,7 +26,7 @@ import numpy as np
 from .arith import INIT_BUFFER_ALIGN, CoreClass, ceil_div, maximum, minimum, pad_to
 
 __all__ = [
-    "FIELDS", "TilingFields", "ELE_BASE_TILING_DTYPE", "BUFFER_NUM", "BYTES_PER_CORE", "BLOCK_ALIGN", "UB_ALIGN_BYTES",
+    "FIELDS", "TilingFields", "ELE_BASE_TILING_DTYPE", "ELE_BASE_TILING_16B_DTYPE", "BUFFER_NUM", "BYTES_PER_CORE", "BLOCK_ALIGN", "UB_ALIGN_BYTES",
     "SCHE_MODE", "WORKSPACE_SIZE", "CLASS_FIELDS", "host_tiling", "kernel_fields_32b", "block_classes", "ub_bytes",
     "tiling_key",
 ]
@@ -72,6 +72,10 @@ _C_TYPES = {"coreNum": "<i4", "ubFormer": "<i4", "scheMode": "<u8"}
 #: 950 element-wise operator's tiling data begins with.
 ELE_BASE_TILING_DTYPE = np.dtype([(name, _C_TYPES.get(name, "<i8")) for name in FIELDS], align=True)
 assert ELE_BASE_TILING_DTYPE.itemsize == 80
+#: opbase's ``EleBaseTilingData16B`` (``elewise_base_struct.h:40-44``): int64 ``dim0``, int32 ``coreNum``
+#: and ``ubFormer`` (16 bytes), the struct of ``ElementwiseSch16B`` kernels (the 950 Gelu's).
+ELE_BASE_TILING_16B_DTYPE = np.dtype([("dim0", "<i8"), ("coreNum", "<i4"), ("ubFormer", "<i4")])
+assert ELE_BASE_TILING_16B_DTYPE.itemsize == 16
 
 
 #: Unified-buffer slots of SwishGrad's DAG (2 inputs + 1 output, each

@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import numbers
 
-from ..dtypes import beta_argument, dtype_info
+from ..arguments import block_size_refusal
+from ..dtypes import DTypeInfo, beta_argument, dtype_info
 from ..platform import ARCH_950, REFERENCE_PLATFORM, Platform
 
-__all__ = ["compute_tiling", "check_host_input", "check_numel", "check_platform"]
+__all__ = ["ARGNAMES", "compute_tiling", "check_block_size", "check_host_input", "check_numel", "check_platform"]
+
+#: The names the host tilings' messages give the arguments; the command line gives its options' names
+#: instead (:func:`check_host_input`'s ``argnames``).
+ARGNAMES = {"numel": "numel", "ub_size": "platform.ub_size", "block_size": "platform.block_size"}
 
 
 def check_numel(numel, argname: str = "numel") -> int:
@@ -68,7 +73,6 @@ def compute_tiling(numel, dtype, beta=None, platform: Platform | None = None, *,
     n = check_numel(numel)
     info = dtype_info(dtype, argname="dtype")
     from ..ops import get_operator   # the registry imports this package: import on use
-    from ..ops.swish_grad_host import ARGNAMES, check_block_size
 
     operator = get_operator(op)
     platform = check_platform(operator.default_platform if platform is None else platform)
@@ -86,8 +90,15 @@ def check_host_input(numel, dtype, platform: Platform | None, argnames: dict) ->
     """Raise the error :func:`compute_tiling` would for this input, naming the
     arguments by ``argnames`` (keys ``numel``, ``ub_size``, ``block_size``;
     e.g. the command line's options), before any other work."""
-    from ..ops.swish_grad_host import ARGNAMES, host_fields
+    from ..ops.swish_grad_host import host_fields
 
     names = dict(ARGNAMES, **argnames)
     n = check_numel(numel, names["numel"])
     host_fields(n, dtype_info(dtype, argname="dtype"), check_platform(platform), names)
+
+
+def check_block_size(block_size: int, info: DTypeInfo, names: dict) -> None:
+    """A ValueError naming ``names['block_size']`` where the A2 template cannot tile by ``block_size``."""
+    reason = block_size_refusal(block_size, info, names["block_size"])
+    if reason:
+        raise ValueError(reason)
