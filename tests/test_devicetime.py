@@ -16,10 +16,11 @@ from swishgrad_numba.platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM
 
 CLOCK = 1000.0   # MHz: one cycle is a nanosecond
 F = 50.0         # DataCopy fixed cycles
-# Free of the aggregate limit, no head, no scalar unless a test sets it; one DataCopy costs F (no burst cost).
+# Free of the aggregate limit, no head, no scalar unless a test sets it; one DataCopy costs F (no burst cost); a
+# transfer lands as its pipe is done with it (no latency) unless a test sets one.
 BASE = dt.Params(clock_mhz=CLOCK, core_read_bytes_per_cycle=32.0, core_write_bytes_per_cycle=64.0,
                  aggregate_gbps=1e9, datacopy_cycles=F, burst_cycles=0.0, unaligned_burst_cycles=0.0, issue_cycles=0.0,
-                 scalar_cycles_per_tile=0.0, head_us=0.0, head_per_block_us=0.0)
+                 scalar_cycles_per_tile=0.0, head_us=0.0, head_per_block_us=0.0, transfer_latency_cycles=0.0)
 
 
 def add_cycles(elements, latency=6):
