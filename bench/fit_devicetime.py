@@ -138,7 +138,8 @@ def fit_family(family: str, head: tuple | None) -> dict:
     # Add (one core alone: no sharing, so its tile period is the Add, the DataCopies' fixed parts, the bytes at
     # the core's own read rate, and the latency, the one unknown)
     launches = [{"custom": add_launch(cores, tile, buffers), "msprof": dt.Measurement(task_us, cores, ())}
-                for fam, cores, tile, buffers, task_us, _source, role in ADD_LAUNCHES if fam == family and role == "fit"]
+                for fam, cores, tile, buffers, task_us, _source, role in ADD_LAUNCHES
+                if fam == family and role == "fit"]
     result = dt.fit(launches, params=result.params, free=("transfer_latency_cycles",))
     if not result.converged or result.undetermined:
         raise SystemExit(f"{family}: the transfer latency fit did not settle: {result}")
