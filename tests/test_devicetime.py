@@ -16,10 +16,11 @@ from swishgrad_numba.platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM
 
 CLOCK = 1000.0   # MHz: one cycle is a nanosecond
 F = 50.0         # DataCopy fixed cycles
-# Free of the aggregate limit, no head, no scalar unless a test sets it; one DataCopy costs F (no burst cost).
+# Free of the aggregate limit, no head, no scalar unless a test sets it; one DataCopy costs F (no burst cost); a
+# transfer lands as its pipe is done with it (no latency) unless a test sets one.
 BASE = dt.Params(clock_mhz=CLOCK, core_read_bytes_per_cycle=32.0, core_write_bytes_per_cycle=64.0,
                  aggregate_gbps=1e9, datacopy_cycles=F, burst_cycles=0.0, unaligned_burst_cycles=0.0, issue_cycles=0.0,
-                 scalar_cycles_per_tile=0.0, head_us=0.0, head_per_block_us=0.0)
+                 scalar_cycles_per_tile=0.0, head_us=0.0, head_per_block_us=0.0, transfer_latency_cycles=0.0)
 
 
 def add_cycles(elements, latency=6):
@@ -113,24 +114,33 @@ def water_fill(caps, total):
     return rates
 
 
-def fluid_reference(core_stages, buffer_num, read_cap, write_cap, aggregate):
+def fluid_reference(core_stages, buffer_num, read_cap, write_cap, aggregate, latency=0.0):
     """Every core on its own, event by event: ``core_stages[c][k]`` = (scalar, copy-in fixed, copy-in bytes,
     compute, copy-out fixed, copy-out bytes) of tile k. A transfer's fixed part moves nothing; then its bytes
-    share ``aggregate`` max-min with every other transfer moving bytes. Returns each core's end (cycles)."""
+    share ``aggregate`` max-min with every other transfer moving bytes; it lands ``latency`` after that, and
+    Compute waits for its CopyIn and for the CopyOut that frees its buffer to land. Returns each core's end
+    (cycles): its last CopyOut landed."""
     cores = len(core_stages)
     done = [[0] * 4 for _ in range(cores)]
+    landed = [[0, 0] for _ in range(cores)]      # CopyIns, CopyOuts landed
+    landings = []                                 # [time, core, 0 (in) or 1 (out)]
     running = {}                       # (core, pipe) -> [fixed left, bytes left, bytes at the start]
     ends = [0.0] * cores
     t = 0.0
 
     def ready(c, p, k):
         return (p == 0 or (p == 1 and done[c][0] > k and done[c][2] > k - buffer_num)
-                or (p == 2 and done[c][1] > k and done[c][3] > k - buffer_num) or (p == 3 and done[c][2] > k))
+                or (p == 2 and landed[c][0] > k and landed[c][1] > k - buffer_num) or (p == 3 and done[c][2] > k))
+
+    def land(c, q):
+        landed[c][q] += 1
+        if q == 1 and landed[c][1] == len(core_stages[c]):
+            ends[c] = t
 
     def finish(c, p):
         done[c][p] += 1
-        if p == 3 and done[c][3] == len(core_stages[c]):
-            ends[c] = t
+        if p in (1, 3):
+            landings.append([t + latency, c, p // 2])
 
     while True:
         started = True
@@ -148,11 +158,18 @@ def fluid_reference(core_stages, buffer_num, read_cap, write_cap, aggregate):
                         started = True
                     else:
                         running[(c, p)] = [fixed, nbytes, nbytes]
-        if not running:
+        for item in [x for x in landings if x[0] <= t + 1e-9 * max(t, 1.0)]:
+            landings.remove(item)
+            land(item[1], item[2])
+            started = True
+        if started:
+            continue
+        if not running and not landings:
             return ends
         movers = {key: (read_cap if key[1] == 1 else write_cap) for key, r in running.items() if r[0] == 0}
         rates = water_fill(movers, aggregate)
-        step = min(r[0] if r[0] > 0 else r[1] / rates[key] for key, r in running.items())
+        step = min([r[0] if r[0] > 0 else r[1] / rates[key] for key, r in running.items()]
+                   + [max(x[0] - t, 0.0) for x in landings])
         t += step
         for key in list(running):
             r = running[key]
@@ -181,14 +198,15 @@ def test_gm_sharing_matches_a_plain_fluid_max_min_reference(seed):
     p = BASE.replace(aggregate_gbps=float(rng.choice([20.0, 90.0, 250.0, 1e9])),
                      datacopy_cycles=float(rng.integers(0, 200)), scalar_cycles_per_tile=float(rng.integers(0, 50)),
                      core_read_bytes_per_cycle=float(rng.choice([8.0, 32.0])),
-                     core_write_bytes_per_cycle=float(rng.choice([16.0, 64.0])))
+                     core_write_bytes_per_cycle=float(rng.choice([16.0, 64.0])),
+                     transfer_latency_cycles=float(rng.choice([0.0, 150.0, 700.0])))
     kinds = [[int(n) for n in rng.integers(8, 20_000, size=int(rng.integers(1, 7)))] for _ in range(3)]
     core_tiles = [kinds[int(rng.integers(0, 3))] for _ in range(int(rng.integers(1, 7)))]   # some cores alike
     n_add, buffer_num = int(rng.integers(0, 4)), int(rng.integers(1, 4))
     est = dt.estimate_custom(dtype="float32", inputs=2, outputs=1, instructions=["Add"] * n_add,
                              core_tiles=core_tiles, buffer_num=buffer_num, params=p)
     ends = fluid_reference(reference_stages(core_tiles, n_add, p), buffer_num, p.core_read_bytes_per_cycle,
-                           p.core_write_bytes_per_cycle, p.aggregate_gbps * 1e3 / CLOCK)
+                           p.core_write_bytes_per_cycle, p.aggregate_gbps * 1e3 / CLOCK, p.transfer_latency_cycles)
     assert est.core_end_us == pytest.approx(np.array(ends) / CLOCK, rel=1e-9)
     assert est.duration_us == pytest.approx(max(ends) / CLOCK, rel=1e-9)
 

@@ -242,7 +242,8 @@ def simulate(offsets, tile_elements, itemsize: int, compute_itemsize: int, input
     most_tiles = int(np.diff(offsets).max()) if n else 1
     class_end, starts, durations, saturated = schedule(stages, weight, min(buffer_num, max(most_tiles, 1)),
                                                        params.core_read_bytes_per_cycle,
-                                                       params.core_write_bytes_per_cycle, aggregate)
+                                                       params.core_write_bytes_per_cycle, aggregate,
+                                                       params.transfer_latency_cycles)
     cum = np.vstack([np.zeros((1, 4)), np.cumsum(durations, axis=0)])
     busy = cum[offsets[1:]] - cum[offsets[:-1]]
     class_end_us, busy_us = class_end / clock, busy / clock

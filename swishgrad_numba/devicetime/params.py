@@ -16,7 +16,8 @@ Sources (details and links in ``docs/devicetime.md``):
   per_repeat + (repeats - 1) * 18``.
 - ``calibrated``: fitted by ``bench/fit_devicetime.py`` on public copy-only
   launches and empty-kernel heads (hicann/asc-devkit examples): the GM
-  bandwidth, the DataCopy and burst costs, the head (:data:`CALIBRATED`).
+  bandwidth, the DataCopy and burst costs, the head; and on one-core launches
+  of an Add (issue 38): the transfer latency (:data:`CALIBRATED`).
 - ``stated``: the vector rates Ascend's examples state per SoC
   (:data:`VECTOR_BYTES_PER_CYCLE`).
 - ``assumed``: no public figure (the A2's head for one block, scalar
@@ -99,14 +100,18 @@ SOC_FIGURES = {
     "Ascend950DT_9581": (1650, 64, 253952, 40, 40),
 }
 
-#: The values fitted to the public copy-only launches and empty-kernel heads (docs/devicetime.md, "Calibration
-#: of the defaults"), per SoC family: written by ``python bench/fit_devicetime.py`` (rerun it to reproduce them).
-#: Every chip of a family takes its family's values; only the 48-core A2/A3 and the 64-core 950 were measured.
+#: The values fitted to the public copy-only launches and empty-kernel heads, and (the transfer latency) to the
+#: one-core Add of two float16 [8192, 8192] tensors with tiles of 4096 and one buffer: 8,924 us on the 950, and on
+#: the A2 5,096.1 / 0.74 us (issue 38 states it as the model's 0.74x) (docs/devicetime.md, "Checked against"), per
+#: SoC family: written by ``python bench/fit_devicetime.py`` (rerun it to reproduce them). Every chip of a family
+#: takes its family's values; only the 48-core A2/A3 and the 64-core 950 were measured.
 CALIBRATED = {
     "ascend910b": {"aggregate_gbps": 1499.0, "datacopy_cycles": 12.52, "burst_cycles": 0.5313, "head_us": 2.6,
-                   "head_per_block_us": 0.2218, "unaligned_burst_cycles": 39.13},
+                   "head_per_block_us": 0.2218, "unaligned_burst_cycles": 39.13,
+                   "transfer_latency_cycles": 202.2},
     "ascend950": {"aggregate_gbps": 1632.0, "datacopy_cycles": 30.71, "burst_cycles": 0.4807, "head_us": 1.172,
-                  "head_per_block_us": 0.01493, "unaligned_burst_cycles": 39.13},
+                  "head_per_block_us": 0.01493, "unaligned_burst_cycles": 39.13,
+                  "transfer_latency_cycles": 389.6},
 }
 #: Stated vector rates, bytes per cycle of one vector core, where a SoC family's documentation gives them (the
 #: cost model's cycles per repeat are raised to ``repeat_bytes / rate`` when slower): the 950 runs Exp and Div
@@ -131,7 +136,8 @@ _A2 = CALIBRATED["ascend910b"]
 FREE_PARAMETERS = ("core_read_bytes_per_cycle", "core_write_bytes_per_cycle", "aggregate_gbps",
                    "datacopy_cycles", "issue_cycles", "head_us", "head_per_block_us")
 #: The parameters ``fit`` can fit: also ``burst_cycles``, which only launches of strided (multi-burst) copies fix.
-FITTABLE_PARAMETERS = FREE_PARAMETERS + ("burst_cycles", "unaligned_burst_cycles", "scalar_cycles_per_tile")
+FITTABLE_PARAMETERS = FREE_PARAMETERS + ("burst_cycles", "unaligned_burst_cycles", "scalar_cycles_per_tile",
+                                         "transfer_latency_cycles")
 
 
 def chip_family(soc: str) -> str:
@@ -152,7 +158,8 @@ class Params:
     clock_mhz : float
         AI core clock [runtime ``cube_freq``]; the A2 files give no separate vector clock.
     core_read_bytes_per_cycle : float
-        The most one core's GM -> UB transfer (MTE2) moves per cycle [runtime ``ddr_rate``, unit assumed].
+        The most one core's GM -> UB transfer (MTE2) moves per cycle [runtime ``ddr_rate``, unit assumed; with
+        the transfer latency it sets one core's speed alone, as the one-core Adds measure it].
     core_write_bytes_per_cycle : float
         The most one core's UB -> GM transfer (MTE3) moves per cycle [runtime ``ub_to_ddr_rate``, unit assumed].
     aggregate_gbps : float
@@ -166,6 +173,11 @@ class Params:
         Extra fixed cycles per burst whose GM address is not 32-byte aligned (``estimate_custom(gm_aligned=False)``;
         the template's copies are aligned) [calibrated on the A2's unaligned copy; the 950 has no such figure and
         takes the A2's, assumed].
+    transfer_latency_cycles : float
+        Cycles from a transfer's end on its pipe to its data landing in UB or GM (the DMA's completion latency:
+        the pipe issues the next DataCopy meanwhile). Compute waits for its CopyIn to land and for the CopyOut
+        that frees its output buffer; a core ends when its last CopyOut lands [calibrated on the one-core Adds;
+        about 109 ns on the A2, 236 ns on the 950; no public figure found].
     issue_cycles : float
         Extra fixed cycles per vector instruction call on top of the cost model (0: the model's figures alone;
         a measured claim on the 910B4 is about 35 cycles per instruction) [fit].
@@ -191,6 +203,7 @@ class Params:
     datacopy_cycles: float = _A2["datacopy_cycles"]
     burst_cycles: float = _A2["burst_cycles"]
     unaligned_burst_cycles: float = _A2["unaligned_burst_cycles"]
+    transfer_latency_cycles: float = _A2["transfer_latency_cycles"]
     issue_cycles: float = 0.0
     scalar_cycles_per_tile: float = SCALAR_CYCLES_PER_TILE
     head_us: float = _A2["head_us"]

@@ -5,9 +5,13 @@ Per core, tile ``k`` runs four stages, each on its own pipe, with ``B`` buffers 
 - SCALAR ``S_k`` (loop and queue bookkeeping) starts when ``S_{k-1}`` is done;
 - CopyIn ``I_k`` (MTE2) starts when ``S_k`` and ``I_{k-1}`` are done and an input buffer is free
   (``C_{k-B}`` done: Compute is the input buffers' consumer);
-- Compute ``C_k`` (VECTOR) starts when ``I_k`` and ``C_{k-1}`` are done and an output buffer is free
-  (``O_{k-B}`` done: CopyOut is the output buffers' consumer);
+- Compute ``C_k`` (VECTOR) starts when ``I_k`` has landed and ``C_{k-1}`` is done and an output buffer is free
+  (``O_{k-B}`` landed: CopyOut is the output buffers' consumer);
 - CopyOut ``O_k`` (MTE3) starts when ``C_k`` and ``O_{k-1}`` are done.
+
+A transfer *lands* ``latency`` cycles after its pipe is done with it (the DMA's completion latency: the pipe is
+free to issue the next transfer, but the data, and the flag that says so, arrive later); only a stage on another
+pipe waits for that. A core ends when its last CopyOut has landed.
 
 A transfer (CopyIn, CopyOut) is a fixed part (the DataCopy cost: it holds the pipe but moves no bytes) followed by
 its bytes. Every transfer moving bytes, MTE2 and MTE3 of every core alike, shares the one GM bandwidth max-min
@@ -52,29 +56,31 @@ def max_min_rates(readers, writers, read_cap, write_cap, aggregate):
 
 
 @njit(cache=True)
-def _stage_ready(done, c, p, k, buffer_num):
+def _stage_ready(done, landed, c, p, k, buffer_num):
     if p == 0:
         return True
     if p == 1:
         return done[c, 0] > k and done[c, 2] > k - buffer_num
     if p == 2:
-        return done[c, 1] > k and done[c, 3] > k - buffer_num
+        return landed[c, 0] > k and landed[c, 1] > k - buffer_num
     return done[c, 2] > k
 
 
 @njit(cache=True)
 def _run(offsets, weight, scalar, in_fixed, in_bytes, vec, out_fixed, out_bytes, buffer_num, read_cap, write_cap,
-         aggregate, starts, durations, class_end):
+         aggregate, latency, starts, durations, class_end):
     """Follow every class's stages event by event; fill ``starts``/``durations`` (per tile, columns in
     :data:`PIPES` order) and ``class_end`` (cycles). Returns the cycles during which the aggregate limited."""
     n_cls = offsets.shape[0] - 1
     done = np.zeros((n_cls, 4), dtype=np.int64)       # stages completed per pipe
     busy = np.zeros((n_cls, 4), dtype=np.bool_)       # a stage is running on the pipe
+    landed = np.zeros((n_cls, 2), dtype=np.int64)     # CopyIns, CopyOuts whose data have landed (latency after)
     pending = np.zeros((n_cls, 4))                    # bytes to move once the fixed part is over
     # progress[0]: bytes one reading transfer has moved since the start, progress[1]: one writing transfer (all
     # transfers of a kind move at the same rate, so a transfer ends when this reaches its target, which never moves)
     progress = np.zeros(2)
-    # heaps: (end time, class, pipe) of fixed parts; (target progress, class) of reads and of writes
+    # heaps: (end time, class, pipe) of fixed parts (pipe 4, 5: a CopyIn, CopyOut lands); (target progress, class)
+    # of reads and of writes
     timed = [(0.0, 0, 0)]
     heapq.heappop(timed)
     reads = [(0.0, 0)]
@@ -97,7 +103,7 @@ def _run(offsets, weight, scalar, in_fixed, in_bytes, vec, out_fixed, out_bytes,
                 changed = False
                 for p in range(4):
                     k = done[c, p]
-                    if busy[c, p] or k >= n or not _stage_ready(done, c, p, k, buffer_num):
+                    if busy[c, p] or k >= n or not _stage_ready(done, landed, c, p, k, buffer_num):
                         continue
                     tile = lo + k
                     starts[tile, p] = t
@@ -121,9 +127,11 @@ def _run(offsets, weight, scalar, in_fixed, in_bytes, vec, out_fixed, out_bytes,
                         else:
                             heapq.heappush(writes, (progress[1] + nbytes, c))
                             movers[1] += weight[c]
-                    else:
+                    else:                             # nothing to do, nothing to land
                         durations[tile, p] = 0.0
                         done[c, p] = k + 1
+                        if p == 1 or p == 3:
+                            landed[c, p // 2] += 1
                         if p == 3 and k + 1 == n:
                             class_end[c] = t
                         changed = True
@@ -157,7 +165,15 @@ def _run(offsets, weight, scalar, in_fixed, in_bytes, vec, out_fixed, out_bytes,
         t = t_next
         while len(timed) > 0 and timed[0][0] <= t:
             _end, c, p = heapq.heappop(timed)
-            if pending[c, p] > 0.0:                   # the fixed part is over: now the bytes
+            if p >= 4:                                # a transfer lands
+                q = p - 4
+                landed[c, q] += 1
+                if q == 1 and landed[c, 1] == offsets[c + 1] - offsets[c]:
+                    class_end[c] = t
+                if not touched[c]:
+                    touched[c] = True
+                    todo.append(c)
+            elif pending[c, p] > 0.0:                 # the fixed part is over: now the bytes
                 q = 0 if p == 1 else 1
                 if q == 0:
                     heapq.heappush(reads, (progress[0] + pending[c, p], c))
@@ -165,15 +181,15 @@ def _run(offsets, weight, scalar, in_fixed, in_bytes, vec, out_fixed, out_bytes,
                     heapq.heappush(writes, (progress[1] + pending[c, p], c))
                 movers[q] += weight[c]
             else:
-                _finish(c, p, t, offsets, done, busy, starts, durations, class_end, touched, todo)
+                _finish(c, p, t, offsets, done, busy, starts, durations, touched, todo, timed, latency)
         while len(reads) > 0 and reads[0][0] - progress[0] <= 1e-12 * max(reads[0][0], 1.0):
             _target, c = heapq.heappop(reads)
             movers[0] -= weight[c]
-            _finish(c, 1, t, offsets, done, busy, starts, durations, class_end, touched, todo)
+            _finish(c, 1, t, offsets, done, busy, starts, durations, touched, todo, timed, latency)
         while len(writes) > 0 and writes[0][0] - progress[1] <= 1e-12 * max(writes[0][0], 1.0):
             _target, c = heapq.heappop(writes)
             movers[1] -= weight[c]
-            _finish(c, 3, t, offsets, done, busy, starts, durations, class_end, touched, todo)
+            _finish(c, 3, t, offsets, done, busy, starts, durations, touched, todo, timed, latency)
         if len(reads) == 0:
             movers[0] = 0.0                           # no rounding left over in the weighted counts
         if len(writes) == 0:
@@ -182,21 +198,23 @@ def _run(offsets, weight, scalar, in_fixed, in_bytes, vec, out_fixed, out_bytes,
 
 
 @njit(cache=True)
-def _finish(c, p, t, offsets, done, busy, starts, durations, class_end, touched, todo):
+def _finish(c, p, t, offsets, done, busy, starts, durations, touched, todo, timed, latency):
     k = done[c, p]
     tile = offsets[c] + k
     durations[tile, p] = t - starts[tile, p]
     busy[c, p] = False
     done[c, p] = k + 1
-    if p == 3 and k + 1 == offsets[c + 1] - offsets[c]:
-        class_end[c] = t
+    if p == 1 or p == 3:                              # the transfer lands ``latency`` later (a timed event)
+        heapq.heappush(timed, (t + latency, c, 4 + p // 2))
     if not touched[c]:
         touched[c] = True
         todo.append(c)
 
 
-def schedule(stages, weight, buffer_num: int, read_rate: float, write_rate: float, aggregate: float):
-    """Run the model (rates in bytes per cycle: one core's read and write caps, the shared aggregate).
+def schedule(stages, weight, buffer_num: int, read_rate: float, write_rate: float, aggregate: float,
+             latency: float = 0.0):
+    """Run the model (rates in bytes per cycle: one core's read and write caps, the shared aggregate; ``latency``:
+    cycles from a transfer's end on its pipe to its data landing).
 
     ``stages`` is a dict of float64 arrays (``offsets`` int64 over the distinct cores; ``scalar``, ``in_fixed``,
     ``in_bytes``, ``vec``, ``out_fixed``, ``out_bytes`` per tile, cycles and bytes); ``weight`` (int64) is how many
@@ -209,5 +227,6 @@ def schedule(stages, weight, buffer_num: int, read_rate: float, write_rate: floa
     class_end = np.zeros(n_cls)
     saturated = _run(stages["offsets"], np.asarray(weight, dtype=np.float64), stages["scalar"], stages["in_fixed"],
                      stages["in_bytes"], stages["vec"], stages["out_fixed"], stages["out_bytes"], np.int64(buffer_num),
-                     float(read_rate), float(write_rate), float(aggregate), starts, durations, class_end)
+                     float(read_rate), float(write_rate), float(aggregate), float(latency), starts, durations,
+                     class_end)
     return class_end, starts, durations, float(saturated)
