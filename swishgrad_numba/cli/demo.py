@@ -89,13 +89,13 @@ def _run_host_record(op, grad, x, tiling):
     errors is the kernel's own behaviour (the host made it), so it is launched as the functional
     API launches it (:func:`~swishgrad_numba.ops.call.call`), on the tensor's own elements."""
     from .. import run_tiling, validate_tiling
-    from ..tiling.operators import _platform
 
     out = np.empty_like(x)
     report = validate_tiling(tiling, x.size, x.dtype)
     if report.ok:
         return run_tiling(grad, x, out, tiling), ()
-    extra = {"axpy_rounding": _platform(None, tiling.architecture, op.name).axpy_rounding} if op.axpy else {}
+    # the record is compute_tiling's on the operator's default platform, whose Axpy rounding the API's launch takes
+    extra = {"axpy_rounding": op.default_platform.axpy_rounding} if op.axpy else {}
     op.kernels[tiling.architecture].run(grad, x, out, tiling, **extra)
     return out, tuple(dict.fromkeys(f.code for f in report.errors))
 
