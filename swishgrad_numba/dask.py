@@ -339,11 +339,28 @@ def leaky_relu(x, negative_slope=0.01, *, platform=None):
 
 
 def leaky_relu_backward(grad_output, x, negative_slope=0.01, self_is_result=False, *, platform=None):
-    """The gradient of LeakyReLU over Dask arrays of one shape and dtype (chunkings unified as for
-    :func:`silu_backward`; no broadcasting here), block by block through the emulated LeakyReluGrad kernel;
-    bit for bit :func:`swishgrad_numba.leaky_relu_backward`."""
-    return _map_pair(_leaky_relu_backward_numpy, grad_output, x, "leaky_relu_backward",
-                     negative_slope=negative_slope, self_is_result=self_is_result, platform=platform)
+    """The gradient of LeakyReLU over Dask (or NumPy) arrays whose shapes broadcast against each other and
+    whose dtypes promote, as :func:`swishgrad_numba.leaky_relu_backward` takes them: both are broadcast to
+    the common shape (chunkings unified as for :func:`silu_backward`), then block by block through the
+    emulated LeakyReluGrad kernel. Bit for bit the in-memory result (the kernel's value of an element reads
+    that element's two inputs only, so neither the chunking nor the broadcast walk changes it)."""
+    _require_dask()
+    kwargs = dict(negative_slope=negative_slope, self_is_result=self_is_result, platform=platform)
+    _check_platform(platform)
+    g, xs = _as_dask(grad_output, "grad_output", "auto"), _as_dask(x, "x", "auto")
+    _known_shape(g, "grad_output")
+    _known_shape(xs, "x")
+    # the in-memory checks (dtypes, ranks, slope, platform) on empty arrays of the inputs' ranks
+    _leaky_relu_backward_numpy(np.empty((0,) * g.ndim, dtype=g.dtype), np.empty((0,) * xs.ndim, dtype=xs.dtype),
+                               **kwargs)
+    try:
+        np.broadcast_shapes(g.shape, xs.shape)
+    except ValueError:
+        raise ValueError(f"grad_output and x must broadcast against each other, got {g.shape} and "
+                         f"{xs.shape}") from None
+    if g.shape != xs.shape:
+        g, xs = da.broadcast_arrays(g, xs)
+    return _map_pair(_leaky_relu_backward_numpy, g, xs, "leaky_relu_backward", **kwargs)
 
 # Softplus and SoftplusBackward (issue 30): the numpy functions block by block.
 from .ops.softplus_api import softplus as _softplus_numpy  # noqa: E402

@@ -318,6 +318,68 @@ def test_tiling_op_text_and_beta(capsys):
     assert "--op must be one of" in capsys.readouterr().err
 
 
+def _f32_bits(value):
+    return int(np.float32(value).view(np.uint32))
+
+
+@pytest.mark.parametrize("op", ["leaky_relu", "leaky_relu_grad"])
+def test_tiling_op_attr_sets_the_slope(op, tmp_path, capsys):
+    # issue 38: `tiling --op leaky_relu` could not set the slope; --attr NAME=VALUE takes the function's keyword
+    args = ["tiling", "--op", op, "--numel", "5000", "--json"]
+    assert main(args) == 0
+    assert _f32_bits(json.loads(capsys.readouterr().out)["tiling"]["negativeSlope"]) == _f32_bits(0.01)
+    path = tmp_path / "t.bin"
+    assert main(args + ["--attr", "negative_slope=-0.3", "--write", str(path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert _f32_bits(doc["tiling"]["negativeSlope"]) == _f32_bits(-0.3)
+    assert main(["validate", "--op", op, "--numel", "5000", "--host", "--attr", "negative_slope=0.7"]) == 0
+    assert "OK" in capsys.readouterr().out
+    # a struct read from --file holds its own slope: --attr is refused there (--set sets its fields)
+    assert main(["validate", "--op", op, "--numel", "5000", "--file", str(path), "--block-dim",
+                 str(doc["tiling"]["blockDim"]), "--attr", "negative_slope=0.7"]) == 2
+    assert "a --file struct holds its own" in capsys.readouterr().err
+
+
+def test_tiling_op_attr_every_operator_with_attributes(capsys):
+    def record(*argv):
+        assert main(["tiling", "--numel", "1000000", "--dtype", "float16", "--json", *argv]) == 0
+        return json.loads(capsys.readouterr().out)["tiling"]
+
+    for op in ("softplus", "softplus_grad"):   # SoftplusV2's SafeInvBeta: 1.0f / beta
+        t = record("--op", op, "--attr", "beta=3", "--attr", "threshold=7.5")
+        assert [_f32_bits(t[k]) for k in ("beta", "threshold")] == [_f32_bits(3), _f32_bits(7.5)]
+        if op == "softplus":
+            assert _f32_bits(t["invBeta"]) == _f32_bits(np.float32(1) / np.float32(3))
+    for op in ("elu", "elu_grad"):
+        t = record("--op", op, "--attr", "alpha=0.5", "--attr", "input_scale=2")
+        assert [_f32_bits(t[k]) for k in ("alpha", "scale", "inputScale")] == [_f32_bits(v) for v in (0.5, 1, 2)]
+    assert record("--op", "elu_grad", "--attr", "is_result=true")["isResult"] == 1
+    # the A2 GeluGradV2's tile follows approximate (gelu_grad_v2_tiling.cpp's divisors, worked by hand)
+    from reference_activation_tiling_tier2 import a2_gelu_grad_v2_tile
+    for approximate in ("none", "tanh"):
+        t = record("--op", "gelu_grad_v2", "--attr", f"approximate={approximate}")
+        assert (t["tileDataNum"], t["bufferOpen"], t["blockDim"]) == \
+            a2_gelu_grad_v2_tile(1000000, 2, approximate == "tanh")
+    assert record("--op", "gelu_v2", "--attr", "approximate=tanh")["tilingKey"] != \
+        record("--op", "gelu_v2")["tilingKey"]
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["--op", "leaky_relu", "--attr", "slope=0.2"], "--attr 'slope=0.2': expected NAME=VALUE with NAME one of "
+                                                    "['negative_slope']"),
+    (["--op", "leaky_relu", "--attr", "negative_slope=abc"], "--attr 'negative_slope=abc'"),
+    (["--op", "gelu_v2", "--attr", "approximate=erf"], "approximate must be one of"),
+    (["--op", "elu_grad", "--attr", "alpha=-1", "--attr", "is_result=true"], "alpha must be >= 0 when is_result"),
+    (["--op", "elu_grad", "--attr", "is_result=maybe"], "expected true or false"),
+    (["--op", "silu", "--attr", "beta=2"], "--op silu has no attributes"),
+    (["--op", "swish", "--attr", "beta=2"], "but beta, set by --beta"),
+    (["--attr", "beta=2"], "SwishGrad's beta is --beta"),
+])
+def test_tiling_op_attr_refusals_name_the_option(argv, match, capsys):
+    assert main(["tiling", "--numel", "4096", *argv]) == 2
+    assert match in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("op", ["swish", "silu", "silu_grad", "swish_grad"])
 @pytest.mark.parametrize("soc", ["ascend910b", "ascend950"])
 def test_validate_op_host_ok(op, soc, capsys):

@@ -73,7 +73,7 @@ def test_timeline_of_another_operator(capsys, op):
     (["--compare", "tailBlockNum=-5"], "tailBlockNum is a uint64 field"),
     (["--compare", "tailBlockNum=99999999999999999999"], "tailBlockNum is a uint64 field"),
     (["--compare", "buffer_num=2**40"], "FIELD=INTEGER"),
-    (["--compare", "buffer_num=2199023255552"], "buffer_num must be in 1..1099511627776"),
+    (["--compare", "buffer_num=2199023255552"], "--compare 'buffer_num=2199023255552': buffer_num must be at most 21"),
     (["--json", "/proc/version"], "--json: cannot write '/proc/version'"),
     (["--trace", "/dev/full"], "--trace: cannot write '/dev/full'"),
     (["--json", "/dev/full"], "--json: cannot write '/dev/full'"),
@@ -93,9 +93,32 @@ def test_timeline_params_errors_name_the_option(tmp_path, capsys):
         assert "--params: params file" in err and "p.toml" in err
 
 
-def test_timeline_buffer_num_far_past_the_tiles_is_quick(capsys):
-    assert main(["timeline", "--numel", "100000", "--compare", "buffer_num=1099511627776"]) == 0
-    assert "buffer_num=1099511627776" in capsys.readouterr().out
+@pytest.mark.parametrize("text", ["buffer_num=1099511627776", "buffer_num=22", "buffer_num=0", "cores=0",
+                                  "core_num=49", "block_dim=1099511627776", "tileDataNum=7", "tileDataNum=0"])
+def test_timeline_compare_is_checked_as_the_estimates_own_arguments(text, capsys):
+    # issue 38: buffer_num=2**40 exited 0; every --compare key is refused (exit 2, naming --compare, the text
+    # and the rule) by the rule the estimate and the host tiling apply to their own arguments, before any output
+    import swishgrad_numba.devicetime as dt
+
+    assert main(["timeline", "--numel", "100000", "--compare", "buffer_num=2", text]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and f"--compare {text!r}: " in err
+    name, value = text.split("=")
+    if name == "buffer_num":
+        with pytest.raises(ValueError) as own:
+            dt.estimate(None, 100000, "float32", buffer_num=int(value))
+    else:
+        from swishgrad_numba.devicetime.search import template_tiling
+        from swishgrad_numba.platform import REFERENCE_PLATFORM
+        with pytest.raises(ValueError) as own:
+            template_tiling(100000, "float32", REFERENCE_PLATFORM,
+                            **({"tile": int(value)} if name == "tileDataNum" else {"cores": int(value)}))
+    assert err.strip().endswith(str(own.value))
+
+
+def test_timeline_compare_takes_buffer_num_up_to_the_rule(capsys):
+    assert main(["timeline", "--numel", "100000", "--compare", "buffer_num=21"]) == 0
+    assert "buffer_num=21" in capsys.readouterr().out
 
 
 def test_timeline_best_reports_progress_off_a_terminal_and_skips_walks_too_long(capsys):

@@ -233,6 +233,17 @@ def test_program_prints_one_instruction_per_line_as_upstream_writes_it():
     assert Const.of("-1.595769121 * 0.044715").f32 == np.float32(-1.595769121 * 0.044715)
 
 
+def test_an_infinite_constant_prints_as_a_c_constant_expression():
+    # issue 38: +inf printed as `inff`, which no C compiler (nor the reader) takes; an overflowing
+    # float literal is the same infinity
+    p = Program("P", (Tensor("x"),), Tensor("y"), (Tensor("t"),),
+                (V.Duplicate("t", float("inf")), V.Maxs("y", "x", float("-inf")), V.Mins("y", "y", 1e39),
+                 V.Adds("y", "y", 1.5)))
+    assert str(p).splitlines()[1:] == ["    Duplicate(t, (1.0f / 0.0f));", "    Maxs(y, x, (-1.0f / 0.0f));",
+                                       "    Mins(y, y, (1.0f / 0.0f));", "    Adds(y, y, 1.5f);"]
+    assert "inff" not in str(p)
+
+
 @pytest.mark.parametrize("bad, message", [
     ((V.Muls("t", "x", 2.0),), "float32 tensors only"),
     ((V.Cast("t", "x", "CAST_RINT"),), "CAST_NONE"),

@@ -6,7 +6,7 @@ import pytest
 
 from swishgrad_numba.reader import AttrRef, Body, Constant, ScalarProduct, Step, read_source
 from swishgrad_numba.reader.instructions import SPELLINGS, VECTOR_CALLS
-from swishgrad_numba.reader.printer import write_a2
+from swishgrad_numba.reader.printer import print_a2, write_a2
 
 ATTRS = ("alpha", "beta")
 # the form's names only: another spelling (AscendC::Log) reads back as the form's (Ln)
@@ -118,6 +118,35 @@ def test_a_printed_program_reads_back_as_the_same_program(tmp_path, seed):
         assert got.body == want.body and got.attrs == want.attrs
         assert (got.inputs, got.output) == (want.inputs, want.output)
         assert set(got.locals) == set(want.locals)
+
+
+def test_infinite_constants_print_and_read_back(tmp_path):
+    # issue 38: an infinity printed as `inff` (the Softplus kernel's Duplicate(t, inf), `ops show softplus`),
+    # which no compiler nor the reader takes; now as (1.0f / 0.0f), which the reader evaluates in float as C
+    # does. A body with both infinities printed as Ascend C and read back: the same, bit for bit
+    from swishgrad_numba.ops import get_operator
+
+    shown = str(get_operator("softplus").program("float32"))
+    assert "Duplicate(t, (1.0f / 0.0f));" in shown and "inff" not in shown
+    inf, ninf = Constant(float("inf")), Constant(float("-inf"))
+    bodies = {"float32": Body("float32", (("a", "aLocal"),), ("out", "outLocal"),
+                              (("aLocal", "float32"), ("t0", "float32"), ("t1", "float32"), ("outLocal", "float32")),
+                              (Step("Duplicate", ("t0", inf)), Step("Maxs", ("t1", "aLocal", ninf)),
+                               Step("Min", ("outLocal", "t1", "t0"))), (), "", 2)}
+    for dt in ("float16", "bfloat16"):
+        bodies[dt] = Body(dt, (("a", "aLocal"),), ("out", "outLocal"),
+                          (("aLocal", dt), ("af", "float32"), ("t0", "float32"), ("t1", "float32"), ("outLocal", dt)),
+                          (Step("Cast", ("af", "aLocal", "CAST_NONE")), Step("Duplicate", ("t0", inf)),
+                           Step("Maxs", ("t1", "af", ninf)), Step("Min", ("t1", "t1", "t0")),
+                           Step("Cast", ("outLocal", "t1", "CAST_ROUND"))), (), "", 2)
+    printed = print_a2("infs", ("a", "out"), bodies)["infs.h"]
+    assert "(1.0f / 0.0f)" in printed and "(-1.0f / 0.0f)" in printed and "inff" not in printed
+    back = read_source(write_a2(tmp_path / "k", "infs", ("a", "out"), bodies))
+    for dt, want in bodies.items():
+        got = back.body(dt).steps
+        assert got == want.steps
+        scalars = [np.float32(s.args[-1].value).view(np.uint32) for s in got if s.op in ("Duplicate", "Maxs")]
+        assert scalars == [0x7F800000, 0xFF800000]
 
 
 def test_a_program_with_a_call_is_not_printed():

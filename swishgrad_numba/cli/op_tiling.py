@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 
+from ..dtypes import dtype_info
 from ._paths import PathArgumentError, check_input_file, check_output_file
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -44,14 +45,98 @@ def default_architecture(args) -> str:
     return ARCH_A2 if op is None else op.default_platform.architecture
 
 
+def _bool(text: str) -> bool:
+    if text.lower() not in ("true", "false", "1", "0"):
+        raise ValueError(f"expected true or false, got {text!r}")
+    return text.lower() in ("true", "1")
+
+
+_SOFTPLUS = (("beta", 1.0, float), ("threshold", 20.0, float))
+_ELU = (("alpha", 1.0, float), ("scale", 1.0, float), ("input_scale", 1.0, float))
+#: The attributes ``--attr NAME=VALUE`` sets, by operator: (name, default, parse) in the order of its public
+#: function's keywords (``sg.leaky_relu(x, negative_slope=...)``, ...). SwishGrad and Swish take ``--beta``.
+ATTRIBUTES = {
+    "leaky_relu": (("negative_slope", 0.01, float),), "leaky_relu_grad": (("negative_slope", 0.01, float),),
+    "softplus": _SOFTPLUS, "softplus_grad": _SOFTPLUS, "elu": _ELU, "elu_grad": _ELU + (("is_result", False, _bool),),
+    "gelu_v2": (("approximate", "none", str),), "gelu_grad_v2": (("approximate", "none", str),),
+}
+
+
+def add_attr_option(p) -> None:
+    """``--attr NAME=VALUE`` (repeatable) on ``tiling`` and ``validate``."""
+    listed = "; ".join(f"{op}: {', '.join(a[0] for a in attrs)}" for op, attrs in ATTRIBUTES.items())
+    p.add_argument("--attr", action="append", metavar="NAME=VALUE",
+                   help=f"--op other than swish_grad: an attribute of the operator, as its function's keyword, "
+                        f"for its host tiling (repeatable; the others keep their defaults): {listed}")
+
+
+def add_op_options(p) -> None:
+    """``--op`` and ``--attr`` of ``tiling`` and ``validate``."""
+    from ..ops import OPERATORS   # the registry as it is when the parser is built
+
+    others = ", ".join(sorted(set(OPERATORS) - {"swish_grad"}))
+    p.add_argument("--op", default="swish_grad", metavar="OP",
+                   help=f"the operator: swish_grad (%(default)s) or another registered one ({others}); every "
+                        f"operator but swish_grad is its host tiling (its attributes: --attr; validate: optionally "
+                        f"--file, --set), checked against its own kernel")
+    add_attr_option(p)
+
+
+def _attributes(args, op, dt, platform):
+    """The registry's attribute argument of ``--attr``s (None where none is given), checked by the operator's
+    public function on empty arrays, as the library checks them."""
+    import swishgrad_numba as sg
+    from ..ops.gelu_v2 import approximate_code
+
+    texts = getattr(args, "attr", None) or ()
+    if not texts:
+        return None
+    if getattr(args, "file", None):
+        raise OpUsageError("--attr sets the host tiling's attributes; a --file struct holds its own (--set)")
+    known = ATTRIBUTES.get(op.name, ())
+    if not known:
+        raise OpUsageError(f"--attr: --op {op.name} has no attributes"
+                           + (" but beta, set by --beta" if op.has_beta else ""))
+    values = {name: default for name, default, _parse in known}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        spec = next((a for a in known if a[0] == name), None)
+        if not sep or spec is None:
+            raise OpUsageError(f"--attr {text!r}: expected NAME=VALUE with NAME one of "
+                               f"{[a[0] for a in known]} (--op {op.name}'s attributes)")
+        try:
+            values[name] = spec[2](value)
+        except ValueError as exc:
+            raise OpUsageError(f"--attr {text!r}: {exc}") from None
+    fn = getattr(sg, {"leaky_relu_grad": "leaky_relu_backward", "softplus_grad": "softplus_backward",
+                      "elu_grad": "elu_backward", "gelu_grad_v2": "gelu_backward_v2"}.get(op.name, op.name))
+    empty = (np.empty(0, dt),) * op.inputs
+    try:
+        fn(*empty, **values, platform=platform)
+    except (TypeError, ValueError) as exc:
+        raise OpUsageError(f"--attr {' '.join(texts)}: {exc}") from None
+    ordered = [values[name] for name, _default, _parse in known]
+    if op.name.startswith("gelu"):
+        return approximate_code(ordered[0])
+    packed = tuple(np.float32(v) for v in ordered)
+    return packed[0] if len(packed) == 1 else packed
+
+
 def _host(args, op, dt, platform):
-    """The operator's host tiling of --numel/--dtype/--beta on the platform."""
+    """The operator's host tiling of --numel/--dtype/--beta/--attr on the platform."""
     from ..tiling import compute_tiling
 
     if args.beta is not None and not op.has_beta:
         raise OpUsageError(f"--beta does not apply to --op {op.name}: the operator takes no beta")
     try:
-        return compute_tiling(args.numel, dt, args.beta, platform, op=op.name)
+        tiling = compute_tiling(args.numel, dt, args.beta, platform, op=op.name)
+    except ValueError as exc:
+        raise OpUsageError(f"the host tiling refuses this input: {exc}") from None
+    attrs = _attributes(args, op, dt, platform)
+    if attrs is None:
+        return tiling
+    try:
+        return op.host_tiling(args.numel, dtype_info(dt), attrs, platform)
     except ValueError as exc:
         raise OpUsageError(f"the host tiling refuses this input: {exc}") from None
 

@@ -24,6 +24,7 @@ from ..ops.swish_grad_host import LAYOUTS
 from ._options import OptionError, check_soc
 from ._paths import PathArgumentError, check_input_file, check_output_file
 from ._progress import progress_bar
+from .op_tiling import add_op_options as _op_option
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -78,16 +79,6 @@ def _add_platform_options(p) -> None:
 def _beta_option(p, help_text: str, default) -> None:
     p.add_argument("--beta", "--scale", "--sconf", dest="beta", type=float, default=default,
                    help=help_text + "; --scale and --sconf are other names of it")
-
-
-def _op_option(p) -> None:
-    from ..ops import OPERATORS   # the registry as it is when the parser is built
-
-    others = ", ".join(sorted(set(OPERATORS) - {"swish_grad"}))
-    p.add_argument("--op", default="swish_grad", metavar="OP",
-                   help=f"the operator: swish_grad (%(default)s) or another registered one ({others}); every "
-                        f"operator but swish_grad is its host tiling (validate: optionally --file, --set), checked "
-                        f"against its own kernel")
 
 
 def _architecture_of_soc(args):
@@ -167,6 +158,8 @@ def _cmd_tiling(args) -> int:
             platform = _platform(args, _architecture_of_soc(args) or default_architecture(args))
 
             return cmd_op_tiling(args, dt, platform)
+        if args.attr:
+            raise _UsageError("--attr sets the other operators' attributes; SwishGrad's beta is --beta")
         _check_host_input(args, dt, platform)
     except (_UsageError, PathArgumentError) as exc:
         print(f"swishgrad tiling: error: {exc}", file=sys.stderr)
@@ -354,9 +347,9 @@ def _cmd_validate(args) -> int:
             print(f"swishgrad validate: error: {', '.join(only)}: SwishGrad's (--op swish_grad) only",
                   file=sys.stderr)
             return EXIT_USAGE
-    elif args.set:
-        print("swishgrad validate: error: --set applies to the other operators' structs; SwishGrad's fields "
-              "have their own options (--tileDataNum ...)", file=sys.stderr)
+    elif args.set or args.attr:
+        print(f"swishgrad validate: error: {'--set' if args.set else '--attr'} applies to the other operators' "
+              f"structs; SwishGrad's fields have their own options (--tileDataNum ..., --beta)", file=sys.stderr)
         return EXIT_USAGE
     if args.sweep:
         return _cmd_sweep(args)

@@ -173,23 +173,25 @@ def run(args) -> int:
                 platform = ASCEND950_PLATFORM if args.soc_version is None else platform
         elif args.block_dim is not None:
             raise ValueError("--block-dim applies to --file")
+        variants = []
+        if args.compare:   # every variant checked before any output, as the estimate checks its own arguments
+            from ..devicetime.search import variant
+            from ..tiling.host import compute_tiling
+
+            if tiling is not None:
+                raise ValueError("--compare works on the host tiling (leave out --file)")
+            base = compute_tiling(args.numel, args.dtype, platform=platform)
+            variants = [variant(text, args.numel, args.dtype, platform, base, op=args.op) for text in args.compare]
         est = dt.estimate(tiling, args.numel, args.dtype, op=args.op, platform=platform, params=params,
                           allow_invalid=args.allow_invalid)
         out = {"estimate": est.summary()}
         print(_describe(est))
         print(_table(est))
         if args.compare:
-            from ..devicetime.search import variant
-            from ..tiling.host import compute_tiling
-
-            base = compute_tiling(args.numel, args.dtype, platform=platform) if tiling is None else None
-            if base is None:
-                raise ValueError("--compare works on the host tiling (leave out --file)")
             out["compare"] = []
             print(f"\n{'variant':<28} {'time (us)':>12} {'vs host':>9}  bottleneck")
             print(f"{'host tiling':<28} {est.duration_us:12.3f} {'':>9}  {est.bottleneck}")
-            for text in args.compare:
-                label, var_tiling, buffer_num = variant(text, args.numel, args.dtype, platform, base)
+            for label, var_tiling, buffer_num in variants:
                 v = dt.estimate(var_tiling, args.numel, args.dtype, op=args.op, platform=platform, params=params,
                                 allow_invalid=True, buffer_num=buffer_num, label=label)
                 flag = "" if v.valid else "  (INVALID tiling: " + "; ".join(v.findings)[:120] + ")"

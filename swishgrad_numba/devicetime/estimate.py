@@ -187,6 +187,26 @@ def _check_params(params, platform) -> Params:
     return params
 
 
+#: AscendC ``TPipe::InitBuffer``: the buffers of one kernel's queues number at most 64 in all.
+MAX_PIPE_BUFFERS = 64
+
+
+def check_buffer_num(value, queues: int, argname: str = "buffer_num") -> int:
+    """``value`` as buffers per queue of a kernel with ``queues`` queues (its inputs and outputs): an integer
+    >= 1 whose ``queues`` queues hold at most :data:`MAX_PIPE_BUFFERS` buffers (the device's rule), else a
+    TypeError / ValueError naming ``argname`` and the rule. The estimate and ``--compare`` check it alike."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{argname} must be an integer, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{argname} must be >= 1, got {value}")
+    most = MAX_PIPE_BUFFERS // queues
+    if value > most:
+        raise ValueError(f"{argname} must be at most {most}, got {value}: a kernel's queues hold at most "
+                         f"{MAX_PIPE_BUFFERS} buffers in all (AscendC TPipe::InitBuffer), and this one has "
+                         f"{queues} queues")
+    return int(value)
+
+
 def _positive_int(value, argname: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{argname} must be an integer, got {type(value).__name__}")
@@ -297,7 +317,8 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
     allow_invalid : bool
         Estimate a tiling the validator rejects anyway (the estimate's ``valid`` is then False).
     buffer_num : int, optional
-        Buffers per queue (default: the kernel's, 2); a what-if for ``--compare``.
+        Buffers per queue (default: the kernel's, 2); a what-if for ``--compare``. The operator's queues (its
+        inputs and outputs) hold at most 64 buffers in all (:func:`check_buffer_num`).
     block_dim : int, optional
         Cores launched: required for a bare record or struct bytes, overrides the one a tiling carries.
 
@@ -345,7 +366,7 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
     if buffer_num is None:   # the kernel's own, else ping-pong (spec.a2.BUFFER_NUM; every 950 queue too)
         queue_buffers = operator.kernels[launch.architecture].queue_buffers
         buffer_num = queue_buffers(tiling) if queue_buffers is not None else spec_a2.BUFFER_NUM
-    buffer_num = _positive_int(buffer_num, "buffer_num")
+    buffer_num = check_buffer_num(buffer_num, inputs + outputs)
     params = _check_params(params, launch.platform)
     instructions = _instructions(operator, launch.architecture, tiling, info, launch.platform)
     name = label or f"{op} {info.name} numel={numel} on {launch.platform.soc_version} ({launch.block_dim} cores)"
@@ -448,7 +469,8 @@ def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_
         one tile; at most :data:`MAX_TILES` tiles over the cores whose tiles differ).
     buffer_num : int
         Buffers per queue (1: no overlap of neighbouring tiles; 2: double buffering); more than a core's tiles
-        changes nothing.
+        changes nothing. The queues (``inputs + outputs``) hold at most 64 buffers in all (the device's rule,
+        :func:`check_buffer_num`).
     bursts : int
         Contiguous pieces each DataCopy moves (1: a contiguous tile; ``rows`` for a tile of rows strided in GM).
     compute_dtype : dtype-like, optional
@@ -464,7 +486,7 @@ def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_
     inputs = _positive_int(inputs, "inputs")
     outputs = _positive_int(outputs, "outputs", minimum=0)
     instructions = check_instructions(instructions)
-    buffer_num = _positive_int(buffer_num, "buffer_num")
+    buffer_num = check_buffer_num(buffer_num, inputs + outputs)
     bursts = _positive_int(bursts, "bursts")
     if platform is not None and not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")

@@ -17,14 +17,12 @@ from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 from ..tiling.host import compute_tiling
 from ..tiling.validate import validate_tiling
-from .estimate import OPS, Estimate, estimate
+from .estimate import OPS, Estimate, check_buffer_num, estimate
 
 __all__ = ["template_tiling", "variant", "candidates", "best_tiling", "KNOBS", "MAX_SEARCH_TILES"]
 
 #: The longest walk (simulated tiles) ``best_tiling`` estimates; longer candidates are skipped and counted.
 MAX_SEARCH_TILES = 300_000
-# More buffers than any core has tiles change nothing; the cap only keeps the number an integer the model takes.
-_MAX_BUFFERS = 1 << 40
 #: The knobs ``--compare`` understands beside raw struct fields.
 KNOBS = ("buffer_num", "cores", "tileDataNum", "ubFormer")
 
@@ -56,12 +54,14 @@ def template_tiling(numel: int, dtype, platform: Platform, *, tile: int | None =
     return compute_tiling(numel, info.numpy, platform=dataclasses.replace(platform, **changes))
 
 
-def variant(text: str, numel: int, dtype, platform: Platform, base):
+def variant(text: str, numel: int, dtype, platform: Platform, base, op: str = "swish_grad"):
     """Parse one ``FIELD=VALUE`` of ``--compare``: ``(label, tiling, buffer_num)``.
 
     ``buffer_num=K`` keeps the tiling; ``cores=K`` (also ``block_dim``, ``coreNum``), ``tileDataNum=T`` (A2) and
     ``ubFormer=U`` (950) are the host tiling with that knob; any other struct field is set in the host's record
-    as given (estimated even if the validator rejects it, and marked invalid).
+    as given (estimated even if the validator rejects it, and marked invalid). ``buffer_num`` is checked as
+    :func:`~swishgrad_numba.devicetime.estimate` checks its own (the device's 64 buffers over ``op``'s queues),
+    a knob as the host tiling checks its platform; every refusal names ``--compare`` and the text.
     """
     name, sep, value = text.partition("=")
     name = name.strip()
@@ -71,15 +71,17 @@ def variant(text: str, numel: int, dtype, platform: Platform, base):
         raise ValueError(f"--compare {text!r}: expected FIELD=INTEGER") from None
     if not sep or not name:
         raise ValueError(f"--compare {text!r}: expected FIELD=INTEGER")
-    if name == "buffer_num":
-        if not 1 <= number <= _MAX_BUFFERS:
-            raise ValueError(f"--compare {text!r}: buffer_num must be in 1..{_MAX_BUFFERS}")
-        return text, base, number
-    if name in ("cores", "block_dim", "coreNum", "core_num"):
-        return text, template_tiling(numel, dtype, platform, cores=number), None
     tile_field = "ubFormer" if platform.architecture == ARCH_950 else "tileDataNum"
-    if name == tile_field:
-        return text, template_tiling(numel, dtype, platform, tile=number), None
+    try:
+        if name == "buffer_num":   # the estimate's own rule for its buffer_num
+            inputs, outputs = OPS[op]
+            return text, base, check_buffer_num(number, inputs + outputs)
+        if name in ("cores", "block_dim", "coreNum", "core_num"):
+            return text, template_tiling(numel, dtype, platform, cores=number), None
+        if name == tile_field:
+            return text, template_tiling(numel, dtype, platform, tile=number), None
+    except ValueError as exc:
+        raise ValueError(f"--compare {text!r}: {exc}") from None
     record = np.array(base.data, dtype=base.data.dtype)
     if name not in record.dtype.names:
         raise ValueError(f"--compare {text!r}: unknown field; knobs: buffer_num, cores, {tile_field}; struct fields: "

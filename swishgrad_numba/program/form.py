@@ -25,7 +25,17 @@ import numpy as np
 from .isa import CMP_MODES, DTYPES, FLOAT_DTYPES, INSTRUCTIONS, MASK_DTYPE, ROUND_MODES, SIXTEEN_BIT_OPS, V
 
 __all__ = ["DTYPES", "ROUND_MODES", "INSTRUCTIONS", "V", "Attr", "Const", "Product", "Tensor", "Instr", "Call",
-           "Program"]
+           "Program", "c_float"]
+
+
+def c_float(value) -> str:
+    """A float32 value as a C++ float literal: ``1.5f``, and an infinity as ``(1.0f / 0.0f)``
+    (``(-1.0f / 0.0f)``), a constant expression the reader evaluates back to it (C has no
+    infinite literal; ``repr`` would give ``inff``)."""
+    value = float(value)
+    if np.isinf(value):
+        return f"({'-' if value < 0 else ''}1.0f / 0.0f)"
+    return f"{value!r}f"
 
 @dataclass(frozen=True)
 class Attr:
@@ -64,7 +74,7 @@ class Const:
     def __str__(self):
         if self.text:
             return f"(float)({self.text})"
-        return f"{float(self.f32)!r}f"
+        return c_float(self.f32)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..program.form import c_float
+
 __all__ = ["AttrRef", "Constant", "ScalarProduct", "Step", "Body", "TilingStruct", "KernelDescription"]
 
 
@@ -38,7 +40,7 @@ class Constant:
     name: str = field(default="", compare=False)
 
     def __str__(self):
-        return f"(float)({self.text})" if self.text else f"{self.value!r}f"
+        return f"(float)({self.text})" if self.text else c_float(self.value)
 
 
 @dataclass(frozen=True)

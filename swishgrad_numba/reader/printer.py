@@ -100,7 +100,7 @@ def _scalar(arg) -> str:
         return f"this->{arg.name}"
     if isinstance(arg, ScalarProduct):
         return f"({_scalar(arg.a)} * {_scalar(arg.b)})"
-    return f"(float)({arg.text})" if arg.text else f"{arg.value!r}f"
+    return str(arg)   # a Constant: its C++ literal (an infinity as (1.0f / 0.0f))
 
 
 def _call(step) -> str:
