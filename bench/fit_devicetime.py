@@ -79,9 +79,9 @@ def copy_launch(cores: int, rows: int, cols: int, side_cols: int = SIDE) -> dict
     """estimate_custom's arguments for the data_copy example: each core reads its share of whole tiles (rows of
     ``side_cols`` elements; a length that is not whole 32-byte blocks leaves the row starts unaligned)."""
     tiles = SIDE * side_cols // (rows * cols) // cores
-    # buffer_num=tiles: nothing waits for a copy to land before the next is issued (module docstring)
+    # buffer_num=None: nothing waits for a copy to land before the next is issued (module docstring)
     return dict(dtype="float16", inputs=1, outputs=0, instructions=[], core_tiles=[[rows * cols] * tiles] * cores,
-                bursts=rows, buffer_num=tiles, gm_aligned=side_cols * 2 % 32 == 0,
+                bursts=rows, buffer_num=None, gm_aligned=side_cols * 2 % 32 == 0,
                 label=f"copy GM->UB f16 [{SIDE}, {side_cols}], tiles [{rows}, {cols}], {cores} cores")
 
 

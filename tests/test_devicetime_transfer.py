@@ -95,8 +95,18 @@ def test_copies_nothing_waits_on_pay_the_latency_once():
     in the public data_copy example): back-to-back copies, and the one latency of the last."""
     a = P.datacopy_cycles + 2048 * 4 / P.core_read_bytes_per_cycle
     est = dt.estimate_custom(dtype="float32", inputs=1, outputs=0, instructions=[], core_tiles=[[2048] * 50],
-                             buffer_num=50, params=P)
+                             buffer_num=None, params=P)
     assert est.duration_us == pytest.approx((50 * a + P.transfer_latency_cycles) / CLOCK, rel=1e-12)
+
+
+@pytest.mark.parametrize("outputs, instructions", [(1, []), (0, ["Add"])])
+def test_nothing_waits_only_for_a_kernel_that_only_reads(outputs, instructions):
+    with pytest.raises(ValueError, match="buffer_num=None"):
+        dt.estimate_custom(dtype="float32", inputs=1, outputs=outputs, instructions=instructions,
+                           core_tiles=[[2048] * 4], buffer_num=None, params=P)
+    with pytest.raises(ValueError, match="buffer_num must be at most"):   # a buffer per tile is past the device's 64
+        dt.estimate_custom(dtype="float32", inputs=1, outputs=0, instructions=[], core_tiles=[[2048] * 100],
+                           buffer_num=100, params=P)
 
 
 def test_the_latency_is_a_parameter_with_bounds_and_a_toml_key(tmp_path):

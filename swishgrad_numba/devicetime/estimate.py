@@ -450,7 +450,7 @@ def _custom_itemsize(dtype, argname: str = "dtype") -> int:
     return size
 
 
-def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_num: int = 2,
+def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_num: int | None = 2,
                     platform: Platform | None = None, params: Params | None = None,
                     label: str = "custom kernel", bursts: int = 1, compute_dtype=None,
                     gm_aligned: bool = True) -> Estimate:
@@ -467,10 +467,11 @@ def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_
     core_tiles : sequence of sequences of int
         Per core, the lengths of its tiles in elements (each in 1..:data:`MAX_TILE_ELEMENTS`; every core at least
         one tile; at most :data:`MAX_TILES` tiles over the cores whose tiles differ).
-    buffer_num : int
+    buffer_num : int or None
         Buffers per queue (1: no overlap of neighbouring tiles; 2: double buffering); more than a core's tiles
         changes nothing. The queues (``inputs + outputs``) hold at most 64 buffers in all (the device's rule,
-        :func:`check_buffer_num`).
+        :func:`check_buffer_num`). ``None``, for a kernel that only reads (``outputs=0``, no instructions):
+        nothing waits for a copy to land before the next is issued (a buffer per tile).
     bursts : int
         Contiguous pieces each DataCopy moves (1: a contiguous tile; ``rows`` for a tile of rows strided in GM).
     compute_dtype : dtype-like, optional
@@ -486,7 +487,12 @@ def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_
     inputs = _positive_int(inputs, "inputs")
     outputs = _positive_int(outputs, "outputs", minimum=0)
     instructions = check_instructions(instructions)
-    buffer_num = check_buffer_num(buffer_num, inputs + outputs)
+    if buffer_num is None:
+        if outputs or instructions:
+            raise ValueError("buffer_num=None (nothing waits for a landing) is for a kernel that only reads: "
+                             f"outputs=0 and no instructions, got outputs={outputs}, {len(instructions)} instructions")
+    else:
+        buffer_num = check_buffer_num(buffer_num, inputs + outputs)
     bursts = _positive_int(bursts, "bursts")
     if platform is not None and not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
@@ -521,5 +527,7 @@ def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_
         lengths.append(arr)
         counts.append(arr.size)
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    if buffer_num is None:
+        buffer_num = max(counts)
     return simulate(offsets, np.concatenate(lengths), itemsize, compute_itemsize, inputs, outputs, instructions,
                     buffer_num, params, label, bursts=bursts, gm_aligned=gm_aligned)
