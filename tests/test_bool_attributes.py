@@ -66,7 +66,8 @@ def test_a_bool_attribute_is_its_c_cast_in_the_torch_modules():
     torch = pytest.importorskip("torch")
     from swishgrad_numba import torch as st
 
-    classes = [n for n in st.__all__ if isinstance(getattr(st, n), type) and issubclass(getattr(st, n), torch.nn.Module)]
+    classes = [n for n in st.__all__
+               if isinstance(getattr(st, n), type) and issubclass(getattr(st, n), torch.nn.Module)]
     cases = [(n, a) for n in classes for a in _float_attributes(getattr(st, n).__init__)]
     assert {"Swish", "LeakyReLU", "Softplus", "ELU"} <= {n for n, _ in cases}
     x = torch.from_numpy(X)
