@@ -107,9 +107,9 @@ def swish_backward(grad_output, x, beta=1.0, *, platform=None):
             raise ValueError(f"{name} has unknown chunk sizes {arr.shape}; call {name}.compute_chunk_sizes() first")
     if g.shape != xs.shape:
         raise ValueError(f"grad_output and x must have the same shape, got {g.shape} and {xs.shape}")
-    # The platform's rules for these dtypes (bfloat16 on its SoC, ...), checked as the in-memory API checks
-    # them: on empty arrays, before the graph is built.
-    api.swish_backward(np.empty(0, dtype=g.dtype), np.empty(0, dtype=xs.dtype), beta32, platform=platform)
+    # The platform's rules for these dtypes (bfloat16 on its SoC, ...) and the host tiling's, checked as the
+    # in-memory API checks them, before the graph is built (see _probe).
+    api.swish_backward(_probe(g), _probe(xs), beta32, platform=platform)
     if g.chunks != xs.chunks:
         # The common refinement of both chunkings: every block pair aligned.
         index = tuple(range(xs.ndim))
@@ -124,13 +124,15 @@ def swish_backward(grad_output, x, beta=1.0, *, platform=None):
 #
 # One function per operator of the family, block by block, each bit for bit
 # its in-memory NumPy counterpart (all are elementwise). The checks are the
-# in-memory functions' own: each call first runs its operator on empty
-# arrays of the inputs' dtypes, which checks the dtypes, the platform (its
-# overflow mode, block size and bfloat16 gate) and beta exactly as the
-# NumPy API does (and gives the result's dtype) without launching anything;
-# a masked input is refused as the NumPy API refuses one. A refusal that
-# depends on the data's size (a host tiling's) surfaces when the blocks are
-# computed.
+# in-memory functions' own: each call first runs its operator on one-element
+# arrays of the inputs' dtypes (_probe), which checks the dtypes, the
+# platform (its overflow mode, block size and bfloat16 gate), the attributes
+# and the host tiling (a SoC it refuses a dtype on, a UB too small) exactly as
+# the NumPy API does, and gives the result's dtype: so the graph is never
+# built where computing it would be refused (issue 38.3). The probe launches
+# the kernel once on one element, so it is compiled (or loaded from the disk
+# cache) when the graph is built rather than when it is computed. A masked
+# input is refused as the NumPy API refuses one.
 
 from .forward import silu as _silu_numpy  # noqa: E402
 from .forward import swish as _swish_numpy  # noqa: E402
@@ -138,6 +140,12 @@ from .ops.silu_grad import silu_backward as _silu_backward_numpy  # noqa: E402
 from .platform import Platform  # noqa: E402
 
 __all__ += ["silu", "silu_backward", "swish"]
+
+
+def _probe(arr) -> np.ndarray:
+    """One element of ``arr``'s dtype (none where ``arr`` is empty, as the in-memory call then launches
+    nothing): what the in-memory function is run on when the graph is built, to check everything it checks."""
+    return np.zeros((min(arr.size, 1),), dtype=arr.dtype)
 
 
 def _require_dask():
@@ -161,7 +169,7 @@ def _map_unary(numpy_fn, x, token: str, **kwargs):
     _check_platform(kwargs.get("platform"))
     xs = _as_dask(x, "x", "auto")
     _known_shape(xs, "x")
-    dtype = numpy_fn(np.empty((0,), dtype=xs.dtype), **kwargs).dtype
+    dtype = numpy_fn(_probe(xs), **kwargs).dtype
     return da.map_blocks(_unary_block, xs, numpy_fn=numpy_fn, kwargs=kwargs, dtype=dtype,
                          meta=np.empty((0,) * xs.ndim, dtype=dtype), token=token)
 
@@ -180,11 +188,12 @@ def _map_pair(numpy_fn, grad_output, x, token: str, **kwargs):
             and other.shape == value.shape else "auto"
         arrays.append(_as_dask(value, name, chunks))
     g, xs = arrays
-    dtype = numpy_fn(np.empty((0,), dtype=g.dtype), np.empty((0,), dtype=xs.dtype), **kwargs).dtype
+    numpy_fn(np.empty((0,), dtype=g.dtype), np.empty((0,), dtype=xs.dtype), **kwargs)   # the dtypes first
     _known_shape(g, "grad_output")
     _known_shape(xs, "x")
     if g.shape != xs.shape:
         raise ValueError(f"grad_output and x must have the same shape, got {g.shape} and {xs.shape}")
+    dtype = numpy_fn(_probe(g), _probe(xs), **kwargs).dtype
     if g.chunks != xs.chunks:
         # The common refinement of both chunkings: every block pair aligned.
         index = tuple(range(xs.ndim))

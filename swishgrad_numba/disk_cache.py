@@ -31,9 +31,10 @@ code. So:
   one (``dir_fd``) and checked too. A folder swapped after any earlier check
   is therefore seen at the load itself.
 
-A refused folder is never an error out of a computation: the package warns
-once and caches in a throwaway private folder of this process (nothing is
-loaded from or left on disk for later processes). Numba's in-tree locator
+A refused folder or file is never an error out of a computation (a refused
+file is a miss, never read): the package warns once and caches in a
+throwaway private folder of this process (nothing is loaded from or left on
+disk for later processes). Numba's in-tree locator
 never serves the package, whatever happens. Platforms without ``dir_fd``
 opens or uids (Windows) keep Numba's own file handling.
 
@@ -205,8 +206,8 @@ class PrivateCacheFile(_NumbaCacheFile):
         finally:
             os.close(fd)
 
-    def _move_to_private_root(self, exc: OSError) -> None:
-        private = _process_private_root([f"{self._root}: {exc}"], warn_always=True)
+    def _move_to_private_root(self, exc: OSError, warn=True) -> None:
+        private = _process_private_root([f"{self._root}: {exc}"], warn_always=warn)
         folder = os.path.join(private, *_folders_below(self._root, self._cache_path))
         make_private_folders(private, folder)
         self._root, self._cache_path = private, folder
@@ -220,6 +221,9 @@ class PrivateCacheFile(_NumbaCacheFile):
                 raw = _read_private_file(fd, self._index_name, self._cache_path)
             except FileNotFoundError:
                 return {}
+            except OSError as exc:   # a link, another user's file: a miss
+                self._refuse_file(exc)
+                return {}
         # The same layout as Numba's: its version, then (source stamp, overloads).
         version_end = _pickle_end(raw)
         if pickle.loads(raw[:version_end]) != self._version:
@@ -231,7 +235,21 @@ class PrivateCacheFile(_NumbaCacheFile):
         if self._root is None:
             return super()._load_data(name)
         with self._folder() as fd:
-            return pickle.loads(_read_private_file(fd, name, self._cache_path))
+            try:
+                raw = _read_private_file(fd, name, self._cache_path)
+            except OSError as exc:   # Numba's load() takes an OSError as a miss
+                if not isinstance(exc, FileNotFoundError):
+                    self._refuse_file(exc)
+                raise
+        return pickle.loads(raw)
+
+    def _refuse_file(self, exc: OSError) -> None:
+        # A refused file is never read; the rest of this function's cache
+        # moves to the private folder (one warning per refusing root).
+        root = self._root
+        if root != _private_root:
+            self._move_to_private_root(exc, warn=root not in _warned_roots)
+            _warned_roots.add(root)
 
     @contextlib.contextmanager
     def _open_for_write(self, filepath):

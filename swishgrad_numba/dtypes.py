@@ -149,7 +149,11 @@ def to_float32(value, argname: str = "beta") -> np.float32:
     Every value is rounded once, exactly from its value: integers of any size
     (``np.int64`` and ``np.uint64`` included) and :class:`fractions.Fraction`
     do not pass through float64 first. Values beyond float32's range become
-    +-inf, as a C cast would; ``bool`` converts as a C cast does (1.0 / 0.0).
+    +-inf, as a C cast would; ``bool`` (``numpy.bool_`` too) converts as a C
+    cast does (1.0 / 0.0), as torch's ``F.softplus``/``F.elu``/``F.leaky_relu``
+    take it and as aclnn's scalars may be ACL_BOOL. This is the one rule for
+    every operator's float attribute (beta, alpha, scale, input_scale,
+    negative_slope, threshold, a read kernel's attributes), in every API.
     """
     if type(value) is float and -3.4e38 < value < 3.4e38:  # fast path: cannot overflow
         return np.float32(value)

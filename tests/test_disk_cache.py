@@ -202,3 +202,43 @@ def test_the_handle_walk_refuses_a_link_and_a_foreign_mode(tmp_path):
     os.chmod(root / "a", stat.S_IRWXU | stat.S_IWOTH | stat.S_IXOTH)
     with pytest.raises(disk_cache.UnsafeCacheFolder, match="written by other users"):
         disk_cache.open_private_folder(str(root), str(root / "a"))
+
+
+# Issue 38.1: one file in an otherwise private folder is refused (a link, or
+# left root's by one sudo run): the load raised ELOOP or UnsafeCacheFolder
+# out of the call. It must be a miss, one warning, and a private compile.
+INDEX_LINK = """
+with open(index + "-elsewhere", "wb") as fh:
+    fh.write(PLANTED)
+os.remove(index)
+os.symlink(index + "-elsewhere", index)
+"""
+
+INDEX_OTHER_UID = """
+with open(index, "wb") as fh:
+    fh.write(PLANTED)
+os.chown(index, OTHER, OTHER)
+"""
+
+DATA_OTHER_UID = """
+folder = os.path.dirname(index)
+for name in os.listdir(folder):
+    if name.endswith(".nbc"):
+        with open(os.path.join(folder, name), "wb") as fh:
+            fh.write(PLANTED)
+        os.chown(os.path.join(folder, name), OTHER, OTHER)
+"""
+
+
+@pytest.mark.parametrize("attack", [
+    INDEX_LINK,
+    pytest.param(INDEX_OTHER_UID, marks=needs_root),
+    pytest.param(DATA_OTHER_UID, marks=needs_root),
+], ids=["index is a link", "index of another uid", "data file of another uid"])
+def test_a_refused_cache_file_is_a_miss_with_one_warning(tmp_path, attack):
+    root = tmp_path / "safe" / "nc"
+    env = {"NUMBA_CACHE_DIR": str(root)}
+    assert run_script(CACHE_PROBE, env_extra=env)["warnings"] == []
+    result = _victim(tmp_path, attack, env)
+    _assert_refused(result, root)
+    assert len(result["warnings"]) == 1 and str(root) in result["warnings"][0], result["warnings"]

@@ -298,3 +298,38 @@ def test_integer_locals_and_sixteen_bit_selects_compiled_as_interpreted(dtype, s
     for alpha in (np.float32(0.0), np.float32(3.0), np.float32(-1e5)):
         got = run_compiled(compiled, [x], alpha, 1000)
         assert_bits_equal(got, interpret(program, {"x": x}, {"alpha": alpha}, saturation), f"{dtype} {alpha}")
+
+
+@pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_an_output_of_no_input_compiles_as_interpreted(dtype, saturation):
+    # Issue 38.2: the output an Exp of a Duplicate's scalar passed the form's checks, then the Exp's
+    # redo looked up a row for the constant (KeyError)
+    narrow = [] if dtype == "float32" else [V.Cast("out", "e", "CAST_RINT")]
+    exp_dst = "out" if dtype == "float32" else "e"
+    local = (Tensor("c"),) + (() if dtype == "float32" else (Tensor("e"),))
+    (x,) = _inputs(np.random.default_rng(38), 300, dtype, 1)
+    for scalar in (Const.of(1.5), Attr("alpha")):
+        program = Program("NoInput", (Tensor("x", dtype),), Tensor("out", dtype), local,
+                          (V.Duplicate("c", scalar), V.Exp(exp_dst, "c"), *narrow), ("alpha",))
+        compiled = compile_program(program, dtype, saturation, module=__name__)
+        # alphas on the exact path's edges: exp's overflow, its subnormal results, NaN
+        for alpha in map(np.float32, (1.5, 88.72283, 89.0, -87.33655, -103.5, np.nan)):
+            got = run_compiled(compiled, [x], alpha, 64)
+            assert_bits_equal(got, interpret(program, {"x": x}, {"alpha": alpha}, saturation), f"{scalar} {alpha}")
+
+
+@pytest.mark.parametrize("text", ["2 ** 3", "9**9", "2 ** -1", "abs(-1)", "x", "1 +", "1 / 0", "1" * 201])
+def test_a_constant_expression_holds_numbers_and_four_operations_only(text):
+    # Issue 38.2: ** was evaluated, so Const.of("9**9**9") never returned
+    with pytest.raises(ValueError, match="constant expression"):
+        Const.of(text)
+    assert Const.of(" (1.5 - -2) * 3 / 4e0 ").f32 == np.float32((1.5 - -2) * 3 / 4e0)
+
+
+def test_a_product_of_a_name_is_refused_naming_the_operand():
+    # Issue 38.2: Product("alpha", 2.0) passed the checks, then failed with an AttributeError in the compiler
+    with pytest.raises(ValueError, match=r"Product's a = 'alpha' must be a scalar"):
+        Program("P", (Tensor("x"),), Tensor("out"), (), (V.Muls("out", "x", Product("alpha", 2.0)),), ("alpha",))
+    with pytest.raises(ValueError, match=r"Product's b = None must be a scalar"):
+        Program("P", (Tensor("x"),), Tensor("out"), (), (V.Muls("out", "x", Product(2.0, None)),), ("alpha",))

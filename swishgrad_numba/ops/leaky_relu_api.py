@@ -27,9 +27,8 @@ _F64 = np.dtype(np.float64)
 
 
 def _slope(negative_slope) -> np.float32:
-    """``negativeSlope->ToFloat()``: one rounding to float32 (past its range +-inf, as a C cast)."""
-    if isinstance(negative_slope, (bool, np.bool_)):
-        raise TypeError("negative_slope must be a real number, got bool")
+    """``negativeSlope->ToFloat()``: one rounding to float32 (past its range +-inf, as a C cast; a bool
+    1.0 or 0.0, the rule of every float attribute: :func:`swishgrad_numba.dtypes.to_float32`)."""
     return to_float32(negative_slope, argname="negative_slope")
 
 

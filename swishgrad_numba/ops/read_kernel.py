@@ -12,12 +12,11 @@ written to (or loaded from) the package's disk cache, whose source stamp does no
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from numbers import Real
 
 import numpy as np
 
 from .. import kernel as kernel_pkg
-from ..dtypes import FLOAT32, dtype_info
+from ..dtypes import FLOAT32, dtype_info, to_float32
 from ..platform import ARCH_950, ARCH_A2, Platform
 from . import read_host
 from .registry import Kernel, Operator, OpTiling
@@ -165,10 +164,10 @@ class ReadOperator(Operator):
                     raise TypeError(f"{self.name}() missing attribute {name!r} (the kernel reads it from its "
                                     f"tiling struct)")
                 continue
-            v = kw[name]
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Real, np.floating, np.integer)):
-                raise TypeError(f"attribute {name} must be a real number, got {type(v).__name__}")
-            values[name] = v
+            # a float or double field of the struct, refused by the rule of every float attribute (a bool
+            # is 1.0 or 0.0); kept as given, so that a double field is not rounded to float32 first
+            to_float32(kw[name], argname=f"attribute {name}")
+            values[name] = kw[name]
         return values
 
     def _buffer_num(self, info) -> int:

@@ -164,9 +164,11 @@ def _pass_source(low: Lowered, name: str, sat: bool, split: bool, lookups_apart:
 
     # values of no input (a Duplicate's scalar, what follows from it alone): computed once, before the
     # loops, never kept in a row (a row would cost a store and a load per element)
-    constants = [s for s in low.per_element if not low.deps[s.dst] and s.dst != low.output]
+    constants = [s for s in low.per_element if not low.deps[s.dst]]
     constant = {s.dst for s in constants}
     head += [f"    v{s.dst} = {_call(low, s, [f'v{v}' for v in s.srcs], sat)}" for s in constants]
+    if low.output in constant:   # an output of no input (an Exp of a Duplicate's scalar): stored
+        return "\n".join(head + _loop([f"o_buf[j] = v{low.output}"])) + "\n"
 
     # stages: lookups (if any, and apart) first, then one per fast Exp
     if not lookups_apart:
