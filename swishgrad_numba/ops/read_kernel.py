@@ -201,18 +201,20 @@ class ReadOperator(Operator):
         self._launch(ins, out, tiling, info, program, None, None, saturation)
 
 
-def read_kernel(folder, *, name: str | None = None, entry: str | None = None) -> ReadOperator:
+def read_kernel(folder, *, name: str | None = None, entry: str | None = None,
+                defines: dict | None = None) -> ReadOperator:
     """Read the element-wise Ascend C kernel in op_kernel ``folder`` into an operator (no compiler).
 
     ``name`` is the operator's registry name (default: the ``__global__`` function's); ``entry`` the entry
-    file where the folder holds several. Raises :class:`swishgrad_numba.reader.KernelSourceError` (file,
+    file where the folder holds several; ``defines`` the macros of the build, name -> value or None (not
+    defined), over the device build's (:data:`swishgrad_numba.reader.preprocess.DEVICE_DEFINES`). Raises :class:`swishgrad_numba.reader.KernelSourceError` (file,
     line, construct) for what cannot be read, ValueError for a tiling struct that cannot be laid out.
     """
     from ..reader import read_source
 
     if name is not None and (not isinstance(name, str) or not name.isidentifier()):
         raise ValueError(f"name must be an identifier, got {name!r}")
-    d = read_source(folder, entry=entry)
+    d = read_source(folder, entry=entry, defines=defines)
     op_name = name or d.name
     dtype = read_host.record_dtype(d.tiling, d.style)
     attributes = tuple(n for n in d.tiling.float_fields())

@@ -6,6 +6,7 @@ import numpy as np
 from .abstract import Mode, Symbolic, TilingField, Unknown, refuse
 from .description import AttrRef, ScalarProduct
 from .errors import KernelSourceError
+from .limits import MAX_EVAL_DEPTH
 from .parser import BUILTIN_TYPES
 from .syntax import Member, Name, Type
 from .values import CNum, TypeVal, arith, as_constant, convert, negate, number, render
@@ -72,7 +73,18 @@ class ExpressionMixin:
         method = getattr(self, "_eval_" + type(node).__name__, None)
         if method is None:
             refuse(node, f"expression {render(node)}")
-        return method(node)
+        self.depth = getattr(self, "depth", 0) + 1
+        if self.depth > MAX_EVAL_DEPTH:
+            refuse(node, f"expression {_short(node)}", f"evaluation nested more than {MAX_EVAL_DEPTH} deep "
+                   "(calls, statements and expressions)")
+        try:
+            return method(node)
+        except KernelSourceError:
+            raise
+        except (ArithmeticError, ValueError) as exc:      # C arithmetic the reader does not model
+            refuse(node, f"expression {_short(node)}", str(exc))
+        finally:
+            self.depth -= 1
 
     def _eval_Num(self, node):
         return number(node.text)
@@ -109,18 +121,36 @@ class ExpressionMixin:
         if len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.enums:
             return self.enum_item(node, self.symbols.enums[node.segs[-2][0]], ident)
         if ident in self.symbols.constants:
-            ctype, init, at = self.symbols.constants[ident]
-            value = self.eval(init) if init is not None else Unknown(ident)
-            if isinstance(value, CNum):
-                value = convert(value, self.type_of(ctype).cname)
-                return CNum(value.value, value.ctype, value.text, ident, value.compound)
-            return value
+            return self.constant(node, ident)
         cname = _CANON.get(ident, ident)
         args = tuple(self.eval(a) for a in node.targs) if node.targs is not None else ()
         if cname in BUILTIN_TYPES or cname in self.symbols.classes or cname in self.symbols.aliases \
                 or node.targs is not None or len(node.segs) >= 2:
             return TypeVal(cname, args)
         refuse(node, f"name {ident}", "not defined in the kernel's sources")
+
+    def constant(self, node, ident):
+        """A file-level constant's value, evaluated once (in the file scope) and remembered."""
+        memo = self.__dict__.setdefault("_constants", {})
+        if ident in memo:
+            if memo[ident] is _PENDING:
+                refuse(node, f"constant {ident}", "its definition reads itself")
+            return memo[ident]
+        ctype, init, at = self.symbols.constants[ident]
+        memo[ident], saved = _PENDING, (self.scopes, self.this)
+        self.scopes, self.this = self.scopes[:1], None
+        try:
+            value = self.eval(init) if init is not None else Unknown(ident)
+            if isinstance(value, CNum):
+                value = convert(value, self.type_of(ctype).cname)
+                value = CNum(value.value, value.ctype, value.text, ident, value.compound)
+        except BaseException:
+            del memo[ident]
+            raise
+        finally:
+            self.scopes, self.this = saved
+        memo[ident] = value
+        return value
 
     def enum_item(self, node, enum, ident):
         value = -1
@@ -242,6 +272,12 @@ class ExpressionMixin:
 
 
 _COMPARISONS = ("==", "!=", "<", ">", "<=", ">=")
+_PENDING = object()       # a constant being evaluated
+
+
+def _short(node) -> str:
+    text = render(node)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _symbolic(node, op, a, b):

@@ -14,6 +14,7 @@ from .assemble import assemble
 from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
 from .machine import Symbolic
+from .preprocess import AICORE_VALUES, DEVICE_GUARD
 from .source import load
 from .values import TypeVal
 
@@ -23,7 +24,8 @@ __all__ = ["read_source", "DTYPE_CNAMES"]
 DTYPE_CNAMES = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}
 
 
-def read_source(folder, *, entry: str | None = None, name: str | None = None) -> KernelDescription:
+def read_source(folder, *, entry: str | None = None, name: str | None = None,
+                defines: dict | None = None) -> KernelDescription:
     """Read the element-wise kernel in an op_kernel folder, without a compiler.
 
     Parameters
@@ -36,6 +38,11 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None) ->
     name : str, optional
         The ``__global__`` function; by default the one named as the file
         (``_apt`` dropped), else the last.
+    defines : dict, optional
+        Macros for the preprocessor's conditions, name -> value (None: not defined), over
+        :data:`.preprocess.DEVICE_DEFINES`. ``__CCE_AICORE__`` is the A2's 220 unless given; a kernel
+        that reads as the 950 DAG style and whose conditions read ``__CCE_AICORE__`` is read again
+        with the 950's 310.
 
     Returns
     -------
@@ -48,9 +55,34 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None) ->
     KernelSourceError
         For what the reader does not read faithfully, with its file, line and construct.
     """
+    defines = _checked_defines(defines)
+    d, consulted = _read(load(folder, entry, defines), name)
+    if d.style == "dag" and DEVICE_GUARD in consulted and DEVICE_GUARD not in defines:
+        d, _ = _read(load(folder, entry, {**defines, DEVICE_GUARD: AICORE_VALUES["950"]}), name)
+        if d.style != "dag":
+            raise KernelSourceError(d.entry, 0, f"{DEVICE_GUARD}",
+                                    "the source reads as a 950 kernel for the A2's value and not for the 950's: "
+                                    "pass defines={'__CCE_AICORE__': value}")
+    return d
+
+
+def _checked_defines(defines) -> dict:
+    if defines is None:
+        return {}
+    if not isinstance(defines, dict):
+        raise TypeError(f"defines must be a dict of macro name -> value or None, got {type(defines).__name__}")
+    for key, value in defines.items():
+        if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z_]\w*", key):
+            raise ValueError(f"defines: {key!r} is not a macro name")
+        if value is not None and not isinstance(value, (int, str)):
+            raise TypeError(f"defines[{key!r}] must be an int, a str or None (not defined), "
+                            f"got {type(value).__name__}")
+    return dict(defines)
+
+
+def _read(sources, name):
     from .dag import DagMachine       # the class machine with the 950 schedulers
 
-    sources = load(folder, entry)
     fn = _entry_function(sources, name)
     file = str(sources.entry)
     gm = tuple(p.name for p in fn.params if p.type.name.last == "GM_ADDR" and p.name not in ("workspace", "tiling"))
@@ -81,7 +113,7 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None) ->
                               named_at=tuple(struct_at or (file, fn.at[1])))
     else:
         tiling = None
-    return KernelDescription(fn.name.last, style, file, gm, tiling, tuple(bodies))
+    return KernelDescription(fn.name.last, style, file, gm, tiling, tuple(bodies)), sources.consulted
 
 
 def _entry_function(sources, name):

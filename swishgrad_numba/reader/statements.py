@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .errors import KernelSourceError
-from .parser import KEYWORDS, Parser
+from .parser import KEYWORDS, Parser, nested
 from .syntax import Alias, Block, Decl, ExprStmt, For, If, Return, Scoped, While
 
 __all__ = ["StatementParser"]
@@ -17,6 +17,7 @@ class StatementParser(Parser):
             stmts.append(self.statement())
         return Block(tuple(stmts), at)
 
+    @nested
     def statement(self):
         at = self.at()
         if self.is_("{"):
