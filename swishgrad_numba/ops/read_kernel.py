@@ -144,7 +144,9 @@ class ReadOperator(Operator):
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
         program = self.program(info, platform, variant=variant)
-        attrs = self._attribute_values(kw, program.attrs)
+        from ..reader.to_program import c_attr_name
+
+        attrs = self._attribute_values(kw, tuple(c_attr_name(a) for a in program.attrs))
         shape = arrays[read[0]].shape
         out = np.empty(shape, dtype=info.numpy)
         if out.size == 0:
@@ -184,7 +186,9 @@ class ReadOperator(Operator):
     def _launch(self, ins, out, tiling, info, program, platform, variant, saturation):
         fields = read_host.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))
         plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(tiling.architecture), out.size)
-        attrs = {a: np.float32(tiling.data[a]) for a in program.attrs}
+        from ..reader.to_program import c_attr_name
+
+        attrs = {a: np.float32(tiling.data[c_attr_name(a)]) for a in program.attrs}
         params = self.compiled(info, variant, saturation).params(**attrs)
         raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
         kernel_pkg.run_walk(params, tuple(raw(a) for a in ins), raw(out), plan)

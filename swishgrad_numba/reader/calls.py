@@ -51,7 +51,7 @@ class CallsMixin:
         self.tiling_struct = struct
         var = arg_nodes[1 if macro != "GET_TILING_DATA" else 0].last
         cls = self.symbols.classes.get(struct)
-        value = TilingVal(cls)
+        value = TilingVal(cls, name=struct or "")
         for decl in (cls.fields if cls else ()):
             for name, _, _ in decl.names:
                 floats = decl.type.name.last in ("float", "double") and not decl.type.ptr

@@ -165,7 +165,7 @@ class ExpressionMixin:
         members = getattr(obj, "members", None)
         if members is not None and node.name in members:
             return members[node.name]
-        refuse(node, f"member {render(node)}")
+        refuse(node, f"member {render(node)}", _why_no_member(obj, node.name))
 
     def _eval_Index(self, node):
         refuse(node, f"indexing {render(node)}", "a local tensor is read whole")
@@ -273,6 +273,20 @@ class ExpressionMixin:
 
 _COMPARISONS = ("==", "!=", "<", ">", "<=", ">=")
 _PENDING = object()       # a constant being evaluated
+
+
+def _why_no_member(obj, name) -> str:
+    struct = getattr(obj, "struct", False)
+    if struct is None:          # the tiling data of a struct not in the folder
+        named = f"the tiling struct {obj.name} is not in the kernel's folder" if getattr(obj, "name", "") else \
+            "no tiling struct was found (GET_TILING_DATA names none, nor does a REGISTER_TILING_DEFAULT)"
+        return named + "; one declared in op_host (BEGIN_TILING_DATA_DEF) is not read: op_host was not given"
+    if struct:
+        return f"the tiling struct {struct.name} has no field {name}"
+    cls = getattr(obj, "cls", None)
+    if cls is not None:
+        return f"class {cls.name} has no member {name}"
+    return f"{type(obj).__name__} {getattr(obj, 'why', '')} has no members the reader follows".replace("  ", " ")
 
 
 def _short(node) -> str:
