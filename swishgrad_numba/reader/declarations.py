@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from .errors import KernelSourceError
+from .errors import KernelSourceError, TooDeep
 from .limits import MAX_NESTING, MAX_TREE_DEPTH
 from .statements import StatementParser as Parser
 from .syntax import Alias, ClassDef, Decl, Enum, ExprStmt, Function, Name, Namespace, Param, TParam
@@ -51,7 +51,8 @@ def _item(p: Parser):
     p.depth += 1
     try:
         if p.depth > MAX_NESTING:
-            p.fail(f"{p.tok.text or 'end of file'!r}", f"declarations nested more than {MAX_NESTING} deep")
+            raise TooDeep(p.tok.file, p.tok.line, f"{p.tok.text or 'end of file'!r}",
+                          f"declarations nested more than {MAX_NESTING} deep")
         return _declaration(p)
     finally:
         p.depth -= 1
@@ -251,6 +252,8 @@ def _declares_function(p: Parser) -> bool:
     try:
         p.name()
         return p.is_("(")
+    except TooDeep:
+        raise
     except Exception:       # noqa: BLE001 (a failed look-ahead)
         return False
     finally:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 
-from .errors import KernelSourceError
+from .errors import KernelSourceError, TooDeep
 from .limits import MAX_NESTING
 from .syntax import Binary, Call, CCast, Cond, Index, InitList, Member, Name, Num, Str, Type, Unary
 
@@ -36,7 +36,8 @@ def nested(method):
         self.depth += 1
         try:
             if self.depth > MAX_NESTING:
-                self.fail(f"{self.tok.text or 'end of file'!r}", f"nested more than {MAX_NESTING} deep")
+                raise TooDeep(self.tok.file, self.tok.line, f"{self.tok.text or 'end of file'!r}",
+                              f"nested more than {MAX_NESTING} deep")
             return method(self, *args, **kwargs)
         finally:
             self.depth -= 1
@@ -130,6 +131,8 @@ class Parser:
             self.take(">")
             if self.tok.text in _AFTER_TARGS or self.tok.kind == "id":
                 return tuple(args)
+        except TooDeep:
+            raise
         except KernelSourceError:
             pass
         self.i = start
@@ -142,6 +145,8 @@ class Parser:
                 t = self.type()
                 if self.is_(",", ">"):
                     return t
+            except TooDeep:
+                raise
             except KernelSourceError:
                 pass
             self.i = start
@@ -239,6 +244,8 @@ class Parser:
             # (float)x, (__ubuf__ T*)p, and (T)0.0 / (TYPE_X)x: a name in parentheses before an operand
             return bool(t.quals or t.ptr or t.name.text() in BUILTIN_TYPES) or after.kind in ("num", "id") \
                 or after.text == "("
+        except TooDeep:
+            raise
         except KernelSourceError:
             return False
         finally:
