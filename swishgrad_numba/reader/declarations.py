@@ -207,7 +207,8 @@ def _params(p: Parser) -> tuple:
     p.take("(")
     params = []
     while not p.accept(")"):
-        if p.accept("void") and p.is_(")"):
+        if p.is_("void") and p.peek().text == ")":       # f(void)
+            p.i += 1
             continue
         p.skip_attributes()
         t = p.type()

@@ -41,8 +41,8 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None,
     defines : dict, optional
         Macros for the preprocessor's conditions, name -> value (None: not defined), over
         :data:`.preprocess.DEVICE_DEFINES`. ``__CCE_AICORE__`` is the A2's 220 unless given; a kernel
-        that reads as the 950 DAG style and whose conditions read ``__CCE_AICORE__`` is read again
-        with the 950's 310.
+        whose conditions read it and that reads as the 950 DAG style (or not at all) with 220 is read
+        again with the 950's 310, and is the 950 kernel if it then reads as one.
 
     Returns
     -------
@@ -56,13 +56,24 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None,
         For what the reader does not read faithfully, with its file, line and construct.
     """
     defines = _checked_defines(defines)
-    d, consulted = _read(load(folder, entry, defines), name)
-    if d.style == "dag" and DEVICE_GUARD in consulted and DEVICE_GUARD not in defines:
-        d, _ = _read(load(folder, entry, {**defines, DEVICE_GUARD: AICORE_VALUES["950"]}), name)
-        if d.style != "dag":
-            raise KernelSourceError(d.entry, 0, f"{DEVICE_GUARD}",
-                                    "the source reads as a 950 kernel for the A2's value and not for the 950's: "
-                                    "pass defines={'__CCE_AICORE__': value}")
+    consulted = set()
+    try:
+        d, err = _read(load(folder, entry, defines, consulted), name), None
+    except KernelSourceError as exc:
+        d, err = None, exc
+    if DEVICE_GUARD in consulted and DEVICE_GUARD not in defines and (err is not None or d.style == "dag"):
+        try:        # a 950 kernel: its conditions read again with the 950's value
+            d950 = _read(load(folder, entry, {**defines, DEVICE_GUARD: AICORE_VALUES["950"]}), name)
+        except KernelSourceError:
+            d950 = None
+        if d950 is not None and d950.style == "dag":
+            return d950
+        if err is None:
+            raise KernelSourceError(d.entry, 0, DEVICE_GUARD, "the source reads as a 950 kernel with the A2's "
+                                    f"{DEVICE_GUARD} {AICORE_VALUES['a2']} and not with the 950's "
+                                    f"{AICORE_VALUES['950']}: pass defines={{'{DEVICE_GUARD}': value}}")
+    if err is not None:
+        raise err
     return d
 
 
@@ -113,7 +124,7 @@ def _read(sources, name):
                               named_at=tuple(struct_at or (file, fn.at[1])))
     else:
         tiling = None
-    return KernelDescription(fn.name.last, style, file, gm, tiling, tuple(bodies)), sources.consulted
+    return KernelDescription(fn.name.last, style, file, gm, tiling, tuple(bodies))
 
 
 def _entry_function(sources, name):

@@ -57,9 +57,10 @@ def read_regular(path, at=None) -> str:
     return b"".join(chunks).decode("utf-8", errors="replace")
 
 
-def load(folder, entry: str | None = None, defines: dict | None = None) -> Sources:
+def load(folder, entry: str | None = None, defines: dict | None = None, consulted: set | None = None) -> Sources:
     """Read ``folder``'s entry file (``entry``, or the one ``.cpp`` holding ``__global__``) and its headers,
-    preprocessed for a device build with ``defines`` (:mod:`.preprocess`)."""
+    preprocessed for a device build with ``defines`` (:mod:`.preprocess`); ``consulted``, if given, is
+    filled with the macros the conditions read (even where the read is refused)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise KernelSourceError(str(folder), 0, "the folder", "not a directory")
@@ -76,6 +77,8 @@ def load(folder, entry: str | None = None, defines: dict | None = None) -> Sourc
                                     f"name one with entry= ({', '.join(p.name for p in entries) or 'none'})")
         path = entries[0]
     reader = _Reader(folder, defines)
+    if consulted is not None:
+        reader.pp.consulted = consulted
     reader.read(path, 0, None)
     return Sources(path, reader.files, reader.symbols, frozenset(reader.pp.consulted))
 
