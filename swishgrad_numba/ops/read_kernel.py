@@ -211,14 +211,20 @@ def read_kernel(folder, *, name: str | None = None, entry: str | None = None,
 
     ``name`` is the operator's registry name (default: the ``__global__`` function's); ``entry`` the entry
     file where the folder holds several; ``defines`` the macros of the build, name -> value or None (not
-    defined), over the device build's (:data:`swishgrad_numba.reader.preprocess.DEVICE_DEFINES`). Raises :class:`swishgrad_numba.reader.KernelSourceError` (file,
-    line, construct) for what cannot be read, ValueError for a tiling struct that cannot be laid out.
+    defined), over the device build's (:data:`swishgrad_numba.reader.preprocess.DEVICE_DEFINES`). Raises
+    :class:`swishgrad_numba.reader.KernelSourceError` (file, line, construct; a ValueError) for what cannot
+    be read, a tiling struct that cannot be laid out included.
     """
     from ..reader import read_source
 
     if name is not None and (not isinstance(name, str) or not name.isidentifier()):
         raise ValueError(f"name must be an identifier, got {name!r}")
     d = read_source(folder, entry=entry, defines=defines)
+    if d.tiling is None:
+        from ..reader import KernelSourceError
+
+        raise KernelSourceError(d.entry, 0, "the tiling struct", "not found in the kernel's folder: its record "
+                                "cannot be laid out")
     op_name = name or d.name
     dtype = read_host.record_dtype(d.tiling, d.style)
     attributes = tuple(n for n in d.tiling.float_fields())
