@@ -170,7 +170,8 @@ def test_a_build_flag_the_reader_does_not_know_is_refused_and_settled_by_defines
     assert steps(read_source(wild(tmp_path, text), defines={"FAST_PATH": 1}))[-1] == "Adds(yLocal, yLocal, 1.0f);"
 
 
-def test_a_950_kernel_reads_its_conditions_with_the_950s_value(tmp_path):
+@pytest.mark.parametrize("cond", ["__CCE_AICORE__ == 310", "__NPU_ARCH__ == 3510 && defined(__DAV_C310_VEC__)"])
+def test_a_950_kernel_reads_its_conditions_with_the_950s_macros(tmp_path, cond):
     folder = tmp_path / "toy"
     folder.mkdir()
     for f in (KERNELS / "dag_swish_toy").rglob("*"):
@@ -179,7 +180,7 @@ def test_a_950_kernel_reads_its_conditions_with_the_950s_value(tmp_path):
             (folder / f.relative_to(KERNELS / "dag_swish_toy")).write_text(f.read_text())
     entry = folder / "swish_toy_apt.cpp"
     entry.write_text(entry.read_text().replace('#include "arch35/swish_toy_dag.h"',
-                                               '#if __CCE_AICORE__ == 310\n#include "arch35/swish_toy_dag.h"\n'
+                                               '#if ' + cond + '\n#include "arch35/swish_toy_dag.h"\n'
                                                '#else\n#error "the 950 only"\n#endif'))
     d = read_source(folder)
     assert d.style == "dag" and steps(d)[-1] == "Muls(Doubled, res, 2.0f);"
@@ -195,6 +196,7 @@ def kept(text, **kw):
     ("1 ? 0 : 1", False), ("0 || 2 > 1", True), ("!defined(NOPE_X)", True), ("defined VAL && VAL > 2", True),
     ("VAL == 3 && TWICE == 6", True), ("true && !false", True), ("3 > 2 > 1", False), ("(5 & 3) == 1 && (5 ^ 3) == 6", True),
     ("ASCENDC_CPU_DEBUG", False), ("__CCE_AICORE__ == 220", True), ("defined(__CCE_KT_TEST__)", False),
+    ("__NPU_ARCH__ == 2201 && defined(__DAV_C220_VEC__) && !defined(__DAV_C220_CUBE__) && !__DAV_C310__", True),
 ])
 def test_condition_expressions(cond, value):
     text = f"#define VAL 3\n#define TWICE (VAL * 2)\n#undef NOPE_X\n#if {cond}\nyes;\n#else\nno;\n#endif\n"

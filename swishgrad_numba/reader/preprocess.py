@@ -25,15 +25,28 @@ from .errors import KernelSourceError
 from .lexer import Token, tokenize
 from .limits import INT_MAX, INT_MIN, MAX_NESTING, MAX_TOKENS
 
-__all__ = ["Preprocessed", "Preprocessor", "preprocess", "DEVICE_DEFINES", "DEVICE_GUARD", "AICORE_VALUES"]
+__all__ = ["Preprocessed", "Preprocessor", "preprocess", "DEVICE_DEFINES", "DEVICE_GUARD", "AICORE_VALUES",
+           "PLATFORM_DEFINES"]
 
 #: The macro the AI core's compiler defines.
 DEVICE_GUARD = "__CCE_AICORE__"
-#: ``__CCE_AICORE__`` per architecture: 220 on the A2 (Atlas A2, ascend910b), 310 on the Ascend 950
-#: (upstream's regbase code for the 950 is under ``#if __CCE_AICORE__ == 310``).
-AICORE_VALUES = {"a2": 220, "950": 310}
-#: The device build the conditions are evaluated for: a value, or None for "not defined".
-DEVICE_DEFINES = {DEVICE_GUARD: AICORE_VALUES["a2"], "__cplusplus": 201703, "ASCENDC_CPU_DEBUG": None,
+#: The macros that tell the SoC apart, per architecture, for its vector core (an element-wise kernel
+#: runs on the AIV): asc-devkit's build names the A2's (ascend910B1) AIV ``__NPU_ARCH__=2201``,
+#: ``__DAV_C220__``, ``__DAV_C220_VEC__`` and the 950's (ascend950pr_9599) ``__NPU_ARCH__=3510``,
+#: ``__DAV_C310__``, ``__DAV_C310_VEC__`` (asc-devkit 0da921b9,
+#: ``.agent/skills/asc-api-ut-gen/references/foundations/api-directory-map.md:56-62``);
+#: ``__CCE_AICORE__`` is the core version the DAV names carry, 220 and 310 (upstream's 950 regbase code is
+#: under ``#if __CCE_AICORE__ == 310``). None: not defined.
+PLATFORM_DEFINES = {
+    "a2": {DEVICE_GUARD: 220, "__NPU_ARCH__": 2201, "__DAV_C220__": 1, "__DAV_C220_VEC__": 1,
+           "__DAV_C220_CUBE__": None, "__DAV_C310__": None, "__DAV_C310_VEC__": None, "__DAV_C310_CUBE__": None},
+    "950": {DEVICE_GUARD: 310, "__NPU_ARCH__": 3510, "__DAV_C310__": 1, "__DAV_C310_VEC__": 1,
+            "__DAV_C310_CUBE__": None, "__DAV_C220__": None, "__DAV_C220_VEC__": None, "__DAV_C220_CUBE__": None},
+}
+AICORE_VALUES = {arch: d[DEVICE_GUARD] for arch, d in PLATFORM_DEFINES.items()}
+#: The device build the conditions are evaluated for (the A2's by default): a value, or None for "not
+#: defined". The caller's ``defines`` are laid over it.
+DEVICE_DEFINES = {**PLATFORM_DEFINES["a2"], "__cplusplus": 201703, "ASCENDC_CPU_DEBUG": None,
                   "__CCE_KT_TEST__": None, "HIGH_PERFORMANCE": None}
 
 
@@ -162,6 +175,7 @@ class Preprocessor:
         try:
             if word in ("ifdef", "ifndef"):
                 name = rest.strip()
+                self.consulted.add(name)
                 if not re.fullmatch(r"[A-Za-z_]\w*", name):
                     raise KernelSourceError(file, tok.line, f"#{tok.text}", "not a macro name")
                 if word == "ifndef" and name not in self.macros and name not in self.functions and \

@@ -14,7 +14,7 @@ from .assemble import assemble
 from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
 from .machine import Symbolic
-from .preprocess import AICORE_VALUES, DEVICE_GUARD
+from .preprocess import AICORE_VALUES, DEVICE_GUARD, PLATFORM_DEFINES
 from .source import load
 from .values import TypeVal
 
@@ -40,9 +40,10 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None,
         (``_apt`` dropped), else the last.
     defines : dict, optional
         Macros for the preprocessor's conditions, name -> value (None: not defined), over
-        :data:`.preprocess.DEVICE_DEFINES`. ``__CCE_AICORE__`` is the A2's 220 unless given; a kernel
-        whose conditions read it and that reads as the 950 DAG style (or not at all) with 220 is read
-        again with the 950's 310, and is the 950 kernel if it then reads as one.
+        :data:`.preprocess.DEVICE_DEFINES`: the A2's SoC macros (``__CCE_AICORE__`` 220, ...) unless
+        one of them is given; a kernel whose conditions read them and that reads as the 950 DAG style
+        (or not at all) with the A2's is read again with the 950's
+        (:data:`.preprocess.PLATFORM_DEFINES`), and is the 950 kernel if it then reads as one.
 
     Returns
     -------
@@ -56,14 +57,22 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None,
         For what the reader does not read faithfully, with its file, line and construct.
     """
     defines = _checked_defines(defines)
+    try:
+        return _read_for_platform(folder, entry, name, defines)
+    except RecursionError:       # a last resort: the limits of .limits are meant to refuse first
+        raise KernelSourceError(str(folder), 0, "the kernel's sources", "nested too deep for the reader") from None
+
+
+def _read_for_platform(folder, entry, name, defines):
     consulted = set()
     try:
         d, err = _read(load(folder, entry, defines, consulted), name), None
     except KernelSourceError as exc:
         d, err = None, exc
-    if DEVICE_GUARD in consulted and DEVICE_GUARD not in defines and (err is not None or d.style == "dag"):
-        try:        # a 950 kernel: its conditions read again with the 950's value
-            d950 = _read(load(folder, entry, {**defines, DEVICE_GUARD: AICORE_VALUES["950"]}), name)
+    soc = set(PLATFORM_DEFINES["950"])
+    if consulted & soc and not defines.keys() & soc and (err is not None or d.style == "dag"):
+        try:        # a 950 kernel: its conditions read again with the 950's macros
+            d950 = _read(load(folder, entry, {**PLATFORM_DEFINES["950"], **defines}), name)
         except KernelSourceError:
             d950 = None
         if d950 is not None and d950.style == "dag":
