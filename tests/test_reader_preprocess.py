@@ -245,3 +245,19 @@ def test_defines_are_checked(tmp_path):
         read_source(folder, defines={"X": 1.5})
     with pytest.raises(TypeError, match="defines must be a dict"):
         read_source(folder, defines=[("X", 1)])
+
+
+def test_kernel_show_takes_the_builds_macros(capsys, tmp_path):
+    from test_cli_errors import assert_usage_error, run
+
+    folder = wild(tmp_path, WILD.replace("#if defined(HIGH_PERFORMANCE)", "#ifdef FAST_PATH"))
+    code, out, err = run(capsys, "kernel", "show", folder, "-D", "FAST_PATH", "--define", "__CCE_AICORE__=310")
+    assert code == 0, err
+    assert out.splitlines()[-2:] == ["    Muls(yLocal, xLocal, scale);", "    Adds(yLocal, yLocal, 1.0f);"]
+    code, out, err = run(capsys, "kernel", "show", folder, "-U", "FAST_PATH")
+    assert code == 0, err
+    assert out.splitlines()[-1] == "    Muls(yLocal, yLocal, 0.5f);"
+    code, _, err = run(capsys, "kernel", "show", folder)
+    assert_usage_error(code, err, "FAST_PATH is a build flag")
+    code, _, err = run(capsys, "kernel", "show", folder, "-D", "1X=2")
+    assert_usage_error(code, err, "--define", "1X=2")
