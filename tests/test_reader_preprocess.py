@@ -194,7 +194,8 @@ def kept(text, **kw):
     ("1 + 2 * 3 == 7", True), ("(1 + 2) * 3 == 7", False), ("-7 / 2 == -3", True), ("-7 % 2 == -1", True),
     ("0x10 == 16 && 010 == 8 && 16u == 16UL", True), ("1 << 3 == 8 && 16 >> 2 == 4", True), ("~0 == -1", True),
     ("1 ? 0 : 1", False), ("0 || 2 > 1", True), ("!defined(NOPE_X)", True), ("defined VAL && VAL > 2", True),
-    ("VAL == 3 && TWICE == 6", True), ("true && !false", True), ("3 > 2 > 1", False), ("(5 & 3) == 1 && (5 ^ 3) == 6", True),
+    ("VAL == 3 && TWICE == 6", True), ("true && !false", True), ("3 > 2 > 1", False),
+    ("(5 & 3) == 1 && (5 ^ 3) == 6", True),
     ("ASCENDC_CPU_DEBUG", False), ("__CCE_AICORE__ == 220", True), ("defined(__CCE_KT_TEST__)", False),
     ("__NPU_ARCH__ == 2201 && defined(__DAV_C220_VEC__) && !defined(__DAV_C220_CUBE__) && !__DAV_C310__", True),
 ])

@@ -4,11 +4,13 @@ Conditionals (``#if``, ``#ifdef``, ``#ifndef``, ``#elif``, ``#else``, ``#endif``
 ``defined X``, ``!``, ``~``, unary ``-``/``+``, ``* / % + - << >>``, comparisons, ``& ^ |``, ``&&``,
 ``||``, ``?:``, parentheses and integer literals, over 64-bit integers. A macro's value is the
 sources' own ``#define`` (object-like macros are expanded, with C's rule that a macro is not
-expanded inside itself), else :data:`DEVICE_DEFINES` (a device build: ``__CCE_AICORE__``
-defined; ``ASCENDC_CPU_DEBUG``, ``__CCE_KT_TEST__`` and ``HIGH_PERFORMANCE`` not), as
-overridden by the ``defines`` the caller passes. So host-launch stubs and CPU-debug blocks drop
-out, and a header's include guard (an ``#ifndef X`` / ``#define X`` wrapping the whole file) is
-simply true the first time.
+expanded inside itself), else :data:`DEVICE_DEFINES` (a device build for the vector core:
+``__CCE_AICORE__`` and the SoC's macros of :data:`PLATFORM_DEFINES`, the A2's by default;
+``ASCENDC_CPU_DEBUG``, ``__CCE_KT_TEST__`` and ``HIGH_PERFORMANCE`` not defined), as overridden
+by the ``defines`` the caller passes. So CPU-debug blocks drop out (and a host-launch stub,
+``kernel<<<...>>>``, is skipped by :mod:`.declarations`). An include guard is nothing special:
+``#ifndef X`` directly followed by ``#define X`` is true where X is not yet defined, and false
+where it is (so such a pair inside a file never redefines a constant).
 
 A condition on a macro none of these names (a build flag the reader cannot know) is refused
 where it selects code; around directives only, it is evaluated as C does (not defined: 0).
@@ -178,8 +180,9 @@ class Preprocessor:
                 self.consulted.add(name)
                 if not re.fullmatch(r"[A-Za-z_]\w*", name):
                     raise KernelSourceError(file, tok.line, f"#{tok.text}", "not a macro name")
-                if word == "ifndef" and name not in self.macros and name not in self.functions and \
-                        i + 1 < len(raw) and raw[i + 1].kind == "pp" and raw[i + 1].text.split()[:2] == ["define", name]:
+                defines_next = i + 1 < len(raw) and raw[i + 1].kind == "pp" and \
+                    raw[i + 1].text.split()[:2] == ["define", name]
+                if word == "ifndef" and defines_next and name not in self.macros and name not in self.functions:
                     return True         # #ifndef X / #define X: the source defines X here (an include guard)
                 return self.is_defined(name) == (word == "ifdef")
             return _Expression(self, tokenize(rest, file)[:-1], file, tok).value() != 0
