@@ -107,9 +107,12 @@ def record_dtype(struct, style: str) -> np.dtype:
         if style != "dag":
             raise ValueError(f"tiling struct {struct.name} (opbase's) is read for the 950 DAG style only")
         return _opbase_dtype(struct)
-    fields = []
+    fields, seen = [], set()
     for i, (name, ctype) in enumerate(struct.fields):
         where = struct.at[i] if i < len(struct.at) else ("", 0)
+        if name in seen:
+            raise KernelSourceError(*where, f"tiling struct field {name}", "declared twice")
+        seen.add(name)
         if where[0] and re.search(rf"\b{re.escape(name)}\s*\[", _line(where)):
             raise KernelSourceError(*where, f"tiling struct field {name}", "an array, whose layout is not read")
         if ctype not in C_TYPES and ctype not in _STRUCTS:

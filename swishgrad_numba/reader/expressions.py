@@ -83,6 +83,8 @@ class ExpressionMixin:
             raise
         except (ArithmeticError, ValueError) as exc:      # C arithmetic the reader does not model
             refuse(node, f"expression {_short(node)}", str(exc))
+        except (IndexError, AttributeError, TypeError, KeyError) as exc:     # a construct of an unexpected form
+            refuse(node, f"expression {_short(node)}", f"not in a form the reader reads ({type(exc).__name__})")
         finally:
             self.depth -= 1
 

@@ -78,6 +78,9 @@ class Machine(ExpressionMixin):
                    "and expressions)")
         try:
             self._run(stmt)
+        except (IndexError, AttributeError, TypeError, KeyError) as exc:     # a construct of an unexpected form
+            refuse(stmt, f"the statement {type(stmt).__name__}", f"not in a form the reader reads "
+                   f"({type(exc).__name__})")
         finally:
             self.depth -= 1
 

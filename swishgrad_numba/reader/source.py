@@ -115,7 +115,12 @@ class _Reader:
                 candidate = base / name
                 if not _inside(self.folder, candidate):
                     raise KernelSourceError(*where, f'#include "{name}"', "a path outside the kernel folder")
-                if candidate.exists() or candidate.is_symlink():
+                try:
+                    present = candidate.exists() or candidate.is_symlink()
+                except OSError as exc:
+                    raise KernelSourceError(*where, f'#include "{name[:60]}"', exc.strerror or "cannot be looked up") \
+                        from None
+                if present:
                     if depth + 1 > MAX_INCLUDE_DEPTH:
                         raise KernelSourceError(*where, f'#include "{name}"',
                                                 f"includes nested more than {MAX_INCLUDE_DEPTH} deep")
