@@ -5,6 +5,7 @@ never a Python traceback of another type, a hang or a file read from outside the
 The folders are variations of the refusal fixtures' base kernel (plain_muls), written here.
 """
 import os
+import shutil
 import threading
 from pathlib import Path
 
@@ -235,3 +236,25 @@ def test_fields_named_as_python_cannot_be_run_bit_exact(tmp_path):
     got = op.run(x=x, **attrs)
     want = x * np.float32(1.25) * np.float32(-0.75) + np.float32(0.5)        # float32, one step at a time
     assert_bits_equal(got, want)
+
+
+def test_what_the_long_fuzz_found_is_refused_where_it_is(tmp_path):
+    from swishgrad_numba.ops import read_kernel
+
+    folder = kernel(tmp_path, old="    uint32_t tileLength;\n    float scale;\n",
+                    new="    uint32_t tileLength;\n    float scale;\n    float scale;\n")
+    with pytest.raises(KernelSourceError, match="tiling struct field scale: declared twice"):
+        read_kernel(folder)
+    e = refused(kernel(tmp_path, old="GET_TILING_DATA_WITH_STRUCT(PlainTilingData, tilingData, tiling);",
+                       new="GET_TILING_DATA_WITH_STRUCT(PlainTilingData, C > tilingData, tiling);"))
+    assert e.line == 50 and "expected (struct, variable, tiling)" in str(e)
+    e = refused(kernel(tmp_path, before='#include "' + "x" * 5000 + '.h"\n'))
+    assert e.line == 1 and "File name too long" in str(e)
+    toy = tmp_path / "toy"
+    shutil.copytree(KERNELS / "dag_swish_toy", toy)
+    dag = toy / "arch35" / "swish_toy_dag.h"
+    text = dag.read_text()
+    assert "Bind<Vec::Muls<float>, " in text
+    dag.write_text(text.replace("Bind<Vec::Muls<float>, ", "Bind<Vec::Muls<>, ", 1))
+    e = refused(toy)
+    assert Path(e.file).name == "swish_toy_dag.h" and "DAG node" in e.construct, str(e)
