@@ -96,6 +96,9 @@ class Preprocessor:
                 continue
             word, _, rest = tok.text.partition(" ")
             if word in ("if", "ifdef", "ifndef"):
+                if len(stack) >= MAX_NESTING:
+                    raise KernelSourceError(file, tok.line, f"#{word}", f"conditionals nested more than {MAX_NESTING} "
+                                            "deep")
                 if not live:
                     stack.append([False, True, False, tok.line])
                     continue
