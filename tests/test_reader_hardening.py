@@ -258,3 +258,15 @@ def test_what_the_long_fuzz_found_is_refused_where_it_is(tmp_path):
     dag.write_text(text.replace("Bind<Vec::Muls<float>, ", "Bind<Vec::Muls<>, ", 1))
     e = refused(toy)
     assert Path(e.file).name == "swish_toy_dag.h" and "DAG node" in e.construct, str(e)
+
+
+def test_too_many_paths_through_the_entry_are_refused(tmp_path):
+    # 20 independent conditions on tiling fields: 2^20 variants, each a path through the entry
+    fields = "".join(f"    uint32_t f{k};\n" for k in range(20))
+    branches = "".join(f"if (tiling->f{k} == 1) {{ this->len = tiling->tileLength; }}\n" for k in range(20))
+    folder = kernel(tmp_path, old="    uint32_t tileLength;\n    float scale;\n",
+                    new="    uint32_t tileLength;\n    float scale;\n" + fields)
+    src = (folder / "k.cpp").read_text().replace("this->len = tiling->tileLength;\n", branches, 1)
+    (folder / "k.cpp").write_text(src)
+    e = refused(folder)
+    assert "more than 128 paths" in str(e), str(e)

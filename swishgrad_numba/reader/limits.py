@@ -7,7 +7,7 @@ tens of kilobytes, its deepest expression a dozen levels) and far below what wou
 from __future__ import annotations
 
 __all__ = ["MAX_FILE_BYTES", "MAX_TOKENS", "MAX_NESTING", "MAX_TREE_DEPTH", "MAX_EVAL_DEPTH",
-           "MAX_INCLUDE_DEPTH", "INT_MIN", "INT_MAX"]
+           "MAX_INCLUDE_DEPTH", "MAX_PATHS", "INT_MIN", "INT_MAX"]
 
 #: The largest source file read (bytes); a bigger one is refused before it is read whole.
 MAX_FILE_BYTES = 1 << 20
@@ -21,5 +21,8 @@ MAX_TREE_DEPTH = 200
 MAX_EVAL_DEPTH = 150
 #: The longest chain of ``#include`` s.
 MAX_INCLUDE_DEPTH = 40
+#: The most paths through the entry per dtype (each choice of its template arguments and tiling-field
+#: conditions is one; n independent conditions make 2^n).
+MAX_PATHS = 128
 #: The range of a compile-time integer: the 64-bit types' (int64_t and uint64_t together).
 INT_MIN, INT_MAX = -(1 << 63), (1 << 64) - 1

@@ -13,6 +13,7 @@ from dataclasses import replace
 from .assemble import assemble
 from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
+from .limits import MAX_PATHS
 from .machine import Symbolic
 from .preprocess import AICORE_VALUES, DEVICE_GUARD, PLATFORM_DEFINES
 from .source import load
@@ -149,8 +150,12 @@ def _entry_function(sources, name):
 
 def _paths(symbols, fn, cname, gm, machine_class):
     """Follow the entry once per choice of its template arguments: (conditions, machine)."""
-    pending = [()]
+    pending, count = [()], 0
     while pending:
+        count += 1
+        if count > MAX_PATHS:
+            raise KernelSourceError(str(fn.at[0]), fn.at[1], f"kernel {fn.name.last}", f"more than {MAX_PATHS} "
+                                    "paths: choices of its template arguments and tiling-field conditions")
         prefix, conds = pending.pop(), []
 
         def decide(text, prefix=prefix, conds=conds):
