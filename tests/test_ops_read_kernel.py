@@ -209,7 +209,7 @@ def test_record_layouts_are_the_c_compilers(ops, tmp_path):
     d = read_kernel(tmp_path).record_dtype
     assert [d.fields[n][1] for n in d.names] == [0, 8, 16, 20, 24, 28] and d.itemsize == 32
     (tmp_path / "k.cpp").write_text(src.replace(old, old + "    uint32_t shape[4];\n"))
-    with pytest.raises(ValueError, match=r"k.cpp:\d+: tiling struct field shape is an array"):
+    with pytest.raises(KernelSourceError, match=r"k.cpp:\d+: cannot read tiling struct field shape: an array"):
         read_kernel(tmp_path)
 
 

@@ -10,6 +10,7 @@ package's by beta and by SoC), exit status 0 when they all do, 1 when one differ
 from __future__ import annotations
 
 import math
+import re
 import sys
 
 import numpy as np
@@ -31,7 +32,19 @@ def _fail(command: str, message) -> int:
 def _read(args):
     from ..ops import read_kernel
 
-    return read_kernel(args.folder, entry=args.entry)
+    return read_kernel(args.folder, entry=args.entry, defines=_defines(args))
+
+
+def _defines(args) -> dict:
+    """``-D NAME[=VALUE]`` (VALUE 1 where not given) and ``-U NAME`` (not defined), as a compiler takes them."""
+    defines = {}
+    for option, items in (("--define", args.define or ()), ("--undef", args.undef or ())):
+        for item in items:
+            name, eq, value = item.partition("=")
+            if not re.fullmatch(r"[A-Za-z_]\w*", name) or option == "--undef" and eq:
+                raise OptionError(f"{option} {item!r}: expected {'NAME[=VALUE]' if option == '--define' else 'NAME'}")
+            defines[name] = None if option == "--undef" else (value if eq else 1)
+    return defines
 
 
 def _platform(op, soc):
@@ -226,6 +239,9 @@ def register(subparsers) -> None:
     def common(p):
         p.add_argument("folder", help="the op_kernel folder: the entry .cpp and its headers")
         p.add_argument("--entry", default=None, help="the entry file, where the folder holds several")
+        p.add_argument("-D", "--define", action="append", metavar="NAME[=VALUE]",
+                       help="a macro of the build for the preprocessor's conditions (VALUE 1 if not given)")
+        p.add_argument("-U", "--undef", action="append", metavar="NAME", help="a macro the build does not define")
 
     show = sub.add_parser("show", help="the program read from the source, one vector instruction per line")
     common(show)

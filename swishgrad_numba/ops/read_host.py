@@ -99,33 +99,40 @@ def _is_short(dtype) -> bool:
 
 def record_dtype(struct, style: str) -> np.dtype:
     """The tiling struct as a NumPy record laid out as a C compiler lays it out (each field at its type's
-    alignment, the size rounded to the largest); ValueError naming the field it cannot lay out."""
+    alignment, the size rounded to the largest); KernelSourceError (a ValueError) at the field it cannot
+    lay out."""
     if struct is None:
         raise ValueError("the kernel's tiling struct was not found in its folder: its record cannot be laid out")
     if getattr(struct, "opbase", False):
         if style != "dag":
             raise ValueError(f"tiling struct {struct.name} (opbase's) is read for the 950 DAG style only")
         return _opbase_dtype(struct)
-    fields = []
+    fields, seen = [], set()
     for i, (name, ctype) in enumerate(struct.fields):
         where = struct.at[i] if i < len(struct.at) else ("", 0)
+        if name in seen:
+            raise KernelSourceError(*where, f"tiling struct field {name}", "declared twice")
+        seen.add(name)
         if where[0] and re.search(rf"\b{re.escape(name)}\s*\[", _line(where)):
-            raise ValueError(f"{where[0]}:{where[1]}: tiling struct field {name} is an array; its layout is not read")
+            raise KernelSourceError(*where, f"tiling struct field {name}", "an array, whose layout is not read")
         if ctype not in C_TYPES and ctype not in _STRUCTS:
-            raise ValueError(f"{where[0]}:{where[1]}: tiling struct field {name} has type {ctype}, which is not "
-                             f"one of {sorted(C_TYPES) + sorted(_STRUCTS)}")
+            raise KernelSourceError(*where, f"tiling struct field {name}", f"its type {ctype} is not one of "
+                                    f"{sorted(C_TYPES) + sorted(_STRUCTS)}")
         fields.append((name, C_TYPES.get(ctype) or _STRUCTS[ctype]))
     dtype = np.dtype(fields, align=True)
     if style == "dag" and _base_field(dtype) is None:
-        raise ValueError(f"tiling struct {struct.name}: the 950 DAG style needs an EleBaseTilingData field "
-                         f"for the ElewiseTiling host")
+        where = struct.at[0] if struct.at else struct.named_at
+        raise KernelSourceError(*where, f"tiling struct {struct.name}", "the 950 DAG style needs an "
+                                "EleBaseTilingData field for the ElewiseTiling host")
     return dtype
 
 
 def _line(where) -> str:
+    from ..reader.source import read_regular
+
     try:
-        return Path(where[0]).read_text(errors="replace").splitlines()[where[1] - 1]
-    except (OSError, IndexError):
+        return read_regular(Path(where[0])).splitlines()[where[1] - 1]
+    except (KernelSourceError, IndexError):
         return ""
 
 

@@ -143,7 +143,9 @@ class ReadOperator(Operator):
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
         program = self.program(info, platform, variant=variant)
-        attrs = self._attribute_values(kw, program.attrs)
+        from ..reader.to_program import c_attr_name
+
+        attrs = self._attribute_values(kw, tuple(c_attr_name(a) for a in program.attrs))
         shape = arrays[read[0]].shape
         out = np.empty(shape, dtype=info.numpy)
         if out.size == 0:
@@ -183,7 +185,9 @@ class ReadOperator(Operator):
     def _launch(self, ins, out, tiling, info, program, platform, variant, saturation):
         fields = read_host.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))
         plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(tiling.architecture), out.size)
-        attrs = {a: np.float32(tiling.data[a]) for a in program.attrs}
+        from ..reader.to_program import c_attr_name
+
+        attrs = {a: np.float32(tiling.data[c_attr_name(a)]) for a in program.attrs}
         params = self.compiled(info, variant, saturation).params(**attrs)
         raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
         kernel_pkg.run_walk(params, tuple(raw(a) for a in ins), raw(out), plan)
@@ -200,18 +204,26 @@ class ReadOperator(Operator):
         self._launch(ins, out, tiling, info, program, None, None, saturation)
 
 
-def read_kernel(folder, *, name: str | None = None, entry: str | None = None) -> ReadOperator:
+def read_kernel(folder, *, name: str | None = None, entry: str | None = None,
+                defines: dict | None = None) -> ReadOperator:
     """Read the element-wise Ascend C kernel in op_kernel ``folder`` into an operator (no compiler).
 
     ``name`` is the operator's registry name (default: the ``__global__`` function's); ``entry`` the entry
-    file where the folder holds several. Raises :class:`swishgrad_numba.reader.KernelSourceError` (file,
-    line, construct) for what cannot be read, ValueError for a tiling struct that cannot be laid out.
+    file where the folder holds several; ``defines`` the macros of the build, name -> value or None (not
+    defined), over the device build's (:data:`swishgrad_numba.reader.preprocess.DEVICE_DEFINES`). Raises
+    :class:`swishgrad_numba.reader.KernelSourceError` (file, line, construct; a ValueError) for what cannot
+    be read, a tiling struct that cannot be laid out included.
     """
     from ..reader import read_source
 
     if name is not None and (not isinstance(name, str) or not name.isidentifier()):
         raise ValueError(f"name must be an identifier, got {name!r}")
-    d = read_source(folder, entry=entry)
+    d = read_source(folder, entry=entry, defines=defines)
+    if d.tiling is None:
+        from ..reader import KernelSourceError
+
+        raise KernelSourceError(d.entry, 0, "the tiling struct", "not found in the kernel's folder: its record "
+                                "cannot be laid out")
     op_name = name or d.name
     dtype = read_host.record_dtype(d.tiling, d.style)
     attributes = tuple(n for n in d.tiling.float_fields())

@@ -6,17 +6,21 @@ vector instructions of Compute in upstream's vocabulary, the GM inputs they
 read and the tiling struct's fields. What it cannot read faithfully is a
 :class:`KernelSourceError` naming the file, the line and the construct.
 
+The preprocessor's conditions are evaluated for a device build
+(:data:`.preprocess.DEVICE_DEFINES`, and the caller's ``defines``); only regular
+files inside the folder are read, within the fixed limits of :mod:`.limits`.
+
 Refused, each with its file and line: loops in Compute (and over ``SetValue``),
 ``ReinterpretCast`` and ``reinterpret_cast``, a local tensor at an offset,
-conditionals of the preprocessor around code (but include guards and
-``#ifdef __CCE_AICORE__``), calls it does not know (``Compare``, ``Select``,
+a condition of the preprocessor around code on a macro it does not know (a build
+flag: pass ``defines=``), calls it does not know (``Compare``, ``Select``,
 ``Sqrt``, ...), runtime branches around vector calls, arithmetic on an
 attribute other than a product with a float32 constant, a Cast from a dtype to
 itself outside a DAG, a vector call over a constant count, a type in
 ``std::is_same_v`` it does not know, a DAG node that writes an input a later
 node reads.
 
-Modules: :mod:`.lexer`, :mod:`.preprocess`, :mod:`.parser`, :mod:`.declarations`
+Modules: :mod:`.limits`, :mod:`.lexer`, :mod:`.preprocess`, :mod:`.parser`, :mod:`.declarations`
 (the C++ subset); :mod:`.machine` (the abstract interpreter), :mod:`.a2`,
 :mod:`.dag`, :mod:`.microapi` (the styles); :mod:`.assemble`, :mod:`.description`
 (the result); :mod:`.read` (the driver).

@@ -54,7 +54,7 @@ class ClassMachine(CallsMixin, Machine):
                 self.run(branch)
             return
         if self.in_tile:
-            refuse(stmt, "a runtime branch in Compute", f"if ({render(stmt.cond)})")
+            refuse(stmt, f"a runtime branch in {self.methods[-1]}", f"if ({render(stmt.cond)})")
         self._both_ways(stmt)
 
     def _both_ways(self, stmt):
@@ -97,8 +97,7 @@ class ClassMachine(CallsMixin, Machine):
         if any(_calls(stmt, "SetValue")):
             refuse(stmt, "a loop over SetValue", "element-by-element code is not a vector program")
         if self.in_tile or self.methods[-1] != "Process" or self.tile is not None:
-            where = "Compute" if self.in_tile else self.methods[-1]
-            refuse(stmt, f"a loop in {where}", "only Process's tile loop is read")
+            refuse(stmt, f"a loop in {self.methods[-1]}", "only Process's tile loop is read")
         self.scopes.append({})
         if getattr(stmt, "init", None) is not None:      # a for loop's; a while loop has none
             self.run(stmt.init)
@@ -167,7 +166,11 @@ class ClassMachine(CallsMixin, Machine):
             refuse(node, name, "element-by-element access is not a vector program")
         if isinstance(obj, Pipe) and name == "InitBuffer":
             if isinstance(args[0], Queue) and len(args) == 3:
-                self.buffer_num = args[1].value if isinstance(args[1], CNum) else None
+                num = args[1]
+                if isinstance(num, CNum) and (num.ctype != "int" or num.value < 1):
+                    refuse(node, f"InitBuffer of {args[0].name} with {render(node.args[1])} buffers",
+                           "a queue's buffer count (BUFFER_NUM) is a whole number >= 1")
+                self.buffer_num = num.value if isinstance(num, CNum) else None
             return None
         if isinstance(obj, (Queue, Buf)) and name in ("AllocTensor", "DeQue", "Get"):
             return self.tensor(node, obj.name, targs)

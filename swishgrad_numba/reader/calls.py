@@ -45,13 +45,17 @@ class CallsMixin:
         refuse(node, f"unknown call {fn.text()}")
 
     def tiling_data(self, node, macro, arg_nodes):
+        names = 1 if macro == "GET_TILING_DATA" else 2          # (struct,) variable, then the tiling address
+        if len(arg_nodes) != names + 1 or not all(isinstance(a, Name) for a in arg_nodes[:names]):
+            refuse(node, f"{macro}({', '.join(render(a) for a in arg_nodes)})",
+                   "expected (struct, variable, tiling), or (variable, tiling) for GET_TILING_DATA")
         struct = arg_nodes[0].last if macro != "GET_TILING_DATA" else self.tiling_struct
         if struct != self.tiling_struct or self.tiling_struct_at is None:
             self.tiling_struct_at = node.at
         self.tiling_struct = struct
         var = arg_nodes[1 if macro != "GET_TILING_DATA" else 0].last
         cls = self.symbols.classes.get(struct)
-        value = TilingVal(cls)
+        value = TilingVal(cls, name=struct or "")
         for decl in (cls.fields if cls else ()):
             for name, _, _ in decl.names:
                 floats = decl.type.name.last in ("float", "double") and not decl.type.ptr

@@ -102,7 +102,14 @@ class DagMachine(MicroMixin, ClassMachine):
             self.dag.placeholders.add((kind, int(k)))
 
     def _visit(self, alias):
-        """Emit the node ``alias`` (after its inputs); its result tensor's key."""
+        """Emit the node ``alias`` (after its inputs); its result tensor's key (a node of a form the
+        reader does not read is refused at its using-declaration)."""
+        try:
+            return self._visit_node(alias)
+        except (IndexError, AttributeError, TypeError, KeyError) as exc:
+            refuse(alias, f"DAG node {alias.name}", f"not in a form the reader reads ({type(exc).__name__})")
+
+    def _visit_node(self, alias):
         dag = self.dag
         if alias.name in dag.done:
             return dag.done[alias.name]

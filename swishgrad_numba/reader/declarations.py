@@ -5,6 +5,8 @@
 """
 from __future__ import annotations
 
+from .errors import KernelSourceError, TooDeep
+from .limits import MAX_NESTING, MAX_TREE_DEPTH
 from .statements import StatementParser as Parser
 from .syntax import Alias, ClassDef, Decl, Enum, ExprStmt, Function, Name, Namespace, Param, TParam
 
@@ -12,9 +14,28 @@ __all__ = ["parse_file"]
 
 
 def parse_file(tokens) -> tuple:
-    """The declarations of one preprocessed file."""
+    """The declarations of one preprocessed file (none nested past :data:`.limits.MAX_TREE_DEPTH`)."""
     p = Parser(tokens)
-    return _items(p, end="eof")
+    items = _items(p, end="eof")
+    _check_depth(items)
+    return items
+
+
+def _check_depth(items):
+    """Refuse a syntax tree deeper than :data:`.limits.MAX_TREE_DEPTH` (walked without recursion)."""
+    work = [(item, 1, ("", 0)) for item in items]
+    while work:
+        node, depth, at = work.pop()
+        if isinstance(node, (tuple, list)):
+            work.extend((x, depth, at) for x in node)
+            continue
+        if not hasattr(node, "__dataclass_fields__"):
+            continue
+        at = getattr(node, "at", at) or at
+        if depth > MAX_TREE_DEPTH:
+            raise KernelSourceError(at[0], at[1], "an expression or statement",
+                                    f"nested more than {MAX_TREE_DEPTH} deep (a sum of n terms is n deep)")
+        work.extend((getattr(node, f), depth + 1, at) for f in node.__dataclass_fields__ if f != "at")
 
 
 def _items(p: Parser, end: str) -> tuple:
@@ -27,6 +48,17 @@ def _items(p: Parser, end: str) -> tuple:
 
 
 def _item(p: Parser):
+    p.depth += 1
+    try:
+        if p.depth > MAX_NESTING:
+            raise TooDeep(p.tok.file, p.tok.line, f"{p.tok.text or 'end of file'!r}",
+                          f"declarations nested more than {MAX_NESTING} deep")
+        return _declaration(p)
+    finally:
+        p.depth -= 1
+
+
+def _declaration(p: Parser):
     at = p.at()
     if p.accept(";"):
         return None
@@ -139,9 +171,9 @@ def _class(p: Parser, tparams, at) -> ClassDef:
 
 def _is_constructor(p: Parser, cls: str) -> bool:
     j = p.i
-    while p.toks[j].text in ("__aicore__", "inline", "explicit", "constexpr"):
+    while j + 2 < len(p.toks) and p.toks[j].text in ("__aicore__", "inline", "explicit", "constexpr"):
         j += 1
-    return p.toks[j].text == cls and p.toks[j + 1].text == "("
+    return j + 1 < len(p.toks) and p.toks[j].text == cls and p.toks[j + 1].text == "("
 
 
 def _constructor(p: Parser, cls: str) -> Function:
@@ -160,6 +192,8 @@ def _constructor(p: Parser, cls: str) -> Function:
             p.take("(", "{")
             depth = 1
             while depth:
+                if p.tok.kind == "eof":
+                    p.fail("a member initializer", "not closed")
                 depth += p.tok.text in ("(", "{")
                 depth -= p.tok.text in (")", "}")
                 p.i += 1
@@ -173,7 +207,8 @@ def _params(p: Parser) -> tuple:
     p.take("(")
     params = []
     while not p.accept(")"):
-        if p.accept("void") and p.is_(")"):
+        if p.is_("void") and p.peek().text == ")":       # f(void)
+            p.i += 1
             continue
         p.skip_attributes()
         t = p.type()
@@ -190,6 +225,8 @@ def _function_or_variable(p: Parser, tparams, at):
         params = _params(p)
         while p.is_("const", "override", "noexcept"):
             p.i += 1
+        if p.is_("{") and _launches_kernel(p):
+            return None         # a host-launch stub (kernel<<<blocks, l2ctrl, stream>>>(...)): host code
         body = p.block() if p.is_("{") else None
         p.accept(";")
         return Function(name, tparams, t, params, body, t.quals, at)
@@ -216,7 +253,26 @@ def _declares_function(p: Parser) -> bool:
     try:
         p.name()
         return p.is_("(")
+    except TooDeep:
+        raise
     except Exception:       # noqa: BLE001 (a failed look-ahead)
         return False
     finally:
         p.i = start
+
+
+def _launches_kernel(p: Parser) -> bool:
+    """Whether the body at ``p`` (its ``{``) launches a kernel (``<<<``); if so, the body is skipped."""
+    depth, j, launch = 0, p.i, False
+    while j < len(p.toks) and p.toks[j].kind != "eof":
+        t = p.toks[j]
+        if t.kind == "op":
+            depth += t.text == "{"
+            depth -= t.text == "}"
+            launch = launch or t.text == "<<" and p.toks[j + 1].text == "<"
+            if depth == 0:
+                break
+        j += 1
+    if launch and depth == 0:
+        p.i = j + 1
+    return launch and depth == 0

@@ -1,7 +1,7 @@
 """The one error the reader raises: a construct it will not read, with where it is."""
 from __future__ import annotations
 
-__all__ = ["KernelSourceError"]
+__all__ = ["KernelSourceError", "TooDeep"]
 
 
 class KernelSourceError(ValueError):
@@ -16,3 +16,7 @@ class KernelSourceError(ValueError):
         self.file, self.line, self.construct, self.detail = str(file), int(line), construct, detail
         where = f"{self.file}:{self.line}" if self.line else self.file
         super().__init__(f"{where}: cannot read {construct}" + (f": {detail}" if detail else ""))
+
+
+class TooDeep(KernelSourceError):
+    """Nesting past a limit (:mod:`.limits`): never taken back by the parser's look-ahead."""

@@ -6,6 +6,7 @@ import numpy as np
 from .abstract import Mode, Symbolic, TilingField, Unknown, refuse
 from .description import AttrRef, ScalarProduct
 from .errors import KernelSourceError
+from .limits import MAX_EVAL_DEPTH
 from .parser import BUILTIN_TYPES
 from .syntax import Member, Name, Type
 from .values import CNum, TypeVal, arith, as_constant, convert, negate, number, render
@@ -72,7 +73,20 @@ class ExpressionMixin:
         method = getattr(self, "_eval_" + type(node).__name__, None)
         if method is None:
             refuse(node, f"expression {render(node)}")
-        return method(node)
+        self.depth = getattr(self, "depth", 0) + 1
+        if self.depth > MAX_EVAL_DEPTH:
+            refuse(node, f"expression {_short(node)}", f"evaluation nested more than {MAX_EVAL_DEPTH} deep "
+                   "(calls, statements and expressions)")
+        try:
+            return method(node)
+        except KernelSourceError:
+            raise
+        except (ArithmeticError, ValueError) as exc:      # C arithmetic the reader does not model
+            refuse(node, f"expression {_short(node)}", str(exc))
+        except (IndexError, AttributeError, TypeError, KeyError) as exc:     # a construct of an unexpected form
+            refuse(node, f"expression {_short(node)}", f"not in a form the reader reads ({type(exc).__name__})")
+        finally:
+            self.depth -= 1
 
     def _eval_Num(self, node):
         return number(node.text)
@@ -109,18 +123,36 @@ class ExpressionMixin:
         if len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.enums:
             return self.enum_item(node, self.symbols.enums[node.segs[-2][0]], ident)
         if ident in self.symbols.constants:
-            ctype, init, at = self.symbols.constants[ident]
-            value = self.eval(init) if init is not None else Unknown(ident)
-            if isinstance(value, CNum):
-                value = convert(value, self.type_of(ctype).cname)
-                return CNum(value.value, value.ctype, value.text, ident, value.compound)
-            return value
+            return self.constant(node, ident)
         cname = _CANON.get(ident, ident)
         args = tuple(self.eval(a) for a in node.targs) if node.targs is not None else ()
         if cname in BUILTIN_TYPES or cname in self.symbols.classes or cname in self.symbols.aliases \
                 or node.targs is not None or len(node.segs) >= 2:
             return TypeVal(cname, args)
         refuse(node, f"name {ident}", "not defined in the kernel's sources")
+
+    def constant(self, node, ident):
+        """A file-level constant's value, evaluated once (in the file scope) and remembered."""
+        memo = self.__dict__.setdefault("_constants", {})
+        if ident in memo:
+            if memo[ident] is _PENDING:
+                refuse(node, f"constant {ident}", "its definition reads itself")
+            return memo[ident]
+        ctype, init, at = self.symbols.constants[ident]
+        memo[ident], saved = _PENDING, (self.scopes, self.this)
+        self.scopes, self.this = self.scopes[:1], None
+        try:
+            value = self.eval(init) if init is not None else Unknown(ident)
+            if isinstance(value, CNum):
+                value = convert(value, self.type_of(ctype).cname)
+                value = CNum(value.value, value.ctype, value.text, ident, value.compound)
+        except BaseException:
+            del memo[ident]
+            raise
+        finally:
+            self.scopes, self.this = saved
+        memo[ident] = value
+        return value
 
     def enum_item(self, node, enum, ident):
         value = -1
@@ -135,7 +167,7 @@ class ExpressionMixin:
         members = getattr(obj, "members", None)
         if members is not None and node.name in members:
             return members[node.name]
-        refuse(node, f"member {render(node)}")
+        refuse(node, f"member {render(node)}", _why_no_member(obj, node.name))
 
     def _eval_Index(self, node):
         refuse(node, f"indexing {render(node)}", "a local tensor is read whole")
@@ -242,6 +274,26 @@ class ExpressionMixin:
 
 
 _COMPARISONS = ("==", "!=", "<", ">", "<=", ">=")
+_PENDING = object()       # a constant being evaluated
+
+
+def _why_no_member(obj, name) -> str:
+    struct = getattr(obj, "struct", False)
+    if struct is None:          # the tiling data of a struct not in the folder
+        named = f"the tiling struct {obj.name} is not in the kernel's folder" if getattr(obj, "name", "") else \
+            "no tiling struct was found (GET_TILING_DATA names none, nor does a REGISTER_TILING_DEFAULT)"
+        return named + "; one declared in op_host (BEGIN_TILING_DATA_DEF) is not read: op_host was not given"
+    if struct:
+        return f"the tiling struct {struct.name} has no field {name}"
+    cls = getattr(obj, "cls", None)
+    if cls is not None:
+        return f"class {cls.name} has no member {name}"
+    return f"{type(obj).__name__} {getattr(obj, 'why', '')} has no members the reader follows".replace("  ", " ")
+
+
+def _short(node) -> str:
+    text = render(node)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _symbolic(node, op, a, b):

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from .errors import KernelSourceError
+from .limits import MAX_TOKENS
 
 __all__ = ["Token", "tokenize"]
 
@@ -29,7 +30,7 @@ _PUNCT = ("::", "->", "<=", ">=", "==", "!=", "&&", "||", "++", "--", "+=", "-="
 _TOKEN = re.compile(r"""
     (?P<ws>[ \t\r\f\v]+) | (?P<nl>\n) | (?P<comment>//[^\n]*|/\*.*?\*/)
   | (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fFlLuU]*)
-  | (?P<id>[A-Za-z_]\w*)
+  | (?P<id>[^\W\d]\w*)
   | (?P<str>"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')
   | (?P<op>""" + "|".join(re.escape(p) for p in _PUNCT) + r"""|[{}()\[\];:,.<>=+\-*/%&|!~?^#])
 """, re.VERBOSE | re.DOTALL)
@@ -54,6 +55,8 @@ def tokenize(text: str, file: str) -> list:
                 break
             body = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text[pos + 1:nl].replace("\\\n", " "), flags=re.DOTALL)
             tokens.append(Token("pp", " ".join(body.split()), file, start_line))
+            if len(tokens) > MAX_TOKENS:
+                raise KernelSourceError(file, line, "the file", f"more than {MAX_TOKENS} tokens")
             pos = nl
             continue
         if kind in ("nl", "comment"):
@@ -62,6 +65,8 @@ def tokenize(text: str, file: str) -> list:
         elif kind != "ws":
             tokens.append(Token(kind, piece, file, line))
             at_line_start = False
+            if len(tokens) > MAX_TOKENS:
+                raise KernelSourceError(file, line, "the file", f"more than {MAX_TOKENS} tokens")
         pos = m.end()
     tokens.append(Token("eof", "", file, line))
     return tokens

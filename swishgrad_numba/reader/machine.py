@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .abstract import Mode, Return_, Symbolic, Tensor, Unknown, refuse
 from .expressions import ExpressionMixin
+from .limits import MAX_EVAL_DEPTH
 from .syntax import Alias, Block, Decl, ExprStmt, For, If, Member, Name, Return, Scoped, While
 from .values import CNum, TypeVal, convert, render
 
@@ -71,6 +72,19 @@ class Machine(ExpressionMixin):
 
     # ------------------------------------------------------------ statements
     def run(self, stmt):
+        self.depth = getattr(self, "depth", 0) + 1
+        if self.depth > MAX_EVAL_DEPTH:
+            refuse(stmt, "a statement", f"evaluation nested more than {MAX_EVAL_DEPTH} deep (calls, statements "
+                   "and expressions)")
+        try:
+            self._run(stmt)
+        except (IndexError, AttributeError, TypeError, KeyError) as exc:     # a construct of an unexpected form
+            refuse(stmt, f"the statement {type(stmt).__name__}", f"not in a form the reader reads "
+                   f"({type(exc).__name__})")
+        finally:
+            self.depth -= 1
+
+    def _run(self, stmt):
         if isinstance(stmt, Block):
             self.scopes.append({})
             try:

@@ -54,6 +54,7 @@ class TilingVal:
     """The tiling struct as the kernel holds it: float fields are attributes, the rest run-time values."""
     struct: object
     members: dict = field(default_factory=dict)
+    name: str = ""          # the struct's name as the kernel gives it ("" where it names none)
 
 
 @dataclass(frozen=True)

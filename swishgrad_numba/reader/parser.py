@@ -6,7 +6,10 @@ What it does not know (lambdas, ``switch``, ``goto``, ...) is a
 """
 from __future__ import annotations
 
-from .errors import KernelSourceError
+import functools
+
+from .errors import KernelSourceError, TooDeep
+from .limits import MAX_NESTING
 from .syntax import Binary, Call, CCast, Cond, Index, InitList, Member, Name, Num, Str, Type, Unary
 
 __all__ = ["Parser", "BUILTIN_TYPES", "DECL_SPECS", "KEYWORDS", "left_at"]
@@ -18,20 +21,38 @@ DECL_SPECS = frozenset("""const constexpr static inline __aicore__ __global__ vo
     __gm__ __ubuf__ __local_mem__ extern mutable __simd_vf__ __simd_callee__ __simt_vf__""".split())
 _BINARY = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="), ("<<",),
            ("+", "-"), ("*", "/", "%")]
+_LEVEL = {op: level for level, ops in enumerate(_BINARY) for op in ops}
+_LEVEL[">>"] = _LEVEL["<<"]
 _ASSIGN = ("=", "+=", "-=", "*=", "/=")
 _AFTER_TARGS = frozenset("( :: { ) , ; > . & * ] = || && ? == !=".split())
 KEYWORDS = frozenset("if else for while do return switch case break continue goto this template using "
                       "namespace new delete".split())
 
 
+def nested(method):
+    """A parser method that recurses: past :data:`.limits.MAX_NESTING` levels it is refused."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise TooDeep(self.tok.file, self.tok.line, f"{self.tok.text or 'end of file'!r}",
+                              f"nested more than {MAX_NESTING} deep")
+            return method(self, *args, **kwargs)
+        finally:
+            self.depth -= 1
+    return wrapper
+
+
 class Parser:
     def __init__(self, tokens):
-        self.toks, self.i = tokens, 0
+        self.toks, self.i, self.depth = tokens, 0, 0
+        self._targs, self._casts = {}, {}      # look-aheads by position, each tried once
 
     # ------------------------------------------------------------ tokens
     @property
     def tok(self):
-        return self.toks[self.i]
+        return self.toks[min(self.i, len(self.toks) - 1)]
 
     def peek(self, k=1):
         return self.toks[min(self.i + k, len(self.toks) - 1)]
@@ -68,6 +89,8 @@ class Parser:
     def skip_attributes(self):
         while self.is_("[["):
             while not self.accept("]]"):
+                if self.tok.kind == "eof":
+                    self.fail("'[['", "not closed by ]]")
                 self.i += 1
 
     # ------------------------------------------------------------ names and types
@@ -87,6 +110,16 @@ class Parser:
         if not self.is_("<"):
             return None
         start = self.i
+        if start in self._targs:
+            args, self.i = self._targs[start]
+            return args
+        args = self._maybe_targs()
+        self._targs[start] = (args, self.i)
+        return args
+
+    @nested
+    def _maybe_targs(self):
+        start = self.i
         try:
             self.i += 1
             args = []
@@ -98,6 +131,8 @@ class Parser:
             self.take(">")
             if self.tok.text in _AFTER_TARGS or self.tok.kind == "id":
                 return tuple(args)
+        except TooDeep:
+            raise
         except KernelSourceError:
             pass
         self.i = start
@@ -110,6 +145,8 @@ class Parser:
                 t = self.type()
                 if self.is_(",", ">"):
                     return t
+            except TooDeep:
+                raise
             except KernelSourceError:
                 pass
             self.i = start
@@ -137,6 +174,7 @@ class Parser:
         return Type(name, tuple(quals), ptr, at)
 
     # ------------------------------------------------------------ expressions
+    @nested
     def expr(self, no_gt=False):
         left = self.ternary(no_gt)
         if self.is_(*_ASSIGN):
@@ -153,21 +191,24 @@ class Parser:
         return c
 
     def binary(self, level, no_gt):
-        if level == len(_BINARY):
-            return self.unary()
-        left = self.binary(level + 1, no_gt)
+        """Binary operators of precedence ``level`` and above (precedence climbing, left-associative)."""
+        left = self.unary()
         while True:
-            if _BINARY[level] == ("<<",) and not no_gt and self.is_(">") and self.peek().text == ">":
-                self.i += 2
-                left = Binary(">>", left, self.binary(level + 1, no_gt), left_at(left))
-                continue
-            if self.is_(">") and self.peek().text == ">" and _BINARY[level][0] == "<":
+            op = self._binary_op(no_gt)
+            if op is None or _LEVEL[op] < level:
                 return left
-            if not (self.tok.kind == "op" and self.tok.text in _BINARY[level] and not (no_gt and self.tok.text == ">")):
-                return left
-            op = self.take(self.tok.text).text
-            left = Binary(op, left, self.binary(level + 1, no_gt), left_at(left))
+            self.i += 2 if op == ">>" else 1
+            left = Binary(op, left, self.binary(_LEVEL[op] + 1, no_gt), left_at(left))
 
+    def _binary_op(self, no_gt):
+        """The binary operator at the cursor (``> >`` is a shift, unless closing template arguments)."""
+        if self.tok.kind != "op" or self.tok.text not in _LEVEL:
+            return None
+        if self.tok.text == ">" and (no_gt or self.peek().text == ">"):
+            return ">>" if not no_gt else None
+        return self.tok.text
+
+    @nested
     def unary(self):
         at = self.at()
         if self.is_("-", "+", "!", "~", "*", "&", "++", "--"):
@@ -188,6 +229,11 @@ class Parser:
 
     def cast_ahead(self) -> bool:
         """Whether ``(`` opens a C cast: a type with qualifiers, ``*``/``&`` or a built-in name, then ``)``."""
+        if self.i not in self._casts:
+            self._casts[self.i] = self._cast_ahead()
+        return self._casts[self.i]
+
+    def _cast_ahead(self) -> bool:
         start = self.i
         try:
             self.i += 1
@@ -198,6 +244,8 @@ class Parser:
             # (float)x, (__ubuf__ T*)p, and (T)0.0 / (TYPE_X)x: a name in parentheses before an operand
             return bool(t.quals or t.ptr or t.name.text() in BUILTIN_TYPES) or after.kind in ("num", "id") \
                 or after.text == "("
+        except TooDeep:
+            raise
         except KernelSourceError:
             return False
         finally:

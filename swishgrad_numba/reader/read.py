@@ -13,7 +13,9 @@ from dataclasses import replace
 from .assemble import assemble
 from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
+from .limits import MAX_PATHS
 from .machine import Symbolic
+from .preprocess import AICORE_VALUES, DEVICE_GUARD, PLATFORM_DEFINES
 from .source import load
 from .values import TypeVal
 
@@ -23,7 +25,8 @@ __all__ = ["read_source", "DTYPE_CNAMES"]
 DTYPE_CNAMES = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}
 
 
-def read_source(folder, *, entry: str | None = None, name: str | None = None) -> KernelDescription:
+def read_source(folder, *, entry: str | None = None, name: str | None = None,
+                defines: dict | None = None) -> KernelDescription:
     """Read the element-wise kernel in an op_kernel folder, without a compiler.
 
     Parameters
@@ -36,6 +39,12 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None) ->
     name : str, optional
         The ``__global__`` function; by default the one named as the file
         (``_apt`` dropped), else the last.
+    defines : dict, optional
+        Macros for the preprocessor's conditions, name -> value (None: not defined), over
+        :data:`.preprocess.DEVICE_DEFINES`: the A2's SoC macros (``__CCE_AICORE__`` 220, ...) unless
+        one of them is given; a kernel whose conditions read them and that reads as the 950 DAG style
+        (or not at all) with the A2's is read again with the 950's
+        (:data:`.preprocess.PLATFORM_DEFINES`), and is the 950 kernel if it then reads as one.
 
     Returns
     -------
@@ -48,9 +57,53 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None) ->
     KernelSourceError
         For what the reader does not read faithfully, with its file, line and construct.
     """
+    defines = _checked_defines(defines)
+    try:
+        return _read_for_platform(folder, entry, name, defines)
+    except RecursionError:       # a last resort: the limits of .limits are meant to refuse first
+        raise KernelSourceError(str(folder), 0, "the kernel's sources", "nested too deep for the reader") from None
+
+
+def _read_for_platform(folder, entry, name, defines):
+    consulted = set()
+    try:
+        d, err = _read(load(folder, entry, defines, consulted), name), None
+    except KernelSourceError as exc:
+        d, err = None, exc
+    soc = set(PLATFORM_DEFINES["950"])
+    if consulted & soc and not defines.keys() & soc and (err is not None or d.style == "dag"):
+        try:        # a 950 kernel: its conditions read again with the 950's macros
+            d950 = _read(load(folder, entry, {**PLATFORM_DEFINES["950"], **defines}), name)
+        except KernelSourceError:
+            d950 = None
+        if d950 is not None and d950.style == "dag":
+            return d950
+        if err is None:
+            raise KernelSourceError(d.entry, 0, DEVICE_GUARD, "the source reads as a 950 kernel with the A2's "
+                                    f"{DEVICE_GUARD} {AICORE_VALUES['a2']} and not with the 950's "
+                                    f"{AICORE_VALUES['950']}: pass defines={{'{DEVICE_GUARD}': value}}")
+    if err is not None:
+        raise err
+    return d
+
+
+def _checked_defines(defines) -> dict:
+    if defines is None:
+        return {}
+    if not isinstance(defines, dict):
+        raise TypeError(f"defines must be a dict of macro name -> value or None, got {type(defines).__name__}")
+    for key, value in defines.items():
+        if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z_]\w*", key):
+            raise ValueError(f"defines: {key!r} is not a macro name")
+        if value is not None and not isinstance(value, (int, str)):
+            raise TypeError(f"defines[{key!r}] must be an int, a str or None (not defined), "
+                            f"got {type(value).__name__}")
+    return dict(defines)
+
+
+def _read(sources, name):
     from .dag import DagMachine       # the class machine with the 950 schedulers
 
-    sources = load(folder, entry)
     fn = _entry_function(sources, name)
     file = str(sources.entry)
     gm = tuple(p.name for p in fn.params if p.type.name.last == "GM_ADDR" and p.name not in ("workspace", "tiling"))
@@ -97,8 +150,12 @@ def _entry_function(sources, name):
 
 def _paths(symbols, fn, cname, gm, machine_class):
     """Follow the entry once per choice of its template arguments: (conditions, machine)."""
-    pending = [()]
+    pending, count = [()], 0
     while pending:
+        count += 1
+        if count > MAX_PATHS:
+            raise KernelSourceError(str(fn.at[0]), fn.at[1], f"kernel {fn.name.last}", f"more than {MAX_PATHS} "
+                                    "paths: choices of its template arguments and tiling-field conditions")
         prefix, conds = pending.pop(), []
 
         def decide(text, prefix=prefix, conds=conds):

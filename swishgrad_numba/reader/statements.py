@@ -1,8 +1,8 @@
 """The statements of the kernels' C++ subset: blocks, declarations, if, for, while, return."""
 from __future__ import annotations
 
-from .errors import KernelSourceError
-from .parser import KEYWORDS, Parser
+from .errors import KernelSourceError, TooDeep
+from .parser import KEYWORDS, Parser, nested
 from .syntax import Alias, Block, Decl, ExprStmt, For, If, Return, Scoped, While
 
 __all__ = ["StatementParser"]
@@ -17,6 +17,7 @@ class StatementParser(Parser):
             stmts.append(self.statement())
         return Block(tuple(stmts), at)
 
+    @nested
     def statement(self):
         at = self.at()
         if self.is_("{"):
@@ -79,6 +80,8 @@ class StatementParser(Parser):
             t = self.type()
             if self.tok.kind != "id" or self.peek().text not in ("=", ";", ",", "(", "{"):
                 raise KernelSourceError("", 0, "")
+        except TooDeep:
+            raise
         except KernelSourceError:
             self.i = start
             return None

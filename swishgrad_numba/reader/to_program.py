@@ -10,9 +10,31 @@ program as a body, for :mod:`.printer` to write out as Ascend C).
 """
 from __future__ import annotations
 
+import keyword
+import re
+
 from .description import AttrRef, Body, Constant, ScalarProduct, Step
 
-__all__ = ["to_program", "from_program"]
+__all__ = ["to_program", "from_program", "attr_name", "c_attr_name"]
+
+
+def attr_name(c_name: str) -> str:
+    """The program's name for the attribute (tiling field) ``c_name``: itself where it is a plain ASCII
+    Python identifier (the compiled pass makes Python names of it), else ``c_`` and its characters, each
+    not an ASCII letter or digit written ``_<hex code>_``: a keyword (``lambda``), a leading underscore,
+    a non-ASCII letter (which Python would NFKC-normalise) and a name starting ``c_`` are all written so.
+    :func:`c_attr_name` is the inverse."""
+    if c_name.isascii() and c_name.isidentifier() and not keyword.iskeyword(c_name) \
+            and not c_name.startswith(("_", "c_")):
+        return c_name
+    return "c_" + "".join(ch if ch.isascii() and ch.isalnum() else f"_{ord(ch):x}_" for ch in c_name)
+
+
+def c_attr_name(name: str) -> str:
+    """The C name of the program's attribute ``name`` (the inverse of :func:`attr_name`)."""
+    if not name.startswith("c_"):
+        return name
+    return re.sub(r"_([0-9a-f]+)_", lambda m: chr(int(m.group(1), 16)), name[2:])
 
 
 def to_program(body: Body, name: str):
@@ -27,7 +49,7 @@ def to_program(body: Body, name: str):
 
     def operand(a):
         if isinstance(a, AttrRef):
-            return Attr(a.name)
+            return Attr(attr_name(a.name))
         if isinstance(a, Constant):
             return Const(a.value, a.text)
         if isinstance(a, ScalarProduct):
@@ -42,7 +64,7 @@ def to_program(body: Body, name: str):
         return Instr(s.op, args)
 
     steps = tuple(step(s) for s in body.steps)
-    return Program(name, inputs, output, local, steps, body.attrs)
+    return Program(name, inputs, output, local, steps, tuple(attr_name(a) for a in body.attrs))
 
 
 def from_program(program, gm_inputs: tuple, gm_output: str) -> Body:
@@ -55,7 +77,7 @@ def from_program(program, gm_inputs: tuple, gm_output: str) -> Body:
 
     def operand(a):
         if isinstance(a, Attr):
-            return AttrRef(a.name)
+            return AttrRef(c_attr_name(a.name))
         if isinstance(a, Const):
             return Constant(float(a.f32), a.text)
         if isinstance(a, Product):
@@ -70,4 +92,4 @@ def from_program(program, gm_inputs: tuple, gm_output: str) -> Body:
     tensors = tuple((t.name, t.dtype) for t in program.inputs + (program.output,) + program.locals)
     return Body(program.inputs[0].dtype if program.inputs else program.output.dtype,
                 tuple(zip(gm_inputs, (t.name for t in program.inputs))), (gm_output, program.output.name), tensors,
-                tuple(steps), tuple(program.attrs), "", 2)
+                tuple(steps), tuple(c_attr_name(a) for a in program.attrs), "", 2)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .description import Constant
+from .limits import INT_MAX, INT_MIN
 from .syntax import Binary, Call, CCast, Cond, InitList, Index, Member, Name, Num, Str, Type, Unary
 
 __all__ = ["CNum", "TypeVal", "DTYPE_OF_CTYPE", "number", "arith", "convert", "render", "as_constant"]
@@ -54,12 +55,13 @@ def number(text: str) -> CNum:
     """A C literal."""
     body = text.rstrip("fFlLuU")
     if text.lower().startswith("0x"):
-        return CNum(int(text.rstrip("uUlL"), 16), "int", str(int(text.rstrip("uUlL"), 16)))
+        value = _int64(int(text.rstrip("uUlL"), 16))
+        return CNum(value, "int", str(value))
     if any(c in body for c in ".eE"):
         if text[-1] in "fF":
             return CNum(float(np.float32(float(body))), "float", body)
         return CNum(float(body), "double", body)
-    return CNum(int(body), "int", body)
+    return CNum(_int64(int(body)), "int", body)
 
 
 def convert(x: CNum, ctype: str) -> CNum:
@@ -68,7 +70,9 @@ def convert(x: CNum, ctype: str) -> CNum:
     if kind is None:
         return x
     if kind == "int":
-        return CNum(int(x.value), "int", x.text if x.ctype == "int" else "", x.name)
+        if x.value != x.value or x.value in (float("inf"), float("-inf")):
+            raise ValueError(f"{x.value} converted to {ctype}")
+        return CNum(_int64(int(x.value)), "int", x.text if x.ctype == "int" else "", x.name)
     with np.errstate(over="ignore"):
         v = float(np.float32(x.value)) if kind == "float" else float(x.value)
     return CNum(v, kind, x.text, x.name, x.compound)
@@ -85,18 +89,37 @@ def arith(op: str, a: CNum, b: CNum) -> CNum:
         return CNum(int(fn(a.value, b.value)), "int")
     if kind == "int":
         x, y = int(a.value), int(b.value)
-        v = {"+": x + y, "-": x - y, "*": x * y, "%": x % y if y else 0, "&": x & y, "|": x | y,
-             "<<": x << y, "^": x ^ y}.get(op)
-        if op == "/":
-            v = int(x / y) if y else 0
-        return CNum(v, "int")
+        if op in ("<<", ">>") and not 0 <= y < 64:
+            raise ValueError(f"a shift by {y}")
+        if op in ("/", "%") and y == 0:
+            raise ValueError("a division by zero")
+        if op in ("/", "%"):          # C truncates toward zero
+            q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
+            return CNum(_int64(q if op == "/" else x - y * q), "int")
+        if op not in _INT_OPS:
+            raise ValueError(f"operator {op} on integers")
+        return CNum(_int64(_INT_OPS[op](x, y)), "int")
+    if op not in _FLOAT_OPS:
+        raise ValueError(f"operator {op} on a floating value")
     t = np.float32 if kind == "float" else np.float64
     with np.errstate(all="ignore"):
         x, y = t(a.value), t(b.value)
-        v = {"+": x + y, "-": x - y, "*": x * y, "/": x / y}[op]
+        v = _FLOAT_OPS[op](x, y)
     # only arithmetic done in double keeps a text the program form can re-evaluate
     text = f"{_paren(a)} {op} {_paren(b)}" if kind == "double" and a.text and b.text else ""
     return CNum(float(v), kind, text, "", True)
+
+
+_INT_OPS = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y, "&": lambda x, y: x & y,
+            "|": lambda x, y: x | y, "^": lambda x, y: x ^ y, "<<": lambda x, y: x << y, ">>": lambda x, y: x >> y}
+_FLOAT_OPS = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y, "/": lambda x, y: x / y}
+
+
+def _int64(v: int) -> int:
+    """``v`` if a 64-bit type holds it (int64_t or uint64_t), else ValueError."""
+    if not INT_MIN <= v <= INT_MAX:
+        raise ValueError("an integer past 64 bits")
+    return v
 
 
 def _paren(x: CNum) -> str:
