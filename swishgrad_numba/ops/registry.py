@@ -141,6 +141,9 @@ class Operator:
     no_kernel : Mapping[str, str]
         Why it has no kernel on an architecture, by architecture (FastGelu: no public A2 kernel); every
         entry point refuses such a platform with this reason (:meth:`kernel_refusal`).
+    aicpu_dtypes : tuple of str
+        The dtypes its aclnn sends to an AICPU kernel rather than an AI Core one, which the public
+        function emulates too (Elu's float64; SigmoidBackward's float64 and complex), whatever the platform.
     """
 
     name: str
@@ -153,6 +156,7 @@ class Operator:
     saturation: bool = False
     axpy: bool = False
     no_kernel: Mapping[str, str] = field(default_factory=dict)
+    aicpu_dtypes: tuple = ()
 
     @property
     def default_platform(self):
