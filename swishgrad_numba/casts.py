@@ -85,12 +85,15 @@ def f16_bits_to_f32(h):
     """Exact float32 value of the float16 with bit pattern ``h``.
 
     The CPU's conversion where :data:`HARDWARE_F16`, else
-    :func:`f16_bits_to_f32_soft`: the same value for every non-NaN pattern,
-    and a NaN of the same sign for every NaN (the hardware quiets a
-    signalling NaN; the kernels never depend on NaN payloads).
+    :func:`f16_bits_to_f32_soft`: the same bits for every pattern. A NaN
+    keeps its payload in the top mantissa bits (the model's exact widening);
+    the CPU quiets a signalling NaN (sets mantissa bit 22), which is undone.
     """
     if HARDWARE_F16:
-        return half_bits_to_f32(np.uint16(h))
+        bits = np.float32(half_bits_to_f32(np.uint16(h))).view(np.uint32)
+        h32 = np.uint32(h)
+        signalling = ((h32 & np.uint32(0x7E00)) == np.uint32(0x7C00)) & ((h32 & np.uint32(0x1FF)) != np.uint32(0))
+        return np.uint32(bits & ~(np.uint32(signalling) << np.uint32(22))).view(np.float32)
     return f16_bits_to_f32_soft(h)
 
 

@@ -1,6 +1,8 @@
 """``swishgrad ops list`` and ``swishgrad ops show``."""
 from __future__ import annotations
 
+import pytest
+
 from swishgrad_numba.cli import main
 from swishgrad_numba.ops import OPERATORS
 
@@ -50,3 +52,31 @@ def test_ops_list_and_show_an_operator_with_no_a2_kernel(capsys):
     assert "(arch35 kernel), bfloat16" in out and "Div(s, one, t);" in out
     assert main(["ops", "show", "fast_gelu", "--soc", "ascend910b"]) == 2
     assert "soc_version 'ascend910b'" in capsys.readouterr().err
+
+
+def test_ops_list_shows_the_aicpu_dtypes(capsys):
+    """issue 38 (6g): the dtypes an aclnn sends to an AICPU kernel, which the package emulates, are listed
+    (marked AICPU); each one listed is one the public function computes, the others are refused."""
+    import numpy as np
+    import swishgrad_numba as sg
+
+    assert main(["ops", "list"]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:]}
+    assert rows["elu"].endswith("float32, float16, bfloat16, float64 (AICPU)")
+    assert rows["leaky_relu"].endswith("float64 (AICPU)") and rows["leaky_relu_grad"].endswith("float64 (AICPU)")
+    assert rows["sigmoid_grad"].endswith("float64 (AICPU), complex64 (AICPU), complex128 (AICPU)")
+    assert rows["swish"].endswith("float32, float16, bfloat16") and "AICPU" not in rows["sigmoid"]
+    x = np.array([-1.5, 0.0, 2.0])
+    computed = {"elu": lambda d: sg.elu(x.astype(d)),
+                "leaky_relu": lambda d: sg.leaky_relu(x.astype(d)),
+                "leaky_relu_grad": lambda d: sg.leaky_relu_backward(x.astype(d), x.astype(d)),
+                "sigmoid_grad": lambda d: sg.sigmoid_backward(x.astype(d), x.astype(d)),
+                "sigmoid": lambda d: sg.sigmoid(x.astype(d)),
+                "elu_grad": lambda d: sg.elu_backward(x.astype(d), x.astype(d))}
+    for name, f in computed.items():
+        for d in ("float64", "complex64", "complex128"):
+            if f"{d} (AICPU)" in rows[name]:
+                assert f(d).dtype == np.dtype(d), (name, d)
+            else:
+                with pytest.raises((TypeError, ValueError)):
+                    f(d)

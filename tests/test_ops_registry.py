@@ -94,3 +94,28 @@ def test_an_operator_with_an_axpy_declares_it_and_every_run_takes_the_rounding(o
                 continue
             found = found or "Axpy" in program.instructions()
     assert found == operator.axpy
+
+
+def test_a_second_kernel_for_a_registered_op_type_and_soc_is_refused():
+    """issue 38 (6e): ops-nn has two SoftplusV2 kernels for the 950 (activation/softplus_v2 and
+    experimental/activation/softplus_v2); the registry holds the mainline one and refuses another."""
+    from dataclasses import replace
+    from swishgrad_numba.ops import register
+
+    softplus = get_operator("softplus")
+    held = [(o.name, a, k.source) for o in OPERATORS.values() if o.kernel_op == "SoftplusV2"
+            for a, k in o.kernels.items()]
+    assert held == [("softplus", "arch35", "activation/softplus_v2 (arch35)")]
+    second = replace(softplus, name="softplus_experimental",
+                     kernels={"arch35": replace(softplus.kernels["arch35"],
+                                                source="experimental/activation/softplus_v2")})
+    with pytest.raises(ValueError, match=r"'softplus_experimental'.*op type 'SoftplusV2'.*duplicates "
+                                         r"operator 'softplus'.*one kernel per \(op type, architecture\)"):
+        register(second)
+    assert "softplus_experimental" not in OPERATORS
+    # the same kernel under another operator (as Silu shares Swish's) is still accepted
+    same = register(replace(softplus, name="softplus_alias"))
+    try:
+        assert get_operator("softplus_alias").kernels == softplus.kernels
+    finally:
+        del OPERATORS[same.name]

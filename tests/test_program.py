@@ -333,3 +333,30 @@ def test_a_product_of_a_name_is_refused_naming_the_operand():
         Program("P", (Tensor("x"),), Tensor("out"), (), (V.Muls("out", "x", Product("alpha", 2.0)),), ("alpha",))
     with pytest.raises(ValueError, match=r"Product's b = None must be a scalar"):
         Program("P", (Tensor("x"),), Tensor("out"), (), (V.Muls("out", "x", Product(2.0, None)),), ("alpha",))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_the_exact_widening_keeps_every_16_bit_nans_payload(dtype):
+    """issue 38 (6f): Cast CAST_NONE of a 16-bit NaN to float32 is exact (docs/model.md section 2): the
+    payload shifted into the top mantissa bits, a signalling NaN not quieted; compiled and interpreted alike."""
+    h = np.arange(1 << 16, dtype=np.uint32)
+    if dtype == "float16":
+        nan = ((h & 0x7C00) == 0x7C00) & ((h & 0x3FF) != 0)
+        want = ((h & 0x8000) << 16) | 0x7F800000 | ((h & 0x3FF) << 13)
+    else:
+        nan = ((h & 0x7F80) == 0x7F80) & ((h & 0x7F) != 0)
+        want = h << 16
+    x = h.astype(np.uint16).view(DTYPES[dtype])
+    program = Program("Widen", (Tensor("x", dtype),), Tensor("out", "float32"), (),
+                      (V.Cast("out", "x", "CAST_NONE"),))
+    params = compile_program(program, dtype, False, module=__name__).params(alpha=0.0)
+    got = np.empty(h.size, dtype=np.float32)
+    pieces = np.zeros(1, dtype=walk.PIECE_DTYPE)
+    pieces[0] = (0, 1, 0, 64, 1024, 1024)
+    serial, _ = walk.launchers(params)
+    serial(params, (x.view(np.uint16),), got, pieces, 1024)
+    interpreted = interpret(program, {"x": x}, {}).view(np.uint32)
+    assert nan.sum() == (2046 if dtype == "float16" else 254)
+    for name, bits in (("compiled", got.view(np.uint32)), ("interpreted", interpreted)):
+        bad = np.flatnonzero(nan & (bits != want))
+        assert bad.size == 0, f"{name}: {bad.size} NaNs differ, first {[hex(b) for b in h[bad[:3]]]}"

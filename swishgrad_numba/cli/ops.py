@@ -14,7 +14,8 @@ def _list(args) -> int:
     header = ("operator", "aclnn", "kernel op", "kernels (programs: *)", "dtypes")
     rows = [(name, op.aclnn[-1], op.kernel_op,
              ", ".join(f"{arch}{'*' if k.programs else ''}" for arch, k in op.kernels.items()),
-             "float32, float16, bfloat16") for name, op in OPERATORS.items()]
+             ", ".join(("float32", "float16", "bfloat16", *(f"{d} (AICPU)" for d in op.aicpu_dtypes))))
+            for name, op in OPERATORS.items()]
     widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header) - 1)]
     for row in (header, *rows):
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1])

@@ -37,7 +37,7 @@ def register(subparsers) -> None:
     p.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (default float32)")
     p.add_argument("--op", default="swish_grad", choices=sorted(dt_ops()),
                    help="operator (default swish_grad); the 950 kernels on the broadcast walk (SiluGrad, GeluGrad, "
-                        "LeakyReluGrad) are not modelled")
+                        "LeakyReluGrad, GeluGradV2) are charged per UB loop")
     p.add_argument("--soc", "--soc-version", dest="soc_version", default=None, metavar="SOC",
                    help="SoC family or chip name (default ascend910b; ascend950 or a 950 chip runs the 950 kernel); "
                         "a chip name picks its own figures (e.g. Ascend910B4)")

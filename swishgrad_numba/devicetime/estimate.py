@@ -43,8 +43,8 @@ class _RegisteredOps(Mapping):
 
 #: The operators the model knows: every registered one (:mod:`swishgrad_numba.ops`), by name -> (inputs,
 #: outputs). Their instruction lists are their programs' (or ``Kernel.device_instructions`` where a kernel
-#: gives its own); a kernel whose walk is not in the template's core-class form (SiluGrad's 950
-#: BroadcastTiling) is refused.
+#: gives its own); a kernel on the 950's broadcast walk is charged per UB loop (:mod:`.broadcast`), one
+#: whose walk has another form (the A2 EluGradV2's) is refused.
 OPS = _RegisteredOps()
 #: The most tiles one estimate simulates: the tiles of its distinct cores (cores with equal tiles are simulated
 #: once). About 250 bytes of memory each.
@@ -335,6 +335,11 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
     if tiling is None:
         tiling = compute_tiling(numel, info.numpy, platform=platform if platform is not None else operator.default_platform,
                                 op=op)
+    if op != "swish_grad" and is_op_tiling(tiling) and tiling.op == op \
+            and operator.kernels[tiling.architecture].walk == "broadcast":       # the 950's BroadcastSch
+        from .broadcast import estimate_broadcast
+        return estimate_broadcast(operator, tiling, numel, info, platform or ASCEND950_PLATFORM, params,
+                                  allow_invalid=allow_invalid, buffer_num=buffer_num, label=label, block_dim=block_dim)
     if op == "swish_grad":
         launch = launch_of(tiling, info.numpy, platform, block_dim)
         fields, block_dim, architecture, platform = launch.fields, launch.block_dim, launch.architecture, \

@@ -53,10 +53,16 @@ def ulp_step(c, k, ftz):
 @njit(cache=True, error_model="numpy", inline="always")
 def ulp_shift(c, k, ftz):
     """:func:`ulp_step` of ``c`` by ``k`` (a float32 holding an integer; ``ftz`` 0 or 1), or where that
-    step is off the line, the step by 0: an output reached anyway, so an envelope that tries every
-    ``k`` in ``[-K, K]`` reaches the same outputs as one that drops the step (a compiled program's
-    freed results, :func:`swishgrad_numba.program.envelope.envelope`)."""
+    step runs off the line, the end it ran into: the zero of ``c``'s sign, or its infinity; a NaN stays
+    itself. That end is reached anyway by a shorter step, so an envelope that tries every ``k`` in
+    ``[-K, K]`` reaches the same outputs as one that drops the step (a compiled program's freed
+    results, :func:`swishgrad_numba.program.envelope.program_envelope`), and the result is monotone in
+    ``k`` and in ``c``: the least and greatest shifted values are those of ``k = -K`` and ``k = K``
+    (:mod:`swishgrad_numba.program.monotone`)."""
     flush = ftz != np.float32(0)
-    ok, v = ulp_step(c, np.int32(k), flush)
-    _, v0 = ulp_step(c, np.int32(0), flush)
-    return _select(ok, v, v0)
+    kk = np.int32(k)
+    ok, v = ulp_step(c, kk, flush)
+    sign = np.float32(c).view(np.uint32) & _SIGN
+    towards_zero = (kk < 0) != (sign != np.uint32(0))
+    end = np.uint32(_select(towards_zero, sign, sign | np.uint32(_INF_ORD))).view(np.float32)
+    return _select(ok | (c != c), _select(ok, v, c), end)

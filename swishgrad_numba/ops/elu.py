@@ -209,4 +209,4 @@ ELU = register(Operator(
     NAME, ("aclnnEluGetWorkspaceSize", "aclnnElu"), "Elu",
     {ARCH_950: Kernel(ARCH_950, "activation/elu (arch35)", "EluTilingData", RECORD_DTYPE, "CAST_RINT", walk_check,
                       run, _device_instructions, programs=programs)},
-    host_tiling, inputs=1, saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}))
+    host_tiling, inputs=1, saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}, aicpu_dtypes=("float64",)))

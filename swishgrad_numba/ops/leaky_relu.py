@@ -158,4 +158,4 @@ LEAKY_RELU = register(Operator(
     NAME, ("aclnnLeakyReluGetWorkspaceSize", "aclnnLeakyRelu"), "LeakyRelu",
     {ARCH_950: Kernel(ARCH_950, "activation/leaky_relu (arch35)", "EleBaseTilingData24B", RECORD_DTYPE, "CAST_RINT",
                       walk_check, run, _device_instructions, programs=programs)},
-    host_tiling, inputs=1, saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}))
+    host_tiling, inputs=1, saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}, aicpu_dtypes=("float64",)))

@@ -155,4 +155,4 @@ LEAKY_RELU_GRAD = register(Operator(
                       RECORD_DTYPE, "CAST_RINT", _walk_check, run, _device_instructions, programs=programs,
                       walk="broadcast")},
     lambda numel, info, slope32, platform: host_tiling((numel,), (numel,), info, slope32, platform), inputs=2,
-    saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}))
+    saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}, aicpu_dtypes=("float64",)))

@@ -141,6 +141,9 @@ class Operator:
     no_kernel : Mapping[str, str]
         Why it has no kernel on an architecture, by architecture (FastGelu: no public A2 kernel); every
         entry point refuses such a platform with this reason (:meth:`kernel_refusal`).
+    aicpu_dtypes : tuple of str
+        The dtypes its aclnn sends to an AICPU kernel rather than an AI Core one, which the public
+        function emulates too (Elu's float64; SigmoidBackward's float64 and complex), whatever the platform.
     """
 
     name: str
@@ -153,6 +156,7 @@ class Operator:
     saturation: bool = False
     axpy: bool = False
     no_kernel: Mapping[str, str] = field(default_factory=dict)
+    aicpu_dtypes: tuple = ()
 
     @property
     def default_platform(self):
@@ -197,9 +201,24 @@ OPERATORS: dict = {}
 
 
 def register(op: Operator) -> Operator:
-    """Add ``op`` to :data:`OPERATORS` (once per name)."""
+    """Add ``op`` to :data:`OPERATORS` (once per name).
+
+    One kernel per (device op type, architecture): two operators may launch the same kernel (Swish and
+    Silu share theirs), but a second, different kernel (another ``source``) for an op type and an
+    architecture already registered is refused. ops-nn has such a pair: ``experimental/activation/softplus_v2``
+    also registers SoftplusV2 on ``ascend950`` beside the mainline ``activation/softplus_v2``, which is
+    the one registered here (docs/model.md, "Which kernel runs what").
+    """
     if op.name in OPERATORS:
         raise ValueError(f"operator {op.name!r} is registered already")
+    for arch, kernel in op.kernels.items():
+        for other in OPERATORS.values():
+            theirs = other.kernels.get(arch) if other.kernel_op == op.kernel_op else None
+            if theirs is not None and theirs.source != kernel.source:
+                raise ValueError(
+                    f"operator {op.name!r}: its {arch} kernel for op type {op.kernel_op!r} ({kernel.source}) "
+                    f"duplicates operator {other.name!r}'s ({theirs.source}); one kernel per (op type, "
+                    f"architecture) may be registered")
     OPERATORS[op.name] = op
     return op
 

@@ -9,7 +9,12 @@ on the flat walk; an element's reachable outputs are exactly those of the combin
 SwishGrad's own enumeration (model section 10). Each shifted result is what the device may return for
 its actual, already shifted, operands: the ``Div`` after a shifted ``Exp`` divides the shifted value.
 
-The cost is the pass's, times the number of combinations (at most :data:`MAX_COMBINATIONS`).
+The cost is the pass's, times the number of combinations (at most :data:`MAX_COMBINATIONS`). Where the
+output is a monotone chain of the shifted results (:func:`.monotone.monotone_in_shifts`: Sigmoid,
+Swish, Silu, Gelu), the bounds are those of the shifts' extremes, ``2^m`` combinations instead of
+``(2K+1)^m`` (4 instead of 16,641 at two results of 64 ulps), every combination enumerated only for
+the elements whose extremes give a NaN; the bounds are the same as the full enumeration's.
+:meth:`ProgramEnvelope.contains` and :meth:`~ProgramEnvelope.count` enumerate every combination.
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from ..kernel import plan as plan_mod
 from ..dtypes import dtype_info
 from .isa import AXPY_ROUNDINGS
 from .lower import ENVELOPE_FREE, FTZ_ATTR, SHIFT_PREFIX, ULP_SHIFT
+from .monotone import monotone_in_shifts
 from .passes import compiled
 
 __all__ = ["BUDGETS", "MAX_COMBINATIONS", "ProgramEnvelope", "program_envelope"]
@@ -77,6 +83,30 @@ def _key_bits(keys: np.ndarray, uint) -> np.ndarray:
     return np.where(keys < 0, sign | (-keys - 1), keys).astype(uint)
 
 
+def _outputs(runs, ins: tuple):
+    """Each combination's output bit patterns (unsigned) over the flat inputs ``ins``."""
+    n = ins[0].size
+    if n == 0:
+        return
+    launch_plan = _flat_plan(n)
+    for c, combos in runs:
+        for combo in combos:
+            out = np.empty(n, dtype=ins[0].dtype)
+            kernel.run_walk(c.params(**combo), ins, out, launch_plan)
+            yield out.view(_UINT[out.dtype.itemsize])
+
+
+def _bounds(runs, raw: tuple, sign_bit: int, inf_bits: int) -> tuple:
+    """``(lo_key, hi_key, nan_reachable)`` of the outputs of ``runs``' combinations over ``raw``."""
+    n = raw[0].size
+    lo_key = np.full(n, np.iinfo(np.int64).max)
+    hi_key = np.full(n, np.iinfo(np.int64).min)
+    nan_reachable = np.zeros(n, dtype=bool)
+    for bits in _outputs(runs, raw):
+        _fold(bits, sign_bit, inf_bits, lo_key, hi_key, nan_reachable)
+    return lo_key, hi_key, nan_reachable
+
+
 def _flat_plan(numel: int) -> kernel.Plan:
     """One pass of :data:`_PASS` elements per emulated core, spread over the host threads."""
     cores = -(-numel // _PASS)
@@ -101,6 +131,9 @@ class ProgramEnvelope:
     axpy_roundings : tuple
         The Axpy roundings tried (one where the program has no Axpy).
     flush_subnormals : bool
+    bounds_combinations : int
+        The combinations run for every element to find the bounds: :attr:`combinations`, or the
+        shifts' extremes alone where the program is monotone in them (:mod:`.monotone`).
     """
 
     lo: np.ndarray
@@ -112,6 +145,7 @@ class ProgramEnvelope:
     flush_subnormals: bool
     _runs: tuple = field(repr=False)
     _inputs: tuple = field(repr=False)
+    bounds_combinations: int = 0
 
     @property
     def combinations(self) -> int:
@@ -120,16 +154,7 @@ class ProgramEnvelope:
 
     def outputs(self, chunk: slice = slice(None)):
         """Each combination's output bit patterns (unsigned) over ``chunk`` of the elements."""
-        ins = tuple(np.ascontiguousarray(a[chunk]) for a in self._inputs)
-        n = ins[0].size
-        if n == 0:
-            return
-        launch_plan = _flat_plan(n)
-        for c, combos in self._runs:
-            for combo in combos:
-                out = np.empty(n, dtype=ins[0].dtype)
-                kernel.run_walk(c.params(**combo), ins, out, launch_plan)
-                yield out.view(_UINT[out.dtype.itemsize])
+        yield from _outputs(self._runs, tuple(np.ascontiguousarray(a[chunk]) for a in self._inputs))
 
     def _is_nan(self, bits: np.ndarray) -> np.ndarray:
         return (bits.astype(np.int64) & (self._sign_bit - 1)) > _INF_BITS[self.lo.dtype.name]
@@ -162,14 +187,15 @@ class ProgramEnvelope:
 
 
 def program_envelope(op: str, inputs: tuple, attrs: dict, architecture: str, variant: str = "main", *,
-                     budgets: dict, flush_subnormals: bool = False) -> ProgramEnvelope:
+                     budgets: dict, flush_subnormals: bool = False, extremes: bool = True) -> ProgramEnvelope:
     """The envelope of operator ``op``'s kernel on ``architecture`` (its program ``variant``) over
     ``inputs``: flat, C-contiguous arrays of one float dtype and size, in the kernel's order;
     ``attrs`` the program's attributes (float32), ``budgets`` the ulp budget of each
     :data:`.lower.ENVELOPE_FREE` instruction. The arguments are the caller's to check
-    (:func:`swishgrad_numba.precision.operator_envelope` checks them)."""
+    (:func:`swishgrad_numba.precision.operator_envelope` checks them). ``extremes``: find the bounds from
+    the shifts' extremes where the program is monotone in them (False: every combination)."""
     info = dtype_info(inputs[0].dtype)
-    runs, roundings, freed = [], (), ()
+    runs, ends, roundings, freed, monotone = [], [], (), (), bool(extremes)
     for rounding in AXPY_ROUNDINGS:
         c = compiled(op, architecture, info.name, variant, axpy_rounding=rounding, envelope=True)
         if runs and not any(s.op == "Axpy" for s in c.lowered.steps):
@@ -180,6 +206,10 @@ def program_envelope(op: str, inputs: tuple, attrs: dict, architecture: str, var
         combos = [{**attrs, FTZ_ATTR: float(flush_subnormals), **{a: float(k) for a, k in zip(shifts, ks)}}
                   for ks in itertools.product(*ranges)]
         runs.append((c, combos))
+        extreme = [{r.start, r.stop - 1} for r in ranges]
+        ends.append((c, [combo for combo in combos
+                         if all(combo[a] in e for a, e in zip(shifts, extreme))]))
+        monotone = monotone and monotone_in_shifts(c.lowered, attrs)
         roundings += (rounding,)
     total = sum(len(combos) for _c, combos in runs)
     if total > MAX_COMBINATIONS:
@@ -187,17 +217,16 @@ def program_envelope(op: str, inputs: tuple, attrs: dict, architecture: str, var
                          f"results {freed} (x {len(roundings)} Axpy roundings); at most {MAX_COMBINATIONS}")
     uint = _UINT[info.itemsize]
     raw = tuple(a.view(uint) if info.itemsize == 2 else a for a in inputs)
-    n = raw[0].size
-    lo_key = np.full(n, np.iinfo(np.int64).max)
-    hi_key = np.full(n, np.iinfo(np.int64).min)
-    nan_reachable = np.zeros(n, dtype=bool)
-    env = ProgramEnvelope(np.empty(0, info.numpy), None, nan_reachable, dict(budgets), freed, roundings,
-                          bool(flush_subnormals), tuple(runs), raw)
-    for bits in env.outputs():
-        _fold(bits, env._sign_bit, _INF_BITS[info.name], lo_key, hi_key, nan_reachable)
+    sign_bit, inf_bits = 1 << (8 * info.itemsize - 1), _INF_BITS[info.name]
+    lo_key, hi_key, nan_reachable = _bounds(ends if monotone else runs, raw, sign_bit, inf_bits)
+    if monotone:       # a NaN at an extreme may hide its neighbour: those elements enumerate every combination
+        redo = np.flatnonzero(nan_reachable)
+        if redo.size:
+            lo_key[redo], hi_key[redo], nan_reachable[redo] = _bounds(
+                runs, tuple(np.ascontiguousarray(a[redo]) for a in raw), sign_bit, inf_bits)
     only_nan = lo_key > hi_key
     all_ones = uint(np.iinfo(uint).max)       # a NaN pattern
     lo = np.where(only_nan, all_ones, _key_bits(np.where(only_nan, 0, lo_key), uint)).view(info.numpy)
     hi = np.where(only_nan, all_ones, _key_bits(np.where(only_nan, 0, hi_key), uint)).view(info.numpy)
     return ProgramEnvelope(lo, hi, nan_reachable, dict(budgets), freed, roundings, bool(flush_subnormals),
-                           tuple(runs), raw)
+                           tuple(runs), raw, sum(len(combos) for _c, combos in (ends if monotone else runs)))

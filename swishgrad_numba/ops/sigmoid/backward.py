@@ -26,7 +26,7 @@ from ...program.form import V
 from ...spec import a2 as spec_a2
 from ...tiling.records import checked_record
 from ..registry import Kernel, Operator, OpTiling, register
-from . import shared
+from . import aicpu, shared
 from .shared import A2_RECORD_DTYPE, ARCH35_RECORD_DTYPE
 
 __all__ = ["NAME", "A2_UB_DATA_NUMBER", "ARCH35_BUFFER_SLOTS", "BODIES", "a2_host_tiling", "a2_buffer_plan",
@@ -120,4 +120,5 @@ SIGMOID_GRAD = register(Operator(
      ARCH_950: Kernel(ARCH_950, "activation/sigmoid_grad (arch35)", "SigmoidGradTilingData", ARCH35_RECORD_DTYPE,
                       "CAST_RINT", _arch35_walk_check, run, functools.partial(_device_instructions, ARCH_950),
                       programs=functools.partial(programs, ARCH_950))},
-    _registry_host_tiling, has_beta=False, inputs=2, saturation=True))
+    _registry_host_tiling, has_beta=False, inputs=2, saturation=True,
+    aicpu_dtypes=tuple(d.name for d in aicpu.DTYPES)))
