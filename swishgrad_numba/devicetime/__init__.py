@@ -7,7 +7,8 @@ template, :func:`fit` calibrates the free parameters on ``msprof op`` measuremen
 :func:`best_tiling` searches the template's tilings (:mod:`.search`).
 """
 from .calibrate import FitResult, Measurement, fit, read_msprof
-from .estimate import MAX_TILES, OPS, Estimate, estimate, estimate_custom
+from .custom import estimate_custom
+from .estimate import MAX_TILES, OPS, Estimate, estimate
 from .params import (CALIBRATED, COST_MODELS, FITTABLE_PARAMETERS, FREE_PARAMETERS, SOC_FIGURES, Params,
                      default_params, instruction_names, load_params, save_params)
 from .search import best_tiling

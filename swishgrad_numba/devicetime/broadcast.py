@@ -61,7 +61,8 @@ def estimate_broadcast(operator, tiling, numel: int, info, platform, params, *, 
     """:func:`.estimate.estimate` of an operator's record on the broadcast walk (``Kernel.walk ==
     "broadcast"``): the validator's verdict first, then the UB loops simulated."""
     from ..tiling.validate import validate_tiling
-    from .estimate import MAX_TILES, _check_params, _instructions, _positive_int, simulate
+    from .checks import check_params, positive_int
+    from .estimate import MAX_TILES, instructions_of, simulate
 
     block_dim = int(tiling.block_dim if block_dim is None else block_dim)
     report = validate_tiling(tiling, numel, info.numpy, platform, block_dim)
@@ -73,9 +74,9 @@ def estimate_broadcast(operator, tiling, numel: int, info, platform, params, *, 
     kernel = operator.kernels[tiling.architecture]
     if buffer_num is None:       # the walk's ping and pong buffers
         buffer_num = kernel.queue_buffers(tiling) if kernel.queue_buffers is not None else 2
-    buffer_num = _positive_int(buffer_num, "buffer_num")
-    params = _check_params(params, platform)
-    instructions = _instructions(operator, tiling.architecture, tiling, info, platform)
+    buffer_num = positive_int(buffer_num, "buffer_num")
+    params = check_params(params, platform)
+    instructions = instructions_of(operator, tiling.architecture, tiling, info, platform)
     name = label or (f"{operator.name} {info.name} numel={numel} on {platform.soc_version} ({block_dim} cores, "
                      f"broadcast walk)")
     return simulate(offsets, np.maximum(tiles, 0), info.itemsize, 4, loads, 1, instructions, buffer_num, params,

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .estimate import estimate, estimate_custom
+from .custom import estimate_custom
+from .estimate import estimate
 from ..platform import Platform
 from .params import FITTABLE_PARAMETERS, FREE_PARAMETERS, Params, default_params
 
@@ -253,7 +254,7 @@ def fit(launches, *, platform=None, params: Params | None = None, free=FREE_PARA
     launches : list of dict
         Each with ``numel``, ``dtype``, ``msprof`` (an msprof op output folder or a :class:`Measurement`), and
         optionally ``tiling`` (None: the host's) and ``platform`` (default: fit's); or, for another element-wise
-        kernel, ``custom`` (a dict of :func:`~.estimate.estimate_custom`'s arguments but ``params``) and
+        kernel, ``custom`` (a dict of :func:`~.custom.estimate_custom`'s arguments but ``params``) and
         ``msprof``. A measurement's Block Dim and core rows must match the modelled launch.
     platform : Platform, optional
         The hardware of every launch that names none (default: the reference platform), and of the default

@@ -2,7 +2,6 @@
 :func:`estimate_custom` (any element-wise kernel on the same template) and the :class:`Estimate` they return."""
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -19,12 +18,13 @@ from ..tiling.host import check_numel, compute_tiling
 from ..tiling.launch import launch_of
 from ..tiling.operators import is_op_tiling
 from ..tiling.validate import validate_tiling
-from .params import Params, default_params
+from .checks import check_buffer_num, check_params
+from .params import Params
 from .queue import PIPES, schedule
-from .stages import check_instructions, vector_cycles
+from .stages import vector_cycles
 from .trace import plot_gantt, write_trace
 
-__all__ = ["Estimate", "estimate", "estimate_custom", "OPS", "MAX_TILES", "MAX_TILE_ELEMENTS", "MAX_CORES"]
+__all__ = ["Estimate", "estimate", "instructions_of", "simulate", "OPS", "MAX_TILES"]
 
 
 class _RegisteredOps(Mapping):
@@ -49,13 +49,6 @@ OPS = _RegisteredOps()
 #: The most tiles one estimate simulates: the tiles of its distinct cores (cores with equal tiles are simulated
 #: once). About 250 bytes of memory each.
 MAX_TILES = 4_000_000
-#: The longest tile ``estimate_custom`` takes, in elements (far past any unified buffer; longer ones would
-#: overflow the byte counts).
-MAX_TILE_ELEMENTS = 1 << 40
-#: The most cores ``estimate_custom`` takes.
-MAX_CORES = 1 << 16
-# Counts (buffers, DataCopy bursts, inputs) past this are refused: they fit no device and overflow int64 sums.
-_MAX_COUNT = 1 << 40
 # DataCopy moves whole 32-byte blocks of UB.
 _BLOCK = 32
 # The msprof PipeUtilization.csv columns of each pipe.
@@ -177,44 +170,6 @@ class Estimate:
                 "gm_saturated": self.gm_saturated, "buffer_num": self.buffer_num,
                 "cores": self.n_cores, "tiles": int(np.diff(self.class_offsets)[self.classes].sum()),
                 "params": self.params.as_dict(), "pipe_utilization": self.pipe_utilization()}
-
-
-def _check_params(params, platform) -> Params:
-    if params is None:
-        return default_params(platform)
-    if not isinstance(params, Params):
-        raise TypeError(f"params must be a devicetime.Params (see load_params), got {type(params).__name__}")
-    return params
-
-
-#: AscendC ``TPipe::InitBuffer``: the buffers of one kernel's queues number at most 64 in all.
-MAX_PIPE_BUFFERS = 64
-
-
-def check_buffer_num(value, queues: int, argname: str = "buffer_num") -> int:
-    """``value`` as buffers per queue of a kernel with ``queues`` queues (its inputs and outputs): an integer
-    >= 1 whose ``queues`` queues hold at most :data:`MAX_PIPE_BUFFERS` buffers (the device's rule), else a
-    TypeError / ValueError naming ``argname`` and the rule. The estimate and ``--compare`` check it alike."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{argname} must be an integer, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{argname} must be >= 1, got {value}")
-    most = MAX_PIPE_BUFFERS // queues
-    if value > most:
-        raise ValueError(f"{argname} must be at most {most}, got {value}: a kernel's queues hold at most "
-                         f"{MAX_PIPE_BUFFERS} buffers in all (AscendC TPipe::InitBuffer), and this one has "
-                         f"{queues} queues")
-    return int(value)
-
-
-def _positive_int(value, argname: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{argname} must be an integer, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{argname} must be >= {minimum}, got {value}")
-    if value > _MAX_COUNT:
-        raise ValueError(f"{argname} must be at most {_MAX_COUNT}, got {value}")
-    return int(value)
 
 
 def _distinct_cores(offsets, tile_elements) -> tuple:
@@ -372,8 +327,8 @@ def estimate(tiling, numel, dtype, *, op: str = "swish_grad", platform: Platform
         queue_buffers = operator.kernels[launch.architecture].queue_buffers
         buffer_num = queue_buffers(tiling) if queue_buffers is not None else spec_a2.BUFFER_NUM
     buffer_num = check_buffer_num(buffer_num, inputs + outputs)
-    params = _check_params(params, launch.platform)
-    instructions = _instructions(operator, launch.architecture, tiling, info, launch.platform)
+    params = check_params(params, launch.platform)
+    instructions = instructions_of(operator, launch.architecture, tiling, info, launch.platform)
     name = label or f"{op} {info.name} numel={numel} on {launch.platform.soc_version} ({launch.block_dim} cores)"
     return simulate(offsets, np.maximum(tiles, 0), info.itemsize, 4, inputs, outputs, instructions, buffer_num,
                     params, name, valid=report.ok, findings=findings, classes=np.ravel(classes).astype(np.int64),
@@ -408,7 +363,7 @@ def _op_launch(operator, tiling, numel, info, platform, block_dim):
     return check.fields, int(tiling.block_dim if block_dim is None else block_dim), tiling.architecture, platform
 
 
-def _instructions(operator, architecture, tiling, info, platform) -> tuple:
+def instructions_of(operator, architecture, tiling, info, platform) -> tuple:
     """The vector instructions one tile issues: the kernel's own list where it gives one
     (``Kernel.device_instructions``), else its program's for the platform (``Program.instructions``)."""
     kernel_desc = operator.kernels[architecture]
@@ -439,100 +394,3 @@ def _core_walks(fields, block_dim: int, arch: int, numel: int) -> np.ndarray:
             walks["last_len"] = np.where(passes == r.passes, r.last_len, r.pass_len)
         parts.append(walks)
     return np.concatenate(parts) if parts else np.empty(0, dtype=_WALK_DTYPE)
-
-
-def _custom_itemsize(dtype, argname: str = "dtype") -> int:
-    try:
-        return dtype_info(dtype, argname=argname).itemsize
-    except (TypeError, ValueError):
-        pass
-    try:
-        size = np.dtype(dtype).itemsize
-    except TypeError:
-        raise TypeError(f"{argname}: not a dtype: {dtype!r}") from None
-    if size not in (1, 2, 4, 8):
-        raise ValueError(f"{argname}: element size must be 1, 2, 4 or 8 bytes, got {size} ({dtype!r})")
-    return size
-
-
-def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_num: int | None = 2,
-                    platform: Platform | None = None, params: Params | None = None,
-                    label: str = "custom kernel", bursts: int = 1, compute_dtype=None,
-                    gm_aligned: bool = True) -> Estimate:
-    """Estimate any element-wise kernel on the CopyIn / Compute / CopyOut template.
-
-    Parameters
-    ----------
-    dtype : dtype-like
-        The element type the kernel moves and computes in.
-    inputs, outputs : int
-        DataCopy calls per tile in (>= 1) and out (>= 0; 0 for a kernel that only reads).
-    instructions : list of str
-        Vector instructions per tile, names from the cost table (e.g. ``["Add"]``; may be empty).
-    core_tiles : sequence of sequences of int
-        Per core, the lengths of its tiles in elements (each in 1..:data:`MAX_TILE_ELEMENTS`; every core at least
-        one tile; at most :data:`MAX_TILES` tiles over the cores whose tiles differ).
-    buffer_num : int or None
-        Buffers per queue (1: no overlap of neighbouring tiles; 2: double buffering); more than a core's tiles
-        changes nothing. The queues (``inputs + outputs``) hold at most 64 buffers in all (the device's rule,
-        :func:`check_buffer_num`). ``None``, for a kernel that only reads (``outputs=0``, no instructions):
-        nothing waits for a copy to land before the next is issued (a buffer per tile).
-    bursts : int
-        Contiguous pieces each DataCopy moves (1: a contiguous tile; ``rows`` for a tile of rows strided in GM).
-    compute_dtype : dtype-like, optional
-        The element type the instructions run on (default ``dtype``; float32 for a kernel that widens 16-bit data).
-    gm_aligned : bool
-        False when the bursts start at GM addresses that are not 32-byte aligned (rows of a length that is not
-        whole 32-byte blocks): each burst then pays ``params.unaligned_burst_cycles`` more.
-    """
-    if not isinstance(gm_aligned, bool):
-        raise TypeError(f"gm_aligned must be True or False, got {type(gm_aligned).__name__}")
-    itemsize = _custom_itemsize(dtype)
-    compute_itemsize = itemsize if compute_dtype is None else _custom_itemsize(compute_dtype, "compute_dtype")
-    inputs = _positive_int(inputs, "inputs")
-    outputs = _positive_int(outputs, "outputs", minimum=0)
-    instructions = check_instructions(instructions)
-    if buffer_num is None:
-        if outputs or instructions:
-            raise ValueError("buffer_num=None (nothing waits for a landing) is for a kernel that only reads: "
-                             f"outputs=0 and no instructions, got outputs={outputs}, {len(instructions)} instructions")
-    else:
-        buffer_num = check_buffer_num(buffer_num, inputs + outputs)
-    bursts = _positive_int(bursts, "bursts")
-    if platform is not None and not isinstance(platform, Platform):
-        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-    params = _check_params(params, platform)
-    if isinstance(core_tiles, (str, bytes)) or not hasattr(core_tiles, "__len__") or len(core_tiles) == 0:
-        raise ValueError("core_tiles must be a non-empty sequence with one sequence of tile lengths per core")
-    if len(core_tiles) > MAX_CORES:
-        raise ValueError(f"core_tiles: at most {MAX_CORES} cores, got {len(core_tiles)}")
-    lengths, counts, seen, distinct_tiles = [], [], set(), 0
-    for core, tiles in enumerate(core_tiles):
-        try:
-            arr = np.asarray(tiles)
-        except (TypeError, ValueError):
-            raise TypeError(f"core_tiles[{core}] must be a sequence of integers") from None
-        if arr.ndim != 1 or arr.size == 0:
-            raise ValueError(f"core_tiles[{core}] must be a non-empty sequence of tile lengths, got {tiles!r}")
-        if arr.dtype.kind not in "iu":
-            raise TypeError(f"core_tiles[{core}] must hold integers, got {arr.dtype}")
-        if (arr <= 0).any():
-            raise ValueError(f"core_tiles[{core}]: tile lengths must be >= 1 element, got {int(arr.min())}")
-        if (arr > MAX_TILE_ELEMENTS).any():
-            raise ValueError(f"core_tiles[{core}]: tile lengths must be at most {MAX_TILE_ELEMENTS} elements, "
-                             f"got {int(arr.max())}")
-        arr = arr.astype(np.int64)
-        key = arr.tobytes()
-        if key not in seen:          # only distinct cores are simulated (and held in memory)
-            seen.add(key)
-            distinct_tiles += arr.size
-            if distinct_tiles > MAX_TILES:
-                raise ValueError(f"core_tiles: more than {MAX_TILES} tiles over the cores whose tiles differ; "
-                                 f"not modelled (split the launch, or give equal cores equal tiles)")
-        lengths.append(arr)
-        counts.append(arr.size)
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    if buffer_num is None:
-        buffer_num = max(counts)
-    return simulate(offsets, np.concatenate(lengths), itemsize, compute_itemsize, inputs, outputs, instructions,
-                    buffer_num, params, label, bursts=bursts, gm_aligned=gm_aligned)

@@ -17,7 +17,8 @@ from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 from ..tiling.host import compute_tiling
 from ..tiling.validate import validate_tiling
-from .estimate import OPS, Estimate, check_buffer_num, estimate
+from .checks import check_buffer_num
+from .estimate import OPS, Estimate, estimate
 
 __all__ = ["template_tiling", "variant", "candidates", "best_tiling", "KNOBS", "MAX_SEARCH_TILES"]
 
