@@ -92,8 +92,10 @@ class Prepared:
                                    m.arena_len, m.out, self.sat)
 
 
-def prepare(compiled, grain: int = DEFAULT_GRAIN) -> Prepared:
-    """The :class:`Prepared` of a :class:`swishgrad_numba.program.passes.Compiled` (made once per grain)."""
+def prepare(compiled, grain: int | None = None) -> Prepared:
+    """The :class:`Prepared` of a :class:`swishgrad_numba.program.passes.Compiled` (made once per grain;
+    :data:`DEFAULT_GRAIN` read at the call, so a benchmark may set it)."""
+    grain = DEFAULT_GRAIN if grain is None else grain
     cache = compiled.__dict__.setdefault("_engine", {})
     if grain not in cache:
         cache[grain] = Prepared(compiled.lowered, compiled.key[4], grain)
