@@ -10,8 +10,9 @@ On the broadcast walk (:mod:`swishgrad_numba.kernel.broadcast`) the engine is th
 :class:`EngineParams` (:func:`swishgrad_numba.kernel.walk.register_pass`): the walk's copies, then
 the stream over the UB loop's buffers.
 
-Nothing here depends on an operator, a dtype or a variant: each function compiles once per input
-count and dtype, into the disk cache.
+Nothing here depends on an operator, a dtype or a variant: a flat launch passes its tensors as raw
+read-only uint8 views padded to :data:`MAX_INPUTS` (:func:`raw_args`), so each function compiles once,
+into the disk cache (the broadcast walk's launch compiles once per pair of input dtypes).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from numba import literal_unroll, njit, prange
 from ..kernel.walk import register_pass
 from .machine import execute
 
-__all__ = ["EngineParams", "launch_bins", "launch_serial", "build_table", "run_blocks_of"]
+__all__ = ["EngineParams", "MAX_INPUTS", "launch_bins", "run_bin", "raw_args", "build_table", "run_blocks_of"]
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -59,11 +60,41 @@ def run_blocks_of(code, scalars, tables, srcs, src_off, dst, dst_off, count, are
         _copy_out(dst, dst_off + b0, arena, out, n)
 
 
+#: Inputs a flat launch passes (fewer are padded by repeating the first): one tuple type for all.
+MAX_INPUTS = 3
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _raw_in(arena, at, raw, wide, offset, n):
+    """CopyIn from a raw (uint8) flat tensor of float32 (``wide``) or 16-bit elements."""
+    if wide:
+        _copy_in(arena, at, raw.view(np.float32), offset, n)
+    else:
+        _copy_in(arena, at, raw.view(np.uint16), offset, n)
+
+
 @njit(cache=True, error_model="numpy")
-def _run_bin(code, scalars, tables, ins, out, pieces, first, stop, grain, arena_len, out_row, sat):
-    """The cores' passes of ``pieces[first:stop]``, on the calling thread with one arena."""
+def _flat_blocks(code, scalars, tables, ins, inputs, wide, offset, out, count, arena, grain, out_row, sat):
+    """A pass of ``count`` elements from ``offset`` of the raw flat tensors: :func:`run_blocks_of`'s
+    blocks, one compiled function for every dtype and input count."""
+    for b0 in range(0, count, grain):
+        n = min(grain, count - b0)
+        for k in range(inputs):
+            _raw_in(arena, k * grain, ins[k], wide, offset + b0, n)
+        execute(code, scalars, tables, arena, n, sat)
+        if wide:
+            _copy_out(out.view(np.float32), offset + b0, arena, out_row, n)
+        else:
+            _copy_out(out.view(np.uint16), offset + b0, arena, out_row, n)
+
+
+@njit(cache=True, error_model="numpy")
+def run_bin(code, scalars, tables, ins, inputs, wide, out, numel, pieces, first, stop, grain, arena_len, out_row,
+            sat):
+    """The cores' passes of ``pieces[first:stop]`` on the calling thread with one arena: ``ins`` a tuple
+    of :data:`MAX_INPUTS` raw (uint8) flat tensors of ``numel`` elements (the first ``inputs`` read),
+    float32 where ``wide``, else 16-bit; ``out`` likewise."""
     arena = np.empty(arena_len, dtype=np.float32)
-    numel = out.shape[0]
     for k in range(first, stop):
         pc = pieces[k]
         for c in range(pc.cores):
@@ -77,21 +108,34 @@ def _run_bin(code, scalars, tables, ins, out, pieces, first, stop, grain, arena_
                 length = pc.pass_len if p < pc.passes - 1 else pc.last_len
                 valid = min(length, numel - offset)
                 if valid > 0:
-                    run_blocks_of(code, scalars, tables, ins, offset, out, offset, valid, arena, grain, out_row,
-                                  sat)
+                    _flat_blocks(code, scalars, tables, ins, inputs, wide, offset, out, valid, arena, grain,
+                                 out_row, sat)
 
 
 @njit(parallel=True, cache=True, error_model="numpy")
-def launch_bins(code, scalars, tables, ins, out, pieces, bins, grain, arena_len, out_row, sat):
-    """The planned launch, one ``prange`` iteration per bin (``pieces[bins[i]:bins[i + 1]]``)."""
+def launch_bins(code, scalars, tables, ins, inputs, wide, out, numel, pieces, bins, grain, arena_len, out_row, sat):
+    """The planned launch, one ``prange`` iteration per bin (``pieces[bins[i]:bins[i + 1]]``); a launch
+    of one bin calls :func:`run_bin` directly."""
     for i in prange(bins.shape[0] - 1):
-        _run_bin(code, scalars, tables, ins, out, pieces, bins[i], bins[i + 1], grain, arena_len, out_row, sat)
+        run_bin(code, scalars, tables, ins, inputs, wide, out, numel, pieces, bins[i], bins[i + 1], grain,
+                arena_len, out_row, sat)
 
 
-@njit(cache=True, error_model="numpy")
-def launch_serial(code, scalars, tables, ins, out, pieces, grain, arena_len, out_row, sat):
-    """:func:`launch_bins` on the calling thread, for small launches."""
-    _run_bin(code, scalars, tables, ins, out, pieces, 0, pieces.shape[0], grain, arena_len, out_row, sat)
+def raw_args(ins: tuple, out):
+    """``(ins, inputs, wide, out, numel)`` for :func:`run_bin` / :func:`launch_bins`: flat C-contiguous
+    arrays of one itemsize (4: float32; 2: 16-bit bits) as read-only uint8 views, padded to
+    :data:`MAX_INPUTS`."""
+    if not 1 <= len(ins) <= MAX_INPUTS:
+        raise ValueError(f"a flat launch takes 1 to {MAX_INPUTS} inputs, got {len(ins)}")
+    raw = []
+    for a in ins:
+        if a.itemsize != out.itemsize or a.shape != out.shape:
+            raise ValueError("the inputs and the output must be flat arrays of one itemsize and length")
+        v = a.view(np.uint8)
+        v.flags.writeable = False
+        raw.append(v)
+    raw += [raw[0]] * (MAX_INPUTS - len(raw))
+    return tuple(raw), len(ins), out.itemsize == 4, out.view(np.uint8), out.shape[0]
 
 
 @njit(cache=True, error_model="numpy")

@@ -77,13 +77,14 @@ class Prepared:
         m = self.main
         scalars = m.scalars(self._attr_values(attrs))
         tables = self.table_array(attrs)
+        raw, inputs, wide, raw_out, numel = launch.raw_args(ins, out)
         with runtime.launch_guard():
             if len(launch_plan.bins) <= 2:
-                launch.launch_serial(m.code, scalars, tables, ins, out, launch_plan.pieces, m.grain, m.arena_len,
-                                     m.out, self.sat)
+                launch.run_bin(m.code, scalars, tables, raw, inputs, wide, raw_out, numel, launch_plan.pieces, 0,
+                               len(launch_plan.pieces), m.grain, m.arena_len, m.out, self.sat)
             else:
-                launch.launch_bins(m.code, scalars, tables, ins, out, launch_plan.pieces, launch_plan.bins,
-                                   m.grain, m.arena_len, m.out, self.sat)
+                launch.launch_bins(m.code, scalars, tables, raw, inputs, wide, raw_out, numel, launch_plan.pieces,
+                                   launch_plan.bins, m.grain, m.arena_len, m.out, self.sat)
 
     def engine_params(self, attrs) -> launch.EngineParams:
         """The broadcast walk's pass parameters (:class:`.launch.EngineParams`) for these attributes."""
@@ -132,7 +133,8 @@ def run_stream(code, scalars, tables, ins: tuple, out: np.ndarray, grain: int, a
     if any(a.shape != out.shape for a in ins):
         raise ValueError("ins and out must be flat arrays of one length")
     pieces = np.array([(0, 1, 0, 1, n, n)], dtype=PIECE_DTYPE)
+    raw, inputs, wide, raw_out, numel = launch.raw_args(tuple(ins), out)
     with runtime.launch_guard():
-        launch.launch_serial(code, scalars, tables, tuple(ins), out, pieces, grain, arena_len, out_offset,
-                             bool(saturation))
+        launch.run_bin(code, scalars, tables, raw, inputs, wide, raw_out, numel, pieces, 0, 1, grain, arena_len,
+                       out_offset, bool(saturation))
     return out
