@@ -116,3 +116,19 @@ def test_check_refuses_scalar_indices_output_offsets_and_bad_shapes():
     with pytest.raises(ValueError, match="input rows"):
         check(code, scalars, tables, 24, 8, 16, 4)
     check(code, scalars, tables, 24, 8, 16, 1)     # the same stream, well formed
+
+
+def test_the_machine_compiles_once_for_every_dtype_input_count_and_table():
+    from swishgrad_numba.engine import launch
+
+    rng = np.random.default_rng(43)
+    for dtype in DTYPES:    # 16-bit: tables (read-only) and 16-bit tensors; float32: neither
+        for inputs in (1, 2):   # (random programs of 1 to 3 inputs) one thread and two
+            program = random_program(rng, dtype, 6)
+            arrays = _inputs(rng, 65536, dtype, len(program.inputs))
+            run_program(program, arrays, {"alpha": np.float32(1.5)}, threads=inputs)
+    x = np.ones(8, dtype=np.float32)
+    run_stream(_stream([("MULS", 8, [0], 0)]), np.array([2.0]), None, (x,), np.empty_like(x), 8, 16, 8)
+    # the machine (machine.execute) is compiled inside these, for their one signature each
+    assert len(launch.run_bin.signatures) == 1 and len(launch.launch_bins.signatures) == 1
+    assert len(launch.build_table.signatures) == 1

@@ -28,7 +28,17 @@ DEFAULT_GRAIN = 1024
 
 _TABLES = kernel.TableCache(size=32)
 _KEYS = itertools.count()
-_NO_TABLES = np.zeros((0, 65536), dtype=np.float32)
+
+
+def frozen(a: np.ndarray) -> np.ndarray:
+    """A read-only view: the machine's code, scalars and tables are always passed read-only, so that it
+    compiles once (Numba types a read-only array apart)."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+_NO_TABLES = frozen(np.zeros((0, 65536), dtype=np.float32))
 
 
 def _checked(s: Stream, scalars: int, tables: int, inputs: int) -> Stream:
@@ -65,8 +75,9 @@ class Prepared:
         out = np.empty((len(self.tables), 65536), dtype=np.float32)
         for i, (t, inp) in enumerate(self.tables):
             with runtime.launch_guard():
-                launch.build_table(t.code, t.scalars(values), _NO_TABLES, t.arena_len, inp * t.grain, t.out,
+                launch.build_table(t.code, frozen(t.scalars(values)), _NO_TABLES, t.arena_len, inp * t.grain, t.out,
                                    self.sat, out[i])
+        out.flags.writeable = False
         return out
 
     def run(self, ins: tuple, out: np.ndarray, launch_plan, attrs) -> None:
@@ -75,7 +86,7 @@ class Prepared:
         if len(ins) != self.inputs:
             raise ValueError(f"{self.lowered.program.name} takes {self.inputs} inputs, got {len(ins)}")
         m = self.main
-        scalars = m.scalars(self._attr_values(attrs))
+        scalars = frozen(m.scalars(self._attr_values(attrs)))
         tables = self.table_array(attrs)
         raw, inputs, wide, raw_out, numel = launch.raw_args(ins, out)
         with runtime.launch_guard():
@@ -89,8 +100,8 @@ class Prepared:
     def engine_params(self, attrs) -> launch.EngineParams:
         """The broadcast walk's pass parameters (:class:`.launch.EngineParams`) for these attributes."""
         m = self.main
-        return launch.EngineParams(m.code, m.scalars(self._attr_values(attrs)), self.table_array(attrs), m.grain,
-                                   m.arena_len, m.out, self.sat)
+        scalars = frozen(m.scalars(self._attr_values(attrs)))
+        return launch.EngineParams(m.code, scalars, self.table_array(attrs), m.grain, m.arena_len, m.out, self.sat)
 
 
 def prepare(compiled, grain: int | None = None) -> Prepared:
@@ -125,9 +136,9 @@ def run_stream(code, scalars, tables, ins: tuple, out: np.ndarray, grain: int, a
     """A raw stream (:mod:`.opcodes`) over flat ``ins`` (input ``i`` in the arena at ``i * grain``)
     into flat ``out``, on the calling thread, after :func:`.stream.check` (a malformed stream raises
     ValueError and never runs)."""
-    code = np.ascontiguousarray(code)
-    scalars = np.ascontiguousarray(scalars, dtype=np.float32)
-    tables = _NO_TABLES if tables is None else np.ascontiguousarray(tables, dtype=np.float32)
+    code = frozen(np.ascontiguousarray(code))
+    scalars = frozen(np.ascontiguousarray(scalars, dtype=np.float32))
+    tables = _NO_TABLES if tables is None else frozen(np.ascontiguousarray(tables, dtype=np.float32))
     check(code, scalars, tables, arena_len, grain, out_offset, len(ins))
     n = out.shape[0]
     if any(a.shape != out.shape for a in ins):
