@@ -117,3 +117,21 @@ def test_a_broadcast_launch_runs_on_the_engine(engine_runs):
     want = interpret(program, {"dy": np.broadcast_to(dy, full).reshape(-1), "x": np.broadcast_to(x, full).reshape(-1)},
                      {})
     assert_bits_equal(got.reshape(-1), want)
+
+
+def test_params_made_while_the_engine_was_on_still_run_on_the_fused_pass():
+    # Compiled.params leaves a 16-bit program's tables to the engine; a fused launch builds them
+    from swishgrad_numba import kernel
+    from swishgrad_numba.program import compiled
+
+    x = np.arange(65536, dtype=np.uint16).view(np.float16)
+    g = _values(np.random.default_rng(44), x.size, "float16", every_pattern=False)
+    c = compiled("swish_grad", ARCH_A2, "float16")
+    with engine.use(True):
+        params = c.params(beta=np.float32(0.75))
+    assert params.table0.size == 0
+    out = np.empty(x.size, dtype=np.uint16)
+    plan = kernel.plan.plan([kernel.plan.CoreRun(0, 1, 0, 8, 8192, 8192, x.size)], x.size, 2)
+    kernel.run_walk(params, (g.view(np.uint16), x.view(np.uint16)), out, plan)
+    want = interpret(get_operator("swish_grad").program("float16"), {"grad": g, "x": x}, {"beta": np.float32(0.75)})
+    assert_bits_equal(out.view(np.float16), want)

@@ -134,12 +134,11 @@ def run_blocks(params, *args) -> None:
     """:func:`launch_blocks` of a compiled program's ``params``, on the engine where it is switched on
     (:mod:`swishgrad_numba.engine`: its stream is then the walk's pass). Call it under the launch guard."""
     from .. import engine
+    from ..program.passes import compiled_of, with_tables
 
-    if engine.enabled():
+    c = compiled_of(params)
+    if engine.enabled() and c is not None:
         from ..engine.runner import prepare
-        from ..program.passes import compiled_of
 
-        c = compiled_of(params)
-        if c is not None:
-            params = prepare(c).engine_params(params._asdict())
-    launch_blocks(params, *args)
+        params = prepare(c).engine_params(params._asdict())
+    launch_blocks(with_tables(params), *args)

@@ -39,7 +39,7 @@ from .compiler import entry_source, pass_source
 from .isa import AXPY_ROUNDINGS, MASK_DTYPE
 from .lower import ENVELOPE_FREE, lower
 
-__all__ = ["Compiled", "compiled", "compiled_of", "compile_program", "build_table", "key_name"]
+__all__ = ["Compiled", "compiled", "compiled_of", "with_tables", "compile_program", "build_table", "key_name"]
 
 _OVERFLOW = {False: "inf", True: "sat"}
 _ENTRIES: dict = {}
@@ -53,6 +53,15 @@ _NO_TABLE = np.zeros(0, dtype=np.float32)
 def compiled_of(params) -> "Compiled | None":
     """The :class:`Compiled` whose launch parameters ``params`` are (None for another NamedTuple)."""
     return _BY_CLASS.get(type(params))
+
+
+def with_tables(params):
+    """``params`` for a fused pass: where they were made while the engine was on (their 16-bit tables
+    left to the engine, :meth:`Compiled.params`), the same attributes with the tables built."""
+    c = _BY_CLASS.get(type(params))
+    if c is None or not c.table_classes or params.table0.size:
+        return params
+    return c.params(**{a: getattr(params, a) for a in c.program.attrs})
 
 
 def key_name(prefix: str, key: tuple) -> str:
