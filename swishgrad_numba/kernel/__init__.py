@@ -91,6 +91,17 @@ def run_walk(params, ins: tuple, out: np.ndarray, launch_plan: Plan) -> None:
     """Run a planned launch of the pass function registered for ``type(params)``
     (:func:`.walk.register_pass`) over flat, C-contiguous ``ins`` (a tuple of
     arrays of one dtype, ``out``'s size) into ``out``."""
+    from .. import engine
+    from ..program.passes import compiled_of, with_tables
+
+    if engine.enabled():   # a compiled program's launch on the engine (swishgrad_numba.engine)
+        from ..engine.runner import prepare
+
+        c = compiled_of(params)
+        if c is not None:
+            prepare(c).run(ins, out, launch_plan, params._asdict())
+            return
+    params = with_tables(params)
     # On workqueue (not thread-safe) one launch at a time, each still using
     # every Numba thread; TBB and omp need no lock. See runtime.
     serial, bins = walk.launchers(params)

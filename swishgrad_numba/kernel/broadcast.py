@@ -15,7 +15,7 @@ from numba import njit, prange
 
 from .walk import WORK_ROWS, compute_pass
 
-__all__ = ["MAX_RANK", "launch_blocks"]
+__all__ = ["MAX_RANK", "launch_blocks", "run_blocks"]
 
 #: Axes of a collapsed broadcast shape (opbase's limit).
 MAX_RANK = 8
@@ -128,3 +128,17 @@ def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_fo
             hi = max(min(n - base, count), lo)
             for k in range(lo, hi):
                 out[base + k] = o_loc[k]
+
+
+def run_blocks(params, *args) -> None:
+    """:func:`launch_blocks` of a compiled program's ``params``, on the engine where it is switched on
+    (:mod:`swishgrad_numba.engine`: its stream is then the walk's pass). Call it under the launch guard."""
+    from .. import engine
+    from ..program.passes import compiled_of, with_tables
+
+    c = compiled_of(params)
+    if engine.enabled() and c is not None:
+        from ..engine.runner import prepare
+
+        params = prepare(c).engine_params(params._asdict())
+    launch_blocks(with_tables(params), *args)

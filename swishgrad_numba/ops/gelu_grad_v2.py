@@ -114,7 +114,7 @@ def run_arch35(dy, x, out, tiling: OpTiling, info: DTypeInfo, axpy_rounding: str
     variant = APPROXIMATIONS[(tiling.tiling_key >> 1) & 1]
     params = compiled(NAME, ARCH_950, info.name, variant, axpy_rounding=axpy_rounding).params()
     with runtime.launch_guard():
-        broadcast.launch_blocks(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim,
+        broadcast.run_blocks(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim,
                                 int(r["blockFormer"]), int(r["blockTail"]), int(r["ubFormer"]), int(r["ubOuter"]),
                                 int(r["ubTail"]), int(r["shapeLen"]), int(r["ubSplitAxis"]),
                                 int(r["dimProductBeforeUbInner"]), int(r["elemNum"]), np.array(r["outputDims"]),

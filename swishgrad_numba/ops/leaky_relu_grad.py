@@ -119,7 +119,7 @@ def launch(dy, x, out, tiling: OpTiling, info: DTypeInfo) -> None:
     r = tiling.data
     params = compiled(NAME, ARCH_950, info.name).params(negative_slope=np.float32(r["negativeSlope"]))
     with runtime.launch_guard():
-        broadcast.launch_blocks(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim,
+        broadcast.run_blocks(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim,
                                 int(r["blockFormer"]), int(r["blockTail"]), int(r["ubFormer"]), int(r["ubOuter"]),
                                 int(r["ubTail"]), int(r["shapeLen"]), int(r["ubSplitAxis"]),
                                 int(r["dimProductBeforeUbInner"]), int(r["elemNum"]), np.array(r["outputDims"]),

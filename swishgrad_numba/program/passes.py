@@ -29,7 +29,7 @@ from numba import njit, prange
 from numba.core import types
 from numba.extending import overload
 
-from .. import kernel, runtime
+from .. import engine, kernel, runtime
 from ..intrinsics import vectorise_full_width
 from ..kernel import exp as _exp
 from ..kernel.envelope import ulp_shift
@@ -39,13 +39,29 @@ from .compiler import entry_source, pass_source
 from .isa import AXPY_ROUNDINGS, MASK_DTYPE
 from .lower import ENVELOPE_FREE, lower
 
-__all__ = ["Compiled", "compiled", "compile_program", "build_table", "key_name"]
+__all__ = ["Compiled", "compiled", "compiled_of", "with_tables", "compile_program", "build_table", "key_name"]
 
 _OVERFLOW = {False: "inf", True: "sat"}
 _ENTRIES: dict = {}
 _LOCK = threading.RLock()
 _TABLES = kernel.TableCache(size=32)
 _ADHOC = itertools.count()
+_BY_CLASS: dict = {}
+_NO_TABLE = np.zeros(0, dtype=np.float32)
+
+
+def compiled_of(params) -> "Compiled | None":
+    """The :class:`Compiled` whose launch parameters ``params`` are (None for another NamedTuple)."""
+    return _BY_CLASS.get(type(params))
+
+
+def with_tables(params):
+    """``params`` for a fused pass: where they were made while the engine was on (their 16-bit tables
+    left to the engine, :meth:`Compiled.params`), the same attributes with the tables built."""
+    c = _BY_CLASS.get(type(params))
+    if c is None or not c.table_classes or params.table0.size:
+        return params
+    return c.params(**{a: getattr(params, a) for a in c.program.attrs})
 
 
 def key_name(prefix: str, key: tuple) -> str:
@@ -95,6 +111,7 @@ class Compiled:
         self.params_class = NamedTuple(key_name("Pass", key), [(a, np.float32) for a in program.attrs]
                                        + [(f"table{i}", np.ndarray) for i in range(len(self.lowered.tables))])
         self.params_class.__module__ = module
+        _BY_CLASS[self.params_class] = self
         self.pass_source = pass_source(self.lowered, "compute", sat, broadcast)
         register_pass(self.params_class)(njit(cache=True, error_model="numpy")(_define(self.pass_source, "compute",
                                                                                 key_name("Pass", key))))
@@ -114,6 +131,8 @@ class Compiled:
     def params(self, **attrs) -> NamedTuple:
         """The launch parameters for these attribute values (float32), tables built or found."""
         values = [np.float32(attrs[a]) for a in self.program.attrs]
+        if engine.enabled():   # the engine builds its own tables from the attributes (engine.runner)
+            return self.params_class(*values, *(_NO_TABLE,) * len(self.table_classes))
         tables = []
         for i, cls in enumerate(self.table_classes):
             key = (self.key, i, tuple(int(v.view(np.uint32)) for v in values))

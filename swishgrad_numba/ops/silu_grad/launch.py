@@ -58,7 +58,7 @@ def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Til
     dtypes = dy_info.name if dy_info is x_info else f"{dy_info.name}_{x_info.name}"
     params = compiled(NAME, ARCH_950, dtypes).params()
     with runtime.launch_guard():
-        broadcast.launch_blocks(params, _kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
+        broadcast.run_blocks(params, _kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
                                 _kernel_view(out, tiling.out_dtype), tiling.block_dim, int(r["blockFormer"]),
                                 int(r["blockTail"]), int(r["ubFormer"]), int(r["ubOuter"]), int(r["ubTail"]),
                                 int(r["shapeLen"]), int(r["ubSplitAxis"]), int(r["dimProductBeforeUbInner"]),

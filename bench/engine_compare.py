@@ -1,0 +1,149 @@
+"""The engine (swishgrad_numba.engine) against the fused passes: compile and call costs, throughput.
+
+    python bench/engine_compare.py cold engine|fused   # first calls of every operator x kernel x dtype,
+                                                       # a fresh process with an empty Numba cache
+    python bench/engine_compare.py speed [--grains 256,1024] [--n 4194304] [--threads 2]
+                                                       # warm calls: 2^22 and 4,096 elements, both paths
+
+``cold`` runs each combination of :data:`swishgrad_numba.benchmark.family.OP_BENCHES` (operator), kernel
+(the A2's, the 950's) and dtype once at 4,096 elements in one child process whose ``NUMBA_CACHE_DIR`` is
+a new empty folder, and prints the total and the slowest. ``speed`` times both paths in one process,
+alternating turns, the best of several rounds. A report, not a test.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_COLD = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np
+import swishgrad_numba as sg
+from swishgrad_numba.benchmark.family import OP_BENCHES
+from swishgrad_numba.ops import get_operator
+t_import = time.perf_counter() - t0
+rows = []
+for op, bench in OP_BENCHES.items():
+    name = {"silu": "silu", "swish": "swish"}.get(op, op)
+    for platform in (sg.REFERENCE_PLATFORM, sg.ASCEND950_PLATFORM):
+        if platform.architecture not in get_operator(name).kernels:
+            continue
+        for dtype in ("float32", "float16", "bfloat16"):
+            rng = np.random.default_rng(0)
+            x = rng.uniform(-3, 3, 4096).astype(np.float32).astype(sg.bfloat16 if dtype == "bfloat16" else dtype)
+            g = x[::-1].copy()
+            out = np.empty_like(x)
+            t = time.perf_counter()
+            bench.emulator(g, x, out, bench.beta, platform)
+            rows.append((op, platform.architecture, dtype, time.perf_counter() - t))
+print(json.dumps({"import": t_import, "rows": rows}))
+"""
+
+
+def cold(mode: str) -> dict:
+    """First calls in a fresh process with an empty cache, on the engine or the fused passes."""
+    with tempfile.TemporaryDirectory(prefix="engine-cold-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, SWISHGRAD_ENGINE="1" if mode == "engine" else "0",
+                   PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        t = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", _COLD], env=env, capture_output=True, text=True, check=True)
+        wall = time.perf_counter() - t
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["wall"] = wall
+    return result
+
+
+def _best(fn, rounds: int, min_time: float = 0.05) -> float:
+    """The best mean time of ``fn`` over ``rounds`` rounds of at least ``min_time`` each."""
+    best = float("inf")
+    for _ in range(rounds):
+        k, t0 = 0, time.perf_counter()
+        while True:
+            fn()
+            k += 1
+            t = time.perf_counter() - t0
+            if t >= min_time:
+                break
+        best = min(best, t / k)
+    return best
+
+
+SPEED_CASES = (("swish_grad", "a2", "float32"), ("swish_grad", "a2", "float16"), ("gelu", "a2", "float32"),
+               ("gelu", "arch35", "float16"), ("silu_grad", "a2", "float32"), ("softplus", "arch35", "float32"),
+               ("sigmoid", "a2", "bfloat16"), ("silu_grad", "arch35", "float32"), ("elu_grad", "a2", "float32"))
+
+
+def speed(grains, n: int, threads: int, rounds: int = 5):
+    import numba
+    import numpy as np
+
+    import swishgrad_numba as sg
+    from swishgrad_numba import engine
+    from swishgrad_numba.benchmark.family import OP_BENCHES
+    from swishgrad_numba.engine import runner
+
+    numba.set_num_threads(threads)
+    platforms = {"a2": sg.REFERENCE_PLATFORM, "arch35": sg.ASCEND950_PLATFORM}
+    print(f"{'operator':<12}{'kernel':<8}{'dtype':<10}{'size':>9}{'fused ms':>10}"
+          + "".join(f"{'engine/' + str(g):>13}" for g in grains))
+    for op, arch, dtype in SPEED_CASES:
+        bench = OP_BENCHES[op]
+        for size in (n, 4096):
+            rng = np.random.default_rng(1)
+            x = rng.uniform(-8, 8, size).astype(np.float32).astype(sg.bfloat16 if dtype == "bfloat16" else dtype)
+            g = x[::-1].copy()
+            out = np.empty_like(x)
+
+            def call():
+                bench.emulator(g, x, out, bench.beta, platforms[arch])
+            call()                                     # compile / warm the fused pass
+            times = []
+            for grain in grains:
+                runner.DEFAULT_GRAIN = grain
+                with engine.use(True):
+                    call()
+            fused = engine_t = None
+            fused = _best(call, rounds)
+            for grain in grains:
+                runner.DEFAULT_GRAIN = grain
+                with engine.use(True):
+                    engine_t = _best(call, rounds)
+                times.append(engine_t)
+            unit = 1e3 if size == n else 1e6
+            label = "ms" if size == n else "us"
+            print(f"{op:<12}{arch:<8}{dtype:<10}{size:>9}{fused * unit:>8.2f}{label}"
+                  + "".join(f"{t * unit:>11.2f}{label}" for t in times), flush=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    c = sub.add_parser("cold")
+    c.add_argument("mode", choices=("engine", "fused"))
+    s = sub.add_parser("speed")
+    s.add_argument("--grains", default="256,512,1024,2048,4096")
+    s.add_argument("--n", type=int, default=1 << 22)
+    s.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    if args.what == "cold":
+        r = cold(args.mode)
+        total = sum(row[3] for row in r["rows"])
+        print(f"{args.mode}: {len(r['rows'])} first calls {total:.1f} s (import {r['import']:.1f} s, "
+              f"process {r['wall']:.1f} s)")
+        for op, arch, dtype, t in sorted(r["rows"], key=lambda row: -row[3])[:8]:
+            print(f"  {op:<16}{arch:<8}{dtype:<10}{t:8.2f} s")
+    else:
+        speed([int(g) for g in args.grains.split(",")], args.n, args.threads)
+
+
+if __name__ == "__main__":
+    main()

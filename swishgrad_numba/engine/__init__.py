@@ -1,0 +1,48 @@
+"""The engine: a vector machine, compiled once, that runs any program as an instruction stream.
+
+Instead of a fused pass compiled per (operator, kernel, dtype, variant, overflow mode)
+(:mod:`swishgrad_numba.program.passes`), a program is lowered to a stream of vector instructions
+(:mod:`.stream`, :mod:`.opcodes`) over the rows of a core's local buffer (the arena), and one
+machine (:mod:`.machine`), compiled once into the disk cache, runs every stream block by block on
+the fused passes' schedule of cores and passes (:mod:`.launch`, :mod:`.runner`). Each instruction
+is computed by its function in :mod:`swishgrad_numba.program.semantics`, so the bits are the fused
+passes' and the interpreter's.
+
+The switch: :func:`enabled` (the environment variable ``SWISHGRAD_ENGINE=1`` at import, or
+:func:`set_enabled` / :func:`use`). While it is on, every launch of a compiled program
+(:func:`swishgrad_numba.kernel.run_walk`, :func:`swishgrad_numba.kernel.broadcast.run_blocks`) runs on
+the engine, and a compiled program's 16-bit tables are built by the engine's table streams.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+
+__all__ = ["enabled", "set_enabled", "use", "ENV_VAR"]
+
+#: The environment variable that turns the engine on for a process (``1``) at import.
+ENV_VAR = "SWISHGRAD_ENGINE"
+_STATE = {"on": os.environ.get(ENV_VAR, "0") not in ("", "0")}
+
+
+def enabled() -> bool:
+    """Whether launches of compiled programs run on the engine."""
+    return _STATE["on"]
+
+
+def set_enabled(flag: bool) -> bool:
+    """Turn the engine on or off for this process; returns the previous setting."""
+    if not isinstance(flag, bool):
+        raise TypeError(f"flag must be a bool, got {flag!r}")
+    previous, _STATE["on"] = _STATE["on"], flag
+    return previous
+
+
+@contextlib.contextmanager
+def use(flag: bool = True):
+    """``with engine.use():``: launches inside run on the engine (or not, ``use(False)``)."""
+    previous = set_enabled(flag)
+    try:
+        yield
+    finally:
+        set_enabled(previous)

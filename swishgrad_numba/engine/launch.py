@@ -1,0 +1,169 @@
+"""Launching streams: the cores' walks, the 16-bit tables, the broadcast walk's pass.
+
+The schedule is the fused passes' own (:mod:`swishgrad_numba.kernel.plan`): pieces of cores, each
+core's passes (tiles, UB loops) in order, the pieces grouped into one bin per host thread, each bin
+one ``prange`` iteration with an arena of its own. A pass runs in blocks of the stream's grain:
+CopyIn of each input's block into its row (16-bit bits as the numbers they are), the stream
+(:func:`.machine.execute`), CopyOut of the result's row. Element-wise, the block changes no bit.
+
+On the broadcast walk (:mod:`swishgrad_numba.kernel.broadcast`) the engine is the pass function of
+:class:`EngineParams` (:func:`swishgrad_numba.kernel.walk.register_pass`): the walk's copies, then
+the stream over the UB loop's buffers.
+
+Nothing here depends on an operator, a dtype or a variant: a flat launch passes its tensors as raw
+read-only uint8 views padded to :data:`MAX_INPUTS` (:func:`raw_args`), so each function compiles once,
+into the disk cache (the broadcast walk's launch compiles once per pair of input dtypes).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import literal_unroll, njit, prange
+
+from ..kernel.walk import register_pass
+from .machine import execute
+
+__all__ = ["EngineParams", "MAX_INPUTS", "launch_bins", "run_bin", "raw_args", "build_table", "run_blocks_of"]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _copy_in(arena, at, src, offset, n):
+    """CopyIn: ``n`` elements of ``src`` from ``offset`` into the arena from ``at`` (16-bit bits as the
+    numbers they are: exact)."""
+    row = arena[at:at + n]
+    window = src[offset:offset + n]
+    for j in range(n):
+        row[j] = window[j]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _copy_out(dst, offset, arena, at, n):
+    """CopyOut: the result's row into ``dst`` (a 16-bit result's row holds its bits)."""
+    row = arena[at:at + n]
+    window = dst[offset:offset + n]
+    for j in range(n):
+        window[j] = row[j]
+
+
+@njit(cache=True, error_model="numpy")
+def run_blocks_of(code, scalars, tables, srcs, src_off, dst, dst_off, count, arena, grain, out, sat):
+    """``count`` elements from ``src_off`` of each of ``srcs`` (a tuple of arrays) through the stream,
+    into ``dst`` from ``dst_off``: blocks of ``grain``, input ``i`` in arena row ``i``."""
+    for b0 in range(0, count, grain):
+        n = min(grain, count - b0)
+        k = 0
+        for s in literal_unroll(srcs):
+            _copy_in(arena, k * grain, s, src_off + b0, n)
+            k += 1
+        execute(code, scalars, tables, arena, n, sat)
+        _copy_out(dst, dst_off + b0, arena, out, n)
+
+
+#: Inputs a flat launch passes (fewer are padded by repeating the first): one tuple type for all.
+MAX_INPUTS = 3
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _raw_in(arena, at, raw, wide, offset, n):
+    """CopyIn from a raw (uint8) flat tensor of float32 (``wide``) or 16-bit elements."""
+    if wide:
+        _copy_in(arena, at, raw.view(np.float32), offset, n)
+    else:
+        _copy_in(arena, at, raw.view(np.uint16), offset, n)
+
+
+@njit(cache=True, error_model="numpy")
+def _flat_blocks(code, scalars, tables, ins, inputs, wide, offset, out, count, arena, grain, out_row, sat):
+    """A pass of ``count`` elements from ``offset`` of the raw flat tensors: :func:`run_blocks_of`'s
+    blocks, one compiled function for every dtype and input count."""
+    for b0 in range(0, count, grain):
+        n = min(grain, count - b0)
+        for k in range(inputs):
+            _raw_in(arena, k * grain, ins[k], wide, offset + b0, n)
+        execute(code, scalars, tables, arena, n, sat)
+        if wide:
+            _copy_out(out.view(np.float32), offset + b0, arena, out_row, n)
+        else:
+            _copy_out(out.view(np.uint16), offset + b0, arena, out_row, n)
+
+
+@njit(cache=True, error_model="numpy")
+def run_bin(code, scalars, tables, ins, inputs, wide, out, numel, pieces, first, stop, grain, arena_len, out_row,
+            sat):
+    """The cores' passes of ``pieces[first:stop]`` on the calling thread with one arena: ``ins`` a tuple
+    of :data:`MAX_INPUTS` raw (uint8) flat tensors of ``numel`` elements (the first ``inputs`` read),
+    float32 where ``wide``, else 16-bit; ``out`` likewise."""
+    arena = np.empty(arena_len, dtype=np.float32)
+    for k in range(first, stop):
+        pc = pieces[k]
+        for c in range(pc.cores):
+            start = pc.start + c * pc.stride
+            if start >= numel:   # the cores start in order: the rest lie past the tensor too
+                break
+            for p in range(pc.passes):
+                offset = start + p * pc.pass_len
+                if offset >= numel:
+                    break
+                length = pc.pass_len if p < pc.passes - 1 else pc.last_len
+                valid = min(length, numel - offset)
+                if valid > 0:
+                    _flat_blocks(code, scalars, tables, ins, inputs, wide, offset, out, valid, arena, grain,
+                                 out_row, sat)
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def launch_bins(code, scalars, tables, ins, inputs, wide, out, numel, pieces, bins, grain, arena_len, out_row, sat):
+    """The planned launch, one ``prange`` iteration per bin (``pieces[bins[i]:bins[i + 1]]``); a launch
+    of one bin calls :func:`run_bin` directly."""
+    for i in prange(bins.shape[0] - 1):
+        run_bin(code, scalars, tables, ins, inputs, wide, out, numel, pieces, bins[i], bins[i + 1], grain,
+                arena_len, out_row, sat)
+
+
+def raw_args(ins: tuple, out):
+    """``(ins, inputs, wide, out, numel)`` for :func:`run_bin` / :func:`launch_bins`: flat C-contiguous
+    arrays of one itemsize (4: float32; 2: 16-bit bits) as read-only uint8 views, padded to
+    :data:`MAX_INPUTS`."""
+    if not 1 <= len(ins) <= MAX_INPUTS:
+        raise ValueError(f"a flat launch takes 1 to {MAX_INPUTS} inputs, got {len(ins)}")
+    raw = []
+    for a in ins:
+        if a.itemsize != out.itemsize or a.shape != out.shape:
+            raise ValueError("the inputs and the output must be flat arrays of one itemsize and length")
+        v = a.view(np.uint8)
+        v.flags.writeable = False
+        raw.append(v)
+    raw += [raw[0]] * (MAX_INPUTS - len(raw))
+    return tuple(raw), len(ins), out.itemsize == 4, out.view(np.uint8), out.shape[0]
+
+
+@njit(cache=True, error_model="numpy")
+def build_table(code, scalars, tables, arena_len, in_row, out_row, sat, table):
+    """``table[bits]``: a table stream run once over the 65,536 bit patterns in row ``in_row``."""
+    arena = np.zeros(arena_len, dtype=np.float32)
+    for j in range(65536):
+        arena[in_row + j] = np.float32(j)
+    execute(code, scalars, tables, arena, 65536, sat)
+    for j in range(65536):
+        table[j] = arena[out_row + j]
+
+
+class EngineParams(NamedTuple):
+    """A checked stream as a pass function's parameters, for the broadcast walk."""
+
+    code: np.ndarray
+    scalars: np.ndarray
+    tables: np.ndarray
+    grain: int
+    arena_len: int
+    out: int
+    sat: bool
+
+
+@register_pass(EngineParams)
+@njit(cache=True, error_model="numpy")
+def _engine_pass(params, in_bufs, o_buf, work, a, b):
+    arena = np.empty(params.arena_len, dtype=np.float32)
+    run_blocks_of(params.code, params.scalars, params.tables, in_bufs, a, o_buf, a, b - a, arena, params.grain,
+                  params.out, params.sat)

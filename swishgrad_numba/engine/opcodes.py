@@ -1,0 +1,66 @@
+"""The engine's instruction stream: its opcodes and its layout.
+
+A stream is an ``(instructions, FIELDS)`` int64 array, one row per vector instruction:
+
+``op``
+    the opcode (below);
+``dst``, ``src0``, ``src1``, ``src2``
+    element offsets into the arena (the core's local buffer, one float32 array): the instruction
+    reads and writes ``count`` elements from each (``count``: the block the machine runs, at most
+    the stream's grain). Fields an opcode does not read are 0;
+``k0``, ``k1``
+    indices into the stream's float32 scalar array (constants and attributes, resolved at launch);
+``mode``
+    a Compare's mode (index in :data:`CMP_MODES`), a Cast's 16-bit dtype code, a Lookup's table.
+
+Every value lives in a float32 row of the arena, as a float32 holds it exactly: a float32 as itself,
+16-bit bits and int8 values as the numbers they are, a mask as 0 or 1, an int32 as its bits.
+
+The layout leaves room for what comes next (reductions, ``Brcb``, level-0 addressing with repeat
+times and strides): those add columns after :data:`MODE` and opcodes after the last; a stream of
+today stays valid.
+"""
+from __future__ import annotations
+
+__all__ = ["OP", "DST", "SRC0", "SRC1", "SRC2", "K0", "K1", "MODE", "FIELDS", "OPCODES", "NAMES", "CMP_MODES",
+           "SOURCES", "SCALARS"]
+
+OP, DST, SRC0, SRC1, SRC2, K0, K1, MODE = range(8)
+FIELDS = 8
+
+#: Opcodes by name: the tensor sources each reads (from ``src0`` on) and the scalars (from ``k0`` on).
+_TABLE = (
+    # float32 -> float32, one source
+    ("EXP", 2, 0), ("LN", 1, 0), ("ABS", 1, 0), ("RECIPROCAL", 1, 0), ("NEG", 1, 0),
+    # float32 x float32
+    ("ADD", 2, 0), ("SUB", 2, 0), ("MUL", 2, 0), ("DIV", 2, 0), ("MAX", 2, 0), ("MIN", 2, 0),
+    ("AND", 2, 0), ("OR", 2, 0),
+    # float32 x scalar
+    ("MULS", 1, 1), ("ADDS", 1, 1), ("MAXS", 1, 1), ("MINS", 1, 1), ("SHIFT_RIGHT", 1, 1),
+    ("DUPLICATE", 0, 1),
+    # read-write destinations: src0 is the destination's old value
+    ("MUL_DST_ADD", 3, 0), ("AXPY_FUSED", 2, 1), ("AXPY_UNFUSED", 2, 1),
+    # masks: mode is the compare mode
+    ("COMPARE", 2, 0), ("COMPARE_SCALAR", 1, 1),
+    ("SELECT", 3, 0), ("SELECT_SCALAR", 2, 1),    # src0 where the mask (the last source) is 1
+    # casts: mode is the 16-bit dtype's code
+    ("CAST_NONE", 1, 0), ("CAST_RINT", 1, 0), ("CAST_ROUND", 1, 0),
+    ("CAST_I32_F32", 1, 0), ("CAST_F16_I8", 1, 0), ("CAST_I8_F16", 1, 0),
+    # an envelope's shift of a freed result by k0 ulps (k1: flush subnormals)
+    ("ULP_SHIFT", 1, 2),
+    # a 16-bit value's table entry: mode is the table, src0 holds the bits
+    ("LOOKUP", 1, 0),
+)
+#: Opcode by name.
+OPCODES = {name: i for i, (name, _s, _k) in enumerate(_TABLE)}
+#: Name by opcode.
+NAMES = tuple(name for name, _s, _k in _TABLE)
+#: Tensor sources read, by opcode (EXP's second is its scratch row for the exact redo's marks).
+SOURCES = tuple(s for _n, s, _k in _TABLE)
+#: Scalars read, by opcode.
+SCALARS = tuple(k for _n, _s, k in _TABLE)
+#: Compare modes in ``mode``'s order.
+CMP_MODES = ("LT", "GT", "EQ", "LE", "GE", "NE")
+
+globals().update(OPCODES)
+__all__ += list(OPCODES)

@@ -1,0 +1,134 @@
+"""swishgrad_numba.engine: the vector machine against the interpreter of tests/program_interpreter.py, bit
+for bit, on random well-typed programs (the generator of tests/test_program.py, which fuzzes the fused
+passes the same way), every instruction and dtype, both overflow modes; and malformed streams refused."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from program_interpreter import interpret
+from reference import assert_bits_equal
+from swishgrad_numba.engine import opcodes as O
+from swishgrad_numba.engine.runner import run_program, run_stream
+from swishgrad_numba.engine.stream import check
+from swishgrad_numba.program import Attr, Const, Program, Tensor
+from swishgrad_numba.program.form import V
+from test_program import CONSTS, DTYPES, _inputs, random_program
+
+
+def _alpha(rng):
+    if rng.random() < 0.5:
+        return np.float32(Const.of(CONSTS[rng.integers(len(CONSTS))]).value)
+    return np.float32(rng.standard_normal())
+
+
+@pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_random_programs_run_as_interpreted(dtype, saturation):
+    rng = np.random.default_rng([39, list(DTYPES).index(dtype), saturation])
+    for case in range(4):
+        program = random_program(rng, dtype, int(rng.integers(4, 24)), focus=case >= 2)
+        n = 65536 if dtype != "float32" else int(rng.integers(1, 5000))
+        arrays = _inputs(rng, n, dtype, len(program.inputs))
+        alpha = _alpha(rng)
+        axpy = ("fused", "unfused")[case % 2]
+        # blocks smaller and larger than a pass, passes cut into bins of two threads
+        grain = int(rng.choice([16, 100, 1024]))
+        got = run_program(program, arrays, {"alpha": alpha}, saturation, axpy, grain=grain,
+                          pass_len=int(rng.choice([37, 1000, 8192])), threads=int(rng.integers(1, 3)))
+        want = interpret(program, {t.name: a for t, a in zip(program.inputs, arrays)}, {"alpha": alpha},
+                         saturation, axpy_rounding=axpy)
+        assert_bits_equal(got, want, f"{dtype} case {case} grain {grain} (Axpy {axpy}):\n{program}")
+
+
+@pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_integer_and_sixteen_bit_instructions_run_as_interpreted(dtype, saturation):
+    # ShiftRight, the int32 and int8 Casts, a 16-bit Duplicate / Compare / Select, And / Or, CAST_ROUND
+    rng = np.random.default_rng([40, list(DTYPES).index(dtype), saturation])
+    wide = "x" if dtype == "float32" else "xf"
+    body = ([] if dtype == "float32" else [V.Cast("xf", "x", "CAST_NONE")]) + [
+        V.Muls("c", wide, Const.of(3e-3)), V.ShiftRight("i", "c", Const.of(31)), V.Cast("s", "i", "CAST_NONE"),
+        V.ShiftRight("i", "c", Const.of(5)), V.Cast("b", "i", "CAST_NONE"), V.Cast("h", "c", "CAST_ROUND"),
+        V.Cast("i8", "h", "CAST_NONE"), V.Cast("h", "i8", "CAST_NONE"), V.Duplicate("h0", Attr("alpha")),
+        V.Compare("m", "h0", "h", "LE"), V.Select("h", "h", Const.of(-0.0), "m"), V.Select("h", "h0", "h", "m"),
+        V.Or("a", "c", "s"), V.Cast("c", "h", "CAST_NONE"), V.And("a", "a", "b"), V.Sub("c", "a", "c"),
+        V.Mul("c", "c", "s")]
+    body.append(V.Adds("out", "c", Attr("alpha")) if dtype == "float32" else V.Cast("out", "c", "CAST_RINT"))
+    local = (Tensor("i", "int32"), Tensor("i8", "int8"), Tensor("h", "float16"), Tensor("h0", "float16"),
+             Tensor("m", "uint8"), Tensor("s"), Tensor("b"), Tensor("c"), Tensor("a")) \
+        + (() if dtype == "float32" else (Tensor("xf"),))
+    program = Program("Ints", (Tensor("x", dtype),), Tensor("out", dtype), local, tuple(body), ("alpha",))
+    (x,) = _inputs(rng, 65536 if dtype != "float32" else 5000, dtype, 1)
+    for alpha in (np.float32(0.0), np.float32(-7.5), np.float32(1e5)):
+        got = run_program(program, [x], {"alpha": alpha}, saturation, grain=512)
+        assert_bits_equal(got, interpret(program, {"x": x}, {"alpha": alpha}, saturation), f"{dtype} {alpha}")
+
+
+def _stream(ops):
+    code = np.zeros((len(ops), O.FIELDS), dtype=np.int64)
+    for i, (name, dst, srcs, mode) in enumerate(ops):
+        code[i, O.OP] = O.OPCODES[name] if isinstance(name, str) else name
+        code[i, O.DST] = dst
+        code[i, O.SRC0:O.SRC0 + len(srcs)] = srcs
+        code[i, O.MODE] = mode
+    return code
+
+
+def test_a_hand_written_stream_runs():
+    x = np.array([1.0, -2.0, 3.0, np.inf], dtype=np.float32)
+    out = np.empty_like(x)
+    # row 0: x; row 1: x * k0 (2.0); row 2: row 1 + x
+    code = _stream([("MULS", 8, [0], 0), ("ADD", 16, [8, 0], 0)])
+    run_stream(code, np.array([2.0], np.float32), None, (x,), out, grain=8, arena_len=24, out_offset=16)
+    assert_bits_equal(out, x * np.float32(3.0))
+
+
+@pytest.mark.parametrize("bad, message", [
+    ([("ADD", 17, [8, 0], 0)], "leaves the arena"),          # dst + grain past the arena's 24
+    ([("ADD", 16, [-1, 0], 0)], "leaves the arena"),
+    ([("ADD", 16, [0, 1 << 40], 0)], "leaves the arena"),
+    ([(len(O.NAMES), 16, [0, 0], 0)], "unknown opcode"),
+    ([(-3, 16, [0, 0], 0)], "unknown opcode"),
+    ([("LOOKUP", 16, [0], 0)], "mode 0 is not one of"),       # no tables
+    ([("COMPARE", 16, [0, 8], 6)], "mode 6"),
+    ([("CAST_NONE", 16, [0], 99)], "mode 99"),
+])
+def test_a_malformed_stream_is_refused_before_it_runs(bad, message):
+    x = np.ones(8, dtype=np.float32)
+    out = np.full(8, 7.0, dtype=np.float32)
+    with pytest.raises(ValueError, match=message):
+        run_stream(_stream(bad), np.array([2.0], np.float32), None, (x,), out, grain=8, arena_len=24, out_offset=16)
+    assert (out == 7.0).all()     # nothing ran
+
+
+def test_check_refuses_scalar_indices_output_offsets_and_bad_shapes():
+    code = _stream([("MULS", 8, [0], 0)])
+    code[0, O.K0] = 1
+    scalars, tables = np.zeros(1, np.float32), np.zeros((0, 65536), np.float32)
+    with pytest.raises(ValueError, match="scalar index"):
+        check(code, scalars, tables, 24, 8, 16, 1)
+    code[0, O.K0] = 0
+    with pytest.raises(ValueError, match="output offset"):
+        check(code, scalars, tables, 24, 8, 20, 1)
+    with pytest.raises(ValueError, match="int64 array"):
+        check(code.astype(np.int32), scalars, tables, 24, 8, 16, 1)
+    with pytest.raises(ValueError, match="input rows"):
+        check(code, scalars, tables, 24, 8, 16, 4)
+    check(code, scalars, tables, 24, 8, 16, 1)     # the same stream, well formed
+
+
+def test_the_machine_compiles_once_for_every_dtype_input_count_and_table():
+    from swishgrad_numba.engine import launch
+
+    rng = np.random.default_rng(43)
+    for dtype in DTYPES:    # 16-bit: tables (read-only) and 16-bit tensors; float32: neither
+        for inputs in (1, 2):   # (random programs of 1 to 3 inputs) one thread and two
+            program = random_program(rng, dtype, 6)
+            arrays = _inputs(rng, 65536, dtype, len(program.inputs))
+            run_program(program, arrays, {"alpha": np.float32(1.5)}, threads=inputs)
+    x = np.ones(8, dtype=np.float32)
+    run_stream(_stream([("MULS", 8, [0], 0)]), np.array([2.0]), None, (x,), np.empty_like(x), 8, 16, 8)
+    # the machine (machine.execute) is compiled inside these, for their one signature each
+    assert len(launch.run_bin.signatures) == 1 and len(launch.launch_bins.signatures) == 1
+    assert len(launch.build_table.signatures) == 1
