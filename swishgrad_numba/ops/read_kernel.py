@@ -34,7 +34,10 @@ class ReadOperator(Operator):
 
     ``description`` is what the reader read (:class:`swishgrad_numba.reader.KernelDescription`),
     ``record_dtype`` the tiling struct's C layout, ``attributes`` its float fields (the operator's
-    attributes, by their C names), ``style`` "a2" or "dag", ``folder`` where it was read from.
+    attributes, by their C names), ``style`` "a2" or "dag", ``folder`` where it was read from;
+    from ``op_host``, where the operator's folder was read: ``definition`` (the op definition,
+    :class:`swishgrad_numba.reader.host.OpDefinition`), ``attribute_names`` (an op attribute's name ->
+    the tiling field carrying it) and ``attribute_defaults`` (tiling field -> the op definition's default).
     """
 
     description: object = None
@@ -42,6 +45,9 @@ class ReadOperator(Operator):
     attributes: tuple = ()
     style: str = "a2"
     folder: str = ""
+    definition: object = None
+    attribute_names: dict = field(default_factory=dict)
+    attribute_defaults: dict = field(default_factory=dict)
     _compiled: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -100,6 +106,7 @@ class ReadOperator(Operator):
         from ..tiling.host import check_numel
 
         info = dtype_info(dtype, argname="dtype")
+        attributes = self._translated(attributes)
         for name in attributes:
             if name not in self.attributes:
                 raise TypeError(f"{self.name}: unknown attribute {name!r}; its attributes are {list(self.attributes)}")
@@ -122,9 +129,10 @@ class ReadOperator(Operator):
         variant = kw.pop("variant", None)
         gm, read = self.description.gm_params, self.description.inputs_read
         for name in kw:
-            if name not in gm and name not in self.attributes:
+            if name not in gm and name not in self.attributes and name not in self.attribute_names:
                 raise TypeError(f"{self.name}() got an unknown argument {name!r}: its inputs are {list(gm)}, "
-                                f"its attributes {list(self.attributes)}")
+                                f"its attributes {list(self.attributes) + list(self.attribute_names)}")
+        kw = self._translated(kw)
         arrays = {n: kw[n] for n in gm if n in kw}
         for name in read:
             if name not in arrays:
@@ -139,6 +147,10 @@ class ReadOperator(Operator):
             if arr.shape != arrays[read[0]].shape:
                 raise ValueError(f"{name} must have {read[0]}'s shape {arrays[read[0]].shape}, got {arr.shape}")
             info = row
+        allowed = self.definition.dtypes() if self.definition is not None else ()
+        if allowed and info.name not in allowed:
+            raise ValueError(f"{read[0]}.dtype must be one of {list(allowed)} (op {self.definition.name}'s "
+                             f"definition in op_host), got {info.name}")
         platform = self.default_platform if platform is None else platform
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
@@ -157,6 +169,17 @@ class ReadOperator(Operator):
         return out
 
     # ------------------------------------------------------------ internals
+
+    def _translated(self, kw: dict) -> dict:
+        """Attributes by the op definition's names renamed to their tiling fields; the op definition's
+        defaults where a field is not given."""
+        out = {}
+        for name, value in kw.items():
+            key = self.attribute_names.get(name, name)
+            if key in out:
+                raise TypeError(f"{self.name}(): attribute {key!r} given twice (as {name!r} too)")
+            out[key] = value
+        return {**{k: v for k, v in self.attribute_defaults.items() if k not in out}, **out}
 
     def _attribute_values(self, kw: dict, needed: tuple) -> dict:
         values = {}
@@ -204,13 +227,19 @@ class ReadOperator(Operator):
         self._launch(ins, out, tiling, info, program, None, None, saturation)
 
 
-def read_kernel(folder, *, name: str | None = None, entry: str | None = None,
+def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | None = None,
                 defines: dict | None = None) -> ReadOperator:
-    """Read the element-wise Ascend C kernel in op_kernel ``folder`` into an operator (no compiler).
+    """Read the element-wise Ascend C kernel in ``folder`` into an operator (no compiler).
 
+    ``folder`` is the op_kernel folder, or the operator's folder holding ``op_kernel/`` and ``op_host/``
+    (whose tiling struct, op definition and attribute fields are then read: :mod:`swishgrad_numba.reader.host`).
+    Where op_kernel holds an A2 entry and a 950 entry (``sigmoid.cpp`` and ``sigmoid_apt.cpp``, or an
+    entry in ``arch35/``), ``platform`` (a :class:`~swishgrad_numba.platform.Platform`; default: the A2)
+    picks one: the 950's is the ``*_apt.cpp`` one or the one in ``arch35/``, the A2's the other.
     ``name`` is the operator's registry name (default: the ``__global__`` function's); ``entry`` the entry
-    file where the folder holds several; ``defines`` the macros of the build, name -> value or None (not
-    defined), over the device build's (:data:`swishgrad_numba.reader.preprocess.DEVICE_DEFINES`). Raises
+    file (relative to op_kernel) where the folder holds several; ``defines`` the macros of the build, name
+    -> value or None (not defined), over the device build's
+    (:data:`swishgrad_numba.reader.preprocess.DEVICE_DEFINES`). Raises
     :class:`swishgrad_numba.reader.KernelSourceError` (file, line, construct; a ValueError) for what cannot
     be read, a tiling struct that cannot be laid out included.
     """
@@ -218,7 +247,16 @@ def read_kernel(folder, *, name: str | None = None, entry: str | None = None,
 
     if name is not None and (not isinstance(name, str) or not name.isidentifier()):
         raise ValueError(f"name must be an identifier, got {name!r}")
-    d = read_source(folder, entry=entry, defines=defines)
+    if platform is not None and not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform or None, got {type(platform).__name__}")
+    kernel_dir, side = _folders(folder)
+    arch = ARCH_A2 if platform is None else platform.architecture
+    if entry is None:
+        entry = _entry_for(kernel_dir, arch)
+    d = read_source(kernel_dir, entry=entry, defines=defines, host=side)
+    if platform is not None and (ARCH_950 if d.style == "dag" else ARCH_A2) != arch:
+        raise ValueError(f"platform (soc_version {platform.soc_version!r}) runs {arch} kernels; {d.entry} reads "
+                         f"as a {d.style} style kernel")
     if d.tiling is None:
         from ..reader import KernelSourceError
 
@@ -254,8 +292,69 @@ def read_kernel(folder, *, name: str | None = None, entry: str | None = None,
     casts = [b.steps[-1].args[2] for b in d.bodies if b.dtype != "float32" and b.steps and b.steps[-1].op == "Cast"]
     kern = Kernel(arch, str(folder), d.tiling.name, dtype, casts[0] if casts else "CAST_RINT", walk_check, run,
                   device_instructions, programs=programs)
+    names, defaults = _host_attributes(side, attributes)
     op = ReadOperator(op_name, (), d.name, {arch: kern}, host, has_beta=len(attributes) == 1,
                       inputs=len(d.inputs_read), saturation=arch == ARCH_A2, description=d, record_dtype=dtype,
-                      attributes=attributes, style=d.style, folder=str(folder))
+                      attributes=attributes, style=d.style, folder=str(folder),
+                      definition=side.definition if side is not None else None, attribute_names=names,
+                      attribute_defaults=defaults)
     holder["op"] = op
     return op
+
+
+def _host_attributes(side, fields) -> tuple:
+    """(op attribute name -> tiling field, tiling field -> default) from op_host: a field the tiling
+    function sets from attribute ``i`` (``set_<field>(*attrs->GetAttrPointer<float>(i))``), or a float
+    field named as an attribute."""
+    names, defaults = {}, {}
+    if side is None or side.definition is None:
+        return names, defaults
+    attrs = side.definition.attrs
+    for i, (aname, _, _, default) in enumerate(attrs):
+        carried = [f for f, k in side.attr_fields.items() if k == i and f in fields]
+        target = carried[0] if carried else aname if aname in fields else None
+        if target is None:
+            continue
+        if aname != target:
+            names[aname] = target
+        if default is not None:
+            defaults[target] = default
+    return names, defaults
+
+
+def _folders(folder):
+    """(op_kernel folder, its op_host read or None): ``folder`` is the operator's folder where it holds
+    ``op_kernel/``, else the op_kernel folder."""
+    from pathlib import Path
+
+    from ..reader.host import read_op_host
+
+    path = Path(folder)
+    if (path / "op_kernel").is_dir() and not (path / "op_kernel").is_symlink():
+        host = path / "op_host"
+        ok = host.is_dir() and not host.is_symlink()
+        return path / "op_kernel", read_op_host(host) if ok else None
+    return path, None
+
+
+def _entry_for(kernel_dir, arch):
+    """The entry file for ``arch`` where op_kernel holds an A2 and a 950 entry; None (the reader's own
+    choice) where it holds one, or none of ``arch``'s."""
+    from ..reader import KernelSourceError
+    from ..reader.source import read_regular
+
+    if not kernel_dir.is_dir():
+        return None
+    top = [p for p in sorted(kernel_dir.glob("*.cpp")) if p.is_file() and not p.is_symlink()]
+    sub = kernel_dir / "arch35"
+    deep = [p for p in sorted(sub.glob("*.cpp")) if p.is_file() and not p.is_symlink()] if sub.is_dir() else []
+    entries = [p for p in top + deep if "__global__" in read_regular(p)]
+    if len(entries) < 2:
+        return str(entries[0].relative_to(kernel_dir)) if entries and entries[0] in deep else None
+    is_950 = [p in deep or p.stem.endswith("_apt") for p in entries]
+    mine = [p for p, f in zip(entries, is_950) if f == (arch == ARCH_950)]
+    if len(mine) != 1:
+        raise KernelSourceError(str(kernel_dir), 0, f"{len(entries)} entry files",
+                                f"{len(mine)} of them for the {arch} platform: name one with entry= "
+                                f"({', '.join(str(p.relative_to(kernel_dir)) for p in entries)})")
+    return str(mine[0].relative_to(kernel_dir))
