@@ -132,13 +132,7 @@ def test_two_entries_for_one_platform_are_refused(tmp_path):
 
 
 def _host_variant(tmp_path, old, new, file="add_custom_tiling.h"):
-    op = tmp_path / "op"
-    shutil.copytree(KERNELS / "host_add_custom", op)
-    path = op / "op_host" / file
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
-    return op, str(path)
+    return _host_variant_of(tmp_path, "host_add_custom", old, new, file)
 
 
 @pytest.mark.parametrize("old, new, match", [
@@ -169,3 +163,61 @@ def test_a_struct_registered_for_another_op_is_not_guessed(tmp_path):
     with pytest.raises(KernelSourceError, match="nor declared in op_host") as e:
         read_kernel(op)
     assert e.value.file.endswith("add_custom.cpp") and e.value.line > 0
+
+
+# ---------------------------------------------------------------- the host's tiling function, evaluated
+
+def test_the_host_tiling_function_makes_the_record(add_op, axpy_op):
+    t = add_op.tiling(1000, "float32")
+    assert (int(t.data["totalLength"]), int(t.data["tileNum"]), t.block_dim) == (1000, 8, 8)   # CORES, TILES
+    t = axpy_op.tiling(1000, "float16", alpha=2.0)
+    assert (int(t.data["blockLength"]), int(t.data["tileLength"]), t.block_dim) == (250, 62, 4)
+    assert float(t.data["slope"]) == 2.0
+
+
+def test_the_attribute_reaches_the_kernel_through_the_host_function(tmp_path):
+    op, _ = _host_variant_of(tmp_path, "host_abs_axpy", "tiling.set_slope(*alphaPtr);",
+                             "tiling.set_slope(*alphaPtr * 2.0f);", "abs_axpy.cpp")
+    read = read_kernel(op)
+    assert read.attribute_names == {}           # not a plain set_slope(*alphaPtr): only evaluation finds it
+    x = _x("float16", 4)
+    assert_bits_equal(read.run(x=x, alpha=1.25), ref_abs_axpy(x, 2.5), "abs_axpy alpha doubled by the host")
+    assert_bits_equal(read.run(x=x), ref_abs_axpy(x, 1.5), "abs_axpy default doubled by the host")
+
+
+def test_tiling_and_block_dim_override_the_host(axpy_op):
+    x = _x("float32", 5)
+    got = axpy_op.run(x=x, alpha=9.0, tiling={"blockLength": 1, "tileLength": 1, "slope": -0.5}, block_dim=3)
+    assert_bits_equal(got, ref_abs_axpy(x, -0.5), "abs_axpy tiling=")
+    with pytest.raises(ValueError, match="block_dim must be an int >= 1"):
+        axpy_op.run(x=x, block_dim=0)
+    with pytest.raises(TypeError, match="'nope' is not a field"):
+        axpy_op.run(x=x, tiling={"nope": 1})
+
+
+@pytest.mark.parametrize("old, new, what, line", [
+    ("context->SetBlockDim(4);", "for (int i = 0; i < 2; i++) { context->SetBlockDim(4); }", "a loop.*pass tiling=",
+     12),
+    ("context->SetBlockDim(4);", "context->SetBlockDim(Helper(context));", "call Helper.*pass tiling=", 12),
+    ("context->SetBlockDim(4);", "context->SetBlockDim(context->GetSomethingElse());", "GetSomethingElse", 12),
+    ("tiling.set_slope(*alphaPtr);", "tiling.set_nope(*alphaPtr);", "AbsAxpyTilingData has no field nope", 15),
+    ("tiling.set_blockLength(total / 4);", "tiling.set_blockLength(0 - 1);", "does not fit .* uint32_t", 13),
+])
+def test_a_host_function_it_cannot_evaluate_is_refused_at_its_line(tmp_path, old, new, what, line):
+    op, path = _host_variant_of(tmp_path, "host_abs_axpy", old, new, "abs_axpy.cpp")
+    read = read_kernel(op)
+    x = np.linspace(-2, 2, 64, dtype=F32)
+    with pytest.raises(KernelSourceError, match=what) as e:
+        read.run(x=x)
+    assert e.value.file == path and e.value.line == line
+    assert_bits_equal(read.run(x=x, tiling={"slope": 0.75}), ref_abs_axpy(x, 0.75), "tiling= instead")
+
+
+def _host_variant_of(tmp_path, fixture, old, new, file):
+    op = tmp_path / "op"
+    shutil.copytree(KERNELS / fixture, op)
+    path = op / "op_host" / file
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    return op, str(path)

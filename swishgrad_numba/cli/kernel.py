@@ -32,7 +32,9 @@ def _fail(command: str, message) -> int:
 def _read(args):
     from ..ops import read_kernel
 
-    return read_kernel(args.folder, entry=args.entry, defines=_defines(args))
+    soc = getattr(args, "soc", None)        # picks the entry where op_kernel holds an A2 and a 950 one
+    platform = None if soc is None else _platform(None, soc)
+    return read_kernel(args.folder, platform=platform, entry=args.entry, defines=_defines(args))
 
 
 def _defines(args) -> dict:

@@ -1,8 +1,9 @@
 """A read kernel's host side (issue 31): its tiling struct as a C-layout record, the template's host tiling,
 the walk its record stands for and what the validator sees of it.
 
-A read kernel's own host code is not read: it runs on the host tiling of the template its style is written
-for, the A2 element-wise split (:func:`swishgrad_numba.spec.a2.split_blocks`, with the kernel's UB plan:
+A read kernel's own host code is not read here (an A2 kernel's op_host tiling function is evaluated by
+:mod:`swishgrad_numba.reader.host_eval`, over the template's walk): it runs on the host tiling of the
+template its style is written for, the A2 element-wise split (:func:`swishgrad_numba.spec.a2.split_blocks`, with the kernel's UB plan:
 every queue ``BUFFER_NUM`` buffers of the element type, every other local tensor one float32 buffer) or the
 950's ``ElewiseTiling`` (:func:`swishgrad_numba.spec.arch35.host_tiling`, into the struct's
 ``EleBaseTilingData`` field, or into one of opbase's structs used as it is: :data:`OPBASE_STRUCTS`).

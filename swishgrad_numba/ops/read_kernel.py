@@ -37,7 +37,9 @@ class ReadOperator(Operator):
     attributes, by their C names), ``style`` "a2" or "dag", ``folder`` where it was read from;
     from ``op_host``, where the operator's folder was read: ``definition`` (the op definition,
     :class:`swishgrad_numba.reader.host.OpDefinition`), ``attribute_names`` (an op attribute's name ->
-    the tiling field carrying it) and ``attribute_defaults`` (tiling field -> the op definition's default).
+    the tiling field carrying it), ``attribute_defaults`` (tiling field -> the op definition's default)
+    and ``host_side`` (:class:`swishgrad_numba.reader.host.HostSide`), whose tiling function an A2
+    kernel's :meth:`run` and :meth:`tiling` evaluate (:mod:`swishgrad_numba.reader.host_eval`).
     """
 
     description: object = None
@@ -48,6 +50,7 @@ class ReadOperator(Operator):
     definition: object = None
     attribute_names: dict = field(default_factory=dict)
     attribute_defaults: dict = field(default_factory=dict)
+    host_side: object = None
     _compiled: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -114,22 +117,29 @@ class ReadOperator(Operator):
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
         program = self.program(info, variant=variant)
-        return read_host.host_tiling(self.name, self.style, self.record_dtype, program, check_numel(numel), info,
+        base = read_host.host_tiling(self.name, self.style, self.record_dtype, program, check_numel(numel), info,
                                      platform, self._attribute_values(attributes, ()), self._buffer_num(info),
                                      self._dag_wide(info, variant))
+        return self._own_tiling(base, (numel,), info, platform, attributes)
 
     def run(self, **inputs_and_attributes) -> np.ndarray:
         """Run the kernel on the emulated walk: inputs by the kernel's ``GM_ADDR`` names (one shape, one of
         float32, float16, bfloat16; an input the kernel never reads may be left out), attributes by the
         tiling struct's field names; ``platform=`` (default: the reference platform of the kernel's
-        architecture) and ``variant=`` (where the source has several). Returns the output, of the
+        architecture) and ``variant=`` (where the source has several). An A2 kernel read with its
+        ``op_host`` runs on the record its host's tiling function makes for these inputs (attributes by the
+        op definition's names, its defaults where not given; the walk is the template's split over the
+        block dim it sets); ``tiling=`` (a dict of the struct's fields, or a record of
+        :attr:`record_dtype`) and ``block_dim=`` override it. Returns the output, of the
         inputs' shape and dtype."""
         kw = dict(inputs_and_attributes)
         platform = kw.pop("platform", None)
         variant = kw.pop("variant", None)
+        given, block_dim = kw.pop("tiling", None), kw.pop("block_dim", None)
         gm, read = self.description.gm_params, self.description.inputs_read
+        op_attrs = {a[0] for a in self.definition.attrs} if self.definition is not None else set()
         for name in kw:
-            if name not in gm and name not in self.attributes and name not in self.attribute_names:
+            if name not in gm and name not in self.attributes and name not in op_attrs:
                 raise TypeError(f"{self.name}() got an unknown argument {name!r}: its inputs are {list(gm)}, "
                                 f"its attributes {list(self.attributes) + list(self.attribute_names)}")
         kw = self._translated(kw)
@@ -157,18 +167,73 @@ class ReadOperator(Operator):
         program = self.program(info, platform, variant=variant)
         from ..reader.to_program import c_attr_name
 
-        attrs = self._attribute_values(kw, tuple(c_attr_name(a) for a in program.attrs))
+        own = given is None and self._host_function() is not None and self.style == "a2"
+        attrs = self._attribute_values(kw, () if own or given is not None else
+                                       tuple(c_attr_name(a) for a in program.attrs))
         shape = arrays[read[0]].shape
         out = np.empty(shape, dtype=info.numpy)
         if out.size == 0:
             return out
         tiling = read_host.host_tiling(self.name, self.style, self.record_dtype, program, out.size, info, platform,
                                        attrs, self._buffer_num(info), self._dag_wide(info, variant))
+        tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim)
         flat = [np.ascontiguousarray(arrays[n]).reshape(-1) for n in read]
         self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation)
         return out
 
     # ------------------------------------------------------------ internals
+
+    def _host_function(self):
+        side = self.host_side
+        if side is None or not side.function:
+            return None
+        if "host_fn" not in self._compiled:
+            self._compiled["host_fn"] = side.tiling_function()
+        return self._compiled["host_fn"]
+
+    def _own_tiling(self, base, shape, info, platform, kw, given=None, block_dim=None):
+        """The template's tiling ``base`` replaced by the kernel's own: the host's tiling function evaluated
+        (A2 style, where op_host has one), or ``given`` (a record of :attr:`record_dtype`, or a dict of its
+        fields); ``block_dim`` over either."""
+        from dataclasses import replace
+
+        from ..tiling.records import checked_record
+
+        if given is not None:
+            if isinstance(given, dict):
+                unknown = [n for n in given if n not in self.record_dtype.names]
+                if unknown:
+                    raise TypeError(f"tiling: {unknown[0]!r} is not a field of {self.record_dtype.names}")
+                data = checked_record(self.record_dtype, given, argname="tiling")
+            elif isinstance(given, (np.void, np.ndarray)) and given.dtype == self.record_dtype and given.size == 1:
+                data = np.asarray(given).reshape(())[()]
+            else:
+                raise TypeError(f"tiling must be a dict of the fields of {self.description.tiling.name} or a "
+                                f"record of its dtype, got {type(given).__name__}")
+            base = replace(base, data=data)
+        elif self.style == "a2" and self._host_function() is not None:
+            from ..reader.host_eval import GE_DTYPE_NUMBERS, evaluate
+
+            fn, symbols = self._host_function()
+            d, n = self.definition, max(1, len(self.description.inputs_read))
+            n = len(d.inputs) if d is not None and d.inputs else n
+            attrs = []
+            for name, kind, _, default in (d.attrs if d is not None else ()):
+                value = kw.get(self.attribute_names.get(name, name), default)
+                ctype = {"float": "float", "int": "int64_t", "bool": "int"}.get(kind, "int64_t")
+                attrs.append(None if value is None else (float(value) if kind == "float" else int(value), ctype))
+            result = evaluate(fn, symbols, self.description.tiling.name, [tuple(shape)] * n,
+                              [GE_DTYPE_NUMBERS[info.name]] * n, attrs, platform)
+            extra = {k: v for k, v in kw.items() if k in self.attributes and k not in result.values}
+            data = checked_record(self.record_dtype, {**result.values, **extra}, argname="the host's tiling")
+            bd = result.block_dim if result.block_dim is not None else base.block_dim
+            base = replace(base, data=data, block_dim=int(bd), tiling_key=result.tiling_key,
+                           workspace_size=base.workspace_size + result.workspace, walk=None)
+        if block_dim is not None:
+            if isinstance(block_dim, bool) or not isinstance(block_dim, (int, np.integer)) or block_dim < 1:
+                raise ValueError(f"block_dim must be an int >= 1, got {block_dim!r}")
+            base = replace(base, block_dim=int(block_dim), walk=None if self.style == "a2" else base.walk)
+        return base
 
     def _translated(self, kw: dict) -> dict:
         """Attributes by the op definition's names renamed to their tiling fields; the op definition's
@@ -254,9 +319,10 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
     if entry is None:
         entry = _entry_for(kernel_dir, arch)
     d = read_source(kernel_dir, entry=entry, defines=defines, host=side)
-    if platform is not None and (ARCH_950 if d.style == "dag" else ARCH_A2) != arch:
-        raise ValueError(f"platform (soc_version {platform.soc_version!r}) runs {arch} kernels; {d.entry} reads "
-                         f"as a {d.style} style kernel")
+    read_arch = ARCH_950 if d.style == "dag" else ARCH_A2
+    if platform is not None and read_arch != arch:
+        raise ValueError(f"platform (soc_version {platform.soc_version!r}) runs the {arch} kernel; {d.entry} is "
+                         f"a {read_arch} kernel ({d.style} style)")
     if d.tiling is None:
         from ..reader import KernelSourceError
 
@@ -297,7 +363,7 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
                       inputs=len(d.inputs_read), saturation=arch == ARCH_A2, description=d, record_dtype=dtype,
                       attributes=attributes, style=d.style, folder=str(folder),
                       definition=side.definition if side is not None else None, attribute_names=names,
-                      attribute_defaults=defaults)
+                      attribute_defaults=defaults, host_side=side)
     holder["op"] = op
     return op
 

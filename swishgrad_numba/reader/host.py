@@ -59,6 +59,37 @@ class HostSide:
     registered: dict
     definition: OpDefinition | None
     attr_fields: dict
+    function: tuple = ()          # the tiling function's tokens (and an eof), () where none is found
+    constants: tuple = ()         # the file-level constant declarations' tokens, each with an eof
+
+    def tiling_function(self):
+        """(the tiling function parsed, the symbols it sees: the structs and the file-level constants);
+        None where op_host has none. KernelSourceError where it cannot be parsed, saying to pass tiling=."""
+        if not self.function:
+            return None
+        from .declarations import parse_file
+        from .host_eval import PASS_TILING
+        from .symbols import Symbols
+        from .syntax import Function
+
+        symbols = Symbols()
+        for name, (fields, at) in self.structs.items():
+            symbols.add(struct_items(name, fields, at))
+        for toks in self.constants:
+            try:
+                symbols.add(parse_file(list(toks)))
+            except KernelSourceError:
+                continue                # not a declaration the reader parses: left out
+        try:
+            items = parse_file(list(self.function))
+        except KernelSourceError as exc:
+            raise KernelSourceError(exc.file, exc.line, exc.construct,
+                                    f"{exc.detail}; {PASS_TILING}" if exc.detail else PASS_TILING) from None
+        fns = [f for f in items if isinstance(f, Function) and f.body is not None]
+        if len(fns) != 1:
+            t = self.function[0]
+            raise KernelSourceError(t.file, t.line, "the host's tiling function", f"not a function; {PASS_TILING}")
+        return fns[0], symbols
 
     def struct_for(self, kernel_name: str):
         """(struct name, (file, line)) registered for the kernel ``add_custom`` (op ``AddCustom``); the
@@ -87,9 +118,10 @@ def read_op_host(folder) -> HostSide:
     files = sorted(p for p in folder.iterdir() if p.suffix in _SUFFIXES)
     if len(files) > _MAX_FILES:
         raise KernelSourceError(str(folder), 0, "the op_host folder", f"more than {_MAX_FILES} source files")
-    structs, registered, definition, attr_fields = {}, {}, None, {}
+    structs, registered, definition, attr_fields, setting, texts = {}, {}, None, {}, "TilingFunc", []
     for path in files:
         toks = [t for t in tokenize(read_regular(path), str(path)) if t.kind != "pp"]
+        texts.append(toks)
         i = 0
         while i < len(toks):
             t = toks[i]
@@ -104,6 +136,10 @@ def read_op_host(folder) -> HostSide:
                 continue
             if t.kind == "id" and t.text == "OpDef" and definition is None:
                 definition = _definition(toks, i)
+            if t.text == "SetTiling" and i + 1 < len(toks) and toks[i + 1].text == "(":
+                args, _ = _args(toks, i + 1, t)
+                if len(args) == 1 and args[0] and args[0][-1].kind == "id":
+                    setting = args[0][-1].text
             if t.kind == "op" and t.text == "." and i + 1 < len(toks) and toks[i + 1].text.startswith("set_"):
                 _setter(toks, i + 1, attr_fields)
             i += 1
@@ -111,7 +147,54 @@ def read_op_host(folder) -> HostSide:
         if name not in structs:
             raise KernelSourceError(*at, f"REGISTER_TILING_DATA_CLASS({op}, {name})",
                                     f"no BEGIN_TILING_DATA_DEF({name}) in {folder.name}")
-    return HostSide(str(folder), structs, registered, definition, attr_fields)
+    function, constants = (), []
+    for toks in texts:
+        constants += _constants(toks)
+        function = function or _function(toks, setting)
+    return HostSide(str(folder), structs, registered, definition, attr_fields, function, tuple(constants))
+
+
+def _function(toks, name) -> tuple:
+    """The tokens of the definition of function ``name`` (from the start of its declaration to its
+    closing brace, and an eof); () where ``toks`` define none."""
+    for i, t in enumerate(toks):
+        if t.text != name or i + 1 >= len(toks) or toks[i + 1].text != "(":
+            continue
+        _, j = _args(toks, i + 1, t)
+        if j >= len(toks) or toks[j].text != "{":
+            continue
+        start = i
+        while start > 0 and toks[start - 1].text not in (";", "}", "{"):
+            start -= 1
+        depth = 0
+        for k in range(j, len(toks)):
+            depth += (toks[k].text == "{") - (toks[k].text == "}")
+            if depth == 0:
+                end = toks[k]
+                return tuple(toks[start:k + 1]) + (Token("eof", "", end.file, end.line),)
+        _refuse(t, f"function {name}", "its body is not closed")
+    return ()
+
+
+def _constants(toks) -> list:
+    """The ``const`` / ``constexpr`` declarations outside any function or class (inside namespaces)."""
+    out, stack, i = [], [], 0
+    while i < len(toks):
+        t = toks[i]
+        if t.text == "{":
+            stack.append(toks[i - 2].text == "namespace" or toks[i - 1].text == "namespace" if i >= 2 else False)
+        elif t.text == "}" and stack:
+            stack.pop()
+        elif t.text in ("const", "constexpr", "static") and all(stack) and \
+                (i == 0 or toks[i - 1].text in (";", "}", "{")):
+            j = i
+            while j < len(toks) and toks[j].text not in (";", "{", "(") and toks[j].kind != "eof":
+                j += 1
+            if j < len(toks) and toks[j].text == ";":
+                out.append(tuple(toks[i:j + 1]) + (Token("eof", "", t.file, t.line),))
+                i = j
+        i += 1
+    return out
 
 
 def _args(toks, i, at):
@@ -258,6 +341,7 @@ def _setter(toks, i, attr_fields):
             getter = [k for k, t in enumerate(stmt) if t.text in _ATTR_GETTERS]
             if getter:
                 paren = next((k for k in range(getter[-1], len(stmt)) if stmt[k].text == "("), None)
-                if paren is not None and paren + 1 < len(stmt) and stmt[paren + 1].kind == "num":
-                    attr_fields[toks[i].text[4:]] = int(stmt[paren + 1].text.rstrip("uUlL"), 0)
+                index = stmt[paren + 1].text.rstrip("uUlL") if paren is not None and paren + 1 < len(stmt) else ""
+                if index.isdigit() and len(index) < 4:
+                    attr_fields[toks[i].text[4:]] = int(index)
             return
