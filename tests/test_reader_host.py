@@ -221,3 +221,26 @@ def _host_variant_of(tmp_path, fixture, old, new, file):
     assert old in text
     path.write_text(text.replace(old, new))
     return op, str(path)
+
+
+def test_registered_it_tiles_with_its_host_validates_and_runs():
+    from swishgrad_numba import compute_tiling, run_tiling, validate_tiling
+    from swishgrad_numba.ops import OPERATORS, register
+
+    op = register(read_kernel(KERNELS / "host_abs_axpy", name="read_abs_axpy"))
+    try:
+        for n, cores in ((1_000_003, 4), (40, 3)):        # the host's 4 cores; 40 float16 fill 3 blocks
+            tiling = compute_tiling(n, np.float16, beta=1.5, op="read_abs_axpy")
+            assert tiling.block_dim == cores and int(tiling["blockLength"]) == n // 4
+            assert validate_tiling(tiling, n, np.float16).ok
+        assert float(tiling["slope"]) == 1.5
+        n = 100_007
+        x = np.linspace(-3, 3, n).astype(np.float16)
+        tiling = compute_tiling(n, np.float16, beta=1.5, op="read_abs_axpy")
+        report = validate_tiling(tiling, n, np.float16)
+        assert report.ok, report.errors
+        out = np.empty_like(x)
+        run_tiling(None, x, out, tiling)
+        assert_bits_equal(out, ref_abs_axpy(x, 1.5), "registered abs_axpy")
+    finally:
+        del OPERATORS[op.name]

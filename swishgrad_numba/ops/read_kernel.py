@@ -120,7 +120,7 @@ class ReadOperator(Operator):
         base = read_host.host_tiling(self.name, self.style, self.record_dtype, program, check_numel(numel), info,
                                      platform, self._attribute_values(attributes, ()), self._buffer_num(info),
                                      self._dag_wide(info, variant))
-        return self._own_tiling(base, (numel,), info, platform, attributes)
+        return self._own_tiling(base, (numel,), info, platform, attributes, program=program)
 
     def run(self, **inputs_and_attributes) -> np.ndarray:
         """Run the kernel on the emulated walk: inputs by the kernel's ``GM_ADDR`` names (one shape, one of
@@ -176,7 +176,7 @@ class ReadOperator(Operator):
             return out
         tiling = read_host.host_tiling(self.name, self.style, self.record_dtype, program, out.size, info, platform,
                                        attrs, self._buffer_num(info), self._dag_wide(info, variant))
-        tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim)
+        tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program)
         flat = [np.ascontiguousarray(arrays[n]).reshape(-1) for n in read]
         self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation)
         return out
@@ -191,10 +191,11 @@ class ReadOperator(Operator):
             self._compiled["host_fn"] = side.tiling_function()
         return self._compiled["host_fn"]
 
-    def _own_tiling(self, base, shape, info, platform, kw, given=None, block_dim=None):
+    def _own_tiling(self, base, shape, info, platform, kw, given=None, block_dim=None, program=None):
         """The template's tiling ``base`` replaced by the kernel's own: the host's tiling function evaluated
         (A2 style, where op_host has one), or ``given`` (a record of :attr:`record_dtype`, or a dict of its
-        fields); ``block_dim`` over either."""
+        fields); ``block_dim`` over either. An A2 walk is then the template's split over the host's (or
+        the given) block dim, at most one core per block."""
         from dataclasses import replace
 
         from ..tiling.records import checked_record
@@ -233,6 +234,11 @@ class ReadOperator(Operator):
             if isinstance(block_dim, bool) or not isinstance(block_dim, (int, np.integer)) or block_dim < 1:
                 raise ValueError(f"block_dim must be an int >= 1, got {block_dim!r}")
             base = replace(base, block_dim=int(block_dim), walk=None if self.style == "a2" else base.walk)
+        if self.style == "a2" and base.walk is None:
+            numel = int(np.prod(shape))
+            cores, walk = read_host.split_for_cores(program, numel, info, platform, self._buffer_num(info),
+                                                    base.block_dim)
+            base = replace(base, block_dim=cores, walk=walk)
         return base
 
     def _translated(self, kw: dict) -> dict:
