@@ -244,3 +244,19 @@ def test_registered_it_tiles_with_its_host_validates_and_runs():
         assert_bits_equal(out, ref_abs_axpy(x, 1.5), "registered abs_axpy")
     finally:
         del OPERATORS[op.name]
+
+
+def test_an_attribute_default_written_as_an_expression(tmp_path):
+    op, _ = _host_variant_of(tmp_path, "host_abs_axpy", ".Float(0.75);", ".Float(QUARTER * 3.0);", "abs_axpy.cpp")
+    path = op / "op_host" / "abs_axpy.cpp"
+    path.write_text(path.read_text().replace("namespace ops {", "namespace ops {\nconst float QUARTER = 0.25f;"))
+    read = read_kernel(op)
+    assert read.definition.attrs == (("alpha", "float", False, 0.75),)
+    x = np.linspace(-2, 2, 64, dtype=F32)
+    assert_bits_equal(read.run(x=x), ref_abs_axpy(x, 0.75), "abs_axpy default from an expression")
+    path.write_text(path.read_text().replace("QUARTER * 3.0", "Unknown()"))      # not evaluated: must be given
+    read = read_kernel(op)
+    assert read.definition.attrs == (("alpha", "float", False, None),)
+    with pytest.raises(KernelSourceError, match=r"attribute 0 \(alpha\).*no default.*pass it"):
+        read.run(x=x)
+    assert_bits_equal(read.run(x=x, alpha=0.5), ref_abs_axpy(x, 0.5), "abs_axpy alpha given")

@@ -3,9 +3,9 @@ the walk its record stands for and what the validator sees of it.
 
 A read kernel's own host code is not read here (an A2 kernel's op_host tiling function is evaluated by
 :mod:`swishgrad_numba.reader.host_eval`, over the template's walk): it runs on the host tiling of the
-template its style is written for, the A2 element-wise split (:func:`swishgrad_numba.spec.a2.split_blocks`, with the kernel's UB plan:
-every queue ``BUFFER_NUM`` buffers of the element type, every other local tensor one float32 buffer) or the
-950's ``ElewiseTiling`` (:func:`swishgrad_numba.spec.arch35.host_tiling`, into the struct's
+template its style is written for, the A2 element-wise split (:func:`swishgrad_numba.spec.a2.split_blocks`,
+with the kernel's UB plan: every queue ``BUFFER_NUM`` buffers of the element type, every other local tensor
+one float32 buffer) or the 950's ``ElewiseTiling`` (:func:`swishgrad_numba.spec.arch35.host_tiling`, into the struct's
 ``EleBaseTilingData`` field, or into one of opbase's structs used as it is: :data:`OPBASE_STRUCTS`).
 Only the 950's walk is all in its record; an A2 struct's integer fields are
 the author's own, so a :class:`ReadTiling` carries the template's walk beside the record, and the record's

@@ -224,7 +224,8 @@ class ReadOperator(Operator):
                 ctype = {"float": "float", "int": "int64_t", "bool": "int"}.get(kind, "int64_t")
                 attrs.append(None if value is None else (float(value) if kind == "float" else int(value), ctype))
             result = evaluate(fn, symbols, self.description.tiling.name, [tuple(shape)] * n,
-                              [GE_DTYPE_NUMBERS[info.name]] * n, attrs, platform)
+                              [GE_DTYPE_NUMBERS[info.name]] * n, attrs, platform,
+                              [a[0] for a in (d.attrs if d is not None else ())])
             extra = {k: v for k, v in kw.items() if k in self.attributes and k not in result.values}
             data = checked_record(self.record_dtype, {**result.values, **extra}, argname="the host's tiling")
             bd = result.block_dim if result.block_dim is not None else base.block_dim

@@ -151,7 +151,40 @@ def read_op_host(folder) -> HostSide:
     for toks in texts:
         constants += _constants(toks)
         function = function or _function(toks, setting)
+    if definition is not None:
+        attrs = tuple((n, k, r, _default(d, k, constants) if isinstance(d, tuple) else d)
+                      for n, k, r, d in definition.attrs)
+        definition = OpDefinition(definition.name, definition.inputs, definition.outputs, attrs, definition.at)
     return HostSide(str(folder), structs, registered, definition, attr_fields, function, tuple(constants))
+
+
+def _default(tokens, kind, constants):
+    """An attribute's default written as an expression (``1.0f / 6.0``, ``DEFAULT_ALPHA``), evaluated as C
+    does over op_host's file-level constants; None (unknown: the attribute must then be given) where it
+    cannot be."""
+    from .declarations import parse_file
+    from .machine import Machine
+    from .symbols import Symbols
+    from .values import CNum
+
+    f, ln = tokens[0].file, tokens[0].line
+    symbols = Symbols()
+    for toks in constants:
+        try:
+            symbols.add(parse_file(list(toks)))
+        except KernelSourceError:
+            continue
+    ctype = "double" if kind == "float" else "int64_t"
+    head = [Token("id", "const", f, ln), Token("id", ctype, f, ln), Token("id", "attr_default_", f, ln),
+            Token("op", "=", f, ln)]
+    try:
+        symbols.add(parse_file(head + list(tokens) + [Token("op", ";", f, ln), Token("eof", "", f, ln)]))
+        value = Machine(symbols).constant(tokens[0], "attr_default_")
+    except (KernelSourceError, RecursionError):
+        return None
+    if not isinstance(value, CNum):
+        return None
+    return float(value.value) if kind == "float" else int(value.value) if kind == "int" else bool(value.value)
 
 
 def _function(toks, name) -> tuple:
@@ -319,7 +352,7 @@ def _attr(t, name, calls):
                 value = {"Float": float, "Int": lambda s: int(s, 0)}[c](text) if c != "Bool" else \
                     {"true": True, "false": False}[text]
             except (ValueError, KeyError):
-                _refuse(t, f'this->Attr("{name}").{c}({text})', "a default that is not a literal")
+                value = tuple(args[0])      # an expression: evaluated over the file's constants, or unknown
             return name, c.lower(), required, None if required else value
     return name, "other", required, None
 

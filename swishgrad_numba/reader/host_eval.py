@@ -54,8 +54,9 @@ class _Fail(Exception):
 
 
 class HostMachine(Machine):
-    def __init__(self, symbols, shapes, dtypes, attrs, platform, struct):
+    def __init__(self, symbols, shapes, dtypes, attrs, platform, struct, attr_names=()):
         super().__init__(symbols)
+        self.attr_names = tuple(attr_names) + ("",) * (len(attrs) - len(attr_names))
         self.shapes, self.dtypes, self.attrs, self.platform = shapes, dtypes, attrs, platform
         self.struct, self.values, self.block_dim, self.key, self.workspace = struct, {}, None, 0, {}
 
@@ -154,7 +155,11 @@ class HostMachine(Machine):
         elif kind == "desc" and name == "GetDataType":
             return CNum(obj.value, "int")
         elif kind == "attrs" and name in ("GetAttrPointer", "GetFloat", "GetInt", "GetBool") and nums and \
-                nums[0] in range(len(self.attrs)) and self.attrs[nums[0]] is not None:
+                nums[0] in range(len(self.attrs)):
+            if self.attrs[nums[0]] is None:
+                raise KernelSourceError(node.at[0], node.at[1], f"attribute {nums[0]} ({self.attr_names[nums[0]]})",
+                                        "not given, and the op definition gives it no default the reader "
+                                        "evaluates: pass it")
             value, ctype = self.attrs[nums[0]]
             return CNum(value, ctype)
         elif kind == "platform":
@@ -166,10 +171,10 @@ class HostMachine(Machine):
         self._refuse(node, f"call .{name}")
 
 
-def evaluate(fn, symbols: Symbols, struct: str, shapes, dtypes, attrs, platform) -> HostTilingResult:
+def evaluate(fn, symbols: Symbols, struct: str, shapes, dtypes, attrs, platform, attr_names=()) -> HostTilingResult:
     """Run the tiling function ``fn`` for one launch: ``shapes`` the inputs' (tuples), ``dtypes`` their
     ``ge::DataType`` numbers, ``attrs`` per attribute index (value, C type) or None (not given)."""
-    m = HostMachine(symbols, shapes, dtypes, attrs, platform, struct)
+    m = HostMachine(symbols, shapes, dtypes, attrs, platform, struct, attr_names)
     m.scopes.append({p.name: _Obj("context") for p in fn.params})
     try:
         m.run(fn.body)
