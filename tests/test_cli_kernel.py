@@ -193,3 +193,16 @@ def test_show_prints_a_dag_read_in_order(capsys):
         "float32 Quotient):",
         "    Cast(Wide, Load, CAST_NONE);", "    Mul(Square, Wide, Wide);", "    Adds(Denominator, Square, 1.0f);",
         "    Div(Quotient, Wide, Denominator);", "    Cast(Narrow, Quotient, CAST_RINT);"]
+
+
+def test_run_an_operator_folder_with_its_op_definitions_attribute(capsys, tmp_path):
+    x = np.linspace(-5, 5, 1001).astype(F32)
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "out.npy"
+    code, text, err = run(capsys, "kernel", "run", KERNELS / "host_abs_axpy", "--input", f"x={tmp_path / 'x.npy'}",
+                          "--attr", "alpha=-0.25", "--output", out)
+    assert code == 0, err
+    assert_bits_equal(np.load(out), np.abs(x) * F32(-0.25) + x)     # the host sets slope from alpha
+    code, _, err = run(capsys, "kernel", "run", KERNELS / "host_abs_axpy", "--input", f"x={tmp_path / 'x.npy'}",
+                       "--attr", "beta=1", "--output", out)
+    assert code == 2 and "['slope', 'alpha']" in err

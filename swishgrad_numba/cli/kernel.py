@@ -32,7 +32,9 @@ def _fail(command: str, message) -> int:
 def _read(args):
     from ..ops import read_kernel
 
-    return read_kernel(args.folder, entry=args.entry, defines=_defines(args))
+    soc = getattr(args, "soc", None)        # picks the entry where op_kernel holds an A2 and a 950 one
+    platform = None if soc is None else _platform(None, soc)
+    return read_kernel(args.folder, platform=platform, entry=args.entry, defines=_defines(args))
 
 
 def _defines(args) -> dict:
@@ -93,9 +95,11 @@ def _run(args) -> int:
         for name in inputs:
             if name not in op.description.gm_params:
                 raise OptionError(f"--input {name}: the kernel's inputs are {list(op.description.gm_params)}")
+        known = list(op.attributes) + [a[0] for a in (op.definition.attrs if op.definition else ())
+                                       if a[0] not in op.attributes]
         for name in attrs:
-            if name not in op.attributes:
-                raise OptionError(f"--attr {name}: the kernel's attributes are {list(op.attributes)}")
+            if name not in known:
+                raise OptionError(f"--attr {name}: the kernel's attributes are {known}")
         dtype = None
         if args.dtype is not None:
             from ..dtypes import dtype_info
@@ -251,7 +255,8 @@ def register(subparsers) -> None:
     run = sub.add_parser("run", help="run the kernel on .npy inputs on the emulated walk")
     common(run)
     run.add_argument("--input", action="append", metavar="NAME=FILE", help="an input by its GM_ADDR name")
-    run.add_argument("--attr", action="append", metavar="NAME=VALUE", help="an attribute by its tiling field name")
+    run.add_argument("--attr", action="append", metavar="NAME=VALUE",
+                     help="an attribute by its tiling field name (or the op definition's, read from op_host)")
     run.add_argument("--dtype", default=None, help="the dtype the inputs must have")
     run.add_argument("--soc", default=None, help="SoC family or chip name (default: the kernel's reference)")
     run.add_argument("--variant", default=None, help="the tiling-key variant, where the source has several")

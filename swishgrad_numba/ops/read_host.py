@@ -1,10 +1,11 @@
 """A read kernel's host side (issue 31): its tiling struct as a C-layout record, the template's host tiling,
 the walk its record stands for and what the validator sees of it.
 
-A read kernel's own host code is not read: it runs on the host tiling of the template its style is written
-for, the A2 element-wise split (:func:`swishgrad_numba.spec.a2.split_blocks`, with the kernel's UB plan:
-every queue ``BUFFER_NUM`` buffers of the element type, every other local tensor one float32 buffer) or the
-950's ``ElewiseTiling`` (:func:`swishgrad_numba.spec.arch35.host_tiling`, into the struct's
+A read kernel's own host code is not read here (an A2 kernel's op_host tiling function is evaluated by
+:mod:`swishgrad_numba.reader.host_eval`, over the template's walk): it runs on the host tiling of the
+template its style is written for, the A2 element-wise split (:func:`swishgrad_numba.spec.a2.split_blocks`,
+with the kernel's UB plan: every queue ``BUFFER_NUM`` buffers of the element type, every other local tensor
+one float32 buffer) or the 950's ``ElewiseTiling`` (:func:`swishgrad_numba.spec.arch35.host_tiling`, into the struct's
 ``EleBaseTilingData`` field, or into one of opbase's structs used as it is: :data:`OPBASE_STRUCTS`).
 Only the 950's walk is all in its record; an A2 struct's integer fields are
 the author's own, so a :class:`ReadTiling` carries the template's walk beside the record, and the record's
@@ -28,7 +29,7 @@ from ..reader.errors import KernelSourceError
 from .swish_host import ARCH35_RECORD_DTYPE
 
 __all__ = ["C_TYPES", "ELE_BASE_TILING_DTYPE", "ELE_BASE_TILING_16B_DTYPE", "OPBASE_STRUCTS", "ReadTiling",
-           "record_dtype", "ub_plan", "host_tiling",
+           "record_dtype", "ub_plan", "host_tiling", "split_for_cores",
            "walk_fields", "walk_check"]
 
 #: The C scalar types a tiling struct's fields may have, as NumPy types (little-endian, as the device).
@@ -170,13 +171,22 @@ def _dag_buffers(program, info: DTypeInfo, dag_wide: bool | None = None) -> tupl
     return 2 * (len(program.inputs) + 1) + 2 * widens, 4 if widens else info.itemsize
 
 
-def _a2_split(program, numel: int, info: DTypeInfo, platform: Platform, buffer_num: int):
+def _a2_split(program, numel: int, info: DTypeInfo, platform: Platform, buffer_num: int, cores=None):
     units = -(-sum(c * b for c, b in ub_plan(program, info, buffer_num)) // info.itemsize)
     tile_block_num = (platform.ub_size // platform.block_size) // units
     if tile_block_num < 1 or platform.block_size % info.itemsize:
         raise ValueError(f"platform.ub_size ({platform.ub_size} bytes) is too small: the kernel's {info.name} "
                          f"UB plan needs {units * platform.block_size} bytes for one block per buffer")
+    if cores is not None:         # the host's own block dim, at most one core per block
+        cores = max(1, min(int(cores), -(-numel * info.itemsize // platform.block_size)))
+        return cores, spec_a2.split_over(numel, info.itemsize, tile_block_num, cores, platform.block_size)
     return spec_a2.split_blocks(numel, info.itemsize, tile_block_num, platform.core_num, platform.block_size)
+
+
+def split_for_cores(program, numel: int, info: DTypeInfo, platform: Platform, buffer_num: int, cores: int):
+    """The template's walk of ``numel`` elements over the ``cores`` a kernel's own host chose (at most one
+    per 32-byte block): ``(block_dim, TilingFields)``."""
+    return _a2_split(program, numel, info, platform, buffer_num, cores)
 
 
 def host_tiling(op_name: str, style: str, dtype: np.dtype, program, numel: int, info: DTypeInfo,

@@ -34,7 +34,12 @@ class ReadOperator(Operator):
 
     ``description`` is what the reader read (:class:`swishgrad_numba.reader.KernelDescription`),
     ``record_dtype`` the tiling struct's C layout, ``attributes`` its float fields (the operator's
-    attributes, by their C names), ``style`` "a2" or "dag", ``folder`` where it was read from.
+    attributes, by their C names), ``style`` "a2" or "dag", ``folder`` where it was read from;
+    from ``op_host``, where the operator's folder was read: ``definition`` (the op definition,
+    :class:`swishgrad_numba.reader.host.OpDefinition`), ``attribute_names`` (an op attribute's name ->
+    the tiling field carrying it), ``attribute_defaults`` (tiling field -> the op definition's default)
+    and ``host_side`` (:class:`swishgrad_numba.reader.host.HostSide`), whose tiling function an A2
+    kernel's :meth:`run` and :meth:`tiling` evaluate (:mod:`swishgrad_numba.reader.host_eval`).
     """
 
     description: object = None
@@ -42,6 +47,10 @@ class ReadOperator(Operator):
     attributes: tuple = ()
     style: str = "a2"
     folder: str = ""
+    definition: object = None
+    attribute_names: dict = field(default_factory=dict)
+    attribute_defaults: dict = field(default_factory=dict)
+    host_side: object = None
     _compiled: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -100,6 +109,7 @@ class ReadOperator(Operator):
         from ..tiling.host import check_numel
 
         info = dtype_info(dtype, argname="dtype")
+        attributes = self._translated(attributes)
         for name in attributes:
             if name not in self.attributes:
                 raise TypeError(f"{self.name}: unknown attribute {name!r}; its attributes are {list(self.attributes)}")
@@ -107,24 +117,32 @@ class ReadOperator(Operator):
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
         program = self.program(info, variant=variant)
-        return read_host.host_tiling(self.name, self.style, self.record_dtype, program, check_numel(numel), info,
+        base = read_host.host_tiling(self.name, self.style, self.record_dtype, program, check_numel(numel), info,
                                      platform, self._attribute_values(attributes, ()), self._buffer_num(info),
                                      self._dag_wide(info, variant))
+        return self._own_tiling(base, (numel,), info, platform, attributes, program=program)
 
     def run(self, **inputs_and_attributes) -> np.ndarray:
         """Run the kernel on the emulated walk: inputs by the kernel's ``GM_ADDR`` names (one shape, one of
         float32, float16, bfloat16; an input the kernel never reads may be left out), attributes by the
         tiling struct's field names; ``platform=`` (default: the reference platform of the kernel's
-        architecture) and ``variant=`` (where the source has several). Returns the output, of the
+        architecture) and ``variant=`` (where the source has several). An A2 kernel read with its
+        ``op_host`` runs on the record its host's tiling function makes for these inputs (attributes by the
+        op definition's names, its defaults where not given; the walk is the template's split over the
+        block dim it sets); ``tiling=`` (a dict of the struct's fields, or a record of
+        :attr:`record_dtype`) and ``block_dim=`` override it. Returns the output, of the
         inputs' shape and dtype."""
         kw = dict(inputs_and_attributes)
         platform = kw.pop("platform", None)
         variant = kw.pop("variant", None)
+        given, block_dim = kw.pop("tiling", None), kw.pop("block_dim", None)
         gm, read = self.description.gm_params, self.description.inputs_read
+        op_attrs = {a[0] for a in self.definition.attrs} if self.definition is not None else set()
         for name in kw:
-            if name not in gm and name not in self.attributes:
+            if name not in gm and name not in self.attributes and name not in op_attrs:
                 raise TypeError(f"{self.name}() got an unknown argument {name!r}: its inputs are {list(gm)}, "
-                                f"its attributes {list(self.attributes)}")
+                                f"its attributes {list(self.attributes) + list(self.attribute_names)}")
+        kw = self._translated(kw)
         arrays = {n: kw[n] for n in gm if n in kw}
         for name in read:
             if name not in arrays:
@@ -139,24 +157,101 @@ class ReadOperator(Operator):
             if arr.shape != arrays[read[0]].shape:
                 raise ValueError(f"{name} must have {read[0]}'s shape {arrays[read[0]].shape}, got {arr.shape}")
             info = row
+        allowed = self.definition.dtypes() if self.definition is not None else ()
+        if allowed and info.name not in allowed:
+            raise ValueError(f"{read[0]}.dtype must be one of {list(allowed)} (op {self.definition.name}'s "
+                             f"definition in op_host), got {info.name}")
         platform = self.default_platform if platform is None else platform
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
         program = self.program(info, platform, variant=variant)
         from ..reader.to_program import c_attr_name
 
-        attrs = self._attribute_values(kw, tuple(c_attr_name(a) for a in program.attrs))
+        own = given is None and self._host_function() is not None and self.style == "a2"
+        attrs = self._attribute_values(kw, () if own or given is not None else
+                                       tuple(c_attr_name(a) for a in program.attrs))
         shape = arrays[read[0]].shape
         out = np.empty(shape, dtype=info.numpy)
         if out.size == 0:
             return out
         tiling = read_host.host_tiling(self.name, self.style, self.record_dtype, program, out.size, info, platform,
                                        attrs, self._buffer_num(info), self._dag_wide(info, variant))
+        tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program)
         flat = [np.ascontiguousarray(arrays[n]).reshape(-1) for n in read]
         self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation)
         return out
 
     # ------------------------------------------------------------ internals
+
+    def _host_function(self):
+        side = self.host_side
+        if side is None or not side.function:
+            return None
+        if "host_fn" not in self._compiled:
+            self._compiled["host_fn"] = side.tiling_function()
+        return self._compiled["host_fn"]
+
+    def _own_tiling(self, base, shape, info, platform, kw, given=None, block_dim=None, program=None):
+        """The template's tiling ``base`` replaced by the kernel's own: the host's tiling function evaluated
+        (A2 style, where op_host has one), or ``given`` (a record of :attr:`record_dtype`, or a dict of its
+        fields); ``block_dim`` over either. An A2 walk is then the template's split over the host's (or
+        the given) block dim, at most one core per block."""
+        from dataclasses import replace
+
+        from ..tiling.records import checked_record
+
+        if given is not None:
+            if isinstance(given, dict):
+                unknown = [n for n in given if n not in self.record_dtype.names]
+                if unknown:
+                    raise TypeError(f"tiling: {unknown[0]!r} is not a field of {self.record_dtype.names}")
+                data = checked_record(self.record_dtype, given, argname="tiling")
+            elif isinstance(given, (np.void, np.ndarray)) and given.dtype == self.record_dtype and given.size == 1:
+                data = np.asarray(given).reshape(())[()]
+            else:
+                raise TypeError(f"tiling must be a dict of the fields of {self.description.tiling.name} or a "
+                                f"record of its dtype, got {type(given).__name__}")
+            base = replace(base, data=data)
+        elif self.style == "a2" and self._host_function() is not None:
+            from ..reader.host_eval import GE_DTYPE_NUMBERS, evaluate
+
+            fn, symbols = self._host_function()
+            d, n = self.definition, max(1, len(self.description.inputs_read))
+            n = len(d.inputs) if d is not None and d.inputs else n
+            attrs = []
+            for name, kind, _, default in (d.attrs if d is not None else ()):
+                value = kw.get(self.attribute_names.get(name, name), default)
+                ctype = {"float": "float", "int": "int64_t", "bool": "int"}.get(kind, "int64_t")
+                attrs.append(None if value is None else (float(value) if kind == "float" else int(value), ctype))
+            result = evaluate(fn, symbols, self.description.tiling.name, [tuple(shape)] * n,
+                              [GE_DTYPE_NUMBERS[info.name]] * n, attrs, platform,
+                              [a[0] for a in (d.attrs if d is not None else ())])
+            extra = {k: v for k, v in kw.items() if k in self.attributes and k not in result.values}
+            data = checked_record(self.record_dtype, {**result.values, **extra}, argname="the host's tiling")
+            bd = result.block_dim if result.block_dim is not None else base.block_dim
+            base = replace(base, data=data, block_dim=int(bd), tiling_key=result.tiling_key,
+                           workspace_size=base.workspace_size + result.workspace, walk=None)
+        if block_dim is not None:
+            if isinstance(block_dim, bool) or not isinstance(block_dim, (int, np.integer)) or block_dim < 1:
+                raise ValueError(f"block_dim must be an int >= 1, got {block_dim!r}")
+            base = replace(base, block_dim=int(block_dim), walk=None if self.style == "a2" else base.walk)
+        if self.style == "a2" and base.walk is None:
+            numel = int(np.prod(shape))
+            cores, walk = read_host.split_for_cores(program, numel, info, platform, self._buffer_num(info),
+                                                    base.block_dim)
+            base = replace(base, block_dim=cores, walk=walk)
+        return base
+
+    def _translated(self, kw: dict) -> dict:
+        """Attributes by the op definition's names renamed to their tiling fields; the op definition's
+        defaults where a field is not given."""
+        out = {}
+        for name, value in kw.items():
+            key = self.attribute_names.get(name, name)
+            if key in out:
+                raise TypeError(f"{self.name}(): attribute {key!r} given twice (as {name!r} too)")
+            out[key] = value
+        return {**{k: v for k, v in self.attribute_defaults.items() if k not in out}, **out}
 
     def _attribute_values(self, kw: dict, needed: tuple) -> dict:
         values = {}
@@ -204,13 +299,19 @@ class ReadOperator(Operator):
         self._launch(ins, out, tiling, info, program, None, None, saturation)
 
 
-def read_kernel(folder, *, name: str | None = None, entry: str | None = None,
+def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | None = None,
                 defines: dict | None = None) -> ReadOperator:
-    """Read the element-wise Ascend C kernel in op_kernel ``folder`` into an operator (no compiler).
+    """Read the element-wise Ascend C kernel in ``folder`` into an operator (no compiler).
 
+    ``folder`` is the op_kernel folder, or the operator's folder holding ``op_kernel/`` and ``op_host/``
+    (whose tiling struct, op definition and attribute fields are then read: :mod:`swishgrad_numba.reader.host`).
+    Where op_kernel holds an A2 entry and a 950 entry (``sigmoid.cpp`` and ``sigmoid_apt.cpp``, or an
+    entry in ``arch35/``), ``platform`` (a :class:`~swishgrad_numba.platform.Platform`; default: the A2)
+    picks one: the 950's is the ``*_apt.cpp`` one or the one in ``arch35/``, the A2's the other.
     ``name`` is the operator's registry name (default: the ``__global__`` function's); ``entry`` the entry
-    file where the folder holds several; ``defines`` the macros of the build, name -> value or None (not
-    defined), over the device build's (:data:`swishgrad_numba.reader.preprocess.DEVICE_DEFINES`). Raises
+    file (relative to op_kernel) where the folder holds several; ``defines`` the macros of the build, name
+    -> value or None (not defined), over the device build's
+    (:data:`swishgrad_numba.reader.preprocess.DEVICE_DEFINES`). Raises
     :class:`swishgrad_numba.reader.KernelSourceError` (file, line, construct; a ValueError) for what cannot
     be read, a tiling struct that cannot be laid out included.
     """
@@ -218,7 +319,17 @@ def read_kernel(folder, *, name: str | None = None, entry: str | None = None,
 
     if name is not None and (not isinstance(name, str) or not name.isidentifier()):
         raise ValueError(f"name must be an identifier, got {name!r}")
-    d = read_source(folder, entry=entry, defines=defines)
+    if platform is not None and not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform or None, got {type(platform).__name__}")
+    kernel_dir, side = _folders(folder)
+    arch = ARCH_A2 if platform is None else platform.architecture
+    if entry is None:
+        entry = _entry_for(kernel_dir, arch)
+    d = read_source(kernel_dir, entry=entry, defines=defines, host=side)
+    read_arch = ARCH_950 if d.style == "dag" else ARCH_A2
+    if platform is not None and read_arch != arch:
+        raise ValueError(f"platform (soc_version {platform.soc_version!r}) runs the {arch} kernel; {d.entry} is "
+                         f"a {read_arch} kernel ({d.style} style)")
     if d.tiling is None:
         from ..reader import KernelSourceError
 
@@ -254,8 +365,69 @@ def read_kernel(folder, *, name: str | None = None, entry: str | None = None,
     casts = [b.steps[-1].args[2] for b in d.bodies if b.dtype != "float32" and b.steps and b.steps[-1].op == "Cast"]
     kern = Kernel(arch, str(folder), d.tiling.name, dtype, casts[0] if casts else "CAST_RINT", walk_check, run,
                   device_instructions, programs=programs)
+    names, defaults = _host_attributes(side, attributes)
     op = ReadOperator(op_name, (), d.name, {arch: kern}, host, has_beta=len(attributes) == 1,
                       inputs=len(d.inputs_read), saturation=arch == ARCH_A2, description=d, record_dtype=dtype,
-                      attributes=attributes, style=d.style, folder=str(folder))
+                      attributes=attributes, style=d.style, folder=str(folder),
+                      definition=side.definition if side is not None else None, attribute_names=names,
+                      attribute_defaults=defaults, host_side=side)
     holder["op"] = op
     return op
+
+
+def _host_attributes(side, fields) -> tuple:
+    """(op attribute name -> tiling field, tiling field -> default) from op_host: a field the tiling
+    function sets from attribute ``i`` (``set_<field>(*attrs->GetAttrPointer<float>(i))``), or a float
+    field named as an attribute."""
+    names, defaults = {}, {}
+    if side is None or side.definition is None:
+        return names, defaults
+    attrs = side.definition.attrs
+    for i, (aname, _, _, default) in enumerate(attrs):
+        carried = [f for f, k in side.attr_fields.items() if k == i and f in fields]
+        target = carried[0] if carried else aname if aname in fields else None
+        if target is None:
+            continue
+        if aname != target:
+            names[aname] = target
+        if default is not None:
+            defaults[target] = default
+    return names, defaults
+
+
+def _folders(folder):
+    """(op_kernel folder, its op_host read or None): ``folder`` is the operator's folder where it holds
+    ``op_kernel/``, else the op_kernel folder."""
+    from pathlib import Path
+
+    from ..reader.host import read_op_host
+
+    path = Path(folder)
+    if (path / "op_kernel").is_dir() and not (path / "op_kernel").is_symlink():
+        host = path / "op_host"
+        ok = host.is_dir() and not host.is_symlink()
+        return path / "op_kernel", read_op_host(host) if ok else None
+    return path, None
+
+
+def _entry_for(kernel_dir, arch):
+    """The entry file for ``arch`` where op_kernel holds an A2 and a 950 entry; None (the reader's own
+    choice) where it holds one, or none of ``arch``'s."""
+    from ..reader import KernelSourceError
+    from ..reader.source import read_regular
+
+    if not kernel_dir.is_dir():
+        return None
+    top = [p for p in sorted(kernel_dir.glob("*.cpp")) if p.is_file() and not p.is_symlink()]
+    sub = kernel_dir / "arch35"
+    deep = [p for p in sorted(sub.glob("*.cpp")) if p.is_file() and not p.is_symlink()] if sub.is_dir() else []
+    entries = [p for p in top + deep if "__global__" in read_regular(p)]
+    if len(entries) < 2:
+        return str(entries[0].relative_to(kernel_dir)) if entries and entries[0] in deep else None
+    is_950 = [p in deep or p.stem.endswith("_apt") for p in entries]
+    mine = [p for p, f in zip(entries, is_950) if f == (arch == ARCH_950)]
+    if len(mine) != 1:
+        raise KernelSourceError(str(kernel_dir), 0, f"{len(entries)} entry files",
+                                f"{len(mine)} of them for the {arch} platform: name one with entry= "
+                                f"({', '.join(str(p.relative_to(kernel_dir)) for p in entries)})")
+    return str(mine[0].relative_to(kernel_dir))

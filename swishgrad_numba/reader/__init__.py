@@ -6,6 +6,9 @@ vector instructions of Compute in upstream's vocabulary, the GM inputs they
 read and the tiling struct's fields. What it cannot read faithfully is a
 :class:`KernelSourceError` naming the file, the line and the construct.
 
+An operator's ``op_host`` (:mod:`.host`) gives the tiling struct ``GET_TILING_DATA`` reads, the op
+definition and, for a launch, the values its tiling function sets (:mod:`.host_eval`).
+
 The preprocessor's conditions are evaluated for a device build
 (:data:`.preprocess.DEVICE_DEFINES`, and the caller's ``defines``); only regular
 files inside the folder are read, within the fixed limits of :mod:`.limits`.

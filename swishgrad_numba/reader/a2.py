@@ -32,6 +32,8 @@ class ClassMachine(CallsMixin, Machine):
         self.events, self.names, self.dtypes = [], {}, {}
         self.tile, self.in_tile, self.methods = None, False, []
         self.buffer_num, self.tiling_struct, self.tiling_struct_at = None, None, None
+        if symbols.default_tiling is not None:        # REGISTER_TILING_DATA_CLASS in op_host
+            self.tiling_struct, self.tiling_struct_at = symbols.default_tiling
 
     # ------------------------------------------------------------ the entry
     def run_entry(self, fn, tbind):

@@ -167,7 +167,7 @@ class ExpressionMixin:
         members = getattr(obj, "members", None)
         if members is not None and node.name in members:
             return members[node.name]
-        refuse(node, f"member {render(node)}", _why_no_member(obj, node.name))
+        refuse(node, f"member {render(node)}", _why_no_member(obj, node.name, self.symbols.host_given))
 
     def _eval_Index(self, node):
         refuse(node, f"indexing {render(node)}", "a local tensor is read whole")
@@ -277,12 +277,15 @@ _COMPARISONS = ("==", "!=", "<", ">", "<=", ">=")
 _PENDING = object()       # a constant being evaluated
 
 
-def _why_no_member(obj, name) -> str:
+def _why_no_member(obj, name, host_given=False) -> str:
     struct = getattr(obj, "struct", False)
     if struct is None:          # the tiling data of a struct not in the folder
         named = f"the tiling struct {obj.name} is not in the kernel's folder" if getattr(obj, "name", "") else \
             "no tiling struct was found (GET_TILING_DATA names none, nor does a REGISTER_TILING_DEFAULT)"
-        return named + "; one declared in op_host (BEGIN_TILING_DATA_DEF) is not read: op_host was not given"
+        if host_given:
+            return named + " nor declared in op_host (BEGIN_TILING_DATA_DEF, REGISTER_TILING_DATA_CLASS)"
+        return (named + "; one declared in op_host (BEGIN_TILING_DATA_DEF) is not read: op_host was not given "
+                "(give read_kernel the operator's folder)")
     if struct:
         return f"the tiling struct {struct.name} has no field {name}"
     cls = getattr(obj, "cls", None)

@@ -26,7 +26,7 @@ DTYPE_CNAMES = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}
 
 
 def read_source(folder, *, entry: str | None = None, name: str | None = None,
-                defines: dict | None = None) -> KernelDescription:
+                defines: dict | None = None, host=None) -> KernelDescription:
     """Read the element-wise kernel in an op_kernel folder, without a compiler.
 
     Parameters
@@ -45,6 +45,10 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None,
         one of them is given; a kernel whose conditions read them and that reads as the 950 DAG style
         (or not at all) with the A2's is read again with the 950's
         (:data:`.preprocess.PLATFORM_DEFINES`), and is the 950 kernel if it then reads as one.
+    host : HostSide, optional
+        The operator's ``op_host`` (:func:`.host.read_op_host`): its tiling structs are the kernel's
+        where the kernel folder does not declare them, and the one registered for the kernel's op is
+        what ``GET_TILING_DATA`` gives.
 
     Returns
     -------
@@ -59,21 +63,21 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None,
     """
     defines = _checked_defines(defines)
     try:
-        return _read_for_platform(folder, entry, name, defines)
+        return _read_for_platform(folder, entry, name, defines, host)
     except RecursionError:       # a last resort: the limits of .limits are meant to refuse first
         raise KernelSourceError(str(folder), 0, "the kernel's sources", "nested too deep for the reader") from None
 
 
-def _read_for_platform(folder, entry, name, defines):
+def _read_for_platform(folder, entry, name, defines, host):
     consulted = set()
     try:
-        d, err = _read(load(folder, entry, defines, consulted), name), None
+        d, err = _read(_with_host(load(folder, entry, defines, consulted), host), name), None
     except KernelSourceError as exc:
         d, err = None, exc
     soc = set(PLATFORM_DEFINES["950"])
     if consulted & soc and not defines.keys() & soc and (err is not None or d.style == "dag"):
         try:        # a 950 kernel: its conditions read again with the 950's macros
-            d950 = _read(load(folder, entry, {**PLATFORM_DEFINES["950"], **defines}), name)
+            d950 = _read(_with_host(load(folder, entry, {**PLATFORM_DEFINES["950"], **defines}), host), name)
         except KernelSourceError:
             d950 = None
         if d950 is not None and d950.style == "dag":
@@ -101,10 +105,25 @@ def _checked_defines(defines) -> dict:
     return dict(defines)
 
 
+def _with_host(sources, host):
+    """The op_host's tiling structs added to the sources' classes (the kernel folder's own come first)."""
+    if host is not None:
+        from .host import struct_items
+
+        for sname, (fields, at) in host.structs.items():
+            if sname not in sources.symbols.classes:
+                sources.symbols.add(struct_items(sname, fields, at))
+    sources.host = host
+    return sources
+
+
 def _read(sources, name):
     from .dag import DagMachine       # the class machine with the 950 schedulers
 
     fn = _entry_function(sources, name)
+    host = getattr(sources, "host", None)
+    sources.symbols.default_tiling = host.struct_for(fn.name.last) if host is not None else None
+    sources.symbols.host_given = host is not None
     file = str(sources.entry)
     gm = tuple(p.name for p in fn.params if p.type.name.last == "GM_ADDR" and p.name not in ("workspace", "tiling"))
     bodies, style, struct, struct_vars, struct_at = [], "a2", None, set(), None

@@ -15,6 +15,8 @@ class Symbols:
     def __init__(self):
         self.classes, self.aliases, self.functions, self.constants, self.enums = {}, {}, {}, {}, {}
         self.methods = {}     # (class, method) -> Function defined outside its class
+        self.default_tiling = None    # (struct, (file, line)) op_host registers for the kernel's op
+        self.host_given = False       # whether op_host was read
 
     def add(self, items):
         for item in items:
