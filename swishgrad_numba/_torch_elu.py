@@ -10,8 +10,8 @@ positive branch, as the kernels' ``x <= 0`` test does). Re-exported by :mod:`swi
 """
 from __future__ import annotations
 
-from ._torch_family import ACTIVATIONS, Activation, ActivationFunction, _beta32, _check_platform
-from ._torch_support import _check_tensor, _eager, _missing, torch
+from ._torch_family import ACTIVATIONS, Activation, ActivationFunction, float_beta32, check_torch_platform
+from ._torch_support import check_tensor, eager, missing_torch, torch
 from .ops.elu_api import elu, elu_backward
 from .platform import ASCEND950_PLATFORM, Platform
 
@@ -44,13 +44,13 @@ if torch is not None:
         def __init__(self, alpha: float = 1.0, *, platform: Platform | None = None):
             super().__init__()
             platform = ASCEND950_PLATFORM if platform is None else platform
-            _check_platform(platform, "elu")
-            self.alpha = _beta32(alpha)
+            check_torch_platform(platform, "elu")
+            self.alpha = float_beta32(alpha)
             self.platform = platform
 
-        @_eager
+        @eager
         def forward(self, x):
-            _check_tensor(x, "x")
+            check_tensor(x, "x")
             return ActivationFunction.apply(x, "elu", self.alpha, self.platform)
 
         def extra_repr(self) -> str:
@@ -58,4 +58,4 @@ if torch is not None:
             return f"alpha={self.alpha!r}{where}"
 
 else:
-    ELU = _missing("ELU", "Unavailable: PyTorch is not installed.")
+    ELU = missing_torch("ELU", "Unavailable: PyTorch is not installed.")

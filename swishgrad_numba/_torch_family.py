@@ -37,9 +37,10 @@ from .ops.silu_grad import silu_backward
 from .ops.fast_gelu_api import fast_gelu as fast_gelu_numpy
 from .ops.fast_gelu_api import fast_gelu_backward as fast_gelu_backward_numpy
 from .platform import Platform
-from ._torch_support import _NO_TORCH, _batch_first, _check_pair, _check_tensor, _eager, _from_numpy, _missing, \
-    _platform, _swish_second_derivative, _to_numpy, torch
-from ._torch_support import _beta32 as _torch_beta32
+from ._torch_support import (
+    NO_TORCH, batch_first, check_tensor_pair, check_tensor, eager, tensor_from_numpy, missing_torch,
+    platform_argument, swish_second_derivative, tensor_to_numpy, torch)
+from ._torch_support import torch_beta32
 
 __all__ = ["ACTIVATIONS", "Activation", "ActivationBackwardFunction", "ActivationFunction", "SiLU", "Swish",
            "silu", "silu_backward_torch", "FastGELU"]
@@ -79,7 +80,7 @@ def _second_derivative(name: str, x, beta, platform):
     """``s''(x)`` of activation ``name``, float64 (:attr:`Activation.second_derivative`)."""
     act = _activation(name)
     if act.second_derivative is None:
-        return _swish_second_derivative(x, beta)
+        return swish_second_derivative(x, beta)
     return act.second_derivative(x, beta, platform)
 
 
@@ -100,16 +101,16 @@ ACTIVATIONS = {
 FAST_GELU_BETA = float(-np.float32(-1.702))
 
 
-def _check_platform(platform, name: str) -> None:
+def check_torch_platform(platform, name: str) -> None:
     """A TypeError for a non-Platform; a ValueError where either pass of activation ``name`` refuses it."""
-    _platform(platform)
+    platform_argument(platform)
     for op in _activation(name).operators:
         check_platform_for(platform, op)
 
 
-def _beta32(beta) -> float:
+def float_beta32(beta) -> float:
     """beta rounded to float32 once (:mod:`swishgrad_numba.torch`'s rule: a number or a 0-d constant tensor)."""
-    return float(_torch_beta32(beta))
+    return float(torch_beta32(beta))
 
 
 def _activation(name: str) -> Activation:
@@ -133,9 +134,9 @@ if torch is not None:
 
         @staticmethod
         def forward(grad, x, name, beta, platform):
-            _check_pair(grad, x)
+            check_tensor_pair(grad, x)
             act = _activation(name)
-            return _from_numpy(act.backward(_to_numpy(grad), _to_numpy(x), beta, platform))
+            return tensor_from_numpy(act.backward(tensor_to_numpy(grad), tensor_to_numpy(x), beta, platform))
 
         @staticmethod
         def setup_context(ctx, inputs, output):
@@ -172,7 +173,7 @@ if torch is not None:
         @staticmethod
         def vmap(info, in_dims, grad, x, name, beta, platform):
             # Elementwise: one launch over the batch, batch dimension first.
-            grad, x = _batch_first(grad, in_dims[0], info.batch_size), _batch_first(x, in_dims[1], info.batch_size)
+            grad, x = batch_first(grad, in_dims[0], info.batch_size), batch_first(x, in_dims[1], info.batch_size)
             return ActivationBackwardFunction.apply(grad, x, name, beta, platform), 0
 
     class ActivationFunction(torch.autograd.Function):
@@ -181,9 +182,9 @@ if torch is not None:
 
         @staticmethod
         def forward(x, name, beta, platform):
-            _check_tensor(x, "x")
+            check_tensor(x, "x")
             act = _activation(name)
-            return _from_numpy(act.forward(_to_numpy(x), beta, platform))
+            return tensor_from_numpy(act.forward(tensor_to_numpy(x), beta, platform))
 
         @staticmethod
         def setup_context(ctx, inputs, output):
@@ -208,9 +209,9 @@ if torch is not None:
         @staticmethod
         def vmap(info, in_dims, x, name, beta, platform):
             # Elementwise: one launch of the forward kernel over the batch, batch dimension first.
-            return ActivationFunction.apply(_batch_first(x, in_dims[0], info.batch_size), name, beta, platform), 0
+            return ActivationFunction.apply(batch_first(x, in_dims[0], info.batch_size), name, beta, platform), 0
 
-    @_eager
+    @eager
     def silu(x, *, platform: Platform | None = None):
         """SiLU as the NPU computes it (aclnnSilu), with the NPU's SiluGrad as its backward pass.
 
@@ -226,11 +227,11 @@ if torch is not None:
         torch.Tensor
             A new contiguous tensor of ``x``'s shape and dtype.
         """
-        _check_tensor(x, "x")
-        _check_platform(platform, "silu")
+        check_tensor(x, "x")
+        check_torch_platform(platform, "silu")
         return ActivationFunction.apply(x, "silu", 1.0, platform)
 
-    @_eager
+    @eager
     def silu_backward_torch(grad, x, *, platform: Platform | None = None):
         """``grad * silu'(x)`` by the emulated SiluGrad kernel; differentiable (see the module docstring).
 
@@ -238,8 +239,8 @@ if torch is not None:
         float16 or bfloat16). Bit for bit what
         :func:`swishgrad_numba.silu_backward` returns for the same data.
         """
-        _check_pair(grad, x)
-        _check_platform(platform, "silu")
+        check_tensor_pair(grad, x)
+        check_torch_platform(platform, "silu")
         return ActivationBackwardFunction.apply(grad, x, "silu", 1.0, platform)
 
     class Swish(torch.nn.Module):
@@ -261,13 +262,13 @@ if torch is not None:
 
         def __init__(self, beta=1.0, *, platform: Platform | None = None):
             super().__init__()
-            _check_platform(platform, "swish")
-            self.beta = _beta32(beta)
+            check_torch_platform(platform, "swish")
+            self.beta = float_beta32(beta)
             self.platform = platform
 
-        @_eager
+        @eager
         def forward(self, x):
-            _check_tensor(x, "x")
+            check_tensor(x, "x")
             return ActivationFunction.apply(x, "swish", self.beta, self.platform)
 
         def extra_repr(self) -> str:
@@ -285,10 +286,10 @@ if torch is not None:
 
         def __init__(self, *, platform: Platform | None = None):
             super().__init__()
-            _check_platform(platform, "silu")
+            check_torch_platform(platform, "silu")
             self.platform = platform
 
-        @_eager
+        @eager
         def forward(self, x):
             return silu(x, platform=self.platform)
 
@@ -308,12 +309,12 @@ if torch is not None:
 
         def __init__(self, *, platform: Platform | None = None):
             super().__init__()
-            _check_platform(platform, "fast_gelu")
+            check_torch_platform(platform, "fast_gelu")
             self.platform = platform
 
-        @_eager
+        @eager
         def forward(self, x):
-            _check_tensor(x, "x")
+            check_tensor(x, "x")
             return ActivationFunction.apply(x, "fast_gelu", FAST_GELU_BETA, self.platform)
 
         def extra_repr(self) -> str:
@@ -321,16 +322,16 @@ if torch is not None:
 
 else:
     _UNAVAILABLE = "Unavailable: PyTorch is not installed."
-    FastGELU = _missing("FastGELU", _UNAVAILABLE)
-    ActivationFunction = _missing("ActivationFunction", _UNAVAILABLE)
-    ActivationBackwardFunction = _missing("ActivationBackwardFunction", _UNAVAILABLE)
-    Swish = _missing("Swish", _UNAVAILABLE)
-    SiLU = _missing("SiLU", _UNAVAILABLE)
+    FastGELU = missing_torch("FastGELU", _UNAVAILABLE)
+    ActivationFunction = missing_torch("ActivationFunction", _UNAVAILABLE)
+    ActivationBackwardFunction = missing_torch("ActivationBackwardFunction", _UNAVAILABLE)
+    Swish = missing_torch("Swish", _UNAVAILABLE)
+    SiLU = missing_torch("SiLU", _UNAVAILABLE)
 
     def silu(x, *, platform=None):
         """Unavailable: PyTorch is not installed."""
-        raise ImportError(_NO_TORCH)
+        raise ImportError(NO_TORCH)
 
     def silu_backward_torch(grad, x, *, platform=None):
         """Unavailable: PyTorch is not installed."""
-        raise ImportError(_NO_TORCH)
+        raise ImportError(NO_TORCH)

@@ -18,13 +18,13 @@ function, whose cubic coefficient differs). Re-exported by
 """
 from __future__ import annotations
 
-from ._torch_family import ACTIVATIONS, Activation, ActivationFunction, _check_platform
+from ._torch_family import ACTIVATIONS, Activation, ActivationFunction, check_torch_platform
 from .gelu_functions import gelu, gelu_backward
 from .gelu_v2_functions import gelu_backward_v2, gelu_v2
 from .ops.gelu_grad import sigmoid_argument
 from .ops.gelu_v2 import APPROXIMATIONS, approximate_code, approximate_of_code
 from .platform import ASCEND950_PLATFORM, Platform
-from ._torch_support import _check_tensor, _eager, _missing, torch
+from ._torch_support import check_tensor, eager, missing_torch, torch
 
 __all__ = ["GELU"]
 
@@ -85,12 +85,12 @@ if torch is not None:
                 raise ValueError(f"approximate must be None or one of {APPROXIMATIONS}, got {approximate!r}")
             if approximate is not None and platform is None:
                 platform = ASCEND950_PLATFORM
-            _check_platform(platform, "gelu" if approximate is None else "gelu_v2")
+            check_torch_platform(platform, "gelu" if approximate is None else "gelu_v2")
             self.approximate, self.platform = approximate, platform
 
-        @_eager
+        @eager
         def forward(self, x):
-            _check_tensor(x, "x")
+            check_tensor(x, "x")
             if self.approximate is None:
                 return ActivationFunction.apply(x, "gelu", 1.0, self.platform)
             return ActivationFunction.apply(x, "gelu_v2", approximate_code(self.approximate), self.platform)
@@ -102,4 +102,4 @@ if torch is not None:
             return ", ".join(parts)
 
 else:
-    GELU = _missing("GELU", "Unavailable: PyTorch is not installed.")
+    GELU = missing_torch("GELU", "Unavailable: PyTorch is not installed.")

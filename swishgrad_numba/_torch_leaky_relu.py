@@ -10,10 +10,10 @@ refused when the module is made. Re-exported by :mod:`swishgrad_numba.torch`.
 """
 from __future__ import annotations
 
-from ._torch_family import ACTIVATIONS, Activation, ActivationFunction, _beta32, _check_platform
+from ._torch_family import ACTIVATIONS, Activation, ActivationFunction, float_beta32, check_torch_platform
 from .ops.leaky_relu_api import leaky_relu, leaky_relu_backward
 from .platform import Platform
-from ._torch_support import _check_tensor, _eager, _missing, torch
+from ._torch_support import check_tensor, eager, missing_torch, torch
 
 __all__ = ["LeakyReLU"]
 
@@ -45,16 +45,16 @@ if torch is not None:
 
         def __init__(self, negative_slope=0.01, *, platform: Platform | None = None):
             super().__init__()
-            _check_platform(platform, "leaky_relu")
+            check_torch_platform(platform, "leaky_relu")
             try:
-                self.negative_slope = _beta32(negative_slope)
+                self.negative_slope = float_beta32(negative_slope)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(str(exc).replace("beta", "negative_slope")) from None
             self.platform = platform
 
-        @_eager
+        @eager
         def forward(self, x):
-            _check_tensor(x, "x")
+            check_tensor(x, "x")
             return ActivationFunction.apply(x, "leaky_relu", self.negative_slope, self.platform)
 
         def extra_repr(self) -> str:
@@ -62,4 +62,4 @@ if torch is not None:
                 "" if self.platform is None else f", platform={self.platform!r}")
 
 else:
-    LeakyReLU = _missing("LeakyReLU", "Unavailable: PyTorch is not installed.")
+    LeakyReLU = missing_torch("LeakyReLU", "Unavailable: PyTorch is not installed.")

@@ -19,15 +19,16 @@ from .arguments import check_platform_for
 from .ops.sigmoid import sigmoid as sigmoid_numpy
 from .ops.sigmoid import sigmoid_backward as sigmoid_backward_numpy
 from .platform import Platform
-from ._torch_support import _NO_TORCH, _batch_first, _check_pair, _check_tensor, _eager, _from_numpy, _missing, _platform, \
-    _to_numpy, torch
+from ._torch_support import (
+    NO_TORCH, batch_first, check_tensor_pair, check_tensor, eager, tensor_from_numpy, missing_torch,
+    platform_argument, tensor_to_numpy, torch)
 
 __all__ = ["Sigmoid", "SigmoidFunction", "SigmoidBackwardFunction", "sigmoid", "sigmoid_backward_torch"]
 
 
 def _check_platform(platform) -> None:
     """A TypeError for a non-Platform; a ValueError where either pass refuses it."""
-    _platform(platform)
+    platform_argument(platform)
     for op in ("sigmoid", "sigmoid_grad"):
         check_platform_for(platform, op)
 
@@ -44,8 +45,9 @@ if torch is not None:
 
         @staticmethod
         def forward(grad, y, platform):
-            _check_pair(grad, y)
-            return _from_numpy(sigmoid_backward_numpy(_to_numpy(grad), _to_numpy(y), platform=platform))
+            check_tensor_pair(grad, y)
+            result = sigmoid_backward_numpy(tensor_to_numpy(grad), tensor_to_numpy(y), platform=platform)
+            return tensor_from_numpy(result)
 
         @staticmethod
         def setup_context(ctx, inputs, output):
@@ -73,7 +75,7 @@ if torch is not None:
 
         @staticmethod
         def vmap(info, in_dims, grad, y, platform):
-            grad, y = _batch_first(grad, in_dims[0], info.batch_size), _batch_first(y, in_dims[1], info.batch_size)
+            grad, y = batch_first(grad, in_dims[0], info.batch_size), batch_first(y, in_dims[1], info.batch_size)
             return SigmoidBackwardFunction.apply(grad, y, platform), 0
 
     class SigmoidFunction(torch.autograd.Function):
@@ -82,8 +84,8 @@ if torch is not None:
 
         @staticmethod
         def forward(x, platform):
-            _check_tensor(x, "x")
-            return _from_numpy(sigmoid_numpy(_to_numpy(x), platform=platform))
+            check_tensor(x, "x")
+            return tensor_from_numpy(sigmoid_numpy(tensor_to_numpy(x), platform=platform))
 
         @staticmethod
         def setup_context(ctx, inputs, output):
@@ -104,24 +106,24 @@ if torch is not None:
 
         @staticmethod
         def vmap(info, in_dims, x, platform):
-            return SigmoidFunction.apply(_batch_first(x, in_dims[0], info.batch_size), platform), 0
+            return SigmoidFunction.apply(batch_first(x, in_dims[0], info.batch_size), platform), 0
 
-    @_eager
+    @eager
     def sigmoid(x, *, platform: Platform | None = None):
         """Sigmoid as the NPU computes it (aclnnSigmoid), with the NPU's SigmoidGrad as its backward pass.
 
         ``x``: a CPU tensor of dtype float32, float16 or bfloat16, any strides; ``platform`` picks the
         kernels (the A2 reference platform by default). Returns a new contiguous tensor.
         """
-        _check_tensor(x, "x")
+        check_tensor(x, "x")
         _check_platform(platform)
         return SigmoidFunction.apply(x, platform)
 
-    @_eager
+    @eager
     def sigmoid_backward_torch(grad, output, *, platform: Platform | None = None):
         """``grad * output * (1 - output)`` by the emulated SigmoidGrad kernel (``output`` the forward's
         result); differentiable. Bit for bit :func:`swishgrad_numba.sigmoid_backward` of the same data."""
-        _check_pair(grad, output)
+        check_tensor_pair(grad, output)
         _check_platform(platform)
         return SigmoidBackwardFunction.apply(grad, output, platform)
 
@@ -141,7 +143,7 @@ if torch is not None:
             _check_platform(platform)
             self.platform = platform
 
-        @_eager
+        @eager
         def forward(self, x):
             return sigmoid(x, platform=self.platform)
 
@@ -149,14 +151,14 @@ if torch is not None:
             return "" if self.platform is None else f"platform={self.platform!r}"
 
 else:
-    SigmoidFunction = _missing("SigmoidFunction", "Unavailable: PyTorch is not installed.")
-    SigmoidBackwardFunction = _missing("SigmoidBackwardFunction", "Unavailable: PyTorch is not installed.")
-    Sigmoid = _missing("Sigmoid", "Unavailable: PyTorch is not installed.")
+    SigmoidFunction = missing_torch("SigmoidFunction", "Unavailable: PyTorch is not installed.")
+    SigmoidBackwardFunction = missing_torch("SigmoidBackwardFunction", "Unavailable: PyTorch is not installed.")
+    Sigmoid = missing_torch("Sigmoid", "Unavailable: PyTorch is not installed.")
 
     def sigmoid(x, *, platform=None):
         """Unavailable: PyTorch is not installed."""
-        raise ImportError(_NO_TORCH)
+        raise ImportError(NO_TORCH)
 
     def sigmoid_backward_torch(grad, output, *, platform=None):
         """Unavailable: PyTorch is not installed."""
-        raise ImportError(_NO_TORCH)
+        raise ImportError(NO_TORCH)

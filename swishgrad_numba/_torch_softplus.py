@@ -11,11 +11,11 @@ beta sigmoid(beta x) sigmoid(-beta x)`` where ``beta x <= threshold`` and 0 abov
 """
 from __future__ import annotations
 
-from ._torch_family import ACTIVATIONS, Activation, ActivationFunction, _check_platform
+from ._torch_family import ACTIVATIONS, Activation, ActivationFunction, check_torch_platform
 from .dtypes import to_float32
 from .ops.softplus_api import softplus, softplus_backward
 from .platform import ASCEND950_PLATFORM, Platform
-from ._torch_support import _check_tensor, _eager, _missing, torch
+from ._torch_support import check_tensor, eager, missing_torch, torch
 
 __all__ = ["Softplus"]
 
@@ -61,17 +61,17 @@ if torch is not None:
         def __init__(self, beta=1.0, threshold=20.0, *, platform: Platform | None = None):
             super().__init__()
             platform = ASCEND950_PLATFORM if platform is None else platform
-            _check_platform(platform, "softplus")
+            check_torch_platform(platform, "softplus")
             self.beta, self.threshold = _attr(beta, "beta"), _attr(threshold, "threshold")
             self.platform = platform
 
-        @_eager
+        @eager
         def forward(self, x):
-            _check_tensor(x, "x")
+            check_tensor(x, "x")
             return ActivationFunction.apply(x, "softplus", (self.beta, self.threshold), self.platform)
 
         def extra_repr(self) -> str:
             return f"beta={self.beta!r}, threshold={self.threshold!r}, platform={self.platform.soc_version!r}"
 
 else:
-    Softplus = _missing("Softplus", "Unavailable: PyTorch is not installed.")
+    Softplus = missing_torch("Softplus", "Unavailable: PyTorch is not installed.")

@@ -138,6 +138,16 @@ def dtype_info(dtype, argname: str = "dtype") -> DTypeInfo:
     raise ValueError(f"{argname} must be one of {_NAMES}; got {dt.name}")
 
 
+def promoted_float_dtype(*dtypes) -> np.dtype:
+    """The floating dtype PyTorch's promotion gives inputs of these NumPy dtypes (what a backward's
+    ``gradInput`` is made of): the one floating dtype where they agree, float64 where any is, else
+    float32 (float16 with bfloat16 too); float32 where none is floating (integers, bool)."""
+    floats = {np.dtype(d) for d in dtypes if np.dtype(d).kind == "f" or np.dtype(d) == BFLOAT16.numpy}
+    if len(floats) == 1:
+        return floats.pop()
+    return np.dtype(np.float64) if np.dtype(np.float64) in floats else np.dtype(np.float32)
+
+
 def canonical_dtype(dtype, argname: str = "dtype") -> np.dtype:
     """The NumPy dtype of a supported dtype-like (see :func:`dtype_info`)."""
     return dtype_info(dtype, argname).numpy

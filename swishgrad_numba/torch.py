@@ -51,8 +51,9 @@ gradients (``create_graph=True``, gradient penalties) are correct:
 from __future__ import annotations
 
 from ._torch_family import FastGELU, SiLU, Swish, silu, silu_backward_torch
-from ._torch_support import _NO_TORCH, _batch_first, _beta32, _check_pair, _check_tensor, _eager, _from_numpy, \
-    _missing, _platform, _require_torch, _swish_second_derivative, _to_numpy, torch
+from ._torch_support import (
+    NO_TORCH, batch_first, torch_beta32, check_tensor_pair, check_tensor, eager, tensor_from_numpy,
+    missing_torch, platform_argument, require_torch, swish_second_derivative, tensor_to_numpy, torch)
 from .api import swish_backward
 from .dtypes import to_float32
 from .forward import swish as _swish_kernel
@@ -63,10 +64,10 @@ __all__ = ["FastGELU", "GELU", "SiLU", "Swish", "SwishBackwardFunction", "SwishF
 
 def _emulated_backward(grad, x, beta32, platform):
     """``grad * s'(x)`` by the emulated kernel on checked tensors; no autograd."""
-    return _from_numpy(swish_backward(_to_numpy(grad), _to_numpy(x), beta32, platform=platform))
+    return tensor_from_numpy(swish_backward(tensor_to_numpy(grad), tensor_to_numpy(x), beta32, platform=platform))
 
 
-@_eager
+@eager
 def swish_backward_torch(grad, x, beta=1.0, *, platform=None):
     """Gradient of Swish for PyTorch tensors, computed by the emulated NPU kernel.
 
@@ -102,10 +103,10 @@ def swish_backward_torch(grad, x, beta=1.0, *, platform=None):
         For non-tensors, tensors not on the CPU, unsupported or unequal
         dtypes, unequal shapes, or a ``beta`` that is not a real number.
     """
-    _require_torch()
-    _check_pair(grad, x)
-    beta32 = _beta32(beta)
-    return SwishBackwardFunction.apply(grad, x, float(beta32), _platform(platform))
+    require_torch()
+    check_tensor_pair(grad, x)
+    beta32 = torch_beta32(beta)
+    return SwishBackwardFunction.apply(grad, x, float(beta32), platform_argument(platform))
 
 
 if torch is not None:
@@ -134,8 +135,8 @@ if torch is not None:
 
         @staticmethod
         def forward(grad, x, beta, platform=None):
-            _check_pair(grad, x)
-            return _emulated_backward(grad, x, to_float32(beta, argname="beta"), _platform(platform))
+            check_tensor_pair(grad, x)
+            return _emulated_backward(grad, x, to_float32(beta, argname="beta"), platform_argument(platform))
 
         @staticmethod
         def setup_context(ctx, inputs, output):
@@ -154,7 +155,7 @@ if torch is not None:
                 d_grad = SwishBackwardFunction.apply(ggx, x, ctx.beta, ctx.platform)
             if ctx.needs_input_grad[1]:
                 # d(g s'(x))/dx = g s''(x): no kernel; float64, one rounding to the dtype.
-                d_x = (ggx.double() * grad.double() * _swish_second_derivative(x, ctx.beta)).to(x.dtype)
+                d_x = (ggx.double() * grad.double() * swish_second_derivative(x, ctx.beta)).to(x.dtype)
             return d_grad, d_x, None, None
 
         @staticmethod
@@ -164,13 +165,13 @@ if torch is not None:
             if d_grad is not None:
                 terms.append(SwishBackwardFunction.apply(d_grad, x, ctx.beta, ctx.platform))
             if d_x is not None:
-                terms.append((d_x.double() * grad.double() * _swish_second_derivative(x, ctx.beta)).to(x.dtype))
+                terms.append((d_x.double() * grad.double() * swish_second_derivative(x, ctx.beta)).to(x.dtype))
             return terms[0] if len(terms) == 1 else terms[0] + terms[1]
 
         @staticmethod
         def vmap(info, in_dims, grad, x, beta, platform=None):
             # Elementwise: one launch over the batch, batch dimension first.
-            grad, x = _batch_first(grad, in_dims[0], info.batch_size), _batch_first(x, in_dims[1], info.batch_size)
+            grad, x = batch_first(grad, in_dims[0], info.batch_size), batch_first(x, in_dims[1], info.batch_size)
             return SwishBackwardFunction.apply(grad, x, beta, platform), 0
 
     class SwishFunction(torch.autograd.Function):
@@ -190,9 +191,9 @@ if torch is not None:
 
         @staticmethod
         def forward(x, beta, platform=None):
-            _check_tensor(x, "x")
+            check_tensor(x, "x")
             beta32 = to_float32(beta, argname="beta")
-            return _from_numpy(_swish_kernel(_to_numpy(x), beta32, platform=_platform(platform)))
+            return tensor_from_numpy(_swish_kernel(tensor_to_numpy(x), beta32, platform=platform_argument(platform)))
 
         @staticmethod
         def setup_context(ctx, inputs, output):
@@ -216,9 +217,9 @@ if torch is not None:
 
         @staticmethod
         def vmap(info, in_dims, x, beta, platform=None):
-            return SwishFunction.apply(_batch_first(x, in_dims[0], info.batch_size), beta, platform), 0
+            return SwishFunction.apply(batch_first(x, in_dims[0], info.batch_size), beta, platform), 0
 
-    @_eager
+    @eager
     def swish(x, beta=1.0, *, platform=None):
         """Swish, ``x * sigmoid(beta * x)``, as the NPU's Swish kernel computes it, with its SwishGrad
         kernel as the backward pass (:class:`SwishFunction`).
@@ -240,16 +241,16 @@ if torch is not None:
             A new contiguous tensor of ``x``'s shape and dtype, bit for bit
             :func:`swishgrad_numba.swish` of the same data.
         """
-        _check_tensor(x, "x")
-        return SwishFunction.apply(x, float(_beta32(beta)), _platform(platform))
+        check_tensor(x, "x")
+        return SwishFunction.apply(x, float(torch_beta32(beta)), platform_argument(platform))
 
 else:
-    SwishFunction = _missing("SwishFunction", "Unavailable: PyTorch is not installed.")
-    SwishBackwardFunction = _missing("SwishBackwardFunction", "Unavailable: PyTorch is not installed.")
+    SwishFunction = missing_torch("SwishFunction", "Unavailable: PyTorch is not installed.")
+    SwishBackwardFunction = missing_torch("SwishBackwardFunction", "Unavailable: PyTorch is not installed.")
 
     def swish(x, beta=1.0, *, platform=None):
         """Unavailable: PyTorch is not installed."""
-        raise ImportError(_NO_TORCH)
+        raise ImportError(NO_TORCH)
 
 # Sigmoid, forward and backward both the NPU's kernels (issue 29).
 from ._torch_sigmoid import Sigmoid, SigmoidBackwardFunction, SigmoidFunction, sigmoid, sigmoid_backward_torch  # noqa: E402,F401,E501

@@ -213,6 +213,26 @@ def test_a2_saturation_mode_is_the_interpreted_program():
         sg.softplus(x, platform=sg.Platform(soc_version="ascend950", overflow_mode="saturation"))
 
 
+@pytest.mark.parametrize("dy_dtype,x_dtype,result", [
+    (BF16, np.float64, np.float64), (np.float16, BF16, np.float32), (np.float32, np.float16, np.float32),
+    (np.float64, np.float64, np.float64), (np.float16, np.int32, np.float16), (BF16, np.bool_, BF16),
+    (np.float32, np.int64, np.float32), (np.float16, np.uint8, np.float16)])
+@pytest.mark.parametrize("kernel", ["a2", "arch35"])
+def test_softplus_backward_casts_as_the_op_api(dy_dtype, x_dtype, result, kernel):
+    """Mixed dtypes, float64 and an integer or bool x: both inputs Cast to float32, the float32 kernel, the
+    result Cast to the promoted dtype (aclnnSoftplusBackward's op_api; issue 40: these were refused)."""
+    rng = np.random.default_rng(3)
+    x = (rng.integers(0, 2, 300).astype(bool) if x_dtype == np.bool_ else
+         rng.uniform(-40, 40, 300).astype(x_dtype))
+    dy = rng.uniform(-3, 3, 300).astype(dy_dtype)
+    platform = sg.ASCEND950_PLATFORM if kernel == "arch35" else None
+    want = ref_softplus_backward(dy.astype(np.float32), x.astype(np.float32), 0.5, 7.0, kernel).astype(result)
+    assert_bits_equal(sg.softplus_backward(dy, x, 0.5, 7.0, platform=platform), want)
+    out = np.zeros(600, result)[::2]
+    assert sg.softplus_backward(dy, x, 0.5, 7.0, out=out, platform=platform) is out
+    assert_bits_equal(out, want)
+
+
 def test_bad_input():
     x = np.ones(4, np.float32)
     with pytest.raises(TypeError, match="beta must be a real number"):
@@ -221,8 +241,14 @@ def test_bad_input():
         sg.softplus_backward(x, x, 1.0, "20")
     with pytest.raises(ValueError, match="x.dtype must be one of"):
         sg.softplus(np.ones(4, np.float64))
-    with pytest.raises(TypeError, match="same dtype"):
-        sg.softplus_backward(x, x.astype(np.float16))
+    with pytest.raises(ValueError, match="grad_output.dtype must be one of"):
+        sg.softplus_backward(x.astype(np.int32), x)
+    with pytest.raises(ValueError, match="x.dtype must be one of"):
+        sg.softplus_backward(x, x.astype(np.complex64))
+    with pytest.raises(ValueError, match="same shape"):
+        sg.softplus_backward(x, np.ones(5, np.float64))
+    with pytest.raises(TypeError, match="out must have dtype float64"):
+        sg.softplus_backward(x, x.astype(np.float64), out=np.empty(4, np.float32))
     with pytest.raises(ValueError, match="same shape"):
         sg.softplus_backward(x, np.ones(5, np.float32))
     with pytest.raises(ValueError, match="out"):

@@ -16,7 +16,7 @@ DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.
 
 
 def _np(t):
-    return sgt._to_numpy(t)
+    return sgt.tensor_to_numpy(t)
 
 
 @pytest.mark.parametrize("kernel", KERNEL)

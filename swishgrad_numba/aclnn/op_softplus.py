@@ -25,8 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..arguments import bfloat16_refusal
-from ..dtypes import DTYPES, dtype_info, to_float32
+from ..dtypes import dtype_info, to_float32
 from ..ops import get_operator
+from ..ops import softplus_grad as softplus_grad_op
 from ..platform import ARCH_950, Platform
 from .enums import (ACL_BF16, ACL_BOOL, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16, ACL_INT32,
                     ACL_INT64, ACL_UINT8, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR,
@@ -156,13 +157,11 @@ def _backward(grad_output, self_, beta, threshold, grad_input, platform: Platfor
     bad = _scalars({"beta": beta, "threshold": threshold})
     if bad:
         return bad
-    go, x = grad_output.data_type, self_.data_type
-    kernel = go if (go == x and go in _KERNEL_DTYPES) else ACL_FLOAT
-    if kernel == ACL_BF16 and bfloat16_refusal(platform):
+    info = softplus_grad_op.kernel_dtype(grad_output.dtype, self_.dtype)   # the rule the functional face uses
+    if info.acl_data_type == ACL_BF16 and bfloat16_refusal(platform):
         return ACLNN_ERR_PARAM_INVALID, f"dtype ACL_BF16: {bfloat16_refusal(platform)}"
     attrs = tuple(to_float32(s.value.real if s.data_type in _COMPLEX_DTYPES else s.value, argname=n)
                   for n, s in (("beta", beta), ("threshold", threshold)))
-    info = next(i for i in DTYPES.values() if i.acl_data_type == kernel)
     return _finish("softplus_grad", named, grad_input, info, attrs, platform)
 
 

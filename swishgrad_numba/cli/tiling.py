@@ -15,127 +15,19 @@ the real platforms (``--hypothetical``: a grid of platforms no part has).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
-from ..platform import ARCH_950, ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM
+from ..platform import ARCH_950, ARCH_A2
 from ..ops.swish_grad_host import LAYOUTS
-from ._options import OptionError, check_soc
 from ._paths import PathArgumentError, check_input_file, check_output_file
 from ._progress import progress_bar
 from .op_tiling import add_op_options as _op_option
+from .tiling_args import (
+    UsageError, parse_int, parse_uint, parse_positive, buffer_plan_option, add_platform_options,
+    add_beta_option, architecture_of_soc, platform_of, dtype_of, check_host_arguments, print_record)
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
-
-
-class _UsageError(Exception):
-    """A bad argument found after parsing: message to stderr, exit 2."""
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-
-
-def _uint(text: str) -> int:
-    value = _int(text)
-    if not 0 <= value < 1 << 64:
-        raise argparse.ArgumentTypeError(f"must be in [0, 2**64), got {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = _uint(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be > 0")
-    return value
-
-
-def _buffer_plan(text: str) -> tuple:
-    from ..tiling.buffers import parse_buffer_plan
-
-    try:
-        return parse_buffer_plan(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _add_platform_options(p) -> None:
-    a2, x35 = REFERENCE_PLATFORM, ASCEND950_PLATFORM
-    g = p.add_argument_group("platform (defaults: the reference platform of the kernel --soc picks)")
-    g.add_argument("--ub-size", type=_positive, default=None,
-                   help=f"unified buffer bytes (A2 {a2.ub_size}, 950 {x35.ub_size})")
-    g.add_argument("--core-num", type=_positive, default=None, help=f"cores (A2 {a2.core_num}, 950 {x35.core_num})")
-    g.add_argument("--block-size", type=_positive, default=None, help=f"DataCopy block bytes ({a2.block_size})")
-    g.add_argument("--soc", "--soc-version", dest="soc_version", default=None, metavar="SOC",
-                   help=f"SoC family or chip name; it picks the kernel: {x35.soc_version} runs the Ascend 950's, any "
-                        f"other the Atlas A2's (default {a2.soc_version}; validate follows the kernel of its "
-                        f"--file or field options)")
-
-
-def _beta_option(p, help_text: str, default) -> None:
-    p.add_argument("--beta", "--scale", "--sconf", dest="beta", type=float, default=default,
-                   help=help_text + "; --scale and --sconf are other names of it")
-
-
-def _architecture_of_soc(args):
-    """The kernel ``--soc`` picks, or None when it is not given."""
-    from ..platform import Platform
-
-    _check_soc(args)
-    if args.soc_version is None:
-        return None
-    return Platform(soc_version=args.soc_version).architecture
-
-
-def _check_soc(args) -> None:
-    if args.soc_version is not None:
-        try:
-            check_soc(args.soc_version)
-        except OptionError as exc:
-            raise _UsageError(str(exc)) from None
-
-
-def _platform(args, architecture: str):
-    """The platform of the options (each already checked: sizes by argparse, --soc here)."""
-    from ..platform import Platform
-
-    _check_soc(args)
-    default = ASCEND950_PLATFORM if architecture == ARCH_950 else REFERENCE_PLATFORM
-    return Platform(ub_size=args.ub_size, core_num=args.core_num, block_size=args.block_size,
-                    soc_version=args.soc_version or default.soc_version)
-
-
-def _dtype(args):
-    from ..dtypes import canonical_dtype
-
-    try:
-        return canonical_dtype(args.dtype, argname="--dtype")
-    except (TypeError, ValueError) as exc:
-        raise _UsageError(str(exc)) from None
-
-
-# The options that set the host tiling's arguments, for check_host_input's messages.
-_HOST_OPTIONS = {"numel": "--numel", "ub_size": "--ub-size", "block_size": "--block-size"}
-
-
-def _check_host_input(args, dt, platform) -> None:
-    """The host tiling's refusals of --numel, --ub-size and --block-size, before it runs."""
-    from ..tiling.host import check_host_input
-
-    try:
-        check_host_input(args.numel, dt, platform, _HOST_OPTIONS)
-    except ValueError as exc:
-        raise _UsageError(f"the host tiling refuses this input: {exc}") from None
-
-
-def _print_record(fields: dict, out) -> None:
-    width = max(len(k) for k in fields)
-    for name, value in fields.items():
-        print(f"  {name:<{width}} = {value}", file=out)
 
 
 # ----------------------------------------------------------------------------
@@ -150,18 +42,18 @@ def _cmd_tiling(args) -> int:
     try:
         if args.write is not None:
             check_output_file(args.write, "--write")
-        dt = _dtype(args)
-        platform = _platform(args, _architecture_of_soc(args))
+        dt = dtype_of(args)
+        platform = platform_of(args, architecture_of_soc(args))
         if args.op != "swish_grad":
             from .op_tiling import cmd_op_tiling, default_architecture
 
-            platform = _platform(args, _architecture_of_soc(args) or default_architecture(args))
+            platform = platform_of(args, architecture_of_soc(args) or default_architecture(args))
 
             return cmd_op_tiling(args, dt, platform)
         if args.attr:
-            raise _UsageError("--attr sets the other operators' attributes; SwishGrad's beta is --beta")
-        _check_host_input(args, dt, platform)
-    except (_UsageError, PathArgumentError) as exc:
+            raise UsageError("--attr sets the other operators' attributes; SwishGrad's beta is --beta")
+        check_host_arguments(args, dt, platform)
+    except (UsageError, PathArgumentError) as exc:
         print(f"swishgrad tiling: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     tiling = compute_tiling(args.numel, dt, beta=args.beta, platform=platform)
@@ -189,7 +81,7 @@ def _cmd_tiling(args) -> int:
                           "balance_skipped": skipped}, indent=2))
         return EXIT_OK
     print(f"host tiling for numel={args.numel} {dt.name} on {platform} ({KERNEL_NAMES[tiling.architecture]}):")
-    _print_record(fields, sys.stdout)
+    print_record(fields, sys.stdout)
     print(f"  struct ({len(tiling.tobytes())} bytes) = {tiling.tobytes().hex()}")
     if args.write is not None:
         print(f"  written to {args.write}")
@@ -219,15 +111,15 @@ def _source_architecture(args, given: dict):
         try:
             record = read_tiling_bin(args.file)
         except OSError as exc:
-            raise _UsageError(f"cannot read --file: {exc}") from None
+            raise UsageError(f"cannot read --file: {exc}") from None
         except ValueError as exc:
-            raise _UsageError(f"--file: {exc}") from None
+            raise UsageError(f"--file: {exc}") from None
         return record, layout_of(record).architecture
     kinds = [arch for arch in (ARCH_A2, ARCH_950) if given[arch]]
     if len(kinds) == 2:
-        raise _UsageError(f"the A2 field options ({_options(given[ARCH_A2])}) and the 950 field options "
+        raise UsageError(f"the A2 field options ({_options(given[ARCH_A2])}) and the 950 field options "
                           f"({_options(given[ARCH_950])}) describe different structs; give one kernel's")
-    return None, (kinds[0] if kinds else _architecture_of_soc(args) or ARCH_A2)
+    return None, (kinds[0] if kinds else architecture_of_soc(args) or ARCH_A2)
 
 
 def _tiling_from_args(args, dt):
@@ -240,27 +132,27 @@ def _tiling_from_args(args, dt):
     given = {arch: {name: getattr(args, name) for name in layout.int_fields if getattr(args, name) is not None}
              for arch, layout in LAYOUTS.items()}
     if args.file and args.host:
-        raise _UsageError("give at most one of --file and --host")
+        raise UsageError("give at most one of --file and --host")
     record, arch = _source_architecture(args, given)
-    soc_arch = _architecture_of_soc(args)
+    soc_arch = architecture_of_soc(args)
     if soc_arch is not None and soc_arch != arch:
         source = "--file holds the struct" if args.file else "the field options are the fields"
-        raise _UsageError(f"--soc {args.soc_version} runs the {KERNEL_NAMES[soc_arch]}, but {source} of the "
+        raise UsageError(f"--soc {args.soc_version} runs the {KERNEL_NAMES[soc_arch]}, but {source} of the "
                           f"{KERNEL_NAMES[arch]} ({LAYOUTS[arch].nbytes} bytes)")
     other = ARCH_A2 if arch == ARCH_950 else ARCH_950
     if given[other]:
         # only with --file: otherwise the field options decide the kernel
-        raise _UsageError(f"{_options(given[other])}: not fields of the struct --file holds (the "
+        raise UsageError(f"{_options(given[other])}: not fields of the struct --file holds (the "
                           f"{KERNEL_NAMES[arch]}'s, {LAYOUTS[arch].nbytes} bytes)")
     if args.buffers is not None and arch == ARCH_950:
-        raise _UsageError("--buffers applies to Atlas A2 tilings only (the 950 kernel's buffer is six slots of "
+        raise UsageError("--buffers applies to Atlas A2 tilings only (the 950 kernel's buffer is six slots of "
                           "ubFormer elements)")
-    layout, platform, block_dim, key = LAYOUTS[arch], _platform(args, arch), args.block_dim, args.tiling_key
+    layout, platform, block_dim, key = LAYOUTS[arch], platform_of(args, arch), args.block_dim, args.tiling_key
     if args.file:
         if block_dim is None:
-            raise _UsageError("--block-dim is required with --file (the struct does not carry it)")
+            raise UsageError("--block-dim is required with --file (the struct does not carry it)")
     elif args.host:
-        _check_host_input(args, dt, platform)
+        check_host_arguments(args, dt, platform)
         host = compute_tiling(args.numel, dt, platform=platform)
         record = host.data
         block_dim = host.block_dim if block_dim is None else block_dim
@@ -268,15 +160,15 @@ def _tiling_from_args(args, dt):
     else:
         missing = [name for name in layout.int_fields if name not in given[arch]]
         if missing:
-            raise _UsageError("without --file or --host every field is required; missing: " + _options(missing))
+            raise UsageError("without --file or --host every field is required; missing: " + _options(missing))
         if block_dim is None:
-            raise _UsageError("--block-dim is required")
+            raise UsageError("--block-dim is required")
         record = np.zeros((), dtype=layout.dtype)[()]
     record = np.array(record, dtype=layout.dtype)
     for name, value in given[arch].items():
         low, high = layout.int_range(name)
         if not low <= value <= high:
-            raise _UsageError(f"--{name} must be in {layout.int_range_text(name)}, got {value}")
+            raise UsageError(f"--{name} must be in {layout.int_range_text(name)}, got {value}")
         record[name] = value
     if args.beta is not None:
         with np.errstate(over="ignore"):
@@ -329,13 +221,13 @@ def _op_tiling_from_args(args, dt):
 
     given = [name for layout in LAYOUTS.values() for name in layout.int_fields if getattr(args, name) is not None]
     if given:
-        raise _UsageError(f"{_options(dict.fromkeys(given))}: SwishGrad's fields; set --op {args.op}'s struct "
+        raise UsageError(f"{_options(dict.fromkeys(given))}: SwishGrad's fields; set --op {args.op}'s struct "
                           f"fields with --set NAME=VALUE")
-    platform = _platform(args, _architecture_of_soc(args) or default_architecture(args))
+    platform = platform_of(args, architecture_of_soc(args) or default_architecture(args))
     try:
         tiling = op_tiling_from_args(args, dt, platform)
     except (OpUsageError, PathArgumentError) as exc:
-        raise _UsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     return tiling, None, platform
 
 
@@ -361,8 +253,8 @@ def _cmd_validate(args) -> int:
 
     try:
         if args.numel is None:
-            raise _UsageError("--numel is required (or use --sweep)")
-        dt = _dtype(args)
+            raise UsageError("--numel is required (or use --sweep)")
+        dt = dtype_of(args)
         if args.op != "swish_grad":
             tiling, block_dim, platform = _op_tiling_from_args(args, dt)
         else:
@@ -370,7 +262,7 @@ def _cmd_validate(args) -> int:
         check_validate_numel(args.numel, dt, platform, "--numel")
         report = validate_tiling(tiling, args.numel, dt, platform, block_dim, checked=args.checked,
                                  buffers=args.buffers if args.op == "swish_grad" else None)
-    except (_UsageError, TypeError, ValueError) as exc:
+    except (UsageError, TypeError, ValueError) as exc:
         print(f"swishgrad validate: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
@@ -401,12 +293,12 @@ def register(subparsers) -> None:
                               description="Print the SwishGrad host tiling of a tensor of NUMEL storage elements "
                                           "(Atlas A2: model section 3; Ascend 950 with --soc ascend950: section 9), "
                                           "and its load-balance figures.")
-    p.add_argument("--numel", type=_positive, required=True, help="storage element count")
+    p.add_argument("--numel", type=parse_positive, required=True, help="storage element count")
     p.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (%(default)s)")
     _op_option(p)
-    _beta_option(p, "beta, stored as float32 in the struct's sconf (A2) or scale (950); default 1.0; swish_grad "
+    add_beta_option(p, "beta, stored as float32 in the struct's sconf (A2) or scale (950); default 1.0; swish_grad "
                     "and swish only", None)
-    _add_platform_options(p)
+    add_platform_options(p)
     p.add_argument("--write", metavar="PATH", help="also write the struct (72 bytes A2, 88 bytes 950) to PATH")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_tiling)
@@ -417,25 +309,25 @@ def register(subparsers) -> None:
                     "from --file (a 72-byte A2 or 88-byte 950 struct), --host (the host tiling of the --soc's "
                     "kernel, fields overridable), or one kernel's field options (all of them). Exit status: 0 "
                     "correct, 1 incorrect, 2 bad arguments.")
-    v.add_argument("--numel", type=_positive, help="storage element count of the tensor")
+    v.add_argument("--numel", type=parse_positive, help="storage element count of the tensor")
     v.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (%(default)s)")
     _op_option(v)
-    _add_platform_options(v)
+    add_platform_options(v)
     src = v.add_argument_group("the tiling")
     src.add_argument("--file", metavar="PATH", help="read the tiling struct (72 or 88 bytes) from PATH")
     src.add_argument("--host", action="store_true", help="start from the host tiling of --numel/--dtype")
     for name in LAYOUTS[ARCH_A2].int_fields:
-        src.add_argument("--" + name, type=_uint, default=None, metavar="N", help="set this A2 field")
+        src.add_argument("--" + name, type=parse_uint, default=None, metavar="N", help="set this A2 field")
     for name in LAYOUTS[ARCH_950].int_fields:
-        src.add_argument("--" + name, type=_int, default=None, metavar="N", help="set this 950 field")
-    _beta_option(src, "set beta (the struct's sconf / scale)", None)
+        src.add_argument("--" + name, type=parse_int, default=None, metavar="N", help="set this 950 field")
+    add_beta_option(src, "set beta (the struct's sconf / scale)", None)
     src.add_argument("--set", action="append", metavar="NAME=VALUE",
                      help="--op other than swish_grad: set a field of the operator's struct (repeatable), "
                           "starting from its host tiling or --file")
-    src.add_argument("--block-dim", type=_uint, default=None, help="cores launched")
-    src.add_argument("--tiling-key", type=_uint, default=None, metavar="K",
+    src.add_argument("--block-dim", type=parse_uint, default=None, help="cores launched")
+    src.add_argument("--tiling-key", type=parse_uint, default=None, metavar="K",
                      help="the launch's tiling key (default: the host's with --host; A2 0)")
-    v.add_argument("--buffers", type=_buffer_plan, default=None, metavar="PLAN",
+    v.add_argument("--buffers", type=buffer_plan_option, default=None, metavar="PLAN",
                    help="A2: the kernel's unified-buffer plan, COUNTxBYTES per element for each group of tile "
                         "buffers, e.g. 2x4,2x4,2x4,1x4 (default: SwishGrad's for --dtype); each buffer is "
                         "rounded up to 32 bytes")
@@ -450,10 +342,10 @@ def register(subparsers) -> None:
                          "block sizes of 1 to 512 bytes); exits 1 on its UB_OVERFLOW findings on block sizes that "
                          "are not a multiple of 32 bytes (the host tiles in whole blocks, InitBuffer pads each "
                          "buffer to 32 bytes; docs/validation.md)")
-    sw.add_argument("--sizes-per-case", type=_positive, default=1000,
+    sw.add_argument("--sizes-per-case", type=parse_positive, default=1000,
                     help="sizes per (kernel, platform, dtype) in the sweep (%(default)s)")
-    sw.add_argument("--max-numel", type=_positive, default=1 << 36, help="largest size in the sweep (%(default)s)")
-    sw.add_argument("--seed", type=_uint, default=0, help="seed of the sweep's random sizes (%(default)s)")
+    sw.add_argument("--max-numel", type=parse_positive, default=1 << 36, help="largest size in the sweep (%(default)s)")
+    sw.add_argument("--seed", type=parse_uint, default=0, help="seed of the sweep's random sizes (%(default)s)")
     sw.add_argument("--no-progress", action="store_true",
                     help="no progress bar (shown on stderr when it is a terminal)")
     v.set_defaults(func=_cmd_validate)

@@ -14,7 +14,7 @@ import os
 import sys
 
 from ._paths import PathArgumentError, check_input_file, check_output_file
-from .tiling import _positive
+from .tiling_args import parse_positive
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -33,7 +33,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "timeline", help="model one launch's device time (a timeline, per-core pipe use, --best tiling)",
         description=__doc__.split("\n\n")[0] + " It is an estimate from public figures, not a measurement.")
-    p.add_argument("--numel", type=_positive, required=True, help="elements of the tensor")
+    p.add_argument("--numel", type=parse_positive, required=True, help="elements of the tensor")
     p.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (default float32)")
     p.add_argument("--op", default="swish_grad", choices=sorted(dt_ops()),
                    help="operator (default swish_grad); the 950 kernels on the broadcast walk (SiluGrad, GeluGrad, "
@@ -42,7 +42,7 @@ def register(subparsers) -> None:
                    help="SoC family or chip name (default ascend910b; ascend950 or a 950 chip runs the 950 kernel); "
                         "a chip name picks its own figures (e.g. Ascend910B4)")
     p.add_argument("--file", default=None, help="tiling binary (72 bytes: A2, 88 bytes: 950) instead of the host's")
-    p.add_argument("--block-dim", type=_positive, default=None, help="cores launched (required with --file)")
+    p.add_argument("--block-dim", type=parse_positive, default=None, help="cores launched (required with --file)")
     p.add_argument("--params", default=None, metavar="P.TOML", help="model parameters (e.g. from fit) as TOML")
     p.add_argument("--allow-invalid", action="store_true", help="estimate a tiling the validator rejects")
     p.add_argument("--trace", default=None, metavar="T.JSON", help="write a Chrome trace (Perfetto, chrome://tracing)")

@@ -37,7 +37,7 @@ from ..tiling.findings import finding
 from ..tiling.records import checked_record
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 
-__all__ = ["NAME", "RECORD_DTYPE", "TILING_KEY", "BUFFER_NUM", "ATTRS", "NO_A2_KERNEL", "EXPM1_THRESHOLD",
+__all__ = ["NAME", "bits_view", "RECORD_DTYPE", "TILING_KEY", "BUFFER_NUM", "ATTRS", "NO_A2_KERNEL", "EXPM1_THRESHOLD",
            "attributes", "threshold_path", "host_tiling", "walk_fields", "programs", "float_program", "walk_check",
            "run", "ELU"]
 
@@ -180,7 +180,8 @@ def walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platform
     return WalkCheck(fields, ((BUFFER_NUM, info.itemsize),), fields.ubFormer, keys)
 
 
-def _bits(a: np.ndarray, info: DTypeInfo) -> np.ndarray:
+def bits_view(a: np.ndarray, info: DTypeInfo) -> np.ndarray:
+    """``a`` as the walk reads it: float32 itself, a 16-bit dtype as its uint16 bit patterns."""
     return a if info is FLOAT32 else a.view(np.uint16)
 
 
@@ -196,7 +197,7 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
         params = compiled(NAME, ARCH_950, info.name, "threshold").params(alpha=attrs["alpha"], scale=attrs["scale"])
     else:
         params = compiled(NAME, ARCH_950, info.name).params(**attrs)
-    kernel_pkg.run_walk(params, (_bits(x, info),), _bits(out, info), plan)
+    kernel_pkg.run_walk(params, (bits_view(x, info),), bits_view(out, info), plan)
 
 # ---------------------------------------------------------------- registration
 

@@ -39,7 +39,7 @@ from ..spec import arch35 as spec_arch35
 from ..tiling.findings import finding
 from ..tiling.records import checked_record
 from . import elu_grad_a2
-from .elu import _bits, float_program, walk_fields
+from .elu import bits_view, float_program, walk_fields
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 
 __all__ = ["NAME", "RECORD_DTYPE", "BUFFER_NUM", "DTYPE_TEMPLATES", "VARIANTS", "negcoef", "host_tiling",
@@ -139,7 +139,7 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
     attrs = dict(negcoef=tiling.data["negcoef"], scale=tiling.data["scale"], input_scale=tiling.data["inputScale"])
     plan = kernel_pkg.plan_launch(walk_fields(tiling), tiling.block_dim, kernel_pkg.arch_code(ARCH_950), out.size)
     params = compiled(NAME, ARCH_950, info.name, variant_of(tiling)).params(**attrs)
-    kernel_pkg.run_walk(params, (_bits(grad, info), _bits(x, info)), _bits(out, info), plan)
+    kernel_pkg.run_walk(params, (bits_view(grad, info), bits_view(x, info)), bits_view(out, info), plan)
 
 
 def _device_instructions(tiling: OpTiling, itemsize: int) -> tuple:

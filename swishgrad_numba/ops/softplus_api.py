@@ -3,7 +3,8 @@
 the walk). docs/model.md, "Softplus (aclnnSoftplus, 950 only)" and "SoftplusBackward"."""
 from __future__ import annotations
 
-from ..dtypes import to_float32
+from ..arguments import bfloat16_refusal, check_array, check_out_like
+from ..dtypes import BFLOAT16, promoted_float_dtype, to_float32
 from ..platform import Platform
 from . import softplus as sp
 from . import softplus_grad as spg
@@ -56,15 +57,41 @@ def softplus_backward(grad_output, x, beta=1.0, threshold=20.0, *, out=None, pla
     Parameters
     ----------
     grad_output, x : numpy.ndarray
-        One dtype (float32, float16 or ``ml_dtypes.bfloat16``) and one shape; any strides.
+        One shape, any strides. ``grad_output`` float32, float16, ``ml_dtypes.bfloat16`` or float64; ``x``
+        also an integer or bool dtype. As aclnnSoftplusBackward's op_api: where the two differ in dtype
+        or either is outside float32/float16/bfloat16, both are cast to float32 (round to nearest even)
+        and the kernel's float32 result is cast to the result's dtype, PyTorch's promotion of the two
+        (:func:`~swishgrad_numba.dtypes.promoted_float_dtype`: float64 where either is).
     beta, threshold, out
         As :func:`softplus`.
     platform : Platform, optional
         The device (the A2 reference platform by default): its SoC picks the kernel. The A2's computes
         ``dy * (1 / (exp(-beta x) + 1))`` (two roundings), the 950's ``dy / (exp(-beta x) + 1)`` (one).
 
-    Returns, errors as :func:`softplus` (TypeError for differing dtypes, ValueError for differing shapes;
+    Returns, errors as :func:`softplus` (ValueError for a dtype outside the lists or differing shapes;
     the A2 kernel computes in the saturation overflow mode where the platform is in it).
     """
     attrs = (to_float32(beta, "beta"), to_float32(threshold, "threshold"))
-    return call(spg.NAME, (("grad_output", grad_output), ("x", x)), attrs, out, platform)
+    check_array(grad_output, "grad_output")
+    check_array(x, "x")
+    refusal = spg.dtype_refusal(grad_output.dtype, x.dtype)
+    if refusal:
+        raise ValueError(refusal)
+    kernel = spg.kernel_dtype(grad_output.dtype, x.dtype)     # the op_api's rule, as aclnn's face uses it
+    result = promoted_float_dtype(grad_output.dtype, x.dtype)
+    if grad_output.dtype == x.dtype == result == kernel.numpy:
+        return call(spg.NAME, (("grad_output", grad_output), ("x", x)), attrs, out, platform)
+    if BFLOAT16.numpy in (grad_output.dtype, x.dtype) and platform is not None:
+        reason = isinstance(platform, Platform) and bfloat16_refusal(platform)
+        if reason:
+            raise ValueError(f"dtype {reason}")
+    if grad_output.shape != x.shape:
+        raise ValueError(f"grad_output and x must have the same shape, got {grad_output.shape} and {x.shape}")
+    check_out_like(out, x.shape, result)
+    # the op_api's Casts: both inputs to the kernel's dtype (round to nearest even), the result to gradInput's
+    computed = call(spg.NAME, (("grad_output", grad_output.astype(kernel.numpy)), ("x", x.astype(kernel.numpy))),
+                    attrs, None, platform)
+    if out is None:
+        return computed.astype(result)
+    out[...] = computed
+    return out

@@ -38,10 +38,32 @@ from ..tiling.records import checked_record
 from .registry import Kernel, Operator, OpTiling, WalkCheck, register
 from .softplus_grad_arch35 import ARCH35_RECORD_DTYPE, PHYS_NODES, arch35_host_tiling, arch35_walk_fields
 
-__all__ = ["NAME", "A2_RECORD_DTYPE", "A2_BLOCK", "A2_COMPUTE_ALIGN", "A2_UB_DATA_NUMBER", "a2_host_tiling",
+__all__ = ["NAME", "GRAD_DTYPES", "X_ONLY_DTYPES", "dtype_refusal", "kernel_dtype", "A2_RECORD_DTYPE", "A2_BLOCK", "A2_COMPUTE_ALIGN", "A2_UB_DATA_NUMBER", "a2_host_tiling",
            "a2_buffer_plan", "host_tiling", "programs", "run", "SOFTPLUS_GRAD"]
 
 NAME = "softplus_grad"
+
+#: The dtypes aclnnSoftplusBackward takes for gradOutput (and gradInput); ``self`` also takes
+#: :data:`X_ONLY_DTYPES` (``aclnn_softplus_backward.cpp``'s lists; bfloat16 where the SoC has it).
+GRAD_DTYPES = ("float32", "float16", "bfloat16", "float64")
+X_ONLY_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "bool")
+
+
+def dtype_refusal(grad_dtype, x_dtype) -> str | None:
+    """Why the op_api refuses gradOutput / self of these NumPy dtypes (naming the argument), or None."""
+    for argname, dtype, allowed in (("grad_output", grad_dtype, GRAD_DTYPES),
+                                    ("x", x_dtype, GRAD_DTYPES + X_ONLY_DTYPES)):
+        if np.dtype(dtype).name not in allowed:
+            return f"{argname}.dtype must be one of {', '.join(allowed)}; got {np.dtype(dtype).name}"
+    return None
+
+
+def kernel_dtype(grad_dtype, x_dtype) -> DTypeInfo:
+    """The dtype the kernel computes in, the op_api's rule (both faces use it): the inputs' own where
+    they agree and the kernel takes it (float32, float16, bfloat16), else float32 (both inputs Cast
+    to it first: mixed dtypes, float64, an integer or bool ``x``)."""
+    grad_name, x_name = np.dtype(grad_dtype).name, np.dtype(x_dtype).name
+    return dtype_info(grad_name) if grad_name == x_name and grad_name in GRAD_DTYPES[:3] else FLOAT32
 
 # ---------------------------------------------------------------- A2 (exp/softplus_v2_grad/op_host)
 

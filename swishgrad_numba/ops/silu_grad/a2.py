@@ -20,7 +20,7 @@ from ..registry import OpTiling, WalkCheck
 
 __all__ = ["A2_TILING_DTYPE", "A2_TILING_FIELDS", "SCH_MODE_SINGLE", "SCH_MODE_DOUBLE", "A2_UB_UNITS",
            "A2_TARGET_ELEMENTS_PER_CORE", "A2Tiling", "a2_host_tiling", "a2_buffer_plan", "buffer_plan_bytes",
-           "a2_walk_fields", "a2_walk_check"]
+           "a2_walk_fields", "a2_walk_check", "per_element_plan"]
 
 
 #: ``SiluGradTilingData`` (op_kernel/silu_grad_tiling_data.h): four uint64, 32 bytes.
@@ -134,7 +134,7 @@ def a2_walk_fields(record) -> spec_a2.TilingFields:
         bigTailDataNum=big - max(big_tiles - 1, 0) * tile, tailBlockNum=int(record["tailBlockNum"]))
 
 
-def _per_element(plan: list) -> tuple:
+def per_element_plan(plan: list) -> tuple:
     """A buffer plan of one-element buffers as ``((count, bytes_per_element), ...)``."""
     return tuple((count, nbytes) for _name, count, nbytes in plan)
 
@@ -150,7 +150,7 @@ def a2_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platf
                                                   f"{SCH_MODE_SINGLE} (single buffering) and {SCH_MODE_DOUBLE} "
                                                   f"(double)."))
         sch_mode = SCH_MODE_DOUBLE
-    plan = _per_element(a2_buffer_plan(1, info, sch_mode))
+    plan = per_element_plan(a2_buffer_plan(1, info, sch_mode))
     tile = int(tiling["tileDataNum"])
     if tile < 1:
         own.append(finding("FIELD_RANGE", "tileDataNum=0: a core's pass loop never advances."))

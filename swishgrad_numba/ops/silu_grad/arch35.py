@@ -20,7 +20,7 @@ from ...spec.broadcast import (COMPUTE_KEY, COMPUTE_KEY_OFFSET, MAX_NDDMA_DIM, O
                                SCHEDULE_KEYS, dimension_collapse)
 from ...tiling.findings import finding
 from ..registry import OpTiling, WalkCheck
-from .a2 import _per_element
+from .a2 import per_element_plan
 from .names import MAX_DIMS
 
 __all__ = ["ARCH35_TILING_DTYPE", "ARCH35_SCALAR_FIELDS", "ARCH35_ARRAY_FIELDS", "ARCH35_OP_KEYS",
@@ -181,7 +181,7 @@ def arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: P
     checked: broadcast input dims and strides against a broadcast output.
     """
     d = {name: int(tiling[name]) for name in ARCH35_SCALAR_FIELDS}
-    plan = _per_element(arch35_buffer_plan(1, info, info))
+    plan = per_element_plan(arch35_buffer_plan(1, info, info))
     own = []
     op_key = ARCH35_OP_KEYS[info.name, info.name, info.name]
     if tiling.tiling_key // OP_KEY_OFFSET != op_key:
