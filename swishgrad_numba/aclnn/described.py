@@ -13,6 +13,7 @@ and Casts the result to the output's dtype (round to nearest even).
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
@@ -200,6 +201,10 @@ def _phase_two(desc, where: str):
     return launch
 
 
+def _signature(names) -> inspect.Signature:
+    return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names])
+
+
 def faces(name: str) -> dict:
     """Operator ``name``'s aclnn entry points, by their C names (generated from its description)."""
     desc = get_operator(name).described_by
@@ -213,6 +218,7 @@ def faces(name: str) -> dict:
 
     acl_args = ", ".join([i.acl for i in desc.inputs] + [a.acl for a in desc.attributes] + [desc.out])
     get_ws.__name__ = get_ws.__qualname__ = ws_name
+    get_ws.__signature__ = _signature([i.acl for i in desc.inputs] + [a.acl for a in desc.attributes] + [desc.out])
     get_ws.__doc__ = (f"Phase one of {launch_name}({acl_args}): ``(status, workspace_size, executor)``; on "
                       f"failure ``(status, 0, None)`` and ``aclGetRecentErrMsg`` names the argument and rule.")
     out = {ws_name: get_ws, launch_name: _phase_two(desc, launch_name)}
@@ -226,6 +232,8 @@ def faces(name: str) -> dict:
                                       True)
 
         get_ws_inplace.__name__ = get_ws_inplace.__qualname__ = ip_ws
+        get_ws_inplace.__signature__ = _signature([desc.inputs[0].acl + "Ref"] + [i.acl for i in desc.inputs[1:]]
+                                                  + [a.acl for a in desc.attributes])
         get_ws_inplace.__doc__ = f"Phase one of {ip_launch} (the first input both input and output)."
         out[ip_ws] = get_ws_inplace
         out[ip_launch] = _phase_two(desc, ip_launch)
