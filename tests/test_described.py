@@ -183,3 +183,51 @@ def test_statuses_and_rank_rule(name):
             getattr(sg, desc.functional)(*arrays, **bad)
         if a.kind == "bool":
             assert get_ws(*_acl_args(desc, ok, bad, out))[0] == ACLNN_ERR_PARAM_INVALID
+
+
+TORCHED = [n for n in NAMES if DESCRIPTIONS[n].torch_module]
+
+
+# Dynamo reads .grad of the intermediate tensors it resumes with (a torch warning, not ours).
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf:UserWarning")
+# torch's forward-mode AD loads its jvp decompositions through torch.jit.script on first use, which warns.
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+@pytest.mark.parametrize("name", TORCHED)
+def test_torch_module_under_func_and_compile(name):
+    """The generated module under torch.func (vmap, jvp, grad) and torch.compile (the kernels run eagerly):
+    the faces' bits, forward and backward."""
+    torch = pytest.importorskip("torch")
+    from swishgrad_numba import torch as sgt
+
+    desc = DESCRIPTIONS[name]
+    (attr,) = desc.float_attributes
+    fn, back = getattr(sg, desc.functional), getattr(sg, get_operator(desc.backward).described_by.functional)
+    m = getattr(sgt, desc.torch_module)(-0.375)
+    xb = torch.from_numpy(_arrays(desc, "float32", (3, 10), seed=5)[0])
+    want = fn(xb.numpy(), -0.375)
+    assert_bits_equal(torch.func.vmap(m)(xb).numpy(), want, "vmap")
+    tangent = torch.from_numpy(_arrays(desc, "float32", (10,), seed=6)[0])
+    _, jvp_out = torch.func.jvp(m, (xb[0],), (tangent,))
+    assert_bits_equal(jvp_out.numpy(), back(tangent.numpy(), xb[0].numpy(), -0.375), "jvp")
+    per_sample = torch.func.vmap(torch.func.grad(lambda t: m(t).sum()))(xb)
+    assert_bits_equal(per_sample.numpy(), back(np.ones((3, 10), np.float32), xb.numpy(), -0.375), "grad")
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda t: m(t * 2.0) * 0.5, backend="eager")
+    xr = xb.clone().requires_grad_()
+    y = compiled(xr)
+    assert_bits_equal(y.detach().numpy(), fn(xb.numpy() * np.float32(2.0), -0.375) * np.float32(0.5), "compile")
+    y.sum().backward()
+    expected = back(np.full((3, 10), 0.5, np.float32), xb.numpy() * np.float32(2.0), -0.375) * np.float32(2.0)
+    assert_bits_equal(xr.grad.numpy(), expected, "compile, backward")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_host_tiling_takes_the_attribute_defaults(name):
+    """``compute_tiling(op=)`` with no attributes: a record field named as a float attribute's aclnn name
+    holds its default, rounded once to float32 (the registry's host tiling, as the CLI takes it)."""
+    desc = DESCRIPTIONS[name]
+    t = sg.compute_tiling(4096, "float16", op=name, platform=get_operator(name).default_platform)
+    named = [a for a in desc.float_attributes if a.acl in t.fields]
+    assert named, "no record field carries an attribute"
+    for a in named:
+        assert np.float32(t.fields[a.acl]).view(np.uint32) == np.float32(a.default).view(np.uint32), a.acl

@@ -14,7 +14,7 @@ import numpy as np
 from ..description import Attribute, Description, Input, Rule, describe
 from ..leaky_relu.description import LEAKY_RELU_DTYPES
 from ..leaky_relu.kernel import DEFAULT_SLOPE
-from .kernel import KERNELS, NAME, NO_A2_KERNEL, shaped_launch, shaped_tiling
+from .kernel import KERNELS, NAME, NO_A2_KERNEL, host_tiling, shaped_launch, shaped_tiling
 from ...platform import ARCH_A2
 
 __all__ = ["aicpu_leaky_relu_grad", "DESCRIPTION"]
@@ -42,5 +42,5 @@ DESCRIPTION = describe(Description(
                 "forward's result with a negative slope: x is then not invertible)", "negative_slope"),),
     dtypes=LEAKY_RELU_DTYPES, aicpu_dtypes=("float64",), aicpu=aicpu_leaky_relu_grad, promotion="promote",
     broadcast=True, kernels=KERNELS, no_kernel={ARCH_A2: NO_A2_KERNEL},
-    host_tiling=lambda numel, info, slope32, platform: shaped_tiling(((numel,), (numel,)), info, slope32, platform),
+    host_tiling=lambda numel, info, slope32, platform: host_tiling((numel,), (numel,), info, slope32, platform),
     shaped_tiling=shaped_tiling, shaped_launch=shaped_launch))

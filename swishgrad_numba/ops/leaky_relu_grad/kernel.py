@@ -150,8 +150,9 @@ def _device_instructions(tiling: OpTiling, itemsize: int) -> tuple:
 
 
 def shaped_tiling(shapes, info: DTypeInfo, slope32, platform: Platform) -> OpTiling:
-    """The broadcast walk's tiling of inputs of ``shapes`` (``(dy_shape, x_shape)``), cached."""
-    return cached_tiling(*shapes, info, slope32, platform)
+    """The broadcast walk's tiling of inputs of ``shapes`` (``(dy_shape, x_shape)``), cached (``slope32`` None:
+    the default slope)."""
+    return cached_tiling(*shapes, info, DEFAULT_SLOPE if slope32 is None else slope32, platform)
 
 
 def shaped_launch(arrays, out: np.ndarray, tiling: OpTiling, info: DTypeInfo) -> None:
