@@ -11,8 +11,9 @@ from aclnn_helpers import BF16, reference_platform  # noqa: F401
 from reference import assert_bits_equal
 import swishgrad_numba as sg
 from swishgrad_numba import Platform, aclnn
-from swishgrad_numba.aclnn import (ACL_BF16, ACL_BOOL, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACLNN_ERR_INNER_NULLPTR,
-                                   ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS, aclCreateScalar)
+from swishgrad_numba.aclnn import (ACL_BF16, ACL_BOOL, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT32,
+                                   ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS,
+                                   aclCreateScalar)
 from swishgrad_numba.cli import main
 from swishgrad_numba.ops import OPERATORS, get_operator
 from swishgrad_numba.ops.description import DESCRIPTIONS

@@ -124,8 +124,8 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
         try:
             shape = tuple(np.broadcast_shapes(*shapes))
         except ValueError:
-            return ACLNN_ERR_PARAM_INVALID, (f"shapes of {' and '.join(f'{n} {s}' for (n, _), s in zip(named, shapes))} "
-                                             f"cannot broadcast")
+            listed = " and ".join(f"{n} {s}" for (n, _), s in zip(named, shapes))
+            return ACLNN_ERR_PARAM_INVALID, f"shapes of {listed} cannot broadcast"
         if shape != tuple(out.view_shape):
             return ACLNN_ERR_PARAM_INVALID, (f"broadcast shape {shape} of {' and '.join(n for n, _ in named)} must "
                                              f"equal shape of {desc.out} {tuple(out.view_shape)}")

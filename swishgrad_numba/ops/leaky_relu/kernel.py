@@ -23,7 +23,7 @@ import numpy as np
 
 from ... import kernel as kernel_pkg
 from ...dtypes import FLOAT32, DTypeInfo, dtype_info
-from ...platform import ARCH_950, ARCH_A2, Platform
+from ...platform import ARCH_950, Platform
 from ...program import Attr, Program, Tensor, compiled
 from ...program.form import V
 from ...spec import arch35 as spec_arch35

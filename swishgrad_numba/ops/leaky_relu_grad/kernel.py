@@ -24,7 +24,7 @@ import numpy as np
 from ... import runtime
 from ...dtypes import DTypeInfo, dtype_info
 from ...kernel import broadcast
-from ...platform import ARCH_950, ARCH_A2, Platform
+from ...platform import ARCH_950, Platform
 from ...program import Program, Tensor, compiled
 from ...program.form import V
 from ...tiling.findings import finding
