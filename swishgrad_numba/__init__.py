@@ -15,7 +15,7 @@ from .tiling import tiling_balance, validate_tiling
 from .ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from .ops.sigmoid import sigmoid, sigmoid_backward
 from .gelu_functions import gelu, gelu_backward
-from .ops.leaky_relu_api import leaky_relu, leaky_relu_backward
+from .faces.functional import face as _face
 from .ops.softplus_api import softplus, softplus_backward
 from .ops.elu_api import elu, elu_backward
 from .gelu_v2_functions import gelu_v2, gelu_backward_v2
@@ -56,4 +56,7 @@ __all__ = [
     "gelu_v2",
     "gelu_backward_v2",
 ]
+# The described operators' functions, generated from their descriptions (issue 40).
+leaky_relu = _face("leaky_relu")
+leaky_relu_backward = _face("leaky_relu_grad")
 __version__ = "0.2.0"

@@ -333,43 +333,52 @@ def gelu_backward(grad_output, x, *, platform=None):
     :func:`swishgrad_numba.gelu_backward`."""
     return _map_pair(_gelu_backward_numpy, grad_output, x, "gelu_backward", platform=platform)
 
-# ---------------------------------------------------------------- LeakyRelu (issue 30)
+# ---------------------------------------------------------------- described operators (issue 40)
 
-from .ops.leaky_relu_api import leaky_relu as _leaky_relu_numpy  # noqa: E402
-from .ops.leaky_relu_api import leaky_relu_backward as _leaky_relu_backward_numpy  # noqa: E402
-
-__all__ += ["leaky_relu", "leaky_relu_backward"]
+__all__ += ["described", "leaky_relu", "leaky_relu_backward"]
 
 
-def leaky_relu(x, negative_slope=0.01, *, platform=None):
-    """LeakyReLU over a Dask array, block by block through the emulated 950 LeakyRelu kernel (float64: the
-    AICPU model); bit for bit :func:`swishgrad_numba.leaky_relu` (an A2 platform is refused at once)."""
-    return _map_unary(_leaky_relu_numpy, x, "leaky_relu", negative_slope=negative_slope, platform=platform)
+def described(name: str):
+    """Described operator ``name``'s Dask function, generated: its functional face block by block, checked
+    first on empty inputs of their ranks and dtypes; inputs that broadcast are broadcast first. Bit for bit
+    the in-memory result (an element reads its own inputs only, whatever the chunking or broadcast)."""
+    from .faces.functional import face, signature
+    from .ops import get_operator
+
+    desc, numpy_fn = get_operator(name).described_by, face(name)
+    sig = signature(desc).replace(parameters=[p for p in signature(desc).parameters.values() if p.name != "out"])
+    names = [i.name for i in desc.inputs]
+
+    def fn(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        kw = {k: v for k, v in bound.arguments.items() if k not in names}
+        if len(names) == 1:
+            return _map_unary(numpy_fn, bound.arguments[names[0]], desc.functional, **kw)
+        _require_dask()
+        arrays = [_as_dask(bound.arguments[n], n, "auto") for n in names]
+        for n, a in zip(names, arrays):
+            _known_shape(a, n)
+        # the in-memory checks (dtypes, ranks, attributes, platform) on empty arrays of the inputs' ranks
+        numpy_fn(*(np.empty((0,) * a.ndim, dtype=a.dtype) for a in arrays), **kw)
+        shapes = [a.shape for a in arrays]
+        if desc.broadcast and len(set(shapes)) > 1:
+            try:
+                np.broadcast_shapes(*shapes)
+            except ValueError:
+                raise ValueError(f"{' and '.join(names)} must broadcast against each other, got "
+                                 f"{' and '.join(map(str, shapes))}") from None
+            arrays = da.broadcast_arrays(*arrays)
+        return _map_pair(numpy_fn, *arrays, desc.functional, **kw)
+
+    fn.__name__ = fn.__qualname__ = desc.functional
+    fn.__signature__ = sig
+    fn.__doc__ = f"{desc.summary}, block by block over Dask arrays: :func:`swishgrad_numba.{desc.functional}`."
+    return fn
 
 
-def leaky_relu_backward(grad_output, x, negative_slope=0.01, self_is_result=False, *, platform=None):
-    """The gradient of LeakyReLU over Dask (or NumPy) arrays whose shapes broadcast against each other and
-    whose dtypes promote, as :func:`swishgrad_numba.leaky_relu_backward` takes them: both are broadcast to
-    the common shape (chunkings unified as for :func:`silu_backward`), then block by block through the
-    emulated LeakyReluGrad kernel. Bit for bit the in-memory result (the kernel's value of an element reads
-    that element's two inputs only, so neither the chunking nor the broadcast walk changes it)."""
-    _require_dask()
-    kwargs = dict(negative_slope=negative_slope, self_is_result=self_is_result, platform=platform)
-    _check_platform(platform)
-    g, xs = _as_dask(grad_output, "grad_output", "auto"), _as_dask(x, "x", "auto")
-    _known_shape(g, "grad_output")
-    _known_shape(xs, "x")
-    # the in-memory checks (dtypes, ranks, slope, platform) on empty arrays of the inputs' ranks
-    _leaky_relu_backward_numpy(np.empty((0,) * g.ndim, dtype=g.dtype), np.empty((0,) * xs.ndim, dtype=xs.dtype),
-                               **kwargs)
-    try:
-        np.broadcast_shapes(g.shape, xs.shape)
-    except ValueError:
-        raise ValueError(f"grad_output and x must broadcast against each other, got {g.shape} and "
-                         f"{xs.shape}") from None
-    if g.shape != xs.shape:
-        g, xs = da.broadcast_arrays(g, xs)
-    return _map_pair(_leaky_relu_backward_numpy, g, xs, "leaky_relu_backward", **kwargs)
+leaky_relu = described("leaky_relu")
+leaky_relu_backward = described("leaky_relu_grad")
 
 # Softplus and SoftplusBackward (issue 30): the numpy functions block by block.
 from .ops.softplus_api import softplus as _softplus_numpy  # noqa: E402

@@ -257,7 +257,9 @@ from ._torch_sigmoid import Sigmoid, SigmoidBackwardFunction, SigmoidFunction, s
 
 __all__ += ["Sigmoid", "SigmoidBackwardFunction", "SigmoidFunction", "sigmoid", "sigmoid_backward_torch"]
 from ._torch_gelu import GELU  # noqa: E402,F401
-from ._torch_leaky_relu import LeakyReLU  # noqa: E402,F401  (issue 30: LeakyRelu and LeakyReluBackward, 950)
+from .faces.torch import module as _described_module  # noqa: E402
+
+LeakyReLU = _described_module("leaky_relu")  # generated from its description (issue 40)
 
 __all__ += ["LeakyReLU"]
 from ._torch_softplus import Softplus  # noqa: E402,F401  (issue 30: SoftplusV2 / SoftplusV2Grad)

@@ -1,4 +1,4 @@
-"""aclnnLeakyRelu, aclnnInplaceLeakyRelu and aclnnLeakyReluBackward (swishgrad_numba.aclnn.op_leaky_relu): the
+"""aclnnLeakyRelu, aclnnInplaceLeakyRelu and aclnnLeakyReluBackward (aclnn/described.py): the
 op_apis' statuses, and launches bit for bit against tests/reference_activations_tier2.py."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""leaky_relu and leaky_relu_backward (ops/leaky_relu.py, ops/leaky_relu_grad.py, ops/leaky_relu_api.py), bit
+"""leaky_relu and leaky_relu_backward (ops/leaky_relu/, ops/leaky_relu_grad/: described), bit
 for bit against the plain references of tests/reference_activations_tier2.py: the 950 kernels in the three
 dtypes (every 16-bit x, specials, slopes at their edges, broadcasting), the float64 AICPU model, the host
 tiling against opbase's ElewiseTiling worked by hand, the A2 refusal and the argument errors."""

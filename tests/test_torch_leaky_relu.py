@@ -1,4 +1,4 @@
-"""swishgrad_numba.torch.LeakyReLU (swishgrad_numba/_torch_leaky_relu.py): forward and backward bit for bit the
+"""swishgrad_numba.torch.LeakyReLU (generated: faces/torch.py): forward and backward bit for bit the
 950 kernels' (tests/reference_activations_tier2.py) and torch's own CPU LeakyReLU; the second order 0."""
 import numpy as np
 import pytest

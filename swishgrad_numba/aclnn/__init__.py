@@ -42,8 +42,9 @@ The package, each layer importing only those above it:
   kernels only), as their op_api writes them;
 - :mod:`.op_sigmoid`: aclnnSigmoid, aclnnInplaceSigmoid and aclnnSigmoidBackward;
 - :mod:`.op_gelu`: aclnnGelu and aclnnGeluBackward;
-- :mod:`.op_leaky_relu`: aclnnLeakyRelu, aclnnInplaceLeakyRelu and aclnnLeakyReluBackward (Ascend 950
-  kernels; float64 on a plain model of the AICPU kernels);
+- :mod:`.described`: the pairs of the operators in the described form, generated from their
+  descriptions (:mod:`swishgrad_numba.ops.description`): aclnnLeakyRelu, aclnnInplaceLeakyRelu and
+  aclnnLeakyReluBackward (Ascend 950 kernels; float64 on a plain model of the AICPU kernels);
 - :mod:`.op_softplus`: aclnnSoftplus (Ascend 950 kernel only) and aclnnSoftplusBackward;
 - :mod:`.op_elu`: aclnnElu (Ascend 950 kernel only) and aclnnEluBackward;
 - :mod:`.op_gelu_v2`: aclnnGeluV2 (Ascend 950 kernel only) and aclnnGeluBackwardV2;
@@ -81,17 +82,26 @@ from .op_softplus import *  # noqa: F401,F403
 
 from . import op_sigmoid  # noqa: E402  (issue 29: aclnnSigmoid, aclnnInplaceSigmoid, aclnnSigmoidBackward)
 from .op_sigmoid import *  # noqa: F401,F403
-from . import op_leaky_relu  # noqa: E402  (issue 30: aclnnLeakyRelu, aclnnInplaceLeakyRelu, aclnnLeakyReluBackward)
-from .op_leaky_relu import *  # noqa: F401,F403
 from . import op_elu  # noqa: E402  (issue 30: aclnnElu, aclnnEluBackward)
 from .op_elu import *  # noqa: F401,F403
 
 # The C namespace: every module's public names.
 __all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__, *op_swish.__all__,
            *op_silu_grad.__all__, *op_fast_gelu.__all__, *op_gelu.__all__,
-           *op_sigmoid.__all__, *op_leaky_relu.__all__, *op_softplus.__all__, *op_elu.__all__]
+           *op_sigmoid.__all__, *op_softplus.__all__, *op_elu.__all__]
 
 from . import op_gelu_v2  # noqa: E402  (issue 30: aclnnGeluV2, aclnnGeluBackwardV2)
 from .op_gelu_v2 import *  # noqa: F401,F403
 
 __all__ += op_gelu_v2.__all__
+
+# The described operators' pairs, generated from their descriptions (issue 40): aclnnLeakyRelu,
+# aclnnInplaceLeakyRelu, aclnnLeakyReluBackward, ...
+from . import described  # noqa: E402
+from ..ops.description import described as _described  # noqa: E402
+
+for _name in _described():
+    _pairs = described.faces(_name)
+    globals().update(_pairs)
+    __all__ += list(_pairs)
+del _name, _pairs, _described

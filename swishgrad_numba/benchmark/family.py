@@ -331,7 +331,9 @@ def _torch_leaky_relu_backward_into(tg, tx, tout, slope):
 
 
 # LeakyRelu (Ascend 950 kernels only) against torch's own, at torch's default slope (issue 30)
-from ..ops.leaky_relu_api import leaky_relu, leaky_relu_backward  # noqa: E402
+from ..faces.functional import face  # noqa: E402
+
+leaky_relu, leaky_relu_backward = face("leaky_relu"), face("leaky_relu_grad")
 
 OP_BENCHES.update({
     "leaky_relu": OpBench(1, 0.01, lambda g, x, out, b, p: leaky_relu(x, b, out=out, platform=p),

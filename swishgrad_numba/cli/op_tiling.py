@@ -54,17 +54,31 @@ def _bool(text: str) -> bool:
 _SOFTPLUS = (("beta", 1.0, float), ("threshold", 20.0, float))
 _ELU = (("alpha", 1.0, float), ("scale", 1.0, float), ("input_scale", 1.0, float))
 #: The attributes ``--attr NAME=VALUE`` sets, by operator: (name, default, parse) in the order of its public
-#: function's keywords (``sg.leaky_relu(x, negative_slope=...)``, ...). SwishGrad and Swish take ``--beta``.
+#: function's keywords (``sg.softplus(x, beta=...)``, ...). SwishGrad and Swish take ``--beta``. A described
+#: operator's are its description's float attributes (:func:`attributes_of`).
 ATTRIBUTES = {
-    "leaky_relu": (("negative_slope", 0.01, float),), "leaky_relu_grad": (("negative_slope", 0.01, float),),
     "softplus": _SOFTPLUS, "softplus_grad": _SOFTPLUS, "elu": _ELU, "elu_grad": _ELU + (("is_result", False, _bool),),
     "gelu_v2": (("approximate", "none", str),), "gelu_grad_v2": (("approximate", "none", str),),
 }
 
 
+def attributes_of(name: str) -> tuple:
+    """Operator ``name``'s ``--attr`` attributes: a described operator's float attributes (those its host
+    tiling takes), else :data:`ATTRIBUTES`'s row."""
+    from ..ops import OPERATORS
+
+    desc = OPERATORS[name].described_by if name in OPERATORS else None
+    if desc is not None:
+        return tuple((a.name, a.default, float) for a in desc.float_attributes)
+    return ATTRIBUTES.get(name, ())
+
+
 def add_attr_option(p) -> None:
     """``--attr NAME=VALUE`` (repeatable) on ``tiling`` and ``validate``."""
-    listed = "; ".join(f"{op}: {', '.join(a[0] for a in attrs)}" for op, attrs in ATTRIBUTES.items())
+    from ..ops.description import described
+
+    names = [*described(), *ATTRIBUTES]
+    listed = "; ".join(f"{op}: {', '.join(a[0] for a in attributes_of(op))}" for op in names if attributes_of(op))
     p.add_argument("--attr", action="append", metavar="NAME=VALUE",
                    help=f"--op other than swish_grad: an attribute of the operator, as its function's keyword, "
                         f"for its host tiling (repeatable; the others keep their defaults): {listed}")
@@ -93,7 +107,7 @@ def _attributes(args, op, dt, platform):
         return None
     if getattr(args, "file", None):
         raise OpUsageError("--attr sets the host tiling's attributes; a --file struct holds its own (--set)")
-    known = ATTRIBUTES.get(op.name, ())
+    known = attributes_of(op.name)
     if not known:
         raise OpUsageError(f"--attr: --op {op.name} has no attributes"
                            + (" but beta, set by --beta" if op.has_beta else ""))
@@ -108,8 +122,7 @@ def _attributes(args, op, dt, platform):
             values[name] = spec[2](value)
         except ValueError as exc:
             raise OpUsageError(f"--attr {text!r}: {exc}") from None
-    fn = getattr(sg, {"leaky_relu_grad": "leaky_relu_backward", "softplus_grad": "softplus_backward",
-                      "elu_grad": "elu_backward", "gelu_grad_v2": "gelu_backward_v2"}.get(op.name, op.name))
+    fn = getattr(sg, op.functional)
     empty = (np.empty(0, dt),) * op.inputs
     try:
         fn(*empty, **values, platform=platform)

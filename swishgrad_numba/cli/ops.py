@@ -1,4 +1,5 @@
-"""``swishgrad ops list`` and ``swishgrad ops show NAME``: the registered operators and their programs."""
+"""``swishgrad ops list`` and ``swishgrad ops show NAME``: the registered operators, their descriptions (the
+operators in the described form, :mod:`swishgrad_numba.ops.description`) and their programs."""
 from __future__ import annotations
 
 import sys
@@ -37,6 +38,10 @@ def _show(args) -> int:
     except (OptionError, ValueError, TypeError) as exc:
         print(f"swishgrad ops show: {exc}", file=sys.stderr)
         return 2
+    if op.described_by is not None:
+        from ..ops.description import show
+
+        print("\n".join("// " + line for line in show(op.described_by).splitlines()))
     print(f"// {args.name} on {platform.soc_family} ({platform.architecture} kernel), {args.dtype}")
     print(program)
     return 0
@@ -47,7 +52,8 @@ def register(subparsers) -> None:
     sub = ops.add_subparsers(dest="ops_command", metavar="OPS_COMMAND")
     lister = sub.add_parser("list", help="the operators with their aclnn names, kernels and dtypes")
     lister.set_defaults(func=_list)
-    show = sub.add_parser("show", help="an operator's program, one vector instruction per line")
+    show = sub.add_parser("show", help="an operator's description (where it has one) and its program, one vector "
+                          "instruction per line")
     show.add_argument("name", help="the operator's registry name (see `swishgrad ops list`)")
     show.add_argument("--soc", default=None, help="SoC family or chip name (decides the kernel); default "
                       "ascend910b, or ascend950 for an operator with no A2 kernel")

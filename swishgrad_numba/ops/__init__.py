@@ -12,9 +12,9 @@ Registered here:
   its entry points to them.
 - ``"fast_gelu"`` and ``"fast_gelu_grad"``: aclnnFastGelu and
   aclnnFastGeluBackward (:mod:`.fast_gelu`), Ascend 950 kernels only.
-- ``"leaky_relu"`` and ``"leaky_relu_grad"``: aclnnLeakyRelu and aclnnLeakyReluBackward
-  (:mod:`.leaky_relu`, :mod:`.leaky_relu_grad`; public functions :mod:`.leaky_relu_api`), Ascend 950
-  kernels only.
+- ``"leaky_relu"`` and ``"leaky_relu_grad"``: aclnnLeakyRelu and aclnnLeakyReluBackward, Ascend 950
+  kernels only, in the described form (:mod:`.description`): one folder each (:mod:`.leaky_relu`,
+  :mod:`.leaky_relu_grad`: a description and its kernel data), every face generated from the description.
 - ``"softplus"``: aclnnSoftplus (:mod:`.softplus`, Ascend 950 only); ``"softplus_grad"``:
   aclnnSoftplusBackward (:mod:`.softplus_grad`).
 - ``"elu"``: aclnnElu (:mod:`.elu`, Ascend 950 only); ``"elu_grad"``: aclnnEluBackward's EluGradV2
@@ -29,8 +29,8 @@ from .read_kernel import ReadOperator, read_kernel  # issue 31: an operator read
 from . import sigmoid  # noqa: F401  (registers "sigmoid" and "sigmoid_grad")
 from . import gelu  # noqa: F401  (registers "gelu")
 from . import gelu_grad  # noqa: F401  (registers "gelu_grad")
-from . import leaky_relu  # noqa: F401  (registers "leaky_relu": Ascend 950 only)
-from . import leaky_relu_grad  # noqa: F401  (registers "leaky_relu_grad": Ascend 950 only)
+from . import leaky_relu  # noqa: F401  (describes "leaky_relu": Ascend 950 only)
+from . import leaky_relu_grad  # noqa: F401  (describes "leaky_relu_grad": Ascend 950 only)
 from . import softplus  # noqa: F401  (registers "softplus": Ascend 950 only)
 from . import softplus_grad  # noqa: F401  (registers "softplus_grad")
 from . import elu, elu_grad  # noqa: F401  (registers "elu" and "elu_grad")

@@ -144,6 +144,13 @@ class Operator:
     aicpu_dtypes : tuple of str
         The dtypes its aclnn sends to an AICPU kernel rather than an AI Core one, which the public
         function emulates too (Elu's float64; SigmoidBackward's float64 and complex), whatever the platform.
+    functional : str
+        The name of its public function (``swishgrad_numba.<functional>``): a backward's ``_grad`` read as
+        ``_backward`` where not given (``"gelu_grad_v2"``: ``"gelu_backward_v2"``); "" for an operator
+        with no aclnn entry points (one read from its source).
+    described_by : ops.description.Description or None
+        Its one description, where the operator is in that form (:mod:`.description`): its faces are
+        generated from it.
     """
 
     name: str
@@ -157,6 +164,12 @@ class Operator:
     axpy: bool = False
     no_kernel: Mapping[str, str] = field(default_factory=dict)
     aicpu_dtypes: tuple = ()
+    functional: str = ""
+    described_by: object = None
+
+    def __post_init__(self):
+        if not self.functional and self.aclnn:
+            object.__setattr__(self, "functional", self.name.replace("_grad", "_backward"))
 
     @property
     def default_platform(self):

@@ -1,4 +1,4 @@
-"""The LeakyRelu forward operator (aclnnLeakyRelu): the Ascend 950 kernel only.
+"""The LeakyRelu forward kernel (aclnnLeakyRelu), the Ascend 950's only: its data for :mod:`.description`.
 
 docs/model.md, "LeakyRelu, LeakyReluBackward (950 only)", and docs/activation_tiling.md give the
 sources, file and line, of every fact here (ops-nn ``activation/leaky_relu``, arch35):
@@ -14,28 +14,26 @@ sources, file and line, of every fact here (ops-nn ``activation/leaky_relu``, ar
 
 No public A2 kernel registers the op type LeakyRelu (``experimental/activation/leakyrelu_v2`` is
 LeakyreluV2), so an A2 platform is refused; the 950 has the Inf/NaN overflow mode only. float64 runs
-on an AICPU kernel (:mod:`.leaky_relu_api`). Plain Python: :mod:`swishgrad_numba.program` compiles the
+on an AICPU kernel (modelled in :mod:`.description`). Plain Python: :mod:`swishgrad_numba.program` compiles the
 programs to the generic walk's pass.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from .. import kernel as kernel_pkg
-from ..dtypes import FLOAT32, DTypeInfo, dtype_info
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..program import Attr, Program, Tensor, compiled
-from ..program.form import V
-from ..spec import arch35 as spec_arch35
-from ..tiling.findings import finding
-from ..tiling.records import checked_record
-from .gelu import arch35_buffer_num
-from .registry import Kernel, Operator, OpTiling, WalkCheck, register
+from ... import kernel as kernel_pkg
+from ...dtypes import FLOAT32, DTypeInfo, dtype_info
+from ...platform import ARCH_950, Platform
+from ...program import Attr, Program, Tensor, compiled
+from ...program.form import V
+from ...spec import arch35 as spec_arch35
+from ...tiling.findings import finding
+from ...tiling.records import checked_record
+from ..gelu import arch35_buffer_num
+from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["NAME", "RECORD_DTYPE", "DEFAULT_SLOPE", "NO_A2_KERNEL", "SLOPE", "buffer_num", "host_tiling",
-           "walk_fields", "tiling_key", "programs", "launch", "walk_check", "run", "LEAKY_RELU"]
+           "walk_fields", "tiling_key", "programs", "launch", "walk_check", "run", "KERNELS"]
 
 NAME = "leaky_relu"
 #: aclnnLeakyRelu's usual slope (torch's default), used where a caller gives none (``compute_tiling``).
@@ -154,8 +152,6 @@ def _device_instructions(tiling: OpTiling, itemsize: int) -> tuple:
     return programs("float32" if itemsize == 4 else "float16").instructions()
 
 
-LEAKY_RELU = register(Operator(
-    NAME, ("aclnnLeakyReluGetWorkspaceSize", "aclnnLeakyRelu"), "LeakyRelu",
-    {ARCH_950: Kernel(ARCH_950, "activation/leaky_relu (arch35)", "EleBaseTilingData24B", RECORD_DTYPE, "CAST_RINT",
-                      walk_check, run, _device_instructions, programs=programs)},
-    host_tiling, inputs=1, saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}, aicpu_dtypes=("float64",)))
+#: The kernels by architecture (the 950's only).
+KERNELS = {ARCH_950: Kernel(ARCH_950, "activation/leaky_relu (arch35)", "EleBaseTilingData24B", RECORD_DTYPE,
+                            "CAST_RINT", walk_check, run, _device_instructions, programs=programs)}

@@ -1,4 +1,4 @@
-"""LeakyReluGrad, the operator behind aclnnLeakyReluBackward: the Ascend 950 kernel only.
+"""The LeakyReluGrad kernel (aclnnLeakyReluBackward), the Ascend 950's only: its data for :mod:`.description`.
 
 docs/model.md, "LeakyRelu, LeakyReluBackward (950 only)", gives the sources (ops-nn
 ``activation/leaky_relu_grad``, arch35):
@@ -13,7 +13,7 @@ docs/model.md, "LeakyRelu, LeakyReluBackward (950 only)", gives the sources (ops
   (the program form's Compare computes on float32).
 
 No public A2 kernel registers LeakyReluGrad (``experimental/activation/leaky_relu_grad_v2`` is
-LeakyReluGradV2), so an A2 platform is refused. float64 runs on an AICPU kernel (:mod:`.leaky_relu_api`).
+LeakyReluGradV2), so an A2 platform is refused. float64 runs on an AICPU kernel (modelled in :mod:`.description`).
 """
 from __future__ import annotations
 
@@ -21,21 +21,21 @@ import functools
 
 import numpy as np
 
-from .. import runtime
-from ..dtypes import DTypeInfo, dtype_info
-from ..kernel import broadcast
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..program import Program, Tensor, compiled
-from ..program.form import V
-from ..tiling.findings import finding
-from .gelu_grad import ARCH35_BUFFER_BITS
-from .leaky_relu import DEFAULT_SLOPE, SLOPE
-from .registry import Kernel, Operator, OpTiling, WalkCheck, register
-from .silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling
-from .silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
+from ... import runtime
+from ...dtypes import DTypeInfo, dtype_info
+from ...kernel import broadcast
+from ...platform import ARCH_950, Platform
+from ...program import Program, Tensor, compiled
+from ...program.form import V
+from ...tiling.findings import finding
+from ..gelu_grad import ARCH35_BUFFER_BITS
+from ..leaky_relu.kernel import DEFAULT_SLOPE, SLOPE
+from ..registry import Kernel, OpTiling, WalkCheck
+from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling
+from ..silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
 
 __all__ = ["NAME", "RECORD_DTYPE", "NO_A2_KERNEL", "DTYPE_TEMPLATE", "host_tiling", "cached_tiling", "tiling_key",
-           "programs", "launch", "run", "LEAKY_RELU_GRAD"]
+           "programs", "launch", "run", "shaped_tiling", "shaped_launch", "KERNELS"]
 
 NAME = "leaky_relu_grad"
 
@@ -149,10 +149,18 @@ def _device_instructions(tiling: OpTiling, itemsize: int) -> tuple:
     return programs("float32" if itemsize == 4 else "float16").instructions()
 
 
-LEAKY_RELU_GRAD = register(Operator(
-    NAME, ("aclnnLeakyReluBackwardGetWorkspaceSize", "aclnnLeakyReluBackward"), "LeakyReluGrad",
-    {ARCH_950: Kernel(ARCH_950, "activation/leaky_relu_grad (arch35)", "BroadcastBaseTiling (SiluGrad's layout)",
-                      RECORD_DTYPE, "CAST_RINT", _walk_check, run, _device_instructions, programs=programs,
-                      walk="broadcast")},
-    lambda numel, info, slope32, platform: host_tiling((numel,), (numel,), info, slope32, platform), inputs=2,
-    saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}, aicpu_dtypes=("float64",)))
+def shaped_tiling(shapes, info: DTypeInfo, slope32, platform: Platform) -> OpTiling:
+    """The broadcast walk's tiling of inputs of ``shapes`` (``(dy_shape, x_shape)``), cached (``slope32`` None:
+    the default slope)."""
+    return cached_tiling(*shapes, info, DEFAULT_SLOPE if slope32 is None else slope32, platform)
+
+
+def shaped_launch(arrays, out: np.ndarray, tiling: OpTiling, info: DTypeInfo) -> None:
+    """The broadcast walk over C-contiguous ``(dy, x)`` of their own shapes into ``out`` (the broadcast shape)."""
+    launch(*arrays, out, tiling, info)
+
+
+#: The kernels by architecture (the 950's only).
+KERNELS = {ARCH_950: Kernel(ARCH_950, "activation/leaky_relu_grad (arch35)", "BroadcastBaseTiling (SiluGrad's layout)",
+                            RECORD_DTYPE, "CAST_RINT", _walk_check, run, _device_instructions, programs=programs,
+                            walk="broadcast")}

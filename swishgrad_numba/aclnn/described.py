@@ -1,0 +1,240 @@
+"""The aclnn two-phase pairs of the described operators (:mod:`swishgrad_numba.ops.description`), generated.
+
+:func:`faces` makes an operator's ``...GetWorkspaceSize`` and launch (and its in-place pair, where the
+description names one) from its description. Phase one checks, in the op_apis' order: null pointers
+(the tensors, then the float attributes' scalars: 161001); the input dtypes in the description's list
+on the platform's SoC, and a scalar's dtype in its attribute's list where the op_api checks one; the
+ranks; the shapes (broadcast to the output's, or equal to it); a bool attribute; the rules; the output a
+floating dtype the result can be Cast to; ``ToFloat`` of the scalars (161002). Empty tensors succeed
+with workspace 0; an AICPU dtype (of the promoted dtype) runs the description's plain model on any
+platform; the others the kernel, whose host tiling is taken in phase one (a platform with no kernel:
+561103, naming the reason). Phase two Casts the inputs to the promoted dtype (exact widenings), runs,
+and Casts the result to the output's dtype (round to nearest even).
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..dtypes import DTYPES, to_float32
+from ..ops import OpTiling, get_operator
+from ..ops.call import host_tiling
+from ..platform import Platform
+from .enums import ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS, MAX_DIM
+from .enums import _DTYPES, _dtype_name
+from .state import get_platform
+from .tensor import _check_emulator_storage, aclScalar, aclTensor
+from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
+
+__all__ = ["aclDescribedExecutor", "faces"]
+
+#: numpy dtype name -> aclDataType.
+_CODE = {dtype.name: code for code, (_name, dtype) in _DTYPES.items()}
+#: The output dtypes whose Cast is emulated.
+_FLOATS = tuple(_CODE[n] for n in ("float32", "float16", "float64", "bfloat16"))
+
+
+@dataclass(eq=False)
+class aclDescribedExecutor:
+    """What phase one prepared; runs once. ``tiling``: the host tiling, ``"aicpu"``, or None (empty)."""
+
+    op: str
+    inputs: tuple
+    out: aclTensor
+    compute: np.dtype
+    attrs: dict
+    workspace_size: int
+    tiling: OpTiling | str | None
+    used: bool = False
+
+
+def _live_scalar(scalar, name):
+    if scalar is None:
+        return ACLNN_ERR_PARAM_NULLPTR, f"{name} is a null pointer (None)"
+    if not isinstance(scalar, aclScalar) or scalar.destroyed:
+        return ACLNN_ERR_PARAM_NULLPTR, f"{name} must be a live aclScalar, got {scalar!r}"
+    return None
+
+
+def _promoted(desc, codes) -> int:
+    names = [_DTYPES[c][1].name for c in codes]
+    if all(n == names[0] for n in names):
+        return codes[0]
+    return _CODE["float64"] if "float64" in names else _CODE["float32"]
+
+
+def _attr32(desc, attrs):
+    floats = [attrs[a.name] for a in desc.float_attributes]
+    return None if not floats else floats[0] if len(floats) == 1 else tuple(floats)
+
+
+def _prepare(desc, ins: tuple, out, compute: int, attrs, platform: Platform):
+    """The executor of a checked launch: the kernel that runs it and its host tiling."""
+    dtype = _DTYPES[compute][1]
+    if min(t.numel for _, t in ins) == 0:
+        return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, 0, None)
+    if dtype.name in desc.aicpu_dtypes:
+        return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, 0, "aicpu")
+    operator = get_operator(desc.name)
+    if operator.kernel_refusal(platform):
+        return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: {operator.kernel_refusal(platform)}"
+    info = next(i for i in DTYPES.values() if i.acl_data_type == compute)
+    shapes = tuple(tuple(t.view_shape) for _, t in ins)
+    try:
+        if len(set(shapes)) == 1:
+            tiling = host_tiling(desc.name, out.numel, info, _attr32(desc, attrs), platform)
+        else:
+            tiling = desc.shaped_tiling(shapes, info, _attr32(desc, attrs), platform)
+    except ValueError as exc:
+        return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: its host tiling refused: {exc}"
+    return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, tiling.workspace_size, tiling)
+
+
+def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, inplace: bool = False):
+    """``tensors``: the inputs in order; ``scalars``: the attributes' values in order (aclScalars for the
+    float ones); ``out``: the output tensor."""
+    named = tuple((i.acl, t) for i, t in zip(desc.inputs, tensors))
+    for name, tensor in named + ((desc.out, out),):
+        bad = live_tensor(tensor, name)
+        if bad:
+            return bad
+    values = dict(zip((a.name for a in desc.attributes), scalars))
+    for a in desc.float_attributes:
+        bad = _live_scalar(values[a.name], a.acl)
+        if bad:
+            return bad
+    allowed = tuple(_CODE[n] for n in desc.dtypes_on(platform.soc_family))
+    checks = [(name, t.data_type, allowed) for name, t in named]
+    for a in desc.float_attributes:
+        if a.scalar_dtypes is not None:
+            scalars_ok = tuple(_CODE[n] for n in a.scalar_dtypes if n != "bfloat16" or _CODE[n] in allowed)
+            checks.append((a.acl, values[a.name].data_type, scalars_ok))
+    for name, code, ok in checks:
+        if code not in ok:
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {_dtype_name(code)}; on SoC {platform.soc_family} "
+                                             f"it must be one of {', '.join(_dtype_name(c) for c in ok)}")
+    for name, tensor in named:
+        if len(tensor.view_shape) > min(MAX_DIM, desc.max_dims):
+            return ACLNN_ERR_PARAM_INVALID, (f"{name} has {len(tensor.view_shape)} dims; at most "
+                                             f"{min(MAX_DIM, desc.max_dims)} are supported")
+    shapes = tuple(tuple(t.view_shape) for _, t in named)
+    if desc.broadcast and len(named) > 1:
+        try:
+            shape = tuple(np.broadcast_shapes(*shapes))
+        except ValueError:
+            listed = " and ".join(f"{n} {s}" for (n, _), s in zip(named, shapes))
+            return ACLNN_ERR_PARAM_INVALID, f"shapes of {listed} cannot broadcast"
+        if shape != tuple(out.view_shape):
+            return ACLNN_ERR_PARAM_INVALID, (f"broadcast shape {shape} of {' and '.join(n for n, _ in named)} must "
+                                             f"equal shape of {desc.out} {tuple(out.view_shape)}")
+    else:
+        for name, s in zip((n for n, _ in named), shapes):
+            if s != tuple(out.view_shape):
+                return ACLNN_ERR_PARAM_INVALID, f"shape of {desc.out} {out.view_shape} must equal shape of {name} {s}"
+    for a in desc.attributes:
+        if a.kind == "bool" and not isinstance(values[a.name], (bool, np.bool_)):
+            return ACLNN_ERR_PARAM_INVALID, f"{a.acl} must be a bool, got {type(values[a.name]).__name__}"
+    raw = {a.name: values[a.name].value if a.kind == "float" else values[a.name] for a in desc.attributes}
+    for rule in desc.rules:
+        if rule.refuses(raw):
+            return ACLNN_ERR_PARAM_INVALID, rule.says.format(value=repr(raw.get(rule.value_of)),
+                                                             **{a.name: a.acl for a in desc.attributes})
+    promoted = _promoted(desc, [t.data_type for _, t in named])
+    if desc.promotion == "same" and any(t.data_type != promoted for _, t in named):
+        return ACLNN_ERR_PARAM_INVALID, (f"dtypes of {' and '.join(n for n, _ in named)} must be the same, got "
+                                         f"{', '.join(_dtype_name(t.data_type) for _, t in named)}")
+    if out.data_type not in _FLOATS:
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {_dtype_name(out.data_type)}: the Cast of the "
+                                         f"{_dtype_name(promoted)} result to it is not emulated (floating only)")
+    attrs = dict(raw)
+    for a in desc.float_attributes:
+        try:
+            attrs[a.name] = to_float32(raw[a.name], argname=a.acl)
+        except TypeError as exc:
+            return ACLNN_ERR_PARAM_INVALID, f"{exc} (ToFloat of a complex scalar is not emulated)"
+    bad = _check_emulator_storage(named if inplace else named + ((desc.out, out),), out, desc.out)
+    return bad or _prepare(desc, named, out, promoted, attrs, platform)
+
+
+def _make_job(desc):
+    def make_job(e: aclDescribedExecutor, stream=None):
+        def job():
+            out_view = tensor_view(e.out)
+            # the op_api's Casts to the promoted dtype: exact widenings
+            ins = [np.ascontiguousarray(tensor_view(t)).astype(e.compute, copy=False) for _, t in e.inputs]
+            if e.tiling == "aicpu":
+                result = desc.aicpu(*ins, *(e.attrs[a.name] for a in desc.float_attributes))
+            else:
+                result = np.empty(out_view.shape, dtype=e.compute)
+                info = next(i for i in DTYPES.values() if i.numpy == e.compute)
+                if len({a.shape for a in ins}) == 1:
+                    flat = [a.reshape(-1) for a in ins]
+                    grad = flat[0] if len(flat) == 2 else None
+                    get_operator(desc.name).kernels[e.tiling.architecture].run(grad, flat[-1], result.reshape(-1),
+                                                                               e.tiling)
+                else:
+                    desc.shaped_launch(tuple(ins), result, e.tiling, info)
+            with np.errstate(all="ignore"):
+                out_view[...] = result.astype(out_view.dtype)   # Cast to the output's dtype, then ViewCopy
+
+        return job
+
+    return make_job
+
+
+def _phase_two(desc, where: str):
+    make_job = _make_job(desc)
+
+    def is_ours(e):
+        return isinstance(e, aclDescribedExecutor) and e.op == desc.name
+
+    def launch(workspace, workspaceSize, executor, stream) -> int:
+        tensors = dict(executor.inputs + ((desc.out, executor.out),)) if is_ours(executor) else {}
+        return queue_launch(where, executor, is_ours, tensors, make_job, workspace, workspaceSize, stream,
+                            saturation=get_operator(desc.name).saturation)
+
+    launch.__name__ = launch.__qualname__ = where
+    launch.__doc__ = (f"Phase two of {where}: queue the launch on ``stream``; results are defined after "
+                      f"``aclrtSynchronizeStream``.")
+    return launch
+
+
+def _signature(names) -> inspect.Signature:
+    return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names])
+
+
+def faces(name: str) -> dict:
+    """Operator ``name``'s aclnn entry points, by their C names (generated from its description)."""
+    desc = get_operator(name).described_by
+    n_in, n_attr = len(desc.inputs), len(desc.attributes)
+    ws_name, launch_name = desc.aclnn
+
+    def get_ws(*args):
+        if len(args) != n_in + n_attr + 1:
+            raise TypeError(f"{ws_name} takes {n_in + n_attr + 1} arguments, got {len(args)}")
+        return get_workspace_size(ws_name, _phase_one, desc, args[:n_in], args[n_in:-1], args[-1], get_platform())
+
+    acl_args = ", ".join([i.acl for i in desc.inputs] + [a.acl for a in desc.attributes] + [desc.out])
+    get_ws.__name__ = get_ws.__qualname__ = ws_name
+    get_ws.__signature__ = _signature([i.acl for i in desc.inputs] + [a.acl for a in desc.attributes] + [desc.out])
+    get_ws.__doc__ = (f"Phase one of {launch_name}({acl_args}): ``(status, workspace_size, executor)``; on "
+                      f"failure ``(status, 0, None)`` and ``aclGetRecentErrMsg`` names the argument and rule.")
+    out = {ws_name: get_ws, launch_name: _phase_two(desc, launch_name)}
+    if desc.aclnn_inplace:
+        ip_ws, ip_launch = desc.aclnn_inplace
+
+        def get_ws_inplace(*args):
+            if len(args) != n_in + n_attr:
+                raise TypeError(f"{ip_ws} takes {n_in + n_attr} arguments, got {len(args)}")
+            return get_workspace_size(ip_ws, _phase_one, desc, args[:n_in], args[n_in:], args[0], get_platform(),
+                                      True)
+
+        get_ws_inplace.__name__ = get_ws_inplace.__qualname__ = ip_ws
+        get_ws_inplace.__signature__ = _signature([desc.inputs[0].acl + "Ref"] + [i.acl for i in desc.inputs[1:]]
+                                                  + [a.acl for a in desc.attributes])
+        get_ws_inplace.__doc__ = f"Phase one of {ip_launch} (the first input both input and output)."
+        out[ip_ws] = get_ws_inplace
+        out[ip_launch] = _phase_two(desc, ip_launch)
+    return out

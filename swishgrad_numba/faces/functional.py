@@ -1,0 +1,201 @@
+"""The functional API of a described operator (:mod:`swishgrad_numba.ops.description`), generated.
+
+:func:`face` makes ``swishgrad_numba.<functional>`` from the description, once per operator: the inputs
+and attributes in the description's order (attributes with their defaults), then ``out=`` and
+``platform=``. It checks, in this order: the inputs are arrays; their dtypes are in the aclnn API's list
+(AI Core and AICPU dtypes, any SoC: the platform then rules) and their ranks within ``max_dims``; each
+attribute's conversion (``"float"``: :func:`~swishgrad_numba.dtypes.to_float32`; ``"bool"``: a bool);
+the rules; the shapes (broadcast, or one shape); the dtype (promoted, or one). An AICPU dtype runs the
+description's plain model on any platform; the others the platform's kernel (:func:`swishgrad_numba.ops.call.call`
+for inputs of one shape, the description's broadcast walk otherwise).
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ..arguments import check_array, check_out_like, check_platform_for
+from ..dtypes import dtype_info, to_float32
+from ..platform import Platform
+
+__all__ = ["face", "signature", "checked_attributes", "promoted_dtype", "run"]
+
+_FACES: dict = {}
+_F64 = np.dtype(np.float64)
+
+
+def signature(desc) -> inspect.Signature:
+    """``(*inputs, *attributes=default, *, out=None, platform=None)``."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    params = [inspect.Parameter(i.name, kind) for i in desc.inputs]
+    params += [inspect.Parameter(a.name, kind, default=a.default) for a in desc.attributes]
+    params += [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in ("out", "platform")]
+    return inspect.Signature(params)
+
+
+def _dtype_name(dtype) -> str | None:
+    """The dtype's name where it is a kernel dtype (any byte order :func:`dtype_info` takes) or a native one."""
+    try:
+        return dtype_info(dtype).name
+    except (TypeError, ValueError):
+        return dtype.name if dtype.isnative else None
+
+
+def checked_attributes(desc, values: dict, names=None) -> dict:
+    """The attributes converted (``name -> float32`` or bool), the rules checked; ``values`` by functional
+    name, errors named by ``names`` (functional name -> the face's name; the functional names by default)."""
+    names = names or {}
+    out = {}
+    for a in desc.attributes:
+        argname = names.get(a.name, a.name)
+        value = values[a.name]
+        if a.kind == "float":
+            out[a.name] = to_float32(value, argname=argname)
+        elif not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{argname} must be a bool, got {type(value).__name__}")
+        else:
+            out[a.name] = bool(value)
+    for rule in desc.rules:
+        if rule.refuses(values):
+            shown = {a.name: names.get(a.name, a.name) for a in desc.attributes}
+            raise ValueError(rule.says.format(value=repr(values.get(rule.value_of)), **shown))
+    return out
+
+
+def promoted_dtype(desc, dtypes) -> np.dtype:
+    """The op_api's ``PromoteType`` of the inputs' dtypes (``promotion="promote"``): the dtype where they
+    agree, float64 where any is, else float32 (float16 with bfloat16 too)."""
+    first = dtypes[0]
+    if all(d == first for d in dtypes):
+        return first
+    if desc.promotion != "promote":
+        raise AssertionError("unreachable: one dtype was checked")
+    return _F64 if _F64 in dtypes else np.dtype(np.float32)
+
+
+def _attr32(desc, attrs: dict):
+    floats = [attrs[a.name] for a in desc.float_attributes]
+    return None if not floats else floats[0] if len(floats) == 1 else tuple(floats)
+
+
+def _finish(result, out):
+    if out is None or result is out:
+        return result
+    out[...] = result
+    return out
+
+
+def run(desc, arrays, attrs: dict, out, platform):
+    """The operator over checked ``arrays`` (``((name, array), ...)``) and converted ``attrs``: the shape
+    and dtype rules, then the AICPU model or the platform's kernel."""
+    shapes = [a.shape for _, a in arrays]
+    if desc.broadcast:
+        try:
+            shape = tuple(np.broadcast_shapes(*shapes))
+        except ValueError:
+            raise ValueError(f"{' and '.join(n for n, _ in arrays)} must broadcast against each other, got "
+                             f"{' and '.join(str(s) for s in shapes)}") from None
+    else:
+        shape = tuple(shapes[0])
+        for name, a in arrays[1:]:
+            if a.shape != shape:
+                raise ValueError(f"{arrays[0][0]} and {name} must have the same shape, got {shape} and {a.shape}")
+    dtypes = [a.dtype for _, a in arrays]
+    if desc.promotion == "same":
+        for name, a in arrays[1:]:
+            if a.dtype != dtypes[0]:
+                raise TypeError(f"{arrays[0][0]} and {name} must have the same dtype, got {dtypes[0]} and {a.dtype}")
+    dtype = promoted_dtype(desc, dtypes)
+    attr32 = _attr32(desc, attrs)
+    if dtype.name in desc.aicpu_dtypes:
+        if platform is not None and not isinstance(platform, Platform):
+            raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+        check_out_like(out, shape, dtype)
+        ins = [a.astype(dtype, copy=False) for _, a in arrays]
+        return _finish(desc.aicpu(*ins, *[attrs[a.name] for a in desc.float_attributes]), out)
+    if any(a.dtype != dtype for _, a in arrays):
+        arrays = tuple((n, a.astype(dtype)) for n, a in arrays)   # the op_api's Casts: exact widenings
+    if all(a.shape == shape for _, a in arrays):
+        from ..ops.call import call
+
+        return call(desc.name, tuple(arrays), attr32, out, platform)
+    info = dtype_info(dtype)
+    platform = check_platform_for(platform, desc.name, info)
+    check_out_like(out, shape, dtype)
+    if any(a.size == 0 for _, a in arrays):
+        return np.empty(shape, dtype=dtype) if out is None else out
+    flat = [np.ascontiguousarray(a) for _, a in arrays]
+    # the walk takes its inputs as one tuple: all read-only or all writeable
+    if len({a.flags.writeable for a in flat}) > 1:
+        flat = [a if a.flags.writeable else a.copy() for a in flat]
+    direct = out is not None and out.flags.c_contiguous and not any(np.shares_memory(out, a) for _, a in arrays)
+    result = out if direct else np.empty(shape, dtype=dtype)
+    tiling = desc.shaped_tiling(tuple(a.shape for a in flat), info, attr32, platform)
+    desc.shaped_launch(tuple(flat), result, tiling, info)
+    return _finish(result, out)
+
+
+def _check_input(desc, a, argname: str) -> None:
+    check_array(a, argname)
+    if _dtype_name(a.dtype) not in desc.accepted_dtypes:
+        raise ValueError(f"{argname}.dtype must be one of {', '.join(sorted(desc.accepted_dtypes, key=_order))} "
+                         f"(the aclnn API's list), got {a.dtype}")
+    if a.ndim > desc.max_dims:
+        raise ValueError(f"{argname} has at most {desc.max_dims} dimensions, got {a.ndim}")
+
+
+def _order(name: str) -> int:
+    return ("float32", "float16", "bfloat16", "float64").index(name) if name in ("float32", "float16", "bfloat16",
+                                                                              "float64") else 4
+
+
+def _docstring(desc) -> str:
+    ins = ", ".join(i.name for i in desc.inputs)
+    lines = [f"{desc.summary}: operator ``{desc.name}`` ({desc.aclnn[1]}), generated from its description.", "",
+             "Parameters", "----------", f"{ins} : numpy.ndarray",
+             f"    dtypes {', '.join(sorted(desc.accepted_dtypes, key=_order))} (the aclnn list; the platform's SoC "
+             f"rules; {', '.join(desc.aicpu_dtypes) or 'none'} on the AICPU model, any platform); "
+             f"{'shapes that broadcast' if desc.broadcast else 'one shape'}, at most {desc.max_dims} dimensions; "
+             f"{'two dtypes are cast to their promoted type' if desc.promotion == 'promote' else 'one dtype'}."]
+    for a in desc.attributes:
+        rule = "rounded once to float32 (ToFloat; a bool is 1.0 or 0.0)" if a.kind == "float" else "a bool"
+        lines += [f"{a.name} : {'real number' if a.kind == 'float' else 'bool'}, default {a.default!r}",
+                  f"    aclnn's ``{a.acl}``: {rule}."]
+    lines += ["out : numpy.ndarray, optional", "    Of the result's shape and dtype; any strides.",
+              "platform : Platform, optional", "    The operator's default platform by default.", "",
+              "Returns", "-------", "numpy.ndarray", "    ``out`` if given, else a new C-contiguous array.", "",
+              "Raises", "------", "TypeError, ValueError", "    Naming the argument and the rule.",
+              "", "Run ``swishgrad ops show " + desc.name + "`` for the whole description."]
+    return "\n".join(lines)
+
+
+def face(name: str):
+    """The public function of described operator ``name`` (made once)."""
+    if name in _FACES:
+        return _FACES[name]
+    from ..ops import get_operator
+
+    desc = get_operator(name).described_by
+    if desc is None:
+        raise ValueError(f"operator {name!r} is not in the described form (it has a hand-written face)")
+    sig = signature(desc)
+
+    def fn(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = bound.arguments
+        for i in desc.inputs:
+            check_array(values[i.name], i.name)
+        for i in desc.inputs:
+            _check_input(desc, values[i.name], i.name)
+        attrs = checked_attributes(desc, values)
+        return run(desc, tuple((i.name, values[i.name]) for i in desc.inputs), attrs, values["out"],
+                   values["platform"])
+
+    fn.__name__ = fn.__qualname__ = desc.functional
+    fn.__module__ = "swishgrad_numba"
+    fn.__doc__ = _docstring(desc)
+    fn.__signature__ = sig
+    _FACES[name] = fn
+    return fn

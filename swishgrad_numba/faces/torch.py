@@ -1,0 +1,86 @@
+"""The torch module of a described operator (:mod:`swishgrad_numba.ops.description`), generated.
+
+:func:`module` makes the forward operator's ``torch.nn.Module`` (its description's ``torch_module``
+name), and adds the operator's row to :data:`swishgrad_numba._torch_family.ACTIVATIONS`: forward its
+functional face, backward its ``backward`` operator's, both the device's kernels through the shared
+autograd Functions (``ActivationFunction``, ``ActivationBackwardFunction``: ``torch.func`` and
+``torch.compile`` as for every activation of the family). The second order takes the description's
+``second_derivative``. One float attribute is the module's constant (rounded once to float32); the
+backward's other attributes keep their defaults.
+"""
+from __future__ import annotations
+
+import inspect
+
+from .._torch_family import ACTIVATIONS, Activation, ActivationFunction, check_torch_platform, float_beta32
+from .._torch_support import check_tensor, eager, missing_torch, torch
+from .functional import face
+
+__all__ = ["module"]
+
+_MODULES: dict = {}
+
+
+def _row(desc, backward_desc):
+    forward, backward = face(desc.name), face(backward_desc.name)
+    ACTIVATIONS[desc.name] = Activation(lambda x, b, p: forward(x, b, platform=p),
+                                        lambda g, x, b, p: backward(g, x, b, platform=p), has_beta=True,
+                                        operators=(desc.name, backward_desc.name),
+                                        second_derivative=desc.second_derivative)
+
+
+def module(name: str):
+    """The torch module class of described forward operator ``name`` (made once)."""
+    if name in _MODULES:
+        return _MODULES[name]
+    from ..ops import get_operator
+
+    desc = get_operator(name).described_by
+    if desc is None or desc.torch_module is None or desc.backward is None:
+        raise ValueError(f"operator {name!r} has no generated torch module")
+    if len(desc.float_attributes) != 1:
+        raise ValueError(f"operator {name!r}: a generated torch module takes exactly one float attribute")
+    attr = desc.float_attributes[0]
+    _row(desc, get_operator(desc.backward).described_by)
+    if torch is None:
+        cls = missing_torch(desc.torch_module, "Unavailable: PyTorch is not installed.")
+        _MODULES[name] = cls
+        return cls
+
+    P = inspect.Parameter
+    sig = inspect.Signature([P("self", P.POSITIONAL_ONLY), P(attr.name, P.POSITIONAL_OR_KEYWORD, default=attr.default),
+                             P("platform", P.KEYWORD_ONLY, default=None)])
+
+    def __init__(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        self, value, platform = bound.arguments.values()
+        torch.nn.Module.__init__(self)
+        check_torch_platform(platform, name)
+        try:
+            setattr(self, attr.name, float_beta32(value))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(str(exc).replace("beta", attr.name)) from None
+        self.platform = platform
+
+    __init__.__signature__ = sig
+
+    @eager
+    def forward(self, x):
+        check_tensor(x, "x")
+        return ActivationFunction.apply(x, name, getattr(self, attr.name), self.platform)
+
+    def extra_repr(self) -> str:
+        return f"{attr.name}={getattr(self, attr.name)!r}" + (
+            "" if self.platform is None else f", platform={self.platform!r}")
+
+    doc = (f"{desc.summary}: a module whose forward pass is operator ``{name}``'s kernel ({desc.aclnn[1]}) and "
+           f"whose gradient is ``{desc.backward}``'s, bit for bit; generated from the description.\n\n"
+           f"Parameters\n----------\n{attr.name} : float or 0-d tensor\n    Rounded once to float32; "
+           f"{attr.default!r} by default.\nplatform : Platform, optional\n    The operator's default platform by "
+           f"default; one where either pass has no kernel is refused here.\n")
+    cls = type(desc.torch_module, (torch.nn.Module,), {"__init__": __init__, "forward": forward,
+                                                       "extra_repr": extra_repr, "__doc__": doc,
+                                                       "__module__": "swishgrad_numba.torch"})
+    _MODULES[name] = cls
+    return cls

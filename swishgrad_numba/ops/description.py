@@ -1,0 +1,193 @@
+"""One description per operator, from which its faces are generated (issue 40).
+
+A :class:`Description` is plain data: the aclnn names, the functional name and signature, the inputs
+with their roles, the attributes with their conversion, the dtype lists per SoC (AICPU ones included),
+the promotion and broadcast rule, the kernels per SoC (the registry's :class:`~.registry.Kernel`, with
+their programs and host tiling) and the backward pair. :func:`describe` registers the operator it
+describes (an :class:`~.registry.Operator` built from it, ``op.described_by`` the description), so
+``get_operator(name).functional`` and ``.aclnn`` name its faces. The faces are generated from it:
+
+- the functional API (:mod:`swishgrad_numba.faces.functional`);
+- the aclnn two-phase pairs (:mod:`swishgrad_numba.aclnn.described`);
+- the torch module and its autograd row (:mod:`swishgrad_numba.faces.torch`);
+- the Dask function (:func:`swishgrad_numba.dask.described`).
+
+An operator described here lives in one folder, ``ops/<name>/``: ``description.py`` (this form) and
+``kernel.py`` (its kernel data: record, host tiling, programs, launch). Operators in the older form
+(``register(Operator(...))`` and hand-written faces) still register as before.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from .registry import Operator, register
+
+__all__ = ["Input", "Attribute", "Rule", "Description", "describe", "described", "show"]
+
+#: The roles an input takes: the forward's input, the forward's result (SigmoidGrad's ``y``), the gradient.
+ROLES = ("x", "y", "grad")
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input tensor: its functional name (``"x"``), aclnn name (``"self"``) and role (:data:`ROLES`)."""
+
+    name: str
+    acl: str
+    role: str = "x"
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One attribute.
+
+    ``kind`` says its conversion, one rule for every operator: ``"float"`` is ``aclScalar::ToFloat``, one
+    rounding to float32 (:func:`swishgrad_numba.dtypes.to_float32`: a bool is 1.0 or 0.0, a string or
+    complex refused); ``"bool"`` is a C++ bool flag (a Python or NumPy bool only). ``scalar_dtypes``: the
+    aclScalar dtypes the op_api checks the scalar against (ACL names), None where it checks none.
+    """
+
+    name: str
+    acl: str
+    default: object
+    kind: str = "float"
+    scalar_dtypes: tuple | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An op_api check across arguments: ``refuses(values)`` (the raw argument values by functional name)
+    is true for a refused call; ``says`` the rule, formatted with each face's argument names
+    (``{negative_slope}``) and ``{value}`` (``values[value_of]``)."""
+
+    refuses: Callable
+    says: str
+    value_of: str = ""
+
+
+@dataclass(frozen=True)
+class Description:
+    """One operator, described once. See the module docstring; the fields:
+
+    name, summary, kernel_op : the registry key, one line of what it computes, the device op type.
+    functional : the public function's name (``swishgrad_numba.<functional>``).
+    aclnn, aclnn_inplace : the aclnn pair ``(...GetWorkspaceSize, launch)``; the in-place pair or ().
+    out : the aclnn output's name (``"out"``, ``"gradInput"``).
+    inputs, attributes, rules : :class:`Input`, :class:`Attribute`, :class:`Rule` tuples, in signature order.
+    dtypes : the aclnn dtype lists by SoC family, ``"*"`` for the others (numpy names, op_api order).
+    aicpu_dtypes, aicpu : the dtypes an AICPU kernel takes, whatever the platform, and its plain model
+        ``aicpu(*inputs, *attributes32) -> ndarray``.
+    promotion : ``"promote"`` (two dtypes cast to their promoted type, float64 where either is, else
+        float32) or ``"same"`` (one dtype).
+    broadcast : whether inputs of different shapes broadcast (else they must share one shape).
+    max_dims : the rank limit.
+    kernels, no_kernel, host_tiling : as :class:`~.registry.Operator`'s: the kernels per architecture (with
+        their programs), why there is none on an architecture, the host tiling of equal-shaped inputs.
+    shaped_tiling, shaped_launch : for broadcast inputs: ``shaped_tiling(shapes, info, attr32, platform)``,
+        ``shaped_launch(arrays, out, tiling, info)`` (the broadcast walk).
+    backward : the registry name of its backward operator (None for a backward itself).
+    torch_module, second_derivative : the torch module's class name (None: no module) and ``s''(x)``
+        in float64 for the second order (``second_derivative(x, attr, platform)``).
+    """
+
+    name: str
+    summary: str
+    kernel_op: str
+    functional: str
+    aclnn: tuple
+    inputs: tuple
+    attributes: tuple = ()
+    rules: tuple = ()
+    aclnn_inplace: tuple = ()
+    out: str = "out"
+    dtypes: Mapping = field(default_factory=dict)
+    aicpu_dtypes: tuple = ()
+    aicpu: Callable | None = None
+    promotion: str = "same"
+    broadcast: bool = False
+    max_dims: int = 8
+    kernels: Mapping = field(default_factory=dict)
+    no_kernel: Mapping = field(default_factory=dict)
+    host_tiling: Callable | None = None
+    shaped_tiling: Callable | None = None
+    shaped_launch: Callable | None = None
+    backward: str | None = None
+    torch_module: str | None = None
+    second_derivative: Callable | None = None
+
+    def dtypes_on(self, soc_family: str) -> tuple:
+        """The aclnn dtype list on ``soc_family``."""
+        return tuple(self.dtypes.get(soc_family, self.dtypes["*"]))
+
+    @property
+    def accepted_dtypes(self) -> tuple:
+        """Every dtype some SoC accepts (the functional face's list: the platform then rules)."""
+        seen = []
+        for names in self.dtypes.values():
+            seen += [n for n in names if n not in seen]
+        return tuple(seen)
+
+    @property
+    def float_attributes(self) -> tuple:
+        return tuple(a for a in self.attributes if a.kind == "float")
+
+
+#: The described operators, by name.
+DESCRIPTIONS: dict = {}
+
+
+def describe(desc: Description) -> Description:
+    """Register ``desc``: its :class:`~.registry.Operator` (built from it) in the registry, and the
+    description in :data:`DESCRIPTIONS`."""
+    for inp in desc.inputs:
+        if inp.role not in ROLES:
+            raise ValueError(f"{desc.name}: input {inp.name!r} has role {inp.role!r}; one of {ROLES}")
+    if desc.promotion not in ("same", "promote"):
+        raise ValueError(f"{desc.name}: promotion must be 'same' or 'promote', got {desc.promotion!r}")
+    if "*" not in desc.dtypes:
+        raise ValueError(f"{desc.name}: dtypes needs a '*' entry (the SoCs not listed)")
+    register(Operator(desc.name, tuple(desc.aclnn), desc.kernel_op, dict(desc.kernels), desc.host_tiling,
+                      inputs=len(desc.inputs), no_kernel=dict(desc.no_kernel), aicpu_dtypes=tuple(desc.aicpu_dtypes),
+                      functional=desc.functional, described_by=desc))
+    DESCRIPTIONS[desc.name] = desc
+    return desc
+
+
+def described() -> tuple:
+    """The names of the operators in the described form, in registration order."""
+    return tuple(DESCRIPTIONS)
+
+
+def show(desc: Description) -> str:
+    """The description as text (``swishgrad ops show NAME``)."""
+    sig = ", ".join([i.name for i in desc.inputs] + [f"{a.name}={a.default!r}" for a in desc.attributes])
+    acl = ", ".join([i.acl for i in desc.inputs] + [a.acl for a in desc.attributes] + [desc.out])
+    lines = [f"{desc.name}: {desc.summary}",
+             f"  functional  swishgrad_numba.{desc.functional}({sig}, *, out=None, platform=None)",
+             f"  aclnn       {desc.aclnn[0]}({acl}) / {desc.aclnn[1]}"]
+    if desc.aclnn_inplace:
+        lines.append(f"              {desc.aclnn_inplace[0]} / {desc.aclnn_inplace[1]}")
+    lines.append("  inputs      " + ", ".join(f"{i.name} ({i.acl}, {i.role})" for i in desc.inputs))
+    for a in desc.attributes:
+        conv = "ToFloat: one rounding to float32, a bool 1.0/0.0" if a.kind == "float" else "a bool"
+        checked = f"; scalar dtypes {', '.join(a.scalar_dtypes)}" if a.scalar_dtypes else ""
+        lines.append(f"  attribute   {a.name} ({a.acl}), default {a.default!r}: {conv}{checked}")
+    for r in desc.rules:
+        lines.append("  rule        " + r.says.format(value="...", **{a.name: a.name for a in desc.attributes}))
+    for soc, names in desc.dtypes.items():
+        lines.append(f"  dtypes      {'other SoCs' if soc == '*' else soc}: {', '.join(names)}")
+    if desc.aicpu_dtypes:
+        lines.append(f"  AICPU       {', '.join(desc.aicpu_dtypes)} (any platform)")
+    lines.append(f"  shapes      {'broadcast' if desc.broadcast else 'one shape'}, at most {desc.max_dims} dims; "
+                 f"dtypes {'promoted' if desc.promotion == 'promote' else 'one dtype'}")
+    for arch, k in desc.kernels.items():
+        lines.append(f"  kernel      {arch}: {k.source}, {k.struct}, narrowing {k.narrowing}"
+                     f"{', programs' if k.programs else ''}")
+    for arch, why in desc.no_kernel.items():
+        lines.append(f"  no kernel   {arch}: {why}")
+    if desc.backward:
+        lines.append(f"  backward    {desc.backward}")
+    if desc.torch_module:
+        lines.append(f"  torch       swishgrad_numba.torch.{desc.torch_module}")
+    return "\n".join(lines)

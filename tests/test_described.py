@@ -1,0 +1,234 @@
+"""Tests generated from the operators' descriptions (swishgrad_numba.ops.description, issue 40): for every
+operator in the described form, its faces agree bit for bit (functional, aclnn, torch, Dask), its
+statuses, and its dtype and rank rules, on every SoC the description lists; adding a description adds
+its tests. The registry names every operator's faces (``.functional``, ``.aclnn``), described or not,
+and ``swishgrad ops show`` prints a description.
+"""
+import numpy as np
+import pytest
+
+from aclnn_helpers import BF16, reference_platform  # noqa: F401
+from reference import assert_bits_equal
+import swishgrad_numba as sg
+from swishgrad_numba import Platform, aclnn
+from swishgrad_numba.aclnn import (ACL_BF16, ACL_BOOL, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT32,
+                                   ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS,
+                                   aclCreateScalar)
+from swishgrad_numba.cli import main
+from swishgrad_numba.ops import OPERATORS, get_operator
+from swishgrad_numba.ops.description import DESCRIPTIONS
+
+ACL = {"float32": ACL_FLOAT, "float16": ACL_FLOAT16, "bfloat16": ACL_BF16, "float64": ACL_DOUBLE, "int32": ACL_INT32,
+       "bool": ACL_BOOL}
+NP = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16,
+      "float64": np.dtype(np.float64), "int32": np.dtype(np.int32), "bool": np.dtype(np.bool_)}
+#: The SoCs the rules are checked on: an A2, a chip without bfloat16, the 950.
+SOCS = ("ascend910b", "ascend310p", "ascend950")
+NAMES = sorted(DESCRIPTIONS)
+
+
+def _values(desc, sample: bool) -> dict:
+    """The attributes: their defaults, or a sample value (every float attribute 0.375) the rules accept."""
+    return {a.name: (0.375 if a.kind == "float" else a.default) if sample else a.default for a in desc.attributes}
+
+
+def _arrays(desc, dtype, shape=(4, 6), seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in desc.inputs:
+        v = rng.uniform(-5, 5, shape)
+        v.reshape(-1)[:3] = (0.0, -0.0, np.inf if dtype != "int32" else 7.0)
+        out.append(v.astype(np.float32).astype(NP[dtype]) if dtype != "int32" else v.astype(np.int32))
+    return out
+
+
+def _tensor(a, data_type):
+    return aclnn.aclCreateTensor(a.shape, data_type, None, 0, aclnn.ACL_FORMAT_ND, a.shape, a)
+
+
+def _acl_args(desc, tensors, values, out):
+    attrs = [aclCreateScalar(values[a.name], ACL_FLOAT) if a.kind == "float" else values[a.name]
+             for a in desc.attributes]
+    return (*tensors, *attrs, out)
+
+
+def _aclnn(desc, arrays, values, out, codes=None):
+    """Phase one's status; on success the launch run into ``out``."""
+    codes = codes or [ACL[a.dtype.name] for a in arrays]
+    get_ws, launch = (getattr(aclnn, n) for n in desc.aclnn)
+    status, ws, ex = get_ws(*_acl_args(desc, [_tensor(a, c) for a, c in zip(arrays, codes)], values,
+                                       _tensor(out, ACL[out.dtype.name])))
+    if status == ACLNN_SUCCESS:
+        assert launch(np.zeros(ws, np.uint8) if ws else None, ws, ex, None) == ACLNN_SUCCESS
+        assert aclnn.aclrtSynchronizeStream(None) == aclnn.ACL_SUCCESS
+    return status
+
+
+def test_the_registry_names_every_face():
+    for name, op in OPERATORS.items():
+        if op.aclnn:
+            assert callable(getattr(sg, op.functional)), name
+            assert all(callable(getattr(aclnn, n)) for n in op.aclnn), name
+    for name in NAMES:
+        op = get_operator(name)
+        assert op.described_by is DESCRIPTIONS[name] and op.functional == DESCRIPTIONS[name].functional
+        assert getattr(sg, op.functional).__name__ == op.functional
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_ops_show_prints_the_description(name, capsys):
+    desc = DESCRIPTIONS[name]
+    assert main(["ops", "show", name]) == 0
+    text = capsys.readouterr().out
+    assert f"swishgrad_numba.{desc.functional}(" in text and desc.aclnn[0] in text
+    assert all(f"{a.name} ({a.acl})" in text for a in desc.attributes)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+@pytest.mark.parametrize("sample", [False, True], ids=["defaults", "sample"])
+def test_faces_agree(name, dtype, sample):
+    """functional == aclnn == Dask (== torch for a forward with its module, forward and backward)."""
+    desc = DESCRIPTIONS[name]
+    platform = get_operator(name).default_platform
+    aclnn.set_platform(platform)
+    arrays, values = _arrays(desc, dtype, seed=len(name)), _values(desc, sample)
+    got = getattr(sg, desc.functional)(*arrays, **values)
+    assert got.dtype == NP[dtype] and got.shape == arrays[0].shape
+    out = np.zeros_like(got)
+    assert _aclnn(desc, arrays, values, out) == ACLNN_SUCCESS, aclnn.aclGetRecentErrMsg()
+    assert_bits_equal(out, got, "aclnn")
+    da = pytest.importorskip("dask.array")
+    from swishgrad_numba import dask as sgd
+
+    lazy = getattr(sgd, desc.functional)(*(da.from_array(a, chunks=(3, 4)) for a in arrays), **values)
+    assert_bits_equal(lazy.compute(scheduler="synchronous"), got, "dask")
+    if desc.torch_module is None or dtype == "float64":
+        return
+    torch = pytest.importorskip("torch")
+    from swishgrad_numba import torch as sgt
+
+    (attr,) = desc.float_attributes
+    t = (lambda a: torch.from_numpy(a.view(np.int16 if a.itemsize == 2 else np.int32)).view(
+        {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]))
+    back = (lambda v: v.detach().view(torch.int16 if dtype != "float32" else torch.int32).numpy().view(NP[dtype]))
+    x = t(arrays[0]).clone().requires_grad_()
+    y = getattr(sgt, desc.torch_module)(values[attr.name])(x)
+    assert_bits_equal(back(y), got, "torch forward")
+    g = _arrays(desc, dtype, seed=99)[0]
+    y.backward(t(g))
+    backward = get_operator(desc.backward).described_by
+    want = getattr(sg, backward.functional)(g, arrays[0], values[attr.name])
+    assert_bits_equal(back(x.grad), want, "torch backward")
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64", "int32", "bool"])
+def test_dtype_rules_per_soc(name, soc, dtype):
+    """aclnn phase one refuses (161002) exactly the dtypes the description does not list for the SoC;
+    the functional face on that platform accepts exactly what phase one accepts and the kernel runs."""
+    desc = DESCRIPTIONS[name]
+    platform = Platform(soc_version=soc)
+    aclnn.set_platform(platform)
+    arrays = _arrays(desc, dtype if dtype != "bool" else "float32")
+    arrays = [a.astype(bool) for a in arrays] if dtype == "bool" else arrays
+    out = np.zeros(arrays[0].shape, NP[dtype] if dtype in ("float32", "float16", "bfloat16", "float64") else F32)
+    status = _aclnn(desc, arrays, _values(desc, False), out)
+    listed = dtype in desc.dtypes_on(soc)
+    runs = listed and (dtype in desc.aicpu_dtypes or platform.architecture in desc.kernels)
+    assert status == (ACLNN_SUCCESS if runs else ACLNN_ERR_INNER_NULLPTR if listed else ACLNN_ERR_PARAM_INVALID), \
+        aclnn.aclGetRecentErrMsg()
+    try:
+        getattr(sg, desc.functional)(*arrays, platform=platform)
+        accepted = True
+    except (TypeError, ValueError):
+        accepted = False
+    assert accepted == runs
+
+
+F32 = np.dtype(np.float32)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_statuses_and_rank_rule(name):
+    desc = DESCRIPTIONS[name]
+    aclnn.set_platform(get_operator(name).default_platform)
+    values = _values(desc, False)
+    arrays = _arrays(desc, "float32")
+    ok = [_tensor(a, ACL_FLOAT) for a in arrays]
+    out = _tensor(np.zeros_like(arrays[0]), ACL_FLOAT)
+    get_ws = getattr(aclnn, desc.aclnn[0])
+    assert get_ws(*_acl_args(desc, ok, values, out))[0] == ACLNN_SUCCESS
+    for i in range(len(ok)):                                            # each tensor, then the output: null
+        args = list(_acl_args(desc, ok, values, out))
+        args[i] = None
+        assert get_ws(*args)[0] == ACLNN_ERR_PARAM_NULLPTR
+    assert get_ws(*_acl_args(desc, ok, values, None))[0] == ACLNN_ERR_PARAM_NULLPTR
+    for k, a in enumerate(desc.attributes):
+        if a.kind == "float":
+            args = list(_acl_args(desc, ok, values, out))
+            args[len(ok) + k] = None
+            assert get_ws(*args)[0] == ACLNN_ERR_PARAM_NULLPTR, a.name
+    # the rank rule: max_dims passes, one more is refused by both faces, naming the input
+    for rank, status in ((desc.max_dims, ACLNN_SUCCESS), (desc.max_dims + 1, ACLNN_ERR_PARAM_INVALID)):
+        big = [np.ones((1,) * rank, F32) for _ in desc.inputs]
+        assert _aclnn(desc, big, values, np.zeros((1,) * rank, F32)) == status
+        if status != ACLNN_SUCCESS:
+            with pytest.raises(ValueError, match=f"{desc.inputs[0].name} has at most {desc.max_dims} dimensions"):
+                getattr(sg, desc.functional)(*big)
+    # a bad attribute: a string for a float (the functional face), not a bool for a bool (both faces)
+    for a in desc.attributes:
+        bad = {**values, a.name: "1" if a.kind == "float" else 1}
+        with pytest.raises(TypeError, match=a.name):
+            getattr(sg, desc.functional)(*arrays, **bad)
+        if a.kind == "bool":
+            assert get_ws(*_acl_args(desc, ok, bad, out))[0] == ACLNN_ERR_PARAM_INVALID
+
+
+TORCHED = [n for n in NAMES if DESCRIPTIONS[n].torch_module]
+
+
+# Dynamo reads .grad of the intermediate tensors it resumes with (a torch warning, not ours).
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf:UserWarning")
+# torch's forward-mode AD loads its jvp decompositions through torch.jit.script on first use, which warns.
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+@pytest.mark.parametrize("name", TORCHED)
+def test_torch_module_under_func_and_compile(name):
+    """The generated module under torch.func (vmap, jvp, grad) and torch.compile (the kernels run eagerly):
+    the faces' bits, forward and backward."""
+    torch = pytest.importorskip("torch")
+    from swishgrad_numba import torch as sgt
+
+    desc = DESCRIPTIONS[name]
+    (attr,) = desc.float_attributes
+    fn, back = getattr(sg, desc.functional), getattr(sg, get_operator(desc.backward).described_by.functional)
+    m = getattr(sgt, desc.torch_module)(-0.375)
+    xb = torch.from_numpy(_arrays(desc, "float32", (3, 10), seed=5)[0])
+    want = fn(xb.numpy(), -0.375)
+    assert_bits_equal(torch.func.vmap(m)(xb).numpy(), want, "vmap")
+    tangent = torch.from_numpy(_arrays(desc, "float32", (10,), seed=6)[0])
+    _, jvp_out = torch.func.jvp(m, (xb[0],), (tangent,))
+    assert_bits_equal(jvp_out.numpy(), back(tangent.numpy(), xb[0].numpy(), -0.375), "jvp")
+    per_sample = torch.func.vmap(torch.func.grad(lambda t: m(t).sum()))(xb)
+    assert_bits_equal(per_sample.numpy(), back(np.ones((3, 10), np.float32), xb.numpy(), -0.375), "grad")
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda t: m(t * 2.0) * 0.5, backend="eager")
+    xr = xb.clone().requires_grad_()
+    y = compiled(xr)
+    assert_bits_equal(y.detach().numpy(), fn(xb.numpy() * np.float32(2.0), -0.375) * np.float32(0.5), "compile")
+    y.sum().backward()
+    expected = back(np.full((3, 10), 0.5, np.float32), xb.numpy() * np.float32(2.0), -0.375) * np.float32(2.0)
+    assert_bits_equal(xr.grad.numpy(), expected, "compile, backward")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_host_tiling_takes_the_attribute_defaults(name):
+    """``compute_tiling(op=)`` with no attributes: a record field named as a float attribute's aclnn name
+    holds its default, rounded once to float32 (the registry's host tiling, as the CLI takes it)."""
+    desc = DESCRIPTIONS[name]
+    t = sg.compute_tiling(4096, "float16", op=name, platform=get_operator(name).default_platform)
+    named = [a for a in desc.float_attributes if a.acl in t.fields]
+    assert named, "no record field carries an attribute"
+    for a in named:
+        assert np.float32(t.fields[a.acl]).view(np.uint32) == np.float32(a.default).view(np.uint32), a.acl
