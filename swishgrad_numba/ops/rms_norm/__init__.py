@@ -1,0 +1,9 @@
+"""RmsNorm (aclnnRmsNorm, issue 42): the first row-wise operator, on the engine's row machine.
+
+:mod:`.host_a2` the A2 host tiling, :mod:`.kernel_a2` the kernel's row streams and schedule, :mod:`.api` the
+functional ``rms_norm``.
+"""
+from .api import rms_norm
+from .host_a2 import A2Tiling, a2_tiling
+
+__all__ = ["rms_norm", "A2Tiling", "a2_tiling"]

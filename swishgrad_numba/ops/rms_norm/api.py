@@ -1,0 +1,117 @@
+"""``rms_norm(x, gamma, epsilon=1e-6, *, out=None, platform=None) -> (y, rstd)``: the device's RmsNorm, bit for
+bit (issue 42; docs/model.md, "RmsNorm").
+
+y = (x * rstd) * gamma and rstd = 1 / sqrt(mean(x**2) + epsilon) over the row made of x's last ``gamma.ndim``
+axes; y has x's dtype, rstd is float32 of x's shape with those axes 1. The Atlas A2 kernel runs on the
+engine's row machine in the mode its host picks (:mod:`.host_a2`).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ...arguments import check_array, check_out_like
+from ...dtypes import dtype_info
+from ...platform import Platform
+from .host_a2 import A2Tiling, a2_tiling
+from .kernel_a2 import run_a2
+
+__all__ = ["rms_norm", "rstd_shape", "check_inputs", "tiling_for"]
+
+_FLOATS = ("float32", "float16", "bfloat16")
+
+
+def rstd_shape(x_shape, gamma_ndim: int) -> tuple:
+    return tuple(x_shape[:len(x_shape) - gamma_ndim]) + (1,) * gamma_ndim
+
+
+def check_inputs(x, gamma, epsilon) -> np.float32:
+    """The argument rules (the A2 host's and the op definition's); epsilon as its float32."""
+    check_array(x, "x")
+    check_array(gamma, "gamma")
+    for a, name in ((x, "x"), (gamma, "gamma")):
+        if dtype_info(a.dtype, argname=f"{name}.dtype").name not in _FLOATS:
+            raise TypeError(f"{name}.dtype must be one of {', '.join(_FLOATS)}, got {a.dtype}")
+    if gamma.dtype != x.dtype and gamma.dtype != np.float32:
+        raise TypeError(f"gamma.dtype must be x's ({x.dtype}) or float32 with a 16-bit x, got {gamma.dtype}")
+    if not 1 <= x.ndim <= 8 or not 1 <= gamma.ndim <= 8:
+        raise ValueError(f"x and gamma must have 1 to 8 dimensions, got {x.ndim} and {gamma.ndim}")
+    if gamma.ndim > x.ndim or x.shape[x.ndim - gamma.ndim:] != gamma.shape:
+        raise ValueError(f"gamma's shape {gamma.shape} must be the last {gamma.ndim} axes of x's {x.shape}")
+    if 0 in gamma.shape:
+        raise ValueError("gamma must not be empty")
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        raise TypeError(f"epsilon must be a real number, got {type(epsilon).__name__}")
+    eps = np.float32(epsilon)
+    if not eps >= 0:
+        raise ValueError(f"epsilon must be >= 0 (the host refuses less), got {epsilon}")
+    return eps
+
+
+def _platform(platform) -> Platform:
+    if platform is None:
+        return Platform()
+    if not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    if platform.architecture != "a2":
+        raise NotImplementedError(f"rms_norm: the Ascend 950 kernel (full_load, split) is not modelled yet; "
+                                  f"platform {platform.soc_version!r}")
+    if platform.overflow_mode != "infnan":
+        raise NotImplementedError("rms_norm: only the Inf/NaN overflow mode is modelled")
+    return platform
+
+
+def tiling_for(x_shape, gamma, epsilon, x_dtype, platform=None) -> A2Tiling:
+    """The A2 host tiling of these shapes (for the tiling tools)."""
+    n = int(np.prod(gamma.shape))
+    rows = int(np.prod(x_shape)) // n
+    return a2_tiling(rows, n, x_dtype, gamma.dtype, epsilon, _platform(platform))
+
+
+def rms_norm(x, gamma, epsilon=1e-6, *, out=None, platform: Platform | None = None, order: str = "tree",
+             scalar_fused: bool = False):
+    """RmsNorm as the device computes it.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        float32, float16 or bfloat16, 1 to 8 dimensions.
+    gamma : numpy.ndarray
+        x's last ``gamma.ndim`` axes (1 to 8); x's dtype, or float32 with a 16-bit x.
+    epsilon : float
+        Rounded to float32; at least 0.
+    out : tuple of numpy.ndarray, optional
+        ``(y, rstd)`` to write into.
+    platform : Platform, optional
+        The Atlas A2 (ASCEND910B: merge_n for rows padded to at most 2000 elements) by default.
+    order, scalar_fused
+        Model choices (docs/model.md "RmsNorm"): the order inside one 64-lane repeat (``"tree"``,
+        ``"sequential"``, ``"block8"``) and whether the scalar unit's ``s * avg + eps`` rounds once.
+
+    Returns
+    -------
+    (y, rstd)
+    """
+    eps = check_inputs(x, gamma, epsilon)
+    platform = _platform(platform)
+    shape_r = rstd_shape(x.shape, gamma.ndim)
+    if out is not None:
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise TypeError("out must be a tuple (y, rstd)")
+        check_out_like(out[0], x.shape, x.dtype)
+        check_out_like(out[1], shape_r, np.float32)
+    n = gamma.size
+    rows = x.size // n
+    if rows == 0:
+        y, rstd = np.empty(x.shape, x.dtype), np.empty(shape_r, np.float32)
+    else:
+        t = a2_tiling(rows, n, x.dtype, gamma.dtype, eps, platform)
+        y, rstd = run_a2(np.ascontiguousarray(x).reshape(rows, n), np.ascontiguousarray(gamma), t, order,
+                         scalar_fused)
+        y, rstd = y.reshape(x.shape), rstd.reshape(shape_r)
+    if out is None:
+        return y, rstd
+    out[0][...] = y
+    out[1][...] = rstd
+    return out
