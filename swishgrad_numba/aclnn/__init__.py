@@ -95,3 +95,8 @@ from . import op_gelu_v2  # noqa: E402  (issue 30: aclnnGeluV2, aclnnGeluBackwar
 from .op_gelu_v2 import *  # noqa: F401,F403
 
 __all__ += op_gelu_v2.__all__
+
+from . import op_rms_norm  # noqa: E402  (issue 42: aclnnRmsNorm)
+from .op_rms_norm import *  # noqa: F401,F403
+
+__all__ += op_rms_norm.__all__
