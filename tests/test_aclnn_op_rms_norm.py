@@ -70,10 +70,21 @@ def test_phase_one_statuses(args, eps, status, message):
     assert got == status and message in msg
 
 
-def test_the_950_kernel_is_not_emulated_yet():
+def test_the_950_split_mode_is_not_emulated_yet():
     aclnn.set_platform(ASCEND950_PLATFORM)
-    got, msg = _status(X, G, Y, R)
-    assert got == ACLNN_ERR_INNER_NULLPTR and "950" in msg
+    x = np.ones((1, 16384), F32)
+    got, msg = _status(x, np.ones(16384, F32), x.copy(), np.ones((1, 1), F32))
+    assert got == ACLNN_ERR_INNER_NULLPTR and "950 split" in msg
+
+
+def test_the_950_full_load_launch(stream):
+    from reference_rms_norm_950 import rms_norm_950
+    aclnn.set_platform(ASCEND950_PLATFORM)
+    x = np.random.default_rng(2).standard_normal((5, 300)).astype(BF16)
+    gamma = np.random.default_rng(3).standard_normal(300).astype(F32)
+    _, y, rstd = _run(x, gamma, 1e-5, stream)
+    yr, rr = rms_norm_950(x, gamma, 1e-5)
+    assert np.array_equal(bits(y), bits(yr)) and np.array_equal(bits(rstd), bits(rr))
 
 
 def test_an_executor_runs_once(stream):

@@ -142,3 +142,12 @@ def test_a_tile_base_outside_its_segment_is_refused():
     code = np.array([_ins("R_GM_IN", 0, 0, count=4)], np.int64)
     with pytest.raises(ValueError, match="base of segment 0"):
         run(code, np.array([0, 1]), np.zeros(1, F32), 8, gm, np.array([[0, 8]]), np.array([[0, 9]]), np.array([0, 1]))
+
+
+def test_mula_rounds_once_or_twice_and_set_if_eq():
+    a, b, d = F32(1 + 2.0 ** -23), F32(1 - 2.0 ** -24), F32(-1.0)
+    data = np.array([a, b, d, d, F32(3.0), F32(0.0), F32(3.0), F32(0.0)], F32)
+    out = _machine([_ins("R_MULA", 2, 0, 1, count=1), _ins("R_MULA", 3, 0, 1, count=1, mode=1),
+                    _ins("R_SET_IF_EQ", 4, 5, count=2, k0=1, k1=2)], data, 8, scalars=(0.0, 0.0, 7.0))
+    assert out[2] == F32(2.0 ** -24 - 2.0 ** -47) and out[3] == F32(0.0)
+    assert out[4] == F32(7.0) and out[5] == F32(0.0)     # 0 == 0: set; 3 != 0: kept (out[5] was 0 already)

@@ -6,8 +6,8 @@ float16 or bfloat16, gamma x's dtype or float32 with a 16-bit x, yOut x's dtype,
 the host tiling checks (``CheckInputShape4RmsNorm``, refused with 561002, ACLNN_ERR_INNER_TILING_ERROR): 1 to
 8 dims, gamma the last axes of x and not empty, yOut of x's shape, rstdOut of x's rank with each axis x's
 or 1, epsilon >= 0. An empty x succeeds with workspace 0 and launches nothing. The workspace is the host's
-256 bytes plus the 16 MiB system workspace. The Atlas A2 kernel runs (:mod:`swishgrad_numba.ops.rms_norm`);
-the Ascend 950 kernel is not modelled yet (561103).
+256 bytes plus the 16 MiB system workspace. The platform's kernel runs (:mod:`swishgrad_numba.ops.rms_norm`):
+the Atlas A2's, or the Ascend 950's full_load (its split mode is not modelled yet: 561103).
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ops.rms_norm.host_a2 import A2Tiling, a2_tiling
-from ..ops.rms_norm.kernel_a2 import run_a2
+from ..ops.rms_norm.kernel_950 import Arch35Tiling, arch35_tiling, row_program_950
+from ..ops.rms_norm.kernel_a2 import run_a2, run_program
 from ..platform import Platform
 from .enums import (ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID,
                     ACLNN_SUCCESS, MAX_DIM, _DTYPES, _dtype_name)
@@ -41,7 +42,7 @@ class aclRmsNormExecutor:
     y: aclTensor
     rstd: aclTensor
     workspace_size: int
-    tiling: A2Tiling | None
+    tiling: A2Tiling | Arch35Tiling | None
     used: bool = False
 
 
@@ -91,12 +92,12 @@ def _phase_one(x, gamma, epsilon, y, rstd, platform: Platform):
         return bad
     if x.numel == 0:
         return ACLNN_SUCCESS, aclRmsNormExecutor(x, gamma, y, rstd, 0, None)
-    if platform.architecture != "a2":
-        return ACLNN_ERR_INNER_NULLPTR, (f"the RmsNorm launcher failed: the Ascend 950 kernel is not emulated yet "
-                                         f"(SoC {platform.soc_family})")
     n = gamma.numel
-    tiling = a2_tiling(x.numel // n, n, _DTYPES[x.data_type][1], _DTYPES[gamma.data_type][1], np.float32(epsilon),
-                       platform)
+    args = (x.numel // n, n, _DTYPES[x.data_type][1], _DTYPES[gamma.data_type][1], np.float32(epsilon), platform)
+    tiling = a2_tiling(*args) if platform.architecture == "a2" else arch35_tiling(*args)
+    if tiling.mode == "split":
+        return ACLNN_ERR_INNER_NULLPTR, (f"the RmsNorm launcher failed: the Ascend 950 split mode (rows of {n} "
+                                         f"columns) is not emulated yet (SoC {platform.soc_family})")
     return ACLNN_SUCCESS, aclRmsNormExecutor(x, gamma, y, rstd, _WORKSPACE, tiling)
 
 
@@ -112,7 +113,10 @@ def _make_job(e: aclRmsNormExecutor, stream=None):
         t = e.tiling
         x = np.ascontiguousarray(tensor_view(e.x)).reshape(t.num_row, t.num_col)
         gamma = np.ascontiguousarray(tensor_view(e.gamma))
-        y, rstd = run_a2(x, gamma, t)
+        if isinstance(t, A2Tiling):
+            y, rstd = run_a2(x, gamma, t)
+        else:
+            y, rstd = run_program(x, gamma, t, row_program_950(t, x.dtype))
         tensor_view(e.y)[...] = y.reshape(tensor_view(e.y).shape)
         tensor_view(e.rstd)[...] = rstd.reshape(tensor_view(e.rstd).shape)
 

@@ -69,10 +69,12 @@ __all__ += list(OPCODES)
 #: The row machine's instructions (:mod:`.rows`), numbered after the elementwise ones so that neither stream
 #: kind accepts the other's. A row stream has the same 8 fields, read as ``op, dst, src0, src1, count, k0,
 #: k1, mode``: ``count`` elements (a repeat's lanes, blocks), ``mode`` a reduction order
-#: (:data:`REDUCE_ORDERS`), a 16-bit dtype's code or a global buffer's index.
+#: (:data:`REDUCE_ORDERS`), a 16-bit dtype's code, a global buffer's index, or R_MULA's rounding (0: once,
+#: 1: twice).
 ROW_COUNT = 4
 ROW_NAMES = ("R_GM_IN", "R_GM_OUT", "R_DUP", "R_ADD", "R_MUL", "R_DIV", "R_MULS", "R_ADDS", "R_MULS_AT",
-             "R_SQRT", "R_MULS_ADDS_FUSED", "R_CAST_RINT", "R_REPEAT_SUM", "R_BLOCK_SUM", "R_BRCB", "R_REDUCE_SUM")
+             "R_SQRT", "R_MULS_ADDS_FUSED", "R_CAST_RINT", "R_REPEAT_SUM", "R_BLOCK_SUM", "R_BRCB", "R_REDUCE_SUM",
+             "R_MULA", "R_SET_IF_EQ")
 ROW_OPCODES = {name: len(NAMES) + i for i, name in enumerate(ROW_NAMES)}
 #: The order inside one 64-lane repeat, by ``mode``: the model's tree (neighbouring pairs, each level
 #: rounded), lane 0 to 63 left to right, or each 8-lane block left to right then the block sums.

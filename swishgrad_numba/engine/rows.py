@@ -26,7 +26,7 @@ from . import opcodes as O
 __all__ = ["RowProgram", "check", "run"]
 
 (GM_IN, GM_OUT, DUP, ADD, MUL, DIV, MULS, ADDS, MULS_AT, SQRT, MULS_ADDS_FUSED, CAST_RINT, REPEAT_SUM,
- BLOCK_SUM, BRCB, REDUCE_SUM) = (O.ROW_OPCODES[n] for n in O.ROW_NAMES)
+ BLOCK_SUM, BRCB, REDUCE_SUM, MULA, SET_IF_EQ) = (O.ROW_OPCODES[n] for n in O.ROW_NAMES)
 _CODES_16 = tuple(dtype_info(d).code for d in ("float16", "bfloat16"))
 
 
@@ -86,6 +86,16 @@ def _exec(code, lo, hi, scalars, arena, gm, base):
                     arena[d + 8 * i + j] = v
         elif op == REDUCE_SUM:
             arena[d] = R.reduce_sum(arena, a, n, mode)
+        elif op == MULA:   # Mula(dst, src0, src1): src0 * src1 + dst, rounded once (mode 0) or twice
+            for i in range(n):
+                if mode == 0:
+                    arena[d + i] = R.fused_mul_add(arena[a + i], arena[b + i], arena[d + i])
+                else:
+                    arena[d + i] = S.add(S.mul(arena[a + i], arena[b + i], False), arena[d + i], False)
+        elif op == SET_IF_EQ:   # CompareScalar(EQ) then Select: k1 where src0 == k0
+            for i in range(n):
+                if arena[a + i] == k0:
+                    arena[d + i] = k1
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
@@ -105,11 +115,11 @@ def _extents(op, n):
         return None, n, None
     if op == DUP:
         return n, None, None
-    if op in (ADD, MUL, DIV):
+    if op in (ADD, MUL, DIV, MULA):
         return n, n, n
     if op == MULS_AT:
         return n, n, 1
-    if op in (MULS, ADDS, SQRT, MULS_ADDS_FUSED, CAST_RINT):
+    if op in (MULS, ADDS, SQRT, MULS_ADDS_FUSED, CAST_RINT, SET_IF_EQ):
         return n, n, None
     if op in (REPEAT_SUM, REDUCE_SUM):
         return 1, n, None
@@ -155,7 +165,8 @@ def check(code, stream_ptr, scalars, arena_len: int, segments, tiles, core_ptr) 
             if not (0 <= k0 < len(scalars) and 0 <= k1 < len(scalars)):
                 raise ValueError(f"row stream instruction {pc} ({name}): scalar index out of {len(scalars)}")
             allowed = (range(k) if op in (GM_IN, GM_OUT) else range(len(O.REDUCE_ORDERS))
-                       if op in (REPEAT_SUM, BLOCK_SUM, REDUCE_SUM) else codes16 if op == CAST_RINT else (0,))
+                       if op in (REPEAT_SUM, BLOCK_SUM, REDUCE_SUM) else codes16 if op == CAST_RINT
+                       else (0, 1) if op == MULA else (0,))
             if mode not in allowed:
                 raise ValueError(f"row stream instruction {pc} ({name}): mode {mode} is not one of {list(allowed)}")
             for off, ext in zip((d, a, b), _extents(op, n)):

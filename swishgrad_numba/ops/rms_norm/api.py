@@ -13,9 +13,11 @@ import numpy as np
 
 from ...arguments import check_array, check_out_like
 from ...dtypes import dtype_info
+from ...engine.opcodes import REDUCE_ORDERS
 from ...platform import Platform
 from .host_a2 import A2Tiling, a2_tiling
-from .kernel_a2 import run_a2
+from .kernel_950 import arch35_tiling, row_program_950
+from .kernel_a2 import run_a2, run_program
 
 __all__ = ["rms_norm", "rstd_shape", "check_inputs", "tiling_for"]
 
@@ -54,9 +56,6 @@ def _platform(platform) -> Platform:
         return Platform()
     if not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-    if platform.architecture != "a2":
-        raise NotImplementedError(f"rms_norm: the Ascend 950 kernel (full_load, split) is not modelled yet; "
-                                  f"platform {platform.soc_version!r}")
     if platform.overflow_mode != "infnan":
         raise NotImplementedError("rms_norm: only the Inf/NaN overflow mode is modelled")
     return platform
@@ -70,7 +69,7 @@ def tiling_for(x_shape, gamma, epsilon, x_dtype, platform=None) -> A2Tiling:
 
 
 def rms_norm(x, gamma, epsilon=1e-6, *, out=None, platform: Platform | None = None, order: str = "tree",
-             scalar_fused: bool = False):
+             scalar_fused: bool = False, mula_fused: bool = True):
     """RmsNorm as the device computes it.
 
     Parameters
@@ -84,10 +83,12 @@ def rms_norm(x, gamma, epsilon=1e-6, *, out=None, platform: Platform | None = No
     out : tuple of numpy.ndarray, optional
         ``(y, rstd)`` to write into.
     platform : Platform, optional
-        The Atlas A2 (ASCEND910B: merge_n for rows padded to at most 2000 elements) by default.
-    order, scalar_fused
+        The Atlas A2 (ASCEND910B: merge_n for rows padded to at most 2000 elements) by default; an Ascend 950
+        runs its full_load kernel (its split mode, for longer rows, is not modelled yet: NotImplementedError).
+    order, scalar_fused, mula_fused
         Model choices (docs/model.md "RmsNorm"): the order inside one 64-lane repeat (``"tree"``,
-        ``"sequential"``, ``"block8"``) and whether the scalar unit's ``s * avg + eps`` rounds once.
+        ``"sequential"``, ``"block8"``), whether the A2 scalar unit's ``s * avg + eps`` rounds once, and
+        whether the 950's ``Mula`` rounds once (the default) or twice.
 
     Returns
     -------
@@ -95,6 +96,8 @@ def rms_norm(x, gamma, epsilon=1e-6, *, out=None, platform: Platform | None = No
     """
     eps = check_inputs(x, gamma, epsilon)
     platform = _platform(platform)
+    if order not in REDUCE_ORDERS:
+        raise ValueError(f"order must be one of {', '.join(REDUCE_ORDERS)}, got {order!r}")
     shape_r = rstd_shape(x.shape, gamma.ndim)
     if out is not None:
         if not isinstance(out, tuple) or len(out) != 2:
@@ -106,9 +109,12 @@ def rms_norm(x, gamma, epsilon=1e-6, *, out=None, platform: Platform | None = No
     if rows == 0:
         y, rstd = np.empty(x.shape, x.dtype), np.empty(shape_r, np.float32)
     else:
-        t = a2_tiling(rows, n, x.dtype, gamma.dtype, eps, platform)
-        y, rstd = run_a2(np.ascontiguousarray(x).reshape(rows, n), np.ascontiguousarray(gamma), t, order,
-                         scalar_fused)
+        x2d, g = np.ascontiguousarray(x).reshape(rows, n), np.ascontiguousarray(gamma)
+        if platform.architecture == "a2":
+            y, rstd = run_a2(x2d, g, a2_tiling(rows, n, x.dtype, gamma.dtype, eps, platform), order, scalar_fused)
+        else:
+            t = arch35_tiling(rows, n, x.dtype, gamma.dtype, eps, platform)
+            y, rstd = run_program(x2d, g, t, row_program_950(t, x.dtype, order, mula_fused))
         y, rstd = y.reshape(x.shape), rstd.reshape(shape_r)
     if out is None:
         return y, rstd

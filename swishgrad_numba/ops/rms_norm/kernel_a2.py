@@ -24,7 +24,7 @@ from ...engine import opcodes as O
 from ...engine.rows import RowProgram
 from .host_a2 import A2Tiling
 
-__all__ = ["row_program", "schedule", "run_a2"]
+__all__ = ["row_program", "schedule", "run_a2", "run_program"]
 
 # global segments
 X, GAMMA, Y, RSTD = range(4)
@@ -135,7 +135,7 @@ def row_program(t: A2Tiling, x_dtype, order: str = "tree", scalar_fused: bool = 
     return RowProgram([load.array(), row.array()], scalars, arena)
 
 
-def schedule(t: A2Tiling, segments: np.ndarray):
+def schedule(t, segments: np.ndarray):
     """Each core's tiles: the gamma load, then its ``block_factor`` rows (the last core the rest)."""
     tiles, core_ptr = [], [0]
     xs, gs, ys, rs = (int(segments[i, 0]) for i in range(4))
@@ -150,6 +150,12 @@ def schedule(t: A2Tiling, segments: np.ndarray):
 def run_a2(x2d: np.ndarray, gamma: np.ndarray, t: A2Tiling, order: str = "tree", scalar_fused: bool = False):
     """``(y, rstd)`` of the rows of ``x2d`` (``(rows, num_col)``, any float dtype) on the row machine: y of
     x's dtype, rstd float32 ``(rows,)``."""
+    return run_program(x2d, gamma, t, row_program(t, x2d.dtype, order, scalar_fused))
+
+
+def run_program(x2d: np.ndarray, gamma: np.ndarray, t, prog: RowProgram):
+    """Run a row program of either kernel (stream 0 per core, then stream 1 per row) over ``x2d``'s rows,
+    scheduled by the tiling ``t`` (``num_row``, ``num_col``, ``block_factor``, ``block_dim``)."""
     rows, n = x2d.shape
     sizes = (rows * n, n, rows * n, rows)
     starts = np.cumsum((0,) + sizes[:-1])
@@ -157,7 +163,6 @@ def run_a2(x2d: np.ndarray, gamma: np.ndarray, t: A2Tiling, order: str = "tree",
     gm = np.empty(int(sum(sizes)), dtype=np.float32)
     gm[starts[X]:starts[X] + sizes[X]] = x2d.reshape(-1).astype(np.float32)           # exact widening
     gm[starts[GAMMA]:starts[GAMMA] + n] = gamma.reshape(-1).astype(np.float32)
-    prog = row_program(t, x2d.dtype, order, scalar_fused)
     tiles, core_ptr = schedule(t, segments)
     prog.run(gm, segments, tiles, core_ptr)
     y = gm[starts[Y]:starts[Y] + sizes[Y]]
