@@ -15,6 +15,9 @@ Read against asc-devkit's pages (docs/model.md, "RmsNorm"):
 - ``ReduceSum`` over a row (A2, "tensor前n个数据", 方式一): each 64-lane repeat by the order above, the
   repeat sums added left to right.
 
+- ``Mula(dst, src0, src1)`` (the 950's multiply-add, R_MULA): ``src0 * src1 + dst``; rounded once by
+  default (:func:`fused_mul_add`, asc-devkit's MulAddDst page), or the product first (an option).
+
 Numba emits no FMA without fastmath, so every ``+`` here is one binary32 rounding.
 """
 from __future__ import annotations

@@ -2,8 +2,9 @@
 bit (issue 42; docs/model.md, "RmsNorm").
 
 y = (x * rstd) * gamma and rstd = 1 / sqrt(mean(x**2) + epsilon) over the row made of x's last ``gamma.ndim``
-axes; y has x's dtype, rstd is float32 of x's shape with those axes 1. The Atlas A2 kernel runs on the
-engine's row machine in the mode its host picks (:mod:`.host_a2`).
+axes; y has x's dtype, rstd is float32 of x's shape with those axes 1. The platform's kernel runs on the
+engine's row machine in the mode its host picks: the Atlas A2's (:mod:`.host_a2`, :mod:`.kernel_a2`) or the
+Ascend 950's full_load (:mod:`.kernel_950`; its split mode is not modelled yet).
 """
 from __future__ import annotations
 
