@@ -91,13 +91,86 @@ def newton_raphson_rstd(s, avg, eps, fused=True):
     return F32(rstd)
 
 
-def rms_norm_950(x, gamma, eps=1e-6, order="tree", mula_fused=True):
-    """The 950 full_load kernel's ``(y, rstd)``; ValueError where the host would pick split."""
+def split_chunk(xs, count, power, x_itemsize, order="tree"):
+    """ComputeFormerHandle + ComputeFormerImplV2: ``count`` values zero-padded to 512 bytes, folded at
+    ``power``, 128-blocks' halves added, each 64 lanes a repeat, the block sums reduced."""
+    cal = -(-count * x_itemsize // 512) * 512 // x_itemsize
+    v = np.zeros(cal, F32)
+    v[:count] = xs
+    with np.errstate(all="ignore"):
+        sq = (v * v).astype(F32)
+        remain = cal - power
+        work = []
+        for i in range(remain // 128):        # main + tail, both halves, then the halves
+            a = (sq[128 * i:128 * i + 64] + sq[power + 128 * i:power + 128 * i + 64]).astype(F32)
+            b = (sq[128 * i + 64:128 * i + 128] + sq[power + 128 * i + 64:power + 128 * i + 128]).astype(F32)
+            work.append(repeat_sum((a + b).astype(F32), order))
+        for i in range((power - remain) // 128):
+            m = remain + 128 * i
+            work.append(repeat_sum((sq[m:m + 64] + sq[m + 64:m + 128]).astype(F32), order))
+        work = np.array(work, F32)
+        merges = (power // 128) // 128
+        for i in range(merges):
+            work[i] = repeat_sum((work[128 * i:128 * i + 64] + work[128 * i + 64:128 * i + 128]).astype(F32), order)
+        return repeat_sum(work[:merges or power // 128], order)
+
+
+def level_merge(buf, order="tree"):
+    with np.errstate(all="ignore"):
+        a = (buf[0:64] + buf[64:128]).astype(F32)
+        c = (buf[128:192] + buf[192:256]).astype(F32)
+        return repeat_sum((a + c).astype(F32), order)
+
+
+def split_row_sum(xr, ub, x_itemsize, order="tree"):
+    """ComputeFormer of one row (ubFactor ``ub``), with its three level buffers."""
+    n = len(xr)
+    ub_loop = 1
+    while ub_loop * 2 * ub <= n:
+        ub_loop *= 2
+    col_tail = n - ub_loop * ub
+    tail, tail_loop = col_tail % ub, col_tail // ub
+    master = ub_loop - tail_loop - (1 if tail else 0)
+    levels = [np.zeros(256, F32) for _ in range(3)]
+    count = [0, 0, 0]
+    pos = 0
+
+    def take(c, p):
+        nonlocal pos
+        out = split_chunk(xr[pos:pos + c], c, p, x_itemsize, order)
+        pos += c
+        return out
+
+    def push(value):
+        levels[0][count[0]] = value
+        count[0] += 1
+        for k in (0, 1):
+            if count[k] == 256:
+                levels[k + 1][count[k + 1]] = level_merge(levels[k], order)
+                count[k] = 0
+                count[k + 1] += 1
+
+    with np.errstate(all="ignore"):
+        for _ in range(tail_loop):
+            a = take(ub, ub)
+            push(F32(a + take(ub, ub)))
+        if 0 < tail <= ub // 2:
+            a = take(ub // 2 + tail, ub // 2)
+            push(F32(a + take(ub // 2, ub // 2)))
+        elif tail > ub // 2:
+            a = take(ub, ub)
+            push(F32(a + take(tail, ub // 2)))
+        for _ in range(master):
+            push(take(ub, ub))
+    final = 0 if 0 < count[0] < 256 else 1 if 0 < count[1] < 256 else 2
+    return level_merge(levels[final], order)
+
+
+def rms_norm_950(x, gamma, eps=1e-6, order="tree", mula_fused=True, split_ub=8192):
+    """The 950 kernel's ``(y, rstd)``: full_load, or split (chunks of ``split_ub``, rstd by Sqrt and Div)."""
     x, gamma = np.asarray(x), np.asarray(gamma)
     n = gamma.size
     fits, align, fold = full_load_fits(n, x.dtype, gamma.dtype)
-    if not fits:
-        raise ValueError("split mode")
     rows = x.reshape(-1, n).astype(F32)
     g = gamma.reshape(-1).astype(F32)
     avg = F32(F32(1.0) / F32(n))
@@ -105,7 +178,11 @@ def rms_norm_950(x, gamma, eps=1e-6, order="tree", mula_fused=True):
     rstd = np.empty(rows.shape[0], F32)
     with np.errstate(all="ignore"):
         for r, xr in enumerate(rows):
-            rstd[r] = newton_raphson_rstd(square_sum(xr, align, fold, order), avg, F32(eps), mula_fused)
+            if fits:
+                rstd[r] = newton_raphson_rstd(square_sum(xr, align, fold, order), avg, F32(eps), mula_fused)
+            else:
+                s = split_row_sum(xr, split_ub, x.dtype.itemsize, order)
+                rstd[r] = F32(F32(1.0) / np.sqrt(F32(F32(s * avg) + F32(eps))))
             y[r] = ((xr * rstd[r]).astype(F32) * g).astype(F32)
     out_shape = x.shape[:x.ndim - gamma.ndim] + (1,) * gamma.ndim
     return _narrow(y, x.dtype).reshape(x.shape), rstd.reshape(out_shape)

@@ -28,9 +28,7 @@ def _check(x, gamma, eps=1e-5, **kw):
 
 @pytest.mark.parametrize("dtype", list(DTYPES))
 @pytest.mark.parametrize("n", [1, 9, 64, 65, 128, 129, 1000, 4097, 8192, 8193, 12000, 16384])
-def test_full_load_across_its_branches(dtype, n):
-    if not full_load_fits(n, DTYPES[dtype], DTYPES[dtype])[0]:
-        pytest.skip("split on this dtype")
+def test_full_load_across_its_branches(dtype, n):   # float32 16384 is split
     rng = np.random.default_rng(n)
     x = (rng.standard_normal((3, n)) * 4).astype(DTYPES[dtype])
     _check(x, rng.standard_normal(n).astype(DTYPES[dtype]))
@@ -66,3 +64,13 @@ def test_mula_rounding_option():
 def test_many_rows_over_the_64_cores():
     rng = np.random.default_rng(4)
     _check(rng.standard_normal((130, 33)).astype(BF16), rng.standard_normal(33).astype(BF16))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("n", [16385, 16384 + 3000, 16384 + 5000, 40000, 110000])
+def test_split_mode(dtype, n):
+    """ubLoop pairs, both remainder shapes (tail up to ubFactor / 2 and past it), master chunks."""
+    assert not full_load_fits(n, DTYPES[dtype], DTYPES[dtype])[0]
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((2, n)) * 3).astype(DTYPES[dtype])
+    _check(x, rng.standard_normal(n).astype(np.float32))

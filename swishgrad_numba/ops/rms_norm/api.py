@@ -4,7 +4,7 @@ bit (issue 42; docs/model.md, "RmsNorm").
 y = (x * rstd) * gamma and rstd = 1 / sqrt(mean(x**2) + epsilon) over the row made of x's last ``gamma.ndim``
 axes; y has x's dtype, rstd is float32 of x's shape with those axes 1. The platform's kernel runs on the
 engine's row machine in the mode its host picks: the Atlas A2's (:mod:`.host_a2`, :mod:`.kernel_a2`) or the
-Ascend 950's full_load (:mod:`.kernel_950`; its split mode is not modelled yet).
+Ascend 950's (:mod:`.kernel_950` full_load, :mod:`.kernel_950_split`).
 """
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def rms_norm(x, gamma, epsilon=1e-6, *, out=None, platform: Platform | None = No
         ``(y, rstd)`` to write into.
     platform : Platform, optional
         The Atlas A2 (ASCEND910B: merge_n for rows padded to at most 2000 elements) by default; an Ascend 950
-        runs its full_load kernel (its split mode, for longer rows, is not modelled yet: NotImplementedError).
+        runs its full_load or split kernel.
     order, scalar_fused, mula_fused
         Model choices (docs/model.md "RmsNorm"): the order inside one 64-lane repeat (``"tree"``,
         ``"sequential"``, ``"block8"``), whether the A2 scalar unit's ``s * avg + eps`` rounds once, and

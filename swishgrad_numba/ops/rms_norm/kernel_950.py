@@ -3,7 +3,7 @@ engine's row machine.
 
 Host (``op_host/rms_norm_tiling_arch35.cpp``): full_load when the row padded to 32 bytes (``numColAlign``) is
 at most 16384 and ``(ub - 2048 - align * gammaBytes) / (align * xBytes * 4 + 12 + firstVcadd) >= 1`` (UB less
-1 KiB); the fold point is ``2 ** floor(log2(align - 1))``. Otherwise split, which is not modelled yet.
+1 KiB); the fold point is ``2 ** floor(log2(align - 1))``. Otherwise split (:mod:`.kernel_950_split`).
 
 Sum (``norm_common/op_kernel/reduce_common_regbase.h``, ``CalculateSquareReduceSum``, branching on ``align``
 and reducing ``numCol`` columns): up to 64 one repeat; up to 128 the squares past 64 added onto the front,
@@ -24,6 +24,7 @@ import numpy as np
 from ...dtypes import dtype_info
 from ...engine import opcodes as O
 from ...engine.rows import RowProgram
+from .kernel_950_split import row_program_950_split, split_ub_factor
 from .kernel_a2 import GAMMA, RSTD, X, Y, _Stream
 
 __all__ = ["Arch35Tiling", "arch35_tiling", "row_program_950"]
@@ -43,6 +44,7 @@ class Arch35Tiling:
     block_dim: int
     avg_factor: np.float32
     epsilon: np.float32
+    ub_factor: int = 0      # split: columns per chunk
 
 
 def arch35_tiling(num_row, num_col, x_dtype, gamma_dtype, epsilon, platform) -> Arch35Tiling:
@@ -54,8 +56,9 @@ def arch35_tiling(num_row, num_col, x_dtype, gamma_dtype, epsilon, platform) -> 
     factor = (ub - 2048 - align * gb) // (align * xb * 4 + 4 * 3 + first_vcadd)
     mode = "full_load" if factor >= 1 and align <= 16384 else "split"
     block_factor = -(-num_row // platform.core_num)
+    ub_factor = split_ub_factor(x_dtype, gamma_dtype, platform.ub_size) if mode == "split" else 0
     return Arch35Tiling(mode, num_row, num_col, align, fold, block_factor, -(-num_row // block_factor),
-                        np.float32(np.float32(1.0) / np.float32(num_col)), np.float32(epsilon))
+                        np.float32(np.float32(1.0) / np.float32(num_col)), np.float32(epsilon), ub_factor)
 
 
 def _square_sum(s: _Stream, dst: int, sq: int, tmp: int, n: int, align: int, fold: int, o: int) -> None:
@@ -105,10 +108,10 @@ def _newton_raphson(s: _Stream, v: int, w: int, mula: int) -> int:
 
 
 def row_program_950(t: Arch35Tiling, x_dtype, order: str = "tree", mula_fused: bool = True) -> RowProgram:
-    """Stream 0 loads gamma; stream 1 runs one row (full_load)."""
-    if t.mode != "full_load":
-        raise NotImplementedError(f"rms_norm: the Ascend 950 split mode (rows of {t.num_col} columns) is not "
-                                  f"modelled yet; full_load only")
+    """Stream 0 loads gamma; stream 1 runs one row (full_load; split: :mod:`.kernel_950_split`, whose rstd
+    has no Mula)."""
+    if t.mode == "split":
+        return row_program_950_split(t, x_dtype, order)
     o = O.REDUCE_ORDERS.index(order)
     code16 = 0 if np.dtype(x_dtype) == np.float32 else dtype_info(x_dtype).code
     n = t.num_col
