@@ -1,6 +1,6 @@
 """Run upstream's ATK cases of aclnnRmsNorm from outside the project (issue 42).
 
-    python bench/atk_rms_norm.py PATH [--max-elements N] [--seed S]
+    python bench/atk_rms_norm.py PATH [--max-elements N] [--seed S] [--soc ascend950]
 
 ``PATH``: an ops-nn checkout, or its ``norm/rms_norm/tests/st/aclnnRmsNorm/atk_aclnnRmsNorm.json``. Each case's
 inputs are drawn as its ``range_values`` say (``[lo, hi]`` uniform; ``nd``: a mean and a standard deviation
@@ -24,6 +24,7 @@ import numpy as np
 from swishgrad_numba import aclnn
 from swishgrad_numba.ops.rms_norm import rms_norm
 from swishgrad_numba.ops.rms_norm.host_a2 import a2_tiling
+from swishgrad_numba.ops.rms_norm.kernel_950 import arch35_tiling
 from swishgrad_numba.platform import Platform
 
 DTYPES = {"fp32": np.dtype(np.float32), "fp16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16)}
@@ -78,11 +79,13 @@ def main(argv=None) -> int:
     p.add_argument("path", type=Path)
     p.add_argument("--max-elements", type=int, default=None, help="skip cases with more x elements")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--soc", default="ascend910b", help="the platform's SoC (ascend950 runs the 950 kernel)")
     args = p.parse_args(argv)
     path = args.path / SUITE if args.path.is_dir() else args.path
     cases = json.loads(path.read_text())
+    platform = Platform(soc_version=args.soc)
+    aclnn.set_platform(platform)
     status, stream = aclnn.aclrtCreateStream()
-    platform = Platform()
     summary = collections.Counter()
     worst = collections.defaultdict(float)
     for case in cases:
@@ -96,11 +99,12 @@ def main(argv=None) -> int:
         gamma = draw(rng, gs, gs["shape"], DTYPES[gs["dtype"]])
         eps = float(es["range_values"])
         y_a, r_a = run_aclnn(x, gamma, eps, stream)
-        y_f, r_f = rms_norm(x, gamma, eps)
+        y_f, r_f = rms_norm(x, gamma, eps, platform=platform)
         agree = np.array_equal(_bits(y_a), _bits(y_f)) and np.array_equal(_bits(r_a), _bits(r_f))
-        y_s, r_s = rms_norm(x, gamma, eps, order="sequential")
+        y_s, r_s = rms_norm(x, gamma, eps, order="sequential", platform=platform)
         order_sensitive = not (np.array_equal(_bits(y_s), _bits(y_f)) and np.array_equal(_bits(r_s), _bits(r_f)))
-        mode = a2_tiling(x.size // gamma.size, gamma.size, x.dtype, gamma.dtype, eps, platform).mode
+        tiling = a2_tiling if platform.architecture == "a2" else arch35_tiling
+        mode = tiling(x.size // gamma.size, gamma.size, x.dtype, gamma.dtype, eps, platform).mode
         err = _err_eps(y_f, x, gamma, eps)
         worst[xs["dtype"]] = max(worst[xs["dtype"]], err)
         summary["run"] += 1
