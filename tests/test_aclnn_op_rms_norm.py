@@ -87,3 +87,10 @@ def test_an_executor_runs_once(stream):
     assert aclnnRmsNorm(work, ws, ex, stream) == ACLNN_SUCCESS
     assert aclnnRmsNorm(work, ws, ex, stream) == aclnn.ACLNN_ERR_INNER_EXECUTOR_REUSED
     assert aclnnRmsNorm(work, ws - 1, None, stream) == ACLNN_ERR_PARAM_NULLPTR
+
+
+def test_an_unmodelled_soc_is_refused():
+    from swishgrad_numba import Platform
+    aclnn.set_platform(Platform(soc_version="ascend310p"))
+    got, msg = _status(X, G, Y, R)
+    assert got == aclnn.ACLNN_ERR_INNER_NULLPTR and "ascend310p" in msg

@@ -115,6 +115,8 @@ def test_out_is_written(rng):
     ((np.ones(4, np.float32), np.ones(4, np.float32)), {"order": "pairs"}, ValueError, "order"),
     ((np.ones(4, np.float32), np.ones(4, np.float32)), {"platform": Platform(overflow_mode="saturation")},
      NotImplementedError, "Inf/NaN"),
+    ((np.ones(4, np.float32), np.ones(4, np.float32)), {"platform": Platform(soc_version="ascend910")},
+     NotImplementedError, "ascend910"),
     ((np.ones(4, np.float32), np.ones(4, np.float32)), {"out": (np.empty(4, np.float32),)}, TypeError, "out"),
     ((np.ones(4, np.float32), np.ones(4, np.float32)), {"out": (np.empty(4, np.float32), np.empty(1, np.float16))},
      TypeError, "float32"),

@@ -7,7 +7,8 @@ the host tiling checks (``CheckInputShape4RmsNorm``, refused with 561002, ACLNN_
 8 dims, gamma the last axes of x and not empty, yOut of x's shape, rstdOut of x's rank with each axis x's
 or 1, epsilon >= 0. An empty x succeeds with workspace 0 and launches nothing. The workspace is the host's
 256 bytes plus the 16 MiB system workspace. The platform's kernel runs (:mod:`swishgrad_numba.ops.rms_norm`):
-the Atlas A2's, or the Ascend 950's (full_load or split).
+the Atlas A2's (ascend910b, ascend910_93), or the Ascend 950's (full_load or split); another SoC's kernel is
+not modelled (561103).
 """
 from __future__ import annotations
 
@@ -15,11 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ops.rms_norm.api import socs_refusal
 from ..ops.rms_norm.host_a2 import A2Tiling, a2_tiling
 from ..ops.rms_norm.kernel_950 import Arch35Tiling, arch35_tiling, row_program_950
 from ..ops.rms_norm.kernel_a2 import run_a2, run_program
 from ..platform import Platform
-from .enums import (ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACLNN_ERR_PARAM_INVALID,
+from .enums import (ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID,
                     ACLNN_SUCCESS, MAX_DIM, _DTYPES, _dtype_name)
 from .state import get_platform
 from .tensor import _check_emulator_storage, aclTensor
@@ -92,6 +94,8 @@ def _phase_one(x, gamma, epsilon, y, rstd, platform: Platform):
         return bad
     if x.numel == 0:
         return ACLNN_SUCCESS, aclRmsNormExecutor(x, gamma, y, rstd, 0, None)
+    if socs_refusal(platform):
+        return ACLNN_ERR_INNER_NULLPTR, f"the RmsNorm launcher failed: {socs_refusal(platform)}"
     n = gamma.numel
     args = (x.numel // n, n, _DTYPES[x.data_type][1], _DTYPES[gamma.data_type][1], np.float32(epsilon), platform)
     tiling = a2_tiling(*args) if platform.architecture == "a2" else arch35_tiling(*args)

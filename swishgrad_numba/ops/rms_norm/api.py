@@ -20,7 +20,7 @@ from .host_a2 import A2Tiling, a2_tiling
 from .kernel_950 import arch35_tiling, row_program_950
 from .kernel_a2 import run_a2, run_program
 
-__all__ = ["rms_norm", "rstd_shape", "check_inputs", "tiling_for"]
+__all__ = ["rms_norm", "rstd_shape", "check_inputs", "tiling_for", "MODELLED_SOCS", "socs_refusal"]
 
 _FLOATS = ("float32", "float16", "bfloat16")
 
@@ -52,11 +52,26 @@ def check_inputs(x, gamma, epsilon) -> np.float32:
     return eps
 
 
+#: The SoC families whose RmsNorm kernel is modelled: the A2 and A3 (the AIV kernel of rms_norm.cpp) and the
+#: 950. Not: ascend910 (its WholeReduceSum kernel), ascend310p (merge_n by other rules, Brcb), the rest.
+MODELLED_SOCS = ("ascend910b", "ascend910_93", "ascend950")
+
+
+def socs_refusal(platform: Platform) -> str | None:
+    """Why the platform's RmsNorm kernel is not modelled, or None."""
+    if platform.soc_family not in MODELLED_SOCS:
+        return (f"the RmsNorm kernel of SoC {platform.soc_family!r} is not modelled (modelled: "
+                f"{', '.join(MODELLED_SOCS)})")
+    return None
+
+
 def _platform(platform) -> Platform:
     if platform is None:
         return Platform()
     if not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    if socs_refusal(platform):
+        raise NotImplementedError(f"rms_norm: {socs_refusal(platform)}")
     if platform.overflow_mode != "infnan":
         raise NotImplementedError("rms_norm: only the Inf/NaN overflow mode is modelled")
     return platform
