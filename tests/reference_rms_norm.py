@@ -11,6 +11,7 @@ pairs, every level rounded to float32, asc-devkit's figure), ``"sequential"`` (l
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import ml_dtypes
@@ -157,7 +158,7 @@ def _narrow(v, dtype):
         return np.asarray(v, F32).astype(dtype)
 
 
-def rms_norm_a2(x, gamma, eps=1e-6, order="tree", scalar_fused=False, soc="ASCEND910B"):
+def rms_norm_a2(x, gamma, eps=1e-6, order="tree", scalar_fused=False, soc="ASCEND910B", scalar_sqrt="float"):
     """The A2 kernel's ``(y, rstd)``, row by row in the mode the host picks. ``x``'s last ``gamma.ndim`` axes
     are the row; rstd has those axes 1."""
     x, gamma = np.asarray(x), np.asarray(gamma)
@@ -180,6 +181,10 @@ def rms_norm_a2(x, gamma, eps=1e-6, order="tree", scalar_fused=False, soc="ASCEN
                 s = half_interval(sq, order)
             if mode in ("normal", "single_row"):     # scalar unit: 1 / sqrt(s * avg + eps)
                 t = scalar_mean_eps(s, avg, eps, scalar_fused)
+                if scalar_sqrt == "double":
+                    rstd[r] = F32(1.0 / math.sqrt(float(t))) if t > 0 else F32(1.0 / np.sqrt(np.float64(t)))
+                    y[r] = ((xr * rstd[r]).astype(F32) * g).astype(F32)
+                    continue
             else:                                    # vector Muls, Adds, Sqrt, Div(1, .)
                 t = F32(F32(s * avg) + eps)
             rstd[r] = F32(F32(1.0) / F32(np.sqrt(F32(t))))

@@ -24,7 +24,7 @@ def _same(a, b):
 def _check(x, gamma, eps=1e-6, **kw):
     y, rstd = rms_norm(x, gamma, eps, **{k: v for k, v in kw.items() if k != "soc"},
                        platform=Platform(soc_version=kw.get("soc", "ascend910b")))
-    ref_kw = {k: v for k, v in kw.items() if k in ("order", "scalar_fused")}
+    ref_kw = {k: v for k, v in kw.items() if k in ("order", "scalar_fused", "scalar_sqrt")}
     yr, rr = rms_norm_a2(x, gamma, eps, soc=kw.get("soc", "ascend910b").upper(), **ref_kw)
     assert _same(y, yr), "y"
     assert _same(rstd, rr), "rstd"
@@ -95,6 +95,14 @@ def test_the_scalar_fused_option(rng):
     x = rng.standard_normal((64, 3000)).astype(np.float32)
     gamma = np.ones(3000, np.float32)
     _check(x, gamma, eps=0.3, scalar_fused=True)
+
+
+def test_the_scalar_sqrt_option(rng):
+    x = (rng.standard_normal((512, 2100)) * 10.0 ** rng.integers(-3, 4, (512, 1))).astype(np.float32)
+    gamma = np.ones(2100, np.float32)
+    _, double = _check(x, gamma, scalar_sqrt="double")     # normal mode: the scalar unit's rstd
+    _, single = rms_norm(x, gamma)
+    assert not np.array_equal(double, single)
 
 
 def test_out_is_written(rng):

@@ -74,7 +74,7 @@ __all__ += list(OPCODES)
 ROW_COUNT = 4
 ROW_NAMES = ("R_GM_IN", "R_GM_OUT", "R_DUP", "R_ADD", "R_MUL", "R_DIV", "R_MULS", "R_ADDS", "R_MULS_AT",
              "R_SQRT", "R_MULS_ADDS_FUSED", "R_CAST_RINT", "R_REPEAT_SUM", "R_BLOCK_SUM", "R_BRCB", "R_REDUCE_SUM",
-             "R_MULA", "R_SET_IF_EQ")
+             "R_MULA", "R_SET_IF_EQ", "R_RSQRT_F64")
 ROW_OPCODES = {name: len(NAMES) + i for i, name in enumerate(ROW_NAMES)}
 #: The order inside one 64-lane repeat, by ``mode``: the model's tree (neighbouring pairs, each level
 #: rounded), lane 0 to 63 left to right, or each 8-lane block left to right then the block sums.

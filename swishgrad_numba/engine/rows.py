@@ -26,7 +26,7 @@ from . import opcodes as O
 __all__ = ["RowProgram", "check", "run"]
 
 (GM_IN, GM_OUT, DUP, ADD, MUL, DIV, MULS, ADDS, MULS_AT, SQRT, MULS_ADDS_FUSED, CAST_RINT, REPEAT_SUM,
- BLOCK_SUM, BRCB, REDUCE_SUM, MULA, SET_IF_EQ) = (O.ROW_OPCODES[n] for n in O.ROW_NAMES)
+ BLOCK_SUM, BRCB, REDUCE_SUM, MULA, SET_IF_EQ, RSQRT_F64) = (O.ROW_OPCODES[n] for n in O.ROW_NAMES)
 _CODES_16 = tuple(dtype_info(d).code for d in ("float16", "bfloat16"))
 
 
@@ -92,6 +92,9 @@ def _exec(code, lo, hi, scalars, arena, gm, base):
                     arena[d + i] = R.fused_mul_add(arena[a + i], arena[b + i], arena[d + i])
                 else:
                     arena[d + i] = S.add(S.mul(arena[a + i], arena[b + i], False), arena[d + i], False)
+        elif op == RSQRT_F64:   # a scalar unit's 1 / sqrt(t) in double, rounded once to float32
+            for i in range(n):
+                arena[d + i] = R.rsqrt_f64(arena[a + i])
         elif op == SET_IF_EQ:   # CompareScalar(EQ) then Select: k1 where src0 == k0
             for i in range(n):
                 if arena[a + i] == k0:
@@ -119,7 +122,7 @@ def _extents(op, n):
         return n, n, n
     if op == MULS_AT:
         return n, n, 1
-    if op in (MULS, ADDS, SQRT, MULS_ADDS_FUSED, CAST_RINT, SET_IF_EQ):
+    if op in (MULS, ADDS, SQRT, MULS_ADDS_FUSED, CAST_RINT, SET_IF_EQ, RSQRT_F64):
         return n, n, None
     if op in (REPEAT_SUM, REDUCE_SUM):
         return 1, n, None

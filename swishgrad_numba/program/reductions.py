@@ -15,6 +15,8 @@ Read against asc-devkit's pages (docs/model.md, "RmsNorm"):
 - ``ReduceSum`` over a row (A2, "tensor前n个数据", 方式一): each 64-lane repeat by the order above, the
   repeat sums added left to right.
 
+- ``rsqrt_f64``: the A2 scalar ``1 / sqrt(t)`` read with a double ``sqrt`` (an option; the default is two
+  float32 roundings, Sqrt then Div).
 - ``Mula(dst, src0, src1)`` (the 950's multiply-add, R_MULA): ``src0 * src1 + dst``; rounded once by
   default (:func:`fused_mul_add`, asc-devkit's MulAddDst page), or the product first (an option).
 
@@ -28,7 +30,7 @@ from numba import njit
 from ..intrinsics import fma_f32
 
 __all__ = ["ORDER_TREE", "ORDER_SEQUENTIAL", "ORDER_BLOCK8", "sqrt_", "repeat_sum", "block_sum", "reduce_sum",
-           "fused_mul_add"]
+           "fused_mul_add", "rsqrt_f64"]
 
 ORDER_TREE, ORDER_SEQUENTIAL, ORDER_BLOCK8 = 0, 1, 2
 _ZERO = np.float32(0.0)
@@ -37,6 +39,13 @@ _ZERO = np.float32(0.0)
 @njit(cache=True, error_model="numpy", inline="always")
 def sqrt_(src):
     return np.sqrt(src)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def rsqrt_f64(t):
+    """``1 / sqrt(t)`` with ``t`` widened to double, the double square root and division, rounded once to
+    float32 (a scalar ``1 / sqrt(x)`` compiled with the C library's double ``sqrt``)."""
+    return np.float32(1.0 / np.sqrt(np.float64(t)))
 
 
 @njit(cache=True, error_model="numpy", inline="always")

@@ -85,7 +85,7 @@ def tiling_for(x_shape, gamma, epsilon, x_dtype, platform=None) -> A2Tiling:
 
 
 def rms_norm(x, gamma, epsilon=1e-6, *, out=None, platform: Platform | None = None, order: str = "tree",
-             scalar_fused: bool = False, mula_fused: bool = True):
+             scalar_fused: bool = False, mula_fused: bool = True, scalar_sqrt: str = "float"):
     """RmsNorm as the device computes it.
 
     Parameters
@@ -101,10 +101,11 @@ def rms_norm(x, gamma, epsilon=1e-6, *, out=None, platform: Platform | None = No
     platform : Platform, optional
         The Atlas A2 (ASCEND910B: merge_n for rows padded to at most 2000 elements) by default; an Ascend 950
         runs its full_load or split kernel.
-    order, scalar_fused, mula_fused
+    order, scalar_fused, scalar_sqrt, mula_fused
         Model choices (docs/model.md "RmsNorm"): the order inside one 64-lane repeat (``"tree"``,
-        ``"sequential"``, ``"block8"``), whether the A2 scalar unit's ``s * avg + eps`` rounds once, and
-        whether the 950's ``Mula`` rounds once (the default) or twice.
+        ``"sequential"``, ``"block8"``), whether the A2 scalar unit's ``s * avg + eps`` rounds once, whether
+        its ``1 / sqrt`` is float32 (``"float"``) or double rounded once (``"double"``), and whether the 950's
+        ``Mula`` rounds once (the default) or twice.
 
     Returns
     -------
@@ -114,6 +115,8 @@ def rms_norm(x, gamma, epsilon=1e-6, *, out=None, platform: Platform | None = No
     platform = _platform(platform)
     if order not in REDUCE_ORDERS:
         raise ValueError(f"order must be one of {', '.join(REDUCE_ORDERS)}, got {order!r}")
+    if scalar_sqrt not in ("float", "double"):
+        raise ValueError(f"scalar_sqrt must be 'float' or 'double', got {scalar_sqrt!r}")
     shape_r = rstd_shape(x.shape, gamma.ndim)
     if out is not None:
         if not isinstance(out, tuple) or len(out) != 2:
@@ -127,7 +130,8 @@ def rms_norm(x, gamma, epsilon=1e-6, *, out=None, platform: Platform | None = No
     else:
         x2d, g = np.ascontiguousarray(x).reshape(rows, n), np.ascontiguousarray(gamma)
         if platform.architecture == "a2":
-            y, rstd = run_a2(x2d, g, a2_tiling(rows, n, x.dtype, gamma.dtype, eps, platform), order, scalar_fused)
+            y, rstd = run_a2(x2d, g, a2_tiling(rows, n, x.dtype, gamma.dtype, eps, platform), order, scalar_fused,
+                             scalar_sqrt)
         else:
             t = arch35_tiling(rows, n, x.dtype, gamma.dtype, eps, platform)
             y, rstd = run_program(x2d, g, t, row_program_950(t, x.dtype, order, mula_fused))

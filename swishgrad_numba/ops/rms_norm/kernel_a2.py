@@ -6,7 +6,7 @@ split_d: the row in chunks of ``ub_factor`` columns), written from ops-nn ``norm
 - **normal / single_row** (``rms_norm.h``, ``rms_norm_single_row.h``): squares, ``ReduceSumHalfInterval``
   (``reduce_common.h``: the part past the largest power of two added onto the front, halved to 64, one
   repeat), rstd on the scalar unit ``1 / sqrt(s * avg + eps)`` (``s * avg + eps`` rounded twice, or once
-  with ``scalar_fused``);
+  with ``scalar_fused``; sqrt and division in float32, or ``scalar_sqrt="double"``);
 - **merge_n** (``rms_norm_merge_n.h``, ``ReduceSumMultiN``): whole 64-column chunks added lane by lane into a
   zeroed 64-lane buffer, the tail chunk, one repeat; rstd by vector Muls, Adds, Sqrt, Div(1, .);
 - **split_d** (``rms_norm_split_d.h``): each chunk's squares by HalfInterval, the chunk sums added left to
@@ -82,7 +82,8 @@ def _y(s: _Stream, y: int, xo: int, g: int, r: int, n: int, code16: int) -> None
         s.emit("R_CAST_RINT", y, y, count=n, mode=code16)
 
 
-def row_program(t: A2Tiling, x_dtype, order: str = "tree", scalar_fused: bool = False) -> RowProgram:
+def row_program(t: A2Tiling, x_dtype, order: str = "tree", scalar_fused: bool = False,
+                scalar_sqrt: str = "float") -> RowProgram:
     """The row streams of the tiling ``t``: stream 0 loads gamma (empty for split_d, which loads it chunk by
     chunk), stream 1 runs one row."""
     o = O.REDUCE_ORDERS.index(order)
@@ -110,9 +111,12 @@ def row_program(t: A2Tiling, x_dtype, order: str = "tree", scalar_fused: bool = 
             else:
                 row.emit("R_MULS", s_r, s_r, count=1, k0=K_AVG)
                 row.emit("R_ADDS", s_r, s_r, count=1, k0=K_EPS)
-            row.emit("R_SQRT", s_r, s_r, count=1)
-            row.emit("R_DUP", s_one, count=1, k0=K_ONE)
-            row.emit("R_DIV", s_r, s_one, s_r, 1)
+            if scalar_sqrt == "double":
+                row.emit("R_RSQRT_F64", s_r, s_r, count=1)
+            else:
+                row.emit("R_SQRT", s_r, s_r, count=1)
+                row.emit("R_DUP", s_one, count=1, k0=K_ONE)
+                row.emit("R_DIV", s_r, s_one, s_r, 1)
         row.emit("R_GM_OUT", 0, s_r, count=1, mode=RSTD)
         _y(row, y, xo, g, s_r, n, code16)
         row.emit("R_GM_OUT", 0, y, count=n, mode=Y)
@@ -147,10 +151,11 @@ def schedule(t, segments: np.ndarray):
     return np.array(tiles, dtype=np.int64).reshape(-1, 5), np.array(core_ptr, dtype=np.int64)
 
 
-def run_a2(x2d: np.ndarray, gamma: np.ndarray, t: A2Tiling, order: str = "tree", scalar_fused: bool = False):
+def run_a2(x2d: np.ndarray, gamma: np.ndarray, t: A2Tiling, order: str = "tree", scalar_fused: bool = False,
+           scalar_sqrt: str = "float"):
     """``(y, rstd)`` of the rows of ``x2d`` (``(rows, num_col)``, any float dtype) on the row machine: y of
     x's dtype, rstd float32 ``(rows,)``."""
-    return run_program(x2d, gamma, t, row_program(t, x2d.dtype, order, scalar_fused))
+    return run_program(x2d, gamma, t, row_program(t, x2d.dtype, order, scalar_fused, scalar_sqrt))
 
 
 def run_program(x2d: np.ndarray, gamma: np.ndarray, t, prog: RowProgram):
