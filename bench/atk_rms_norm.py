@@ -6,9 +6,10 @@
 inputs are drawn as its ``range_values`` say (``[lo, hi]`` uniform; ``nd``: a mean and a standard deviation
 drawn from their ranges, then normal values), seeded by the case id, in the case's dtypes. Each case runs
 through aclnnRmsNorm (two phases on a stream) and the functional ``rms_norm``; the script reports, per case,
-the A2 mode the host picks, whether the two faces agree bit for bit (y and rstd), whether the sequential order
-inside a repeat would change the bits, and the largest relative error of y against float64 (below 1e-3 of the case's largest |y|, relative to
-that) in units of the dtype's epsilon. Nothing upstream is copied: the JSON is read where it lies.
+the mode the host picks, whether the two faces agree bit for bit (y and rstd), whether the sequential order
+inside a repeat would change the bits, and the largest relative error of y against float64 (below 1e-3 of
+the case's largest |y|, relative to that) in units of the dtype's epsilon. ``--soc ascend950`` runs the 950's
+kernel. Nothing upstream is copied: the JSON is read where it lies.
 """
 from __future__ import annotations
 
