@@ -137,3 +137,12 @@ def test_argument_rules(args, kw, error, message):
 def test_empty_rows():
     y, rstd = rms_norm(np.ones((0, 4), np.float32), np.ones(4, np.float32))
     assert y.shape == (0, 4) and rstd.shape == (0, 1)
+
+
+def test_tiling_for_names_each_kernels_mode():
+    from swishgrad_numba.ops.rms_norm.api import tiling_for
+    from swishgrad_numba.platform import ASCEND950_PLATFORM
+    gamma = np.ones(3000, np.float32)
+    assert tiling_for((7, 3000), gamma, 1e-6, np.float32).mode == "normal"
+    assert tiling_for((7, 3000), gamma, 1e-6, np.float32, ASCEND950_PLATFORM).mode == "full_load"
+    assert tiling_for((7, 20000), np.ones(20000, np.float32), 1e-6, np.float32, ASCEND950_PLATFORM).mode == "split"

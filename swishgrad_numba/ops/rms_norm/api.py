@@ -77,11 +77,14 @@ def _platform(platform) -> Platform:
     return platform
 
 
-def tiling_for(x_shape, gamma, epsilon, x_dtype, platform=None) -> A2Tiling:
-    """The A2 host tiling of these shapes (for the tiling tools)."""
+def tiling_for(x_shape, gamma, epsilon, x_dtype, platform=None):
+    """The host tiling of these shapes on the platform's kernel (:class:`.host_a2.A2Tiling` or
+    :class:`.kernel_950.Arch35Tiling`), for tools."""
+    platform = _platform(platform)
     n = int(np.prod(gamma.shape))
     rows = int(np.prod(x_shape)) // n
-    return a2_tiling(rows, n, x_dtype, gamma.dtype, epsilon, _platform(platform))
+    tiling = a2_tiling if platform.architecture == "a2" else arch35_tiling
+    return tiling(rows, n, x_dtype, gamma.dtype, np.float32(epsilon), platform)
 
 
 def rms_norm(x, gamma, epsilon=1e-6, *, out=None, platform: Platform | None = None, order: str = "tree",
