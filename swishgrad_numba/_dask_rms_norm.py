@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .ops.rms_norm import rms_norm as _rms_norm_numpy
+from .ops.rms_norm.api import check_inputs
 
 try:
     import dask.array as da
@@ -37,7 +38,8 @@ def rms_norm(x, gamma, epsilon=1e-6, *, platform=None):
     gamma_nd = gamma.ndim if isinstance(gamma, np.ndarray) else 0
     lead = max(xs.ndim - gamma_nd, 0)
     probe = np.zeros(tuple(min(s, 1) for s in xs.shape[:lead]) + tuple(xs.shape[lead:]), xs.dtype)
-    _rms_norm_numpy(probe, gamma, epsilon, platform=platform)      # every argument rule, on at most one row
+    check_inputs(np.broadcast_to(np.zeros((), xs.dtype), xs.shape), gamma, epsilon)   # x's own shape in messages
+    _rms_norm_numpy(probe, gamma, epsilon, platform=platform)      # every other rule, on at most one row
     k = gamma.ndim
     xs = xs.rechunk({i: -1 for i in range(xs.ndim - k, xs.ndim)})
     y = da.map_blocks(_y_block, xs, gamma=gamma, epsilon=epsilon, platform=platform, dtype=xs.dtype,

@@ -21,6 +21,13 @@ def test_row_blocks_are_the_in_memory_call(shape, axes, chunks):
     assert np.array_equal(got_r.view(np.uint32), want_r.view(np.uint32))
 
 
-def test_bad_gamma_is_refused_when_the_graph_is_built():
-    with pytest.raises(ValueError, match="gamma"):
-        sgd.rms_norm(da.ones((4, 8), chunks=2, dtype=np.float32), np.ones(5, np.float32))
+@pytest.mark.parametrize("gamma, kwargs", [(np.ones(5, np.float32), {}), (np.ones(8, np.float64), {}),
+                                           (np.ones(8, np.float32), {"epsilon": -1.0}),
+                                           (np.ones(8, np.float32), {"platform": "a2"})])
+def test_refusals_come_when_the_graph_is_built_with_the_in_memory_message(gamma, kwargs):
+    import re
+    x = np.ones((4, 8), np.float32)
+    with pytest.raises((TypeError, ValueError)) as in_memory:
+        rms_norm(x, gamma, **kwargs)
+    with pytest.raises(in_memory.type, match="^" + re.escape(str(in_memory.value)) + "$"):
+        sgd.rms_norm(da.from_array(x, chunks=2), gamma, **kwargs)
