@@ -47,6 +47,8 @@ C_FUNCTIONS += """aclnnSoftplusGetWorkspaceSize aclnnSoftplus aclnnSoftplusBackw
 C_FUNCTIONS += """aclnnEluGetWorkspaceSize aclnnElu aclnnEluBackwardGetWorkspaceSize aclnnEluBackward""".split()
 C_FUNCTIONS += """aclnnGeluV2GetWorkspaceSize aclnnGeluV2 aclnnGeluBackwardV2GetWorkspaceSize
     aclnnGeluBackwardV2""".split()     # issue 30
+C_FUNCTIONS += ["aclnnRmsNormGetWorkspaceSize", "aclnnRmsNorm"]     # issue 42
+C_ENUMS["ACLNN_ERR_INNER_TILING_ERROR"] = 561002     # issue 42 (aclnnRmsNorm's page)
 
 
 # --------------------------------------------------------------------------

@@ -95,6 +95,11 @@ from .op_gelu_v2 import *  # noqa: F401,F403
 
 __all__ += op_gelu_v2.__all__
 
+from . import op_rms_norm  # noqa: E402  (issue 42: aclnnRmsNorm)
+from .op_rms_norm import *  # noqa: F401,F403
+
+__all__ += op_rms_norm.__all__
+
 # The described operators' pairs, generated from their descriptions (issue 40): aclnnLeakyRelu,
 # aclnnInplaceLeakyRelu, aclnnLeakyReluBackward, ...
 from . import described  # noqa: E402

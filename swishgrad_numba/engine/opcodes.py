@@ -64,3 +64,20 @@ CMP_MODES = ("LT", "GT", "EQ", "LE", "GE", "NE")
 
 globals().update(OPCODES)
 __all__ += list(OPCODES)
+
+# ---------------------------------------------------------------- row instructions (issue 42)
+#: The row machine's instructions (:mod:`.rows`), numbered after the elementwise ones so that neither stream
+#: kind accepts the other's. A row stream has the same 8 fields, read as ``op, dst, src0, src1, count, k0,
+#: k1, mode``: ``count`` elements (a repeat's lanes, blocks), ``mode`` a reduction order
+#: (:data:`REDUCE_ORDERS`), a 16-bit dtype's code, a global buffer's index, or R_MULA's rounding (0: once,
+#: 1: twice).
+ROW_COUNT = 4
+ROW_NAMES = ("R_GM_IN", "R_GM_OUT", "R_DUP", "R_ADD", "R_MUL", "R_DIV", "R_MULS", "R_ADDS", "R_MULS_AT",
+             "R_SQRT", "R_MULS_ADDS_FUSED", "R_CAST_RINT", "R_REPEAT_SUM", "R_BLOCK_SUM", "R_BRCB", "R_REDUCE_SUM",
+             "R_MULA", "R_SET_IF_EQ", "R_RSQRT_F64")
+ROW_OPCODES = {name: len(NAMES) + i for i, name in enumerate(ROW_NAMES)}
+#: The order inside one 64-lane repeat, by ``mode``: the model's tree (neighbouring pairs, each level
+#: rounded), lane 0 to 63 left to right, or each 8-lane block left to right then the block sums.
+REDUCE_ORDERS = ("tree", "sequential", "block8")
+globals().update(ROW_OPCODES)
+__all__ += ["ROW_COUNT", "ROW_NAMES", "ROW_OPCODES", "REDUCE_ORDERS"] + list(ROW_OPCODES)

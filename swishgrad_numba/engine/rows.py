@@ -1,0 +1,216 @@
+"""The row machine: instruction streams that reduce, broadcast and copy, run per core over a schedule (issue 42).
+
+A kernel with reductions (RmsNorm; RmsNormGrad, AddRmsNorm and Softmax next) is a few **row streams**
+(``(instructions, 8)`` int64 arrays of :data:`.opcodes.ROW_NAMES`, fields ``op, dst, src0, src1, count, k0,
+k1, mode``) over one core's local buffer (a float32 arena), and a **schedule** computed in Python at launch as
+the kernel's scalar code would: per core, the tiles it runs in order, each tile a stream and the global
+offsets it starts at. Global memory is one float32 array cut into segments (inputs and outputs; 16-bit
+values as the numbers they are, exactly); ``R_GM_IN``/``R_GM_OUT`` copy ``count`` elements between the arena
+and segment ``mode`` at the tile's base plus ``src0``/``dst``.
+
+What each instruction computes is :mod:`swishgrad_numba.program.reductions` and
+:mod:`swishgrad_numba.program.semantics` (Inf/NaN mode). :func:`check` refuses, before anything runs, an
+unknown opcode, an arena access outside the arena, a global access outside its segment for any tile, a
+scalar index or a mode out of range.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ..dtypes import dtype_info
+from ..program import reductions as R
+from ..program import semantics as S
+from . import opcodes as O
+
+__all__ = ["RowProgram", "check", "run"]
+
+(GM_IN, GM_OUT, DUP, ADD, MUL, DIV, MULS, ADDS, MULS_AT, SQRT, MULS_ADDS_FUSED, CAST_RINT, REPEAT_SUM,
+ BLOCK_SUM, BRCB, REDUCE_SUM, MULA, SET_IF_EQ, RSQRT_F64) = (O.ROW_OPCODES[n] for n in O.ROW_NAMES)
+_CODES_16 = tuple(dtype_info(d).code for d in ("float16", "bfloat16"))
+
+
+@njit(cache=True, error_model="numpy")
+def _exec(code, lo, hi, scalars, arena, gm, base):
+    for pc in range(lo, hi):
+        op, d, a, b, n = code[pc, 0], code[pc, 1], code[pc, 2], code[pc, 3], code[pc, 4]
+        k0, k1, mode = scalars[code[pc, 5]], scalars[code[pc, 6]], code[pc, 7]
+        if op == GM_IN:
+            g = base[mode] + a
+            for i in range(n):
+                arena[d + i] = gm[g + i]
+        elif op == GM_OUT:
+            g = base[mode] + d
+            for i in range(n):
+                gm[g + i] = arena[a + i]
+        elif op == DUP:
+            for i in range(n):
+                arena[d + i] = S.duplicate(k0, False)
+        elif op == ADD:
+            for i in range(n):
+                arena[d + i] = S.add(arena[a + i], arena[b + i], False)
+        elif op == MUL:
+            for i in range(n):
+                arena[d + i] = S.mul(arena[a + i], arena[b + i], False)
+        elif op == DIV:
+            for i in range(n):
+                arena[d + i] = S.div(arena[a + i], arena[b + i], False)
+        elif op == MULS:
+            for i in range(n):
+                arena[d + i] = S.muls(arena[a + i], k0, False)
+        elif op == ADDS:
+            for i in range(n):
+                arena[d + i] = S.adds(arena[a + i], k0, False)
+        elif op == MULS_AT:
+            s = arena[b]
+            for i in range(n):
+                arena[d + i] = S.muls(arena[a + i], s, False)
+        elif op == SQRT:
+            for i in range(n):
+                arena[d + i] = R.sqrt_(arena[a + i])
+        elif op == MULS_ADDS_FUSED:
+            for i in range(n):
+                arena[d + i] = R.fused_mul_add(arena[a + i], k0, k1)
+        elif op == CAST_RINT:
+            for i in range(n):
+                arena[d + i] = S.cast_none(S.cast_rint(arena[a + i], mode, False), mode)
+        elif op == REPEAT_SUM:
+            arena[d] = R.repeat_sum(arena, a, n, mode)
+        elif op == BLOCK_SUM:
+            for i in range(n):
+                arena[d + i] = R.block_sum(arena, a + 8 * i, mode)
+        elif op == BRCB:
+            for i in range(n - 1, -1, -1):   # from the last, so that dst may start at src
+                v = arena[a + i]
+                for j in range(8):
+                    arena[d + 8 * i + j] = v
+        elif op == REDUCE_SUM:
+            arena[d] = R.reduce_sum(arena, a, n, mode)
+        elif op == MULA:   # Mula(dst, src0, src1): src0 * src1 + dst, rounded once (mode 0) or twice
+            for i in range(n):
+                if mode == 0:
+                    arena[d + i] = R.fused_mul_add(arena[a + i], arena[b + i], arena[d + i])
+                else:
+                    arena[d + i] = S.add(S.mul(arena[a + i], arena[b + i], False), arena[d + i], False)
+        elif op == RSQRT_F64:   # a scalar unit's 1 / sqrt(t) in double, rounded once to float32
+            for i in range(n):
+                arena[d + i] = R.rsqrt_f64(arena[a + i])
+        elif op == SET_IF_EQ:   # CompareScalar(EQ) then Select: k1 where src0 == k0
+            for i in range(n):
+                if arena[a + i] == k0:
+                    arena[d + i] = k1
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _run(code, stream_ptr, scalars, arena_len, gm, tiles, core_ptr):
+    for c in prange(core_ptr.shape[0] - 1):
+        arena = np.zeros(arena_len, dtype=np.float32)
+        for t in range(core_ptr[c], core_ptr[c + 1]):
+            s = tiles[t, 0]
+            _exec(code, stream_ptr[s], stream_ptr[s + 1], scalars, arena, gm, tiles[t, 1:])
+
+
+def _extents(op, n):
+    """(dst, src0, src1) arena extents an instruction touches; None: not an arena offset."""
+    if op == GM_IN:
+        return n, None, None
+    if op == GM_OUT:
+        return None, n, None
+    if op == DUP:
+        return n, None, None
+    if op in (ADD, MUL, DIV, MULA):
+        return n, n, n
+    if op == MULS_AT:
+        return n, n, 1
+    if op in (MULS, ADDS, SQRT, MULS_ADDS_FUSED, CAST_RINT, SET_IF_EQ, RSQRT_F64):
+        return n, n, None
+    if op in (REPEAT_SUM, REDUCE_SUM):
+        return 1, n, None
+    if op == BLOCK_SUM:
+        return n, 8 * n, None
+    return 8 * n, n, None   # BRCB
+
+
+
+def check(code, stream_ptr, scalars, arena_len: int, segments, tiles, core_ptr) -> None:
+    """Refuse a malformed row program or schedule (ValueError) before it runs. ``segments``: ``(k, 2)`` start
+    and length of each global segment; ``tiles``: ``(t, 1 + k)`` stream index and one base per segment."""
+    codes16 = _CODES_16
+    code, tiles, segments = np.asarray(code), np.asarray(tiles), np.asarray(segments)
+    if code.ndim != 2 or code.shape[1] != O.FIELDS or code.dtype != np.int64:
+        raise ValueError(f"row stream: an int64 array of {O.FIELDS} fields per instruction, got {code.dtype} "
+                         f"{code.shape}")
+    k = segments.shape[0]
+    if tiles.ndim != 2 or tiles.shape[1] != 1 + k:
+        raise ValueError(f"row schedule: tiles must be (t, {1 + k}), got {tiles.shape}")
+    if len(scalars) < 1:
+        raise ValueError("row stream: the scalar array is empty")
+    if core_ptr[0] != 0 or core_ptr[-1] != len(tiles) or (np.diff(core_ptr) < 0).any():
+        raise ValueError("row schedule: core_ptr must rise from 0 to the number of tiles")
+    if stream_ptr[0] != 0 or stream_ptr[-1] != len(code) or (np.diff(stream_ptr) < 0).any():
+        raise ValueError("row stream: stream_ptr must rise from 0 to the number of instructions")
+    streams = len(stream_ptr) - 1
+    if len(tiles) and ((tiles[:, 0] < 0).any() or (tiles[:, 0] >= streams).any()):
+        raise ValueError(f"row schedule: a tile's stream is not one of the {streams} streams")
+    for j in range(k):   # each tile's base for segment j within the segment
+        if len(tiles) and ((tiles[:, 1 + j] < segments[j, 0]).any()
+                           or (tiles[:, 1 + j] > segments[j, 0] + segments[j, 1]).any()):
+            raise ValueError(f"row schedule: a base of segment {j} lies outside it")
+    for s in range(streams):
+        mine = tiles[tiles[:, 0] == s] if len(tiles) else tiles
+        for pc in range(stream_ptr[s], stream_ptr[s + 1]):
+            op, d, a, b, n, k0, k1, mode = (int(v) for v in code[pc])
+            if op not in O.ROW_OPCODES.values():
+                raise ValueError(f"row stream instruction {pc}: unknown opcode {op}")
+            name = O.NAMES[op] if op < len(O.NAMES) else O.ROW_NAMES[op - len(O.NAMES)]
+            if n < 1 or (op == REPEAT_SUM and n > 64):
+                raise ValueError(f"row stream instruction {pc} ({name}): count {n} out of range")
+            if not (0 <= k0 < len(scalars) and 0 <= k1 < len(scalars)):
+                raise ValueError(f"row stream instruction {pc} ({name}): scalar index out of {len(scalars)}")
+            allowed = (range(k) if op in (GM_IN, GM_OUT) else range(len(O.REDUCE_ORDERS))
+                       if op in (REPEAT_SUM, BLOCK_SUM, REDUCE_SUM) else codes16 if op == CAST_RINT
+                       else (0, 1) if op == MULA else (0,))
+            if mode not in allowed:
+                raise ValueError(f"row stream instruction {pc} ({name}): mode {mode} is not one of {list(allowed)}")
+            for off, ext in zip((d, a, b), _extents(op, n)):
+                if ext is not None and not (0 <= off and off + ext <= arena_len):
+                    raise ValueError(f"row stream instruction {pc} ({name}): {ext} elements at {off} leave the "
+                                     f"arena of {arena_len}")
+            if op in (GM_IN, GM_OUT) and len(mine):
+                rel = a if op == GM_IN else d
+                lo, hi = segments[mode, 0], segments[mode, 0] + segments[mode, 1]
+                first = mine[:, 1 + mode] + rel
+                if rel < 0 or (first < lo).any() or (first + n > hi).any():
+                    raise ValueError(f"row stream instruction {pc} ({name}): {n} elements at {rel} past a tile's "
+                                     f"base leave global segment {mode}")
+
+
+class RowProgram:
+    """Row streams and their scalars: ``streams`` a list of ``(instructions, 8)`` int64 arrays."""
+
+    def __init__(self, streams, scalars, arena_len: int):
+        self.stream_ptr = np.cumsum([0] + [len(s) for s in streams]).astype(np.int64)
+        self.code = (np.concatenate(streams).astype(np.int64) if streams else
+                     np.zeros((0, O.FIELDS), np.int64))
+        self.scalars = np.asarray(scalars if len(scalars) else [0.0], dtype=np.float32)
+        self.arena_len = int(arena_len)
+
+    def run(self, gm: np.ndarray, segments, tiles, core_ptr) -> np.ndarray:
+        """Run the schedule over ``gm`` (float32, written in place) after :func:`check`."""
+        run(self.code, self.stream_ptr, self.scalars, self.arena_len, gm, segments, tiles, core_ptr)
+        return gm
+
+
+def run(code, stream_ptr, scalars, arena_len, gm, segments, tiles, core_ptr):
+    """Check, then run (one emulated core per schedule entry of ``core_ptr``, in a ``prange``)."""
+    tiles = np.ascontiguousarray(tiles, dtype=np.int64).reshape(-1, 1 + len(segments))
+    core_ptr = np.ascontiguousarray(core_ptr, dtype=np.int64)
+    stream_ptr = np.ascontiguousarray(stream_ptr, dtype=np.int64)
+    check(code, stream_ptr, scalars, arena_len, np.asarray(segments, np.int64), tiles, core_ptr)
+    if gm.dtype != np.float32 or gm.ndim != 1:
+        raise ValueError("row machine: gm must be a flat float32 array")
+    seg = np.asarray(segments, np.int64)
+    if len(seg) and (seg[:, 0] + seg[:, 1] > gm.size).any():
+        raise ValueError("row machine: a segment leaves gm")
+    _run(np.ascontiguousarray(code, np.int64), stream_ptr, np.ascontiguousarray(scalars, np.float32),
+         int(arena_len), gm, tiles, core_ptr)

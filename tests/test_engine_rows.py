@@ -1,0 +1,153 @@
+"""The engine's row machine (issue 39's reductions, issue 42): each row instruction against the plain
+references of tests/reference_rms_norm.py, specials, and the checks that refuse a malformed stream."""
+import numpy as np
+import pytest
+
+from reference_rms_norm import ORDERS, half_interval, merge_n_sum, repeat_sum
+from swishgrad_numba.engine import opcodes as O
+from swishgrad_numba.engine.rows import RowProgram, run
+
+F32 = np.float32
+
+
+def _ins(name, dst=0, src0=0, src1=0, count=1, k0=0, k1=0, mode=0):
+    return [O.ROW_OPCODES[name], dst, src0, src1, count, k0, k1, mode]
+
+
+def _machine(instructions, data, arena_len=None, scalars=(0.0,)):
+    """Run one stream over one core: ``data`` copied into the arena's front, the arena copied back."""
+    n = len(data)
+    arena_len = arena_len or max(n, 8)
+    code = np.array([_ins("R_GM_IN", 0, 0, count=n)] + instructions + [_ins("R_GM_OUT", 0, 0, count=arena_len,
+                                                                            mode=1)], np.int64)
+    gm = np.zeros(n + arena_len, F32)
+    gm[:n] = data
+    segs = np.array([[0, n], [n, arena_len]], np.int64)
+    prog = RowProgram([code], scalars, arena_len)
+    prog.run(gm, segs, np.array([[0, 0, n]], np.int64), np.array([0, 1], np.int64))
+    return gm[n:]
+
+
+def _bits(a):
+    return np.asarray(a, F32).view(np.uint32)
+
+
+def _same(a, b):
+    a, b = np.asarray(a, F32), np.asarray(b, F32)
+    return bool(np.all((_bits(a) == _bits(b)) | (np.isnan(a) & np.isnan(b))))
+
+
+@pytest.fixture(scope="module")
+def rng():
+    return np.random.default_rng(42)
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("count", [1, 5, 8, 33, 64])
+def test_repeat_sum_matches_the_plain_order(rng, order, count):
+    data = (rng.standard_normal(count) * 10.0 ** rng.integers(-6, 6, count)).astype(F32)
+    out = _machine([_ins("R_REPEAT_SUM", 64, 0, count=count, mode=O.REDUCE_ORDERS.index(order))], data, 72)
+    assert _same(out[64], repeat_sum(data, order))
+
+
+def test_the_orders_differ():
+    # 1 + 2**24 lanes: the tree adds (1, 1) first and keeps it, the left-to-right sum loses every 1
+    data = np.array([2.0 ** 24] + [1.0] * 63, F32)
+    got = {o: _machine([_ins("R_REPEAT_SUM", 64, 0, count=64, mode=i)], data, 72)[64]
+           for i, o in enumerate(O.REDUCE_ORDERS)}
+    assert got["sequential"] == F32(2.0 ** 24)
+    assert got["tree"] == F32(2.0 ** 24 + 62) and got["block8"] == F32(2.0 ** 24 + 56)
+    assert all(_same(got[o], repeat_sum(data, o)) for o in ORDERS)
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_block_and_reduce_sum(rng, order):
+    data = rng.standard_normal(200).astype(F32)
+    m = O.REDUCE_ORDERS.index(order)
+    out = _machine([_ins("R_BLOCK_SUM", 200, 0, count=25, mode=m), _ins("R_REDUCE_SUM", 225, 0, count=200, mode=m)],
+                   data, 232)
+    for b in range(25):
+        assert _same(out[200 + b], repeat_sum(data[8 * b:8 * b + 8], "tree" if order == "tree" else "sequential"))
+    acc = None
+    for r in range(0, 200, 64):
+        s = repeat_sum(data[r:r + 64], order)
+        acc = s if acc is None else F32(acc + s)
+    assert _same(out[225], acc)
+
+
+@pytest.mark.parametrize("n", [65, 100, 128, 1000, 4097])
+def test_half_interval_as_a_stream(rng, n):
+    from swishgrad_numba.ops.rms_norm.kernel_a2 import _half_interval, _Stream
+    data = rng.standard_normal(n).astype(F32)
+    s = _Stream()
+    _half_interval(s, n, 0, n, 0)
+    out = _machine([list(r) for r in s.array()], data, n + 8)
+    assert _same(out[n], half_interval(data, "tree"))
+
+
+def test_merge_n_as_a_stream(rng):
+    from swishgrad_numba.ops.rms_norm.kernel_a2 import _merge_n, _Stream
+    data = rng.standard_normal(200).astype(F32)
+    s = _Stream()
+    _merge_n(s, 264, 0, 200, 200, 0)
+    out = _machine([list(r) for r in s.array()], data, 272, scalars=(0.0, 0.0, 0.0, 1.0))
+    assert _same(out[264], merge_n_sum(data, "tree"))
+
+
+def test_specials_flow_through_the_sums():
+    big = F32(3e38)
+    cases = {"past FLT_MAX": [big, big], "nan": [1.0, np.nan, 2.0], "inf": [np.inf, 1.0], "inf-inf": [np.inf, -np.inf],
+             "zeros": [0.0] * 10}
+    for data in cases.values():
+        data = np.array(data, F32)
+        for i, o in enumerate(O.REDUCE_ORDERS):
+            out = _machine([_ins("R_REPEAT_SUM", 16, 0, count=len(data), mode=i)], data, 24)
+            assert _same(out[16], repeat_sum(data, o))
+
+
+def test_brcb_sqrt_div_cast_and_scalar_broadcast():
+    data = np.array([4.0, 2.0, -1.0, 1.0 / 3.0], F32)
+    from swishgrad_numba.dtypes import dtype_info
+    out = _machine([_ins("R_BRCB", 8, 0, count=4), _ins("R_SQRT", 40, 0, count=4),
+                    _ins("R_MULS_AT", 44, 0, 1, count=4), _ins("R_CAST_RINT", 48, 3, count=1,
+                                                                mode=dtype_info("bfloat16").code)], data, 56)
+    assert _same(out[8:40], np.repeat(data, 8))
+    with np.errstate(invalid="ignore"):
+        assert _same(out[40:44], np.sqrt(data))
+    assert _same(out[44:48], data * F32(2.0))
+    assert _same(out[48], F32(0.333984375))   # 0x3EAAAAAB to nearest even: 0x3EAB
+
+
+@pytest.mark.parametrize("bad, message", [
+    (_ins("R_ADD", 0, 0, 60, count=8), "leave the arena"),
+    (_ins("R_REPEAT_SUM", 0, 0, count=65), "count 65"),
+    (_ins("R_GM_IN", 0, 10, count=8), "leave global segment 0"),
+    (_ins("R_REPEAT_SUM", 0, 0, count=8, mode=3), "mode 3"),
+    (_ins("R_MULS", 0, 0, count=8, k0=5), "scalar index"),
+    ([0, 0, 0, 0, 1, 0, 0, 0], "unknown opcode"),   # an elementwise opcode is not a row instruction
+    (_ins("R_DUP", -1, count=1), "leave the arena"),
+])
+def test_malformed_streams_are_refused_before_they_run(bad, message):
+    gm = np.arange(16, dtype=F32)
+    before = gm.copy()
+    code = np.array([_ins("R_GM_OUT", 0, 0, count=8, mode=1), bad], np.int64)
+    with pytest.raises(ValueError, match=message):
+        run(code, np.array([0, 2]), np.zeros(1, F32), 64, gm, np.array([[0, 12], [8, 8]]), np.array([[0, 0, 8]]),
+            np.array([0, 1]))
+    assert np.array_equal(gm, before)
+
+
+def test_a_tile_base_outside_its_segment_is_refused():
+    gm = np.zeros(16, F32)
+    code = np.array([_ins("R_GM_IN", 0, 0, count=4)], np.int64)
+    with pytest.raises(ValueError, match="base of segment 0"):
+        run(code, np.array([0, 1]), np.zeros(1, F32), 8, gm, np.array([[0, 8]]), np.array([[0, 9]]), np.array([0, 1]))
+
+
+def test_mula_rounds_once_or_twice_and_set_if_eq():
+    a, b, d = F32(1 + 2.0 ** -23), F32(1 - 2.0 ** -24), F32(-1.0)
+    data = np.array([a, b, d, d, F32(3.0), F32(0.0), F32(3.0), F32(0.0)], F32)
+    out = _machine([_ins("R_MULA", 2, 0, 1, count=1), _ins("R_MULA", 3, 0, 1, count=1, mode=1),
+                    _ins("R_SET_IF_EQ", 4, 5, count=2, k0=1, k1=2)], data, 8, scalars=(0.0, 0.0, 7.0))
+    assert out[2] == F32(2.0 ** -24 - 2.0 ** -47) and out[3] == F32(0.0)
+    assert out[4] == F32(7.0) and out[5] == F32(0.0)     # 0 == 0: set; 3 != 0: kept (out[5] was 0 already)
