@@ -335,7 +335,7 @@ def gelu_backward(grad_output, x, *, platform=None):
 
 # ---------------------------------------------------------------- described operators (issue 40)
 
-__all__ += ["described", "leaky_relu", "leaky_relu_backward"]
+__all__ += ["leaky_relu", "leaky_relu_backward"]  # described(name), the generator, is public but no operator
 
 
 def described(name: str):
