@@ -9,7 +9,7 @@ from .errors import KernelSourceError
 from .limits import MAX_EVAL_DEPTH
 from .parser import BUILTIN_TYPES
 from .syntax import Member, Name, Type
-from .values import CNum, TypeVal, arith, as_constant, convert, negate, number, render
+from .values import CNum, TypeVal, arith, as_constant, complement, convert, is_int, negate, number, render
 
 __all__ = ["ExpressionMixin"]
 
@@ -144,7 +144,10 @@ class ExpressionMixin:
         try:
             value = self.eval(init) if init is not None else Unknown(ident)
             if isinstance(value, CNum):
-                value = convert(value, self.type_of(ctype).cname)
+                try:
+                    value = convert(value, self.type_of(ctype).cname)
+                except ValueError as exc:          # refused at the constant's definition
+                    refuse(init, f"constant {ident}", str(exc))
                 value = CNum(value.value, value.ctype, value.text, ident, value.compound)
         except BaseException:
             del memo[ident]
@@ -175,7 +178,7 @@ class ExpressionMixin:
     def _eval_Unary(self, node):
         if node.op == "sizeof":
             t = self.type_of(node.x)
-            return CNum(_SIZES.get(t.cname, 8), "int")
+            return CNum(_SIZES.get(t.cname, 8), "uint64_t")        # size_t
         x = self.eval(node.x)
         if node.op in ("&", "*", "+"):
             return x
@@ -189,6 +192,8 @@ class ExpressionMixin:
                 return negate(x)
             if node.op == "!":
                 return CNum(int(not x.value), "int")
+            if node.op == "~" and is_int(x):
+                return complement(x)
         if node.op.endswith(("++", "--")):
             return Unknown(render(node))
         refuse(node, f"operator {node.op}")
@@ -227,8 +232,8 @@ class ExpressionMixin:
         rounds the same in float and in double (a float32 value)."""
         if isinstance(x, AttrRef):
             return x
-        if isinstance(x, CNum) and x.ctype != "int" and float(np.float32(x.value)) == x.value or \
-                isinstance(x, CNum) and x.ctype == "int" and abs(x.value) < 2 ** 24:
+        if isinstance(x, CNum) and not is_int(x) and float(np.float32(x.value)) == x.value or \
+                is_int(x) and abs(x.value) < 2 ** 24:
             return as_constant(x)
         refuse(node, f"attribute times {render(node)}", "a factor that is not a float32 value")
 
