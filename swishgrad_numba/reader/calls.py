@@ -82,6 +82,8 @@ class CallsMixin:
         obj = self.eval(node.obj)
         if isinstance(obj, GlobalT):
             return GlobalView(obj)
+        if isinstance(obj, tuple):            # an array read from its initialiser
+            return self.element(node, obj)
         refuse(node, f"a local tensor at an offset ({render(node)})", "the program form reads whole tensors")
 
     def vector_call(self, node, op, args, trailing, counted=False):

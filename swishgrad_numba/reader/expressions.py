@@ -34,7 +34,17 @@ class ExpressionMixin:
                 pass
         if isinstance(node, Name) and len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.classes:
             owner_args = tuple(self.type_or_value(a) for a in node.segs[-2][1] or ())
-            return TypeVal(node.last, (), (node.segs[-2][0], owner_args))
+            member = self.member_alias(self.symbols.classes[node.segs[-2][0]], node.last, owner_args)
+            return member or TypeVal(node.last, (), (node.segs[-2][0], owner_args))
+        if isinstance(node, Name) and node.last in ("conditional_t", "conditional") and node.targs is not None \
+                and len(node.targs) == 3 and (node.last == "conditional_t" or len(node.segs) == 1):
+            cond = self.type_or_value(node.targs[0])       # std::conditional_t<c, A, B>
+            if not is_int(cond):
+                refuse(node, f"std::conditional_t on {render(node.targs[0])}", "not a compile-time condition")
+            return self.type_of(node.targs[1] if cond.value else node.targs[2])
+        if isinstance(node, Name) and len(node.segs) >= 2 and node.last == "type" and \
+                node.segs[-2][0] == "conditional" and len(node.segs[-2][1] or ()) == 3:
+            return self.type_of(Name(node.segs[:-2] + (("conditional_t", node.segs[-2][1]),), node.at))
         if isinstance(node, Name) and node.last not in self.symbols.aliases:
             # a type's name: the library's (TPipe, LocalTensor, ...) or a class of the sources
             args = tuple(self.type_or_value(a) for a in node.targs or ())
@@ -46,6 +56,23 @@ class ExpressionMixin:
             args = tuple(self.eval(a) for a in node.targs or ())
             return TypeVal(node.last, args)
         refuse(node, f"type {render(node)}")
+
+    def member_alias(self, cls, name, owner_args):
+        """``typename X<T>::Type``: the alias ``using Type = ...;`` of class ``X`` with ``owner_args`` bound,
+        where it names a scalar type (None otherwise: a DAG's ``Dag<T>::OpDag`` is read by its owner)."""
+        alias = next((a for a in getattr(cls, "aliases", ()) if a.name == name), None)
+        if alias is None:
+            return None
+        env = {tp.name: (owner_args[i] if i < len(owner_args) else self.type_or_value(tp.default) if tp.default
+                         else None) for i, tp in enumerate(cls.tparams)}
+        saved, self.scopes = self.scopes, [self.scopes[0], env]
+        try:
+            t = self.type_of(alias.type)
+        except KernelSourceError:
+            return None
+        finally:
+            self.scopes = saved
+        return t if t.cname in BUILTIN_TYPES else None     # a DAG's member type stays its owner's
 
     def same_type(self, node, a, b) -> CNum:
         """``std::is_same_v<a, b>``; a type the reader does not know is refused, not taken as different."""
@@ -143,6 +170,12 @@ class ExpressionMixin:
         self.scopes, self.this = self.scopes[:1], None
         try:
             value = self.eval(init) if init is not None else Unknown(ident)
+            if isinstance(value, tuple):          # an array: each value converted to its element type
+                try:
+                    value = tuple(convert(v, self.type_of(ctype).cname) if isinstance(v, CNum) else v
+                                  for v in value)
+                except ValueError as exc:
+                    refuse(init, f"constant {ident}", str(exc))
             if isinstance(value, CNum):
                 try:
                     value = convert(value, self.type_of(ctype).cname)
@@ -173,7 +206,20 @@ class ExpressionMixin:
         refuse(node, f"member {render(node)}", _why_no_member(obj, node.name, self.symbols.host_given))
 
     def _eval_Index(self, node):
+        obj = self.eval(node.obj)
+        if isinstance(obj, tuple):
+            return self.element(node, obj)
         refuse(node, f"indexing {render(node)}", "a local tensor is read whole")
+
+    def element(self, node, array: tuple):
+        """``array[i]`` of an array read from its initialiser (``const float C[] = {...}``)."""
+        index = self.eval(node.index)
+        if not is_int(index):
+            refuse(node, f"indexing {render(node)}", "an index that is not a compile-time integer")
+        if not 0 <= index.value < len(array):
+            refuse(node, f"indexing {render(node)}", f"index {index.value} outside the {len(array)} values of "
+                   "its initialiser")
+        return array[index.value]
 
     def _eval_Unary(self, node):
         if node.op == "sizeof":
