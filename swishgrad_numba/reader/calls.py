@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
+from .mathlib import EXPANDED, NOT_EXPANDED, expand
 from .abstract import TilingField
 from .machine import Mode, Symbolic, Tensor, Unknown, refuse
 from .objects import Event, GlobalT, GlobalView, TilingVal
@@ -42,6 +43,8 @@ class CallsMixin:
             f = self.symbols.functions[ident]
             env = {tp.name: self.type_or_value(a) for tp, a in zip(f.tparams, fn.targs or ())}
             return self.invoke(node, f, None, args, env)
+        if ident in EXPANDED or ident in NOT_EXPANDED:       # AscendC's math library
+            return expand(self, node, ident, args)
         refuse(node, f"unknown call {fn.text()}")
 
     def tiling_data(self, node, macro, arg_nodes):
