@@ -2,7 +2,6 @@
 template, ``typename X<T>::Type`` and ``std::conditional_t``, in a course-style fixture written for these
 tests (course_poly), bit for bit against a reference written here instruction by instruction; what the
 reader cannot follow refused at its line."""
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +10,7 @@ import pytest
 from activation_checks import every16
 from reference import SPECIALS, assert_bits_equal, random_inputs
 from reference_family import narrow
+from reader_variants import fixture_variant
 
 from swishgrad_numba.ops import read_kernel
 from swishgrad_numba.reader import KernelSourceError, read_source
@@ -58,12 +58,7 @@ def test_the_constructs_read_as_c_reads_them(poly):
 
 
 def _variant(tmp_path, old, new):
-    folder = tmp_path / "poly"
-    shutil.copytree(KERNELS / "course_poly", folder)
-    text = SOURCE.read_text()
-    assert old in text
-    (folder / "course_poly.cpp").write_text(text.replace(old, new))
-    return folder
+    return fixture_variant(tmp_path, "course_poly", old, new)[0]
 
 
 @pytest.mark.parametrize("old, new, line, words", [

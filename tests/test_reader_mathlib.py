@@ -1,7 +1,6 @@
 """AscendC's math library in a read kernel (issue 43): Sigmoid and Tanh expanded into the instructions
 asc-devkit's A2 implementation runs (reader.mathlib cites file and lines), bit for bit against a reference
 written here instruction by instruction; the calls it does not expand refused by name at their line."""
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +9,7 @@ import pytest
 from activation_checks import every16
 from reference import SPECIALS, assert_bits_equal, random_inputs, ref_exp_f32
 from reference_family import narrow
+from reader_variants import fixture_variant
 
 from swishgrad_numba.ops import read_kernel
 from swishgrad_numba.reader import KernelSourceError
@@ -54,13 +54,7 @@ def test_sigmoid_and_tanh_bit_for_bit(gate, dtype):
 
 
 def _variant(tmp_path, old, new):
-    folder = tmp_path / "gate"
-    shutil.copytree(KERNELS / "mathlib_gate", folder)
-    path = folder / "mathlib_gate.cpp"
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
-    return folder, path
+    return fixture_variant(tmp_path, "mathlib_gate", old, new)
 
 
 @pytest.mark.parametrize("old, new, line, words", [

@@ -3,7 +3,6 @@ so a tail-tile branch in Process's loop, lengths and offsets that depend on GetB
 switch give exactly the tiles the device walks. The fixtures are written for these tests in the styles of
 cann-ops forks and course code; the references are written here instruction by instruction, and the tiles
 each core walks are worked out here from the C arithmetic, not by the code under test."""
-import shutil
 import types
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from activation_checks import every16
 from reference import SPECIALS, assert_bits_equal, random_inputs
 from reference_family import narrow
+from reader_variants import fixture_variant
 
 from swishgrad_numba.ops import read_kernel
 from swishgrad_numba.ops.read_schedule import schedule, schedule_plan
@@ -63,13 +63,7 @@ def key_op():
 
 
 def _copy(tmp_path, name, old, new):
-    folder = tmp_path / name
-    shutil.copytree(KERNELS / name, folder)
-    path = folder / "op_kernel" / f"{name}.cpp"
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
-    return folder, path
+    return fixture_variant(tmp_path, name, old, new)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])

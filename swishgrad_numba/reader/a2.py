@@ -192,6 +192,8 @@ class ClassMachine(CallsMixin, Machine):
             return self.tensor(node, obj.name, targs)
         if isinstance(obj, (Queue, Buf)) and name in ("EnQue", "FreeTensor"):
             return None
+        if isinstance(obj, GlobalT) and name == "SetL2CacheHint":     # a cache policy: the same values
+            return None
         if isinstance(obj, GlobalT) and name == "SetGlobalBuffer":
             if not isinstance(args[0], GMAddr):
                 refuse(node, f"{obj.name}.SetGlobalBuffer", "its address is not a GM_ADDR argument")

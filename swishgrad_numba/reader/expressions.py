@@ -7,6 +7,7 @@ from .abstract import Mode, Symbolic, TilingField, Unknown, refuse
 from .description import AttrRef, ScalarProduct
 from .errors import KernelSourceError
 from .limits import MAX_EVAL_DEPTH
+from .objects import GMAddr
 from .parser import BUILTIN_TYPES
 from .syntax import Member, Name, Type
 from .values import CNum, TypeVal, arith, as_constant, complement, convert, is_int, negate, number, render
@@ -306,9 +307,14 @@ class ExpressionMixin:
         if isinstance(fn, Name):
             ident = fn.last
             if ident in ("static_cast", "reinterpret_cast") and fn.targs:
-                if ident == "reinterpret_cast":
-                    refuse(node, "reinterpret_cast", "a bit trick the program form does not have")
-                return self.cast(node, self.type_of(fn.targs[0]), self.eval(node.args[0]))
+                value, target = self.eval(node.args[0]), fn.targs[0]
+                if ident == "reinterpret_cast":          # a GM address as a typed pointer: a cast of the address
+                    if not (isinstance(value, GMAddr) or type(value).__name__ == "_GMPtr") or \
+                            not getattr(target, "ptr", ""):
+                        refuse(node, "reinterpret_cast", "a bit trick the program form does not have (only a GM "
+                               "address's reinterpret_cast<__gm__ T*> is read)")
+                    return self.cast(node, self.type_of(target), value, target.ptr)
+                return self.cast(node, self.type_of(target), value)
             if ident in ("is_same_v", "is_same") and fn.targs:
                 return self.same_type(node, *fn.targs)
             if _CANON.get(ident, ident) in BUILTIN_TYPES and len(node.args) == 1:     # float(x)
