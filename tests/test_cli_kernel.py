@@ -196,7 +196,7 @@ def test_show_prints_a_dag_read_in_order(capsys):
 
 
 def test_run_an_operator_folder_with_its_op_definitions_attribute(capsys, tmp_path):
-    x = np.linspace(-5, 5, 1001).astype(F32)
+    x = np.linspace(-5, 5, 1024).astype(F32)
     np.save(tmp_path / "x.npy", x)
     out = tmp_path / "out.npy"
     code, text, err = run(capsys, "kernel", "run", KERNELS / "host_abs_axpy", "--input", f"x={tmp_path / 'x.npy'}",

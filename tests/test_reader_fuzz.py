@@ -10,9 +10,14 @@ import os
 import random
 import re
 import shutil
+import types
 from pathlib import Path
 
+import numpy as np
+
+from swishgrad_numba.dtypes import dtype_info
 from swishgrad_numba.ops import read_kernel
+from swishgrad_numba.ops.read_schedule import schedule
 from swishgrad_numba.reader import KernelSourceError
 
 KERNELS = Path(__file__).parent / "fixtures" / "kernels"
@@ -55,6 +60,14 @@ def read_all(folder):
     for dtype in op.description.dtypes:
         for variant in op.variants(dtype):
             op.program(dtype, variant=variant)
+    if op.style == "a2" and len(op.variants(op.description.dtypes[0])) == 1:
+        # the per-core schedule (reader.schedule) on a small record: every integer field 64, two cores
+        record = np.zeros((), op.record_dtype)
+        for name in op.record_dtype.names:
+            if op.record_dtype.fields[name][0].kind in "iu":
+                record[name] = 64
+        launch = types.SimpleNamespace(data=record[()], block_dim=2, tiling_key=1)
+        schedule(op, launch, dtype_info(op.description.dtypes[0]))
 
 
 def test_mutated_sources_fail_only_as_kernel_source_errors(tmp_path):

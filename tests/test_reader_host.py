@@ -24,7 +24,8 @@ F32 = np.float32
 
 def _x(dtype, seed):
     if dtype == "float32":
-        x = random_inputs(np.random.default_rng(seed), 20_000, F32)[1]
+        # 20 * 1024 elements: the samples-style kernels' own tiling divides them into whole 32-byte tiles
+        x = random_inputs(np.random.default_rng(seed), 20 * 1024 - SPECIALS.size, F32)[1]
         return np.concatenate([x, SPECIALS.astype(F32)])
     return every16(dtype)
 
@@ -187,7 +188,8 @@ def test_the_attribute_reaches_the_kernel_through_the_host_function(tmp_path):
 
 def test_tiling_and_block_dim_override_the_host(axpy_op):
     x = _x("float32", 5)
-    got = axpy_op.run(x=x, alpha=9.0, tiling={"blockLength": 1, "tileLength": 1, "slope": -0.5}, block_dim=3)
+    # 3 cores of 6,848 elements (4 tiles of 1,712 each): the last core's end lies past the 20,480
+    got = axpy_op.run(x=x, alpha=9.0, tiling={"blockLength": 6848, "tileLength": 1712, "slope": -0.5}, block_dim=3)
     assert_bits_equal(got, ref_abs_axpy(x, -0.5), "abs_axpy tiling=")
     with pytest.raises(ValueError, match="block_dim must be an int >= 1"):
         axpy_op.run(x=x, block_dim=0)
@@ -206,11 +208,12 @@ def test_tiling_and_block_dim_override_the_host(axpy_op):
 def test_a_host_function_it_cannot_evaluate_is_refused_at_its_line(tmp_path, old, new, what, line):
     op, path = _host_variant_of(tmp_path, "host_abs_axpy", old, new, "abs_axpy.cpp")
     read = read_kernel(op)
-    x = np.linspace(-2, 2, 64, dtype=F32)
+    x = np.linspace(-2, 2, 256, dtype=F32)
     with pytest.raises(KernelSourceError, match=what) as e:
         read.run(x=x)
     assert e.value.file == path and e.value.line == line
-    assert_bits_equal(read.run(x=x, tiling={"slope": 0.75}), ref_abs_axpy(x, 0.75), "tiling= instead")
+    given = {"blockLength": 64, "tileLength": 16, "slope": 0.75}
+    assert_bits_equal(read.run(x=x, tiling=given, block_dim=4), ref_abs_axpy(x, 0.75), "tiling= instead")
 
 
 def _host_variant_of(tmp_path, fixture, old, new, file):
@@ -252,7 +255,7 @@ def test_an_attribute_default_written_as_an_expression(tmp_path):
     path.write_text(path.read_text().replace("namespace ops {", "namespace ops {\nconst float QUARTER = 0.25f;"))
     read = read_kernel(op)
     assert read.definition.attrs == (("alpha", "float", False, 0.75),)
-    x = np.linspace(-2, 2, 64, dtype=F32)
+    x = np.linspace(-2, 2, 256, dtype=F32)    # 4 cores of 4 whole-block tiles
     assert_bits_equal(read.run(x=x), ref_abs_axpy(x, 0.75), "abs_axpy default from an expression")
     path.write_text(path.read_text().replace("QUARTER * 3.0", "Unknown()"))      # not evaluated: must be given
     read = read_kernel(op)

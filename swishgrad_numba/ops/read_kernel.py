@@ -51,6 +51,7 @@ class ReadOperator(Operator):
     attribute_names: dict = field(default_factory=dict)
     attribute_defaults: dict = field(default_factory=dict)
     host_side: object = None
+    source_args: tuple = ()
     _compiled: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -171,14 +172,16 @@ class ReadOperator(Operator):
         attrs = self._attribute_values(kw, () if own or given is not None else
                                        tuple(c_attr_name(a) for a in program.attrs))
         shape = arrays[read[0]].shape
-        out = np.empty(shape, dtype=info.numpy)
+        own_record = self.style == "a2" and (own or given is not None)    # run on the kernel's own schedule
+        out = (np.zeros if own_record else np.empty)(shape, dtype=info.numpy)
         if out.size == 0:
             return out
         tiling = read_host.host_tiling(self.name, self.style, self.record_dtype, program, out.size, info, platform,
                                        attrs, self._buffer_num(info), self._dag_wide(info, variant))
         tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program)
         flat = [np.ascontiguousarray(arrays[n]).reshape(-1) for n in read]
-        self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation)
+        self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation,
+                     own_record)
         return out
 
     # ------------------------------------------------------------ internals
@@ -277,9 +280,15 @@ class ReadOperator(Operator):
         v = vs[0] if variant is None and len(vs) == 1 else variant
         return self.description.body(info.name, v).dag_wide if v in vs else None
 
-    def _launch(self, ins, out, tiling, info, program, platform, variant, saturation):
-        fields = read_host.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))
-        plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(tiling.architecture), out.size)
+    def _launch(self, ins, out, tiling, info, program, platform, variant, saturation, own_record=False):
+        if own_record:        # the tiles the kernel's scalar code gives each core on its own record
+            from .read_schedule import schedule, schedule_plan
+
+            plan = schedule_plan(schedule(self, tiling, info, variant), out.size)
+        else:
+            fields = read_host.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))
+            plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(tiling.architecture),
+                                          out.size)
         from ..reader.to_program import c_attr_name
 
         attrs = {a: np.float32(tiling.data[c_attr_name(a)]) for a in program.attrs}
@@ -370,7 +379,7 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
                       inputs=len(d.inputs_read), saturation=arch == ARCH_A2, description=d, record_dtype=dtype,
                       attributes=attributes, style=d.style, folder=str(folder),
                       definition=side.definition if side is not None else None, attribute_names=names,
-                      attribute_defaults=defaults, host_side=side)
+                      attribute_defaults=defaults, host_side=side, source_args=(kernel_dir, entry, defines, side))
     holder["op"] = op
     return op
 

@@ -3,9 +3,11 @@ TPipe, TQue/TBuf buffers, CopyIn / Compute / CopyOut, straight-line vector calls
 
 :class:`ClassMachine` follows the entry for one dtype (and one choice of the
 tiling-key template arguments). Process's one loop is the tile loop: its body
-is followed once, and the tail tile after it must compute the same. Runtime
-branches outside the tile (the big/small core split in Init) are followed
-both ways and their members joined; inside the tile they are refused.
+is followed once, its counter unknown, and the tail tile after it must compute the same. A branch
+on a value known only at run time (the big/small core split in Init, ``if (i == tileNum - 1)
+len = tailLen;`` in a tile) is followed both ways and the members and locals it sets differently
+joined as unknown; its two ways must make the same vector calls. Where the tiles lie is the
+schedule's (:mod:`.schedule`), which runs this scalar code per core on a launch's record.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from .calls import CallsMixin
 from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
 from .syntax import Call, Name
-from .values import CNum, TypeVal, render
+from .values import CNum, TypeVal, is_int, render
 
 __all__ = ["ClassMachine"]
 
@@ -55,8 +57,6 @@ class ClassMachine(CallsMixin, Machine):
             if branch is not None:
                 self.run(branch)
             return
-        if self.in_tile:
-            refuse(stmt, f"a runtime branch in {self.methods[-1]}", f"if ({render(stmt.cond)})")
         self._both_ways(stmt)
 
     def _both_ways(self, stmt):
@@ -64,10 +64,15 @@ class ClassMachine(CallsMixin, Machine):
         A branch that only returns (``if (workspace == nullptr) return;``) is a guard: the kernel
         computes on the other one."""
         members, n = dict(self.this.members) if self.this else {}, len(self.events)
+        scopes = [dict(s) for s in self.scopes]
         then_returned = self._guard(stmt.then, n)
         then_members, then_events = (dict(self.this.members) if self.this else {}), self.events[n:]
+        then_scopes = [dict(s) for s in self.scopes]
         if self.this:
             self.this.members = dict(members)
+        for scope, saved in zip(self.scopes, scopes):
+            scope.clear()
+            scope.update(saved)
         del self.events[n:]
         else_returned = stmt.other is not None and self._guard(stmt.other, n)
         if then_returned or else_returned:
@@ -79,7 +84,14 @@ class ClassMachine(CallsMixin, Machine):
                 self.events[n:] = then_events
             return
         if self.events[n:] != then_events:
+            if self.in_tile:
+                refuse(stmt, f"a runtime branch in {self.methods[-1]}", f"if ({render(stmt.cond)}): its two "
+                       "ways make different vector calls")
             refuse(stmt, "vector calls under a runtime branch", f"if ({render(stmt.cond)})")
+        for scope, then in zip(self.scopes, then_scopes):
+            for k, v in then.items():
+                if k in scope and scope[k] != v:
+                    scope[k] = Unknown(f"{k} (set by a runtime branch)")
         if self.this:
             for k, v in then_members.items():
                 if self.this.members.get(k) != v:
@@ -98,11 +110,13 @@ class ClassMachine(CallsMixin, Machine):
     def loop(self, stmt):
         if any(_calls(stmt, "SetValue")):
             refuse(stmt, "a loop over SetValue", "element-by-element code is not a vector program")
-        if self.in_tile or self.methods[-1] != "Process" or self.tile is not None:
+        if self.in_tile or not self.methods[-1].startswith("Process") or self.tile is not None:
             refuse(stmt, f"a loop in {self.methods[-1]}", "only Process's tile loop is read")
         self.scopes.append({})
         if getattr(stmt, "init", None) is not None:      # a for loop's; a while loop has none
             self.run(stmt.init)
+            for k in self.scopes[-1]:                     # the counter: a different value in each tile
+                self.scopes[-1][k] = Unknown(k)
         start, self.in_tile = len(self.events), True
         self.run(stmt.body)
         self.in_tile, self.tile = False, (start, len(self.events))
@@ -169,7 +183,7 @@ class ClassMachine(CallsMixin, Machine):
         if isinstance(obj, Pipe) and name == "InitBuffer":
             if isinstance(args[0], Queue) and len(args) == 3:
                 num = args[1]
-                if isinstance(num, CNum) and (num.ctype != "int" or num.value < 1):
+                if isinstance(num, CNum) and (not is_int(num) or num.value < 1):
                     refuse(node, f"InitBuffer of {args[0].name} with {render(node.args[1])} buffers",
                            "a queue's buffer count (BUFFER_NUM) is a whole number >= 1")
                 self.buffer_num = num.value if isinstance(num, CNum) else None
@@ -177,6 +191,8 @@ class ClassMachine(CallsMixin, Machine):
         if isinstance(obj, (Queue, Buf)) and name in ("AllocTensor", "DeQue", "Get"):
             return self.tensor(node, obj.name, targs)
         if isinstance(obj, (Queue, Buf)) and name in ("EnQue", "FreeTensor"):
+            return None
+        if isinstance(obj, GlobalT) and name == "SetL2CacheHint":     # a cache policy: the same values
             return None
         if isinstance(obj, GlobalT) and name == "SetGlobalBuffer":
             if not isinstance(args[0], GMAddr):

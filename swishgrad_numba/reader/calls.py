@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
+from .mathlib import EXPANDED, NOT_EXPANDED, expand
 from .abstract import TilingField
 from .machine import Mode, Symbolic, Tensor, Unknown, refuse
 from .objects import Event, GlobalT, GlobalView, TilingVal
@@ -22,6 +23,9 @@ class CallsMixin:
             if ident == "REGISTER_TILING_DEFAULT":
                 self.tiling_struct = arg_nodes[0].last if isinstance(arg_nodes[0], Name) else None
                 self.tiling_struct_at = node.at
+            if ident == "REGISTER_TILING_FOR_TILINGKEY":     # (condition, struct): a struct per tiling key
+                named = arg_nodes[-1].last if arg_nodes and isinstance(arg_nodes[-1], Name) else None
+                self.__dict__.setdefault("keyed_structs", {})[named] = node.at
             return Unknown(ident)
         if ident in ("GetBlockIdx", "GetBlockNum", "GetSubBlockIdx", "GetTaskRation"):
             return Unknown(ident)
@@ -42,6 +46,8 @@ class CallsMixin:
             f = self.symbols.functions[ident]
             env = {tp.name: self.type_or_value(a) for tp, a in zip(f.tparams, fn.targs or ())}
             return self.invoke(node, f, None, args, env)
+        if ident in EXPANDED or ident in NOT_EXPANDED:       # AscendC's math library
+            return expand(self, node, ident, args)
         refuse(node, f"unknown call {fn.text()}")
 
     def tiling_data(self, node, macro, arg_nodes):
@@ -50,6 +56,10 @@ class CallsMixin:
             refuse(node, f"{macro}({', '.join(render(a) for a in arg_nodes)})",
                    "expected (struct, variable, tiling), or (variable, tiling) for GET_TILING_DATA")
         struct = arg_nodes[0].last if macro != "GET_TILING_DATA" else self.tiling_struct
+        keyed = [k for k in getattr(self, "keyed_structs", {}) if k != struct]
+        if macro == "GET_TILING_DATA" and keyed:
+            refuse(node, f"GET_TILING_DATA under REGISTER_TILING_FOR_TILINGKEY of {keyed[0]}", "which struct a "
+                   "tiling key gives is not read: name it (GET_TILING_DATA_WITH_STRUCT)")
         if struct != self.tiling_struct or self.tiling_struct_at is None:
             self.tiling_struct_at = node.at
         self.tiling_struct = struct
@@ -82,6 +92,8 @@ class CallsMixin:
         obj = self.eval(node.obj)
         if isinstance(obj, GlobalT):
             return GlobalView(obj)
+        if isinstance(obj, tuple):            # an array read from its initialiser
+            return self.element(node, obj)
         refuse(node, f"a local tensor at an offset ({render(node)})", "the program form reads whole tensors")
 
     def vector_call(self, node, op, args, trailing, counted=False):

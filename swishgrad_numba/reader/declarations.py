@@ -233,8 +233,9 @@ def _function_or_variable(p: Parser, tparams, at):
     names = []
     while True:
         ident, init = p.ident(), None
-        while p.accept("["):                 # an array field: uint64_t shape[8]
-            p.expr()
+        while p.accept("["):                 # an array field: uint64_t shape[8]; float c[] = {...}
+            if not p.is_("]"):
+                p.expr()
             p.take("]")
         if p.accept("="):
             init = p.expr()

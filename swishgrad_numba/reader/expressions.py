@@ -7,9 +7,10 @@ from .abstract import Mode, Symbolic, TilingField, Unknown, refuse
 from .description import AttrRef, ScalarProduct
 from .errors import KernelSourceError
 from .limits import MAX_EVAL_DEPTH
+from .objects import GMAddr
 from .parser import BUILTIN_TYPES
 from .syntax import Member, Name, Type
-from .values import CNum, TypeVal, arith, as_constant, convert, negate, number, render
+from .values import CNum, TypeVal, arith, as_constant, complement, convert, is_int, negate, number, render
 
 __all__ = ["ExpressionMixin"]
 
@@ -34,7 +35,17 @@ class ExpressionMixin:
                 pass
         if isinstance(node, Name) and len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.classes:
             owner_args = tuple(self.type_or_value(a) for a in node.segs[-2][1] or ())
-            return TypeVal(node.last, (), (node.segs[-2][0], owner_args))
+            member = self.member_alias(self.symbols.classes[node.segs[-2][0]], node.last, owner_args)
+            return member or TypeVal(node.last, (), (node.segs[-2][0], owner_args))
+        if isinstance(node, Name) and node.last in ("conditional_t", "conditional") and node.targs is not None \
+                and len(node.targs) == 3 and (node.last == "conditional_t" or len(node.segs) == 1):
+            cond = self.type_or_value(node.targs[0])       # std::conditional_t<c, A, B>
+            if not is_int(cond):
+                refuse(node, f"std::conditional_t on {render(node.targs[0])}", "not a compile-time condition")
+            return self.type_of(node.targs[1] if cond.value else node.targs[2])
+        if isinstance(node, Name) and len(node.segs) >= 2 and node.last == "type" and \
+                node.segs[-2][0] == "conditional" and len(node.segs[-2][1] or ()) == 3:
+            return self.type_of(Name(node.segs[:-2] + (("conditional_t", node.segs[-2][1]),), node.at))
         if isinstance(node, Name) and node.last not in self.symbols.aliases:
             # a type's name: the library's (TPipe, LocalTensor, ...) or a class of the sources
             args = tuple(self.type_or_value(a) for a in node.targs or ())
@@ -46,6 +57,23 @@ class ExpressionMixin:
             args = tuple(self.eval(a) for a in node.targs or ())
             return TypeVal(node.last, args)
         refuse(node, f"type {render(node)}")
+
+    def member_alias(self, cls, name, owner_args):
+        """``typename X<T>::Type``: the alias ``using Type = ...;`` of class ``X`` with ``owner_args`` bound,
+        where it names a scalar type (None otherwise: a DAG's ``Dag<T>::OpDag`` is read by its owner)."""
+        alias = next((a for a in getattr(cls, "aliases", ()) if a.name == name), None)
+        if alias is None:
+            return None
+        env = {tp.name: (owner_args[i] if i < len(owner_args) else self.type_or_value(tp.default) if tp.default
+                         else None) for i, tp in enumerate(cls.tparams)}
+        saved, self.scopes = self.scopes, [self.scopes[0], env]
+        try:
+            t = self.type_of(alias.type)
+        except KernelSourceError:
+            return None
+        finally:
+            self.scopes = saved
+        return t if t.cname in BUILTIN_TYPES else None     # a DAG's member type stays its owner's
 
     def same_type(self, node, a, b) -> CNum:
         """``std::is_same_v<a, b>``; a type the reader does not know is refused, not taken as different."""
@@ -143,8 +171,17 @@ class ExpressionMixin:
         self.scopes, self.this = self.scopes[:1], None
         try:
             value = self.eval(init) if init is not None else Unknown(ident)
+            if isinstance(value, tuple):          # an array: each value converted to its element type
+                try:
+                    value = tuple(convert(v, self.type_of(ctype).cname) if isinstance(v, CNum) else v
+                                  for v in value)
+                except ValueError as exc:
+                    refuse(init, f"constant {ident}", str(exc))
             if isinstance(value, CNum):
-                value = convert(value, self.type_of(ctype).cname)
+                try:
+                    value = convert(value, self.type_of(ctype).cname)
+                except ValueError as exc:          # refused at the constant's definition
+                    refuse(init, f"constant {ident}", str(exc))
                 value = CNum(value.value, value.ctype, value.text, ident, value.compound)
         except BaseException:
             del memo[ident]
@@ -170,12 +207,25 @@ class ExpressionMixin:
         refuse(node, f"member {render(node)}", _why_no_member(obj, node.name, self.symbols.host_given))
 
     def _eval_Index(self, node):
+        obj = self.eval(node.obj)
+        if isinstance(obj, tuple):
+            return self.element(node, obj)
         refuse(node, f"indexing {render(node)}", "a local tensor is read whole")
+
+    def element(self, node, array: tuple):
+        """``array[i]`` of an array read from its initialiser (``const float C[] = {...}``)."""
+        index = self.eval(node.index)
+        if not is_int(index):
+            refuse(node, f"indexing {render(node)}", "an index that is not a compile-time integer")
+        if not 0 <= index.value < len(array):
+            refuse(node, f"indexing {render(node)}", f"index {index.value} outside the {len(array)} values of "
+                   "its initialiser")
+        return array[index.value]
 
     def _eval_Unary(self, node):
         if node.op == "sizeof":
             t = self.type_of(node.x)
-            return CNum(_SIZES.get(t.cname, 8), "int")
+            return CNum(_SIZES.get(t.cname, 8), "uint64_t")        # size_t
         x = self.eval(node.x)
         if node.op in ("&", "*", "+"):
             return x
@@ -189,6 +239,8 @@ class ExpressionMixin:
                 return negate(x)
             if node.op == "!":
                 return CNum(int(not x.value), "int")
+            if node.op == "~" and is_int(x):
+                return complement(x)
         if node.op.endswith(("++", "--")):
             return Unknown(render(node))
         refuse(node, f"operator {node.op}")
@@ -227,8 +279,8 @@ class ExpressionMixin:
         rounds the same in float and in double (a float32 value)."""
         if isinstance(x, AttrRef):
             return x
-        if isinstance(x, CNum) and x.ctype != "int" and float(np.float32(x.value)) == x.value or \
-                isinstance(x, CNum) and x.ctype == "int" and abs(x.value) < 2 ** 24:
+        if isinstance(x, CNum) and not is_int(x) and float(np.float32(x.value)) == x.value or \
+                is_int(x) and abs(x.value) < 2 ** 24:
             return as_constant(x)
         refuse(node, f"attribute times {render(node)}", "a factor that is not a float32 value")
 
@@ -255,9 +307,14 @@ class ExpressionMixin:
         if isinstance(fn, Name):
             ident = fn.last
             if ident in ("static_cast", "reinterpret_cast") and fn.targs:
-                if ident == "reinterpret_cast":
-                    refuse(node, "reinterpret_cast", "a bit trick the program form does not have")
-                return self.cast(node, self.type_of(fn.targs[0]), self.eval(node.args[0]))
+                value, target = self.eval(node.args[0]), fn.targs[0]
+                if ident == "reinterpret_cast":          # a GM address as a typed pointer: a cast of the address
+                    if not (isinstance(value, GMAddr) or type(value).__name__ == "_GMPtr") or \
+                            not getattr(target, "ptr", ""):
+                        refuse(node, "reinterpret_cast", "a bit trick the program form does not have (only a GM "
+                               "address's reinterpret_cast<__gm__ T*> is read)")
+                    return self.cast(node, self.type_of(target), value, target.ptr)
+                return self.cast(node, self.type_of(target), value)
             if ident in ("is_same_v", "is_same") and fn.targs:
                 return self.same_type(node, *fn.targs)
             if _CANON.get(ident, ident) in BUILTIN_TYPES and len(node.args) == 1:     # float(x)

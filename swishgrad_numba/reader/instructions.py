@@ -30,4 +30,5 @@ ROUND_MODES = {0: "CAST_NONE", 1: "CAST_RINT", 4: "CAST_ROUND"}
 #: book-keeping, asserts, the tiling and task-type macros.
 IGNORED_CALLS = frozenset("""SetFlag WaitFlag PipeBarrier SetAtomicNone ASSERT KERNEL_TASK_TYPE_DEFAULT
     REGISTER_TILING_DEFAULT EnQue FreeTensor FetchEventID ReleaseEventID GetTPipePtr printf DumpTensor
-    SetMaskNorm SetMaskCount ResetMask SetVectorMask SetSysWorkspace GetUserWorkspace""".split())
+    SetMaskNorm SetMaskCount ResetMask SetVectorMask SetSysWorkspace GetUserWorkspace
+    REGISTER_TILING_FOR_TILINGKEY""".split())

@@ -124,6 +124,9 @@ class Machine(ExpressionMixin):
                                                                "int32_t", "int64_t", "uint16_t", "uint8_t"):
                     value = convert(value, tval.cname)
                     value = CNum(value.value, value.ctype, value.text, name, value.compound)
+                elif isinstance(value, tuple) and tval.cname in ("float", "double", "int", "uint32_t", "int32_t",
+                                                                  "int64_t", "uint64_t"):
+                    value = tuple(convert(v, tval.cname) if isinstance(v, CNum) else v for v in value)
                 value = self.name_value(decl, value, name)
             else:
                 value = self.construct(decl, tval, name, [self.eval(a) for a in ctor or ()])

@@ -139,11 +139,12 @@ class Parser:
         return None
 
     def targ(self):
+        self.accept("typename")          # typename X<T>::Type
         start = self.i
         if self.tok.kind == "id" and self.tok.text not in KEYWORDS:
             try:
                 t = self.type()
-                if self.is_(",", ">"):
+                if self.is_(",", ">", ";"):      # a template argument, or the type of an alias
                     return t
             except TooDeep:
                 raise

@@ -16,7 +16,9 @@ A condition on a macro none of these names (a build flag the reader cannot know)
 where it selects code; around directives only, it is evaluated as C does (not defined: 0).
 Object-like ``#define NAME tokens`` are substituted into later code; ``#include "..."`` is
 handed to the caller's ``include`` (:mod:`.source`); ``#pragma`` and ``#include <...>`` are
-ignored; a function-like ``#define`` is recorded as defined (a later use is an unknown call);
+ignored; a function-like ``#define F(a, b) body`` is expanded where the file's code calls it (each
+argument expanded first, then substituted, and the result rescanned, F not inside itself:
+:func:`expand_calls`); one with ``#``, ``##`` or ``...`` is not (a use is then an unknown call);
 ``#error`` in a live group is refused.
 """
 from __future__ import annotations
@@ -26,6 +28,7 @@ import re
 from .errors import KernelSourceError
 from .lexer import Token, tokenize
 from .limits import INT_MAX, INT_MIN, MAX_NESTING, MAX_TOKENS
+from .macros import expand_calls
 
 __all__ = ["Preprocessed", "Preprocessor", "preprocess", "DEVICE_DEFINES", "DEVICE_GUARD", "AICORE_VALUES",
            "PLATFORM_DEFINES"]
@@ -71,6 +74,7 @@ class Preprocessor:
 
     def __init__(self, defines: dict | None = None, include=None):
         self.macros, self.functions, self.undefined = {}, set(), set()
+        self.calls = {}                 # function-like macros: name -> (parameters, body tokens, line)
         self.include = include
         self.consulted = set()          # names whose value a condition read
         merged = dict(DEVICE_DEFINES)
@@ -133,11 +137,14 @@ class Preprocessor:
                 name = rest.strip()
                 self.macros.pop(name, None)
                 self.functions.discard(name)
+                self.calls.pop(name, None)
                 self.undefined.add(name)
             elif word == "error":
                 raise KernelSourceError(file, tok.line, "#error", "a device build of this source stops here")
         if stack:
             raise KernelSourceError(file, stack[-1][3], "#if", "not closed by #endif")
+        if self.calls:
+            out = expand_calls(self.calls, out, file)
         out.append(raw[-1])
         return Preprocessed(out, includes, self.macros)
 
@@ -150,6 +157,13 @@ class Preprocessor:
         if m.group(2):
             self.functions.add(name)
             self.macros.pop(name, None)
+            params, _, body = m.group(3).partition(")")
+            names = [p.strip() for p in params.split(",")] if params.strip() else []
+            if all(re.fullmatch(r"[A-Za-z_]\w*", n) for n in names) and "#" not in body:
+                self.calls[name] = (tuple(names), tuple(Token(t.kind, t.text, file, tok.line)
+                                                        for t in tokenize(body, file)[:-1]), tok.line)
+            else:
+                self.calls.pop(name, None)      # variadic or malformed: a use stays an unknown call
             return
         body = tokenize(m.group(3), file)[:-1]
         self.macros[name] = tuple(Token(t.kind, t.text, file, tok.line) for t in body)

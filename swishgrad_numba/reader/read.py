@@ -19,7 +19,7 @@ from .preprocess import AICORE_VALUES, DEVICE_GUARD, PLATFORM_DEFINES
 from .source import load
 from .values import TypeVal
 
-__all__ = ["read_source", "DTYPE_CNAMES"]
+__all__ = ["read_source", "DTYPE_CNAMES", "entry_symbols"]
 
 #: The dtypes a kernel is read for, by the C type name the build passes as DTYPE_X.
 DTYPE_CNAMES = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}
@@ -154,6 +154,16 @@ def _read(sources, name):
     else:
         tiling = None
     return KernelDescription(fn.name.last, style, file, gm, tiling, tuple(bodies))
+
+
+def entry_symbols(folder, entry=None, defines=None, host=None, name=None) -> tuple:
+    """``(symbols, entry function)`` of an A2 kernel as :func:`read_source` reads it (for the schedule,
+    :mod:`.schedule`, which runs its scalar code again)."""
+    sources = _with_host(load(folder, entry, _checked_defines(defines)), host)
+    fn = _entry_function(sources, name)
+    sources.symbols.default_tiling = host.struct_for(fn.name.last) if host is not None else None
+    sources.symbols.host_given = host is not None
+    return sources.symbols, fn
 
 
 def _entry_function(sources, name):

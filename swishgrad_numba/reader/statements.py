@@ -78,7 +78,7 @@ class StatementParser(Parser):
         start, at = self.i, self.at()
         try:
             t = self.type()
-            if self.tok.kind != "id" or self.peek().text not in ("=", ";", ",", "(", "{"):
+            if self.tok.kind != "id" or self.peek().text not in ("=", ";", ",", "(", "{", "["):
                 raise KernelSourceError("", 0, "")
         except TooDeep:
             raise
@@ -88,8 +88,9 @@ class StatementParser(Parser):
         names = []
         while True:
             ident, init, ctor = self.ident(), None, None
-            while self.accept("["):              # an array: int64_t dims[8]
-                self.expr()
+            while self.accept("["):              # an array: int64_t dims[8]; float c[] = {...}
+                if not self.is_("]"):
+                    self.expr()
                 self.take("]")
             if self.accept("="):
                 init = self.expr()

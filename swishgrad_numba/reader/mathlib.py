@@ -1,0 +1,74 @@
+"""AscendC's math library in class-style kernels (issue 43): a call expanded into the instructions the
+A2 vector core runs for it, as asc-devkit's public implementation writes them; the rest refused by name.
+
+Expanded (``dst``, ``src``, an optional shared temporary buffer, the count; the library's own temporary
+is a float32 local the program holds, named ``<call>_tmp<line>``):
+
+- ``Sigmoid(dst, src, [tmp,] n)``: asc-devkit ``impl/adv_api/detail/activation/sigmoid/sigmoid_impl.h``
+  (the A2's, ``__NPU_ARCH__`` 2201, chosen in ``sigmoid_common_impl.h``), ``SigmoidIntrinsicsImpl``,
+  lines 30-46: ``Muls(dst, src, -1)``, ``Exp(dst, dst)``, ``Adds(dst, dst, 1)``, ``Duplicate(tmp, 1)``,
+  ``Div(dst, tmp, dst)``, all in the tensor's type (a 16-bit one is then refused by the program form,
+  which has no native half arithmetic).
+- ``Tanh(dst, src, [tmp,] n)`` on float: asc-devkit ``impl/adv_api/detail/math/tanh/tanh_common_impl.h``,
+  ``TanhFormulaImpl``, lines 44-74: ``Mins(t, src, 8.8f)``, ``Maxs(t, t, -8.8f)``, ``Muls(t, t, 2)``,
+  ``Exp(t, t)``, ``Adds(dst, t, -1)``, ``Adds(t, t, 1)``, ``Div(dst, dst, t)``. On half the library
+  narrows with ``Cast(..., CAST_NONE)`` (lines 95-97), which the program form does not model: refused.
+
+The other math-library calls (:data:`NOT_EXPANDED`) are refused naming the call and why.
+"""
+from __future__ import annotations
+
+from .abstract import Tensor, refuse
+from .values import CNum
+
+__all__ = ["EXPANDED", "NOT_EXPANDED", "expand"]
+
+#: The calls :func:`expand` expands.
+EXPANDED = ("Sigmoid", "Tanh")
+#: AscendC math-library and activation calls the reader knows by name and does not expand.
+NOT_EXPANDED = frozenset("""Sqrt Rsqrt Sin Cos Tan Asin Acos Atan Sinh Cosh Asinh Acosh Atanh Erf Erfc Power Pow
+    Log2 Log10 Round Trunc Floor Ceil Frac Sign Digamma Lgamma Fmod Xor Gelu FasterGelu FasterGeluV2 Silu Swish
+    SwiGLU GeGLU ReGLU Softmax LogSoftmax Clamp ClampMax ClampMin Exp2 Expm1 Log1p""".split())
+
+
+def expand(machine, node, ident, args) -> None:
+    """Record the instructions of math-library call ``ident`` (``args`` evaluated) at ``node``'s line."""
+    if ident in NOT_EXPANDED:
+        refuse(node, f"AscendC::{ident}", "a math-library call the reader does not expand into the vector "
+               f"instructions it runs (it expands {', '.join(EXPANDED)})")
+    if len(args) not in (3, 4) or not all(isinstance(a, Tensor) for a in args[:len(args) - 1]):
+        refuse(node, f"AscendC::{ident} with {len(args)} arguments", "expected (dst, src, count) or "
+               "(dst, src, sharedTmpBuffer, count)")
+    dst, src, count = args[0], args[1], args[-1]
+    if dst.dtype != src.dtype:
+        refuse(node, f"AscendC::{ident} from {src.dtype} to {dst.dtype}", "the library keeps the type")
+    line = node.at[1]
+
+    def temp(dtype):
+        key = f"{ident.lower()}_tmp{line}"
+        machine.names.setdefault(key, key)
+        machine.dtypes.setdefault(key, dtype)
+        return Tensor(key, dtype)
+
+    def step(op, *operands):
+        machine.vector_call(node, op, list(operands) + [count], trailing=(1,), counted=True)
+
+    if ident == "Sigmoid":
+        tmp = temp(dst.dtype)
+        step("Muls", dst, src, CNum(-1.0, "double"))
+        step("Exp", dst, dst)
+        step("Adds", dst, dst, CNum(1.0, "double"))
+        step("Duplicate", tmp, CNum(1.0, "double"))
+        step("Div", dst, tmp, dst)
+        return
+    if dst.dtype != "float32":
+        refuse(node, f"AscendC::Tanh on {dst.dtype}", "the library narrows its float32 result with "
+               "Cast(CAST_NONE), a rounding the program form does not model")
+    t = temp("float32")
+    step("Mins", t, src, CNum(8.8, "double"))
+    step("Maxs", t, t, CNum(-8.8, "double"))
+    step("Muls", t, t, CNum(2.0, "double"))
+    step("Exp", t, t)
+    step("Adds", dst, t, CNum(-1.0, "double"))
+    step("Adds", t, t, CNum(1.0, "double"))
+    step("Div", dst, dst, t)

@@ -1,0 +1,303 @@
+"""Per-core schedules of an A2 class-style kernel (issue 43): its scalar code run on a launch's record.
+
+The abstract reading (:mod:`.a2`) follows the entry once, with the tiling fields and the core index
+unknown, to learn what a tile computes. :func:`core_schedule` runs the same code again for one core of
+one launch with everything scalar known: the record's integer fields, ``GetBlockIdx()`` (the core),
+``GetBlockNum()`` (the block dim) and ``TILING_KEY_IS(k)`` (the host's tiling key). Branches on those
+(``if (i == tileNum - 1) len = tailLen;``, a bigger first core, a tiling-key switch) are taken the way
+the core takes them, loops run their iterations, and each ``DataCopy``/``DataCopyPad`` between GM and
+UB is recorded at its element offset and length. A tile is the copies and vector calls up to a copy
+to GM; the core's schedule is its tiles' ``(offset, length)``, in order.
+
+Each tile must be one the program computes: its loads and its store at one offset and of one length,
+every vector call over at least that length (elementwise, what lies past the copied elements is not
+stored), and the vector calls those the abstract reading read (the same instructions at the same
+lines). What does not hold is a :class:`.errors.KernelSourceError` at its line: a branch on a value
+known only at run time, a copy of several blocks (``blockCount`` > 1), a ``DataCopy`` of a length that
+is not whole 32-byte blocks (``DataCopyPad`` copies those), a loop past :data:`MAX_ITERATIONS`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .a2 import ClassMachine
+from .abstract import Symbolic, Tensor, TilingField, Unknown, refuse
+from .errors import KernelSourceError
+from .objects import GlobalT, GMAddr, TilingVal
+from .syntax import For
+from .values import CNum, TypeVal, arith, convert, is_int, render
+
+__all__ = ["MAX_ITERATIONS", "Tile", "core_schedule"]
+
+#: Loop iterations one core's schedule may take (all loops together).
+MAX_ITERATIONS = 1 << 16
+_SIZES = {"float": 4, "half": 2, "bfloat16_t": 2, "double": 8, "int8_t": 1, "uint8_t": 1, "int16_t": 2,
+          "uint16_t": 2, "int32_t": 4, "uint32_t": 4, "int": 4, "int64_t": 8, "uint64_t": 8}
+_PARAMS = ("DataCopyParams", "DataCopyExtParams")
+_PARAM_FIELDS = ("blockCount", "blockLen", "srcStride", "dstStride", "rsv")
+_BLOCK = 32
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One tile of a core: ``length`` elements from element ``offset`` of the flat tensors."""
+    offset: int
+    length: int
+
+
+@dataclass(frozen=True)
+class _GMPtr:
+    """A GM address ``byte`` bytes past the argument ``name``, typed as a pointer to ``unit``-byte elements."""
+    name: str
+    byte: int
+    unit: int
+
+
+@dataclass(frozen=True)
+class _GlobalAt:
+    """``xGm[offset]``, ``offset`` in elements."""
+    glob: GlobalT
+    offset: int
+
+
+@dataclass(eq=False)
+class _Params:
+    """A ``DataCopyParams`` or ``DataCopyExtParams`` being filled."""
+    kind: str
+    members: dict = field(default_factory=dict)
+
+
+class _ScheduleMachine(ClassMachine):
+    def __init__(self, symbols, cname, gm, values, core, block_dim, tiling_key):
+        super().__init__(symbols, cname, gm, self._template_argument)
+        self.values, self.core, self.block_dim, self.tiling_key = values, core, block_dim, tiling_key
+        self.itemsize = _SIZES[cname]
+        self.bases, self.iterations, self.loop_start = {}, 0, None
+
+    def _template_argument(self, text):
+        raise KernelSourceError("", 0, f"a template argument ({text})", "the schedule takes none")
+
+    # ------------------------------------------------------------ what is known
+    def tiling_data(self, node, macro, arg_nodes):
+        super().tiling_data(node, macro, arg_nodes)
+        var = arg_nodes[1 if macro != "GET_TILING_DATA" else 0].last
+        value = self.scopes[-1][var]
+        if isinstance(value, TilingVal):
+            for name, member in value.members.items():
+                if isinstance(member, TilingField):
+                    value.members[name] = CNum(*self.values.get(name, (0, "int")))
+        return None
+
+    def call(self, node, fn, arg_nodes):
+        ident = fn.last
+        if ident == "GetBlockIdx":
+            return CNum(self.core, "int64_t")
+        if ident == "GetBlockNum":
+            return CNum(self.block_dim, "int64_t")
+        if ident == "TILING_KEY_IS":
+            key = self.eval(arg_nodes[0])
+            if not isinstance(key, CNum):
+                refuse(node, render(node), "a tiling key that is not a constant")
+            return CNum(int(self.tiling_key == key.value), "int")
+        return super().call(node, fn, arg_nodes)
+
+    def construct(self, node, tval, name, args):
+        if tval.cname in _PARAMS:
+            p = _Params(tval.cname)
+            for k, a in zip(_PARAM_FIELDS, args):
+                p.members[k] = a
+            return p
+        return super().construct(node, tval, name, args)
+
+    def declare(self, decl):
+        names = []
+        for name, init, ctor in decl.names:       # DataCopyExtParams p{1, n, 0, 0, 0}: a braced initialiser
+            if init is not None and type(init).__name__ == "InitList" and self.type_of(decl.type).cname in _PARAMS:
+                self.scopes[-1][name] = self.construct(decl, self.type_of(decl.type), name,
+                                                       [self.eval(i) for i in init.items])
+                continue
+            names.append((name, init, ctor))
+        if names:
+            super().declare(type(decl)(decl.type, tuple(names), decl.at))
+
+    def assign(self, target, value, node):
+        if type(target).__name__ == "Member":
+            obj = self.eval(target.obj)
+            if isinstance(obj, _Params):
+                obj.members[target.name] = value
+                return
+        super().assign(target, value, node)
+
+    def cast(self, node, tval, value, ptr=""):
+        if ptr and isinstance(value, (GMAddr, _GMPtr)):
+            unit = _SIZES.get(tval.cname)
+            if unit is None:
+                refuse(node, f"a GM pointer to {tval.cname}", "an element type the schedule does not know")
+            return _GMPtr(value.name, getattr(value, "byte", 0), unit)
+        return super().cast(node, tval, value, ptr)
+
+    def _combine(self, node, op, a, b):
+        if isinstance(a, (GMAddr, _GMPtr)) and op in ("+", "-"):
+            if not is_int(b):
+                refuse(node, f"a GM address plus {render(node)}", "an offset known only at run time")
+            unit = getattr(a, "unit", 1)
+            return _GMPtr(a.name, getattr(a, "byte", 0) + (b.value if op == "+" else -b.value) * unit, unit)
+        return super()._combine(node, op, a, b)
+
+    def _eval_Unary(self, node):
+        if node.op in ("++", "--", "post++", "post--"):
+            old = self.eval(node.x)
+            if not is_int(old):
+                refuse(node, render(node), "a counter known only at run time")
+            new = convert(arith("+" if node.op.endswith("++") else "-", old, CNum(1, "int")), old.ctype)
+            self.assign(node.x, new, node)
+            return old if node.op.startswith("post") else new
+        return super()._eval_Unary(node)
+
+    def _eval_Index(self, node):
+        obj = self.eval(node.obj)
+        if isinstance(obj, GlobalT):
+            index = self.eval(node.index)
+            if not is_int(index):
+                refuse(node, f"{render(node)}", "an offset known only at run time")
+            return _GlobalAt(obj, index.value)
+        return super()._eval_Index(node)
+
+    def call_method(self, node, obj, name, targs, args):
+        if isinstance(obj, GlobalT) and name == "SetGlobalBuffer":
+            ptr = args[0] if args else None
+            if not isinstance(ptr, (GMAddr, _GMPtr)):
+                refuse(node, f"{obj.name}.SetGlobalBuffer", "its address is not a GM_ADDR argument")
+            byte = getattr(ptr, "byte", 0)
+            if byte % self.itemsize:
+                refuse(node, f"{obj.name}.SetGlobalBuffer at byte {byte}", "not a whole element")
+            obj.gm, self.bases[obj.name] = ptr.name, byte // self.itemsize
+            return None
+        return super().call_method(node, obj, name, targs, args)
+
+    # ------------------------------------------------------------ control flow
+    def runtime_branch(self, stmt):
+        cond = self.eval(stmt.cond)
+        if isinstance(cond, (Symbolic, TilingField)):
+            refuse(stmt, f"a branch on {render(stmt.cond)}", "not known for the launch")
+        self._both_ways(stmt)       # a value known only at run time: a guard, or the same vector calls
+
+    def loop(self, stmt):
+        if self.loop_start is None:
+            self.loop_start = len(self.events)
+        self.scopes.append({})
+        try:
+            if isinstance(stmt, For) and stmt.init is not None:
+                self.run(stmt.init)
+            while True:
+                if stmt.cond is not None:
+                    c = self.eval(stmt.cond)
+                    if not isinstance(c, CNum):
+                        refuse(stmt, f"a loop while {render(stmt.cond)}", "its bound is known only at run time")
+                    if not c.value:
+                        break
+                self.iterations += 1
+                if self.iterations > MAX_ITERATIONS:
+                    refuse(stmt, "a loop", f"more than {MAX_ITERATIONS} iterations on core {self.core}")
+                self.run(stmt.body)
+                if isinstance(stmt, For) and stmt.step is not None:
+                    for x in stmt.step if isinstance(stmt.step, tuple) else (stmt.step,):
+                        self.eval(x)
+        finally:
+            self.scopes.pop()
+
+    # ------------------------------------------------------------ what a tile does
+    def data_copy(self, node, args):
+        dst, src = args[0], args[1]
+        pad = node.fn.last == "DataCopyPad"
+        if isinstance(dst, Tensor) and isinstance(src, (_GlobalAt, GlobalT)):
+            kind, view = "load", src
+        elif isinstance(dst, (_GlobalAt, GlobalT)) and isinstance(src, Tensor):
+            kind, view = "store", dst
+        else:
+            refuse(node, node.fn.last, "only GM -> local and local -> GM copies are read")
+        glob = view.glob if isinstance(view, _GlobalAt) else view
+        if glob.gm is None:
+            refuse(node, f"GlobalTensor {glob.name}", "never bound to a GM_ADDR by SetGlobalBuffer")
+        gm = glob.gm
+        offset = self.bases.get(glob.name, 0) + (view.offset if isinstance(view, _GlobalAt) else 0)
+        count = self._count(node, args[2] if len(args) > 2 else None, pad)
+        key = (dst if kind == "load" else src).key
+        self.events.append(("copy", kind, key, gm, offset, count, node.at))
+        return None
+
+    def _count(self, node, arg, pad):
+        name = node.fn.last
+        if is_int(arg) and not pad:
+            if arg.value * self.itemsize % _BLOCK:
+                refuse(node, f"{name} of {arg.value} elements", f"{arg.value * self.itemsize} bytes, not whole "
+                       f"{_BLOCK}-byte blocks (DataCopyPad copies those)")
+            return arg.value
+        if isinstance(arg, tuple):         # DataCopyPad(dst, src, {1, bytes, 0, 0, 0}, ...)
+            arg = _Params("DataCopyExtParams", dict(zip(_PARAM_FIELDS, arg)))
+        if isinstance(arg, _Params):
+            values = {k: v.value if isinstance(v, CNum) else None for k, v in arg.members.items()}
+            if values.get("blockCount", 1) != 1:
+                refuse(node, f"{name} of {values.get('blockCount')} blocks", "a strided copy is not a tile")
+            length = values.get("blockLen")
+            if isinstance(length, int):
+                unit = 1 if pad else _BLOCK              # DataCopyPad: bytes; DataCopy: 32-byte blocks
+                if length * unit % self.itemsize:
+                    refuse(node, f"{name} of {length * unit} bytes", "not a whole number of elements")
+                return length * unit // self.itemsize
+        refuse(node, f"{name}'s length ({render(node.args[2]) if len(node.args) > 2 else 'none'})",
+               "not known for the launch" if arg is not None else "no length given")
+
+    def vector_call(self, node, op, args, trailing, counted=False):
+        super().vector_call(node, op, args, trailing, counted=False)
+        step = self.events[-1].step
+        count = args[-1].value if counted and isinstance(args[-1], CNum) else None
+        self.events[-1] = ("step", step.op, tuple(step.at), count, node.at)
+        return None
+
+
+def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, expected_steps) -> list:
+    """The tiles core ``core`` of ``block_dim`` walks, for one launch: ``values`` the record's fields,
+    ``expected_steps`` the ``(op, (file, line))`` of the vector calls the abstract reading read
+    (the steps before Process's loop first). KernelSourceError where the schedule is not one the
+    program computes."""
+    m = _ScheduleMachine(symbols, cname, gm, values, core, block_dim, tiling_key)
+    tbind = {tp.name: TypeVal(cname) for tp in fn.tparams if tp.kind == "type"}
+    if len(tbind) != len(fn.tparams):
+        raise KernelSourceError(str(fn.at[0]), fn.at[1], f"kernel {fn.name.last}'s template arguments",
+                                "the schedule of an entry with non-type template arguments is not followed")
+    m.run_entry(fn, tbind)
+    start = m.loop_start if m.loop_start is not None else 0
+    prologue = [e[1:3] for e in m.events[:start] if e[0] == "step"]
+    tiles, loads, steps = [], [], []
+    for e in m.events[start:]:
+        if e[0] == "step":
+            steps.append(e)
+        elif e[1] == "load":
+            loads.append(e)
+        else:
+            tiles.append(_tile(e, loads, steps, prologue, expected_steps, core))
+            loads, steps = [], []
+    return tiles
+
+
+def _tile(store, loads, steps, prologue, expected, core) -> Tile:
+    _, _, _, _, offset, length, at = store
+    for load in loads:
+        if (load[4], load[5]) != (offset, length):
+            raise KernelSourceError(load[6][0], load[6][1], f"a copy of {load[5]} elements at {load[4]}",
+                                    f"core {core}'s tile stores {length} elements at {offset}: a tile's copies "
+                                    "are one range")
+    got = prologue + [s[1:3] for s in steps]
+    if got != list(expected):
+        where = steps[0][4] if steps else at
+        raise KernelSourceError(where[0], where[1], f"core {core}'s tile at element {offset}",
+                                "it computes other vector calls than the tile read (a branch known for the "
+                                "launch chose them)")
+    for s in steps:
+        if s[3] is not None and s[3] < length:
+            raise KernelSourceError(s[4][0], s[4][1], f"{s[1]} over {s[3]} elements",
+                                    f"core {core}'s tile copies {length}: the rest would be stored uncomputed")
+    if offset < 0 or length < 0:
+        raise KernelSourceError(at[0], at[1], f"a copy of {length} elements at {offset}", "outside the tensor")
+    return Tile(offset, length)

@@ -1,0 +1,20 @@
+"""A fixture kernel folder copied with one piece of its source replaced: the reader tests' variants."""
+import shutil
+from pathlib import Path
+
+KERNELS = Path(__file__).parent / "fixtures" / "kernels"
+
+
+def fixture_variant(tmp_path, name, old, new, file=None):
+    """``tests/fixtures/kernels/<name>`` copied under ``tmp_path`` with ``old`` (which must be there) replaced by
+    ``new`` in ``file`` (default: ``<name>.cpp``, in ``op_kernel/`` where the folder has one). Returns
+    (folder, the changed file's path)."""
+    folder = tmp_path / name
+    shutil.copytree(KERNELS / name, folder)
+    if file is None:
+        file = f"op_kernel/{name}.cpp" if (folder / "op_kernel").is_dir() else f"{name}.cpp"
+    path = folder / file
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {file}"
+    path.write_text(text.replace(old, new))
+    return folder, path

@@ -1,0 +1,81 @@
+"""AscendC's math library in a read kernel (issue 43): Sigmoid and Tanh expanded into the instructions
+asc-devkit's A2 implementation runs (reader.mathlib cites file and lines), bit for bit against a reference
+written here instruction by instruction; the calls it does not expand refused by name at their line."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from activation_checks import every16
+from reference import SPECIALS, assert_bits_equal, random_inputs, ref_exp_f32
+from reference_family import narrow
+from reader_variants import fixture_variant
+
+from swishgrad_numba.ops import read_kernel
+from swishgrad_numba.reader import KernelSourceError
+
+KERNELS = Path(__file__).parent / "fixtures" / "kernels"
+F32 = np.float32
+
+
+def ref_mathlib_gate(x):
+    """Sigmoid: Muls -1, Exp, Adds 1, Duplicate 1, Div(1, .); Tanh: Mins 8.8f, Maxs -8.8f, Muls 2, Exp,
+    Adds -1, Adds 1, Div; then Mul(tanh, sigmoid). 16-bit widened exactly, narrowed with CAST_RINT."""
+    with np.errstate(all="ignore"):
+        w = x.astype(F32)
+        s = w * F32(-1.0)
+        s = ref_exp_f32(s)
+        s = s + F32(1.0)
+        s = F32(1.0) / s
+        t = np.where(np.isnan(w), w, np.minimum(w, F32(8.8)))
+        t = np.where(np.isnan(t), t, np.maximum(t, F32(-8.8)))
+        t = t * F32(2.0)
+        t = ref_exp_f32(t)
+        num = t + F32(-1.0)
+        t = t + F32(1.0)
+        th = num / t
+        y = th * s
+    return y if x.dtype == F32 else narrow(y, x.dtype, ties_away=False)
+
+
+@pytest.fixture(scope="module")
+def gate():
+    return read_kernel(KERNELS / "mathlib_gate")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_sigmoid_and_tanh_bit_for_bit(gate, dtype):
+    if dtype == "float32":
+        x = np.concatenate([random_inputs(np.random.default_rng(5), 10_000, F32)[1], SPECIALS.astype(F32),
+                            np.array([8.8, -8.8, 8.799999, 4.4, 1e-30], F32)])
+    else:
+        x = every16(dtype)
+    assert_bits_equal(gate.run(x=x), ref_mathlib_gate(x), f"mathlib_gate {dtype}")
+
+
+def _variant(tmp_path, old, new):
+    return fixture_variant(tmp_path, "mathlib_gate", old, new)
+
+
+@pytest.mark.parametrize("old, new, line, words", [
+    ("AscendC::Sigmoid(sig, xLocal, this->tileLength);", "AscendC::Sqrt(sig, xLocal, this->tileLength);", 47,
+     "AscendC::Sqrt: a math-library call the reader does not expand"),
+    ("AscendC::Sigmoid(sig, xLocal, this->tileLength);", "AscendC::Acosh(sig, xLocal, this->tileLength);", 47,
+     "AscendC::Acosh"),
+    ("AscendC::Tanh<float, false>(th, wide, this->tileLength);",
+     "AscendC::Tanh<T, false>(yLocal, xLocal, this->tileLength);", 54, "AscendC::Tanh on float16"),
+])
+def test_what_is_not_expanded_is_refused_at_its_line(tmp_path, old, new, line, words):
+    folder, path = _variant(tmp_path, old, new)
+    with pytest.raises(KernelSourceError) as e:
+        read_kernel(folder).program("float16")
+    assert e.value.file == str(path) and e.value.line == line and words in str(e.value), str(e.value)
+
+
+def test_a_half_sigmoid_is_refused_by_the_program_form(tmp_path):
+    # the library computes a half Sigmoid in half: arithmetic on a 16-bit tensor, refused at the call's line
+    folder, path = _variant(tmp_path, "AscendC::Mul(wide, th, sig, this->tileLength);",
+                            "AscendC::Sigmoid<T, false>(yLocal, xLocal, this->tileLength);")
+    with pytest.raises(KernelSourceError) as e:
+        read_kernel(folder).program("float16")
+    assert e.value.file == str(path) and e.value.line == 55 and "float16" in str(e.value), str(e.value)
