@@ -57,3 +57,6 @@ __all__ = [
     "gelu_backward_v2",
 ]
 __version__ = "0.2.0"
+from .ops.hardswish.api import hardswish, hardswish_backward  # noqa: E402  (issue 41)
+
+__all__ += ["hardswish", "hardswish_backward"]

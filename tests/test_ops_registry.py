@@ -119,3 +119,7 @@ def test_a_second_kernel_for_a_registered_op_type_and_soc_is_refused():
         assert get_operator("softplus_alias").kernels == softplus.kernels
     finally:
         del OPERATORS[same.name]
+
+# issue 41: HardSwishGradTilingData (24 bytes on both kernels); HardSwishTilingData (950 only)
+STRUCT_BYTES.update({"hardswish_grad": (24, 24)})
+ARCH35_ONLY_BYTES.update({"hardswish": 24})

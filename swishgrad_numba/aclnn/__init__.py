@@ -95,3 +95,8 @@ from . import op_gelu_v2  # noqa: E402  (issue 30: aclnnGeluV2, aclnnGeluBackwar
 from .op_gelu_v2 import *  # noqa: F401,F403
 
 __all__ += op_gelu_v2.__all__
+
+from . import op_hardswish  # noqa: E402  (issue 41: aclnnHardswish, aclnnInplaceHardswish, aclnnHardswishBackward)
+from .op_hardswish import *  # noqa: F401,F403
+
+__all__ += op_hardswish.__all__

@@ -1,0 +1,182 @@
+"""``aclnnHardswish``, ``aclnnInplaceHardswish`` and ``aclnnHardswishBackward`` (two-phase), as their
+op_apis write them. docs/model.md, "Hardswish and HardswishBackward", gives the sources.
+
+- aclnnHardswish(self, out) (``activation/hard_swish/op_host/op_api/aclnn_hardswish.cpp``): null tensors
+  -> 161001; self and out each in {float32, float16, and bfloat16 on ASCEND910B..ASCEND910E}, self castable
+  to out, equal shapes -> 161002; empty: workspace 0. Then ``HardSwish(self)`` and a ``Cast`` to out's
+  dtype. aclnnInplaceHardswish(self) is aclnnHardswish(self, self). On the A2 no kernel registers op type
+  HardSwish: 561103 at the launcher, naming the SoC.
+- aclnnHardswishBackward(gradOutput, self, out) (``activation/hard_swish_grad/op_host/op_api/
+  aclnn_hardswish_backward.cpp``, the experimental copy alike): null tensors -> 161001; self and
+  gradOutput in {float32, float16, and bfloat16 on the A2, A3 and 950}, gradOutput and out of self's
+  dtype; at most 8 dims, gradOutput's and out's shapes equal to self's -> 161002 (nothing broadcasts, no
+  dtype is promoted); empty: workspace 0. Then ``HardSwishGrad(gradOutput, self)`` on the platform's
+  kernel and a ViewCopy into out.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..dtypes import dtype_info
+from ..ops import get_operator
+from ..platform import ARCH_950, Platform
+from .enums import (ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS,
+                    MAX_DIM, _DTYPES, _PLAIN_FORMATS, _dtype_name, _format_name)
+from .state import get_platform
+from .tensor import _check_addressable, _check_geometry
+from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
+
+__all__ = ["aclnnHardswishGetWorkspaceSize", "aclnnHardswish", "aclnnInplaceHardswishGetWorkspaceSize",
+           "aclnnInplaceHardswish", "aclnnHardswishBackwardGetWorkspaceSize", "aclnnHardswishBackward"]
+
+_DAV_2201 = ("ascend910b", "ascend910_93")
+
+
+@dataclass(eq=False)
+class aclHardswishExecutor:
+    """What phase one prepared (``tiling`` None for an empty launch); runs once."""
+
+    op: str
+    inputs: dict
+    out: object
+    workspace_size: int
+    tiling: object | None
+    used: bool = False
+
+
+def _allowed(with_bf16: bool) -> tuple:
+    return (ACL_FLOAT, ACL_FLOAT16) + ((ACL_BF16,) if with_bf16 else ())
+
+
+def _dtype_refusal(name, tensor, allowed, platform):
+    if tensor.data_type in allowed:
+        return None
+    return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {_dtype_name(tensor.data_type)}; on SoC "
+                                     f"{platform.soc_family} it must be one of "
+                                     f"{', '.join(_dtype_name(c) for c in allowed)}")
+
+
+def _geometry(op: str, named: dict, out_name: str):
+    first_name, first = next(iter(named.items()))
+    for name, tensor in named.items():
+        if tuple(tensor.view_shape) != tuple(first.view_shape):
+            return ACLNN_ERR_PARAM_INVALID, (f"shape of {name} {tuple(tensor.view_shape)} must equal shape of "
+                                             f"{first_name} {tuple(first.view_shape)}")
+    for name, tensor in named.items():
+        if len(tensor.view_shape) > MAX_DIM:
+            return ACLNN_ERR_PARAM_INVALID, f"{name} has {len(tensor.view_shape)} dims; at most {MAX_DIM} are supported"
+        if tensor.format not in _PLAIN_FORMATS:
+            return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {_format_name(tensor.format)}; the emulated {op} takes "
+                                             f"ND, NCHW or NHWC storage")
+        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
+        if message:
+            return ACLNN_ERR_PARAM_INVALID, message
+    if not named[out_name].storage.flags.writeable:
+        return ACLNN_ERR_PARAM_INVALID, f"{out_name}'s data is read-only"
+    return None
+
+
+def _finish(op: str, named: dict, out_name: str, kernel_tensor, platform: Platform):
+    out = named[out_name]
+    ins = {k: v for k, v in named.items() if k != out_name}
+    if min(t.numel for t in ins.values()) == 0:
+        return ACLNN_SUCCESS, aclHardswishExecutor(op, ins, out, 0, None)
+    operator = get_operator(op)
+    refusal = operator.kernel_refusal(platform)
+    if refusal:
+        return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: {refusal}"
+    try:
+        tiling = operator.host_tiling(out.numel, dtype_info(kernel_tensor.dtype), None, platform)
+    except ValueError as exc:
+        return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: its host tiling refused: {exc}"
+    return ACLNN_SUCCESS, aclHardswishExecutor(op, ins, out, tiling.workspace_size, tiling)
+
+
+def _forward(self_, out, platform: Platform):
+    named = {"self": self_, "out": out}
+    for name, tensor in named.items():
+        bad = live_tensor(tensor, name)
+        if bad:
+            return bad
+    allowed = _allowed(platform.supports_bfloat16)    # CheckSocVersionGe910B: ASCEND910B..ASCEND910E
+    bad = _dtype_refusal("self", self_, allowed, platform) or _dtype_refusal("out", out, allowed, platform)
+    if bad:
+        return bad
+    bad = _geometry("Hardswish", named, "out")
+    return bad or _finish("hardswish", named, "out", self_, platform)
+
+
+def _backward(grad_output, self_, out, platform: Platform):
+    named = {"gradOutput": grad_output, "self": self_, "out": out}
+    for name, tensor in named.items():
+        bad = live_tensor(tensor, name)
+        if bad:
+            return bad
+    allowed = _allowed(platform.soc_family in _DAV_2201 or platform.architecture == ARCH_950)
+    bad = _dtype_refusal("self", self_, allowed, platform) or _dtype_refusal("gradOutput", grad_output, allowed,
+                                                                             platform)
+    if bad:
+        return bad
+    for name, tensor in (("gradOutput", grad_output), ("out", out)):
+        if tensor.data_type != self_.data_type:
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal dtype "
+                                             f"of self ({_dtype_name(self_.data_type)})")
+    bad = _geometry("HardswishBackward", {"self": self_, "gradOutput": grad_output, "out": out}, "out")
+    return bad or _finish("hardswish_grad", named, "out", self_, platform)
+
+
+def aclnnHardswishGetWorkspaceSize(self, out):
+    """Phase one of aclnnHardswish: ``(status, workspace_size, executor)``; on failure ``(status, 0, None)``
+    and :func:`aclGetRecentErrMsg` names the argument and rule."""
+    return get_workspace_size("aclnnHardswishGetWorkspaceSize", _forward, self, out, get_platform())
+
+
+def aclnnInplaceHardswishGetWorkspaceSize(self):
+    """Phase one of aclnnInplaceHardswish: aclnnHardswish with ``out`` = ``self``."""
+    return get_workspace_size("aclnnInplaceHardswishGetWorkspaceSize", _forward, self, self, get_platform())
+
+
+def aclnnHardswishBackwardGetWorkspaceSize(gradOutput, self, out):
+    """Phase one of aclnnHardswishBackward, as :func:`aclnnHardswishGetWorkspaceSize`."""
+    return get_workspace_size("aclnnHardswishBackwardGetWorkspaceSize", _backward, gradOutput, self, out,
+                              get_platform())
+
+
+def _make_job(e: aclHardswishExecutor, stream=None):
+    saturation = stream is not None and stream.overflow_mode == "saturation"
+    kernel = get_operator(e.op).kernels[e.tiling.architecture]
+
+    def job():
+        out_view = tensor_view(e.out)
+        flat = [np.ascontiguousarray(tensor_view(t)).reshape(-1) for t in e.inputs.values()]
+        result = np.empty(out_view.size, dtype=flat[-1].dtype)
+        extra = {"saturation": True} if saturation else {}
+        kernel.run(flat[0] if len(flat) == 2 else None, flat[-1], result, e.tiling, **extra)
+        with np.errstate(all="ignore"):
+            out_view[...] = result.reshape(out_view.shape).astype(_DTYPES[e.out.data_type][1])   # Cast / ViewCopy
+
+    return job
+
+
+def _launch(where: str, op: str, workspace, workspaceSize, executor, stream) -> int:
+    ours = isinstance(executor, aclHardswishExecutor) and executor.op == op
+    tensors = {**executor.inputs, "out": executor.out} if ours else {}
+    return queue_launch(where, executor, lambda e: isinstance(e, aclHardswishExecutor) and e.op == op, tensors,
+                        _make_job, workspace, workspaceSize, stream, saturation=get_operator(op).saturation)
+
+
+def aclnnHardswish(workspace, workspaceSize, executor, stream) -> int:
+    """Phase two: queue the launch on ``stream``; results are defined after ``aclrtSynchronizeStream``."""
+    return _launch("aclnnHardswish", "hardswish", workspace, workspaceSize, executor, stream)
+
+
+def aclnnInplaceHardswish(workspace, workspaceSize, executor, stream) -> int:
+    """Phase two of aclnnInplaceHardswish, as :func:`aclnnHardswish`."""
+    return _launch("aclnnInplaceHardswish", "hardswish", workspace, workspaceSize, executor, stream)
+
+
+def aclnnHardswishBackward(workspace, workspaceSize, executor, stream) -> int:
+    """Phase two of aclnnHardswishBackward, as :func:`aclnnHardswish`."""
+    return _launch("aclnnHardswishBackward", "hardswish_grad", workspace, workspaceSize, executor, stream)
