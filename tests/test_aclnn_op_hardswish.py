@@ -113,3 +113,40 @@ def test_a2_saturation_stream():
         aclnn.aclrtDestroyStream(s)
     finally:
         assert aclnn.aclrtSetDeviceSatMode(aclnn.ACL_RT_OVERFLOW_MODE_INFNAN) == aclnn.ACL_SUCCESS
+
+# ---------------------------------------------------------------- aclnnMish / aclnnInplaceMish (issue 41)
+
+
+@pytest.mark.parametrize("dtype", [F32, F16, BF16], ids=["f32", "f16", "bf16"])
+@pytest.mark.parametrize("platform", [P950, A2, Platform(soc_version="ascend950", axpy_rounding="unfused")],
+                         ids=["950", "a2", "950-unfused"])
+def test_mish_launch_bits(dtype, platform, stream):
+    from reference_mish import ref_mish
+
+    aclnn.set_platform(platform)
+    x = random_values(np.random.default_rng(6), (3, 777), dtype) * dtype.type(4)
+    kernel = "a2" if platform is A2 else "arch35"
+    out = np.zeros_like(x)
+    assert _run(aclnn.aclnnMishGetWorkspaceSize, aclnn.aclnnMish, (tensor(x), tensor(out)), stream) == ACLNN_SUCCESS
+    assert_bits_equal(out, ref_mish(x, kernel, platform.axpy_rounding))
+    y = x.copy()
+    assert _run(aclnn.aclnnInplaceMishGetWorkspaceSize, aclnn.aclnnInplaceMish, (tensor(y),), stream) == ACLNN_SUCCESS
+    assert_bits_equal(y, out)
+
+
+def test_mish_checks():
+    aclnn.set_platform(A2)
+    x = np.ones((2, 3), F32)
+    mish = aclnn.aclnnMishGetWorkspaceSize
+    assert mish(None, tensor(x))[0] == ACLNN_ERR_PARAM_NULLPTR
+    assert mish(tensor(x), tensor(x.astype(F16)))[0] == ACLNN_ERR_PARAM_INVALID
+    assert "dtype of out" in aclnn.aclGetRecentErrMsg()
+    assert mish(tensor(x), tensor(np.ones((3, 2), F32)))[0] == ACLNN_ERR_PARAM_INVALID
+    assert mish(tensor(x.astype(np.float64), ACL_DOUBLE), tensor(x.astype(np.float64), ACL_DOUBLE))[0] == \
+        ACLNN_ERR_PARAM_INVALID
+    nine = np.ones((1,) * 9, F32)
+    assert mish(tensor(nine), tensor(nine))[0] == ACLNN_ERR_PARAM_INVALID
+    assert mish(tensor(x[:0]), tensor(x[:0]))[0] == ACLNN_SUCCESS
+    aclnn.set_platform(Platform(soc_version="ascend910e"))       # outside GetDtypeSupportListV2's bfloat16 SoCs
+    b = np.ones((2, 3), BF16)
+    assert mish(tensor(b), tensor(b))[0] == ACLNN_ERR_PARAM_INVALID

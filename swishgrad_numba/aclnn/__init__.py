@@ -100,3 +100,8 @@ from . import op_hardswish  # noqa: E402  (issue 41: aclnnHardswish, aclnnInplac
 from .op_hardswish import *  # noqa: F401,F403
 
 __all__ += op_hardswish.__all__
+
+from . import op_mish  # noqa: E402  (issue 41: aclnnMish, aclnnInplaceMish)
+from .op_mish import *  # noqa: F401,F403
+
+__all__ += op_mish.__all__

@@ -30,6 +30,8 @@ from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
 __all__ = ["aclnnHardswishGetWorkspaceSize", "aclnnHardswish", "aclnnInplaceHardswishGetWorkspaceSize",
            "aclnnInplaceHardswish", "aclnnHardswishBackwardGetWorkspaceSize", "aclnnHardswishBackward"]
+#: Shared with :mod:`.op_mish` (the same op_api shape: checks, a kernel in self's dtype, a Cast or ViewCopy).
+SHARED = ["aclHardswishExecutor", "live_tensors", "allowed_dtypes", "dtype_refusal", "check_geometry", "finish", "launch_op"]
 
 _DAV_2201 = ("ascend910b", "ascend910_93")
 
@@ -43,14 +45,24 @@ class aclHardswishExecutor:
     out: object
     workspace_size: int
     tiling: object | None
+    platform: Platform | None = None
     used: bool = False
 
 
-def _allowed(with_bf16: bool) -> tuple:
+def live_tensors(named: dict):
+    """The first of ``named``'s tensors that is null or destroyed, as ``(status, message)``, or None."""
+    for name, tensor in named.items():
+        bad = live_tensor(tensor, name)
+        if bad:
+            return bad
+    return None
+
+
+def allowed_dtypes(with_bf16: bool) -> tuple:
     return (ACL_FLOAT, ACL_FLOAT16) + ((ACL_BF16,) if with_bf16 else ())
 
 
-def _dtype_refusal(name, tensor, allowed, platform):
+def dtype_refusal(name, tensor, allowed, platform):
     if tensor.data_type in allowed:
         return None
     return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {_dtype_name(tensor.data_type)}; on SoC "
@@ -58,7 +70,7 @@ def _dtype_refusal(name, tensor, allowed, platform):
                                      f"{', '.join(_dtype_name(c) for c in allowed)}")
 
 
-def _geometry(op: str, named: dict, out_name: str):
+def check_geometry(op: str, named: dict, out_name: str):
     first_name, first = next(iter(named.items()))
     for name, tensor in named.items():
         if tuple(tensor.view_shape) != tuple(first.view_shape):
@@ -78,7 +90,7 @@ def _geometry(op: str, named: dict, out_name: str):
     return None
 
 
-def _finish(op: str, named: dict, out_name: str, kernel_tensor, platform: Platform):
+def finish(op: str, named: dict, out_name: str, kernel_tensor, platform: Platform):
     out = named[out_name]
     ins = {k: v for k, v in named.items() if k != out_name}
     if min(t.numel for t in ins.values()) == 0:
@@ -91,31 +103,29 @@ def _finish(op: str, named: dict, out_name: str, kernel_tensor, platform: Platfo
         tiling = operator.host_tiling(out.numel, dtype_info(kernel_tensor.dtype), None, platform)
     except ValueError as exc:
         return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: its host tiling refused: {exc}"
-    return ACLNN_SUCCESS, aclHardswishExecutor(op, ins, out, tiling.workspace_size, tiling)
+    return ACLNN_SUCCESS, aclHardswishExecutor(op, ins, out, tiling.workspace_size, tiling, platform)
 
 
 def _forward(self_, out, platform: Platform):
     named = {"self": self_, "out": out}
-    for name, tensor in named.items():
-        bad = live_tensor(tensor, name)
-        if bad:
-            return bad
-    allowed = _allowed(platform.supports_bfloat16)    # CheckSocVersionGe910B: ASCEND910B..ASCEND910E
-    bad = _dtype_refusal("self", self_, allowed, platform) or _dtype_refusal("out", out, allowed, platform)
+    bad = live_tensors(named)
     if bad:
         return bad
-    bad = _geometry("Hardswish", named, "out")
-    return bad or _finish("hardswish", named, "out", self_, platform)
+    allowed = allowed_dtypes(platform.supports_bfloat16)    # CheckSocVersionGe910B: ASCEND910B..ASCEND910E
+    bad = dtype_refusal("self", self_, allowed, platform) or dtype_refusal("out", out, allowed, platform)
+    if bad:
+        return bad
+    bad = check_geometry("Hardswish", named, "out")
+    return bad or finish("hardswish", named, "out", self_, platform)
 
 
 def _backward(grad_output, self_, out, platform: Platform):
     named = {"gradOutput": grad_output, "self": self_, "out": out}
-    for name, tensor in named.items():
-        bad = live_tensor(tensor, name)
-        if bad:
-            return bad
-    allowed = _allowed(platform.soc_family in _DAV_2201 or platform.architecture == ARCH_950)
-    bad = _dtype_refusal("self", self_, allowed, platform) or _dtype_refusal("gradOutput", grad_output, allowed,
+    bad = live_tensors(named)
+    if bad:
+        return bad
+    allowed = allowed_dtypes(platform.soc_family in _DAV_2201 or platform.architecture == ARCH_950)
+    bad = dtype_refusal("self", self_, allowed, platform) or dtype_refusal("gradOutput", grad_output, allowed,
                                                                              platform)
     if bad:
         return bad
@@ -123,8 +133,8 @@ def _backward(grad_output, self_, out, platform: Platform):
         if tensor.data_type != self_.data_type:
             return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal dtype "
                                              f"of self ({_dtype_name(self_.data_type)})")
-    bad = _geometry("HardswishBackward", {"self": self_, "gradOutput": grad_output, "out": out}, "out")
-    return bad or _finish("hardswish_grad", named, "out", self_, platform)
+    bad = check_geometry("HardswishBackward", {"self": self_, "gradOutput": grad_output, "out": out}, "out")
+    return bad or finish("hardswish_grad", named, "out", self_, platform)
 
 
 def aclnnHardswishGetWorkspaceSize(self, out):
@@ -153,6 +163,8 @@ def _make_job(e: aclHardswishExecutor, stream=None):
         flat = [np.ascontiguousarray(tensor_view(t)).reshape(-1) for t in e.inputs.values()]
         result = np.empty(out_view.size, dtype=flat[-1].dtype)
         extra = {"saturation": True} if saturation else {}
+        if get_operator(e.op).axpy:
+            extra["axpy_rounding"] = e.platform.axpy_rounding
         kernel.run(flat[0] if len(flat) == 2 else None, flat[-1], result, e.tiling, **extra)
         with np.errstate(all="ignore"):
             out_view[...] = result.reshape(out_view.shape).astype(_DTYPES[e.out.data_type][1])   # Cast / ViewCopy
@@ -160,7 +172,7 @@ def _make_job(e: aclHardswishExecutor, stream=None):
     return job
 
 
-def _launch(where: str, op: str, workspace, workspaceSize, executor, stream) -> int:
+def launch_op(where: str, op: str, workspace, workspaceSize, executor, stream) -> int:
     ours = isinstance(executor, aclHardswishExecutor) and executor.op == op
     tensors = {**executor.inputs, "out": executor.out} if ours else {}
     return queue_launch(where, executor, lambda e: isinstance(e, aclHardswishExecutor) and e.op == op, tensors,
@@ -169,14 +181,14 @@ def _launch(where: str, op: str, workspace, workspaceSize, executor, stream) -> 
 
 def aclnnHardswish(workspace, workspaceSize, executor, stream) -> int:
     """Phase two: queue the launch on ``stream``; results are defined after ``aclrtSynchronizeStream``."""
-    return _launch("aclnnHardswish", "hardswish", workspace, workspaceSize, executor, stream)
+    return launch_op("aclnnHardswish", "hardswish", workspace, workspaceSize, executor, stream)
 
 
 def aclnnInplaceHardswish(workspace, workspaceSize, executor, stream) -> int:
     """Phase two of aclnnInplaceHardswish, as :func:`aclnnHardswish`."""
-    return _launch("aclnnInplaceHardswish", "hardswish", workspace, workspaceSize, executor, stream)
+    return launch_op("aclnnInplaceHardswish", "hardswish", workspace, workspaceSize, executor, stream)
 
 
 def aclnnHardswishBackward(workspace, workspaceSize, executor, stream) -> int:
     """Phase two of aclnnHardswishBackward, as :func:`aclnnHardswish`."""
-    return _launch("aclnnHardswishBackward", "hardswish_grad", workspace, workspaceSize, executor, stream)
+    return launch_op("aclnnHardswishBackward", "hardswish_grad", workspace, workspaceSize, executor, stream)
