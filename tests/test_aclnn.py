@@ -47,6 +47,9 @@ C_FUNCTIONS += """aclnnSoftplusGetWorkspaceSize aclnnSoftplus aclnnSoftplusBackw
 C_FUNCTIONS += """aclnnEluGetWorkspaceSize aclnnElu aclnnEluBackwardGetWorkspaceSize aclnnEluBackward""".split()
 C_FUNCTIONS += """aclnnGeluV2GetWorkspaceSize aclnnGeluV2 aclnnGeluBackwardV2GetWorkspaceSize
     aclnnGeluBackwardV2""".split()     # issue 30
+C_FUNCTIONS += """aclnnHardswishGetWorkspaceSize aclnnHardswish aclnnInplaceHardswishGetWorkspaceSize
+    aclnnInplaceHardswish aclnnHardswishBackwardGetWorkspaceSize aclnnHardswishBackward aclnnMishGetWorkspaceSize
+    aclnnMish aclnnInplaceMishGetWorkspaceSize aclnnInplaceMish""".split()     # issue 41
 
 
 # --------------------------------------------------------------------------
