@@ -60,6 +60,6 @@ __version__ = "0.2.0"
 from .ops.hardswish.api import hardswish, hardswish_backward  # noqa: E402  (issue 41)
 
 __all__ += ["hardswish", "hardswish_backward"]
-from .ops.mish.api import mish  # noqa: E402  (issue 41)
+from .ops.mish.api import mish, mish_backward  # noqa: E402  (issue 41)
 
-__all__ += ["mish"]
+__all__ += ["mish", "mish_backward"]

@@ -40,8 +40,9 @@ def mish_a2_f32(x):
         return y * x                                # Mul(y, y, x)
 
 
-def mish_arch35_f32(x, axpy: str = "fused"):
-    """``MishCustom`` (``mish_dag.h:81-100``)."""
+def tanh_softplus_arch35_f32(x, axpy: str = "fused"):
+    """``MishCustom`` without its last multiply: ``mish_dag.h:81-99`` (and ``mish_grad_dag.h:115-134``, whose
+    one difference, ``Add`` written ``n2 + n`` for ``n + n2``, is the same IEEE sum)."""
     with np.errstate(all="ignore"):
         n = x * F32(-1)                             # Muls(n, x, -1)
         d = x * F32(-2)                             # Muls(d, x, -2)
@@ -59,14 +60,44 @@ def mish_arch35_f32(x, axpy: str = "fused"):
         q = p + F32(2)                              # Adds(q, p, 2)
         p = p / q                                   # Div(p, p, q)
         lt = x < F32(0)                             # Compares LT 0
-        o = np.where(lt, p, o).astype(F32)          # Select(out, p, out, mask)
-        return o * x                                # Mul(out, out, x)
+        return np.where(lt, p, o).astype(F32)       # Select(out, p, out, mask)
+
+
+def mish_arch35_f32(x, axpy: str = "fused"):
+    """``MishCustom`` (``mish_dag.h:81-100``)."""
+    with np.errstate(all="ignore"):
+        return tanh_softplus_arch35_f32(x, axpy) * x    # Mul(out, out, x)
 
 
 def ref_mish(x, kernel: str = "a2", axpy: str = "fused") -> np.ndarray:
     x = np.asarray(x)
     w = x.astype(F32).reshape(-1)
     y = mish_a2_f32(w) if kernel == "a2" else mish_arch35_f32(w, axpy)
+    if x.dtype == np.float32:
+        return y.reshape(x.shape)
+    return narrow(y, x.dtype, ties_away=False).reshape(x.shape)
+
+
+def mish_grad_arch35_f32(g, x, axpy: str = "fused"):
+    """``MishGradDAG`` (``activation/mish_grad/op_kernel/arch35/mish_grad_dag.h``): ``MishCustom`` (:115-134)
+    gives t, ``MishGradCustom`` (:63-72), then ``Mul`` by grad (:175)."""
+    t = tanh_softplus_arch35_f32(x, axpy)
+    with np.errstate(all="ignore"):
+        s = t * t                                   # Mul(sqr, t, t)
+        s = s + F32(-1)                             # Adds(sqr, sqr, -1)
+        s = s * x                                   # Mul(sqr, sqr, x)
+        q = x * F32(-1)                             # Muls(exp2, x, -1)
+        q = ref_exp_f32(q)                          # Exp
+        q = q + F32(1)                              # Adds 1
+        q = s / q                                   # Div(exp2, sqr, exp2)
+        r = t - q                                   # Sub(out, t, exp2)
+        return r * g                                # Mul(OpResult2, grad)
+
+
+def ref_mish_backward(g, x, axpy: str = "fused") -> np.ndarray:
+    """The 950 kernel's result on same-shaped inputs of one dtype."""
+    x, g = np.asarray(x), np.asarray(g)
+    y = mish_grad_arch35_f32(g.astype(F32).reshape(-1), x.astype(F32).reshape(-1), axpy)
     if x.dtype == np.float32:
         return y.reshape(x.shape)
     return narrow(y, x.dtype, ties_away=False).reshape(x.shape)

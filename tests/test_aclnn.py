@@ -49,7 +49,8 @@ C_FUNCTIONS += """aclnnGeluV2GetWorkspaceSize aclnnGeluV2 aclnnGeluBackwardV2Get
     aclnnGeluBackwardV2""".split()     # issue 30
 C_FUNCTIONS += """aclnnHardswishGetWorkspaceSize aclnnHardswish aclnnInplaceHardswishGetWorkspaceSize
     aclnnInplaceHardswish aclnnHardswishBackwardGetWorkspaceSize aclnnHardswishBackward aclnnMishGetWorkspaceSize
-    aclnnMish aclnnInplaceMishGetWorkspaceSize aclnnInplaceMish""".split()     # issue 41
+    aclnnMish aclnnInplaceMishGetWorkspaceSize aclnnInplaceMish aclnnMishBackwardGetWorkspaceSize
+    aclnnMishBackward""".split()     # issue 41
 
 
 # --------------------------------------------------------------------------

@@ -150,3 +150,37 @@ def test_mish_checks():
     aclnn.set_platform(Platform(soc_version="ascend910e"))       # outside GetDtypeSupportListV2's bfloat16 SoCs
     b = np.ones((2, 3), BF16)
     assert mish(tensor(b), tensor(b))[0] == ACLNN_ERR_PARAM_INVALID
+
+
+@pytest.mark.parametrize("gdt, xdt, outdt", [(F32, F32, F32), (F16, BF16, F32), (BF16, BF16, F16), (F16, F32, F16)])
+def test_mish_backward_promotes_broadcasts_and_casts(gdt, xdt, outdt, stream):
+    from reference_mish import ref_mish_backward
+
+    aclnn.set_platform(P950)
+    rng = np.random.default_rng(9)
+    x = random_values(rng, (3, 1, 70), xdt) * xdt.type(3)
+    g = random_values(rng, (4, 70), gdt)
+    out = np.zeros((3, 4, 70), outdt)
+    status = _run(aclnn.aclnnMishBackwardGetWorkspaceSize, aclnn.aclnnMishBackward, (tensor(g), tensor(x), tensor(out)),
+                  stream)
+    assert status == ACLNN_SUCCESS, aclnn.aclGetRecentErrMsg()
+    kd = np.result_type(np.float32, np.float32) if gdt != xdt else xdt
+    want = ref_mish_backward(np.broadcast_to(g.astype(kd), out.shape), np.broadcast_to(x.astype(kd), out.shape))
+    with np.errstate(over="ignore"):
+        assert_bits_equal(out, want.astype(outdt))
+
+
+def test_mish_backward_checks():
+    aclnn.set_platform(P950)
+    x = np.ones((2, 3), F32)
+    mb = aclnn.aclnnMishBackwardGetWorkspaceSize
+    assert mb(tensor(x), None, tensor(x))[0] == ACLNN_ERR_PARAM_NULLPTR
+    assert mb(tensor(x), tensor(np.ones((3, 2), F32)), tensor(x))[0] == ACLNN_ERR_PARAM_INVALID
+    assert "do not broadcast" in aclnn.aclGetRecentErrMsg()
+    assert mb(tensor(x), tensor(x[:1]), tensor(np.ones((1, 3), F32)))[0] == ACLNN_ERR_PARAM_INVALID
+    assert "broadcast shape" in aclnn.aclGetRecentErrMsg()
+    assert mb(tensor(x), tensor(x), tensor(x.astype(np.float64), ACL_DOUBLE))[0] == ACLNN_ERR_PARAM_INVALID
+    assert mb(tensor(x[:0]), tensor(x[:0]), tensor(x[:0]))[0] == ACLNN_SUCCESS
+    aclnn.set_platform(A2)
+    status, ws, ex = mb(tensor(x), tensor(x), tensor(np.zeros_like(x)))
+    assert status == ACLNN_ERR_INNER_NULLPTR and "not emulated yet" in aclnn.aclGetRecentErrMsg()

@@ -182,6 +182,15 @@ def test_a2_saturation_mode():
     assert got.tolist() == [fmax, 0.0, 1.0, 0.0]
 
 
+def test_read_only_inputs():
+    # a read-only x beside a writable grad: one array type for the jitted walk (it failed to compile)
+    x = _f32(np.random.default_rng(4), 100)
+    x.flags.writeable = False
+    g = np.ones_like(x)
+    for kernel, p in KERNELS.items():
+        assert_bits_equal(sg.hardswish_backward(g, x, platform=p), ref_hardswish_backward(g, x, kernel))
+
+
 def test_bad_input():
     x = np.ones(4, F32)
     with pytest.raises(TypeError, match="grad_output and x must have the same dtype"):

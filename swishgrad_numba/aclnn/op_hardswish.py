@@ -31,7 +31,7 @@ from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 __all__ = ["aclnnHardswishGetWorkspaceSize", "aclnnHardswish", "aclnnInplaceHardswishGetWorkspaceSize",
            "aclnnInplaceHardswish", "aclnnHardswishBackwardGetWorkspaceSize", "aclnnHardswishBackward"]
 #: Shared with :mod:`.op_mish` (the same op_api shape: checks, a kernel in self's dtype, a Cast or ViewCopy).
-SHARED = ["aclHardswishExecutor", "live_tensors", "allowed_dtypes", "dtype_refusal", "check_geometry", "finish", "launch_op"]
+SHARED = ["aclHardswishExecutor", "v2_bfloat16", "live_and_listed", "check_geometry", "finish", "launch_op"]
 
 _DAV_2201 = ("ascend910b", "ascend910_93")
 
@@ -46,6 +46,7 @@ class aclHardswishExecutor:
     workspace_size: int
     tiling: object | None
     platform: Platform | None = None
+    kernel_dtype: np.dtype | None = None    # the dtype the kernel computes in (the op_api's Casts to it)
     used: bool = False
 
 
@@ -56,6 +57,21 @@ def live_tensors(named: dict):
         if bad:
             return bad
     return None
+
+
+def v2_bfloat16(platform: Platform) -> bool:
+    """bfloat16 in ``GetDtypeSupportListV2``'s list (NpuArch DAV_2201, the A2 and A3, or the 950's)."""
+    return platform.soc_family in _DAV_2201 or platform.architecture == ARCH_950
+
+
+def live_and_listed(named: dict, listed: tuple, with_bf16: bool, platform: Platform):
+    """The op_api's first checks: every tensor live (161001), then each of ``listed`` in {float32, float16}
+    and bfloat16 where ``with_bf16`` (161002); ``(status, message)`` or None."""
+    bad = live_tensors(named)
+    allowed = allowed_dtypes(with_bf16)
+    for name in listed:
+        bad = bad or dtype_refusal(name, named[name], allowed, platform)
+    return bad
 
 
 def allowed_dtypes(with_bf16: bool) -> tuple:
@@ -70,7 +86,7 @@ def dtype_refusal(name, tensor, allowed, platform):
                                      f"{', '.join(_dtype_name(c) for c in allowed)}")
 
 
-def check_geometry(op: str, named: dict, out_name: str):
+def check_geometry(op: str, named: dict, out_name: str | None):
     first_name, first = next(iter(named.items()))
     for name, tensor in named.items():
         if tuple(tensor.view_shape) != tuple(first.view_shape):
@@ -85,48 +101,43 @@ def check_geometry(op: str, named: dict, out_name: str):
         message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
         if message:
             return ACLNN_ERR_PARAM_INVALID, message
-    if not named[out_name].storage.flags.writeable:
+    if out_name is not None and not named[out_name].storage.flags.writeable:
         return ACLNN_ERR_PARAM_INVALID, f"{out_name}'s data is read-only"
     return None
 
 
-def finish(op: str, named: dict, out_name: str, kernel_tensor, platform: Platform):
+def finish(op: str, named: dict, out_name: str, kernel_info, platform: Platform):
+    """Phase one's end: an empty launch, the launcher's refusal, or the host tiling of the kernel in
+    ``kernel_info``'s dtype over out's elements."""
     out = named[out_name]
     ins = {k: v for k, v in named.items() if k != out_name}
-    if min(t.numel for t in ins.values()) == 0:
+    if min(t.numel for t in ins.values()) == 0 or out.numel == 0:
         return ACLNN_SUCCESS, aclHardswishExecutor(op, ins, out, 0, None)
     operator = get_operator(op)
     refusal = operator.kernel_refusal(platform)
     if refusal:
         return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: {refusal}"
     try:
-        tiling = operator.host_tiling(out.numel, dtype_info(kernel_tensor.dtype), None, platform)
+        tiling = operator.host_tiling(out.numel, kernel_info, None, platform)
     except ValueError as exc:
         return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: its host tiling refused: {exc}"
-    return ACLNN_SUCCESS, aclHardswishExecutor(op, ins, out, tiling.workspace_size, tiling, platform)
+    return ACLNN_SUCCESS, aclHardswishExecutor(op, ins, out, tiling.workspace_size, tiling, platform,
+                                               kernel_info.numpy)
 
 
 def _forward(self_, out, platform: Platform):
     named = {"self": self_, "out": out}
-    bad = live_tensors(named)
-    if bad:
-        return bad
-    allowed = allowed_dtypes(platform.supports_bfloat16)    # CheckSocVersionGe910B: ASCEND910B..ASCEND910E
-    bad = dtype_refusal("self", self_, allowed, platform) or dtype_refusal("out", out, allowed, platform)
+    # CheckSocVersionGe910B: bfloat16 on ASCEND910B..ASCEND910E
+    bad = live_and_listed(named, ("self", "out"), platform.supports_bfloat16, platform)
     if bad:
         return bad
     bad = check_geometry("Hardswish", named, "out")
-    return bad or finish("hardswish", named, "out", self_, platform)
+    return bad or finish("hardswish", named, "out", dtype_info(self_.dtype), platform)
 
 
 def _backward(grad_output, self_, out, platform: Platform):
     named = {"gradOutput": grad_output, "self": self_, "out": out}
-    bad = live_tensors(named)
-    if bad:
-        return bad
-    allowed = allowed_dtypes(platform.soc_family in _DAV_2201 or platform.architecture == ARCH_950)
-    bad = dtype_refusal("self", self_, allowed, platform) or dtype_refusal("gradOutput", grad_output, allowed,
-                                                                             platform)
+    bad = live_and_listed(named, ("self", "gradOutput"), v2_bfloat16(platform), platform)
     if bad:
         return bad
     for name, tensor in (("gradOutput", grad_output), ("out", out)):
@@ -134,7 +145,7 @@ def _backward(grad_output, self_, out, platform: Platform):
             return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal dtype "
                                              f"of self ({_dtype_name(self_.data_type)})")
     bad = check_geometry("HardswishBackward", {"self": self_, "gradOutput": grad_output, "out": out}, "out")
-    return bad or finish("hardswish_grad", named, "out", self_, platform)
+    return bad or finish("hardswish_grad", named, "out", dtype_info(self_.dtype), platform)
 
 
 def aclnnHardswishGetWorkspaceSize(self, out):
@@ -160,8 +171,10 @@ def _make_job(e: aclHardswishExecutor, stream=None):
 
     def job():
         out_view = tensor_view(e.out)
-        flat = [np.ascontiguousarray(tensor_view(t)).reshape(-1) for t in e.inputs.values()]
-        result = np.empty(out_view.size, dtype=flat[-1].dtype)
+        # the op_api's Casts to the kernel's dtype and BroadcastTo the output's shape (none for most)
+        flat = [np.ascontiguousarray(np.broadcast_to(tensor_view(t).astype(e.kernel_dtype, copy=False),
+                                                     out_view.shape)).reshape(-1) for t in e.inputs.values()]
+        result = np.empty(out_view.size, dtype=e.kernel_dtype)
         extra = {"saturation": True} if saturation else {}
         if get_operator(e.op).axpy:
             extra["axpy_rounding"] = e.platform.axpy_rounding

@@ -30,7 +30,7 @@ from ...program import compiled
 from ...program.elementwise import elementwise
 from ...program.form import Const, V
 from ..registry import Kernel, Operator, OpTiling, WalkCheck
-from .split import RECORD_DTYPE, check_split, record, used_cores, walk_fields
+from .split import RECORD_DTYPE, check_split, read_only, record, used_cores, walk_fields
 
 __all__ = ["NAME", "RECORD_DTYPE", "DOUBLE_BUFFER_ABOVE", "ALIGN", "A2_UB_RESERVE", "A2_BYTES_PER_ELEMENT",
            "A2_SCH_MODE", "ARCH35_DTYPES", "mask_bytes", "double_buffer", "arch35_buffer_num", "arch35_key",
@@ -165,7 +165,8 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool
     info = dtype_info(out.dtype, argname="out.dtype")
     params = compiled(NAME, tiling.architecture, info.name, "main", saturation).params()
     plan = kernel_pkg.plan_launch(walk_fields(tiling), tiling.block_dim, kernel_pkg.ARCH_A2, out.size)
-    kernel_pkg.run_walk(params, (_bits(grad, info), _bits(x, info)), _bits(out, info), plan)
+    ins = (read_only(_bits(grad, info)), read_only(_bits(x, info)))
+    kernel_pkg.run_walk(params, ins, _bits(out, info), plan)
 
 
 def _instructions(programs):

@@ -17,7 +17,7 @@ from ...spec.arith import ceil_div
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
 
-__all__ = ["RECORD_DTYPE", "FIELDS", "record", "used_cores", "walk_fields", "check_split"]
+__all__ = ["RECORD_DTYPE", "FIELDS", "record", "used_cores", "walk_fields", "check_split", "read_only"]
 
 #: ``HardSwishTilingData`` / ``HardSwishGradTilingData`` (either architecture): three int64, 24 bytes.
 FIELDS = ("totalNum", "blockFactor", "ubFactor")
@@ -80,3 +80,11 @@ def check_split(tiling: OpTiling, numel: int, plan: tuple, extra_bytes: int, ub_
     if (bd - 1) * bf >= n:
         own += (finding("IDLE_CORE", f"block dim {bd}: cores from {ceil_div(n, bf)} on start past totalNum."),)
     return WalkCheck(None, plan, tile, own, whole_blocks=False)
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view: one array type for a kernel's inputs (a tuple of a writable and a read-only array
+    cannot be indexed in jitted code; an input may be read-only, a broadcast view for one)."""
+    v = a.view()
+    v.flags.writeable = False
+    return v

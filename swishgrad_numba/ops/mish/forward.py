@@ -32,8 +32,9 @@ from ...tiling.records import checked_record
 from .. import gelu as gelu_template
 from ..registry import Kernel, Operator, OpTiling, WalkCheck
 
-__all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "A2_UB_DATA_NUMBER", "host_tiling", "a2_buffer_plan",
-           "tiling_key", "programs_a2", "programs_arch35", "walk_check", "run", "OPERATOR"]
+__all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "A2_UB_DATA_NUMBER", "ARCH35_TANH_SOFTPLUS",
+           "host_tiling", "a2_buffer_plan", "tiling_key", "programs_a2", "programs_arch35", "walk_check", "run",
+           "OPERATOR"]
 
 NAME = "mish"
 #: ``MishTilingData`` (A2, ``mish_tiling_data.h:17-26``): SwishGrad's eight fields as uint64 (Gelu's layout).
@@ -89,8 +90,8 @@ _A2_BODY = (
     V.Select("y", "t1", "y", "gt"),
     V.Mul("y", "y", "xf"),
 )
-#: 950 ``MishCustom`` (``mish_dag.h:81-100``).
-_ARCH35_BODY = (
+#: 950 ``MishCustom`` (``mish_dag.h:81-99``) up to its Select: t = tanh(softplus(x)) in "o" (MishGrad's too).
+ARCH35_TANH_SOFTPLUS = (
     V.Muls("n", "xf", -1.0), V.Muls("d", "xf", -2.0), V.Exp("n", "n"), V.Exp("d", "d"),
     V.Muls("n", "n", 2.0), V.Adds("n", "n", 1.0), V.Muls("d", "d", 2.0), V.Add("d", "n", "d"),
     V.Div("o", "n", "d"),
@@ -98,8 +99,9 @@ _ARCH35_BODY = (
     V.Adds("q", "p", 2.0), V.Div("p", "p", "q"),
     V.CompareScalar("m", "xf", 0.0, "LT"),
     V.Select("o", "p", "o", "m"),
-    V.Mul("o", "o", "xf"),
 )
+#: 950 ``MishCustom`` (``mish_dag.h:81-100``).
+_ARCH35_BODY = ARCH35_TANH_SOFTPLUS + (V.Mul("o", "o", "xf"),)
 
 
 def programs_a2(dtype: str, variant: str = "main"):
