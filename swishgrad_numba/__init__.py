@@ -60,3 +60,9 @@ __all__ = [
 leaky_relu = _face("leaky_relu")
 leaky_relu_backward = _face("leaky_relu_grad")
 __version__ = "0.2.0"
+from .ops.hardswish.api import hardswish, hardswish_backward  # noqa: E402  (issue 41)
+
+__all__ += ["hardswish", "hardswish_backward"]
+from .ops.mish.api import mish, mish_backward  # noqa: E402  (issue 41)
+
+__all__ += ["mish", "mish_backward"]

@@ -72,6 +72,10 @@ def test_demo_prints_one_line_per_operator(capsys):
     expected.update(gelu_v2=rb.ref_gelu_v2(x))
     # the A2 GeluGradV2 DataCopies 256-byte blocks: 6 elements are read and written past their padding
     expected.update(gelu_grad_v2=rb.ref_gelu_backward_v2(g, x, kernel="a2"))
+    from reference_hardswish import ref_hardswish, ref_hardswish_backward   # issue 41
+    expected.update(hardswish=ref_hardswish(x), hardswish_grad=ref_hardswish_backward(g, x, "a2"))
+    from reference_mish import ref_mish, ref_mish_backward
+    expected.update(mish=ref_mish(x, "a2"), mish_grad=ref_mish_backward(g, x))   # MishGrad: the 950's
     assert set(expected) == set(OPERATORS)
     assert "not run" not in out
     lines = out.splitlines()

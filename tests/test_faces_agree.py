@@ -59,6 +59,11 @@ FACES = {
     "gelu_v2": (lambda x: sg.gelu_v2(x, "tanh"), lambda x, o: (x, 1, o)),
     "gelu_grad_v2": (lambda g, x: sg.gelu_backward_v2(g, x, "tanh"), lambda g, x, o: (g, x, "tanh", o)),
 }
+# issue 41
+FACES.update({"hardswish": (sg.hardswish, lambda x, o: (x, o)),
+              "hardswish_grad": (sg.hardswish_backward, lambda g, x, o: (g, x, o)),
+              "mish": (sg.mish, lambda x, o: (x, o)),
+              "mish_grad": (sg.mish_backward, lambda g, x, o: (g, x, o))})
 
 #: (operator, case id) pairs where the faces still disagree: strict xfail, each one a bug to fix.
 #: - gelu_grad, gelu_grad_v2: aclnn's phase one accepts a 0-d pair and a broadcast pair, whose launch then

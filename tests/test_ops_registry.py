@@ -24,9 +24,9 @@ ARCH35_ONLY_BYTES.update({"gelu_v2": 16})
 def test_the_family_is_registered():
     assert sorted(OPERATORS) == sorted([*STRUCT_BYTES, *ARCH35_ONLY_BYTES])
     with pytest.raises(ValueError, match="op must be one of"):
-        get_operator("mish")
+        get_operator("selu")
     with pytest.raises(ValueError, match="op must be one of"):
-        sg.compute_tiling(64, "float32", op="mish")
+        sg.compute_tiling(64, "float32", op="selu")
 
 
 @pytest.mark.parametrize("kernel", PLATFORMS)
@@ -119,3 +119,8 @@ def test_a_second_kernel_for_a_registered_op_type_and_soc_is_refused():
         assert get_operator("softplus_alias").kernels == softplus.kernels
     finally:
         del OPERATORS[same.name]
+
+# issue 41: HardSwishGradTilingData (24 bytes on both kernels); HardSwishTilingData (950 only)
+STRUCT_BYTES.update({"hardswish_grad": (24, 24), "mish": (64, 16)})
+ARCH35_ONLY_BYTES.update({"hardswish": 24, "mish_grad": 16})   # mish_grad: the A2 kernel is not emulated yet
+AXPY_OPS = AXPY_OPS | {"mish", "mish_grad"}     # issue 41: the 950 Mish and MishGrad have an Axpy

@@ -38,3 +38,5 @@ from . import elu, elu_grad  # noqa: F401  (registers "elu" and "elu_grad")
 __all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register", "ReadOperator", "read_kernel"]
 from . import gelu_v2  # noqa: F401  (registers "gelu_v2": Ascend 950 only)
 from . import gelu_grad_v2  # noqa: F401  (registers "gelu_grad_v2")
+from . import hardswish  # noqa: F401  (registers "hardswish", 950 only, and "hardswish_grad")
+from . import mish  # noqa: F401  (registers "mish")
