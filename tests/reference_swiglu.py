@@ -45,3 +45,31 @@ def swiglu_ref(x, dim=-1):
         c = (aw / c).astype(F32)                       # Div(c, a, c)
         c = (c * bw).astype(F32)                       # Mul(c, c, b)
         return c.astype(x.dtype).reshape(shape)        # Cast CAST_RINT: to nearest even
+
+
+def swiglu_grad_a2_ref(grad_output, x, dim=-1):
+    """The A2 SwiGluGrad kernel (``swi_glu_grad_float.hpp``, ``swi_glu_grad_bf16.hpp``, beta = -1): grad_x."""
+    a, b, d = split(x, dim)
+    lw = np.ascontiguousarray(grad_output).reshape(a.shape).astype(F32)
+    aw, bw = a.astype(F32), b.astype(F32)
+    with np.errstate(all="ignore"):
+        sig = (aw * F32(-1.0)).astype(F32)                   # Muls(sig, a, beta)
+        sig = ref_exp_f32(sig)                               # Exp
+        sig = (sig + F32(1.0)).astype(F32)                   # Adds(sig, sig, 1)
+        sig = (np.ones_like(sig) / sig).astype(F32)          # Div(sig, ones, sig)
+        n = (sig * aw).astype(F32)                           # Mul(n, sig, a)
+        n = (n * lw).astype(F32)                             # Mul(n, n, l)
+        t = (sig * F32(-1.0)).astype(F32)                    # Muls(tmp, sig, -1)
+        t = (t + F32(1.0)).astype(F32)                       # Adds(tmp, tmp, 1)
+        m = (sig * t).astype(F32)                            # Mul(m, sig, tmp)
+        m = (m * aw).astype(F32)                             # Mul(m, m, a)
+        m = (m * F32(1.0)).astype(F32)                       # Muls(m, m, -beta)
+        m = (m + sig).astype(F32)                            # Add(m, m, sig)
+        if x.dtype == np.float32:
+            m = (m * bw).astype(F32)                         # Mul(m, m, b)
+            m = (m * lw).astype(F32)                         # Mul(m, m, l)
+        else:
+            m = (m * lw).astype(F32)                         # Mul(m, m, l)
+            m = (m * bw).astype(F32)                         # Mul(m, m, b)
+        out = np.concatenate([m, n], axis=1)
+        return out.astype(x.dtype).reshape(x.shape)          # 16-bit: CAST_RINT

@@ -17,8 +17,9 @@ from ...dtypes import dtype_info
 from ...platform import Platform
 from .host import SwiGluTiling, swiglu_tiling
 from .kernel import run
+from .kernel_grad import run_grad
 
-__all__ = ["swiglu", "check_inputs", "out_shape", "tiling_for", "MODELLED_SOCS", "socs_refusal"]
+__all__ = ["swiglu", "swiglu_backward", "check_inputs", "out_shape", "tiling_for", "MODELLED_SOCS", "socs_refusal"]
 
 _FLOATS = ("float32", "float16", "bfloat16")
 #: The SoC families whose SwiGlu kernel is modelled: the A2 and A3 (swi_glu.cpp) and the 950
@@ -112,4 +113,34 @@ def swiglu(x, dim=-1, *, out=None, platform: Platform | None = None):
     if out is None:
         return y
     out[...] = y
+    return out
+
+
+def swiglu_backward(grad_output, x, dim=-1, *, out=None, platform: Platform | None = None):
+    """SwiGluGrad as the Atlas A2 computes it (:mod:`.kernel_grad`): grad_x of x's shape and dtype, its a half
+    ``grad_output * d(a * sigmoid(a) * b)/da``, its b half ``grad_output * a * sigmoid(a)``.
+
+    grad_output has x's dtype and x's shape with ``dim`` halved. The Ascend 950's kernel (the regbase tiling
+    of ``swi_glu_grad_tiling_regbase.cpp``, ``arch35/swi_glu_grad_base.h``) is not modelled yet: refused.
+    """
+    d, name = check_inputs(x, dim)
+    check_array(grad_output, "grad_output")
+    if grad_output.dtype != x.dtype:
+        raise TypeError(f"grad_output.dtype must be x's ({x.dtype}), got {grad_output.dtype}")
+    if grad_output.shape != out_shape(x.shape, d):
+        raise ValueError(f"grad_output's shape must be x's {x.shape} with dim={dim} halved, "
+                         f"{out_shape(x.shape, d)}; got {grad_output.shape}")
+    platform = _platform(platform)
+    if platform.architecture != "a2":
+        raise NotImplementedError("swiglu_backward: the Ascend 950's SwiGluGrad kernel (regbase tiling) is not "
+                                  "modelled yet; use an Atlas A2 platform")
+    check_out_like(out, x.shape, x.dtype)
+    if x.size == 0:
+        g = np.empty(x.shape, x.dtype)
+    else:
+        t = swiglu_tiling(x.shape, d, name, platform.ub_size, platform.core_num, grad=True)
+        g = run_grad(grad_output, x, t).reshape(x.shape)
+    if out is None:
+        return g
+    out[...] = g
     return out

@@ -6,7 +6,7 @@ next colLen. The host cuts that view into tiles of ``baseRowLen x baseColLen`` (
 widest column block the UB and the DataCopy limits allow, narrowed by 512-byte packs while more rows fit,
 the best by cores used, then fewer tiles, then a bigger tile, then more whole tiles), tries double
 buffering first and single buffering where the double-buffered choice gives two tiles per core and the
-single-buffered one tile. The same host serves the Atlas A2 and the Ascend 950 (the forward's regbase
+single-buffered one tile. SwiGluGrad's A2 host is the same calculator with its own UB division. The same host serves the Atlas A2 and the Ascend 950 (the forward's regbase
 branch is only the empty-tensor key 100). Tiling key: the dtype (0 float32, 1 float16, 27 bfloat16).
 """
 from __future__ import annotations
@@ -22,6 +22,8 @@ _MAX_BLOCK_LEN = 65535
 _MAX_STRIDE = 65535
 _TQUE = 3
 _TBUF = {2: 2, 4: 1}          # SWIGLU_TBUF_NUM_HALF / _BF16 (2), _FLOAT (1)
+_TQUE_GRAD = 5                # XXGLU_BW_TQUE_NUM
+_TBUF_GRAD = {2: 5, 4: 2}     # SWIGLU_BW_TBUF_NUM_HALF / _BF16 (5), _FLOAT (2)
 TILING_KEYS = {"float32": 0, "float16": 1, "bfloat16": 27}
 
 
@@ -76,8 +78,8 @@ def split_lengths(shape, dim: int):
 
 
 class _Calc:
-    def __init__(self, row_len, col_len, dsize, cores):
-        self.row_len, self.col_len, self.dsize, self.cores = row_len, col_len, dsize, cores
+    def __init__(self, row_len, col_len, dsize, cores, grad):
+        self.row_len, self.col_len, self.dsize, self.cores, self.grad = row_len, col_len, dsize, cores, grad
         self.ub_min = _UB_MIN_BLOCK // dsize
         self.pack = _CACHE_LINE // dsize
         self.aligned = col_len % self.ub_min == 0
@@ -99,7 +101,10 @@ class _Calc:
             opt.update(r=r, c=c, total=total, key=key, used=used, per_core=-(-total // used))
 
     def best(self, ub_size, buffers):   # CalcUbMaxTileLen, CalcOptBaseShape
-        single = buffers * _TQUE * self.dsize + _TBUF[self.dsize] * 4
+        if self.grad:    # GetBufferNumAndDataLenPerUB, SWIGLU_GRAD_SINGLE
+            single = buffers * _TQUE_GRAD * self.dsize + _TBUF_GRAD[self.dsize] * 4
+        else:
+            single = buffers * _TQUE * self.dsize + _TBUF[self.dsize] * 4
         max_tile = _align_down(ub_size // single, self.ub_min)
         opt = {}
         c = min(self.col_len, max_tile)
@@ -121,12 +126,13 @@ class _Calc:
             c = c - self.pack if c % self.pack == 0 else _align_down(c, self.pack)
 
 
-def swiglu_tiling(shape, dim: int, dtype: str, ub_size: int, core_num: int) -> SwiGluTiling:
+def swiglu_tiling(shape, dim: int, dtype: str, ub_size: int, core_num: int, grad: bool = False) -> SwiGluTiling:
     """The host tiling of a non-empty x of ``shape`` split at ``dim`` (checked, normalised); ValueError where
-    the host fails (no tile shape fits)."""
+    the host fails (no tile shape fits). ``grad``: SwiGluGrad's A2 tiling (the same calculator, its own UB
+    division: five queues and five 16-bit or two float32 buffers)."""
     dsize = 4 if dtype == "float32" else 2
     row_len, col_len = split_lengths(shape, dim)
-    calc = _Calc(row_len, col_len, dsize, core_num)
+    calc = _Calc(row_len, col_len, dsize, core_num, grad)
     opt, double = calc.best(ub_size, 2), 1
     if opt is None:
         raise ValueError(f"x {tuple(shape)}: the SwiGlu host finds no tile shape (CalcOptBaseShape fails)")
