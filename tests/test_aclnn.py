@@ -49,7 +49,8 @@ C_FUNCTIONS += """aclnnGeluV2GetWorkspaceSize aclnnGeluV2 aclnnGeluBackwardV2Get
     aclnnGeluBackwardV2""".split()     # issue 30
 C_FUNCTIONS += ["aclnnRmsNormGetWorkspaceSize", "aclnnRmsNorm"]     # issue 42
 C_ENUMS["ACLNN_ERR_INNER_TILING_ERROR"] = 561002     # issue 42 (aclnnRmsNorm's page)
-C_FUNCTIONS += ["aclnnSwiGluGetWorkspaceSize", "aclnnSwiGlu"]     # issue 41
+C_FUNCTIONS += ["aclnnSwiGluGetWorkspaceSize", "aclnnSwiGlu", "aclnnSwiGluGradGetWorkspaceSize",
+                "aclnnSwiGluGrad"]     # issue 41
 
 
 # --------------------------------------------------------------------------

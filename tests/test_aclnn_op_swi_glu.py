@@ -4,11 +4,12 @@ import numpy as np
 import pytest
 
 from aclnn_helpers import BF16, F16, F32, bits, reference_platform, stream, tensor  # noqa: F401
-from reference_swiglu import swiglu_ref
+from reference_swiglu import swiglu_grad_a2_ref, swiglu_ref
 from swishgrad_numba import ASCEND950_PLATFORM, Platform, aclnn
 from swishgrad_numba.aclnn import (ACL_DOUBLE, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS,
-                                   aclnnSwiGlu, aclnnSwiGluGetWorkspaceSize)
-from swishgrad_numba.ops.swi_glu import swiglu
+                                   aclnnSwiGlu, aclnnSwiGluGetWorkspaceSize, aclnnSwiGluGrad,
+                                   aclnnSwiGluGradGetWorkspaceSize)
+from swishgrad_numba.ops.swi_glu import swiglu, swiglu_backward
 
 
 def _run(x, dim, stream):
@@ -80,3 +81,45 @@ def test_an_unmodelled_soc_is_refused():
     aclnn.set_platform(Platform(soc_version="ascend310p"))
     got, msg = _status(X, -1, O)
     assert got == aclnn.ACLNN_ERR_INNER_NULLPTR and "ascend310p" in msg
+
+
+# ---------------------------------------------------------------- aclnnSwiGluGrad
+@pytest.mark.parametrize("dtype", [F32, F16, BF16], ids=str)
+@pytest.mark.parametrize("shape, dim", [((3, 10), -1), ((4, 6, 5), 1), ((2, 1000), -1)])
+def test_grad_launch_matches_the_reference_and_the_functional(stream, dtype, shape, dim):
+    rng = np.random.default_rng(4)
+    d = dim % len(shape)
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    g = rng.standard_normal(shape[:d] + (shape[d] // 2,) + shape[d + 1:]).astype(dtype)
+    out = np.full(shape, 7, dtype)
+    status, ws, ex = aclnnSwiGluGradGetWorkspaceSize(tensor(g), tensor(x), dim, tensor(out))
+    assert status == ACLNN_SUCCESS, aclnn.aclGetRecentErrMsg()
+    assert aclnnSwiGluGrad(np.zeros(ws, np.uint8), ws, ex, stream) == ACLNN_SUCCESS
+    assert aclnn.aclrtSynchronizeStream(stream) == aclnn.ACL_SUCCESS
+    assert np.array_equal(bits(out), bits(swiglu_grad_a2_ref(g, x, dim)))
+    assert np.array_equal(bits(out), bits(swiglu_backward(g, x, dim)))
+
+
+G = np.ones((2, 2), F32)
+
+
+@pytest.mark.parametrize("g, x, dim, out, status, message", [
+    (None, X, -1, X, ACLNN_ERR_PARAM_NULLPTR, "yGrad"),
+    (G, X, -1, None, ACLNN_ERR_PARAM_NULLPTR, "out"),
+    (G.astype(F16), X, -1, X, ACLNN_ERR_PARAM_INVALID, "dtype of yGrad"),
+    (G, X, 2, X, ACLNN_ERR_PARAM_INVALID, "dim 2"),
+    (np.ones((2, 4), F32), X, -1, X, ACLNN_ERR_PARAM_INVALID, "shape of yGrad"),
+    (G, X, -1, G, ACLNN_ERR_PARAM_INVALID, "shape of out"),
+    (np.ones((0, 2), F32), np.ones((0, 4), F32), -1, np.ones((0, 4), F32), ACLNN_ERR_PARAM_INVALID, "empty"),
+])
+def test_grad_phase_one_refusals_name_the_argument(g, x, dim, out, status, message):
+    args = [tensor(a) if isinstance(a, np.ndarray) else a for a in (g, x, out)]
+    got, ws, ex = aclnnSwiGluGradGetWorkspaceSize(args[0], args[1], dim, args[2])
+    msg = aclnn.aclGetRecentErrMsg()
+    assert got == status and message in msg, msg
+
+
+def test_grad_on_the_950_is_refused():
+    aclnn.set_platform(ASCEND950_PLATFORM)
+    got, ws, ex = aclnnSwiGluGradGetWorkspaceSize(tensor(G), tensor(X), -1, tensor(X.copy()))
+    assert got == aclnn.ACLNN_ERR_INNER_NULLPTR and "950" in aclnn.aclGetRecentErrMsg()

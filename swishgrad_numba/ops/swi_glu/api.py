@@ -136,10 +136,10 @@ def swiglu_backward(grad_output, x, dim=-1, *, out=None, platform: Platform | No
                                   "modelled yet; use an Atlas A2 platform")
     check_out_like(out, x.shape, x.dtype)
     if x.size == 0:
-        g = np.empty(x.shape, x.dtype)
-    else:
-        t = swiglu_tiling(x.shape, d, name, platform.ub_size, platform.core_num, grad=True)
-        g = run_grad(grad_output, x, t).reshape(x.shape)
+        raise ValueError(f"x {x.shape} is empty: aclnnSwiGluGrad does not take empty tensors (its page; the A2 "
+                         f"host finds no tile)")
+    t = swiglu_tiling(x.shape, d, name, platform.ub_size, platform.core_num, grad=True)
+    g = run_grad(grad_output, x, t).reshape(x.shape)
     if out is None:
         return g
     out[...] = g
