@@ -122,3 +122,35 @@ def test_refusals_name_the_argument(args, kwargs, exc, words):
         swiglu(*args, **kwargs)
     for w in words:
         assert w in str(e.value), (w, str(e.value))
+
+
+def test_host_worked_cases():
+    """Tilings worked out by hand from swi_glu_tiling.cpp (A2: 196608-byte UB, 48 cores)."""
+    # float32 (48, 2 * 10000): double buffering fits 7016 elements, no whole row, and needs more tiles than
+    # cores (two per core); single buffering fits 12288: (1, 10000), (2, 6144), (3, 4096) and (4, 3072) all
+    # give 48 tiles on 48 cores; (4, 3072) has the biggest tile (12288, as (2, 6144)) and the most whole
+    # tiles (36); narrower blocks give fewer tiles than cores or smaller tiles. One tile per core: it wins.
+    t = swiglu_tiling((48, 20000), 1, "float32", 196608, 48)
+    assert (t.is_double_buffer, t.base_row_len, t.base_col_len, t.block_dim, t.is_32b_aligned) == (0, 4, 3072,
+                                                                                                     48, 1)
+    # float16 (3, 80002): colLen 40001 is not whole 32-byte blocks; 9824 elements fit, aligned down to 512
+    # bytes: 9728; the 160004-byte row stride less 9728 elements passes DataCopy's 65535 bytes: one row.
+    t = swiglu_tiling((3, 80002), 1, "float16", 196608, 48)
+    assert (t.is_double_buffer, t.base_row_len, t.base_col_len, t.block_dim, t.is_32b_aligned) == (1, 1, 9728,
+                                                                                                     15, 0)
+    # float32 (3, 10): one tile of the whole view.
+    t = swiglu_tiling((3, 10), 1, "float32", 196608, 48)
+    assert (t.is_double_buffer, t.base_row_len, t.base_col_len, t.block_dim, t.tiling_key) == (1, 3, 5, 1, 0)
+
+
+@pytest.mark.parametrize("shape, dtype", [((48, 20000), "float32"), ((3, 80002), "float16"),
+                                          ((5000, 6), "bfloat16"), ((70, 8028), "float32")])
+def test_host_limits_hold(shape, dtype):
+    """The tile fits the UB with its buffers, DataCopy's block count and length, at most one tile per core."""
+    for grad, per in ((False, {4: (3, 1), 2: (3, 2)}), (True, {4: (5, 2), 2: (5, 5)})):
+        t = swiglu_tiling(shape, 1, dtype, 196608, 48, grad=grad)
+        q, b = per[t.dsize]
+        bufs = 2 if t.is_double_buffer else 1
+        assert (bufs * q * t.dsize + b * 4) * t.tile_length <= 196608
+        assert 1 <= t.base_row_len <= 4095 and t.base_col_len * t.dsize <= 65535 * (32 if t.is_32b_aligned else 1)
+        assert t.block_dim == min(t.total_tiles, 48)
