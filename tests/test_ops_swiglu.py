@@ -73,9 +73,7 @@ def test_schedule_writes_each_output_once():
         seg = np.array([[0, 2 * t.row_len * t.col_len], [2 * t.row_len * t.col_len, t.row_len * t.col_len]])
         tiles, core_ptr = schedule(t, seg)
         hits = np.zeros(t.row_len * t.col_len, np.int64)
-        rows_of = {}
-        for kind, _xb, yb in tiles:
-            rows_of.setdefault(kind, None)
+        for _kind, _xb, yb in tiles:
             base = yb - seg[1, 0]
             r0, c0 = divmod(base, t.col_len)
             rows = min(t.base_row_len, t.row_len - r0)
