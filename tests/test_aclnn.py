@@ -53,6 +53,8 @@ C_FUNCTIONS += """aclnnHardswishGetWorkspaceSize aclnnHardswish aclnnInplaceHard
     aclnnInplaceHardswish aclnnHardswishBackwardGetWorkspaceSize aclnnHardswishBackward aclnnMishGetWorkspaceSize
     aclnnMish aclnnInplaceMishGetWorkspaceSize aclnnInplaceMish aclnnMishBackwardGetWorkspaceSize
     aclnnMishBackward""".split()     # issue 41
+C_FUNCTIONS += ["aclnnSwiGluGetWorkspaceSize", "aclnnSwiGlu", "aclnnSwiGluGradGetWorkspaceSize",
+                "aclnnSwiGluGrad"]     # issue 41
 
 
 # --------------------------------------------------------------------------

@@ -151,3 +151,12 @@ def test_mula_rounds_once_or_twice_and_set_if_eq():
                     _ins("R_SET_IF_EQ", 4, 5, count=2, k0=1, k1=2)], data, 8, scalars=(0.0, 0.0, 7.0))
     assert out[2] == F32(2.0 ** -24 - 2.0 ** -47) and out[3] == F32(0.0)
     assert out[4] == F32(7.0) and out[5] == F32(0.0)     # 0 == 0: set; 3 != 0: kept (out[5] was 0 already)
+
+
+def test_exp_row_instruction_is_correctly_rounded_with_specials():
+    """R_EXP (issue 41, SwiGlu): the correctly rounded binary32 e**x (tests/reference.py), specials included."""
+    from reference import ref_exp_f32
+    data = np.concatenate([np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 88.72, 88.73, -103.0, -104.0, 1e-45],
+                                    F32), np.random.default_rng(7).uniform(-90, 90, 54).astype(F32)])
+    out = _machine([_ins("R_EXP", 64, 0, count=64)], data, 128)
+    assert _same(out[64:], ref_exp_f32(data))

@@ -100,6 +100,11 @@ from .op_rms_norm import *  # noqa: F401,F403
 
 __all__ += op_rms_norm.__all__
 
+from . import op_swi_glu  # noqa: E402  (issue 41: aclnnSwiGlu)
+from .op_swi_glu import *  # noqa: F401,F403
+
+__all__ += op_swi_glu.__all__
+
 # The described operators' pairs, generated from their descriptions (issue 40): aclnnLeakyRelu,
 # aclnnInplaceLeakyRelu, aclnnLeakyReluBackward, ...
 from . import described  # noqa: E402

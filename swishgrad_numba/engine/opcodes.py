@@ -81,3 +81,12 @@ ROW_OPCODES = {name: len(NAMES) + i for i, name in enumerate(ROW_NAMES)}
 REDUCE_ORDERS = ("tree", "sequential", "block8")
 globals().update(ROW_OPCODES)
 __all__ += ["ROW_COUNT", "ROW_NAMES", "ROW_OPCODES", "REDUCE_ORDERS"] + list(ROW_OPCODES)
+
+# ---------------------------------------------------------------- SwiGlu's row instructions (issue 41)
+#: Appended after the row instructions above (numbers after theirs; a stream of before stays valid):
+#: ``R_EXP`` (dst = Exp(src0) over ``count`` elements, :func:`swishgrad_numba.program.semantics.exp`).
+SWIGLU_ROW_NAMES = ("R_EXP",)
+ROW_OPCODES.update({name: len(NAMES) + len(ROW_NAMES) + i for i, name in enumerate(SWIGLU_ROW_NAMES)})
+ROW_NAMES = ROW_NAMES + SWIGLU_ROW_NAMES
+globals().update({name: ROW_OPCODES[name] for name in SWIGLU_ROW_NAMES})
+__all__ += ["SWIGLU_ROW_NAMES"] + list(SWIGLU_ROW_NAMES)

@@ -26,7 +26,7 @@ from . import opcodes as O
 __all__ = ["RowProgram", "check", "run"]
 
 (GM_IN, GM_OUT, DUP, ADD, MUL, DIV, MULS, ADDS, MULS_AT, SQRT, MULS_ADDS_FUSED, CAST_RINT, REPEAT_SUM,
- BLOCK_SUM, BRCB, REDUCE_SUM, MULA, SET_IF_EQ, RSQRT_F64) = (O.ROW_OPCODES[n] for n in O.ROW_NAMES)
+ BLOCK_SUM, BRCB, REDUCE_SUM, MULA, SET_IF_EQ, RSQRT_F64, EXP) = (O.ROW_OPCODES[n] for n in O.ROW_NAMES)
 _CODES_16 = tuple(dtype_info(d).code for d in ("float16", "bfloat16"))
 
 
@@ -99,6 +99,9 @@ def _exec(code, lo, hi, scalars, arena, gm, base):
             for i in range(n):
                 if arena[a + i] == k0:
                     arena[d + i] = k1
+        elif op == EXP:
+            for i in range(n):
+                arena[d + i] = S.exp(arena[a + i], False)
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
@@ -122,7 +125,7 @@ def _extents(op, n):
         return n, n, n
     if op == MULS_AT:
         return n, n, 1
-    if op in (MULS, ADDS, SQRT, MULS_ADDS_FUSED, CAST_RINT, SET_IF_EQ, RSQRT_F64):
+    if op in (MULS, ADDS, SQRT, MULS_ADDS_FUSED, CAST_RINT, SET_IF_EQ, RSQRT_F64, EXP):
         return n, n, None
     if op in (REPEAT_SUM, REDUCE_SUM):
         return 1, n, None

@@ -1,0 +1,106 @@
+"""The SwiGlu kernel (both architectures) as row streams on the engine's row machine (issue 41).
+
+Written from ops-nn ``activation/swi_glu/op_kernel``: ``glu_tiling_kernel.hpp`` (the split walk: tile
+``tileIdx`` of ``totalTileNum`` runs on core ``tileIdx % blockDim``, in order; its a rows start at
+``row * 2 * colLen + col``, its b rows ``colLen`` later, its out rows at ``row * colLen + col``; four tile
+kinds: base/tail rows by base/tail columns; unaligned columns padded to 32 bytes in UB), and the Compute
+of ``swi_glu_impl.hpp`` (float32) and ``swi_glu_bf16.hpp`` (16-bit), the same in ``arch35/``:
+
+- float32: ``Muls(c, a, -1)``, ``Exp``, ``Adds(c, 1)``, ``Div(c, ones, c)``, ``Mul(c, c, a)``, ``Mul(c, c, b)``;
+- float16 / bfloat16: a and b widened (CAST_NONE), ``Muls(c, a, -1)``, ``Exp``, ``Adds(c, 1)``,
+  ``Div(c, a, c)``, ``Mul(c, c, b)``, narrowed with CAST_RINT (the A2's ``__CCE_AICORE__ == 220`` branch
+  and the 950's alike).
+
+Compute runs over the whole padded tile; the pad columns are never copied out. Global memory holds the
+16-bit values as the float32 numbers they are, so the widening is exact and no instruction.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...dtypes import dtype_info
+from ...engine import opcodes as O
+from ...engine.rows import RowProgram
+from .host import SwiGluTiling
+
+__all__ = ["row_program", "schedule", "run"]
+
+X, Y = range(2)                  # global segments
+K_MINUS_ONE, K_ONE = range(2)    # scalars
+
+
+def _stream(t: SwiGluTiling, rows: int, cols: int, code16: int) -> np.ndarray:
+    """One tile of ``rows x cols``: the split copy-in, Compute, the copy-out."""
+    out = []
+
+    def emit(name, dst=0, src0=0, src1=0, count=1, k0=0, k1=0, mode=0):
+        out.append([O.ROW_OPCODES[name], dst, src0, src1, count, k0, k1, mode])
+
+    length = t.tile_length
+    a, b, c, ones = 0, length, 2 * length, 3 * length
+    stride = -(-cols // t.ub_min_block) * t.ub_min_block     # UB row pitch (padded when unaligned)
+    n = rows * stride                                        # curCalLen
+    for r in range(rows):                                    # CopyIn: a, then b, row by row
+        emit("R_GM_IN", a + r * stride, r * 2 * t.col_len, count=cols, mode=X)
+    for r in range(rows):
+        emit("R_GM_IN", b + r * stride, r * 2 * t.col_len + t.col_len, count=cols, mode=X)
+    emit("R_MULS", c, a, count=n, k0=K_MINUS_ONE)
+    emit("R_EXP", c, c, count=n)
+    emit("R_ADDS", c, c, count=n, k0=K_ONE)
+    if code16:
+        emit("R_DIV", c, a, c, n)
+        emit("R_MUL", c, c, b, n)
+        emit("R_CAST_RINT", c, c, count=n, mode=code16)
+    else:
+        emit("R_DUP", ones, count=n, k0=K_ONE)               # InitUbBuffer's Duplicate(1.0), still intact
+        emit("R_DIV", c, ones, c, n)
+        emit("R_MUL", c, c, a, n)
+        emit("R_MUL", c, c, b, n)
+    for r in range(rows):                                    # CopyOut
+        emit("R_GM_OUT", r * t.col_len, c + r * stride, count=cols, mode=Y)
+    return np.array(out, dtype=np.int64).reshape(-1, O.FIELDS)
+
+
+def _kinds(t: SwiGluTiling):
+    """The tile kinds that occur, as (rows, cols)."""
+    rows = [t.base_row_len] * (t.row_len // t.base_row_len > 0) + [t.row_len % t.base_row_len] * bool(
+        t.row_len % t.base_row_len)
+    cols = [t.base_col_len] * (t.col_len // t.base_col_len > 0) + [t.col_len % t.base_col_len] * bool(
+        t.col_len % t.base_col_len)
+    return [(r, c) for r in rows for c in cols]
+
+
+def row_program(t: SwiGluTiling) -> RowProgram:
+    code16 = 0 if t.dtype == "float32" else dtype_info(t.dtype).code
+    kinds = _kinds(t)
+    streams = [_stream(t, r, c, code16) for r, c in kinds]
+    return RowProgram(streams, np.array([-1.0, 1.0], np.float32), 4 * t.tile_length)
+
+
+def schedule(t: SwiGluTiling, segments: np.ndarray):
+    """Each core's tiles in ``SWIGLU_SINGLE_PROCESS``'s order: tileIdx = core, core + blockDim, ..."""
+    kinds = {k: i for i, k in enumerate(_kinds(t))}
+    col_tiles = -(-t.col_len // t.base_col_len)
+    xs, ys = int(segments[X, 0]), int(segments[Y, 0])
+    tiles, core_ptr = [], [0]
+    for core in range(t.block_dim):
+        for idx in range(core, t.total_tiles, t.block_dim):
+            ri, ci = divmod(idx, col_tiles)
+            row0, col0 = ri * t.base_row_len, ci * t.base_col_len
+            rows = min(t.base_row_len, t.row_len - row0)
+            cols = min(t.base_col_len, t.col_len - col0)
+            tiles.append((kinds[rows, cols], xs + row0 * 2 * t.col_len + col0, ys + row0 * t.col_len + col0))
+        core_ptr.append(len(tiles))
+    return np.array(tiles, dtype=np.int64).reshape(-1, 3), np.array(core_ptr, dtype=np.int64)
+
+
+def run(x: np.ndarray, t: SwiGluTiling) -> np.ndarray:
+    """out (``(rowLen, colLen)``, x's dtype) of x's flat values on the row machine."""
+    sizes = (2 * t.row_len * t.col_len, t.row_len * t.col_len)
+    segments = np.array([[0, sizes[0]], [sizes[0], sizes[1]]], dtype=np.int64)
+    gm = np.empty(sum(sizes), dtype=np.float32)
+    gm[:sizes[0]] = np.ascontiguousarray(x).reshape(-1).astype(np.float32)      # exact widening
+    tiles, core_ptr = schedule(t, segments)
+    row_program(t).run(gm, segments, tiles, core_ptr)
+    with np.errstate(all="ignore"):
+        return gm[sizes[0]:].astype(x.dtype).reshape(t.row_len, t.col_len)   # exact after R_CAST_RINT
