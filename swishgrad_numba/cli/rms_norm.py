@@ -145,20 +145,13 @@ def cmd_validate(args) -> int:
 
 def cmd_timeline(args, describe, table, write, write_text, png) -> int:
     """``timeline --op rms_norm``, with :mod:`.timeline`'s printers and writers."""
-    from .. import devicetime as dt
     from ..devicetime.rows import estimate_rms_norm
 
     try:
         _refuse(args, ("--file", "--block-dim", "--compare", "--best"))
-        from .timeline import _platform as chip_platform
+        from .timeline import platform_and_params
 
-        platform = chip_platform(args)
-        params = dt.default_params(platform)
-        if args.params is not None:
-            try:
-                params = dt.load_params(args.params, base=params)
-            except ValueError as exc:
-                raise _Usage(f"--params: {exc}") from None
+        platform, params = platform_and_params(args)
         shape, gshape, xd, gd, _t = _launch(args, platform)
         try:
             est = estimate_rms_norm(shape, gshape, xd, gd, args.epsilon, platform=platform, params=params,

@@ -77,6 +77,20 @@ def _platform(args):
     return Platform(soc_version=chip, core_num=cores, ub_size=ub)
 
 
+def platform_and_params(args):
+    """(platform, model parameters) of ``--soc`` and ``--params`` (a ValueError names ``--params``)."""
+    from .. import devicetime as dt
+
+    platform = _platform(args)
+    params = dt.default_params(platform)
+    if args.params is not None:
+        try:
+            params = dt.load_params(args.params, base=params)
+        except ValueError as exc:
+            raise ValueError(f"--params: {exc}") from None
+    return platform, params
+
+
 def _table(est) -> str:
     head = ["cores"] + list(_COLUMNS)
     rows = [head]
@@ -176,13 +190,7 @@ def run(args) -> int:
                 if given:
                     raise ValueError(f"{name} works on SwishGrad's tilings (--op swish_grad); the other operators' "
                                      f"host tilings are estimated as they are")
-        platform = _platform(args)
-        params = dt.default_params(platform)
-        if args.params is not None:
-            try:
-                params = dt.load_params(args.params, base=params)
-            except ValueError as exc:
-                raise ValueError(f"--params: {exc}") from None
+        platform, params = platform_and_params(args)
         tiling = None
         if args.file is not None:
             if args.block_dim is None:

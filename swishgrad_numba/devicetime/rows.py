@@ -25,7 +25,7 @@ from ..engine import opcodes as O
 from ..platform import Platform
 from .checks import check_params
 from ..spec.arith import pad_to
-from .estimate import MAX_TILES, Estimate
+from .estimate import MAX_TILES, Estimate, _distinct_cores
 from .queue import PIPES, schedule
 from .stages import instruction_cycles
 
@@ -72,25 +72,15 @@ def estimate_rows(prog, tiles, core_ptr, seg_itemsize, *, params, label: str, bu
     costs = _stream_costs(prog, seg_itemsize, params)
     streams = np.asarray(tiles)[:, 0].astype(np.int64)
     # cores with the same stream sequence run the same schedule: simulated once, weighted
-    seen, classes, parts = {}, [], []
-    for c in range(len(core_ptr) - 1):
-        seq = streams[core_ptr[c]:core_ptr[c + 1]]
-        key = seq.tobytes()
-        if key not in seen:
-            seen[key] = len(parts)
-            parts.append(seq)
-        classes.append(seen[key])
-    if sum(len(p) for p in parts) > MAX_TILES:
+    classes, offsets, seq = _distinct_cores(np.asarray(core_ptr, np.int64), streams)
+    if seq.size > MAX_TILES:
         raise ValueError(f"the launch's distinct cores hold more than {MAX_TILES} tiles; not modelled")
-    classes = np.asarray(classes, dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum([len(p) for p in parts])]).astype(np.int64)
-    seq = np.concatenate(parts) if parts else np.zeros(0, np.int64)
     table = np.array(costs, dtype=np.float64).reshape(-1, 5)[seq]
     copy = params.datacopy_cycles + params.burst_cycles
     stages = {"offsets": offsets, "scalar": np.full(seq.size, params.scalar_cycles_per_tile),
               "in_fixed": table[:, 1] * copy, "in_bytes": table[:, 2], "vec": table[:, 0],
               "out_fixed": table[:, 3] * copy, "out_bytes": table[:, 4]}
-    weight = np.bincount(classes, minlength=len(parts))
+    weight = np.bincount(classes, minlength=offsets.shape[0] - 1)
     clock = params.cycles_per_us
     aggregate = params.aggregate_gbps * 1e3 / clock
     class_end, starts, durations, saturated = schedule(
