@@ -10,8 +10,9 @@ Assumptions, beyond the element-wise template's (docs/devicetime.md, "Row progra
   not overlap the chunks of one row with each other, only rows with rows).
 - **Instruction costs** from the cost table by the nearest name: R_ADD Add, R_MUL Mul, R_DIV Div, R_SQRT Sqrt,
   R_MULS and R_MULS_AT Muls, R_ADDS Adds, R_DUP Duplicate, R_CAST_RINT Cast, R_MULA MulDstAdd, R_SET_IF_EQ
-  CompareScalar and Select; the reductions (R_REPEAT_SUM, R_BLOCK_SUM, R_REDUCE_SUM) Add over the elements
-  they read (no reduction row is in the public tables); the A2 scalar unit's ``s * avg + eps`` and ``1 /
+  CompareScalar and Select; the reductions (R_REPEAT_SUM, R_BLOCK_SUM, R_REDUCE_SUM) Add and the max/min
+  ones (R_REPEAT_EXTREME, R_BLOCK_EXTREME, R_REDUCE_EXTREME) Max over the elements they read (no reduction row
+  is in the public tables); the A2 scalar unit's ``s * avg + eps`` and ``1 /
   sqrt`` (R_MULS_ADDS_FUSED, R_RSQRT_F64) Muls, and the scalar steps of the A2 normal mode as the one-element
   vector instructions the stream holds. Every instruction computes in float32 (the row machine's arena).
 - **Buffers.** ops-nn's ``rms_norm_base.h`` defines a single and a double buffer count; which queue of which
@@ -37,13 +38,14 @@ ROW_COSTS = {
     "R_MULS_AT": ("Muls",), "R_ADDS": ("Adds",), "R_DUP": ("Duplicate",), "R_CAST_RINT": ("Cast",),
     "R_MULA": ("MulDstAdd",), "R_SET_IF_EQ": ("CompareScalar", "Select"), "R_REPEAT_SUM": ("Add",),
     "R_BLOCK_SUM": ("Add",), "R_REDUCE_SUM": ("Add",), "R_MULS_ADDS_FUSED": ("Muls",), "R_RSQRT_F64": ("Muls",),
+    "R_REPEAT_EXTREME": ("Max",), "R_BLOCK_EXTREME": ("Max",), "R_REDUCE_EXTREME": ("Max",),
 }
 _BLOCK = 32
 
 
 def _read_elements(name: str, count: int) -> int:
     """Elements an instruction reads per its ``count`` (BlockReduceSum: 8 per block)."""
-    return 8 * count if name == "R_BLOCK_SUM" else count
+    return 8 * count if name in ("R_BLOCK_SUM", "R_BLOCK_EXTREME") else count
 
 
 def _stream_costs(prog, seg_itemsize, params):
