@@ -448,5 +448,5 @@ def gelu_backward_v2(grad_output, x, approximate="none", *, platform=None):
     :func:`swishgrad_numba.gelu_backward_v2`."""
     return _map_pair(_gelu_backward_v2_numpy, grad_output, x, "gelu_backward_v2", approximate=approximate,
                      platform=platform)
-from ._dask_rms_norm import rms_norm  # noqa: E402,F401  (issue 42: RmsNorm by row blocks)
+from .ops.rms_norm.dask_face import rms_norm  # noqa: E402,F401  (issue 42: RmsNorm by row blocks)
 __all__ += ["rms_norm"]

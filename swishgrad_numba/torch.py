@@ -268,6 +268,6 @@ __all__ += ["Softplus"]
 from ._torch_elu import ELU  # noqa: E402,F401  (issue 30)
 
 __all__ += ["ELU"]
-from ._torch_rms_norm import RMSNorm, RmsNormFunction, rms_norm_torch  # noqa: E402,F401  (issue 42)
+from .ops.rms_norm.torch_face import RMSNorm, RmsNormFunction, rms_norm_torch  # noqa: E402,F401  (issue 42)
 
 __all__ += ["RMSNorm", "RmsNormFunction", "rms_norm_torch"]

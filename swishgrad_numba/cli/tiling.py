@@ -23,6 +23,7 @@ from ..ops.swish_grad_host import LAYOUTS
 from ._paths import PathArgumentError, check_input_file, check_output_file
 from ._progress import progress_bar
 from .op_tiling import add_op_options as _op_option
+from .rms_norm import add_rms_norm_options, misplaced
 from .tiling_args import (
     UsageError, parse_int, parse_uint, parse_positive, buffer_plan_option, add_platform_options,
     add_beta_option, architecture_of_soc, platform_of, dtype_of, check_host_arguments, print_record)
@@ -39,6 +40,13 @@ def _cmd_tiling(args) -> int:
     from ..tiling.io import write_tiling_bin
     from ..tiling.launch import KERNEL_NAMES
 
+    if args.op == "rms_norm":   # row-wise: --numel in rows of --cols (issue 42)
+        from .rms_norm import cmd_tiling
+
+        return cmd_tiling(args)
+    if misplaced(args, "tiling"):
+        print(misplaced(args, "tiling"), file=sys.stderr)
+        return EXIT_USAGE
     try:
         if args.write is not None:
             check_output_file(args.write, "--write")
@@ -243,6 +251,18 @@ def _cmd_validate(args) -> int:
         print(f"swishgrad validate: error: {'--set' if args.set else '--attr'} applies to the other operators' "
               f"structs; SwishGrad's fields have their own options (--tileDataNum ..., --beta)", file=sys.stderr)
         return EXIT_USAGE
+    if args.op == "rms_norm":   # row-wise: --numel in rows of --cols, fields by --set (issue 42)
+        given = [name for layout in LAYOUTS.values() for name in layout.int_fields if getattr(args, name) is not None]
+        if given:
+            print(f"swishgrad validate: error: {_options(dict.fromkeys(given))}: SwishGrad's fields; set "
+                  f"rms_norm's with --set NAME=VALUE", file=sys.stderr)
+            return EXIT_USAGE
+        from .rms_norm import cmd_validate
+
+        return cmd_validate(args)
+    if misplaced(args, "validate"):
+        print(misplaced(args, "validate"), file=sys.stderr)
+        return EXIT_USAGE
     if args.sweep:
         return _cmd_sweep(args)
     if args.hypothetical:
@@ -301,6 +321,7 @@ def register(subparsers) -> None:
     add_platform_options(p)
     p.add_argument("--write", metavar="PATH", help="also write the struct (72 bytes A2, 88 bytes 950) to PATH")
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_rms_norm_options(p)
     p.set_defaults(func=_cmd_tiling)
 
     v = subparsers.add_parser(
@@ -333,6 +354,7 @@ def register(subparsers) -> None:
                         "rounded up to 32 bytes")
     v.add_argument("--checked", action="store_true", help="also run the instrumented walk (numel <= 2**25)")
     v.add_argument("--json", action="store_true", help="print JSON")
+    add_rms_norm_options(v)
     sw = v.add_argument_group("sweep")
     sw.add_argument("--sweep", action="store_true",
                     help="check both kernels' host tilings over a grid of sizes, dtypes and core counts on the real "

@@ -35,9 +35,10 @@ def register(subparsers) -> None:
         description=__doc__.split("\n\n")[0] + " It is an estimate from public figures, not a measurement.")
     p.add_argument("--numel", type=parse_positive, required=True, help="elements of the tensor")
     p.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (default float32)")
-    p.add_argument("--op", default="swish_grad", choices=sorted(dt_ops()),
+    p.add_argument("--op", default="swish_grad", choices=sorted([*dt_ops(), "rms_norm"]),
                    help="operator (default swish_grad); the 950 kernels on the broadcast walk (SiluGrad, GeluGrad, "
-                        "LeakyReluGrad, GeluGradV2) are charged per UB loop")
+                        "LeakyReluGrad, GeluGradV2) are charged per UB loop; rms_norm's row streams by the row model "
+                        "(--cols)")
     p.add_argument("--soc", "--soc-version", dest="soc_version", default=None, metavar="SOC",
                    help="SoC family or chip name (default ascend910b; ascend950 or a 950 chip runs the 950 kernel); "
                         "a chip name picks its own figures (e.g. Ascend910B4)")
@@ -52,6 +53,9 @@ def register(subparsers) -> None:
                    help="variants beside the host tiling: buffer_num=K, cores=K, tileDataNum=T (A2), ubFormer=U "
                         "(950), or any struct field")
     p.add_argument("--best", action="store_true", help="search the template's valid tilings for the fastest")
+    from .rms_norm import add_rms_norm_options
+
+    add_rms_norm_options(p)
     p.set_defaults(func=run)
 
 
@@ -71,6 +75,20 @@ def _platform(args):
         return Platform(soc_version=soc)
     _clock, cores, ub, *_ = SOC_FIGURES[chip]
     return Platform(soc_version=chip, core_num=cores, ub_size=ub)
+
+
+def platform_and_params(args):
+    """(platform, model parameters) of ``--soc`` and ``--params`` (a ValueError names ``--params``)."""
+    from .. import devicetime as dt
+
+    platform = _platform(args)
+    params = dt.default_params(platform)
+    if args.params is not None:
+        try:
+            params = dt.load_params(args.params, base=params)
+        except ValueError as exc:
+            raise ValueError(f"--params: {exc}") from None
+    return platform, params
 
 
 def _table(est) -> str:
@@ -139,6 +157,25 @@ def run(args) -> int:
     from .. import devicetime as dt
     from ..tiling.io import read_tiling_bin
 
+    if args.op == "rms_norm":   # row-wise (issue 42): its row streams by the row model
+        from .rms_norm import cmd_timeline
+
+        try:
+            if args.params is not None:
+                check_input_file(args.params, "--params")
+            for path, name in ((args.trace, "--trace"), (args.json_path, "--json"), (args.plot, "--plot")):
+                if path is not None:
+                    check_output_file(path, name)
+        except PathArgumentError as exc:
+            print(f"swishgrad timeline: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        return cmd_timeline(args, _describe, _table, _write, _write_text, _png)
+    from .rms_norm import misplaced
+
+    if misplaced(args, "timeline"):
+        print(misplaced(args, "timeline"), file=sys.stderr)
+        return EXIT_USAGE
+
     try:
         for path, name in ((args.file, "--file"), (args.params, "--params")):
             if path is not None:
@@ -153,13 +190,7 @@ def run(args) -> int:
                 if given:
                     raise ValueError(f"{name} works on SwishGrad's tilings (--op swish_grad); the other operators' "
                                      f"host tilings are estimated as they are")
-        platform = _platform(args)
-        params = dt.default_params(platform)
-        if args.params is not None:
-            try:
-                params = dt.load_params(args.params, base=params)
-            except ValueError as exc:
-                raise ValueError(f"--params: {exc}") from None
+        platform, params = platform_and_params(args)
         tiling = None
         if args.file is not None:
             if args.block_dim is None:

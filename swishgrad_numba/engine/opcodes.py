@@ -82,6 +82,16 @@ REDUCE_ORDERS = ("tree", "sequential", "block8")
 globals().update(ROW_OPCODES)
 __all__ += ["ROW_COUNT", "ROW_NAMES", "ROW_OPCODES", "REDUCE_ORDERS"] + list(ROW_OPCODES)
 
+# ---------------------------------------------------------------- row max / min reductions (issue 39)
+#: WholeReduceMax/Min (one repeat of ``count`` lanes, 1..64), BlockReduceMax/Min (``count`` 8-lane blocks, one
+#: result each) and ReduceMax/Min (level 2, ``count`` elements, value only), ``mode`` 0 the max, 1 the min
+#: (:data:`EXTREMES`); what they compute: :mod:`swishgrad_numba.program.reductions`.
+ROW_NAMES += ("R_REPEAT_EXTREME", "R_BLOCK_EXTREME", "R_REDUCE_EXTREME")
+ROW_OPCODES = {name: len(NAMES) + i for i, name in enumerate(ROW_NAMES)}
+EXTREMES = ("max", "min")
+globals().update(ROW_OPCODES)
+__all__ += ["EXTREMES", "R_REPEAT_EXTREME", "R_BLOCK_EXTREME", "R_REDUCE_EXTREME"]
+
 # ---------------------------------------------------------------- SwiGlu's row instructions (issue 41)
 #: Appended after the row instructions above (numbers after theirs; a stream of before stays valid):
 #: ``R_EXP`` (dst = Exp(src0) over ``count`` elements, :func:`swishgrad_numba.program.semantics.exp`).

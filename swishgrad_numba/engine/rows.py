@@ -26,7 +26,10 @@ from . import opcodes as O
 __all__ = ["RowProgram", "check", "run"]
 
 (GM_IN, GM_OUT, DUP, ADD, MUL, DIV, MULS, ADDS, MULS_AT, SQRT, MULS_ADDS_FUSED, CAST_RINT, REPEAT_SUM,
- BLOCK_SUM, BRCB, REDUCE_SUM, MULA, SET_IF_EQ, RSQRT_F64, EXP) = (O.ROW_OPCODES[n] for n in O.ROW_NAMES)
+ BLOCK_SUM, BRCB, REDUCE_SUM, MULA, SET_IF_EQ, RSQRT_F64) = (O.ROW_OPCODES[n] for n in O.ROW_NAMES[:19])
+REPEAT_EXTREME, BLOCK_EXTREME, REDUCE_EXTREME = (O.ROW_OPCODES[n] for n in ("R_REPEAT_EXTREME", "R_BLOCK_EXTREME",
+                                                                          "R_REDUCE_EXTREME"))
+EXP = O.ROW_OPCODES["R_EXP"]
 _CODES_16 = tuple(dtype_info(d).code for d in ("float16", "bfloat16"))
 
 
@@ -102,6 +105,13 @@ def _exec(code, lo, hi, scalars, arena, gm, base):
         elif op == EXP:
             for i in range(n):
                 arena[d + i] = S.exp(arena[a + i], False)
+        elif op == REPEAT_EXTREME:   # WholeReduceMax/Min of one repeat (mode 0 max, 1 min)
+            arena[d] = R.lanes_extreme(arena, a, n, mode)
+        elif op == BLOCK_EXTREME:    # BlockReduceMax/Min: one result per 8-lane block
+            for i in range(n):
+                arena[d + i] = R.lanes_extreme(arena, a + 8 * i, 8, mode)
+        elif op == REDUCE_EXTREME:   # ReduceMax/Min, value only
+            arena[d] = R.reduce_extreme(arena, a, n, mode)
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
@@ -127,9 +137,9 @@ def _extents(op, n):
         return n, n, 1
     if op in (MULS, ADDS, SQRT, MULS_ADDS_FUSED, CAST_RINT, SET_IF_EQ, RSQRT_F64, EXP):
         return n, n, None
-    if op in (REPEAT_SUM, REDUCE_SUM):
+    if op in (REPEAT_SUM, REDUCE_SUM, REPEAT_EXTREME, REDUCE_EXTREME):
         return 1, n, None
-    if op == BLOCK_SUM:
+    if op in (BLOCK_SUM, BLOCK_EXTREME):
         return n, 8 * n, None
     return 8 * n, n, None   # BRCB
 
@@ -166,13 +176,13 @@ def check(code, stream_ptr, scalars, arena_len: int, segments, tiles, core_ptr) 
             if op not in O.ROW_OPCODES.values():
                 raise ValueError(f"row stream instruction {pc}: unknown opcode {op}")
             name = O.NAMES[op] if op < len(O.NAMES) else O.ROW_NAMES[op - len(O.NAMES)]
-            if n < 1 or (op == REPEAT_SUM and n > 64):
+            if n < 1 or (op in (REPEAT_SUM, REPEAT_EXTREME) and n > 64):
                 raise ValueError(f"row stream instruction {pc} ({name}): count {n} out of range")
             if not (0 <= k0 < len(scalars) and 0 <= k1 < len(scalars)):
                 raise ValueError(f"row stream instruction {pc} ({name}): scalar index out of {len(scalars)}")
             allowed = (range(k) if op in (GM_IN, GM_OUT) else range(len(O.REDUCE_ORDERS))
                        if op in (REPEAT_SUM, BLOCK_SUM, REDUCE_SUM) else codes16 if op == CAST_RINT
-                       else (0, 1) if op == MULA else (0,))
+                       else (0, 1) if op in (MULA, REPEAT_EXTREME, BLOCK_EXTREME, REDUCE_EXTREME) else (0,))
             if mode not in allowed:
                 raise ValueError(f"row stream instruction {pc} ({name}): mode {mode} is not one of {list(allowed)}")
             for off, ext in zip((d, a, b), _extents(op, n)):

@@ -28,9 +28,10 @@ import numpy as np
 from numba import njit
 
 from ..intrinsics import fma_f32
+from . import semantics as S
 
 __all__ = ["ORDER_TREE", "ORDER_SEQUENTIAL", "ORDER_BLOCK8", "sqrt_", "repeat_sum", "block_sum", "reduce_sum",
-           "fused_mul_add", "rsqrt_f64"]
+           "fused_mul_add", "rsqrt_f64", "EXTREME_MAX", "EXTREME_MIN", "lanes_extreme", "reduce_extreme"]
 
 ORDER_TREE, ORDER_SEQUENTIAL, ORDER_BLOCK8 = 0, 1, 2
 _ZERO = np.float32(0.0)
@@ -106,4 +107,34 @@ def reduce_sum(a, start, count, order):
     for r in range(0, count, 64):
         s = repeat_sum(a, start + r, min(64, count - r), order)
         acc = s if r == 0 else np.float32(acc + s)
+    return acc
+
+
+# ---------------------------------------------------------------- max and min (issue 39)
+# WholeReduceMax/Min, BlockReduceMax/Min and ReduceMax/Min, value only (the index of ORDER_VALUE_INDEX is not
+# modelled). asc-devkit's pages give no NaN or -0 rule; the model takes its Max/Min instructions' (semantics.max_,
+# min_: NaN propagates, a tie keeps the earlier operand), folded over the lanes in lane order, the masked lanes
+# (past ``count``) left out. Under that rule the result is the same for any reduction order that keeps lane
+# order within each pair (a tree of neighbouring pairs, or left to right): the first NaN in lane order if any,
+# else the first lane holding the extreme (so of +0 and -0 the earlier lane's). No order option is needed.
+EXTREME_MAX, EXTREME_MIN = 0, 1
+
+
+@njit(cache=True, error_model="numpy")
+def lanes_extreme(a, start, count, which):
+    """The max (``which`` 0) or min (1) of ``a[start:start + count]`` (``count`` >= 1) in lane order."""
+    acc = a[start]
+    for i in range(1, count):
+        v = a[start + i]
+        acc = S.max_(acc, v, False) if which == EXTREME_MAX else S.min_(acc, v, False)
+    return acc
+
+
+@njit(cache=True, error_model="numpy")
+def reduce_extreme(a, start, count, which):
+    """ReduceMax/Min over ``count`` elements: each 64-lane repeat's, then the repeats' left to right."""
+    acc = lanes_extreme(a, start, min(64, count), which)
+    for r in range(64, count, 64):
+        v = lanes_extreme(a, start + r, min(64, count - r), which)
+        acc = S.max_(acc, v, False) if which == EXTREME_MAX else S.min_(acc, v, False)
     return acc

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ops.rms_norm import rms_norm as _rms_norm_numpy
-from .ops.rms_norm.api import check_inputs
+from .api import rms_norm as _rms_norm_numpy
+from .api import check_inputs
 
 try:
     import dask.array as da

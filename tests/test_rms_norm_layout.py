@@ -1,0 +1,20 @@
+"""Issue 40's layout for RmsNorm (issue 42): no per-operator module at the package's top level; the torch and
+Dask faces live in the operator's folder and keep their public names."""
+import importlib.util
+import pkgutil
+
+import swishgrad_numba
+
+
+def test_no_top_level_rms_norm_module():
+    top = {m.name for m in pkgutil.iter_modules(swishgrad_numba.__path__)}
+    assert not [name for name in top if "rms_norm" in name], top
+
+
+def test_public_names_come_from_the_operator_folder():
+    from swishgrad_numba import dask as sgd
+    from swishgrad_numba import torch as sgt
+
+    assert sgt.RMSNorm.__module__ == "swishgrad_numba.ops.rms_norm.torch_face"
+    assert sgd.rms_norm.__module__ == "swishgrad_numba.ops.rms_norm.dask_face"
+    assert importlib.util.find_spec("swishgrad_numba.ops.rms_norm.torch_face") is not None
