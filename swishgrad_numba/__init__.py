@@ -17,7 +17,6 @@ from .ops.sigmoid import sigmoid, sigmoid_backward
 from .gelu_functions import gelu, gelu_backward
 from .faces.functional import face as _face
 from .ops.softplus_api import softplus, softplus_backward
-from .ops.elu_api import elu, elu_backward
 from .gelu_v2_functions import gelu_v2, gelu_backward_v2
 
 __all__ = [
@@ -59,6 +58,8 @@ __all__ = [
 # The described operators' functions, generated from their descriptions (issue 40).
 leaky_relu = _face("leaky_relu")
 leaky_relu_backward = _face("leaky_relu_grad")
+elu = _face("elu")
+elu_backward = _face("elu_grad")
 __version__ = "0.2.0"
 from .ops.hardswish.api import hardswish, hardswish_backward  # noqa: E402  (issue 41)
 

@@ -335,7 +335,7 @@ def gelu_backward(grad_output, x, *, platform=None):
 
 # ---------------------------------------------------------------- described operators (issue 40)
 
-__all__ += ["leaky_relu", "leaky_relu_backward"]  # described(name), the generator, is public but no operator
+__all__ += ["leaky_relu", "leaky_relu_backward", "elu", "elu_backward"]  # described(name), the generator, is public but no operator
 
 
 def described(name: str):
@@ -379,6 +379,8 @@ def described(name: str):
 
 leaky_relu = described("leaky_relu")
 leaky_relu_backward = described("leaky_relu_grad")
+elu = described("elu")
+elu_backward = described("elu_grad")
 
 # Softplus and SoftplusBackward (issue 30): the numpy functions block by block.
 from .ops.softplus_api import softplus as _softplus_numpy  # noqa: E402
@@ -404,30 +406,6 @@ def softplus_backward(grad_output, x, beta=1.0, threshold=20.0, *, platform=None
 
     return _map_pair(_softplus_backward_numpy, grad_output, x, "softplus_backward", beta=to_float32(beta, "beta"),
                      threshold=to_float32(threshold, "threshold"), platform=platform)
-# ---------------------------------------------------------------- Elu (issue 30)
-
-from .ops.elu_api import elu as _elu_numpy  # noqa: E402
-from .ops.elu_api import elu_backward as _elu_backward_numpy  # noqa: E402
-
-__all__ += ["elu", "elu_backward"]
-
-
-def elu(x, alpha=1.0, scale=1.0, input_scale=1.0, *, platform=None):
-    """ELU over a Dask array, block by block through the emulated Elu kernel (Ascend 950 only); bit for bit
-    :func:`swishgrad_numba.elu` (an element's value does not depend on its block)."""
-    return _map_unary(_elu_numpy, x, "elu", alpha=alpha, scale=scale, input_scale=input_scale, platform=platform)
-
-
-def elu_backward(grad_output, x_or_result, alpha=1.0, scale=1.0, input_scale=1.0, is_result=False, *,
-                 platform=None):
-    """The gradient of ELU over Dask arrays of one shape and dtype (chunkings unified as for
-    :func:`silu_backward`), each block one launch of EluGradV2. On the 950, and on the A2 unless a factor
-    (scale, inputScale, alpha * scale * inputScale) lies in (0.999, 1.001) without being 1, bit for bit
-    :func:`swishgrad_numba.elu_backward` of the whole arrays; with such a factor the A2's kernel class, and
-    so which ``Muls`` it leaves out, follows each launch's size: each block is then what a launch of that
-    block gives."""
-    return _map_pair(_elu_backward_numpy, grad_output, x_or_result, "elu_backward", alpha=alpha, scale=scale,
-                     input_scale=input_scale, is_result=is_result, platform=platform)
 # ---------------------------------------------------------------- GeluV2 (issue 30)
 
 from .gelu_v2_functions import gelu_backward_v2 as _gelu_backward_v2_numpy  # noqa: E402

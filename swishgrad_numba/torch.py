@@ -265,7 +265,7 @@ __all__ += ["LeakyReLU"]
 from ._torch_softplus import Softplus  # noqa: E402,F401  (issue 30: SoftplusV2 / SoftplusV2Grad)
 
 __all__ += ["Softplus"]
-from ._torch_elu import ELU  # noqa: E402,F401  (issue 30)
+ELU = _described_module("elu")  # generated from its description (issue 40)
 
 __all__ += ["ELU"]
 from .ops.rms_norm.torch_face import RMSNorm, RmsNormFunction, rms_norm_torch  # noqa: E402,F401  (issue 42)

@@ -47,9 +47,18 @@ def _tensor(a, data_type):
 
 
 def _acl_args(desc, tensors, values, out):
-    attrs = [aclCreateScalar(values[a.name], ACL_FLOAT) if a.kind == "float" else values[a.name]
-             for a in desc.attributes]
-    return (*tensors, *attrs, out)
+    """Phase one's arguments in the description's aclnn order (``acl_arguments``: attributes may sit between
+    the tensors)."""
+    by = {a.acl: aclCreateScalar(values[a.name], ACL_FLOAT) if a.kind == "float" else values[a.name]
+          for a in desc.attributes}
+    by.update({i.acl: t for i, t in zip(desc.inputs, tensors)}, **{desc.out: out})
+    return tuple(by[n] for n in desc.acl_arguments)
+
+
+def _torch_attribute(desc):
+    """The float attribute the generated torch module takes."""
+    (name,) = desc.torch_attributes or tuple(a.name for a in desc.float_attributes)
+    return name
 
 
 def _aclnn(desc, arrays, values, out, codes=None):
@@ -84,8 +93,8 @@ def test_ops_show_prints_the_description(name, capsys):
     assert all(f"{a.name} ({a.acl})" in text for a in desc.attributes)
 
 
-@pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+@pytest.mark.parametrize("name, dtype", [(n, d) for n in NAMES for d in ("float32", "float16", "bfloat16", "float64")
+                                          if d in DESCRIPTIONS[n].accepted_dtypes])
 @pytest.mark.parametrize("sample", [False, True], ids=["defaults", "sample"])
 def test_faces_agree(name, dtype, sample):
     """functional == aclnn == Dask (== torch for a forward with its module, forward and backward)."""
@@ -108,17 +117,19 @@ def test_faces_agree(name, dtype, sample):
     torch = pytest.importorskip("torch")
     from swishgrad_numba import torch as sgt
 
-    (attr,) = desc.float_attributes
+    attr = _torch_attribute(desc)
+    got = getattr(sg, desc.functional)(arrays[0], **{attr: values[attr]})   # the module's other attributes: defaults
     t = (lambda a: torch.from_numpy(a.view(np.int16 if a.itemsize == 2 else np.int32)).view(
         {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]))
     back = (lambda v: v.detach().view(torch.int16 if dtype != "float32" else torch.int32).numpy().view(NP[dtype]))
     x = t(arrays[0]).clone().requires_grad_()
-    y = getattr(sgt, desc.torch_module)(values[attr.name])(x)
+    y = getattr(sgt, desc.torch_module)(values[attr])(x)
     assert_bits_equal(back(y), got, "torch forward")
     g = _arrays(desc, dtype, seed=99)[0]
     y.backward(t(g))
     backward = get_operator(desc.backward).described_by
-    want = getattr(sg, backward.functional)(g, arrays[0], values[attr.name])
+    # both passes run on the forward's platform (its default here)
+    want = getattr(sg, backward.functional)(g, arrays[0], **{attr: values[attr]}, platform=platform)
     assert_bits_equal(back(x.grad), want, "torch backward")
 
 
@@ -160,16 +171,11 @@ def test_statuses_and_rank_rule(name):
     out = _tensor(np.zeros_like(arrays[0]), ACL_FLOAT)
     get_ws = getattr(aclnn, desc.aclnn[0])
     assert get_ws(*_acl_args(desc, ok, values, out))[0] == ACLNN_SUCCESS
-    for i in range(len(ok)):                                            # each tensor, then the output: null
+    nullable = [i.acl for i in desc.inputs] + [desc.out] + [a.acl for a in desc.float_attributes]
+    for name in nullable:                                   # each tensor, the output, each scalar: null
         args = list(_acl_args(desc, ok, values, out))
-        args[i] = None
-        assert get_ws(*args)[0] == ACLNN_ERR_PARAM_NULLPTR
-    assert get_ws(*_acl_args(desc, ok, values, None))[0] == ACLNN_ERR_PARAM_NULLPTR
-    for k, a in enumerate(desc.attributes):
-        if a.kind == "float":
-            args = list(_acl_args(desc, ok, values, out))
-            args[len(ok) + k] = None
-            assert get_ws(*args)[0] == ACLNN_ERR_PARAM_NULLPTR, a.name
+        args[desc.acl_arguments.index(name)] = None
+        assert get_ws(*args)[0] == ACLNN_ERR_PARAM_NULLPTR, name
     # the rank rule: max_dims passes, one more is refused by both faces, naming the input
     for rank, status in ((desc.max_dims, ACLNN_SUCCESS), (desc.max_dims + 1, ACLNN_ERR_PARAM_INVALID)):
         big = [np.ones((1,) * rank, F32) for _ in desc.inputs]
@@ -201,24 +207,27 @@ def test_torch_module_under_func_and_compile(name):
     from swishgrad_numba import torch as sgt
 
     desc = DESCRIPTIONS[name]
-    (attr,) = desc.float_attributes
-    fn, back = getattr(sg, desc.functional), getattr(sg, get_operator(desc.backward).described_by.functional)
+    attr = _torch_attribute(desc)
+    fn, back_fn = getattr(sg, desc.functional), getattr(sg, get_operator(desc.backward).described_by.functional)
     m = getattr(sgt, desc.torch_module)(-0.375)
+    kw = {attr: -0.375}
+    on = get_operator(name).default_platform              # the module's passes both run there
+    back = (lambda g, x, **k: back_fn(g, x, **k, platform=on))
     xb = torch.from_numpy(_arrays(desc, "float32", (3, 10), seed=5)[0])
-    want = fn(xb.numpy(), -0.375)
+    want = fn(xb.numpy(), **kw)
     assert_bits_equal(torch.func.vmap(m)(xb).numpy(), want, "vmap")
     tangent = torch.from_numpy(_arrays(desc, "float32", (10,), seed=6)[0])
     _, jvp_out = torch.func.jvp(m, (xb[0],), (tangent,))
-    assert_bits_equal(jvp_out.numpy(), back(tangent.numpy(), xb[0].numpy(), -0.375), "jvp")
+    assert_bits_equal(jvp_out.numpy(), back(tangent.numpy(), xb[0].numpy(), **kw), "jvp")
     per_sample = torch.func.vmap(torch.func.grad(lambda t: m(t).sum()))(xb)
-    assert_bits_equal(per_sample.numpy(), back(np.ones((3, 10), np.float32), xb.numpy(), -0.375), "grad")
+    assert_bits_equal(per_sample.numpy(), back(np.ones((3, 10), np.float32), xb.numpy(), **kw), "grad")
     torch._dynamo.reset()
     compiled = torch.compile(lambda t: m(t * 2.0) * 0.5, backend="eager")
     xr = xb.clone().requires_grad_()
     y = compiled(xr)
-    assert_bits_equal(y.detach().numpy(), fn(xb.numpy() * np.float32(2.0), -0.375) * np.float32(0.5), "compile")
+    assert_bits_equal(y.detach().numpy(), fn(xb.numpy() * np.float32(2.0), **kw) * np.float32(0.5), "compile")
     y.sum().backward()
-    expected = back(np.full((3, 10), 0.5, np.float32), xb.numpy() * np.float32(2.0), -0.375) * np.float32(2.0)
+    expected = back(np.full((3, 10), 0.5, np.float32), xb.numpy() * np.float32(2.0), **kw) * np.float32(2.0)
     assert_bits_equal(xr.grad.numpy(), expected, "compile, backward")
 
 
@@ -232,3 +241,29 @@ def test_host_tiling_takes_the_attribute_defaults(name):
     assert named, "no record field carries an attribute"
     for a in named:
         assert np.float32(t.fields[a.acl]).view(np.uint32) == np.float32(a.default).view(np.uint32), a.acl
+
+
+def test_acl_order_rules_the_signature_and_the_null_checks():
+    """aclnnEluBackward's attributes sit between its tensors (``acl_order``): the generated signature
+    follows it, and of two null pointers the first in that order is named; describe() refuses an order
+    that does not name every argument once."""
+    import inspect
+
+    from swishgrad_numba.ops.description import Description, Input, describe
+
+    desc = DESCRIPTIONS["elu_grad"]
+    get_ws = getattr(aclnn, desc.aclnn[0])
+    assert list(inspect.signature(get_ws).parameters) == ["gradOutput", "alpha", "scale", "inputScale", "isResult",
+                                                          "selfOrResult", "gradInput"]
+    aclnn.set_platform(get_operator("elu_grad").default_platform)
+    x = np.ones((2, 3), F32)
+    args = list(_acl_args(desc, [_tensor(x, ACL_FLOAT)] * 2, _values(desc, False), _tensor(x.copy(), ACL_FLOAT)))
+    args[desc.acl_arguments.index("alpha")] = None
+    args[desc.acl_arguments.index("selfOrResult")] = None
+    assert get_ws(*args)[0] == ACLNN_ERR_PARAM_NULLPTR
+    message = aclnn.aclGetRecentErrMsg()
+    assert "alpha" in message and "selfOrResult" not in message
+    with pytest.raises(ValueError, match="acl_order must name every input and attribute once"):
+        describe(Description("bad_order", "", "Bad", functional="bad", aclnn=("a", "b"),
+                             inputs=(Input("x", "self"),), acl_order=("self", "self"), dtypes={"*": ("float32",)}))
+    assert "bad_order" not in DESCRIPTIONS

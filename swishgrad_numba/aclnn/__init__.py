@@ -46,7 +46,6 @@ The package, each layer importing only those above it:
   descriptions (:mod:`swishgrad_numba.ops.description`): aclnnLeakyRelu, aclnnInplaceLeakyRelu and
   aclnnLeakyReluBackward (Ascend 950 kernels; float64 on a plain model of the AICPU kernels);
 - :mod:`.op_softplus`: aclnnSoftplus (Ascend 950 kernel only) and aclnnSoftplusBackward;
-- :mod:`.op_elu`: aclnnElu (Ascend 950 kernel only) and aclnnEluBackward;
 - :mod:`.op_gelu_v2`: aclnnGeluV2 (Ascend 950 kernel only) and aclnnGeluBackwardV2;
 - :mod:`.op_api`: the operator, as CANN's op_api: phase one's checks and
   the executor holding the platform kernel's tiling, phase two's launch.
@@ -82,13 +81,11 @@ from .op_softplus import *  # noqa: F401,F403
 
 from . import op_sigmoid  # noqa: E402  (issue 29: aclnnSigmoid, aclnnInplaceSigmoid, aclnnSigmoidBackward)
 from .op_sigmoid import *  # noqa: F401,F403
-from . import op_elu  # noqa: E402  (issue 30: aclnnElu, aclnnEluBackward)
-from .op_elu import *  # noqa: F401,F403
 
 # The C namespace: every module's public names.
 __all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__, *op_swish.__all__,
            *op_silu_grad.__all__, *op_fast_gelu.__all__, *op_gelu.__all__,
-           *op_sigmoid.__all__, *op_softplus.__all__, *op_elu.__all__]
+           *op_sigmoid.__all__, *op_softplus.__all__]
 
 from . import op_gelu_v2  # noqa: E402  (issue 30: aclnnGeluV2, aclnnGeluBackwardV2)
 from .op_gelu_v2 import *  # noqa: F401,F403
@@ -106,7 +103,7 @@ from .op_swi_glu import *  # noqa: F401,F403
 __all__ += op_swi_glu.__all__
 
 # The described operators' pairs, generated from their descriptions (issue 40): aclnnLeakyRelu,
-# aclnnInplaceLeakyRelu, aclnnLeakyReluBackward, ...
+# aclnnInplaceLeakyRelu, aclnnLeakyReluBackward, aclnnElu, aclnnEluBackward, ...
 from . import described  # noqa: E402
 from ..ops.description import described as _described  # noqa: E402
 

@@ -1,15 +1,17 @@
 """The aclnn two-phase pairs of the described operators (:mod:`swishgrad_numba.ops.description`), generated.
 
 :func:`faces` makes an operator's ``...GetWorkspaceSize`` and launch (and its in-place pair, where the
-description names one) from its description. Phase one checks, in the op_apis' order: null pointers
-(the tensors, then the float attributes' scalars: 161001); the input dtypes in the description's list
-on the platform's SoC, and a scalar's dtype in its attribute's list where the op_api checks one; the
-ranks; the shapes (broadcast to the output's, or equal to it); a bool attribute; the rules; the output a
-floating dtype the result can be Cast to; ``ToFloat`` of the scalars (161002). Empty tensors succeed
-with workspace 0; an AICPU dtype (of the promoted dtype) runs the description's plain model on any
-platform; the others the kernel, whose host tiling is taken in phase one (a platform with no kernel:
-561103, naming the reason). Phase two Casts the inputs to the promoted dtype (exact widenings), runs,
-and Casts the result to the output's dtype (round to nearest even).
+description names one) from its description, its arguments in the description's ``acl_arguments``
+order. Phase one checks, in the op_apis' order: null pointers (in the signature's order where the
+description gives ``acl_order``, else the tensors, then the float attributes' scalars: 161001); the
+input dtypes in the description's list on the platform's SoC, and a scalar's dtype in its attribute's
+list where the op_api checks one; the ranks; the shapes (broadcast to the output's, or equal to it); a
+bool attribute; the rules; the output a floating dtype the result can be Cast to; ``ToFloat`` of the
+scalars (161002). Empty tensors succeed with workspace 0; an AICPU dtype (of the promoted dtype) runs
+the description's plain model on any platform; the others the kernel, in the dtype the description's
+``path`` picks by attribute value if it picks one, whose host tiling is taken in phase one (a platform
+with no kernel: 561103, naming the reason). Phase two Casts the inputs to that dtype, runs, and Casts
+the result to the output's dtype (round to nearest even).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import numpy as np
 
 from ..dtypes import DTYPES, to_float32
 from ..ops import OpTiling, get_operator
+from ..faces.functional import attr32_of as _attr32
 from ..ops.call import host_tiling
 from ..platform import Platform
 from .enums import ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS, MAX_DIM
@@ -65,11 +68,6 @@ def _promoted(desc, codes) -> int:
     return _CODE["float64"] if "float64" in names else _CODE["float32"]
 
 
-def _attr32(desc, attrs):
-    floats = [attrs[a.name] for a in desc.float_attributes]
-    return None if not floats else floats[0] if len(floats) == 1 else tuple(floats)
-
-
 def _prepare(desc, ins: tuple, out, compute: int, attrs, platform: Platform):
     """The executor of a checked launch: the kernel that runs it and its host tiling."""
     dtype = _DTYPES[compute][1]
@@ -96,13 +94,13 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
     """``tensors``: the inputs in order; ``scalars``: the attributes' values in order (aclScalars for the
     float ones); ``out``: the output tensor."""
     named = tuple((i.acl, t) for i, t in zip(desc.inputs, tensors))
-    for name, tensor in named + ((desc.out, out),):
-        bad = live_tensor(tensor, name)
-        if bad:
-            return bad
     values = dict(zip((a.name for a in desc.attributes), scalars))
-    for a in desc.float_attributes:
-        bad = _live_scalar(values[a.name], a.acl)
+    nullable = {**dict(named), desc.out: out, **{a.acl: values[a.name] for a in desc.float_attributes}}
+    order = desc.acl_arguments if desc.acl_order else [n for n, _ in named] + [desc.out] + [
+        a.acl for a in desc.float_attributes]
+    for name in (n for n in order if n in nullable):
+        is_scalar = name not in dict(named) and name != desc.out
+        bad = _live_scalar(nullable[name], name) if is_scalar else live_tensor(nullable[name], name)
         if bad:
             return bad
     allowed = tuple(_CODE[n] for n in desc.dtypes_on(platform.soc_family))
@@ -145,6 +143,7 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
     if desc.promotion == "same" and any(t.data_type != promoted for _, t in named):
         return ACLNN_ERR_PARAM_INVALID, (f"dtypes of {' and '.join(n for n, _ in named)} must be the same, got "
                                          f"{', '.join(_dtype_name(t.data_type) for _, t in named)}")
+    compute = promoted
     if out.data_type not in _FLOATS:
         return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {_dtype_name(out.data_type)}: the Cast of the "
                                          f"{_dtype_name(promoted)} result to it is not emulated (floating only)")
@@ -154,8 +153,11 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
             attrs[a.name] = to_float32(raw[a.name], argname=a.acl)
         except TypeError as exc:
             return ACLNN_ERR_PARAM_INVALID, f"{exc} (ToFloat of a complex scalar is not emulated)"
+    if desc.path is not None:
+        picked = desc.path(attrs, _DTYPES[promoted][1])
+        compute = promoted if picked is None else _CODE[np.dtype(picked).name]
     bad = _check_emulator_storage(named if inplace else named + ((desc.out, out),), out, desc.out)
-    return bad or _prepare(desc, named, out, promoted, attrs, platform)
+    return bad or _prepare(desc, named, out, compute, attrs, platform)
 
 
 def _make_job(desc):
@@ -163,7 +165,8 @@ def _make_job(desc):
         def job():
             out_view = tensor_view(e.out)
             # the op_api's Casts to the promoted dtype: exact widenings
-            ins = [np.ascontiguousarray(tensor_view(t)).astype(e.compute, copy=False) for _, t in e.inputs]
+            with np.errstate(over="ignore"):   # a path's float32 narrows a float64 self
+                ins = [np.ascontiguousarray(tensor_view(t)).astype(e.compute, copy=False) for _, t in e.inputs]
             if e.tiling == "aicpu":
                 result = desc.aicpu(*ins, *(e.attrs[a.name] for a in desc.float_attributes))
             else:
@@ -210,15 +213,18 @@ def faces(name: str) -> dict:
     desc = get_operator(name).described_by
     n_in, n_attr = len(desc.inputs), len(desc.attributes)
     ws_name, launch_name = desc.aclnn
+    order = desc.acl_arguments
 
     def get_ws(*args):
         if len(args) != n_in + n_attr + 1:
             raise TypeError(f"{ws_name} takes {n_in + n_attr + 1} arguments, got {len(args)}")
-        return get_workspace_size(ws_name, _phase_one, desc, args[:n_in], args[n_in:-1], args[-1], get_platform())
+        by = dict(zip(order, args))
+        return get_workspace_size(ws_name, _phase_one, desc, tuple(by[i.acl] for i in desc.inputs),
+                                  tuple(by[a.acl] for a in desc.attributes), by[desc.out], get_platform())
 
-    acl_args = ", ".join([i.acl for i in desc.inputs] + [a.acl for a in desc.attributes] + [desc.out])
+    acl_args = ", ".join(order)
     get_ws.__name__ = get_ws.__qualname__ = ws_name
-    get_ws.__signature__ = _signature([i.acl for i in desc.inputs] + [a.acl for a in desc.attributes] + [desc.out])
+    get_ws.__signature__ = _signature(order)
     get_ws.__doc__ = (f"Phase one of {launch_name}({acl_args}): ``(status, workspace_size, executor)``; on "
                       f"failure ``(status, 0, None)`` and ``aclGetRecentErrMsg`` names the argument and rule.")
     out = {ws_name: get_ws, launch_name: _phase_two(desc, launch_name)}

@@ -52,24 +52,23 @@ def _bool(text: str) -> bool:
 
 
 _SOFTPLUS = (("beta", 1.0, float), ("threshold", 20.0, float))
-_ELU = (("alpha", 1.0, float), ("scale", 1.0, float), ("input_scale", 1.0, float))
 #: The attributes ``--attr NAME=VALUE`` sets, by operator: (name, default, parse) in the order of its public
 #: function's keywords (``sg.softplus(x, beta=...)``, ...). SwishGrad and Swish take ``--beta``. A described
-#: operator's are its description's float attributes (:func:`attributes_of`).
+#: operator's are its description's kernel attributes (:func:`attributes_of`).
 ATTRIBUTES = {
-    "softplus": _SOFTPLUS, "softplus_grad": _SOFTPLUS, "elu": _ELU, "elu_grad": _ELU + (("is_result", False, _bool),),
+    "softplus": _SOFTPLUS, "softplus_grad": _SOFTPLUS,
     "gelu_v2": (("approximate", "none", str),), "gelu_grad_v2": (("approximate", "none", str),),
 }
 
 
 def attributes_of(name: str) -> tuple:
-    """Operator ``name``'s ``--attr`` attributes: a described operator's float attributes (those its host
-    tiling takes), else :data:`ATTRIBUTES`'s row."""
+    """Operator ``name``'s ``--attr`` attributes: a described operator's kernel attributes (those its host
+    tiling takes: the floats, then the bools the kernel reads), else :data:`ATTRIBUTES`'s row."""
     from ..ops import OPERATORS
 
     desc = OPERATORS[name].described_by if name in OPERATORS else None
     if desc is not None:
-        return tuple((a.name, a.default, float) for a in desc.float_attributes)
+        return tuple((a.name, a.default, float if a.kind == "float" else _bool) for a in desc.kernel_attributes)
     return ATTRIBUTES.get(name, ())
 
 

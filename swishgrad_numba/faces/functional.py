@@ -19,7 +19,7 @@ from ..arguments import check_array, check_out_like, check_platform_for
 from ..dtypes import dtype_info, to_float32
 from ..platform import Platform
 
-__all__ = ["face", "signature", "checked_attributes", "promoted_dtype", "run"]
+__all__ = ["face", "signature", "checked_attributes", "promoted_dtype", "attr32_of", "run"]
 
 _FACES: dict = {}
 _F64 = np.dtype(np.float64)
@@ -74,9 +74,11 @@ def promoted_dtype(desc, dtypes) -> np.dtype:
     return _F64 if _F64 in dtypes else np.dtype(np.float32)
 
 
-def _attr32(desc, attrs: dict):
-    floats = [attrs[a.name] for a in desc.float_attributes]
-    return None if not floats else floats[0] if len(floats) == 1 else tuple(floats)
+def attr32_of(desc, attrs: dict):
+    """What the registry's host tiling takes: the kernel's attributes (:attr:`~.Description.kernel_attributes`,
+    a bool as float32 1.0 or 0.0), one alone, several as a tuple, None for none."""
+    vals = [attrs[a.name] if a.kind == "float" else np.float32(bool(attrs[a.name])) for a in desc.kernel_attributes]
+    return None if not vals else vals[0] if len(vals) == 1 else tuple(vals)
 
 
 def _finish(result, out):
@@ -107,7 +109,16 @@ def run(desc, arrays, attrs: dict, out, platform):
             if a.dtype != dtypes[0]:
                 raise TypeError(f"{arrays[0][0]} and {name} must have the same dtype, got {dtypes[0]} and {a.dtype}")
     dtype = promoted_dtype(desc, dtypes)
-    attr32 = _attr32(desc, attrs)
+    picked = desc.path(attrs, dtype) if desc.path is not None else None
+    if picked is not None and picked != dtype:
+        # the op_api's path by attribute value: the inputs Cast to ``picked``, the result Cast back once
+        check_out_like(out, shape, dtype)
+        with np.errstate(over="ignore"):
+            narrowed = tuple((n, a.astype(picked)) for n, a in arrays)
+        result = run(desc, narrowed, attrs, None, platform)
+        with np.errstate(all="ignore"):
+            return _finish(result.astype(dtype), out)
+    attr32 = attr32_of(desc, attrs)
     if dtype.name in desc.aicpu_dtypes:
         if platform is not None and not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
@@ -138,6 +149,9 @@ def run(desc, arrays, attrs: dict, out, platform):
 
 def _check_input(desc, a, argname: str) -> None:
     check_array(a, argname)
+    name = _dtype_name(a.dtype)
+    if name in desc.dtype_refusals:
+        raise TypeError(f"{argname}.dtype {name} is not supported: {desc.dtype_refusals[name]}")
     if _dtype_name(a.dtype) not in desc.accepted_dtypes:
         raise ValueError(f"{argname}.dtype must be one of {', '.join(sorted(desc.accepted_dtypes, key=_order))} "
                          f"(the aclnn API's list), got {a.dtype}")

@@ -5,8 +5,9 @@ name), and adds the operator's row to :data:`swishgrad_numba._torch_family.ACTIV
 functional face, backward its ``backward`` operator's, both the device's kernels through the shared
 autograd Functions (``ActivationFunction``, ``ActivationBackwardFunction``: ``torch.func`` and
 ``torch.compile`` as for every activation of the family). The second order takes the description's
-``second_derivative``. One float attribute is the module's constant (rounded once to float32); the
-backward's other attributes keep their defaults.
+``second_derivative``. The module's constant is the description's ``torch_attributes`` (one float attribute,
+by default the only one; rounded once to float32); the other attributes, forward's and backward's, keep
+their defaults. Both passes run on one platform: the forward operator's default where none is given.
 """
 from __future__ import annotations
 
@@ -21,10 +22,10 @@ __all__ = ["module"]
 _MODULES: dict = {}
 
 
-def _row(desc, backward_desc):
+def _row(desc, backward_desc, attr: str):
     forward, backward = face(desc.name), face(backward_desc.name)
-    ACTIVATIONS[desc.name] = Activation(lambda x, b, p: forward(x, b, platform=p),
-                                        lambda g, x, b, p: backward(g, x, b, platform=p), has_beta=True,
+    ACTIVATIONS[desc.name] = Activation(lambda x, b, p: forward(x, **{attr: b}, platform=p),
+                                        lambda g, x, b, p: backward(g, x, **{attr: b}, platform=p), has_beta=True,
                                         operators=(desc.name, backward_desc.name),
                                         second_derivative=desc.second_derivative)
 
@@ -38,10 +39,13 @@ def module(name: str):
     desc = get_operator(name).described_by
     if desc is None or desc.torch_module is None or desc.backward is None:
         raise ValueError(f"operator {name!r} has no generated torch module")
-    if len(desc.float_attributes) != 1:
-        raise ValueError(f"operator {name!r}: a generated torch module takes exactly one float attribute")
-    attr = desc.float_attributes[0]
-    _row(desc, get_operator(desc.backward).described_by)
+    taken = desc.torch_attributes or tuple(a.name for a in desc.float_attributes)
+    if len(taken) != 1 or taken[0] not in {a.name for a in desc.float_attributes}:
+        raise ValueError(f"operator {name!r}: a generated torch module takes exactly one float attribute, got "
+                         f"{taken}")
+    attr = next(a for a in desc.float_attributes if a.name == taken[0])
+    default_platform = get_operator(name).default_platform
+    _row(desc, get_operator(desc.backward).described_by, attr.name)
     if torch is None:
         cls = missing_torch(desc.torch_module, "Unavailable: PyTorch is not installed.")
         _MODULES[name] = cls
@@ -56,6 +60,8 @@ def module(name: str):
         bound.apply_defaults()
         self, value, platform = bound.arguments.values()
         torch.nn.Module.__init__(self)
+        self._platform_given = platform is not None
+        platform = default_platform if platform is None else platform
         check_torch_platform(platform, name)
         try:
             setattr(self, attr.name, float_beta32(value))
@@ -72,7 +78,7 @@ def module(name: str):
 
     def extra_repr(self) -> str:
         return f"{attr.name}={getattr(self, attr.name)!r}" + (
-            "" if self.platform is None else f", platform={self.platform!r}")
+            f", platform={self.platform!r}" if self._platform_given else "")
 
     doc = (f"{desc.summary}: a module whose forward pass is operator ``{name}``'s kernel ({desc.aclnn[1]}) and "
            f"whose gradient is ``{desc.backward}``'s, bit for bit; generated from the description.\n\n"

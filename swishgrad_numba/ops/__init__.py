@@ -18,7 +18,7 @@ Registered here:
 - ``"softplus"``: aclnnSoftplus (:mod:`.softplus`, Ascend 950 only); ``"softplus_grad"``:
   aclnnSoftplusBackward (:mod:`.softplus_grad`).
 - ``"elu"``: aclnnElu (:mod:`.elu`, Ascend 950 only); ``"elu_grad"``: aclnnEluBackward's EluGradV2
-  (:mod:`.elu_grad`).
+  (:mod:`.elu_grad`; its A2 kernel :mod:`.elu_grad.a2`, once ``ops.elu_grad_a2``), in the described form.
 """
 from .registry import OPERATORS, Kernel, Operator, OpTiling, get_operator, register
 from . import swish_grad  # noqa: F401  (registers "swish_grad")
@@ -33,7 +33,8 @@ from . import leaky_relu  # noqa: F401  (describes "leaky_relu": Ascend 950 only
 from . import leaky_relu_grad  # noqa: F401  (describes "leaky_relu_grad": Ascend 950 only)
 from . import softplus  # noqa: F401  (registers "softplus": Ascend 950 only)
 from . import softplus_grad  # noqa: F401  (registers "softplus_grad")
-from . import elu, elu_grad  # noqa: F401  (registers "elu" and "elu_grad")
+from . import elu, elu_grad  # noqa: F401  (describe "elu" and "elu_grad")
+from .elu_grad import a2 as elu_grad_a2, a2_host as elu_grad_a2_host  # noqa: F401  (their names before issue 40)
 
 __all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register", "ReadOperator", "read_kernel"]
 from . import gelu_v2  # noqa: F401  (registers "gelu_v2": Ascend 950 only)

@@ -46,6 +46,8 @@ class Attribute:
     rounding to float32 (:func:`swishgrad_numba.dtypes.to_float32`: a bool is 1.0 or 0.0, a string or
     complex refused); ``"bool"`` is a C++ bool flag (a Python or NumPy bool only). ``scalar_dtypes``: the
     aclScalar dtypes the op_api checks the scalar against (ACL names), None where it checks none.
+    ``kernel``: a bool attribute the kernel reads (passed to the host tiling after the float ones, as float32
+    1.0 or 0.0); the float attributes always are.
     """
 
     name: str
@@ -53,6 +55,7 @@ class Attribute:
     default: object
     kind: str = "float"
     scalar_dtypes: tuple | None = None
+    kernel: bool = False
 
 
 @dataclass(frozen=True)
@@ -75,13 +78,22 @@ class Description:
     aclnn, aclnn_inplace : the aclnn pair ``(...GetWorkspaceSize, launch)``; the in-place pair or ().
     out : the aclnn output's name (``"out"``, ``"gradInput"``).
     inputs, attributes, rules : :class:`Input`, :class:`Attribute`, :class:`Rule` tuples, in signature order.
+    acl_order : the aclnn signature's inputs and attributes by aclnn name, in its order, where it is not the
+        inputs then the attributes (aclnnEluBackward's attributes sit between its tensors); the output is last.
+        Phase one checks null pointers in this order.
     dtypes : the aclnn dtype lists by SoC family, ``"*"`` for the others (numpy names, op_api order).
+    dtype_refusals : dtype name -> why, for a dtype the functional face refuses with a TypeError naming the
+        reason (one that is in no list because the operator never takes it).
     aicpu_dtypes, aicpu : the dtypes an AICPU kernel takes, whatever the platform, and its plain model
         ``aicpu(*inputs, *attributes32) -> ndarray``.
     promotion : ``"promote"`` (two dtypes cast to their promoted type, float64 where either is, else
         float32) or ``"same"`` (one dtype).
     broadcast : whether inputs of different shapes broadcast (else they must share one shape).
     max_dims : the rank limit.
+    path : ``path(attrs, dtype) -> dtype or None``: the op_api's path picked by attribute value (``attrs``
+        converted, by functional name; ``dtype`` the promoted one): the dtype it then runs the kernel in
+        (inputs Cast to it, the result Cast back), None for the usual path.
+    saturation : whether a kernel runs in the saturation overflow mode (else such a platform is refused).
     kernels, no_kernel, host_tiling : as :class:`~.registry.Operator`'s: the kernels per architecture (with
         their programs), why there is none on an architecture, the host tiling of equal-shaped inputs.
     shaped_tiling, shaped_launch : for broadcast inputs: ``shaped_tiling(shapes, info, attr32, platform)``,
@@ -89,6 +101,8 @@ class Description:
     backward : the registry name of its backward operator (None for a backward itself).
     torch_module, second_derivative : the torch module's class name (None: no module) and ``s''(x)``
         in float64 for the second order (``second_derivative(x, attr, platform)``).
+    torch_attributes : the float attributes the torch module takes (its constants; the others keep their
+        defaults in both passes); by default the only float attribute.
     """
 
     name: str
@@ -99,14 +113,18 @@ class Description:
     inputs: tuple
     attributes: tuple = ()
     rules: tuple = ()
+    acl_order: tuple = ()
     aclnn_inplace: tuple = ()
     out: str = "out"
     dtypes: Mapping = field(default_factory=dict)
+    dtype_refusals: Mapping = field(default_factory=dict)
     aicpu_dtypes: tuple = ()
     aicpu: Callable | None = None
     promotion: str = "same"
     broadcast: bool = False
     max_dims: int = 8
+    path: Callable | None = None
+    saturation: bool = False
     kernels: Mapping = field(default_factory=dict)
     no_kernel: Mapping = field(default_factory=dict)
     host_tiling: Callable | None = None
@@ -115,6 +133,7 @@ class Description:
     backward: str | None = None
     torch_module: str | None = None
     second_derivative: Callable | None = None
+    torch_attributes: tuple = ()
 
     def dtypes_on(self, soc_family: str) -> tuple:
         """The aclnn dtype list on ``soc_family``."""
@@ -132,6 +151,16 @@ class Description:
     def float_attributes(self) -> tuple:
         return tuple(a for a in self.attributes if a.kind == "float")
 
+    @property
+    def kernel_attributes(self) -> tuple:
+        """The attributes the host tiling takes: the float ones, then the bools the kernel reads."""
+        return self.float_attributes + tuple(a for a in self.attributes if a.kind == "bool" and a.kernel)
+
+    @property
+    def acl_arguments(self) -> tuple:
+        """The aclnn phase one's arguments by aclnn name, in order, the output last."""
+        return tuple(self.acl_order or [i.acl for i in self.inputs] + [a.acl for a in self.attributes]) + (self.out,)
+
 
 #: The described operators, by name.
 DESCRIPTIONS: dict = {}
@@ -145,10 +174,14 @@ def describe(desc: Description) -> Description:
             raise ValueError(f"{desc.name}: input {inp.name!r} has role {inp.role!r}; one of {ROLES}")
     if desc.promotion not in ("same", "promote"):
         raise ValueError(f"{desc.name}: promotion must be 'same' or 'promote', got {desc.promotion!r}")
+    if desc.acl_order and sorted(desc.acl_order) != sorted([i.acl for i in desc.inputs]
+                                                          + [a.acl for a in desc.attributes]):
+        raise ValueError(f"{desc.name}: acl_order must name every input and attribute once, got {desc.acl_order}")
     if "*" not in desc.dtypes:
         raise ValueError(f"{desc.name}: dtypes needs a '*' entry (the SoCs not listed)")
     register(Operator(desc.name, tuple(desc.aclnn), desc.kernel_op, dict(desc.kernels), desc.host_tiling,
-                      inputs=len(desc.inputs), no_kernel=dict(desc.no_kernel), aicpu_dtypes=tuple(desc.aicpu_dtypes),
+                      inputs=len(desc.inputs), saturation=desc.saturation,
+                      no_kernel=dict(desc.no_kernel), aicpu_dtypes=tuple(desc.aicpu_dtypes),
                       functional=desc.functional, described_by=desc))
     DESCRIPTIONS[desc.name] = desc
     return desc
@@ -162,7 +195,7 @@ def described() -> tuple:
 def show(desc: Description) -> str:
     """The description as text (``swishgrad ops show NAME``)."""
     sig = ", ".join([i.name for i in desc.inputs] + [f"{a.name}={a.default!r}" for a in desc.attributes])
-    acl = ", ".join([i.acl for i in desc.inputs] + [a.acl for a in desc.attributes] + [desc.out])
+    acl = ", ".join(desc.acl_arguments)
     lines = [f"{desc.name}: {desc.summary}",
              f"  functional  swishgrad_numba.{desc.functional}({sig}, *, out=None, platform=None)",
              f"  aclnn       {desc.aclnn[0]}({acl}) / {desc.aclnn[1]}"]
@@ -170,9 +203,14 @@ def show(desc: Description) -> str:
         lines.append(f"              {desc.aclnn_inplace[0]} / {desc.aclnn_inplace[1]}")
     lines.append("  inputs      " + ", ".join(f"{i.name} ({i.acl}, {i.role})" for i in desc.inputs))
     for a in desc.attributes:
-        conv = "ToFloat: one rounding to float32, a bool 1.0/0.0" if a.kind == "float" else "a bool"
+        conv = ("ToFloat: one rounding to float32, a bool 1.0/0.0" if a.kind == "float"
+                else "a bool, read by the kernel" if a.kernel else "a bool")
         checked = f"; scalar dtypes {', '.join(a.scalar_dtypes)}" if a.scalar_dtypes else ""
         lines.append(f"  attribute   {a.name} ({a.acl}), default {a.default!r}: {conv}{checked}")
+    for dtype, why in desc.dtype_refusals.items():
+        lines.append(f"  refused     {dtype}: {why}")
+    if desc.path is not None:
+        lines.append(f"  path        by attribute value: {(desc.path.__doc__ or '').strip()}")
     for r in desc.rules:
         lines.append("  rule        " + r.says.format(value="...", **{a.name: a.name for a in desc.attributes}))
     for soc, names in desc.dtypes.items():

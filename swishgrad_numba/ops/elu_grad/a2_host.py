@@ -1,13 +1,13 @@
 """EluGradV2 on the Atlas A2: the host tiling (``experimental/activation/elu_grad_v2/op_host/elu_grad_v2_tiling.cpp:
-200-420``), the record and the schedule modes. The kernel classes and the launch are :mod:`.elu_grad_a2`."""
+200-420``), the record and the schedule modes. The kernel classes and the launch are :mod:`.a2`."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import DTypeInfo
-from ..platform import ARCH_A2, Platform
-from ..tiling.records import checked_record
-from .registry import OpTiling
+from ...dtypes import DTypeInfo
+from ...platform import ARCH_A2, Platform
+from ...tiling.records import checked_record
+from ..registry import OpTiling
 
 __all__ = ["RECORD_DTYPE", "MODES", "CORE_CHUNK", "COMPUTE_CHUNK", "RESERVED_UB", "BLOCK", "host_tiling"]
 

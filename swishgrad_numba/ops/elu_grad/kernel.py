@@ -30,20 +30,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import kernel as kernel_pkg
-from ..dtypes import DTypeInfo, dtype_info
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..program import Program, compiled
-from ..program.form import Attr, V
-from ..spec import arch35 as spec_arch35
-from ..tiling.findings import finding
-from ..tiling.records import checked_record
-from . import elu_grad_a2
-from .elu import bits_view, float_program, walk_fields
-from .registry import Kernel, Operator, OpTiling, WalkCheck, register
+from ... import kernel as kernel_pkg
+from ...dtypes import DTypeInfo, dtype_info
+from ...platform import ARCH_950, ARCH_A2, Platform
+from ...program import Program, compiled
+from ...program.form import Attr, V
+from ...spec import arch35 as spec_arch35
+from ...tiling.findings import finding
+from ...tiling.records import checked_record
+from . import a2 as elu_grad_a2
+from ..elu.kernel import bits_view, float_program, walk_fields
+from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["NAME", "RECORD_DTYPE", "BUFFER_NUM", "DTYPE_TEMPLATES", "VARIANTS", "negcoef", "host_tiling",
-           "tiling_key", "variant_of", "programs", "walk_check", "run", "ARCH35_KERNEL", "ELU_GRAD"]
+           "tiling_key", "variant_of", "programs", "walk_check", "run", "ARCH35_KERNEL",
+           "KERNELS", "registry_host_tiling"]
 
 NAME = "elu_grad"
 
@@ -150,7 +151,7 @@ ARCH35_KERNEL = Kernel(ARCH_950, "activation/elu_grad_v2 (arch35)", "EluGradV2Ti
                        "CAST_RINT", walk_check, run, _device_instructions, programs=programs)
 
 
-def _host_tiling(numel, info, attrs, platform):
+def registry_host_tiling(numel, info, attrs, platform):
     """The registry's host tiling on either kernel: ``attrs`` ``(alpha, scale, input_scale, is_result)``, None
     for the defaults."""
     alpha, scale, input_scale, is_result = (1.0, 1.0, 1.0, False) if attrs is None else attrs
@@ -160,6 +161,5 @@ def _host_tiling(numel, info, attrs, platform):
     return host_tiling(numel, info, alpha, scale, input_scale, bool(is_result), platform)
 
 
-ELU_GRAD = register(Operator(NAME, ("aclnnEluBackwardGetWorkspaceSize", "aclnnEluBackward"), "EluGradV2",
-                             {ARCH_A2: elu_grad_a2.A2_KERNEL, ARCH_950: ARCH35_KERNEL}, _host_tiling, inputs=2,
-                             saturation=True))
+#: The kernels by architecture.
+KERNELS = {ARCH_A2: elu_grad_a2.A2_KERNEL, ARCH_950: ARCH35_KERNEL}

@@ -24,16 +24,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import kernel as kernel_pkg
-from ..dtypes import FLOAT32, DTypeInfo, dtype_info
-from ..platform import ARCH_A2, Platform
-from ..program import Program, compiled
-from ..program.form import Attr, V
-from ..spec import a2 as spec_a2
-from ..tiling.findings import finding
-from .elu import float_program
-from .elu_grad_a2_host import BLOCK, CORE_CHUNK, MODES, RECORD_DTYPE, host_tiling
-from .registry import Kernel, OpTiling, WalkCheck
+from ... import kernel as kernel_pkg
+from ...dtypes import FLOAT32, DTypeInfo, dtype_info
+from ...platform import ARCH_A2, Platform
+from ...program import Program, compiled
+from ...program.form import Attr, V
+from ...spec import a2 as spec_a2
+from ...tiling.findings import finding
+from ..elu.kernel import float_program
+from .a2_host import BLOCK, CORE_CHUNK, MODES, RECORD_DTYPE, host_tiling
+from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["RECORD_DTYPE", "MODES", "host_tiling", "core_ranges", "skipped", "program_variant", "programs",
            "walk_check", "run", "A2_KERNEL"]

@@ -21,25 +21,25 @@ file and line, of every fact here.
   has the Inf/NaN overflow mode only.
 
 The op_api's own path (alpha or inputScale not finite: Threshold then Muls)
-and float64 (an AICPU kernel) are host choices: :mod:`.elu_api`.
+and float64 (an AICPU kernel) are host choices: :mod:`.description`.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .. import kernel as kernel_pkg
-from ..dtypes import FLOAT32, DTypeInfo, dtype_info
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..program import Program, Tensor, compiled
-from ..program.form import Attr, Product, V
-from ..spec import arch35 as spec_arch35
-from ..tiling.findings import finding
-from ..tiling.records import checked_record
-from .registry import Kernel, Operator, OpTiling, WalkCheck, register
+from ... import kernel as kernel_pkg
+from ...dtypes import FLOAT32, DTypeInfo, dtype_info
+from ...platform import ARCH_950, ARCH_A2, Platform
+from ...program import Program, Tensor, compiled
+from ...program.form import Attr, Product, V
+from ...spec import arch35 as spec_arch35
+from ...tiling.findings import finding
+from ...tiling.records import checked_record
+from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["NAME", "bits_view", "RECORD_DTYPE", "TILING_KEY", "BUFFER_NUM", "ATTRS", "NO_A2_KERNEL", "EXPM1_THRESHOLD",
            "attributes", "threshold_path", "host_tiling", "walk_fields", "programs", "float_program", "walk_check",
-           "run", "ELU"]
+           "run", "KERNELS"]
 
 NAME = "elu"
 
@@ -206,8 +206,6 @@ def _device_instructions(tiling: OpTiling, itemsize: int) -> tuple:
     return programs("float32" if itemsize == 4 else "float16").instructions()
 
 
-ELU = register(Operator(
-    NAME, ("aclnnEluGetWorkspaceSize", "aclnnElu"), "Elu",
-    {ARCH_950: Kernel(ARCH_950, "activation/elu (arch35)", "EluTilingData", RECORD_DTYPE, "CAST_RINT", walk_check,
-                      run, _device_instructions, programs=programs)},
-    host_tiling, inputs=1, saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}, aicpu_dtypes=("float64",)))
+#: The kernels by architecture (the 950's only).
+KERNELS = {ARCH_950: Kernel(ARCH_950, "activation/elu (arch35)", "EluTilingData", RECORD_DTYPE, "CAST_RINT",
+                            walk_check, run, _device_instructions, programs=programs)}

@@ -1,0 +1,7 @@
+"""Elu (aclnnElu), in one folder: :mod:`.description` (the operator, described once: its faces are generated
+from it) and :mod:`.kernel` (the Ascend 950 kernel's data), whose names are re-exported here."""
+from .kernel import *  # noqa: F401,F403
+from .kernel import __all__ as _kernel_all
+from .description import DESCRIPTION, aicpu_elu, elu_float64
+
+__all__ = [*_kernel_all, "DESCRIPTION", "aicpu_elu", "elu_float64"]
