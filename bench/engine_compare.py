@@ -82,7 +82,7 @@ SPEED_CASES = (("swish_grad", "a2", "float32"), ("swish_grad", "a2", "float16"),
                ("sigmoid", "a2", "bfloat16"), ("silu_grad", "arch35", "float32"), ("elu_grad", "a2", "float32"))
 
 
-def speed(grains, n: int, threads: int, rounds: int = 5):
+def speed(grains, n: int, threads: int, rounds: int = 5, cases=SPEED_CASES):
     import numba
     import numpy as np
 
@@ -95,7 +95,7 @@ def speed(grains, n: int, threads: int, rounds: int = 5):
     platforms = {"a2": sg.REFERENCE_PLATFORM, "arch35": sg.ASCEND950_PLATFORM}
     print(f"{'operator':<12}{'kernel':<8}{'dtype':<10}{'size':>9}{'fused ms':>10}"
           + "".join(f"{'engine/' + str(g):>13}" for g in grains))
-    for op, arch, dtype in SPEED_CASES:
+    for op, arch, dtype in cases:
         bench = OP_BENCHES[op]
         for size in (n, 4096):
             rng = np.random.default_rng(1)
@@ -133,6 +133,7 @@ def main(argv=None):
     s.add_argument("--grains", default="256,512,1024,2048,4096")
     s.add_argument("--n", type=int, default=1 << 22)
     s.add_argument("--threads", type=int, default=2)
+    s.add_argument("--cases", default="", help="operator:kernel:dtype,... (default: all of SPEED_CASES)")
     args = parser.parse_args(argv)
     if args.what == "cold":
         r = cold(args.mode)
@@ -142,7 +143,8 @@ def main(argv=None):
         for op, arch, dtype, t in sorted(r["rows"], key=lambda row: -row[3])[:8]:
             print(f"  {op:<16}{arch:<8}{dtype:<10}{t:8.2f} s")
     else:
-        speed([int(g) for g in args.grains.split(",")], args.n, args.threads)
+        cases = tuple(tuple(c.split(":")) for c in args.cases.split(",")) if args.cases else SPEED_CASES
+        speed([int(g) for g in args.grains.split(",")], args.n, args.threads, cases=cases)
 
 
 if __name__ == "__main__":

@@ -132,3 +132,50 @@ def test_the_machine_compiles_once_for_every_dtype_input_count_and_table():
     # the machine (machine.execute) is compiled inside these, for their one signature each
     assert len(launch.run_bin.signatures) == 1 and len(launch.launch_bins.signatures) == 1
     assert len(launch.build_table.signatures) == 1
+
+
+def test_a_binary_instruction_takes_a_duplicated_scalar_for_either_source():
+    x = np.array([1.0, -2.0, 0.0, np.inf, np.nan, 3e38], dtype=np.float32)
+    k = np.array([4.0, np.inf], dtype=np.float32)
+    with np.errstate(all="ignore"):
+        for mode, k0, want in ((O.SCALAR_SRC0, 0, k[0] - x), (O.SCALAR_SRC1, 0, x - k[0]),
+                               (O.SCALAR_SRC0, 1, k[1] / x)):
+            code = _stream([("SUB" if k0 == 0 else "DIV", 8, [0, 0], mode)])
+            code[0, O.K0] = k0
+            out = np.empty_like(x)
+            run_stream(code, k, None, (x,), out, grain=8, arena_len=16, out_offset=8)
+            assert_bits_equal(out, want.astype(np.float32), f"mode {mode}")
+        # saturation mode: the duplicated scalar saturates as the Duplicate's row would (inf -> FLT_MAX)
+        code = _stream([("MUL", 8, [0, 0], O.SCALAR_SRC0)])
+        code[0, O.K0] = 1
+        out = np.empty_like(x)
+        run_stream(code, k, None, (x,), out, grain=8, arena_len=16, out_offset=8, saturation=True)
+        big = np.float32(np.finfo(np.float32).max)
+        want = np.nan_to_num(big * x, nan=0.0, posinf=big, neginf=-big).astype(np.float32)
+        assert_bits_equal(out, want)
+
+
+def test_a_scalar_operand_mode_is_refused_where_its_instruction_has_none():
+    scalars, tables = np.zeros(1, np.float32), np.zeros((0, 65536), np.float32)
+    check(_stream([("ADD", 8, [0, 0], O.SCALAR_SRC1)]), scalars, tables, 16, 8, 8, 1)
+    for bad in ([("ADD", 8, [0, 0], 3)], [("AND", 8, [0, 0], O.SCALAR_SRC0)], [("MULS", 8, [0], 1)]):
+        with pytest.raises(ValueError, match="mode"):
+            check(_stream(bad), scalars, tables, 16, 8, 8, 1)
+
+
+def test_a_duplicate_read_only_by_binary_instructions_is_folded_into_them():
+    from swishgrad_numba.engine.stream import streams
+    from swishgrad_numba.program.lower import lower
+
+    body = (V.Duplicate("one", Const.of(1.0)), V.Sub("a", "one", "x"), V.Div("b", "a", "one"),
+            V.Duplicate("two", Const.of(2.0)), V.Compare("m", "x", "two", "LT"), V.Select("out", "b", "two", "m"))
+    program = Program("Fold", (Tensor("x"),), Tensor("out"), (Tensor("one"), Tensor("a"), Tensor("b"),
+                      Tensor("two"), Tensor("m", "uint8")), body, ())
+    code = streams(lower(program), 16).main.code
+    names = [O.NAMES[op] for op in code[:, O.OP]]
+    assert names.count("DUPLICATE") == 1      # "one" folded into Sub and Div; "two" (read by Compare) kept
+    assert list(code[names.index("SUB"), [O.MODE]]) == [O.SCALAR_SRC0]
+    assert list(code[names.index("DIV"), [O.MODE]]) == [O.SCALAR_SRC1]
+    x = np.array([0.5, 3.0, -1.0, np.nan, 2.0], dtype=np.float32)
+    got = run_program(program, [x], {})
+    assert_bits_equal(got, interpret(program, {"x": x}, {}, False))
