@@ -24,7 +24,7 @@ from ..program import semantics as S
 from .opcodes import (ABS, ADD, ADDS, AND, AXPY_FUSED, AXPY_UNFUSED, CAST_F16_I8, CAST_I8_F16, CAST_I32_F32,
                       CAST_NONE, CAST_RINT, CAST_ROUND, COMPARE, COMPARE_SCALAR, DIV, DST, DUPLICATE, EXP, K0, K1,
                       LN, LOOKUP, MAX, MAXS, MIN, MINS, MODE, MUL, MUL_DST_ADD, MULS, NEG, OP, OR, RECIPROCAL,
-                      SCALAR_SRC0, SELECT, SELECT_SCALAR, SHIFT_RIGHT, SRC0, SRC1, SRC2, SUB, ULP_SHIFT)
+                      SELECT, SELECT_SCALAR, SHIFT_RIGHT, SRC0, SRC1, SRC2, SUB, ULP_SHIFT)
 
 __all__ = ["execute"]
 
@@ -45,37 +45,15 @@ def _unary(f, ar, d, a, n, sat):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _binary(f, ar, d, a, b, k, mode, n, sat):
-    """A binary instruction; ``mode`` :data:`.opcodes.SCALAR_SRC0` / ``SCALAR_SRC1``: that source is the
-    Duplicate of the scalar ``k`` (the value its row would hold), else both are rows."""
-    if mode == 0:
-        if sat:
-            for i in range(n):
-                j = np.uint64(i)
-                ar[d + j] = f(ar[a + j], ar[b + j], True)
-        else:
-            for i in range(n):
-                j = np.uint64(i)
-                ar[d + j] = f(ar[a + j], ar[b + j], False)
-        return
-    v = S.duplicate(k, sat)
-    if mode == SCALAR_SRC0:
-        if sat:
-            for i in range(n):
-                j = np.uint64(i)
-                ar[d + j] = f(v, ar[b + j], True)
-        else:
-            for i in range(n):
-                j = np.uint64(i)
-                ar[d + j] = f(v, ar[b + j], False)
-    elif sat:
+def _binary(f, ar, d, a, b, n, sat):
+    if sat:
         for i in range(n):
             j = np.uint64(i)
-            ar[d + j] = f(ar[a + j], v, True)
+            ar[d + j] = f(ar[a + j], ar[b + j], True)
     else:
         for i in range(n):
             j = np.uint64(i)
-            ar[d + j] = f(ar[a + j], v, False)
+            ar[d + j] = f(ar[a + j], ar[b + j], False)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -208,7 +186,7 @@ def execute(code, scalars, tables, arena, count, sat):
     """Run the stream ``code`` over ``count`` elements of each of its rows of ``arena``.
 
     Rows are addressed by offset into the one arena, never as views (a view per operand would cost its
-    reference counting, about 100 ns an instruction); the offsets are unsigned, so no index wraps."""
+    reference counting); the offsets are unsigned, so no index wraps."""
     vectorise_full_width()
     n = count
     ar = arena
@@ -221,9 +199,9 @@ def execute(code, scalars, tables, arena, count, sat):
         k = scalars[code[i, K0]]
         mode = code[i, MODE]
         if op == MUL:
-            _binary(S.mul, ar, d, a, b, k, mode, n, sat)
+            _binary(S.mul, ar, d, a, b, n, sat)
         elif op == ADD:
-            _binary(S.add, ar, d, a, b, k, mode, n, sat)
+            _binary(S.add, ar, d, a, b, n, sat)
         elif op == MULS:
             _scalar(S.muls, ar, d, a, k, n, sat)
         elif op == ADDS:
@@ -231,9 +209,9 @@ def execute(code, scalars, tables, arena, count, sat):
         elif op == EXP:
             _exp(ar, d, a, b, n, sat)
         elif op == SUB:
-            _binary(S.sub, ar, d, a, b, k, mode, n, sat)
+            _binary(S.sub, ar, d, a, b, n, sat)
         elif op == DIV:
-            _binary(S.div, ar, d, a, b, k, mode, n, sat)
+            _binary(S.div, ar, d, a, b, n, sat)
         elif op == CAST_NONE:
             _widen(ar, d, a, mode, n)
         elif op == CAST_RINT:
@@ -255,17 +233,17 @@ def execute(code, scalars, tables, arena, count, sat):
         elif op == LN:
             _unary(S.ln, ar, d, a, n, sat)
         elif op == MAX:
-            _binary(S.max_, ar, d, a, b, k, mode, n, sat)
+            _binary(S.max_, ar, d, a, b, n, sat)
         elif op == MIN:
-            _binary(S.min_, ar, d, a, b, k, mode, n, sat)
+            _binary(S.min_, ar, d, a, b, n, sat)
         elif op == MAXS:
             _scalar(S.max_, ar, d, a, k, n, sat)
         elif op == MINS:
             _scalar(S.min_, ar, d, a, k, n, sat)
         elif op == AND:
-            _binary(S.and_, ar, d, a, b, k, 0, n, sat)
+            _binary(S.and_, ar, d, a, b, n, sat)
         elif op == OR:
-            _binary(S.or_, ar, d, a, b, k, 0, n, sat)
+            _binary(S.or_, ar, d, a, b, n, sat)
         elif op == DUPLICATE:
             v = S.duplicate(k, sat)
             for t in range(n):

@@ -64,12 +64,3 @@ CMP_MODES = ("LT", "GT", "EQ", "LE", "GE", "NE")
 
 globals().update(OPCODES)
 __all__ += list(OPCODES)
-
-#: A binary instruction's ``mode`` (0: both sources rows): 1 where its first source is the scalar
-#: ``k0`` duplicated (``src0`` unread), 2 where its second is (``src1`` unread). A Duplicate read only by
-#: such instructions is folded into them (:func:`swishgrad_numba.engine.stream.streams`), so its row is
-#: never written nor read.
-SCALAR_SRC0, SCALAR_SRC1 = 1, 2
-#: The opcodes that take :data:`SCALAR_SRC0` / :data:`SCALAR_SRC1`.
-SCALAR_OPERAND_OPS = frozenset(OPCODES[n] for n in ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN"))
-__all__ += ["SCALAR_SRC0", "SCALAR_SRC1", "SCALAR_OPERAND_OPS"]

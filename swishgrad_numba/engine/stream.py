@@ -180,49 +180,8 @@ def _stream(low: Lowered, steps: tuple, output: int, lookups: dict, grain: int) 
         for v in set(s.srcs):
             if last[v] == t:
                 e.busy.discard(row[v])
-    code = np.array(_fold_duplicates(e.code, row[output] * grain), dtype=np.int64).reshape(-1, O.FIELDS)
+    code = np.array(e.code, dtype=np.int64).reshape(-1, O.FIELDS)
     return Stream(code, max(e.rows, 1), row[output] * grain, grain, tuple(e.scalar_ops))
-
-
-def _reads_writes(ins) -> tuple:
-    """The offsets instruction ``ins`` reads and writes (Exp's second source: its scratch, written)."""
-    op, mode = ins[O.OP], ins[O.MODE]
-    srcs = list(ins[O.SRC0:O.SRC0 + O.SOURCES[op]])
-    if op == O.EXP:
-        return srcs[:1], {ins[O.DST], srcs[1]}
-    if op in O.SCALAR_OPERAND_OPS and mode:   # the folded source is not read
-        del srcs[mode - 1]
-    return srcs, {ins[O.DST]}
-
-
-def _fold_duplicates(code: list, out: int) -> list:
-    """Each Duplicate whose row is read only by binary instructions that take a scalar operand
-    (:data:`.opcodes.SCALAR_OPERAND_OPS`), once each, before the row is written again: folded into them
-    (``mode`` :data:`.opcodes.SCALAR_SRC0` / ``SCALAR_SRC1``, ``k0`` its scalar) and dropped. The same
-    values: the machine gives the operand the Duplicate's value."""
-    drop = set()
-    for i, dup in enumerate(code):
-        if dup[O.OP] != O.DUPLICATE or dup[O.DST] == out:
-            continue
-        row, readers = dup[O.DST], []
-        for j in range(i + 1, len(code)):
-            reads, writes = _reads_writes(code[j])
-            if row in reads:
-                if code[j][O.OP] not in O.SCALAR_OPERAND_OPS or code[j][O.MODE] or reads.count(row) != 1:
-                    readers = None
-                    break
-                readers.append(j)
-            if row in writes:
-                break
-        if not readers:
-            continue
-        for j in readers:
-            at = code[j][O.SRC0:O.SRC0 + 2].index(row)
-            code[j][O.MODE] = (O.SCALAR_SRC0, O.SCALAR_SRC1)[at]
-            code[j][O.K0] = dup[O.K0]
-            code[j][O.SRC0 + at] = 0
-        drop.add(i)
-    return [ins for i, ins in enumerate(code) if i not in drop]
 
 
 def streams(low: Lowered, grain: int) -> Streams:
@@ -274,7 +233,6 @@ def check(code, scalars, tables, arena_len: int, grain: int, out: int, inputs: i
         mode = int(row[O.MODE])
         name = O.NAMES[op]
         allowed = (range(tables.shape[0]) if name == "LOOKUP" else range(len(O.CMP_MODES)) if "COMPARE" in name
-                   else _CODES_16 if name in ("CAST_NONE", "CAST_RINT", "CAST_ROUND")
-                   else (0, O.SCALAR_SRC0, O.SCALAR_SRC1) if op in O.SCALAR_OPERAND_OPS else (0,))
+                   else _CODES_16 if name in ("CAST_NONE", "CAST_RINT", "CAST_ROUND") else (0,))
         if mode not in allowed:
             raise ValueError(f"stream instruction {i} ({name}): mode {mode} is not one of {list(allowed)}")
