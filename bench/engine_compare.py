@@ -4,6 +4,9 @@
                                                        # a fresh process with an empty Numba cache
     python bench/engine_compare.py speed [--grains 256,1024] [--n 4194304] [--threads 2]
                                                        # warm calls: 2^22 and 4,096 elements, both paths
+    python bench/engine_compare.py first engine|fused  # a kernel read from source: its first call, in a
+                                                       # fresh process (this NUMBA_CACHE_DIR, warm); and
+                                                       # warm 4,096-element calls of every operator
 
 ``cold`` runs each combination of :data:`swishgrad_numba.benchmark.family.OP_BENCHES` (operator), kernel
 (the A2's, the 950's) and dtype once at 4,096 elements in one child process whose ``NUMBA_CACHE_DIR`` is
@@ -49,6 +52,54 @@ print(json.dumps({"import": t_import, "rows": rows}))
 """
 
 
+_FIRST = r"""
+import json, sys, time
+from pathlib import Path
+import numpy as np
+import swishgrad_numba as sg
+from swishgrad_numba.benchmark.family import OP_BENCHES
+from swishgrad_numba.ops import get_operator, read_kernel
+kernels = Path(sys.argv[1])
+rows = []
+for folder, dtype in (("a2_swish_back", "float32"), ("dag_swish_toy", "float16"), ("a2_scaled_abs", "bfloat16")):
+    x = np.linspace(-3, 3, 4096).astype(np.float32).astype(sg.bfloat16 if dtype == "bfloat16" else dtype)
+    t = time.perf_counter()
+    op = read_kernel(kernels / folder)
+    t_read = time.perf_counter() - t
+    args = {"a2_swish_back": dict(dy=x, x=x, sconf=1.1), "dag_swish_toy": dict(x=x, beta=0.6),
+            "a2_scaled_abs": dict(x=x, scale=1.3, unusedAttr=7.0)}[folder]
+    t = time.perf_counter()
+    op.run(**args)
+    rows.append((folder, dtype, t_read, time.perf_counter() - t))
+calls = []
+for name, bench in OP_BENCHES.items():
+    if sg.REFERENCE_PLATFORM.architecture not in get_operator(name).kernels:
+        continue
+    for dtype in ("float32", "float16"):
+        x = np.linspace(-3, 3, 4096).astype(dtype)
+        g, out = x[::-1].copy(), np.empty_like(x)
+        bench.emulator(g, x, out, bench.beta, sg.REFERENCE_PLATFORM)
+        best = float("inf")
+        for _ in range(5):
+            t = time.perf_counter()
+            for _ in range(50):
+                bench.emulator(g, x, out, bench.beta, sg.REFERENCE_PLATFORM)
+            best = min(best, (time.perf_counter() - t) / 50)
+        calls.append((name, dtype, best))
+print(json.dumps({"read": rows, "calls": calls}))
+"""
+
+
+def first(mode: str) -> dict:
+    """A kernel read from source, its first call in a fresh process (this ``NUMBA_CACHE_DIR``, the
+    machine already in it); then warm 4,096-element calls of every operator on the A2 kernel."""
+    env = dict(os.environ, SWISHGRAD_ENGINE="1" if mode == "engine" else "0",
+               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-c", _FIRST, str(ROOT / "tests" / "fixtures" / "kernels")], env=env,
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def cold(mode: str) -> dict:
     """First calls in a fresh process with an empty cache, on the engine or the fused passes."""
     with tempfile.TemporaryDirectory(prefix="engine-cold-") as cache:
@@ -82,7 +133,7 @@ SPEED_CASES = (("swish_grad", "a2", "float32"), ("swish_grad", "a2", "float16"),
                ("sigmoid", "a2", "bfloat16"), ("silu_grad", "arch35", "float32"), ("elu_grad", "a2", "float32"))
 
 
-def speed(grains, n: int, threads: int, rounds: int = 5):
+def speed(grains, n: int, threads: int, rounds: int = 5, cases=SPEED_CASES):
     import numba
     import numpy as np
 
@@ -95,7 +146,7 @@ def speed(grains, n: int, threads: int, rounds: int = 5):
     platforms = {"a2": sg.REFERENCE_PLATFORM, "arch35": sg.ASCEND950_PLATFORM}
     print(f"{'operator':<12}{'kernel':<8}{'dtype':<10}{'size':>9}{'fused ms':>10}"
           + "".join(f"{'engine/' + str(g):>13}" for g in grains))
-    for op, arch, dtype in SPEED_CASES:
+    for op, arch, dtype in cases:
         bench = OP_BENCHES[op]
         for size in (n, 4096):
             rng = np.random.default_rng(1)
@@ -129,10 +180,13 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="what", required=True)
     c = sub.add_parser("cold")
     c.add_argument("mode", choices=("engine", "fused"))
+    f = sub.add_parser("first")
+    f.add_argument("mode", choices=("engine", "fused"))
     s = sub.add_parser("speed")
     s.add_argument("--grains", default="256,512,1024,2048,4096")
     s.add_argument("--n", type=int, default=1 << 22)
     s.add_argument("--threads", type=int, default=2)
+    s.add_argument("--cases", default="", help="operator:kernel:dtype,... (default: all of SPEED_CASES)")
     args = parser.parse_args(argv)
     if args.what == "cold":
         r = cold(args.mode)
@@ -141,8 +195,16 @@ def main(argv=None):
               f"process {r['wall']:.1f} s)")
         for op, arch, dtype, t in sorted(r["rows"], key=lambda row: -row[3])[:8]:
             print(f"  {op:<16}{arch:<8}{dtype:<10}{t:8.2f} s")
+    elif args.what == "first":
+        r = first(args.mode)
+        for folder, dtype, t_read, t_call in r["read"]:
+            print(f"{args.mode}: read_kernel {folder:<14}{dtype:<10} read {t_read * 1e3:7.1f} ms, first call "
+                  f"{t_call * 1e3:8.1f} ms")
+        for name, dtype, t in r["calls"]:
+            print(f"{args.mode}: {name:<16}a2 {dtype:<9} 4096 elements {t * 1e6:7.1f} us")
     else:
-        speed([int(g) for g in args.grains.split(",")], args.n, args.threads)
+        cases = tuple(tuple(c.split(":")) for c in args.cases.split(",")) if args.cases else SPEED_CASES
+        speed([int(g) for g in args.grains.split(",")], args.n, args.threads, cases=cases)
 
 
 if __name__ == "__main__":

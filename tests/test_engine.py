@@ -132,3 +132,4 @@ def test_the_machine_compiles_once_for_every_dtype_input_count_and_table():
     # the machine (machine.execute) is compiled inside these, for their one signature each
     assert len(launch.run_bin.signatures) == 1 and len(launch.launch_bins.signatures) == 1
     assert len(launch.build_table.signatures) == 1
+

@@ -1,5 +1,6 @@
 """swishgrad_numba.program: the program form, and the compiler against the interpreter of
-tests/program_interpreter.py, bit for bit, on random well-typed programs."""
+tests/program_interpreter.py, bit for bit, on random well-typed programs. The compiler's fused passes are
+the opt-out path (``SWISHGRAD_ENGINE=0``): these tests run with the engine off."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,10 +8,19 @@ import pytest
 
 from program_interpreter import interpret
 from reference import BF16, SPECIALS, assert_bits_equal
+from swishgrad_numba import engine
 from swishgrad_numba.kernel import walk
 from swishgrad_numba.program import Attr, Call, Const, Instr, Product, Program, Tensor
 from swishgrad_numba.program.form import INSTRUCTIONS, V
 from swishgrad_numba.program.passes import compile_program
+
+
+@pytest.fixture(autouse=True)
+def _fused_passes():
+    """The fused passes, not the engine (tests/test_engine.py runs the same programs on the engine)."""
+    with engine.use(False):
+        yield
+
 
 DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16}
 # Exp three times: its staged fast path and exact redo are the compiler's subtlest code

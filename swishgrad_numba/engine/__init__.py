@@ -8,8 +8,10 @@ the fused passes' schedule of cores and passes (:mod:`.launch`, :mod:`.runner`).
 is computed by its function in :mod:`swishgrad_numba.program.semantics`, so the bits are the fused
 passes' and the interpreter's.
 
-The switch: :func:`enabled` (the environment variable ``SWISHGRAD_ENGINE=1`` at import, or
-:func:`set_enabled` / :func:`use`). While it is on, every launch of a compiled program
+The switch: :func:`enabled`, on by default; the environment variable ``SWISHGRAD_ENGINE=0`` at import
+turns it off for a process (the fused passes of :mod:`swishgrad_numba.program.passes` then run, each
+compiled per operator, kernel, dtype, variant and overflow mode), :func:`set_enabled` / :func:`use` at
+run time. While it is on, every launch of a compiled program
 (:func:`swishgrad_numba.kernel.run_walk`, :func:`swishgrad_numba.kernel.broadcast.run_blocks`) runs on
 the engine, and a compiled program's 16-bit tables are built by the engine's table streams.
 """
@@ -20,9 +22,10 @@ import os
 
 __all__ = ["enabled", "set_enabled", "use", "ENV_VAR"]
 
-#: The environment variable that turns the engine on for a process (``1``) at import.
+#: The environment variable that turns the engine off for a process (``0``) at import; unset, empty or
+#: any other value leaves it on (the default).
 ENV_VAR = "SWISHGRAD_ENGINE"
-_STATE = {"on": os.environ.get(ENV_VAR, "0") not in ("", "0")}
+_STATE = {"on": os.environ.get(ENV_VAR, "1").strip() != "0"}
 
 
 def enabled() -> bool:

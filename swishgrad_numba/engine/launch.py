@@ -23,6 +23,7 @@ from numba import literal_unroll, njit, prange
 
 from ..kernel.walk import register_pass
 from .machine import execute
+from .opcodes import DST, LOOKUP, MODE, OP, SRC0
 
 __all__ = ["EngineParams", "MAX_INPUTS", "launch_bins", "run_bin", "raw_args", "build_table", "run_blocks_of"]
 
@@ -30,20 +31,20 @@ __all__ = ["EngineParams", "MAX_INPUTS", "launch_bins", "run_bin", "raw_args", "
 @njit(cache=True, error_model="numpy", inline="always")
 def _copy_in(arena, at, src, offset, n):
     """CopyIn: ``n`` elements of ``src`` from ``offset`` into the arena from ``at`` (16-bit bits as the
-    numbers they are: exact)."""
-    row = arena[at:at + n]
-    window = src[offset:offset + n]
-    for j in range(n):
-        row[j] = window[j]
+    numbers they are: exact). Offsets, never views: a view costs its reference counting."""
+    at, offset = np.uint64(at), np.uint64(offset)
+    for i in range(n):
+        j = np.uint64(i)
+        arena[at + j] = src[offset + j]
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _copy_out(dst, offset, arena, at, n):
     """CopyOut: the result's row into ``dst`` (a 16-bit result's row holds its bits)."""
-    row = arena[at:at + n]
-    window = dst[offset:offset + n]
-    for j in range(n):
-        window[j] = row[j]
+    at, offset = np.uint64(at), np.uint64(offset)
+    for i in range(n):
+        j = np.uint64(i)
+        dst[offset + j] = arena[at + j]
 
 
 @njit(cache=True, error_model="numpy")
@@ -65,35 +66,36 @@ MAX_INPUTS = 3
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _raw_in(arena, at, raw, wide, offset, n):
-    """CopyIn from a raw (uint8) flat tensor of float32 (``wide``) or 16-bit elements."""
-    if wide:
-        _copy_in(arena, at, raw.view(np.float32), offset, n)
-    else:
-        _copy_in(arena, at, raw.view(np.uint16), offset, n)
+def _lookup_only(code, out_row):
+    """Whether the stream is one LOOKUP of input 0 into the result: a 16-bit program tabulated whole."""
+    return (code.shape[0] == 1 and code[0, OP] == LOOKUP and code[0, SRC0] == 0 and code[0, DST] == out_row)
 
 
 @njit(cache=True, error_model="numpy")
-def _flat_blocks(code, scalars, tables, ins, inputs, wide, offset, out, count, arena, grain, out_row, sat):
-    """A pass of ``count`` elements from ``offset`` of the raw flat tensors: :func:`run_blocks_of`'s
-    blocks, one compiled function for every dtype and input count."""
+def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, grain, out_row, sat):
+    """A pass of ``count`` elements from ``offset`` of the flat tensors ``ins`` (a tuple of one array
+    type) into ``out``: :func:`run_blocks_of`'s blocks. A stream of one LOOKUP of input 0 into the
+    result reads its table at the input's bits, straight into ``out`` (the same values as its blocks:
+    the bits' number indexes the table, the entry's number is stored)."""
+    if _lookup_only(code, out_row):
+        table = tables[code[0, MODE]]
+        src = ins[0]
+        base = np.uint64(offset)
+        for i in range(count):
+            j = base + np.uint64(i)
+            out[j] = table[np.int64(src[j]) & 0xFFFF]
+        return
     for b0 in range(0, count, grain):
         n = min(grain, count - b0)
         for k in range(inputs):
-            _raw_in(arena, k * grain, ins[k], wide, offset + b0, n)
+            _copy_in(arena, k * grain, ins[k], offset + b0, n)
         execute(code, scalars, tables, arena, n, sat)
-        if wide:
-            _copy_out(out.view(np.float32), offset + b0, arena, out_row, n)
-        else:
-            _copy_out(out.view(np.uint16), offset + b0, arena, out_row, n)
+        _copy_out(out, offset + b0, arena, out_row, n)
 
 
 @njit(cache=True, error_model="numpy")
-def run_bin(code, scalars, tables, ins, inputs, wide, out, numel, pieces, first, stop, grain, arena_len, out_row,
-            sat):
-    """The cores' passes of ``pieces[first:stop]`` on the calling thread with one arena: ``ins`` a tuple
-    of :data:`MAX_INPUTS` raw (uint8) flat tensors of ``numel`` elements (the first ``inputs`` read),
-    float32 where ``wide``, else 16-bit; ``out`` likewise."""
+def _run_pieces(code, scalars, tables, ins, inputs, out, numel, pieces, first, stop, grain, arena_len, out_row,
+                sat):
     arena = np.empty(arena_len, dtype=np.float32)
     for k in range(first, stop):
         pc = pieces[k]
@@ -108,8 +110,23 @@ def run_bin(code, scalars, tables, ins, inputs, wide, out, numel, pieces, first,
                 length = pc.pass_len if p < pc.passes - 1 else pc.last_len
                 valid = min(length, numel - offset)
                 if valid > 0:
-                    _flat_blocks(code, scalars, tables, ins, inputs, wide, offset, out, valid, arena, grain,
-                                 out_row, sat)
+                    _flat_pass(code, scalars, tables, ins, inputs, offset, out, valid, arena, grain, out_row, sat)
+
+
+@njit(cache=True, error_model="numpy")
+def run_bin(code, scalars, tables, ins, inputs, wide, out, numel, pieces, first, stop, grain, arena_len, out_row,
+            sat):
+    """The cores' passes of ``pieces[first:stop]`` on the calling thread with one arena: ``ins`` a tuple
+    of :data:`MAX_INPUTS` raw (uint8) flat tensors of ``numel`` elements (the first ``inputs`` read),
+    float32 where ``wide``, else 16-bit; ``out`` likewise. The typed views are made once per launch."""
+    if wide:
+        typed = (ins[0].view(np.float32), ins[1].view(np.float32), ins[2].view(np.float32))
+        _run_pieces(code, scalars, tables, typed, inputs, out.view(np.float32), numel, pieces, first, stop, grain,
+                    arena_len, out_row, sat)
+    else:
+        typed16 = (ins[0].view(np.uint16), ins[1].view(np.uint16), ins[2].view(np.uint16))
+        _run_pieces(code, scalars, tables, typed16, inputs, out.view(np.uint16), numel, pieces, first, stop,
+                    grain, arena_len, out_row, sat)
 
 
 @njit(parallel=True, cache=True, error_model="numpy")

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from ..dtypes import FLOAT16
+from ..intrinsics import vectorise_full_width
 from ..kernel.envelope import ulp_shift
 from ..kernel.exp import clamp_exp_arg, exact_exp_flags, exact_exp_mark, exp_fast, no_exact_flags, redo_marked
 from ..program import semantics as S
@@ -32,242 +33,265 @@ _ONE = np.float32(1.0)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _unary(f, d, a, n, sat):
+def _unary(f, ar, d, a, n, sat):
     if sat:
-        for j in range(n):
-            d[j] = f(a[j], True)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = f(ar[a + j], True)
     else:
-        for j in range(n):
-            d[j] = f(a[j], False)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = f(ar[a + j], False)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _binary(f, d, a, b, n, sat):
+def _binary(f, ar, d, a, b, n, sat):
     if sat:
-        for j in range(n):
-            d[j] = f(a[j], b[j], True)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = f(ar[a + j], ar[b + j], True)
     else:
-        for j in range(n):
-            d[j] = f(a[j], b[j], False)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = f(ar[a + j], ar[b + j], False)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _scalar(f, d, a, k, n, sat):
+def _scalar(f, ar, d, a, k, n, sat):
     if sat:
-        for j in range(n):
-            d[j] = f(a[j], k, True)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = f(ar[a + j], k, True)
     else:
-        for j in range(n):
-            d[j] = f(a[j], k, False)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = f(ar[a + j], k, False)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _ternary(f, d, a, b, c, n, sat):
+def _ternary(f, ar, d, a, b, c, n, sat):
     if sat:
-        for j in range(n):
-            d[j] = f(a[j], b[j], c[j], True)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = f(ar[a + j], ar[b + j], ar[c + j], True)
     else:
-        for j in range(n):
-            d[j] = f(a[j], b[j], c[j], False)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = f(ar[a + j], ar[b + j], ar[c + j], False)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _axpy(f, d, a, b, k, n, sat):
+def _axpy(f, ar, d, a, b, k, n, sat):
     if sat:
-        for j in range(n):
-            d[j] = f(a[j], b[j], k, True)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = f(ar[a + j], ar[b + j], k, True)
     else:
-        for j in range(n):
-            d[j] = f(a[j], b[j], k, False)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = f(ar[a + j], ar[b + j], k, False)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _compare(f, d, a, b, n):
-    for j in range(n):
-        d[j] = np.float32(f(a[j], b[j], False))   # a mask never saturates
+def _compare(f, ar, d, a, b, k, n, scalar):
+    """A mask row (0 or 1): ``src0 <mode> src1``, ``src1`` the scalar ``k`` where ``scalar`` (a mask
+    never saturates)."""
+    if scalar:
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = np.float32(f(ar[a + j], k, False))
+    else:
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = np.float32(f(ar[a + j], ar[b + j], False))
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _compare_scalar(f, d, a, k, n):
-    for j in range(n):
-        d[j] = np.float32(f(a[j], k, False))
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _compare_by_mode(mode, d, a, b, n):
+def _compare_by_mode(mode, ar, d, a, b, k, n, scalar):
+    """COMPARE (``scalar`` false) and COMPARE_SCALAR: the comparison of ``mode`` (:data:`.opcodes.CMP_MODES`)."""
     if mode == 0:
-        _compare(S.compare_lt, d, a, b, n)
+        _compare(S.compare_lt, ar, d, a, b, k, n, scalar)
     elif mode == 1:
-        _compare(S.compare_gt, d, a, b, n)
+        _compare(S.compare_gt, ar, d, a, b, k, n, scalar)
     elif mode == 2:
-        _compare(S.compare_eq, d, a, b, n)
+        _compare(S.compare_eq, ar, d, a, b, k, n, scalar)
     elif mode == 3:
-        _compare(S.compare_le, d, a, b, n)
+        _compare(S.compare_le, ar, d, a, b, k, n, scalar)
     elif mode == 4:
-        _compare(S.compare_ge, d, a, b, n)
+        _compare(S.compare_ge, ar, d, a, b, k, n, scalar)
     else:
-        _compare(S.compare_ne, d, a, b, n)
+        _compare(S.compare_ne, ar, d, a, b, k, n, scalar)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _compare_scalar_by_mode(mode, d, a, k, n):
-    if mode == 0:
-        _compare_scalar(S.compare_lt, d, a, k, n)
-    elif mode == 1:
-        _compare_scalar(S.compare_gt, d, a, k, n)
-    elif mode == 2:
-        _compare_scalar(S.compare_eq, d, a, k, n)
-    elif mode == 3:
-        _compare_scalar(S.compare_le, d, a, k, n)
-    elif mode == 4:
-        _compare_scalar(S.compare_ge, d, a, k, n)
-    else:
-        _compare_scalar(S.compare_ne, d, a, k, n)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _exp(d, a, marks, n, sat):
-    """Exp over the block: the fast path, then the exact redo of the flagged elements only."""
+def _exp(ar, d, a, m, n, sat):
+    """Exp over the block: the fast path, then the exact redo of the flagged elements only (marks in
+    the row at ``m``)."""
     key_min, sub_min = no_exact_flags()
-    for j in range(n):
-        e, key, sub = exp_fast(clamp_exp_arg(a[j]))
+    for i in range(n):
+        j = np.uint64(i)
+        e, key, sub = exp_fast(clamp_exp_arg(ar[a + j]))
         key_min = min(key_min, key)
         sub_min = min(sub_min, sub)
-        d[j] = np.float32(e)
+        ar[d + j] = np.float32(e)
     if exact_exp_flags(key_min, sub_min):
-        for j in range(n):
-            marks[j] = exact_exp_mark(clamp_exp_arg(a[j]))
-        redo_marked(d, a, _ONE, marks, 0, n)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[m + j] = exact_exp_mark(clamp_exp_arg(ar[a + j]))
+        un = np.uint64(n)
+        redo_marked(ar[d:d + un], ar[a:a + un], _ONE, ar[m:m + un], 0, n)
     if sat:
-        for j in range(n):
-            d[j] = S.saturate(d[j], True)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = S.saturate(ar[d + j], True)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _narrow(f, d, a, code, n, sat):
+def _narrow(f, ar, d, a, code, n, sat):
     """A narrowing Cast's 16-bit bits, kept as the number they are."""
     if code == _F16:
         if sat:
-            for j in range(n):
-                d[j] = np.float32(f(a[j], _F16, True))
+            for i in range(n):
+                j = np.uint64(i)
+                ar[d + j] = np.float32(f(ar[a + j], _F16, True))
         else:
-            for j in range(n):
-                d[j] = np.float32(f(a[j], _F16, False))
+            for i in range(n):
+                j = np.uint64(i)
+                ar[d + j] = np.float32(f(ar[a + j], _F16, False))
     else:
         if sat:
-            for j in range(n):
-                d[j] = np.float32(f(a[j], code, True))
+            for i in range(n):
+                j = np.uint64(i)
+                ar[d + j] = np.float32(f(ar[a + j], code, True))
         else:
-            for j in range(n):
-                d[j] = np.float32(f(a[j], code, False))
+            for i in range(n):
+                j = np.uint64(i)
+                ar[d + j] = np.float32(f(ar[a + j], code, False))
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _widen(d, a, code, n):
+def _widen(ar, d, a, code, n):
     if code == _F16:
-        for j in range(n):
-            d[j] = S.cast_none(np.uint16(a[j]), _F16)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = S.cast_none(np.uint16(ar[a + j]), _F16)
     else:
-        for j in range(n):
-            d[j] = S.cast_none(np.uint16(a[j]), code)
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = S.cast_none(np.uint16(ar[a + j]), code)
 
 
 @njit(cache=True, error_model="numpy")
 def execute(code, scalars, tables, arena, count, sat):
-    """Run the stream ``code`` over ``count`` elements of each of its rows of ``arena``."""
+    """Run the stream ``code`` over ``count`` elements of each of its rows of ``arena``.
+
+    Rows are addressed by offset into the one arena, never as views (a view per operand would cost its
+    reference counting); the offsets are unsigned, so no index wraps."""
+    vectorise_full_width()
     n = count
+    ar = arena
     for i in range(code.shape[0]):
         op = code[i, OP]
-        d = arena[code[i, DST]:code[i, DST] + n]
-        a = arena[code[i, SRC0]:code[i, SRC0] + n]
-        b = arena[code[i, SRC1]:code[i, SRC1] + n]
-        c = arena[code[i, SRC2]:code[i, SRC2] + n]
+        d = np.uint64(code[i, DST])
+        a = np.uint64(code[i, SRC0])
+        b = np.uint64(code[i, SRC1])
+        c = np.uint64(code[i, SRC2])
         k = scalars[code[i, K0]]
         mode = code[i, MODE]
         if op == MUL:
-            _binary(S.mul, d, a, b, n, sat)
+            _binary(S.mul, ar, d, a, b, n, sat)
         elif op == ADD:
-            _binary(S.add, d, a, b, n, sat)
+            _binary(S.add, ar, d, a, b, n, sat)
         elif op == MULS:
-            _scalar(S.muls, d, a, k, n, sat)
+            _scalar(S.muls, ar, d, a, k, n, sat)
         elif op == ADDS:
-            _scalar(S.adds, d, a, k, n, sat)
+            _scalar(S.adds, ar, d, a, k, n, sat)
         elif op == EXP:
-            _exp(d, a, b, n, sat)
+            _exp(ar, d, a, b, n, sat)
         elif op == SUB:
-            _binary(S.sub, d, a, b, n, sat)
+            _binary(S.sub, ar, d, a, b, n, sat)
         elif op == DIV:
-            _binary(S.div, d, a, b, n, sat)
+            _binary(S.div, ar, d, a, b, n, sat)
         elif op == CAST_NONE:
-            _widen(d, a, mode, n)
+            _widen(ar, d, a, mode, n)
         elif op == CAST_RINT:
-            _narrow(S.cast_rint, d, a, mode, n, sat)
+            _narrow(S.cast_rint, ar, d, a, mode, n, sat)
         elif op == LOOKUP:
-            for j in range(n):
-                d[j] = tables[mode, np.int64(a[j]) & 0xFFFF]
+            for t in range(n):
+                j = np.uint64(t)
+                ar[d + j] = tables[mode, np.int64(ar[a + j]) & 0xFFFF]
         elif op == MUL_DST_ADD:
-            _ternary(S.mul_dst_add, d, a, b, c, n, sat)
+            _ternary(S.mul_dst_add, ar, d, a, b, c, n, sat)
         elif op == AXPY_FUSED:
-            _axpy(S.axpy_fused, d, a, b, k, n, sat)
+            _axpy(S.axpy_fused, ar, d, a, b, k, n, sat)
         elif op == RECIPROCAL:
-            _unary(S.reciprocal, d, a, n, sat)
+            _unary(S.reciprocal, ar, d, a, n, sat)
         elif op == NEG:
-            _unary(S.neg, d, a, n, sat)
+            _unary(S.neg, ar, d, a, n, sat)
         elif op == ABS:
-            _unary(S.abs_, d, a, n, sat)
+            _unary(S.abs_, ar, d, a, n, sat)
         elif op == LN:
-            _unary(S.ln, d, a, n, sat)
+            _unary(S.ln, ar, d, a, n, sat)
         elif op == MAX:
-            _binary(S.max_, d, a, b, n, sat)
+            _binary(S.max_, ar, d, a, b, n, sat)
         elif op == MIN:
-            _binary(S.min_, d, a, b, n, sat)
+            _binary(S.min_, ar, d, a, b, n, sat)
         elif op == MAXS:
-            _scalar(S.max_, d, a, k, n, sat)
+            _scalar(S.max_, ar, d, a, k, n, sat)
         elif op == MINS:
-            _scalar(S.min_, d, a, k, n, sat)
+            _scalar(S.min_, ar, d, a, k, n, sat)
         elif op == AND:
-            _binary(S.and_, d, a, b, n, sat)
+            _binary(S.and_, ar, d, a, b, n, sat)
         elif op == OR:
-            _binary(S.or_, d, a, b, n, sat)
+            _binary(S.or_, ar, d, a, b, n, sat)
         elif op == DUPLICATE:
             v = S.duplicate(k, sat)
-            for j in range(n):
-                d[j] = v
+            for t in range(n):
+                ar[d + np.uint64(t)] = v
         elif op == AXPY_UNFUSED:
-            _axpy(S.axpy_unfused, d, a, b, k, n, sat)
+            _axpy(S.axpy_unfused, ar, d, a, b, k, n, sat)
         elif op == COMPARE:
-            _compare_by_mode(mode, d, a, b, n)
+            _compare_by_mode(mode, ar, d, a, b, k, n, False)
         elif op == COMPARE_SCALAR:
-            _compare_scalar_by_mode(mode, d, a, k, n)
+            _compare_by_mode(mode, ar, d, a, b, k, n, True)
         elif op == SELECT:
             if sat:
-                for j in range(n):
-                    d[j] = S.select(a[j], b[j], np.uint8(c[j]), True)
+                for t in range(n):
+                    j = np.uint64(t)
+                    ar[d + j] = S.select(ar[a + j], ar[b + j], np.uint8(ar[c + j]), True)
             else:
-                for j in range(n):
-                    d[j] = S.select(a[j], b[j], np.uint8(c[j]), False)
+                for t in range(n):
+                    j = np.uint64(t)
+                    ar[d + j] = S.select(ar[a + j], ar[b + j], np.uint8(ar[c + j]), False)
         elif op == SELECT_SCALAR:
             if sat:
-                for j in range(n):
-                    d[j] = S.select_scalar(a[j], np.uint8(b[j]), k, True)
+                for t in range(n):
+                    j = np.uint64(t)
+                    ar[d + j] = S.select_scalar(ar[a + j], np.uint8(ar[b + j]), k, True)
             else:
-                for j in range(n):
-                    d[j] = S.select_scalar(a[j], np.uint8(b[j]), k, False)
+                for t in range(n):
+                    j = np.uint64(t)
+                    ar[d + j] = S.select_scalar(ar[a + j], np.uint8(ar[b + j]), k, False)
         elif op == CAST_ROUND:
-            _narrow(S.cast_round, d, a, mode, n, sat)
+            _narrow(S.cast_round, ar, d, a, mode, n, sat)
         elif op == SHIFT_RIGHT:
-            for j in range(n):
-                d[j] = np.int32(S.shift_right(a[j], k, False)).view(np.float32)
+            for t in range(n):
+                j = np.uint64(t)
+                ar[d + j] = np.int32(S.shift_right(ar[a + j], k, False)).view(np.float32)
         elif op == CAST_I32_F32:
-            for j in range(n):
-                d[j] = S.cast_i32_f32(np.float32(a[j]).view(np.int32))
+            for t in range(n):
+                j = np.uint64(t)
+                ar[d + j] = S.cast_i32_f32(np.float32(ar[a + j]).view(np.int32))
         elif op == CAST_F16_I8:
-            for j in range(n):
-                d[j] = np.float32(S.cast_f16_i8(np.uint16(a[j])))
+            for t in range(n):
+                j = np.uint64(t)
+                ar[d + j] = np.float32(S.cast_f16_i8(np.uint16(ar[a + j])))
         elif op == CAST_I8_F16:
-            for j in range(n):
-                d[j] = np.float32(S.cast_i8_f16(np.int8(a[j])))
+            for t in range(n):
+                j = np.uint64(t)
+                ar[d + j] = np.float32(S.cast_i8_f16(np.int8(ar[a + j])))
         elif op == ULP_SHIFT:
             k1 = scalars[code[i, K1]]
-            for j in range(n):
-                d[j] = ulp_shift(a[j], k, k1)
+            for t in range(n):
+                j = np.uint64(t)
+                ar[d + j] = ulp_shift(ar[a + j], k, k1)

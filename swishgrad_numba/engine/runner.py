@@ -27,6 +27,8 @@ __all__ = ["DEFAULT_GRAIN", "Prepared", "prepare", "run_program", "run_stream"]
 DEFAULT_GRAIN = 1024
 
 _TABLES = kernel.TableCache(size=32)
+#: Attribute values whose launch arguments a :class:`Prepared` keeps.
+_ARGS_KEPT = 16
 _KEYS = itertools.count()
 
 
@@ -59,6 +61,19 @@ class Prepared:
         n_tables = len(s.tables)
         self.main = _checked(s.main, len(s.main.scalar_ops), n_tables, s.inputs)
         self.tables = tuple((_checked(t, len(t.scalar_ops), 0, s.inputs), inp) for t, inp in s.tables)
+        self._args: dict = {}
+
+    def launch_args(self, attrs) -> tuple:
+        """``(scalars, tables)`` of the main stream for these attribute values, read-only, kept per
+        values (a call of a few thousand elements would otherwise spend much of its time making them)."""
+        values = self._attr_values(attrs)
+        key = tuple(int(v.view(np.uint32)) for v in values.values())
+        got = self._args.get(key)
+        if got is None:
+            if len(self._args) >= _ARGS_KEPT:
+                self._args.clear()
+            got = self._args[key] = (frozen(self.main.scalars(values)), self.table_array(attrs))
+        return got
 
     def _attr_values(self, attrs) -> dict:
         return {a: np.float32(attrs[a]) for a in self.attrs}
@@ -86,22 +101,23 @@ class Prepared:
         if len(ins) != self.inputs:
             raise ValueError(f"{self.lowered.program.name} takes {self.inputs} inputs, got {len(ins)}")
         m = self.main
-        scalars = frozen(m.scalars(self._attr_values(attrs)))
-        tables = self.table_array(attrs)
+        scalars, tables = self.launch_args(attrs)
         raw, inputs, wide, raw_out, numel = launch.raw_args(ins, out)
+        # read-only, as some plans come (cached): one type of every argument, so one compile
+        pieces, bins = frozen(launch_plan.pieces), frozen(launch_plan.bins)
         with runtime.launch_guard():
-            if len(launch_plan.bins) <= 2:
-                launch.run_bin(m.code, scalars, tables, raw, inputs, wide, raw_out, numel, launch_plan.pieces, 0,
-                               len(launch_plan.pieces), m.grain, m.arena_len, m.out, self.sat)
+            if len(bins) <= 2:
+                launch.run_bin(m.code, scalars, tables, raw, inputs, wide, raw_out, numel, pieces, 0, len(pieces),
+                               m.grain, m.arena_len, m.out, self.sat)
             else:
-                launch.launch_bins(m.code, scalars, tables, raw, inputs, wide, raw_out, numel, launch_plan.pieces,
-                                   launch_plan.bins, m.grain, m.arena_len, m.out, self.sat)
+                launch.launch_bins(m.code, scalars, tables, raw, inputs, wide, raw_out, numel, pieces, bins, m.grain,
+                                   m.arena_len, m.out, self.sat)
 
     def engine_params(self, attrs) -> launch.EngineParams:
         """The broadcast walk's pass parameters (:class:`.launch.EngineParams`) for these attributes."""
         m = self.main
-        scalars = frozen(m.scalars(self._attr_values(attrs)))
-        return launch.EngineParams(m.code, scalars, self.table_array(attrs), m.grain, m.arena_len, m.out, self.sat)
+        scalars, tables = self.launch_args(attrs)
+        return launch.EngineParams(m.code, scalars, tables, m.grain, m.arena_len, m.out, self.sat)
 
 
 def prepare(compiled, grain: int | None = None) -> Prepared:
@@ -143,7 +159,7 @@ def run_stream(code, scalars, tables, ins: tuple, out: np.ndarray, grain: int, a
     n = out.shape[0]
     if any(a.shape != out.shape for a in ins):
         raise ValueError("ins and out must be flat arrays of one length")
-    pieces = np.array([(0, 1, 0, 1, n, n)], dtype=PIECE_DTYPE)
+    pieces = frozen(np.array([(0, 1, 0, 1, n, n)], dtype=PIECE_DTYPE))
     raw, inputs, wide, raw_out, numel = launch.raw_args(tuple(ins), out)
     with runtime.launch_guard():
         launch.run_bin(code, scalars, tables, raw, inputs, wide, raw_out, numel, pieces, 0, 1, grain, arena_len,
