@@ -67,3 +67,7 @@ __all__ += ["hardswish", "hardswish_backward"]
 from .ops.mish.api import mish, mish_backward  # noqa: E402  (issue 41)
 
 __all__ += ["mish", "mish_backward"]
+from .ops.rms_norm.api import rms_norm  # noqa: E402  (issue 42)
+from .ops.swi_glu.api import swiglu, swiglu_backward  # noqa: E402  (issue 41)
+
+__all__ += ["rms_norm", "swiglu", "swiglu_backward"]

@@ -57,7 +57,7 @@ def flat_loop(grad, x, out, beta, chunk: int = FLAT_CHUNK, platform=None):
     beta32 = to_float32(beta, argname="beta")
     from ..program import compiled   # the compiled programs import the operators
 
-    params = compiled("swish_grad", (platform or REFERENCE_PLATFORM).architecture, info.name).params(beta=beta32)
+    params = compiled("swish_grad", (platform or REFERENCE_PLATFORM).architecture, info.name).fused_params(beta=beta32)
     raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
     with runtime.launch_guard():
         flat.flat_launch(params, raw(grad), raw(x), raw(out), chunk)

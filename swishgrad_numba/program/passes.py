@@ -129,10 +129,17 @@ class Compiled:
         return {"float32": np.float32, MASK_DTYPE: np.uint8, "int32": np.int32, "int8": np.int8}.get(dtype, np.uint16)
 
     def params(self, **attrs) -> NamedTuple:
-        """The launch parameters for these attribute values (float32), tables built or found."""
-        values = [np.float32(attrs[a]) for a in self.program.attrs]
-        if engine.enabled():   # the engine builds its own tables from the attributes (engine.runner)
+        """The launch parameters for these attribute values (float32): tables built or found for the fused
+        pass, none while the engine is on (it builds its own from the attributes, engine.runner)."""
+        if engine.enabled():
+            values = [np.float32(attrs[a]) for a in self.program.attrs]
             return self.params_class(*values, *(_NO_TABLE,) * len(self.table_classes))
+        return self.fused_params(**attrs)
+
+    def fused_params(self, **attrs) -> NamedTuple:
+        """The fused pass's launch parameters, its 16-bit tables built or found, whether the engine is on or
+        not (the benchmark's flat loop calls the pass function itself)."""
+        values = [np.float32(attrs[a]) for a in self.program.attrs]
         tables = []
         for i, cls in enumerate(self.table_classes):
             key = (self.key, i, tuple(int(v.view(np.uint32)) for v in values))

@@ -8,12 +8,11 @@ Ascend 950's (:mod:`.kernel_950` full_load, :mod:`.kernel_950_split`).
 """
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
 from ...arguments import check_array, check_out_like
-from ...dtypes import dtype_info
+from ...dtypes import dtype_info, to_float32
 from ...engine.opcodes import REDUCE_ORDERS
 from ...platform import Platform
 from .host_a2 import A2Tiling, a2_tiling
@@ -44,9 +43,7 @@ def check_inputs(x, gamma, epsilon) -> np.float32:
         raise ValueError(f"gamma's shape {gamma.shape} must be the last {gamma.ndim} axes of x's {x.shape}")
     if 0 in gamma.shape:
         raise ValueError("gamma must not be empty")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
-        raise TypeError(f"epsilon must be a real number, got {type(epsilon).__name__}")
-    eps = np.float32(epsilon)
+    eps = to_float32(epsilon, argname="epsilon")   # the one attribute rule (a bool is 1.0 / 0.0)
     if not eps >= 0:
         raise ValueError(f"epsilon must be >= 0 (the host refuses less), got {epsilon}")
     return eps
