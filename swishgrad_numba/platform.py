@@ -5,7 +5,7 @@ import numbers
 import re
 from dataclasses import dataclass
 
-__all__ = ["Platform", "REFERENCE_PLATFORM", "ASCEND950_PLATFORM", "BF16_SOC_VERSIONS", "SOC_VERSIONS",
+__all__ = ["Platform", "unmodelled_soc", "modelled_platform", "REFERENCE_PLATFORM", "ASCEND950_PLATFORM", "BF16_SOC_VERSIONS", "SOC_VERSIONS",
            "ARCH_A2", "ARCH_950", "OVERFLOW_MODES", "AXPY_ROUNDINGS", "soc_family_of"]
 
 #: CANN's ``op::SocVersion`` enum (opbase ``include/nnopbase/opdev/platform.h``) as family names, in enum order:
@@ -200,3 +200,27 @@ REFERENCE_PLATFORM = Platform()
 
 #: An Ascend 950: 64 vector cores with 253,952 usable bytes of UB each (model section 9).
 ASCEND950_PLATFORM = Platform(soc_version="ascend950")
+
+
+def unmodelled_soc(platform: Platform, kernel: str, socs) -> str | None:
+    """Why ``kernel`` (an operator's kernel modelled on the SoC families ``socs`` only) is not modelled on
+    ``platform``, or None."""
+    if platform.soc_family not in socs:
+        return (f"the {kernel} kernel of SoC {platform.soc_family!r} is not modelled (modelled: "
+                f"{', '.join(socs)})")
+    return None
+
+
+def modelled_platform(platform, name: str, kernel: str, socs) -> Platform:
+    """``platform`` (the default when None) checked for a function ``name`` whose ``kernel`` is modelled on
+    ``socs`` and in the Inf/NaN overflow mode only."""
+    if platform is None:
+        return Platform()
+    if not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    why = unmodelled_soc(platform, kernel, socs)
+    if why:
+        raise NotImplementedError(f"{name}: {why}")
+    if platform.overflow_mode != "infnan":
+        raise NotImplementedError(f"{name}: only the Inf/NaN overflow mode is modelled")
+    return platform

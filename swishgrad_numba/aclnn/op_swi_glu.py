@@ -47,6 +47,20 @@ class aclSwiGluExecutor:
     used: bool = False
 
 
+def _split_axis(xs: tuple, dim):
+    """x's rank and ``dim`` as both phases check them: the axis split into halves, or why not (a message)."""
+    if not 1 <= len(xs) <= MAX_DIM:
+        return f"x has {len(xs)} dims; it must have 1 to {MAX_DIM}"
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        return f"dim must be an int64, got {type(dim).__name__}"
+    if not -len(xs) <= int(dim) < len(xs):
+        return f"dim {int(dim)} must lie in [{-len(xs)}, {len(xs) - 1}] for x {xs}"
+    d = int(dim) % len(xs)
+    if xs[d] % 2:
+        return f"x {xs} must have an even length at dim {int(dim)} (split into halves)"
+    return d
+
+
 def _phase_one(x, dim, out, platform: Platform):
     for name, tensor in (("x", x), ("out", out)):
         bad = live_tensor(tensor, name)
@@ -59,15 +73,9 @@ def _phase_one(x, dim, out, platform: Platform):
         return ACLNN_ERR_PARAM_INVALID, (f"dtype of out is {_dtype_name(out.data_type)}; it must be x's "
                                          f"({_dtype_name(x.data_type)})")
     xs, os_ = tuple(x.view_shape), tuple(out.view_shape)
-    if not 1 <= len(xs) <= MAX_DIM:
-        return ACLNN_ERR_PARAM_INVALID, f"x has {len(xs)} dims; it must have 1 to {MAX_DIM}"
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-        return ACLNN_ERR_PARAM_INVALID, f"dim must be an int64, got {type(dim).__name__}"
-    if not -len(xs) <= int(dim) < len(xs):
-        return ACLNN_ERR_PARAM_INVALID, f"dim {int(dim)} must lie in [{-len(xs)}, {len(xs) - 1}] for x {xs}"
-    d = int(dim) % len(xs)
-    if xs[d] % 2:
-        return ACLNN_ERR_PARAM_INVALID, f"x {xs} must have an even length at dim {int(dim)} (split into halves)"
+    d = _split_axis(xs, dim)
+    if isinstance(d, str):
+        return ACLNN_ERR_PARAM_INVALID, d
     if os_ != out_shape(xs, d):
         return ACLNN_ERR_PARAM_INVALID, f"shape of out {os_} must be x's {xs} with dim {int(dim)} halved"
     bad = _check_emulator_storage((("x", x), ("out", out)), out, "out")
@@ -130,15 +138,9 @@ def _grad_phase_one(y_grad, x, dim, out, platform: Platform):
         if tensor.data_type != x.data_type:
             return ACLNN_ERR_PARAM_INVALID, f"dtype of {name} is {_dtype_name(tensor.data_type)}; it must be x's"
     xs, gs, os_ = tuple(x.view_shape), tuple(y_grad.view_shape), tuple(out.view_shape)
-    if not 1 <= len(xs) <= MAX_DIM:
-        return ACLNN_ERR_PARAM_INVALID, f"x has {len(xs)} dims; it must have 1 to {MAX_DIM}"
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-        return ACLNN_ERR_PARAM_INVALID, f"dim must be an int64, got {type(dim).__name__}"
-    if not -len(xs) <= int(dim) < len(xs):
-        return ACLNN_ERR_PARAM_INVALID, f"dim {int(dim)} must lie in [{-len(xs)}, {len(xs) - 1}] for x {xs}"
-    d = int(dim) % len(xs)
-    if xs[d] % 2:
-        return ACLNN_ERR_PARAM_INVALID, f"x {xs} must have an even length at dim {int(dim)} (split into halves)"
+    d = _split_axis(xs, dim)
+    if isinstance(d, str):
+        return ACLNN_ERR_PARAM_INVALID, d
     if gs != out_shape(xs, d):
         return ACLNN_ERR_PARAM_INVALID, f"shape of yGrad {gs} must be x's {xs} with dim {int(dim)} halved"
     if os_ != xs:

@@ -20,7 +20,7 @@ Read against asc-devkit's pages (docs/model.md, "RmsNorm"):
 - ``Mula(dst, src0, src1)`` (the 950's multiply-add, R_MULA): ``src0 * src1 + dst``; rounded once by
   default (:func:`fused_mul_add`, asc-devkit's MulAddDst page), or the product first (an option).
 
-Numba emits no FMA without fastmath, so every ``+`` here is one binary32 rounding.
+Numba contracts no ``a * b + c`` into an FMA unless asked, so every ``+`` here is one binary32 rounding.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ import numpy as np
 from ...arguments import check_array, check_out_like
 from ...dtypes import dtype_info, to_float32
 from ...engine.opcodes import REDUCE_ORDERS
-from ...platform import Platform
+from ...platform import Platform, modelled_platform, unmodelled_soc
 from .host_a2 import A2Tiling, a2_tiling
 from .kernel_950 import arch35_tiling, row_program_950
 from .kernel_a2 import run_a2, run_program
@@ -56,22 +56,11 @@ MODELLED_SOCS = ("ascend910b", "ascend910_93", "ascend950")
 
 def socs_refusal(platform: Platform) -> str | None:
     """Why the platform's RmsNorm kernel is not modelled, or None."""
-    if platform.soc_family not in MODELLED_SOCS:
-        return (f"the RmsNorm kernel of SoC {platform.soc_family!r} is not modelled (modelled: "
-                f"{', '.join(MODELLED_SOCS)})")
-    return None
+    return unmodelled_soc(platform, "RmsNorm", MODELLED_SOCS)
 
 
 def _platform(platform) -> Platform:
-    if platform is None:
-        return Platform()
-    if not isinstance(platform, Platform):
-        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-    if socs_refusal(platform):
-        raise NotImplementedError(f"rms_norm: {socs_refusal(platform)}")
-    if platform.overflow_mode != "infnan":
-        raise NotImplementedError("rms_norm: only the Inf/NaN overflow mode is modelled")
-    return platform
+    return modelled_platform(platform, "rms_norm", "RmsNorm", MODELLED_SOCS)
 
 
 def tiling_for(x_shape, gamma, epsilon, x_dtype, platform=None):

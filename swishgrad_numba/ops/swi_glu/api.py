@@ -14,7 +14,7 @@ import numpy as np
 
 from ...arguments import check_array, check_out_like
 from ...dtypes import dtype_info
-from ...platform import Platform
+from ...platform import Platform, modelled_platform, unmodelled_soc
 from .host import SwiGluTiling, swiglu_tiling
 from .kernel import run
 from .kernel_grad import run_grad
@@ -57,22 +57,12 @@ def out_shape(shape, d: int) -> tuple:
 
 
 def socs_refusal(platform: Platform) -> str | None:
-    if platform.soc_family not in MODELLED_SOCS:
-        return (f"the SwiGlu kernel of SoC {platform.soc_family!r} is not modelled (modelled: "
-                f"{', '.join(MODELLED_SOCS)})")
-    return None
+    """Why the platform's SwiGlu kernel is not modelled, or None."""
+    return unmodelled_soc(platform, "SwiGlu", MODELLED_SOCS)
 
 
 def _platform(platform) -> Platform:
-    if platform is None:
-        return Platform()
-    if not isinstance(platform, Platform):
-        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-    if socs_refusal(platform):
-        raise NotImplementedError(f"swiglu: {socs_refusal(platform)}")
-    if platform.overflow_mode != "infnan":
-        raise NotImplementedError("swiglu: only the Inf/NaN overflow mode is modelled")
-    return platform
+    return modelled_platform(platform, "swiglu", "SwiGlu", MODELLED_SOCS)
 
 
 def tiling_for(x_shape, dim: int, dtype, platform=None) -> SwiGluTiling:
