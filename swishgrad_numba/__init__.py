@@ -16,7 +16,6 @@ from .ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from .ops.sigmoid import sigmoid, sigmoid_backward
 from .gelu_functions import gelu, gelu_backward
 from .faces.functional import face as _face
-from .ops.softplus_api import softplus, softplus_backward
 from .gelu_v2_functions import gelu_v2, gelu_backward_v2
 
 __all__ = [
@@ -60,6 +59,8 @@ leaky_relu = _face("leaky_relu")
 leaky_relu_backward = _face("leaky_relu_grad")
 elu = _face("elu")
 elu_backward = _face("elu_grad")
+softplus = _face("softplus")
+softplus_backward = _face("softplus_grad")
 __version__ = "0.2.0"
 from .ops.hardswish.api import hardswish, hardswish_backward  # noqa: E402  (issue 41)
 

@@ -335,7 +335,7 @@ def gelu_backward(grad_output, x, *, platform=None):
 
 # ---------------------------------------------------------------- described operators (issue 40)
 
-__all__ += ["leaky_relu", "leaky_relu_backward", "elu", "elu_backward"]  # described(name), the generator, is public but no operator
+__all__ += ["leaky_relu", "leaky_relu_backward", "elu", "elu_backward", "softplus", "softplus_backward"]  # described(name), the generator, is public but no operator
 
 
 def described(name: str):
@@ -381,31 +381,9 @@ leaky_relu = described("leaky_relu")
 leaky_relu_backward = described("leaky_relu_grad")
 elu = described("elu")
 elu_backward = described("elu_grad")
+softplus = described("softplus")
+softplus_backward = described("softplus_grad")
 
-# Softplus and SoftplusBackward (issue 30): the numpy functions block by block.
-from .ops.softplus_api import softplus as _softplus_numpy  # noqa: E402
-from .ops.softplus_api import softplus_backward as _softplus_backward_numpy  # noqa: E402
-
-__all__ += ["softplus", "softplus_backward"]
-
-
-def softplus(x, beta=1.0, threshold=20.0, *, platform=None):
-    """Softplus of a Dask (or NumPy) array, lazily, block by block on the SoftplusV2 kernel; bit for bit
-    :func:`swishgrad_numba.softplus` (an element's value does not depend on its block; an A2 platform is
-    refused at once)."""
-    from .dtypes import to_float32
-
-    return _map_unary(_softplus_numpy, x, "softplus", beta=to_float32(beta, "beta"),
-                      threshold=to_float32(threshold, "threshold"), platform=platform)
-
-
-def softplus_backward(grad_output, x, beta=1.0, threshold=20.0, *, platform=None):
-    """The gradient of Softplus, lazily, aligned blocks of ``grad_output`` and ``x`` on the SoftplusV2Grad
-    kernel; bit for bit :func:`swishgrad_numba.softplus_backward`."""
-    from .dtypes import to_float32
-
-    return _map_pair(_softplus_backward_numpy, grad_output, x, "softplus_backward", beta=to_float32(beta, "beta"),
-                     threshold=to_float32(threshold, "threshold"), platform=platform)
 # ---------------------------------------------------------------- GeluV2 (issue 30)
 
 from .gelu_v2_functions import gelu_backward_v2 as _gelu_backward_v2_numpy  # noqa: E402

@@ -262,7 +262,7 @@ from .faces.torch import module as _described_module  # noqa: E402
 LeakyReLU = _described_module("leaky_relu")  # generated from its description (issue 40)
 
 __all__ += ["LeakyReLU"]
-from ._torch_softplus import Softplus  # noqa: E402,F401  (issue 30: SoftplusV2 / SoftplusV2Grad)
+Softplus = _described_module("softplus")  # generated from its description (issue 40)
 
 __all__ += ["Softplus"]
 ELU = _described_module("elu")  # generated from its description (issue 40)

@@ -56,9 +56,9 @@ def _acl_args(desc, tensors, values, out):
 
 
 def _torch_attribute(desc):
-    """The float attribute the generated torch module takes."""
-    (name,) = desc.torch_attributes or tuple(a.name for a in desc.float_attributes)
-    return name
+    """The float attribute the generated torch module takes first (positionally; any others keep their defaults
+    here: Softplus's threshold)."""
+    return (desc.torch_attributes or tuple(a.name for a in desc.float_attributes))[0]
 
 
 def _aclnn(desc, arrays, values, out, codes=None):

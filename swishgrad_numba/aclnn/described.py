@@ -4,11 +4,12 @@
 description names one) from its description, its arguments in the description's ``acl_arguments``
 order. Phase one checks, in the op_apis' order: null pointers (in the signature's order where the
 description gives ``acl_order``, else the tensors, then the float attributes' scalars: 161001); the
-input dtypes in the description's list on the platform's SoC, and a scalar's dtype in its attribute's
-list where the op_api checks one; the ranks; the shapes (broadcast to the output's, or equal to it); a
-bool attribute; the rules; the output a floating dtype the result can be Cast to; ``ToFloat`` of the
-scalars (161002). Empty tensors succeed with workspace 0; an AICPU dtype (of the promoted dtype) runs
-the description's plain model on any platform; the others the kernel, in the dtype the description's
+input dtypes in the description's list on the platform's SoC (with an input's ``extra_dtypes``), and a
+scalar's dtype in its attribute's list where the op_api checks one; the ranks; the shapes (broadcast to
+the output's, or equal to it); a bool attribute; the rules; the output a floating dtype the result can be
+Cast to; ``ToFloat`` of the scalars (161002). Empty tensors succeed with workspace 0; an AICPU dtype (of
+the promoted dtype) runs the description's plain model on any platform; the others the kernel, in the
+promoted dtype (float32 where ``promotion="float32"`` Casts the inputs) or the dtype the description's
 ``path`` picks by attribute value if it picks one, whose host tiling is taken in phase one (a platform
 with no kernel: 561103, naming the reason). Phase two Casts the inputs to that dtype, runs, and Casts
 the result to the output's dtype (round to nearest even).
@@ -62,7 +63,12 @@ def _live_scalar(scalar, name):
 
 
 def _promoted(desc, codes) -> int:
+    """The dtype the launch computes in: the promoted one (``"promote"``, ``"same"``), or for ``"float32"``
+    the inputs' own where they agree and the kernel takes it, else float32."""
     names = [_DTYPES[c][1].name for c in codes]
+    if desc.promotion == "float32":
+        same = all(n == names[0] for n in names) and names[0] in ("float32", "float16", "bfloat16")
+        return codes[0] if same else _CODE["float32"]
     if all(n == names[0] for n in names):
         return codes[0]
     return _CODE["float64"] if "float64" in names else _CODE["float32"]
@@ -104,7 +110,8 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
         if bad:
             return bad
     allowed = tuple(_CODE[n] for n in desc.dtypes_on(platform.soc_family))
-    checks = [(name, t.data_type, allowed) for name, t in named]
+    checks = [(name, t.data_type, allowed + tuple(_CODE[n] for n in i.extra_dtypes))
+              for i, (name, t) in zip(desc.inputs, named)]
     for a in desc.float_attributes:
         if a.scalar_dtypes is not None:
             scalars_ok = tuple(_CODE[n] for n in a.scalar_dtypes if n != "bfloat16" or _CODE[n] in allowed)

@@ -39,7 +39,6 @@ from ..ops.silu_grad import silu_backward
 from ..ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from ..gelu_functions import gelu, gelu_backward
 from ..ops.sigmoid.api import sigmoid, sigmoid_backward
-from ..ops.softplus_api import softplus, softplus_backward
 from . import peers
 from .inputs import BETA_NUMPY, BETA_TORCH, make_inputs, parse_threads
 from .runner import _check_run, _row, _thread_counts_restored, _use_threads
@@ -334,6 +333,7 @@ from ..faces.functional import face  # noqa: E402
 
 leaky_relu, leaky_relu_backward = face("leaky_relu"), face("leaky_relu_grad")
 elu, elu_backward = face("elu"), face("elu_grad")   # the Elu rows above call them
+softplus, softplus_backward = face("softplus"), face("softplus_grad")   # and the Softplus rows
 
 OP_BENCHES.update({
     "leaky_relu": OpBench(1, 0.01, lambda g, x, out, b, p: leaky_relu(x, b, out=out, platform=p),

@@ -51,12 +51,10 @@ def _bool(text: str) -> bool:
     return text.lower() in ("true", "1")
 
 
-_SOFTPLUS = (("beta", 1.0, float), ("threshold", 20.0, float))
 #: The attributes ``--attr NAME=VALUE`` sets, by operator: (name, default, parse) in the order of its public
 #: function's keywords (``sg.softplus(x, beta=...)``, ...). SwishGrad and Swish take ``--beta``. A described
 #: operator's are its description's kernel attributes (:func:`attributes_of`).
 ATTRIBUTES = {
-    "softplus": _SOFTPLUS, "softplus_grad": _SOFTPLUS,
     "gelu_v2": (("approximate", "none", str),), "gelu_grad_v2": (("approximate", "none", str),),
 }
 

@@ -15,11 +15,11 @@ import inspect
 
 import numpy as np
 
-from ..arguments import check_array, check_out_like, check_platform_for
-from ..dtypes import dtype_info, to_float32
+from ..arguments import bfloat16_refusal, check_array, check_out_like, check_platform_for
+from ..dtypes import dtype_info, promoted_float_dtype, to_float32
 from ..platform import Platform
 
-__all__ = ["face", "signature", "checked_attributes", "promoted_dtype", "attr32_of", "run"]
+__all__ = ["face", "signature", "checked_attributes", "promoted_dtype", "kernel_dtype", "attr32_of", "run"]
 
 _FACES: dict = {}
 _F64 = np.dtype(np.float64)
@@ -65,13 +65,44 @@ def checked_attributes(desc, values: dict, names=None) -> dict:
 
 def promoted_dtype(desc, dtypes) -> np.dtype:
     """The op_api's ``PromoteType`` of the inputs' dtypes (``promotion="promote"``): the dtype where they
-    agree, float64 where any is, else float32 (float16 with bfloat16 too)."""
+    agree, float64 where any is, else float32 (float16 with bfloat16 too). ``promotion="float32"``: PyTorch's
+    floating promotion (:func:`~swishgrad_numba.dtypes.promoted_float_dtype`: float32 for integers)."""
     first = dtypes[0]
+    if desc.promotion == "float32":
+        return promoted_float_dtype(*dtypes)
     if all(d == first for d in dtypes):
         return first
     if desc.promotion != "promote":
         raise AssertionError("unreachable: one dtype was checked")
     return _F64 if _F64 in dtypes else np.dtype(np.float32)
+
+
+def kernel_dtype(desc, dtypes) -> np.dtype:
+    """The dtype the kernel runs in: the promoted one, but for ``promotion="float32"`` the inputs' own where
+    they agree and it is a kernel dtype (float32, float16, bfloat16), else float32."""
+    if desc.promotion != "float32":
+        return promoted_dtype(desc, dtypes)
+    first = dtypes[0]
+    return first if all(d == first for d in dtypes) and _dtype_name(first) in _KERNEL else np.dtype(np.float32)
+
+
+_KERNEL = ("float32", "float16", "bfloat16")
+
+
+def _check_soc_dtypes(desc, arrays, platform):
+    """Inputs about to be Cast: their own dtypes must be in the aclnn lists on the platform's SoC (the
+    operator's default platform for None), as phase one checks them."""
+    from ..ops import get_operator
+
+    platform = get_operator(desc.name).default_platform if platform is None else platform
+    if not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    for i, (name, a) in zip(desc.inputs, arrays):
+        dt = _dtype_name(a.dtype)
+        if dt not in desc.dtypes_on(platform.soc_family) + i.extra_dtypes + tuple(desc.aicpu_dtypes):
+            reason = bfloat16_refusal(platform) if dt == "bfloat16" else None
+            raise ValueError(f"dtype {reason}" if reason else f"{name}.dtype {dt} is not in the aclnn list on SoC "
+                                                              f"{platform.soc_family}")
 
 
 def attr32_of(desc, attrs: dict):
@@ -109,6 +140,15 @@ def run(desc, arrays, attrs: dict, out, platform):
             if a.dtype != dtypes[0]:
                 raise TypeError(f"{arrays[0][0]} and {name} must have the same dtype, got {dtypes[0]} and {a.dtype}")
     dtype = promoted_dtype(desc, dtypes)
+    compute = kernel_dtype(desc, dtypes)
+    if compute != dtype:
+        # ``promotion="float32"``: the op_api's Casts to float32 (round to nearest even), the result Cast back once
+        _check_soc_dtypes(desc, arrays, platform)
+        check_out_like(out, shape, dtype)
+        with np.errstate(over="ignore"):
+            narrowed = tuple((n, a.astype(compute)) for n, a in arrays)
+        with np.errstate(all="ignore"):
+            return _finish(run(desc, narrowed, attrs, None, platform).astype(dtype), out)
     picked = desc.path(attrs, dtype) if desc.path is not None else None
     if picked is not None and picked != dtype:
         # the op_api's path by attribute value: the inputs Cast to ``picked``, the result Cast back once
@@ -126,6 +166,7 @@ def run(desc, arrays, attrs: dict, out, platform):
         ins = [a.astype(dtype, copy=False) for _, a in arrays]
         return _finish(desc.aicpu(*ins, *[attrs[a.name] for a in desc.float_attributes]), out)
     if any(a.dtype != dtype for _, a in arrays):
+        _check_soc_dtypes(desc, arrays, platform)
         arrays = tuple((n, a.astype(dtype)) for n, a in arrays)   # the op_api's Casts: exact widenings
     if all(a.shape == shape for _, a in arrays):
         from ..ops.call import call
@@ -147,14 +188,14 @@ def run(desc, arrays, attrs: dict, out, platform):
     return _finish(result, out)
 
 
-def _check_input(desc, a, argname: str) -> None:
+def _check_input(desc, a, argname: str, extra: tuple = ()) -> None:
     check_array(a, argname)
     name = _dtype_name(a.dtype)
     if name in desc.dtype_refusals:
         raise TypeError(f"{argname}.dtype {name} is not supported: {desc.dtype_refusals[name]}")
-    if _dtype_name(a.dtype) not in desc.accepted_dtypes:
-        raise ValueError(f"{argname}.dtype must be one of {', '.join(sorted(desc.accepted_dtypes, key=_order))} "
-                         f"(the aclnn API's list), got {a.dtype}")
+    if name not in desc.accepted_dtypes + extra:
+        listed = sorted(desc.accepted_dtypes, key=_order) + list(extra)
+        raise ValueError(f"{argname}.dtype must be one of {', '.join(listed)} (the aclnn API's list), got {a.dtype}")
     if a.ndim > desc.max_dims:
         raise ValueError(f"{argname} has at most {desc.max_dims} dimensions, got {a.ndim}")
 
@@ -164,6 +205,11 @@ def _order(name: str) -> int:
                                                                               "float64") else 4
 
 
+_PROMOTION_DOCS = {"same": "one dtype", "promote": "two dtypes are cast to their promoted type",
+                   "float32": "the kernel in the inputs' dtype where they agree and it takes it, else both Cast to "
+                              "float32 and the result Cast to PyTorch's promoted floating dtype of the inputs"}
+
+
 def _docstring(desc) -> str:
     ins = ", ".join(i.name for i in desc.inputs)
     lines = [f"{desc.summary}: operator ``{desc.name}`` ({desc.aclnn[1]}), generated from its description.", "",
@@ -171,7 +217,7 @@ def _docstring(desc) -> str:
              f"    dtypes {', '.join(sorted(desc.accepted_dtypes, key=_order))} (the aclnn list; the platform's SoC "
              f"rules; {', '.join(desc.aicpu_dtypes) or 'none'} on the AICPU model, any platform); "
              f"{'shapes that broadcast' if desc.broadcast else 'one shape'}, at most {desc.max_dims} dimensions; "
-             f"{'two dtypes are cast to their promoted type' if desc.promotion == 'promote' else 'one dtype'}."]
+             f"{_PROMOTION_DOCS[desc.promotion]}."]
     for a in desc.attributes:
         rule = "rounded once to float32 (ToFloat; a bool is 1.0 or 0.0)" if a.kind == "float" else "a bool"
         lines += [f"{a.name} : {'real number' if a.kind == 'float' else 'bool'}, default {a.default!r}",
@@ -202,7 +248,7 @@ def face(name: str):
         for i in desc.inputs:
             check_array(values[i.name], i.name)
         for i in desc.inputs:
-            _check_input(desc, values[i.name], i.name)
+            _check_input(desc, values[i.name], i.name, i.extra_dtypes)
         attrs = checked_attributes(desc, values)
         return run(desc, tuple((i.name, values[i.name]) for i in desc.inputs), attrs, values["out"],
                    values["platform"])

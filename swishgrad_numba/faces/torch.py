@@ -5,9 +5,10 @@ name), and adds the operator's row to :data:`swishgrad_numba._torch_family.ACTIV
 functional face, backward its ``backward`` operator's, both the device's kernels through the shared
 autograd Functions (``ActivationFunction``, ``ActivationBackwardFunction``: ``torch.func`` and
 ``torch.compile`` as for every activation of the family). The second order takes the description's
-``second_derivative``. The module's constant is the description's ``torch_attributes`` (one float attribute,
-by default the only one; rounded once to float32); the other attributes, forward's and backward's, keep
-their defaults. Both passes run on one platform: the forward operator's default where none is given.
+``second_derivative``. The module's constants are the description's ``torch_attributes`` (float attributes,
+by default the only one; each rounded once to float32; several travel as one tuple, Softplus's ``(beta,
+threshold)``); the other attributes, forward's and backward's, keep their defaults. Both passes run on one
+platform: the forward operator's default where none is given.
 """
 from __future__ import annotations
 
@@ -22,10 +23,14 @@ __all__ = ["module"]
 _MODULES: dict = {}
 
 
-def _row(desc, backward_desc, attr: str):
+def _row(desc, backward_desc, names: tuple):
     forward, backward = face(desc.name), face(backward_desc.name)
-    ACTIVATIONS[desc.name] = Activation(lambda x, b, p: forward(x, **{attr: b}, platform=p),
-                                        lambda g, x, b, p: backward(g, x, **{attr: b}, platform=p), has_beta=True,
+
+    def kw(b):   # the autograd row's constant: one attribute's value, or several as a tuple
+        return {names[0]: b} if len(names) == 1 else dict(zip(names, b))
+
+    ACTIVATIONS[desc.name] = Activation(lambda x, b, p: forward(x, **kw(b), platform=p),
+                                        lambda g, x, b, p: backward(g, x, **kw(b), platform=p), has_beta=True,
                                         operators=(desc.name, backward_desc.name),
                                         second_derivative=desc.second_derivative)
 
@@ -40,33 +45,35 @@ def module(name: str):
     if desc is None or desc.torch_module is None or desc.backward is None:
         raise ValueError(f"operator {name!r} has no generated torch module")
     taken = desc.torch_attributes or tuple(a.name for a in desc.float_attributes)
-    if len(taken) != 1 or taken[0] not in {a.name for a in desc.float_attributes}:
-        raise ValueError(f"operator {name!r}: a generated torch module takes exactly one float attribute, got "
-                         f"{taken}")
-    attr = next(a for a in desc.float_attributes if a.name == taken[0])
+    floats = {a.name: a for a in desc.float_attributes}
+    if not taken or any(t not in floats for t in taken):
+        raise ValueError(f"operator {name!r}: a generated torch module takes float attributes, got {taken}")
+    attrs = tuple(floats[t] for t in taken)
     default_platform = get_operator(name).default_platform
-    _row(desc, get_operator(desc.backward).described_by, attr.name)
+    _row(desc, get_operator(desc.backward).described_by, taken)
     if torch is None:
         cls = missing_torch(desc.torch_module, "Unavailable: PyTorch is not installed.")
         _MODULES[name] = cls
         return cls
 
     P = inspect.Parameter
-    sig = inspect.Signature([P("self", P.POSITIONAL_ONLY), P(attr.name, P.POSITIONAL_OR_KEYWORD, default=attr.default),
-                             P("platform", P.KEYWORD_ONLY, default=None)])
+    sig = inspect.Signature([P("self", P.POSITIONAL_ONLY)]
+                            + [P(a.name, P.POSITIONAL_OR_KEYWORD, default=a.default) for a in attrs]
+                            + [P("platform", P.KEYWORD_ONLY, default=None)])
 
     def __init__(*args, **kwargs):
         bound = sig.bind(*args, **kwargs)
         bound.apply_defaults()
-        self, value, platform = bound.arguments.values()
+        self, *values, platform = bound.arguments.values()
         torch.nn.Module.__init__(self)
         self._platform_given = platform is not None
         platform = default_platform if platform is None else platform
         check_torch_platform(platform, name)
-        try:
-            setattr(self, attr.name, float_beta32(value))
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(str(exc).replace("beta", attr.name)) from None
+        for a, value in zip(attrs, values):
+            try:
+                setattr(self, a.name, float_beta32(value))
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(str(exc).replace("beta", a.name)) from None
         self.platform = platform
 
     __init__.__signature__ = sig
@@ -74,16 +81,21 @@ def module(name: str):
     @eager
     def forward(self, x):
         check_tensor(x, "x")
-        return ActivationFunction.apply(x, name, getattr(self, attr.name), self.platform)
+        constant = tuple(getattr(self, a.name) for a in attrs)
+        return ActivationFunction.apply(x, name, constant[0] if len(attrs) == 1 else constant, self.platform)
 
     def extra_repr(self) -> str:
-        return f"{attr.name}={getattr(self, attr.name)!r}" + (
-            f", platform={self.platform!r}" if self._platform_given else "")
+        shown = ", ".join(f"{a.name}={getattr(self, a.name)!r}" for a in attrs)
+        if desc.torch_shows_platform:
+            return shown + f", platform={self.platform.soc_version!r}"
+        return shown + (f", platform={self.platform!r}" if self._platform_given else "")
 
     doc = (f"{desc.summary}: a module whose forward pass is operator ``{name}``'s kernel ({desc.aclnn[1]}) and "
            f"whose gradient is ``{desc.backward}``'s, bit for bit; generated from the description.\n\n"
-           f"Parameters\n----------\n{attr.name} : float or 0-d tensor\n    Rounded once to float32; "
-           f"{attr.default!r} by default.\nplatform : Platform, optional\n    The operator's default platform by "
+           f"Parameters\n----------\n"
+           + "".join(f"{a.name} : float or 0-d tensor\n    Rounded once to float32; {a.default!r} by default.\n"
+                     for a in attrs)
+           + f"platform : Platform, optional\n    The operator's default platform by "
            f"default; one where either pass has no kernel is refused here.\n")
     cls = type(desc.torch_module, (torch.nn.Module,), {"__init__": __init__, "forward": forward,
                                                        "extra_repr": extra_repr, "__doc__": doc,

@@ -16,7 +16,8 @@ Registered here:
   kernels only, in the described form (:mod:`.description`): one folder each (:mod:`.leaky_relu`,
   :mod:`.leaky_relu_grad`: a description and its kernel data), every face generated from the description.
 - ``"softplus"``: aclnnSoftplus (:mod:`.softplus`, Ascend 950 only); ``"softplus_grad"``:
-  aclnnSoftplusBackward (:mod:`.softplus_grad`).
+  aclnnSoftplusBackward (:mod:`.softplus_grad`; its 950 host :mod:`.softplus_grad.arch35`, once
+  ``ops.softplus_grad_arch35``), in the described form.
 - ``"elu"``: aclnnElu (:mod:`.elu`, Ascend 950 only); ``"elu_grad"``: aclnnEluBackward's EluGradV2
   (:mod:`.elu_grad`; its A2 kernel :mod:`.elu_grad.a2`, once ``ops.elu_grad_a2``), in the described form.
 """
@@ -31,8 +32,8 @@ from . import gelu  # noqa: F401  (registers "gelu")
 from . import gelu_grad  # noqa: F401  (registers "gelu_grad")
 from . import leaky_relu  # noqa: F401  (describes "leaky_relu": Ascend 950 only)
 from . import leaky_relu_grad  # noqa: F401  (describes "leaky_relu_grad": Ascend 950 only)
-from . import softplus  # noqa: F401  (registers "softplus": Ascend 950 only)
-from . import softplus_grad  # noqa: F401  (registers "softplus_grad")
+from . import softplus, softplus_grad  # noqa: F401  (describe "softplus", Ascend 950 only, and "softplus_grad")
+from .softplus_grad import arch35 as softplus_grad_arch35  # noqa: F401  (its name before issue 40)
 from . import elu, elu_grad  # noqa: F401  (describe "elu" and "elu_grad")
 from .elu_grad import a2 as elu_grad_a2, a2_host as elu_grad_a2_host  # noqa: F401  (their names before issue 40)
 

@@ -31,11 +31,14 @@ ROLES = ("x", "y", "grad")
 
 @dataclass(frozen=True)
 class Input:
-    """One input tensor: its functional name (``"x"``), aclnn name (``"self"``) and role (:data:`ROLES`)."""
+    """One input tensor: its functional name (``"x"``), aclnn name (``"self"``) and role (:data:`ROLES`);
+    ``extra_dtypes``: the dtypes it takes beyond the description's lists, on every SoC (numpy names:
+    aclnnSoftplusBackward's ``self`` also takes the integers and bool)."""
 
     name: str
     acl: str
     role: str = "x"
+    extra_dtypes: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,10 @@ class Description:
     aicpu_dtypes, aicpu : the dtypes an AICPU kernel takes, whatever the platform, and its plain model
         ``aicpu(*inputs, *attributes32) -> ndarray``.
     promotion : ``"promote"`` (two dtypes cast to their promoted type, float64 where either is, else
-        float32) or ``"same"`` (one dtype).
+        float32), ``"same"`` (one dtype) or ``"float32"`` (the kernel in the inputs' dtype where they agree
+        and it is a kernel dtype, float32, float16 or bfloat16; else every input Cast to float32 and the
+        float32 result Cast to the result's dtype, PyTorch's promotion of the inputs,
+        :func:`~swishgrad_numba.dtypes.promoted_float_dtype`: aclnnSoftplusBackward's).
     broadcast : whether inputs of different shapes broadcast (else they must share one shape).
     max_dims : the rank limit.
     path : ``path(attrs, dtype) -> dtype or None``: the op_api's path picked by attribute value (``attrs``
@@ -101,8 +107,11 @@ class Description:
     backward : the registry name of its backward operator (None for a backward itself).
     torch_module, second_derivative : the torch module's class name (None: no module) and ``s''(x)``
         in float64 for the second order (``second_derivative(x, attr, platform)``).
-    torch_attributes : the float attributes the torch module takes (its constants; the others keep their
-        defaults in both passes); by default the only float attribute.
+    torch_attributes : the float attributes the torch module takes (its constants, in its signature's order;
+        the others keep their defaults in both passes); by default the only float attribute. Where it takes
+        several, the autograd row's constant is their tuple (Softplus's ``(beta, threshold)``).
+    torch_shows_platform : the module's repr names its platform's SoC always (``platform='ascend950'``, as
+        torch Softplus's did before issue 40), not only where one is given.
     """
 
     name: str
@@ -134,6 +143,7 @@ class Description:
     torch_module: str | None = None
     second_derivative: Callable | None = None
     torch_attributes: tuple = ()
+    torch_shows_platform: bool = False
 
     def dtypes_on(self, soc_family: str) -> tuple:
         """The aclnn dtype list on ``soc_family``."""
@@ -172,8 +182,8 @@ def describe(desc: Description) -> Description:
     for inp in desc.inputs:
         if inp.role not in ROLES:
             raise ValueError(f"{desc.name}: input {inp.name!r} has role {inp.role!r}; one of {ROLES}")
-    if desc.promotion not in ("same", "promote"):
-        raise ValueError(f"{desc.name}: promotion must be 'same' or 'promote', got {desc.promotion!r}")
+    if desc.promotion not in ("same", "promote", "float32"):
+        raise ValueError(f"{desc.name}: promotion must be 'same', 'promote' or 'float32', got {desc.promotion!r}")
     if desc.acl_order and sorted(desc.acl_order) != sorted([i.acl for i in desc.inputs]
                                                           + [a.acl for a in desc.attributes]):
         raise ValueError(f"{desc.name}: acl_order must name every input and attribute once, got {desc.acl_order}")
@@ -192,6 +202,10 @@ def described() -> tuple:
     return tuple(DESCRIPTIONS)
 
 
+_PROMOTIONS = {"same": "one dtype", "promote": "promoted",
+               "float32": "the kernel's where they agree, else Cast to float32; the result PyTorch's promotion"}
+
+
 def show(desc: Description) -> str:
     """The description as text (``swishgrad ops show NAME``)."""
     sig = ", ".join([i.name for i in desc.inputs] + [f"{a.name}={a.default!r}" for a in desc.attributes])
@@ -201,7 +215,9 @@ def show(desc: Description) -> str:
              f"  aclnn       {desc.aclnn[0]}({acl}) / {desc.aclnn[1]}"]
     if desc.aclnn_inplace:
         lines.append(f"              {desc.aclnn_inplace[0]} / {desc.aclnn_inplace[1]}")
-    lines.append("  inputs      " + ", ".join(f"{i.name} ({i.acl}, {i.role})" for i in desc.inputs))
+    lines.append("  inputs      " + ", ".join(f"{i.name} ({i.acl}, {i.role}"
+                                              + (f"; also {', '.join(i.extra_dtypes)}" if i.extra_dtypes else "")
+                                              + ")" for i in desc.inputs))
     for a in desc.attributes:
         conv = ("ToFloat: one rounding to float32, a bool 1.0/0.0" if a.kind == "float"
                 else "a bool, read by the kernel" if a.kernel else "a bool")
@@ -218,7 +234,7 @@ def show(desc: Description) -> str:
     if desc.aicpu_dtypes:
         lines.append(f"  AICPU       {', '.join(desc.aicpu_dtypes)} (any platform)")
     lines.append(f"  shapes      {'broadcast' if desc.broadcast else 'one shape'}, at most {desc.max_dims} dims; "
-                 f"dtypes {'promoted' if desc.promotion == 'promote' else 'one dtype'}")
+                 f"dtypes {_PROMOTIONS[desc.promotion]}")
     for arch, k in desc.kernels.items():
         lines.append(f"  kernel      {arch}: {k.source}, {k.struct}, narrowing {k.narrowing}"
                      f"{', programs' if k.programs else ''}")

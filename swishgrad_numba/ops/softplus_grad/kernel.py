@@ -1,4 +1,5 @@
-"""SoftplusV2Grad, the operator behind aclnnSoftplusBackward: structs, host tilings, tiling keys, programs.
+"""SoftplusV2Grad, the operator behind aclnnSoftplusBackward: structs, host tilings, tiling keys, programs (the
+operator is described in :mod:`.description`).
 
 docs/model.md, "SoftplusBackward (aclnnSoftplusBackward)", and docs/activation_tiling.md
 ("SoftplusV2Grad", both kernels) give the sources, file and line. Inputs ``(dy, x)`` of one dtype and
@@ -17,7 +18,8 @@ shape (the op_api checks equal shapes); 16-bit inputs widened exactly, the resul
 
 Plain Python: the programs are compiled by :mod:`swishgrad_numba.program` and run on the generic walk
 (the 950's tiles of one flat tensor are whole ``a_i`` rows: the walk's A2 core-class form holds them;
-its host tiling is :mod:`.softplus_grad_arch35`).
+its host tiling is :mod:`.arch35`); :data:`KERNELS` and :func:`registry_host_tiling` are what the description
+registers.
 """
 from __future__ import annotations
 
@@ -25,45 +27,23 @@ import functools
 
 import numpy as np
 
-from .. import kernel as kernel_pkg
-from ..dtypes import FLOAT32, DTypeInfo, dtype_info
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..program import Attr, compiled
-from ..program.elementwise import elementwise
-from ..program.form import V
-from ..spec import a2 as spec_a2
-from ..spec.arith import ceil_div
-from ..tiling.findings import finding
-from ..tiling.records import checked_record
-from .registry import Kernel, Operator, OpTiling, WalkCheck, register
-from .softplus_grad_arch35 import ARCH35_RECORD_DTYPE, PHYS_NODES, arch35_host_tiling, arch35_walk_fields
+from ... import kernel as kernel_pkg
+from ...dtypes import FLOAT32, DTypeInfo, dtype_info
+from ...platform import ARCH_950, ARCH_A2, Platform
+from ...program import Attr, compiled
+from ...program.elementwise import elementwise
+from ...program.form import V
+from ...spec import a2 as spec_a2
+from ...spec.arith import ceil_div
+from ...tiling.findings import finding
+from ...tiling.records import checked_record
+from ..registry import Kernel, OpTiling, WalkCheck
+from .arch35 import ARCH35_RECORD_DTYPE, PHYS_NODES, arch35_host_tiling, arch35_walk_fields
 
-__all__ = ["NAME", "GRAD_DTYPES", "X_ONLY_DTYPES", "dtype_refusal", "kernel_dtype", "A2_RECORD_DTYPE", "A2_BLOCK", "A2_COMPUTE_ALIGN", "A2_UB_DATA_NUMBER", "a2_host_tiling",
-           "a2_buffer_plan", "host_tiling", "programs", "run", "SOFTPLUS_GRAD"]
+__all__ = ["NAME", "A2_RECORD_DTYPE", "A2_BLOCK", "A2_COMPUTE_ALIGN", "A2_UB_DATA_NUMBER", "a2_host_tiling",
+           "a2_buffer_plan", "host_tiling", "registry_host_tiling", "programs", "run", "KERNELS"]
 
 NAME = "softplus_grad"
-
-#: The dtypes aclnnSoftplusBackward takes for gradOutput (and gradInput); ``self`` also takes
-#: :data:`X_ONLY_DTYPES` (``aclnn_softplus_backward.cpp``'s lists; bfloat16 where the SoC has it).
-GRAD_DTYPES = ("float32", "float16", "bfloat16", "float64")
-X_ONLY_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "bool")
-
-
-def dtype_refusal(grad_dtype, x_dtype) -> str | None:
-    """Why the op_api refuses gradOutput / self of these NumPy dtypes (naming the argument), or None."""
-    for argname, dtype, allowed in (("grad_output", grad_dtype, GRAD_DTYPES),
-                                    ("x", x_dtype, GRAD_DTYPES + X_ONLY_DTYPES)):
-        if np.dtype(dtype).name not in allowed:
-            return f"{argname}.dtype must be one of {', '.join(allowed)}; got {np.dtype(dtype).name}"
-    return None
-
-
-def kernel_dtype(grad_dtype, x_dtype) -> DTypeInfo:
-    """The dtype the kernel computes in, the op_api's rule (both faces use it): the inputs' own where
-    they agree and the kernel takes it (float32, float16, bfloat16), else float32 (both inputs Cast
-    to it first: mixed dtypes, float64, an integer or bool ``x``)."""
-    grad_name, x_name = np.dtype(grad_dtype).name, np.dtype(x_dtype).name
-    return dtype_info(grad_name) if grad_name == x_name and grad_name in GRAD_DTYPES[:3] else FLOAT32
 
 # ---------------------------------------------------------------- A2 (exp/softplus_v2_grad/op_host)
 
@@ -203,14 +183,16 @@ def _device_instructions(architecture: str, tiling: OpTiling, itemsize: int) -> 
     return programs(architecture, "float32" if itemsize == 4 else "float16").instructions()
 
 
-SOFTPLUS_GRAD = register(Operator(
-    NAME, ("aclnnSoftplusBackwardGetWorkspaceSize", "aclnnSoftplusBackward"), "SoftplusV2Grad",
-    {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/softplus_v2_grad", "SoftplusV2GradTilingData",
-                     A2_RECORD_DTYPE, "CAST_RINT", _a2_walk_check, run,
-                     functools.partial(_device_instructions, ARCH_A2), programs=functools.partial(programs, ARCH_A2)),
-     ARCH_950: Kernel(ARCH_950, "activation/softplus_v2_grad (arch35)", "SoftplusV2GradTilingData<4>",
-                      ARCH35_RECORD_DTYPE, "CAST_RINT", _arch35_walk_check, run,
-                      functools.partial(_device_instructions, ARCH_950),
-                      programs=functools.partial(programs, ARCH_950))},
-    lambda numel, info, attrs, platform: host_tiling(numel, info, *(attrs or (1.0, 20.0)), platform), inputs=2,
-    saturation=True))
+#: The kernels by architecture: the A2's (experimental/) and the 950's.
+KERNELS = {
+    ARCH_A2: Kernel(ARCH_A2, "experimental/activation/softplus_v2_grad", "SoftplusV2GradTilingData", A2_RECORD_DTYPE,
+                    "CAST_RINT", _a2_walk_check, run, functools.partial(_device_instructions, ARCH_A2),
+                    programs=functools.partial(programs, ARCH_A2)),
+    ARCH_950: Kernel(ARCH_950, "activation/softplus_v2_grad (arch35)", "SoftplusV2GradTilingData<4>",
+                     ARCH35_RECORD_DTYPE, "CAST_RINT", _arch35_walk_check, run,
+                     functools.partial(_device_instructions, ARCH_950), programs=functools.partial(programs, ARCH_950))}
+
+
+def registry_host_tiling(numel: int, info: DTypeInfo, attrs, platform: Platform) -> OpTiling:
+    """The registry's host tiling: ``attrs`` the float32 ``(beta, threshold)``, the defaults where None."""
+    return host_tiling(numel, info, *(attrs or (1.0, 20.0)), platform)

@@ -1,4 +1,5 @@
-"""SoftplusV2, the operator behind aclnnSoftplus: Ascend 950 kernel only.
+"""SoftplusV2, the operator behind aclnnSoftplus: the Ascend 950 kernel's data (the operator is described in
+:mod:`.description`).
 
 docs/model.md, "Softplus (aclnnSoftplus, 950 only)", and docs/activation_tiling.md ("SoftplusV2") give
 the sources, file and line, of every fact here.
@@ -15,30 +16,29 @@ the sources, file and line, of every fact here.
   overflow mode only.
 
 Plain Python: the struct, the host tiling, the program (compiled by :mod:`swishgrad_numba.program`) and
-the launch on the generic walk, whose A2-form core classes express this split exactly.
+the launch on the generic walk, whose A2-form core classes express this split exactly; :data:`KERNELS`
+and :func:`registry_host_tiling` are what the description registers.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from .. import kernel as kernel_pkg
-from ..dtypes import FLOAT32, DTypeInfo, dtype_info
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..program import Attr, compiled
-from ..program.elementwise import elementwise
-from ..program.form import V
-from ..spec import a2 as spec_a2
-from ..spec.arith import ceil_div
-from ..tiling.findings import finding
-from ..tiling.records import checked_record
-from .registry import Kernel, Operator, OpTiling, WalkCheck, register
+from ... import kernel as kernel_pkg
+from ...dtypes import FLOAT32, DTypeInfo, dtype_info
+from ...platform import ARCH_950, Platform
+from ...program import Attr, compiled
+from ...program.elementwise import elementwise
+from ...program.form import V
+from ...spec import a2 as spec_a2
+from ...spec.arith import ceil_div
+from ...tiling.findings import finding
+from ...tiling.records import checked_record
+from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["NAME", "RECORD_DTYPE", "FLT_EPSILON", "SELECT_RESERVE", "ELEM_ALIGN", "MIN_BYTES_PER_CORE",
            "DTYPE_TEMPLATE", "NO_A2_KERNEL", "inv_beta", "mask_bytes", "tile_length", "used_cores",
-           "host_tiling", "tiling_key", "buffer_plan", "walk_fields", "programs", "walk_check", "run",
-           "SOFTPLUS"]
+           "host_tiling", "registry_host_tiling", "tiling_key", "buffer_plan", "walk_fields", "programs",
+           "walk_check", "run", "KERNELS"]
 
 NAME = "softplus"
 
@@ -223,9 +223,11 @@ def _device_instructions(tiling: OpTiling, itemsize: int) -> tuple:
     return programs("float32" if itemsize == 4 else "float16").instructions()
 
 
-SOFTPLUS = register(Operator(
-    NAME, ("aclnnSoftplusGetWorkspaceSize", "aclnnSoftplus"), "SoftplusV2",
-    {ARCH_950: Kernel(ARCH_950, "activation/softplus_v2 (arch35)", "SoftplusV2TilingData", RECORD_DTYPE,
-                      "CAST_ROUND", walk_check, run, _device_instructions, programs=programs)},
-    lambda numel, info, attrs, platform: host_tiling(numel, info, *(attrs or (1.0, 20.0)), platform),
-    saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}))
+#: The kernels by architecture: the 950's only.
+KERNELS = {ARCH_950: Kernel(ARCH_950, "activation/softplus_v2 (arch35)", "SoftplusV2TilingData", RECORD_DTYPE,
+                            "CAST_ROUND", walk_check, run, _device_instructions, programs=programs)}
+
+
+def registry_host_tiling(numel: int, info: DTypeInfo, attrs, platform: Platform) -> OpTiling:
+    """The registry's host tiling: ``attrs`` the float32 ``(beta, threshold)``, the defaults where None."""
+    return host_tiling(numel, info, *(attrs or (1.0, 20.0)), platform)

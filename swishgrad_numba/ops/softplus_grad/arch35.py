@@ -3,16 +3,16 @@
 docs/activation_tiling.md, "SoftplusV2Grad": its own broadcast tiling into ``SoftplusV2GradTilingData<RANK>``
 (split axis, multicore split, ``per_buf_bytes``, shapes and strides of 4 or 8 axes, beta, threshold), for
 inputs and output of one shape (the op_api checks equal shapes). Plain Python; the operator is
-:mod:`.softplus_grad`.
+:mod:`swishgrad_numba.ops.softplus_grad` (``ops.softplus_grad_arch35`` before issue 40).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..platform import ARCH_950, Platform
-from ..spec import a2 as spec_a2
-from ..spec.arith import ceil_div
-from .registry import OpTiling
+from ...platform import ARCH_950, Platform
+from ...spec import a2 as spec_a2
+from ...spec.arith import ceil_div
+from ..registry import OpTiling
 
 __all__ = ["PHYS_NODES", "arch35_record_dtype", "ARCH35_RECORD_DTYPE", "arch35_split", "tiling_key",
            "arch35_host_tiling", "arch35_walk_fields"]
