@@ -159,6 +159,37 @@ def test_dtype_rules_per_soc(name, soc, dtype):
 
 
 F32 = np.dtype(np.float32)
+PAIRED = [n for n in NAMES if len(DESCRIPTIONS[n].inputs) == 2]
+#: Input pairs of differing dtypes: a promotion's, an integer or bool second input (an input's extra dtypes).
+MIXED = [("bfloat16", "float64"), ("float16", "bfloat16"), ("float16", "int32"), ("float32", "bool")]
+
+
+@pytest.mark.parametrize("name", PAIRED)
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("first, second", MIXED)
+def test_mixed_dtypes_per_soc(name, soc, first, second):
+    """Two inputs of differing dtypes on each SoC: the functional face accepts exactly what aclnn's phase one
+    accepts and the launch runs (the output of PyTorch's promoted floating dtype), and where both do, their
+    bits are equal; bfloat16 with another dtype on a SoC without bfloat16 is refused by both."""
+    from swishgrad_numba.dtypes import promoted_float_dtype
+
+    desc = DESCRIPTIONS[name]
+    platform = Platform(soc_version=soc)
+    aclnn.set_platform(platform)
+    a, b = _arrays(desc, "float32", seed=7)
+    a = a.astype(NP[first])
+    b = b.astype(NP[second]) if second != "int32" else np.nan_to_num(b, posinf=7.0).astype(np.int32)
+    result = promoted_float_dtype(a.dtype, b.dtype)
+    out = np.zeros(a.shape, result)
+    ok = _aclnn(desc, [a, b], _values(desc, False), out) == ACLNN_SUCCESS
+    try:
+        got = getattr(sg, desc.functional)(a, b, platform=platform)
+    except (TypeError, ValueError):
+        got = None
+    assert (got is not None) == ok, aclnn.aclGetRecentErrMsg()
+    if ok:
+        assert got.dtype == result
+        assert_bits_equal(got, out, "functional and aclnn")
 
 
 @pytest.mark.parametrize("name", NAMES)

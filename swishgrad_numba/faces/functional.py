@@ -5,7 +5,8 @@ and attributes in the description's order (attributes with their defaults), then
 ``platform=``. It checks, in this order: the inputs are arrays; their dtypes are in the aclnn API's list
 (AI Core and AICPU dtypes, any SoC: the platform then rules) and their ranks within ``max_dims``; each
 attribute's conversion (``"float"``: :func:`~swishgrad_numba.dtypes.to_float32`; ``"bool"``: a bool);
-the rules; the shapes (broadcast, or one shape); the dtype (promoted, or one). An AICPU dtype runs the
+the rules; the shapes (broadcast, or one shape); the dtype (promoted, or one; inputs the op_api Casts in
+their own dtype on the platform's SoC list, as phase one checks them). An AICPU dtype runs the
 description's plain model on any platform; the others the platform's kernel (:func:`swishgrad_numba.ops.call.call`
 for inputs of one shape, the description's broadcast walk otherwise).
 """
@@ -140,10 +141,11 @@ def run(desc, arrays, attrs: dict, out, platform):
             if a.dtype != dtypes[0]:
                 raise TypeError(f"{arrays[0][0]} and {name} must have the same dtype, got {dtypes[0]} and {a.dtype}")
     dtype = promoted_dtype(desc, dtypes)
+    if any(a.dtype != dtype for _, a in arrays):
+        _check_soc_dtypes(desc, arrays, platform)   # inputs the op_api Casts: their own dtypes on the SoC first
     compute = kernel_dtype(desc, dtypes)
     if compute != dtype:
         # ``promotion="float32"``: the op_api's Casts to float32 (round to nearest even), the result Cast back once
-        _check_soc_dtypes(desc, arrays, platform)
         check_out_like(out, shape, dtype)
         with np.errstate(over="ignore"):
             narrowed = tuple((n, a.astype(compute)) for n, a in arrays)
@@ -166,7 +168,6 @@ def run(desc, arrays, attrs: dict, out, platform):
         ins = [a.astype(dtype, copy=False) for _, a in arrays]
         return _finish(desc.aicpu(*ins, *[attrs[a.name] for a in desc.float_attributes]), out)
     if any(a.dtype != dtype for _, a in arrays):
-        _check_soc_dtypes(desc, arrays, platform)
         arrays = tuple((n, a.astype(dtype)) for n, a in arrays)   # the op_api's Casts: exact widenings
     if all(a.shape == shape for _, a in arrays):
         from ..ops.call import call
