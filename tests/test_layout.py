@@ -1,0 +1,131 @@
+"""The package's layout (issue 40): its import graph, read from the sources with ``ast`` (nothing imported).
+
+An edge ``a -> b`` is an import of package module ``b`` anywhere in ``a``: at the top or inside a function
+(an import on use still ties the two modules together). ``from p import name`` is an edge to ``p.name``
+where that is a module, else to ``p``; a module's parent packages are not counted (importing any module
+runs them). A circle is a strongly connected component of that graph.
+
+- No circle of top-level imports at all (Python would meet a half-initialised module).
+- Issue 40's done-criterion: no circle spans more than 2 modules. Not met yet: a strict xfail, its reason
+  the largest circle's size when last measured (``python tests/test_layout.py`` prints the circles), so
+  meeting it makes the test fail until the mark goes.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent / "swishgrad_numba"
+#: The largest circle's size when last measured; the done-criterion is 2.
+LARGEST_CIRCLE_NOW = 70
+
+
+def _modules() -> dict:
+    """Module name -> (path, is a package)."""
+    out = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        package = parts[-1] == "__init__"
+        out[".".join(parts[:-1] if package else parts)] = (path, package)
+    return out
+
+
+def _top_level(body):
+    """The statements run on import: the module's own, inside if/try blocks too (not in functions)."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try)):
+            for block in (node.body, node.orelse, getattr(node, "finalbody", [])):
+                yield from _top_level(block)
+            for handler in getattr(node, "handlers", []):
+                yield from _top_level(handler.body)
+
+
+def import_graph(top_level_only: bool = False) -> dict:
+    """Module -> the package modules it imports (see the module docstring)."""
+    mods = _modules()
+    graph = {}
+    for name, (path, package) in mods.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        here = name if package else name.rpartition(".")[0]
+        targets = set()
+        for node in (_top_level(tree.body) if top_level_only else ast.walk(tree)):
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = here.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                else:
+                    base = node.module
+                targets.update(f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names)
+        graph[name] = {t for t in targets if t in mods and t != name}
+    return graph
+
+
+def circles(graph: dict) -> list:
+    """The strongly connected components of more than one module, largest first (Tarjan, iterative)."""
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            for nxt in successors:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return sorted(found, key=len, reverse=True)
+
+
+def test_the_circle_finder_finds_circles():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": {"e"}, "e": {"d"}, "f": {"a"}}
+    assert circles(graph) == [["a", "b", "c"], ["d", "e"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_graph_reads_relative_imports():
+    graph = import_graph()
+    assert "swishgrad_numba.ops.registry" in graph["swishgrad_numba.ops.call"]   # from .registry import ...
+    assert "swishgrad_numba.kernel" in graph["swishgrad_numba.ops.softplus.kernel"]   # from ... import kernel
+
+
+def test_no_circle_of_top_level_imports():
+    assert circles(import_graph(top_level_only=True)) == []
+
+
+@pytest.mark.xfail(strict=True, reason=f"issue 40: the largest import circle spans {LARGEST_CIRCLE_NOW} modules")
+def test_no_import_circle_spans_more_than_two_modules():
+    found = circles(import_graph())
+    largest = found[0] if found else []
+    assert len(largest) <= 2, f"a circle of {len(largest)} modules: {', '.join(largest)}"
+
+
+if __name__ == "__main__":
+    for circle in circles(import_graph()):
+        print(len(circle), " ".join(m.removeprefix("swishgrad_numba.") for m in circle))
