@@ -343,7 +343,7 @@ def described(name: str):
     first on empty inputs of their ranks and dtypes; inputs that broadcast are broadcast first. Bit for bit
     the in-memory result (an element reads its own inputs only, whatever the chunking or broadcast)."""
     from .faces.functional import face, signature
-    from .ops import get_operator
+    from .ops.registry import get_operator
 
     desc, numpy_fn = get_operator(name).described_by, face(name)
     sig = signature(desc).replace(parameters=[p for p in signature(desc).parameters.values() if p.name != "out"])

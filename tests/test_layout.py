@@ -18,8 +18,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent / "swishgrad_numba"
-#: The largest circle's size when last measured; the done-criterion is 2.
-LARGEST_CIRCLE_NOW = 70
+#: The largest circle's size when last measured; the done-criterion is 2. It is kernel (its run_walk and
+#: run_blocks dispatch to the engine and to program.passes on use), engine.runner and program.passes (both
+#: import the kernel package's TableCache and plan).
+LARGEST_CIRCLE_NOW = 3
 
 
 def _modules() -> dict:
@@ -119,7 +121,8 @@ def test_no_circle_of_top_level_imports():
     assert circles(import_graph(top_level_only=True)) == []
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 40: the largest import circle spans {LARGEST_CIRCLE_NOW} modules")
+@pytest.mark.xfail(strict=True, reason=f"issue 40: the largest import circle spans {LARGEST_CIRCLE_NOW} modules "
+                                                 "(kernel, engine.runner, program.passes)")
 def test_no_import_circle_spans_more_than_two_modules():
     found = circles(import_graph())
     largest = found[0] if found else []

@@ -93,7 +93,7 @@ _KERNEL = ("float32", "float16", "bfloat16")
 def _check_soc_dtypes(desc, arrays, platform):
     """Inputs about to be Cast: their own dtypes must be in the aclnn lists on the platform's SoC (the
     operator's default platform for None), as phase one checks them."""
-    from ..ops import get_operator
+    from ..ops.registry import get_operator
 
     platform = get_operator(desc.name).default_platform if platform is None else platform
     if not isinstance(platform, Platform):
@@ -235,7 +235,7 @@ def face(name: str):
     """The public function of described operator ``name`` (made once)."""
     if name in _FACES:
         return _FACES[name]
-    from ..ops import get_operator
+    from ..ops.registry import get_operator
 
     desc = get_operator(name).described_by
     if desc is None:

@@ -39,7 +39,7 @@ def module(name: str):
     """The torch module class of described forward operator ``name`` (made once)."""
     if name in _MODULES:
         return _MODULES[name]
-    from ..ops import get_operator
+    from ..ops.registry import get_operator
 
     desc = get_operator(name).described_by
     if desc is None or desc.torch_module is None or desc.backward is None:

@@ -13,34 +13,13 @@ from ..platform import ARCH_950, ARCH_A2, Platform
 from ..spec import a2 as spec_a2
 from ..spec import arch35 as spec_arch35
 from ..tiling.host import ARGNAMES, check_block_size
-from ..tiling.records import UB_SIZED_FIELDS, RecordLayout, Tiling
+from ..tiling.records import (ARCH35_TILING_DTYPE, ARCH35_TILING_FIELDS, LAYOUTS, TILING_DTYPE,  # noqa: F401
+                              TILING_FIELDS, UB_SIZED_FIELDS, Tiling)
 
 __all__ = ["TILING_FIELDS", "TILING_DTYPE", "ARCH35_TILING_FIELDS", "ARCH35_TILING_DTYPE", "LAYOUTS",
            "host_tiling", "host_fields"]
 
-# ---------------------------------------------------------------- structs
-
-#: Field names of the A2 ``SwishGradTilingData``, in the C struct's order.
-TILING_FIELDS = spec_a2.FIELDS + ("sconf",)
-
-#: The A2 struct: eight uint64, one float32, 4 bytes of tail padding (72 bytes).
-TILING_DTYPE = np.dtype([(name, "<u8") for name in spec_a2.FIELDS] + [("sconf", "<f4")], align=True)
-
-#: Field names of the 950 struct, in the C struct's order.
-ARCH35_TILING_FIELDS = spec_arch35.FIELDS + ("scale",)
-
-#: The 950 struct ``SwishGradTilingData { EleBaseTilingData baseTiling; float scale; }``: the template's
-#: 80 bytes, the float32 ``scale`` and 4 bytes of tail padding (88 bytes).
-_BASE = spec_arch35.ELE_BASE_TILING_DTYPE
-ARCH35_TILING_DTYPE = np.dtype([(n, _BASE.fields[n][0]) for n in spec_arch35.FIELDS] + [("scale", "<f4")], align=True)
-
-assert TILING_DTYPE.itemsize == 72 and ARCH35_TILING_DTYPE.itemsize == 88
-
-#: The layouts by architecture: what :class:`~swishgrad_numba.tiling.records.Tiling` reads its record by.
-LAYOUTS = {
-    ARCH_A2: RecordLayout(ARCH_A2, TILING_DTYPE, spec_a2.FIELDS, "sconf", spec_a2.TilingFields),
-    ARCH_950: RecordLayout(ARCH_950, ARCH35_TILING_DTYPE, spec_arch35.FIELDS, "scale", spec_arch35.TilingFields),
-}
+# ---------------------------------------------------------------- structs: written once, in tiling.records
 
 # ---------------------------------------------------------------- the host tiling
 

@@ -160,7 +160,7 @@ def envelope(grad_output, x, beta=1.0, *, exp_ulp=1, div_ulp=1, flush_subnormals
 def _program_envelope(op: str, inputs: tuple, attrs: dict, platform, exp_ulp: int, div_ulp: int, ln_ulp: int,
                       flush_subnormals: bool) -> Envelope:
     """The envelope of checked arguments: ``op``'s program on ``platform``'s kernel."""
-    from ..ops import get_operator
+    from ..ops.registry import get_operator
     from ..program.envelope import program_envelope
 
     operator = get_operator(op)
@@ -207,7 +207,7 @@ def operator_envelope(op: str, *inputs, exp_ulp=1, div_ulp=1, ln_ulp=1, flush_su
         The program's attributes by name (``beta=1.0`` for SwishGrad), each rounded to float32 once.
     """
     from ..arguments import check_platform_for
-    from ..ops import get_operator
+    from ..ops.registry import get_operator
 
     operator = get_operator(op)
     if len(inputs) != operator.inputs:

@@ -164,7 +164,7 @@ ENVELOPE_SUFFIX = "_envelope"
 
 @functools.lru_cache(maxsize=None)
 def _compiled(key: tuple) -> Compiled:
-    from ..ops import get_operator   # the operators import this module
+    from ..ops.registry import get_operator   # the operators import this module
 
     op, arch, dtype, variant, sat = key
     kernel = get_operator(op).kernels[arch]

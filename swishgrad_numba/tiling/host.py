@@ -72,7 +72,7 @@ def compute_tiling(numel, dtype, beta=None, platform: Platform | None = None, *,
     """
     n = check_numel(numel)
     info = dtype_info(dtype, argname="dtype")
-    from ..ops import get_operator   # the registry imports this package: import on use
+    from ..ops.registry import get_operator   # the registry imports this package: import on use
 
     operator = get_operator(op)
     platform = check_platform(operator.default_platform if platform is None else platform)

@@ -52,7 +52,7 @@ def validate_op_tiling(tiling, numel, dtype, platform: Platform | None = None, b
     """:func:`~swishgrad_numba.tiling.validate_tiling` of an operator's
     :class:`~swishgrad_numba.ops.OpTiling` (arguments as there, but no
     ``buffers``: the operator's own UB plan is used)."""
-    from ..ops import get_operator
+    from ..ops.registry import get_operator
 
     op = get_operator(tiling.op)
     kern = op.kernels.get(tiling.architecture)
@@ -111,7 +111,7 @@ def run_op_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, platform: Platfo
     by the operator's own launch, in the saturation overflow mode where
     ``saturation`` (refused where the operator or the 950 has no such mode), its Axpys rounding as
     ``platform.axpy_rounding`` says."""
-    from ..ops import get_operator
+    from ..ops.registry import get_operator
 
     op = get_operator(tiling.op)
     kern = op.kernels.get(tiling.architecture)

@@ -1,6 +1,7 @@
 """The :class:`Tiling` a SwishGrad launch receives, the record layouts it is read by, and record helpers.
 
-SwishGrad's two structs are its own (:mod:`swishgrad_numba.ops.swish_grad_host`): the A2's eight
+SwishGrad's two structs are defined here (re-exported by :mod:`swishgrad_numba.ops.swish_grad_host`, its
+host; the tiling layer reads them, so they sit below the operators): the A2's eight
 ``uint64`` then the float32 ``sconf`` (72 bytes), the 950's ``EleBaseTilingData`` then the float32
 ``scale`` (88 bytes). Both are C layouts with natural alignment: ``record.tobytes()`` is the struct as
 the device sees it. The struct's beta field keeps its C name (``sconf`` / ``scale``); in Python the
@@ -13,8 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..platform import ARCH_950, ARCH_A2
+from ..spec import a2 as spec_a2
+from ..spec import arch35 as spec_arch35
+
 __all__ = ["private_record", "checked_record", "UB_SIZED_FIELDS", "RecordLayout", "Tiling", "layouts",
-           "layout_of", "tiling_fields"]
+           "layout_of", "tiling_fields", "TILING_FIELDS", "TILING_DTYPE", "ARCH35_TILING_FIELDS",
+           "ARCH35_TILING_DTYPE", "LAYOUTS"]
 
 
 @dataclass(frozen=True)
@@ -47,10 +53,7 @@ class RecordLayout:
 
 
 def layouts() -> dict:
-    """SwishGrad's record layouts by architecture (its operator module's; imported on use, because the
-    operator modules import this one)."""
-    from ..ops.swish_grad_host import LAYOUTS
-
+    """SwishGrad's record layouts by architecture (:data:`LAYOUTS`)."""
     return LAYOUTS
 
 
@@ -166,3 +169,26 @@ def checked_record(dtype: np.dtype, values: dict, argname: str = "numel",
         record[name] = value
     return record[()]
 
+# ---------------------------------------------------------------- SwishGrad's structs
+
+#: Field names of the A2 ``SwishGradTilingData``, in the C struct's order.
+TILING_FIELDS = spec_a2.FIELDS + ("sconf",)
+
+#: The A2 struct: eight uint64, one float32, 4 bytes of tail padding (72 bytes).
+TILING_DTYPE = np.dtype([(name, "<u8") for name in spec_a2.FIELDS] + [("sconf", "<f4")], align=True)
+
+#: Field names of the 950 struct, in the C struct's order.
+ARCH35_TILING_FIELDS = spec_arch35.FIELDS + ("scale",)
+
+#: The 950 struct ``SwishGradTilingData { EleBaseTilingData baseTiling; float scale; }``: the template's
+#: 80 bytes, the float32 ``scale`` and 4 bytes of tail padding (88 bytes).
+_BASE = spec_arch35.ELE_BASE_TILING_DTYPE
+ARCH35_TILING_DTYPE = np.dtype([(n, _BASE.fields[n][0]) for n in spec_arch35.FIELDS] + [("scale", "<f4")], align=True)
+
+assert TILING_DTYPE.itemsize == 72 and ARCH35_TILING_DTYPE.itemsize == 88
+
+#: The layouts by architecture: what :class:`~swishgrad_numba.tiling.records.Tiling` reads its record by.
+LAYOUTS = {
+    ARCH_A2: RecordLayout(ARCH_A2, TILING_DTYPE, spec_a2.FIELDS, "sconf", spec_a2.TilingFields),
+    ARCH_950: RecordLayout(ARCH_950, ARCH35_TILING_DTYPE, spec_arch35.FIELDS, "scale", spec_arch35.TilingFields),
+}
