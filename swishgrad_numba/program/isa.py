@@ -70,3 +70,10 @@ class _Vocabulary:
 
 #: The instructions as constructors, for writing programs.
 V = _Vocabulary()
+
+# ---------------------------------------------------------------- mask arithmetic (issue 41)
+#: ``Add`` may also act on float16 tensors (the A2 MishGrad's masks cast to half and added): the correctly
+#: rounded half sum, which is the float32 sum of the widenings narrowed to nearest even (exact for the
+#: guard's 0 and 1). Its mask Casts (float16 <- uint8 CAST_NONE, uint8 <- float16 CAST_RINT) are
+#: :data:`.form.Program.MASK_CASTS`.
+SIXTEEN_BIT_OPS = SIXTEEN_BIT_OPS + ("Add",)
