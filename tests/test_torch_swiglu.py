@@ -110,3 +110,23 @@ def test_arguments():
         swiglu_torch(torch.ones(2, 4, dtype=torch.int32))
     assert SwiGLU(-1)(torch.ones(0, 4)).shape == (0, 2)
     assert repr(SwiGLU(0)) == "SwiGLU(dim=0)"
+
+
+def test_without_a_grad_kernel_the_gradient_is_the_float64_formula(monkeypatch):
+    import swishgrad_numba.ops.swi_glu.torch_face as face
+
+    def no_kernel(*args, **kwargs):
+        raise NotImplementedError("no SwiGluGrad kernel here")
+
+    monkeypatch.setattr(face, "_swiglu_backward_numpy", no_kernel)
+    for dtype in (torch.float32, torch.bfloat16):
+        x = torch.linspace(-6, 6, 24, dtype=torch.float32).reshape(2, 3, 4).to(dtype).requires_grad_()
+        g = torch.linspace(-1, 2, 12).reshape(2, 3, 2).to(dtype)
+        SwiGLU(-1)(x).backward(g)
+        x64 = x.detach().double().requires_grad_()
+        a, b = x64.chunk(2, dim=-1)
+        (torch.nn.functional.silu(a) * b).backward(g.double())
+        assert x.grad.dtype == dtype
+        assert torch.allclose(x.grad.double(), x64.grad.to(dtype).double(), rtol=1e-2 if dtype != torch.float32
+                              else 1e-6, atol=1e-6)
+        assert not torch.equal(x.grad, torch.zeros_like(x.grad))
