@@ -106,6 +106,8 @@ class _Calc:
         else:
             single = buffers * _TQUE * self.dsize + _TBUF[self.dsize] * 4
         max_tile = _align_down(ub_size // single, self.ub_min)
+        if max_tile == 0:    # not one 32-byte block per buffer fits in the UB
+            return None
         opt = {}
         c = min(self.col_len, max_tile)
         c = min(c, _MAX_BLOCK_LEN if self.aligned else _MAX_BLOCK_LEN // self.dsize)
@@ -135,7 +137,8 @@ def swiglu_tiling(shape, dim: int, dtype: str, ub_size: int, core_num: int, grad
     calc = _Calc(row_len, col_len, dsize, core_num, grad)
     opt, double = calc.best(ub_size, 2), 1
     if opt is None:
-        raise ValueError(f"x {tuple(shape)}: the SwiGlu host finds no tile shape (CalcOptBaseShape fails)")
+        raise ValueError(f"x {tuple(shape)}: the SwiGlu host finds no tile shape in platform.ub_size={ub_size} "
+                         "bytes (CalcOptBaseShape fails)")
     if opt["per_core"] == 2:
         nodb = calc.best(ub_size, 1)
         if nodb is not None and nodb["per_core"] == 1 and nodb["used"] >= opt["used"]:
