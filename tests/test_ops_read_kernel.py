@@ -480,3 +480,18 @@ def test_setvar_on_the_scalar_scheduler_is_refused(tmp_path):
     folder = _gate_copy(tmp_path, old, new)
     with pytest.raises(KernelSourceError, match=r"gate_apt\.cpp:24: cannot read SetVar on an ElementwiseSchWithScalar"):
         read_kernel(folder)
+
+
+def test_the_reader_modules_old_import_paths_still_work():
+    # issue 43 moved ops/read_kernel.py, read_host.py and read_schedule.py into reader/; the old paths re-export
+    import swishgrad_numba.reader as reader
+    from swishgrad_numba.ops.read_host import OPBASE_STRUCTS, record_dtype
+    from swishgrad_numba.ops.read_kernel import READ_MODULE
+    from swishgrad_numba.ops.read_schedule import schedule
+    from swishgrad_numba.reader import host_tiling, launch_plan, operator
+
+    assert (OPBASE_STRUCTS, record_dtype) == (host_tiling.OPBASE_STRUCTS, host_tiling.record_dtype)
+    assert READ_MODULE == operator.READ_MODULE and schedule is launch_plan.schedule
+    assert reader.read_kernel is read_kernel is operator.read_kernel and reader.ReadOperator is ReadOperator
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        reader.nope

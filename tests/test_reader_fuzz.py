@@ -17,7 +17,7 @@ import numpy as np
 
 from swishgrad_numba.dtypes import dtype_info
 from swishgrad_numba.ops import read_kernel
-from swishgrad_numba.ops.read_schedule import schedule
+from swishgrad_numba.reader.launch_plan import schedule
 from swishgrad_numba.reader import KernelSourceError
 
 KERNELS = Path(__file__).parent / "fixtures" / "kernels"
