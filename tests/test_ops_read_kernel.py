@@ -493,5 +493,8 @@ def test_the_reader_modules_old_import_paths_still_work():
     assert (OPBASE_STRUCTS, record_dtype) == (host_tiling.OPBASE_STRUCTS, host_tiling.record_dtype)
     assert READ_MODULE == operator.READ_MODULE and schedule is launch_plan.schedule
     assert reader.read_kernel is read_kernel is operator.read_kernel and reader.ReadOperator is ReadOperator
+    import swishgrad_numba.ops as ops        # the package's name is the function, not the old module
+
+    assert ops.read_kernel is operator.read_kernel
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         reader.nope
