@@ -15,7 +15,7 @@ import numpy as np
 from ..kernel import Plan
 from ..kernel.walk import PIECE_DTYPE
 
-__all__ = ["MAX_SCHEDULES", "schedule", "schedule_plan"]
+__all__ = ["MAX_SCHEDULES", "run_own_schedule", "run_plan", "schedule", "schedule_plan"]
 
 #: Schedules kept per operator (by dtype, variant, record, block dim and tiling key).
 MAX_SCHEDULES = 32
@@ -27,13 +27,13 @@ _C_INT = {("b", 1): "bool", ("u", 1): "uint8_t", ("i", 1): "int8_t", ("u", 2): "
 
 def schedule(op, tiling, info, variant=None) -> tuple:
     """Each core's tiles, ``((Tile, ...), ...)`` in core order, for ``tiling`` (a record of
-    ``op.record_dtype``, its block dim and tiling key) on ``info``'s dtype."""
+    ``op.record_dtype``, its block dim and tiling key) on ``info``'s dtype; with ``variant`` None where
+    the source has several, each tile names the one its core's branches chose."""
     from .read import DTYPE_CNAMES, entry_symbols
     from .schedule import core_schedule
 
     variants = op.description.variants(info.name)
     variant = variants[0] if variant is None and len(variants) == 1 else variant
-    body = op.description.body(info.name, variant)
     data = tiling.data
     key = (info.name, variant, bytes(np.asarray(data).tobytes()), int(tiling.block_dim), int(tiling.tiling_key))
     cache = op._compiled.setdefault("schedules", {})
@@ -44,7 +44,10 @@ def schedule(op, tiling, info, variant=None) -> tuple:
     symbols, fn = op._compiled["entry_symbols"]
     values = {n: (int(data[n]), _C_INT[data.dtype.fields[n][0].kind, data.dtype.fields[n][0].itemsize])
               for n in data.dtype.names if data.dtype.fields[n][0].kind in "iub"}
-    expected = [(s.op, tuple(s.at)) for s in body.steps]
+    if variant is None:         # each tile's Compute picked by the calls its core made (issue 43)
+        expected = {v: [(s.op, tuple(s.at)) for s in op.description.body(info.name, v).steps] for v in variants}
+    else:
+        expected = [(s.op, tuple(s.at)) for s in op.description.body(info.name, variant).steps]
     gm = op.description.gm_params
     result = tuple(tuple(core_schedule(symbols, fn, DTYPE_CNAMES[info.name], gm, values, core,
                                        int(tiling.block_dim), int(tiling.tiling_key), expected))
@@ -55,14 +58,17 @@ def schedule(op, tiling, info, variant=None) -> tuple:
     return result
 
 
-def schedule_plan(cores, numel: int, threads: int | None = None) -> Plan:
-    """The walk's launch of the tiles ``cores`` (:func:`schedule`) over ``numel`` elements."""
+def schedule_plan(cores, numel: int, threads: int | None = None, variant=None) -> Plan:
+    """The walk's launch of the tiles ``cores`` (:func:`schedule`) over ``numel`` elements (only those of
+    ``variant``, where given)."""
     import numba
 
     pieces = []
     for tiles in cores:
         run = None
         for t in tiles:
+            if variant is not None and t.variant != variant:
+                continue
             if t.length <= 0 or t.offset >= numel:
                 continue
             if run is not None and run[4] == run[5] and t.offset == run[0] + run[3] * run[4] and t.length <= run[4]:
@@ -86,3 +92,27 @@ def schedule_plan(cores, numel: int, threads: int | None = None) -> Plan:
     out = np.array(pieces, dtype=PIECE_DTYPE) if pieces else np.empty(0, dtype=PIECE_DTYPE)
     longest = int(max(out["pass_len"].max(), out["last_len"].max())) if out.size else 1
     return Plan(out, np.array(bins, dtype=np.int64), max(1, min(longest, numel + _SLACK)), total)
+
+
+def run_own_schedule(op, ins, out, tiling, info, program, variant, saturation) -> None:
+    """Run ``op`` on the tiles its scalar code gives each core for ``tiling``; with ``variant`` None where
+    the source has several, each variant's program over the tiles whose core chose it (issue 43)."""
+    cores = schedule(op, tiling, info, variant)
+    if variant is None and len(op.description.variants(info.name)) > 1:
+        for v in sorted({t.variant for tiles in cores for t in tiles}):
+            run_plan(op, ins, out, tiling, info, op.program(info, variant=v), v, saturation,
+                     schedule_plan(cores, out.size, variant=v))
+        return
+    run_plan(op, ins, out, tiling, info, program, variant, saturation, schedule_plan(cores, out.size))
+
+
+def run_plan(op, ins, out, tiling, info, program, variant, saturation, plan) -> None:
+    """Run ``op``'s compiled ``program`` (its ``variant``) over the walk's ``plan``, attributes from the record."""
+    from .. import kernel as kernel_pkg
+    from ..dtypes import FLOAT32
+    from .to_program import c_attr_name
+
+    attrs = {a: np.float32(tiling.data[c_attr_name(a)]) for a in program.attrs}
+    params = op.compiled(info, variant, saturation).params(**attrs)
+    raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
+    kernel_pkg.run_walk(params, tuple(raw(a) for a in ins), raw(out), plan)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import kernel as kernel_pkg
-from ..dtypes import FLOAT32, dtype_info, to_float32
+from ..dtypes import dtype_info, to_float32
 from ..platform import ARCH_950, ARCH_A2, Platform
 from . import host_tiling
 from ..ops.registry import Kernel, Operator, OpTiling
@@ -127,7 +127,8 @@ class ReadOperator(Operator):
         """Run the kernel on the emulated walk: inputs by the kernel's ``GM_ADDR`` names (one shape, one of
         float32, float16, bfloat16; an input the kernel never reads may be left out), attributes by the
         tiling struct's field names; ``platform=`` (default: the reference platform of the kernel's
-        architecture) and ``variant=`` (where the source has several). An A2 kernel read with its
+        architecture) and ``variant=`` (where the source has several; an A2 kernel on its own record
+        runs, without it, each tile with the Compute its core's branches chose). An A2 kernel read with its
         ``op_host`` runs on the record its host's tiling function makes for these inputs (attributes by the
         op definition's names, its defaults where not given; the walk is the template's split over the
         block dim it sets); ``tiling=`` (a dict of the struct's fields, or a record of
@@ -165,14 +166,16 @@ class ReadOperator(Operator):
         platform = self.default_platform if platform is None else platform
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-        program = self.program(info, platform, variant=variant)
+        own = given is None and self._host_function() is not None and self.style == "a2"
+        own_record = self.style == "a2" and (own or given is not None)    # run on the kernel's own schedule
+        variants = self.description.variants(info.name)
+        keyed = own_record and variant is None and len(variants) > 1      # each tile's variant by its core
+        program = self.program(info, platform, variant=variants[0] if keyed else variant)
         from .to_program import c_attr_name
 
-        own = given is None and self._host_function() is not None and self.style == "a2"
         attrs = self._attribute_values(kw, () if own or given is not None else
                                        tuple(c_attr_name(a) for a in program.attrs))
         shape = arrays[read[0]].shape
-        own_record = self.style == "a2" and (own or given is not None)    # run on the kernel's own schedule
         out = (np.zeros if own_record else np.empty)(shape, dtype=info.numpy)
         if out.size == 0:
             return out
@@ -281,20 +284,14 @@ class ReadOperator(Operator):
         return self.description.body(info.name, v).dag_wide if v in vs else None
 
     def _launch(self, ins, out, tiling, info, program, platform, variant, saturation, own_record=False):
+        from .launch_plan import run_own_schedule, run_plan
+
         if own_record:        # the tiles the kernel's scalar code gives each core on its own record
-            from .launch_plan import schedule, schedule_plan
-
-            plan = schedule_plan(schedule(self, tiling, info, variant), out.size)
-        else:
-            fields = host_tiling.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))
-            plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(tiling.architecture),
-                                          out.size)
-        from .to_program import c_attr_name
-
-        attrs = {a: np.float32(tiling.data[c_attr_name(a)]) for a in program.attrs}
-        params = self.compiled(info, variant, saturation).params(**attrs)
-        raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
-        kernel_pkg.run_walk(params, tuple(raw(a) for a in ins), raw(out), plan)
+            run_own_schedule(self, ins, out, tiling, info, program, variant, saturation)
+            return
+        fields = host_tiling.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))
+        plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(tiling.architecture), out.size)
+        run_plan(self, ins, out, tiling, info, program, variant, saturation, plan)
 
     def _registry_run(self, grad, x, out, tiling, saturation=False):
         """``Kernel.run`` for ``run_tiling``: ``grad`` the first input, ``x`` the second (or the only one)."""
