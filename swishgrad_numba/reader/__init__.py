@@ -17,7 +17,7 @@ Refused, each with its file and line: loops in Compute (and over ``SetValue``),
 ``ReinterpretCast`` and ``reinterpret_cast``, a local tensor at an offset,
 a condition of the preprocessor around code on a macro it does not know (a build
 flag: pass ``defines=``), calls it does not know (``Compare``, ``Select``,
-``Sqrt``, ...), runtime branches around vector calls, arithmetic on an
+``Sin``, ...), runtime branches around vector calls, arithmetic on an
 attribute other than a product with a float32 constant, a Cast from a dtype to
 itself outside a DAG, a vector call over a constant count, a type in
 ``std::is_same_v`` it does not know, a DAG node that writes an input a later
