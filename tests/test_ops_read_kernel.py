@@ -169,8 +169,10 @@ def test_more_unreadable_constructs_refused_with_their_line(tmp_path, new, line,
 
 
 def test_a_step_the_program_form_lacks_is_refused_at_its_line():
-    # plain_muls multiplies in the input's dtype: float32 reads, float16 arithmetic is not in the program form
-    op = read_kernel(KERNELS / "plain_muls")
+    # plain_muls multiplies in the input's dtype: float32 reads; with 16-bit arithmetic refused
+    # (sixteen_bit=None), float16 is not in the program form; by default its attribute scalar converted to
+    # half is what is refused
+    op = read_kernel(KERNELS / "plain_muls", sixteen_bit=None)
     assert str(op.program("float32").body[0]) == "Muls(yLocal, xLocal, scale);"
     with pytest.raises(KernelSourceError, match="computes on float32 tensors only") as err:
         op.program("float16")
@@ -178,6 +180,9 @@ def test_a_step_the_program_form_lacks_is_refused_at_its_line():
                                                                                 "Muls on float16")
     with pytest.raises(KernelSourceError, match="Muls on bfloat16"):
         op.run(x=np.ones(4, ml_dtypes.bfloat16), scale=1.0)
+    with pytest.raises(KernelSourceError, match="an attribute converted to float16") as err:
+        read_kernel(KERNELS / "plain_muls").program("float16")
+    assert (Path(err.value.file).name, err.value.line) == ("plain_muls.cpp", 36)
 
 
 def test_tiling_names_its_attributes(ops):

@@ -77,13 +77,16 @@ def test_what_is_not_expanded_is_refused_at_its_line(tmp_path, old, new, line, w
     assert e.value.file == str(path) and e.value.line == line and words in str(e.value), str(e.value)
 
 
-def test_a_half_sigmoid_is_refused_by_the_program_form(tmp_path):
-    # the library computes a half Sigmoid in half: arithmetic on a 16-bit tensor, refused at the call's line
+def test_a_half_sigmoid_computes_in_half(tmp_path):
+    # the library computes a half Sigmoid in half: each instruction rounded once to half (sixteen_bit="rint",
+    # reader.to_program), or refused where 16-bit arithmetic is (sixteen_bit=None)
     folder, path = _variant(tmp_path, "AscendC::Mul(wide, th, sig, this->tileLength);",
                             "AscendC::Sigmoid<T, false>(yLocal, xLocal, this->tileLength);")
     with pytest.raises(KernelSourceError) as e:
-        read_kernel(folder).program("float16")
+        read_kernel(folder, sixteen_bit=None).program("float16")
     assert e.value.file == str(path) and e.value.line == 55 and "float16" in str(e.value), str(e.value)
+    steps = [str(i) for i in read_kernel(folder).program("float16").body]
+    assert "Exp(yLocal_f32, yLocal_f32);" in steps and "Cast(yLocal, yLocal_f32, CAST_RINT);" in steps
 
 
 def ref_acosh_asinh(x):

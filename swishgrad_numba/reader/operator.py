@@ -52,6 +52,7 @@ class ReadOperator(Operator):
     attribute_defaults: dict = field(default_factory=dict)
     host_side: object = None
     source_args: tuple = ()
+    sixteen_bit: object = "rint"
     _compiled: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -85,10 +86,12 @@ class ReadOperator(Operator):
             raise ValueError(f"variant must be one of {list(variants)}, got {variant!r}")
         body = self.description.body(info.name, variant)
         try:
-            return to_program(body, self.name)
+            return to_program(body, self.name, self.sixteen_bit)
         except ValueError as exc:         # a step the program form does not have: refused where it is written
             from . import KernelSourceError
 
+            if isinstance(exc, KernelSourceError):      # refused at its step already (16-bit arithmetic)
+                raise
             step = next((s for s in body.steps if f": {s}" in str(exc)), None)
             file, line = step.at if step is not None else (self.description.entry, 0)
             raise KernelSourceError(file, line, f"{step.op} on {info.name}" if step else f"the {info.name} Compute",
@@ -306,7 +309,7 @@ class ReadOperator(Operator):
 
 
 def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | None = None,
-                defines: dict | None = None) -> ReadOperator:
+                defines: dict | None = None, sixteen_bit="rint") -> ReadOperator:
     """Read the element-wise Ascend C kernel in ``folder`` into an operator (no compiler).
 
     ``folder`` is the op_kernel folder, or the operator's folder holding ``op_kernel/`` and ``op_host/``
@@ -317,7 +320,9 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
     ``name`` is the operator's registry name (default: the ``__global__`` function's); ``entry`` the entry
     file (relative to op_kernel) where the folder holds several; ``defines`` the macros of the build, name
     -> value or None (not defined), over the device build's
-    (:data:`swishgrad_numba.reader.preprocess.DEVICE_DEFINES`). Raises
+    (:data:`swishgrad_numba.reader.preprocess.DEVICE_DEFINES`); ``sixteen_bit`` the model of arithmetic
+    on half and bfloat16 tensors: "rint" (each instruction's exact result rounded once to the dtype, to
+    nearest even), "round" (ties away from zero) or None (refused; :mod:`swishgrad_numba.reader.to_program`). Raises
     :class:`swishgrad_numba.reader.KernelSourceError` (file, line, construct; a ValueError) for what cannot
     be read, a tiling struct that cannot be laid out included.
     """
@@ -327,6 +332,10 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
         raise ValueError(f"name must be an identifier, got {name!r}")
     if platform is not None and not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform or None, got {type(platform).__name__}")
+    from .to_program import SIXTEEN_BIT
+
+    if not isinstance(sixteen_bit, (str, type(None))) or sixteen_bit not in SIXTEEN_BIT:
+        raise ValueError(f"sixteen_bit must be one of {list(SIXTEEN_BIT)}, got {sixteen_bit!r}")
     kernel_dir, side = _folders(folder)
     arch = ARCH_A2 if platform is None else platform.architecture
     if entry is None:
@@ -376,7 +385,8 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
                       inputs=len(d.inputs_read), saturation=arch == ARCH_A2, description=d, record_dtype=dtype,
                       attributes=attributes, style=d.style, folder=str(folder),
                       definition=side.definition if side is not None else None, attribute_names=names,
-                      attribute_defaults=defaults, host_side=side, source_args=(kernel_dir, entry, defines, side))
+                      attribute_defaults=defaults, host_side=side, source_args=(kernel_dir, entry, defines, side),
+                      sixteen_bit=sixteen_bit)
     holder["op"] = op
     return op
 
