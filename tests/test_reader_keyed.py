@@ -86,7 +86,8 @@ def test_each_tile_names_the_variant_its_core_chose(keyed_op):
     "        } else {\n            Muls(yLocal, xLocal, -1.0f, len);\n        }",
     # the switch with default first and the groups' braces dropped
     "switch (this->key) {\n        default:\n            Muls(yLocal, xLocal, -1.0f, len);\n            break;\n"
-    "        case 2: case 3:\n            Muls(yLocal, xLocal, 2.0f, len);\n            Adds(yLocal, yLocal, 1.0f, len);\n"
+    "        case 2: case 3:\n            Muls(yLocal, xLocal, 2.0f, len);\n"
+    "            Adds(yLocal, yLocal, 1.0f, len);\n"
     "            break;\n        case 1:\n            Abs(yLocal, xLocal, len);\n        }",
 ], ids=["TILING_KEY_IS", "if-field", "switch-default-first"])
 def test_other_ways_of_writing_the_key_choice(tmp_path, compute):
