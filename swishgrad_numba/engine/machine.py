@@ -24,7 +24,7 @@ from ..program import semantics as S
 from .opcodes import (ABS, ADD, ADDS, AND, AXPY_FUSED, AXPY_UNFUSED, CAST_F16_I8, CAST_I8_F16, CAST_I32_F32,
                       CAST_NONE, CAST_RINT, CAST_ROUND, COMPARE, COMPARE_SCALAR, DIV, DST, DUPLICATE, EXP, K0, K1,
                       LN, LOOKUP, MAX, MAXS, MIN, MINS, MODE, MUL, MUL_DST_ADD, MULS, NEG, OP, OR, RECIPROCAL,
-                      SELECT, SELECT_SCALAR, SHIFT_RIGHT, SRC0, SRC1, SRC2, SUB, ULP_SHIFT)
+                      SELECT, SELECT_SCALAR, SHIFT_RIGHT, SQRT, SRC0, SRC1, SRC2, SUB, ULP_SHIFT)
 
 __all__ = ["execute"]
 
@@ -232,6 +232,8 @@ def execute(code, scalars, tables, arena, count, sat):
             _unary(S.abs_, ar, d, a, n, sat)
         elif op == LN:
             _unary(S.ln, ar, d, a, n, sat)
+        elif op == SQRT:
+            _unary(S.sqrt_, ar, d, a, n, sat)
         elif op == MAX:
             _binary(S.max_, ar, d, a, b, n, sat)
         elif op == MIN:

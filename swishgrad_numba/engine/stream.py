@@ -35,7 +35,7 @@ _SIMPLE = {"Muls": "MULS", "Adds": "ADDS", "Maxs": "MAXS", "Mins": "MINS", "Add"
            "Mul": "MUL", "Div": "DIV", "Max": "MAX", "Min": "MIN", "Exp": "EXP", "Ln": "LN", "Abs": "ABS",
            "Reciprocal": "RECIPROCAL", "Neg": "NEG", "Duplicate": "DUPLICATE", "MulDstAdd": "MUL_DST_ADD",
            "FusedMulDstAdd": "MUL_DST_ADD", "And": "AND", "Or": "OR", "ShiftRight": "SHIFT_RIGHT",
-           ULP_SHIFT: "ULP_SHIFT"}
+           ULP_SHIFT: "ULP_SHIFT", "Sqrt": "SQRT"}
 _INT_CASTS = {("float32", "int32"): "CAST_I32_F32", ("int8", "float16"): "CAST_F16_I8",
               ("float16", "int8"): "CAST_I8_F16"}
 

@@ -50,6 +50,8 @@ INSTRUCTIONS = {
     "And": "dss", "Or": "dss",
     # ShiftRight(dst, src, n): dst (int32) = the float32 src's bits, as uint32, shifted right by n (logical).
     "ShiftRight": "dsk",
+    # Sqrt(dst, src): the basic API's square root (issue 43: AscendC::Sqrt and the math library's Acosh)
+    "Sqrt": "ds",
 }
 #: The instructions that may also act on 16-bit float tensors (all of one dtype): their results are
 #: exact there (a duplicated scalar exact in the dtype, a picked element, a comparison), so each is its

@@ -179,6 +179,13 @@ def ln(src, sat):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def sqrt_(src, sat):
+    """``Sqrt`` (issue 43): the correctly rounded binary32 square root, as the row machine's
+    (:func:`.reductions.sqrt_`); sqrt(-0) = -0, a negative number's is NaN."""
+    return saturate(np.sqrt(src), sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def mul_dst_add(dst, src0, src1, sat):
     return saturate(fma_f32(dst, src0, src1), sat)
 
@@ -317,6 +324,7 @@ FUNCTIONS = {
     # the integer Casts, by (dst, src) dtype
     ("Cast", "float32<-int32"): "cast_i32_f32", ("Cast", "int8<-float16"): "cast_f16_i8",
     ("Cast", "float16<-int8"): "cast_i8_f16",
+    "Sqrt": "sqrt_",
 }
 # Compare and CompareScalar by mode: the same comparison, src1 a tensor's element or the scalar
 FUNCTIONS.update({(op, mode): f"compare_{mode.lower()}" for op in ("Compare", "CompareScalar")
