@@ -8,6 +8,9 @@ offsets it starts at. Global memory is one float32 array cut into segments (inpu
 values as the numbers they are, exactly); ``R_GM_IN``/``R_GM_OUT`` copy ``count`` elements between the arena
 and segment ``mode`` at the tile's base plus ``src0``/``dst``.
 
+The row machine (:func:`_exec`) is compiled once for one signature (:data:`ROW_MACHINE`, :mod:`.shared`);
+the parallel launch calls it by its symbol.
+
 What each instruction computes is :mod:`swishgrad_numba.program.reductions` and
 :mod:`swishgrad_numba.program.semantics` (Inf/NaN mode). :func:`check` refuses, before anything runs, an
 unknown opcode, an arena access outside the arena, a global access outside its segment for any tile, a
