@@ -50,6 +50,8 @@ _TABLE = (
     ("ULP_SHIFT", 1, 2),
     # a 16-bit value's table entry: mode is the table, src0 holds the bits
     ("LOOKUP", 1, 0),
+    # Relu (issue 41): src where src > 0, NaN as is, else +0
+    ("RELU", 1, 0),
 )
 #: Opcode by name.
 OPCODES = {name: i for i, (name, _s, _k) in enumerate(_TABLE)}

@@ -103,6 +103,12 @@ class Description:
         in float64 for the second order (``second_derivative(x, attr, platform)``).
     torch_attributes : the float attributes the torch module takes (its constants; the others keep their
         defaults in both passes); by default the only float attribute.
+    exact_dtypes, exact : integer dtypes the float32 arena cannot hold exactly (int32, int64), run on the host
+        by a plain exact model instead of the engine, ``exact(inputs, attributes32, platform) -> ndarray``
+        (the inputs of the one dtype, the float attributes as float32, the platform's kernel to follow): a
+        model choice, documented per operator (issue 41).
+    out_same_dtype : whether the op_api refuses an output whose dtype is not the inputs' (``OP_CHECK_DTYPE_NOT_MATCH``
+        on ``out``: aclnnRelu, aclnnThresholdBackward) instead of Casting the result to it.
     """
 
     name: str
@@ -134,6 +140,9 @@ class Description:
     torch_module: str | None = None
     second_derivative: Callable | None = None
     torch_attributes: tuple = ()
+    exact_dtypes: tuple = ()
+    exact: Callable | None = None
+    out_same_dtype: bool = False
 
     def dtypes_on(self, soc_family: str) -> tuple:
         """The aclnn dtype list on ``soc_family``."""
@@ -217,6 +226,8 @@ def show(desc: Description) -> str:
         lines.append(f"  dtypes      {'other SoCs' if soc == '*' else soc}: {', '.join(names)}")
     if desc.aicpu_dtypes:
         lines.append(f"  AICPU       {', '.join(desc.aicpu_dtypes)} (any platform)")
+    if desc.exact_dtypes:
+        lines.append(f"  exact       {', '.join(desc.exact_dtypes)}: a plain exact model on the host (integers)")
     lines.append(f"  shapes      {'broadcast' if desc.broadcast else 'one shape'}, at most {desc.max_dims} dims; "
                  f"dtypes {'promoted' if desc.promotion == 'promote' else 'one dtype'}")
     for arch, k in desc.kernels.items():
