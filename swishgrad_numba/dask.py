@@ -428,3 +428,8 @@ def gelu_backward_v2(grad_output, x, approximate="none", *, platform=None):
                      platform=platform)
 from .ops.rms_norm.dask_face import rms_norm  # noqa: E402,F401  (issue 42: RmsNorm by row blocks)
 __all__ += ["rms_norm"]
+
+# Relu and ThresholdBackward (issue 41): generated from their descriptions.
+relu = described("relu")
+threshold_backward = described("threshold_backward")
+__all__ += ["relu", "threshold_backward"]

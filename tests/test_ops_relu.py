@@ -194,3 +194,20 @@ def test_threshold_backward_refusals():
         threshold_backward(np.ones(3, np.int64), np.ones(3, np.int64), 0.0)
     with pytest.raises(ValueError, match="must broadcast"):
         threshold_backward(np.ones(3, F32), np.ones(4, F32), 0.0, platform=A950)
+
+# ---------------------------------------------------------------- Dask
+
+
+def test_dask_relu_and_threshold_backward_match_in_memory():
+    da = pytest.importorskip("dask.array")
+    from swishgrad_numba import dask as sd
+
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal((6, 10)) * 3).astype(F32)
+    g = (rng.standard_normal((6, 10)) * 3).astype(F32)
+    same(sd.relu(da.from_array(x, chunks=(3, 4)), platform=A950).compute(), relu(x, platform=A950))
+    xi = np.arange(-30, 30, dtype=np.int32).reshape(6, 10)
+    same(sd.relu(da.from_array(xi, chunks=(2, 5))).compute(), ref_relu(xi))
+    got = sd.threshold_backward(da.from_array(g, chunks=(2, 5)), da.from_array(x, chunks=(3, 5)), 0.5,
+                                platform=A2).compute()
+    same(got, ref_threshold_backward(g, x, np.float32(0.5), "a2"))

@@ -195,8 +195,9 @@ def _a2_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Plat
         "TILING_KEY_MISMATCH", f"tiling key {tiling.tiling_key}; both A2 hosts give 0."),)
     fields = spec_a2.TilingFields(*(int(tiling.data[n]) for n in spec_a2.FIELDS))
     relu = variant_of(tiling.data["threshold"]) == "relu_grad"
-    scratch = ((1, 1),) if info.itemsize == 4 or (relu and info.name == "float16") else (
-        ((2, 4),) if relu else ((1, 1), (1, 4)))
+    # Init: the uint8 mask (float32, float16; ThresholdGradV2D's bfloat16 too, with a float32 buffer), or
+    # ReluGrad bfloat16's two float32 buffers
+    scratch = ((1, 1),) if info.name != "bfloat16" else (((2, 4),) if relu else ((1, 1), (1, 4)))
     return WalkCheck(fields, ((2, info.itemsize),) * 3 + scratch, fields.tileDataNum, own)
 
 
