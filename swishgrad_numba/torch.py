@@ -271,3 +271,6 @@ __all__ += ["ELU"]
 from .ops.rms_norm.torch_face import RMSNorm, RmsNormFunction, rms_norm_torch  # noqa: E402,F401  (issue 42)
 
 __all__ += ["RMSNorm", "RmsNormFunction", "rms_norm_torch"]
+ReLU = _described_module("relu")  # noqa: E305  (issue 41: generated from its description)
+
+__all__ += ["ReLU"]

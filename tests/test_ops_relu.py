@@ -211,3 +211,25 @@ def test_dask_relu_and_threshold_backward_match_in_memory():
     got = sd.threshold_backward(da.from_array(g, chunks=(2, 5)), da.from_array(x, chunks=(3, 5)), 0.5,
                                 platform=A2).compute()
     same(got, ref_threshold_backward(g, x, np.float32(0.5), "a2"))
+
+# ---------------------------------------------------------------- torch
+
+
+def test_torch_relu_module_both_directions():
+    torch = pytest.importorskip("torch")
+    from swishgrad_numba.torch import ReLU
+
+    rng = np.random.default_rng(12)
+    for p, dtype in ((A2, torch.bfloat16), (A950, torch.float32), (A2, torch.float16)):
+        x_np = np.concatenate([SPECIALS[:5], (rng.standard_normal(59) * 3).astype(F32)]).reshape(8, 8)
+        x = torch.tensor(x_np).to(dtype).requires_grad_()
+        y = ReLU(platform=p)(x)
+        xn = x.detach().float().numpy().astype(x.dtype == torch.bfloat16 and BF16 or
+                                                  {torch.float32: F32, torch.float16: F16}[dtype])
+        same(y.detach().float().numpy().astype(xn.dtype), ref_relu(xn))
+        g = torch.tensor((rng.standard_normal((8, 8)) * 2).astype(F32)).to(dtype)
+        (gx,) = torch.autograd.grad(y, x, g)
+        gn = g.float().numpy().astype(xn.dtype)
+        arch = "a2" if p is A2 else "950"
+        same(gx.float().numpy().astype(xn.dtype), ref_threshold_backward(gn, xn, np.float32(0.0), arch))
+    assert "platform" in repr(ReLU(platform=A950))

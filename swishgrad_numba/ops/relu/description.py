@@ -37,9 +37,17 @@ def integer_relu(inputs, attrs, platform) -> np.ndarray:
     return np.maximum(x, x.dtype.type(0))
 
 
+def _zero_second_derivative(x, attr, platform):
+    """``relu''(x) = 0`` (float64, x's shape): ReLU is linear on each side of 0."""
+    import torch
+
+    return torch.zeros_like(x, dtype=torch.float64)
+
+
 DESCRIPTION = describe(Description(
     NAME, "max(x, 0): NaN stays NaN, -0 gives +0 (the Relu instruction; bfloat16 widened, narrowed CAST_RINT)",
     "Relu", functional="relu", aclnn=("aclnnReluGetWorkspaceSize", "aclnnRelu"),
     aclnn_inplace=("aclnnInplaceReluGetWorkspaceSize", "aclnnInplaceRelu"),
     inputs=(Input("x", "self", "x"),), dtypes=RELU_DTYPES, kernels=KERNELS, host_tiling=host_tiling,
-    saturation=True, exact_dtypes=INTEGER_DTYPES, exact=integer_relu, out_same_dtype=True))
+    saturation=True, exact_dtypes=INTEGER_DTYPES, exact=integer_relu, out_same_dtype=True,
+    backward="threshold_backward", torch_module="ReLU", second_derivative=_zero_second_derivative))
