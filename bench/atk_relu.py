@@ -6,12 +6,13 @@
 ``activation/threshold_grad_v2_d/tests/st/aclnnThresholdBackward/atk_aclnnThresholdBackward.json``). Each case's
 tensors are drawn as its ``range_values`` say (``[lo, hi]`` uniform, integers for integer dtypes; one value or a
 one-value list: that value everywhere), seeded by the case id; a scalar threshold is its value, or one drawn from
-its range. Each case runs through the aclnn two-phase pair and the functional face; the script reports whether
-they agree bit for bit and whether the result equals the suite's golden rule, written here from its description:
-Relu ``max(x, 0)`` with -0 made +0; ThresholdBackward torch's ``threshold_backward`` on float32 copies, Cast back
-(``x <= threshold`` gives 0, else grad). The kernels' documented differences (the A2 bfloat16 ReluGrad's 0 * grad,
-a NaN self giving 0 on the A2, the A2 half compare against the threshold rounded to half, int32 grads through
-float32) are counted apart. Nothing upstream is copied: the JSON is read where it lies.
+its range, in the scalar's dtype. Each case runs through the aclnn two-phase pair and the functional face; the
+script reports whether they agree bit for bit and whether the result equals the suite's golden rule, written here
+from its description: Relu ``max(x, 0)`` with -0 made +0; ThresholdBackward torch's ``threshold_backward`` on
+float32 copies, Cast back (``x <= threshold`` gives 0, else grad). The kernels' documented differences (the A2
+bfloat16 ReluGrad's 0 * grad, a NaN self giving 0 on the A2, the A2 half compare against the threshold rounded to
+half, int32 grads through float32) show as differences from that rule, counted per dtype. Nothing upstream is
+copied: the JSON is read where it lies.
 """
 from __future__ import annotations
 
@@ -97,6 +98,8 @@ def run_case(op, case, rng, platform, stream):
     g, x = draw(rng, gs, DTYPES[gs["dtype"]]), draw(rng, xs, DTYPES[xs["dtype"]])
     rv = ts["range_values"]
     t = float(rng.uniform(rv[0], rv[1])) if isinstance(rv, list) and len(rv) == 2 else _value(rv)
+    if ts["dtype"] in DTYPES and np.isfinite(t):   # the scalar holds a value of its own dtype
+        t = float(np.array(t).astype(DTYPES[ts["dtype"]]))
     out = np.zeros(np.broadcast_shapes(g.shape, x.shape), g.dtype)
     _launch(aclnn.aclnnThresholdBackwardGetWorkspaceSize, aclnn.aclnnThresholdBackward,
             (_tensor(g), _tensor(x), aclnn.aclCreateScalar(t, aclnn.ACL_DOUBLE), _tensor(out)), stream)

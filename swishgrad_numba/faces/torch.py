@@ -101,9 +101,9 @@ def _module_without_attributes(name: str, desc):
     from ..ops import get_operator
 
     forward, backward = face(desc.name), face(desc.backward)
-    ACTIVATIONS[name] = Activation(lambda x, b, p: forward(x, platform=p), lambda g, x, b, p: backward(g, x, platform=p),
-                                   has_beta=False, operators=(desc.name, desc.backward),
-                                   second_derivative=desc.second_derivative)
+    ACTIVATIONS[name] = Activation(lambda x, b, p: forward(x, platform=p),
+                                   lambda g, x, b, p: backward(g, x, platform=p), has_beta=False,
+                                   operators=(desc.name, desc.backward), second_derivative=desc.second_derivative)
     if torch is None:
         return missing_torch(desc.torch_module, "Unavailable: PyTorch is not installed.")
     default_platform = get_operator(name).default_platform
