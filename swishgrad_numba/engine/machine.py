@@ -21,7 +21,7 @@ from ..intrinsics import vectorise_full_width
 from ..kernel.envelope import ulp_shift
 from ..kernel.exp import clamp_exp_arg, exact_exp_flags, exact_exp_mark, exp_fast, no_exact_flags, redo_marked
 from ..program import semantics as S
-from .opcodes import RELU  # noqa: E402  (issue 41)
+from .opcodes import RELU  # issue 41
 from .opcodes import (ABS, ADD, ADDS, AND, AXPY_FUSED, AXPY_UNFUSED, CAST_F16_I8, CAST_I8_F16, CAST_I32_F32,
                       CAST_NONE, CAST_RINT, CAST_ROUND, COMPARE, COMPARE_SCALAR, DIV, DST, DUPLICATE, EXP, K0, K1,
                       LN, LOOKUP, MAX, MAXS, MIN, MINS, MODE, MUL, MUL_DST_ADD, MULS, NEG, OP, OR, RECIPROCAL,
