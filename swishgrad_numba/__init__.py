@@ -72,3 +72,7 @@ from .ops.rms_norm.api import rms_norm  # noqa: E402  (issue 42)
 from .ops.swi_glu.api import swiglu, swiglu_backward  # noqa: E402  (issue 41)
 
 __all__ += ["rms_norm", "swiglu", "swiglu_backward"]
+relu = _face("relu")  # noqa: E305  (issue 41: generated from its description)
+
+threshold_backward = _face("threshold_backward")  # noqa: E305  (issue 41)
+__all__ += ["relu", "threshold_backward"]

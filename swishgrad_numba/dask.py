@@ -411,3 +411,8 @@ from .ops.mish.dask_face import mish, mish_backward  # noqa: E402,F401
 from .ops.hardswish.dask_face import hardswish, hardswish_backward  # noqa: E402,F401
 from .ops.swi_glu.dask_face import swiglu, swiglu_backward  # noqa: E402,F401
 __all__ += ["mish", "mish_backward", "hardswish", "hardswish_backward", "swiglu", "swiglu_backward"]
+
+# Relu and ThresholdBackward (issue 41): generated from their descriptions.
+relu = described("relu")
+threshold_backward = described("threshold_backward")
+__all__ += ["relu", "threshold_backward"]

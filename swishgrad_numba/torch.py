@@ -279,3 +279,6 @@ from .ops.swi_glu.torch_face import (SwiGLU, SwiGluBackwardFunction, SwiGluFunct
 
 __all__ += ["Mish", "mish", "mish_backward_torch", "Hardswish", "hardswish", "hardswish_backward_torch", "SwiGLU",
             "SwiGluFunction", "SwiGluBackwardFunction", "swiglu_torch", "swiglu_backward_torch"]
+ReLU = _described_module("relu")  # noqa: E305  (issue 41: generated from its description)
+
+__all__ += ["ReLU"]

@@ -133,6 +133,10 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
         elif op in ("MulDstAdd", "FusedMulDstAdd"):
             d, s0, s1 = t(args[0]), t(args[1]), t(args[2])
             r = np.array([fma_f32_exact(p, q, c) for p, q, c in zip(d, s0, s1)], dtype=np.float32)
+        elif op == "Relu":                                # issue 41: x > 0 or NaN as is, else +0
+            a = t(args[1]).astype(np.float32)
+            with np.errstate(invalid="ignore"):
+                r = np.where((a != a) | (a > 0), a, F32(0.0))
         else:
             raise NotImplementedError(op)
     r = np.asarray(r, dtype=np.float32)

@@ -221,8 +221,10 @@ def ref_swish_grad(grad: np.ndarray, x: np.ndarray, beta) -> np.ndarray:
 def bits(a: np.ndarray) -> np.ndarray:
     """Bit patterns of a float array, every NaN mapped to one pattern."""
     a = np.asarray(a)
-    width = {8: np.uint64, 4: np.uint32, 2: np.uint16}[a.dtype.itemsize]
+    width = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}[a.dtype.itemsize]
     b = a.view(width).copy()
+    if a.dtype.kind in "iub":   # an integer array (Relu's, issue 41): its bits as they are
+        return b
     wide = np.float64 if a.dtype.itemsize == 8 else np.float32
     b[np.isnan(a.astype(wide))] = np.iinfo(width).max
     return b

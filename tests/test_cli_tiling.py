@@ -314,7 +314,7 @@ def test_tiling_op_text_and_beta(capsys):
         assert f"--beta does not apply to --op {op}" in capsys.readouterr().err
         assert main(["validate", "--op", op, "--numel", "4096", "--beta", "2"]) == 2
         assert f"--beta does not apply to --op {op}" in capsys.readouterr().err
-    assert main(["tiling", "--op", "relu", "--numel", "4096"]) == 2
+    assert main(["tiling", "--op", "relu6", "--numel", "4096"]) == 2
     assert "--op must be one of" in capsys.readouterr().err
 
 

@@ -57,8 +57,9 @@ def _acl_args(desc, tensors, values, out):
 
 def _torch_attribute(desc):
     """The float attribute the generated torch module takes first (positionally; any others keep their defaults
-    here: Softplus's threshold)."""
-    return (desc.torch_attributes or tuple(a.name for a in desc.float_attributes))[0]
+    here: Softplus's threshold); None for a module without one (ReLU)."""
+    names = desc.torch_attributes or tuple(a.name for a in desc.float_attributes)
+    return names[0] if names else None
 
 
 def _aclnn(desc, arrays, values, out, codes=None):
@@ -118,18 +119,19 @@ def test_faces_agree(name, dtype, sample):
     from swishgrad_numba import torch as sgt
 
     attr = _torch_attribute(desc)
-    got = getattr(sg, desc.functional)(arrays[0], **{attr: values[attr]})   # the module's other attributes: defaults
+    kw = {} if attr is None else {attr: values[attr]}
+    got = getattr(sg, desc.functional)(arrays[0], **kw)   # the module's other attributes: defaults
     t = (lambda a: torch.from_numpy(a.view(np.int16 if a.itemsize == 2 else np.int32)).view(
         {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]))
     back = (lambda v: v.detach().view(torch.int16 if dtype != "float32" else torch.int32).numpy().view(NP[dtype]))
     x = t(arrays[0]).clone().requires_grad_()
-    y = getattr(sgt, desc.torch_module)(values[attr])(x)
+    y = getattr(sgt, desc.torch_module)(*([] if attr is None else [values[attr]]))(x)
     assert_bits_equal(back(y), got, "torch forward")
     g = _arrays(desc, dtype, seed=99)[0]
     y.backward(t(g))
     backward = get_operator(desc.backward).described_by
     # both passes run on the forward's platform (its default here)
-    want = getattr(sg, backward.functional)(g, arrays[0], **{attr: values[attr]}, platform=platform)
+    want = getattr(sg, backward.functional)(g, arrays[0], **kw, platform=platform)
     assert_bits_equal(back(x.grad), want, "torch backward")
 
 
@@ -145,6 +147,8 @@ def test_dtype_rules_per_soc(name, soc, dtype):
     arrays = _arrays(desc, dtype if dtype != "bool" else "float32")
     arrays = [a.astype(bool) for a in arrays] if dtype == "bool" else arrays
     out = np.zeros(arrays[0].shape, NP[dtype] if dtype in ("float32", "float16", "bfloat16", "float64") else F32)
+    if desc.out_same_dtype and dtype != "bool":   # aclnnRelu, aclnnThresholdBackward: out of the inputs' dtype
+        out = np.zeros(arrays[0].shape, arrays[0].dtype)
     status = _aclnn(desc, arrays, _values(desc, False), out)
     listed = dtype in desc.dtypes_on(soc)
     runs = listed and (dtype in desc.aicpu_dtypes or platform.architecture in desc.kernels)
@@ -240,8 +244,8 @@ def test_torch_module_under_func_and_compile(name):
     desc = DESCRIPTIONS[name]
     attr = _torch_attribute(desc)
     fn, back_fn = getattr(sg, desc.functional), getattr(sg, get_operator(desc.backward).described_by.functional)
-    m = getattr(sgt, desc.torch_module)(-0.375)
-    kw = {attr: -0.375}
+    m = getattr(sgt, desc.torch_module)(*([] if attr is None else [-0.375]))
+    kw = {} if attr is None else {attr: -0.375}
     on = get_operator(name).default_platform              # the module's passes both run there
     back = (lambda g, x, **k: back_fn(g, x, **k, platform=on))
     xb = torch.from_numpy(_arrays(desc, "float32", (3, 10), seed=5)[0])
@@ -267,6 +271,8 @@ def test_host_tiling_takes_the_attribute_defaults(name):
     """``compute_tiling(op=)`` with no attributes: a record field named as a float attribute's aclnn name
     holds its default, rounded once to float32 (the registry's host tiling, as the CLI takes it)."""
     desc = DESCRIPTIONS[name]
+    if not desc.float_attributes:
+        pytest.skip(f"{name} has no float attribute")
     t = sg.compute_tiling(4096, "float16", op=name, platform=get_operator(name).default_platform)
     named = [a for a in desc.float_attributes if a.acl in t.fields]
     assert named, "no record field carries an attribute"

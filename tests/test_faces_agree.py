@@ -64,6 +64,8 @@ FACES.update({"hardswish": (sg.hardswish, lambda x, o: (x, o)),
               "hardswish_grad": (sg.hardswish_backward, lambda g, x, o: (g, x, o)),
               "mish": (sg.mish, lambda x, o: (x, o)),
               "mish_grad": (sg.mish_backward, lambda g, x, o: (g, x, o))})
+FACES.update({"relu": (sg.relu, lambda x, o: (x, o)),
+              "threshold_backward": (lambda g, x: sg.threshold_backward(g, x, 0.5), lambda g, x, o: (g, x, _f(0.5), o))})
 
 #: (operator, case id) pairs where the faces still disagree: strict xfail, each one a bug to fix.
 #: - gelu_grad, gelu_grad_v2: aclnn's phase one accepts a 0-d pair and a broadcast pair, whose launch then
@@ -156,6 +158,8 @@ def test_faces_agree(name, case, dtypes, shapes):
             assert got is None, "the functional face accepted shapes that do not broadcast"
             return
     out = np.zeros(np.broadcast_shapes(*shapes), _result_dtype(*dtypes))
+    if op.described_by is not None and op.described_by.out_same_dtype and len({*dtypes}) == 1:
+        out = np.zeros(out.shape, dtypes[0])   # aclnnRelu, aclnnThresholdBackward: out of the inputs' dtype
     accepted = _aclnn(name, arrays, out)
     if got is None:
         assert not accepted, f"the aclnn face accepts, the functional refuses: {refusal}"

@@ -19,6 +19,7 @@ STRUCT_BYTES.update({"elu_grad": (52, 96)})      # issue 30 (elu_grad_v2_tiling_
 ARCH35_ONLY_BYTES.update({"elu": 96})            # EluTilingData (elu_tiling_struct.h)
 STRUCT_BYTES.update({"gelu_grad_v2": (72, 456)})                     # issue 30
 ARCH35_ONLY_BYTES.update({"gelu_v2": 16})
+STRUCT_BYTES.update({"relu": (32, 16), "threshold_backward": (72, 464)})   # issue 41 (ReluTilingData, 16B; ThresholdGradV2D)
 
 
 def test_the_family_is_registered():

@@ -81,6 +81,8 @@ def _prepare(desc, ins: tuple, out, compute: int, attrs, platform: Platform):
         return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, 0, None)
     if dtype.name in desc.aicpu_dtypes:
         return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, 0, "aicpu")
+    if dtype.name in desc.exact_dtypes:   # an integer dtype: the exact host model (issue 41)
+        return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, 0, ("exact", platform))
     operator = get_operator(desc.name)
     if operator.kernel_refusal(platform):
         return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: {operator.kernel_refusal(platform)}"
@@ -151,7 +153,11 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
         return ACLNN_ERR_PARAM_INVALID, (f"dtypes of {' and '.join(n for n, _ in named)} must be the same, got "
                                          f"{', '.join(_dtype_name(t.data_type) for _, t in named)}")
     compute = promoted
-    if out.data_type not in _FLOATS:
+    if desc.out_same_dtype and out.data_type != promoted:
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {_dtype_name(out.data_type)}; it must be "
+                                         f"{_dtype_name(promoted)}, the dtype of {named[-1][0]}")
+    if out.data_type not in _FLOATS and not (_DTYPES[promoted][1].name in desc.exact_dtypes
+                                             and out.data_type == promoted):
         return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {_dtype_name(out.data_type)}: the Cast of the "
                                          f"{_dtype_name(promoted)} result to it is not emulated (floating only)")
     attrs = dict(raw)
@@ -174,7 +180,11 @@ def _make_job(desc):
             # the op_api's Casts to the promoted dtype: exact widenings
             with np.errstate(over="ignore"):   # a path's float32 narrows a float64 self
                 ins = [np.ascontiguousarray(tensor_view(t)).astype(e.compute, copy=False) for _, t in e.inputs]
-            if e.tiling == "aicpu":
+            if isinstance(e.tiling, tuple) and e.tiling[0] == "exact":
+                shape = np.broadcast_shapes(*(a.shape for a in ins))
+                result = desc.exact([np.broadcast_to(a, shape) for a in ins],
+                                    [e.attrs[a.name] for a in desc.float_attributes], e.tiling[1])
+            elif e.tiling == "aicpu":
                 result = desc.aicpu(*ins, *(e.attrs[a.name] for a in desc.float_attributes))
             else:
                 result = np.empty(out_view.shape, dtype=e.compute)

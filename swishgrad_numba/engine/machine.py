@@ -26,6 +26,7 @@ from ..kernel.envelope import ulp_shift
 from ..kernel.exp import clamp_exp_arg, exact_exp_flags, exact_exp_mark, exp_fast, no_exact_flags, redo_marked
 from ..program import semantics as S
 from .shared import Shared
+from .opcodes import RELU  # issue 41
 from .opcodes import (ABS, ADD, ADDS, AND, AXPY_FUSED, AXPY_UNFUSED, CAST_F16_I8, CAST_I8_F16, CAST_I32_F32,
                       CAST_NONE, CAST_RINT, CAST_ROUND, COMPARE, COMPARE_SCALAR, DIV, DST, DUPLICATE, EXP, K0, K1,
                       LN, LOOKUP, MAX, MAXS, MIN, MINS, MODE, MUL, MUL_DST_ADD, MULS, NEG, OP, OR, RECIPROCAL,
@@ -297,6 +298,8 @@ def execute(code, scalars, tables, arena, count, sat):
             for t in range(n):
                 j = np.uint64(t)
                 ar[d + j] = np.float32(S.cast_i8_f16(np.int8(ar[a + j])))
+        elif op == RELU:
+            _unary(S.relu, ar, d, a, n, sat)
         elif op == ULP_SHIFT:
             k1 = scalars[code[i, K1]]
             for t in range(n):

@@ -52,6 +52,8 @@ _TABLE = (
     ("LOOKUP", 1, 0),
     # issue 43 (a read kernel's AscendC::Sqrt), appended
     ("SQRT", 1, 0),
+    # Relu (issue 41): src where src > 0, NaN as is, else +0
+    ("RELU", 1, 0),
 )
 #: Opcode by name.
 OPCODES = {name: i for i, (name, _s, _k) in enumerate(_TABLE)}

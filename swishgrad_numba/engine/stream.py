@@ -35,7 +35,7 @@ _SIMPLE = {"Muls": "MULS", "Adds": "ADDS", "Maxs": "MAXS", "Mins": "MINS", "Add"
            "Mul": "MUL", "Div": "DIV", "Max": "MAX", "Min": "MIN", "Exp": "EXP", "Ln": "LN", "Abs": "ABS",
            "Reciprocal": "RECIPROCAL", "Neg": "NEG", "Duplicate": "DUPLICATE", "MulDstAdd": "MUL_DST_ADD",
            "FusedMulDstAdd": "MUL_DST_ADD", "And": "AND", "Or": "OR", "ShiftRight": "SHIFT_RIGHT",
-           ULP_SHIFT: "ULP_SHIFT", "Sqrt": "SQRT"}
+           ULP_SHIFT: "ULP_SHIFT", "Sqrt": "SQRT", "Relu": "RELU"}
 _INT_CASTS = {("float32", "int32"): "CAST_I32_F32", ("int8", "float16"): "CAST_F16_I8",
               ("float16", "int8"): "CAST_I8_F16"}
 
@@ -118,7 +118,7 @@ def _lower_step(e: _Emitter, low: Lowered, s, dst: int, src_rows: list):
         if s.mode == "CAST_NONE":
             return e.emit("CAST_NONE", dst, src_rows, mode=dtype_info(pair[1]).code)
         return e.emit(s.mode, dst, src_rows, mode=dtype_info(pair[0]).code)
-    if s.op in ("Compare", "CompareScalar", "Select") or (s.op == "Duplicate" and dtype[s.dst] in _SIXTEEN):
+    if s.op in ("Compare", "CompareScalar", "Select") or (s.op in ("Duplicate", "Relu") and dtype[s.dst] in _SIXTEEN):
         sixteen = [dtype[v] for v in s.srcs if dtype[v] in _SIXTEEN] + ([dtype[s.dst]] if dtype[s.dst] in _SIXTEEN
                                                                           else [])
         temps, rows = [], []
@@ -137,6 +137,8 @@ def _lower_step(e: _Emitter, low: Lowered, s, dst: int, src_rows: list):
             e.emit("COMPARE_SCALAR", out, rows, s.scalars, mode=O.CMP_MODES.index(s.mode))
         elif s.op == "Duplicate":
             e.emit("DUPLICATE", out, (), s.scalars)
+        elif s.op == "Relu":
+            e.emit("RELU", out, rows)
         elif s.mode == "tensor":
             e.emit("SELECT", out, rows)
         else:

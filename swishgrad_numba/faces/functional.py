@@ -161,6 +161,8 @@ def run(desc, arrays, attrs: dict, out, platform):
         with np.errstate(all="ignore"):
             return _finish(result.astype(dtype), out)
     attr32 = attr32_of(desc, attrs)
+    if dtype.name in desc.exact_dtypes:   # an integer dtype: the description's exact host model (issue 41)
+        return _exact(desc, arrays, attrs, dtype, shape, out, platform)
     if dtype.name in desc.aicpu_dtypes:
         if platform is not None and not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
@@ -187,6 +189,18 @@ def run(desc, arrays, attrs: dict, out, platform):
     tiling = desc.shaped_tiling(tuple(a.shape for a in flat), info, attr32, platform)
     desc.shaped_launch(tuple(flat), result, tiling, info)
     return _finish(result, out)
+
+
+def _exact(desc, arrays, attrs: dict, dtype, shape, out, platform):
+    """An exact dtype's run: the inputs broadcast to ``shape``, the description's plain model."""
+    from ..ops.registry import get_operator
+
+    platform = get_operator(desc.name).default_platform if platform is None else platform
+    if not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    check_out_like(out, shape, dtype)
+    ins = [np.broadcast_to(a, shape) for _, a in arrays]
+    return _finish(desc.exact(ins, [attrs[a.name] for a in desc.float_attributes], platform), out)
 
 
 def _check_input(desc, a, argname: str, extra: tuple = ()) -> None:

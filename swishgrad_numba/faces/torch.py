@@ -44,6 +44,9 @@ def module(name: str):
     desc = get_operator(name).described_by
     if desc is None or desc.torch_module is None or desc.backward is None:
         raise ValueError(f"operator {name!r} has no generated torch module")
+    if not desc.attributes and not desc.torch_attributes:   # no constant (ReLU, issue 41)
+        _MODULES[name] = _module_without_attributes(name, desc)
+        return _MODULES[name]
     taken = desc.torch_attributes or tuple(a.name for a in desc.float_attributes)
     floats = {a.name: a for a in desc.float_attributes}
     if not taken or any(t not in floats for t in taken):
@@ -102,3 +105,39 @@ def module(name: str):
                                                        "__module__": "swishgrad_numba.torch"})
     _MODULES[name] = cls
     return cls
+
+
+def _module_without_attributes(name: str, desc):
+    """The module of a forward operator without attributes (issue 41: ``ReLU``): ``Module(*, platform=None)``;
+    its backward operator runs with its own attributes' defaults (ThresholdBackward's threshold 0)."""
+    from ..ops.registry import get_operator
+
+    forward, backward = face(desc.name), face(desc.backward)
+    ACTIVATIONS[name] = Activation(lambda x, b, p: forward(x, platform=p),
+                                   lambda g, x, b, p: backward(g, x, platform=p), has_beta=False,
+                                   operators=(desc.name, desc.backward), second_derivative=desc.second_derivative)
+    if torch is None:
+        return missing_torch(desc.torch_module, "Unavailable: PyTorch is not installed.")
+    default_platform = get_operator(name).default_platform
+
+    def __init__(self, *, platform=None):
+        torch.nn.Module.__init__(self)
+        self._platform_given = platform is not None
+        self.platform = default_platform if platform is None else platform
+        check_torch_platform(self.platform, name)
+
+    @eager
+    def forward_(self, x):
+        check_tensor(x, "x")
+        return ActivationFunction.apply(x, name, 0.0, self.platform)
+
+    def extra_repr(self) -> str:
+        return f"platform={self.platform!r}" if self._platform_given else ""
+
+    doc = (f"{desc.summary}: a module whose forward pass is operator ``{name}``'s kernel ({desc.aclnn[1]}) and "
+           f"whose gradient is ``{desc.backward}``'s, bit for bit; generated from the description.\n\n"
+           f"Parameters\n----------\nplatform : Platform, optional\n    The operator's default platform by "
+           f"default; one where either pass has no kernel is refused here.\n")
+    return type(desc.torch_module, (torch.nn.Module,), {"__init__": __init__, "forward": forward_,
+                                                       "extra_repr": extra_repr, "__doc__": doc,
+                                                       "__module__": "swishgrad_numba.torch"})

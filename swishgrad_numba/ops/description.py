@@ -112,6 +112,12 @@ class Description:
         several, the autograd row's constant is their tuple (Softplus's ``(beta, threshold)``).
     torch_shows_platform : the module's repr names its platform's SoC always (``platform='ascend950'``, as
         torch Softplus's did before issue 40), not only where one is given.
+    exact_dtypes, exact : integer dtypes the float32 arena cannot hold exactly (int32, int64), run on the host
+        by a plain exact model instead of the engine, ``exact(inputs, attributes32, platform) -> ndarray``
+        (the inputs of the one dtype, the float attributes as float32, the platform's kernel to follow): a
+        model choice, documented per operator (issue 41).
+    out_same_dtype : whether the op_api refuses an output whose dtype is not the inputs' (``OP_CHECK_DTYPE_NOT_MATCH``
+        on ``out``: aclnnRelu, aclnnThresholdBackward) instead of Casting the result to it.
     """
 
     name: str
@@ -144,6 +150,9 @@ class Description:
     second_derivative: Callable | None = None
     torch_attributes: tuple = ()
     torch_shows_platform: bool = False
+    exact_dtypes: tuple = ()
+    exact: Callable | None = None
+    out_same_dtype: bool = False
 
     def dtypes_on(self, soc_family: str) -> tuple:
         """The aclnn dtype list on ``soc_family``."""
@@ -233,6 +242,8 @@ def show(desc: Description) -> str:
         lines.append(f"  dtypes      {'other SoCs' if soc == '*' else soc}: {', '.join(names)}")
     if desc.aicpu_dtypes:
         lines.append(f"  AICPU       {', '.join(desc.aicpu_dtypes)} (any platform)")
+    if desc.exact_dtypes:
+        lines.append(f"  exact       {', '.join(desc.exact_dtypes)}: a plain exact model on the host (integers)")
     lines.append(f"  shapes      {'broadcast' if desc.broadcast else 'one shape'}, at most {desc.max_dims} dims; "
                  f"dtypes {_PROMOTIONS[desc.promotion]}")
     for arch, k in desc.kernels.items():

@@ -58,6 +58,13 @@ INSTRUCTIONS = {
 #: float32 meaning on the exact widenings (the A2 GeluGradV2's half-precision NaN guard).
 SIXTEEN_BIT_OPS = ("Duplicate", "Select", "Compare")
 
+# ---------------------------------------------------------------- Relu (issue 41)
+#: ``Relu(dst, src)`` (``AscendC::Relu``, ``Vec::Relu``, MicroAPI ``Relu``): the A2 and 950 Relu kernels'
+#: one instruction. On float16 tensors too (their ``KernelRelu<half>`` and ``GraphRelu<half, half>``): its
+#: result is exact there (an element or +0).
+INSTRUCTIONS["Relu"] = "ds"
+SIXTEEN_BIT_OPS = SIXTEEN_BIT_OPS + ("Relu",)
+
 
 class _Vocabulary:
     """``V.Muls("xb", "x", Attr("beta"))`` is ``Instr("Muls", ("xb", "x", Attr("beta")))``."""

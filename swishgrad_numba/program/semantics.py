@@ -45,7 +45,10 @@ pages, one per instruction:
   value is outside [-128, 127] or NaN, gives the nearest bound or 0 (not public, chosen: the one kernel
   that casts, the A2 GeluGradV2, feeds it only 0 and 1); int8 -> float16 is exact. None saturates
   further in saturation mode (no result is inf or NaN).
-- On 16-bit float tensors (:data:`.isa.SIXTEEN_BIT_OPS`: Duplicate, Select, Compare), each instruction is
+- ``Relu``: ``src`` where ``src > 0``, a NaN as is, else +0 (-0 and every negative give +0). The Ascend C
+  pages give ``dst = relu(src)`` only; the NaN and -0 rule is the upstream golden's
+  (``activation/relu/tests/assets/golden.py``: ``np.maximum(x, 0)``, then -0 set to +0).
+- On 16-bit float tensors (:data:`.isa.SIXTEEN_BIT_OPS`: Duplicate, Select, Compare, Relu), each instruction is
   its float32 meaning on the exact widenings, a 16-bit result narrowed back (exact: a picked element or
   a scalar the dtype holds).
 - ``Cast``: CAST_NONE widens 16-bit bits exactly; CAST_RINT narrows to
@@ -77,7 +80,7 @@ from ..kernel.ln import ln_f32
 
 __all__ = ["DEFINED", "FUNCTIONS", "muls", "adds", "add", "sub", "mul", "div", "reciprocal", "neg", "abs_",
            "duplicate", "exp", "ln", "max_", "min_", "mul_dst_add", "cast_none", "cast_rint", "cast_round", "axpy_fused", "axpy_unfused",
-           "compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne", "select",
+           "relu", "compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne", "select",
            "select_scalar", "and_", "or_", "shift_right", "cast_i32_f32", "cast_f16_i8", "cast_i8_f16"]
 
 _F32_MAX = np.float32(np.finfo(np.float32).max)
@@ -309,6 +312,11 @@ def cast_i8_f16(i):
     return f32_to_f16_bits(np.float32(i))
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def relu(src, sat):
+    return saturate(src if (src != src or src > _F32_ZERO) else _F32_ZERO, sat)   # NaN stays, -0 -> +0
+
+
 #: The semantics of each defined instruction: the function's name in this
 #: module, by instruction (Cast by round mode).
 FUNCTIONS = {
@@ -326,6 +334,7 @@ FUNCTIONS = {
     ("Cast", "float16<-int8"): "cast_i8_f16",
     "Sqrt": "sqrt_",
 }
+FUNCTIONS["Relu"] = "relu"   # issue 41
 # Compare and CompareScalar by mode: the same comparison, src1 a tensor's element or the scalar
 FUNCTIONS.update({(op, mode): f"compare_{mode.lower()}" for op in ("Compare", "CompareScalar")
                   for mode in ("LT", "GT", "EQ", "LE", "GE", "NE")})
