@@ -9,6 +9,7 @@ runs them). A circle is a strongly connected component of that graph.
 - Issue 40's done-criterion: no circle spans more than 2 modules. Not met yet: a strict xfail, its reason
   the largest circle's size when last measured (``python tests/test_layout.py`` prints the circles), so
   meeting it makes the test fail until the mark goes.
+- Issue 40's top level: at most 16 modules, none of them an operator's (a list of the ones allowed).
 """
 from __future__ import annotations
 
@@ -127,6 +128,20 @@ def test_no_import_circle_spans_more_than_two_modules():
     found = circles(import_graph())
     largest = found[0] if found else []
     assert len(largest) <= 2, f"a circle of {len(largest)} modules: {', '.join(largest)}"
+
+
+#: Issue 40's bound on the package's top level (modules directly in ``swishgrad_numba/``, ``__init__`` included).
+MAX_TOP_LEVEL = 16
+#: The top-level modules: set-up, shared facts and checks, the integrations' public names; no operator's.
+TOP_LEVEL = {"__init__", "__main__", "arguments", "casts", "dask", "disk_cache", "dtypes", "formats", "golden",
+             "intrinsics", "label_guard", "platform", "runtime", "torch"}
+
+
+def test_the_top_level_holds_at_most_16_modules_and_no_operators():
+    top = {path.stem for path in ROOT.glob("*.py")}
+    assert len(top) <= MAX_TOP_LEVEL, f"{len(top)} top-level modules: {', '.join(sorted(top))}"
+    assert top <= TOP_LEVEL, f"new top-level modules (an operator's or a face's belong in ops/ or faces/): " \
+                             f"{', '.join(sorted(top - TOP_LEVEL))}"
 
 
 if __name__ == "__main__":

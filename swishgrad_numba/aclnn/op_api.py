@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..api import run_tiling
+from ..faces.swish_grad import run_tiling
 from ..dtypes import to_float32
 from ..arguments import bfloat16_refusal
 from ..ops import get_operator

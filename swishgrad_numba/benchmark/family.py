@@ -33,11 +33,11 @@ from typing import Callable
 import numba
 import numpy as np
 
-from ..api import swish_backward
-from ..forward import silu, swish
+from ..faces.swish_grad import swish_backward
+from ..faces.swish import silu, swish
 from ..ops.silu_grad import silu_backward
 from ..ops.fast_gelu_api import fast_gelu, fast_gelu_backward
-from ..gelu_functions import gelu, gelu_backward
+from ..faces.gelu import gelu, gelu_backward
 from ..ops.sigmoid.api import sigmoid, sigmoid_backward
 from . import peers
 from .inputs import BETA_NUMPY, BETA_TORCH, make_inputs, parse_threads
@@ -356,7 +356,7 @@ def _torch_gelu_erf_backward_into(tg, tx, tout, beta):
 
 
 # GeluV2 (Ascend 950 only: platform None is the 950) and GeluGradV2, approximate "none", against torch's erf GELU.
-from ..gelu_v2_functions import gelu_backward_v2, gelu_v2  # noqa: E402
+from ..faces.gelu_v2 import gelu_backward_v2, gelu_v2  # noqa: E402
 
 OP_BENCHES.update({
     "gelu_v2": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: gelu_v2(x, out=out, platform=p), _torch_gelu_erf_into,

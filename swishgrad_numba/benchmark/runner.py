@@ -51,7 +51,7 @@ import math
 import numba
 import numpy as np
 
-from ..api import swish_backward
+from ..faces.swish_grad import swish_backward
 from ..dtypes import DTYPES, dtype_info
 from ..platform import REFERENCE_PLATFORM, Platform
 from . import peers

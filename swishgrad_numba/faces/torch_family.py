@@ -29,18 +29,18 @@ from typing import Callable
 
 import numpy as np
 
-from .api import swish_backward
-from .arguments import check_platform_for
-from .forward import silu as silu_numpy
-from .forward import swish as swish_numpy
-from .ops.silu_grad import silu_backward
-from .ops.fast_gelu_api import fast_gelu as fast_gelu_numpy
-from .ops.fast_gelu_api import fast_gelu_backward as fast_gelu_backward_numpy
-from .platform import Platform
-from ._torch_support import (
+from .swish_grad import swish_backward
+from ..arguments import check_platform_for
+from .swish import silu as silu_numpy
+from .swish import swish as swish_numpy
+from ..ops.silu_grad import silu_backward
+from ..ops.fast_gelu_api import fast_gelu as fast_gelu_numpy
+from ..ops.fast_gelu_api import fast_gelu_backward as fast_gelu_backward_numpy
+from ..platform import Platform
+from .torch_support import (
     NO_TORCH, batch_first, check_tensor_pair, check_tensor, eager, tensor_from_numpy, missing_torch,
     platform_argument, swish_second_derivative, tensor_to_numpy, torch)
-from ._torch_support import torch_beta32
+from .torch_support import torch_beta32
 
 __all__ = ["ACTIVATIONS", "Activation", "ActivationBackwardFunction", "ActivationFunction", "SiLU", "Swish",
            "silu", "silu_backward_torch", "FastGELU"]

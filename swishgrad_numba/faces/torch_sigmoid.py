@@ -15,11 +15,11 @@ anything here then raises the same ImportError as the rest of the integration.
 """
 from __future__ import annotations
 
-from .arguments import check_platform_for
-from .ops.sigmoid import sigmoid as sigmoid_numpy
-from .ops.sigmoid import sigmoid_backward as sigmoid_backward_numpy
-from .platform import Platform
-from ._torch_support import (
+from ..arguments import check_platform_for
+from ..ops.sigmoid import sigmoid as sigmoid_numpy
+from ..ops.sigmoid import sigmoid_backward as sigmoid_backward_numpy
+from ..platform import Platform
+from .torch_support import (
     NO_TORCH, batch_first, check_tensor_pair, check_tensor, eager, tensor_from_numpy, missing_torch,
     platform_argument, tensor_to_numpy, torch)
 
