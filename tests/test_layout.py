@@ -10,10 +10,12 @@ runs them). A circle is a strongly connected component of that graph.
   the largest circle's size when last measured (``python tests/test_layout.py`` prints the circles), so
   meeting it makes the test fail until the mark goes.
 - Issue 40's top level: at most 16 modules, none of them an operator's (a list of the ones allowed).
+- Issue 40: no module imports another's private (underscore) names.
 """
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -128,6 +130,46 @@ def test_no_import_circle_spans_more_than_two_modules():
     found = circles(import_graph())
     largest = found[0] if found else []
     assert len(largest) <= 2, f"a circle of {len(largest)} modules: {', '.join(largest)}"
+
+
+def private_imports() -> list:
+    """Every ``from M import _name`` in the package where ``M`` is another package module (issue 40: no module
+    imports another's private names), as ``"importer: M._name"``; a dunder is not private."""
+    mods = _modules()
+    found = []
+    for name, (path, package) in mods.items():
+        here = name if package else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                parts = here.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            if base not in mods or base == name:
+                continue
+            found += [f"{name}: {base}.{a.name}" for a in node.names
+                      if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+def test_the_private_import_finder_finds_them(tmp_path, monkeypatch):
+    package = tmp_path / "swishgrad_numba"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("from .a import _hidden, __version__, shown\n")
+    (package / "a.py").write_text("_hidden = shown = 1\n__version__ = '0'\nfrom .a import _hidden\n")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "b.py").write_text("def f():\n    from ..a import _hidden as h\n    from numpy import _x\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", package)
+    assert private_imports() == ["swishgrad_numba: swishgrad_numba.a._hidden",
+                                 "swishgrad_numba.sub.b: swishgrad_numba.a._hidden"]
+
+
+def test_no_module_imports_another_modules_private_names():
+    found = private_imports()
+    assert not found, "private names imported across modules (make them public or move the helper):\n" + \
+        "\n".join(found)
 
 
 #: Issue 40's bound on the package's top level (modules directly in ``swishgrad_numba/``, ``__init__`` included).

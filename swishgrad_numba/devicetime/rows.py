@@ -26,7 +26,7 @@ from ..engine import opcodes as O
 from ..platform import Platform
 from .checks import check_params
 from ..spec.arith import pad_to
-from .estimate import MAX_TILES, Estimate, _distinct_cores
+from .estimate import MAX_TILES, Estimate, distinct_cores
 from .queue import PIPES, schedule
 from .stages import instruction_cycles
 
@@ -74,7 +74,7 @@ def estimate_rows(prog, tiles, core_ptr, seg_itemsize, *, params, label: str, bu
     costs = _stream_costs(prog, seg_itemsize, params)
     streams = np.asarray(tiles)[:, 0].astype(np.int64)
     # cores with the same stream sequence run the same schedule: simulated once, weighted
-    classes, offsets, seq = _distinct_cores(np.asarray(core_ptr, np.int64), streams)
+    classes, offsets, seq = distinct_cores(np.asarray(core_ptr, np.int64), streams)
     if seq.size > MAX_TILES:
         raise ValueError(f"the launch's distinct cores hold more than {MAX_TILES} tiles; not modelled")
     table = np.array(costs, dtype=np.float64).reshape(-1, 5)[seq]
