@@ -10,7 +10,8 @@
 
 ``cold`` runs each combination of :data:`swishgrad_numba.benchmark.family.OP_BENCHES` (operator), kernel
 (the A2's, the 950's) and dtype once at 4,096 elements in one child process whose ``NUMBA_CACHE_DIR`` is
-a new empty folder, and prints the total and the slowest. ``speed`` times both paths in one process,
+a new empty folder, and prints the total and the slowest; then, in the same process, the row machine's
+operators (RmsNorm, SwiGlu on both kernels, SwiGluGrad on the A2's; 16 x 256), totalled apart. ``speed`` times both paths in one process,
 alternating turns, the best of several rounds. A report, not a test.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -48,7 +50,20 @@ for op, bench in OP_BENCHES.items():
             t = time.perf_counter()
             bench.emulator(g, x, out, bench.beta, platform)
             rows.append((op, platform.architecture, dtype, time.perf_counter() - t))
-print(json.dumps({"import": t_import, "rows": rows}))
+row_ops = []   # the row machine's operators: RmsNorm, SwiGlu, SwiGluGrad (A2)
+for platform in (sg.REFERENCE_PLATFORM, sg.ASCEND950_PLATFORM):
+    for dtype in ("float32", "float16", "bfloat16"):
+        np_dtype = sg.bfloat16 if dtype == "bfloat16" else dtype
+        x = np.random.default_rng(0).uniform(-3, 3, (16, 256)).astype(np.float32).astype(np_dtype)
+        calls = [("rms_norm", lambda: sg.rms_norm(x, np.ones(256, np_dtype), platform=platform)),
+                 ("swiglu", lambda: sg.swiglu(x, platform=platform))]
+        if platform is sg.REFERENCE_PLATFORM:
+            calls.append(("swiglu_backward", lambda: sg.swiglu_backward(x[:, :128].copy(), x, platform=platform)))
+        for name, call in calls:
+            t = time.perf_counter()
+            call()
+            row_ops.append((name, platform.architecture, dtype, time.perf_counter() - t))
+print(json.dumps({"import": t_import, "rows": rows, "row_ops": row_ops}))
 """
 
 
@@ -105,11 +120,12 @@ def cold(mode: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="engine-cold-") as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache, SWISHGRAD_ENGINE="1" if mode == "engine" else "0",
                    PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run([sys.executable, "-c", _COLD], env=env, capture_output=True, text=True, check=True)
-        wall = time.perf_counter() - t
+        wall, after = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN)
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    result["wall"] = wall
+    result["wall"], result["cpu"] = wall, after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime
+    result["load"] = os.getloadavg()[0]
     return result
 
 
@@ -192,8 +208,12 @@ def main(argv=None):
         r = cold(args.mode)
         total = sum(row[3] for row in r["rows"])
         print(f"{args.mode}: {len(r['rows'])} first calls {total:.1f} s (import {r['import']:.1f} s, "
-              f"process {r['wall']:.1f} s)")
+              f"process {r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU; load average {r['load']:.1f} at the end)")
         for op, arch, dtype, t in sorted(r["rows"], key=lambda row: -row[3])[:8]:
+            print(f"  {op:<16}{arch:<8}{dtype:<10}{t:8.2f} s")
+        row_ops = r.get("row_ops", [])
+        print(f"then the row machine's operators: {len(row_ops)} first calls {sum(x[3] for x in row_ops):.1f} s")
+        for op, arch, dtype, t in sorted(row_ops, key=lambda row: -row[3])[:4]:
             print(f"  {op:<16}{arch:<8}{dtype:<10}{t:8.2f} s")
     elif args.what == "first":
         r = first(args.mode)

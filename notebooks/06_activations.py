@@ -17,7 +17,8 @@
 # # The activations: each kernel's error against the exact function
 #
 # For every activation the package emulates (SiLU, Sigmoid, GELU, FastGELU,
-# forward and backward), each kernel that runs it (Atlas A2, Ascend 950) and
+# LeakyReLU, Softplus, ELU, GELU v2, Mish, Hardswish, forward and backward;
+# SwiGlu in its own section at the end), each kernel that runs it (Atlas A2, Ascend 950) and
 # each dtype, this notebook measures the device's output, bit for bit as the
 # emulator computes it, against the function evaluated in float64 and rounded
 # once to the dtype:
@@ -105,6 +106,14 @@ ROWS = {
     "gelu_v2": ("gelu_v2", "gelu_v2", lambda x: 0.5 * x * ERFC(-x / np.sqrt(2.0)), "x", (-8.0, 8.0)),
     "gelu_backward_v2": ("gelu_backward_v2", "gelu_grad_v2", lambda x: 0.5 * ERFC(-x / np.sqrt(2.0))
                          + x * np.exp(-0.5 * x * x) / np.sqrt(2.0 * np.pi), "x", (-8.0, 8.0)),
+    # the third tier (issue 41): Mish = x tanh(softplus x); Hardswish = x clamp(x + 3, 0, 6) / 6, torch's
+    # gradient (0 below -3, 1 above 3: the kernels' own bounds at exactly +-3 differ, docs/model.md)
+    "mish": ("mish", "mish", lambda x: x * np.tanh(np.logaddexp(0.0, x)), "x", (-12.0, 12.0)),
+    "mish_backward": ("mish_backward", "mish_grad", lambda x: np.tanh(np.logaddexp(0.0, x))
+                      + x * (1.0 - np.tanh(np.logaddexp(0.0, x)) ** 2) * sig(x), "x", (-12.0, 12.0)),
+    "hardswish": ("hardswish", "hardswish", lambda x: x * np.clip(x + 3.0, 0.0, 6.0) / 6.0, "x", (-6.0, 6.0)),
+    "hardswish_backward": ("hardswish_backward", "hardswish_grad",
+                           lambda x: np.where(x < -3, 0.0, np.where(x > 3, 1.0, x / 3.0 + 0.5)), "x", (-6.0, 6.0)),
 }
 # the rows whose operator this version of the package registers
 ROWS = {k: v for k, v in ROWS.items() if v[1] in OPERATORS and hasattr(sg, v[0])}
@@ -249,3 +258,62 @@ error_over_x("float32", names)
 # %%
 for dtype in ("float16", "bfloat16"):
     error_over_x(dtype, TIER1)
+
+# %% [markdown]
+# ## SwiGlu: silu(a) * b of x's two halves
+#
+# SwiGlu splits x along `dim` into halves a and b (a row walk of its own, not
+# the element-wise one). Here x is N rows of two: a spread over (-8, 8), b =
+# 0.7, so out = 0.7 silu(a); its gradient grad_x (grad_output 0.7) holds
+# 0.7 b silu'(a) in the a half and 0.7 silu(a) in the b half. Both SoCs run
+# the same arithmetic (their outputs are compared bit for bit); SwiGluGrad is
+# shown on each platform whose kernel is emulated.
+
+# %%
+def swiglu_errors(dtype, platform):
+    a = np.linspace(-8.0, 8.0, N).astype(np.float32).astype(NUMPY[dtype])
+    b = np.full_like(a, 0.7)
+    x = np.stack([a, b], axis=1)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    g = np.full((N, 1), GRAD, np.float32).astype(NUMPY[dtype])
+    g64 = g.astype(np.float64)[:, 0]
+    out = {"swiglu": (sg.swiglu(x, platform=platform)[:, 0], a64 * sig(a64) * b64)}
+    try:
+        gx = sg.swiglu_backward(g, x, platform=platform)
+    except NotImplementedError:
+        gx = None   # no SwiGluGrad kernel emulated on this platform
+    if gx is not None:
+        d1 = sig(a64) * (1.0 + a64 * sig(-a64))
+        out["swiglu_backward (a half)"] = (gx[:, 0], g64 * b64 * d1)
+        out["swiglu_backward (b half)"] = (gx[:, 1], g64 * a64 * sig(a64))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return a64, {k: (v, ulp_distance(v, t.astype(NUMPY[dtype]))) for k, (v, t) in out.items()}
+
+
+swiglu_results = {}
+for kernel in KERNELS:
+    for dtype in DTYPES:
+        swiglu_results[kernel, dtype] = swiglu_errors(dtype, KERNELS[kernel])
+print(f"{'output':26s} {'kernel':7s} {'dtype':9s} {'exact':>7s} {'<=1 ulp':>8s} {'max ulp':>8s}")
+for (kernel, dtype), (_a, rows) in swiglu_results.items():
+    for name, (_v, d) in rows.items():
+        ok = d[d >= 0]
+        print(f"{name:26s} {kernel:7s} {dtype:9s} {np.mean(ok == 0):7.1%} {np.mean(ok <= 1):8.1%} {ok.max():8d}")
+for dtype in DTYPES:
+    va, vb = swiglu_results["a2", dtype][1]["swiglu"][0], swiglu_results["arch35", dtype][1]["swiglu"][0]
+    bits = {2: np.uint16, 4: np.uint32}[va.dtype.itemsize]
+    print(f"swiglu {dtype:9s} the A2 and 950 kernels differ on {int((va.view(bits) != vb.view(bits)).sum())} of {N}")
+
+# %%
+fig, axes = plt.subplots(1, len(DTYPES), figsize=(12, 3), squeeze=False)
+for ax, dtype in zip(axes.flat, DTYPES):
+    a64, rows = swiglu_results["a2", dtype]
+    step = max(1, N // PLOTTED)
+    for name, (_v, d) in rows.items():
+        ax.plot(a64[::step], d[::step], ".", ms=1.5, label=name)
+    ax.set_title(f"SwiGlu, A2 ({dtype})")
+    ax.set_xlabel("a")
+    ax.set_ylabel("ulp from exact")
+    ax.legend(fontsize=6)
+fig.tight_layout()
+plt.show()

@@ -1,6 +1,6 @@
 """PyTorch integration: the NPU's Swish and SiLU, forward and backward.
 
-The modules :class:`Swish` and :class:`SiLU` (from :mod:`._torch_family`)
+The modules :class:`Swish` and :class:`SiLU` (from :mod:`.faces.torch_family`)
 run the NPU's forward kernel (:func:`swishgrad_numba.swish`,
 :func:`swishgrad_numba.silu`) and its backward kernel
 (:func:`swishgrad_numba.swish_backward`, :func:`swishgrad_numba.silu_backward`),
@@ -271,3 +271,11 @@ __all__ += ["ELU"]
 from .ops.rms_norm.torch_face import RMSNorm, RmsNormFunction, rms_norm_torch  # noqa: E402,F401  (issue 42)
 
 __all__ += ["RMSNorm", "RmsNormFunction", "rms_norm_torch"]
+# Mish, Hardswish, SwiGLU (issue 41): forward and backward the device's kernels (ops/<op>/torch_face.py).
+from .ops.mish.torch_face import Mish, mish, mish_backward_torch  # noqa: E402,F401
+from .ops.hardswish.torch_face import Hardswish, hardswish, hardswish_backward_torch  # noqa: E402,F401
+from .ops.swi_glu.torch_face import (SwiGLU, SwiGluBackwardFunction, SwiGluFunction, swiglu_backward_torch,  # noqa: E402,F401,E501
+                                     swiglu_torch)
+
+__all__ += ["Mish", "mish", "mish_backward_torch", "Hardswish", "hardswish", "hardswish_backward_torch", "SwiGLU",
+            "SwiGluFunction", "SwiGluBackwardFunction", "swiglu_torch", "swiglu_backward_torch"]

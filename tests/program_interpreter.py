@@ -77,6 +77,11 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
         if op == "Cast" and tensors[args[0]].dtype == "int8":   # float16 -> int8: rint, clamped, NaN 0
             f = t(args[1]).astype(np.float64)
             return np.where(np.isnan(f), 0, np.clip(np.rint(np.nan_to_num(f)), -128, 127)).astype(np.int8)
+        if op == "Cast" and tensors[args[1]].dtype == "uint8":      # a mask's number as half: exact
+            return t(args[1]).astype(np.float16)
+        if op == "Cast" and tensors[args[0]].dtype == "uint8":      # half -> mask: rint, clamped, NaN 0
+            f = t(args[1]).astype(np.float64)
+            return np.where(np.isnan(f), 0, np.clip(np.rint(np.nan_to_num(f)), 0, 255)).astype(np.uint8)
         if op == "Cast" and tensors[args[1]].dtype == "int8":
             return t(args[1]).astype(np.float16)
         if op == "Cast":
@@ -120,7 +125,7 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
                 raise ValueError(axpy_rounding)
         elif op == "Select":
             other = t(args[2]).astype(np.float32) if isinstance(args[2], str) else _scalar(args[2], attrs)
-            r = np.where(t(args[3]) == 1, t(args[1]).astype(np.float32), other)
+            r = np.where(t(args[3]) != 0, t(args[1]).astype(np.float32), other)   # a mask element not 0
         elif op in ("And", "Or"):                         # bitwise on the 32 bits: never saturates
             bits = (np.bitwise_and if op == "And" else np.bitwise_or)(t(args[1]).view(np.uint32),
                                                                      t(args[2]).view(np.uint32))

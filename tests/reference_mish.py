@@ -101,3 +101,68 @@ def ref_mish_backward(g, x, axpy: str = "fused") -> np.ndarray:
     if x.dtype == np.float32:
         return y.reshape(x.shape)
     return narrow(y, x.dtype, ties_away=False).reshape(x.shape)
+
+
+def _packed_guard(m1, m2):
+    """``mish_grad.h:197-200`` as the device lays it out: each mask packed one bit per element (8 to a byte,
+    element 0 in bit 0), the bytes cast to half (CAST_NONE, exact), added in half, cast back to bytes
+    (CAST_RINT), unpacked. Two masks never both 1 add without a carry: the sum's bits are their union."""
+    b1 = np.packbits(m1, bitorder="little").astype(np.float16)
+    b2 = np.packbits(m2, bitorder="little").astype(np.float16)
+    s = (b1 + b2).astype(np.float64)                        # half sums of bytes: exact below 2048
+    byte = np.clip(np.rint(s), 0, 255).astype(np.uint8)
+    return np.unpackbits(byte, bitorder="little")[:m1.size].astype(bool)
+
+
+def mish_grad_a2_f32(g, x):
+    """The A2 ``KernelMishGrad::Compute`` without tanhx (``experimental/activation/mish_grad/op_kernel/
+    mish_grad.h:239-285``; the 16-bit branch :156-205 is the same on widened copies)."""
+    with np.errstate(all="ignore"):
+        m1 = x > F32(0)                             # CompareScalar(mask1, x, 0, GT)
+        t1 = x * F32(-1)                            # Muls(tmp1, x, -1)
+        t2 = x * F32(-2)                            # Muls(tmp2, x, -2)
+        t1 = ref_exp_f32(t1)                        # Exp
+        t2 = ref_exp_f32(t2)                        # Exp
+        t0 = t1 * F32(2)                            # Muls(tmp0, tmp1, 2)
+        t2 = t2 * F32(2)                            # Muls(tmp2, tmp2, 2)
+        o = t0 + F32(1)                             # Adds(out, tmp0, 1)
+        t0 = t0 + t2                                # Add(tmp0, tmp0, tmp2)
+        t0 = t0 + F32(1)                            # Adds(tmp0, tmp0, 1)
+        o = o / t0                                  # Div(out, out, tmp0)
+        t1 = t1 + F32(1)                            # Adds(tmp1, tmp1, 1)
+        t1 = x / t1                                 # Div(tmp1, x, tmp1)
+        t0 = o * o                                  # Mul(tmp0, out, out)
+        t3 = np.ones_like(x)                        # Duplicate(tmp3, 1)
+        t0 = t3 - t0                                # Sub(tmp0, tmp3, tmp0)
+        t0 = t1 * t0                                # Mul(tmp0, tmp1, tmp0)
+        t0 = o + t0                                 # Add(tmp0, out, tmp0)
+        o = np.where(m1, t0, F32(0)).astype(F32)    # Select(out, mask1, tmp0, 0)
+        m2 = x <= F32(0)                            # CompareScalar(mask2, x, 0, LE)
+        t0 = x * F32(2)                             # Muls(tmp0, x, 2)
+        t1 = ref_exp_f32(x)                         # Exp(tmp1, x)
+        t2 = t1 * F32(2)                            # Muls(tmp2, tmp1, 2)
+        t0 = ref_exp_f32(t0)                        # Exp(tmp0, tmp0)
+        t0 = t2 + t0                                # Add(tmp0, tmp2, tmp0)
+        t2 = t0 + F32(2)                            # Adds(tmp2, tmp0, 2)
+        t2 = t0 / t2                                # Div(tmp2, tmp0, tmp2)
+        t0 = x * t1                                 # Mul(tmp0, x, tmp1)
+        t1 = t1 + F32(1)                            # Adds(tmp1, tmp1, 1)
+        t0 = t0 / t1                                # Div(tmp0, tmp0, tmp1)
+        t1 = t2 * t2                                # Mul(tmp1, tmp2, tmp2)
+        t1 = t3 - t1                                # Sub(tmp1, tmp3, tmp1)
+        t1 = t0 * t1                                # Mul(tmp1, tmp0, tmp1)
+        t1 = t2 + t1                                # Add(tmp1, tmp2, tmp1)
+        t1 = np.where(m2, t1, F32(0)).astype(F32)   # Select(tmp1, mask2, tmp1, 0)
+        o = o + t1                                  # Add(out, out, tmp1)
+        keep = _packed_guard(m1, m2)                # Cast, Cast, Add (half), Cast back
+        o = np.where(keep, o, x).astype(F32)        # Select(out, mask2, out, x)
+        return o * g                                # Mul(out, out, grad)
+
+
+def ref_mish_backward_a2(g, x) -> np.ndarray:
+    """The A2 kernel's result on same-shaped inputs of one dtype."""
+    x, g = np.asarray(x), np.asarray(g)
+    y = mish_grad_a2_f32(g.astype(F32).reshape(-1), x.astype(F32).reshape(-1))
+    if x.dtype == np.float32:
+        return y.reshape(x.shape)
+    return narrow(y, x.dtype, ties_away=False).reshape(x.shape)

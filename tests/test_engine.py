@@ -133,3 +133,70 @@ def test_the_machine_compiles_once_for_every_dtype_input_count_and_table():
     assert len(launch.run_bin.signatures) == 1 and len(launch.launch_bins.signatures) == 1
     assert len(launch.build_table.signatures) == 1
 
+
+
+def _defined(dispatcher):
+    """The names of the functions each compiled signature of ``dispatcher`` holds code for, and those it only
+    declares (its linked module, as Numba keeps it for linking and in the disk cache)."""
+    defined, declared = set(), set()
+    for sig in dispatcher.signatures:
+        for f in dispatcher.overloads[sig].library._get_module_for_linking().functions:
+            (declared if f.is_declaration else defined).add(f.name)
+    return defined, declared
+
+
+def test_the_launches_call_one_compiled_machine_and_hold_no_copy_of_it():
+    from swishgrad_numba.engine import launch, machine, rows
+    from swishgrad_numba.engine.rows import RowProgram
+
+    rng = np.random.default_rng(44)
+    program = random_program(rng, "float16", 5)    # a launch of the main stream, and the tables' builds
+    run_program(program, _inputs(rng, 65536, "float16", len(program.inputs)), {"alpha": np.float32(0.5)})
+    copy = RowProgram([np.array([[O.ROW_OPCODES["R_GM_IN"], 0, 0, 0, 8, 0, 0, 0],
+                                  [O.ROW_OPCODES["R_GM_OUT"], 0, 0, 0, 8, 0, 0, 1]], np.int64)], [0.0], 8)
+    gm = np.arange(16, dtype=np.float32)
+    copy.run(gm, [(0, 8), (8, 8)], [(0, 0, 8)], [0, 1])
+    assert (gm[8:] == gm[:8]).all()
+    for dispatcher, shared, body in ((launch.run_bin, machine.MACHINE, "7machine7execute"),
+                                     (launch.build_table, machine.MACHINE, "7machine7execute"),
+                                     (rows._run, rows.ROW_MACHINE, "4rows5_exec")):
+        assert dispatcher.signatures, dispatcher
+        defined, declared = _defined(dispatcher)
+        assert shared.symbol in declared, dispatcher
+        assert not [n for n in defined if body in n], dispatcher    # the machine's code is not in the launch
+    # each machine is compiled for its one signature, whatever the programs, dtypes and launches
+    assert len(machine.execute.signatures) == 1 and len(rows._exec.signatures) == 1
+
+
+_CHILD = r"""
+import numpy as np
+from swishgrad_numba.engine import launch, machine, opcodes as O
+from swishgrad_numba.engine.runner import _NO_TABLES, frozen
+from swishgrad_numba.kernel.walk import PIECE_DTYPE
+code = np.zeros((1, 8), np.int64)
+code[0, :3] = (O.OPCODES["MULS"], 8, 0)
+x = np.arange(8, dtype=np.float32)
+out = np.empty_like(x)
+raw, inputs, wide, raw_out, numel = launch.raw_args((x,), out)
+pieces = frozen(np.array([(0, 1, 0, 1, 8, 8)], dtype=PIECE_DTYPE))
+assert machine.MACHINE._address is None
+launch.run_bin(frozen(code), frozen(np.array([2.0], np.float32)), _NO_TABLES, raw, inputs, wide, raw_out, numel,
+               pieces, 0, 1, 8, 16, 8, False)
+print(out.tolist(), launch.run_bin.stats.cache_hits.total())
+"""
+
+
+def test_a_launch_read_back_from_the_disk_cache_registers_the_machine_itself():
+    """A launch read from the disk cache by a process that never called launch.ready() still finds the
+    machine (its reload hook registers it; a missing symbol would end the process in LLVM)."""
+    import os
+    import subprocess
+    import sys
+
+    x = np.arange(8, dtype=np.float32)
+    run_stream(_stream([("MULS", 8, [0], 0)]), np.array([2.0]), None, (x,), np.empty_like(x), 8, 16, 8)  # cached
+    done = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert done.returncode == 0, done.stderr[-2000:]
+    values, hits = done.stdout.split("]")
+    assert values + "]" == str((2 * x).tolist()) and int(hits) == 1   # read back, not compiled

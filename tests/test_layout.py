@@ -166,6 +166,27 @@ def test_the_private_import_finder_finds_them(tmp_path, monkeypatch):
                                  "swishgrad_numba.sub.b: swishgrad_numba.a._hidden"]
 
 
+def test_every_package_import_names_a_module():
+    """An import on use is not run by importing the package: a path a move left stale shows here first."""
+    mods = _modules()
+    stale = []
+    for name, (path, package) in mods.items():
+        here = name if package else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = here.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                else:
+                    base = node.module or ""
+                if base.startswith("swishgrad_numba") and base not in mods:
+                    stale.append(f"{name}:{node.lineno}: {base}")
+            elif isinstance(node, ast.Import):
+                stale += [f"{name}:{node.lineno}: {a.name}" for a in node.names
+                          if a.name.startswith("swishgrad_numba") and a.name not in mods]
+    assert not stale, "imports of modules that do not exist:\n" + "\n".join(stale)
+
+
 def test_no_module_imports_another_modules_private_names():
     found = private_imports()
     assert not found, "private names imported across modules (make them public or move the helper):\n" + \

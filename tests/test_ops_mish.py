@@ -10,7 +10,7 @@ import swishgrad_numba as sg
 from activation_checks import every16
 from reference import SPECIALS, assert_bits_equal
 from reference_activations import BF16
-from reference_mish import mish_a2_f32, mish_arch35_f32, ref_mish, ref_mish_backward
+from reference_mish import mish_a2_f32, mish_arch35_f32, ref_mish, ref_mish_backward, ref_mish_backward_a2
 from swishgrad_numba.ops import get_operator
 
 DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16}
@@ -117,50 +117,63 @@ def test_validator_and_programs():
     assert "Axpy" not in op.program("float32", A2).instructions()
     assert op.program("float16", A2).instructions()[-1] == "Cast"
 
-# ---------------------------------------------------------------- MishBackward (the 950's MishGrad)
+# ---------------------------------------------------------------- MishBackward (MishGrad: the A2's and the 950's)
 
 
-def test_mish_backward_float32_bits():
+def _ref_backward(kernel, g, x, axpy="fused"):
+    return ref_mish_backward_a2(g, x) if kernel == "a2" else ref_mish_backward(g, x, axpy)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_mish_backward_float32_bits(kernel):
     rng = np.random.default_rng(17)
     x, g = _f32(rng, 20011), rng.uniform(-3, 3, 20011).astype(F32)
     g[:6] = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 3e38], F32)
-    assert_bits_equal(sg.mish_backward(g, x), ref_mish_backward(g, x))
-    unfused = sg.Platform(soc_version="ascend950", axpy_rounding="unfused")
-    assert_bits_equal(sg.mish_backward(g, x, platform=unfused), ref_mish_backward(g, x, "unfused"))
+    assert_bits_equal(sg.mish_backward(g, x, platform=KERNELS[kernel]), _ref_backward(kernel, g, x))
+    if kernel == "arch35":
+        unfused = sg.Platform(soc_version="ascend950", axpy_rounding="unfused")
+        assert_bits_equal(sg.mish_backward(g, x, platform=unfused), ref_mish_backward(g, x, "unfused"))
 
 
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-def test_mish_backward_16_bit_exhaustive(dtype):
+def test_mish_backward_16_bit_exhaustive(kernel, dtype):
+    # every x against a gradient of its own; the A2 also against a handful of fixed gradients (specials too)
     x = every16(dtype)
     g = np.random.default_rng(7).uniform(-3, 3, x.size).astype(DTYPES[dtype])
-    assert_bits_equal(sg.mish_backward(g, x), ref_mish_backward(g, x))
+    p = KERNELS[kernel]
+    assert_bits_equal(sg.mish_backward(g, x, platform=p), _ref_backward(kernel, g, x))
+    if kernel == "a2":
+        for gv in (1.0, -2.5, np.inf, np.nan, -0.0, 1e-7):
+            g = np.full(x.size, gv, DTYPES[dtype])
+            assert_bits_equal(sg.mish_backward(g, x, platform=p), ref_mish_backward_a2(g, x))
 
 
 def test_mish_backward_promotes_and_broadcasts_as_the_op_api():
     rng = np.random.default_rng(8)
     x = rng.uniform(-6, 6, (3, 5)).astype(np.float16)
     g = rng.uniform(-2, 2, (5,)).astype(BF16)
-    got = sg.mish_backward(g, x)                              # float16 with bfloat16: float32
-    assert got.dtype == np.float32 and got.shape == (3, 5)
-    want = ref_mish_backward(np.broadcast_to(g.astype(F32), (3, 5)), x.astype(F32))
-    assert_bits_equal(got, want)
-    got = sg.mish_backward(g.astype(np.float16)[None, :], x[:, :1])   # (1, 5) with (3, 1)
-    assert_bits_equal(got, ref_mish_backward(np.broadcast_to(g.astype(np.float16), (3, 5)),
+    for kernel, p in KERNELS.items():
+        got = sg.mish_backward(g, x, platform=p)              # float16 with bfloat16: float32
+        assert got.dtype == np.float32 and got.shape == (3, 5)
+        want = _ref_backward(kernel, np.broadcast_to(g.astype(F32), (3, 5)), x.astype(F32))
+        assert_bits_equal(got, want)
+        got = sg.mish_backward(g.astype(np.float16)[None, :], x[:, :1], platform=p)   # (1, 5) with (3, 1)
+        assert_bits_equal(got, _ref_backward(kernel, np.broadcast_to(g.astype(np.float16), (3, 5)),
                                              np.broadcast_to(x[:, :1], (3, 5))))
+        got = sg.mish_backward(g.astype(F32), x, platform=p)  # float32 with float16: float32
+        assert_bits_equal(got, _ref_backward(kernel, np.broadcast_to(g.astype(F32), (3, 5)), x.astype(F32)))
     with pytest.raises(ValueError, match="broadcast"):
         sg.mish_backward(g, x[:, :2])
     with pytest.raises((TypeError, ValueError), match="x.dtype"):
         sg.mish_backward(g, x.astype(np.float64))
 
 
-def test_mish_backward_a2_is_refused_and_the_host_tiling():
-    x = np.ones(4, F32)
-    with pytest.raises(ValueError, match="not emulated yet"):
-        sg.mish_backward(x, x, platform=A2)
-    assert get_operator("mish_grad").default_platform is P950
+def test_mish_backward_host_tilings():
+    assert get_operator("mish_grad").default_platform is A2
     t = sg.compute_tiling(100003, "bfloat16", platform=P950, op="mish_grad")
     assert t.tiling_key == 5 and t.workspace_size == 0 and t.data.dtype.itemsize == 16
     assert sg.validate_tiling(t, 100003, "bfloat16").ok
     # the 950 forward and backward agree on t: grad 1 at x where t * t - 1 rounds to 0 gives t
     x = np.array([30.0, 50.0], F32)
-    assert sg.mish_backward(np.ones_like(x), x).tolist() == [1.0, 1.0]
+    assert sg.mish_backward(np.ones_like(x), x, platform=P950).tolist() == [1.0, 1.0]

@@ -152,3 +152,10 @@ def test_host_limits_hold(shape, dtype):
         assert (bufs * q * t.dsize + b * 4) * t.tile_length <= 196608
         assert 1 <= t.base_row_len <= 4095 and t.base_col_len * t.dsize <= 65535 * (32 if t.is_32b_aligned else 1)
         assert t.block_dim == min(t.total_tiles, 48)
+
+
+@pytest.mark.parametrize("ub_size", [64, 200])
+@pytest.mark.parametrize("grad", [False, True])
+def test_a_ub_too_small_for_one_block_is_refused_naming_ub_size(ub_size, grad):
+    with pytest.raises(ValueError, match="ub_size"):
+        swiglu_tiling((4, 64), 1, "float16", ub_size, 8, grad=grad)

@@ -17,7 +17,7 @@ import numpy as np
 
 from swishgrad_numba.dtypes import dtype_info
 from swishgrad_numba.ops import read_kernel
-from swishgrad_numba.ops.read_schedule import schedule
+from swishgrad_numba.reader.launch_plan import schedule
 from swishgrad_numba.reader import KernelSourceError
 
 KERNELS = Path(__file__).parent / "fixtures" / "kernels"
@@ -70,27 +70,39 @@ def read_all(folder):
         schedule(op, launch, dtype_info(op.description.dtypes[0]))
 
 
-def test_mutated_sources_fail_only_as_kernel_source_errors(tmp_path):
-    rng = random.Random(SEED)
+def run_fuzz(count: int, seed: int, scratch: Path) -> tuple:
+    """``count`` mutated fixture folders read under ``scratch``: ({"read", "refused", "line 0"} counts, the
+    problems: other exceptions, and refusals without a file or with no int line)."""
+    rng = random.Random(seed)
     folders = sorted(p for p in KERNELS.iterdir() if p.is_dir())
-    problems, outcomes = [], {"read": 0, "refused": 0}
-    for n in range(COUNT):
+    problems, outcomes = [], {"read": 0, "refused": 0, "line 0": 0}
+    for n in range(count):
         origin = rng.choice(folders)
         files = sorted(f for f in origin.rglob("*") if f.is_file())
         victim = rng.choice(files)
-        work = tmp_path / "k"
+        work = scratch / "k"
         if work.exists():
             shutil.rmtree(work)
         shutil.copytree(origin, work)
         (work / victim.relative_to(origin)).write_text(mutate(victim.read_text(), rng), encoding="utf-8",
                                                        errors="surrogateescape")
+        where = f"mutation {n} of {victim.relative_to(KERNELS)}"
         try:
             read_all(work)
             outcomes["read"] += 1
-        except KernelSourceError:
+        except KernelSourceError as exc:
             outcomes["refused"] += 1
+            if not exc.file or not isinstance(exc.line, int) or isinstance(exc.line, bool) or exc.line < 0:
+                problems.append(f"{where}: a refusal without its file and line: {exc!r}"[:300])
+            elif exc.line == 0:         # the file (or folder) as a whole: an entry, a struct, a limit
+                outcomes["line 0"] += 1
         except Exception as exc:        # noqa: BLE001 (what the fuzz looks for)
-            problems.append(f"mutation {n} of {victim.relative_to(KERNELS)}: {type(exc).__name__}: {exc}"[:300])
-    print(f"fuzz: {COUNT} mutations (seed {SEED}): {outcomes['read']} read, {outcomes['refused']} refused, "
-          f"{len(problems)} other exceptions")
+            problems.append(f"{where}: {type(exc).__name__}: {exc}"[:300])
+    return outcomes, problems
+
+
+def test_mutated_sources_fail_only_as_kernel_source_errors(tmp_path):
+    outcomes, problems = run_fuzz(COUNT, SEED, tmp_path)
+    print(f"fuzz: {COUNT} mutations (seed {SEED}): {outcomes['read']} read, {outcomes['refused']} refused "
+          f"({outcomes['line 0']} at line 0), {len(problems)} problems")
     assert not problems, "\n".join(problems[:20])

@@ -8,6 +8,7 @@ import pytest
 
 from activation_checks import every16
 from reference import SPECIALS, assert_bits_equal, random_inputs, ref_exp_f32
+from reference_activations_tier2 import ref_ln_f32
 from reference_family import narrow
 from reader_variants import fixture_variant
 
@@ -58,12 +59,16 @@ def _variant(tmp_path, old, new):
 
 
 @pytest.mark.parametrize("old, new, line, words", [
-    ("AscendC::Sigmoid(sig, xLocal, this->tileLength);", "AscendC::Sqrt(sig, xLocal, this->tileLength);", 47,
-     "AscendC::Sqrt: a math-library call the reader does not expand"),
-    ("AscendC::Sigmoid(sig, xLocal, this->tileLength);", "AscendC::Acosh(sig, xLocal, this->tileLength);", 47,
-     "AscendC::Acosh"),
+    ("AscendC::Sigmoid(sig, xLocal, this->tileLength);", "AscendC::Sin(sig, xLocal, this->tileLength);", 47,
+     "AscendC::Sin: a math-library call the reader does not expand"),
+    ("AscendC::Sigmoid(sig, xLocal, this->tileLength);", "AscendC::Cos(sig, xLocal, this->tileLength);", 47,
+     "rounds x / pi to a whole number"),
+    ("AscendC::Sigmoid(sig, xLocal, this->tileLength);", "AscendC::Erf(sig, xLocal, this->tileLength);", 47,
+     "AscendC::Erf"),
     ("AscendC::Tanh<float, false>(th, wide, this->tileLength);",
      "AscendC::Tanh<T, false>(yLocal, xLocal, this->tileLength);", 54, "AscendC::Tanh on float16"),
+    ("AscendC::Tanh<float, false>(th, wide, this->tileLength);",
+     "AscendC::Acosh<T, false>(yLocal, xLocal, this->tileLength);", 54, "AscendC::Acosh on float16"),
 ])
 def test_what_is_not_expanded_is_refused_at_its_line(tmp_path, old, new, line, words):
     folder, path = _variant(tmp_path, old, new)
@@ -72,10 +77,55 @@ def test_what_is_not_expanded_is_refused_at_its_line(tmp_path, old, new, line, w
     assert e.value.file == str(path) and e.value.line == line and words in str(e.value), str(e.value)
 
 
-def test_a_half_sigmoid_is_refused_by_the_program_form(tmp_path):
-    # the library computes a half Sigmoid in half: arithmetic on a 16-bit tensor, refused at the call's line
+def test_a_half_sigmoid_computes_in_half(tmp_path):
+    # the library computes a half Sigmoid in half: each instruction rounded once to half (sixteen_bit="rint",
+    # reader.to_program), or refused where 16-bit arithmetic is (sixteen_bit=None)
     folder, path = _variant(tmp_path, "AscendC::Mul(wide, th, sig, this->tileLength);",
                             "AscendC::Sigmoid<T, false>(yLocal, xLocal, this->tileLength);")
     with pytest.raises(KernelSourceError) as e:
-        read_kernel(folder).program("float16")
+        read_kernel(folder, sixteen_bit=None).program("float16")
     assert e.value.file == str(path) and e.value.line == 55 and "float16" in str(e.value), str(e.value)
+    steps = [str(i) for i in read_kernel(folder).program("float16").body]
+    assert "Exp(yLocal_f32, yLocal_f32);" in steps and "Cast(yLocal, yLocal_f32, CAST_RINT);" in steps
+
+
+def ref_acosh_asinh(x):
+    """Acosh: Mul(t, x, x), Adds -1, Sqrt, Add(t, x, t), Div(d, t, t), Mul(t, t, d), Ln; Asinh: Abs, Mul, Adds 1,
+    Sqrt, Add, Ln, times the sign Muls 2^62, Abs, Adds 2^-62, Div; then Mul(asinh, acosh); float32 throughout."""
+    with np.errstate(all="ignore"):
+        t = x * x
+        t = t + F32(-1.0)
+        t = np.sqrt(t)
+        t = x + t
+        d = t / t
+        t = t * d
+        acosh = ref_ln_f32(t)
+        a = np.abs(x)
+        u = a * a
+        u = u + F32(1.0)
+        u = np.sqrt(u)
+        u = u + a
+        u = ref_ln_f32(u)
+        s = x * F32(2.0 ** 62)
+        dd = np.abs(s)
+        dd = dd + F32(2.0 ** -62)
+        s = s / dd
+        asinh = u * s
+        return asinh * acosh
+
+
+def test_acosh_and_asinh_bit_for_bit(tmp_path):
+    folder, _ = _variant(tmp_path, "AscendC::Sigmoid(sig, xLocal, this->tileLength);\n"
+                         "            AscendC::Tanh(th, xLocal, this->tileLength);",
+                         "AscendC::Acosh(sig, xLocal, this->tileLength);\n"
+                         "            AscendC::Asinh(th, xLocal, this->tileLength);")
+    op = read_kernel(folder)
+    rng = np.random.default_rng(43)
+    x = np.concatenate([np.ldexp(rng.uniform(1, 2, 6000), rng.integers(-70, 70, 6000)) * rng.choice([-1, 1], 6000),
+                        rng.uniform(0.9, 3.0, 2000), SPECIALS, [1.0, -1.0, 2.0 ** 66, 2.0 ** 67, 1e-30]]).astype(F32)
+    x = x[: x.size // 256 * 256]
+    from swishgrad_numba import engine
+
+    for on in (True, False):            # the engine's SQRT and the fused pass's sqrt_ alike
+        with engine.use(on):
+            assert_bits_equal(op.run(x=x), ref_acosh_asinh(x), f"acosh * asinh, engine {on}")

@@ -15,7 +15,7 @@ from reference_family import narrow
 from reader_variants import fixture_variant
 
 from swishgrad_numba.ops import read_kernel
-from swishgrad_numba.ops.read_schedule import schedule, schedule_plan
+from swishgrad_numba.reader.launch_plan import schedule, schedule_plan
 from swishgrad_numba.reader import KernelSourceError
 from swishgrad_numba.reader.schedule import Tile
 

@@ -17,6 +17,9 @@ def _list(args) -> int:
              ", ".join(f"{arch}{'*' if k.programs else ''}" for arch, k in op.kernels.items()),
              ", ".join(("float32", "float16", "bfloat16", *(f"{d} (AICPU)" for d in op.aicpu_dtypes))))
             for name, op in OPERATORS.items()]
+    from .swiglu import list_rows   # the row operators (issue 41): not the registry's walk
+
+    rows += list_rows()
     widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header) - 1)]
     for row in (header, *rows):
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1])
@@ -27,6 +30,10 @@ def _show(args) -> int:
     from ..ops import OPERATORS
     from ..platform import Platform
 
+    from .swiglu import ROW_OPERATORS, show
+
+    if args.name in ROW_OPERATORS:
+        return show(args.name, args.soc, args.dtype)
     if args.name not in OPERATORS:
         print(f"swishgrad ops show: unknown operator {args.name!r}; registered: {', '.join(OPERATORS)}",
               file=sys.stderr)

@@ -30,7 +30,8 @@ class _Usage(Exception):
 def add_rms_norm_options(p) -> None:
     g = p.add_argument_group("--op rms_norm (x is NUMEL elements in rows of --cols)")
     g.add_argument("--cols", type=parse_positive, default=None, metavar="N",
-                   help="rms_norm: the row length, gamma's elements (x holds NUMEL / N rows)")
+                   help="rms_norm: the row length, gamma's elements (x holds NUMEL / N rows); swiglu, swiglu_grad: "
+                        "x's row length, split into halves a and b")
     g.add_argument("--gamma-dtype", default=None, help="rms_norm: gamma's dtype (default x's; float32 with a "
                                                        "16-bit x runs the mixed-dtype kernel)")
     g.add_argument("--epsilon", type=float, default=1e-6, help="rms_norm: epsilon (%(default)s)")

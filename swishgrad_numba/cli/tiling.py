@@ -44,6 +44,10 @@ def _cmd_tiling(args) -> int:
         from .rms_norm import cmd_tiling
 
         return cmd_tiling(args)
+    if args.op in ("swiglu", "swiglu_grad"):   # row-wise too (issue 41)
+        from .swiglu import cmd_tiling as swiglu_tiling
+
+        return swiglu_tiling(args)
     if misplaced(args, "tiling"):
         print(misplaced(args, "tiling"), file=sys.stderr)
         return EXIT_USAGE
@@ -251,15 +255,16 @@ def _cmd_validate(args) -> int:
         print(f"swishgrad validate: error: {'--set' if args.set else '--attr'} applies to the other operators' "
               f"structs; SwishGrad's fields have their own options (--tileDataNum ..., --beta)", file=sys.stderr)
         return EXIT_USAGE
-    if args.op == "rms_norm":   # row-wise: --numel in rows of --cols, fields by --set (issue 42)
+    if args.op in ("rms_norm", "swiglu", "swiglu_grad"):   # row-wise: --numel in rows of --cols (issues 42, 41)
         given = [name for layout in LAYOUTS.values() for name in layout.int_fields if getattr(args, name) is not None]
         if given:
             print(f"swishgrad validate: error: {_options(dict.fromkeys(given))}: SwishGrad's fields; set "
-                  f"rms_norm's with --set NAME=VALUE", file=sys.stderr)
+                  f"{args.op}'s with --set NAME=VALUE", file=sys.stderr)
             return EXIT_USAGE
         from .rms_norm import cmd_validate
+        from .swiglu import cmd_validate as swiglu_validate
 
-        return cmd_validate(args)
+        return cmd_validate(args) if args.op == "rms_norm" else swiglu_validate(args)
     if misplaced(args, "validate"):
         print(misplaced(args, "validate"), file=sys.stderr)
         return EXIT_USAGE

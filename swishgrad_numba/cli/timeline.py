@@ -35,10 +35,10 @@ def register(subparsers) -> None:
         description=__doc__.split("\n\n")[0] + " It is an estimate from public figures, not a measurement.")
     p.add_argument("--numel", type=parse_positive, required=True, help="elements of the tensor")
     p.add_argument("--dtype", default="float32", help="float32, float16 or bfloat16 (default float32)")
-    p.add_argument("--op", default="swish_grad", choices=sorted([*dt_ops(), "rms_norm"]),
+    p.add_argument("--op", default="swish_grad", choices=sorted([*dt_ops(), "rms_norm", "swiglu", "swiglu_grad"]),
                    help="operator (default swish_grad); the 950 kernels on the broadcast walk (SiluGrad, GeluGrad, "
-                        "LeakyReluGrad, GeluGradV2) are charged per UB loop; rms_norm's row streams by the row model "
-                        "(--cols)")
+                        "LeakyReluGrad, GeluGradV2) are charged per UB loop; rms_norm's, swiglu's and swiglu_grad's "
+                        "row streams by the row model (--cols)")
     p.add_argument("--soc", "--soc-version", dest="soc_version", default=None, metavar="SOC",
                    help="SoC family or chip name (default ascend910b; ascend950 or a 950 chip runs the 950 kernel); "
                         "a chip name picks its own figures (e.g. Ascend910B4)")
@@ -157,8 +157,11 @@ def run(args) -> int:
     from .. import devicetime as dt
     from ..tiling.io import read_tiling_bin
 
-    if args.op == "rms_norm":   # row-wise (issue 42): its row streams by the row model
+    if args.op in ("rms_norm", "swiglu", "swiglu_grad"):   # row-wise (issues 42, 41): the row model
         from .rms_norm import cmd_timeline
+        from .swiglu import cmd_timeline as swiglu_timeline
+
+        cmd_timeline = cmd_timeline if args.op == "rms_norm" else swiglu_timeline
 
         try:
             if args.params is not None:

@@ -140,3 +140,53 @@ def estimate_rms_norm(x_shape, gamma_shape, x_dtype=np.float32, gamma_dtype=None
                          label=f"rms_norm {tuple(x_shape)} over {tuple(gamma_shape)} {np.dtype(x_dtype).name} "
                                f"({t.mode}, {t.block_dim} cores)", tile_elements=np.array([n, n]),
                          valid=report.ok, findings=report.findings)
+
+
+ROW_COSTS["R_EXP"] = ("Exp",)     # SwiGlu's sigmoid (issue 41)
+__all__ += ["estimate_swiglu"]
+
+
+def estimate_swiglu(x_shape, dim=-1, dtype=np.float32, *, grad: bool = False, platform: Platform | None = None,
+                    params=None, tiling=None, buffer_num: int | None = None, allow_invalid: bool = False) -> Estimate:
+    """The device time of one SwiGlu launch (SwiGluGrad's with ``grad``) under the row model: the platform's host
+    tiling (or ``tiling``, checked by :func:`~swishgrad_numba.ops.swi_glu.validate.validate_tiling`; a ValueError
+    refuses an invalid one unless ``allow_invalid``), its tile streams and per-core order. ``buffer_num``: the
+    tiling's (double buffering: 2) by default."""
+    from ..ops.swi_glu.api import check_inputs, tiling_for
+    from ..ops.swi_glu.kernel import tile_kinds, row_program, schedule
+    from ..ops.swi_glu.kernel_grad import row_program_grad, schedule_grad
+    from ..ops.swi_glu.validate import validate_tiling
+
+    platform = platform if platform is not None else Platform()
+    if grad and platform.architecture != "a2":
+        raise ValueError("the Ascend 950's SwiGluGrad kernel (its regbase tiling) is not in the time model; only "
+                         "the A2's")
+    from ..dtypes import canonical_dtype
+
+    dtype = canonical_dtype(dtype)
+    d, name = check_inputs(np.broadcast_to(np.zeros((), dtype), tuple(x_shape)), dim)
+    host = tiling_for(x_shape, d, dtype, platform)
+    if grad:
+        from ..ops.swi_glu.host import swiglu_tiling
+        host = swiglu_tiling(tuple(x_shape), d, name, platform.ub_size, platform.core_num, grad=True)
+    t = host if tiling is None else tiling
+    report = validate_tiling(t, x_shape, d, platform, grad=grad)
+    if not report.ok and (not allow_invalid or report.total_tiles == 0):
+        raise ValueError("the tiling is invalid: " + "; ".join(report.findings))
+    buffer_num = (2 if t.is_double_buffer else 1) if buffer_num is None else buffer_num
+    if buffer_num not in (1, 2):
+        raise ValueError(f"buffer_num must be 1 or 2, got {buffer_num!r}")
+    params = check_params(params, platform)
+    xb = np.dtype(dtype).itemsize
+    n = t.row_len * t.col_len
+    if grad:
+        segments = np.array([[0, 2 * n], [2 * n, n], [3 * n, 2 * n]], dtype=np.int64)
+        prog, (tiles, core_ptr), seg = row_program_grad(t), schedule_grad(t, segments), (xb, xb, xb)
+    else:
+        segments = np.array([[0, 2 * n], [2 * n, n]], dtype=np.int64)
+        prog, (tiles, core_ptr), seg = row_program(t), schedule(t, segments), (xb, xb)
+    return estimate_rows(prog, tiles, core_ptr, seg, params=params, buffer_num=buffer_num,
+                         label=f"swiglu{'_grad' if grad else ''} {tuple(x_shape)} dim {d} {name} "
+                               f"({t.base_row_len} x {t.base_col_len} tiles, {t.block_dim} cores)",
+                         tile_elements=np.array([r * c for r, c in tile_kinds(t)]), valid=report.ok,
+                         findings=report.findings)

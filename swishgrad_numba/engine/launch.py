@@ -12,7 +12,9 @@ the stream over the UB loop's buffers.
 
 Nothing here depends on an operator, a dtype or a variant: a flat launch passes its tensors as raw
 read-only uint8 views padded to :data:`MAX_INPUTS` (:func:`raw_args`), so each function compiles once,
-into the disk cache (the broadcast walk's launch compiles once per pair of input dtypes).
+into the disk cache (the broadcast walk's launch compiles once per pair of input dtypes). None of them
+holds the machine's code: each calls the one compiled machine (:data:`.machine.MACHINE`), which a
+Python caller registers first (:func:`ready`).
 """
 from __future__ import annotations
 
@@ -22,10 +24,15 @@ import numpy as np
 from numba import literal_unroll, njit, prange
 
 from ..kernel.walk import register_pass
-from .machine import execute
+from .machine import MACHINE, run_machine
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
 
-__all__ = ["EngineParams", "MAX_INPUTS", "launch_bins", "run_bin", "raw_args", "build_table", "run_blocks_of"]
+__all__ = ["ready", "EngineParams", "MAX_INPUTS", "launch_bins", "run_bin", "raw_args", "build_table", "run_blocks_of"]
+
+
+def ready() -> None:
+    """Compile (or read back) the machine and register its symbol: before any launch below is called."""
+    MACHINE.ensure()
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -57,7 +64,7 @@ def run_blocks_of(code, scalars, tables, srcs, src_off, dst, dst_off, count, are
         for s in literal_unroll(srcs):
             _copy_in(arena, k * grain, s, src_off + b0, n)
             k += 1
-        execute(code, scalars, tables, arena, n, sat)
+        run_machine(code, scalars, tables, arena, n, sat)
         _copy_out(dst, dst_off + b0, arena, out, n)
 
 
@@ -89,7 +96,7 @@ def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, gr
         n = min(grain, count - b0)
         for k in range(inputs):
             _copy_in(arena, k * grain, ins[k], offset + b0, n)
-        execute(code, scalars, tables, arena, n, sat)
+        run_machine(code, scalars, tables, arena, n, sat)
         _copy_out(out, offset + b0, arena, out_row, n)
 
 
@@ -161,7 +168,7 @@ def build_table(code, scalars, tables, arena_len, in_row, out_row, sat, table):
     arena = np.zeros(arena_len, dtype=np.float32)
     for j in range(65536):
         arena[in_row + j] = np.float32(j)
-    execute(code, scalars, tables, arena, 65536, sat)
+    run_machine(code, scalars, tables, arena, 65536, sat)
     for j in range(65536):
         table[j] = arena[out_row + j]
 

@@ -8,25 +8,30 @@ flag: each instruction's loop exists twice, with ``sat`` a constant in each, so 
 once per instruction, never per element. Exp takes the fast binary64 path of
 :mod:`swishgrad_numba.kernel.exp` and redoes only the elements its running minima flag.
 
+The machine is compiled once (:data:`MACHINE`, :mod:`.shared`): every launch calls it by its symbol
+(:func:`run_machine`), none compiles it again.
+
 The machine trusts its stream: :func:`.stream.check` has checked every offset and index before a
 launch runs it.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 from ..dtypes import FLOAT16
 from ..intrinsics import vectorise_full_width
 from ..kernel.envelope import ulp_shift
 from ..kernel.exp import clamp_exp_arg, exact_exp_flags, exact_exp_mark, exp_fast, no_exact_flags, redo_marked
 from ..program import semantics as S
+from .shared import Shared
 from .opcodes import (ABS, ADD, ADDS, AND, AXPY_FUSED, AXPY_UNFUSED, CAST_F16_I8, CAST_I8_F16, CAST_I32_F32,
                       CAST_NONE, CAST_RINT, CAST_ROUND, COMPARE, COMPARE_SCALAR, DIV, DST, DUPLICATE, EXP, K0, K1,
                       LN, LOOKUP, MAX, MAXS, MIN, MINS, MODE, MUL, MUL_DST_ADD, MULS, NEG, OP, OR, RECIPROCAL,
-                      SELECT, SELECT_SCALAR, SHIFT_RIGHT, SRC0, SRC1, SRC2, SUB, ULP_SHIFT)
+                      SELECT, SELECT_SCALAR, SHIFT_RIGHT, SQRT, SRC0, SRC1, SRC2, SUB, ULP_SHIFT)
 
-__all__ = ["execute"]
+__all__ = ["execute", "MACHINE", "run_machine"]
 
 _F16 = FLOAT16.code
 _ONE = np.float32(1.0)
@@ -232,6 +237,8 @@ def execute(code, scalars, tables, arena, count, sat):
             _unary(S.abs_, ar, d, a, n, sat)
         elif op == LN:
             _unary(S.ln, ar, d, a, n, sat)
+        elif op == SQRT:
+            _unary(S.sqrt_, ar, d, a, n, sat)
         elif op == MAX:
             _binary(S.max_, ar, d, a, b, n, sat)
         elif op == MIN:
@@ -295,3 +302,19 @@ def execute(code, scalars, tables, arena, count, sat):
             for t in range(n):
                 j = np.uint64(t)
                 ar[d + j] = ulp_shift(ar[a + j], k, k1)
+
+
+_RO = dict(layout="C", readonly=True)
+#: The machine, compiled once for its one signature (:class:`.shared.Shared`): the stream, its scalars and
+#: tables read-only, the arena, the block's count, the overflow mode.
+MACHINE = Shared(execute, types.void(types.Array(types.int64, 2, **_RO), types.Array(types.float32, 1, **_RO),
+                                     types.Array(types.float32, 2, **_RO), types.Array(types.float32, 1, "C"),
+                                     types.int64, types.boolean),
+                 "swishgrad_engine_machine_v1", (__name__, "MACHINE"))
+
+
+@intrinsic
+def run_machine(typingctx, code, scalars, tables, arena, count, sat):
+    """:func:`execute` from jitted code, by a call of :data:`MACHINE` (C-contiguous arrays)."""
+    MACHINE.check_types((code, scalars, tables, arena, count, sat))
+    return types.void(code, scalars, tables, arena, count, sat), MACHINE.lower_call

@@ -50,6 +50,8 @@ _TABLE = (
     ("ULP_SHIFT", 1, 2),
     # a 16-bit value's table entry: mode is the table, src0 holds the bits
     ("LOOKUP", 1, 0),
+    # issue 43 (a read kernel's AscendC::Sqrt), appended
+    ("SQRT", 1, 0),
 )
 #: Opcode by name.
 OPCODES = {name: i for i, (name, _s, _k) in enumerate(_TABLE)}

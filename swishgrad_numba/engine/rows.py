@@ -8,6 +8,9 @@ offsets it starts at. Global memory is one float32 array cut into segments (inpu
 values as the numbers they are, exactly); ``R_GM_IN``/``R_GM_OUT`` copy ``count`` elements between the arena
 and segment ``mode`` at the tile's base plus ``src0``/``dst``.
 
+The row machine (:func:`_exec`) is compiled once for one signature (:data:`ROW_MACHINE`, :mod:`.shared`);
+the parallel launch calls it by its symbol.
+
 What each instruction computes is :mod:`swishgrad_numba.program.reductions` and
 :mod:`swishgrad_numba.program.semantics` (Inf/NaN mode). :func:`check` refuses, before anything runs, an
 unknown opcode, an arena access outside the arena, a global access outside its segment for any tile, a
@@ -16,12 +19,14 @@ scalar index or a mode out of range.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import intrinsic
 
 from ..dtypes import dtype_info
 from ..program import reductions as R
 from ..program import semantics as S
 from . import opcodes as O
+from .shared import Shared
 
 __all__ = ["RowProgram", "check", "run"]
 
@@ -34,16 +39,17 @@ _CODES_16 = tuple(dtype_info(d).code for d in ("float16", "bfloat16"))
 
 
 @njit(cache=True, error_model="numpy")
-def _exec(code, lo, hi, scalars, arena, gm, base):
+def _exec(code, lo, hi, scalars, arena, gm, tiles, t):
+    """Instructions ``lo`` to ``hi`` of ``code`` for tile ``t`` (its global bases: ``tiles[t, 1:]``)."""
     for pc in range(lo, hi):
         op, d, a, b, n = code[pc, 0], code[pc, 1], code[pc, 2], code[pc, 3], code[pc, 4]
         k0, k1, mode = scalars[code[pc, 5]], scalars[code[pc, 6]], code[pc, 7]
         if op == GM_IN:
-            g = base[mode] + a
+            g = tiles[t, 1 + mode] + a
             for i in range(n):
                 arena[d + i] = gm[g + i]
         elif op == GM_OUT:
-            g = base[mode] + d
+            g = tiles[t, 1 + mode] + d
             for i in range(n):
                 gm[g + i] = arena[a + i]
         elif op == DUP:
@@ -114,13 +120,27 @@ def _exec(code, lo, hi, scalars, arena, gm, base):
             arena[d] = R.reduce_extreme(arena, a, n, mode)
 
 
+_I64_2D = types.Array(types.int64, 2, "C")
+_F32_1D = types.Array(types.float32, 1, "C")
+#: The row machine, compiled once for its one signature (:class:`.shared.Shared`).
+ROW_MACHINE = Shared(_exec, types.void(_I64_2D, types.int64, types.int64, _F32_1D, _F32_1D, _F32_1D, _I64_2D,
+                                       types.int64), "swishgrad_engine_row_machine_v1", (__name__, "ROW_MACHINE"))
+
+
+@intrinsic
+def run_rows(typingctx, code, lo, hi, scalars, arena, gm, tiles, t):
+    """:func:`_exec` from jitted code, by a call of :data:`ROW_MACHINE` (C-contiguous arrays)."""
+    ROW_MACHINE.check_types((code, lo, hi, scalars, arena, gm, tiles, t))
+    return types.void(code, lo, hi, scalars, arena, gm, tiles, t), ROW_MACHINE.lower_call
+
+
 @njit(cache=True, error_model="numpy", parallel=True)
 def _run(code, stream_ptr, scalars, arena_len, gm, tiles, core_ptr):
     for c in prange(core_ptr.shape[0] - 1):
         arena = np.zeros(arena_len, dtype=np.float32)
         for t in range(core_ptr[c], core_ptr[c + 1]):
             s = tiles[t, 0]
-            _exec(code, stream_ptr[s], stream_ptr[s + 1], scalars, arena, gm, tiles[t, 1:])
+            run_rows(code, stream_ptr[s], stream_ptr[s + 1], scalars, arena, gm, tiles, t)
 
 
 def _extents(op, n):
@@ -220,10 +240,11 @@ def run(code, stream_ptr, scalars, arena_len, gm, segments, tiles, core_ptr):
     core_ptr = np.ascontiguousarray(core_ptr, dtype=np.int64)
     stream_ptr = np.ascontiguousarray(stream_ptr, dtype=np.int64)
     check(code, stream_ptr, scalars, arena_len, np.asarray(segments, np.int64), tiles, core_ptr)
-    if gm.dtype != np.float32 or gm.ndim != 1:
-        raise ValueError("row machine: gm must be a flat float32 array")
+    if gm.dtype != np.float32 or gm.ndim != 1 or not gm.flags.c_contiguous:
+        raise ValueError("row machine: gm must be a flat, C-contiguous float32 array")
     seg = np.asarray(segments, np.int64)
     if len(seg) and (seg[:, 0] + seg[:, 1] > gm.size).any():
         raise ValueError("row machine: a segment leaves gm")
+    ROW_MACHINE.ensure()
     _run(np.ascontiguousarray(code, np.int64), stream_ptr, np.ascontiguousarray(scalars, np.float32),
          int(arena_len), gm, tiles, core_ptr)

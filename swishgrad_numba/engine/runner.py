@@ -88,6 +88,7 @@ class Prepared:
 
     def _build(self, values) -> np.ndarray:
         out = np.empty((len(self.tables), 65536), dtype=np.float32)
+        launch.ready()
         for i, (t, inp) in enumerate(self.tables):
             with runtime.launch_guard():
                 launch.build_table(t.code, frozen(t.scalars(values)), _NO_TABLES, t.arena_len, inp * t.grain, t.out,
@@ -105,6 +106,7 @@ class Prepared:
         raw, inputs, wide, raw_out, numel = launch.raw_args(ins, out)
         # read-only, as some plans come (cached): one type of every argument, so one compile
         pieces, bins = frozen(launch_plan.pieces), frozen(launch_plan.bins)
+        launch.ready()
         with runtime.launch_guard():
             if len(bins) <= 2:
                 launch.run_bin(m.code, scalars, tables, raw, inputs, wide, raw_out, numel, pieces, 0, len(pieces),
@@ -117,6 +119,7 @@ class Prepared:
         """The broadcast walk's pass parameters (:class:`.launch.EngineParams`) for these attributes."""
         m = self.main
         scalars, tables = self.launch_args(attrs)
+        launch.ready()
         return launch.EngineParams(m.code, scalars, tables, m.grain, m.arena_len, m.out, self.sat)
 
 
@@ -161,6 +164,7 @@ def run_stream(code, scalars, tables, ins: tuple, out: np.ndarray, grain: int, a
         raise ValueError("ins and out must be flat arrays of one length")
     pieces = frozen(np.array([(0, 1, 0, 1, n, n)], dtype=PIECE_DTYPE))
     raw, inputs, wide, raw_out, numel = launch.raw_args(tuple(ins), out)
+    launch.ready()
     with runtime.launch_guard():
         launch.run_bin(code, scalars, tables, raw, inputs, wide, raw_out, numel, pieces, 0, 1, grain, arena_len,
                        out_offset, bool(saturation))

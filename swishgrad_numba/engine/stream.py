@@ -35,7 +35,7 @@ _SIMPLE = {"Muls": "MULS", "Adds": "ADDS", "Maxs": "MAXS", "Mins": "MINS", "Add"
            "Mul": "MUL", "Div": "DIV", "Max": "MAX", "Min": "MIN", "Exp": "EXP", "Ln": "LN", "Abs": "ABS",
            "Reciprocal": "RECIPROCAL", "Neg": "NEG", "Duplicate": "DUPLICATE", "MulDstAdd": "MUL_DST_ADD",
            "FusedMulDstAdd": "MUL_DST_ADD", "And": "AND", "Or": "OR", "ShiftRight": "SHIFT_RIGHT",
-           ULP_SHIFT: "ULP_SHIFT"}
+           ULP_SHIFT: "ULP_SHIFT", "Sqrt": "SQRT"}
 _INT_CASTS = {("float32", "int32"): "CAST_I32_F32", ("int8", "float16"): "CAST_F16_I8",
               ("float16", "int8"): "CAST_I8_F16"}
 
@@ -109,6 +109,8 @@ class _Emitter:
 
 def _lower_step(e: _Emitter, low: Lowered, s, dst: int, src_rows: list):
     dtype = {v: low.values[v].dtype for v in (s.dst,) + tuple(s.srcs)}
+    if _lower_mask_arithmetic(e, s, dtype, dst, src_rows):
+        return None
     if s.op == "Cast":
         pair = (dtype[s.dst], dtype[s.srcs[0]])
         if pair in _INT_CASTS:
@@ -236,3 +238,41 @@ def check(code, scalars, tables, arena_len: int, grain: int, out: int, inputs: i
                    else _CODES_16 if name in ("CAST_NONE", "CAST_RINT", "CAST_ROUND") else (0,))
         if mode not in allowed:
             raise ValueError(f"stream instruction {i} ({name}): mode {mode} is not one of {list(allowed)}")
+
+
+# ---------------------------------------------------------------- mask arithmetic (issue 41)
+_F16_CODE = dtype_info("float16").code
+#: 2^23: ``(v + 2^23) - 2^23`` is ``v`` rounded to nearest even for 0 <= v <= 255 (the float32 ulp there is 1).
+_RINT_SHIFT = Const(8388608.0)
+
+
+def _lower_mask_arithmetic(e: _Emitter, s, dtype: dict, dst: int, src_rows: list) -> bool:
+    """The A2 MishGrad's mask arithmetic (:mod:`swishgrad_numba.program.semantics`, "mask arithmetic") on the
+    machine's opcodes, where ``s`` is one of its steps (True: emitted). A mask row holds its element's number,
+    so float16 <- uint8 is the exact narrowing of that number (CAST_RINT); a 16-bit Add is ADD between the
+    widenings, narrowed; uint8 <- float16 (CAST_RINT) widens, puts 0 for NaN, clamps to [0, 255] and rounds
+    to nearest even by adding and taking away 2^23 (each step exact, so the value is ``cast_f16_u8``'s)."""
+    if s.op == "Cast" and (dtype[s.dst], dtype[s.srcs[0]]) == ("float16", "uint8"):
+        e.emit("CAST_RINT", dst, src_rows, mode=_F16_CODE)
+        return True
+    if s.op == "Cast" and (dtype[s.dst], dtype[s.srcs[0]]) == ("uint8", "float16"):
+        t, m = e.take(), e.take()
+        e.emit("CAST_NONE", t, src_rows, mode=_F16_CODE)
+        e.emit("COMPARE", m, [t, t], mode=O.CMP_MODES.index("EQ"))
+        e.emit("SELECT_SCALAR", t, [t, m], (Const(0.0),))
+        e.emit("MAXS", t, [t], (Const(0.0),))
+        e.emit("MINS", t, [t], (Const(255.0),))
+        e.emit("ADDS", t, [t], (_RINT_SHIFT,))
+        e.emit("ADDS", dst, [t], (Const(-8388608.0),))
+        e.busy.difference_update((t, m))
+        return True
+    if s.op == "Add" and dtype[s.dst] in _SIXTEEN:
+        code = dtype_info(dtype[s.dst]).code
+        a, b, t = e.take(), e.take(), e.take()
+        e.emit("CAST_NONE", a, [src_rows[0]], mode=code)
+        e.emit("CAST_NONE", b, [src_rows[1]], mode=code)
+        e.emit("ADD", t, [a, b])
+        e.emit("CAST_RINT", dst, [t], mode=code)
+        e.busy.difference_update((a, b, t))
+        return True
+    return False

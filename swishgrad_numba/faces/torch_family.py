@@ -40,10 +40,10 @@ from ..platform import Platform
 from .torch_support import (
     NO_TORCH, batch_first, check_tensor_pair, check_tensor, eager, tensor_from_numpy, missing_torch,
     platform_argument, swish_second_derivative, tensor_to_numpy, torch)
-from .torch_support import torch_beta32
+from .torch_support import require_torch, torch_beta32
 
 __all__ = ["ACTIVATIONS", "Activation", "ActivationBackwardFunction", "ActivationFunction", "SiLU", "Swish",
-           "silu", "silu_backward_torch", "FastGELU"]
+           "silu", "silu_backward_torch", "FastGELU", "pair_platform", "plain_module", "plain_functions"]
 
 
 @dataclass(frozen=True)
@@ -335,3 +335,72 @@ else:
     def silu_backward_torch(grad, x, *, platform=None):
         """Unavailable: PyTorch is not installed."""
         raise ImportError(NO_TORCH)
+
+
+def pair_platform(forward_op: str, backward_op: str):
+    """The platform a module of two operators runs by default: the A2 reference platform where both have a
+    kernel there, else the Ascend 950 (read from the registry when the module is made, so a kernel
+    registered later is picked up)."""
+    from ..ops.registry import get_operator
+    from ..platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM
+
+    if all(get_operator(op).kernel_refusal(REFERENCE_PLATFORM) is None for op in (forward_op, backward_op)):
+        return REFERENCE_PLATFORM
+    return ASCEND950_PLATFORM
+
+
+def plain_module(name: str, class_name: str, doc: str):
+    """The torch module class of an attribute-free activation row ``name`` of :data:`ACTIVATIONS` (Mish,
+    Hardswish): forward and backward the row's kernels on one platform (:func:`pair_platform` by default)."""
+    if torch is None:
+        return missing_torch(class_name, "Unavailable: PyTorch is not installed.")
+    fwd_op, bwd_op = _activation(name).operators
+
+    def __init__(self, *, platform: Platform | None = None):
+        torch.nn.Module.__init__(self)
+        self._platform_given = platform is not None
+        platform = pair_platform(fwd_op, bwd_op) if platform is None else platform
+        check_torch_platform(platform, name)
+        self.platform = platform
+
+    @eager
+    def forward(self, x):
+        check_tensor(x, "x")
+        return ActivationFunction.apply(x, name, 1.0, self.platform)
+
+    def extra_repr(self) -> str:
+        return f"platform={self.platform!r}" if self._platform_given else ""
+
+    return type(class_name, (torch.nn.Module,), {"__init__": __init__, "forward": forward,
+                                                 "extra_repr": extra_repr, "__doc__": doc,
+                                                 "__module__": "swishgrad_numba.torch"})
+
+
+def plain_functions(name: str):
+    """``(f(x, *, platform=None), f_backward(grad, x, *, platform=None))`` of row ``name``: the kernels
+    through :class:`ActivationFunction` / :class:`ActivationBackwardFunction` (differentiable)."""
+    fwd_op, bwd_op = _activation(name).operators
+
+    def _platform(platform):
+        platform = pair_platform(fwd_op, bwd_op) if platform is None else platform
+        check_torch_platform(platform, name)
+        return platform
+
+    @eager
+    def f(x, *, platform: Platform | None = None):
+        require_torch()
+        check_tensor(x, "x")
+        return ActivationFunction.apply(x, name, 1.0, _platform(platform))
+
+    @eager
+    def f_backward(grad, x, *, platform: Platform | None = None):
+        require_torch()
+        check_tensor_pair(grad, x)
+        return ActivationBackwardFunction.apply(grad, x, name, 1.0, _platform(platform))
+
+    f.__name__ = f.__qualname__ = name
+    f_backward.__name__ = f_backward.__qualname__ = f"{name}_backward_torch"
+    f.__doc__ = (f"{name}(x) for torch tensors: operator ``{fwd_op}``'s kernel forward, ``{bwd_op}``'s backward, "
+                 f"bit for bit, on ``platform`` (the A2 where both kernels exist there, else the Ascend 950).")
+    f_backward.__doc__ = f"``grad * {name}'(x)`` by operator ``{bwd_op}``'s kernel; differentiable again."
+    return f, f_backward

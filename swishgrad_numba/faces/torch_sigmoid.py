@@ -3,7 +3,7 @@
 :class:`Sigmoid` and :func:`sigmoid`: the forward pass is aclnnSigmoid's kernel, the gradient
 aclnnSigmoidBackward's, which reads the forward's *output* ``y``: ``gx = SigmoidGrad(g, y)``, bit
 for bit, on the kernel the ``platform`` picks (each in its own multiplication order). Unlike the
-Swish family's (:mod:`._torch_family`), the backward pass here is a function of ``(g, y)``, so the
+Swish family's (:mod:`.torch_family`), the backward pass here is a function of ``(g, y)``, so the
 Function keeps the output, not the input.
 
 Higher derivatives: ``gx = g * y * (1 - y)`` is differentiable again; with respect to ``g`` it is

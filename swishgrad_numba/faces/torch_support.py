@@ -1,6 +1,6 @@
 """What the PyTorch integration's modules share: the optional import, tensor checks, NumPy views.
 
-:mod:`swishgrad_numba.torch` (SwishGrad's Functions) and :mod:`._torch_family`
+:mod:`swishgrad_numba.torch` (SwishGrad's Functions) and :mod:`.torch_family`
 (the activation modules) both build on these; neither imports the other's
 internals.
 """

@@ -63,6 +63,53 @@ def _copy_in(src, dst, axes, size, split, shape_len, ub_former, out_dims, out_st
         dst[k] = src[j] if 0 <= j < m else 0
 
 
+@njit(cache=True, error_model="numpy")
+def _run_block(params, dy, x, out, blk, block_num, block_former, block_tail, ub_former, ub_outer, ub_tail, shape_len,
+               split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len):
+    """Block ``blk``'s UB loops on the calling thread (:func:`launch_blocks`' body: the parallel launch calls
+    it rather than inline it, so that its own compilation is a small loop)."""
+    n = out.size
+    loops = block_tail if blk == block_num - 1 else block_former
+    dy_loc = np.zeros((2, buf_len), dtype=dy.dtype)
+    x_loc = np.zeros((2, buf_len), dtype=x.dtype)
+    o_loc = np.empty(buf_len, dtype=out.dtype)
+    work = np.empty((WORK_ROWS, buf_len), dtype=np.float32)
+    axes = np.zeros(MAX_RANK, dtype=np.int64)
+    # BroadcastGetAxesIndices
+    prod_idx = block_former * blk
+    total = fused
+    for i in range(split):
+        total //= out_dims[i]
+        cur = prod_idx // total
+        axes[i] = cur
+        prod_idx -= cur * total
+    axes[split] = prod_idx
+    for loop in range(loops):
+        if loop != 0:                                 # BroadcastUpdateAxesIndices
+            axes[split] += 1
+            if axes[split] == ub_outer and split > 0:
+                axes[split] = 0
+                axes[split - 1] += 1
+            for i in range(split - 1, 0, -1):
+                if axes[i] == out_dims[i]:
+                    axes[i] = 0
+                    axes[i - 1] += 1
+        size = ub_tail if axes[split] == ub_outer - 1 else ub_former
+        count = size * out_strides[split]
+        q = loop % 2
+        reload = loop <= 1 or (blk * block_former + loop) % ub_outer <= 1
+        if dy_strides[split] != 0 or reload:
+            _copy_in(dy, dy_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, dy_strides)
+        if x_strides[split] != 0 or reload:
+            _copy_in(x, x_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, x_strides)
+        compute_pass(params, (dy_loc[q], x_loc[q]), o_loc, work, 0, count)
+        base = _gm_offset(axes, out_strides, split, ub_former)
+        lo = min(max(-base, 0), count)                # CopyOut of the part inside out
+        hi = max(min(n - base, count), lo)
+        for k in range(lo, hi):
+            out[base + k] = o_loc[k]
+
+
 @njit(parallel=True, cache=True, error_model="numpy")
 def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_former, ub_outer, ub_tail, shape_len,
                   split, fused, elem_num, out_dims, out_strides, dy_strides, x_strides):
@@ -75,7 +122,6 @@ def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_fo
     Compute (the pass function registered for ``type(params)``), CopyOut of
     the contiguous output region.
     """
-    n = out.size
     # The local buffers hold the longest pass the loops run, at most elemNum
     # elements: sized from the data, not from the UB alone (a huge UB would
     # otherwise allocate elemNum elements per block). A pass is ubTail long
@@ -88,46 +134,9 @@ def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_fo
     inside = fused == ub_outer * outer and (block_num - 1) * block_former + block_tail <= fused
     longest = ub_tail if ub_outer == 1 and inside else max(ub_former, ub_tail)
     buf_len = max(min(elem_num, longest * out_strides[split]), 0)
-    for blk in prange(block_num):
-        loops = block_tail if blk == block_num - 1 else block_former
-        dy_loc = np.zeros((2, buf_len), dtype=dy.dtype)
-        x_loc = np.zeros((2, buf_len), dtype=x.dtype)
-        o_loc = np.empty(buf_len, dtype=out.dtype)
-        work = np.empty((WORK_ROWS, buf_len), dtype=np.float32)
-        axes = np.zeros(MAX_RANK, dtype=np.int64)
-        # BroadcastGetAxesIndices
-        prod_idx = block_former * blk
-        total = fused
-        for i in range(split):
-            total //= out_dims[i]
-            cur = prod_idx // total
-            axes[i] = cur
-            prod_idx -= cur * total
-        axes[split] = prod_idx
-        for loop in range(loops):
-            if loop != 0:                                 # BroadcastUpdateAxesIndices
-                axes[split] += 1
-                if axes[split] == ub_outer and split > 0:
-                    axes[split] = 0
-                    axes[split - 1] += 1
-                for i in range(split - 1, 0, -1):
-                    if axes[i] == out_dims[i]:
-                        axes[i] = 0
-                        axes[i - 1] += 1
-            size = ub_tail if axes[split] == ub_outer - 1 else ub_former
-            count = size * out_strides[split]
-            q = loop % 2
-            reload = loop <= 1 or (blk * block_former + loop) % ub_outer <= 1
-            if dy_strides[split] != 0 or reload:
-                _copy_in(dy, dy_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, dy_strides)
-            if x_strides[split] != 0 or reload:
-                _copy_in(x, x_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, x_strides)
-            compute_pass(params, (dy_loc[q], x_loc[q]), o_loc, work, 0, count)
-            base = _gm_offset(axes, out_strides, split, ub_former)
-            lo = min(max(-base, 0), count)                # CopyOut of the part inside out
-            hi = max(min(n - base, count), lo)
-            for k in range(lo, hi):
-                out[base + k] = o_loc[k]
+    for blk in prange(block_num):   # the index as int64: one signature of _run_block (a prange types it twice)
+        _run_block(params, dy, x, out, np.int64(blk), block_num, block_former, block_tail, ub_former, ub_outer, ub_tail,
+                   shape_len, split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len)
 
 
 def run_blocks(params, *args) -> None:

@@ -26,7 +26,7 @@ from . import swish_grad  # noqa: F401  (registers "swish_grad")
 from . import swish  # noqa: F401  (registers "swish" and "silu")
 from . import silu_grad  # noqa: F401  (registers "silu_grad")
 from . import fast_gelu  # noqa: F401  (registers "fast_gelu" and "fast_gelu_grad": Ascend 950 only)
-from .read_kernel import ReadOperator, read_kernel  # issue 31: an operator read from its Ascend C source
+from .read_kernel import ReadOperator, read_kernel  # issue 31; the module re-exports reader.operator
 from . import sigmoid  # noqa: F401  (registers "sigmoid" and "sigmoid_grad")
 from . import gelu  # noqa: F401  (registers "gelu")
 from . import gelu_grad  # noqa: F401  (registers "gelu_grad")

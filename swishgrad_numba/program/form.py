@@ -270,8 +270,18 @@ class Program:
     #: past 2^24), float16 -> int8 and int8 -> float16 (the A2 GeluGradV2's round trip).
     INT_CASTS = (("float32", "int32"), ("int8", "float16"), ("float16", "int8"))
 
+    #: The mask Casts of the A2 MishGrad's NaN guard (issue 41): a mask to half (CAST_NONE), half back to a
+    #: mask (CAST_RINT); :mod:`.semantics`, "mask arithmetic".
+    MASK_CASTS = {("float16", MASK_DTYPE): "CAST_NONE", (MASK_DTYPE, "float16"): "CAST_RINT"}
+
     def _check_cast(self, step, where):
         dst, src, mode = self.tensors[step.args[0]].dtype, self.tensors[step.args[1]].dtype, step.args[2]
+        if (dst, src) in self.MASK_CASTS:
+            if mode != self.MASK_CASTS[dst, src]:
+                raise ValueError(f"{where}: a Cast from {src} to {dst} is {self.MASK_CASTS[dst, src]}")
+            return
+        if (dst, src) not in self.INT_CASTS and not {dst, src} <= set(FLOAT_DTYPES):
+            raise ValueError(f"{where}: no Cast from {src} to {dst}")
         if (dst, src) in self.INT_CASTS:
             if mode != "CAST_NONE":
                 raise ValueError(f"{where}: a Cast between {src} and {dst} is CAST_NONE")

@@ -50,6 +50,8 @@ INSTRUCTIONS = {
     "And": "dss", "Or": "dss",
     # ShiftRight(dst, src, n): dst (int32) = the float32 src's bits, as uint32, shifted right by n (logical).
     "ShiftRight": "dsk",
+    # Sqrt(dst, src): the basic API's square root (issue 43: AscendC::Sqrt and the math library's Acosh)
+    "Sqrt": "ds",
 }
 #: The instructions that may also act on 16-bit float tensors (all of one dtype): their results are
 #: exact there (a duplicated scalar exact in the dtype, a picked element, a comparison), so each is its
@@ -70,3 +72,10 @@ class _Vocabulary:
 
 #: The instructions as constructors, for writing programs.
 V = _Vocabulary()
+
+# ---------------------------------------------------------------- mask arithmetic (issue 41)
+#: ``Add`` may also act on float16 tensors (the A2 MishGrad's masks cast to half and added): the correctly
+#: rounded half sum, which is the float32 sum of the widenings narrowed to nearest even (exact for the
+#: guard's 0 and 1). Its mask Casts (float16 <- uint8 CAST_NONE, uint8 <- float16 CAST_RINT) are
+#: :data:`.form.Program.MASK_CASTS`.
+SIXTEEN_BIT_OPS = SIXTEEN_BIT_OPS + ("Add",)

@@ -179,6 +179,13 @@ def ln(src, sat):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def sqrt_(src, sat):
+    """``Sqrt`` (issue 43): the correctly rounded binary32 square root, as the row machine's
+    (:func:`.reductions.sqrt_`); sqrt(-0) = -0, a negative number's is NaN."""
+    return saturate(np.sqrt(src), sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def mul_dst_add(dst, src0, src1, sat):
     return saturate(fma_f32(dst, src0, src1), sat)
 
@@ -317,9 +324,44 @@ FUNCTIONS = {
     # the integer Casts, by (dst, src) dtype
     ("Cast", "float32<-int32"): "cast_i32_f32", ("Cast", "int8<-float16"): "cast_f16_i8",
     ("Cast", "float16<-int8"): "cast_i8_f16",
+    "Sqrt": "sqrt_",
 }
 # Compare and CompareScalar by mode: the same comparison, src1 a tensor's element or the scalar
 FUNCTIONS.update({(op, mode): f"compare_{mode.lower()}" for op in ("Compare", "CompareScalar")
                   for mode in ("LT", "GT", "EQ", "LE", "GE", "NE")})
 #: The instructions a program may be compiled with.
 DEFINED = frozenset(k if isinstance(k, str) else k[0] for k in FUNCTIONS)
+
+# ---------------------------------------------------------------- mask arithmetic (issue 41)
+# The A2 MishGrad's NaN guard (experimental/activation/mish_grad/op_kernel/mish_grad.h:197-202) casts two
+# Compare masks to half (CAST_NONE), adds them in half, and casts the sum back to the mask (CAST_RINT):
+# - ``Cast`` float16 <- uint8 (CAST_NONE): a mask element's number as half, exact (every uint8 is a half);
+# - ``Add`` on float16 tensors (:data:`.isa.SIXTEEN_BIT_OPS`): the float32 sum of the exact widenings,
+#   narrowed to nearest even: the correctly rounded half sum (float32 holds 2 * 11 + 2 bits, so the double
+#   rounding is innocuous);
+# - ``Cast`` uint8 <- float16 (CAST_RINT): to nearest even, clamped to [0, 255], NaN 0. The device's
+#   out-of-range and NaN results are not public (chosen as the int8 Cast's); the guard casts 0 and 1 only.
+# The device packs a mask one bit per element and these Casts convert its *bytes* (8 elements each); the
+# program form keeps one mask element per element (:data:`.isa.MASK_DTYPE`). The two agree where the added
+# masks are never both 1 on an element (no carry between the packed bits): the guard adds x > 0 and
+# x <= 0, which are never both true (docs/model.md, "MishBackward", "The A2 kernel").
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_u8_f16(m):
+    return f32_to_f16_bits(np.float32(m))
+
+
+_U8_MAX = np.float32(255.0)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_f16_u8(bits):
+    f = widen_16(bits, _F16)
+    if f != f:
+        return np.uint8(0)
+    return np.uint8(min(max(np.rint(f), _F32_ZERO), _U8_MAX))
+
+
+FUNCTIONS.update({("Cast", "float16<-uint8"): "cast_u8_f16", ("Cast", "uint8<-float16"): "cast_f16_u8"})
+__all__ += ["cast_u8_f16", "cast_f16_u8"]

@@ -17,7 +17,7 @@ Refused, each with its file and line: loops in Compute (and over ``SetValue``),
 ``ReinterpretCast`` and ``reinterpret_cast``, a local tensor at an offset,
 a condition of the preprocessor around code on a macro it does not know (a build
 flag: pass ``defines=``), calls it does not know (``Compare``, ``Select``,
-``Sqrt``, ...), runtime branches around vector calls, arithmetic on an
+``Sin``, ...), runtime branches around vector calls, arithmetic on an
 attribute other than a product with a float32 constant, a Cast from a dtype to
 itself outside a DAG, a vector call over a constant count, a type in
 ``std::is_same_v`` it does not know, a DAG node that writes an input a later
@@ -26,11 +26,21 @@ node reads.
 Modules: :mod:`.limits`, :mod:`.lexer`, :mod:`.preprocess`, :mod:`.parser`, :mod:`.declarations`
 (the C++ subset); :mod:`.machine` (the abstract interpreter), :mod:`.a2`,
 :mod:`.dag`, :mod:`.microapi` (the styles); :mod:`.assemble`, :mod:`.description`
-(the result); :mod:`.read` (the driver).
+(the result); :mod:`.read` (the driver); :mod:`.operator` (``read_kernel``: the folder as an operator),
+:mod:`.host_tiling` (its host side), :mod:`.launch_plan` (an A2 kernel's per-core tiles as the walk's plan).
+``read_kernel`` and ``ReadOperator`` are importable from here as from :mod:`swishgrad_numba.ops`.
 """
 from .description import AttrRef, Body, Constant, KernelDescription, ScalarProduct, Step, TilingStruct
 from .errors import KernelSourceError
 from .read import read_source
 
 __all__ = ["AttrRef", "Body", "Constant", "KernelDescription", "KernelSourceError", "ScalarProduct", "Step",
-           "TilingStruct", "read_source"]
+           "TilingStruct", "read_source", "ReadOperator", "read_kernel"]
+
+
+def __getattr__(name):
+    # read_kernel builds on ops.registry, which imports the reader's users: loaded on first use, not here
+    if name in ("ReadOperator", "read_kernel"):
+        from . import operator
+        return getattr(operator, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

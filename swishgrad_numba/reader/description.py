@@ -103,7 +103,7 @@ class TilingStruct:
     field's (file, line), where read. ``opbase``: one of opbase's element-wise structs, used as it
     is (not in the folder); its ``fields`` are then only the DAG's ``Placeholder::Var`` scalars it
     carries in ``scalarData`` (``var<i>``, in index order), its layout the host's
-    (:data:`swishgrad_numba.ops.read_host.OPBASE_STRUCTS`) and ``named_at`` the (file, line) where the
+    (:data:`swishgrad_numba.reader.host_tiling.OPBASE_STRUCTS`) and ``named_at`` the (file, line) where the
     kernel names it."""
 
     name: str

@@ -18,6 +18,7 @@ VECTOR_CALLS = {
     "Axpy": "Dsk",
     "Cast": "dsm",
     "Log": "ds",
+    "Sqrt": "ds",         # issue 43: the basic API's square root
 }
 #: Other spellings of the form's instructions in upstream sources: the natural logarithm is the basic
 #: API's ``Ln``, the math library's ``AscendC::Log``, MicroAPI ``Reg::Log`` and opbase's ``Vec::Log``

@@ -7,14 +7,30 @@ is a float32 local the program holds, named ``<call>_tmp<line>``):
 - ``Sigmoid(dst, src, [tmp,] n)``: asc-devkit ``impl/adv_api/detail/activation/sigmoid/sigmoid_impl.h``
   (the A2's, ``__NPU_ARCH__`` 2201, chosen in ``sigmoid_common_impl.h``), ``SigmoidIntrinsicsImpl``,
   lines 30-46: ``Muls(dst, src, -1)``, ``Exp(dst, dst)``, ``Adds(dst, dst, 1)``, ``Duplicate(tmp, 1)``,
-  ``Div(dst, tmp, dst)``, all in the tensor's type (a 16-bit one is then refused by the program form,
-  which has no native half arithmetic).
+  ``Div(dst, tmp, dst)``, all in the tensor's type (on a 16-bit one, each rounded once to it:
+  :mod:`.to_program`).
 - ``Tanh(dst, src, [tmp,] n)`` on float: asc-devkit ``impl/adv_api/detail/math/tanh/tanh_common_impl.h``,
   ``TanhFormulaImpl``, lines 44-74: ``Mins(t, src, 8.8f)``, ``Maxs(t, t, -8.8f)``, ``Muls(t, t, 2)``,
   ``Exp(t, t)``, ``Adds(dst, t, -1)``, ``Adds(t, t, 1)``, ``Div(dst, dst, t)``. On half the library
   narrows with ``Cast(..., CAST_NONE)`` (lines 95-97), which the program form does not model: refused.
+- ``Acosh(dst, src, [tmp,] n)`` on float (issue 43): asc-devkit
+  ``impl/adv_api/detail/math/acosh/acosh_common_impl.h``, ``AcoshCompute``'s generic template, lines
+  40-73 (instructions at 52-71): ``Mul(t, src, src)``, ``Adds(t, t, -1)``, ``Sqrt(t, t)``,
+  ``Add(t, src, t)``, ``Div(dst, t, t)``, ``Mul(t, t, dst)`` (a NaN where t is 0 or infinite),
+  ``Ln(dst, t)``.
+- ``Asinh(dst, src, [tmp,] n)`` on float (issue 43): asc-devkit
+  ``impl/adv_api/detail/math/asinh/asinh_common_impl.h``, ``AsinhCompute``'s generic template, lines
+  133-178 (instructions at 149-176), and ``AsinhGetSign``, lines 115-131: ``Abs(a, src)``,
+  ``Mul(t, a, a)``, ``Adds(t, t, 1)``, ``Sqrt(t, t)``, ``Add(t, t, a)``, ``Ln(t, t)``; the sign as
+  ``Muls(s, src, 2**62)``, ``Abs(d, s)``, ``Adds(d, d, 2**-62)``, ``Div(s, s, d)``; ``Mul(dst, t, s)``.
+  On half both narrow with ``Cast(..., CAST_NONE)`` as Tanh does: refused.
+  (Line numbers are those of the stored public version read for issue 43.)
 
-The other math-library calls (:data:`NOT_EXPANDED`) are refused naming the call and why.
+The other math-library calls (:data:`NOT_EXPANDED`) are refused naming the call and why; ``Sin`` and
+``Cos`` because their range reduction rounds ``x / pi`` to a whole number (``SinCast`` with CAST_ROUND and
+CAST_FLOOR, ``sin_common_impl.h``'s ``SinRound`` and ``SinSignCompute``), an instruction the program
+form does not have. ``Sqrt`` is not the library's: it is the basic API's instruction
+(:data:`.instructions.VECTOR_CALLS`).
 """
 from __future__ import annotations
 
@@ -24,9 +40,12 @@ from .values import CNum
 __all__ = ["EXPANDED", "NOT_EXPANDED", "expand"]
 
 #: The calls :func:`expand` expands.
-EXPANDED = ("Sigmoid", "Tanh")
+EXPANDED = ("Sigmoid", "Tanh", "Acosh", "Asinh")
+#: Why a call of :data:`NOT_EXPANDED` is not expanded, where there is more to say than that it is not.
+WHY = {name: "its range reduction rounds x / pi to a whole number (SinCast with CAST_ROUND and CAST_FLOOR in "
+       "asc-devkit's sin_common_impl.h), an instruction the program form does not have" for name in ("Sin", "Cos")}
 #: AscendC math-library and activation calls the reader knows by name and does not expand.
-NOT_EXPANDED = frozenset("""Sqrt Rsqrt Sin Cos Tan Asin Acos Atan Sinh Cosh Asinh Acosh Atanh Erf Erfc Power Pow
+NOT_EXPANDED = frozenset("""Rsqrt Sin Cos Tan Asin Acos Atan Sinh Cosh Atanh Erf Erfc Power Pow
     Log2 Log10 Round Trunc Floor Ceil Frac Sign Digamma Lgamma Fmod Xor Gelu FasterGelu FasterGeluV2 Silu Swish
     SwiGLU GeGLU ReGLU Softmax LogSoftmax Clamp ClampMax ClampMin Exp2 Expm1 Log1p""".split())
 
@@ -35,7 +54,7 @@ def expand(machine, node, ident, args) -> None:
     """Record the instructions of math-library call ``ident`` (``args`` evaluated) at ``node``'s line."""
     if ident in NOT_EXPANDED:
         refuse(node, f"AscendC::{ident}", "a math-library call the reader does not expand into the vector "
-               f"instructions it runs (it expands {', '.join(EXPANDED)})")
+               f"instructions it runs (it expands {', '.join(EXPANDED)})" + (f": {WHY[ident]}" if ident in WHY else ""))
     if len(args) not in (3, 4) or not all(isinstance(a, Tensor) for a in args[:len(args) - 1]):
         refuse(node, f"AscendC::{ident} with {len(args)} arguments", "expected (dst, src, count) or "
                "(dst, src, sharedTmpBuffer, count)")
@@ -44,8 +63,8 @@ def expand(machine, node, ident, args) -> None:
         refuse(node, f"AscendC::{ident} from {src.dtype} to {dst.dtype}", "the library keeps the type")
     line = node.at[1]
 
-    def temp(dtype):
-        key = f"{ident.lower()}_tmp{line}"
+    def temp(dtype, part=""):
+        key = f"{ident.lower()}_tmp{part}{line}"
         machine.names.setdefault(key, key)
         machine.dtypes.setdefault(key, dtype)
         return Tensor(key, dtype)
@@ -62,8 +81,32 @@ def expand(machine, node, ident, args) -> None:
         step("Div", dst, tmp, dst)
         return
     if dst.dtype != "float32":
-        refuse(node, f"AscendC::Tanh on {dst.dtype}", "the library narrows its float32 result with "
+        refuse(node, f"AscendC::{ident} on {dst.dtype}", "the library narrows its float32 result with "
                "Cast(CAST_NONE), a rounding the program form does not model")
+    if ident == "Acosh":              # acosh_common_impl.h, AcoshCompute (generic), lines 52-71
+        t = temp("float32")
+        step("Mul", t, src, src)
+        step("Adds", t, t, CNum(-1.0, "double"))
+        step("Sqrt", t, t)
+        step("Add", t, src, t)
+        step("Div", dst, t, t)
+        step("Mul", t, t, dst)
+        step("Ln", dst, t)
+        return
+    if ident == "Asinh":              # asinh_common_impl.h, AsinhCompute (generic) 149-176, AsinhGetSign 123-129
+        a, t, d = temp("float32", "a"), temp("float32", "t"), temp("float32", "d")
+        step("Abs", a, src)
+        step("Mul", t, a, a)
+        step("Adds", t, t, CNum(1.0, "double"))
+        step("Sqrt", t, t)
+        step("Add", t, t, a)
+        step("Ln", t, t)
+        step("Muls", a, src, CNum(2.0 ** 62, "double"))
+        step("Abs", d, a)
+        step("Adds", d, d, CNum(2.0 ** -62, "double"))
+        step("Div", a, a, d)
+        step("Mul", dst, t, a)
+        return
     t = temp("float32")
     step("Mins", t, src, CNum(8.8, "double"))
     step("Maxs", t, t, CNum(-8.8, "double"))

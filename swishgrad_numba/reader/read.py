@@ -228,7 +228,7 @@ def _body(file, dtype, m, gm, conds):
 def _variant(conds) -> str:
     """The conditions that chose a path, as written; ``!(p == a)`` is left out where ``p == b`` holds."""
     fixed = {m.group(1) for t, c in conds if c for m in [re.match(r"^(\w+) == ", t)] if m}
-    kept = [t if c else f"!({t})" for t, c in conds
+    kept = [(f"({t})" if "||" in t else t) if c else f"!({t})" for t, c in conds
             if c or not (re.match(r"^(\w+) == ", t) and re.match(r"^(\w+) == ", t).group(1) in fixed)]
     return " && ".join(kept)
 

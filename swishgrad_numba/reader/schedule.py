@@ -40,9 +40,11 @@ _BLOCK = 32
 
 @dataclass(frozen=True)
 class Tile:
-    """One tile of a core: ``length`` elements from element ``offset`` of the flat tensors."""
+    """One tile of a core: ``length`` elements from element ``offset`` of the flat tensors, computed by
+    the Compute ``variant`` (its name in :meth:`.description.KernelDescription.variants`)."""
     offset: int
     length: int
+    variant: str = ""
 
 
 @dataclass(frozen=True)
@@ -259,8 +261,9 @@ class _ScheduleMachine(ClassMachine):
 def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, expected_steps) -> list:
     """The tiles core ``core`` of ``block_dim`` walks, for one launch: ``values`` the record's fields,
     ``expected_steps`` the ``(op, (file, line))`` of the vector calls the abstract reading read
-    (the steps before Process's loop first). KernelSourceError where the schedule is not one the
-    program computes."""
+    (the steps before Process's loop first), or a dict of them by variant name: each tile is then the
+    variant whose calls it made (a tiling-key switch taken the way this core takes it). KernelSourceError
+    where the schedule is not one the program computes."""
     m = _ScheduleMachine(symbols, cname, gm, values, core, block_dim, tiling_key)
     tbind = {tp.name: TypeVal(cname) for tp in fn.tparams if tp.kind == "type"}
     if len(tbind) != len(fn.tparams):
@@ -289,15 +292,20 @@ def _tile(store, loads, steps, prologue, expected, core) -> Tile:
                                     f"core {core}'s tile stores {length} elements at {offset}: a tile's copies "
                                     "are one range")
     got = prologue + [s[1:3] for s in steps]
-    if got != list(expected):
-        where = steps[0][4] if steps else at
+    where = steps[0][4] if steps else at
+    chosen = [v for v, calls in (expected.items() if isinstance(expected, dict) else [("", expected)])
+              if got == list(calls)]
+    if not chosen:
         raise KernelSourceError(where[0], where[1], f"core {core}'s tile at element {offset}",
                                 "it computes other vector calls than the tile read (a branch known for the "
                                 "launch chose them)")
+    if len(chosen) > 1:
+        raise KernelSourceError(where[0], where[1], f"core {core}'s tile at element {offset}",
+                                f"the variants {chosen} make the same vector calls: pass variant=")
     for s in steps:
         if s[3] is not None and s[3] < length:
             raise KernelSourceError(s[4][0], s[4][1], f"{s[1]} over {s[3]} elements",
                                     f"core {core}'s tile copies {length}: the rest would be stored uncomputed")
     if offset < 0 or length < 0:
         raise KernelSourceError(at[0], at[1], f"a copy of {length} elements at {offset}", "outside the tensor")
-    return Tile(offset, length)
+    return Tile(offset, length, chosen[0])

@@ -1,9 +1,12 @@
-"""The statements of the kernels' C++ subset: blocks, declarations, if, for, while, return."""
+"""The statements of the kernels' C++ subset: blocks, declarations, if, for, while, return, and ``switch``
+(issue 43: a tiling-key switch) read as the ``if``/``else`` chain it is where no case group falls into the
+next: each group ends in ``break;`` (dropped), ``return`` or the switch's end; groups of only labels share
+the next group's statements; ``default`` is the last ``else`` wherever it stands."""
 from __future__ import annotations
 
 from .errors import KernelSourceError, TooDeep
 from .parser import KEYWORDS, Parser, nested
-from .syntax import Alias, Block, Decl, ExprStmt, For, If, Return, Scoped, While
+from .syntax import Alias, Binary, Block, Decl, ExprStmt, For, If, Return, Scoped, Unary, While
 
 __all__ = ["StatementParser"]
 
@@ -43,6 +46,8 @@ class StatementParser(Parser):
                 step.append(self.expr())
                 self.accept(",")
             return For(init, cond, tuple(step), self.statement(), at)
+        if self.accept("switch"):
+            return self.switch(at)
         if self.accept("while"):
             self.take("(")
             cond = self.expr()
@@ -67,6 +72,71 @@ class StatementParser(Parser):
         s = self.simple()
         self.take(";")
         return s
+
+    def switch(self, at):
+        self.take("(")
+        subject = self.expr()
+        self.take(")")
+        if _changes(subject):
+            self.fail("a switch on an expression with a side effect", "its value is compared once per case")
+        self.take("{")
+        groups, labels = [], []       # groups: (labels or None for default, statements, at)
+        while not self.accept("}"):
+            label_at = self.at()
+            if not labels:
+                group_at = label_at
+            if self.accept("case"):
+                labels.append(self.expr())
+                self.take(":")
+                continue
+            if self.accept("default"):
+                self.take(":")
+                labels.append(None)
+                continue
+            if not labels:
+                self.fail("a statement before the switch's first case label")
+            stmts, ended = [], False
+            while not self.is_("case", "default", "}"):
+                if ended:
+                    self.fail("a statement after break", "unreachable code in a switch is not read")
+                if self.is_("break") and self.peek().text == ";":
+                    self.i += 2
+                    ended = True
+                    continue
+                if self.is_("{"):               # case 2: { ...; break; }
+                    block_at = self.at()
+                    self.i += 1
+                    inner = []
+                    while not self.accept("}"):
+                        if self.is_("break") and self.peek().text == ";" and self.peek(2).text == "}":
+                            self.i += 2
+                            ended = True
+                            continue
+                        inner.append(self.statement())
+                    stmts.append(Block(tuple(inner), block_at))
+                    ended = ended or bool(inner) and isinstance(inner[-1], Return)
+                    continue
+                stmts.append(self.statement())
+                ended = isinstance(stmts[-1], Return)
+            if not ended and not self.is_("}"):
+                raise KernelSourceError(group_at[0], group_at[1], "a case group falling into the next "
+                                        f"(line {self.tok.line})", "end each group with break; or return")
+            groups.append((tuple(labels), Block(tuple(stmts), group_at), group_at))
+            labels = []
+        if labels:
+            groups.append((tuple(labels), Block((), at), at))
+        chain = None
+        for labels, body, gat in ([g for g in groups if None in g[0]] + [g for g in reversed(groups)
+                                                                          if None not in g[0]]):
+            if None in labels:
+                chain = body
+                continue
+            cond = None
+            for label in labels:
+                test = Binary("==", subject, label, gat)
+                cond = test if cond is None else Binary("||", cond, test, gat)
+            chain = If(cond, False, body, chain, gat)
+        return chain if chain is not None else Block((), at)
 
     def simple(self):
         """A declaration or an expression statement, without its ``;``."""
@@ -105,3 +175,14 @@ class StatementParser(Parser):
             names.append((ident, init, ctor))
             if not self.accept(","):
                 return Decl(t, tuple(names), at)
+
+
+def _changes(node) -> bool:
+    """Whether an expression assigns or counts (``x++``, ``x = 1``, ``x += 1``)."""
+    if isinstance(node, Unary) and node.op in ("++", "--", "post++", "post--"):
+        return True
+    if isinstance(node, Binary) and node.op.endswith("=") and node.op not in ("==", "!=", "<=", ">="):
+        return True
+    children = getattr(node, "__dict__", {}).values()
+    return any(_changes(c) for c in children if hasattr(c, "__dataclass_fields__")) or any(
+        _changes(x) for c in children if isinstance(c, tuple) for x in c if hasattr(x, "__dataclass_fields__"))

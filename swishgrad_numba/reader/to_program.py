@@ -7,6 +7,20 @@ stored tensor the output, every other tensor a local. A widening Cast is
 written with CAST_NONE, the one mode the program form takes for it (the
 widening is exact whatever the mode). :func:`from_program` is the inverse (a
 program as a body, for :mod:`.printer` to write out as Ascend C).
+
+Arithmetic on 16-bit tensors (issue 43; ``Add(z, x, y)`` on half or bfloat16 tensors, the device's native
+16-bit instructions): the model is that each instruction's exact result is rounded once to the tensor's
+dtype, to nearest even (``sixteen_bit="rint"``, the default). It is written as the float32 instruction
+on the operands' exact widenings (``Cast`` CAST_NONE into float32 locals ``<tensor>_f32``), its result
+narrowed by one ``Cast`` CAST_RINT. For Add, Sub, Mul, Div, Muls, Adds, Max, Min, Abs, Neg, Reciprocal,
+MulDstAdd and Axpy that is the exact result rounded once: their float32 result is either exact or
+correctly rounded, and rounding a correctly rounded 24-bit result again to 11 (half) or 8 (bfloat16)
+bits gives the one rounding of the exact value (24 >= 2p + 2, the innocuous double rounding of
+Figueroa, 1995). For Exp and Ln it is the model's float32 instruction rounded once. A scalar operand has
+the tensor's type (``Muls(const LocalTensor<T>&, ..., const T&)``): a constant is rounded to the dtype
+(through float32, as a ``2.5f`` literal converted to ``half``) before the instruction; an attribute
+scalar on a 16-bit instruction is refused. The alternative, ``sixteen_bit="round"``, narrows to nearest
+with ties away from zero (CAST_ROUND); ``sixteen_bit=None`` refuses 16-bit arithmetic, as before.
 """
 from __future__ import annotations
 
@@ -15,7 +29,11 @@ import re
 
 from .description import AttrRef, Body, Constant, ScalarProduct, Step
 
-__all__ = ["to_program", "from_program", "attr_name", "c_attr_name"]
+__all__ = ["SIXTEEN_BIT", "to_program", "from_program", "attr_name", "c_attr_name"]
+
+#: The choices of 16-bit arithmetic (``sixteen_bit=``): the narrowing Cast's round mode, or None (refused).
+SIXTEEN_BIT = {"rint": "CAST_RINT", "round": "CAST_ROUND", None: None}
+_NARROW = ("float16", "bfloat16")
 
 
 def attr_name(c_name: str) -> str:
@@ -37,15 +55,19 @@ def c_attr_name(name: str) -> str:
     return re.sub(r"_([0-9a-f]+)_", lambda m: chr(int(m.group(1), 16)), name[2:])
 
 
-def to_program(body: Body, name: str):
-    """``body`` as a :class:`swishgrad_numba.program.Program` named ``name`` (checked when made)."""
+def to_program(body: Body, name: str, sixteen_bit="rint"):
+    """``body`` as a :class:`swishgrad_numba.program.Program` named ``name`` (checked when made);
+    ``sixteen_bit`` the model of arithmetic on 16-bit tensors (:data:`SIXTEEN_BIT`, module docstring)."""
     from ..program.form import Attr, Const, Instr, Product, Program, Tensor
 
+    if sixteen_bit not in SIXTEEN_BIT:
+        raise ValueError(f"sixteen_bit must be one of {list(SIXTEEN_BIT)}, got {sixteen_bit!r}")
     dtypes = dict(body.tensors)
     inputs = tuple(Tensor(t, dtypes[t]) for _, t in body.inputs)
     output = Tensor(body.output[1], dtypes[body.output[1]])
     io = {t.name for t in inputs} | {output.name}
     local = tuple(Tensor(t, dt) for t, dt in body.tensors if t not in io)
+    wide = {}           # a 16-bit tensor -> its float32 local
 
     def operand(a):
         if isinstance(a, AttrRef):
@@ -63,8 +85,62 @@ def to_program(body: Body, name: str):
             args = args[:2] + ("CAST_NONE",)
         return Instr(s.op, args)
 
-    steps = tuple(step(s) for s in body.steps)
-    return Program(name, inputs, output, local, steps, tuple(attr_name(a) for a in body.attrs))
+    def widened(t):
+        if t not in wide:
+            w, k = f"{t}_f32", 0
+            while w in dtypes or w in wide.values():
+                k += 1
+                w = f"{t}_f32_{k}"
+            wide[t] = w
+        return wide[t]
+
+    def native(s):
+        """A 16-bit instruction as float32 on the exact widenings, narrowed once; None where it is not one."""
+        from ..program.isa import INSTRUCTIONS, SIXTEEN_BIT_OPS
+
+        kinds = INSTRUCTIONS.get(s.op, "")
+        if sixteen_bit is None or s.op in SIXTEEN_BIT_OPS or s.op == "Cast" or len(kinds) != len(s.args):
+            return None
+        tensors = [a for a, k in zip(s.args, kinds) if k in "dDs" and isinstance(a, str) and a in dtypes]
+        kinds16 = {dtypes[t] for t in tensors}
+        if not kinds16 or not kinds16 <= set(_NARROW) or len(kinds16) != 1:
+            return None                   # float32 (or mixed: the form refuses it)
+        dt = kinds16.pop()
+        out, args = [], []
+        for a, k in zip(s.args, kinds):
+            if k in "sD" and a not in [w for w, _ in out]:
+                out.append((a, Instr("Cast", (widened(a), a, "CAST_NONE"))))
+            if k in "dDs":
+                args.append(widened(a))
+            elif k == "k":
+                if not isinstance(a, Constant):
+                    from .errors import KernelSourceError
+
+                    at = getattr(s, "at", ("", 0))
+                    raise KernelSourceError(at[0], at[1], f"{s.op} on {dt} with the scalar {a}", "an attribute "
+                                            f"converted to {dt} is not modelled (a constant is)")
+                args.append(Const(_rounded(a.value, dt)))
+            else:
+                args.append(operand(a))
+        return [i for _, i in out] + [Instr(s.op, tuple(args)),
+                                      Instr("Cast", (s.args[0], widened(s.args[0]), SIXTEEN_BIT[sixteen_bit]))]
+
+    steps = []
+    for s in body.steps:
+        steps.extend(native(s) or [step(s)])
+    local = local + tuple(Tensor(w, "float32") for w in wide.values())
+    return Program(name, inputs, output, local, tuple(steps), tuple(attr_name(a) for a in body.attrs))
+
+
+def _rounded(value, dtype) -> float:
+    """A constant as the kernel's ``T`` scalar: through float32 (a ``2.5f`` literal), then to ``dtype``, to
+    nearest even (C++'s float to half or bfloat16_t conversion)."""
+    import numpy as np
+
+    from ..dtypes import dtype_info
+
+    with np.errstate(over="ignore"):
+        return float(np.float32(value).astype(dtype_info(dtype).numpy).astype(np.float32))
 
 
 def from_program(program, gm_inputs: tuple, gm_output: str) -> Body:

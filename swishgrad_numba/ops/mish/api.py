@@ -37,7 +37,7 @@ def mish_backward(grad_output, x, *, out=None, platform: Platform | None = None)
     As the op_api does, two dtypes that differ are both cast to their promoted dtype (float16 with
     bfloat16: float32) and the two shapes broadcast against each other; the result has the promoted
     dtype and the broadcast shape. float32, float16 and ``ml_dtypes.bfloat16`` only. ``out`` as
-    :func:`mish`'s; ``platform``: an Ascend 950 (the default; the A2's MishGrad is not emulated yet).
+    :func:`mish`'s; ``platform``: the A2 reference platform by default (its NaN guard gives x where x is NaN), or an Ascend 950.
     """
     from .backward import NAME
 

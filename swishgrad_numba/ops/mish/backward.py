@@ -1,4 +1,5 @@
-"""MishGrad, the operator behind aclnnMishBackward: the Ascend 950 kernel (the A2's is not emulated yet).
+"""MishGrad, the operator behind aclnnMishBackward: the Ascend 950 kernel here, the Atlas A2's in
+:mod:`.backward_a2`.
 
 docs/model.md, "MishBackward", cites the sources.
 
@@ -9,9 +10,8 @@ docs/model.md, "MishBackward", cites the sources.
   widened with CAST_NONE, narrowed with CAST_RINT. Host (``op_host/arch35/mish_grad_tiling_arch35.cpp``):
   opbase ElewiseBaseTiling on ``EleBaseTilingData16B``, key ``GET_TPL_TILING_KEY(1, dType)`` with TPL_FP16
   1, TPL_BF16 2, TPL_FP32 3 (``mish_grad_struct.h``), workspace 0.
-- Atlas A2 (``experimental/activation/mish_grad``): public, but its NaN guard is built from comparison
-  masks cast to half, added and cast back (mask arithmetic the program form has no instructions for yet),
-  so it is not emulated: an A2 platform is refused with that reason.
+- Atlas A2 (``experimental/activation/mish_grad``): :mod:`.backward_a2` (both branch forms, two Selects
+  added, then a NaN guard of comparison masks cast to half, added and cast back).
 """
 from __future__ import annotations
 
@@ -27,11 +27,12 @@ from ...spec import arch35 as spec_arch35
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
 from .. import gelu as gelu_template
+from . import backward_a2
 from . import forward as forward_op
 from ..hardswish.split import read_only
 from ..registry import Kernel, Operator, OpTiling, WalkCheck
 
-__all__ = ["NAME", "RECORD_DTYPE", "BUFFER_NUM", "NO_A2_KERNEL", "tiling_key", "host_tiling", "programs",
+__all__ = ["NAME", "RECORD_DTYPE", "BUFFER_NUM", "tiling_key", "host_tiling", "programs",
            "walk_check", "run", "OPERATOR"]
 
 NAME = "mish_grad"
@@ -41,9 +42,6 @@ RECORD_DTYPE = spec_arch35.ELE_BASE_TILING_16B_DTYPE
 BUFFER_NUM = {4: 6, 2: 9}
 #: ``TPL_FP16``, ``TPL_BF16``, ``TPL_FP32`` (``mish_grad_struct.h``).
 _DTYPE_TEMPLATE = {"float16": 1, "bfloat16": 2, "float32": 3}
-NO_A2_KERNEL = ("the A2 MishGrad kernel (experimental/activation/mish_grad) is public but not emulated yet: its "
-                "NaN guard casts comparison masks to half and adds them, instructions the program form does not "
-                "have yet (issue 41); use an Ascend 950 platform")
 
 
 def tiling_key(dtype: str) -> int:
@@ -52,9 +50,10 @@ def tiling_key(dtype: str) -> int:
 
 
 def host_tiling(numel: int, info: DTypeInfo, attrs, platform: Platform) -> OpTiling:
-    """``ElewiseBaseTiling::DoTiling<MishGradDAG>`` of ``numel`` (>= 1) elements on a 950 platform."""
-    if platform.architecture != ARCH_950:
-        raise ValueError(f"platform (soc_version {platform.soc_version!r}) cannot run {NAME}: {NO_A2_KERNEL}")
+    """``ElewiseBaseTiling::DoTiling<MishGradDAG>`` of ``numel`` (>= 1) elements on a 950 platform; the A2's
+    host on an A2 (:func:`.backward_a2.host_tiling`)."""
+    if platform.architecture == ARCH_A2:
+        return backward_a2.host_tiling(numel, info, attrs, platform)
     b = info.itemsize
     accepted, block_dim, f = spec_arch35.host_tiling(numel, b, platform.ub_size, platform.core_num, BUFFER_NUM[b], 4)
     if not accepted:
@@ -100,8 +99,10 @@ def walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platform
     return WalkCheck(fields, plan, fields.ubFormer, own)
 
 
-def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, axpy_rounding: str = "fused") -> None:
-    """The kernel with a checked record over flat contiguous ``grad``, ``x`` and ``out`` of one dtype."""
+def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False,
+        axpy_rounding: str = "fused") -> None:
+    """The kernel with a checked record over flat contiguous ``grad``, ``x`` and ``out`` of one dtype
+    (``saturation``: never set on a 950, which has the Inf/NaN mode only)."""
     if grad is None:
         raise ValueError(f"grad must be an array for {NAME!r} (its gradOutput)")
     info = dtype_info(out.dtype, argname="out.dtype")
@@ -118,6 +119,7 @@ def _instructions(tiling: OpTiling, itemsize: int) -> tuple:
 
 OPERATOR = Operator(
     NAME, ("aclnnMishBackwardGetWorkspaceSize", "aclnnMishBackward"), "MishGrad",
-    {ARCH_950: Kernel(ARCH_950, "activation/mish_grad (arch35)", "EleBaseTilingData16B", RECORD_DTYPE, "CAST_RINT",
+    {ARCH_A2: backward_a2.KERNEL,
+     ARCH_950: Kernel(ARCH_950, "activation/mish_grad (arch35)", "EleBaseTilingData16B", RECORD_DTYPE, "CAST_RINT",
                       walk_check, run, _instructions, programs=programs)},
-    host_tiling, inputs=2, axpy=True, no_kernel={ARCH_A2: NO_A2_KERNEL})
+    host_tiling, inputs=2, saturation=True, axpy=True)

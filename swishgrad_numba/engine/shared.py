@@ -1,0 +1,90 @@
+"""One compiled copy of a machine, reached from every caller through an external symbol (issue 39).
+
+Numba links a jitted callee's code into each caller and optimises and generates it again there, so a machine
+called from four launch functions was compiled five times (and its code cached five times). A
+:class:`Shared` machine is a jitted function compiled for one signature (``cache=True``: in the disk cache),
+whose C entry point (the wrapper Numba makes for every jitted function) is registered with LLVM under a
+symbol of its own. Its callers hold only a call of that symbol (an intrinsic whose code generation is
+:meth:`Shared.lower_call`), which their own code neither inlines nor compiles.
+
+A caller compiled, or read back from the disk cache, needs the symbol registered first: the call's lowering
+does it at compile time and leaves a reload hook on the caller (Numba runs it before it reads the caller
+back), and every Python entry point that launches a caller calls :meth:`Shared.ensure` first as well.
+
+The arguments cross as the machine's own values: an array as Numba's array structure (the same for every
+layout and mutability of one dtype and rank; the typing asks for a C-contiguous one, which the machine's
+loops assume), an integer or a bool cast to the machine's parameter type.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import threading
+
+import llvmlite.binding as ll
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+
+__all__ = ["Shared", "ensure_symbol"]
+
+_LOCK = threading.RLock()
+
+
+def ensure_symbol(module: str, name: str) -> None:
+    """Register the symbol of the :class:`Shared` ``module.name`` (a caller's reload hook: picklable)."""
+    getattr(importlib.import_module(module), name).ensure()
+
+
+class Shared:
+    """The jitted ``dispatcher`` compiled for ``signature`` alone and called by ``symbol``; ``home`` is
+    ``(module, attribute)`` where this object lives (for the reload hook)."""
+
+    def __init__(self, dispatcher, signature, symbol: str, home: tuple):
+        self.dispatcher, self.signature, self.symbol, self.home = dispatcher, signature, symbol, tuple(home)
+        self._address = None
+
+    def ensure(self) -> int:
+        """Compile the machine (or read it from the disk cache) and register its symbol, once per process;
+        returns its address."""
+        if self._address is None:
+            with _LOCK:
+                if self._address is None:
+                    self.dispatcher.compile(self.signature.args)
+                    cres = self.dispatcher.overloads[self.signature.args]
+                    address = cres.library.get_pointer_to_function(cres.fndesc.llvm_cfunc_wrapper_name)
+                    ll.add_symbol(self.symbol, address)
+                    self._address = address
+        return self._address
+
+    def check_types(self, args) -> None:
+        """A TypingError unless ``args`` (Numba types) fit the signature: arrays of its dtypes and ranks,
+        C-contiguous; integers or bools where it has scalars."""
+        from numba.core.errors import TypingError
+
+        params = self.signature.args
+        if len(args) != len(params):
+            raise TypingError(f"{self.symbol} takes {len(params)} arguments, got {len(args)}")
+        for i, (ty, want) in enumerate(zip(args, params)):
+            if isinstance(want, types.Array):
+                if not (isinstance(ty, types.Array) and ty.ndim == want.ndim and ty.dtype == want.dtype
+                        and ty.layout == "C"):
+                    raise TypingError(f"{self.symbol}: argument {i} must be a C-contiguous {want.ndim}-d "
+                                      f"{want.dtype} array, got {ty}")
+            elif not isinstance(ty, (types.Integer, types.Boolean)):
+                raise TypingError(f"{self.symbol}: argument {i} must be an integer or a bool, got {ty}")
+
+    def lower_call(self, context, builder, sig, args):
+        """The call of the symbol with ``args`` (an intrinsic's code generation)."""
+        self.ensure()
+        context.active_code_library._reload_init.add(functools.partial(ensure_symbol, *self.home))
+        params = self.signature.args
+        values = [val if isinstance(want, types.Array) else context.cast(builder, val, ty, want)
+                  for ty, val, want in zip(sig.args, args, params)]
+        fnty = ir.FunctionType(context.get_value_type(self.signature.return_type),
+                               [context.get_value_type(want) for want in params])
+        for v, t in zip(values, fnty.args):
+            if v.type != t:   # never: an array's structure depends on its dtype and rank alone
+                raise TypeError(f"{self.symbol}: an argument of LLVM type {v.type} where {t} is expected")
+        builder.call(cgutils.get_or_insert_function(builder.module, fnty, self.symbol), values)
+        return context.get_dummy_value()

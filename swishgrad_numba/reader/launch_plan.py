@@ -1,0 +1,118 @@
+"""A read A2 kernel run on its own schedule (issue 43): the tiles its scalar code gives each core.
+
+Where an A2 class-style kernel runs on its own record (its op_host's tiling function evaluated, or
+``tiling=``), :func:`schedule` runs the kernel's scalar code per core on that record
+(:func:`swishgrad_numba.reader.schedule.core_schedule`) and :func:`schedule_plan` makes the walk's
+launch of exactly those tiles: one piece per run of a core's tiles that abut and are of one length
+(the last may be shorter), cut into one bin per thread. Every element a tile stores is computed by
+the read program over its tile; an element no tile stores is left as the output was (``run`` gives
+zeros there; the device leaves what GM held).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernel import Plan
+from ..kernel.walk import PIECE_DTYPE
+
+__all__ = ["MAX_SCHEDULES", "run_own_schedule", "run_plan", "schedule", "schedule_plan"]
+
+#: Schedules kept per operator (by dtype, variant, record, block dim and tiling key).
+MAX_SCHEDULES = 32
+_SLACK = 64
+#: A record field's C integer type, by NumPy kind and size (the reader's CNum types).
+_C_INT = {("b", 1): "bool", ("u", 1): "uint8_t", ("i", 1): "int8_t", ("u", 2): "uint16_t", ("i", 2): "int16_t",
+          ("u", 4): "uint32_t", ("i", 4): "int", ("u", 8): "uint64_t", ("i", 8): "int64_t"}      # elements past the tensor a local buffer may hold (a tail tile reaching into padding)
+
+
+def schedule(op, tiling, info, variant=None) -> tuple:
+    """Each core's tiles, ``((Tile, ...), ...)`` in core order, for ``tiling`` (a record of
+    ``op.record_dtype``, its block dim and tiling key) on ``info``'s dtype; with ``variant`` None where
+    the source has several, each tile names the one its core's branches chose."""
+    from .read import DTYPE_CNAMES, entry_symbols
+    from .schedule import core_schedule
+
+    variants = op.description.variants(info.name)
+    variant = variants[0] if variant is None and len(variants) == 1 else variant
+    data = tiling.data
+    key = (info.name, variant, bytes(np.asarray(data).tobytes()), int(tiling.block_dim), int(tiling.tiling_key))
+    cache = op._compiled.setdefault("schedules", {})
+    if key in cache:
+        return cache[key]
+    if "entry_symbols" not in op._compiled:
+        op._compiled["entry_symbols"] = entry_symbols(*op.source_args)
+    symbols, fn = op._compiled["entry_symbols"]
+    values = {n: (int(data[n]), _C_INT[data.dtype.fields[n][0].kind, data.dtype.fields[n][0].itemsize])
+              for n in data.dtype.names if data.dtype.fields[n][0].kind in "iub"}
+    if variant is None:         # each tile's Compute picked by the calls its core made (issue 43)
+        expected = {v: [(s.op, tuple(s.at)) for s in op.description.body(info.name, v).steps] for v in variants}
+    else:
+        expected = [(s.op, tuple(s.at)) for s in op.description.body(info.name, variant).steps]
+    gm = op.description.gm_params
+    result = tuple(tuple(core_schedule(symbols, fn, DTYPE_CNAMES[info.name], gm, values, core,
+                                       int(tiling.block_dim), int(tiling.tiling_key), expected))
+                   for core in range(int(tiling.block_dim)))
+    if len(cache) >= MAX_SCHEDULES:
+        cache.pop(next(iter(cache)))
+    cache[key] = result
+    return result
+
+
+def schedule_plan(cores, numel: int, threads: int | None = None, variant=None) -> Plan:
+    """The walk's launch of the tiles ``cores`` (:func:`schedule`) over ``numel`` elements (only those of
+    ``variant``, where given)."""
+    import numba
+
+    pieces = []
+    for tiles in cores:
+        run = None
+        for t in tiles:
+            if variant is not None and t.variant != variant:
+                continue
+            if t.length <= 0 or t.offset >= numel:
+                continue
+            if run is not None and run[4] == run[5] and t.offset == run[0] + run[3] * run[4] and t.length <= run[4]:
+                run = (run[0], 1, 0, run[3] + 1, run[4], t.length)
+                continue
+            if run is not None:
+                pieces.append(run)
+            run = (t.offset, 1, 0, 1, t.length, t.length)
+        if run is not None:
+            pieces.append(run)
+    sizes = [min(numel, p[0] + (p[3] - 1) * p[4] + p[5]) - p[0] for p in pieces]
+    total = sum(sizes)
+    threads = max(1, int(threads or numba.get_num_threads()))
+    bins, done, b = [0], 0, 1
+    for i, size in enumerate(sizes):
+        done += size
+        if b < threads and done >= total * b // threads and i + 1 < len(sizes):
+            bins.append(i + 1)
+            b += 1
+    bins.append(len(pieces))
+    out = np.array(pieces, dtype=PIECE_DTYPE) if pieces else np.empty(0, dtype=PIECE_DTYPE)
+    longest = int(max(out["pass_len"].max(), out["last_len"].max())) if out.size else 1
+    return Plan(out, np.array(bins, dtype=np.int64), max(1, min(longest, numel + _SLACK)), total)
+
+
+def run_own_schedule(op, ins, out, tiling, info, program, variant, saturation) -> None:
+    """Run ``op`` on the tiles its scalar code gives each core for ``tiling``; with ``variant`` None where
+    the source has several, each variant's program over the tiles whose core chose it (issue 43)."""
+    cores = schedule(op, tiling, info, variant)
+    if variant is None and len(op.description.variants(info.name)) > 1:
+        for v in sorted({t.variant for tiles in cores for t in tiles}):
+            run_plan(op, ins, out, tiling, info, op.program(info, variant=v), v, saturation,
+                     schedule_plan(cores, out.size, variant=v))
+        return
+    run_plan(op, ins, out, tiling, info, program, variant, saturation, schedule_plan(cores, out.size))
+
+
+def run_plan(op, ins, out, tiling, info, program, variant, saturation, plan) -> None:
+    """Run ``op``'s compiled ``program`` (its ``variant``) over the walk's ``plan``, attributes from the record."""
+    from .. import kernel as kernel_pkg
+    from ..dtypes import FLOAT32
+    from .to_program import c_attr_name
+
+    attrs = {a: np.float32(tiling.data[c_attr_name(a)]) for a in program.attrs}
+    params = op.compiled(info, variant, saturation).params(**attrs)
+    raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
+    kernel_pkg.run_walk(params, tuple(raw(a) for a in ins), raw(out), plan)

@@ -1,0 +1,449 @@
+"""Emulate your own kernel (issue 31): :func:`read_kernel` reads an op_kernel folder into an :class:`Operator`.
+
+The source is read by :mod:`swishgrad_numba.reader` (no compiler, no CANN); each dtype's Compute becomes a
+program (:func:`swishgrad_numba.reader.to_program.to_program`), compiled once per process to the walk's
+pass. The host side is the template's (:mod:`.host_tiling`). ``register(op)`` then makes ``compute_tiling``,
+``validate_tiling``, ``run_tiling`` and ``devicetime.estimate`` work on it as on the package's operators.
+
+A read kernel's pass is not the package's: its classes live in :data:`READ_MODULE` (outside the package),
+so :func:`swishgrad_numba.kernel.walk.launchers` compiles its launches per process, and nothing of it is
+written to (or loaded from) the package's disk cache, whose source stamp does not cover the folder read.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import kernel as kernel_pkg
+from ..dtypes import dtype_info, to_float32
+from ..platform import ARCH_950, ARCH_A2, Platform
+from . import host_tiling
+from ..ops.registry import Kernel, Operator, OpTiling
+
+__all__ = ["READ_MODULE", "ReadOperator", "read_kernel"]
+
+#: The module a read kernel's pass classes are placed in: not the package's, so never disk-cached.
+READ_MODULE = "swishgrad_read_kernels"
+_OPTIONS = ("platform", "variant")
+
+
+@dataclass(frozen=True)
+class ReadOperator(Operator):
+    """An operator read from its source: the :class:`Operator` surface plus :meth:`run` and :meth:`tiling`.
+
+    ``description`` is what the reader read (:class:`swishgrad_numba.reader.KernelDescription`),
+    ``record_dtype`` the tiling struct's C layout, ``attributes`` its float fields (the operator's
+    attributes, by their C names), ``style`` "a2" or "dag", ``folder`` where it was read from;
+    from ``op_host``, where the operator's folder was read: ``definition`` (the op definition,
+    :class:`swishgrad_numba.reader.host.OpDefinition`), ``attribute_names`` (an op attribute's name ->
+    the tiling field carrying it), ``attribute_defaults`` (tiling field -> the op definition's default)
+    and ``host_side`` (:class:`swishgrad_numba.reader.host.HostSide`), whose tiling function an A2
+    kernel's :meth:`run` and :meth:`tiling` evaluate (:mod:`swishgrad_numba.reader.host_eval`).
+    """
+
+    description: object = None
+    record_dtype: np.dtype = None
+    attributes: tuple = ()
+    style: str = "a2"
+    folder: str = ""
+    definition: object = None
+    attribute_names: dict = field(default_factory=dict)
+    attribute_defaults: dict = field(default_factory=dict)
+    host_side: object = None
+    source_args: tuple = ()
+    sixteen_bit: object = "rint"
+    _compiled: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def architecture(self) -> str:
+        return ARCH_950 if self.style == "dag" else ARCH_A2
+
+    def variants(self, dtype) -> tuple:
+        """The tiling-key variants of ``dtype``'s Compute ("" where there is one)."""
+        return self.description.variants(dtype_info(dtype).name)
+
+    def program(self, dtype, platform=None, beta=None, *, variant=None):
+        """The program read from the source for ``dtype`` (and ``variant``, where the source has several);
+        ``platform``, if given, must run this kernel's architecture; ``beta`` is not used (the attributes
+        are the program's own)."""
+        from .to_program import to_program
+
+        info = dtype_info(dtype)
+        if platform is not None and platform.architecture != self.architecture:
+            raise ValueError(f"platform (soc_version {platform.soc_version!r}) runs the {platform.architecture} "
+                             f"kernel; {self.name} is a {self.architecture} kernel ({self.style} style)")
+        variants = self.description.variants(info.name)
+        if not variants:
+            raise ValueError(f"dtype {info.name}: kernel {self.name} computes no {info.name} "
+                             f"(it reads {', '.join(self.description.dtypes)})")
+        if variant is None:
+            if len(variants) > 1:
+                raise ValueError(f"variant must be given: kernel {self.name}'s {info.name} Compute has the "
+                                 f"variants {list(variants)}")
+            variant = variants[0]
+        if variant not in variants:
+            raise ValueError(f"variant must be one of {list(variants)}, got {variant!r}")
+        body = self.description.body(info.name, variant)
+        try:
+            return to_program(body, self.name, self.sixteen_bit)
+        except ValueError as exc:         # a step the program form does not have: refused where it is written
+            from . import KernelSourceError
+
+            if isinstance(exc, KernelSourceError):      # refused at its step already (16-bit arithmetic)
+                raise
+            step = next((s for s in body.steps if f": {s}" in str(exc)), None)
+            file, line = step.at if step is not None else (self.description.entry, 0)
+            raise KernelSourceError(file, line, f"{step.op} on {info.name}" if step else f"the {info.name} Compute",
+                                    str(exc)) from None
+
+    def compiled(self, dtype, variant=None, saturation: bool = False):
+        """The program compiled to the walk's pass, once per process (never into the disk cache)."""
+        from ..program.passes import compile_program
+
+        program = self.program(dtype, variant=variant)
+        key = (dtype_info(dtype).name, str(program), bool(saturation))
+        if key not in self._compiled:
+            self._compiled[key] = compile_program(program, key[0], bool(saturation), module=READ_MODULE)
+        return self._compiled[key]
+
+    def tiling(self, numel: int, dtype, platform: Platform | None = None, *, variant=None, **attributes) -> OpTiling:
+        """The template's host tiling of ``numel`` elements of ``dtype``, the attributes (by the struct's
+        field names; 0 where not given) in the record; ``variant`` where the source has several."""
+        from ..tiling.host import check_numel
+
+        info = dtype_info(dtype, argname="dtype")
+        attributes = self._translated(attributes)
+        for name in attributes:
+            if name not in self.attributes:
+                raise TypeError(f"{self.name}: unknown attribute {name!r}; its attributes are {list(self.attributes)}")
+        platform = self.default_platform if platform is None else platform
+        if not isinstance(platform, Platform):
+            raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+        program = self.program(info, variant=variant)
+        base = host_tiling.host_tiling(self.name, self.style, self.record_dtype, program, check_numel(numel), info,
+                                     platform, self._attribute_values(attributes, ()), self._buffer_num(info),
+                                     self._dag_wide(info, variant))
+        return self._own_tiling(base, (numel,), info, platform, attributes, program=program)
+
+    def run(self, **inputs_and_attributes) -> np.ndarray:
+        """Run the kernel on the emulated walk: inputs by the kernel's ``GM_ADDR`` names (one shape, one of
+        float32, float16, bfloat16; an input the kernel never reads may be left out), attributes by the
+        tiling struct's field names; ``platform=`` (default: the reference platform of the kernel's
+        architecture) and ``variant=`` (where the source has several; an A2 kernel on its own record
+        runs, without it, each tile with the Compute its core's branches chose). An A2 kernel read with its
+        ``op_host`` runs on the record its host's tiling function makes for these inputs (attributes by the
+        op definition's names, its defaults where not given; the walk is the template's split over the
+        block dim it sets); ``tiling=`` (a dict of the struct's fields, or a record of
+        :attr:`record_dtype`) and ``block_dim=`` override it. Returns the output, of the
+        inputs' shape and dtype."""
+        kw = dict(inputs_and_attributes)
+        platform = kw.pop("platform", None)
+        variant = kw.pop("variant", None)
+        given, block_dim = kw.pop("tiling", None), kw.pop("block_dim", None)
+        gm, read = self.description.gm_params, self.description.inputs_read
+        op_attrs = {a[0] for a in self.definition.attrs} if self.definition is not None else set()
+        for name in kw:
+            if name not in gm and name not in self.attributes and name not in op_attrs:
+                raise TypeError(f"{self.name}() got an unknown argument {name!r}: its inputs are {list(gm)}, "
+                                f"its attributes {list(self.attributes) + list(self.attribute_names)}")
+        kw = self._translated(kw)
+        arrays = {n: kw[n] for n in gm if n in kw}
+        for name in read:
+            if name not in arrays:
+                raise TypeError(f"{self.name}() missing input {name!r} (the kernel reads {list(read)})")
+        info = None
+        for name, arr in arrays.items():
+            if not isinstance(arr, np.ndarray):
+                raise TypeError(f"{name} must be a numpy.ndarray, got {type(arr).__name__}")
+            row = dtype_info(arr.dtype, argname=f"{name}.dtype")
+            if info is not None and row is not info:
+                raise ValueError(f"{name}.dtype must be {info.name} as {read[0]}'s, got {row.name}")
+            if arr.shape != arrays[read[0]].shape:
+                raise ValueError(f"{name} must have {read[0]}'s shape {arrays[read[0]].shape}, got {arr.shape}")
+            info = row
+        allowed = self.definition.dtypes() if self.definition is not None else ()
+        if allowed and info.name not in allowed:
+            raise ValueError(f"{read[0]}.dtype must be one of {list(allowed)} (op {self.definition.name}'s "
+                             f"definition in op_host), got {info.name}")
+        platform = self.default_platform if platform is None else platform
+        if not isinstance(platform, Platform):
+            raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+        own = given is None and self._host_function() is not None and self.style == "a2"
+        own_record = self.style == "a2" and (own or given is not None)    # run on the kernel's own schedule
+        variants = self.description.variants(info.name)
+        keyed = own_record and variant is None and len(variants) > 1      # each tile's variant by its core
+        program = self.program(info, platform, variant=variants[0] if keyed else variant)
+        from .to_program import c_attr_name
+
+        attrs = self._attribute_values(kw, () if own or given is not None else
+                                       tuple(c_attr_name(a) for a in program.attrs))
+        shape = arrays[read[0]].shape
+        out = (np.zeros if own_record else np.empty)(shape, dtype=info.numpy)
+        if out.size == 0:
+            return out
+        tiling = host_tiling.host_tiling(self.name, self.style, self.record_dtype, program, out.size, info, platform,
+                                       attrs, self._buffer_num(info), self._dag_wide(info, variant))
+        tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program)
+        flat = [np.ascontiguousarray(arrays[n]).reshape(-1) for n in read]
+        self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation,
+                     own_record)
+        return out
+
+    # ------------------------------------------------------------ internals
+
+    def _host_function(self):
+        side = self.host_side
+        if side is None or not side.function:
+            return None
+        if "host_fn" not in self._compiled:
+            self._compiled["host_fn"] = side.tiling_function()
+        return self._compiled["host_fn"]
+
+    def _own_tiling(self, base, shape, info, platform, kw, given=None, block_dim=None, program=None):
+        """The template's tiling ``base`` replaced by the kernel's own: the host's tiling function evaluated
+        (A2 style, where op_host has one), or ``given`` (a record of :attr:`record_dtype`, or a dict of its
+        fields); ``block_dim`` over either. An A2 walk is then the template's split over the host's (or
+        the given) block dim, at most one core per block."""
+        from dataclasses import replace
+
+        from ..tiling.records import checked_record
+
+        if given is not None:
+            if isinstance(given, dict):
+                unknown = [n for n in given if n not in self.record_dtype.names]
+                if unknown:
+                    raise TypeError(f"tiling: {unknown[0]!r} is not a field of {self.record_dtype.names}")
+                data = checked_record(self.record_dtype, given, argname="tiling")
+            elif isinstance(given, (np.void, np.ndarray)) and given.dtype == self.record_dtype and given.size == 1:
+                data = np.asarray(given).reshape(())[()]
+            else:
+                raise TypeError(f"tiling must be a dict of the fields of {self.description.tiling.name} or a "
+                                f"record of its dtype, got {type(given).__name__}")
+            base = replace(base, data=data)
+        elif self.style == "a2" and self._host_function() is not None:
+            from .host_eval import GE_DTYPE_NUMBERS, evaluate
+
+            fn, symbols = self._host_function()
+            d, n = self.definition, max(1, len(self.description.inputs_read))
+            n = len(d.inputs) if d is not None and d.inputs else n
+            attrs = []
+            for name, kind, _, default in (d.attrs if d is not None else ()):
+                value = kw.get(self.attribute_names.get(name, name), default)
+                ctype = {"float": "float", "int": "int64_t", "bool": "int"}.get(kind, "int64_t")
+                attrs.append(None if value is None else (float(value) if kind == "float" else int(value), ctype))
+            result = evaluate(fn, symbols, self.description.tiling.name, [tuple(shape)] * n,
+                              [GE_DTYPE_NUMBERS[info.name]] * n, attrs, platform,
+                              [a[0] for a in (d.attrs if d is not None else ())])
+            extra = {k: v for k, v in kw.items() if k in self.attributes and k not in result.values}
+            data = checked_record(self.record_dtype, {**result.values, **extra}, argname="the host's tiling")
+            bd = result.block_dim if result.block_dim is not None else base.block_dim
+            base = replace(base, data=data, block_dim=int(bd), tiling_key=result.tiling_key,
+                           workspace_size=base.workspace_size + result.workspace, walk=None)
+        if block_dim is not None:
+            if isinstance(block_dim, bool) or not isinstance(block_dim, (int, np.integer)) or block_dim < 1:
+                raise ValueError(f"block_dim must be an int >= 1, got {block_dim!r}")
+            base = replace(base, block_dim=int(block_dim), walk=None if self.style == "a2" else base.walk)
+        if self.style == "a2" and base.walk is None:
+            numel = int(np.prod(shape))
+            cores, walk = host_tiling.split_for_cores(program, numel, info, platform, self._buffer_num(info),
+                                                    base.block_dim)
+            base = replace(base, block_dim=cores, walk=walk)
+        return base
+
+    def _translated(self, kw: dict) -> dict:
+        """Attributes by the op definition's names renamed to their tiling fields; the op definition's
+        defaults where a field is not given."""
+        out = {}
+        for name, value in kw.items():
+            key = self.attribute_names.get(name, name)
+            if key in out:
+                raise TypeError(f"{self.name}(): attribute {key!r} given twice (as {name!r} too)")
+            out[key] = value
+        return {**{k: v for k, v in self.attribute_defaults.items() if k not in out}, **out}
+
+    def _attribute_values(self, kw: dict, needed: tuple) -> dict:
+        values = {}
+        for name in self.attributes:
+            if name not in kw:
+                if name in needed:
+                    raise TypeError(f"{self.name}() missing attribute {name!r} (the kernel reads it from its "
+                                    f"tiling struct)")
+                continue
+            # a float or double field of the struct, refused by the rule of every float attribute (a bool
+            # is 1.0 or 0.0); kept as given, so that a double field is not rounded to float32 first
+            to_float32(kw[name], argname=f"attribute {name}")
+            values[name] = kw[name]
+        return values
+
+    def _buffer_num(self, info) -> int:
+        bodies = [b for b in self.description.bodies if b.dtype == info.name]
+        return (bodies[0].buffer_num if bodies else None) or 2
+
+    def _dag_wide(self, info, variant=None):
+        """The DAG body's ``Body.dag_wide`` (None for the A2 style)."""
+        vs = self.description.variants(info.name)
+        v = vs[0] if variant is None and len(vs) == 1 else variant
+        return self.description.body(info.name, v).dag_wide if v in vs else None
+
+    def _launch(self, ins, out, tiling, info, program, platform, variant, saturation, own_record=False):
+        from .launch_plan import run_own_schedule, run_plan
+
+        if own_record:        # the tiles the kernel's scalar code gives each core on its own record
+            run_own_schedule(self, ins, out, tiling, info, program, variant, saturation)
+            return
+        fields = host_tiling.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))
+        plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(tiling.architecture), out.size)
+        run_plan(self, ins, out, tiling, info, program, variant, saturation, plan)
+
+    def _registry_run(self, grad, x, out, tiling, saturation=False):
+        """``Kernel.run`` for ``run_tiling``: ``grad`` the first input, ``x`` the second (or the only one)."""
+        read = self.description.inputs_read
+        ins = [x] if grad is None else [grad, x]
+        if len(ins) != len(read):
+            raise ValueError(f"{self.name} reads {len(read)} inputs {list(read)}; run_tiling passes at most two "
+                             f"(grad, x): use the operator's run()")
+        info = dtype_info(out.dtype, argname="out.dtype")
+        program = self.program(info)
+        self._launch(ins, out, tiling, info, program, None, None, saturation)
+
+
+def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | None = None,
+                defines: dict | None = None, sixteen_bit="rint") -> ReadOperator:
+    """Read the element-wise Ascend C kernel in ``folder`` into an operator (no compiler).
+
+    ``folder`` is the op_kernel folder, or the operator's folder holding ``op_kernel/`` and ``op_host/``
+    (whose tiling struct, op definition and attribute fields are then read: :mod:`swishgrad_numba.reader.host`).
+    Where op_kernel holds an A2 entry and a 950 entry (``sigmoid.cpp`` and ``sigmoid_apt.cpp``, or an
+    entry in ``arch35/``), ``platform`` (a :class:`~swishgrad_numba.platform.Platform`; default: the A2)
+    picks one: the 950's is the ``*_apt.cpp`` one or the one in ``arch35/``, the A2's the other.
+    ``name`` is the operator's registry name (default: the ``__global__`` function's); ``entry`` the entry
+    file (relative to op_kernel) where the folder holds several; ``defines`` the macros of the build, name
+    -> value or None (not defined), over the device build's
+    (:data:`swishgrad_numba.reader.preprocess.DEVICE_DEFINES`); ``sixteen_bit`` the model of arithmetic
+    on half and bfloat16 tensors: "rint" (each instruction's exact result rounded once to the dtype, to
+    nearest even), "round" (ties away from zero) or None (refused; :mod:`swishgrad_numba.reader.to_program`). Raises
+    :class:`swishgrad_numba.reader.KernelSourceError` (file, line, construct; a ValueError) for what cannot
+    be read, a tiling struct that cannot be laid out included.
+    """
+    from . import read_source
+
+    if name is not None and (not isinstance(name, str) or not name.isidentifier()):
+        raise ValueError(f"name must be an identifier, got {name!r}")
+    if platform is not None and not isinstance(platform, Platform):
+        raise TypeError(f"platform must be a Platform or None, got {type(platform).__name__}")
+    from .to_program import SIXTEEN_BIT
+
+    if not isinstance(sixteen_bit, (str, type(None))) or sixteen_bit not in SIXTEEN_BIT:
+        raise ValueError(f"sixteen_bit must be one of {list(SIXTEEN_BIT)}, got {sixteen_bit!r}")
+    kernel_dir, side = _folders(folder)
+    arch = ARCH_A2 if platform is None else platform.architecture
+    if entry is None:
+        entry = _entry_for(kernel_dir, arch)
+    d = read_source(kernel_dir, entry=entry, defines=defines, host=side)
+    read_arch = ARCH_950 if d.style == "dag" else ARCH_A2
+    if platform is not None and read_arch != arch:
+        raise ValueError(f"platform (soc_version {platform.soc_version!r}) runs the {arch} kernel; {d.entry} is "
+                         f"a {read_arch} kernel ({d.style} style)")
+    if d.tiling is None:
+        from . import KernelSourceError
+
+        raise KernelSourceError(d.entry, 0, "the tiling struct", "not found in the kernel's folder: its record "
+                                "cannot be laid out")
+    op_name = name or d.name
+    dtype = host_tiling.record_dtype(d.tiling, d.style)
+    attributes = tuple(n for n in d.tiling.float_fields())
+    arch = ARCH_950 if d.style == "dag" else ARCH_A2
+    holder: dict = {}
+
+    def programs(dtype_name, variant):
+        return holder["op"].program(dtype_name, variant=None if variant == "main" else variant)
+
+    def program_of(dtype_name):
+        return holder["op"].program(dtype_name)
+
+    def device_instructions(tiling, itemsize):
+        return program_of("float32" if itemsize == 4 else "float16").instructions()
+
+    def run(grad, x, out, tiling, saturation=False):
+        holder["op"]._registry_run(grad, x, out, tiling, saturation)
+
+    def host(numel, info, beta32, platform):
+        attrs = {} if beta32 is None else {attributes[0]: beta32}
+        return holder["op"].tiling(numel, info, platform, **attrs)
+
+    def walk_check(tiling, numel, info, platform):
+        return host_tiling.walk_check(program_of, holder["op"]._buffer_num(info), tiling, numel, info, platform,
+                                    holder["op"]._dag_wide(info))
+
+    # how 16-bit results are narrowed: the round mode of a 16-bit body's last Cast
+    casts = [b.steps[-1].args[2] for b in d.bodies if b.dtype != "float32" and b.steps and b.steps[-1].op == "Cast"]
+    kern = Kernel(arch, str(folder), d.tiling.name, dtype, casts[0] if casts else "CAST_RINT", walk_check, run,
+                  device_instructions, programs=programs)
+    names, defaults = _host_attributes(side, attributes)
+    op = ReadOperator(op_name, (), d.name, {arch: kern}, host, has_beta=len(attributes) == 1,
+                      inputs=len(d.inputs_read), saturation=arch == ARCH_A2, description=d, record_dtype=dtype,
+                      attributes=attributes, style=d.style, folder=str(folder),
+                      definition=side.definition if side is not None else None, attribute_names=names,
+                      attribute_defaults=defaults, host_side=side, source_args=(kernel_dir, entry, defines, side),
+                      sixteen_bit=sixteen_bit)
+    holder["op"] = op
+    return op
+
+
+def _host_attributes(side, fields) -> tuple:
+    """(op attribute name -> tiling field, tiling field -> default) from op_host: a field the tiling
+    function sets from attribute ``i`` (``set_<field>(*attrs->GetAttrPointer<float>(i))``), or a float
+    field named as an attribute."""
+    names, defaults = {}, {}
+    if side is None or side.definition is None:
+        return names, defaults
+    attrs = side.definition.attrs
+    for i, (aname, _, _, default) in enumerate(attrs):
+        carried = [f for f, k in side.attr_fields.items() if k == i and f in fields]
+        target = carried[0] if carried else aname if aname in fields else None
+        if target is None:
+            continue
+        if aname != target:
+            names[aname] = target
+        if default is not None:
+            defaults[target] = default
+    return names, defaults
+
+
+def _folders(folder):
+    """(op_kernel folder, its op_host read or None): ``folder`` is the operator's folder where it holds
+    ``op_kernel/``, else the op_kernel folder."""
+    from pathlib import Path
+
+    from .host import read_op_host
+
+    path = Path(folder)
+    if (path / "op_kernel").is_dir() and not (path / "op_kernel").is_symlink():
+        host = path / "op_host"
+        ok = host.is_dir() and not host.is_symlink()
+        return path / "op_kernel", read_op_host(host) if ok else None
+    return path, None
+
+
+def _entry_for(kernel_dir, arch):
+    """The entry file for ``arch`` where op_kernel holds an A2 and a 950 entry; None (the reader's own
+    choice) where it holds one, or none of ``arch``'s."""
+    from . import KernelSourceError
+    from .source import read_regular
+
+    if not kernel_dir.is_dir():
+        return None
+    top = [p for p in sorted(kernel_dir.glob("*.cpp")) if p.is_file() and not p.is_symlink()]
+    sub = kernel_dir / "arch35"
+    deep = [p for p in sorted(sub.glob("*.cpp")) if p.is_file() and not p.is_symlink()] if sub.is_dir() else []
+    entries = [p for p in top + deep if "__global__" in read_regular(p)]
+    if len(entries) < 2:
+        return str(entries[0].relative_to(kernel_dir)) if entries and entries[0] in deep else None
+    is_950 = [p in deep or p.stem.endswith("_apt") for p in entries]
+    mine = [p for p, f in zip(entries, is_950) if f == (arch == ARCH_950)]
+    if len(mine) != 1:
+        raise KernelSourceError(str(kernel_dir), 0, f"{len(entries)} entry files",
+                                f"{len(mine)} of them for the {arch} platform: name one with entry= "
+                                f"({', '.join(str(p.relative_to(kernel_dir)) for p in entries)})")
+    return str(mine[0].relative_to(kernel_dir))
