@@ -8,15 +8,15 @@ from .dtypes import SUPPORTED_DTYPES, bfloat16
 from .platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
 from .tiling import Tiling, compute_tiling, read_tiling_bin, write_tiling_bin
 from .ops.swish_grad_host import ARCH35_TILING_DTYPE, ARCH35_TILING_FIELDS, TILING_DTYPE, TILING_FIELDS
-from .api import run_tiling, swish_backward
+from .faces.swish_grad import run_tiling, swish_backward
 from .ops.silu_grad import silu_backward
-from .forward import silu, swish
+from .faces.swish import silu, swish
 from .tiling import tiling_balance, validate_tiling
 from .ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from .ops.sigmoid import sigmoid, sigmoid_backward
-from .gelu_functions import gelu, gelu_backward
+from .faces.gelu import gelu, gelu_backward
 from .faces.functional import face as _face
-from .gelu_v2_functions import gelu_v2, gelu_backward_v2
+from .faces.gelu_v2 import gelu_v2, gelu_backward_v2
 
 __all__ = [
     "ARCH35_TILING_DTYPE",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import api
+from .faces import swish_grad as api
 from .arguments import check_array
 from .dtypes import canonical_dtype, to_float32
 from .tiling.host import check_platform
@@ -134,8 +134,8 @@ def swish_backward(grad_output, x, beta=1.0, *, platform=None):
 # cache) when the graph is built rather than when it is computed. A masked
 # input is refused as the NumPy API refuses one.
 
-from .forward import silu as _silu_numpy  # noqa: E402
-from .forward import swish as _swish_numpy  # noqa: E402
+from .faces.swish import silu as _silu_numpy  # noqa: E402
+from .faces.swish import swish as _swish_numpy  # noqa: E402
 from .ops.silu_grad import silu_backward as _silu_backward_numpy  # noqa: E402
 from .platform import Platform  # noqa: E402
 
@@ -315,8 +315,8 @@ def sigmoid_backward(grad_output, output, *, platform=None):
 
 # ---------------------------------------------------------------- the Gelu family
 
-from .gelu_functions import gelu as _gelu_numpy  # noqa: E402
-from .gelu_functions import gelu_backward as _gelu_backward_numpy  # noqa: E402
+from .faces.gelu import gelu as _gelu_numpy  # noqa: E402
+from .faces.gelu import gelu_backward as _gelu_backward_numpy  # noqa: E402
 
 __all__ += ["gelu", "gelu_backward"]
 
@@ -386,8 +386,8 @@ softplus_backward = described("softplus_grad")
 
 # ---------------------------------------------------------------- GeluV2 (issue 30)
 
-from .gelu_v2_functions import gelu_backward_v2 as _gelu_backward_v2_numpy  # noqa: E402
-from .gelu_v2_functions import gelu_v2 as _gelu_v2_numpy  # noqa: E402
+from .faces.gelu_v2 import gelu_backward_v2 as _gelu_backward_v2_numpy  # noqa: E402
+from .faces.gelu_v2 import gelu_v2 as _gelu_v2_numpy  # noqa: E402
 
 __all__ += ["gelu_v2", "gelu_backward_v2"]
 

@@ -1,6 +1,6 @@
 """PyTorch integration: the NPU's Swish and SiLU, forward and backward.
 
-The modules :class:`Swish` and :class:`SiLU` (from :mod:`._torch_family`)
+The modules :class:`Swish` and :class:`SiLU` (from :mod:`.faces.torch_family`)
 run the NPU's forward kernel (:func:`swishgrad_numba.swish`,
 :func:`swishgrad_numba.silu`) and its backward kernel
 (:func:`swishgrad_numba.swish_backward`, :func:`swishgrad_numba.silu_backward`),
@@ -50,13 +50,13 @@ gradients (``create_graph=True``, gradient penalties) are correct:
 """
 from __future__ import annotations
 
-from ._torch_family import FastGELU, SiLU, Swish, silu, silu_backward_torch
-from ._torch_support import (
+from .faces.torch_family import FastGELU, SiLU, Swish, silu, silu_backward_torch
+from .faces.torch_support import (
     NO_TORCH, batch_first, torch_beta32, check_tensor_pair, check_tensor, eager, tensor_from_numpy,
     missing_torch, platform_argument, require_torch, swish_second_derivative, tensor_to_numpy, torch)
-from .api import swish_backward
+from .faces.swish_grad import swish_backward
 from .dtypes import to_float32
-from .forward import swish as _swish_kernel
+from .faces.swish import swish as _swish_kernel
 
 __all__ = ["FastGELU", "GELU", "SiLU", "Swish", "SwishBackwardFunction", "SwishFunction", "silu",
            "silu_backward_torch", "swish", "swish_backward_torch"]
@@ -253,10 +253,10 @@ else:
         raise ImportError(NO_TORCH)
 
 # Sigmoid, forward and backward both the NPU's kernels (issue 29).
-from ._torch_sigmoid import Sigmoid, SigmoidBackwardFunction, SigmoidFunction, sigmoid, sigmoid_backward_torch  # noqa: E402,F401,E501
+from .faces.torch_sigmoid import Sigmoid, SigmoidBackwardFunction, SigmoidFunction, sigmoid, sigmoid_backward_torch  # noqa: E402,F401,E501
 
 __all__ += ["Sigmoid", "SigmoidBackwardFunction", "SigmoidFunction", "sigmoid", "sigmoid_backward_torch"]
-from ._torch_gelu import GELU  # noqa: E402,F401
+from .faces.torch_gelu import GELU  # noqa: E402,F401
 from .faces.torch import module as _described_module  # noqa: E402
 
 LeakyReLU = _described_module("leaky_relu")  # generated from its description (issue 40)

@@ -55,6 +55,8 @@ C_FUNCTIONS += """aclnnHardswishGetWorkspaceSize aclnnHardswish aclnnInplaceHard
     aclnnMishBackward""".split()     # issue 41
 C_FUNCTIONS += ["aclnnSwiGluGetWorkspaceSize", "aclnnSwiGlu", "aclnnSwiGluGradGetWorkspaceSize",
                 "aclnnSwiGluGrad"]     # issue 41
+C_FUNCTIONS += """aclnnReluGetWorkspaceSize aclnnRelu aclnnInplaceReluGetWorkspaceSize aclnnInplaceRelu
+    aclnnThresholdBackwardGetWorkspaceSize aclnnThresholdBackward""".split()     # issue 41
 
 
 # --------------------------------------------------------------------------

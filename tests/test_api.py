@@ -176,7 +176,7 @@ def _guarded(n, dtype, fill):
 @pytest.mark.parametrize("dtype", list(DTYPES))
 def test_run_tiling_with_broken_tilings_never_touches_foreign_memory(dtype):
     """Any record either runs inside the arrays or is refused with a clear error."""
-    from swishgrad_numba.api import run_tiling
+    from swishgrad_numba.faces.swish_grad import run_tiling
 
     dt = DTYPES[dtype]
     rng = np.random.default_rng(5)
@@ -216,7 +216,7 @@ def _record(fields, sconf=1.1):
 
 def test_run_tiling_refuses_a_launch_whose_work_grows_with_the_square_of_numel():
     """Every core recomputes the whole tensor: (numel + 65536) * numel elements moved."""
-    from swishgrad_numba.api import run_tiling
+    from swishgrad_numba.faces.swish_grad import run_tiling
 
     n = 4096
     rec = _record(dict(smallCoreDataNum=0, bigCoreDataNum=0, finalBigTileNum=1, finalSmallTileNum=1,
@@ -235,7 +235,7 @@ def test_run_tiling_stops_each_walk_at_the_tensor_end():
     # Core 0 covers the tensor with its first tile; its other 59999 tiles lie past the end and write
     # nothing. The walk stops after the last tile that starts inside the tensor, so the launch is
     # cheap and runs, with the right bits.
-    from swishgrad_numba.api import run_tiling
+    from swishgrad_numba.faces.swish_grad import run_tiling
 
     n = 4096
     rec = _record(dict(smallCoreDataNum=0, bigCoreDataNum=0, finalBigTileNum=0, finalSmallTileNum=60_000,
@@ -255,7 +255,7 @@ def _fields_of(rec):
 
 def test_run_tiling_unused_class_with_uint64_fields_past_int64():
     """Issue 12 B: 2**63 in a field of the big class that no core belongs to."""
-    from swishgrad_numba.api import run_tiling
+    from swishgrad_numba.faces.swish_grad import run_tiling
     from swishgrad_numba.tiling import validate_tiling
 
     for dtype in DTYPES:
@@ -321,7 +321,7 @@ def _valid_variants(n, itemsize, rng, core_num=48, block=32):
 def test_run_tiling_runs_every_tiling_the_validator_accepts(dtype):
     """Property: for tilings validate_tiling reports ok, run_tiling runs and gives the bits of
     swish_backward (which uses the host tiling; the result does not depend on the tiling)."""
-    from swishgrad_numba.api import run_tiling
+    from swishgrad_numba.faces.swish_grad import run_tiling
     from swishgrad_numba.tiling import validate_tiling
 
     dt = DTYPES[dtype]
@@ -345,7 +345,7 @@ def test_run_tiling_runs_every_tiling_the_validator_accepts(dtype):
 
 
 def test_run_tiling_validator_accepted_launch_on_a_billion_idle_cores():
-    from swishgrad_numba.api import run_tiling
+    from swishgrad_numba.faces.swish_grad import run_tiling
     from swishgrad_numba.tiling import validate_tiling
 
     n = 1000
@@ -366,7 +366,7 @@ def test_run_tiling_validator_accepted_launch_on_a_billion_idle_cores():
 
 
 def test_run_tiling_keeps_uncovered_elements_and_refuses_block_dim_zero():
-    from swishgrad_numba.api import run_tiling
+    from swishgrad_numba.faces.swish_grad import run_tiling
 
     n = 100
     host = sg.compute_tiling(n, np.float32, scale=1.1)
@@ -401,7 +401,7 @@ def test_run_tiling_memory_does_not_grow_with_the_launched_cores():
     launch allocates (NumPy and Python objects) far less than one byte per core."""
     import tracemalloc
 
-    from swishgrad_numba.api import run_tiling
+    from swishgrad_numba.faces.swish_grad import run_tiling
 
     n = 1 << 20
     rec = _record_950(dim0=n, coreNum=n, ubFormer=64, blockFormer=1, blockNum=n, ubLoopOfFormerBlock=1,
@@ -425,7 +425,7 @@ def test_run_tiling_memory_does_not_grow_with_the_launched_cores():
 
 def test_run_tiling_refuses_a_negative_950_field_a_block_reads_and_names_it():
     """Issue 22 item 7: a ValueError naming the field, not a NumPy error or a silent run."""
-    from swishgrad_numba.api import run_tiling
+    from swishgrad_numba.faces.swish_grad import run_tiling
 
     n = 65600
     host = sg.compute_tiling(n, np.float32, platform=sg.ASCEND950_PLATFORM)

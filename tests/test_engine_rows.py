@@ -77,18 +77,18 @@ def test_block_and_reduce_sum(rng, order):
 
 @pytest.mark.parametrize("n", [65, 100, 128, 1000, 4097])
 def test_half_interval_as_a_stream(rng, n):
-    from swishgrad_numba.ops.rms_norm.kernel_a2 import _half_interval, _Stream
+    from swishgrad_numba.ops.rms_norm.kernel_a2 import _half_interval, Stream
     data = rng.standard_normal(n).astype(F32)
-    s = _Stream()
+    s = Stream()
     _half_interval(s, n, 0, n, 0)
     out = _machine([list(r) for r in s.array()], data, n + 8)
     assert _same(out[n], half_interval(data, "tree"))
 
 
 def test_merge_n_as_a_stream(rng):
-    from swishgrad_numba.ops.rms_norm.kernel_a2 import _merge_n, _Stream
+    from swishgrad_numba.ops.rms_norm.kernel_a2 import _merge_n, Stream
     data = rng.standard_normal(200).astype(F32)
-    s = _Stream()
+    s = Stream()
     _merge_n(s, 264, 0, 200, 200, 0)
     out = _machine([list(r) for r in s.array()], data, 272, scalars=(0.0, 0.0, 0.0, 1.0))
     assert _same(out[264], merge_n_sum(data, "tree"))

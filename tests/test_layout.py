@@ -9,10 +9,13 @@ runs them). A circle is a strongly connected component of that graph.
 - Issue 40's done-criterion: no circle spans more than 2 modules. Not met yet: a strict xfail, its reason
   the largest circle's size when last measured (``python tests/test_layout.py`` prints the circles), so
   meeting it makes the test fail until the mark goes.
+- Issue 40's top level: at most 16 modules, none of them an operator's (a list of the ones allowed).
+- Issue 40: no module imports another's private (underscore) names.
 """
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -127,6 +130,81 @@ def test_no_import_circle_spans_more_than_two_modules():
     found = circles(import_graph())
     largest = found[0] if found else []
     assert len(largest) <= 2, f"a circle of {len(largest)} modules: {', '.join(largest)}"
+
+
+def private_imports() -> list:
+    """Every ``from M import _name`` in the package where ``M`` is another package module (issue 40: no module
+    imports another's private names), as ``"importer: M._name"``; a dunder is not private."""
+    mods = _modules()
+    found = []
+    for name, (path, package) in mods.items():
+        here = name if package else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                parts = here.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            if base not in mods or base == name:
+                continue
+            found += [f"{name}: {base}.{a.name}" for a in node.names
+                      if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+def test_the_private_import_finder_finds_them(tmp_path, monkeypatch):
+    package = tmp_path / "swishgrad_numba"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("from .a import _hidden, __version__, shown\n")
+    (package / "a.py").write_text("_hidden = shown = 1\n__version__ = '0'\nfrom .a import _hidden\n")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "b.py").write_text("def f():\n    from ..a import _hidden as h\n    from numpy import _x\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", package)
+    assert private_imports() == ["swishgrad_numba: swishgrad_numba.a._hidden",
+                                 "swishgrad_numba.sub.b: swishgrad_numba.a._hidden"]
+
+
+def test_every_package_import_names_a_module():
+    """An import on use is not run by importing the package: a path a move left stale shows here first."""
+    mods = _modules()
+    stale = []
+    for name, (path, package) in mods.items():
+        here = name if package else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = here.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                else:
+                    base = node.module or ""
+                if base.startswith("swishgrad_numba") and base not in mods:
+                    stale.append(f"{name}:{node.lineno}: {base}")
+            elif isinstance(node, ast.Import):
+                stale += [f"{name}:{node.lineno}: {a.name}" for a in node.names
+                          if a.name.startswith("swishgrad_numba") and a.name not in mods]
+    assert not stale, "imports of modules that do not exist:\n" + "\n".join(stale)
+
+
+def test_no_module_imports_another_modules_private_names():
+    found = private_imports()
+    assert not found, "private names imported across modules (make them public or move the helper):\n" + \
+        "\n".join(found)
+
+
+#: Issue 40's bound on the package's top level (modules directly in ``swishgrad_numba/``, ``__init__`` included).
+MAX_TOP_LEVEL = 16
+#: The top-level modules: set-up, shared facts and checks, the integrations' public names; no operator's.
+TOP_LEVEL = {"__init__", "__main__", "arguments", "casts", "dask", "disk_cache", "dtypes", "formats", "golden",
+             "intrinsics", "label_guard", "platform", "runtime", "torch"}
+
+
+def test_the_top_level_holds_at_most_16_modules_and_no_operators():
+    top = {path.stem for path in ROOT.glob("*.py")}
+    assert len(top) <= MAX_TOP_LEVEL, f"{len(top)} top-level modules: {', '.join(sorted(top))}"
+    assert top <= TOP_LEVEL, f"new top-level modules (an operator's or a face's belong in ops/ or faces/): " \
+                             f"{', '.join(sorted(top - TOP_LEVEL))}"
 
 
 if __name__ == "__main__":

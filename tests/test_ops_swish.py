@@ -1,4 +1,4 @@
-"""The Swish/Silu forward (swishgrad_numba.ops.swish, swishgrad_numba.forward),
+"""The Swish/Silu forward (swishgrad_numba.ops.swish, swishgrad_numba.faces.swish),
 bit for bit against the plain reference in tests/reference_family.py."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of swishgrad_numba._torch_family: Swish and SiLU modules whose forward and backward are the NPU kernels.
+"""Tests of swishgrad_numba.faces.torch_family: Swish and SiLU modules whose forward and backward are the NPU kernels.
 
 Every bit is checked against the plain references in tests/ (reference_family.py for the forward,
 reference.py for SwishGrad, reference_silu_grad.py for SiluGrad), never against the package.
@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 import swishgrad_numba as sg  # noqa: E402
 from swishgrad_numba.torch import SiLU, Swish, silu, silu_backward_torch  # noqa: E402
 from swishgrad_numba.torch import swish as swish_torch  # noqa: E402
-from swishgrad_numba._torch_family import ActivationBackwardFunction, ActivationFunction  # noqa: E402
+from swishgrad_numba.faces.torch_family import ActivationBackwardFunction, ActivationFunction  # noqa: E402
 from reference import assert_bits_equal, ref_swish_grad, ref_swish_grad_950  # noqa: E402
 from reference_family import ref_swish  # noqa: E402
 from reference_silu_grad import ref_silu_grad  # noqa: E402

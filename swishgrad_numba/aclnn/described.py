@@ -27,15 +27,15 @@ from ..faces.functional import attr32_of as _attr32
 from ..ops.call import host_tiling
 from ..platform import Platform
 from .enums import ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS, MAX_DIM
-from .enums import _DTYPES, _dtype_name
+from .enums import ACL_DTYPES, dtype_name
 from .state import get_platform
-from .tensor import _check_emulator_storage, aclScalar, aclTensor
+from .tensor import check_emulator_storage, aclScalar, aclTensor
 from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
 __all__ = ["aclDescribedExecutor", "faces"]
 
 #: numpy dtype name -> aclDataType.
-_CODE = {dtype.name: code for code, (_name, dtype) in _DTYPES.items()}
+_CODE = {dtype.name: code for code, (_name, dtype) in ACL_DTYPES.items()}
 #: The output dtypes whose Cast is emulated.
 _FLOATS = tuple(_CODE[n] for n in ("float32", "float16", "float64", "bfloat16"))
 
@@ -65,7 +65,7 @@ def _live_scalar(scalar, name):
 def _promoted(desc, codes) -> int:
     """The dtype the launch computes in: the promoted one (``"promote"``, ``"same"``), or for ``"float32"``
     the inputs' own where they agree and the kernel takes it, else float32."""
-    names = [_DTYPES[c][1].name for c in codes]
+    names = [ACL_DTYPES[c][1].name for c in codes]
     if desc.promotion == "float32":
         same = all(n == names[0] for n in names) and names[0] in ("float32", "float16", "bfloat16")
         return codes[0] if same else _CODE["float32"]
@@ -76,7 +76,7 @@ def _promoted(desc, codes) -> int:
 
 def _prepare(desc, ins: tuple, out, compute: int, attrs, platform: Platform):
     """The executor of a checked launch: the kernel that runs it and its host tiling."""
-    dtype = _DTYPES[compute][1]
+    dtype = ACL_DTYPES[compute][1]
     if min(t.numel for _, t in ins) == 0:
         return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, 0, None)
     if dtype.name in desc.aicpu_dtypes:
@@ -120,8 +120,8 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
             checks.append((a.acl, values[a.name].data_type, scalars_ok))
     for name, code, ok in checks:
         if code not in ok:
-            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {_dtype_name(code)}; on SoC {platform.soc_family} "
-                                             f"it must be one of {', '.join(_dtype_name(c) for c in ok)}")
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {dtype_name(code)}; on SoC {platform.soc_family} "
+                                             f"it must be one of {', '.join(dtype_name(c) for c in ok)}")
     for name, tensor in named:
         if len(tensor.view_shape) > min(MAX_DIM, desc.max_dims):
             return ACLNN_ERR_PARAM_INVALID, (f"{name} has {len(tensor.view_shape)} dims; at most "
@@ -151,15 +151,15 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
     promoted = _promoted(desc, [t.data_type for _, t in named])
     if desc.promotion == "same" and any(t.data_type != promoted for _, t in named):
         return ACLNN_ERR_PARAM_INVALID, (f"dtypes of {' and '.join(n for n, _ in named)} must be the same, got "
-                                         f"{', '.join(_dtype_name(t.data_type) for _, t in named)}")
+                                         f"{', '.join(dtype_name(t.data_type) for _, t in named)}")
     compute = promoted
     if desc.out_same_dtype and out.data_type != promoted:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {_dtype_name(out.data_type)}; it must be "
-                                         f"{_dtype_name(promoted)}, the dtype of {named[-1][0]}")
-    if out.data_type not in _FLOATS and not (_DTYPES[promoted][1].name in desc.exact_dtypes
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {dtype_name(out.data_type)}; it must be "
+                                         f"{dtype_name(promoted)}, the dtype of {named[-1][0]}")
+    if out.data_type not in _FLOATS and not (ACL_DTYPES[promoted][1].name in desc.exact_dtypes
                                              and out.data_type == promoted):
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {_dtype_name(out.data_type)}: the Cast of the "
-                                         f"{_dtype_name(promoted)} result to it is not emulated (floating only)")
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {dtype_name(out.data_type)}: the Cast of the "
+                                         f"{dtype_name(promoted)} result to it is not emulated (floating only)")
     attrs = dict(raw)
     for a in desc.float_attributes:
         try:
@@ -167,9 +167,9 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
         except TypeError as exc:
             return ACLNN_ERR_PARAM_INVALID, f"{exc} (ToFloat of a complex scalar is not emulated)"
     if desc.path is not None:
-        picked = desc.path(attrs, _DTYPES[promoted][1])
+        picked = desc.path(attrs, ACL_DTYPES[promoted][1])
         compute = promoted if picked is None else _CODE[np.dtype(picked).name]
-    bad = _check_emulator_storage(named if inplace else named + ((desc.out, out),), out, desc.out)
+    bad = check_emulator_storage(named if inplace else named + ((desc.out, out),), out, desc.out)
     return bad or _prepare(desc, named, out, compute, attrs, platform)
 
 

@@ -17,20 +17,20 @@ from .enums import (
     ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
     ACL_RT_OVERFLOW_MODE_INFNAN,
     ACL_RT_OVERFLOW_MODE_SATURATION,
-    _OVERFLOW_MODE_NAMES,
+    OVERFLOW_MODE_NAMES,
     ACL_ERROR_RT_INTERNAL_ERROR,
     ACL_ERROR_RT_MEMORY_ALLOCATION,
     ACL_ERROR_RT_PARAM_INVALID,
     ACL_MEM_MALLOC_HUGE_FIRST,
     ACL_SUCCESS,
-    _INTP_MAX,
-    _MALLOC_POLICIES,
-    _MEMCPY_KINDS,
-    _enum_error,
-    _is_int,
-    _known,
+    INTP_MAX,
+    MALLOC_POLICIES,
+    MEMCPY_KINDS,
+    enum_error,
+    is_int,
+    is_known,
 )
-from .state import _STATE_LOCK, _fail, get_platform
+from .state import STATE_LOCK, fail, get_platform
 
 __all__ = [
     "aclrtStream", "aclInit", "aclFinalize", "aclrtSetDevice", "aclrtResetDevice",
@@ -47,7 +47,7 @@ class aclrtStream:
     """
 
     def __init__(self, name: str = "aclrtStream"):
-        self.overflow_mode = _OVERFLOW_MODE_NAMES[_device_sat_mode]
+        self.overflow_mode = OVERFLOW_MODE_NAMES[_device_sat_mode]
         self._queue: queue.Queue = queue.Queue()
         self._errors: list = []
         self._lock = threading.Lock()
@@ -93,11 +93,11 @@ _default_stream: aclrtStream | None = None
 _device_sat_mode = ACL_RT_OVERFLOW_MODE_INFNAN
 
 
-def _resolve_stream(stream):
+def resolve_stream(stream):
     """The stream for a C stream argument (``None`` = the default stream), or an error string."""
     global _default_stream
     if stream is None:
-        with _STATE_LOCK:
+        with STATE_LOCK:
             if _default_stream is None:
                 _default_stream = aclrtStream(name="aclrtStream-default")
             return _default_stream
@@ -120,8 +120,8 @@ def aclFinalize() -> int:
 
 def aclrtSetDevice(device_id) -> int:
     """Select a device; every non-negative id maps to the one emulated device."""
-    if not _is_int(device_id) or device_id < 0:
-        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetDevice: device_id must be an integer >= 0, got {device_id!r}")
+    if not is_int(device_id) or device_id < 0:
+        return fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetDevice: device_id must be an integer >= 0, got {device_id!r}")
     return ACL_SUCCESS
 
 
@@ -140,25 +140,25 @@ def aclrtSynchronizeStream(stream) -> int:
 
     Returns ``ACL_ERROR_RT_INTERNAL_ERROR`` if a launch failed while running.
     """
-    s = _resolve_stream(stream)
+    s = resolve_stream(stream)
     if isinstance(s, str):
-        return _fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtSynchronizeStream: {s}")
+        return fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtSynchronizeStream: {s}")
     errors = s._synchronize()
     if errors:
-        return _fail(ACL_ERROR_RT_INTERNAL_ERROR, "aclrtSynchronizeStream: a launch failed: " + "; ".join(errors))
+        return fail(ACL_ERROR_RT_INTERNAL_ERROR, "aclrtSynchronizeStream: a launch failed: " + "; ".join(errors))
     return ACL_SUCCESS
 
 
 def aclrtDestroyStream(stream) -> int:
     """Finish the launches queued on ``stream``, then stop its worker."""
     if stream is None or not isinstance(stream, aclrtStream):
-        return _fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtDestroyStream: stream must be an aclrtStream, "
+        return fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtDestroyStream: stream must be an aclrtStream, "
                                                  f"got {type(stream).__name__}")
     if stream.destroyed:
-        return _fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream: stream was already destroyed")
+        return fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream: stream was already destroyed")
     errors = stream._close()
     if errors:
-        return _fail(ACL_ERROR_RT_INTERNAL_ERROR, "aclrtDestroyStream: a launch failed: " + "; ".join(errors))
+        return fail(ACL_ERROR_RT_INTERNAL_ERROR, "aclrtDestroyStream: a launch failed: " + "; ".join(errors))
     return ACL_SUCCESS
 
 
@@ -169,24 +169,24 @@ def aclrtMalloc(size, policy=ACL_MEM_MALLOC_HUGE_FIRST):
     reinterprets it as the tensor's dtype). ``ACL_ERROR_RT_MEMORY_ALLOCATION``
     when the host cannot allocate it.
     """
-    if not _is_int(size) or size <= 0:
-        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: size must be an integer > 0, got {size!r}"), None
-    if not _known(policy, _MALLOC_POLICIES):
-        return _fail(ACL_ERROR_INVALID_PARAM,
-                     f"aclrtMalloc: {_enum_error(policy, 'policy', 'aclrtMemMallocPolicy')}"), None
-    if size > _INTP_MAX:
-        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: size {size} exceeds the {_INTP_MAX} bytes NumPy can "
+    if not is_int(size) or size <= 0:
+        return fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: size must be an integer > 0, got {size!r}"), None
+    if not is_known(policy, MALLOC_POLICIES):
+        return fail(ACL_ERROR_INVALID_PARAM,
+                     f"aclrtMalloc: {enum_error(policy, 'policy', 'aclrtMemMallocPolicy')}"), None
+    if size > INTP_MAX:
+        return fail(ACL_ERROR_INVALID_PARAM, f"aclrtMalloc: size {size} exceeds the {INTP_MAX} bytes NumPy can "
                                               f"address"), None
     try:
         return ACL_SUCCESS, np.zeros(int(size), dtype=np.uint8)
     except MemoryError:
-        return _fail(ACL_ERROR_RT_MEMORY_ALLOCATION, f"aclrtMalloc: cannot allocate {size} bytes"), None
+        return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, f"aclrtMalloc: cannot allocate {size} bytes"), None
 
 
 def aclrtFree(buffer) -> int:
     """Free emulated device memory (Python frees it when the last reference goes)."""
     if not isinstance(buffer, np.ndarray):
-        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtFree: buffer must be a numpy.ndarray, got {type(buffer).__name__}")
+        return fail(ACL_ERROR_INVALID_PARAM, f"aclrtFree: buffer must be a numpy.ndarray, got {type(buffer).__name__}")
     return ACL_SUCCESS
 
 
@@ -196,21 +196,21 @@ def aclrtMemcpy(dst, dest_max, src, count, kind) -> int:
     ``count`` must not exceed ``dest_max``, ``dst.nbytes`` or ``src.nbytes``.
     """
     where = "aclrtMemcpy"
-    if not _known(kind, _MEMCPY_KINDS):
-        return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: {_enum_error(kind, 'kind', 'aclrtMemcpyKind')}")
+    if not is_known(kind, MEMCPY_KINDS):
+        return fail(ACL_ERROR_INVALID_PARAM, f"{where}: {enum_error(kind, 'kind', 'aclrtMemcpyKind')}")
     for name, arr in (("dst", dst), ("src", src)):
         if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous:
-            return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: {name} must be a C-contiguous numpy.ndarray")
+            return fail(ACL_ERROR_INVALID_PARAM, f"{where}: {name} must be a C-contiguous numpy.ndarray")
     for name, v in (("dest_max", dest_max), ("count", count)):
-        if not _is_int(v) or v < 0:
-            return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: {name} must be an integer >= 0, got {v!r}")
+        if not is_int(v) or v < 0:
+            return fail(ACL_ERROR_INVALID_PARAM, f"{where}: {name} must be an integer >= 0, got {v!r}")
     if dest_max > dst.nbytes:
-        return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: dest_max {dest_max} exceeds dst's {dst.nbytes} bytes")
+        return fail(ACL_ERROR_INVALID_PARAM, f"{where}: dest_max {dest_max} exceeds dst's {dst.nbytes} bytes")
     if count > dest_max or count > src.nbytes:
-        return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: count {count} exceeds dest_max {dest_max} "
+        return fail(ACL_ERROR_INVALID_PARAM, f"{where}: count {count} exceeds dest_max {dest_max} "
                                               f"or src's {src.nbytes} bytes")
     if not dst.flags.writeable:
-        return _fail(ACL_ERROR_INVALID_PARAM, f"{where}: dst is read-only")
+        return fail(ACL_ERROR_INVALID_PARAM, f"{where}: dst is read-only")
     dst.reshape(-1).view(np.uint8)[:count] = src.reshape(-1).view(np.uint8)[:count]
     return ACL_SUCCESS
 
@@ -226,15 +226,15 @@ def aclrtSetDeviceSatMode(mode) -> int:
     Inf/NaN mode only: saturation there is ``ACL_ERROR_RT_FEATURE_NOT_SUPPORT``.
     """
     global _device_sat_mode
-    if not _known(mode, _OVERFLOW_MODE_NAMES):
-        return _fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetDeviceSatMode: mode must be ACL_RT_OVERFLOW_MODE_SATURATION "
+    if not is_known(mode, OVERFLOW_MODE_NAMES):
+        return fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetDeviceSatMode: mode must be ACL_RT_OVERFLOW_MODE_SATURATION "
                                               f"(0) or ACL_RT_OVERFLOW_MODE_INFNAN (1), got {mode!r}")
     platform = get_platform()
     if mode == ACL_RT_OVERFLOW_MODE_SATURATION and platform.architecture == ARCH_950:
-        return _fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+        return fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      f"aclrtSetDeviceSatMode: the Ascend 950 (platform soc_version {platform.soc_version!r}) "
                      f"supports ACL_RT_OVERFLOW_MODE_INFNAN only")
-    with _STATE_LOCK:
+    with STATE_LOCK:
         _device_sat_mode = int(mode)
     return ACL_SUCCESS
 

@@ -87,8 +87,8 @@ ACL_COMPLEX64 = 16
 ACL_COMPLEX128 = 17
 
 # aclDataType -> (its C name, the NumPy dtype that holds it).
-_DTYPES = {info.acl_data_type: (info.acl_name, info.numpy) for info in DTYPES.values()}
-_DTYPES.update({
+ACL_DTYPES = {info.acl_data_type: (info.acl_name, info.numpy) for info in DTYPES.values()}
+ACL_DTYPES.update({
     ACL_INT8: ("ACL_INT8", np.dtype(np.int8)),
     ACL_INT32: ("ACL_INT32", np.dtype(np.int32)),
     ACL_UINT8: ("ACL_UINT8", np.dtype(np.uint8)),
@@ -103,8 +103,8 @@ _DTYPES.update({
     ACL_COMPLEX128: ("ACL_COMPLEX128", np.dtype(np.complex128)),
 })
 # The data types the kernel computes in, in the table's order.
-_KERNEL_DTYPES = tuple(info.acl_data_type for info in DTYPES.values())
-_COMPLEX_DTYPES = (ACL_COMPLEX64, ACL_COMPLEX128)
+KERNEL_DTYPES = tuple(info.acl_data_type for info in DTYPES.values())
+COMPLEX_DTYPES = (ACL_COMPLEX64, ACL_COMPLEX128)
 
 # --------------------------------------------------------------------------
 # Formats (aclFormat)
@@ -117,7 +117,7 @@ ACL_FORMAT_ND = 2
 ACL_FORMAT_NC1HWC0 = 3
 ACL_FORMAT_FRACTAL_NZ = 29
 
-_FORMATS = {
+FORMATS = {
     ACL_FORMAT_NCHW: "ACL_FORMAT_NCHW",
     ACL_FORMAT_NHWC: "ACL_FORMAT_NHWC",
     ACL_FORMAT_ND: "ACL_FORMAT_ND",
@@ -125,7 +125,7 @@ _FORMATS = {
     ACL_FORMAT_FRACTAL_NZ: "ACL_FORMAT_FRACTAL_NZ",
 }
 # Formats whose storage is the view's own elements (storage = logical shape).
-_PLAIN_FORMATS = (ACL_FORMAT_ND, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC)
+PLAIN_FORMATS = (ACL_FORMAT_ND, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC)
 
 # --------------------------------------------------------------------------
 # Memory: allocation policies (aclrtMemMallocPolicy) and copy kinds (aclrtMemcpyKind)
@@ -140,46 +140,46 @@ ACL_MEMCPY_HOST_TO_DEVICE = 1
 ACL_MEMCPY_DEVICE_TO_HOST = 2
 ACL_MEMCPY_DEVICE_TO_DEVICE = 3
 
-_MALLOC_POLICIES = frozenset((ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY))
-_MEMCPY_KINDS = frozenset((ACL_MEMCPY_HOST_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST,
+MALLOC_POLICIES = frozenset((ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY))
+MEMCPY_KINDS = frozenset((ACL_MEMCPY_HOST_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST,
                            ACL_MEMCPY_DEVICE_TO_DEVICE))
 
 #: Most dimensions a tensor of the operator may have.
 MAX_DIM = 8
 
 # C's int64_t holds shapes, strides and offsets; NumPy addresses memory with intp (byte strides, sizes).
-_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
-_INTP_MAX = int(np.iinfo(np.intp).max)
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+INTP_MAX = int(np.iinfo(np.intp).max)
 
 # --------------------------------------------------------------------------
 # Reading enum (and other integer) arguments
 # --------------------------------------------------------------------------
 
 
-def _is_int(value) -> bool:
+def is_int(value) -> bool:
     """Whether ``value`` is a real integer: a Python or NumPy integer, not a bool and not a float equal to one."""
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-def _known(code, table) -> bool:
+def is_known(code, table) -> bool:
     """Whether ``code`` is an integer key of ``table`` (False for bools, floats such as 2.0 and other objects)."""
-    return _is_int(code) and int(code) in table
+    return is_int(code) and int(code) in table
 
 
-def _enum_error(code, argname: str, kind: str, names=None) -> str:
+def enum_error(code, argname: str, kind: str, names=None) -> str:
     """Why ``code`` is not a value of the C enum ``kind``."""
-    if not _is_int(code):
+    if not is_int(code):
         return f"{argname} must be an integer ({kind}), got {type(code).__name__} {code!r}"
     listed = f"; known: {', '.join(names)}" if names else ""
     return f"{argname} {code!r} is not a known {kind}{listed}"
 
 
-def _dtype_name(code) -> str:
-    return _DTYPES[code][0] if _known(code, _DTYPES) else str(code)
+def dtype_name(code) -> str:
+    return ACL_DTYPES[code][0] if is_known(code, ACL_DTYPES) else str(code)
 
 
-def _format_name(code) -> str:
-    return _FORMATS[code] if _known(code, _FORMATS) else str(code)
+def format_name(code) -> str:
+    return FORMATS[code] if is_known(code, FORMATS) else str(code)
 
 
 # --------------------------------------------------------------------------
@@ -195,4 +195,4 @@ ACL_RT_OVERFLOW_MODE_UNDEF = 2
 ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000
 
 #: The modes ``aclrtSetDeviceSatMode`` sets, by their :class:`~swishgrad_numba.platform.Platform` names.
-_OVERFLOW_MODE_NAMES = {ACL_RT_OVERFLOW_MODE_SATURATION: "saturation", ACL_RT_OVERFLOW_MODE_INFNAN: "infnan"}
+OVERFLOW_MODE_NAMES = {ACL_RT_OVERFLOW_MODE_SATURATION: "saturation", ACL_RT_OVERFLOW_MODE_INFNAN: "infnan"}

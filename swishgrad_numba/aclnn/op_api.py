@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..api import run_tiling
+from ..faces.swish_grad import run_tiling
 from ..dtypes import to_float32
 from ..arguments import bfloat16_refusal
 from ..ops import get_operator
@@ -32,16 +32,16 @@ from .enums import (
     ACLNN_ERR_PARAM_NULLPTR,
     ACLNN_SUCCESS,
     MAX_DIM,
-    _COMPLEX_DTYPES,
-    _KERNEL_DTYPES,
-    _PLAIN_FORMATS,
-    _dtype_name,
-    _format_name,
+    COMPLEX_DTYPES,
+    KERNEL_DTYPES,
+    PLAIN_FORMATS,
+    dtype_name,
+    format_name,
 )
 from .state import get_platform
 from .twophase import get_workspace_size, queue_launch, tensor_view as _view
 from .twophase import live_optional_scalar, live_tensor as _live_tensor
-from .tensor import aclTensor, _check_addressable, _check_geometry
+from .tensor import aclTensor, check_addressable, check_tensor_geometry
 
 __all__ = ["aclOpExecutor", "aclnnSwishBackwardGetWorkspaceSize", "aclnnSwishBackward"]
 
@@ -90,9 +90,9 @@ def _check_kernel_format(grad_output: aclTensor, platform: Platform):
     only; NCHW and NHWC store their elements as ND does, so they pass. The
     A2's also lists NC1HWC0 and FRACTAL_NZ.
     """
-    if platform.architecture != ARCH_950 or grad_output.format in _PLAIN_FORMATS:
+    if platform.architecture != ARCH_950 or grad_output.format in PLAIN_FORMATS:
         return None
-    return (f"gradOutput, self and gradInput are in {_format_name(grad_output.format)}; the Ascend 950 kernel "
+    return (f"gradOutput, self and gradInput are in {format_name(grad_output.format)}; the Ascend 950 kernel "
             f"(platform soc_version {platform.soc_version!r}) takes ACL_FORMAT_ND storage only (or NCHW / NHWC, "
             f"stored as ND)")
 
@@ -109,18 +109,18 @@ def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
         return bad
 
     # 2. Data types.
-    supported = ", ".join(_dtype_name(c) for c in _KERNEL_DTYPES)
+    supported = ", ".join(dtype_name(c) for c in KERNEL_DTYPES)
     for tensor, name in ((grad_output, "gradOutput"), (self_, "self")):
-        if tensor.data_type not in _KERNEL_DTYPES:
-            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {_dtype_name(tensor.data_type)}; it must be one "
+        if tensor.data_type not in KERNEL_DTYPES:
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {dtype_name(tensor.data_type)}; it must be one "
                                              f"of {supported}")
-    if beta is not None and beta.data_type in _COMPLEX_DTYPES:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of betaOptional is {_dtype_name(beta.data_type)}, which cannot "
+    if beta is not None and beta.data_type in COMPLEX_DTYPES:
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of betaOptional is {dtype_name(beta.data_type)}, which cannot "
                                          f"be cast to ACL_FLOAT")
     for tensor, name in ((self_, "self"), (grad_input, "gradInput")):
         if tensor.data_type != grad_output.data_type:
-            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal "
-                                             f"dtype of gradOutput ({_dtype_name(grad_output.data_type)})")
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({dtype_name(tensor.data_type)}) must equal "
+                                             f"dtype of gradOutput ({dtype_name(grad_output.data_type)})")
     if grad_output.data_type == ACL_BF16 and bfloat16_refusal(platform):
         return ACLNN_ERR_PARAM_INVALID, f"dtype ACL_BF16: {bfloat16_refusal(platform)}"
 
@@ -136,13 +136,13 @@ def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
 
     # 4. Emulator checks: one storage format, views NumPy can address and inside their storage, launch buffers
     #    bounded by the caller's storage, writable output.
-    private = [t.format for t in (grad_output, self_, grad_input) if t.format not in _PLAIN_FORMATS]
+    private = [t.format for t in (grad_output, self_, grad_input) if t.format not in PLAIN_FORMATS]
     if private and (len(private) != 3 or len(set(private)) != 1):
-        fmts = ", ".join(_format_name(t.format) for t in (grad_output, self_, grad_input))
+        fmts = ", ".join(format_name(t.format) for t in (grad_output, self_, grad_input))
         return ACLNN_ERR_PARAM_INVALID, (f"gradOutput, self and gradInput must share one storage format, got "
                                          f"{fmts}")
     for tensor, name in ((grad_output, "gradOutput"), (self_, "self"), (grad_input, "gradInput")):
-        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
+        message = check_addressable(tensor, name) or check_tensor_geometry(tensor, name)
         if message:
             return ACLNN_ERR_PARAM_INVALID, message
     if private and not (grad_output.storage_shape == self_.storage_shape == grad_input.storage_shape):
@@ -172,7 +172,7 @@ def _phase_one(grad_output, self_, beta, grad_input, platform: Platform):
     except ValueError as exc:
         # The user's platform (set_platform) or the tensor's size cannot be tiled: a parameter error, whose
         # message names the platform field (platform.ub_size, platform.block_size, ...) or numel.
-        return ACLNN_ERR_PARAM_INVALID, (f"the host tiling of {numel} {_dtype_name(grad_output.data_type)} "
+        return ACLNN_ERR_PARAM_INVALID, (f"the host tiling of {numel} {dtype_name(grad_output.data_type)} "
                                          f"elements for the platform set by set_platform (soc_version "
                                          f"{platform.soc_version!r}) failed: {exc}")
     executor = aclOpExecutor(grad_output, self_, grad_input, beta32, platform, tiling.workspace_size, tiling)
@@ -204,7 +204,7 @@ def aclnnSwishBackwardGetWorkspaceSize(gradOutput, self, betaOptional, gradInput
 def _make_job(executor: aclOpExecutor, stream):
     overflow_mode = stream.overflow_mode   # the stream took the device's mode when it was created
     go, x, gi, tiling = executor.grad_output, executor.self_, executor.grad_input, executor.tiling
-    private = go.format not in _PLAIN_FORMATS
+    private = go.format not in PLAIN_FORMATS
 
     def job():
         if private:

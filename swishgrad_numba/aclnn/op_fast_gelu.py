@@ -26,9 +26,9 @@ from ..ops import OpTiling, get_operator
 from ..ops import fast_gelu as fg
 from ..platform import ARCH_950, Platform
 from .enums import (ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS, MAX_DIM,
-                    _dtype_name, _format_name)
+                    dtype_name, format_name)
 from .state import get_platform
-from .tensor import _check_emulator_storage, aclTensor
+from .tensor import check_emulator_storage, aclTensor
 from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
 __all__ = ["aclnnFastGeluGetWorkspaceSize", "aclnnFastGelu", "aclnnFastGeluBackwardGetWorkspaceSize",
@@ -61,14 +61,14 @@ def _phase_one(op: str, named: tuple, out_name: str, out, platform: Platform):
     first_name, first = everything[0]
     for name, tensor in everything[1:]:
         if tensor.data_type != first.data_type:
-            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal dtype "
-                                             f"of {first_name} ({_dtype_name(first.data_type)})")
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({dtype_name(tensor.data_type)}) must equal dtype "
+                                             f"of {first_name} ({dtype_name(first.data_type)})")
     allowed = tuple(info.acl_data_type for info in DTYPES.values()) \
         if platform.architecture == ARCH_950 or platform.soc_family in _DAV_2201 else ()
     if out.data_type not in allowed:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of {out_name} is {_dtype_name(out.data_type)}; on SoC "
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of {out_name} is {dtype_name(out.data_type)}; on SoC "
                                          f"{platform.soc_family} it must be one of "
-                                         f"{', '.join(_dtype_name(c) for c in allowed) or 'none (empty list)'}")
+                                         f"{', '.join(dtype_name(c) for c in allowed) or 'none (empty list)'}")
     for name, tensor in everything[1:]:
         if tensor.view_shape != first.view_shape:
             return ACLNN_ERR_PARAM_INVALID, (f"shape of {name} {tensor.view_shape} must equal shape of "
@@ -78,10 +78,10 @@ def _phase_one(op: str, named: tuple, out_name: str, out, platform: Platform):
         return ACLNN_ERR_PARAM_INVALID, f"self has {len(self_.view_shape)} dims; at most {MAX_DIM} are supported"
     for name, tensor in everything:
         if tensor.format != self_.format:
-            return ACLNN_ERR_PARAM_INVALID, (f"format of {name} ({_format_name(tensor.format)}) must equal format "
-                                             f"of self ({_format_name(self_.format)})")
+            return ACLNN_ERR_PARAM_INVALID, (f"format of {name} ({format_name(tensor.format)}) must equal format "
+                                             f"of self ({format_name(self_.format)})")
     # The emulator's own checks.
-    bad = _check_emulator_storage(everything, out, out_name)
+    bad = check_emulator_storage(everything, out, out_name)
     if bad:
         return bad
     if self_.numel == 0:

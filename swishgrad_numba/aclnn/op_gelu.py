@@ -23,9 +23,9 @@ from ..ops import gelu_grad as grad_op
 from ..ops import get_operator
 from ..platform import ARCH_950, Platform
 from .enums import (ACL_BF16, ACL_FLOAT, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS, MAX_DIM,
-                    _KERNEL_DTYPES, _dtype_name)
+                    KERNEL_DTYPES, dtype_name)
 from .state import get_platform
-from .tensor import _check_emulator_storage
+from .tensor import check_emulator_storage
 from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
 __all__ = ["aclnnGeluGetWorkspaceSize", "aclnnGelu", "aclnnGeluBackwardGetWorkspaceSize", "aclnnGeluBackward"]
@@ -45,16 +45,16 @@ class aclGeluExecutor:
     used: bool = False
 
 
-def _common(op: str, named: dict, out_name: str, platform: Platform):
+def common_checks(op: str, named: dict, out_name: str, platform: Platform):
     """The checks both op_apis share, in their order: (status, message) or None."""
     for name, tensor in named.items():
         bad = live_tensor(tensor, name)
         if bad:
             return bad
-    supported = ", ".join(_dtype_name(c) for c in _KERNEL_DTYPES)
+    supported = ", ".join(dtype_name(c) for c in KERNEL_DTYPES)
     for name, tensor in named.items():
-        if tensor.data_type not in _KERNEL_DTYPES:
-            return ACLNN_ERR_PARAM_INVALID, f"dtype of {name} is {_dtype_name(tensor.data_type)}; it must be one of " \
+        if tensor.data_type not in KERNEL_DTYPES:
+            return ACLNN_ERR_PARAM_INVALID, f"dtype of {name} is {dtype_name(tensor.data_type)}; it must be one of " \
                                             f"{supported}"
     out = named[out_name]
     ins = [t for name, t in named.items() if name != out_name]
@@ -63,9 +63,9 @@ def _common(op: str, named: dict, out_name: str, platform: Platform):
     promoted = ins[0].data_type if op == "gelu" or ins[0].data_type == ins[1].data_type else ACL_FLOAT
     for name, tensor in list(named.items()) if op == "gelu" else [(out_name, out)]:
         if tensor.data_type != promoted:
-            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal "
-                                             + (f"dtype of self ({_dtype_name(promoted)})" if op == "gelu" else
-                                                f"the inputs' promoted dtype ({_dtype_name(promoted)}): the Cast "
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({dtype_name(tensor.data_type)}) must equal "
+                                             + (f"dtype of self ({dtype_name(promoted)})" if op == "gelu" else
+                                                f"the inputs' promoted dtype ({dtype_name(promoted)}): the Cast "
                                                 f"of the result to another dtype is not emulated"))
     if ACL_BF16 in [t.data_type for t in named.values()] and bfloat16_refusal(platform):
         return ACLNN_ERR_PARAM_INVALID, f"dtype ACL_BF16: {bfloat16_refusal(platform)}"
@@ -76,7 +76,7 @@ def _common(op: str, named: dict, out_name: str, platform: Platform):
 
 
 def _phase_one(op: str, named: dict, out_name: str, platform: Platform):
-    bad = _common(op, named, out_name, platform)
+    bad = common_checks(op, named, out_name, platform)
     if bad:
         return bad
     out = named[out_name]
@@ -90,7 +90,7 @@ def _phase_one(op: str, named: dict, out_name: str, platform: Platform):
         return ACLNN_ERR_PARAM_INVALID, (f"shapes {', '.join(f'{k} {tuple(t.view_shape)}' for k, t in ins.items())} "
                                          f"must {'equal' if op == 'gelu' else 'broadcast to'} the shape of {out_name} "
                                          f"{tuple(out.view_shape)}")
-    bad = _check_emulator_storage(named.items(), out, out_name)
+    bad = check_emulator_storage(named.items(), out, out_name)
     if bad:
         return bad
     info = dtype_info(out.dtype)

@@ -26,8 +26,8 @@ from ..ops import gelu_v2 as gelu_v2_op
 from ..ops import get_operator
 from ..platform import ARCH_950, Platform
 from .enums import ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS
-from .op_gelu import _common
-from .tensor import _check_emulator_storage
+from .op_gelu import common_checks
+from .tensor import check_emulator_storage
 from .state import get_platform
 from .twophase import get_workspace_size, queue_launch, tensor_view
 
@@ -57,7 +57,7 @@ def _phase_one(op: str, named: dict, out_name: str, approximate, platform: Platf
             return ACLNN_ERR_PARAM_NULLPTR, "approximate is a null pointer"
         if approximate not in gelu_v2_op.APPROXIMATIONS:
             return ACLNN_ERR_PARAM_INVALID, f"approximate is {approximate!r}; it must be 'none' or 'tanh'"
-    bad = _common("gelu" if forward else "gelu_grad", named, out_name, platform)
+    bad = common_checks("gelu" if forward else "gelu_grad", named, out_name, platform)
     if bad:
         return bad
     out = named[out_name]
@@ -71,7 +71,7 @@ def _phase_one(op: str, named: dict, out_name: str, approximate, platform: Platf
         return ACLNN_ERR_PARAM_INVALID, (f"shapes {', '.join(f'{k} {tuple(t.view_shape)}' for k, t in ins.items())} "
                                          f"must {'equal' if forward else 'broadcast to'} the shape of {out_name} "
                                          f"{tuple(out.view_shape)}")
-    bad = _check_emulator_storage(named.items(), out, out_name)
+    bad = check_emulator_storage(named.items(), out, out_name)
     if bad:
         return bad
     info = dtype_info(out.dtype)

@@ -23,9 +23,9 @@ from ..dtypes import dtype_info
 from ..ops import get_operator
 from ..platform import ARCH_950, Platform
 from .enums import (ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS,
-                    MAX_DIM, _DTYPES, _PLAIN_FORMATS, _dtype_name, _format_name)
+                    MAX_DIM, ACL_DTYPES, PLAIN_FORMATS, dtype_name, format_name)
 from .state import get_platform
-from .tensor import _check_addressable, _check_geometry
+from .tensor import check_addressable, check_tensor_geometry
 from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
 __all__ = ["aclnnHardswishGetWorkspaceSize", "aclnnHardswish", "aclnnInplaceHardswishGetWorkspaceSize",
@@ -81,9 +81,9 @@ def allowed_dtypes(with_bf16: bool) -> tuple:
 def dtype_refusal(name, tensor, allowed, platform):
     if tensor.data_type in allowed:
         return None
-    return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {_dtype_name(tensor.data_type)}; on SoC "
+    return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {dtype_name(tensor.data_type)}; on SoC "
                                      f"{platform.soc_family} it must be one of "
-                                     f"{', '.join(_dtype_name(c) for c in allowed)}")
+                                     f"{', '.join(dtype_name(c) for c in allowed)}")
 
 
 def check_geometry(op: str, named: dict, out_name: str | None):
@@ -95,10 +95,10 @@ def check_geometry(op: str, named: dict, out_name: str | None):
     for name, tensor in named.items():
         if len(tensor.view_shape) > MAX_DIM:
             return ACLNN_ERR_PARAM_INVALID, f"{name} has {len(tensor.view_shape)} dims; at most {MAX_DIM} are supported"
-        if tensor.format not in _PLAIN_FORMATS:
-            return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {_format_name(tensor.format)}; the emulated {op} takes "
+        if tensor.format not in PLAIN_FORMATS:
+            return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {format_name(tensor.format)}; the emulated {op} takes "
                                              f"ND, NCHW or NHWC storage")
-        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
+        message = check_addressable(tensor, name) or check_tensor_geometry(tensor, name)
         if message:
             return ACLNN_ERR_PARAM_INVALID, message
     if out_name is not None and not named[out_name].storage.flags.writeable:
@@ -142,8 +142,8 @@ def _backward(grad_output, self_, out, platform: Platform):
         return bad
     for name, tensor in (("gradOutput", grad_output), ("out", out)):
         if tensor.data_type != self_.data_type:
-            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal dtype "
-                                             f"of self ({_dtype_name(self_.data_type)})")
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({dtype_name(tensor.data_type)}) must equal dtype "
+                                             f"of self ({dtype_name(self_.data_type)})")
     bad = check_geometry("HardswishBackward", {"self": self_, "gradOutput": grad_output, "out": out}, "out")
     return bad or finish("hardswish_grad", named, "out", dtype_info(self_.dtype), platform)
 
@@ -180,7 +180,7 @@ def _make_job(e: aclHardswishExecutor, stream=None):
             extra["axpy_rounding"] = e.platform.axpy_rounding
         kernel.run(flat[0] if len(flat) == 2 else None, flat[-1], result, e.tiling, **extra)
         with np.errstate(all="ignore"):
-            out_view[...] = result.reshape(out_view.shape).astype(_DTYPES[e.out.data_type][1])   # Cast / ViewCopy
+            out_view[...] = result.reshape(out_view.shape).astype(ACL_DTYPES[e.out.data_type][1])   # Cast / ViewCopy
 
     return job
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..dtypes import dtype_info, promoted_float_dtype
 from ..platform import Platform
-from .enums import ACLNN_ERR_PARAM_INVALID, MAX_DIM, _dtype_name
+from .enums import ACLNN_ERR_PARAM_INVALID, MAX_DIM, dtype_name
 from .op_hardswish import check_geometry, finish, launch_op, live_and_listed, v2_bfloat16
 from .state import get_platform
 from .twophase import get_workspace_size
@@ -33,8 +33,8 @@ def _phase_one(self_, out, platform: Platform):
     if bad:
         return bad
     if out.data_type != self_.data_type:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of out ({_dtype_name(out.data_type)}) must equal dtype of self "
-                                         f"({_dtype_name(self_.data_type)})")
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of out ({dtype_name(out.data_type)}) must equal dtype of self "
+                                         f"({dtype_name(self_.data_type)})")
     bad = check_geometry("Mish", named, "out")
     return bad or finish("mish", named, "out", dtype_info(self_.dtype), platform)
 

@@ -22,9 +22,9 @@ from ..ops.rms_norm.kernel_950 import Arch35Tiling, arch35_tiling, row_program_9
 from ..ops.rms_norm.kernel_a2 import run_a2, run_program
 from ..platform import Platform
 from .enums import (ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID,
-                    ACLNN_SUCCESS, MAX_DIM, _DTYPES, _dtype_name)
+                    ACLNN_SUCCESS, MAX_DIM, ACL_DTYPES, dtype_name)
 from .state import get_platform
-from .tensor import _check_emulator_storage, aclTensor
+from .tensor import check_emulator_storage, aclTensor
 from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
 __all__ = ["ACLNN_ERR_INNER_TILING_ERROR", "aclnnRmsNormGetWorkspaceSize", "aclnnRmsNorm"]
@@ -74,22 +74,22 @@ def _phase_one(x, gamma, epsilon, y, rstd, platform: Platform):
         if bad:
             return bad
     if x.data_type not in _X:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of x is {_dtype_name(x.data_type)}; it must be one of "
-                                         f"{', '.join(_dtype_name(c) for c in _X)}")
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of x is {dtype_name(x.data_type)}; it must be one of "
+                                         f"{', '.join(dtype_name(c) for c in _X)}")
     if gamma.data_type != x.data_type and not (gamma.data_type == ACL_FLOAT and x.data_type != ACL_FLOAT):
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of gamma is {_dtype_name(gamma.data_type)}; with x "
-                                         f"{_dtype_name(x.data_type)} it must be {_dtype_name(x.data_type)}"
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of gamma is {dtype_name(gamma.data_type)}; with x "
+                                         f"{dtype_name(x.data_type)} it must be {dtype_name(x.data_type)}"
                                          f"{' or FLOAT' if x.data_type != ACL_FLOAT else ''}")
     if y.data_type != x.data_type:
-        return ACLNN_ERR_PARAM_INVALID, f"dtype of yOut is {_dtype_name(y.data_type)}; it must be x's"
+        return ACLNN_ERR_PARAM_INVALID, f"dtype of yOut is {dtype_name(y.data_type)}; it must be x's"
     if rstd.data_type != ACL_FLOAT:
-        return ACLNN_ERR_PARAM_INVALID, f"dtype of rstdOut is {_dtype_name(rstd.data_type)}; it must be FLOAT"
+        return ACLNN_ERR_PARAM_INVALID, f"dtype of rstdOut is {dtype_name(rstd.data_type)}; it must be FLOAT"
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating, np.integer)):
         return ACLNN_ERR_PARAM_INVALID, f"epsilon must be a double, got {type(epsilon).__name__}"
     message = _shapes(x, gamma, y, rstd, epsilon)
     if message:
         return ACLNN_ERR_INNER_TILING_ERROR, message
-    bad = _check_emulator_storage((("x", x), ("gamma", gamma), ("yOut", y), ("rstdOut", rstd)), y, "yOut")
+    bad = check_emulator_storage((("x", x), ("gamma", gamma), ("yOut", y), ("rstdOut", rstd)), y, "yOut")
     if bad:
         return bad
     if x.numel == 0:
@@ -97,7 +97,7 @@ def _phase_one(x, gamma, epsilon, y, rstd, platform: Platform):
     if socs_refusal(platform):
         return ACLNN_ERR_INNER_NULLPTR, f"the RmsNorm launcher failed: {socs_refusal(platform)}"
     n = gamma.numel
-    args = (x.numel // n, n, _DTYPES[x.data_type][1], _DTYPES[gamma.data_type][1], np.float32(epsilon), platform)
+    args = (x.numel // n, n, ACL_DTYPES[x.data_type][1], ACL_DTYPES[gamma.data_type][1], np.float32(epsilon), platform)
     tiling = a2_tiling(*args) if platform.architecture == "a2" else arch35_tiling(*args)
     return ACLNN_SUCCESS, aclRmsNormExecutor(x, gamma, y, rstd, _WORKSPACE, tiling)
 

@@ -36,10 +36,10 @@ from ..platform import ARCH_950, Platform
 from .enums import (
     ACL_BF16, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16,
     ACL_INT32, ACL_INT64, ACL_UINT8, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS, MAX_DIM,
-    _DTYPES, _dtype_name,
+    ACL_DTYPES, dtype_name,
 )
 from .state import get_platform
-from .tensor import _check_emulator_storage, aclTensor
+from .tensor import check_emulator_storage, aclTensor
 from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
 __all__ = ["aclnnSigmoidGetWorkspaceSize", "aclnnSigmoid", "aclnnInplaceSigmoidGetWorkspaceSize",
@@ -79,7 +79,7 @@ class aclSigmoidExecutor:
 
 
 def _numpy(acl_type: int) -> np.dtype:
-    return _DTYPES[acl_type][1]
+    return ACL_DTYPES[acl_type][1]
 
 
 def _bf16_rule(tensor: aclTensor, name: str, platform: Platform):
@@ -112,8 +112,8 @@ def _sigmoid_phase_one(self_, out, platform: Platform, inplace: bool = False):
             return bad
     for tensor, name, allowed in ((self_, "self", _SELF_LIST), (out, "out", _FLOATS)):
         if tensor.data_type not in allowed:
-            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {_dtype_name(tensor.data_type)}; it must be one "
-                                             f"of {', '.join(_dtype_name(c) for c in allowed)}")
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {dtype_name(tensor.data_type)}; it must be one "
+                                             f"of {', '.join(dtype_name(c) for c in allowed)}")
     bad = _bf16_rule(self_, "self", platform)
     if bad:
         return bad
@@ -121,17 +121,17 @@ def _sigmoid_phase_one(self_, out, platform: Platform, inplace: bool = False):
         return ACLNN_ERR_PARAM_INVALID, f"shape of self {self_.view_shape} must equal shape of out {out.view_shape}"
     if len(self_.view_shape) > MAX_DIM:
         return ACLNN_ERR_PARAM_INVALID, f"self has {len(self_.view_shape)} dims; at most {MAX_DIM} are supported"
-    bad = _check_emulator_storage((("self", self_),) if inplace else (("self", self_), ("out", out)), out, "out")
+    bad = check_emulator_storage((("self", self_),) if inplace else (("self", self_), ("out", out)), out, "out")
     if bad:
         return bad
     if self_.numel == 0:
         return ACLNN_SUCCESS, aclSigmoidExecutor("sigmoid", (self_,), out, self_.data_type, platform, 0, None)
     compute = self_.data_type if self_.data_type in _FLOATS else out.data_type
     if self_.data_type not in _FLOATS:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of self {_dtype_name(self_.data_type)}: the op_api's Cast of it to "
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of self {dtype_name(self_.data_type)}: the op_api's Cast of it to "
                                          f"out's dtype is not emulated; cast self to a floating dtype first")
     if compute not in _AI_CORE:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype {_dtype_name(compute)} runs on an AICPU Sigmoid kernel that ops-nn "
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype {dtype_name(compute)} runs on an AICPU Sigmoid kernel that ops-nn "
                                          f"does not publish; it is not emulated")
     return _prepare("sigmoid", (self_,), out, compute, platform)
 
@@ -148,9 +148,9 @@ def _inplace_phase_one(self_ref, platform: Platform):
         return bad
     allowed = tuple(c for c in _FLOATS if c != ACL_BF16 or not bfloat16_refusal(platform))
     if self_ref.data_type not in allowed:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of selfRef is {_dtype_name(self_ref.data_type)}; on SoC "
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of selfRef is {dtype_name(self_ref.data_type)}; on SoC "
                                          f"{platform.soc_family} it must be one of "
-                                         f"{', '.join(_dtype_name(c) for c in allowed)}")
+                                         f"{', '.join(dtype_name(c) for c in allowed)}")
     return _sigmoid_phase_one(self_ref, self_ref, platform, inplace=True)
 
 
@@ -169,8 +169,8 @@ def _backward_phase_one(grad_output, output, grad_input, platform: Platform):
             return bad
     for tensor, name in named:
         if tensor.data_type not in _FLOATS:
-            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {_dtype_name(tensor.data_type)}; it must be one "
-                                             f"of {', '.join(_dtype_name(c) for c in _FLOATS)}")
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {dtype_name(tensor.data_type)}; it must be one "
+                                             f"of {', '.join(dtype_name(c) for c in _FLOATS)}")
     bad = _bf16_rule(grad_output, "gradOutput", platform)
     if bad:
         return bad
@@ -180,8 +180,8 @@ def _backward_phase_one(grad_output, output, grad_input, platform: Platform):
                                              f"supported")
     promoted = _promote(grad_output.data_type, output.data_type)
     if _RANK[promoted][0] > _RANK[grad_input.data_type][0]:
-        return ACLNN_ERR_PARAM_INVALID, (f"the promoted dtype {_dtype_name(promoted)} of gradOutput and output cannot "
-                                         f"be cast to gradInput's {_dtype_name(grad_input.data_type)}")
+        return ACLNN_ERR_PARAM_INVALID, (f"the promoted dtype {dtype_name(promoted)} of gradOutput and output cannot "
+                                         f"be cast to gradInput's {dtype_name(grad_input.data_type)}")
     try:
         shape = tuple(np.broadcast_shapes(tuple(grad_output.view_shape), tuple(output.view_shape)))
     except ValueError:
@@ -190,7 +190,7 @@ def _backward_phase_one(grad_output, output, grad_input, platform: Platform):
     if shape != tuple(grad_input.view_shape):
         return ACLNN_ERR_PARAM_INVALID, (f"broadcast shape {shape} of gradOutput and output must equal shape of "
                                          f"gradInput {tuple(grad_input.view_shape)}")
-    bad = _check_emulator_storage(((n, t) for t, n in named), grad_input, "gradInput")
+    bad = check_emulator_storage(((n, t) for t, n in named), grad_input, "gradInput")
     if bad:
         return bad
     if grad_output.numel == 0 or output.numel == 0:

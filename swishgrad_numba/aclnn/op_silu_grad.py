@@ -29,15 +29,15 @@ from .enums import (
     ACLNN_ERR_PARAM_INVALID,
     ACLNN_SUCCESS,
     MAX_DIM,
-    _KERNEL_DTYPES,
-    _PLAIN_FORMATS,
-    _dtype_name,
-    _format_name,
+    KERNEL_DTYPES,
+    PLAIN_FORMATS,
+    dtype_name,
+    format_name,
 )
 from .twophase import get_workspace_size, queue_launch, tensor_view as _view
 from .twophase import live_tensor as _live_tensor
 from .state import get_platform
-from .tensor import aclTensor, _check_emulator_storage
+from .tensor import aclTensor, check_emulator_storage
 
 __all__ = ["aclnnSiluBackwardGetWorkspaceSize", "aclnnSiluBackward"]
 
@@ -77,21 +77,21 @@ def _phase_one(grad_output, self_, grad_input, platform: Platform):
 
     # 2. Data types.
     regbase = _regbase(platform)
-    supported = ", ".join(_dtype_name(c) for c in _KERNEL_DTYPES)
+    supported = ", ".join(dtype_name(c) for c in KERNEL_DTYPES)
     for tensor, name in ((grad_output, "gradOutput"), (self_, "self"), (grad_input, "gradInput")):
-        if tensor.data_type not in _KERNEL_DTYPES:
-            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {_dtype_name(tensor.data_type)}; it must be one "
+        if tensor.data_type not in KERNEL_DTYPES:
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {dtype_name(tensor.data_type)}; it must be one "
                                              f"of {supported}")
     if regbase and grad_output.data_type != self_.data_type:
         if grad_input.data_type != ACL_FLOAT:
-            return ACLNN_ERR_PARAM_INVALID, (f"gradOutput ({_dtype_name(grad_output.data_type)}) and self "
-                                             f"({_dtype_name(self_.data_type)}) differ, so gradInput must be "
-                                             f"ACL_FLOAT, got {_dtype_name(grad_input.data_type)}")
+            return ACLNN_ERR_PARAM_INVALID, (f"gradOutput ({dtype_name(grad_output.data_type)}) and self "
+                                             f"({dtype_name(self_.data_type)}) differ, so gradInput must be "
+                                             f"ACL_FLOAT, got {dtype_name(grad_input.data_type)}")
     else:
         for tensor, name in ((grad_output, "gradOutput"), (self_, "self")):
             if tensor.data_type != grad_input.data_type:
-                return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({_dtype_name(tensor.data_type)}) must equal "
-                                                 f"dtype of gradInput ({_dtype_name(grad_input.data_type)})")
+                return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} ({dtype_name(tensor.data_type)}) must equal "
+                                                 f"dtype of gradInput ({dtype_name(grad_input.data_type)})")
     if ACL_BF16 in (self_.data_type, grad_output.data_type) and not (
             regbase or platform.soc_family in _DAV_2201_FAMILIES):
         return ACLNN_ERR_PARAM_INVALID, (f"dtype ACL_BF16 of self or gradOutput is only supported on the DAV_2201 "
@@ -121,7 +121,7 @@ def _phase_one(grad_output, self_, grad_input, platform: Platform):
 
     # 4. Emulator checks: ND-type storage (the op definitions list FORMAT_ND only), addressable views inside
     #    their storage, launch buffers bounded by the caller's storage, writable output.
-    bad = _check_emulator_storage((("gradOutput", grad_output), ("self", self_), ("gradInput", grad_input)),
+    bad = check_emulator_storage((("gradOutput", grad_output), ("self", self_), ("gradInput", grad_input)),
                                   grad_input, "gradInput", "SiluGrad's kernels")
     if bad:
         return bad

@@ -25,9 +25,9 @@ from ..ops.swi_glu.kernel_grad import run_grad
 from ..dtypes import dtype_info
 from ..platform import Platform
 from .enums import (ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID,
-                    ACLNN_SUCCESS, MAX_DIM, _DTYPES, _dtype_name)
+                    ACLNN_SUCCESS, MAX_DIM, ACL_DTYPES, dtype_name)
 from .state import get_platform
-from .tensor import _check_emulator_storage, aclTensor
+from .tensor import check_emulator_storage, aclTensor
 from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
 __all__ = ["aclnnSwiGluGetWorkspaceSize", "aclnnSwiGlu", "aclnnSwiGluGradGetWorkspaceSize", "aclnnSwiGluGrad"]
@@ -67,25 +67,25 @@ def _phase_one(x, dim, out, platform: Platform):
         if bad:
             return bad
     if x.data_type not in _X:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of x is {_dtype_name(x.data_type)}; it must be one of "
-                                         f"{', '.join(_dtype_name(c) for c in _X)}")
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of x is {dtype_name(x.data_type)}; it must be one of "
+                                         f"{', '.join(dtype_name(c) for c in _X)}")
     if out.data_type != x.data_type:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of out is {_dtype_name(out.data_type)}; it must be x's "
-                                         f"({_dtype_name(x.data_type)})")
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of out is {dtype_name(out.data_type)}; it must be x's "
+                                         f"({dtype_name(x.data_type)})")
     xs, os_ = tuple(x.view_shape), tuple(out.view_shape)
     d = _split_axis(xs, dim)
     if isinstance(d, str):
         return ACLNN_ERR_PARAM_INVALID, d
     if os_ != out_shape(xs, d):
         return ACLNN_ERR_PARAM_INVALID, f"shape of out {os_} must be x's {xs} with dim {int(dim)} halved"
-    bad = _check_emulator_storage((("x", x), ("out", out)), out, "out")
+    bad = check_emulator_storage((("x", x), ("out", out)), out, "out")
     if bad:
         return bad
     if x.numel == 0:
         return ACLNN_SUCCESS, aclSwiGluExecutor(x, out, 0, None)
     if socs_refusal(platform):
         return ACLNN_ERR_INNER_NULLPTR, f"the SwiGlu launcher failed: {socs_refusal(platform)}"
-    tiling = swiglu_tiling(xs, d, dtype_info(_DTYPES[x.data_type][1]).name, platform.ub_size, platform.core_num)
+    tiling = swiglu_tiling(xs, d, dtype_info(ACL_DTYPES[x.data_type][1]).name, platform.ub_size, platform.core_num)
     return ACLNN_SUCCESS, aclSwiGluExecutor(x, out, _WORKSPACE, tiling)
 
 
@@ -133,10 +133,10 @@ def _grad_phase_one(y_grad, x, dim, out, platform: Platform):
             return bad
     for name, tensor in (("yGrad", y_grad), ("x", x), ("out", out)):
         if tensor.data_type not in _X:
-            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {_dtype_name(tensor.data_type)}; it must be one "
-                                             f"of {', '.join(_dtype_name(c) for c in _X)}")
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {dtype_name(tensor.data_type)}; it must be one "
+                                             f"of {', '.join(dtype_name(c) for c in _X)}")
         if tensor.data_type != x.data_type:
-            return ACLNN_ERR_PARAM_INVALID, f"dtype of {name} is {_dtype_name(tensor.data_type)}; it must be x's"
+            return ACLNN_ERR_PARAM_INVALID, f"dtype of {name} is {dtype_name(tensor.data_type)}; it must be x's"
     xs, gs, os_ = tuple(x.view_shape), tuple(y_grad.view_shape), tuple(out.view_shape)
     d = _split_axis(xs, dim)
     if isinstance(d, str):
@@ -147,13 +147,13 @@ def _grad_phase_one(y_grad, x, dim, out, platform: Platform):
         return ACLNN_ERR_PARAM_INVALID, f"shape of out {os_} must equal shape of x {xs}"
     if x.numel == 0:
         return ACLNN_ERR_PARAM_INVALID, f"x {xs} is empty; aclnnSwiGluGrad does not take empty tensors"
-    bad = _check_emulator_storage((("yGrad", y_grad), ("x", x), ("out", out)), out, "out")
+    bad = check_emulator_storage((("yGrad", y_grad), ("x", x), ("out", out)), out, "out")
     if bad:
         return bad
     if socs_refusal(platform) or platform.architecture != "a2":
         why = socs_refusal(platform) or "the Ascend 950's SwiGluGrad kernel (regbase tiling) is not modelled yet"
         return ACLNN_ERR_INNER_NULLPTR, f"the SwiGluGrad launcher failed: {why}"
-    tiling = swiglu_tiling(xs, d, dtype_info(_DTYPES[x.data_type][1]).name, platform.ub_size, platform.core_num,
+    tiling = swiglu_tiling(xs, d, dtype_info(ACL_DTYPES[x.data_type][1]).name, platform.ub_size, platform.core_num,
                            grad=True)
     return ACLNN_SUCCESS, aclSwiGluGradExecutor(y_grad, x, out, _WORKSPACE, tiling)
 

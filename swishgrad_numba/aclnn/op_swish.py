@@ -34,15 +34,15 @@ from .enums import (
     ACLNN_ERR_PARAM_NULLPTR,
     ACLNN_SUCCESS,
     MAX_DIM,
-    _COMPLEX_DTYPES,
-    _PLAIN_FORMATS,
-    _dtype_name,
-    _format_name,
+    COMPLEX_DTYPES,
+    PLAIN_FORMATS,
+    dtype_name,
+    format_name,
 )
 from .state import get_platform
 from .twophase import get_workspace_size, queue_launch, tensor_view as _view
 from .twophase import live_optional_scalar, live_tensor as _live_tensor
-from .tensor import _check_addressable, _check_geometry, aclTensor
+from .tensor import check_addressable, check_tensor_geometry, aclTensor
 
 __all__ = ["aclnnSwishGetWorkspaceSize", "aclnnSwish", "aclnnSiluGetWorkspaceSize", "aclnnSilu"]
 
@@ -90,18 +90,18 @@ def _phase_one(op: str, self_, beta, out, platform: Platform):
         return bad
     # CheckDtypeValidActivation: self, out in the list; out of self's dtype; the bfloat16 SoC rule.
     allowed = _dtype_list(platform)
-    names = ", ".join(_dtype_name(c) for c in allowed)
+    names = ", ".join(dtype_name(c) for c in allowed)
     for tensor, name in ((self_, "self"), (out, "out")):
         if tensor.data_type not in allowed:
-            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {_dtype_name(tensor.data_type)}; on SoC "
+            return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {dtype_name(tensor.data_type)}; on SoC "
                                              f"{platform.soc_family} it must be one of {names}")
     if out.data_type != self_.data_type:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of out ({_dtype_name(out.data_type)}) must equal dtype of self "
-                                         f"({_dtype_name(self_.data_type)})")
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of out ({dtype_name(out.data_type)}) must equal dtype of self "
+                                         f"({dtype_name(self_.data_type)})")
     if self_.data_type == ACL_BF16 and bfloat16_refusal(platform):
         return ACLNN_ERR_PARAM_INVALID, f"dtype ACL_BF16: {bfloat16_refusal(platform)}"
-    if beta is not None and beta.data_type in _COMPLEX_DTYPES:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of betaOptional is {_dtype_name(beta.data_type)}, which cannot "
+    if beta is not None and beta.data_type in COMPLEX_DTYPES:
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of betaOptional is {dtype_name(beta.data_type)}, which cannot "
                                          f"be cast to ACL_FLOAT")
     if op == "swish":
         for tensor, name in ((self_, "self"), (out, "out")):
@@ -112,10 +112,10 @@ def _phase_one(op: str, self_, beta, out, platform: Platform):
         return ACLNN_ERR_PARAM_INVALID, f"shape of self {self_.view_shape} must equal shape of out {out.view_shape}"
     # The emulator's own checks.
     for tensor, name in ((self_, "self"), (out, "out")):
-        if tensor.format not in _PLAIN_FORMATS:
-            return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {_format_name(tensor.format)}; the emulated Swish "
+        if tensor.format not in PLAIN_FORMATS:
+            return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {format_name(tensor.format)}; the emulated Swish "
                                              f"takes ND, NCHW or NHWC storage")
-        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
+        message = check_addressable(tensor, name) or check_tensor_geometry(tensor, name)
         if message:
             return ACLNN_ERR_PARAM_INVALID, message
     largest = max(self_.storage.size, out.storage.size)

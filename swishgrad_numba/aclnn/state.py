@@ -2,7 +2,7 @@
 
 The C API takes no platform (the device's SoC decides), so the platform is
 selected here once: :func:`set_platform`. Every failing entry point records
-a message with :func:`_fail` that :func:`aclGetRecentErrMsg` hands back.
+a message with :func:`fail` that :func:`aclGetRecentErrMsg` hands back.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ..platform import REFERENCE_PLATFORM, Platform
 __all__ = ["set_platform", "get_platform", "aclGetRecentErrMsg"]
 
 # Guards the platform and the default stream (:mod:`.device`).
-_STATE_LOCK = threading.Lock()
+STATE_LOCK = threading.Lock()
 _platform = REFERENCE_PLATFORM
 _errmsg = threading.local()
 
@@ -30,7 +30,7 @@ def set_platform(platform: Platform) -> Platform:
     global _platform
     if not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-    with _STATE_LOCK:
+    with STATE_LOCK:
         previous, _platform = _platform, platform
     return previous
 
@@ -40,7 +40,7 @@ def get_platform() -> Platform:
     return _platform
 
 
-def _fail(status, message: str):
+def fail(status, message: str):
     """Record ``message`` as this thread's last error and return ``status``."""
     _errmsg.value = message
     return status

@@ -3,8 +3,8 @@
 A tensor describes a view (shape, element strides, element offset) over a
 flat storage array in a format (model section 6). Creation refuses only what
 cannot describe a tensor; whether a view is addressable and lies inside its
-storage is checked by phase one of the operator (:func:`_check_addressable`,
-:func:`_check_geometry`).
+storage is checked by phase one of the operator (:func:`check_addressable`,
+:func:`check_tensor_geometry`).
 """
 from __future__ import annotations
 
@@ -19,19 +19,19 @@ from .enums import (
     ACL_FORMAT_NC1HWC0,
     ACLNN_ERR_PARAM_INVALID,
     ACLNN_SUCCESS,
-    _DTYPES,
-    _FORMATS,
-    _INT64_MAX,
-    _INT64_MIN,
-    _INTP_MAX,
-    _PLAIN_FORMATS,
-    _dtype_name,
-    _enum_error,
-    _format_name,
-    _is_int,
-    _known,
+    ACL_DTYPES,
+    FORMATS,
+    INT64_MAX,
+    INT64_MIN,
+    INTP_MAX,
+    PLAIN_FORMATS,
+    dtype_name,
+    enum_error,
+    format_name,
+    is_int,
+    is_known,
 )
-from .state import _fail
+from .state import fail
 
 __all__ = ["aclTensor", "aclScalar", "aclCreateTensor", "aclDestroyTensor", "aclCreateScalar", "aclDestroyScalar"]
 
@@ -60,7 +60,7 @@ class aclTensor:
     @property
     def dtype(self) -> np.dtype:
         """The NumPy dtype of ``data_type``."""
-        return _DTYPES[self.data_type][1]
+        return ACL_DTYPES[self.data_type][1]
 
     @property
     def numel(self) -> int:
@@ -75,8 +75,8 @@ class aclTensor:
 
     def __repr__(self):
         state = ", destroyed" if self.destroyed else ""
-        return (f"aclTensor(view_shape={self.view_shape}, {_dtype_name(self.data_type)}, strides={self.strides}, "
-                f"offset={self.offset}, {_format_name(self.format)}, storage_shape={self.storage_shape}{state})")
+        return (f"aclTensor(view_shape={self.view_shape}, {dtype_name(self.data_type)}, strides={self.strides}, "
+                f"offset={self.offset}, {format_name(self.format)}, storage_shape={self.storage_shape}{state})")
 
 
 class aclScalar:
@@ -91,7 +91,7 @@ class aclScalar:
 
     def __repr__(self):
         state = ", destroyed" if self.destroyed else ""
-        return f"aclScalar({self.value!r}, {_dtype_name(self.data_type)}{state})"
+        return f"aclScalar({self.value!r}, {dtype_name(self.data_type)}{state})"
 
 
 def aclCreateTensor(view_shape, data_type, strides, offset, format, storage_shape, data):
@@ -128,47 +128,47 @@ def aclCreateTensor(view_shape, data_type, strides, offset, format, storage_shap
     where = "aclCreateTensor"
     shape = _int_tuple(view_shape, "view_shape")
     if isinstance(shape, str):
-        return _fail(None, f"{where}: {shape}")
-    if not _known(data_type, _DTYPES):
-        return _fail(None, f"{where}: {_enum_error(data_type, 'data_type', 'aclDataType')}")
+        return fail(None, f"{where}: {shape}")
+    if not is_known(data_type, ACL_DTYPES):
+        return fail(None, f"{where}: {enum_error(data_type, 'data_type', 'aclDataType')}")
     data_type = int(data_type)
     if strides is None:
         strides = _contiguous_strides(shape)
     else:
         strides = _int_tuple(strides, "strides")
         if isinstance(strides, str):
-            return _fail(None, f"{where}: {strides}")
+            return fail(None, f"{where}: {strides}")
         if len(strides) != len(shape):
-            return _fail(None, f"{where}: strides must have one entry per dim of view_shape "
+            return fail(None, f"{where}: strides must have one entry per dim of view_shape "
                                f"({len(shape)}), got {len(strides)}")
-    if not _is_int(offset) or not 0 <= offset <= _INT64_MAX:
-        return _fail(None, f"{where}: offset must be an integer >= 0 and < 2**63 (C int64_t), got {offset!r}")
-    if not _known(format, _FORMATS):
-        return _fail(None, f"{where}: {_enum_error(format, 'format', 'aclFormat', _FORMATS.values())}")
+    if not is_int(offset) or not 0 <= offset <= INT64_MAX:
+        return fail(None, f"{where}: offset must be an integer >= 0 and < 2**63 (C int64_t), got {offset!r}")
+    if not is_known(format, FORMATS):
+        return fail(None, f"{where}: {enum_error(format, 'format', 'aclFormat', FORMATS.values())}")
     format = int(format)
     if storage_shape is None:
         storage_shape = shape
     else:
         storage_shape = _int_tuple(storage_shape, "storage_shape")
         if isinstance(storage_shape, str):
-            return _fail(None, f"{where}: {storage_shape}")
+            return fail(None, f"{where}: {storage_shape}")
     if not isinstance(data, np.ndarray):
-        return _fail(None, f"{where}: data must be a numpy.ndarray holding the storage, got {type(data).__name__}")
+        return fail(None, f"{where}: data must be a numpy.ndarray holding the storage, got {type(data).__name__}")
     if not data.flags.c_contiguous:
-        return _fail(None, f"{where}: data must be C-contiguous (it is the storage's memory)")
-    dt = _DTYPES[data_type][1]
+        return fail(None, f"{where}: data must be C-contiguous (it is the storage's memory)")
+    dt = ACL_DTYPES[data_type][1]
     flat = data.reshape(-1)
     if data.dtype != dt:
         if data.dtype != np.uint8:
-            return _fail(None, f"{where}: data has dtype {data.dtype.name}, but data_type "
-                               f"{_dtype_name(data_type)} needs {dt.name} (or raw uint8 bytes)")
+            return fail(None, f"{where}: data has dtype {data.dtype.name}, but data_type "
+                               f"{dtype_name(data_type)} needs {dt.name} (or raw uint8 bytes)")
         if flat.size % dt.itemsize:
-            return _fail(None, f"{where}: data holds {flat.size} bytes, not a whole number of "
+            return fail(None, f"{where}: data holds {flat.size} bytes, not a whole number of "
                                f"{dt.itemsize}-byte {dt.name} elements")
         flat = flat.view(dt)
     storage_numel = math.prod(storage_shape)
     if storage_numel > flat.size:
-        return _fail(None, f"{where}: storage_shape {storage_shape} needs {storage_numel} elements, "
+        return fail(None, f"{where}: storage_shape {storage_shape} needs {storage_numel} elements, "
                            f"data holds {flat.size}")
     return aclTensor(shape, data_type, strides, int(offset), format, storage_shape, flat[:storage_numel])
 
@@ -178,10 +178,10 @@ def _destroy(handle, cls, where: str, what: str) -> int:
     if handle is None:
         return ACLNN_SUCCESS
     if not isinstance(handle, cls):
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: {what} must be an {cls.__name__}, "
+        return fail(ACLNN_ERR_PARAM_INVALID, f"{where}: {what} must be an {cls.__name__}, "
                                               f"got {type(handle).__name__}")
     if handle.destroyed:
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: {what} was already destroyed")
+        return fail(ACLNN_ERR_PARAM_INVALID, f"{where}: {what} was already destroyed")
     handle.destroyed = True
     return ACLNN_SUCCESS
 
@@ -206,10 +206,10 @@ def aclCreateScalar(value, data_type):
         ``None`` when the value cannot be held in ``data_type``.
     """
     where = "aclCreateScalar"
-    if not _known(data_type, _DTYPES):
-        return _fail(None, f"{where}: {_enum_error(data_type, 'data_type', 'aclDataType')}")
+    if not is_known(data_type, ACL_DTYPES):
+        return fail(None, f"{where}: {enum_error(data_type, 'data_type', 'aclDataType')}")
     data_type = int(data_type)
-    name, dt = _DTYPES[data_type]
+    name, dt = ACL_DTYPES[data_type]
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     is_complex = isinstance(value, (complex, np.complexfloating))
@@ -217,24 +217,24 @@ def aclCreateScalar(value, data_type):
     is_real = (isinstance(value, (numbers.Real, np.number, np.bool_)) and not isinstance(value, np.timedelta64)) or (
         isinstance(value, np.generic) and value.dtype == bfloat16)
     if not (is_complex or is_real):
-        return _fail(None, f"{where}: value must be a number, got {type(value).__name__}")
+        return fail(None, f"{where}: value must be a number, got {type(value).__name__}")
     if dt.kind == "c":
         return aclScalar(np.array(value).astype(dt)[()], data_type)
     if is_complex:
-        return _fail(None, f"{where}: a complex value cannot be held in {name}")
+        return fail(None, f"{where}: a complex value cannot be held in {name}")
     if dt.kind in "biu":
         if isinstance(value, numbers.Rational) and not isinstance(value, numbers.Integral):
             if value.denominator != 1:
-                return _fail(None, f"{where}: {name} needs an integral value, got {value!r}")
+                return fail(None, f"{where}: {name} needs an integral value, got {value!r}")
             value = value.numerator
         v = value if isinstance(value, (numbers.Integral, np.integer, np.bool_)) else float(value)
         if isinstance(v, float):
             if not v.is_integer():
-                return _fail(None, f"{where}: {name} needs an integral value, got {value!r}")
+                return fail(None, f"{where}: {name} needs an integral value, got {value!r}")
         v = int(v)
         lo, hi = (0, 1) if dt.kind == "b" else (np.iinfo(dt).min, np.iinfo(dt).max)
         if not lo <= v <= hi:
-            return _fail(None, f"{where}: value {v} does not fit {name} [{lo}, {hi}]")
+            return fail(None, f"{where}: value {v} does not fit {name} [{lo}, {hi}]")
         return aclScalar(np.array(v).astype(dt)[()], data_type)
     if isinstance(value, (numbers.Rational, np.integer, np.bool_)):
         # Integers and fractions are rounded once, exactly from their value (no float64 step).
@@ -248,7 +248,7 @@ def aclCreateScalar(value, data_type):
             else:
                 held = np.array(float(value), dtype=np.float64).astype(dt)[()]
     except OverflowError:
-        return _fail(None, f"{where}: value {value!r} is too large to convert to {name}")
+        return fail(None, f"{where}: value {value!r} is too large to convert to {name}")
     return aclScalar(held, data_type)
 
 
@@ -263,11 +263,11 @@ def _int_tuple(value, argname: str, allow_negative: bool = False):
         return f"{argname} must be a sequence of integers, got {type(value).__name__}"
     out = []
     for v in value:
-        if not _is_int(v):
+        if not is_int(v):
             return f"{argname} must hold integers, got {v!r}"
         if v < 0 and not allow_negative:
             return f"{argname} must hold non-negative values, got {tuple(value)}"
-        if not _INT64_MIN <= v <= _INT64_MAX:
+        if not INT64_MIN <= v <= INT64_MAX:
             return f"{argname} must hold int64 values (C int64_t), got {v!r}"
         out.append(int(v))
     return tuple(out)
@@ -292,7 +292,7 @@ def _contiguous_strides(shape) -> tuple:
 # --------------------------------------------------------------------------
 
 
-def _check_emulator_storage(named, out: aclTensor, out_name: str, what: str = "the emulated kernels"):
+def check_emulator_storage(named, out: aclTensor, out_name: str, what: str = "the emulated kernels"):
     """None, or ``(ACLNN_ERR_PARAM_INVALID, message)`` for the emulator's own checks of a launch's
     tensors (``named``: ``(name, tensor)`` pairs, the output among them): ND-type storage (ND, NCHW or
     NHWC: the op definitions list FORMAT_ND only), views NumPy can address inside their storage, an
@@ -300,10 +300,10 @@ def _check_emulator_storage(named, out: aclTensor, out_name: str, what: str = "t
     writable output."""
     named = tuple(named)
     for name, tensor in named:
-        if tensor.format not in _PLAIN_FORMATS:
-            return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {_format_name(tensor.format)}; {what} take ND, NCHW or "
+        if tensor.format not in PLAIN_FORMATS:
+            return ACLNN_ERR_PARAM_INVALID, (f"{name} is in {format_name(tensor.format)}; {what} take ND, NCHW or "
                                              f"NHWC storage")
-        message = _check_addressable(tensor, name) or _check_geometry(tensor, name)
+        message = check_addressable(tensor, name) or check_tensor_geometry(tensor, name)
         if message:
             return ACLNN_ERR_PARAM_INVALID, message
     largest = max(t.storage.size for _, t in named)
@@ -316,7 +316,7 @@ def _check_emulator_storage(named, out: aclTensor, out_name: str, what: str = "t
     return None
 
 
-def _check_addressable(tensor: aclTensor, argname: str):
+def check_addressable(tensor: aclTensor, argname: str):
     """None if NumPy can address the tensor's view, else a message.
 
     Python ints throughout, so nothing overflows: every stride in bytes (but
@@ -326,25 +326,25 @@ def _check_addressable(tensor: aclTensor, argname: str):
     """
     item = tensor.storage.itemsize
     for dim, stride in enumerate(tensor.moving_strides):
-        if stride * item > _INTP_MAX:
+        if stride * item > INTP_MAX:
             return (f"{argname}'s stride {stride} (dim {dim}) is {stride * item} bytes; NumPy addresses at most "
-                    f"{_INTP_MAX} bytes")
+                    f"{INTP_MAX} bytes")
     numel = tensor.numel
-    if numel * item > _INTP_MAX:
+    if numel * item > INTP_MAX:
         return (f"{argname}'s view {tensor.view_shape} has {numel} elements ({numel * item} bytes); NumPy addresses "
-                f"at most {_INTP_MAX} bytes")
+                f"at most {INTP_MAX} bytes")
     if numel:
         extent = tensor.offset + sum((d - 1) * s for d, s in zip(tensor.view_shape, tensor.strides)) + 1
-        if extent * item > _INTP_MAX:
+        if extent * item > INTP_MAX:
             return (f"{argname}'s view (shape {tensor.view_shape}, strides {tensor.strides}, offset {tensor.offset}) "
-                    f"spans {extent * item} bytes; NumPy addresses at most {_INTP_MAX} bytes")
+                    f"spans {extent * item} bytes; NumPy addresses at most {INTP_MAX} bytes")
     return None
 
 
-def _check_geometry(tensor: aclTensor, argname: str):
+def check_tensor_geometry(tensor: aclTensor, argname: str):
     """None if the tensor's view and storage agree with its format, else a message."""
     storage_numel = tensor.storage.size
-    if tensor.format in _PLAIN_FORMATS:
+    if tensor.format in PLAIN_FORMATS:
         if tensor.numel == 0:
             return None
         last = tensor.offset + sum((d - 1) * s for d, s in zip(tensor.view_shape, tensor.strides))
@@ -364,10 +364,10 @@ def _check_geometry(tensor: aclTensor, argname: str):
                     f"got view {tensor.view_shape} and storage {tensor.storage_shape}")
         expected = formats.fractal_nz_shape(tensor.view_shape, tensor.storage_shape[-1], tensor.storage_shape[-2])
     if tensor.storage_shape != expected:
-        return (f"{argname}'s storage_shape {tensor.storage_shape} is not the {_format_name(tensor.format)} storage "
+        return (f"{argname}'s storage_shape {tensor.storage_shape} is not the {format_name(tensor.format)} storage "
                 f"of view {tensor.view_shape}: expected {expected}")
     contiguous = _moving_strides(tensor.view_shape, _contiguous_strides(tensor.view_shape))
     if tensor.offset != 0 or tensor.moving_strides != contiguous:
-        return (f"{argname} in {_format_name(tensor.format)} must have offset 0 and the contiguous strides of its "
+        return (f"{argname} in {format_name(tensor.format)} must have offset 0 and the contiguous strides of its "
                 f"view; the kernel runs over the whole storage")
     return None

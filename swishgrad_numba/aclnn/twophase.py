@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .device import _resolve_stream
+from .device import resolve_stream
 from .enums import (
     ACLNN_ERR_INNER,
     ACLNN_ERR_INNER_EXECUTOR_REUSED,
@@ -25,9 +25,9 @@ from .enums import (
     ACLNN_ERR_PARAM_NULLPTR,
     ACLNN_ERR_RUNTIME_ERROR,
     ACLNN_SUCCESS,
-    _is_int,
+    is_int,
 )
-from .state import _fail
+from .state import fail
 from .tensor import aclScalar, aclTensor
 
 __all__ = []   # private to the aclnn package
@@ -73,9 +73,9 @@ def get_workspace_size(where: str, phase_one, *args):
     try:
         status, result = phase_one(*args)
     except Exception as exc:  # a bug here must still not crash the caller
-        return _fail(ACLNN_ERR_INNER, f"{where}: internal error: {exc!r}"), 0, None
+        return fail(ACLNN_ERR_INNER, f"{where}: internal error: {exc!r}"), 0, None
     if status != ACLNN_SUCCESS:
-        return _fail(status, f"{where}: {result}"), 0, None
+        return fail(status, f"{where}: {result}"), 0, None
     return ACLNN_SUCCESS, result.workspace_size, result
 
 
@@ -96,42 +96,42 @@ def queue_launch(where: str, executor, is_ours, tensors: dict, make_job, workspa
         return _queue_launch(where, executor, is_ours, tensors, make_job, workspace, workspaceSize, stream,
                              saturation)
     except Exception as exc:  # a bug here must still not crash the caller
-        return _fail(ACLNN_ERR_INNER, f"{where}: internal error: {exc!r}")
+        return fail(ACLNN_ERR_INNER, f"{where}: internal error: {exc!r}")
 
 
 def _queue_launch(where, executor, is_ours, tensors, make_job, workspace, workspaceSize, stream, saturation) -> int:
     if executor is None:
-        return _fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: executor is a null pointer (None)")
+        return fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: executor is a null pointer (None)")
     if not is_ours(executor):
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: executor must come from {where}GetWorkspaceSize, "
+        return fail(ACLNN_ERR_PARAM_INVALID, f"{where}: executor must come from {where}GetWorkspaceSize, "
                                               f"got {type(executor).__name__}")
     if executor.used:
-        return _fail(ACLNN_ERR_INNER_EXECUTOR_REUSED, f"{where}: executor was already run; an executor runs once "
+        return fail(ACLNN_ERR_INNER_EXECUTOR_REUSED, f"{where}: executor was already run; an executor runs once "
                                                       f"(call {where}GetWorkspaceSize again)")
-    if not _is_int(workspaceSize) or workspaceSize < 0:
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize must be an integer >= 0, got {workspaceSize!r}")
+    if not is_int(workspaceSize) or workspaceSize < 0:
+        return fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize must be an integer >= 0, got {workspaceSize!r}")
     if workspaceSize < executor.workspace_size:
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize {workspaceSize} is smaller than the "
+        return fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspaceSize {workspaceSize} is smaller than the "
                                               f"{executor.workspace_size} bytes phase one reported")
     if workspaceSize > 0:
         if workspace is None:
-            return _fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: workspace is a null pointer but workspaceSize is "
+            return fail(ACLNN_ERR_PARAM_NULLPTR, f"{where}: workspace is a null pointer but workspaceSize is "
                                                   f"{workspaceSize}")
         if not isinstance(workspace, np.ndarray):
-            return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspace must be a numpy.ndarray, "
+            return fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspace must be a numpy.ndarray, "
                                                   f"got {type(workspace).__name__}")
         if workspace.nbytes < workspaceSize:
-            return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspace holds {workspace.nbytes} bytes, fewer than "
+            return fail(ACLNN_ERR_PARAM_INVALID, f"{where}: workspace holds {workspace.nbytes} bytes, fewer than "
                                                   f"workspaceSize {workspaceSize}")
     for name, tensor in tensors.items():
         if tensor.destroyed:
-            return _fail(ACLNN_ERR_INNER_TENSOR_DESTROYED, f"{where}: {name} was destroyed after "
+            return fail(ACLNN_ERR_INNER_TENSOR_DESTROYED, f"{where}: {name} was destroyed after "
                                                            f"{where}GetWorkspaceSize")
-    s = _resolve_stream(stream)
+    s = resolve_stream(stream)
     if isinstance(s, str):
-        return _fail(ACLNN_ERR_RUNTIME_ERROR, f"{where}: {s}")
+        return fail(ACLNN_ERR_RUNTIME_ERROR, f"{where}: {s}")
     if not saturation and s.overflow_mode == "saturation":
-        return _fail(ACLNN_ERR_PARAM_INVALID, f"{where}: the stream is in the saturation overflow mode, which the "
+        return fail(ACLNN_ERR_PARAM_INVALID, f"{where}: the stream is in the saturation overflow mode, which the "
                                               f"emulator does not model for this operator (overflow_mode "
                                               f"'saturation'; only 'infnan')")
     executor.used = True

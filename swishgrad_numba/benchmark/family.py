@@ -33,15 +33,15 @@ from typing import Callable
 import numba
 import numpy as np
 
-from ..api import swish_backward
-from ..forward import silu, swish
+from ..faces.swish_grad import swish_backward
+from ..faces.swish import silu, swish
 from ..ops.silu_grad import silu_backward
 from ..ops.fast_gelu_api import fast_gelu, fast_gelu_backward
-from ..gelu_functions import gelu, gelu_backward
+from ..faces.gelu import gelu, gelu_backward
 from ..ops.sigmoid.api import sigmoid, sigmoid_backward
 from . import peers
 from .inputs import BETA_NUMPY, BETA_TORCH, make_inputs, parse_threads
-from .runner import _check_run, _row, _thread_counts_restored, _use_threads
+from .runner import check_run, result_row, thread_counts_restored, use_threads
 from .timing import TURN_PAUSE, time_interleaved
 
 __all__ = ["DEFAULT_OP", "OP_BENCHES", "OpBench", "check_op", "format_op_table", "op_calls", "run_op_comparison"]
@@ -259,13 +259,13 @@ def run_op_comparison(op: str, sizes, dtypes_, threads=None, repeat: int = 5, mi
     sizes = [int(n) for n in sizes]
     if not sizes or min(sizes) < 1:
         raise ValueError("sizes must be a non-empty list of element counts >= 1")
-    infos, platform = _check_run(dtypes_, repeat, platform)
+    infos, platform = check_run(dtypes_, repeat, platform)
     thread_counts = parse_threads(threads if threads is not None else [numba.config.NUMBA_NUM_THREADS])
     have_torch = use_torch and peers.torch_available()
     skip_reason = None if have_torch else ("torch not installed" if use_torch else "disabled")
     rows: list[dict] = []
     total, done = len(infos) * len(sizes), 0
-    with _thread_counts_restored(have_torch):
+    with thread_counts_restored(have_torch):
         for info in infos:
             for n in sizes:
                 g, x = make_inputs(n, info)
@@ -276,13 +276,13 @@ def run_op_comparison(op: str, sizes, dtypes_, threads=None, repeat: int = 5, mi
                     fns[k, "emulator"] = emulator
                     if peer is not None:
                         fns[k, "torch"] = peer
-                setups = {key: (lambda k=key[0]: _use_threads(k, have_torch)) for key in fns}
+                setups = {key: (lambda k=key[0]: use_threads(k, have_torch)) for key in fns}
                 timed = time_interleaved(fns, repeat, min_time, pause=TURN_PAUSE, setups=setups)
                 moved = (bench.inputs + 1) * n * info.itemsize
                 for k in thread_counts:
-                    emu = _row("emulator", "out", info, n, k, bench.beta, timed[k, "emulator"], bytes_moved=moved,
+                    emu = result_row("emulator", "out", info, n, k, bench.beta, timed[k, "emulator"], bytes_moved=moved,
                                platform=platform)
-                    peer_row = _row("torch", "out", info, n, k, bench.beta, timed.get((k, "torch")),
+                    peer_row = result_row("torch", "out", info, n, k, bench.beta, timed.get((k, "torch")),
                                     bytes_moved=moved, skipped=skip_reason)
                     peer_row["peer"] = bench.peer_name
                     peer_row["omp_wait_policy"] = None if skip_reason else peers.torch_omp_wait_policy()
@@ -356,7 +356,7 @@ def _torch_gelu_erf_backward_into(tg, tx, tout, beta):
 
 
 # GeluV2 (Ascend 950 only: platform None is the 950) and GeluGradV2, approximate "none", against torch's erf GELU.
-from ..gelu_v2_functions import gelu_backward_v2, gelu_v2  # noqa: E402
+from ..faces.gelu_v2 import gelu_backward_v2, gelu_v2  # noqa: E402
 
 OP_BENCHES.update({
     "gelu_v2": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: gelu_v2(x, out=out, platform=p), _torch_gelu_erf_into,

@@ -51,7 +51,7 @@ import math
 import numba
 import numpy as np
 
-from ..api import swish_backward
+from ..faces.swish_grad import swish_backward
 from ..dtypes import DTYPES, dtype_info
 from ..platform import REFERENCE_PLATFORM, Platform
 from . import peers
@@ -75,7 +75,7 @@ def find_row(rows, **key):
     return None
 
 
-def _row(impl, variant, info, n, threads, beta, timing, bytes_moved=None, skipped=None, platform=None):
+def result_row(impl, variant, info, n, threads, beta, timing, bytes_moved=None, skipped=None, platform=None):
     """One result row; ``platform`` (the emulator's and the flat loop's) names the kernel."""
     row = {"impl": impl, "variant": variant, "dtype": info.name, "size": n, "log2_size": int(math.log2(n)),
            "threads": threads, "beta": beta, "seconds": None, "min_seconds": None, "number": None,
@@ -91,7 +91,7 @@ def _row(impl, variant, info, n, threads, beta, timing, bytes_moved=None, skippe
     return row
 
 
-def _check_run(dtypes_, repeat, platform):
+def check_run(dtypes_, repeat, platform):
     """The run's dtype rows and platform, or a clear error."""
     infos = [dtype_info(d, argname="dtypes") for d in dtypes_]
     if not infos:
@@ -104,7 +104,7 @@ def _check_run(dtypes_, repeat, platform):
 
 
 @contextlib.contextmanager
-def _thread_counts_restored(torch_too: bool):
+def thread_counts_restored(torch_too: bool):
     """Restore Numba's (and torch's) thread count on the way out."""
     torch = None
     if torch_too:
@@ -119,7 +119,7 @@ def _thread_counts_restored(torch_too: bool):
             torch.set_num_threads(saved_torch)
 
 
-def _use_threads(k: int, torch_too: bool) -> None:
+def use_threads(k: int, torch_too: bool) -> None:
     numba.set_num_threads(k)
     if torch_too:
         import torch
@@ -171,20 +171,20 @@ def _cell_rows(data, info, n, k, timed, platform, skip_reason, flat_matches) -> 
     n32 = data["n32"]
     tri = {variant: timed[k, "triad", variant] for variant in ("serial", "parallel") if (k, "triad", variant) in timed}
     best = min(tri, key=lambda v: tri[v]["seconds"])
-    triad_row = _row("triad", best, info, n, k, None, tri[best], bytes_moved=3 * n32 * 4)
+    triad_row = result_row("triad", best, info, n, k, None, tri[best], bytes_moved=3 * n32 * 4)
     triad_row.update(float32_elements=n32, serial_seconds=tri["serial"]["seconds"],
                      parallel_seconds=tri["parallel"]["seconds"] if k > 1 else None)
-    emu = {(variant, beta): _row("emulator", variant, info, n, k, beta, timed[k, "emulator", variant, beta],
+    emu = {(variant, beta): result_row("emulator", variant, info, n, k, beta, timed[k, "emulator", variant, beta],
                                  platform=platform)
            for variant in ("out", "alloc") for beta in (BETA_NUMPY, BETA_TORCH)}
-    flat_row = _row("flat", "out", info, n, k, BETA_NUMPY, timed[k, "flat", "out"], platform=platform)
+    flat_row = result_row("flat", "out", info, n, k, BETA_NUMPY, timed[k, "flat", "out"], platform=platform)
     flat_row["matches_emulator"] = flat_matches
-    torch_rows = {variant: _row("torch", variant, info, n, k, BETA_TORCH, timed.get((k, "torch", variant)),
+    torch_rows = {variant: result_row("torch", variant, info, n, k, BETA_TORCH, timed.get((k, "torch", variant)),
                                 skipped=skip_reason) for variant in ("alloc", "out")}
     for row in torch_rows.values():
         row["omp_wait_policy"] = None if skip_reason else peers.torch_omp_wait_policy()
     t_np = timed["numpy",]
-    np_row = _row("numpy", "alloc", info, n, k, BETA_NUMPY, t_np)
+    np_row = result_row("numpy", "alloc", info, n, k, BETA_NUMPY, t_np)
     for (variant, beta), row in emu.items():
         if beta == BETA_NUMPY:
             row["ratio_numpy"] = t_np["seconds"] / row["seconds"]
@@ -233,14 +233,14 @@ def run_comparison(sizes, dtypes_=DEFAULT_DTYPES, threads=None, repeat: int = 5,
     sizes = [int(n) for n in sizes]
     if not sizes or min(sizes) < 1:
         raise ValueError("sizes must be a non-empty list of element counts >= 1")
-    infos, platform = _check_run(dtypes_, repeat, platform)
+    infos, platform = check_run(dtypes_, repeat, platform)
     thread_counts = parse_threads(threads if threads is not None else [numba.config.NUMBA_NUM_THREADS])
     have_torch = use_torch and peers.torch_available()
     ops = peers.torch_ops() if have_torch else None
     skip_reason = None if have_torch else ("torch not installed" if use_torch else "disabled")
     total, done = 2 * len(infos) * len(sizes), 0  # per cell: its inputs, then its timings
     rows: list[dict] = []
-    with _thread_counts_restored(have_torch):
+    with thread_counts_restored(have_torch):
         for info in infos:
             for n in sizes:
                 cell = f"{info.name} 2^{math.log2(n):g}"
@@ -252,7 +252,7 @@ def run_comparison(sizes, dtypes_=DEFAULT_DTYPES, threads=None, repeat: int = 5,
                 # round-robin, so drift on a shared machine hits all alike and every
                 # ratio compares like with like. NumPy's golden is single-threaded.
                 fns = _cell_fns(data, thread_counts, platform, ops)
-                setups = {key: (lambda k=key[0]: _use_threads(k, have_torch)) for key in fns if key[0] != "numpy"}
+                setups = {key: (lambda k=key[0]: use_threads(k, have_torch)) for key in fns if key[0] != "numpy"}
                 timed = time_interleaved(fns, repeat, min_time, pause=TURN_PAUSE, setups=setups)
                 # The flat loop must give the emulator's bits, or its time means nothing.
                 g, x = data["g"], data["x"]
@@ -312,22 +312,22 @@ def thread_scaling(size: int = SCALING_SIZE, dtypes_=DEFAULT_DTYPES, cores=SCALI
     core_counts = list(cores)
     if not core_counts or any(isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in core_counts):
         raise ValueError(f"cores must be a non-empty sequence of ints >= 1, got {cores!r}")
-    infos, platform = _check_run(dtypes_, repeat, platform)
+    infos, platform = check_run(dtypes_, repeat, platform)
     default = [1, min(2, numba.config.NUMBA_NUM_THREADS)]
     thread_counts = parse_threads([1, *(threads if threads is not None else default)])
     launches = {c: dataclasses.replace(platform, core_num=c) for c in core_counts}
     rows: list[dict] = []
-    with _thread_counts_restored(False):
+    with thread_counts_restored(False):
         for i, info in enumerate(infos):
             g, x = make_inputs(size, info)
             out = np.empty_like(x)
             fns = {(c, k): (lambda p=launches[c]: swish_backward(g, x, BETA_NUMPY, out=out, platform=p))
                    for c in core_counts for k in thread_counts}
-            setups = {key: (lambda k=key[1]: _use_threads(k, False)) for key in fns}
+            setups = {key: (lambda k=key[1]: use_threads(k, False)) for key in fns}
             timed = time_interleaved(fns, repeat, min_time, pause=TURN_PAUSE, setups=setups)
             for c in core_counts:
                 for k in thread_counts:
-                    row = _row("emulator", "out", info, size, k, BETA_NUMPY, timed[c, k], platform=launches[c])
+                    row = result_row("emulator", "out", info, size, k, BETA_NUMPY, timed[c, k], platform=launches[c])
                     row.update(cores=c, speedup=timed[c, 1]["seconds"] / timed[c, k]["seconds"])
                     rows.append(row)
             if progress is not None:

@@ -172,7 +172,7 @@ class Estimate:
                 "params": self.params.as_dict(), "pipe_utilization": self.pipe_utilization()}
 
 
-def _distinct_cores(offsets, tile_elements) -> tuple:
+def distinct_cores(offsets, tile_elements) -> tuple:
     """(classes, class_offsets, class_tiles): the cores with distinct tile sequences, and each core's one."""
     seen, classes, parts = {}, [], []
     for core in range(offsets.shape[0] - 1):
@@ -196,7 +196,7 @@ def simulate(offsets, tile_elements, itemsize: int, compute_itemsize: int, input
     or, with ``classes`` (per core, an index), they describe the distinct cores only. Each DataCopy moves its
     tile in ``bursts`` contiguous pieces. ``blocks``: the blocks launched, for the head (default: the cores)."""
     if classes is None:
-        classes, offsets, tile_elements = _distinct_cores(offsets, tile_elements)
+        classes, offsets, tile_elements = distinct_cores(offsets, tile_elements)
     weight = np.bincount(classes, minlength=offsets.shape[0] - 1)      # cores per distinct core
     clock = params.cycles_per_us
     tile_bytes = pad_to(tile_elements * itemsize, _BLOCK)

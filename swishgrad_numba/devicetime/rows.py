@@ -26,7 +26,7 @@ from ..engine import opcodes as O
 from ..platform import Platform
 from .checks import check_params
 from ..spec.arith import pad_to
-from .estimate import MAX_TILES, Estimate, _distinct_cores
+from .estimate import MAX_TILES, Estimate, distinct_cores
 from .queue import PIPES, schedule
 from .stages import instruction_cycles
 
@@ -74,7 +74,7 @@ def estimate_rows(prog, tiles, core_ptr, seg_itemsize, *, params, label: str, bu
     costs = _stream_costs(prog, seg_itemsize, params)
     streams = np.asarray(tiles)[:, 0].astype(np.int64)
     # cores with the same stream sequence run the same schedule: simulated once, weighted
-    classes, offsets, seq = _distinct_cores(np.asarray(core_ptr, np.int64), streams)
+    classes, offsets, seq = distinct_cores(np.asarray(core_ptr, np.int64), streams)
     if seq.size > MAX_TILES:
         raise ValueError(f"the launch's distinct cores hold more than {MAX_TILES} tiles; not modelled")
     table = np.array(costs, dtype=np.float64).reshape(-1, 5)[seq]
@@ -153,7 +153,7 @@ def estimate_swiglu(x_shape, dim=-1, dtype=np.float32, *, grad: bool = False, pl
     refuses an invalid one unless ``allow_invalid``), its tile streams and per-core order. ``buffer_num``: the
     tiling's (double buffering: 2) by default."""
     from ..ops.swi_glu.api import check_inputs, tiling_for
-    from ..ops.swi_glu.kernel import _kinds, row_program, schedule
+    from ..ops.swi_glu.kernel import tile_kinds, row_program, schedule
     from ..ops.swi_glu.kernel_grad import row_program_grad, schedule_grad
     from ..ops.swi_glu.validate import validate_tiling
 
@@ -188,5 +188,5 @@ def estimate_swiglu(x_shape, dim=-1, dtype=np.float32, *, grad: bool = False, pl
     return estimate_rows(prog, tiles, core_ptr, seg, params=params, buffer_num=buffer_num,
                          label=f"swiglu{'_grad' if grad else ''} {tuple(x_shape)} dim {d} {name} "
                                f"({t.base_row_len} x {t.base_col_len} tiles, {t.block_dim} cores)",
-                         tile_elements=np.array([r * c for r, c in _kinds(t)]), valid=report.ok,
+                         tile_elements=np.array([r * c for r, c in tile_kinds(t)]), valid=report.ok,
                          findings=report.findings)

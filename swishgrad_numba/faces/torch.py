@@ -1,7 +1,7 @@
 """The torch module of a described operator (:mod:`swishgrad_numba.ops.description`), generated.
 
 :func:`module` makes the forward operator's ``torch.nn.Module`` (its description's ``torch_module``
-name), and adds the operator's row to :data:`swishgrad_numba._torch_family.ACTIVATIONS`: forward its
+name), and adds the operator's row to :data:`swishgrad_numba.faces.torch_family.ACTIVATIONS`: forward its
 functional face, backward its ``backward`` operator's, both the device's kernels through the shared
 autograd Functions (``ActivationFunction``, ``ActivationBackwardFunction``: ``torch.func`` and
 ``torch.compile`` as for every activation of the family). The second order takes the description's
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import inspect
 
-from .._torch_family import ACTIVATIONS, Activation, ActivationFunction, check_torch_platform, float_beta32
-from .._torch_support import check_tensor, eager, missing_torch, torch
+from .torch_family import ACTIVATIONS, Activation, ActivationFunction, check_torch_platform, float_beta32
+from .torch_support import check_tensor, eager, missing_torch, torch
 from .functional import face
 
 __all__ = ["module"]

@@ -1,6 +1,6 @@
 """Tiling records in and out: the struct binaries and loose forms.
 
-A tiling reaches the validator and :func:`~swishgrad_numba.api.run_tiling`
+A tiling reaches the validator and :func:`~swishgrad_numba.faces.swish_grad.run_tiling`
 in several shapes: a :class:`~swishgrad_numba.Tiling` from
 :func:`~swishgrad_numba.compute_tiling`, a record of either layout, the
 struct's bytes dumped from a launch (72 for the A2, 88 for the 950: the

@@ -95,9 +95,9 @@ def validate_op_tiling(tiling, numel, dtype, platform: Platform | None = None, b
             cov = analyse_coverage(classes, numel, padded, info.itemsize, tiling.architecture == ARCH_950, findings)
             balance = balance_of(launch, classes, numel, cov, ub_use)
             if checked:
-                from .validate import _cross_check
+                from .validate import cross_check
 
-                _cross_check(launch, numel, findings)
+                cross_check(launch, numel, findings)
     return ValidationReport(numel=numel, dtype=info.numpy, platform=platform, block_dim=tiling.block_dim,
                             fields=tiling.fields, findings=tuple(findings), balance=balance,
                             buffers=tuple(check.buffers) if tiling.architecture != ARCH_950 else ())

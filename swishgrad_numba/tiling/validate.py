@@ -51,7 +51,7 @@ def _plan(launch, buffers) -> tuple:
     return spec_a2.buffer_plan(launch.info.itemsize) if buffers is None else check_plan(buffers)
 
 
-def _cross_check(launch, numel: int, findings: list) -> None:
+def cross_check(launch, numel: int, findings: list) -> None:
     """Run the instrumented walk and add a CHECKED_RUN_DISAGREES error if it contradicts the analysis."""
     run = run_launch(launch, numel)
     analytic = {f.code for f in findings} & _WALK_CODES
@@ -139,7 +139,7 @@ def validate_tiling(tiling, numel, dtype, platform: Platform | None = None, bloc
         balance = balance_of(launch, classes, numel, cov, ub_use)
     findings += remarks(launch)
     if checked and walkable:
-        _cross_check(launch, numel, findings)
+        cross_check(launch, numel, findings)
     return ValidationReport(numel=numel, dtype=launch.info.numpy, platform=launch.platform, block_dim=launch.block_dim,
                             fields=launch.fields_dict(), findings=tuple(findings), balance=balance, buffers=plan)
 

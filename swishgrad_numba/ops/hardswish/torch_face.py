@@ -2,15 +2,15 @@
 (issue 41): forward the Ascend 950's HardSwish kernel (aclnnHardswish), backward its HardSwishGrad kernel
 (aclnnHardswishBackward), bit for bit.
 
-One row of :data:`swishgrad_numba._torch_family.ACTIVATIONS`. HardSwish has no A2 kernel, so both passes run on
+One row of :data:`swishgrad_numba.faces.torch_family.ACTIVATIONS`. HardSwish has no A2 kernel, so both passes run on
 an Ascend 950 (the default); an A2 platform is refused when the module is made. The second order is
 ``ggx * g * hardswish''(x)`` in float64, rounded once: 1/3 for ``-3 < x < 3``, 0 elsewhere (torch's).
 Re-exported by :mod:`swishgrad_numba.torch`.
 """
 from __future__ import annotations
 
-from ..._torch_family import ACTIVATIONS, Activation, plain_functions, plain_module
-from ..._torch_support import torch
+from ...faces.torch_family import ACTIVATIONS, Activation, plain_functions, plain_module
+from ...faces.torch_support import torch
 from .api import hardswish as _hardswish_numpy
 from .api import hardswish_backward as _hardswish_backward_numpy
 

@@ -1,7 +1,7 @@
 """The PyTorch module :class:`Mish` and the functionals :func:`mish`, :func:`mish_backward_torch` (issue 41):
 forward the device's Mish kernel (aclnnMish), backward its MishGrad kernel (aclnnMishBackward), bit for bit.
 
-One row of :data:`swishgrad_numba._torch_family.ACTIVATIONS` (the shared autograd Functions: ``torch.func``,
+One row of :data:`swishgrad_numba.faces.torch_family.ACTIVATIONS` (the shared autograd Functions: ``torch.func``,
 ``vmap``, ``jvp`` and ``torch.compile`` as for every activation there). Both passes run on one platform: by
 default the A2 reference platform where both operators have a kernel there, else the Ascend 950, read from
 the registry when the module is made (so the A2 MishGrad, once registered, becomes the default with no change
@@ -11,8 +11,8 @@ Re-exported by :mod:`swishgrad_numba.torch`.
 """
 from __future__ import annotations
 
-from ..._torch_family import ACTIVATIONS, Activation, plain_functions, plain_module
-from ..._torch_support import torch
+from ...faces.torch_family import ACTIVATIONS, Activation, plain_functions, plain_module
+from ...faces.torch_support import torch
 from .api import mish as _mish_numpy
 from .api import mish_backward as _mish_backward_numpy
 

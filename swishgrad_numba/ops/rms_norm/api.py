@@ -59,14 +59,14 @@ def socs_refusal(platform: Platform) -> str | None:
     return unmodelled_soc(platform, "RmsNorm", MODELLED_SOCS)
 
 
-def _platform(platform) -> Platform:
+def checked_platform(platform) -> Platform:
     return modelled_platform(platform, "rms_norm", "RmsNorm", MODELLED_SOCS)
 
 
 def tiling_for(x_shape, gamma, epsilon, x_dtype, platform=None):
     """The host tiling of these shapes on the platform's kernel (:class:`.host_a2.A2Tiling` or
     :class:`.kernel_950.Arch35Tiling`), for tools."""
-    platform = _platform(platform)
+    platform = checked_platform(platform)
     n = int(np.prod(gamma.shape))
     rows = int(np.prod(x_shape)) // n
     tiling = a2_tiling if platform.architecture == "a2" else arch35_tiling
@@ -101,7 +101,7 @@ def rms_norm(x, gamma, epsilon=1e-6, *, out=None, platform: Platform | None = No
     (y, rstd)
     """
     eps = check_inputs(x, gamma, epsilon)
-    platform = _platform(platform)
+    platform = checked_platform(platform)
     if order not in REDUCE_ORDERS:
         raise ValueError(f"order must be one of {', '.join(REDUCE_ORDERS)}, got {order!r}")
     if scalar_sqrt not in ("float", "double"):

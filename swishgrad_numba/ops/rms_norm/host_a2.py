@@ -42,7 +42,7 @@ class A2Tiling:
         return MODES.index(self.mode)
 
 
-def _mixed(num_col: int, ub: int, soc_910b: bool):
+def mixed_split(num_col: int, ub: int, soc_910b: bool):
     align = _ceil(num_col, 16) * 16
     xyg, tmp, rstd, red = 2 * 2 * align + 4 * align, 4 * 2 * align, 4 * 64, 4 * 64
     if align <= _SMALL_REDUCE and soc_910b:
@@ -63,7 +63,7 @@ def a2_tiling(num_row: int, num_col: int, x_dtype, gamma_dtype, epsilon, platfor
     soc_910b = platform.soc_family == "ascend910b"
     ub = platform.ub_size - 1024
     if x_dtype != gamma_dtype and gamma_dtype == np.float32:
-        mode, ub_factor = _mixed(num_col, ub, soc_910b)
+        mode, ub_factor = mixed_split(num_col, ub, soc_910b)
     else:
         per_block = 8 if x_dtype == np.float32 else 16
         align = _ceil(num_col, per_block) * per_block

@@ -25,7 +25,7 @@ from ...dtypes import dtype_info
 from ...engine import opcodes as O
 from ...engine.rows import RowProgram
 from .kernel_950_split import row_program_950_split, split_ub_factor
-from .kernel_a2 import GAMMA, RSTD, X, Y, _Stream
+from .kernel_a2 import GAMMA, RSTD, X, Y, Stream
 
 __all__ = ["Arch35Tiling", "arch35_tiling", "row_program_950"]
 
@@ -61,7 +61,7 @@ def arch35_tiling(num_row, num_col, x_dtype, gamma_dtype, epsilon, platform) -> 
                         np.float32(np.float32(1.0) / np.float32(num_col)), np.float32(epsilon), ub_factor)
 
 
-def _square_sum(s: _Stream, dst: int, sq: int, tmp: int, n: int, align: int, fold: int, o: int) -> None:
+def _square_sum(s: Stream, dst: int, sq: int, tmp: int, n: int, align: int, fold: int, o: int) -> None:
     if align <= 64:
         s.emit("R_REPEAT_SUM", dst, sq, count=n, mode=o)
         return
@@ -79,7 +79,7 @@ def _square_sum(s: _Stream, dst: int, sq: int, tmp: int, n: int, align: int, fol
         s.emit("R_REPEAT_SUM", dst, tmp, count=64, mode=o)
 
 
-def _newton_raphson(s: _Stream, v: int, w: int, mula: int) -> int:
+def _newton_raphson(s: Stream, v: int, w: int, mula: int) -> int:
     """rstd of the sum at ``v`` into a scratch element from ``w`` on (8 elements); returns its offset."""
     r, y, t, t1, rs, t3, s1, t4 = range(w, w + 8)
     one = lambda off, k: s.emit("R_DUP", off, count=1, k0=k)   # noqa: E731
@@ -118,7 +118,7 @@ def row_program_950(t: Arch35Tiling, x_dtype, order: str = "tree", mula_fused: b
     pad = -(-t.num_col_align // 64) * 64
     xo, sq, g, y, tmp = 0, pad, 2 * pad, 3 * pad, 4 * pad
     v, w = tmp + 128, tmp + 136
-    load, row = _Stream(), _Stream()
+    load, row = Stream(), Stream()
     load.emit("R_GM_IN", g, 0, count=n, mode=GAMMA)
     row.emit("R_GM_IN", xo, 0, count=n, mode=X)
     row.emit("R_MUL", sq, xo, xo, n)

@@ -23,7 +23,7 @@ import numpy as np
 from ...dtypes import dtype_info
 from ...engine import opcodes as O
 from ...engine.rows import RowProgram
-from .kernel_a2 import GAMMA, K_ZERO, RSTD, X, Y, _Stream, _vector_rstd
+from .kernel_a2 import GAMMA, K_ZERO, RSTD, X, Y, Stream, vector_rstd
 
 __all__ = ["split_ub_factor", "row_program_950_split"]
 
@@ -45,7 +45,7 @@ def split_ub_factor(x_dtype, gamma_dtype, ub_size: int) -> int:
 
 
 class _Row:
-    def __init__(self, s: _Stream, xb: int, o: int, lay: dict):
+    def __init__(self, s: Stream, xb: int, o: int, lay: dict):
         self.s, self.xb, self.o, self.lay = s, xb, o, lay
         self.off, self.levels, self.counts = 0, (lay["l1"], lay["l2"], lay["l3"]), [0, 0, 0]
 
@@ -103,7 +103,7 @@ def row_program_950_split(t, x_dtype, order: str = "tree") -> RowProgram:
     lay.update(work=base, pair=base + 256, l1=base + 384, l2=base + 640, l3=base + 896)
     sc = base + 1152
     temp, s_sum, s_one = sc, sc + 2, sc + 3
-    row = _Stream()
+    row = Stream()
     r = _Row(row, np.dtype(x_dtype).itemsize, o, lay)
     for level in (lay["l1"], lay["l2"], lay["l3"]):
         row.emit("R_DUP", level, count=_LEVEL, k0=K_ZERO)
@@ -133,7 +133,7 @@ def row_program_950_split(t, x_dtype, order: str = "tree") -> RowProgram:
     c1, c2 = r.counts[0], r.counts[1]
     final = lay["l1"] if 0 < c1 < _LEVEL else lay["l2"] if 0 < c2 < _LEVEL else lay["l3"]
     r.merge(s_sum, final)
-    _vector_rstd(row, s_sum, s_one)
+    vector_rstd(row, s_sum, s_one)
     row.emit("R_GM_OUT", 0, s_sum, count=1, mode=RSTD)
     for c in range(0, n, ub):
         m = min(ub, n - c)
@@ -145,4 +145,4 @@ def row_program_950_split(t, x_dtype, order: str = "tree") -> RowProgram:
             row.emit("R_CAST_RINT", lay["y"], lay["y"], count=m, mode=code16)
         row.emit("R_GM_OUT", c, lay["y"], count=m, mode=Y)
     scalars = np.array([t.avg_factor, t.epsilon, 0.0, 1.0], dtype=np.float32)
-    return RowProgram([_Stream().array(), row.array()], scalars, sc + 8)
+    return RowProgram([Stream().array(), row.array()], scalars, sc + 8)

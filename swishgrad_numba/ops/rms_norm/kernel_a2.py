@@ -32,7 +32,7 @@ X, GAMMA, Y, RSTD = range(4)
 K_AVG, K_EPS, K_ZERO, K_ONE = range(4)
 
 
-class _Stream:
+class Stream:
     def __init__(self):
         self.rows = []
 
@@ -43,7 +43,7 @@ class _Stream:
         return np.array(self.rows, dtype=np.int64).reshape(-1, O.FIELDS)
 
 
-def _half_interval(s: _Stream, dst: int, sq: int, n: int, order: int) -> None:
+def _half_interval(s: Stream, dst: int, sq: int, n: int, order: int) -> None:
     """reduce_common.h ReduceSumHalfInterval of ``n`` squares at ``sq`` into the element at ``dst``."""
     if n > 64:
         body = 1 << (n.bit_length() - 1)
@@ -56,7 +56,7 @@ def _half_interval(s: _Stream, dst: int, sq: int, n: int, order: int) -> None:
     s.emit("R_REPEAT_SUM", dst, sq, count=n, mode=order)
 
 
-def _merge_n(s: _Stream, dst: int, sq: int, acc: int, n: int, order: int) -> None:
+def _merge_n(s: Stream, dst: int, sq: int, acc: int, n: int, order: int) -> None:
     s.emit("R_DUP", acc, count=64, k0=K_ZERO)
     c = 0
     while c + 64 <= n:
@@ -67,7 +67,7 @@ def _merge_n(s: _Stream, dst: int, sq: int, acc: int, n: int, order: int) -> Non
     s.emit("R_REPEAT_SUM", dst, acc, count=64, mode=order)
 
 
-def _vector_rstd(s: _Stream, r: int, one: int) -> None:
+def vector_rstd(s: Stream, r: int, one: int) -> None:
     s.emit("R_MULS", r, r, count=1, k0=K_AVG)
     s.emit("R_ADDS", r, r, count=1, k0=K_EPS)
     s.emit("R_SQRT", r, r, count=1)
@@ -75,7 +75,7 @@ def _vector_rstd(s: _Stream, r: int, one: int) -> None:
     s.emit("R_DIV", r, one, r, 1)
 
 
-def _y(s: _Stream, y: int, xo: int, g: int, r: int, n: int, code16: int) -> None:
+def _y(s: Stream, y: int, xo: int, g: int, r: int, n: int, code16: int) -> None:
     s.emit("R_MULS_AT", y, xo, r, n)
     s.emit("R_MUL", y, y, g, n)
     if code16:
@@ -94,8 +94,8 @@ def row_program(t: A2Tiling, x_dtype, order: str = "tree", scalar_fused: bool = 
     sc = acc + 64                      # scalars: sum, rstd, one, chunk sum
     s_sum, s_r, s_one, s_c = sc, sc + 1, sc + 2, sc + 3
     arena = sc + 8
-    load = _Stream()
-    row = _Stream()
+    load = Stream()
+    row = Stream()
     n = t.num_col
     if t.mode != "split_d":
         load.emit("R_GM_IN", g, 0, count=n, mode=GAMMA)
@@ -103,7 +103,7 @@ def row_program(t: A2Tiling, x_dtype, order: str = "tree", scalar_fused: bool = 
         row.emit("R_MUL", sq, xo, xo, n)
         if t.mode == "merge_n":
             _merge_n(row, s_r, sq, acc, n, o)
-            _vector_rstd(row, s_r, s_one)
+            vector_rstd(row, s_r, s_one)
         else:
             _half_interval(row, s_r, sq, n, o)
             if scalar_fused:
@@ -128,7 +128,7 @@ def row_program(t: A2Tiling, x_dtype, order: str = "tree", scalar_fused: bool = 
             row.emit("R_MUL", sq, xo, xo, m)
             _half_interval(row, s_c, sq, m, o)
             row.emit("R_ADD", s_sum, s_sum, s_c, 1)
-        _vector_rstd(row, s_sum, s_one)
+        vector_rstd(row, s_sum, s_one)
         row.emit("R_GM_OUT", 0, s_sum, count=1, mode=RSTD)
         for c, m in chunks:
             row.emit("R_GM_IN", xo, c, count=m, mode=X)

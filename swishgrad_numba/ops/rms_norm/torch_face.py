@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .api import rms_norm as rms_norm_numpy
 from ...platform import Platform
-from ..._torch_support import (NO_TORCH, batch_first, check_tensor, eager, missing_torch, platform_argument,
+from ...faces.torch_support import (NO_TORCH, batch_first, check_tensor, eager, missing_torch, platform_argument,
                              tensor_from_numpy, tensor_to_numpy, torch)
 
 __all__ = ["RMSNorm", "RmsNormFunction", "rms_norm_torch"]

@@ -21,7 +21,7 @@ import numpy as np
 from ...engine import opcodes as O
 from ...engine.rows import check
 from .api import check_inputs, tiling_for
-from .host_a2 import MODES, A2Tiling, _mixed
+from .host_a2 import MODES, A2Tiling, mixed_split
 from .kernel_950 import row_program_950
 from .kernel_950_split import split_ub_factor
 from .kernel_a2 import GAMMA, RSTD, X, Y, row_program, schedule
@@ -78,10 +78,10 @@ def _a2_fields(t: A2Tiling, x_dtype, gamma_dtype, platform) -> list:
     if mixed:
         ub = platform.ub_size - 1024
         align = -(-t.num_col // 16) * 16
-        fits = _mixed(t.num_col, ub, False)[0]
+        fits = mixed_split(t.num_col, ub, False)[0]
         feasible = {"merge_n": align <= 2000, "normal": fits == "normal",
                     "single_row": fits in ("normal", "single_row"), "split_d": True}
-        limit = _mixed(1 << 30, ub, False)[1]     # split_d's chunk, whatever the row
+        limit = mixed_split(1 << 30, ub, False)[1]     # split_d's chunk, whatever the row
     else:
         per_block = 8 if x_dtype == np.float32 else 16
         align = -(-t.num_col // per_block) * per_block
@@ -123,9 +123,9 @@ def _950_fields(t, x_dtype, gamma_dtype, platform) -> list:
 
 def field_findings(t, x_dtype, gamma_dtype, platform, num_row: int, num_col: int, epsilon) -> list:
     """The tiling's fields against the launch and the host's rules; empty when they hold."""
-    from .api import _platform
+    from .api import checked_platform
 
-    platform = _platform(platform)
+    platform = checked_platform(platform)
     x_dtype, gamma_dtype = np.dtype(x_dtype), np.dtype(gamma_dtype)
     out = []
     if (t.num_row, t.num_col) != (num_row, num_col):

@@ -17,13 +17,13 @@ __all__ = ["SwiGluTiling", "swiglu_tiling", "split_lengths", "TILING_KEYS"]
 
 _UB_MIN_BLOCK = 32
 _CACHE_LINE = 512
-_MAX_BLOCK_COUNT = 4095
-_MAX_BLOCK_LEN = 65535
-_MAX_STRIDE = 65535
-_TQUE = 3
-_TBUF = {2: 2, 4: 1}          # SWIGLU_TBUF_NUM_HALF / _BF16 (2), _FLOAT (1)
-_TQUE_GRAD = 5                # XXGLU_BW_TQUE_NUM
-_TBUF_GRAD = {2: 5, 4: 2}     # SWIGLU_BW_TBUF_NUM_HALF / _BF16 (5), _FLOAT (2)
+MAX_BLOCK_COUNT = 4095
+MAX_BLOCK_LEN = 65535
+MAX_STRIDE = 65535
+TQUE = 3
+TBUF = {2: 2, 4: 1}          # SWIGLU_TBUF_NUM_HALF / _BF16 (2), _FLOAT (1)
+TQUE_GRAD = 5                # XXGLU_BW_TQUE_NUM
+TBUF_GRAD = {2: 5, 4: 2}     # SWIGLU_BW_TBUF_NUM_HALF / _BF16 (5), _FLOAT (2)
 TILING_KEYS = {"float32": 0, "float16": 1, "bfloat16": 27}
 
 
@@ -86,8 +86,8 @@ class _Calc:
 
     def single_row(self, c):     # MustBeSingleBaseRowLen: the stride between rows exceeds DataCopy's
         if self.aligned:
-            return 2 * self.col_len - c > _MAX_STRIDE * self.ub_min
-        return (2 * self.col_len - c) * self.dsize > _MAX_STRIDE
+            return 2 * self.col_len - c > MAX_STRIDE * self.ub_min
+        return (2 * self.col_len - c) * self.dsize > MAX_STRIDE
 
     def save(self, r, c, opt):   # SaveOptBaseShape
         if r == 0 or c == 0:
@@ -102,21 +102,21 @@ class _Calc:
 
     def best(self, ub_size, buffers):   # CalcUbMaxTileLen, CalcOptBaseShape
         if self.grad:    # GetBufferNumAndDataLenPerUB, SWIGLU_GRAD_SINGLE
-            single = buffers * _TQUE_GRAD * self.dsize + _TBUF_GRAD[self.dsize] * 4
+            single = buffers * TQUE_GRAD * self.dsize + TBUF_GRAD[self.dsize] * 4
         else:
-            single = buffers * _TQUE * self.dsize + _TBUF[self.dsize] * 4
+            single = buffers * TQUE * self.dsize + TBUF[self.dsize] * 4
         max_tile = _align_down(ub_size // single, self.ub_min)
         if max_tile == 0:    # not one 32-byte block per buffer fits in the UB
             return None
         opt = {}
         c = min(self.col_len, max_tile)
-        c = min(c, _MAX_BLOCK_LEN if self.aligned else _MAX_BLOCK_LEN // self.dsize)
+        c = min(c, MAX_BLOCK_LEN if self.aligned else MAX_BLOCK_LEN // self.dsize)
         if self.col_len > c > self.pack:
             c = _align_down(c, self.pack)
         if self.single_row(c):
             self.save(1, c, opt)
             return opt
-        row_up = min(self.row_len, _MAX_BLOCK_COUNT)
+        row_up = min(self.row_len, MAX_BLOCK_COUNT)
         while True:
             r = min(max_tile // _align_up(c, self.ub_min), row_up)
             if r < 1 or (r > 1 and self.single_row(c)):

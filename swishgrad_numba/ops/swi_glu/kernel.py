@@ -61,7 +61,7 @@ def _stream(t: SwiGluTiling, rows: int, cols: int, code16: int) -> np.ndarray:
     return np.array(out, dtype=np.int64).reshape(-1, O.FIELDS)
 
 
-def _kinds(t: SwiGluTiling):
+def tile_kinds(t: SwiGluTiling):
     """The tile kinds that occur, as (rows, cols)."""
     rows = [t.base_row_len] * (t.row_len // t.base_row_len > 0) + [t.row_len % t.base_row_len] * bool(
         t.row_len % t.base_row_len)
@@ -72,14 +72,14 @@ def _kinds(t: SwiGluTiling):
 
 def row_program(t: SwiGluTiling) -> RowProgram:
     code16 = 0 if t.dtype == "float32" else dtype_info(t.dtype).code
-    kinds = _kinds(t)
+    kinds = tile_kinds(t)
     streams = [_stream(t, r, c, code16) for r, c in kinds]
     return RowProgram(streams, np.array([-1.0, 1.0], np.float32), 4 * t.tile_length)
 
 
 def schedule(t: SwiGluTiling, segments: np.ndarray):
     """Each core's tiles in ``SWIGLU_SINGLE_PROCESS``'s order: tileIdx = core, core + blockDim, ..."""
-    kinds = {k: i for i, k in enumerate(_kinds(t))}
+    kinds = {k: i for i, k in enumerate(tile_kinds(t))}
     col_tiles = -(-t.col_len // t.base_col_len)
     xs, ys = int(segments[X, 0]), int(segments[Y, 0])
     tiles, core_ptr = [], [0]

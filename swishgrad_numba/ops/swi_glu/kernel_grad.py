@@ -16,7 +16,7 @@ from ...dtypes import dtype_info
 from ...engine import opcodes as O
 from ...engine.rows import RowProgram
 from .host import SwiGluTiling
-from .kernel import _kinds
+from .kernel import tile_kinds
 
 __all__ = ["row_program_grad", "schedule_grad", "run_grad"]
 
@@ -69,13 +69,13 @@ def _stream(t: SwiGluTiling, rows: int, cols: int, code16: int) -> np.ndarray:
 
 def row_program_grad(t: SwiGluTiling) -> RowProgram:
     code16 = 0 if t.dtype == "float32" else dtype_info(t.dtype).code
-    streams = [_stream(t, r, c, code16) for r, c in _kinds(t)]
+    streams = [_stream(t, r, c, code16) for r, c in tile_kinds(t)]
     return RowProgram(streams, np.array([-1.0, 1.0], np.float32), 7 * t.tile_length)
 
 
 def schedule_grad(t: SwiGluTiling, segments: np.ndarray):
     """The forward's order (tile ``i`` on core ``i mod blockDim``), three bases per tile."""
-    kinds = {k: i for i, k in enumerate(_kinds(t))}
+    kinds = {k: i for i, k in enumerate(tile_kinds(t))}
     col_tiles = -(-t.col_len // t.base_col_len)
     xs, ls, ms = (int(segments[i, 0]) for i in range(3))
     tiles, core_ptr = [], [0]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._torch_support import (NO_TORCH, batch_first, check_tensor, eager, missing_torch, platform_argument,
+from ...faces.torch_support import (NO_TORCH, batch_first, check_tensor, eager, missing_torch, platform_argument,
                                tensor_from_numpy, tensor_to_numpy, torch)
 from ...dtypes import bfloat16
 from ...platform import Platform, modelled_platform

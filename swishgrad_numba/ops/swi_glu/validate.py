@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .host import (_MAX_BLOCK_COUNT, _MAX_BLOCK_LEN, _MAX_STRIDE, _TBUF, _TBUF_GRAD, _TQUE, _TQUE_GRAD, TILING_KEYS,
+from .host import (MAX_BLOCK_COUNT, MAX_BLOCK_LEN, MAX_STRIDE, TBUF, TBUF_GRAD, TQUE, TQUE_GRAD, TILING_KEYS,
                    SwiGluTiling, split_lengths)
 
 __all__ = ["SwiGluValidation", "validate_tiling", "with_fields"]
@@ -53,8 +53,8 @@ def with_fields(t: SwiGluTiling, changes: dict) -> SwiGluTiling:
 
 def _stride_overflows(t: SwiGluTiling, cols: int) -> bool:
     if t.col_len % t.ub_min_block == 0:
-        return 2 * t.col_len - cols > _MAX_STRIDE * t.ub_min_block
-    return (2 * t.col_len - cols) * t.dsize > _MAX_STRIDE
+        return 2 * t.col_len - cols > MAX_STRIDE * t.ub_min_block
+    return (2 * t.col_len - cols) * t.dsize > MAX_STRIDE
 
 
 def validate_tiling(t: SwiGluTiling, x_shape, dim: int, platform, grad: bool = False) -> SwiGluValidation:
@@ -73,19 +73,19 @@ def validate_tiling(t: SwiGluTiling, x_shape, dim: int, platform, grad: bool = F
                    f"{'' if t.col_len % t.ub_min_block == 0 else 'not '}whole 32-byte blocks")
     if t.is_double_buffer not in (0, 1):
         out.append(f"is_double_buffer = {t.is_double_buffer}: 0 or 1")
-    if not 1 <= t.base_row_len <= min(t.row_len, _MAX_BLOCK_COUNT):
-        out.append(f"base_row_len = {t.base_row_len}: 1 to min(row_len, {_MAX_BLOCK_COUNT}) rows")
-    limit = _MAX_BLOCK_LEN if t.is_32b_aligned else _MAX_BLOCK_LEN // t.dsize
+    if not 1 <= t.base_row_len <= min(t.row_len, MAX_BLOCK_COUNT):
+        out.append(f"base_row_len = {t.base_row_len}: 1 to min(row_len, {MAX_BLOCK_COUNT}) rows")
+    limit = MAX_BLOCK_LEN if t.is_32b_aligned else MAX_BLOCK_LEN // t.dsize
     if not 1 <= t.base_col_len <= min(t.col_len, limit):
         out.append(f"base_col_len = {t.base_col_len}: 1 to min(col_len, {limit}) columns (DataCopy's block length)")
     if out:
         return SwiGluValidation(t.block_dim, 0, tuple(out))
     if t.base_row_len > 1 and _stride_overflows(t, min(t.base_col_len, t.col_len)):
         out.append(f"base_row_len = {t.base_row_len} rows of {t.base_col_len}: the gap between rows exceeds "
-                   f"DataCopy's stride ({_MAX_STRIDE}); one row per tile only")
+                   f"DataCopy's stride ({MAX_STRIDE}); one row per tile only")
     buffers = 2 if t.is_double_buffer else 1
-    per_elem = (buffers * _TQUE_GRAD * t.dsize + _TBUF_GRAD[t.dsize] * 4 if grad
-                else buffers * _TQUE * t.dsize + _TBUF[t.dsize] * 4)
+    per_elem = (buffers * TQUE_GRAD * t.dsize + TBUF_GRAD[t.dsize] * 4 if grad
+                else buffers * TQUE * t.dsize + TBUF[t.dsize] * 4)
     need = t.tile_length * per_elem
     if need > platform.ub_size:
         out.append(f"a tile of {t.base_row_len} x {t.base_col_len} needs {need} bytes of UB "

@@ -10,13 +10,13 @@ import functools
 
 import numpy as np
 
-from . import kernel, runtime
-from .arguments import check_array, check_out, check_platform_for
+from .. import kernel, runtime
+from ..arguments import check_array, check_out, check_platform_for
 from .broadcast_pair import broadcast_pair
-from .dtypes import DTypeInfo, dtype_info
-from .ops import gelu as gelu_op
-from .ops import gelu_grad as gelu_grad_op
-from .platform import Platform
+from ..dtypes import DTypeInfo, dtype_info
+from ..ops import gelu as gelu_op
+from ..ops import gelu_grad as gelu_grad_op
+from ..platform import Platform
 
 __all__ = ["gelu", "gelu_backward"]
 

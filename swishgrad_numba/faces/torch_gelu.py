@@ -9,7 +9,7 @@ on, when it calls ``aclnnGeluV2(self, approximate_mode, out)``; ``torch_npu.npu_
 calls aclnnGeluV2 (``NPUGeluKernelNpuOpApi.cpp``). So ``GELU()`` keeps torch_npu's default dispatch, and
 naming ``approximate`` selects the V2 operators (the compatible path and ``npu_gelu``).
 
-One row of :data:`swishgrad_numba._torch_family.ACTIVATIONS` (the machinery is that module's); the
+One row of :data:`swishgrad_numba.faces.torch_family.ACTIVATIONS` (the machinery is that module's); the
 second order is ``ggx * g * s''(x)`` in float64, rounded once, with ``s'`` what the backward kernels
 compute: the derivative of ``x * sigmoid(a x + b x^3)`` with GeluGrad's float32 constants
 (:func:`swishgrad_numba.ops.gelu_grad.sigmoid_argument`; on the A2 that is not the forward kernel's own
@@ -18,13 +18,13 @@ function, whose cubic coefficient differs). Re-exported by
 """
 from __future__ import annotations
 
-from ._torch_family import ACTIVATIONS, Activation, ActivationFunction, check_torch_platform
-from .gelu_functions import gelu, gelu_backward
-from .gelu_v2_functions import gelu_backward_v2, gelu_v2
-from .ops.gelu_grad import sigmoid_argument
-from .ops.gelu_v2 import APPROXIMATIONS, approximate_code, approximate_of_code
-from .platform import ASCEND950_PLATFORM, Platform
-from ._torch_support import check_tensor, eager, missing_torch, torch
+from .torch_family import ACTIVATIONS, Activation, ActivationFunction, check_torch_platform
+from .gelu import gelu, gelu_backward
+from .gelu_v2 import gelu_backward_v2, gelu_v2
+from ..ops.gelu_grad import sigmoid_argument
+from ..ops.gelu_v2 import APPROXIMATIONS, approximate_code, approximate_of_code
+from ..platform import ASCEND950_PLATFORM, Platform
+from .torch_support import check_tensor, eager, missing_torch, torch
 
 __all__ = ["GELU"]
 

@@ -11,13 +11,13 @@ import functools
 
 import numpy as np
 
-from .arguments import check_array, check_out, check_platform_for
+from ..arguments import check_array, check_out, check_platform_for
 from .broadcast_pair import broadcast_pair
-from .dtypes import DTypeInfo, dtype_info
-from .ops import gelu_grad_v2 as grad_op
-from .ops import gelu_v2 as gelu_v2_op
-from .ops.call import host_tiling
-from .platform import Platform
+from ..dtypes import DTypeInfo, dtype_info
+from ..ops import gelu_grad_v2 as grad_op
+from ..ops import gelu_v2 as gelu_v2_op
+from ..ops.call import host_tiling
+from ..platform import Platform
 
 __all__ = ["gelu_v2", "gelu_backward_v2"]
 

@@ -29,18 +29,18 @@ from typing import Callable
 
 import numpy as np
 
-from .api import swish_backward
-from .arguments import check_platform_for
-from .forward import silu as silu_numpy
-from .forward import swish as swish_numpy
-from .ops.silu_grad import silu_backward
-from .ops.fast_gelu_api import fast_gelu as fast_gelu_numpy
-from .ops.fast_gelu_api import fast_gelu_backward as fast_gelu_backward_numpy
-from .platform import Platform
-from ._torch_support import (
+from .swish_grad import swish_backward
+from ..arguments import check_platform_for
+from .swish import silu as silu_numpy
+from .swish import swish as swish_numpy
+from ..ops.silu_grad import silu_backward
+from ..ops.fast_gelu_api import fast_gelu as fast_gelu_numpy
+from ..ops.fast_gelu_api import fast_gelu_backward as fast_gelu_backward_numpy
+from ..platform import Platform
+from .torch_support import (
     NO_TORCH, batch_first, check_tensor_pair, check_tensor, eager, tensor_from_numpy, missing_torch,
     platform_argument, swish_second_derivative, tensor_to_numpy, torch)
-from ._torch_support import require_torch, torch_beta32
+from .torch_support import require_torch, torch_beta32
 
 __all__ = ["ACTIVATIONS", "Activation", "ActivationBackwardFunction", "ActivationFunction", "SiLU", "Swish",
            "silu", "silu_backward_torch", "FastGELU", "pair_platform", "plain_module", "plain_functions"]
@@ -341,8 +341,8 @@ def pair_platform(forward_op: str, backward_op: str):
     """The platform a module of two operators runs by default: the A2 reference platform where both have a
     kernel there, else the Ascend 950 (read from the registry when the module is made, so a kernel
     registered later is picked up)."""
-    from .ops.registry import get_operator
-    from .platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM
+    from ..ops.registry import get_operator
+    from ..platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM
 
     if all(get_operator(op).kernel_refusal(REFERENCE_PLATFORM) is None for op in (forward_op, backward_op)):
         return REFERENCE_PLATFORM

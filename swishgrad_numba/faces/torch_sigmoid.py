@@ -3,7 +3,7 @@
 :class:`Sigmoid` and :func:`sigmoid`: the forward pass is aclnnSigmoid's kernel, the gradient
 aclnnSigmoidBackward's, which reads the forward's *output* ``y``: ``gx = SigmoidGrad(g, y)``, bit
 for bit, on the kernel the ``platform`` picks (each in its own multiplication order). Unlike the
-Swish family's (:mod:`._torch_family`), the backward pass here is a function of ``(g, y)``, so the
+Swish family's (:mod:`.torch_family`), the backward pass here is a function of ``(g, y)``, so the
 Function keeps the output, not the input.
 
 Higher derivatives: ``gx = g * y * (1 - y)`` is differentiable again; with respect to ``g`` it is
@@ -15,11 +15,11 @@ anything here then raises the same ImportError as the rest of the integration.
 """
 from __future__ import annotations
 
-from .arguments import check_platform_for
-from .ops.sigmoid import sigmoid as sigmoid_numpy
-from .ops.sigmoid import sigmoid_backward as sigmoid_backward_numpy
-from .platform import Platform
-from ._torch_support import (
+from ..arguments import check_platform_for
+from ..ops.sigmoid import sigmoid as sigmoid_numpy
+from ..ops.sigmoid import sigmoid_backward as sigmoid_backward_numpy
+from ..platform import Platform
+from .torch_support import (
     NO_TORCH, batch_first, check_tensor_pair, check_tensor, eager, tensor_from_numpy, missing_torch,
     platform_argument, tensor_to_numpy, torch)
 

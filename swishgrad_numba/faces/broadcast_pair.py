@@ -11,10 +11,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .arguments import check_array, check_out_like, check_platform_for
-from .dtypes import FLOAT32, DTypeInfo, dtype_info
-from .kernel import broadcast
-from .platform import ARCH_950, Platform
+from ..arguments import check_array, check_out_like, check_platform_for
+from ..dtypes import FLOAT32, DTypeInfo, dtype_info
+from ..kernel import broadcast
+from ..platform import ARCH_950, Platform
 
 __all__ = ["BroadcastPair", "broadcast_pair"]
 

@@ -9,15 +9,15 @@ import dataclasses
 
 import numpy as np
 
-from . import kernel
-from .dtypes import beta_argument, dtype_info
-from .platform import ARCH_950, OVERFLOW_MODES, Platform
-from .tiling import as_tiling_record, tiling_fields
-from .tiling.launch import negative_fields
-from .tiling.operators import is_op_tiling, run_op_tiling
-from .tiling.records import layout_of
-from .ops import swish_grad as swish_grad_op
-from .ops.call import call
+from .. import kernel
+from ..dtypes import beta_argument, dtype_info
+from ..platform import ARCH_950, OVERFLOW_MODES, Platform
+from ..tiling import as_tiling_record, tiling_fields
+from ..tiling.launch import negative_fields
+from ..tiling.operators import is_op_tiling, run_op_tiling
+from ..tiling.records import layout_of
+from ..ops import swish_grad as swish_grad_op
+from ..ops.call import call
 
 __all__ = ["swish_backward", "run_tiling", "MAX_WORK_FACTOR"]
 

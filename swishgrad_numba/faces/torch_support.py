@@ -1,6 +1,6 @@
 """What the PyTorch integration's modules share: the optional import, tensor checks, NumPy views.
 
-:mod:`swishgrad_numba.torch` (SwishGrad's Functions) and :mod:`._torch_family`
+:mod:`swishgrad_numba.torch` (SwishGrad's Functions) and :mod:`.torch_family`
 (the activation modules) both build on these; neither imports the other's
 internals.
 """
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dtypes import DTYPES, bfloat16, to_float32
-from .tiling.host import check_platform
+from ..dtypes import DTYPES, bfloat16, to_float32
+from ..tiling.host import check_platform
 
 __all__ = ["NO_TORCH", "batch_first", "check_tensor", "check_tensor_pair", "eager", "missing_torch",
            "platform_argument", "require_torch", "swish_second_derivative", "tensor_from_numpy", "tensor_to_numpy",

@@ -6,9 +6,9 @@ the registered Swish operator (:mod:`swishgrad_numba.ops.swish`).
 """
 from __future__ import annotations
 
-from .dtypes import beta_argument
-from .ops.call import call
-from .platform import Platform
+from ..dtypes import beta_argument
+from ..ops.call import call
+from ..platform import Platform
 
 __all__ = ["swish", "silu"]
 
