@@ -23,7 +23,9 @@ largest finite, the smallest normal and subnormal), compared bit for bit. Inputs
 orders of the source's inputs, the one under which the most dtypes are equal (reported where not the
 source's own). Attributes: a beta operator's 1.5 on both sides (the read kernel's one float attribute); a
 described operator's defaults, passed to the read kernel by name where it has that attribute; else the read
-kernel's own defaults. One subprocess per compared folder (``--compare-timeout``).
+kernel's own defaults. Where the source's Compute has several variants for a dtype (a tiling key or an
+attribute switch, which ``run`` does not yet pick by itself), each is run, and the cell names the ones equal to
+the package's operator. One subprocess per compared folder x operator (``--compare-timeout``).
 
 Deterministic: folders in sorted order, seeds from the folder's path, results printed in folder order.
 """
@@ -157,6 +159,18 @@ def _attributes(op, package):
     return {}, None
 
 
+def _verdict(found: dict, size: int) -> str:
+    """"equal" or "differ (n of size)"; where the source has several variants (the host picks one, by
+    attribute or tiling key), which of them are equal, or each one's count."""
+    if len(found) == 1:
+        n = next(iter(found.values()))
+        return "equal" if n == 0 else f"differ ({n} of {size})"
+    equal = [v for v, n in found.items() if n == 0]
+    if equal:
+        return f"equal (variant {' / '.join(f'`{v}`' for v in equal)}, of {len(found)})"
+    return "differ (" + ", ".join(f"`{v}` {n}" for v, n in found.items()) + f" of {size})"
+
+
 def child_compare(folder: str, soc, package_name: str) -> dict:
     from swishgrad_numba import ops
     from swishgrad_numba.ops import read_kernel
@@ -176,14 +190,17 @@ def child_compare(folder: str, soc, package_name: str) -> dict:
         for dtype in dtypes:
             arrays = [_inputs(dtype, seed + 7919 * i) for i in range(len(names))]
             try:
-                ours = op.run(**dict(zip(names, arrays)), **mine_attrs, platform=platform)
                 theirs = call(package_name, tuple((names[i], arrays[i]) for i in order), attr32, None, platform)
-                result[dtype] = "equal" if _bits(ours).tobytes() == _bits(theirs).tobytes() else \
-                    f"differ ({int((_bits(ours).reshape(ours.size, -1) != _bits(theirs).reshape(theirs.size, -1)).any(1).sum())}" \
-                    f" of {ours.size})"
+                variants = op.variants(dtype)
+                found = {}
+                for v in variants:
+                    ours = op.run(**dict(zip(names, arrays)), **mine_attrs, platform=platform, variant=v or None)
+                    found[v] = int((_bits(ours).reshape(ours.size, -1)
+                                    != _bits(theirs).reshape(theirs.size, -1)).any(1).sum())
+                result[dtype] = _verdict(found, theirs.size)
             except Exception as exc:  # noqa: BLE001 - recorded, not raised
                 result[dtype] = f"error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:160]
-        score = sum(v == "equal" for v in result.values())
+        score = sum(v.startswith("equal") for v in result.values())
         if best is None or score > best[0]:
             best = (score, order, result)
         if score == len(dtypes):
@@ -272,7 +289,7 @@ def summary(result: dict) -> str:
             continue
         cells = [res["dtypes"].get(d, "") for d in DTYPES]
         n_runs += sum(bool(c) for c in cells)
-        n_equal += sum(c == "equal" for c in cells)
+        n_equal += sum(c.startswith("equal") for c in cells)
         note = "; ".join(x for x in (res["pairing"], ", ".join(f"{k}={v:g}" for k, v in res["attrs"].items())) if x)
         out.append(f"| {rel} | {res['platform']} | {name} | " + " | ".join(cells) + f" | {note} |")
     out.append(f"\n{len(result['compares'])} folder x operator pairs, {n_equal} of {n_runs} dtype runs bit-equal.")

@@ -56,3 +56,11 @@ def test_summary_counts_and_ranks_first_refusals():
     ranked = text.split("First refusal, ranked")[1]
     assert ranked.index("| 2 | `#if` |") < ranked.index("| 1 | `token <` |")
     assert "- d (default): timeout after 1 s" in text
+
+
+def test_a_verdict_names_the_equal_variants_or_each_ones_count():
+    verdict = _script()._verdict
+    assert verdict({"": 0}, 10) == "equal"
+    assert verdict({"": 3}, 10) == "differ (3 of 10)"
+    assert verdict({"k == 0": 0, "k == 1": 4}, 10) == "equal (variant `k == 0`, of 2)"
+    assert verdict({"k == 0": 1, "k == 1": 4}, 10) == "differ (`k == 0` 1, `k == 1` 4 of 10)"
