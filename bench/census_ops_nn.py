@@ -23,9 +23,10 @@ largest finite, the smallest normal and subnormal), compared bit for bit. Inputs
 orders of the source's inputs, the one under which the most dtypes are equal (reported where not the
 source's own). Attributes: a beta operator's 1.5 on both sides (the read kernel's one float attribute); a
 described operator's defaults, passed to the read kernel by name where it has that attribute; else the read
-kernel's own defaults. Where the source's Compute has several variants for a dtype (a tiling key or an
-attribute switch, which ``run`` does not yet pick by itself), each is run, and the cell names the ones equal to
-the package's operator. One subprocess per compared folder x operator (``--compare-timeout``).
+kernel's own defaults, 1.0 for a float attribute with none (Silu: Swish's scale 1). Where the source's
+Compute has several variants for a dtype (a tiling key or an attribute switch, which ``run`` does not yet pick
+by itself), each is run, and the cell names the ones equal to the package's operator (the census's pick, not
+the host's). One subprocess per compared folder x operator (``--compare-timeout``).
 
 Deterministic: folders in sorted order, seeds from the folder's path, results printed in folder order.
 """
@@ -118,8 +119,8 @@ def child_read(folder: str) -> list:
         else:
             op_type, matches = _package_matches(op)
             row.update(status="read", arch=op.architecture, name=op.name, op_type=op_type,
-                       dtypes=[d for d in op.description.dtypes if d in DTYPES], inputs=list(op.description.inputs_read),
-                       matches=matches)
+                       dtypes=[d for d in op.description.dtypes if d in DTYPES],
+                       inputs=list(op.description.inputs_read), matches=matches)
         rows.append(row)
     return rows
 
@@ -156,7 +157,7 @@ def _attributes(op, package):
         mine = {known[k.replace("_", "").lower()]: float(v) for k, v in values.items()
                 if k.replace("_", "").lower() in known}
         return mine, attr32_of(desc, values)
-    return {}, None
+    return {a: 1.0 for a in op.attributes if a not in op.attribute_defaults}, None
 
 
 def _verdict(found: dict, size: int) -> str:
@@ -254,6 +255,28 @@ def census(root, workers: int = 2, timeout: float = 120, compare_timeout: float 
     return {"root": str(root), "folders": folders, "reads": reads, "compares": compares}
 
 
+_KINDS = (
+    (r"^unknown call .*Compare", "a Compare-family call"),
+    (r"^unknown call |^AscendC::", "another call it does not know"),
+    (r"^#include", "an #include it does not follow"),
+    (r"^#if", "a preprocessor conditional around code"),
+    (r"^'.*'$", "a token outside the C++ subset"),
+    (r"^(using|std::|ReinterpretCast|assignment to \*reinterpret)", "a C++ construct outside the subset"),
+    (r"^BroadcastSch", "the BroadcastSch scheduler"),
+    (r"^DAG ", "a DAG node or op it does not read"),
+    (r"^name ", "a name it does not know"),
+    (r"^member ", "a tiling member it does not read"),
+    (r"^a local tensor", "a local tensor at an offset or of a queue"),
+    (r"^a loop|^continue", "a loop"),
+)
+
+
+def kind(construct: str) -> str:
+    """The coarse kind of a refusal's construct (:data:`_KINDS`; the construct itself where none fits)."""
+    import re
+    return next((k for pattern, k in _KINDS if re.search(pattern, construct)), construct)
+
+
 def summary(result: dict) -> str:
     reads, folders = result["reads"], result["folders"]
     attempts = [(rel, row) for rel in folders for row in reads[rel]]
@@ -272,6 +295,9 @@ def summary(result: dict) -> str:
                f"| {len(extra)} |")
     out.append(f"| folders read on some platform | {any_read} | | | {len(folders)} |")
     first = collections.Counter(r["construct"] for _, r in attempts if r["status"] == "refused")
+    kinds = collections.Counter(kind(c) for c in first.elements())
+    out += ["", "First refusal by kind, ranked (every attempt):", "", "| attempts | kind |", "|---|---|"]
+    out += [f"| {n} | {k} |" for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))]
     out += ["", "First refusal, ranked (every attempt):", "", "| attempts | construct |", "|---|---|"]
     out += [f"| {n} | `{c}` |" for c, n in sorted(first.items(), key=lambda kv: (-kv[1], kv[0]))]
     crashed = [(rel, r) for rel, r in attempts if r["status"] == "crashed"]
@@ -304,6 +330,7 @@ def main(argv=None) -> int:
     p.add_argument("--compare-timeout", type=float, default=1200, help="seconds per folder x operator comparison")
     p.add_argument("--json", help="also write the full results here")
     p.add_argument("--no-compare", action="store_true", help="read only: no bit-equality runs")
+    p.add_argument("--summary-of", help="print the summary of a --json file written before (no run)")
     p.add_argument("--child-read", help=argparse.SUPPRESS)
     p.add_argument("--child-compare", nargs=3, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -313,6 +340,9 @@ def main(argv=None) -> int:
     if args.child_compare:
         folder, soc, name = args.child_compare
         print("CENSUS " + json.dumps(child_compare(folder, None if soc == "None" else soc, name)))
+        return 0
+    if args.summary_of:
+        print(summary(json.loads(Path(args.summary_of).read_text())))
         return 0
     if not args.root or not Path(args.root).is_dir():
         p.error(f"root must be an ops-nn checkout folder, got {args.root!r}")

@@ -64,3 +64,12 @@ def test_a_verdict_names_the_equal_variants_or_each_ones_count():
     assert verdict({"": 3}, 10) == "differ (3 of 10)"
     assert verdict({"k == 0": 0, "k == 1": 4}, 10) == "equal (variant `k == 0`, of 2)"
     assert verdict({"k == 0": 1, "k == 1": 4}, 10) == "differ (`k == 0` 1, `k == 1` 4 of 10)"
+
+
+def test_a_refusal_kind_groups_constructs_and_keeps_an_unknown_one_as_it_is():
+    kind = _script().kind
+    assert kind("unknown call AscendC::CompareScalar") == kind("unknown call Compare") == "a Compare-family call"
+    assert kind("unknown call LeakyRelu") == "another call it does not know"
+    assert kind("'<'") == "a token outside the C++ subset"
+    assert kind("#ifdef DTYPE_X") == "a preprocessor conditional around code"
+    assert kind("kernel selu_grad") == "kernel selu_grad"
