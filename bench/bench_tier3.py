@@ -8,7 +8,9 @@ preallocated tensor:
 - ``hardswish`` (the 950's, its only kernel): ``torch.ops.aten.hardswish.out``; ``hardswish_backward`` (the
   A2's): ``torch.ops.aten.hardswish_backward.out``;
 - ``swiglu`` (the A2's, x of rows of 4096 split into halves): ``torch.mul(silu(a), b, out=)``, a and b views of
-  x's halves (silu's result is one temporary).
+  x's halves (silu's result is one temporary);
+- ``relu`` (the A2's): ``torch.ops.aten.relu.out``; ``threshold_backward`` (the A2's, threshold 0, so ReluGrad):
+  ``torch.ops.aten.threshold_backward.grad_input``.
 
 The default run (``python -m pytest``, which passes ``--benchmark-disable``) calls each case once at a tiny size
 as a smoke test. Measured::
@@ -45,7 +47,7 @@ else:
 
 COLS = 4096          # swiglu: x's row length (halves of 2048)
 A2, P950 = sg.REFERENCE_PLATFORM, sg.ASCEND950_PLATFORM
-OPS = ("mish", "mish_backward", "hardswish", "hardswish_backward", "swiglu")
+OPS = ("mish", "mish_backward", "hardswish", "hardswish_backward", "swiglu", "relu", "threshold_backward")
 CASES = [(op, d, n, impl) for op in OPS for d in DTYPES for n in SIZES for impl in ("emulator", "torch")]
 _INPUTS: dict = {}
 
@@ -81,7 +83,8 @@ def _calls(op, d):
         return emu, lambda: torch.mul(torch.nn.functional.silu(a), b, out=ot), out.shape
     out = np.empty_like(x)
     fwd, platform = {"mish": (sg.mish, A2), "mish_backward": (sg.mish_backward, P950),
-                     "hardswish": (sg.hardswish, P950), "hardswish_backward": (sg.hardswish_backward, A2)}[op]
+                     "hardswish": (sg.hardswish, P950), "hardswish_backward": (sg.hardswish_backward, A2),
+                     "relu": (sg.relu, A2), "threshold_backward": (sg.threshold_backward, A2)}[op]
     emu = (lambda: fwd(g, x, out=out, platform=platform)) if op.endswith("_backward") else \
         (lambda: fwd(x, out=out, platform=platform))
     if torch is None:
@@ -92,7 +95,9 @@ def _calls(op, d):
     peer = {"mish": lambda: aten.mish.out(xt, out=ot),
             "mish_backward": lambda: aten.mish_backward(gt, xt),
             "hardswish": lambda: aten.hardswish.out(xt, out=ot),
-            "hardswish_backward": lambda: aten.hardswish_backward.out(gt, xt, out=ot)}[op]
+            "hardswish_backward": lambda: aten.hardswish_backward.out(gt, xt, out=ot),
+            "relu": lambda: aten.relu.out(xt, out=ot),
+            "threshold_backward": lambda: aten.threshold_backward.grad_input(gt, xt, 0.0, grad_input=ot)}[op]
     return emu, peer, x.shape
 
 

@@ -17,7 +17,7 @@
 # # The activations: each kernel's error against the exact function
 #
 # For every activation the package emulates (SiLU, Sigmoid, GELU, FastGELU,
-# LeakyReLU, Softplus, ELU, GELU v2, Mish, Hardswish, forward and backward;
+# LeakyReLU, Softplus, ELU, GELU v2, Mish, Hardswish, ReLU, forward and backward;
 # SwiGlu in its own section at the end), each kernel that runs it (Atlas A2, Ascend 950) and
 # each dtype, this notebook measures the device's output, bit for bit as the
 # emulator computes it, against the function evaluated in float64 and rounded
@@ -114,6 +114,11 @@ ROWS = {
     "hardswish": ("hardswish", "hardswish", lambda x: x * np.clip(x + 3.0, 0.0, 6.0) / 6.0, "x", (-6.0, 6.0)),
     "hardswish_backward": ("hardswish_backward", "hardswish_grad",
                            lambda x: np.where(x < -3, 0.0, np.where(x > 3, 1.0, x / 3.0 + 0.5)), "x", (-6.0, 6.0)),
+    # Relu = max(x, 0); its backward is threshold_backward at threshold 0 (ReluGrad): grad where x > 0, else 0.
+    # The A2's bfloat16 ReluGrad gives 0 * grad everywhere (an upstream bug, reproduced: docs/model.md)
+    "relu": ("relu", "relu", lambda x: np.where(x > 0, x, 0.0), "x", (-8.0, 8.0)),
+    "threshold_backward": ("threshold_backward", "threshold_backward", lambda x: np.where(x > 0, 1.0, 0.0), "x",
+                           (-8.0, 8.0)),
 }
 # the rows whose operator this version of the package registers
 ROWS = {k: v for k, v in ROWS.items() if v[1] in OPERATORS and hasattr(sg, v[0])}

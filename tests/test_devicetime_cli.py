@@ -143,3 +143,28 @@ def test_timeline_best_with_a_file_gains_against_the_files_tiling(tmp_path, caps
     file_us = float(out.split("launch time")[1].split("us")[0])
     assert f"the file's tiling {file_us:.3f} us" in out
     assert fields  # the host's fields are not what the gain is against
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend950"])
+@pytest.mark.parametrize("op", ["relu", "threshold_backward"])
+def test_timeline_relu_and_threshold_backward(op, soc, capsys):
+    # issue 41: both described operators get an estimate on each kernel, over the cores their host tiling gives
+    args = ["--op", op, "--numel", "131072", "--dtype", "bfloat16", "--soc", soc]
+    assert main(["tiling", "--json"] + args) == 0
+    block_dim = json.loads(capsys.readouterr().out)["tiling"]["blockDim"]
+    assert main(["timeline"] + args) == 0
+    out = capsys.readouterr().out
+    walk = ", broadcast walk" if (op, soc) == ("threshold_backward", "ascend950") else ""
+    assert f"{op} bfloat16 numel=131072 on {soc} ({block_dim} cores{walk})" in out
+    assert "launch time" in out and "bottleneck" in out
+    if (op, soc) == ("threshold_backward", "ascend910b"):
+        # the A2 kernels copy whole 256-byte blocks (docs/model.md): a length that is not a multiple of them
+        # overruns the padding, refused unless --allow-invalid
+        short = ["timeline", "--op", op, "--numel", "100000", "--dtype", "bfloat16", "--soc", soc]
+        assert main(short) == 2
+        assert "OVERRUN_BEYOND_PADDING" in capsys.readouterr().err
+        assert main(short + ["--allow-invalid"]) == 0
+        assert "launch time" in capsys.readouterr().out
+    # the integer dtypes aclnn accepts have no device-time model: refused, naming the argument
+    assert main(["timeline", "--op", op, "--numel", "1000", "--dtype", "int32", "--soc", soc]) == 2
+    assert "dtype must be one of" in capsys.readouterr().err
