@@ -7,7 +7,7 @@ from __future__ import annotations
 # How an Axpy rounds is not an operand: the platform's option, which the compiler takes
 from ..platform import AXPY_ROUNDINGS
 
-__all__ = ["DTYPES", "FLOAT_DTYPES", "INT_DTYPES", "MASK_DTYPE", "SIXTEEN_BIT_OPS", "ROUND_MODES", "CMP_MODES", "AXPY_ROUNDINGS", "INSTRUCTIONS", "V"]
+__all__ = ["DTYPES", "FLOAT_DTYPES", "INT_DTYPES", "MASK_DTYPE", "SIXTEEN_BIT_OPS", "ROUNDED_SIXTEEN_BIT_OPS", "ROUND_MODES", "CMP_MODES", "AXPY_ROUNDINGS", "INSTRUCTIONS", "V"]
 
 #: The dtype of a Compare's mask: one value per element, 1 where the comparison holds, else 0. The device
 #: packs a mask one bit per element (``MaskReg``, or a uint8 tensor of bits); element by element that is
@@ -86,3 +86,6 @@ V = _Vocabulary()
 #: guard's 0 and 1). Its mask Casts (float16 <- uint8 CAST_NONE, uint8 <- float16 CAST_RINT) are
 #: :data:`.form.Program.MASK_CASTS`.
 SIXTEEN_BIT_OPS = SIXTEEN_BIT_OPS + ("Add",)
+#: Those of :data:`SIXTEEN_BIT_OPS` whose 16-bit result is rounded, not exact: a kernel read from source
+#: computes them by its own 16-bit model (``read_kernel(sixteen_bit=)``), not as the form's native Add.
+ROUNDED_SIXTEEN_BIT_OPS = ("Add",)

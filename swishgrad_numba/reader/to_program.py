@@ -96,16 +96,23 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
 
     def native(s):
         """A 16-bit instruction as float32 on the exact widenings, narrowed once; None where it is not one."""
-        from ..program.isa import INSTRUCTIONS, SIXTEEN_BIT_OPS
+        from ..program.isa import INSTRUCTIONS, ROUNDED_SIXTEEN_BIT_OPS, SIXTEEN_BIT_OPS
+        from .errors import KernelSourceError
 
         kinds = INSTRUCTIONS.get(s.op, "")
-        if sixteen_bit is None or s.op in SIXTEEN_BIT_OPS or s.op == "Cast" or len(kinds) != len(s.args):
+        exact16 = s.op in SIXTEEN_BIT_OPS and s.op not in ROUNDED_SIXTEEN_BIT_OPS
+        rounded16 = s.op in ROUNDED_SIXTEEN_BIT_OPS    # the form takes it natively: refused here where asked
+        if (sixteen_bit is None and not rounded16) or exact16 or s.op == "Cast" or len(kinds) != len(s.args):
             return None
         tensors = [a for a, k in zip(s.args, kinds) if k in "dDs" and isinstance(a, str) and a in dtypes]
         kinds16 = {dtypes[t] for t in tensors}
         if not kinds16 or not kinds16 <= set(_NARROW) or len(kinds16) != 1:
             return None                   # float32 (or mixed: the form refuses it)
         dt = kinds16.pop()
+        if sixteen_bit is None:
+            at = getattr(s, "at", ("", 0))
+            raise KernelSourceError(at[0], at[1], f"{s.op} on {dt}", "16-bit arithmetic is refused "
+                                    "(sixteen_bit=None)")
         out, args = [], []
         for a, k in zip(s.args, kinds):
             if k in "sD" and a not in [w for w, _ in out]:
@@ -114,8 +121,6 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
                 args.append(widened(a))
             elif k == "k":
                 if not isinstance(a, Constant):
-                    from .errors import KernelSourceError
-
                     at = getattr(s, "at", ("", 0))
                     raise KernelSourceError(at[0], at[1], f"{s.op} on {dt} with the scalar {a}", "an attribute "
                                             f"converted to {dt} is not modelled (a constant is)")
