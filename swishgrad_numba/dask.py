@@ -15,37 +15,23 @@ from __future__ import annotations
 import numpy as np
 
 from .faces import swish_grad as api
-from .arguments import check_array
 from .dtypes import canonical_dtype, to_float32
 from .tiling.host import check_platform
-
-try:  # an optional dependency: swish_backward degrades to a clear error
-    import dask.array as da
-except ImportError:
-    da = None
+# The helpers every Dask face shares (faces/dask_support.py), under the names this module has always used.
+from .faces.dask_support import NO_DASK as _NO_DASK
+from .faces.dask_support import as_dask as _as_dask
+from .faces.dask_support import da, map_broadcast
+from .faces.dask_support import probe as _probe
+from .faces.dask_support import known_shape as _known_shape
+from .faces.dask_support import map_pair as _map_pair
+from .faces.dask_support import map_unary as _map_unary
+from .faces.dask_support import require_dask as _require_dask
 
 __all__ = ["swish_backward"]
-
-_NO_DASK = (
-    "swishgrad_numba.dask needs Dask, which is not installed; "
-    'install it with: pip install "swishgrad_numba[dask]"'
-)
-
 
 def _block(grad_block, x_block, beta, platform):
     """One block: the in-memory emulator on a pair of aligned NumPy blocks."""
     return api.swish_backward(np.asarray(grad_block), np.asarray(x_block), beta, platform=platform)
-
-
-def _as_dask(value, argname: str, chunks):
-    if isinstance(value, da.Array):
-        # A masked Dask array's blocks are masked arrays: refused as the in-memory API refuses one.
-        if isinstance(value._meta, np.ndarray):
-            check_array(value._meta, argname)
-        return value
-    if isinstance(value, np.ndarray):
-        return da.from_array(check_array(value, argname), chunks=chunks)
-    raise TypeError(f"{argname} must be a dask.array.Array or a numpy.ndarray, got {type(value).__name__}")
 
 
 def swish_backward(grad_output, x, beta=1.0, *, platform=None):
@@ -137,73 +123,8 @@ def swish_backward(grad_output, x, beta=1.0, *, platform=None):
 from .faces.swish import silu as _silu_numpy  # noqa: E402
 from .faces.swish import swish as _swish_numpy  # noqa: E402
 from .ops.silu_grad import silu_backward as _silu_backward_numpy  # noqa: E402
-from .platform import Platform  # noqa: E402
 
 __all__ += ["silu", "silu_backward", "swish"]
-
-
-def _probe(arr) -> np.ndarray:
-    """One element of ``arr``'s dtype (none where ``arr`` is empty, as the in-memory call then launches
-    nothing): what the in-memory function is run on when the graph is built, to check everything it checks."""
-    return np.zeros((min(arr.size, 1),), dtype=arr.dtype)
-
-
-def _require_dask():
-    if da is None:
-        raise ImportError(_NO_DASK)
-
-
-def _known_shape(arr, name: str) -> None:
-    if any(np.isnan(size) for size in arr.shape):
-        raise ValueError(f"{name} has unknown chunk sizes {arr.shape}; call {name}.compute_chunk_sizes() first")
-
-
-def _check_platform(platform) -> None:
-    if platform is not None and not isinstance(platform, Platform):
-        raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
-
-
-def _map_unary(numpy_fn, x, token: str, **kwargs):
-    """``numpy_fn(block, **kwargs)`` over the blocks of ``x``, checked first on an empty block."""
-    _require_dask()
-    _check_platform(kwargs.get("platform"))
-    xs = _as_dask(x, "x", "auto")
-    _known_shape(xs, "x")
-    dtype = numpy_fn(_probe(xs), **kwargs).dtype
-    return da.map_blocks(_unary_block, xs, numpy_fn=numpy_fn, kwargs=kwargs, dtype=dtype,
-                         meta=np.empty((0,) * xs.ndim, dtype=dtype), token=token)
-
-
-def _unary_block(x_block, numpy_fn, kwargs):
-    return numpy_fn(np.asarray(x_block), **kwargs)
-
-
-def _map_pair(numpy_fn, grad_output, x, token: str, **kwargs):
-    """``numpy_fn(grad_block, x_block, **kwargs)`` over aligned blocks of two arrays of one shape."""
-    _require_dask()
-    _check_platform(kwargs.get("platform"))
-    arrays = []
-    for name, value, other in (("grad_output", grad_output, x), ("x", x, grad_output)):
-        chunks = other.chunks if isinstance(other, da.Array) and isinstance(value, np.ndarray) \
-            and other.shape == value.shape else "auto"
-        arrays.append(_as_dask(value, name, chunks))
-    g, xs = arrays
-    numpy_fn(np.empty((0,), dtype=g.dtype), np.empty((0,), dtype=xs.dtype), **kwargs)   # the dtypes first
-    _known_shape(g, "grad_output")
-    _known_shape(xs, "x")
-    if g.shape != xs.shape:
-        raise ValueError(f"grad_output and x must have the same shape, got {g.shape} and {xs.shape}")
-    dtype = numpy_fn(_probe(g), _probe(xs), **kwargs).dtype
-    if g.chunks != xs.chunks:
-        # The common refinement of both chunkings: every block pair aligned.
-        index = tuple(range(xs.ndim))
-        _, (g, xs) = da.core.unify_chunks(g, index, xs, index)
-    return da.map_blocks(_pair_block, g, xs, numpy_fn=numpy_fn, kwargs=kwargs, dtype=dtype,
-                         meta=np.empty((0,) * xs.ndim, dtype=dtype), token=token)
-
-
-def _pair_block(grad_block, x_block, numpy_fn, kwargs):
-    return numpy_fn(np.asarray(grad_block), np.asarray(x_block), **kwargs)
 
 
 def swish(x, beta=1.0, *, platform=None):
@@ -355,21 +276,8 @@ def described(name: str):
         kw = {k: v for k, v in bound.arguments.items() if k not in names}
         if len(names) == 1:
             return _map_unary(numpy_fn, bound.arguments[names[0]], desc.functional, **kw)
-        _require_dask()
-        arrays = [_as_dask(bound.arguments[n], n, "auto") for n in names]
-        for n, a in zip(names, arrays):
-            _known_shape(a, n)
-        # the in-memory checks (dtypes, ranks, attributes, platform) on empty arrays of the inputs' ranks
-        numpy_fn(*(np.empty((0,) * a.ndim, dtype=a.dtype) for a in arrays), **kw)
-        shapes = [a.shape for a in arrays]
-        if desc.broadcast and len(set(shapes)) > 1:
-            try:
-                np.broadcast_shapes(*shapes)
-            except ValueError:
-                raise ValueError(f"{' and '.join(names)} must broadcast against each other, got "
-                                 f"{' and '.join(map(str, shapes))}") from None
-            arrays = da.broadcast_arrays(*arrays)
-        return _map_pair(numpy_fn, *arrays, desc.functional, **kw)
+        return map_broadcast(numpy_fn, {n: bound.arguments[n] for n in names}, desc.functional,
+                             broadcast=desc.broadcast, **kw)
 
     fn.__name__ = fn.__qualname__ = desc.functional
     fn.__signature__ = sig

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...faces.dask_support import as_dask, da, known_shape, require_dask
 from .api import check_inputs, out_shape
 from .api import swiglu as _swiglu_numpy
 from .api import swiglu_backward as _swiglu_backward_numpy
@@ -30,31 +31,29 @@ def _grad_block(g_block, x_block, d, platform):
 
 
 def _prepared(x, dim):
-    from ... import dask as sgd
-
-    sgd._require_dask()
-    xs = sgd._as_dask(x, "x", "auto")
-    sgd._known_shape(xs, "x")
+    require_dask()
+    xs = as_dask(x, "x", "auto")
+    known_shape(xs, "x")
     d, _ = check_inputs(np.broadcast_to(np.zeros((), xs.dtype), xs.shape), dim)   # x's own shape in messages
-    return sgd, xs.rechunk({d: -1}), d
+    return xs.rechunk({d: -1}), d
 
 
 def swiglu(x, dim=-1, *, platform=None):
     """SwiGlu of a Dask (or NumPy) array, block by block with ``dim`` whole: :func:`swishgrad_numba.swiglu`
     bit for bit; a lazy array of x's dtype, x's shape with ``dim`` halved."""
-    sgd, xs, d = _prepared(x, dim)
+    xs, d = _prepared(x, dim)
     _swiglu_numpy(_probe(xs.shape, d, xs.dtype), d, platform=platform)
     chunks = tuple((s // 2,) if i == d else c for i, (s, c) in enumerate(zip(xs.shape, xs.chunks)))
-    return sgd.da.map_blocks(_swiglu_block, xs, d=d, platform=platform, dtype=xs.dtype, chunks=chunks,
+    return da.map_blocks(_swiglu_block, xs, d=d, platform=platform, dtype=xs.dtype, chunks=chunks,
                              meta=np.empty((0,) * xs.ndim, xs.dtype), token="swiglu")
 
 
 def swiglu_backward(grad_output, x, dim=-1, *, platform=None):
     """grad_x of SwiGlu over Dask (or NumPy) arrays, block by block with ``dim`` whole (grad_output's blocks
     aligned to x's): :func:`swishgrad_numba.swiglu_backward` bit for bit; a lazy array of x's shape and dtype."""
-    sgd, xs, d = _prepared(x, dim)
-    g = sgd._as_dask(grad_output, "grad_output", "auto")
-    sgd._known_shape(g, "grad_output")
+    xs, d = _prepared(x, dim)
+    g = as_dask(grad_output, "grad_output", "auto")
+    known_shape(g, "grad_output")
     want = out_shape(xs.shape, d)
     if g.dtype != xs.dtype:
         raise TypeError(f"grad_output.dtype must be x's ({xs.dtype}), got {g.dtype}")
@@ -63,5 +62,5 @@ def swiglu_backward(grad_output, x, dim=-1, *, platform=None):
     probe = _probe(xs.shape, d, xs.dtype)
     _swiglu_backward_numpy(np.zeros(out_shape(probe.shape, d), xs.dtype), probe, d, platform=platform)
     g = g.rechunk(tuple(-1 if i == d else c for i, c in enumerate(xs.chunks)))
-    return sgd.da.map_blocks(_grad_block, g, xs, d=d, platform=platform, dtype=xs.dtype, chunks=xs.chunks,
+    return da.map_blocks(_grad_block, g, xs, d=d, platform=platform, dtype=xs.dtype, chunks=xs.chunks,
                              meta=np.empty((0,) * xs.ndim, xs.dtype), token="swiglu_backward")
