@@ -1,0 +1,149 @@
+"""The Ascend 950 SwiGluGrad kernel (issue 41): its Compute as a program, run on the row machine over the
+walk of :mod:`.host_950`.
+
+The Compute (``op_kernel/arch35/swi_glu_grad_base.h:186-204``, one MicroAPI loop; beta = -1, a member
+``beta_``): a, b and yGrad loaded as float32 (16-bit widened exactly, :121-132), then
+
+    Muls(dstB, srcA, beta); Exp(dstB, dstB); Adds(dstB, dstB, -beta); Duplicate(dstA, -beta);
+    Div(dstB, dstA, dstB)                                   # sig
+    Muls(dstA, dstB, beta); Adds(dstA, dstA, -beta); Mul(dstA, dstA, srcA); Adds(dstA, dstA, -beta);
+    Mul(tempReg, grad, dstB); Mul(dstA, dstA, tempReg); Mul(dstA, dstA, srcB)     # grad_a
+    Mul(dstB, dstB, grad); Mul(dstB, dstB, srcA)            # grad_b
+
+stored (16-bit narrowed with CAST_RINT, :139-150). One order for every dtype. Its mask is made once before
+the loop (``UpdateMask(calcCount)``): every lane past dataCount in the last vector is computed too, into
+UB that is never copied out; no bit of the result depends on it.
+
+:func:`programs` gives the Compute in the program form, one program per output (the form has one output);
+the row streams run :data:`COMPUTE`, the same instructions, once for both outputs. A 16-bit input's widening
+is no instruction on the row machine (global memory holds the 16-bit values as the float32 numbers they are).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...dtypes import dtype_info
+from ...engine import opcodes as O
+from ...engine.rows import RowProgram
+from ...program.elementwise import elementwise
+from ...program.form import V
+from .host_950 import GluBaseTiling, loops
+
+__all__ = ["COMPUTE", "programs", "row_program_950", "schedule_950", "run_grad_950", "tile_kinds_950"]
+
+X, L, M = range(3)                       # global segments: x, yGrad, grad_x
+_BETA, _NEG_BETA = -1.0, 1.0
+
+COMPUTE = (
+    V.Muls("dstB", "srcA", _BETA), V.Exp("dstB", "dstB"), V.Adds("dstB", "dstB", _NEG_BETA),
+    V.Duplicate("dstA", _NEG_BETA), V.Div("dstB", "dstA", "dstB"),
+    V.Muls("dstA", "dstB", _BETA), V.Adds("dstA", "dstA", _NEG_BETA), V.Mul("dstA", "dstA", "srcA"),
+    V.Adds("dstA", "dstA", _NEG_BETA), V.Mul("tempReg", "grad", "dstB"), V.Mul("dstA", "dstA", "tempReg"),
+    V.Mul("dstA", "dstA", "srcB"),
+    V.Mul("dstB", "dstB", "grad"), V.Mul("dstB", "dstB", "srcA"),
+)
+_INPUTS = (("x_a", "srcA"), ("x_b", "srcB"), ("y_grad", "grad"))
+_ROW_OPS = {"Muls": "R_MULS", "Adds": "R_ADDS", "Exp": "R_EXP", "Duplicate": "R_DUP", "Div": "R_DIV",
+            "Mul": "R_MUL"}
+_SLOTS = ("srcA", "srcB", "grad", "dstA", "dstB", "tempReg")
+
+
+def programs(dtype: str) -> tuple:
+    """(grad_a's program, grad_b's): the Compute in the program form, 16-bit widened and narrowed."""
+    return tuple(elementwise(f"SwiGluGrad950{part}", _INPUTS, COMPUTE, f"dst{part}", dtype, "CAST_RINT",
+                             output=f"out_{part.lower()}") for part in ("A", "B"))
+
+
+def _scalars() -> np.ndarray:
+    values = []
+    for step in COMPUTE:
+        for s in step.scalars():
+            if float(s.f32) not in values:
+                values.append(float(s.f32))
+    return np.array(values, np.float32)
+
+
+_SCALARS = _scalars()
+
+
+def tile_kinds_950(t: GluBaseTiling) -> list:
+    """The loop shapes that occur, (rows, cols, padded), in order of first use."""
+    kinds = []
+    for core in range(t.used_core_num):
+        for _a, _g, r, c, padded in loops(t, core):
+            if (r, c, padded) not in kinds:
+                kinds.append((r, c, padded))
+    return kinds
+
+
+def _pitch(t: GluBaseTiling, cols: int, padded: bool) -> int:
+    block = 32 // t.dsize
+    return -(-cols // block) * block if padded else cols
+
+
+def _stream(t: GluBaseTiling, rows: int, cols: int, padded: bool, slot: int, code16: int) -> np.ndarray:
+    out = []
+
+    def emit(name, dst=0, src0=0, src1=0, count=1, k0=0, mode=0):
+        out.append([O.ROW_OPCODES[name], dst, src0, src1, count, k0, 0, mode])
+
+    at = {name: i * slot for i, name in enumerate(_SLOTS)}
+    pitch = _pitch(t, cols, padded)
+    count, total = rows * pitch, 2 * t.col_total
+    for r in range(rows):                # CopyIn: a, b (MoveAlign: two strided copies; UbRearrange: x's rows,
+        emit("R_GM_IN", at["srcA"] + r * pitch, r * total, count=cols, mode=X)     # split in UB)
+        emit("R_GM_IN", at["srcB"] + r * pitch, r * total + t.col_total, count=cols, mode=X)
+    if padded:
+        for r in range(rows):
+            emit("R_GM_IN", at["grad"] + r * pitch, r * t.col_total, count=cols, mode=L)
+    else:                                # whole rows: yGrad is one block
+        emit("R_GM_IN", at["grad"], 0, count=rows * cols, mode=L)
+    scalar = {float(v): i for i, v in enumerate(_SCALARS)}
+    for step in COMPUTE:
+        args = [at[a] for a in step.args if isinstance(a, str)]
+        k = scalar[float(step.scalars()[0].f32)] if step.scalars() else 0
+        if step.op == "Duplicate":
+            emit("R_DUP", args[0], count=count, k0=k)
+        else:
+            emit(_ROW_OPS[step.op], args[0], args[1], args[2] if len(args) > 2 else 0, count, k)
+    if code16:                           # StoreOneTensor's CAST_RINT
+        emit("R_CAST_RINT", at["dstA"], at["dstA"], count=count, mode=code16)
+        emit("R_CAST_RINT", at["dstB"], at["dstB"], count=count, mode=code16)
+    for r in range(rows):                # CopyOut: grad_a to a's place, grad_b to b's
+        emit("R_GM_OUT", r * total, at["dstA"] + r * pitch, count=cols, mode=M)
+        emit("R_GM_OUT", r * total + t.col_total, at["dstB"] + r * pitch, count=cols, mode=M)
+    return np.array(out, dtype=np.int64).reshape(-1, O.FIELDS)
+
+
+def row_program_950(t: GluBaseTiling, kinds=None) -> RowProgram:
+    kinds = tile_kinds_950(t) if kinds is None else kinds
+    code16 = 0 if t.dtype == "float32" else dtype_info(t.dtype).code
+    slot = max([r * _pitch(t, c, p) for r, c, p in kinds] + [1])
+    streams = [_stream(t, r, c, p, slot, code16) for r, c, p in kinds]
+    return RowProgram(streams, _SCALARS, len(_SLOTS) * slot)
+
+
+def schedule_950(t: GluBaseTiling, segments: np.ndarray, kinds=None):
+    """Each core's UB loops in order, three global bases per loop (x, yGrad, grad_x)."""
+    kinds = {k: i for i, k in enumerate(tile_kinds_950(t) if kinds is None else kinds)}
+    xs, ls, ms = (int(segments[i, 0]) for i in range(3))
+    tiles, core_ptr = [], [0]
+    for core in range(t.used_core_num):
+        for a, g, r, c, padded in loops(t, core):
+            tiles.append((kinds[r, c, padded], xs + a, ls + g, ms + a))
+        core_ptr.append(len(tiles))
+    return np.array(tiles, dtype=np.int64).reshape(-1, 4), np.array(core_ptr, dtype=np.int64)
+
+
+def run_grad_950(grad_output: np.ndarray, x: np.ndarray, t: GluBaseTiling) -> np.ndarray:
+    """grad_x (x's flat layout and dtype) on the row machine."""
+    nx, nl = 2 * t.row_total * t.col_total, t.row_total * t.col_total
+    segments = np.array([[0, nx], [nx, nl], [nx + nl, nx]], dtype=np.int64)
+    gm = np.empty(2 * nx + nl, dtype=np.float32)
+    gm[:nx] = np.ascontiguousarray(x).reshape(-1).astype(np.float32)                 # exact widening
+    gm[nx:nx + nl] = np.ascontiguousarray(grad_output).reshape(-1).astype(np.float32)
+    kinds = tile_kinds_950(t)
+    tiles, core_ptr = schedule_950(t, segments, kinds)
+    row_program_950(t, kinds).run(gm, segments, tiles, core_ptr)
+    with np.errstate(all="ignore"):
+        return gm[nx + nl:].astype(x.dtype)
