@@ -73,3 +73,28 @@ def swiglu_grad_a2_ref(grad_output, x, dim=-1):
             m = (m * bw).astype(F32)                         # Mul(m, m, b)
         out = np.concatenate([m, n], axis=1)
         return out.astype(x.dtype).reshape(x.shape)          # 16-bit: CAST_RINT
+
+
+def swiglu_grad_950_ref(grad_output, x, dim=-1):
+    """The Ascend 950 SwiGluGrad Compute (``arch35/swi_glu_grad_base.h:186-204``, beta = -1, one order for every
+    dtype; loads widen exactly, stores narrow with CAST_RINT): grad_x."""
+    a, b, d = split(x, dim)
+    grad = np.ascontiguousarray(grad_output).reshape(a.shape).astype(F32)
+    src_a, src_b = a.astype(F32), b.astype(F32)
+    with np.errstate(all="ignore"):
+        dst_b = (src_a * F32(-1.0)).astype(F32)              # Muls(dstB, srcA, beta)
+        dst_b = ref_exp_f32(dst_b)                           # Exp(dstB, dstB)
+        dst_b = (dst_b + F32(1.0)).astype(F32)               # Adds(dstB, dstB, -beta)
+        dst_a = np.full_like(dst_b, F32(1.0))                # Duplicate(dstA, -beta)
+        dst_b = (dst_a / dst_b).astype(F32)                  # Div(dstB, dstA, dstB): sig
+        dst_a = (dst_b * F32(-1.0)).astype(F32)              # Muls(dstA, dstB, beta)
+        dst_a = (dst_a + F32(1.0)).astype(F32)               # Adds(dstA, dstA, -beta)
+        dst_a = (dst_a * src_a).astype(F32)                  # Mul(dstA, dstA, srcA)
+        dst_a = (dst_a + F32(1.0)).astype(F32)               # Adds(dstA, dstA, -beta)
+        temp = (grad * dst_b).astype(F32)                    # Mul(tempReg, grad, dstB)
+        dst_a = (dst_a * temp).astype(F32)                   # Mul(dstA, dstA, tempReg)
+        dst_a = (dst_a * src_b).astype(F32)                  # Mul(dstA, dstA, srcB)
+        dst_b = (dst_b * grad).astype(F32)                   # Mul(dstB, dstB, grad)
+        dst_b = (dst_b * src_a).astype(F32)                  # Mul(dstB, dstB, srcA)
+        out = np.concatenate([dst_a, dst_b], axis=1)
+        return out.astype(x.dtype).reshape(x.shape)          # StoreOneTensor: CAST_RINT (NO_SAT)

@@ -18,8 +18,11 @@ from ...platform import Platform, modelled_platform, unmodelled_soc
 from .host import SwiGluTiling, swiglu_tiling
 from .kernel import run
 from .kernel_grad import run_grad
+from .host_950 import GluBaseTiling, swiglu_grad_tiling_950
+from .kernel_grad_950 import run_grad_950
 
-__all__ = ["swiglu", "swiglu_backward", "check_inputs", "out_shape", "tiling_for", "MODELLED_SOCS", "socs_refusal"]
+__all__ = ["swiglu", "swiglu_backward", "check_inputs", "out_shape", "tiling_for", "grad_tiling", "run_grad_any",
+           "MODELLED_SOCS", "socs_refusal"]
 
 _FLOATS = ("float32", "float16", "bfloat16")
 #: The SoC families whose SwiGlu kernel is modelled: the A2 and A3 (swi_glu.cpp) and the 950
@@ -74,6 +77,19 @@ def tiling_for(x_shape, dim: int, dtype, platform=None) -> SwiGluTiling:
     return swiglu_tiling(tuple(x_shape), d, name, platform.ub_size, platform.core_num)
 
 
+def grad_tiling(x_shape, d: int, name: str, platform: Platform):
+    """SwiGluGrad's host tiling of a non-empty x (``d`` normalised) on a modelled platform: the A2's
+    :class:`~.host.SwiGluTiling`, or the 950's :class:`~.host_950.GluBaseTiling`."""
+    if platform.architecture == "a2":
+        return swiglu_tiling(tuple(x_shape), d, name, platform.ub_size, platform.core_num, grad=True)
+    return swiglu_grad_tiling_950(tuple(x_shape), d, name, platform.ub_size, platform.core_num)
+
+
+def run_grad_any(grad_output, x, t):
+    """grad_x (flat) of the kernel the tiling is for."""
+    return run_grad_950(grad_output, x, t) if isinstance(t, GluBaseTiling) else run_grad(grad_output, x, t)
+
+
 def swiglu(x, dim=-1, *, out=None, platform: Platform | None = None):
     """SwiGlu as the device computes it.
 
@@ -107,11 +123,12 @@ def swiglu(x, dim=-1, *, out=None, platform: Platform | None = None):
 
 
 def swiglu_backward(grad_output, x, dim=-1, *, out=None, platform: Platform | None = None):
-    """SwiGluGrad as the Atlas A2 computes it (:mod:`.kernel_grad`): grad_x of x's shape and dtype, its a half
+    """SwiGluGrad as the device computes it: grad_x of x's shape and dtype, its a half
     ``grad_output * d(a * sigmoid(a) * b)/da``, its b half ``grad_output * a * sigmoid(a)``.
 
-    grad_output has x's dtype and x's shape with ``dim`` halved. The Ascend 950's kernel (the regbase tiling
-    of ``swi_glu_grad_tiling_regbase.cpp``, ``arch35/swi_glu_grad_base.h``) is not modelled yet: refused.
+    grad_output has x's dtype and x's shape with ``dim`` halved. The Atlas A2's kernel (:mod:`.kernel_grad`)
+    or the Ascend 950's (:mod:`.kernel_grad_950`: the regbase tiling of ``swi_glu_grad_tiling_regbase.cpp``,
+    ``arch35/swi_glu_grad_base.h``'s Compute, another order of the same formula).
     """
     d, name = check_inputs(x, dim)
     check_array(grad_output, "grad_output")
@@ -121,15 +138,11 @@ def swiglu_backward(grad_output, x, dim=-1, *, out=None, platform: Platform | No
         raise ValueError(f"grad_output's shape must be x's {x.shape} with dim={dim} halved, "
                          f"{out_shape(x.shape, d)}; got {grad_output.shape}")
     platform = _platform(platform)
-    if platform.architecture != "a2":
-        raise NotImplementedError("swiglu_backward: the Ascend 950's SwiGluGrad kernel (regbase tiling) is not "
-                                  "modelled yet; use an Atlas A2 platform")
     check_out_like(out, x.shape, x.dtype)
     if x.size == 0:
         raise ValueError(f"x {x.shape} is empty: aclnnSwiGluGrad does not take empty tensors (its page; the A2 "
                          f"host finds no tile)")
-    t = swiglu_tiling(x.shape, d, name, platform.ub_size, platform.core_num, grad=True)
-    g = run_grad(grad_output, x, t).reshape(x.shape)
+    g = run_grad_any(grad_output, x, grad_tiling(x.shape, d, name, platform)).reshape(x.shape)
     if out is None:
         return g
     out[...] = g
