@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from aclnn_helpers import BF16, F16, F32, bits, reference_platform, stream, tensor  # noqa: F401
-from reference_swiglu import swiglu_grad_a2_ref, swiglu_ref
+from reference_swiglu import swiglu_grad_950_ref, swiglu_grad_a2_ref, swiglu_ref
 from swishgrad_numba import ASCEND950_PLATFORM, Platform, aclnn
 from swishgrad_numba.aclnn import (ACL_DOUBLE, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS,
                                    aclnnSwiGlu, aclnnSwiGluGetWorkspaceSize, aclnnSwiGluGrad,
@@ -84,9 +84,13 @@ def test_an_unmodelled_soc_is_refused():
 
 
 # ---------------------------------------------------------------- aclnnSwiGluGrad
+@pytest.mark.parametrize("soc", ["a2", "950"])
 @pytest.mark.parametrize("dtype", [F32, F16, BF16], ids=str)
 @pytest.mark.parametrize("shape, dim", [((3, 10), -1), ((4, 6, 5), 1), ((2, 1000), -1)])
-def test_grad_launch_matches_the_reference_and_the_functional(stream, dtype, shape, dim):
+def test_grad_launch_matches_the_reference_and_the_functional(stream, dtype, shape, dim, soc):
+    plat, ref = (ASCEND950_PLATFORM, swiglu_grad_950_ref) if soc == "950" else (None, swiglu_grad_a2_ref)
+    if plat is not None:
+        aclnn.set_platform(plat)
     rng = np.random.default_rng(4)
     d = dim % len(shape)
     x = (rng.standard_normal(shape) * 3).astype(dtype)
@@ -96,8 +100,8 @@ def test_grad_launch_matches_the_reference_and_the_functional(stream, dtype, sha
     assert status == ACLNN_SUCCESS, aclnn.aclGetRecentErrMsg()
     assert aclnnSwiGluGrad(np.zeros(ws, np.uint8), ws, ex, stream) == ACLNN_SUCCESS
     assert aclnn.aclrtSynchronizeStream(stream) == aclnn.ACL_SUCCESS
-    assert np.array_equal(bits(out), bits(swiglu_grad_a2_ref(g, x, dim)))
-    assert np.array_equal(bits(out), bits(swiglu_backward(g, x, dim)))
+    assert np.array_equal(bits(out), bits(ref(g, x, dim)))
+    assert np.array_equal(bits(out), bits(swiglu_backward(g, x, dim, platform=plat)))
 
 
 G = np.ones((2, 2), F32)
@@ -119,7 +123,11 @@ def test_grad_phase_one_refusals_name_the_argument(g, x, dim, out, status, messa
     assert got == status and message in msg, msg
 
 
-def test_grad_on_the_950_is_refused():
+def test_grad_on_the_950_has_its_hosts_workspace():
+    """``PostTiling``: 16 MiB and one 32-byte block per core used; the A2's is 16 MiB."""
     aclnn.set_platform(ASCEND950_PLATFORM)
-    got, ws, ex = aclnnSwiGluGradGetWorkspaceSize(tensor(G), tensor(X), -1, tensor(X.copy()))
-    assert got == aclnn.ACLNN_ERR_INNER_NULLPTR and "950" in aclnn.aclGetRecentErrMsg()
+    x = np.ones((64, 2048), F32)
+    got, ws, ex = aclnnSwiGluGradGetWorkspaceSize(tensor(np.ones((64, 1024), F32)), tensor(x), -1,
+                                                  tensor(x.copy()))
+    assert got == ACLNN_SUCCESS, aclnn.aclGetRecentErrMsg()
+    assert ws == 16 * 1024 * 1024 + 32 * ex.tiling.used_core_num and ex.tiling.used_core_num == 8

@@ -10,7 +10,7 @@ runs (:mod:`swishgrad_numba.ops.swi_glu`): the Atlas A2's (ascend910b, ascend910
 another SoC's kernel is not modelled (561103).
 
 ``aclnnSwiGluGrad(yGrad, x, dim, out)`` (``activation/swi_glu_grad/docs/aclnnSwiGluGrad.md``): the Atlas A2's
-kernel only for now (the 950's regbase kernel is refused with 561103, as an unmodelled SoC).
+kernel or the Ascend 950's (its regbase tiling; workspace 16 MiB + 32 bytes a core, ``PostTiling``).
 """
 from __future__ import annotations
 
@@ -18,10 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ops.swi_glu.api import out_shape, socs_refusal
+from ..ops.swi_glu.api import grad_tiling, out_shape, run_grad_any, socs_refusal
 from ..ops.swi_glu.host import SwiGluTiling, swiglu_tiling
 from ..ops.swi_glu.kernel import run
-from ..ops.swi_glu.kernel_grad import run_grad
 from ..dtypes import dtype_info
 from ..platform import Platform
 from .enums import (ACL_BF16, ACL_FLOAT, ACL_FLOAT16, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID,
@@ -110,7 +109,7 @@ def aclnnSwiGlu(workspace, workspaceSize, executor, stream) -> int:
                         workspace, workspaceSize, stream, saturation=False)
 
 
-# ---------------------------------------------------------------- aclnnSwiGluGrad (the A2 kernel)
+# ---------------------------------------------------------------- aclnnSwiGluGrad (the A2 and 950 kernels)
 @dataclass(eq=False)
 class aclSwiGluGradExecutor:
     """What phase one prepared; runs once."""
@@ -119,13 +118,13 @@ class aclSwiGluGradExecutor:
     x: aclTensor
     out: aclTensor
     workspace_size: int
-    tiling: SwiGluTiling
+    tiling: object           # SwiGluTiling (A2) or GluBaseTiling (950)
     used: bool = False
 
 
 def _grad_phase_one(y_grad, x, dim, out, platform: Platform):
     """``docs/aclnnSwiGluGrad.md``: 161001 for a null tensor, 161002 for a dtype or dim; the shape rules and
-    an empty tensor (the page: not supported) 161002 too (a model choice). Only the Atlas A2's kernel is
+    an empty tensor (the page: not supported) 161002 too (a model choice). The A2's and the 950's kernels are
     modelled (561103 elsewhere)."""
     for name, tensor in (("yGrad", y_grad), ("x", x), ("out", out)):
         bad = live_tensor(tensor, name)
@@ -150,12 +149,11 @@ def _grad_phase_one(y_grad, x, dim, out, platform: Platform):
     bad = check_emulator_storage((("yGrad", y_grad), ("x", x), ("out", out)), out, "out")
     if bad:
         return bad
-    if socs_refusal(platform) or platform.architecture != "a2":
-        why = socs_refusal(platform) or "the Ascend 950's SwiGluGrad kernel (regbase tiling) is not modelled yet"
-        return ACLNN_ERR_INNER_NULLPTR, f"the SwiGluGrad launcher failed: {why}"
-    tiling = swiglu_tiling(xs, d, dtype_info(ACL_DTYPES[x.data_type][1]).name, platform.ub_size, platform.core_num,
-                           grad=True)
-    return ACLNN_SUCCESS, aclSwiGluGradExecutor(y_grad, x, out, _WORKSPACE, tiling)
+    if socs_refusal(platform):
+        return ACLNN_ERR_INNER_NULLPTR, f"the SwiGluGrad launcher failed: {socs_refusal(platform)}"
+    tiling = grad_tiling(xs, d, dtype_info(ACL_DTYPES[x.data_type][1]).name, platform)
+    workspace = _WORKSPACE if isinstance(tiling, SwiGluTiling) else tiling.workspace
+    return ACLNN_SUCCESS, aclSwiGluGradExecutor(y_grad, x, out, workspace, tiling)
 
 
 def aclnnSwiGluGradGetWorkspaceSize(yGrad, x, dim, out):
@@ -166,7 +164,8 @@ def aclnnSwiGluGradGetWorkspaceSize(yGrad, x, dim, out):
 
 def _make_grad_job(e: aclSwiGluGradExecutor, stream=None):
     def job():
-        g = run_grad(np.ascontiguousarray(tensor_view(e.y_grad)), np.ascontiguousarray(tensor_view(e.x)), e.tiling)
+        g = run_grad_any(np.ascontiguousarray(tensor_view(e.y_grad)), np.ascontiguousarray(tensor_view(e.x)),
+                         e.tiling)
         tensor_view(e.out)[...] = g.reshape(tensor_view(e.out).shape)
 
     return job
