@@ -1,6 +1,6 @@
 """swishgrad_numba.torch.SwiGLU (ops/swi_glu/torch_face.py): forward bit for bit the SwiGlu kernel's, the
-gradient the A2 SwiGluGrad kernel's (tests/reference_swiglu.py), under autograd and torch.func; where a
-platform has no SwiGluGrad kernel, the documented float64 fallback."""
+gradient the platform's SwiGluGrad kernel's, A2 or 950 (tests/reference_swiglu.py), under autograd and
+torch.func; where a platform has no SwiGluGrad kernel, the documented float64 fallback."""
 import numpy as np
 import pytest
 
@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 import swishgrad_numba as sg  # noqa: E402
 from activation_checks import DT16  # noqa: E402
 from reference import assert_bits_equal  # noqa: E402
-from reference_swiglu import swiglu_grad_a2_ref, swiglu_ref  # noqa: E402
+from reference_swiglu import swiglu_grad_950_ref, swiglu_grad_a2_ref, swiglu_ref  # noqa: E402
 from swishgrad_numba.torch import SwiGLU, swiglu_backward_torch, swiglu_torch  # noqa: E402
 
 TORCH = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
@@ -47,22 +47,18 @@ def test_forward_and_backward_are_the_kernels(dtype, shape, dim):
     assert_bits_equal(_np(swiglu_backward_torch(_t(gn), _t(xn), dim), dtype), swiglu_grad_a2_ref(gn, xn, dim))
 
 
-def test_the_950_forward_and_its_gradient():
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_the_950_forward_and_its_gradient(dtype):
+    """On the 950 the gradient is its own SwiGluGrad kernel (the regbase one), not the A2's nor a fallback."""
     p = sg.ASCEND950_PLATFORM
-    xn = _sample((3, 8), "float32", 23)
+    xn = _sample((3, 8), dtype, 23)
     x = _t(xn).requires_grad_()
     y = SwiGLU(platform=p)(x)
-    assert_bits_equal(_np(y), swiglu_ref(xn))
-    y.backward(torch.ones_like(y))
-    g = np.ones((3, 4), np.float32)
-    try:
-        want = sg.swiglu_backward(g, xn, platform=p)     # the 950 SwiGluGrad kernel, where it is emulated
-    except NotImplementedError:                          # else the float64 formula, rounded once
-        x64 = torch.from_numpy(xn).double().requires_grad_()
-        a, b = x64.chunk(2, dim=-1)
-        (torch.nn.functional.silu(a) * b).sum().backward()
-        want = x64.grad.float().numpy()
-    assert_bits_equal(_np(x.grad), want)
+    assert_bits_equal(_np(y, dtype), swiglu_ref(xn))
+    gn = np.random.default_rng(27).uniform(-2, 2, (3, 4)).astype(np.float32).astype(NP[dtype])
+    y.backward(_t(gn))
+    assert_bits_equal(_np(x.grad, dtype), swiglu_grad_950_ref(gn, xn), "backward")
+    assert_bits_equal(_np(swiglu_backward_torch(_t(gn), _t(xn), platform=p), dtype), swiglu_grad_950_ref(gn, xn))
 
 
 @JIT_WARNING
