@@ -3,9 +3,10 @@ ops list / show`` (issue 41).
 
 SwiGlu runs on the engine's row machine, not the registry's element-wise walk: x is ``--numel`` elements in rows
 of ``--cols`` (even; each row split into halves a and b, ``dim`` -1). The tiling is the platform's host tiling
-(:func:`swishgrad_numba.ops.swi_glu.swiglu_tiling`; ``swiglu_grad`` the A2 SwiGluGrad's); ``validate`` checks it,
-with fields changed by ``--set NAME=VALUE`` and ``--block-dim``
-(:func:`swishgrad_numba.ops.swi_glu.validate.validate_tiling`; exit 0 valid, 1 invalid, 2 bad arguments);
+(:func:`swishgrad_numba.ops.swi_glu.swiglu_tiling`; ``swiglu_grad`` the A2 SwiGluGrad's, or on a 950 its regbase
+``GluBaseTilingData``, :mod:`swishgrad_numba.ops.swi_glu.host_950`); ``validate`` checks it, with fields changed
+by ``--set NAME=VALUE`` and ``--block-dim`` (:func:`swishgrad_numba.ops.swi_glu.validate.validate_tiling`,
+``validate_tiling_950``; exit 0 valid, 1 invalid, 2 bad arguments);
 ``timeline`` estimates its launch (:func:`swishgrad_numba.devicetime.rows.estimate_swiglu`).
 """
 from __future__ import annotations
@@ -54,25 +55,32 @@ def show(name: str, soc, dtype: str) -> int:
     from ..engine import opcodes as O
     from ..ops.swi_glu.host import swiglu_tiling
     from ..ops.swi_glu.kernel import row_program
+    from ..ops.swi_glu.host_950 import swiglu_grad_tiling_950
     from ..ops.swi_glu.kernel_grad import row_program_grad
+    from ..ops.swi_glu.kernel_grad_950 import programs, row_program_950
     from ..platform import Platform
     from ._options import OptionError, check_soc
 
     grad = ROW_OPERATORS[name][2]
     try:
         platform = Platform() if soc is None else Platform(soc_version=check_soc(soc))
-        if grad and platform.architecture != "a2":
-            raise ValueError("the Ascend 950's SwiGluGrad is not modelled as a row program here; use --soc "
-                             "ascend910b")
-        t = swiglu_tiling((1, 128), 1, dtype, platform.ub_size, platform.core_num, grad=grad)
-    except (OptionError, ValueError, TypeError) as exc:
+        grad_950 = grad and platform.architecture != "a2"
+        if grad_950:
+            t = swiglu_grad_tiling_950((1, 128), 1, dtype, platform.ub_size, platform.core_num)
+        else:
+            t = swiglu_tiling((1, 128), 1, dtype, platform.ub_size, platform.core_num, grad=grad)
+    except (OptionError, ValueError, TypeError, KeyError) as exc:
         print(f"swishgrad ops show: {exc}", file=sys.stderr)
         return EXIT_USAGE
     print(f"// {name}: {ROW_OPERATORS[name][0]} (op type {ROW_OPERATORS[name][1]}), x split along dim into halves "
           f"a, b; " + ("grad_x = (g * d(silu(a) b)/da, g * silu(a))" if grad else "out = silu(a) * b"))
     print(f"//   on the engine's row machine (ops/swi_glu/); float32, float16, bfloat16")
+    if grad_950:
+        print(f"// the Compute (arch35/swi_glu_grad_base.h), one program per output, {dtype}:")
+        for p in programs(dtype):
+            print("\n".join("//   " + line for line in str(p).splitlines()))
     print(f"// one tile of 1 x 64 on {platform.soc_family} ({platform.architecture}), {dtype}:")
-    prog = row_program_grad(t) if grad else row_program(t)
+    prog = row_program_950(t) if grad_950 else row_program_grad(t) if grad else row_program(t)
     for row in prog.code[prog.stream_ptr[0]:prog.stream_ptr[1]]:
         op, *fields = (int(v) for v in row)
         print(f"{O.ROW_NAMES[op - len(O.NAMES)]:<14}" + " ".join(f"{k}={v}" for k, v in
@@ -84,8 +92,7 @@ def show(name: str, soc, dtype: str) -> int:
 def _launch(args, platform):
     """(x shape, dtype name, grad, host tiling) of the options."""
     from ..dtypes import canonical_dtype
-    from ..ops.swi_glu.api import tiling_for
-    from ..ops.swi_glu.host import swiglu_tiling
+    from ..ops.swi_glu.api import grad_tiling, tiling_for
 
     for flag, dest in (("--gamma-dtype", "gamma_dtype"),):
         if getattr(args, dest, None) is not None:
@@ -104,9 +111,7 @@ def _launch(args, platform):
         shape = (args.numel // args.cols, args.cols)
         t = tiling_for(shape, -1, name, platform)
         if grad:
-            if platform.architecture != "a2":
-                raise ValueError("the Ascend 950's SwiGluGrad tiling (regbase) is not modelled; use an A2 --soc")
-            t = swiglu_tiling(shape, 1, name, platform.ub_size, platform.core_num, grad=True)
+            t = grad_tiling(shape, 1, name, platform)
         return shape, name, grad, t
     except (TypeError, ValueError, NotImplementedError) as exc:
         raise _Usage(str(exc)) from None
@@ -126,6 +131,13 @@ def _refuse(args, names) -> None:
 
 
 def _tiles(t) -> str:
+    from ..ops.swi_glu.host_950 import GluBaseTiling, loops
+
+    if isinstance(t, GluBaseTiling):
+        kernel = "MoveAlign" if t.move_align else "UbRearrange"
+        return (f"{t.row_tile_num} x {t.col_tile_num} blocks of {t.row_base} x {t.col_base} (tails {t.row_tail} x "
+                f"{t.col_tail}) on {t.used_core_num} cores, {kernel}, "
+                f"{sum(len(loops(t, c)) for c in range(t.used_core_num))} UB loops")
     return f"{t.total_tiles} tiles of {t.base_row_len} x {t.base_col_len} on {t.block_dim} cores"
 
 
@@ -150,7 +162,8 @@ def cmd_tiling(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from ..ops.swi_glu.validate import validate_tiling, with_fields
+    from ..ops.swi_glu.host_950 import GluBaseTiling
+    from ..ops.swi_glu.validate import validate_tiling, validate_tiling_950, with_fields
 
     try:
         _refuse(args, ("--file", "--host", "--attr", "--checked", "--tiling-key", "--beta"))
@@ -163,7 +176,7 @@ def cmd_validate(args) -> int:
                 raise _Usage(f"--set {text!r}: expected NAME=VALUE")
             changes[field] = value
         if args.block_dim is not None:
-            changes["block_dim"] = args.block_dim
+            changes["used_core_num" if isinstance(t, GluBaseTiling) else "block_dim"] = args.block_dim
         try:
             t = with_fields(t, changes)
         except ValueError as exc:
@@ -171,14 +184,16 @@ def cmd_validate(args) -> int:
     except _Usage as exc:
         print(f"swishgrad validate: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    report = validate_tiling(t, shape, 1, platform, grad=grad)
+    report = (validate_tiling_950(t, shape, 1, platform) if isinstance(t, GluBaseTiling)
+              else validate_tiling(t, shape, 1, platform, grad=grad))
     if args.json:
         print(json.dumps({"ok": report.ok, "op": args.op, "block_dim": report.block_dim,
                           "total_tiles": report.total_tiles, "tiling": dataclasses.asdict(t),
                           "findings": list(report.findings)}, indent=2))
     else:
-        print(f"{args.op} tiling ({t.base_row_len} x {t.base_col_len} tiles, {t.block_dim} cores): "
-              f"{'valid' if report.ok else 'INVALID'}")
+        shape_text = (f"{t.row_tile_num} x {t.col_tile_num} blocks" if isinstance(t, GluBaseTiling)
+                      else f"{t.base_row_len} x {t.base_col_len} tiles")
+        print(f"{args.op} tiling ({shape_text}, {t.block_dim} cores): {'valid' if report.ok else 'INVALID'}")
         for f in report.findings:
             print(f"  - {f}")
     return EXIT_OK if report.ok else EXIT_INVALID

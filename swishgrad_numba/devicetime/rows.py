@@ -151,21 +151,23 @@ def estimate_swiglu(x_shape, dim=-1, dtype=np.float32, *, grad: bool = False, pl
     """The device time of one SwiGlu launch (SwiGluGrad's with ``grad``) under the row model: the platform's host
     tiling (or ``tiling``, checked by :func:`~swishgrad_numba.ops.swi_glu.validate.validate_tiling`; a ValueError
     refuses an invalid one unless ``allow_invalid``), its tile streams and per-core order. ``buffer_num``: the
-    tiling's (double buffering: 2) by default."""
+    tiling's (double buffering: 2) by default. SwiGluGrad on a 950: its regbase tiling
+    (:mod:`~swishgrad_numba.ops.swi_glu.host_950`, checked by ``validate_tiling_950``), one tile per UB loop,
+    double-buffered queues (2); the row streams copy row by row, so a loop of many short rows is charged
+    one DataCopy per row and half (the device copies a loop's rows in one DataCopyPad per tensor)."""
     from ..ops.swi_glu.api import check_inputs, tiling_for
     from ..ops.swi_glu.kernel import tile_kinds, row_program, schedule
     from ..ops.swi_glu.kernel_grad import row_program_grad, schedule_grad
     from ..ops.swi_glu.validate import validate_tiling
 
     platform = platform if platform is not None else Platform()
-    if grad and platform.architecture != "a2":
-        raise ValueError("the Ascend 950's SwiGluGrad kernel (its regbase tiling) is not in the time model; only "
-                         "the A2's")
     from ..dtypes import canonical_dtype
 
     dtype = canonical_dtype(dtype)
     d, name = check_inputs(np.broadcast_to(np.zeros((), dtype), tuple(x_shape)), dim)
     host = tiling_for(x_shape, d, dtype, platform)
+    if grad and platform.architecture != "a2":
+        return _estimate_swiglu_grad_950(x_shape, d, name, platform, params, tiling, buffer_num, allow_invalid)
     if grad:
         from ..ops.swi_glu.host import swiglu_tiling
         host = swiglu_tiling(tuple(x_shape), d, name, platform.ub_size, platform.core_num, grad=True)
@@ -189,4 +191,32 @@ def estimate_swiglu(x_shape, dim=-1, dtype=np.float32, *, grad: bool = False, pl
                          label=f"swiglu{'_grad' if grad else ''} {tuple(x_shape)} dim {d} {name} "
                                f"({t.base_row_len} x {t.base_col_len} tiles, {t.block_dim} cores)",
                          tile_elements=np.array([r * c for r, c in tile_kinds(t)]), valid=report.ok,
+                         findings=report.findings)
+
+
+def _estimate_swiglu_grad_950(x_shape, d, name, platform, params, tiling, buffer_num, allow_invalid) -> Estimate:
+    from ..ops.swi_glu.host_950 import swiglu_grad_tiling_950
+    from ..ops.swi_glu.kernel_grad_950 import row_program_950, schedule_950, tile_kinds_950
+    from ..ops.swi_glu.validate import validate_tiling_950
+
+    host = swiglu_grad_tiling_950(tuple(x_shape), d, name, platform.ub_size, platform.core_num)
+    t = host if tiling is None else tiling
+    report = validate_tiling_950(t, x_shape, d, platform)
+    if not report.ok and (not allow_invalid or report.total_tiles == 0):
+        raise ValueError("the tiling is invalid: " + "; ".join(report.findings))
+    buffer_num = 2 if buffer_num is None else buffer_num
+    if buffer_num not in (1, 2):
+        raise ValueError(f"buffer_num must be 1 or 2, got {buffer_num!r}")
+    params = check_params(params, platform)
+    xb = t.dsize
+    n = t.row_total * t.col_total
+    segments = np.array([[0, 2 * n], [2 * n, n], [3 * n, 2 * n]], dtype=np.int64)
+    kinds = tile_kinds_950(t)
+    tiles, core_ptr = schedule_950(t, segments, kinds)
+    kernel = "MoveAlign" if t.move_align else "UbRearrange"
+    return estimate_rows(row_program_950(t, kinds), tiles, core_ptr, (xb, xb, xb), params=params,
+                         buffer_num=buffer_num,
+                         label=f"swiglu_grad {tuple(x_shape)} dim {d} {name} ({kernel}, {t.row_tile_num} x "
+                               f"{t.col_tile_num} blocks, {t.used_core_num} cores)",
+                         tile_elements=np.array([r * c for r, c, _p in kinds]), valid=report.ok,
                          findings=report.findings)

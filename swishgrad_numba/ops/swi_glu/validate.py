@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from .host import (MAX_BLOCK_COUNT, MAX_BLOCK_LEN, MAX_STRIDE, TBUF, TBUF_GRAD, TQUE, TQUE_GRAD, TILING_KEYS,
                    SwiGluTiling, split_lengths)
 
-__all__ = ["SwiGluValidation", "validate_tiling", "with_fields"]
+__all__ = ["SwiGluValidation", "validate_tiling", "validate_tiling_950", "with_fields"]
 
 
 @dataclass(frozen=True)
@@ -96,3 +96,60 @@ def validate_tiling(t: SwiGluTiling, x_shape, dim: int, platform, grad: bool = F
     elif t.block_dim > total:
         out.append(f"block_dim = {t.block_dim} > {total} tiles: {t.block_dim - total} cores run no tile")
     return SwiGluValidation(t.block_dim, total, tuple(out))
+
+
+# ---------------------------------------------------------------- the Ascend 950's SwiGluGrad (regbase) tiling
+def validate_tiling_950(t, x_shape, dim: int, platform) -> SwiGluValidation:
+    """The findings of a 950 SwiGluGrad tiling (:class:`~.host_950.GluBaseTiling`) for x of ``x_shape`` split at
+    ``dim`` (normalised) on ``platform``: the key (dtype, and MoveAlign for rows of 1024 bytes or more), the
+    view, the grid (usedCoreNum = rowTileNum * colTileNum within the cores; bases and tails that cover the
+    view, every core's block inside it), the UbRearrange kernel's whole rows (colTileNum 1), and a ubSize
+    within the platform's whose UB node holds a row (MoveAlign: an element). ``total_tiles``: the UB loops."""
+    from .host_950 import DTYPE_ENUM, KEY_BASE, MOVE_ALIGN_LIMIT_BYTE, core_walk, loops
+
+    if t.dtype not in DTYPE_ENUM:
+        return SwiGluValidation(t.used_core_num, 0, (f"dtype {t.dtype!r} is not one of {', '.join(DTYPE_ENUM)}",))
+    out = []
+    rows, cols = split_lengths(tuple(x_shape), dim)
+    if (t.row_total, t.col_total) != (rows, cols):
+        out.append(f"row_total, col_total = {t.row_total}, {t.col_total}: x {tuple(x_shape)} split at dim {dim} is "
+                   f"{rows} rows of 2 x {cols}")
+    key = KEY_BASE + DTYPE_ENUM[t.dtype] * 10 + int(t.col_total * t.dsize >= MOVE_ALIGN_LIMIT_BYTE)
+    if t.tiling_key != key:
+        out.append(f"tiling_key {t.tiling_key}: the host gives {key} for {t.dtype} rows of {t.col_total} "
+                   f"(MoveAlign from {MOVE_ALIGN_LIMIT_BYTE} bytes)")
+    for name in ("row_tile_num", "col_tile_num", "row_base", "col_base", "row_tail", "col_tail", "ub_size"):
+        if getattr(t, name) < 1:
+            out.append(f"{name} = {getattr(t, name)}: the kernel needs it >= 1")
+    if out:
+        return SwiGluValidation(t.used_core_num, 0, tuple(out))
+    m, n = t.row_tile_num, t.col_tile_num
+    if t.used_core_num != m * n:
+        out.append(f"used_core_num = {t.used_core_num}: rowTileNum x colTileNum is {m * n}")
+    if not 1 <= t.used_core_num <= platform.core_num:
+        out.append(f"used_core_num = {t.used_core_num}: 1 to the platform's cores ({platform.core_num})")
+    for what, base, tail, num, total in (("row", t.row_base, t.row_tail, m, t.row_total),
+                                         ("col", t.col_base, t.col_tail, n, t.col_total)):
+        if base * (num - 1) + tail != total:
+            out.append(f"{what}_base = {base}, {what}_tail = {tail}: {num - 1} bases and a tail cover "
+                       f"{base * (num - 1) + tail}, not {total}")
+    if not t.move_align and n != 1:
+        out.append(f"col_tile_num = {n}: the UbRearrange kernel (key {t.tiling_key}) copies whole rows; 1 only")
+    if t.ub_size > platform.ub_size:
+        out.append(f"ub_size = {t.ub_size}: the platform has {platform.ub_size}")
+    if out:
+        return SwiGluValidation(t.used_core_num, 0, tuple(out))
+    total = 0
+    for core in range(t.used_core_num):
+        r, c, a, _g = core_walk(t, core)
+        row0, col0 = a // (2 * t.col_total), a % (2 * t.col_total)
+        if row0 + r > t.row_total or col0 + c > t.col_total:
+            out.append(f"core {core}: rows {row0}..{row0 + r - 1}, columns {col0}..{col0 + c - 1} leave the "
+                       f"{t.row_total} x {t.col_total} view")
+            break
+        try:
+            total += len(loops(t, core))
+        except ValueError as exc:
+            out.append(str(exc))
+            break
+    return SwiGluValidation(t.used_core_num, total, tuple(out))
