@@ -135,10 +135,10 @@ def validate_tiling_950(t, x_shape, dim: int, platform) -> SwiGluValidation:
                        f"{base * (num - 1) + tail}, not {total}")
     if not t.move_align and n != 1:
         out.append(f"col_tile_num = {n}: the UbRearrange kernel (key {t.tiling_key}) copies whole rows; 1 only")
-    if t.ub_size > platform.ub_size:
-        out.append(f"ub_size = {t.ub_size}: the platform has {platform.ub_size}")
     if out:
         return SwiGluValidation(t.used_core_num, 0, tuple(out))
+    if t.ub_size > platform.ub_size:
+        out.append(f"ub_size = {t.ub_size}: the platform has {platform.ub_size}")
     total = 0
     for core in range(t.used_core_num):
         r, c, a, _g = core_walk(t, core)
