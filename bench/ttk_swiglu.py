@@ -6,8 +6,8 @@
 ``activation/swi_glu_grad/tests/st/arch35/ttk_kernel_swi_glu_grad_st.csv``). Each row's inputs are uniform in its
 ``input_data_ranges`` in its dtype, split at its ``dim``; each runs through the aclnn pair (aclnnSwiGlu,
 aclnnSwiGluGrad) and the functional face on the platform. Reported per row: whether the faces agree bit for bit
-and whether the result is within the row's ``(rtol, ratio)`` of float64 (bench/ttk_common.py). A platform whose
-SwiGluGrad is not emulated refuses those rows (counted as refused).
+and whether the result is within the row's ``(rtol, ratio)`` of float64 (bench/ttk_common.py). SwiGluGrad runs
+the platform's kernel (the 950's regbase one by default); a row a face refuses is counted as refused.
 """
 from __future__ import annotations
 
