@@ -8,7 +8,7 @@ da = pytest.importorskip("dask.array")
 import swishgrad_numba as sg  # noqa: E402
 import swishgrad_numba.dask as sgd  # noqa: E402
 from reference import assert_bits_equal  # noqa: E402
-from reference_swiglu import swiglu_grad_a2_ref, swiglu_ref  # noqa: E402
+from reference_swiglu import swiglu_grad_950_ref, swiglu_grad_a2_ref, swiglu_ref  # noqa: E402
 
 
 @pytest.mark.parametrize("shape,dim,chunks", [((40, 16), -1, (7, 3)), ((12, 6, 5), 1, (5, 2, 2)),
@@ -26,6 +26,15 @@ def test_swiglu_and_backward_keep_dim_whole(shape, dim, chunks, dtype):
     lazy = sgd.swiglu_backward(da.from_array(g, chunks=2), da.from_array(x, chunks=chunks), dim)
     assert_bits_equal(lazy.compute(scheduler="synchronous"), swiglu_grad_a2_ref(g, x, dim))
     assert {"swiglu", "swiglu_backward"} <= set(sgd.__all__)
+
+
+def test_the_950_backward_is_its_kernel_whatever_the_chunking():
+    rng = np.random.default_rng(45)
+    x = rng.uniform(-8, 8, (30, 2 * 600)).astype(np.float16)
+    g = rng.uniform(-2, 2, (30, 600)).astype(np.float16)
+    lazy = sgd.swiglu_backward(da.from_array(g, chunks=7), da.from_array(x, chunks=(11, 100)),
+                               platform=sg.ASCEND950_PLATFORM)
+    assert_bits_equal(lazy.compute(scheduler="synchronous"), swiglu_grad_950_ref(g, x))
 
 
 def test_refusals_with_the_in_memory_message():
