@@ -69,6 +69,16 @@ def test_every_16bit_a(dtype, b, l):
     _check(np.full_like(a, l).reshape(1, -1), x, 0)
 
 
+@pytest.mark.parametrize("dtype", (np.dtype(np.float16), BF16), ids=str)
+def test_every_16bit_b_and_l(dtype):
+    every = np.arange(1 << 16, dtype=np.uint16).view(dtype)
+    for a in (-2.5, 0.125, 7.0):
+        x = np.concatenate([np.full_like(every, a), every]).reshape(2, -1)      # every b
+        _check(np.full_like(every, -1.25).reshape(1, -1), x, 0)
+        x = np.concatenate([np.full_like(every, a), np.full_like(every, 3.0)]).reshape(2, -1)
+        _check(every.reshape(1, -1), x, 0)                                     # every l
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_the_program_on_the_flat_walk(dtype):
     """The program form of the Compute (one program per output) on the engine's element-wise walk."""
