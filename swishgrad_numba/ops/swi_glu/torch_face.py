@@ -4,8 +4,8 @@ two halves along ``dim`` as the device's SwiGlu kernel computes it (aclnnSwiGlu)
 The gradient is the device's SwiGluGrad kernel (:func:`swishgrad_numba.swiglu_backward`, aclnnSwiGluGrad) on
 every platform that has one emulated (the Atlas A2's and the Ascend 950's), bit for bit. Where a platform has
 none (the call refuses it with NotImplementedError: none today), the gradient falls back to the formula in
-float64 by plain PyTorch, rounded once to the dtype: ``grad_a = g * b * silu'(a)``, ``grad_b = g * silu(a)``; a kernel added later is used
-with no change here.
+float64 by plain PyTorch, rounded once to the dtype: ``grad_a = g * b * silu'(a)``, ``grad_b = g * silu(a)``;
+a kernel added later is used with no change here.
 
 - ``jvp`` (forward mode): ``da * dy/da + db * dy/db``, each term the SwiGluGrad kernel's (one launch with ``da``,
   one with ``db``), added in the dtype; the fallback's float64 formula where no kernel.
