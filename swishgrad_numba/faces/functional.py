@@ -143,6 +143,8 @@ def run(desc, arrays, attrs: dict, out, platform):
     dtype = promoted_dtype(desc, dtypes)
     if any(a.dtype != dtype for _, a in arrays):
         _check_soc_dtypes(desc, arrays, platform)   # inputs the op_api Casts: their own dtypes on the SoC first
+    if desc.soc_checked:
+        _check_soc_dtypes(desc, arrays, platform)   # a SoC list narrower than the bfloat16 gate (issue 41)
     compute = kernel_dtype(desc, dtypes)
     if compute != dtype:
         # ``promotion="float32"``: the op_api's Casts to float32 (round to nearest even), the result Cast back once
@@ -171,6 +173,8 @@ def run(desc, arrays, attrs: dict, out, platform):
         return _finish(desc.aicpu(*ins, *[attrs[a.name] for a in desc.float_attributes]), out)
     if any(a.dtype != dtype for _, a in arrays):
         arrays = tuple((n, a.astype(dtype)) for n, a in arrays)   # the op_api's Casts: exact widenings
+    if desc.broadcast_to:   # the op_api's BroadcastTo, then the element-wise kernel (aclnnMishBackward)
+        arrays = tuple((n, np.broadcast_to(a, shape)) for n, a in arrays)
     if all(a.shape == shape for _, a in arrays):
         from ..ops.call import call
 
