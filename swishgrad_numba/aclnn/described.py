@@ -12,7 +12,10 @@ the promoted dtype) runs the description's plain model on any platform; the othe
 promoted dtype (float32 where ``promotion="float32"`` Casts the inputs) or the dtype the description's
 ``path`` picks by attribute value if it picks one, whose host tiling is taken in phase one (a platform
 with no kernel: 561103, naming the reason). Phase two Casts the inputs to that dtype, runs, and Casts
-the result to the output's dtype (round to nearest even).
+the result to the output's dtype (round to nearest even). Issue 41: ``out_listed`` checks the output's dtype
+against the inputs' SoC list too; ``broadcast_to`` BroadcastTo's the inputs to the output's shape for the
+element-wise kernel; a saturation stream runs the kernel in that mode, and a kernel with an Axpy rounds it as
+phase one's platform says.
 """
 from __future__ import annotations
 
@@ -185,7 +188,8 @@ def _make_job(desc):
             with np.errstate(over="ignore"):   # a path's float32 narrows a float64 self
                 ins = [np.ascontiguousarray(tensor_view(t)).astype(e.compute, copy=False) for _, t in e.inputs]
             if desc.broadcast_to:   # the op_api's BroadcastTo the output's shape (aclnnMishBackward)
-                ins = [np.broadcast_to(a, out_view.shape) for a in ins]
+                shapes = [tuple(t.view_shape) for _, t in e.inputs]   # ascontiguousarray made a 0-d one 1-d
+                ins = [np.broadcast_to(a.reshape(s), out_view.shape) for a, s in zip(ins, shapes)]
             if isinstance(e.tiling, tuple) and e.tiling[0] == "exact":
                 shape = np.broadcast_shapes(*(a.shape for a in ins))
                 result = desc.exact([np.broadcast_to(a, shape) for a in ins],

@@ -8,7 +8,9 @@ attribute's conversion (``"float"``: :func:`~swishgrad_numba.dtypes.to_float32`;
 the rules; the shapes (broadcast, or one shape); the dtype (promoted, or one; inputs the op_api Casts in
 their own dtype on the platform's SoC list, as phase one checks them). An AICPU dtype runs the
 description's plain model on any platform; the others the platform's kernel (:func:`swishgrad_numba.ops.call.call`
-for inputs of one shape, the description's broadcast walk otherwise).
+for inputs of one shape, the description's broadcast walk otherwise). Issue 41: ``soc_checked`` checks every
+input's dtype on the SoC's list, Cast or not; ``broadcast_to`` broadcasts the inputs to their common shape and
+runs the element-wise kernel over it (the op_api's BroadcastTo).
 """
 from __future__ import annotations
 
