@@ -62,10 +62,12 @@ elu_backward = _face("elu_grad")
 softplus = _face("softplus")
 softplus_backward = _face("softplus_grad")
 __version__ = "0.2.0"
-from .ops.hardswish.api import hardswish, hardswish_backward  # noqa: E402  (issue 41)
+hardswish = _face("hardswish")  # noqa: E305  (issue 41: generated from its description)
+hardswish_backward = _face("hardswish_grad")
 
 __all__ += ["hardswish", "hardswish_backward"]
-from .ops.mish.api import mish, mish_backward  # noqa: E402  (issue 41)
+mish = _face("mish")  # noqa: E305  (issue 41: generated from its description)
+mish_backward = _face("mish_grad")
 
 __all__ += ["mish", "mish_backward"]
 from .ops.rms_norm.api import rms_norm  # noqa: E402  (issue 42)

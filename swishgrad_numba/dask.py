@@ -314,9 +314,12 @@ def gelu_backward_v2(grad_output, x, approximate="none", *, platform=None):
                      platform=platform)
 from .ops.rms_norm.dask_face import rms_norm  # noqa: E402,F401  (issue 42: RmsNorm by row blocks)
 __all__ += ["rms_norm"]
-# Mish, Hardswish, SwiGlu (issue 41): ops/<op>/dask_face.py (SwiGlu's blocks keep dim whole).
-from .ops.mish.dask_face import mish, mish_backward  # noqa: E402,F401
-from .ops.hardswish.dask_face import hardswish, hardswish_backward  # noqa: E402,F401
+# Mish, Hardswish (issue 41): generated from their descriptions; SwiGlu: ops/swi_glu/dask_face.py (its blocks
+# keep dim whole).
+mish = described("mish")
+mish_backward = described("mish_grad")
+hardswish = described("hardswish")
+hardswish_backward = described("hardswish_grad")
 from .ops.swi_glu.dask_face import swiglu, swiglu_backward  # noqa: E402,F401
 __all__ += ["mish", "mish_backward", "hardswish", "hardswish_backward", "swiglu", "swiglu_backward"]
 

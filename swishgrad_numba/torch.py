@@ -271,9 +271,14 @@ __all__ += ["ELU"]
 from .ops.rms_norm.torch_face import RMSNorm, RmsNormFunction, rms_norm_torch  # noqa: E402,F401  (issue 42)
 
 __all__ += ["RMSNorm", "RmsNormFunction", "rms_norm_torch"]
-# Mish, Hardswish, SwiGLU (issue 41): forward and backward the device's kernels (ops/<op>/torch_face.py).
-from .ops.mish.torch_face import Mish, mish, mish_backward_torch  # noqa: E402,F401
-from .ops.hardswish.torch_face import Hardswish, hardswish, hardswish_backward_torch  # noqa: E402,F401
+# Mish, Hardswish (issue 41): generated from their descriptions, with their functionals (the same ACTIVATIONS
+# rows); SwiGLU: forward and backward the device's kernels (ops/swi_glu/torch_face.py).
+Mish = _described_module("mish")
+Hardswish = _described_module("hardswish")
+from .faces.torch_family import plain_functions as _plain_functions  # noqa: E402
+
+mish, mish_backward_torch = _plain_functions("mish")
+hardswish, hardswish_backward_torch = _plain_functions("hardswish")
 from .ops.swi_glu.torch_face import (SwiGLU, SwiGluBackwardFunction, SwiGluFunction, swiglu_backward_torch,  # noqa: E402,F401,E501
                                      swiglu_torch)
 

@@ -17,6 +17,7 @@ from swishgrad_numba.aclnn import (ACL_BF16, ACL_BOOL, ACL_DOUBLE, ACL_FLOAT, AC
 from swishgrad_numba.cli import main
 from swishgrad_numba.ops import OPERATORS, get_operator
 from swishgrad_numba.ops.description import DESCRIPTIONS
+from swishgrad_numba.platform import BF16_SOC_VERSIONS
 
 ACL = {"float32": ACL_FLOAT, "float16": ACL_FLOAT16, "bfloat16": ACL_BF16, "float64": ACL_DOUBLE, "int32": ACL_INT32,
        "bool": ACL_BOOL}
@@ -160,6 +161,18 @@ def test_dtype_rules_per_soc(name, soc, dtype):
     except (TypeError, ValueError):
         accepted = False
     assert accepted == runs
+
+
+#: (operator, SoC) where the operator's aclnn list takes bfloat16 otherwise than the ASCEND910B..ASCEND910E gate
+#: (``GetDtypeSupportListV2``: the A2, A3 and 950, not the 910E; issue 41): the functional face must follow the
+#: list there too.
+GATE_DIFFERS = [(n, soc) for n in NAMES for soc in BF16_SOC_VERSIONS
+                if "bfloat16" in DESCRIPTIONS[n].accepted_dtypes and "bfloat16" not in DESCRIPTIONS[n].dtypes_on(soc)]
+
+
+@pytest.mark.parametrize("name, soc", GATE_DIFFERS)
+def test_dtype_rules_where_the_list_is_not_the_bfloat16_gate(name, soc):
+    test_dtype_rules_per_soc(name, soc, "bfloat16")
 
 
 F32 = np.dtype(np.float32)

@@ -110,13 +110,3 @@ for _name in _described():
     globals().update(_pairs)
     __all__ += list(_pairs)
 del _name, _pairs, _described
-
-from . import op_hardswish  # noqa: E402  (issue 41: aclnnHardswish, aclnnInplaceHardswish, aclnnHardswishBackward)
-from .op_hardswish import *  # noqa: F401,F403
-
-__all__ += op_hardswish.__all__
-
-from . import op_mish  # noqa: E402  (issue 41: aclnnMish, aclnnInplaceMish)
-from .op_mish import *  # noqa: F401,F403
-
-__all__ += op_mish.__all__

@@ -12,7 +12,10 @@ the promoted dtype) runs the description's plain model on any platform; the othe
 promoted dtype (float32 where ``promotion="float32"`` Casts the inputs) or the dtype the description's
 ``path`` picks by attribute value if it picks one, whose host tiling is taken in phase one (a platform
 with no kernel: 561103, naming the reason). Phase two Casts the inputs to that dtype, runs, and Casts
-the result to the output's dtype (round to nearest even).
+the result to the output's dtype (round to nearest even). Issue 41: ``out_listed`` checks the output's dtype
+against the inputs' SoC list too; ``broadcast_to`` BroadcastTo's the inputs to the output's shape for the
+element-wise kernel; a saturation stream runs the kernel in that mode, and a kernel with an Axpy rounds it as
+phase one's platform says.
 """
 from __future__ import annotations
 
@@ -52,6 +55,7 @@ class aclDescribedExecutor:
     workspace_size: int
     tiling: OpTiling | str | None
     used: bool = False
+    platform: Platform | None = None   # phase one's (the kernel's axpy_rounding)
 
 
 def _live_scalar(scalar, name):
@@ -89,13 +93,14 @@ def _prepare(desc, ins: tuple, out, compute: int, attrs, platform: Platform):
     info = next(i for i in DTYPES.values() if i.acl_data_type == compute)
     shapes = tuple(tuple(t.view_shape) for _, t in ins)
     try:
-        if len(set(shapes)) == 1:
+        if len(set(shapes)) == 1 or desc.broadcast_to:
             tiling = host_tiling(desc.name, out.numel, info, _attr32(desc, attrs), platform)
         else:
             tiling = desc.shaped_tiling(shapes, info, _attr32(desc, attrs), platform)
     except ValueError as exc:
         return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: its host tiling refused: {exc}"
-    return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, tiling.workspace_size, tiling)
+    return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, tiling.workspace_size, tiling,
+                                               platform=platform)
 
 
 def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, inplace: bool = False):
@@ -118,6 +123,8 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
         if a.scalar_dtypes is not None:
             scalars_ok = tuple(_CODE[n] for n in a.scalar_dtypes if n != "bfloat16" or _CODE[n] in allowed)
             checks.append((a.acl, values[a.name].data_type, scalars_ok))
+    if desc.out_listed:   # the output in the inputs' SoC list too (aclnnHardswish, aclnnMishBackward)
+        checks.append((desc.out, out.data_type, allowed))
     for name, code, ok in checks:
         if code not in ok:
             return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {dtype_name(code)}; on SoC {platform.soc_family} "
@@ -132,7 +139,7 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
             shape = tuple(np.broadcast_shapes(*shapes))
         except ValueError:
             listed = " and ".join(f"{n} {s}" for (n, _), s in zip(named, shapes))
-            return ACLNN_ERR_PARAM_INVALID, f"shapes of {listed} cannot broadcast"
+            return ACLNN_ERR_PARAM_INVALID, f"shapes of {listed} do not broadcast"
         if shape != tuple(out.view_shape):
             return ACLNN_ERR_PARAM_INVALID, (f"broadcast shape {shape} of {' and '.join(n for n, _ in named)} must "
                                              f"equal shape of {desc.out} {tuple(out.view_shape)}")
@@ -150,8 +157,8 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
                                                              **{a.name: a.acl for a in desc.attributes})
     promoted = _promoted(desc, [t.data_type for _, t in named])
     if desc.promotion == "same" and any(t.data_type != promoted for _, t in named):
-        return ACLNN_ERR_PARAM_INVALID, (f"dtypes of {' and '.join(n for n, _ in named)} must be the same, got "
-                                         f"{', '.join(dtype_name(t.data_type) for _, t in named)}")
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of {named[0][0]} ({dtype_name(named[0][1].data_type)}) must equal "
+                                         f"dtype of {named[-1][0]} ({dtype_name(named[-1][1].data_type)})")
     compute = promoted
     if desc.out_same_dtype and out.data_type != promoted:
         return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {dtype_name(out.data_type)}; it must be "
@@ -180,6 +187,9 @@ def _make_job(desc):
             # the op_api's Casts to the promoted dtype: exact widenings
             with np.errstate(over="ignore"):   # a path's float32 narrows a float64 self
                 ins = [np.ascontiguousarray(tensor_view(t)).astype(e.compute, copy=False) for _, t in e.inputs]
+            if desc.broadcast_to:   # the op_api's BroadcastTo the output's shape (aclnnMishBackward)
+                shapes = [tuple(t.view_shape) for _, t in e.inputs]   # ascontiguousarray made a 0-d one 1-d
+                ins = [np.broadcast_to(a.reshape(s), out_view.shape) for a, s in zip(ins, shapes)]
             if isinstance(e.tiling, tuple) and e.tiling[0] == "exact":
                 shape = np.broadcast_shapes(*(a.shape for a in ins))
                 result = desc.exact([np.broadcast_to(a, shape) for a in ins],
@@ -193,7 +203,7 @@ def _make_job(desc):
                     flat = [a.reshape(-1) for a in ins]
                     grad = flat[0] if len(flat) == 2 else None
                     get_operator(desc.name).kernels[e.tiling.architecture].run(grad, flat[-1], result.reshape(-1),
-                                                                               e.tiling)
+                                                                               e.tiling, **_run_options(e, stream))
                 else:
                     desc.shaped_launch(tuple(ins), result, e.tiling, info)
             with np.errstate(all="ignore"):
@@ -261,3 +271,13 @@ def faces(name: str) -> dict:
         out[ip_ws] = get_ws_inplace
         out[ip_launch] = _phase_two(desc, ip_launch)
     return out
+
+
+def _run_options(e: aclDescribedExecutor, stream) -> dict:
+    """The kernel's ``run`` options: ``saturation=True`` on a saturation stream (only an operator that computes
+    in that mode gets there: :func:`~.twophase.queue_launch`), the platform's ``axpy_rounding`` where a kernel
+    has an Axpy (issue 41: Mish, MishGrad)."""
+    options = {"saturation": True} if stream is not None and stream.overflow_mode == "saturation" else {}
+    if get_operator(e.op).axpy:
+        options["axpy_rounding"] = e.platform.axpy_rounding
+    return options

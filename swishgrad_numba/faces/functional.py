@@ -8,7 +8,9 @@ attribute's conversion (``"float"``: :func:`~swishgrad_numba.dtypes.to_float32`;
 the rules; the shapes (broadcast, or one shape); the dtype (promoted, or one; inputs the op_api Casts in
 their own dtype on the platform's SoC list, as phase one checks them). An AICPU dtype runs the
 description's plain model on any platform; the others the platform's kernel (:func:`swishgrad_numba.ops.call.call`
-for inputs of one shape, the description's broadcast walk otherwise).
+for inputs of one shape, the description's broadcast walk otherwise). Issue 41: ``soc_checked`` checks every
+input's dtype on the SoC's list, Cast or not; ``broadcast_to`` broadcasts the inputs to their common shape and
+runs the element-wise kernel over it (the op_api's BroadcastTo).
 """
 from __future__ import annotations
 
@@ -143,6 +145,8 @@ def run(desc, arrays, attrs: dict, out, platform):
     dtype = promoted_dtype(desc, dtypes)
     if any(a.dtype != dtype for _, a in arrays):
         _check_soc_dtypes(desc, arrays, platform)   # inputs the op_api Casts: their own dtypes on the SoC first
+    if desc.soc_checked:
+        _check_soc_dtypes(desc, arrays, platform)   # a SoC list narrower than the bfloat16 gate (issue 41)
     compute = kernel_dtype(desc, dtypes)
     if compute != dtype:
         # ``promotion="float32"``: the op_api's Casts to float32 (round to nearest even), the result Cast back once
@@ -171,6 +175,8 @@ def run(desc, arrays, attrs: dict, out, platform):
         return _finish(desc.aicpu(*ins, *[attrs[a.name] for a in desc.float_attributes]), out)
     if any(a.dtype != dtype for _, a in arrays):
         arrays = tuple((n, a.astype(dtype)) for n, a in arrays)   # the op_api's Casts: exact widenings
+    if desc.broadcast_to:   # the op_api's BroadcastTo, then the element-wise kernel (aclnnMishBackward)
+        arrays = tuple((n, np.broadcast_to(a, shape)) for n, a in arrays)
     if all(a.shape == shape for _, a in arrays):
         from ..ops.call import call
 

@@ -43,7 +43,7 @@ from .torch_support import (
 from .torch_support import require_torch, torch_beta32
 
 __all__ = ["ACTIVATIONS", "Activation", "ActivationBackwardFunction", "ActivationFunction", "SiLU", "Swish",
-           "silu", "silu_backward_torch", "FastGELU", "pair_platform", "plain_module", "plain_functions"]
+           "silu", "silu_backward_torch", "FastGELU", "pair_platform", "plain_functions"]
 
 
 @dataclass(frozen=True)
@@ -349,36 +349,10 @@ def pair_platform(forward_op: str, backward_op: str):
     return ASCEND950_PLATFORM
 
 
-def plain_module(name: str, class_name: str, doc: str):
-    """The torch module class of an attribute-free activation row ``name`` of :data:`ACTIVATIONS` (Mish,
-    Hardswish): forward and backward the row's kernels on one platform (:func:`pair_platform` by default)."""
-    if torch is None:
-        return missing_torch(class_name, "Unavailable: PyTorch is not installed.")
-    fwd_op, bwd_op = _activation(name).operators
-
-    def __init__(self, *, platform: Platform | None = None):
-        torch.nn.Module.__init__(self)
-        self._platform_given = platform is not None
-        platform = pair_platform(fwd_op, bwd_op) if platform is None else platform
-        check_torch_platform(platform, name)
-        self.platform = platform
-
-    @eager
-    def forward(self, x):
-        check_tensor(x, "x")
-        return ActivationFunction.apply(x, name, 1.0, self.platform)
-
-    def extra_repr(self) -> str:
-        return f"platform={self.platform!r}" if self._platform_given else ""
-
-    return type(class_name, (torch.nn.Module,), {"__init__": __init__, "forward": forward,
-                                                 "extra_repr": extra_repr, "__doc__": doc,
-                                                 "__module__": "swishgrad_numba.torch"})
-
-
 def plain_functions(name: str):
-    """``(f(x, *, platform=None), f_backward(grad, x, *, platform=None))`` of row ``name``: the kernels
-    through :class:`ActivationFunction` / :class:`ActivationBackwardFunction` (differentiable)."""
+    """``(f(x, *, platform=None), f_backward(grad, x, *, platform=None))`` of an attribute-free row ``name``
+    (Mish, Hardswish: their generated modules add the rows): the kernels through :class:`ActivationFunction` /
+    :class:`ActivationBackwardFunction` (differentiable)."""
     fwd_op, bwd_op = _activation(name).operators
 
     def _platform(platform):

@@ -118,6 +118,14 @@ class Description:
         model choice, documented per operator (issue 41).
     out_same_dtype : whether the op_api refuses an output whose dtype is not the inputs' (``OP_CHECK_DTYPE_NOT_MATCH``
         on ``out``: aclnnRelu, aclnnThresholdBackward) instead of Casting the result to it.
+    axpy : a kernel's Compute has an ``Axpy``: its ``run`` takes the platform's ``axpy_rounding`` (Mish, MishGrad).
+    broadcast_to : inputs that broadcast are BroadcastTo the output's shape by the op_api, then run on the
+        element-wise kernel over the output's elements (aclnnMishBackward): no ``shaped_tiling``/``shaped_launch``.
+    soc_checked : the functional face checks every input's dtype against the aclnn list on the platform's SoC,
+        Cast or not: a list whose bfloat16 SoCs are not the ASCEND910B..ASCEND910E gate (``GetDtypeSupportListV2``:
+        the A2, A3 and 950 only, so not the 910E).
+    out_listed : the op_api checks the output's dtype against the same SoC list as the inputs' (aclnnHardswish's
+        ``out``, aclnnMishBackward's ``gradInput``), not only that the result can be Cast to it.
     """
 
     name: str
@@ -153,6 +161,10 @@ class Description:
     exact_dtypes: tuple = ()
     exact: Callable | None = None
     out_same_dtype: bool = False
+    axpy: bool = False
+    broadcast_to: bool = False
+    soc_checked: bool = False
+    out_listed: bool = False
 
     def dtypes_on(self, soc_family: str) -> tuple:
         """The aclnn dtype list on ``soc_family``."""
@@ -201,7 +213,7 @@ def describe(desc: Description) -> Description:
     register(Operator(desc.name, tuple(desc.aclnn), desc.kernel_op, dict(desc.kernels), desc.host_tiling,
                       inputs=len(desc.inputs), saturation=desc.saturation,
                       no_kernel=dict(desc.no_kernel), aicpu_dtypes=tuple(desc.aicpu_dtypes),
-                      functional=desc.functional, described_by=desc))
+                      functional=desc.functional, described_by=desc, axpy=desc.axpy))
     DESCRIPTIONS[desc.name] = desc
     return desc
 
@@ -246,6 +258,8 @@ def show(desc: Description) -> str:
         lines.append(f"  exact       {', '.join(desc.exact_dtypes)}: a plain exact model on the host (integers)")
     lines.append(f"  shapes      {'broadcast' if desc.broadcast else 'one shape'}, at most {desc.max_dims} dims; "
                  f"dtypes {_PROMOTIONS[desc.promotion]}")
+    if desc.broadcast_to:
+        lines.append("  broadcast   BroadcastTo the output's shape, then the element-wise kernel")
     for arch, k in desc.kernels.items():
         lines.append(f"  kernel      {arch}: {k.source}, {k.struct}, narrowing {k.narrowing}"
                      f"{', programs' if k.programs else ''}")

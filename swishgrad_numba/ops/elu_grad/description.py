@@ -43,4 +43,5 @@ DESCRIPTION = describe(Description(
     dtypes=ELU_BACKWARD_DTYPES,
     dtype_refusals={"float64": "aclnnEluBackward accepts float32, float16 and bfloat16 only "
                                "(aclnn_elu_backward.cpp:35-38); float64 is aclnnElu's alone"},
-    kernels=KERNELS, host_tiling=registry_host_tiling, saturation=True))
+    kernels=KERNELS, host_tiling=registry_host_tiling, saturation=True,
+    soc_checked=True))  # bfloat16 on DAV_2201 and the 950, not the 910E (issue 41)

@@ -29,13 +29,13 @@ from ...platform import ARCH_950, ARCH_A2, Platform
 from ...program import compiled
 from ...program.elementwise import elementwise
 from ...program.form import Const, V
-from ..registry import Kernel, Operator, OpTiling, WalkCheck
+from ..registry import Kernel, OpTiling, WalkCheck
 from .split import RECORD_DTYPE, check_split, read_only, record, used_cores, walk_fields
 
 __all__ = ["NAME", "RECORD_DTYPE", "DOUBLE_BUFFER_ABOVE", "ALIGN", "A2_UB_RESERVE", "A2_BYTES_PER_ELEMENT",
            "A2_SCH_MODE", "ARCH35_DTYPES", "mask_bytes", "double_buffer", "arch35_buffer_num", "arch35_key",
            "host_tiling", "a2_buffer_plan", "arch35_buffer_plan", "programs_a2", "programs_arch35",
-           "a2_walk_check", "arch35_walk_check", "run", "OPERATOR"]
+           "a2_walk_check", "arch35_walk_check", "run", "KERNELS"]
 
 NAME = "hardswish_grad"
 #: ``MIN_SPLIT_THRESHOLD`` (950 host :41): more elements than this turn double buffering on.
@@ -181,12 +181,10 @@ def _arch35_queue_buffers(tiling: OpTiling) -> int:
     return 2 if double_buffer(int(tiling["totalNum"])) else 1
 
 
-OPERATOR = Operator(
-    NAME, ("aclnnHardswishBackwardGetWorkspaceSize", "aclnnHardswishBackward"), "HardSwishGrad",
-    {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/hard_swish_grad", "HardSwishGradTilingData", RECORD_DTYPE,
-                     "CAST_RINT", a2_walk_check, run, _instructions(programs_a2), _a2_queue_buffers,
-                     programs=programs_a2),
-     ARCH_950: Kernel(ARCH_950, "activation/hard_swish_grad (arch35)", "HardSwishGradTilingData", RECORD_DTYPE,
-                      "CAST_RINT", arch35_walk_check, run, _instructions(programs_arch35), _arch35_queue_buffers,
-                      programs=programs_arch35)},
-    host_tiling, inputs=2, saturation=True)
+#: The kernels by architecture (the operator is described in :mod:`.backward_description`).
+KERNELS = {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/hard_swish_grad", "HardSwishGradTilingData",
+                           RECORD_DTYPE, "CAST_RINT", a2_walk_check, run, _instructions(programs_a2),
+                           _a2_queue_buffers, programs=programs_a2),
+           ARCH_950: Kernel(ARCH_950, "activation/hard_swish_grad (arch35)", "HardSwishGradTilingData",
+                            RECORD_DTYPE, "CAST_RINT", arch35_walk_check, run, _instructions(programs_arch35),
+                            _arch35_queue_buffers, programs=programs_arch35)}

@@ -19,15 +19,15 @@ import numpy as np
 
 from ... import kernel as kernel_pkg
 from ...dtypes import FLOAT32, DTypeInfo, dtype_info
-from ...platform import ARCH_950, ARCH_A2, Platform
+from ...platform import ARCH_950, Platform
 from ...program import compiled
 from ...program.elementwise import elementwise
 from ...program.form import Const, V
-from ..registry import Kernel, Operator, OpTiling, WalkCheck
+from ..registry import Kernel, OpTiling, WalkCheck
 from .split import RECORD_DTYPE, check_split, record, used_cores, walk_fields
 
 __all__ = ["NAME", "RECORD_DTYPE", "NO_A2_KERNEL", "SCH_MODE", "BUFFER_NUM", "UB_BLOCK", "ub_factor",
-           "host_tiling", "buffer_plan", "programs", "walk_check", "run", "OPERATOR"]
+           "host_tiling", "buffer_plan", "programs", "walk_check", "run", "KERNELS"]
 
 NAME = "hardswish"
 NO_A2_KERNEL = ("ops-nn has a HardSwish kernel for the Ascend 950 only (activation/hard_swish/op_kernel/arch35; "
@@ -108,8 +108,6 @@ def _device_instructions(tiling: OpTiling, itemsize: int) -> tuple:
     return programs("float32" if itemsize == 4 else "float16").instructions()
 
 
-OPERATOR = Operator(
-    NAME, ("aclnnHardswishGetWorkspaceSize", "aclnnHardswish"), "HardSwish",
-    {ARCH_950: Kernel(ARCH_950, "activation/hard_swish (arch35)", "HardSwishTilingData", RECORD_DTYPE,
-                      "CAST_ROUND", walk_check, run, _device_instructions, programs=programs)},
-    host_tiling, no_kernel={ARCH_A2: NO_A2_KERNEL})
+#: The kernels by architecture, the 950's only (the operator is described in :mod:`.description`).
+KERNELS = {ARCH_950: Kernel(ARCH_950, "activation/hard_swish (arch35)", "HardSwishTilingData", RECORD_DTYPE,
+                            "CAST_ROUND", walk_check, run, _device_instructions, programs=programs)}

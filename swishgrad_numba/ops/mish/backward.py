@@ -30,10 +30,10 @@ from .. import gelu as gelu_template
 from . import backward_a2
 from . import forward as forward_op
 from ..hardswish.split import read_only
-from ..registry import Kernel, Operator, OpTiling, WalkCheck
+from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["NAME", "RECORD_DTYPE", "BUFFER_NUM", "tiling_key", "host_tiling", "programs",
-           "walk_check", "run", "OPERATOR"]
+           "walk_check", "run", "KERNELS"]
 
 NAME = "mish_grad"
 RECORD_DTYPE = spec_arch35.ELE_BASE_TILING_16B_DTYPE
@@ -117,9 +117,7 @@ def _instructions(tiling: OpTiling, itemsize: int) -> tuple:
     return programs("float32" if itemsize == 4 else "float16").instructions()
 
 
-OPERATOR = Operator(
-    NAME, ("aclnnMishBackwardGetWorkspaceSize", "aclnnMishBackward"), "MishGrad",
-    {ARCH_A2: backward_a2.KERNEL,
-     ARCH_950: Kernel(ARCH_950, "activation/mish_grad (arch35)", "EleBaseTilingData16B", RECORD_DTYPE, "CAST_RINT",
-                      walk_check, run, _instructions, programs=programs)},
-    host_tiling, inputs=2, saturation=True, axpy=True)
+#: The kernels by architecture (the operator is described in :mod:`.backward_description`).
+KERNELS = {ARCH_A2: backward_a2.KERNEL,
+           ARCH_950: Kernel(ARCH_950, "activation/mish_grad (arch35)", "EleBaseTilingData16B", RECORD_DTYPE,
+                            "CAST_RINT", walk_check, run, _instructions, programs=programs)}

@@ -30,11 +30,11 @@ from ...spec import arch35 as spec_arch35
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
 from .. import gelu as gelu_template
-from ..registry import Kernel, Operator, OpTiling, WalkCheck
+from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "A2_UB_DATA_NUMBER", "ARCH35_TANH_SOFTPLUS",
            "host_tiling", "a2_buffer_plan", "tiling_key", "programs_a2", "programs_arch35", "walk_check", "run",
-           "OPERATOR"]
+           "KERNELS"]
 
 NAME = "mish"
 #: ``MishTilingData`` (A2, ``mish_tiling_data.h:17-26``): SwishGrad's eight fields as uint64 (Gelu's layout).
@@ -154,10 +154,8 @@ def _instructions(programs):
     return lambda tiling, itemsize: programs("float32" if itemsize == 4 else "float16").instructions()
 
 
-OPERATOR = Operator(
-    NAME, ("aclnnMishGetWorkspaceSize", "aclnnMish"), "Mish",
-    {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/mish", "MishTilingData", A2_RECORD_DTYPE, "CAST_RINT",
-                     walk_check, run, _instructions(programs_a2), programs=programs_a2),
-     ARCH_950: Kernel(ARCH_950, "activation/mish (arch35)", "EleBaseTilingData16B", ARCH35_RECORD_DTYPE,
-                      "CAST_RINT", walk_check, run, _instructions(programs_arch35), programs=programs_arch35)},
-    host_tiling, saturation=True, axpy=True)
+#: The kernels by architecture (the operator is described in :mod:`.description`).
+KERNELS = {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/mish", "MishTilingData", A2_RECORD_DTYPE, "CAST_RINT",
+                           walk_check, run, _instructions(programs_a2), programs=programs_a2),
+           ARCH_950: Kernel(ARCH_950, "activation/mish (arch35)", "EleBaseTilingData16B", ARCH35_RECORD_DTYPE,
+                            "CAST_RINT", walk_check, run, _instructions(programs_arch35), programs=programs_arch35)}

@@ -26,4 +26,5 @@ DESCRIPTION = describe(Description(
     aclnn=("aclnnSoftplusBackwardGetWorkspaceSize", "aclnnSoftplusBackward"), out="gradInput",
     inputs=(Input("grad_output", "gradOutput", "grad"), Input("x", "self", "x", extra_dtypes=X_ONLY_DTYPES)),
     attributes=(Attribute("beta", "beta", 1.0), Attribute("threshold", "threshold", 20.0)),
-    dtypes=GRAD_DTYPES, promotion="float32", kernels=KERNELS, host_tiling=registry_host_tiling, saturation=True))
+    dtypes=GRAD_DTYPES, promotion="float32", kernels=KERNELS, host_tiling=registry_host_tiling, saturation=True,
+    soc_checked=True))  # bfloat16 on DAV_2201 and the 950, not the 910E (issue 41)

@@ -55,4 +55,5 @@ DESCRIPTION = describe(Description(
     attributes=(Attribute("threshold", "threshold", 0.0),),
     dtypes=THRESHOLD_BACKWARD_DTYPES, broadcast=True, kernels=KERNELS, host_tiling=host_tiling,
     shaped_tiling=shaped_tiling, shaped_launch=shaped_launch, saturation=True,
-    exact_dtypes=INTEGER_DTYPES, exact=integer_threshold_backward, out_same_dtype=True))
+    exact_dtypes=INTEGER_DTYPES, exact=integer_threshold_backward, out_same_dtype=True,
+    soc_checked=True))  # bfloat16 on DAV_2201 and the 950, not the 910E (issue 41)
