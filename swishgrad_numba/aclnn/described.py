@@ -25,6 +25,7 @@ from ..dtypes import DTYPES, to_float32
 from ..ops import OpTiling, get_operator
 from ..faces.functional import attr32_of as _attr32
 from ..ops.call import host_tiling
+from ..ops.description import complex_promotion
 from ..platform import Platform
 from .enums import ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS, MAX_DIM
 from .enums import ACL_DTYPES, dtype_name
@@ -71,6 +72,9 @@ def _promoted(desc, codes) -> int:
         return codes[0] if same else _CODE["float32"]
     if all(n == names[0] for n in names):
         return codes[0]
+    cplx = complex_promotion(names)   # op::PromoteType with a complex input (aclnnSigmoidBackward's)
+    if cplx is not None:
+        return _CODE[cplx]
     return _CODE["float64"] if "float64" in names else _CODE["float32"]
 
 
@@ -89,7 +93,7 @@ def _prepare(desc, ins: tuple, out, compute: int, attrs, platform: Platform):
     info = next(i for i in DTYPES.values() if i.acl_data_type == compute)
     shapes = tuple(tuple(t.view_shape) for _, t in ins)
     try:
-        if len(set(shapes)) == 1:
+        if len(set(shapes)) == 1 or desc.broadcast_to:   # broadcast_to: the kernel on the broadcast inputs
             tiling = host_tiling(desc.name, out.numel, info, _attr32(desc, attrs), platform)
         else:
             tiling = desc.shaped_tiling(shapes, info, _attr32(desc, attrs), platform)
@@ -119,6 +123,9 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
             scalars_ok = tuple(_CODE[n] for n in a.scalar_dtypes if n != "bfloat16" or _CODE[n] in allowed)
             checks.append((a.acl, values[a.name].data_type, scalars_ok))
     for name, code, ok in checks:
+        why = desc.acl_refusals.get(ACL_DTYPES[code][1].name) if code not in ok and code in ACL_DTYPES else None
+        if why:   # in the op_api's list, its run not modelled (aclnnSigmoid's float64, complex, integers)
+            return ACLNN_ERR_PARAM_INVALID, f"dtype of {name} is {dtype_name(code)}: {why}"
         if code not in ok:
             return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {dtype_name(code)}; on SoC {platform.soc_family} "
                                              f"it must be one of {', '.join(dtype_name(c) for c in ok)}")
@@ -156,8 +163,13 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
     if desc.out_same_dtype and out.data_type != promoted:
         return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {dtype_name(out.data_type)}; it must be "
                                          f"{dtype_name(promoted)}, the dtype of {named[-1][0]}")
-    if out.data_type not in _FLOATS and not (ACL_DTYPES[promoted][1].name in desc.exact_dtypes
-                                             and out.data_type == promoted):
+    also = tuple(_CODE[n] for n in desc.out_dtypes)   # out_dtypes: a complex output (aclnnSigmoid's)
+    if ACL_DTYPES[promoted][1].kind == "c" and out.data_type not in also:
+        return ACLNN_ERR_PARAM_INVALID, (f"the promoted dtype {dtype_name(promoted)} of "
+                                         f"{' and '.join(n for n, _ in named)} cannot be Cast to {desc.out}'s "
+                                         f"{dtype_name(out.data_type)}")
+    if out.data_type not in _FLOATS + also and not (ACL_DTYPES[promoted][1].name in desc.exact_dtypes
+                                                    and out.data_type == promoted):
         return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {dtype_name(out.data_type)}: the Cast of the "
                                          f"{dtype_name(promoted)} result to it is not emulated (floating only)")
     attrs = dict(raw)
@@ -175,11 +187,16 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
 
 def _make_job(desc):
     def make_job(e: aclDescribedExecutor, stream=None):
+        # the device's overflow mode when the stream was made (queue_launch refused it where not modelled)
+        extra = {"saturation": True} if getattr(stream, "overflow_mode", None) == "saturation" else {}
+
         def job():
             out_view = tensor_view(e.out)
             # the op_api's Casts to the promoted dtype: exact widenings
             with np.errstate(over="ignore"):   # a path's float32 narrows a float64 self
                 ins = [np.ascontiguousarray(tensor_view(t)).astype(e.compute, copy=False) for _, t in e.inputs]
+            if desc.broadcast_to:   # the op_api's BroadcastTo, then the equal-shape kernel
+                ins = [np.ascontiguousarray(np.broadcast_to(a, out_view.shape)) for a in ins]
             if isinstance(e.tiling, tuple) and e.tiling[0] == "exact":
                 shape = np.broadcast_shapes(*(a.shape for a in ins))
                 result = desc.exact([np.broadcast_to(a, shape) for a in ins],
@@ -193,7 +210,7 @@ def _make_job(desc):
                     flat = [a.reshape(-1) for a in ins]
                     grad = flat[0] if len(flat) == 2 else None
                     get_operator(desc.name).kernels[e.tiling.architecture].run(grad, flat[-1], result.reshape(-1),
-                                                                               e.tiling)
+                                                                               e.tiling, **extra)
                 else:
                     desc.shaped_launch(tuple(ins), result, e.tiling, info)
             with np.errstate(all="ignore"):

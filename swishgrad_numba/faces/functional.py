@@ -75,6 +75,11 @@ def promoted_dtype(desc, dtypes) -> np.dtype:
         return first
     if desc.promotion != "promote":
         raise AssertionError("unreachable: one dtype was checked")
+    from ..ops.description import complex_promotion
+
+    cplx = complex_promotion(_dtype_name(d) for d in dtypes)   # a complex input (aclnnSigmoidBackward's)
+    if cplx is not None:
+        return np.dtype(cplx)
     return _F64 if _F64 in dtypes else np.dtype(np.float32)
 
 
@@ -130,6 +135,8 @@ def run(desc, arrays, attrs: dict, out, platform):
         except ValueError:
             raise ValueError(f"{' and '.join(n for n, _ in arrays)} must broadcast against each other, got "
                              f"{' and '.join(str(s) for s in shapes)}") from None
+        if desc.broadcast_to:   # the op_api's BroadcastTo: the equal-shape kernel on the broadcast inputs
+            arrays = tuple((n, np.broadcast_to(a, shape)) for n, a in arrays)
     else:
         shape = tuple(shapes[0])
         for name, a in arrays[1:]:
