@@ -196,7 +196,8 @@ def _make_job(desc):
             with np.errstate(over="ignore"):   # a path's float32 narrows a float64 self
                 ins = [np.ascontiguousarray(tensor_view(t)).astype(e.compute, copy=False) for _, t in e.inputs]
             if desc.broadcast_to:   # the op_api's BroadcastTo, then the equal-shape kernel
-                ins = [np.ascontiguousarray(np.broadcast_to(a, out_view.shape)) for a in ins]
+                ins = [np.ascontiguousarray(np.broadcast_to(a.reshape(tensor_view(t).shape), out_view.shape))
+                       for a, (_, t) in zip(ins, e.inputs)]
             if isinstance(e.tiling, tuple) and e.tiling[0] == "exact":
                 shape = np.broadcast_shapes(*(a.shape for a in ins))
                 result = desc.exact([np.broadcast_to(a, shape) for a in ins],
