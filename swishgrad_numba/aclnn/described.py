@@ -11,8 +11,11 @@ Cast to; ``ToFloat`` of the scalars (161002). Empty tensors succeed with workspa
 the promoted dtype) runs the description's plain model on any platform; the others the kernel, in the
 promoted dtype (float32 where ``promotion="float32"`` Casts the inputs) or the dtype the description's
 ``path`` picks by attribute value if it picks one, whose host tiling is taken in phase one (a platform
-with no kernel: 561103, naming the reason). Phase two Casts the inputs to that dtype, runs, and Casts
-the result to the output's dtype (round to nearest even).
+with no kernel: 561103, naming the reason). Phase two Casts the inputs to that dtype, runs (the kernel in
+the stream's overflow mode), and Casts the result to the output's dtype (round to nearest even). The
+description's optional fields: ``acl_refusals`` (a listed dtype refused at the dtype check, naming why),
+``out_dtypes`` (a complex output; a complex promoted dtype refused for a real one), ``broadcast_to`` (the
+inputs broadcast to the output's shape, then the equal-shape kernel).
 """
 from __future__ import annotations
 

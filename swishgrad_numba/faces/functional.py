@@ -8,7 +8,9 @@ attribute's conversion (``"float"``: :func:`~swishgrad_numba.dtypes.to_float32`;
 the rules; the shapes (broadcast, or one shape); the dtype (promoted, or one; inputs the op_api Casts in
 their own dtype on the platform's SoC list, as phase one checks them). An AICPU dtype runs the
 description's plain model on any platform; the others the platform's kernel (:func:`swishgrad_numba.ops.call.call`
-for inputs of one shape, the description's broadcast walk otherwise).
+for inputs of one shape, the description's broadcast walk otherwise; with ``broadcast_to``, the inputs broadcast
+to one shape first, as the op_api's BroadcastTo, then ``call``). Complex inputs promote as ``op::PromoteType``
+(:func:`swishgrad_numba.ops.description.complex_promotion`).
 """
 from __future__ import annotations
 
