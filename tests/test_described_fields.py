@@ -150,3 +150,21 @@ def test_the_torch_functions_are_the_functional_faces(name):
     want = getattr(sg, backward.functional)(g.numpy(), second.numpy())
     assert_bits_equal(f_back(g, **{backward.inputs[-1].name: second}).numpy(), want, "backward")
     assert_bits_equal(back_cls.apply(g, second, None).numpy(), want, "BackwardFunction")
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(DESCRIPTIONS) if get_operator(n).kernel_refusal(Platform()) is None])
+def test_an_a2_block_size_the_dtype_does_not_divide_is_refused_by_both_faces(name):
+    """The A2 hosts count in blocks of ``platform.block_size`` bytes: 30 holds no whole float32 element. The
+    functional face refuses it (check_platform_for), and so does phase one (161002, naming the rule)."""
+    desc = DESCRIPTIONS[name]
+    odd = Platform(block_size=30)
+    aclnn.set_platform(odd)
+    arrays = _arrays(desc)
+    with pytest.raises(ValueError, match="block_size"):
+        getattr(sg, desc.functional)(*arrays, platform=odd)
+    values = {a.acl: aclnn.aclCreateScalar(a.default, ACL_FLOAT) if a.kind == "float" else a.default
+              for a in desc.attributes}
+    by = {**values, **{i.acl: _tensor(a) for i, a in zip(desc.inputs, arrays)},
+          desc.out: _tensor(np.zeros(arrays[0].shape, F32))}
+    status = getattr(aclnn, desc.aclnn[0])(*(by[n] for n in desc.acl_arguments))[0]
+    assert status == ACLNN_ERR_PARAM_INVALID and "block_size" in aclnn.aclGetRecentErrMsg()

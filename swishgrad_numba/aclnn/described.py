@@ -29,7 +29,8 @@ from ..ops import OpTiling, get_operator
 from ..faces.functional import attr32_of as _attr32
 from ..ops.call import host_tiling
 from ..ops.description import complex_promotion
-from ..platform import Platform
+from ..arguments import block_size_refusal
+from ..platform import ARCH_A2, Platform
 from .enums import ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS, MAX_DIM
 from .enums import ACL_DTYPES, dtype_name
 from .state import get_platform
@@ -94,6 +95,9 @@ def _prepare(desc, ins: tuple, out, compute: int, attrs, platform: Platform):
     if operator.kernel_refusal(platform):
         return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: {operator.kernel_refusal(platform)}"
     info = next(i for i in DTYPES.values() if i.acl_data_type == compute)
+    refusal = block_size_refusal(platform.block_size, info) if platform.architecture == ARCH_A2 else None
+    if refusal:   # the rule the functional face checks (check_platform_for): the A2 hosts count in blocks
+        return ACLNN_ERR_PARAM_INVALID, f"the host tiling fails on the platform set by set_platform: {refusal}"
     shapes = tuple(tuple(t.view_shape) for _, t in ins)
     try:
         if len(set(shapes)) == 1 or desc.broadcast_to:   # broadcast_to: the kernel on the broadcast inputs

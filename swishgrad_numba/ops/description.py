@@ -276,7 +276,8 @@ def show(desc: Description) -> str:
         lines.append(f"  backward    {desc.backward}")
     if desc.torch_module:
         lines.append(f"  torch       swishgrad_numba.torch.{desc.torch_module}")
-    lines += [f"  aclnn only  {dtype} refused: {why}" for dtype, why in desc.acl_refusals.items()]
+    whys = {why: [d for d, w in desc.acl_refusals.items() if w == why] for why in desc.acl_refusals.values()}
+    lines += [f"  aclnn only  {', '.join(dtypes)} refused: {why}" for why, dtypes in whys.items()]
     if desc.out_dtypes:
         lines.append(f"  out         also {', '.join(desc.out_dtypes)} (a real result Cast to it)")
     if desc.broadcast_to:
