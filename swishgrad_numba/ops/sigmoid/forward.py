@@ -29,7 +29,8 @@ from . import shared
 from .shared import A2_BLOCK_SIZE, A2_RECORD_DTYPE, ARCH35_RECORD_DTYPE
 
 __all__ = ["NAME", "A2_UB_RESERVED", "A2_TILE_SPLIT", "A2_UB_DATA_NUMBER", "KEY_DOUBLE", "KEY_SINGLE",
-           "ARCH35_BUFFER_SLOTS", "a2_host_tiling", "a2_buffer_plan", "host_tiling", "programs", "run", "KERNELS", "registry_host_tiling"]
+           "ARCH35_BUFFER_SLOTS", "a2_host_tiling", "a2_buffer_plan", "host_tiling", "programs", "run", "KERNELS",
+           "registry_host_tiling"]
 
 NAME = "sigmoid"
 #: ``UB_RESERVED_BYTE``, ``TILE_SPLIT_NUM``, ``DATA_NUM_BIT32/16`` (``sigmoid_tiling.cpp:30-37``).
