@@ -13,7 +13,6 @@ from .ops.silu_grad import silu_backward
 from .faces.swish import silu, swish
 from .tiling import tiling_balance, validate_tiling
 from .ops.fast_gelu_api import fast_gelu, fast_gelu_backward
-from .ops.sigmoid import sigmoid, sigmoid_backward
 from .faces.gelu import gelu, gelu_backward
 from .faces.functional import face as _face
 from .faces.gelu_v2 import gelu_v2, gelu_backward_v2
@@ -61,6 +60,8 @@ elu = _face("elu")
 elu_backward = _face("elu_grad")
 softplus = _face("softplus")
 softplus_backward = _face("softplus_grad")
+sigmoid = _face("sigmoid")  # issue 40: generated from its description
+sigmoid_backward = _face("sigmoid_grad")
 __version__ = "0.2.0"
 hardswish = _face("hardswish")  # noqa: E305  (issue 41: generated from its description)
 hardswish_backward = _face("hardswish_grad")

@@ -208,32 +208,6 @@ def fast_gelu_backward(grad_output, x, *, platform=None):
     FastGeluGrad kernel; bit for bit :func:`swishgrad_numba.fast_gelu_backward` of the whole arrays."""
     return _map_pair(_fast_gelu_backward_numpy, grad_output, x, "fast_gelu_backward", platform=platform)
 
-# ---------------------------------------------------------------- Sigmoid (issue 29)
-
-from .ops.sigmoid import sigmoid as _sigmoid_numpy  # noqa: E402
-from .ops.sigmoid import sigmoid_backward as _sigmoid_backward_numpy  # noqa: E402
-
-__all__ += ["sigmoid", "sigmoid_backward"]
-
-
-def sigmoid(x, *, platform=None):
-    """Sigmoid over a Dask array, block by block through the emulated NPU kernel (aclnnSigmoid).
-
-    As :func:`silu`; bit for bit :func:`swishgrad_numba.sigmoid` of the whole array.
-    """
-    return _map_unary(_sigmoid_numpy, x, "sigmoid", platform=platform)
-
-
-def sigmoid_backward(grad_output, output, *, platform=None):
-    """Gradient of Sigmoid from its output over Dask arrays, block by block through the emulated
-    SigmoidGrad kernel (aclnnSigmoidBackward).
-
-    ``grad_output`` and ``output`` (the forward's result): one shape and one dtype, any chunkings
-    (rechunked to their common refinement); float64 and complex run the AICPU kernel. Bit for bit
-    :func:`swishgrad_numba.sigmoid_backward` of the whole arrays.
-    """
-    return _map_pair(_sigmoid_backward_numpy, grad_output, output, "sigmoid_backward", platform=platform)
-
 # ---------------------------------------------------------------- the Gelu family
 
 from .faces.gelu import gelu as _gelu_numpy  # noqa: E402
@@ -291,6 +265,9 @@ elu = described("elu")
 elu_backward = described("elu_grad")
 softplus = described("softplus")
 softplus_backward = described("softplus_grad")
+sigmoid = described("sigmoid")   # issue 29, generated from its description (issue 40)
+sigmoid_backward = described("sigmoid_grad")
+__all__ += ["sigmoid", "sigmoid_backward"]
 
 # ---------------------------------------------------------------- GeluV2 (issue 30)
 

@@ -252,10 +252,6 @@ else:
         """Unavailable: PyTorch is not installed."""
         raise ImportError(NO_TORCH)
 
-# Sigmoid, forward and backward both the NPU's kernels (issue 29).
-from .faces.torch_sigmoid import Sigmoid, SigmoidBackwardFunction, SigmoidFunction, sigmoid, sigmoid_backward_torch  # noqa: E402,F401,E501
-
-__all__ += ["Sigmoid", "SigmoidBackwardFunction", "SigmoidFunction", "sigmoid", "sigmoid_backward_torch"]
 from .faces.torch_gelu import GELU  # noqa: E402,F401
 from .faces.torch import module as _described_module  # noqa: E402
 
@@ -266,6 +262,12 @@ Softplus = _described_module("softplus")  # generated from its description (issu
 
 __all__ += ["Softplus"]
 ELU = _described_module("elu")  # generated from its description (issue 40)
+# Sigmoid, forward and backward both the NPU's kernels (issue 29), generated from its description (issue 40)
+Sigmoid = _described_module("sigmoid")
+from .faces.torch import functions as _described_functions  # noqa: E402
+
+sigmoid, sigmoid_backward_torch, SigmoidFunction, SigmoidBackwardFunction = _described_functions("sigmoid")
+__all__ += ["Sigmoid", "SigmoidBackwardFunction", "SigmoidFunction", "sigmoid", "sigmoid_backward_torch"]
 
 __all__ += ["ELU"]
 from .ops.rms_norm.torch_face import RMSNorm, RmsNormFunction, rms_norm_torch  # noqa: E402,F401  (issue 42)

@@ -178,8 +178,10 @@ def test_sigmoid_backward_refuses_bad_input():
     f32 = np.zeros(3, np.float32)
     with pytest.raises(TypeError, match="output must be a numpy.ndarray"):
         sg.sigmoid_backward(f32, 1.0)
-    with pytest.raises(TypeError, match="same dtype"):
-        sg.sigmoid_backward(f32, f32.astype(np.float16))
+    # two dtypes: promoted (float32 here), as aclnnSigmoidBackward promotes them (issue 40: the faces agree)
+    mixed = sg.sigmoid_backward(f32 + 0.5, (f32 + 0.25).astype(np.float16))
+    assert mixed.dtype == np.float32
+    assert_bits_equal(mixed, ra.ref_sigmoid_backward(f32 + 0.5, f32 + 0.25, "a2"))
     with pytest.raises(ValueError, match="broadcast"):
         sg.sigmoid_backward(f32, np.zeros(4, np.float32))
     with pytest.raises(ValueError, match="at most 8 dimensions"):

@@ -91,9 +91,10 @@ def test_fma64_rounds_once():
     assert_parts_equal(got, want)
 
 
-def test_aicpu_refuses_mixed_dtypes_and_checks_out():
-    with pytest.raises(TypeError, match="same dtype"):
-        sg.sigmoid_backward(np.zeros(2), np.zeros(2, np.complex128))
+def test_aicpu_promotes_mixed_dtypes_and_checks_out():
+    # two dtypes: promoted (float64 with complex128: complex128), as aclnnSigmoidBackward promotes them (issue 40)
+    dy, y2 = np.array([0.5, -1.0]), np.array([0.25, 2 + 1j], np.complex128)
+    assert_parts_equal(sg.sigmoid_backward(dy, y2), ra.ref_sigmoid_backward_aicpu_complex(dy.astype(np.complex128), y2))
     with pytest.raises(TypeError, match="out must have dtype"):
         sg.sigmoid_backward(np.zeros(2), np.zeros(2), out=np.zeros(2, np.float32))
     out = np.empty(4, np.complex64)

@@ -16,6 +16,8 @@ the result to the output's dtype (round to nearest even). Issue 41: ``out_listed
 against the inputs' SoC list too; ``broadcast_to`` BroadcastTo's the inputs to the output's shape for the
 element-wise kernel; a saturation stream runs the kernel in that mode, and a kernel with an Axpy rounds it as
 phase one's platform says.
+The description's optional fields also include ``acl_refusals`` (a listed dtype refused at the dtype check,
+naming why) and ``out_dtypes`` (a complex output; a complex promoted dtype refused for a real one).
 """
 from __future__ import annotations
 
@@ -28,7 +30,9 @@ from ..dtypes import DTYPES, to_float32
 from ..ops import OpTiling, get_operator
 from ..faces.functional import attr32_of as _attr32
 from ..ops.call import host_tiling
-from ..platform import Platform
+from ..ops.description import complex_promotion
+from ..arguments import block_size_refusal
+from ..platform import ARCH_A2, Platform
 from .enums import ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS, MAX_DIM
 from .enums import ACL_DTYPES, dtype_name
 from .state import get_platform
@@ -75,6 +79,9 @@ def _promoted(desc, codes) -> int:
         return codes[0] if same else _CODE["float32"]
     if all(n == names[0] for n in names):
         return codes[0]
+    cplx = complex_promotion(names)   # op::PromoteType with a complex input (aclnnSigmoidBackward's)
+    if cplx is not None:
+        return _CODE[cplx]
     return _CODE["float64"] if "float64" in names else _CODE["float32"]
 
 
@@ -91,6 +98,9 @@ def _prepare(desc, ins: tuple, out, compute: int, attrs, platform: Platform):
     if operator.kernel_refusal(platform):
         return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: {operator.kernel_refusal(platform)}"
     info = next(i for i in DTYPES.values() if i.acl_data_type == compute)
+    refusal = block_size_refusal(platform.block_size, info) if platform.architecture == ARCH_A2 else None
+    if refusal:   # the rule the functional face checks (check_platform_for): the A2 hosts count in blocks
+        return ACLNN_ERR_PARAM_INVALID, f"the host tiling fails on the platform set by set_platform: {refusal}"
     shapes = tuple(tuple(t.view_shape) for _, t in ins)
     try:
         if len(set(shapes)) == 1 or desc.broadcast_to:
@@ -126,6 +136,9 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
     if desc.out_listed:   # the output in the inputs' SoC list too (aclnnHardswish, aclnnMishBackward)
         checks.append((desc.out, out.data_type, allowed))
     for name, code, ok in checks:
+        why = desc.acl_refusals.get(ACL_DTYPES[code][1].name) if code not in ok and code in ACL_DTYPES else None
+        if why:   # in the op_api's list, its run not modelled (aclnnSigmoid's float64, complex, integers)
+            return ACLNN_ERR_PARAM_INVALID, f"dtype of {name} is {dtype_name(code)}: {why}"
         if code not in ok:
             return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {dtype_name(code)}; on SoC {platform.soc_family} "
                                              f"it must be one of {', '.join(dtype_name(c) for c in ok)}")
@@ -163,8 +176,13 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
     if desc.out_same_dtype and out.data_type != promoted:
         return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {dtype_name(out.data_type)}; it must be "
                                          f"{dtype_name(promoted)}, the dtype of {named[-1][0]}")
-    if out.data_type not in _FLOATS and not (ACL_DTYPES[promoted][1].name in desc.exact_dtypes
-                                             and out.data_type == promoted):
+    also = tuple(_CODE[n] for n in desc.out_dtypes)   # out_dtypes: a complex output (aclnnSigmoid's)
+    if ACL_DTYPES[promoted][1].kind == "c" and out.data_type not in also:
+        return ACLNN_ERR_PARAM_INVALID, (f"the promoted dtype {dtype_name(promoted)} of "
+                                         f"{' and '.join(n for n, _ in named)} cannot be Cast to {desc.out}'s "
+                                         f"{dtype_name(out.data_type)}")
+    if out.data_type not in _FLOATS + also and not (ACL_DTYPES[promoted][1].name in desc.exact_dtypes
+                                                    and out.data_type == promoted):
         return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {dtype_name(out.data_type)}: the Cast of the "
                                          f"{dtype_name(promoted)} result to it is not emulated (floating only)")
     attrs = dict(raw)

@@ -38,7 +38,7 @@ from ..faces.swish import silu, swish
 from ..ops.silu_grad import silu_backward
 from ..ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from ..faces.gelu import gelu, gelu_backward
-from ..ops.sigmoid.api import sigmoid, sigmoid_backward
+from ..faces.functional import face
 from . import peers
 from .inputs import BETA_NUMPY, BETA_TORCH, make_inputs, parse_threads
 from .runner import check_run, result_row, thread_counts_restored, use_threads
@@ -169,6 +169,7 @@ def _torch_sigmoid_backward_into(tg, ty, tout, beta):
     return torch.ops.aten.sigmoid_backward.grad_input(tg, ty, grad_input=tout)
 
 
+sigmoid, sigmoid_backward = face("sigmoid"), face("sigmoid_grad")   # generated (issue 40)
 # Sigmoid and SigmoidBackward (whose second input is the forward's output y, as the NPU's SigmoidGrad takes it)
 OP_BENCHES.update({
     "sigmoid": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: sigmoid(x, out=out, platform=p), _torch_sigmoid_into,
@@ -329,7 +330,6 @@ def _torch_leaky_relu_backward_into(tg, tx, tout, slope):
 
 
 # LeakyRelu (Ascend 950 kernels only) against torch's own, at torch's default slope (issue 30)
-from ..faces.functional import face  # noqa: E402
 
 leaky_relu, leaky_relu_backward = face("leaky_relu"), face("leaky_relu_grad")
 elu, elu_backward = face("elu"), face("elu_grad")   # the Elu rows above call them

@@ -4,9 +4,16 @@ from __future__ import annotations
 import numpy as np
 
 SEED_BETA = 1.1
-#: Operators whose second input is another operator's result, by that operator: SigmoidGrad reads the
-#: forward's output (aclnnSigmoidBackward's ``output``, in (0, 1)), so its line feeds it sigmoid(x).
-FED_FROM = {"sigmoid_grad": "sigmoid"}
+
+
+def fed_from() -> dict:
+    """Operators whose second input is another operator's result, by that operator, read from the descriptions:
+    a backward whose second input has role ``"y"`` reads its forward's result (SigmoidGrad's ``output``, in
+    (0, 1)), so its line feeds it the forward of x (sigmoid(x))."""
+    from ..ops.description import DESCRIPTIONS
+
+    return {d.backward: name for name, d in DESCRIPTIONS.items()
+            if d.backward in DESCRIPTIONS and DESCRIPTIONS[d.backward].inputs[-1].role == "y"}
 
 
 def seed_inputs(dtype):
@@ -45,7 +52,7 @@ def family_lines(dtype=np.float32) -> list:
     x = 1..6, beta = :data:`SEED_BETA` where it takes one), as the Atlas A2
     kernel computes it (the Ascend 950's for an operator with no A2 kernel,
     said on its line): ``[op] aclnnName (beta=...): v1 ... v6``. An operator
-    of :data:`FED_FROM` reads that operator's result on x instead of x, said
+    of :func:`fed_from` reads that operator's result on x instead of x, said
     on its line.
 
     Every operator alike, through the registry: its host tiling
@@ -63,13 +70,14 @@ def family_lines(dtype=np.float32) -> list:
 
     grad, x = seed_inputs(dtype)
     lines = []
+    fed = fed_from()
     for name in sorted(OPERATORS):
         op = OPERATORS[name]
         tiling = compute_tiling(x.size, x.dtype, SEED_BETA if op.has_beta else None, op=name)
         beta = f" (beta={SEED_BETA})" if op.has_beta else ""
         # an operator without an A2 kernel (FastGelu) runs on its default platform, the 950's
         beta += "" if "a2" in op.kernels else " (Ascend 950 kernel; no public A2 kernel)"
-        source = FED_FROM.get(name)
+        source = fed.get(name)
         if source is not None:
             beta += f" ({OPERATORS[source].aclnn[1]} output of x)"
         second = x if source is None else run_tiling(None, x, np.empty_like(x),

@@ -114,6 +114,7 @@ def map_broadcast(numpy_fn, named: dict, token: str, *, broadcast: bool = True, 
             np.broadcast_shapes(*shapes)
         except ValueError:
             raise ValueError(f"{' and '.join(names)} must broadcast against each other, got "
-                             f"{' and '.join(map(str, shapes))}") from None
+                             f"{' and '.join(map(str, shapes))} (the same shape, or a size 1 where they differ)"
+                             ) from None
         arrays = da.broadcast_arrays(*arrays)
     return map_pair(numpy_fn, *arrays, token, **kwargs)

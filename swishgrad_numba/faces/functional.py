@@ -10,7 +10,8 @@ their own dtype on the platform's SoC list, as phase one checks them). An AICPU 
 description's plain model on any platform; the others the platform's kernel (:func:`swishgrad_numba.ops.call.call`
 for inputs of one shape, the description's broadcast walk otherwise). Issue 41: ``soc_checked`` checks every
 input's dtype on the SoC's list, Cast or not; ``broadcast_to`` broadcasts the inputs to their common shape and
-runs the element-wise kernel over it (the op_api's BroadcastTo).
+runs the element-wise kernel over it (the op_api's BroadcastTo). Complex inputs promote as ``op::PromoteType``
+(:func:`swishgrad_numba.ops.description.complex_promotion`).
 """
 from __future__ import annotations
 
@@ -77,6 +78,11 @@ def promoted_dtype(desc, dtypes) -> np.dtype:
         return first
     if desc.promotion != "promote":
         raise AssertionError("unreachable: one dtype was checked")
+    from ..ops.description import complex_promotion
+
+    cplx = complex_promotion(_dtype_name(d) for d in dtypes)   # a complex input (aclnnSigmoidBackward's)
+    if cplx is not None:
+        return np.dtype(cplx)
     return _F64 if _F64 in dtypes else np.dtype(np.float32)
 
 
@@ -132,6 +138,8 @@ def run(desc, arrays, attrs: dict, out, platform):
         except ValueError:
             raise ValueError(f"{' and '.join(n for n, _ in arrays)} must broadcast against each other, got "
                              f"{' and '.join(str(s) for s in shapes)}") from None
+        if desc.broadcast_to:   # the op_api's BroadcastTo: the equal-shape kernel on the broadcast inputs
+            arrays = tuple((n, np.broadcast_to(a, shape)) for n, a in arrays)
     else:
         shape = tuple(shapes[0])
         for name, a in arrays[1:]:

@@ -16,9 +16,10 @@ import inspect
 
 from .torch_family import ACTIVATIONS, Activation, ActivationFunction, check_torch_platform, float_beta32
 from .torch_support import check_tensor, eager, missing_torch, torch
+from .torch_support import NO_TORCH, check_tensor_pair
 from .functional import face
 
-__all__ = ["module"]
+__all__ = ["module", "functions"]
 
 _MODULES: dict = {}
 
@@ -113,9 +114,12 @@ def _module_without_attributes(name: str, desc):
     from ..ops.registry import get_operator
 
     forward, backward = face(desc.name), face(desc.backward)
+    # a backward whose second input is the forward's result (role "y", SigmoidGrad's): the result is saved
+    saves_output = get_operator(desc.backward).described_by.inputs[-1].role == "y"
     ACTIVATIONS[name] = Activation(lambda x, b, p: forward(x, platform=p),
                                    lambda g, x, b, p: backward(g, x, platform=p), has_beta=False,
-                                   operators=(desc.name, desc.backward), second_derivative=desc.second_derivative)
+                                   operators=(desc.name, desc.backward), second_derivative=desc.second_derivative,
+                                   saves_output=saves_output)
     if torch is None:
         return missing_torch(desc.torch_module, "Unavailable: PyTorch is not installed.")
     default_platform = get_operator(name).default_platform
@@ -141,3 +145,80 @@ def _module_without_attributes(name: str, desc):
     return type(desc.torch_module, (torch.nn.Module,), {"__init__": __init__, "forward": forward_,
                                                        "extra_repr": extra_repr, "__doc__": doc,
                                                        "__module__": "swishgrad_numba.torch"})
+
+
+def functions(name: str):
+    """The public torch functions of described forward operator ``name`` (its description's ``torch_functions``,
+    a module without attributes: Sigmoid's): ``(f, f_backward, Function, BackwardFunction)``.
+
+    ``f(x, *, platform=None)`` and ``f_backward(grad, second, *, platform=None)`` (``second`` named as the
+    backward operator's second input: Sigmoid's ``output``) run the two kernels through the shared autograd
+    Functions, on the forward operator's default platform where none is given; ``Function.apply(x, platform)``
+    and ``BackwardFunction.apply(grad, second, platform)`` are those Functions with the row's name and constant
+    bound (subclasses of :class:`~.torch_family.ActivationFunction` and
+    :class:`~.torch_family.ActivationBackwardFunction`)."""
+    from ..ops.registry import get_operator
+    from .torch_family import ActivationBackwardFunction
+
+    desc = get_operator(name).described_by
+    if desc is None or len(desc.torch_functions) != 4 or desc.attributes:
+        raise ValueError(f"operator {name!r} has no generated torch functions")
+    module(name)   # its ACTIVATIONS row
+    f_name, b_name, cls_name, b_cls_name = desc.torch_functions
+    second = get_operator(desc.backward).described_by.inputs[-1].name
+    if torch is None:
+        def unavailable(*args, **kwargs):
+            """Unavailable: PyTorch is not installed."""
+            raise ImportError(NO_TORCH)
+
+        return (unavailable, unavailable, missing_torch(cls_name, "Unavailable: PyTorch is not installed."),
+                missing_torch(b_cls_name, "Unavailable: PyTorch is not installed."))
+    default_platform = get_operator(name).default_platform
+
+    def _platform(platform):
+        platform = default_platform if platform is None else platform
+        check_torch_platform(platform, name)
+        return platform
+
+    @eager
+    def f(x, *, platform=None):
+        check_tensor(x, "x")
+        return ActivationFunction.apply(x, name, 0.0, _platform(platform))
+
+    P = inspect.Parameter
+    sig = inspect.Signature([P("grad", P.POSITIONAL_OR_KEYWORD), P(second, P.POSITIONAL_OR_KEYWORD),
+                             P("platform", P.KEYWORD_ONLY, default=None)])
+
+    @eager
+    def f_backward(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        grad, other, platform = bound.arguments.values()
+        check_tensor_pair(grad, other)
+        return ActivationBackwardFunction.apply(grad, other, name, 0.0, _platform(platform))
+
+    f.__name__ = f.__qualname__ = f_name
+    f_backward.__name__ = f_backward.__qualname__ = b_name
+    f_backward.__signature__ = sig
+    f.__doc__ = (f"{desc.summary}, for torch tensors: operator ``{name}``'s kernel forward, ``{desc.backward}``'s "
+                 f"backward, bit for bit (CPU tensors of float32, float16 or bfloat16, any strides); ``platform`` "
+                 f"the operator's default where None. Generated from the description.")
+    f_backward.__doc__ = (f"Operator ``{desc.backward}``'s kernel on ``(grad, {second})``, bit for bit what "
+                          f":func:`swishgrad_numba.{get_operator(desc.backward).functional}` returns for the same "
+                          f"data; differentiable again. Generated from the description.")
+
+    def apply(x, platform=None):
+        return ActivationFunction.apply(x, name, 0.0, platform)
+
+    def apply_backward(grad, other, platform=None):
+        return ActivationBackwardFunction.apply(grad, other, name, 0.0, platform)
+
+    fn_cls = type(cls_name, (ActivationFunction,), {
+        "apply": staticmethod(apply), "__module__": "swishgrad_numba.torch",
+        "__doc__": f"``{cls_name}.apply(x, platform)``: operator ``{name}``'s kernel, its backward pass "
+                   f"``{b_cls_name}`` (:class:`ActivationFunction` with the row bound)."})
+    b_cls = type(b_cls_name, (ActivationBackwardFunction,), {
+        "apply": staticmethod(apply_backward), "__module__": "swishgrad_numba.torch",
+        "__doc__": f"``{b_cls_name}.apply(grad, {second}, platform)``: operator ``{desc.backward}``'s kernel, "
+                   f"differentiable again (:class:`ActivationBackwardFunction` with the row bound)."})
+    return f, f_backward, fn_cls, b_cls

@@ -74,6 +74,10 @@ class Activation:
     #: ``second_derivative(x, beta, platform)``: ``s''(x)`` in float64 for the second order; Swish's
     #: where None.
     second_derivative: Callable | None = None
+    #: Whether the backward reads the forward's *result* (Sigmoid's: ``backward(grad, y, ...)``): the
+    #: forward's Function then saves its output, and ``second_derivative`` is the backward's factor's
+    #: derivative with respect to ``y``.
+    saves_output: bool = False
 
 
 def _second_derivative(name: str, x, beta, platform):
@@ -189,9 +193,13 @@ if torch is not None:
         @staticmethod
         def setup_context(ctx, inputs, output):
             x, name, beta, platform = inputs
+            ctx.name, ctx.beta, ctx.platform = name, beta, platform
+            if _activation(name).saves_output:   # the backward reads the result (Sigmoid's)
+                ctx.save_for_backward(output)
+                ctx.y = output.detach()            # the tangent rule's copy, outside autograd
+                return
             ctx.save_for_backward(x)
             ctx.save_for_forward(x)
-            ctx.name, ctx.beta, ctx.platform = name, beta, platform
 
         @staticmethod
         def backward(ctx, grad):
@@ -203,7 +211,7 @@ if torch is not None:
         @staticmethod
         def jvp(ctx, d_x, *_constants):
             # The tangent of an activation is its backward kernel applied to the tangent, bit for bit.
-            (x,) = ctx.saved_tensors
+            (x,) = (ctx.y,) if hasattr(ctx, "y") else ctx.saved_tensors
             return ActivationBackwardFunction.apply(d_x, x, ctx.name, ctx.beta, ctx.platform)
 
         @staticmethod

@@ -23,7 +23,7 @@ from typing import Callable, Mapping
 
 from .registry import Operator, register
 
-__all__ = ["Input", "Attribute", "Rule", "Description", "describe", "described", "show"]
+__all__ = ["Input", "Attribute", "Rule", "Description", "describe", "described", "show", "complex_promotion"]
 
 #: The roles an input takes: the forward's input, the forward's result (SigmoidGrad's ``y``), the gradient.
 ROLES = ("x", "y", "grad")
@@ -126,6 +126,21 @@ class Description:
         the A2, A3 and 950 only, so not the 910E).
     out_listed : the op_api checks the output's dtype against the same SoC list as the inputs' (aclnnHardswish's
         ``out``, aclnnMishBackward's ``gradInput``), not only that the result can be Cast to it.
+    acl_refusals : dtype name -> why, for a dtype the op_api's lists take whose run the emulator does not model:
+        aclnn phase one refuses it (161002) naming why, at the dtype check (aclnnSigmoid's float64 and complex,
+        sent to an AICPU kernel ops-nn does not publish; its integer and bool ``self``, whose Cast is not
+        modelled). The functional face's own refusals are ``dtype_refusals``.
+    out_dtypes : the output's dtypes beyond the floating ones (complex64, complex128: aclnnSigmoid's out list,
+        aclnnSigmoidBackward's gradInput); a real result is Cast to a complex output, and under
+        ``promotion="promote"`` a complex promoted dtype is refused for a real output (it cannot be Cast).
+        Complex inputs promote as ``op::PromoteType`` does: complex128 where any input is complex128 or float64,
+        else complex64 (:func:`complex_promotion`).
+    torch_functions : the public torch names of a module without attributes, generated beside it
+        (:func:`swishgrad_numba.faces.torch.functions`): the forward function ``f(x, *, platform=None)``, the
+        backward's ``f(grad, second, *, platform=None)``, and the forward's and backward's autograd Functions
+        (``.apply(x, platform)``, ``.apply(grad, second, platform)``). The torch backward reads the forward's
+        *result* where the backward operator's second input has role ``"y"`` (SigmoidGrad): the autograd
+        Function then saves the output, not the input.
     """
 
     name: str
@@ -165,6 +180,9 @@ class Description:
     broadcast_to: bool = False
     soc_checked: bool = False
     out_listed: bool = False
+    acl_refusals: Mapping = field(default_factory=dict)
+    out_dtypes: tuple = ()
+    torch_functions: tuple = ()
 
     def dtypes_on(self, soc_family: str) -> tuple:
         """The aclnn dtype list on ``soc_family``."""
@@ -269,4 +287,24 @@ def show(desc: Description) -> str:
         lines.append(f"  backward    {desc.backward}")
     if desc.torch_module:
         lines.append(f"  torch       swishgrad_numba.torch.{desc.torch_module}")
+    whys = {why: [d for d, w in desc.acl_refusals.items() if w == why] for why in desc.acl_refusals.values()}
+    lines += [f"  aclnn only  {', '.join(dtypes)} refused: {why}" for why, dtypes in whys.items()]
+    if desc.out_dtypes:
+        lines.append(f"  out         also {', '.join(desc.out_dtypes)} (a real result Cast to it)")
+    if desc.broadcast_to:
+        lines.append("  broadcast   BroadcastTo first, then the kernel on one shape")
+    if desc.torch_functions:
+        lines.append("  torch       " + ", ".join(f"swishgrad_numba.torch.{n}" for n in desc.torch_functions))
     return "\n".join(lines)
+
+
+_COMPLEX = ("complex64", "complex128")
+
+
+def complex_promotion(names) -> str | None:
+    """``op::PromoteType`` of dtype names of which one is complex: complex128 where any is complex128 or
+    float64, else complex64; None where none is complex (the real rules then apply)."""
+    names = tuple(names)
+    if not any(n in _COMPLEX for n in names):
+        return None
+    return "complex128" if any(n in ("complex128", "float64") for n in names) else "complex64"

@@ -1,5 +1,5 @@
 """SigmoidGrad (aclnnSigmoidBackward) on the AI Core kernels: host tilings, buffer plans, programs,
-registry entry.
+kernels (registered by :mod:`.description`).
 
 docs/model.md "SigmoidBackward (aclnnSigmoidBackward)" and docs/activation_tiling.md give the
 sources. ``z = dy * y * (1 - y)`` with ``y`` the forward's output, multiplied in a different order
@@ -25,12 +25,12 @@ from ...program.elementwise import elementwise
 from ...program.form import V
 from ...spec import a2 as spec_a2
 from ...tiling.records import checked_record
-from ..registry import Kernel, Operator, OpTiling, register
-from . import aicpu, shared
+from ..registry import Kernel, OpTiling
+from . import shared
 from .shared import A2_RECORD_DTYPE, ARCH35_RECORD_DTYPE
 
 __all__ = ["NAME", "A2_UB_DATA_NUMBER", "ARCH35_BUFFER_SLOTS", "BODIES", "a2_host_tiling", "a2_buffer_plan",
-           "host_tiling", "programs", "run", "SIGMOID_GRAD"]
+           "host_tiling", "programs", "run", "KERNELS", "registry_host_tiling"]
 
 NAME = "sigmoid_grad"
 #: ``UB_NUM_FLOAT`` / ``UB_NUM_OTHER`` (``sigmoid_grad_tiling.cpp:30-31``).
@@ -69,7 +69,7 @@ def host_tiling(numel: int, info: DTypeInfo, platform: Platform) -> OpTiling:
                     platform.lib_workspace_size)
 
 
-def _registry_host_tiling(numel, info, beta32, platform):
+def registry_host_tiling(numel, info, beta32, platform):
     return host_tiling(numel, info, platform)
 
 # ---------------------------------------------------------------- the programs
@@ -112,13 +112,11 @@ def run(grad, x, out, tiling: OpTiling, saturation: bool = False) -> None:
     shared.run_kernel(NAME, (grad, x), out, tiling, saturation)
 
 
-SIGMOID_GRAD = register(Operator(
-    NAME, ("aclnnSigmoidBackwardGetWorkspaceSize", "aclnnSigmoidBackward"), "SigmoidGrad",
-    {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/sigmoid_grad", "SigmoidGradTilingData", A2_RECORD_DTYPE,
-                     "CAST_RINT", _a2_walk_check, run, functools.partial(_device_instructions, ARCH_A2),
-                     programs=functools.partial(programs, ARCH_A2)),
-     ARCH_950: Kernel(ARCH_950, "activation/sigmoid_grad (arch35)", "SigmoidGradTilingData", ARCH35_RECORD_DTYPE,
-                      "CAST_RINT", _arch35_walk_check, run, functools.partial(_device_instructions, ARCH_950),
-                      programs=functools.partial(programs, ARCH_950))},
-    _registry_host_tiling, has_beta=False, inputs=2, saturation=True,
-    aicpu_dtypes=tuple(d.name for d in aicpu.DTYPES)))
+#: The kernels per architecture (the description, :mod:`.description`, registers the operator).
+KERNELS = {
+    ARCH_A2: Kernel(ARCH_A2, "experimental/activation/sigmoid_grad", "SigmoidGradTilingData", A2_RECORD_DTYPE,
+        "CAST_RINT", _a2_walk_check, run, functools.partial(_device_instructions, ARCH_A2),
+        programs=functools.partial(programs, ARCH_A2)),
+    ARCH_950: Kernel(ARCH_950, "activation/sigmoid_grad (arch35)", "SigmoidGradTilingData", ARCH35_RECORD_DTYPE,
+        "CAST_RINT", _arch35_walk_check, run, functools.partial(_device_instructions, ARCH_950),
+        programs=functools.partial(programs, ARCH_950))}

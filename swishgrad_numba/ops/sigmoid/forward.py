@@ -1,4 +1,5 @@
-"""Sigmoid (aclnnSigmoid, aclnnInplaceSigmoid): host tilings, buffer plans, programs, registry entry.
+"""Sigmoid (aclnnSigmoid, aclnnInplaceSigmoid): host tilings, buffer plans, programs, kernels (registered by
+:mod:`.description`).
 
 docs/model.md "Sigmoid (aclnnSigmoid, aclnnInplaceSigmoid)" and docs/activation_tiling.md give the
 sources. Both kernels compute ``1 / (exp(-x) + 1)`` in float32, one rounding per instruction:
@@ -23,12 +24,13 @@ from ...spec import a2 as spec_a2
 from ...spec.arith import ceil_div
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
-from ..registry import Kernel, Operator, OpTiling, register
+from ..registry import Kernel, OpTiling
 from . import shared
 from .shared import A2_BLOCK_SIZE, A2_RECORD_DTYPE, ARCH35_RECORD_DTYPE
 
 __all__ = ["NAME", "A2_UB_RESERVED", "A2_TILE_SPLIT", "A2_UB_DATA_NUMBER", "KEY_DOUBLE", "KEY_SINGLE",
-           "ARCH35_BUFFER_SLOTS", "a2_host_tiling", "a2_buffer_plan", "host_tiling", "programs", "run", "SIGMOID"]
+           "ARCH35_BUFFER_SLOTS", "a2_host_tiling", "a2_buffer_plan", "host_tiling", "programs", "run", "KERNELS",
+           "registry_host_tiling"]
 
 NAME = "sigmoid"
 #: ``UB_RESERVED_BYTE``, ``TILE_SPLIT_NUM``, ``DATA_NUM_BIT32/16`` (``sigmoid_tiling.cpp:30-37``).
@@ -75,7 +77,7 @@ def host_tiling(numel: int, info: DTypeInfo, platform: Platform) -> OpTiling:
                     platform.lib_workspace_size)
 
 
-def _registry_host_tiling(numel, info, beta32, platform):
+def registry_host_tiling(numel, info, beta32, platform):
     return host_tiling(numel, info, platform)
 
 # ---------------------------------------------------------------- the program (both kernels)
@@ -120,13 +122,12 @@ def run(grad, x, out, tiling: OpTiling, saturation: bool = False) -> None:
     shared.run_kernel(NAME, (x,), out, tiling, saturation)
 
 
-SIGMOID = register(Operator(
-    NAME, ("aclnnSigmoidGetWorkspaceSize", "aclnnSigmoid"), "Sigmoid",
-    {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/sigmoid", "SigmoidTilingData", A2_RECORD_DTYPE, "CAST_RINT",
-                     _a2_walk_check, run, functools.partial(_device_instructions, ARCH_A2),
-                     lambda tiling: 1 if tiling.tiling_key == KEY_SINGLE else 2,
-                     programs=functools.partial(programs, ARCH_A2)),
-     ARCH_950: Kernel(ARCH_950, "activation/sigmoid (arch35)", "SigmoidTilingData", ARCH35_RECORD_DTYPE,
-                      "CAST_RINT", _arch35_walk_check, run, functools.partial(_device_instructions, ARCH_950),
-                      programs=functools.partial(programs, ARCH_950))},
-    _registry_host_tiling, has_beta=False, inputs=1, saturation=True))
+#: The kernels per architecture (the description, :mod:`.description`, registers the operator).
+KERNELS = {
+    ARCH_A2: Kernel(ARCH_A2, "experimental/activation/sigmoid", "SigmoidTilingData", A2_RECORD_DTYPE, "CAST_RINT",
+        _a2_walk_check, run, functools.partial(_device_instructions, ARCH_A2),
+        lambda tiling: 1 if tiling.tiling_key == KEY_SINGLE else 2,
+        programs=functools.partial(programs, ARCH_A2)),
+    ARCH_950: Kernel(ARCH_950, "activation/sigmoid (arch35)", "SigmoidTilingData", ARCH35_RECORD_DTYPE,
+        "CAST_RINT", _arch35_walk_check, run, functools.partial(_device_instructions, ARCH_950),
+        programs=functools.partial(programs, ARCH_950))}
