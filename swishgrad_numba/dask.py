@@ -120,49 +120,9 @@ def swish_backward(grad_output, x, beta=1.0, *, platform=None):
 # cache) when the graph is built rather than when it is computed. A masked
 # input is refused as the NumPy API refuses one.
 
-from .faces.swish import silu as _silu_numpy  # noqa: E402
-from .faces.swish import swish as _swish_numpy  # noqa: E402
 from .ops.silu_grad import silu_backward as _silu_backward_numpy  # noqa: E402
 
-__all__ += ["silu", "silu_backward", "swish"]
-
-
-def swish(x, beta=1.0, *, platform=None):
-    """Swish over a Dask array, block by block through the emulated NPU kernel (aclnnSwish).
-
-    Parameters
-    ----------
-    x : dask.array.Array or numpy.ndarray
-        float32, float16 or ``ml_dtypes.bfloat16``; any chunking (a NumPy
-        array gets Dask's automatic chunks).
-    beta : float
-        Rounded to float32 once.
-    platform : Platform, optional
-        Picks the kernel, as for :func:`swishgrad_numba.swish`.
-
-    Returns
-    -------
-    dask.array.Array
-        Lazy; computing it gives bit for bit :func:`swishgrad_numba.swish`
-        of the whole array.
-
-    Raises
-    ------
-    ImportError
-        If Dask is not installed.
-    TypeError, ValueError
-        As :func:`swishgrad_numba.swish` does, and for unknown chunk sizes.
-    """
-    _require_dask()
-    return _map_unary(_swish_numpy, x, "swish", beta=to_float32(beta, argname="beta"), platform=platform)
-
-
-def silu(x, *, platform=None):
-    """SiLU over a Dask array, block by block through the emulated NPU kernel (aclnnSilu).
-
-    As :func:`swish` without ``beta``; bit for bit :func:`swishgrad_numba.silu`.
-    """
-    return _map_unary(_silu_numpy, x, "silu", platform=platform)
+__all__ += ["silu", "silu_backward", "swish"]   # swish and silu: generated, at the end (issue 40)
 
 
 def silu_backward(grad_output, x, *, platform=None):
@@ -324,3 +284,5 @@ __all__ += ["mish", "mish_backward", "hardswish", "hardswish_backward", "swiglu"
 relu = described("relu")
 threshold_backward = described("threshold_backward")
 __all__ += ["relu", "threshold_backward"]
+swish = described("swish")  # noqa: E305  (issue 40: generated from its description, ops/swish/)
+silu = described("silu")

@@ -1,6 +1,6 @@
 """The two-phase plumbing every operator's aclnn shares, written once.
 
-An operator module (:mod:`.op_api` for SwishGrad, :mod:`.op_swish`,
+An operator module (:mod:`.op_api` for SwishGrad, :mod:`.op_sigmoid`,
 :mod:`.op_silu_grad`) writes only its own phase-one checks, in its op_api's
 order, and how its launch runs. What is the same for all of them lives here:
 

@@ -59,6 +59,11 @@ class Attribute:
     kind: str = "float"
     scalar_dtypes: tuple | None = None
     kernel: bool = False
+    #: an aclnn ``...Optional`` scalar (aclnnSwish's ``betaOptional``): a null pointer, or None in the
+    #: functional face, is the default
+    optional: bool = False
+    #: the host tiling record's field that carries it, where not named ``acl`` (Swish's ``scale``)
+    record: str = ""
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,7 @@ class Description:
         float32 result Cast to the result's dtype, PyTorch's promotion of the inputs,
         :func:`~swishgrad_numba.dtypes.promoted_float_dtype`: aclnnSoftplusBackward's).
     broadcast : whether inputs of different shapes broadcast (else they must share one shape).
-    max_dims : the rank limit.
+    max_dims : the rank limit (None: none, aclnnSilu's).
     path : ``path(attrs, dtype) -> dtype or None``: the op_api's path picked by attribute value (``attrs``
         converted, by functional name; ``dtype`` the promoted one): the dtype it then runs the kernel in
         (inputs Cast to it, the result Cast back), None for the usual path.
@@ -153,6 +158,15 @@ class Description:
     exact_dtypes: tuple = ()
     exact: Callable | None = None
     out_same_dtype: bool = False
+    #: whether ``compute_tiling(op=)`` takes ``beta=`` (the registry's ``has_beta``: aclnnSwish's scale)
+    has_beta: bool = False
+    #: the architectures whose op_api takes one dtype and one shape for every input and the output, where
+    #: ``broadcast``/``promotion`` rule the others (aclnnSiluBackward without regbase: the A2)
+    one_shape_on: tuple = ()
+
+    def one_shape(self, platform) -> bool:
+        """Whether the inputs must share one shape and one dtype on ``platform`` (:attr:`one_shape_on`)."""
+        return getattr(platform, "architecture", None) in self.one_shape_on
 
     def dtypes_on(self, soc_family: str) -> tuple:
         """The aclnn dtype list on ``soc_family``."""
@@ -201,7 +215,7 @@ def describe(desc: Description) -> Description:
     register(Operator(desc.name, tuple(desc.aclnn), desc.kernel_op, dict(desc.kernels), desc.host_tiling,
                       inputs=len(desc.inputs), saturation=desc.saturation,
                       no_kernel=dict(desc.no_kernel), aicpu_dtypes=tuple(desc.aicpu_dtypes),
-                      functional=desc.functional, described_by=desc))
+                      functional=desc.functional, described_by=desc, has_beta=desc.has_beta))
     DESCRIPTIONS[desc.name] = desc
     return desc
 
@@ -244,8 +258,11 @@ def show(desc: Description) -> str:
         lines.append(f"  AICPU       {', '.join(desc.aicpu_dtypes)} (any platform)")
     if desc.exact_dtypes:
         lines.append(f"  exact       {', '.join(desc.exact_dtypes)}: a plain exact model on the host (integers)")
-    lines.append(f"  shapes      {'broadcast' if desc.broadcast else 'one shape'}, at most {desc.max_dims} dims; "
+    rank = "any rank" if desc.max_dims is None else f"at most {desc.max_dims} dims"
+    lines.append(f"  shapes      {'broadcast' if desc.broadcast else 'one shape'}, {rank}; "
                  f"dtypes {_PROMOTIONS[desc.promotion]}")
+    if desc.one_shape_on:
+        lines.append(f"  one shape   on {', '.join(desc.one_shape_on)}: one shape and one dtype (inputs and output)")
     for arch, k in desc.kernels.items():
         lines.append(f"  kernel      {arch}: {k.source}, {k.struct}, narrowing {k.narrowing}"
                      f"{', programs' if k.programs else ''}")
