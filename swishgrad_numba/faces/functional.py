@@ -214,7 +214,7 @@ def _check_input(desc, a, argname: str, extra: tuple = ()) -> None:
         raise TypeError(f"{argname}.dtype {name} is not supported: {desc.dtype_refusals[name]}")
     if name not in desc.accepted_dtypes + extra:
         listed = sorted(desc.accepted_dtypes, key=_order) + list(extra)
-        raise ValueError(f"{argname}.dtype must be one of {', '.join(listed)} (the aclnn API's list), got {a.dtype}")
+        raise ValueError(f"{argname}.dtype must be one of {', '.join(listed)}; got {a.dtype} (the aclnn API's list)")
     if desc.max_dims is not None and a.ndim > desc.max_dims:
         raise ValueError(f"{argname} has at most {desc.max_dims} dimensions, got {a.ndim}")
 
