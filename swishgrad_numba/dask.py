@@ -120,31 +120,7 @@ def swish_backward(grad_output, x, beta=1.0, *, platform=None):
 # cache) when the graph is built rather than when it is computed. A masked
 # input is refused as the NumPy API refuses one.
 
-from .ops.silu_grad import silu_backward as _silu_backward_numpy  # noqa: E402
-
-__all__ += ["silu", "silu_backward", "swish"]   # swish and silu: generated, at the end (issue 40)
-
-
-def silu_backward(grad_output, x, *, platform=None):
-    """Gradient of SiLU over Dask arrays, block by block through the emulated SiluGrad kernel.
-
-    Parameters
-    ----------
-    grad_output, x : dask.array.Array or numpy.ndarray
-        One shape; any chunkings (both rechunked to their common refinement
-        when they differ; a NumPy input takes the other's chunks). One dtype,
-        except on an Ascend 950 platform, whose kernel takes mixed dtypes
-        (the result is then float32), as :func:`swishgrad_numba.silu_backward`.
-    platform : Platform, optional
-        Picks the kernel.
-
-    Returns
-    -------
-    dask.array.Array
-        Lazy; computing it gives bit for bit
-        :func:`swishgrad_numba.silu_backward` of the whole arrays.
-    """
-    return _map_pair(_silu_backward_numpy, grad_output, x, "silu_backward", platform=platform)
+__all__ += ["silu", "silu_backward", "swish"]   # generated, at the end (issue 40)
 
 
 # ---------------------------------------------------------------- FastGelu (Ascend 950 kernels only)
@@ -236,8 +212,10 @@ def described(name: str):
         kw = {k: v for k, v in bound.arguments.items() if k not in names}
         if len(names) == 1:
             return _map_unary(numpy_fn, bound.arguments[names[0]], desc.functional, **kw)
+        # one shape where the platform's op_api takes no broadcast (desc.one_shape_on: SiluGrad's A2)
+        on = kw.get("platform") or get_operator(name).default_platform
         return map_broadcast(numpy_fn, {n: bound.arguments[n] for n in names}, desc.functional,
-                             broadcast=desc.broadcast, **kw)
+                             broadcast=desc.broadcast and not desc.one_shape(on), **kw)
 
     fn.__name__ = fn.__qualname__ = desc.functional
     fn.__signature__ = sig
@@ -286,3 +264,4 @@ threshold_backward = described("threshold_backward")
 __all__ += ["relu", "threshold_backward"]
 swish = described("swish")  # noqa: E305  (issue 40: generated from its description, ops/swish/)
 silu = described("silu")
+silu_backward = described("silu_grad")

@@ -11,7 +11,7 @@ from swishgrad_numba.aclnn import (
     ACL_FORMAT_NC1HWC0, ACL_INT32, ACLNN_ERR_INNER_EXECUTOR_REUSED, ACLNN_ERR_PARAM_INVALID,
     ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS,
 )
-from swishgrad_numba.aclnn.op_silu_grad import aclnnSiluBackward, aclnnSiluBackwardGetWorkspaceSize
+from swishgrad_numba.aclnn import aclnnSiluBackward, aclnnSiluBackwardGetWorkspaceSize
 
 
 def _launch(go, x, gi, stream):

@@ -35,7 +35,6 @@ import numpy as np
 
 from ..faces.swish_grad import swish_backward
 from ..faces.functional import face
-from ..ops.silu_grad import silu_backward
 from ..ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from ..faces.gelu import gelu, gelu_backward
 from ..ops.sigmoid.api import sigmoid, sigmoid_backward
@@ -123,7 +122,7 @@ OP_BENCHES = {
                      "x * sigmoid(beta x) (out=)"),
     "silu": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: face("silu")(x, out=out, platform=p), _torch_silu_into,
                     "aten.silu.out"),
-    "silu_grad": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: silu_backward(g, x, out=out, platform=p),
+    "silu_grad": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: face("silu_grad")(g, x, out=out, platform=p),
                          _torch_silu_backward_into, "aten.silu_backward.grad_input"),
     "swish_grad": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: swish_backward(g, x, b, out=out, platform=p),
                           _torch_silu_backward_into, "aten.silu_backward.grad_input"),

@@ -32,7 +32,6 @@ import numpy as np
 from .swish_grad import swish_backward
 from ..arguments import check_platform_for
 from .functional import face
-from ..ops.silu_grad import silu_backward
 from ..ops.fast_gelu_api import fast_gelu as fast_gelu_numpy
 from ..ops.fast_gelu_api import fast_gelu_backward as fast_gelu_backward_numpy
 from ..platform import Platform
@@ -89,7 +88,7 @@ ACTIVATIONS = {
                         lambda g, x, b, p: swish_backward(g, x, b, platform=p), has_beta=True,
                         operators=("swish", "swish_grad")),
     "silu": Activation(lambda x, b, p: face("silu")(x, platform=p),
-                       lambda g, x, b, p: silu_backward(g, x, platform=p), has_beta=False,
+                       lambda g, x, b, p: face("silu_grad")(g, x, platform=p), has_beta=False,
                        operators=("silu", "silu_grad")),
     # FastGELU is x * sigmoid(1.702 x): Swish's s'' with beta float32(1.702) for the 2nd order
     "fast_gelu": Activation(lambda x, b, p: fast_gelu_numpy(x, platform=p),
