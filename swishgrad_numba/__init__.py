@@ -7,7 +7,7 @@ from . import runtime  # first: Numba's cache location and threading layer
 from .dtypes import SUPPORTED_DTYPES, bfloat16
 from .platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
 from .tiling import Tiling, compute_tiling, read_tiling_bin, write_tiling_bin
-from .ops.swish_grad_host import ARCH35_TILING_DTYPE, ARCH35_TILING_FIELDS, TILING_DTYPE, TILING_FIELDS
+from .ops.swish_grad.host import ARCH35_TILING_DTYPE, ARCH35_TILING_FIELDS, TILING_DTYPE, TILING_FIELDS
 from .faces.swish_grad import run_tiling, swish_backward
 from .tiling import tiling_balance, validate_tiling
 from .ops.fast_gelu_api import fast_gelu, fast_gelu_backward

@@ -100,12 +100,15 @@ __all__ += op_swi_glu.__all__
 # aclnnInplaceLeakyRelu, aclnnLeakyReluBackward, aclnnElu, aclnnEluBackward, ...
 from . import described  # noqa: E402
 from ..ops.description import described as _described  # noqa: E402
+from ..ops.description import DESCRIPTIONS as _DESCRIPTIONS  # noqa: E402
 
 for _name in _described():
+    if "aclnn" in _DESCRIPTIONS[_name].hand_written:
+        continue   # its hand-written pair (SwishGrad's: op_api)
     _pairs = described.faces(_name)
     globals().update(_pairs)
     __all__ += list(_pairs)
-del _name, _pairs, _described
+del _name, _pairs, _described, _DESCRIPTIONS
 
 from . import op_hardswish  # noqa: E402  (issue 41: aclnnHardswish, aclnnInplaceHardswish, aclnnHardswishBackward)
 from .op_hardswish import *  # noqa: F401,F403

@@ -163,6 +163,9 @@ class Description:
     #: the architectures whose op_api takes one dtype and one shape for every input and the output, where
     #: ``broadcast``/``promotion`` rule the others (aclnnSiluBackward without regbase: the A2)
     one_shape_on: tuple = ()
+    #: the faces kept hand-written, not generated (``"functional"``, ``"aclnn"``, ``"torch"``, ``"dask"``:
+    #: SwishGrad's, whose options the generators do not express); the generated tests check them all the same
+    hand_written: tuple = ()
 
     def one_shape(self, platform) -> bool:
         """Whether the inputs must share one shape and one dtype on ``platform`` (:attr:`one_shape_on`)."""
@@ -272,4 +275,6 @@ def show(desc: Description) -> str:
         lines.append(f"  backward    {desc.backward}")
     if desc.torch_module:
         lines.append(f"  torch       swishgrad_numba.torch.{desc.torch_module}")
+    if desc.hand_written:
+        lines.append(f"  by hand     {', '.join(desc.hand_written)} (not generated; checked by the generated tests)")
     return "\n".join(lines)
