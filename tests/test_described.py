@@ -319,3 +319,20 @@ def test_acl_order_rules_the_signature_and_the_null_checks():
         describe(Description("bad_order", "", "Bad", functional="bad", aclnn=("a", "b"),
                              inputs=(Input("x", "self"),), acl_order=("self", "self"), dtypes={"*": ("float32",)}))
     assert "bad_order" not in DESCRIPTIONS
+
+
+A2_KERNELED = [n for n in NAMES if "a2" in DESCRIPTIONS[n].kernels]
+
+
+@pytest.mark.parametrize("name", A2_KERNELED)
+def test_a_block_that_holds_no_whole_element_is_refused_by_both_faces(name):
+    """An A2 platform whose block (3 bytes) holds no whole float32 element: phase one refuses it (161002,
+    naming platform.block_size) and so does the functional face, as the hand-written faces always did."""
+    desc = DESCRIPTIONS[name]
+    platform = Platform(block_size=3)
+    aclnn.set_platform(platform)
+    arrays = _arrays(desc, "float32")
+    assert _aclnn(desc, arrays, _values(desc, False), np.zeros_like(arrays[0])) == ACLNN_ERR_PARAM_INVALID
+    assert "platform.block_size" in aclnn.aclGetRecentErrMsg()
+    with pytest.raises(ValueError, match="block_size"):
+        getattr(sg, desc.functional)(*arrays, platform=platform)

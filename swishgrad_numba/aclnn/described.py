@@ -25,7 +25,8 @@ from ..dtypes import DTYPES, to_float32
 from ..ops import OpTiling, get_operator
 from ..faces.functional import attr32_of as _attr32
 from ..ops.call import host_tiling
-from ..platform import Platform
+from ..arguments import block_size_refusal
+from ..platform import ARCH_950, Platform
 from .enums import ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS, MAX_DIM
 from .enums import ACL_DTYPES, dtype_name
 from .state import get_platform
@@ -87,6 +88,10 @@ def _prepare(desc, ins: tuple, out, compute: int, attrs, platform: Platform):
     if operator.kernel_refusal(platform):
         return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: {operator.kernel_refusal(platform)}"
     info = next(i for i in DTYPES.values() if i.acl_data_type == compute)
+    # the A2 hosts' shared platform rule (as the functional face's check_platform_for): a parameter error
+    refusal = None if platform.architecture == ARCH_950 else block_size_refusal(platform.block_size, info)
+    if refusal:
+        return ACLNN_ERR_PARAM_INVALID, f"the host tiling fails on the platform set by set_platform: {refusal}"
     shapes = tuple(tuple(t.view_shape) for _, t in ins)
     try:
         if len(set(shapes)) == 1:
