@@ -1,4 +1,4 @@
-"""aclnnSiluBackward (swishgrad_numba.aclnn.op_silu_grad): the op_api's checks and statuses, and launches compared
+"""aclnnSiluBackward (generated: swishgrad_numba.aclnn.described): the op_api's checks and statuses, and launches compared
 bit for bit with the plain reference of tests/reference_silu_grad.py."""
 import numpy as np
 import pytest
