@@ -42,8 +42,14 @@ def registry_host_tiling(numel, info, beta32, platform) -> OpTiling:
 
 
 def shaped_tiling(shapes, info, attr32, platform: Platform):
-    """The 950 host tiling of inputs of different shapes (one dtype: the op_api's promoted one)."""
-    return arch35_host_tiling(shapes[0], shapes[1], info.name, info.name, platform)
+    """The 950 host tiling of inputs of different shapes (one dtype: the op_api's promoted one), cached per
+    shapes, dtype and platform as the hand-written face cached it."""
+    return _cached_shaped(tuple(map(tuple, shapes)), info.name, platform)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_shaped(shapes, dtype_name, platform):
+    return arch35_host_tiling(shapes[0], shapes[1], dtype_name, dtype_name, platform)
 
 
 def shaped_launch(arrays, out, tiling, info) -> None:
