@@ -7,10 +7,8 @@ from . import runtime  # first: Numba's cache location and threading layer
 from .dtypes import SUPPORTED_DTYPES, bfloat16
 from .platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
 from .tiling import Tiling, compute_tiling, read_tiling_bin, write_tiling_bin
-from .ops.swish_grad_host import ARCH35_TILING_DTYPE, ARCH35_TILING_FIELDS, TILING_DTYPE, TILING_FIELDS
+from .ops.swish_grad.host import ARCH35_TILING_DTYPE, ARCH35_TILING_FIELDS, TILING_DTYPE, TILING_FIELDS
 from .faces.swish_grad import run_tiling, swish_backward
-from .ops.silu_grad import silu_backward
-from .faces.swish import silu, swish
 from .tiling import tiling_balance, validate_tiling
 from .ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from .faces.gelu import gelu, gelu_backward
@@ -78,4 +76,7 @@ __all__ += ["rms_norm", "swiglu", "swiglu_backward"]
 relu = _face("relu")  # noqa: E305  (issue 41: generated from its description)
 
 threshold_backward = _face("threshold_backward")  # noqa: E305  (issue 41)
+swish = _face("swish")  # noqa: E305  (issue 40: generated from its description, ops/swish/)
+silu = _face("silu")
+silu_backward = _face("silu_grad")
 __all__ += ["relu", "threshold_backward"]

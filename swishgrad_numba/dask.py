@@ -120,71 +120,7 @@ def swish_backward(grad_output, x, beta=1.0, *, platform=None):
 # cache) when the graph is built rather than when it is computed. A masked
 # input is refused as the NumPy API refuses one.
 
-from .faces.swish import silu as _silu_numpy  # noqa: E402
-from .faces.swish import swish as _swish_numpy  # noqa: E402
-from .ops.silu_grad import silu_backward as _silu_backward_numpy  # noqa: E402
-
-__all__ += ["silu", "silu_backward", "swish"]
-
-
-def swish(x, beta=1.0, *, platform=None):
-    """Swish over a Dask array, block by block through the emulated NPU kernel (aclnnSwish).
-
-    Parameters
-    ----------
-    x : dask.array.Array or numpy.ndarray
-        float32, float16 or ``ml_dtypes.bfloat16``; any chunking (a NumPy
-        array gets Dask's automatic chunks).
-    beta : float
-        Rounded to float32 once.
-    platform : Platform, optional
-        Picks the kernel, as for :func:`swishgrad_numba.swish`.
-
-    Returns
-    -------
-    dask.array.Array
-        Lazy; computing it gives bit for bit :func:`swishgrad_numba.swish`
-        of the whole array.
-
-    Raises
-    ------
-    ImportError
-        If Dask is not installed.
-    TypeError, ValueError
-        As :func:`swishgrad_numba.swish` does, and for unknown chunk sizes.
-    """
-    _require_dask()
-    return _map_unary(_swish_numpy, x, "swish", beta=to_float32(beta, argname="beta"), platform=platform)
-
-
-def silu(x, *, platform=None):
-    """SiLU over a Dask array, block by block through the emulated NPU kernel (aclnnSilu).
-
-    As :func:`swish` without ``beta``; bit for bit :func:`swishgrad_numba.silu`.
-    """
-    return _map_unary(_silu_numpy, x, "silu", platform=platform)
-
-
-def silu_backward(grad_output, x, *, platform=None):
-    """Gradient of SiLU over Dask arrays, block by block through the emulated SiluGrad kernel.
-
-    Parameters
-    ----------
-    grad_output, x : dask.array.Array or numpy.ndarray
-        One shape; any chunkings (both rechunked to their common refinement
-        when they differ; a NumPy input takes the other's chunks). One dtype,
-        except on an Ascend 950 platform, whose kernel takes mixed dtypes
-        (the result is then float32), as :func:`swishgrad_numba.silu_backward`.
-    platform : Platform, optional
-        Picks the kernel.
-
-    Returns
-    -------
-    dask.array.Array
-        Lazy; computing it gives bit for bit
-        :func:`swishgrad_numba.silu_backward` of the whole arrays.
-    """
-    return _map_pair(_silu_backward_numpy, grad_output, x, "silu_backward", platform=platform)
+__all__ += ["silu", "silu_backward", "swish"]   # generated, at the end (issue 40)
 
 
 # ---------------------------------------------------------------- FastGelu (Ascend 950 kernels only)
@@ -250,8 +186,10 @@ def described(name: str):
         kw = {k: v for k, v in bound.arguments.items() if k not in names}
         if len(names) == 1:
             return _map_unary(numpy_fn, bound.arguments[names[0]], desc.functional, **kw)
+        # one shape where the platform's op_api takes no broadcast (desc.one_shape_on: SiluGrad's A2)
+        on = kw.get("platform") or get_operator(name).default_platform
         return map_broadcast(numpy_fn, {n: bound.arguments[n] for n in names}, desc.functional,
-                             broadcast=desc.broadcast, **kw)
+                             broadcast=desc.broadcast and not desc.one_shape(on), **kw)
 
     fn.__name__ = fn.__qualname__ = desc.functional
     fn.__signature__ = sig
@@ -304,3 +242,6 @@ __all__ += ["mish", "mish_backward", "hardswish", "hardswish_backward", "swiglu"
 relu = described("relu")
 threshold_backward = described("threshold_backward")
 __all__ += ["relu", "threshold_backward"]
+swish = described("swish")  # noqa: E305  (issue 40: generated from its description, ops/swish/)
+silu = described("silu")
+silu_backward = described("silu_grad")

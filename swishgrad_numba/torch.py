@@ -56,7 +56,7 @@ from .faces.torch_support import (
     missing_torch, platform_argument, require_torch, swish_second_derivative, tensor_to_numpy, torch)
 from .faces.swish_grad import swish_backward
 from .dtypes import to_float32
-from .faces.swish import swish as _swish_kernel
+from .faces.functional import face as _face
 
 __all__ = ["FastGELU", "GELU", "SiLU", "Swish", "SwishBackwardFunction", "SwishFunction", "silu",
            "silu_backward_torch", "swish", "swish_backward_torch"]
@@ -193,7 +193,7 @@ if torch is not None:
         def forward(x, beta, platform=None):
             check_tensor(x, "x")
             beta32 = to_float32(beta, argname="beta")
-            return tensor_from_numpy(_swish_kernel(tensor_to_numpy(x), beta32, platform=platform_argument(platform)))
+            return tensor_from_numpy(_face("swish")(tensor_to_numpy(x), beta32, platform=platform_argument(platform)))
 
         @staticmethod
         def setup_context(ctx, inputs, output):

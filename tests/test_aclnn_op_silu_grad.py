@@ -1,4 +1,4 @@
-"""aclnnSiluBackward (swishgrad_numba.aclnn.op_silu_grad): the op_api's checks and statuses, and launches compared
+"""aclnnSiluBackward (generated: swishgrad_numba.aclnn.described): the op_api's checks and statuses, and launches compared
 bit for bit with the plain reference of tests/reference_silu_grad.py."""
 import numpy as np
 import pytest
@@ -11,7 +11,7 @@ from swishgrad_numba.aclnn import (
     ACL_FORMAT_NC1HWC0, ACL_INT32, ACLNN_ERR_INNER_EXECUTOR_REUSED, ACLNN_ERR_PARAM_INVALID,
     ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS,
 )
-from swishgrad_numba.aclnn.op_silu_grad import aclnnSiluBackward, aclnnSiluBackwardGetWorkspaceSize
+from swishgrad_numba.aclnn import aclnnSiluBackward, aclnnSiluBackwardGetWorkspaceSize
 
 
 def _launch(go, x, gi, stream):

@@ -1,4 +1,4 @@
-"""aclnnSwish / aclnnSilu (swishgrad_numba.aclnn.op_swish): the op_api's checks and statuses, and launches
+"""aclnnSwish / aclnnSilu (generated: swishgrad_numba.aclnn.described): the op_api's checks and statuses, and launches
 bit for bit against the plain reference (tests/reference_family.py)."""
 import dataclasses
 

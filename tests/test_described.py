@@ -81,6 +81,13 @@ def _aclnn(desc, arrays, values, out, codes=None):
     return status
 
 
+def _run_into(desc, arrays, values):
+    """The aclnn launch's result (phase one must accept)."""
+    out = np.zeros(np.broadcast_shapes(*(a.shape for a in arrays)), arrays[0].dtype)
+    assert _aclnn(desc, arrays, values, out) == ACLNN_SUCCESS, aclnn.aclGetRecentErrMsg()
+    return out
+
+
 def test_the_registry_names_every_face():
     for name, op in OPERATORS.items():
         if op.aclnn:
@@ -226,17 +233,23 @@ def test_statuses_and_rank_rule(name):
     get_ws = getattr(aclnn, desc.aclnn[0])
     assert get_ws(*_acl_args(desc, ok, values, out))[0] == ACLNN_SUCCESS
     nullable = [i.acl for i in desc.inputs] + [desc.out] + [a.acl for a in desc.float_attributes]
+    optional = {a.acl for a in desc.float_attributes if a.optional}
     for name in nullable:                                   # each tensor, the output, each scalar: null
         args = list(_acl_args(desc, ok, values, out))
         args[desc.acl_arguments.index(name)] = None
-        assert get_ws(*args)[0] == ACLNN_ERR_PARAM_NULLPTR, name
-    # the rank rule: max_dims passes, one more is refused by both faces, naming the input
-    for rank, status in ((desc.max_dims, ACLNN_SUCCESS), (desc.max_dims + 1, ACLNN_ERR_PARAM_INVALID)):
+        # an optional scalar's null pointer is its default (aclnnSwish's betaOptional)
+        assert get_ws(*args)[0] == (ACLNN_SUCCESS if name in optional else ACLNN_ERR_PARAM_NULLPTR), name
+    # the rank rule: max_dims passes, one more is refused by both faces, naming the input; no limit: 9 pass
+    limits = ((desc.max_dims, ACLNN_SUCCESS), (desc.max_dims + 1, ACLNN_ERR_PARAM_INVALID)) \
+        if desc.max_dims is not None else ((9, ACLNN_SUCCESS),)
+    for rank, status in limits:
         big = [np.ones((1,) * rank, F32) for _ in desc.inputs]
         assert _aclnn(desc, big, values, np.zeros((1,) * rank, F32)) == status
         if status != ACLNN_SUCCESS:
             with pytest.raises(ValueError, match=f"{desc.inputs[0].name} has at most {desc.max_dims} dimensions"):
                 getattr(sg, desc.functional)(*big)
+        else:
+            assert_bits_equal(getattr(sg, desc.functional)(*big), _run_into(desc, big, values), "rank")
     # a bad attribute: a string for a float (the functional face), not a bool for a bool (both faces)
     for a in desc.attributes:
         bad = {**values, a.name: "1" if a.kind == "float" else 1}
@@ -294,10 +307,12 @@ def test_host_tiling_takes_the_attribute_defaults(name):
     if not desc.float_attributes:
         pytest.skip(f"{name} has no float attribute")
     t = sg.compute_tiling(4096, "float16", op=name, platform=get_operator(name).default_platform)
-    named = [a for a in desc.float_attributes if a.acl in t.fields]
+    record = t.data   # an OpTiling's or SwishGrad's Tiling's record
+    named = [a for a in desc.float_attributes if (a.record or a.acl) in record.dtype.names]
     assert named, "no record field carries an attribute"
     for a in named:
-        assert np.float32(t.fields[a.acl]).view(np.uint32) == np.float32(a.default).view(np.uint32), a.acl
+        field = a.record or a.acl
+        assert np.float32(record[field]).view(np.uint32) == np.float32(a.default).view(np.uint32), field
 
 
 def test_acl_order_rules_the_signature_and_the_null_checks():
@@ -324,3 +339,20 @@ def test_acl_order_rules_the_signature_and_the_null_checks():
         describe(Description("bad_order", "", "Bad", functional="bad", aclnn=("a", "b"),
                              inputs=(Input("x", "self"),), acl_order=("self", "self"), dtypes={"*": ("float32",)}))
     assert "bad_order" not in DESCRIPTIONS
+
+
+A2_KERNELED = [n for n in NAMES if "a2" in DESCRIPTIONS[n].kernels]
+
+
+@pytest.mark.parametrize("name", A2_KERNELED)
+def test_a_block_that_holds_no_whole_element_is_refused_by_both_faces(name):
+    """An A2 platform whose block (3 bytes) holds no whole float32 element: phase one refuses it (161002,
+    naming platform.block_size) and so does the functional face, as the hand-written faces always did."""
+    desc = DESCRIPTIONS[name]
+    platform = Platform(block_size=3)
+    aclnn.set_platform(platform)
+    arrays = _arrays(desc, "float32")
+    assert _aclnn(desc, arrays, _values(desc, False), np.zeros_like(arrays[0])) == ACLNN_ERR_PARAM_INVALID
+    assert "platform.block_size" in aclnn.aclGetRecentErrMsg()
+    with pytest.raises(ValueError, match="block_size"):
+        getattr(sg, desc.functional)(*arrays, platform=platform)

@@ -378,7 +378,7 @@ def test_halfexp_on_elebasetilingdatav2_bit_for_bit(opbase_ops, dtype):
 
 
 def test_opbase_struct_records(opbase_ops):
-    from swishgrad_numba.ops.swish_host import ARCH35_RECORD_DTYPE
+    from swishgrad_numba.ops.swish.host import ARCH35_RECORD_DTYPE
     from swishgrad_numba.platform import ASCEND950_PLATFORM
 
     gate = opbase_ops["dag_gate_32b"]

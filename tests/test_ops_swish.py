@@ -1,4 +1,4 @@
-"""The Swish/Silu forward (swishgrad_numba.ops.swish, swishgrad_numba.faces.swish),
+"""The Swish/Silu forward (swishgrad_numba.ops.swish; the faces generated),
 bit for bit against the plain reference in tests/reference_family.py."""
 from __future__ import annotations
 

@@ -35,9 +35,6 @@ The package, each layer importing only those above it:
   creators and geometry checks;
 - :mod:`.twophase`: what every operator's two phases share (tensor
   pointers and views, phase one's frame, phase two's checks and queueing);
-- :mod:`.op_swish`: aclnnSwish and aclnnSilu, the forward operators, as
-  their op_api writes them;
-- :mod:`.op_silu_grad`: aclnnSiluBackward, as its op_api writes it;
 - :mod:`.op_fast_gelu`: aclnnFastGelu and aclnnFastGeluBackward (Ascend 950
   kernels only), as their op_api writes them;
 - :mod:`.op_gelu`: aclnnGelu and aclnnGeluBackward;
@@ -45,7 +42,8 @@ The package, each layer importing only those above it:
   descriptions (:mod:`swishgrad_numba.ops.description`): aclnnLeakyRelu, aclnnInplaceLeakyRelu and
   aclnnLeakyReluBackward (Ascend 950 kernels; float64 on a plain model of the AICPU kernels), aclnnElu,
   aclnnEluBackward, aclnnSoftplus (Ascend 950 kernel only) and aclnnSoftplusBackward; aclnnSigmoid,
-  aclnnInplaceSigmoid and aclnnSigmoidBackward (AICPU for float64/complex);
+  aclnnInplaceSigmoid and aclnnSigmoidBackward (AICPU for float64/complex); aclnnSwish, aclnnSilu and
+  aclnnSiluBackward (issue 40: once ``op_swish`` and ``op_silu_grad``);
 - :mod:`.op_gelu_v2`: aclnnGeluV2 (Ascend 950 kernel only) and aclnnGeluBackwardV2;
 - :mod:`.op_api`: the operator, as CANN's op_api: phase one's checks and
   the executor holding the platform kernel's tiling, phase two's launch.
@@ -64,7 +62,7 @@ reports them instead. Errors never raise: every entry point returns a status
 (or ``None`` for the creators) and records a message for
 :func:`aclGetRecentErrMsg` that names the argument and the rule broken.
 """
-from . import device, enums, op_api, op_silu_grad, op_swish, state, tensor
+from . import device, enums, op_api, state, tensor
 from . import op_fast_gelu
 from . import op_gelu
 from .enums import *  # noqa: F401,F403  (each module's __all__ is its public names)
@@ -72,14 +70,12 @@ from .state import *  # noqa: F401,F403
 from .device import *  # noqa: F401,F403
 from .tensor import *  # noqa: F401,F403
 from .op_api import *  # noqa: F401,F403
-from .op_swish import *  # noqa: F401,F403
-from .op_silu_grad import *  # noqa: F401,F403
 from .op_fast_gelu import *  # noqa: F401,F403
 from .op_gelu import *  # noqa: F401,F403
 
 # The C namespace: every module's public names.
-__all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__, *op_swish.__all__,
-           *op_silu_grad.__all__, *op_fast_gelu.__all__, *op_gelu.__all__]
+__all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__,
+           *op_fast_gelu.__all__, *op_gelu.__all__]
 
 from . import op_gelu_v2  # noqa: E402  (issue 30: aclnnGeluV2, aclnnGeluBackwardV2)
 from .op_gelu_v2 import *  # noqa: F401,F403
@@ -100,9 +96,12 @@ __all__ += op_swi_glu.__all__
 # aclnnInplaceLeakyRelu, aclnnLeakyReluBackward, aclnnElu, aclnnEluBackward, ...
 from . import described  # noqa: E402
 from ..ops.description import described as _described  # noqa: E402
+from ..ops.description import DESCRIPTIONS as _DESCRIPTIONS  # noqa: E402
 
 for _name in _described():
+    if "aclnn" in _DESCRIPTIONS[_name].hand_written:
+        continue   # its hand-written pair (SwishGrad's: op_api)
     _pairs = described.faces(_name)
     globals().update(_pairs)
     __all__ += list(_pairs)
-del _name, _pairs, _described
+del _name, _pairs, _described, _DESCRIPTIONS

@@ -121,7 +121,8 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
     nullable = {**dict(named), desc.out: out, **{a.acl: values[a.name] for a in desc.float_attributes}}
     order = desc.acl_arguments if desc.acl_order else [n for n, _ in named] + [desc.out] + [
         a.acl for a in desc.float_attributes]
-    for name in (n for n in order if n in nullable):
+    optional = {a.acl for a in desc.float_attributes if a.optional}
+    for name in (n for n in order if n in nullable and not (n in optional and nullable[n] is None)):
         is_scalar = name not in dict(named) and name != desc.out
         bad = _live_scalar(nullable[name], name) if is_scalar else live_tensor(nullable[name], name)
         if bad:
@@ -130,7 +131,7 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
     checks = [(name, t.data_type, allowed + tuple(_CODE[n] for n in i.extra_dtypes))
               for i, (name, t) in zip(desc.inputs, named)]
     for a in desc.float_attributes:
-        if a.scalar_dtypes is not None:
+        if a.scalar_dtypes is not None and values[a.name] is not None:
             scalars_ok = tuple(_CODE[n] for n in a.scalar_dtypes if n != "bfloat16" or _CODE[n] in allowed)
             checks.append((a.acl, values[a.name].data_type, scalars_ok))
     if desc.out_listed:   # the output in the inputs' SoC list too (aclnnHardswish, aclnnMishBackward)
@@ -142,12 +143,16 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
         if code not in ok:
             return ACLNN_ERR_PARAM_INVALID, (f"dtype of {name} is {dtype_name(code)}; on SoC {platform.soc_family} "
                                              f"it must be one of {', '.join(dtype_name(c) for c in ok)}")
-    for name, tensor in named:
+    for name, tensor in named if desc.max_dims is not None else ():
         if len(tensor.view_shape) > min(MAX_DIM, desc.max_dims):
             return ACLNN_ERR_PARAM_INVALID, (f"{name} has {len(tensor.view_shape)} dims; at most "
                                              f"{min(MAX_DIM, desc.max_dims)} are supported")
     shapes = tuple(tuple(t.view_shape) for _, t in named)
-    if desc.broadcast and len(named) > 1:
+    one_shape = desc.one_shape(platform)   # aclnnSiluBackward without regbase: one dtype, one shape
+    if one_shape and any(t.data_type != out.data_type for _, t in named):
+        return ACLNN_ERR_PARAM_INVALID, (f"dtypes of {', '.join(n for n, _ in named)} must equal dtype of {desc.out} "
+                                         f"({dtype_name(out.data_type)}) on a {platform.architecture} platform")
+    if desc.broadcast and len(named) > 1 and not one_shape:
         try:
             shape = tuple(np.broadcast_shapes(*shapes))
         except ValueError:
@@ -163,7 +168,8 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
     for a in desc.attributes:
         if a.kind == "bool" and not isinstance(values[a.name], (bool, np.bool_)):
             return ACLNN_ERR_PARAM_INVALID, f"{a.acl} must be a bool, got {type(values[a.name]).__name__}"
-    raw = {a.name: values[a.name].value if a.kind == "float" else values[a.name] for a in desc.attributes}
+    raw = {a.name: (a.default if values[a.name] is None else values[a.name].value) if a.kind == "float"
+           else values[a.name] for a in desc.attributes}
     for rule in desc.rules:
         if rule.refuses(raw):
             return ACLNN_ERR_PARAM_INVALID, rule.says.format(value=repr(raw.get(rule.value_of)),
@@ -174,8 +180,10 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
                                          f"dtype of {named[-1][0]} ({dtype_name(named[-1][1].data_type)})")
     compute = promoted
     if desc.out_same_dtype and out.data_type != promoted:
-        return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {dtype_name(out.data_type)}; it must be "
-                                         f"{dtype_name(promoted)}, the dtype of {named[-1][0]}")
+        whose = (f"dtype of {named[-1][0]}" if named[-1][1].data_type == promoted
+                 else f"the promoted dtype of {' and '.join(n for n, _ in named)}")
+        return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} ({dtype_name(out.data_type)}) must equal {whose} "
+                                         f"({dtype_name(promoted)})")
     also = tuple(_CODE[n] for n in desc.out_dtypes)   # out_dtypes: a complex output (aclnnSigmoid's)
     if ACL_DTYPES[promoted][1].kind == "c" and out.data_type not in also:
         return ACLNN_ERR_PARAM_INVALID, (f"the promoted dtype {dtype_name(promoted)} of "
@@ -220,6 +228,8 @@ def _make_job(desc):
                 if len({a.shape for a in ins}) == 1:
                     flat = [a.reshape(-1) for a in ins]
                     grad = flat[0] if len(flat) == 2 else None
+                    # the stream's overflow mode (a saturation one reaches an operator that models it only)
+                    sat = {"saturation": True} if getattr(stream, "overflow_mode", None) == "saturation" else {}
                     get_operator(desc.name).kernels[e.tiling.architecture].run(grad, flat[-1], result.reshape(-1),
                                                                                e.tiling, **_run_options(e, stream))
                 else:

@@ -1,7 +1,7 @@
 """The two-phase plumbing every operator's aclnn shares, written once.
 
-An operator module (:mod:`.op_api` for SwishGrad, :mod:`.op_swish`,
-:mod:`.op_silu_grad`) writes only its own phase-one checks, in its op_api's
+An operator module (:mod:`.op_api` for SwishGrad, :mod:`.op_sigmoid`;
+:mod:`.described` for the described operators) writes only its own phase-one checks, in its op_api's
 order, and how its launch runs. What is the same for all of them lives here:
 
 - :func:`live_tensor`, :func:`live_optional_scalar`: a null, foreign or

@@ -34,8 +34,7 @@ import numba
 import numpy as np
 
 from ..faces.swish_grad import swish_backward
-from ..faces.swish import silu, swish
-from ..ops.silu_grad import silu_backward
+from ..faces.functional import face
 from ..ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from ..faces.gelu import gelu, gelu_backward
 from ..faces.functional import face
@@ -119,11 +118,11 @@ def _torch_fast_gelu_backward_into(tg, tx, tout, beta):
 
 #: The operators ``--op`` accepts, by registry name.
 OP_BENCHES = {
-    "swish": OpBench(1, BETA_NUMPY, lambda g, x, out, b, p: swish(x, b, out=out, platform=p), _torch_swish_into,
+    "swish": OpBench(1, BETA_NUMPY, lambda g, x, out, b, p: face("swish")(x, b, out=out, platform=p), _torch_swish_into,
                      "x * sigmoid(beta x) (out=)"),
-    "silu": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: silu(x, out=out, platform=p), _torch_silu_into,
+    "silu": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: face("silu")(x, out=out, platform=p), _torch_silu_into,
                     "aten.silu.out"),
-    "silu_grad": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: silu_backward(g, x, out=out, platform=p),
+    "silu_grad": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: face("silu_grad")(g, x, out=out, platform=p),
                          _torch_silu_backward_into, "aten.silu_backward.grad_input"),
     "swish_grad": OpBench(2, BETA_TORCH, lambda g, x, out, b, p: swish_backward(g, x, b, out=out, platform=p),
                           _torch_silu_backward_into, "aten.silu_backward.grad_input"),

@@ -65,8 +65,9 @@ def attributes_of(name: str) -> tuple:
     from ..ops import OPERATORS
 
     desc = OPERATORS[name].described_by if name in OPERATORS else None
-    if desc is not None:
-        return tuple((a.name, a.default, float if a.kind == "float" else _bool) for a in desc.kernel_attributes)
+    if desc is not None:   # an operator with a beta (Swish, SwishGrad: has_beta) takes its first one as --beta
+        taken = desc.kernel_attributes[1:] if desc.has_beta else desc.kernel_attributes
+        return tuple((a.name, a.default, float if a.kind == "float" else _bool) for a in taken)
     return ATTRIBUTES.get(name, ())
 
 

@@ -45,7 +45,7 @@ def _show(args) -> int:
     except (OptionError, ValueError, TypeError) as exc:
         print(f"swishgrad ops show: {exc}", file=sys.stderr)
         return 2
-    if op.described_by is not None:
+    if op.described_by is not None and args.soc is None:   # --soc asks for one SoC's program alone
         from ..ops.description import show
 
         print("\n".join("// " + line for line in show(op.described_by).splitlines()))
@@ -59,7 +59,7 @@ def register(subparsers) -> None:
     sub = ops.add_subparsers(dest="ops_command", metavar="OPS_COMMAND")
     lister = sub.add_parser("list", help="the operators with their aclnn names, kernels and dtypes")
     lister.set_defaults(func=_list)
-    show = sub.add_parser("show", help="an operator's description (where it has one) and its program, one vector "
+    show = sub.add_parser("show", help="an operator's description (where it has one; not with --soc) and its program, one vector "
                           "instruction per line")
     show.add_argument("name", help="the operator's registry name (see `swishgrad ops list`)")
     show.add_argument("--soc", default=None, help="SoC family or chip name (decides the kernel); default "

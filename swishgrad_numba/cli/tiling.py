@@ -19,7 +19,7 @@ import json
 import sys
 
 from ..platform import ARCH_950, ARCH_A2
-from ..ops.swish_grad_host import LAYOUTS
+from ..ops.swish_grad.host import LAYOUTS
 from ._paths import PathArgumentError, check_input_file, check_output_file
 from ._progress import progress_bar
 from .op_tiling import add_op_options as _op_option

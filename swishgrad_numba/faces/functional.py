@@ -54,6 +54,8 @@ def checked_attributes(desc, values: dict, names=None) -> dict:
     for a in desc.attributes:
         argname = names.get(a.name, a.name)
         value = values[a.name]
+        if value is None and a.optional:   # an optional scalar left out: its default
+            value = a.default
         if a.kind == "float":
             out[a.name] = to_float32(value, argname=argname)
         elif not isinstance(value, (bool, np.bool_)):
@@ -132,7 +134,9 @@ def run(desc, arrays, attrs: dict, out, platform):
     """The operator over checked ``arrays`` (``((name, array), ...)``) and converted ``attrs``: the shape
     and dtype rules, then the AICPU model or the platform's kernel."""
     shapes = [a.shape for _, a in arrays]
-    if desc.broadcast:
+    if desc.one_shape_on:
+        _check_one_shape(desc, arrays, platform)
+    if desc.broadcast and not desc.one_shape(_platform_or_default(desc, platform)):
         try:
             shape = tuple(np.broadcast_shapes(*shapes))
         except ValueError:
@@ -224,8 +228,8 @@ def _check_input(desc, a, argname: str, extra: tuple = ()) -> None:
         raise TypeError(f"{argname}.dtype {name} is not supported: {desc.dtype_refusals[name]}")
     if name not in desc.accepted_dtypes + extra:
         listed = sorted(desc.accepted_dtypes, key=_order) + list(extra)
-        raise ValueError(f"{argname}.dtype must be one of {', '.join(listed)} (the aclnn API's list), got {a.dtype}")
-    if a.ndim > desc.max_dims:
+        raise ValueError(f"{argname}.dtype must be one of {', '.join(listed)}; got {a.dtype} (the aclnn API's list)")
+    if desc.max_dims is not None and a.ndim > desc.max_dims:
         raise ValueError(f"{argname} has at most {desc.max_dims} dimensions, got {a.ndim}")
 
 
@@ -288,3 +292,28 @@ def face(name: str):
     fn.__signature__ = sig
     _FACES[name] = fn
     return fn
+
+
+def _platform_or_default(desc, platform):
+    if platform is not None:
+        return platform
+    from ..ops.registry import get_operator
+
+    return get_operator(desc.name).default_platform
+
+
+def _check_one_shape(desc, arrays, platform) -> None:
+    """On an architecture of ``desc.one_shape_on`` the inputs share one dtype and one shape (a platform that
+    is not a Platform is refused later, by the shared checks)."""
+    platform = _platform_or_default(desc, platform)
+    if not desc.one_shape(platform):
+        return
+    others = ", ".join(arch for arch in desc.kernels if arch not in desc.one_shape_on)
+    (first, a), *rest = arrays
+    for name, b in rest:
+        if b.dtype != a.dtype:
+            raise TypeError(f"{first} and {name} must have the same dtype on a {platform.architecture} platform, got "
+                            f"{a.dtype} and {b.dtype} (mixed dtypes need an {others} platform)")
+        if b.shape != a.shape:
+            raise ValueError(f"{first} and {name} must have the same shape on a {platform.architecture} platform, "
+                             f"got {a.shape} and {b.shape} (broadcasting needs an {others} platform)")

@@ -118,7 +118,7 @@ def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | 
     ----------
     grad_output, x : numpy.ndarray
         Same shape and dtype: float32, float16 or ``ml_dtypes.bfloat16``. Any
-        shape (0-d included) and any strides.
+        shape of at most 8 dimensions (0-d included; aclnnSwishBackward's limit) and any strides.
     beta : float
         The Swish beta (default 1.0); rounded to float32 once. ``scale=`` and
         ``sconf=`` (its names inside the operator) are accepted too.
@@ -150,4 +150,8 @@ def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | 
     The numerics model is described in ``docs/model.md``.
     """
     beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf})
+    limit = swish_grad_op.DESCRIPTION.max_dims   # aclnnSwishBackward's rank rule (issue 40: the faces agree)
+    for name, arr in (("grad_output", grad_output), ("x", x)):
+        if isinstance(arr, np.ndarray) and arr.ndim > limit:
+            raise ValueError(f"{name} has at most {limit} dimensions, got {arr.ndim} (aclnnSwishBackward's limit)")
     return call(swish_grad_op.NAME, (("grad_output", grad_output), ("x", x)), beta32, out, platform)

@@ -31,9 +31,7 @@ import numpy as np
 
 from .swish_grad import swish_backward
 from ..arguments import check_platform_for
-from .swish import silu as silu_numpy
-from .swish import swish as swish_numpy
-from ..ops.silu_grad import silu_backward
+from .functional import face
 from ..ops.fast_gelu_api import fast_gelu as fast_gelu_numpy
 from ..ops.fast_gelu_api import fast_gelu_backward as fast_gelu_backward_numpy
 from ..platform import Platform
@@ -90,11 +88,11 @@ def _second_derivative(name: str, x, beta, platform):
 
 #: The activations by name: their forward and backward kernels.
 ACTIVATIONS = {
-    "swish": Activation(lambda x, b, p: swish_numpy(x, b, platform=p),
+    "swish": Activation(lambda x, b, p: face("swish")(x, b, platform=p),
                         lambda g, x, b, p: swish_backward(g, x, b, platform=p), has_beta=True,
                         operators=("swish", "swish_grad")),
-    "silu": Activation(lambda x, b, p: silu_numpy(x, platform=p),
-                       lambda g, x, b, p: silu_backward(g, x, platform=p), has_beta=False,
+    "silu": Activation(lambda x, b, p: face("silu")(x, platform=p),
+                       lambda g, x, b, p: face("silu_grad")(g, x, platform=p), has_beta=False,
                        operators=("silu", "silu_grad")),
     # FastGELU is x * sigmoid(1.702 x): Swish's s'' with beta float32(1.702) for the 2nd order
     "fast_gelu": Activation(lambda x, b, p: fast_gelu_numpy(x, platform=p),

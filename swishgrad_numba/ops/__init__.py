@@ -3,13 +3,13 @@
 Registered here:
 
 - ``"swish"`` and ``"silu"``: the Swish forward kernel (:mod:`.swish`);
-  Silu is Swish with scale 1.0.
-- ``"silu_grad"``: aclnnSiluBackward (:mod:`.silu_grad`);
+  Silu is Swish with scale 1.0; in the described form (issue 40).
+- ``"silu_grad"``: aclnnSiluBackward (:mod:`.silu_grad`), in the described form;
 - ``"sigmoid"`` and ``"sigmoid_grad"``: aclnnSigmoid and aclnnSigmoidBackward (:mod:`.sigmoid`);
 - ``"gelu"``: aclnnGelu (:mod:`.gelu`); ``"gelu_grad"``: aclnnGeluBackward (:mod:`.gelu_grad`);
 - ``"swish_grad"``: SwishGrad (:mod:`.swish_grad`), whose facts still live
   where the package was built around it (``spec``, ``kernel``, ``tiling``);
-  its entry points to them.
+  its folder points to them; described, its faces hand-written (``hand_written``).
 - ``"fast_gelu"`` and ``"fast_gelu_grad"``: aclnnFastGelu and
   aclnnFastGeluBackward (:mod:`.fast_gelu`), Ascend 950 kernels only.
 - ``"leaky_relu"`` and ``"leaky_relu_grad"``: aclnnLeakyRelu and aclnnLeakyReluBackward, Ascend 950
@@ -22,9 +22,9 @@ Registered here:
   (:mod:`.elu_grad`; its A2 kernel :mod:`.elu_grad.a2`, once ``ops.elu_grad_a2``), in the described form.
 """
 from .registry import OPERATORS, Kernel, Operator, OpTiling, get_operator, register
-from . import swish_grad  # noqa: F401  (registers "swish_grad")
-from . import swish  # noqa: F401  (registers "swish" and "silu")
-from . import silu_grad  # noqa: F401  (registers "silu_grad")
+from . import swish_grad  # noqa: F401  (describes "swish_grad")
+from . import swish  # noqa: F401  (describes "swish" and "silu")
+from . import silu_grad  # noqa: F401  (describes "silu_grad")
 from . import fast_gelu  # noqa: F401  (registers "fast_gelu" and "fast_gelu_grad": Ascend 950 only)
 from .read_kernel import ReadOperator, read_kernel  # issue 31; the module re-exports reader.operator
 from . import sigmoid  # noqa: F401  (registers "sigmoid" and "sigmoid_grad")

@@ -7,9 +7,9 @@ attribute), and launches that kernel's ``run`` (its compiled program on the
 walk) into ``out`` or a new array. A public function is then one line:
 ``swish(x, beta)`` is ``call("swish", (("x", x),), beta32, out, platform)``.
 
-It serves operators whose inputs share one shape and one dtype; the 950
-SiluGrad, whose inputs may broadcast and differ in dtype, keeps its own
-checks (:mod:`.silu_grad.api`).
+It serves operators whose inputs share one shape and one dtype; the generated
+functional faces (:mod:`swishgrad_numba.faces.functional`) Cast and broadcast
+first where the description says so (the 950 SiluGrad's inputs).
 """
 from __future__ import annotations
 

@@ -59,6 +59,11 @@ class Attribute:
     kind: str = "float"
     scalar_dtypes: tuple | None = None
     kernel: bool = False
+    #: an aclnn ``...Optional`` scalar (aclnnSwish's ``betaOptional``): a null pointer, or None in the
+    #: functional face, is the default
+    optional: bool = False
+    #: the host tiling record's field that carries it, where not named ``acl`` (Swish's ``scale``)
+    record: str = ""
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,7 @@ class Description:
         float32 result Cast to the result's dtype, PyTorch's promotion of the inputs,
         :func:`~swishgrad_numba.dtypes.promoted_float_dtype`: aclnnSoftplusBackward's).
     broadcast : whether inputs of different shapes broadcast (else they must share one shape).
-    max_dims : the rank limit.
+    max_dims : the rank limit (None: none, aclnnSilu's).
     path : ``path(attrs, dtype) -> dtype or None``: the op_api's path picked by attribute value (``attrs``
         converted, by functional name; ``dtype`` the promoted one): the dtype it then runs the kernel in
         (inputs Cast to it, the result Cast back), None for the usual path.
@@ -183,6 +188,18 @@ class Description:
     acl_refusals: Mapping = field(default_factory=dict)
     out_dtypes: tuple = ()
     torch_functions: tuple = ()
+    #: whether ``compute_tiling(op=)`` takes ``beta=`` (the registry's ``has_beta``: aclnnSwish's scale)
+    has_beta: bool = False
+    #: the architectures whose op_api takes one dtype and one shape for every input and the output, where
+    #: ``broadcast``/``promotion`` rule the others (aclnnSiluBackward without regbase: the A2)
+    one_shape_on: tuple = ()
+    #: the faces kept hand-written, not generated (``"functional"``, ``"aclnn"``, ``"torch"``, ``"dask"``:
+    #: SwishGrad's, whose options the generators do not express); the generated tests check them all the same
+    hand_written: tuple = ()
+
+    def one_shape(self, platform) -> bool:
+        """Whether the inputs must share one shape and one dtype on ``platform`` (:attr:`one_shape_on`)."""
+        return getattr(platform, "architecture", None) in self.one_shape_on
 
     def dtypes_on(self, soc_family: str) -> tuple:
         """The aclnn dtype list on ``soc_family``."""
@@ -231,7 +248,7 @@ def describe(desc: Description) -> Description:
     register(Operator(desc.name, tuple(desc.aclnn), desc.kernel_op, dict(desc.kernels), desc.host_tiling,
                       inputs=len(desc.inputs), saturation=desc.saturation,
                       no_kernel=dict(desc.no_kernel), aicpu_dtypes=tuple(desc.aicpu_dtypes),
-                      functional=desc.functional, described_by=desc, axpy=desc.axpy))
+                      functional=desc.functional, described_by=desc, axpy=desc.axpy, has_beta=desc.has_beta))
     DESCRIPTIONS[desc.name] = desc
     return desc
 
@@ -274,10 +291,13 @@ def show(desc: Description) -> str:
         lines.append(f"  AICPU       {', '.join(desc.aicpu_dtypes)} (any platform)")
     if desc.exact_dtypes:
         lines.append(f"  exact       {', '.join(desc.exact_dtypes)}: a plain exact model on the host (integers)")
-    lines.append(f"  shapes      {'broadcast' if desc.broadcast else 'one shape'}, at most {desc.max_dims} dims; "
+    rank = "any rank" if desc.max_dims is None else f"at most {desc.max_dims} dims"
+    lines.append(f"  shapes      {'broadcast' if desc.broadcast else 'one shape'}, {rank}; "
                  f"dtypes {_PROMOTIONS[desc.promotion]}")
     if desc.broadcast_to:
         lines.append("  broadcast   BroadcastTo the output's shape, then the element-wise kernel")
+    if desc.one_shape_on:
+        lines.append(f"  one shape   on {', '.join(desc.one_shape_on)}: one shape and one dtype (inputs and output)")
     for arch, k in desc.kernels.items():
         lines.append(f"  kernel      {arch}: {k.source}, {k.struct}, narrowing {k.narrowing}"
                      f"{', programs' if k.programs else ''}")
@@ -291,10 +311,10 @@ def show(desc: Description) -> str:
     lines += [f"  aclnn only  {', '.join(dtypes)} refused: {why}" for why, dtypes in whys.items()]
     if desc.out_dtypes:
         lines.append(f"  out         also {', '.join(desc.out_dtypes)} (a real result Cast to it)")
-    if desc.broadcast_to:
-        lines.append("  broadcast   BroadcastTo first, then the kernel on one shape")
     if desc.torch_functions:
         lines.append("  torch       " + ", ".join(f"swishgrad_numba.torch.{n}" for n in desc.torch_functions))
+    if desc.hand_written:
+        lines.append(f"  by hand     {', '.join(desc.hand_written)} (not generated; checked by the generated tests)")
     return "\n".join(lines)
 
 

@@ -26,7 +26,7 @@ from ..spec import arch35 as spec_arch35
 from ..tiling.records import checked_record
 from ..ops.registry import OpTiling, WalkCheck
 from .errors import KernelSourceError
-from ..ops.swish_host import ARCH35_RECORD_DTYPE
+from ..ops.swish.host import ARCH35_RECORD_DTYPE
 
 __all__ = ["C_TYPES", "ELE_BASE_TILING_DTYPE", "ELE_BASE_TILING_16B_DTYPE", "OPBASE_STRUCTS", "ReadTiling",
            "record_dtype", "ub_plan", "host_tiling", "split_for_cores",
@@ -43,7 +43,7 @@ _STRUCTS = {"EleBaseTilingData": ELE_BASE_TILING_DTYPE}
 
 #: opbase's ``EleBaseTilingData32B`` (``pkg_inc/op_common/atvoss/elewise/elewise_base_struct.h:53-58``):
 #: ``dim0``, ``coreNum``, ``ubFormer`` and 16 bytes of ``scalarData``, laid out as the Swish 950 record
-#: (:data:`swishgrad_numba.ops.swish_host.ARCH35_RECORD_DTYPE`, whose ``scale`` is the first float of
+#: (:data:`swishgrad_numba.ops.swish.host.ARCH35_RECORD_DTYPE`, whose ``scale`` is the first float of
 #: ``scalarData``). ``ElementwiseSchWithScalar::Init`` fills the DAG's ``Placeholder::Var`` scalars from
 #: ``scalarData`` in index order, each after the one before (``elewise_sch_with_scalar.h:62, 100-113``).
 _HEAD_32B = ("dim0", "coreNum", "ubFormer")

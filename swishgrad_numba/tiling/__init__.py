@@ -1,7 +1,7 @@
 """Tilings: the host computation, the struct records, their binaries, and their validation.
 
 - :mod:`.records`: :class:`Tiling` and the record layouts (SwishGrad's structs are its operator
-  module's, :mod:`swishgrad_numba.ops.swish_grad_host`);
+  module's, :mod:`swishgrad_numba.ops.swish_grad.host`);
 - :mod:`.host`: :func:`compute_tiling`, the operators' common checks before their own host tilings;
 - :mod:`.io`: struct binaries and the loose forms a tiling arrives in;
 - :mod:`.validate`: is a tiling correct (:func:`validate_tiling`), and how

@@ -1,7 +1,7 @@
 """The host tiling: :func:`compute_tiling`, for the kernel the platform's SoC runs.
 
 Plain Python that checks and decides, then hands over to the operator's own host tiling (SwishGrad's:
-:mod:`swishgrad_numba.ops.swish_grad_host`), whose arithmetic is the templates'
+:mod:`swishgrad_numba.ops.swish_grad.host`), whose arithmetic is the templates'
 (:mod:`swishgrad_numba.spec`), evaluated on Python ints (exact).
 """
 from __future__ import annotations
@@ -90,7 +90,7 @@ def check_host_input(numel, dtype, platform: Platform | None, argnames: dict) ->
     """Raise the error :func:`compute_tiling` would for this input, naming the
     arguments by ``argnames`` (keys ``numel``, ``ub_size``, ``block_size``;
     e.g. the command line's options), before any other work."""
-    from ..ops.swish_grad_host import host_fields
+    from ..ops.swish_grad.host import host_fields
 
     names = dict(ARGNAMES, **argnames)
     n = check_numel(numel, names["numel"])

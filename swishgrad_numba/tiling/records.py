@@ -1,6 +1,6 @@
 """The :class:`Tiling` a SwishGrad launch receives, the record layouts it is read by, and record helpers.
 
-SwishGrad's two structs are defined here (re-exported by :mod:`swishgrad_numba.ops.swish_grad_host`, its
+SwishGrad's two structs are defined here (re-exported by :mod:`swishgrad_numba.ops.swish_grad.host`, its
 host; the tiling layer reads them, so they sit below the operators): the A2's eight
 ``uint64`` then the float32 ``sconf`` (72 bytes), the 950's ``EleBaseTilingData`` then the float32
 ``scale`` (88 bytes). Both are C layouts with natural alignment: ``record.tobytes()`` is the struct as

@@ -29,7 +29,7 @@ Public: :func:`silu_backward`; the host tilings :func:`a2_host_tiling`,
 the arrays). The jitted kernels are private.
 
 One module per concern; every public name is re-exported here, and
-importing the package registers ``"silu_grad"`` once:
+importing the package describes (registers) ``"silu_grad"`` once:
 
 * :mod:`.names`: the package's name, CANN's operator type, the aclnn entry
   point and its signatures, the rank limit;
@@ -41,14 +41,14 @@ importing the package registers ``"silu_grad"`` once:
   device-time model charges, read from it;
 * :mod:`.launch`: :func:`run_a2`, :func:`run_arch35` and the registry's
   :func:`run`;
-* :mod:`.api`: :func:`silu_backward` and :func:`host_tiling`.
+* :mod:`.host`: :func:`host_tiling`, the registry's host tiling, the broadcast inputs' tiling and launch,
+  the kernels by architecture;
+* :mod:`.description`: the operator described once (issue 40): ``silu_backward`` and the aclnn pair
+  are generated from it (``swishgrad_numba.silu_backward``; ``ops.silu_grad.silu_backward`` still
+  names it).
 """
 from __future__ import annotations
 
-import functools
-
-from ...platform import ARCH_950, ARCH_A2
-from ..registry import Kernel, Operator, OpTiling, register
 from .names import ACLNN_LAUNCH_SIGNATURE, ACLNN_NAME, ACLNN_SIGNATURE, MAX_DIMS, NAME, OP_TYPE
 from .a2 import (
     A2_TARGET_ELEMENTS_PER_CORE, A2_TILING_DTYPE, A2_TILING_FIELDS, A2_UB_UNITS, SCH_MODE_DOUBLE, SCH_MODE_SINGLE,
@@ -61,7 +61,12 @@ from .arch35 import (
 )
 from .program import device_instructions, programs
 from .launch import run, run_a2, run_arch35
-from .api import host_tiling, silu_backward
+from .host import KERNELS, host_tiling
+from .description import DESCRIPTION, SILU_GRAD_DTYPES
+from ..registry import get_operator
+
+#: The registry entry.
+SILU_GRAD = get_operator(NAME)
 
 __all__ = [
     "NAME", "OP_TYPE", "ACLNN_NAME", "ACLNN_SIGNATURE", "ACLNN_LAUNCH_SIGNATURE",
@@ -71,27 +76,15 @@ __all__ = [
     "A2Tiling", "Arch35Tiling", "a2_host_tiling", "arch35_host_tiling", "host_tiling",
     "a2_buffer_plan", "arch35_buffer_plan", "buffer_plan_bytes", "output_dtype", "dimension_collapse",
     "run_a2", "run_arch35", "a2_walk_fields", "a2_walk_check", "arch35_walk_check", "run",
-    "silu_backward",
+    "silu_backward", "KERNELS", "DESCRIPTION", "SILU_GRAD_DTYPES", "SILU_GRAD",
 ]
 
-# ------------------------------------------------------------------ the registry entry
 
+def __getattr__(name: str):
+    """``silu_backward``: the generated function (:func:`swishgrad_numba.silu_backward`), named here as
+    before issue 40 (made on first use: the faces import the operators)."""
+    if name == "silu_backward":
+        from ...faces.functional import face
 
-def _registry_host_tiling(numel, info, beta32, platform):
-    """The host tiling of a same-dtype, unbroadcast launch of ``numel`` elements, as an OpTiling."""
-    tiling = host_tiling((numel,), (numel,), info, info, platform)
-    return OpTiling(op=NAME, architecture=platform.architecture, data=tiling.record, block_dim=tiling.block_dim,
-                    tiling_key=tiling.tiling_key, workspace_size=tiling.workspace_size)
-
-
-SILU_GRAD = register(Operator(
-    NAME, (ACLNN_NAME + "GetWorkspaceSize", ACLNN_NAME), OP_TYPE,
-    {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/silu_grad", "SiluGradTilingData", A2_TILING_DTYPE,
-                     "CAST_RINT", a2_walk_check, run, functools.partial(device_instructions, ARCH_A2),
-                     # schMode (the tiling key) 0 is single-buffered, 1 double
-                     lambda tiling: 1 if tiling.tiling_key == SCH_MODE_SINGLE else 2,
-                     programs=functools.partial(programs, ARCH_A2)),
-     ARCH_950: Kernel(ARCH_950, "activation/silu_grad (arch35)", "SiluGradTilingData", ARCH35_TILING_DTYPE,
-                      "CAST_RINT", arch35_walk_check, run, programs=functools.partial(programs, ARCH_950),
-                      walk="broadcast")},
-    _registry_host_tiling, has_beta=False, inputs=2, saturation=True))
+        return face(NAME)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

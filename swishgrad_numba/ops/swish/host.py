@@ -1,6 +1,6 @@
 """The Swish forward's facts (docs/model.md "Swish and Silu (forward)"): both kernels' structs, the
 beta classes and tiling key, the A2 host tiling, the 950 DAGs and their host tiling, and the checked
-host tiling of the platform's kernel. :mod:`.swish` registers the operator with them.
+host tiling of the platform's kernel. :mod:`.kernel` holds the programs and launch, :mod:`.description` describes the operators.
 """
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import BFLOAT16, DTypeInfo
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..spec import a2 as spec_a2
-from ..spec import arch35 as spec_arch35
-from ..spec.arith import INIT_BUFFER_ALIGN, pad_to
-from ..tiling.records import checked_record
-from .registry import OpTiling
+from ...dtypes import BFLOAT16, DTypeInfo
+from ...platform import ARCH_950, ARCH_A2, Platform
+from ...spec import a2 as spec_a2
+from ...spec import arch35 as spec_arch35
+from ...spec.arith import INIT_BUFFER_ALIGN, pad_to
+from ...tiling.records import checked_record
+from ..registry import OpTiling
 
 __all__ = [
     "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "A2_FIELDS", "ARCH35_FIELDS", "ATTR_NEG_ONE", "ATTR_ZERO",

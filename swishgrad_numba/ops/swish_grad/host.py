@@ -1,5 +1,5 @@
 """SwishGrad's facts (docs/model.md sections 3 and 9): both kernels' structs and the host tiling of the
-platform's kernel. :mod:`.swish_grad` registers the operator with them.
+platform's kernel. :mod:`.description` describes the operator with them.
 
 The arithmetic is the templates' (:mod:`swishgrad_numba.spec`), evaluated on Python ints (exact);
 this module checks, decides and builds the records.
@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import DTypeInfo
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..spec import a2 as spec_a2
-from ..spec import arch35 as spec_arch35
-from ..tiling.host import ARGNAMES, check_block_size
-from ..tiling.records import (ARCH35_TILING_DTYPE, ARCH35_TILING_FIELDS, LAYOUTS, TILING_DTYPE,  # noqa: F401
+from ...dtypes import DTypeInfo
+from ...platform import ARCH_950, ARCH_A2, Platform
+from ...spec import a2 as spec_a2
+from ...spec import arch35 as spec_arch35
+from ...tiling.host import ARGNAMES, check_block_size
+from ...tiling.records import (ARCH35_TILING_DTYPE, ARCH35_TILING_FIELDS, LAYOUTS, TILING_DTYPE,  # noqa: F401
                               TILING_FIELDS, UB_SIZED_FIELDS, Tiling)
 
 __all__ = ["TILING_FIELDS", "TILING_DTYPE", "ARCH35_TILING_FIELDS", "ARCH35_TILING_DTYPE", "LAYOUTS",

@@ -1,8 +1,8 @@
-"""SwishGrad (aclnnSwishBackward) as a registry entry, and its launch.
+"""SwishGrad (aclnnSwishBackward): its kernels' data for :mod:`.description`, and its launch.
 
-Its structs and host tiling are in :mod:`.swish_grad_host` (on the templates' arithmetic,
+Its structs and host tiling are in :mod:`.host` (on the templates' arithmetic,
 :mod:`swishgrad_numba.spec`), its aclnn checks in :mod:`swishgrad_numba.aclnn.op_api`. This module
-registers the operator with its programs (the instruction sequences of both kernels), and launches the
+holds the kernels with their programs (the instruction sequences of both kernels), and launches the
 compiled one on the generic walk (:mod:`swishgrad_numba.kernel.walk`).
 """
 from __future__ import annotations
@@ -11,16 +11,16 @@ import functools
 
 import numpy as np
 
-from .. import kernel
-from ..dtypes import FLOAT32, DTypeInfo, dtype_info
-from ..platform import ARCH_950, ARCH_A2
-from ..program import Attr, Program, compiled
-from ..program.elementwise import elementwise
-from ..program.form import V
-from .registry import Kernel, Operator, register
-from .swish_grad_host import ARCH35_TILING_DTYPE, TILING_DTYPE, host_tiling
+from ... import kernel
+from ...dtypes import FLOAT32, DTypeInfo, dtype_info
+from ...platform import ARCH_950, ARCH_A2
+from ...program import Attr, Program, compiled
+from ...program.elementwise import elementwise
+from ...program.form import V
+from ..registry import Kernel
+from .host import ARCH35_TILING_DTYPE, TILING_DTYPE
 
-__all__ = ["SWISH_GRAD", "launch", "run"]
+__all__ = ["NAME", "KERNELS", "launch", "run"]
 
 NAME = "swish_grad"
 
@@ -71,7 +71,7 @@ def run(grad: np.ndarray, x: np.ndarray, out: np.ndarray, tiling, saturation: bo
     launch(grad, x, out, launch_plan, tiling.beta, dtype_info(out.dtype, argname="out.dtype"), arch,
            saturation=saturation)
 
-# ---------------------------------------------------------------- the registry entry
+# ---------------------------------------------------------------- the kernels
 
 
 def _device_instructions(architecture: str, tiling, itemsize: int) -> tuple:
@@ -82,12 +82,12 @@ def _device_instructions(architecture: str, tiling, itemsize: int) -> tuple:
     return instructions if architecture == ARCH_A2 else tuple(i for i in instructions if i != "Duplicate")
 
 
-SWISH_GRAD = register(Operator(
-    NAME, ("aclnnSwishBackwardGetWorkspaceSize", "aclnnSwishBackward"), "SwishGrad",
-    {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/swish_grad", "SwishGradTilingData", TILING_DTYPE,
-                     "CAST_RINT", run=run, device_instructions=functools.partial(_device_instructions, ARCH_A2),
-                     programs=functools.partial(_programs, ARCH_A2)),
-     ARCH_950: Kernel(ARCH_950, "activation/swish_grad (arch35)", "SwishGradTilingData", ARCH35_TILING_DTYPE,
-                      "CAST_RINT", run=run, device_instructions=functools.partial(_device_instructions, ARCH_950),
-                      programs=functools.partial(_programs, ARCH_950))},
-    host_tiling, has_beta=True, inputs=2, saturation=True))
+#: The kernels by architecture.
+KERNELS = {
+    ARCH_A2: Kernel(ARCH_A2, "experimental/activation/swish_grad", "SwishGradTilingData", TILING_DTYPE, "CAST_RINT",
+                    run=run, device_instructions=functools.partial(_device_instructions, ARCH_A2),
+                    programs=functools.partial(_programs, ARCH_A2)),
+    ARCH_950: Kernel(ARCH_950, "activation/swish_grad (arch35)", "SwishGradTilingData", ARCH35_TILING_DTYPE,
+                     "CAST_RINT", run=run, device_instructions=functools.partial(_device_instructions, ARCH_950),
+                     programs=functools.partial(_programs, ARCH_950)),
+}

@@ -1,4 +1,5 @@
-"""The Swish forward operator (aclnnSwish; aclnnSilu is the same kernel with scale 1.0).
+"""The Swish forward kernels (aclnnSwish; aclnnSilu is the same kernel with scale 1.0): their data for
+:mod:`.description`.
 
 docs/model.md section "Swish and Silu (forward)" gives the sources, file
 and line, of every fact here. Two kernels:
@@ -13,7 +14,7 @@ and line, of every fact here. Two kernels:
   the host picks one of three DAGs by beta (opbase ``IsFloatEqual``), each
   narrowing with ``CAST_RINT``.
 
-Plain Python only: the facts and the host tilings (:mod:`.swish_host`), the
+Plain Python only: the facts and the host tilings (:mod:`.host`), the
 programs (:func:`_programs`), which :mod:`swishgrad_numba.program` compiles to the
 pass the generic walk (:mod:`swishgrad_numba.kernel.walk`) runs; a 16-bit
 program is all one table of outputs, built by the compiler.
@@ -24,17 +25,17 @@ import functools
 
 import numpy as np
 
-from .. import kernel as kernel_pkg
-from ..dtypes import FLOAT32, DTypeInfo, dtype_info
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..spec import a2 as spec_a2
-from ..spec import arch35 as spec_arch35
-from ..tiling.findings import finding
-from ..program import Attr, Product, Program, compiled
-from ..program.elementwise import elementwise
-from ..program.form import V
-from .registry import Kernel, Operator, OpTiling, WalkCheck, register
-from .swish_host import (A2_FIELDS, A2_RECORD_DTYPE, ARCH35_FIELDS, ARCH35_RECORD_DTYPE, ATTR_NEG_ONE,  # noqa: F401
+from ... import kernel as kernel_pkg
+from ...dtypes import FLOAT32, DTypeInfo, dtype_info
+from ...platform import ARCH_950, ARCH_A2, Platform
+from ...spec import a2 as spec_a2
+from ...spec import arch35 as spec_arch35
+from ...tiling.findings import finding
+from ...program import Attr, Product, Program, compiled
+from ...program.elementwise import elementwise
+from ...program.form import V
+from ..registry import Kernel, OpTiling, WalkCheck
+from .host import (A2_FIELDS, A2_RECORD_DTYPE, ARCH35_FIELDS, ARCH35_RECORD_DTYPE, ATTR_NEG_ONE,  # noqa: F401
                          ATTR_OTHER, ATTR_ZERO, DAGS, SCH_MODE, V_950_NEG_ONE, V_950_OTHER, V_950_ZERO, V_A2, Dag,
                          a2_attr, a2_buffer_plan, a2_host_tiling, a2_ub_bytes, arch35_attr, arch35_dag,
                          arch35_host_tiling, arch35_ub_bytes, host_tiling, is_float_equal, tiling_key, variant_of,
@@ -45,7 +46,7 @@ __all__ = [
     "ATTR_OTHER", "V_A2", "V_950_NEG_ONE", "V_950_ZERO", "V_950_OTHER", "Dag", "DAGS", "a2_attr", "arch35_attr",
     "is_float_equal", "tiling_key", "a2_buffer_plan", "a2_ub_bytes", "a2_host_tiling", "arch35_dag",
     "arch35_host_tiling", "arch35_ub_bytes", "host_tiling", "walk_fields", "variant_of", "VARIANT_NAMES", "launch",
-    "a2_walk_check", "arch35_walk_check", "run", "SWISH", "SILU",
+    "a2_walk_check", "arch35_walk_check", "run", "KERNELS", "swish_host_tiling", "silu_host_tiling",
 ]
 
 # ---------------------------------------------------------------- the programs
@@ -132,7 +133,7 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool
                                          out.size)
     launch(x, out, launch_plan, scale32, info, variant_of(tiling.architecture, scale32), saturation=saturation)
 
-# ---------------------------------------------------------------- registration
+# ---------------------------------------------------------------- the kernels
 
 def _device_instructions(architecture: str, tiling: OpTiling, itemsize: int) -> tuple:
     """The vector instructions of one tile (A2) or UB loop (950) for the device-time model: the
@@ -141,7 +142,8 @@ def _device_instructions(architecture: str, tiling: OpTiling, itemsize: int) -> 
     return _programs(architecture, "float32" if itemsize == 4 else "float16", variant).instructions()
 
 
-_KERNELS = {
+#: The kernels by architecture (Swish and Silu share them).
+KERNELS = {
     ARCH_A2: Kernel(ARCH_A2, "experimental/activation/swish", "SwishTilingData", A2_RECORD_DTYPE, "CAST_ROUND",
                     a2_walk_check, run, functools.partial(_device_instructions, ARCH_A2),
                     programs=functools.partial(_programs, ARCH_A2)),
@@ -152,15 +154,11 @@ _KERNELS = {
 }
 
 
-def _swish_host_tiling(numel, info, beta32, platform):
+def swish_host_tiling(numel, info, beta32, platform):
+    """aclnnSwish's host tiling: ``beta32`` the scale (1.0 where None)."""
     return host_tiling("swish", numel, info, np.float32(1.0) if beta32 is None else beta32, platform)
 
 
-def _silu_host_tiling(numel, info, beta32, platform):
+def silu_host_tiling(numel, info, beta32, platform):
+    """aclnnSilu's host tiling: the Swish kernel with scale 1.0."""
     return host_tiling("silu", numel, info, np.float32(1.0), platform)
-
-
-SWISH = register(Operator("swish", ("aclnnSwishGetWorkspaceSize", "aclnnSwish"), "Swish", _KERNELS,
-                          _swish_host_tiling, has_beta=True, saturation=True))
-SILU = register(Operator("silu", ("aclnnSiluGetWorkspaceSize", "aclnnSilu"), "Swish", _KERNELS,
-                         _silu_host_tiling, has_beta=False, saturation=True))
