@@ -12,7 +12,6 @@ from .faces.swish_grad import run_tiling, swish_backward
 from .ops.silu_grad import silu_backward
 from .faces.swish import silu, swish
 from .tiling import tiling_balance, validate_tiling
-from .ops.fast_gelu_api import fast_gelu, fast_gelu_backward
 from .ops.sigmoid import sigmoid, sigmoid_backward
 from .faces.gelu import gelu, gelu_backward
 from .faces.functional import face as _face
@@ -61,6 +60,8 @@ elu = _face("elu")
 elu_backward = _face("elu_grad")
 softplus = _face("softplus")
 softplus_backward = _face("softplus_grad")
+fast_gelu = _face("fast_gelu")
+fast_gelu_backward = _face("fast_gelu_grad")
 __version__ = "0.2.0"
 from .ops.hardswish.api import hardswish, hardswish_backward  # noqa: E402  (issue 41)
 

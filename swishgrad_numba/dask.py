@@ -187,27 +187,6 @@ def silu_backward(grad_output, x, *, platform=None):
     return _map_pair(_silu_backward_numpy, grad_output, x, "silu_backward", platform=platform)
 
 
-# ---------------------------------------------------------------- FastGelu (Ascend 950 kernels only)
-
-from .ops.fast_gelu_api import fast_gelu as _fast_gelu_numpy  # noqa: E402
-from .ops.fast_gelu_api import fast_gelu_backward as _fast_gelu_backward_numpy  # noqa: E402
-
-__all__ += ["fast_gelu", "fast_gelu_backward"]
-
-
-def fast_gelu(x, *, platform=None):
-    """FastGELU over a Dask array, block by block through the emulated Ascend 950 kernel (aclnnFastGelu).
-
-    As :func:`silu`; bit for bit :func:`swishgrad_numba.fast_gelu` (an A2 platform is refused at once).
-    """
-    return _map_unary(_fast_gelu_numpy, x, "fast_gelu", platform=platform)
-
-
-def fast_gelu_backward(grad_output, x, *, platform=None):
-    """Gradient of FastGELU over Dask arrays of one shape and dtype, block by block through the emulated
-    FastGeluGrad kernel; bit for bit :func:`swishgrad_numba.fast_gelu_backward` of the whole arrays."""
-    return _map_pair(_fast_gelu_backward_numpy, grad_output, x, "fast_gelu_backward", platform=platform)
-
 # ---------------------------------------------------------------- Sigmoid (issue 29)
 
 from .ops.sigmoid import sigmoid as _sigmoid_numpy  # noqa: E402
@@ -324,3 +303,8 @@ __all__ += ["mish", "mish_backward", "hardswish", "hardswish_backward", "swiglu"
 relu = described("relu")
 threshold_backward = described("threshold_backward")
 __all__ += ["relu", "threshold_backward"]
+
+# FastGelu and FastGeluGrad (Ascend 950 kernels only): generated from their descriptions.
+fast_gelu = described("fast_gelu")
+fast_gelu_backward = described("fast_gelu_grad")
+__all__ += ["fast_gelu", "fast_gelu_backward"]

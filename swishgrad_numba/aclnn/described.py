@@ -4,9 +4,10 @@
 description names one) from its description, its arguments in the description's ``acl_arguments``
 order. Phase one checks, in the op_apis' order: null pointers (in the signature's order where the
 description gives ``acl_order``, else the tensors, then the float attributes' scalars: 161001); the
-input dtypes in the description's list on the platform's SoC (with an input's ``extra_dtypes``), and a
-scalar's dtype in its attribute's list where the op_api checks one; the ranks; the shapes (broadcast to
-the output's, or equal to it); a bool attribute; the rules; the output a floating dtype the result can be
+description's ``op_api_checks`` where it has them (161002: aclnnFastGelu's order); the input dtypes in
+the description's list on the platform's SoC (with an input's ``extra_dtypes``), and a scalar's dtype in
+its attribute's list where the op_api checks one; the ranks; the shapes (broadcast to the output's, or
+equal to it); a bool attribute; the rules; the output a floating dtype the result can be
 Cast to; ``ToFloat`` of the scalars (161002). Empty tensors succeed with workspace 0; an AICPU dtype (of
 the promoted dtype) runs the description's plain model on any platform; the others the kernel, in the
 promoted dtype (float32 where ``promotion="float32"`` Casts the inputs) or the dtype the description's
@@ -111,6 +112,10 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
         bad = _live_scalar(nullable[name], name) if is_scalar else live_tensor(nullable[name], name)
         if bad:
             return bad
+    if desc.op_api_checks is not None:   # the op_api's own checks, in its order (aclnnFastGelu's)
+        said = desc.op_api_checks(desc, named, desc.out, out, platform)
+        if said:
+            return ACLNN_ERR_PARAM_INVALID, said
     allowed = tuple(_CODE[n] for n in desc.dtypes_on(platform.soc_family))
     checks = [(name, t.data_type, allowed + tuple(_CODE[n] for n in i.extra_dtypes))
               for i, (name, t) in zip(desc.inputs, named)]

@@ -10,8 +10,8 @@ Registered here:
 - ``"swish_grad"``: SwishGrad (:mod:`.swish_grad`), whose facts still live
   where the package was built around it (``spec``, ``kernel``, ``tiling``);
   its entry points to them.
-- ``"fast_gelu"`` and ``"fast_gelu_grad"``: aclnnFastGelu and
-  aclnnFastGeluBackward (:mod:`.fast_gelu`), Ascend 950 kernels only.
+- ``"fast_gelu"`` and ``"fast_gelu_grad"``: aclnnFastGelu and aclnnFastGeluBackward, Ascend 950 kernels
+  only, in the described form (:mod:`.fast_gelu`, its kernel data both operators'; :mod:`.fast_gelu_grad`).
 - ``"leaky_relu"`` and ``"leaky_relu_grad"``: aclnnLeakyRelu and aclnnLeakyReluBackward, Ascend 950
   kernels only, in the described form (:mod:`.description`): one folder each (:mod:`.leaky_relu`,
   :mod:`.leaky_relu_grad`: a description and its kernel data), every face generated from the description.
@@ -25,7 +25,7 @@ from .registry import OPERATORS, Kernel, Operator, OpTiling, get_operator, regis
 from . import swish_grad  # noqa: F401  (registers "swish_grad")
 from . import swish  # noqa: F401  (registers "swish" and "silu")
 from . import silu_grad  # noqa: F401  (registers "silu_grad")
-from . import fast_gelu  # noqa: F401  (registers "fast_gelu" and "fast_gelu_grad": Ascend 950 only)
+from . import fast_gelu, fast_gelu_grad  # noqa: F401  (describe "fast_gelu" and "fast_gelu_grad": Ascend 950 only)
 from .read_kernel import ReadOperator, read_kernel  # issue 31; the module re-exports reader.operator
 from . import sigmoid  # noqa: F401  (registers "sigmoid" and "sigmoid_grad")
 from . import gelu  # noqa: F401  (registers "gelu")

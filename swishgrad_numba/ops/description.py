@@ -118,6 +118,11 @@ class Description:
         model choice, documented per operator (issue 41).
     out_same_dtype : whether the op_api refuses an output whose dtype is not the inputs' (``OP_CHECK_DTYPE_NOT_MATCH``
         on ``out``: aclnnRelu, aclnnThresholdBackward) instead of Casting the result to it.
+    op_api_checks : the op_api's own checks where they come in an order (and say) what the generic ones do not,
+        run by aclnn phase one right after the null pointers: ``op_api_checks(desc, named, out_name, out,
+        platform) -> message or None`` (``named`` the inputs' ``((aclnn name, aclTensor), ...)``; a message is
+        161002). They refuse nothing the functional face accepts (aclnnFastGelu's CheckDtypeValid, CheckShape,
+        rank and storage format checks).
     """
 
     name: str
@@ -153,6 +158,7 @@ class Description:
     exact_dtypes: tuple = ()
     exact: Callable | None = None
     out_same_dtype: bool = False
+    op_api_checks: Callable | None = None
 
     def dtypes_on(self, soc_family: str) -> tuple:
         """The aclnn dtype list on ``soc_family``."""
@@ -239,7 +245,7 @@ def show(desc: Description) -> str:
     for r in desc.rules:
         lines.append("  rule        " + r.says.format(value="...", **{a.name: a.name for a in desc.attributes}))
     for soc, names in desc.dtypes.items():
-        lines.append(f"  dtypes      {'other SoCs' if soc == '*' else soc}: {', '.join(names)}")
+        lines.append(f"  dtypes      {'other SoCs' if soc == '*' else soc}: {', '.join(names) or 'none (empty list)'}")
     if desc.aicpu_dtypes:
         lines.append(f"  AICPU       {', '.join(desc.aicpu_dtypes)} (any platform)")
     if desc.exact_dtypes:
@@ -255,4 +261,6 @@ def show(desc: Description) -> str:
         lines.append(f"  backward    {desc.backward}")
     if desc.torch_module:
         lines.append(f"  torch       swishgrad_numba.torch.{desc.torch_module}")
+    if desc.op_api_checks is not None:
+        lines.append("  op_api      " + (desc.op_api_checks.__doc__ or "").strip().split("\n")[0])
     return "\n".join(lines)
