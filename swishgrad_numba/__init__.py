@@ -13,7 +13,6 @@ from .ops.silu_grad import silu_backward
 from .faces.swish import silu, swish
 from .tiling import tiling_balance, validate_tiling
 from .ops.sigmoid import sigmoid, sigmoid_backward
-from .faces.gelu import gelu, gelu_backward
 from .faces.functional import face as _face
 from .faces.gelu_v2 import gelu_v2, gelu_backward_v2
 
@@ -62,6 +61,8 @@ softplus = _face("softplus")
 softplus_backward = _face("softplus_grad")
 fast_gelu = _face("fast_gelu")
 fast_gelu_backward = _face("fast_gelu_grad")
+gelu = _face("gelu")
+gelu_backward = _face("gelu_grad")
 __version__ = "0.2.0"
 from .ops.hardswish.api import hardswish, hardswish_backward  # noqa: E402  (issue 41)
 

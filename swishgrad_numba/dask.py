@@ -213,26 +213,6 @@ def sigmoid_backward(grad_output, output, *, platform=None):
     """
     return _map_pair(_sigmoid_backward_numpy, grad_output, output, "sigmoid_backward", platform=platform)
 
-# ---------------------------------------------------------------- the Gelu family
-
-from .faces.gelu import gelu as _gelu_numpy  # noqa: E402
-from .faces.gelu import gelu_backward as _gelu_backward_numpy  # noqa: E402
-
-__all__ += ["gelu", "gelu_backward"]
-
-
-def gelu(x, *, platform=None):
-    """GELU over a Dask array, block by block through the emulated Gelu kernel (aclnnGelu); bit for bit
-    :func:`swishgrad_numba.gelu` (an element's value does not depend on its block)."""
-    return _map_unary(_gelu_numpy, x, "gelu", platform=platform)
-
-
-def gelu_backward(grad_output, x, *, platform=None):
-    """The gradient of GELU over Dask arrays of one shape and dtype (chunkings unified as for
-    :func:`silu_backward`), block by block through the emulated GeluGrad kernel; bit for bit
-    :func:`swishgrad_numba.gelu_backward`."""
-    return _map_pair(_gelu_backward_numpy, grad_output, x, "gelu_backward", platform=platform)
-
 # ---------------------------------------------------------------- described operators (issue 40)
 
 __all__ += ["leaky_relu", "leaky_relu_backward", "elu", "elu_backward", "softplus", "softplus_backward"]  # described(name), the generator, is public but no operator
@@ -308,3 +288,7 @@ __all__ += ["relu", "threshold_backward"]
 fast_gelu = described("fast_gelu")
 fast_gelu_backward = described("fast_gelu_grad")
 __all__ += ["fast_gelu", "fast_gelu_backward"]
+# Gelu and GeluGrad: generated from their descriptions.
+gelu = described("gelu")
+gelu_backward = described("gelu_grad")
+__all__ += ["gelu", "gelu_backward"]

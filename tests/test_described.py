@@ -304,3 +304,30 @@ def test_acl_order_rules_the_signature_and_the_null_checks():
         describe(Description("bad_order", "", "Bad", functional="bad", aclnn=("a", "b"),
                              inputs=(Input("x", "self"),), acl_order=("self", "self"), dtypes={"*": ("float32",)}))
     assert "bad_order" not in DESCRIPTIONS
+
+
+AXPY = [n for n in NAMES if DESCRIPTIONS[n].axpy]
+
+
+@pytest.mark.parametrize("name", AXPY)
+@pytest.mark.parametrize("rounding", ["fused", "unfused"])
+def test_axpy_rounding_reaches_every_launch(name, rounding):
+    """An operator whose kernels have an Axpy (``axpy``): the functional face and the aclnn launch both run the
+    platform's Axpy rounding, on inputs of one shape and (where it broadcasts) on the broadcast walk; the other
+    rounding gives other bits on these inputs, so a face that dropped it would be seen."""
+    desc = DESCRIPTIONS[name]
+    fn = getattr(sg, desc.functional)
+    platform = Platform(soc_version="ascend950", axpy_rounding=rounding)
+    other = Platform(soc_version="ascend950", axpy_rounding="unfused" if rounding == "fused" else "fused")
+    aclnn.set_platform(platform)
+    layouts = [[(6, 7, 50)] * len(desc.inputs)]
+    if desc.broadcast and len(desc.inputs) == 2:
+        layouts.append([(6, 1, 50), (1, 7, 50)])
+    rng = np.random.default_rng(11)
+    for shapes in layouts:
+        arrays = [rng.uniform(-5, 5, s).astype(np.float32) for s in shapes]
+        got = fn(*arrays, platform=platform)
+        out = np.zeros(got.shape, np.float32)
+        assert _aclnn(desc, arrays, {}, out) == ACLNN_SUCCESS, aclnn.aclGetRecentErrMsg()
+        assert_bits_equal(out, got, f"aclnn, {shapes}")
+        assert (fn(*arrays, platform=other).view(np.uint32) != got.view(np.uint32)).any(), shapes

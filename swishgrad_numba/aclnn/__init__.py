@@ -39,13 +39,12 @@ The package, each layer importing only those above it:
   their op_api writes them;
 - :mod:`.op_silu_grad`: aclnnSiluBackward, as its op_api writes it;
 - :mod:`.op_sigmoid`: aclnnSigmoid, aclnnInplaceSigmoid and aclnnSigmoidBackward;
-- :mod:`.op_gelu`: aclnnGelu and aclnnGeluBackward;
 - :mod:`.described`: the pairs of the operators in the described form, generated from their
   descriptions (:mod:`swishgrad_numba.ops.description`): aclnnLeakyRelu, aclnnInplaceLeakyRelu and
   aclnnLeakyReluBackward (Ascend 950 kernels; float64 on a plain model of the AICPU kernels), aclnnElu,
   aclnnEluBackward, aclnnSoftplus (Ascend 950 kernel only), aclnnSoftplusBackward, aclnnRelu,
   aclnnThresholdBackward, aclnnFastGelu and aclnnFastGeluBackward (Ascend 950 kernels only; the A2 and A3
-  pass their op_api and answer 561103, no public kernel);
+  pass their op_api and answer 561103, no public kernel), aclnnGelu and aclnnGeluBackward;
 - :mod:`.op_gelu_v2`: aclnnGeluV2 (Ascend 950 kernel only) and aclnnGeluBackwardV2;
 - :mod:`.op_api`: the operator, as CANN's op_api: phase one's checks and
   the executor holding the platform kernel's tiling, phase two's launch.
@@ -65,7 +64,6 @@ reports them instead. Errors never raise: every entry point returns a status
 :func:`aclGetRecentErrMsg` that names the argument and the rule broken.
 """
 from . import device, enums, op_api, op_silu_grad, op_swish, state, tensor
-from . import op_gelu
 from .enums import *  # noqa: F401,F403  (each module's __all__ is its public names)
 from .state import *  # noqa: F401,F403
 from .device import *  # noqa: F401,F403
@@ -73,14 +71,13 @@ from .tensor import *  # noqa: F401,F403
 from .op_api import *  # noqa: F401,F403
 from .op_swish import *  # noqa: F401,F403
 from .op_silu_grad import *  # noqa: F401,F403
-from .op_gelu import *  # noqa: F401,F403
 
 from . import op_sigmoid  # noqa: E402  (issue 29: aclnnSigmoid, aclnnInplaceSigmoid, aclnnSigmoidBackward)
 from .op_sigmoid import *  # noqa: F401,F403
 
 # The C namespace: every module's public names.
 __all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__, *op_swish.__all__,
-           *op_silu_grad.__all__, *op_gelu.__all__,
+           *op_silu_grad.__all__,
            *op_sigmoid.__all__]
 
 from . import op_gelu_v2  # noqa: E402  (issue 30: aclnnGeluV2, aclnnGeluBackwardV2)

@@ -53,6 +53,7 @@ class aclDescribedExecutor:
     workspace_size: int
     tiling: OpTiling | str | None
     used: bool = False
+    platform: Platform | None = None   # the kernel's (its Axpy rounding, where the description has ``axpy``)
 
 
 def _live_scalar(scalar, name):
@@ -96,7 +97,8 @@ def _prepare(desc, ins: tuple, out, compute: int, attrs, platform: Platform):
             tiling = desc.shaped_tiling(shapes, info, _attr32(desc, attrs), platform)
     except ValueError as exc:
         return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: its host tiling refused: {exc}"
-    return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, tiling.workspace_size, tiling)
+    return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, tiling.workspace_size, tiling,
+                                               platform=platform)
 
 
 def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, inplace: bool = False):
@@ -194,13 +196,15 @@ def _make_job(desc):
             else:
                 result = np.empty(out_view.shape, dtype=e.compute)
                 info = next(i for i in DTYPES.values() if i.numpy == e.compute)
+                modes = {"saturation": stream.overflow_mode == "saturation",
+                         "axpy_rounding": e.platform.axpy_rounding} if desc.axpy else {}
                 if len({a.shape for a in ins}) == 1:
                     flat = [a.reshape(-1) for a in ins]
                     grad = flat[0] if len(flat) == 2 else None
                     get_operator(desc.name).kernels[e.tiling.architecture].run(grad, flat[-1], result.reshape(-1),
-                                                                               e.tiling)
+                                                                               e.tiling, **modes)
                 else:
-                    desc.shaped_launch(tuple(ins), result, e.tiling, info)
+                    desc.shaped_launch(tuple(ins), result, e.tiling, info, **modes)
             with np.errstate(all="ignore"):
                 out_view[...] = result.astype(out_view.dtype)   # Cast to the output's dtype, then ViewCopy
 

@@ -26,13 +26,25 @@ from ..ops import gelu_v2 as gelu_v2_op
 from ..ops import get_operator
 from ..platform import ARCH_950, Platform
 from .enums import ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS
-from .op_gelu import common_checks
+from ..ops.gelu.description import dtype_and_rank_checks
 from .tensor import check_emulator_storage
 from .state import get_platform
-from .twophase import get_workspace_size, queue_launch, tensor_view
+from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
 __all__ = ["aclnnGeluV2GetWorkspaceSize", "aclnnGeluV2", "aclnnGeluBackwardV2GetWorkspaceSize",
            "aclnnGeluBackwardV2"]
+
+
+def common_checks(op: str, named: dict, out_name: str, platform: Platform):
+    """The checks GeluV2's op_apis share with Gelu's, in their order: the null pointers, then
+    :func:`~swishgrad_numba.ops.gelu.description.dtype_and_rank_checks`; (status, message) or None."""
+    for name, tensor in named.items():
+        bad = live_tensor(tensor, name)
+        if bad:
+            return bad
+    ins = tuple((k, v) for k, v in named.items() if k != out_name)
+    said = dtype_and_rank_checks(ins, out_name, named[out_name], platform)
+    return (ACLNN_ERR_PARAM_INVALID, said) if said else None
 
 
 @dataclass(eq=False)

@@ -36,7 +36,6 @@ import numpy as np
 from ..faces.swish_grad import swish_backward
 from ..faces.swish import silu, swish
 from ..ops.silu_grad import silu_backward
-from ..faces.gelu import gelu, gelu_backward
 from ..ops.sigmoid.api import sigmoid, sigmoid_backward
 from . import peers
 from .inputs import BETA_NUMPY, BETA_TORCH, make_inputs, parse_threads
@@ -334,6 +333,7 @@ leaky_relu, leaky_relu_backward = face("leaky_relu"), face("leaky_relu_grad")
 elu, elu_backward = face("elu"), face("elu_grad")   # the Elu rows above call them
 softplus, softplus_backward = face("softplus"), face("softplus_grad")   # and the Softplus rows
 fast_gelu, fast_gelu_backward = face("fast_gelu"), face("fast_gelu_grad")   # and the FastGelu rows
+gelu, gelu_backward = face("gelu"), face("gelu_grad")   # and the Gelu rows
 
 OP_BENCHES.update({
     "leaky_relu": OpBench(1, 0.01, lambda g, x, out, b, p: leaky_relu(x, b, out=out, platform=p),

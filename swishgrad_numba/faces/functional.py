@@ -187,7 +187,8 @@ def run(desc, arrays, attrs: dict, out, platform):
     direct = out is not None and out.flags.c_contiguous and not any(np.shares_memory(out, a) for _, a in arrays)
     result = out if direct else np.empty(shape, dtype=dtype)
     tiling = desc.shaped_tiling(tuple(a.shape for a in flat), info, attr32, platform)
-    desc.shaped_launch(tuple(flat), result, tiling, info)
+    modes = {"saturation": platform.saturation, "axpy_rounding": platform.axpy_rounding} if desc.axpy else {}
+    desc.shaped_launch(tuple(flat), result, tiling, info, **modes)
     return _finish(result, out)
 
 

@@ -6,7 +6,8 @@ Registered here:
   Silu is Swish with scale 1.0.
 - ``"silu_grad"``: aclnnSiluBackward (:mod:`.silu_grad`);
 - ``"sigmoid"`` and ``"sigmoid_grad"``: aclnnSigmoid and aclnnSigmoidBackward (:mod:`.sigmoid`);
-- ``"gelu"``: aclnnGelu (:mod:`.gelu`); ``"gelu_grad"``: aclnnGeluBackward (:mod:`.gelu_grad`);
+- ``"gelu"``: aclnnGelu (:mod:`.gelu`); ``"gelu_grad"``: aclnnGeluBackward (:mod:`.gelu_grad`), in the
+  described form (one folder each);
 - ``"swish_grad"``: SwishGrad (:mod:`.swish_grad`), whose facts still live
   where the package was built around it (``spec``, ``kernel``, ``tiling``);
   its entry points to them.
@@ -28,8 +29,8 @@ from . import silu_grad  # noqa: F401  (registers "silu_grad")
 from . import fast_gelu, fast_gelu_grad  # noqa: F401  (describe "fast_gelu" and "fast_gelu_grad": Ascend 950 only)
 from .read_kernel import ReadOperator, read_kernel  # issue 31; the module re-exports reader.operator
 from . import sigmoid  # noqa: F401  (registers "sigmoid" and "sigmoid_grad")
-from . import gelu  # noqa: F401  (registers "gelu")
-from . import gelu_grad  # noqa: F401  (registers "gelu_grad")
+from . import gelu  # noqa: F401  (describes "gelu")
+from . import gelu_grad  # noqa: F401  (describes "gelu_grad")
 from . import leaky_relu  # noqa: F401  (describes "leaky_relu": Ascend 950 only)
 from . import leaky_relu_grad  # noqa: F401  (describes "leaky_relu_grad": Ascend 950 only)
 from . import softplus, softplus_grad  # noqa: F401  (describe "softplus", Ascend 950 only, and "softplus_grad")

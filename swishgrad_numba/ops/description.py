@@ -123,6 +123,9 @@ class Description:
         platform) -> message or None`` (``named`` the inputs' ``((aclnn name, aclTensor), ...)``; a message is
         161002). They refuse nothing the functional face accepts (aclnnFastGelu's CheckDtypeValid, CheckShape,
         rank and storage format checks).
+    axpy : the kernels' Compute has an ``Axpy`` (the registry's ``Operator.axpy``): every launch, its ``run``
+        and ``shaped_launch``, also takes ``saturation=`` (the overflow mode: the platform's, or the aclnn
+        stream's) and ``axpy_rounding=`` (the platform's), as Gelu's and GeluGrad's always did.
     """
 
     name: str
@@ -159,6 +162,7 @@ class Description:
     exact: Callable | None = None
     out_same_dtype: bool = False
     op_api_checks: Callable | None = None
+    axpy: bool = False
 
     def dtypes_on(self, soc_family: str) -> tuple:
         """The aclnn dtype list on ``soc_family``."""
@@ -207,7 +211,7 @@ def describe(desc: Description) -> Description:
     register(Operator(desc.name, tuple(desc.aclnn), desc.kernel_op, dict(desc.kernels), desc.host_tiling,
                       inputs=len(desc.inputs), saturation=desc.saturation,
                       no_kernel=dict(desc.no_kernel), aicpu_dtypes=tuple(desc.aicpu_dtypes),
-                      functional=desc.functional, described_by=desc))
+                      functional=desc.functional, described_by=desc, axpy=desc.axpy))
     DESCRIPTIONS[desc.name] = desc
     return desc
 
