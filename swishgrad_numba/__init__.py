@@ -14,7 +14,6 @@ from .faces.swish import silu, swish
 from .tiling import tiling_balance, validate_tiling
 from .ops.sigmoid import sigmoid, sigmoid_backward
 from .faces.functional import face as _face
-from .faces.gelu_v2 import gelu_v2, gelu_backward_v2
 
 __all__ = [
     "ARCH35_TILING_DTYPE",
@@ -63,6 +62,8 @@ fast_gelu = _face("fast_gelu")
 fast_gelu_backward = _face("fast_gelu_grad")
 gelu = _face("gelu")
 gelu_backward = _face("gelu_grad")
+gelu_v2 = _face("gelu_v2")
+gelu_backward_v2 = _face("gelu_grad_v2")
 __version__ = "0.2.0"
 from .ops.hardswish.api import hardswish, hardswish_backward  # noqa: E402  (issue 41)
 

@@ -251,26 +251,6 @@ elu_backward = described("elu_grad")
 softplus = described("softplus")
 softplus_backward = described("softplus_grad")
 
-# ---------------------------------------------------------------- GeluV2 (issue 30)
-
-from .faces.gelu_v2 import gelu_backward_v2 as _gelu_backward_v2_numpy  # noqa: E402
-from .faces.gelu_v2 import gelu_v2 as _gelu_v2_numpy  # noqa: E402
-
-__all__ += ["gelu_v2", "gelu_backward_v2"]
-
-
-def gelu_v2(x, approximate="none", *, platform=None):
-    """GELU over a Dask array, block by block through the emulated GeluV2 kernel (aclnnGeluV2, Ascend 950
-    only: an A2 platform is refused at once); bit for bit :func:`swishgrad_numba.gelu_v2`."""
-    return _map_unary(_gelu_v2_numpy, x, "gelu_v2", approximate=approximate, platform=platform)
-
-
-def gelu_backward_v2(grad_output, x, approximate="none", *, platform=None):
-    """The gradient of GELU over Dask arrays of one shape and dtype (chunkings unified as for
-    :func:`silu_backward`), block by block through the emulated GeluGradV2 kernel; bit for bit
-    :func:`swishgrad_numba.gelu_backward_v2`."""
-    return _map_pair(_gelu_backward_v2_numpy, grad_output, x, "gelu_backward_v2", approximate=approximate,
-                     platform=platform)
 from .ops.rms_norm.dask_face import rms_norm  # noqa: E402,F401  (issue 42: RmsNorm by row blocks)
 __all__ += ["rms_norm"]
 # Mish, Hardswish, SwiGlu (issue 41): ops/<op>/dask_face.py (SwiGlu's blocks keep dim whole).
@@ -292,3 +272,7 @@ __all__ += ["fast_gelu", "fast_gelu_backward"]
 gelu = described("gelu")
 gelu_backward = described("gelu_grad")
 __all__ += ["gelu", "gelu_backward"]
+# GeluV2 (Ascend 950 only) and GeluGradV2: generated from their descriptions (approximate "none" or "tanh").
+gelu_v2 = described("gelu_v2")
+gelu_backward_v2 = described("gelu_grad_v2")
+__all__ += ["gelu_v2", "gelu_backward_v2"]

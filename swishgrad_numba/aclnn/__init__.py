@@ -44,8 +44,8 @@ The package, each layer importing only those above it:
   aclnnLeakyReluBackward (Ascend 950 kernels; float64 on a plain model of the AICPU kernels), aclnnElu,
   aclnnEluBackward, aclnnSoftplus (Ascend 950 kernel only), aclnnSoftplusBackward, aclnnRelu,
   aclnnThresholdBackward, aclnnFastGelu and aclnnFastGeluBackward (Ascend 950 kernels only; the A2 and A3
-  pass their op_api and answer 561103, no public kernel), aclnnGelu and aclnnGeluBackward;
-- :mod:`.op_gelu_v2`: aclnnGeluV2 (Ascend 950 kernel only) and aclnnGeluBackwardV2;
+  pass their op_api and answer 561103, no public kernel), aclnnGelu, aclnnGeluBackward, aclnnGeluV2
+  (Ascend 950 kernel only) and aclnnGeluBackwardV2;
 - :mod:`.op_api`: the operator, as CANN's op_api: phase one's checks and
   the executor holding the platform kernel's tiling, phase two's launch.
   The platform's SoC picks the kernel: the Atlas A2 one, or on an Ascend 950
@@ -79,11 +79,6 @@ from .op_sigmoid import *  # noqa: F401,F403
 __all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__, *op_swish.__all__,
            *op_silu_grad.__all__,
            *op_sigmoid.__all__]
-
-from . import op_gelu_v2  # noqa: E402  (issue 30: aclnnGeluV2, aclnnGeluBackwardV2)
-from .op_gelu_v2 import *  # noqa: F401,F403
-
-__all__ += op_gelu_v2.__all__
 
 from . import op_rms_norm  # noqa: E402  (issue 42: aclnnRmsNorm)
 from .op_rms_norm import *  # noqa: F401,F403

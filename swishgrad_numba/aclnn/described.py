@@ -114,6 +114,17 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
         bad = _live_scalar(nullable[name], name) if is_scalar else live_tensor(nullable[name], name)
         if bad:
             return bad
+    for a in (a for a in desc.attributes if a.kind == "choice"):   # a string of a fixed set (GeluV2's approximate)
+        if values[a.name] is None:
+            return ACLNN_ERR_PARAM_NULLPTR, f"{a.acl} is a null pointer"
+        if a.acl_codes is not None:   # an integer code in the aclnn signature (aclnnGeluV2's): its choice
+            if not isinstance(values[a.name], (int, np.integer)) or isinstance(values[a.name], (bool, np.bool_)):
+                return ACLNN_ERR_PARAM_INVALID, (f"{a.acl} must be an integer (its code), got "
+                                                 f"{type(values[a.name]).__name__}")
+            values[a.name] = a.acl_codes.get(int(values[a.name]), a.default)
+        if not isinstance(values[a.name], str) or values[a.name] not in a.choices:
+            return ACLNN_ERR_PARAM_INVALID, (f"{a.acl} is {values[a.name]!r}; it must be "
+                                             f"{' or '.join(map(repr, a.choices))}")
     if desc.op_api_checks is not None:   # the op_api's own checks, in its order (aclnnFastGelu's)
         said = desc.op_api_checks(desc, named, desc.out, out, platform)
         if said:

@@ -356,7 +356,7 @@ def _torch_gelu_erf_backward_into(tg, tx, tout, beta):
 
 
 # GeluV2 (Ascend 950 only: platform None is the 950) and GeluGradV2, approximate "none", against torch's erf GELU.
-from ..faces.gelu_v2 import gelu_backward_v2, gelu_v2  # noqa: E402
+gelu_v2, gelu_backward_v2 = face("gelu_v2"), face("gelu_grad_v2")   # generated from their descriptions
 
 OP_BENCHES.update({
     "gelu_v2": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: gelu_v2(x, out=out, platform=p), _torch_gelu_erf_into,

@@ -53,6 +53,10 @@ def checked_attributes(desc, values: dict, names=None) -> dict:
         value = values[a.name]
         if a.kind == "float":
             out[a.name] = to_float32(value, argname=argname)
+        elif a.kind == "choice":
+            if not isinstance(value, str) or value not in a.choices:
+                raise ValueError(f"{argname} must be one of {a.choices}, got {value!r}")
+            out[a.name] = value
         elif not isinstance(value, (bool, np.bool_)):
             raise TypeError(f"{argname} must be a bool, got {type(value).__name__}")
         else:
@@ -109,7 +113,8 @@ def _check_soc_dtypes(desc, arrays, platform):
 def attr32_of(desc, attrs: dict):
     """What the registry's host tiling takes: the kernel's attributes (:attr:`~.Description.kernel_attributes`,
     a bool as float32 1.0 or 0.0), one alone, several as a tuple, None for none."""
-    vals = [attrs[a.name] if a.kind == "float" else np.float32(bool(attrs[a.name])) for a in desc.kernel_attributes]
+    vals = [attrs[a.name] if a.kind == "float" else np.float32(a.code(attrs[a.name])) if a.kind == "choice"
+            else np.float32(bool(attrs[a.name])) for a in desc.kernel_attributes]
     return None if not vals else vals[0] if len(vals) == 1 else tuple(vals)
 
 
@@ -235,8 +240,10 @@ def _docstring(desc) -> str:
              f"{'shapes that broadcast' if desc.broadcast else 'one shape'}, at most {desc.max_dims} dimensions; "
              f"{_PROMOTION_DOCS[desc.promotion]}."]
     for a in desc.attributes:
-        rule = "rounded once to float32 (ToFloat; a bool is 1.0 or 0.0)" if a.kind == "float" else "a bool"
-        lines += [f"{a.name} : {'real number' if a.kind == 'float' else 'bool'}, default {a.default!r}",
+        rule = ("rounded once to float32 (ToFloat; a bool is 1.0 or 0.0)" if a.kind == "float" else
+                f"one of {a.choices}" if a.kind == "choice" else "a bool")
+        kind = {"float": "real number", "choice": "str"}.get(a.kind, "bool")
+        lines += [f"{a.name} : {kind}, default {a.default!r}",
                   f"    aclnn's ``{a.acl}``: {rule}."]
     lines += ["out : numpy.ndarray, optional", "    Of the result's shape and dtype; any strides.",
               "platform : Platform, optional", "    The operator's default platform by default.", "",

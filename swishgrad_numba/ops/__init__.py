@@ -39,8 +39,9 @@ from . import elu, elu_grad  # noqa: F401  (describe "elu" and "elu_grad")
 from .elu_grad import a2 as elu_grad_a2, a2_host as elu_grad_a2_host  # noqa: F401  (their names before issue 40)
 
 __all__ = ["OPERATORS", "Kernel", "Operator", "OpTiling", "get_operator", "register", "ReadOperator", "read_kernel"]
-from . import gelu_v2  # noqa: F401  (registers "gelu_v2": Ascend 950 only)
-from . import gelu_grad_v2  # noqa: F401  (registers "gelu_grad_v2")
+from . import gelu_v2  # noqa: F401  (describes "gelu_v2": Ascend 950 only)
+from . import gelu_grad_v2  # noqa: F401  (describes "gelu_grad_v2")
+from .gelu_grad_v2 import a2 as gelu_grad_v2_a2  # noqa: F401  (its name before issue 40)
 from . import hardswish  # noqa: F401  (registers "hardswish", 950 only, and "hardswish_grad")
 from . import mish  # noqa: F401  (registers "mish")
 from . import relu  # noqa: F401  (describes "relu", issue 41)

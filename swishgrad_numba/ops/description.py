@@ -51,6 +51,11 @@ class Attribute:
     aclScalar dtypes the op_api checks the scalar against (ACL names), None where it checks none.
     ``kernel``: a bool attribute the kernel reads (passed to the host tiling after the float ones, as float32
     1.0 or 0.0); the float attributes always are.
+
+    ``kind="choice"``: a string of a fixed set, ``choices`` (GeluV2's ``approximate``): any other value is
+    refused (ValueError; aclnn 161002, None 161001); with ``kernel`` the host tiling takes ``code(value)`` (a
+    float32). ``acl_codes``: where the aclnn signature takes an integer instead (aclnnGeluV2's), integer ->
+    choice, any other integer the default.
     """
 
     name: str
@@ -59,6 +64,9 @@ class Attribute:
     kind: str = "float"
     scalar_dtypes: tuple | None = None
     kernel: bool = False
+    choices: tuple = ()
+    code: Callable | None = None
+    acl_codes: Mapping | None = None
 
 
 @dataclass(frozen=True)
@@ -183,7 +191,7 @@ class Description:
     @property
     def kernel_attributes(self) -> tuple:
         """The attributes the host tiling takes: the float ones, then the bools the kernel reads."""
-        return self.float_attributes + tuple(a for a in self.attributes if a.kind == "bool" and a.kernel)
+        return self.float_attributes + tuple(a for a in self.attributes if a.kind in ("bool", "choice") and a.kernel)
 
     @property
     def acl_arguments(self) -> tuple:
@@ -239,6 +247,7 @@ def show(desc: Description) -> str:
                                               + ")" for i in desc.inputs))
     for a in desc.attributes:
         conv = ("ToFloat: one rounding to float32, a bool 1.0/0.0" if a.kind == "float"
+                else f"one of {', '.join(map(repr, a.choices))}" if a.kind == "choice"
                 else "a bool, read by the kernel" if a.kernel else "a bool")
         checked = f"; scalar dtypes {', '.join(a.scalar_dtypes)}" if a.scalar_dtypes else ""
         lines.append(f"  attribute   {a.name} ({a.acl}), default {a.default!r}: {conv}{checked}")

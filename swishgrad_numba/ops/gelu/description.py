@@ -15,7 +15,7 @@ from ...platform import BF16_SOC_VERSIONS
 from ..description import Description, Input, describe
 from .kernel import KERNELS, NAME, registry_host_tiling
 
-__all__ = ["GELU_DTYPES", "dtype_and_rank_checks", "op_api_checks", "DESCRIPTION"]
+__all__ = ["GELU_DTYPES", "dtype_and_rank_checks", "shape_checks", "op_api_checks", "DESCRIPTION"]
 
 _LIST = ("float32", "float16")
 #: aclnnGelu's and aclnnGeluBackward's dtype lists: bfloat16 on the SoCs of ASCEND910B..ASCEND910E only.
@@ -62,9 +62,20 @@ def op_api_checks(desc, named: tuple, out_name: str, out, platform):
     from ...dtypes import DTYPES
     from ...platform import ARCH_950
 
-    said = dtype_and_rank_checks(named, out_name, out, platform)
+    said = dtype_and_rank_checks(named, out_name, out, platform) or shape_checks(named, out_name, out)
     if said:
         return said
+    if min(t.numel for _, t in named) and platform.architecture != ARCH_950:
+        info = next(i for i in DTYPES.values() if i.acl_data_type == out.data_type)
+        refusal = block_size_refusal(platform.block_size, info)
+        if refusal:
+            return f"the host tiling fails on the platform set by set_platform: {refusal}"
+    return None
+
+
+def shape_checks(named: tuple, out_name: str, out):
+    """The shape check of :func:`op_api_checks` (GeluV2's too): a forward's input of the output's shape, a
+    backward's inputs broadcasting to it. A message for 161002, or None."""
     forward = len(named) == 1
     shapes = [tuple(t.view_shape) for _, t in named]
     try:
@@ -74,11 +85,6 @@ def op_api_checks(desc, named: tuple, out_name: str, out, platform):
     if (forward and shapes[0] != tuple(out.view_shape)) or shape != tuple(out.view_shape):
         return (f"shapes {', '.join(f'{n} {tuple(t.view_shape)}' for n, t in named)} must "
                 f"{'equal' if forward else 'broadcast to'} the shape of {out_name} {tuple(out.view_shape)}")
-    if min(t.numel for _, t in named) and platform.architecture != ARCH_950:
-        info = next(i for i in DTYPES.values() if i.acl_data_type == out.data_type)
-        refusal = block_size_refusal(platform.block_size, info)
-        if refusal:
-            return f"the host tiling fails on the platform set by set_platform: {refusal}"
     return None
 
 

@@ -35,7 +35,7 @@ from ..silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
 
 __all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "VARIANT_310B", "ARCH35_BUFFER_BITS",
            "version_num", "sigmoid_argument", "a2_host_tiling", "a2_buffer_plan", "arch35_host_tiling", "host_tiling", "programs",
-           "run_a2", "run_arch35", "run", "KERNELS", "registry_host_tiling", "shaped_tiling", "shaped_launch"]
+           "run_a2", "run_arch35", "run", "KERNELS", "registry_host_tiling", "shaped_tiling", "shaped_launch", "broadcast_copies"]
 
 NAME = "gelu_grad"
 #: The A2 program variant of ``versionNum`` 1 (ascend310b).
@@ -260,8 +260,13 @@ def shaped_launch(arrays, out, tiling: OpTiling, info: DTypeInfo, saturation: bo
     if tiling.architecture == ARCH_950:
         run_arch35(np.ascontiguousarray(dy), np.ascontiguousarray(x), out, tiling, info, axpy_rounding)
     else:
-        dy, x = (np.ascontiguousarray(a) if a.shape == out.shape else np.broadcast_to(a, out.shape).copy()
-                 for a in (dy, x))
-        if dy.flags.writeable != x.flags.writeable:   # the walk takes its inputs as one tuple
-            dy, x = (a if a.flags.writeable else a.copy() for a in (dy, x))
-        run_a2(dy, x, out, tiling, info, saturation)
+        broadcast_copies(arrays, out.shape, lambda dy, x: run_a2(dy, x, out, tiling, info, saturation))
+
+
+def broadcast_copies(arrays, shape, launch) -> None:
+    """``launch(dy, x)`` over ``arrays`` broadcast to ``shape`` (the A2 op_api's BroadcastTo: copies),
+    contiguous and both writeable or both read-only (the walk takes its inputs as one tuple)."""
+    dy, x = (np.ascontiguousarray(a) if a.shape == shape else np.broadcast_to(a, shape).copy() for a in arrays)
+    if dy.flags.writeable != x.flags.writeable:
+        dy, x = (a if a.flags.writeable else a.copy() for a in (dy, x))
+    launch(dy, x)
