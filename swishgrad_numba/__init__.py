@@ -10,10 +10,7 @@ from .tiling import Tiling, compute_tiling, read_tiling_bin, write_tiling_bin
 from .ops.swish_grad.host import ARCH35_TILING_DTYPE, ARCH35_TILING_FIELDS, TILING_DTYPE, TILING_FIELDS
 from .faces.swish_grad import run_tiling, swish_backward
 from .tiling import tiling_balance, validate_tiling
-from .ops.fast_gelu_api import fast_gelu, fast_gelu_backward
-from .faces.gelu import gelu, gelu_backward
 from .faces.functional import face as _face
-from .faces.gelu_v2 import gelu_v2, gelu_backward_v2
 
 __all__ = [
     "ARCH35_TILING_DTYPE",
@@ -60,6 +57,12 @@ softplus = _face("softplus")
 softplus_backward = _face("softplus_grad")
 sigmoid = _face("sigmoid")  # issue 40: generated from its description
 sigmoid_backward = _face("sigmoid_grad")
+fast_gelu = _face("fast_gelu")
+fast_gelu_backward = _face("fast_gelu_grad")
+gelu = _face("gelu")
+gelu_backward = _face("gelu_grad")
+gelu_v2 = _face("gelu_v2")
+gelu_backward_v2 = _face("gelu_grad_v2")
 __version__ = "0.2.0"
 hardswish = _face("hardswish")  # noqa: E305  (issue 41: generated from its description)
 hardswish_backward = _face("hardswish_grad")

@@ -123,46 +123,6 @@ def swish_backward(grad_output, x, beta=1.0, *, platform=None):
 __all__ += ["silu", "silu_backward", "swish"]   # generated, at the end (issue 40)
 
 
-# ---------------------------------------------------------------- FastGelu (Ascend 950 kernels only)
-
-from .ops.fast_gelu_api import fast_gelu as _fast_gelu_numpy  # noqa: E402
-from .ops.fast_gelu_api import fast_gelu_backward as _fast_gelu_backward_numpy  # noqa: E402
-
-__all__ += ["fast_gelu", "fast_gelu_backward"]
-
-
-def fast_gelu(x, *, platform=None):
-    """FastGELU over a Dask array, block by block through the emulated Ascend 950 kernel (aclnnFastGelu).
-
-    As :func:`silu`; bit for bit :func:`swishgrad_numba.fast_gelu` (an A2 platform is refused at once).
-    """
-    return _map_unary(_fast_gelu_numpy, x, "fast_gelu", platform=platform)
-
-
-def fast_gelu_backward(grad_output, x, *, platform=None):
-    """Gradient of FastGELU over Dask arrays of one shape and dtype, block by block through the emulated
-    FastGeluGrad kernel; bit for bit :func:`swishgrad_numba.fast_gelu_backward` of the whole arrays."""
-    return _map_pair(_fast_gelu_backward_numpy, grad_output, x, "fast_gelu_backward", platform=platform)
-
-# ---------------------------------------------------------------- the Gelu family
-
-from .faces.gelu import gelu as _gelu_numpy  # noqa: E402
-from .faces.gelu import gelu_backward as _gelu_backward_numpy  # noqa: E402
-
-__all__ += ["gelu", "gelu_backward"]
-
-
-def gelu(x, *, platform=None):
-    """GELU over a Dask array, block by block through the emulated Gelu kernel (aclnnGelu); bit for bit
-    :func:`swishgrad_numba.gelu` (an element's value does not depend on its block)."""
-    return _map_unary(_gelu_numpy, x, "gelu", platform=platform)
-
-
-def gelu_backward(grad_output, x, *, platform=None):
-    """The gradient of GELU over Dask arrays of one shape and dtype (chunkings unified as for
-    :func:`silu_backward`), block by block through the emulated GeluGrad kernel; bit for bit
-    :func:`swishgrad_numba.gelu_backward`."""
-    return _map_pair(_gelu_backward_numpy, grad_output, x, "gelu_backward", platform=platform)
 
 # ---------------------------------------------------------------- described operators (issue 40)
 
@@ -207,26 +167,6 @@ sigmoid = described("sigmoid")   # issue 29, generated from its description (iss
 sigmoid_backward = described("sigmoid_grad")
 __all__ += ["sigmoid", "sigmoid_backward"]
 
-# ---------------------------------------------------------------- GeluV2 (issue 30)
-
-from .faces.gelu_v2 import gelu_backward_v2 as _gelu_backward_v2_numpy  # noqa: E402
-from .faces.gelu_v2 import gelu_v2 as _gelu_v2_numpy  # noqa: E402
-
-__all__ += ["gelu_v2", "gelu_backward_v2"]
-
-
-def gelu_v2(x, approximate="none", *, platform=None):
-    """GELU over a Dask array, block by block through the emulated GeluV2 kernel (aclnnGeluV2, Ascend 950
-    only: an A2 platform is refused at once); bit for bit :func:`swishgrad_numba.gelu_v2`."""
-    return _map_unary(_gelu_v2_numpy, x, "gelu_v2", approximate=approximate, platform=platform)
-
-
-def gelu_backward_v2(grad_output, x, approximate="none", *, platform=None):
-    """The gradient of GELU over Dask arrays of one shape and dtype (chunkings unified as for
-    :func:`silu_backward`), block by block through the emulated GeluGradV2 kernel; bit for bit
-    :func:`swishgrad_numba.gelu_backward_v2`."""
-    return _map_pair(_gelu_backward_v2_numpy, grad_output, x, "gelu_backward_v2", approximate=approximate,
-                     platform=platform)
 from .ops.rms_norm.dask_face import rms_norm  # noqa: E402,F401  (issue 42: RmsNorm by row blocks)
 __all__ += ["rms_norm"]
 # Mish, Hardswish (issue 41): generated from their descriptions; SwiGlu: ops/swi_glu/dask_face.py (its blocks
@@ -245,3 +185,16 @@ __all__ += ["relu", "threshold_backward"]
 swish = described("swish")  # noqa: E305  (issue 40: generated from its description, ops/swish/)
 silu = described("silu")
 silu_backward = described("silu_grad")
+
+# FastGelu and FastGeluGrad (Ascend 950 kernels only): generated from their descriptions.
+fast_gelu = described("fast_gelu")
+fast_gelu_backward = described("fast_gelu_grad")
+__all__ += ["fast_gelu", "fast_gelu_backward"]
+# Gelu and GeluGrad: generated from their descriptions.
+gelu = described("gelu")
+gelu_backward = described("gelu_grad")
+__all__ += ["gelu", "gelu_backward"]
+# GeluV2 (Ascend 950 only) and GeluGradV2: generated from their descriptions (approximate "none" or "tanh").
+gelu_v2 = described("gelu_v2")
+gelu_backward_v2 = described("gelu_grad_v2")
+__all__ += ["gelu_v2", "gelu_backward_v2"]

@@ -50,7 +50,7 @@ gradients (``create_graph=True``, gradient penalties) are correct:
 """
 from __future__ import annotations
 
-from .faces.torch_family import FastGELU, SiLU, Swish, silu, silu_backward_torch
+from .faces.torch_family import SiLU, Swish, silu, silu_backward_torch
 from .faces.torch_support import (
     NO_TORCH, batch_first, torch_beta32, check_tensor_pair, check_tensor, eager, tensor_from_numpy,
     missing_torch, platform_argument, require_torch, swish_second_derivative, tensor_to_numpy, torch)
@@ -287,5 +287,6 @@ from .ops.swi_glu.torch_face import (SwiGLU, SwiGluBackwardFunction, SwiGluFunct
 __all__ += ["Mish", "mish", "mish_backward_torch", "Hardswish", "hardswish", "hardswish_backward_torch", "SwiGLU",
             "SwiGluFunction", "SwiGluBackwardFunction", "swiglu_torch", "swiglu_backward_torch"]
 ReLU = _described_module("relu")  # noqa: E305  (issue 41: generated from its description)
+FastGELU = _described_module("fast_gelu")  # generated from its description (issue 40)
 
 __all__ += ["ReLU"]

@@ -1,4 +1,4 @@
-"""aclnnGelu and aclnnGeluBackward (swishgrad_numba.aclnn.op_gelu): the op_apis' statuses, and launches bit
+"""aclnnGelu and aclnnGeluBackward (generated from ops/gelu/, ops/gelu_grad/): the op_apis' statuses, and launches bit
 for bit against the plain references of tests/reference_activations.py."""
 import numpy as np
 import pytest

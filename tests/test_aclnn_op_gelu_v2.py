@@ -1,5 +1,5 @@
-"""aclnnGeluV2 and aclnnGeluBackwardV2 (swishgrad_numba.aclnn.op_gelu_v2): the op_apis' statuses, and launches
-bit for bit against the plain references of tests/reference_activations_tier2.py."""
+"""aclnnGeluV2 and aclnnGeluBackwardV2 (generated from ops/gelu_v2/, ops/gelu_grad_v2/): the op_apis'
+statuses, and launches bit for bit against the plain references of tests/reference_activations_tier2.py."""
 import numpy as np
 import pytest
 

@@ -30,7 +30,8 @@ NAMES = sorted(DESCRIPTIONS)
 
 def _values(desc, sample: bool) -> dict:
     """The attributes: their defaults, or a sample value (every float attribute 0.375) the rules accept."""
-    return {a.name: (0.375 if a.kind == "float" else a.default) if sample else a.default for a in desc.attributes}
+    return {a.name: (0.375 if a.kind == "float" else a.choices[-1] if a.kind == "choice" else a.default)
+            if sample else a.default for a in desc.attributes}
 
 
 def _arrays(desc, dtype, shape=(4, 6), seed=0):
@@ -50,10 +51,18 @@ def _tensor(a, data_type):
 def _acl_args(desc, tensors, values, out):
     """Phase one's arguments in the description's aclnn order (``acl_arguments``: attributes may sit between
     the tensors)."""
-    by = {a.acl: aclCreateScalar(values[a.name], ACL_FLOAT) if a.kind == "float" else values[a.name]
+    by = {a.acl: aclCreateScalar(values[a.name], ACL_FLOAT) if a.kind == "float" else _acl_choice(a, values[a.name])
           for a in desc.attributes}
     by.update({i.acl: t for i, t in zip(desc.inputs, tensors)}, **{desc.out: out})
     return tuple(by[n] for n in desc.acl_arguments)
+
+
+def _acl_choice(a, value):
+    """A choice attribute as its aclnn signature takes it: the string, or its integer code (``acl_codes``; 0 for
+    the default where no code names it); any other attribute as is."""
+    if a.kind != "choice" or a.acl_codes is None:
+        return value
+    return next((code for code, choice in a.acl_codes.items() if choice == value), 0)
 
 
 def _torch_attribute(desc):
@@ -250,13 +259,21 @@ def test_statuses_and_rank_rule(name):
                 getattr(sg, desc.functional)(*big)
         else:
             assert_bits_equal(getattr(sg, desc.functional)(*big), _run_into(desc, big, values), "rank")
-    # a bad attribute: a string for a float (the functional face), not a bool for a bool (both faces)
+    # a bad attribute: a string for a float (the functional face), not a bool for a bool (both faces), a value
+    # outside a choice's set (both faces; None is aclnn's null pointer)
     for a in desc.attributes:
         bad = {**values, a.name: "1" if a.kind == "float" else 1}
-        with pytest.raises(TypeError, match=a.name):
+        with pytest.raises(ValueError if a.kind == "choice" else TypeError, match=a.name):
             getattr(sg, desc.functional)(*arrays, **bad)
         if a.kind == "bool":
             assert get_ws(*_acl_args(desc, ok, bad, out))[0] == ACLNN_ERR_PARAM_INVALID
+        if a.kind == "choice":
+            args = list(_acl_args(desc, ok, values, out))
+            for wrong, status in (("erf", ACLNN_ERR_PARAM_INVALID), (None, ACLNN_ERR_PARAM_NULLPTR)):
+                args[desc.acl_arguments.index(a.acl)] = wrong
+                assert get_ws(*args)[0] == status, (a.name, wrong)
+                with pytest.raises(ValueError, match=a.name):
+                    getattr(sg, desc.functional)(*arrays, **{**values, a.name: wrong})
 
 
 TORCHED = [n for n in NAMES if DESCRIPTIONS[n].torch_module]
@@ -356,3 +373,35 @@ def test_a_block_that_holds_no_whole_element_is_refused_by_both_faces(name):
     assert "platform.block_size" in aclnn.aclGetRecentErrMsg()
     with pytest.raises(ValueError, match="block_size"):
         getattr(sg, desc.functional)(*arrays, platform=platform)
+
+
+AXPY = [n for n in NAMES if DESCRIPTIONS[n].axpy]
+#: Operators whose Axpy cannot show its rounding: Mish's (and MishGrad's, on Mish's Compute) is
+#: ``Axpy(p, q, 2.0)``, and q * 2 is exact, so the fused and unfused roundings give the same bits.
+ROUNDING_UNSEEN = {"mish", "mish_grad"}
+
+
+@pytest.mark.parametrize("name", AXPY)
+@pytest.mark.parametrize("rounding", ["fused", "unfused"])
+def test_axpy_rounding_reaches_every_launch(name, rounding):
+    """An operator whose kernels have an Axpy (``axpy``): the functional face and the aclnn launch both run the
+    platform's Axpy rounding, on inputs of one shape and (where it broadcasts) on the broadcast walk; the other
+    rounding gives other bits on these inputs, so a face that dropped it would be seen."""
+    desc = DESCRIPTIONS[name]
+    fn = getattr(sg, desc.functional)
+    platform = Platform(soc_version="ascend950", axpy_rounding=rounding)
+    other = Platform(soc_version="ascend950", axpy_rounding="unfused" if rounding == "fused" else "fused")
+    aclnn.set_platform(platform)
+    layouts = [[(6, 7, 50)] * len(desc.inputs)]
+    if desc.broadcast and len(desc.inputs) == 2:
+        layouts.append([(6, 1, 50), (1, 7, 50)])
+    rng = np.random.default_rng(11)
+    values = _values(desc, True)   # a choice's last value (GeluV2's tanh: its Axpy)
+    for shapes in layouts:
+        arrays = [rng.uniform(-5, 5, s).astype(np.float32) for s in shapes]
+        got = fn(*arrays, **values, platform=platform)
+        out = np.zeros(got.shape, np.float32)
+        assert _aclnn(desc, arrays, values, out) == ACLNN_SUCCESS, aclnn.aclGetRecentErrMsg()
+        assert_bits_equal(out, got, f"aclnn, {shapes}")
+        if name not in ROUNDING_UNSEEN:
+            assert (fn(*arrays, **values, platform=other).view(np.uint32) != got.view(np.uint32)).any(), shapes

@@ -14,7 +14,7 @@ import pytest
 from aclnn_helpers import reference_platform  # noqa: F401
 from reference import assert_bits_equal
 import swishgrad_numba as sg
-from swishgrad_numba import aclnn, engine
+from swishgrad_numba import aclnn
 from swishgrad_numba.aclnn import (ACL_BF16, ACL_BOOL, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32,
                                    ACL_INT64, ACL_UINT8, ACLNN_SUCCESS, aclCreateScalar)
 from swishgrad_numba.ops import OPERATORS
@@ -68,13 +68,7 @@ FACES.update({"relu": (sg.relu, lambda x, o: (x, o)),
               "threshold_backward": (lambda g, x: sg.threshold_backward(g, x, 0.5), lambda g, x, o: (g, x, _f(0.5), o))})
 
 #: (operator, case id) pairs where the faces still disagree: strict xfail, each one a bug to fix.
-#: - gelu_grad, gelu_grad_v2: aclnn's phase one accepts a 0-d pair and a broadcast pair, whose launch then
-#:   fails (507000 at the synchronize); the functional face computes them. On the engine (the default) the
-#:   broadcast pair's launch runs and agrees; with the fused passes (SWISHGRAD_ENGINE=0) it still fails.
-KNOWN: set = {
-    *((op, f"float32-{shapes}") for op in ("gelu_grad", "gelu_grad_v2")
-      for shapes in (((), ()),) + ((() if engine.enabled() else (((3, 5), (5,)),)))),
-}
+KNOWN: set = set()
 
 
 def _values(rng, shape, dtype):

@@ -1,4 +1,4 @@
-"""gelu and gelu_backward (swishgrad_numba.faces.gelu, ops/gelu.py, ops/gelu_grad.py), bit for bit
+"""gelu and gelu_backward (generated from ops/gelu/ and ops/gelu_grad/), bit for bit
 against the plain references of tests/reference_activations.py: both kernels (and the ascend310b
 formula), the three dtypes, every 16-bit x, specials, seeded float32 samples, both Axpy roundings."""
 from __future__ import annotations

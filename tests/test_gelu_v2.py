@@ -1,4 +1,4 @@
-"""gelu_v2 and gelu_backward_v2 (swishgrad_numba.faces.gelu_v2, ops/gelu_v2.py, ops/gelu_grad_v2.py) and
+"""gelu_v2 and gelu_backward_v2 (generated; ops/gelu_v2/, ops/gelu_grad_v2/) and
 the Erf subroutines (swishgrad_numba.program.erf), bit for bit against the plain references of
 tests/reference_activations_tier2.py: both approximations, the three dtypes, every 16-bit x, specials,
 seeded float32 samples, both Axpy roundings (tanh), broadcasting, refusals."""

@@ -1,4 +1,4 @@
-"""FastGelu and FastGeluGrad (swishgrad_numba.ops.fast_gelu, .fast_gelu_api), bit for bit against the
+"""FastGelu and FastGeluGrad (swishgrad_numba.ops.fast_gelu, its kernel and generated faces), bit for bit against the
 plain references of tests/reference_activations.py, their tilings against the hand-worked ones of
 tests/reference_activation_tiling.py; the A2 refused everywhere, as ops-nn has no A2 kernel."""
 from __future__ import annotations

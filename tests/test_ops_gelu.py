@@ -1,4 +1,4 @@
-"""ops/gelu.py and ops/gelu_grad.py: structs, host tilings and keys against the hand-worked tilings of
+"""ops/gelu/kernel.py and ops/gelu_grad/kernel.py: structs, host tilings and keys against the hand-worked tilings of
 tests/reference_activation_tiling.py, the A2 UB plans against the kernels' allocations, the programs'
 shapes; run_tiling of a 950 record with each Axpy rounding. The other bits are tests/test_gelu_functions.py's."""
 from __future__ import annotations

@@ -35,16 +35,15 @@ The package, each layer importing only those above it:
   creators and geometry checks;
 - :mod:`.twophase`: what every operator's two phases share (tensor
   pointers and views, phase one's frame, phase two's checks and queueing);
-- :mod:`.op_fast_gelu`: aclnnFastGelu and aclnnFastGeluBackward (Ascend 950
-  kernels only), as their op_api writes them;
-- :mod:`.op_gelu`: aclnnGelu and aclnnGeluBackward;
 - :mod:`.described`: the pairs of the operators in the described form, generated from their
   descriptions (:mod:`swishgrad_numba.ops.description`): aclnnLeakyRelu, aclnnInplaceLeakyRelu and
   aclnnLeakyReluBackward (Ascend 950 kernels; float64 on a plain model of the AICPU kernels), aclnnElu,
-  aclnnEluBackward, aclnnSoftplus (Ascend 950 kernel only) and aclnnSoftplusBackward; aclnnSigmoid,
-  aclnnInplaceSigmoid and aclnnSigmoidBackward (AICPU for float64/complex); aclnnSwish, aclnnSilu and
-  aclnnSiluBackward (issue 40: once ``op_swish`` and ``op_silu_grad``);
-- :mod:`.op_gelu_v2`: aclnnGeluV2 (Ascend 950 kernel only) and aclnnGeluBackwardV2;
+  aclnnEluBackward, aclnnSoftplus (Ascend 950 kernel only), aclnnSoftplusBackward, aclnnRelu,
+  aclnnThresholdBackward; aclnnSigmoid, aclnnInplaceSigmoid and aclnnSigmoidBackward (AICPU for
+  float64/complex); aclnnSwish, aclnnSilu and aclnnSiluBackward; aclnnFastGelu and aclnnFastGeluBackward
+  (Ascend 950 kernels only; the A2 and A3 pass their op_api and answer 561103, no public kernel), aclnnGelu,
+  aclnnGeluBackward, aclnnGeluV2 (Ascend 950 kernel only) and aclnnGeluBackwardV2; aclnnMish,
+  aclnnInplaceMish, aclnnMishBackward, aclnnHardswish, aclnnInplaceHardswish and aclnnHardswishBackward;
 - :mod:`.op_api`: the operator, as CANN's op_api: phase one's checks and
   the executor holding the platform kernel's tiling, phase two's launch.
   The platform's SoC picks the kernel: the Atlas A2 one, or on an Ascend 950
@@ -63,24 +62,14 @@ reports them instead. Errors never raise: every entry point returns a status
 :func:`aclGetRecentErrMsg` that names the argument and the rule broken.
 """
 from . import device, enums, op_api, state, tensor
-from . import op_fast_gelu
-from . import op_gelu
 from .enums import *  # noqa: F401,F403  (each module's __all__ is its public names)
 from .state import *  # noqa: F401,F403
 from .device import *  # noqa: F401,F403
 from .tensor import *  # noqa: F401,F403
 from .op_api import *  # noqa: F401,F403
-from .op_fast_gelu import *  # noqa: F401,F403
-from .op_gelu import *  # noqa: F401,F403
 
 # The C namespace: every module's public names.
-__all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__,
-           *op_fast_gelu.__all__, *op_gelu.__all__]
-
-from . import op_gelu_v2  # noqa: E402  (issue 30: aclnnGeluV2, aclnnGeluBackwardV2)
-from .op_gelu_v2 import *  # noqa: F401,F403
-
-__all__ += op_gelu_v2.__all__
+__all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__]
 
 from . import op_rms_norm  # noqa: E402  (issue 42: aclnnRmsNorm)
 from .op_rms_norm import *  # noqa: F401,F403

@@ -4,9 +4,10 @@
 description names one) from its description, its arguments in the description's ``acl_arguments``
 order. Phase one checks, in the op_apis' order: null pointers (in the signature's order where the
 description gives ``acl_order``, else the tensors, then the float attributes' scalars: 161001); the
-input dtypes in the description's list on the platform's SoC (with an input's ``extra_dtypes``), and a
-scalar's dtype in its attribute's list where the op_api checks one; the ranks; the shapes (broadcast to
-the output's, or equal to it); a bool attribute; the rules; the output a floating dtype the result can be
+description's ``op_api_checks`` where it has them (161002: aclnnFastGelu's order); the input dtypes in
+the description's list on the platform's SoC (with an input's ``extra_dtypes``), and a scalar's dtype in
+its attribute's list where the op_api checks one; the ranks; the shapes (broadcast to the output's, or
+equal to it); a bool attribute; the rules; the output a floating dtype the result can be
 Cast to; ``ToFloat`` of the scalars (161002). Empty tensors succeed with workspace 0; an AICPU dtype (of
 the promoted dtype) runs the description's plain model on any platform; the others the kernel, in the
 promoted dtype (float32 where ``promotion="float32"`` Casts the inputs) or the dtype the description's
@@ -59,7 +60,7 @@ class aclDescribedExecutor:
     workspace_size: int
     tiling: OpTiling | str | None
     used: bool = False
-    platform: Platform | None = None   # phase one's (the kernel's axpy_rounding)
+    platform: Platform | None = None   # the kernel's (its Axpy rounding, where the description has ``axpy``)
 
 
 def _live_scalar(scalar, name):
@@ -127,6 +128,21 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
         bad = _live_scalar(nullable[name], name) if is_scalar else live_tensor(nullable[name], name)
         if bad:
             return bad
+    for a in (a for a in desc.attributes if a.kind == "choice"):   # a string of a fixed set (GeluV2's approximate)
+        if values[a.name] is None:
+            return ACLNN_ERR_PARAM_NULLPTR, f"{a.acl} is a null pointer"
+        if a.acl_codes is not None:   # an integer code in the aclnn signature (aclnnGeluV2's): its choice
+            if not isinstance(values[a.name], (int, np.integer)) or isinstance(values[a.name], (bool, np.bool_)):
+                return ACLNN_ERR_PARAM_INVALID, (f"{a.acl} must be an integer (its code), got "
+                                                 f"{type(values[a.name]).__name__}")
+            values[a.name] = a.acl_codes.get(int(values[a.name]), a.default)
+        if not isinstance(values[a.name], str) or values[a.name] not in a.choices:
+            return ACLNN_ERR_PARAM_INVALID, (f"{a.acl} is {values[a.name]!r}; it must be "
+                                             f"{' or '.join(map(repr, a.choices))}")
+    if desc.op_api_checks is not None:   # the op_api's own checks, in its order (aclnnFastGelu's)
+        said = desc.op_api_checks(desc, named, desc.out, out, platform)
+        if said:
+            return ACLNN_ERR_PARAM_INVALID, said
     allowed = tuple(_CODE[n] for n in desc.dtypes_on(platform.soc_family))
     checks = [(name, t.data_type, allowed + tuple(_CODE[n] for n in i.extra_dtypes))
               for i, (name, t) in zip(desc.inputs, named)]
@@ -225,15 +241,15 @@ def _make_job(desc):
             else:
                 result = np.empty(out_view.shape, dtype=e.compute)
                 info = next(i for i in DTYPES.values() if i.numpy == e.compute)
+                modes = {"saturation": getattr(stream, "overflow_mode", None) == "saturation",
+                         "axpy_rounding": e.platform.axpy_rounding} if desc.axpy else {}
                 if len({a.shape for a in ins}) == 1:
                     flat = [a.reshape(-1) for a in ins]
                     grad = flat[0] if len(flat) == 2 else None
-                    # the stream's overflow mode (a saturation one reaches an operator that models it only)
-                    sat = {"saturation": True} if getattr(stream, "overflow_mode", None) == "saturation" else {}
                     get_operator(desc.name).kernels[e.tiling.architecture].run(grad, flat[-1], result.reshape(-1),
                                                                                e.tiling, **_run_options(e, stream))
                 else:
-                    desc.shaped_launch(tuple(ins), result, e.tiling, info)
+                    desc.shaped_launch(tuple(ins), result, e.tiling, info, **modes)
             with np.errstate(all="ignore"):
                 out_view[...] = result.astype(out_view.dtype)   # Cast to the output's dtype, then ViewCopy
 

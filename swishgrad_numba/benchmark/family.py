@@ -35,9 +35,6 @@ import numpy as np
 
 from ..faces.swish_grad import swish_backward
 from ..faces.functional import face
-from ..ops.fast_gelu_api import fast_gelu, fast_gelu_backward
-from ..faces.gelu import gelu, gelu_backward
-from ..faces.functional import face
 from . import peers
 from .inputs import BETA_NUMPY, BETA_TORCH, make_inputs, parse_threads
 from .runner import check_run, result_row, thread_counts_restored, use_threads
@@ -333,6 +330,8 @@ def _torch_leaky_relu_backward_into(tg, tx, tout, slope):
 leaky_relu, leaky_relu_backward = face("leaky_relu"), face("leaky_relu_grad")
 elu, elu_backward = face("elu"), face("elu_grad")   # the Elu rows above call them
 softplus, softplus_backward = face("softplus"), face("softplus_grad")   # and the Softplus rows
+fast_gelu, fast_gelu_backward = face("fast_gelu"), face("fast_gelu_grad")   # and the FastGelu rows
+gelu, gelu_backward = face("gelu"), face("gelu_grad")   # and the Gelu rows
 
 OP_BENCHES.update({
     "leaky_relu": OpBench(1, 0.01, lambda g, x, out, b, p: leaky_relu(x, b, out=out, platform=p),
@@ -355,7 +354,7 @@ def _torch_gelu_erf_backward_into(tg, tx, tout, beta):
 
 
 # GeluV2 (Ascend 950 only: platform None is the 950) and GeluGradV2, approximate "none", against torch's erf GELU.
-from ..faces.gelu_v2 import gelu_backward_v2, gelu_v2  # noqa: E402
+gelu_v2, gelu_backward_v2 = face("gelu_v2"), face("gelu_grad_v2")   # generated from their descriptions
 
 OP_BENCHES.update({
     "gelu_v2": OpBench(1, BETA_TORCH, lambda g, x, out, b, p: gelu_v2(x, out=out, platform=p), _torch_gelu_erf_into,

@@ -6,8 +6,7 @@
   :func:`swishgrad_numba.dask.described` (each beside the hand-written faces it shares helpers with).
 
 And the older operators' hand-written faces (issue 40: once at the package's top level): :mod:`.swish_grad`
-(``swish_backward``, ``run_tiling``), :mod:`.gelu`, :mod:`.gelu_v2`,
-:mod:`.broadcast_pair` (their backward's two inputs), and the torch modules: :mod:`.torch_support` (what they
-share), :mod:`.torch_family` (Swish, SiLU, FastGELU and the ``ACTIVATIONS`` machinery), :mod:`.torch_gelu`
-(Sigmoid's, once :mod:`.torch_sigmoid`, is generated: :func:`.torch.functions`).
+(``swish_backward``, ``run_tiling``), and the torch modules: :mod:`.torch_support` (what they share),
+:mod:`.torch_family` (Swish, SiLU and the ``ACTIVATIONS`` machinery), :mod:`.torch_gelu` (GELU, over the
+generated Gelu and GeluV2 faces); Sigmoid's (once :mod:`.torch_sigmoid`) is generated: :func:`.torch.functions`.
 """

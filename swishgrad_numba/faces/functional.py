@@ -58,6 +58,10 @@ def checked_attributes(desc, values: dict, names=None) -> dict:
             value = a.default
         if a.kind == "float":
             out[a.name] = to_float32(value, argname=argname)
+        elif a.kind == "choice":
+            if not isinstance(value, str) or value not in a.choices:
+                raise ValueError(f"{argname} must be one of {a.choices}, got {value!r}")
+            out[a.name] = value
         elif not isinstance(value, (bool, np.bool_)):
             raise TypeError(f"{argname} must be a bool, got {type(value).__name__}")
         else:
@@ -119,7 +123,8 @@ def _check_soc_dtypes(desc, arrays, platform):
 def attr32_of(desc, attrs: dict):
     """What the registry's host tiling takes: the kernel's attributes (:attr:`~.Description.kernel_attributes`,
     a bool as float32 1.0 or 0.0), one alone, several as a tuple, None for none."""
-    vals = [attrs[a.name] if a.kind == "float" else np.float32(bool(attrs[a.name])) for a in desc.kernel_attributes]
+    vals = [attrs[a.name] if a.kind == "float" else np.float32(a.code(attrs[a.name])) if a.kind == "choice"
+            else np.float32(bool(attrs[a.name])) for a in desc.kernel_attributes]
     return None if not vals else vals[0] if len(vals) == 1 else tuple(vals)
 
 
@@ -205,7 +210,8 @@ def run(desc, arrays, attrs: dict, out, platform):
     direct = out is not None and out.flags.c_contiguous and not any(np.shares_memory(out, a) for _, a in arrays)
     result = out if direct else np.empty(shape, dtype=dtype)
     tiling = desc.shaped_tiling(tuple(a.shape for a in flat), info, attr32, platform)
-    desc.shaped_launch(tuple(flat), result, tiling, info)
+    modes = {"saturation": platform.saturation, "axpy_rounding": platform.axpy_rounding} if desc.axpy else {}
+    desc.shaped_launch(tuple(flat), result, tiling, info, **modes)
     return _finish(result, out)
 
 
@@ -252,8 +258,10 @@ def _docstring(desc) -> str:
              f"{'shapes that broadcast' if desc.broadcast else 'one shape'}, at most {desc.max_dims} dimensions; "
              f"{_PROMOTION_DOCS[desc.promotion]}."]
     for a in desc.attributes:
-        rule = "rounded once to float32 (ToFloat; a bool is 1.0 or 0.0)" if a.kind == "float" else "a bool"
-        lines += [f"{a.name} : {'real number' if a.kind == 'float' else 'bool'}, default {a.default!r}",
+        rule = ("rounded once to float32 (ToFloat; a bool is 1.0 or 0.0)" if a.kind == "float" else
+                f"one of {a.choices}" if a.kind == "choice" else "a bool")
+        kind = {"float": "real number", "choice": "str"}.get(a.kind, "bool")
+        lines += [f"{a.name} : {kind}, default {a.default!r}",
                   f"    aclnn's ``{a.acl}``: {rule}."]
     lines += ["out : numpy.ndarray, optional", "    Of the result's shape and dtype; any strides.",
               "platform : Platform, optional", "    The operator's default platform by default.", "",

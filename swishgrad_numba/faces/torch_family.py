@@ -27,13 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
-
 from .swish_grad import swish_backward
 from ..arguments import check_platform_for
 from .functional import face
-from ..ops.fast_gelu_api import fast_gelu as fast_gelu_numpy
-from ..ops.fast_gelu_api import fast_gelu_backward as fast_gelu_backward_numpy
 from ..platform import Platform
 from .torch_support import (
     NO_TORCH, batch_first, check_tensor_pair, check_tensor, eager, tensor_from_numpy, missing_torch,
@@ -41,7 +37,7 @@ from .torch_support import (
 from .torch_support import require_torch, torch_beta32
 
 __all__ = ["ACTIVATIONS", "Activation", "ActivationBackwardFunction", "ActivationFunction", "SiLU", "Swish",
-           "silu", "silu_backward_torch", "FastGELU", "pair_platform", "plain_functions"]
+           "silu", "silu_backward_torch", "pair_platform", "plain_functions"]
 
 
 @dataclass(frozen=True)
@@ -94,13 +90,7 @@ ACTIVATIONS = {
     "silu": Activation(lambda x, b, p: face("silu")(x, platform=p),
                        lambda g, x, b, p: face("silu_grad")(g, x, platform=p), has_beta=False,
                        operators=("silu", "silu_grad")),
-    # FastGELU is x * sigmoid(1.702 x): Swish's s'' with beta float32(1.702) for the 2nd order
-    "fast_gelu": Activation(lambda x, b, p: fast_gelu_numpy(x, platform=p),
-                            lambda g, x, b, p: fast_gelu_backward_numpy(g, x, platform=p), has_beta=False,
-                            operators=("fast_gelu", "fast_gelu_grad")),
 }
-#: The beta FastGELU's second derivative is taken at (the kernel's -1.702, a double stored in a float).
-FAST_GELU_BETA = float(-np.float32(-1.702))
 
 
 def check_torch_platform(platform, name: str) -> None:
@@ -302,33 +292,8 @@ if torch is not None:
         def extra_repr(self) -> str:
             return "" if self.platform is None else f"platform={self.platform!r}"
 
-    class FastGELU(torch.nn.Module):
-        """FastGELU, ``x * sigmoid(1.702 x)``, whose forward pass is the Ascend 950's FastGelu kernel
-        (aclnnFastGelu) and whose gradient is its FastGeluGrad kernel (aclnnFastGeluBackward), bit for bit.
-
-        Parameters
-        ----------
-        platform : Platform, optional
-            An Ascend 950 (the default: the only kernel); an Atlas A2 platform is refused here, as
-            ops-nn has no public A2 kernel.
-        """
-
-        def __init__(self, *, platform: Platform | None = None):
-            super().__init__()
-            check_torch_platform(platform, "fast_gelu")
-            self.platform = platform
-
-        @eager
-        def forward(self, x):
-            check_tensor(x, "x")
-            return ActivationFunction.apply(x, "fast_gelu", FAST_GELU_BETA, self.platform)
-
-        def extra_repr(self) -> str:
-            return "" if self.platform is None else f"platform={self.platform!r}"
-
 else:
     _UNAVAILABLE = "Unavailable: PyTorch is not installed."
-    FastGELU = missing_torch("FastGELU", _UNAVAILABLE)
     ActivationFunction = missing_torch("ActivationFunction", _UNAVAILABLE)
     ActivationBackwardFunction = missing_torch("ActivationBackwardFunction", _UNAVAILABLE)
     Swish = missing_torch("Swish", _UNAVAILABLE)

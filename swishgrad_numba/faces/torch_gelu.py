@@ -19,12 +19,14 @@ function, whose cubic coefficient differs). Re-exported by
 from __future__ import annotations
 
 from .torch_family import ACTIVATIONS, Activation, ActivationFunction, check_torch_platform
-from .gelu import gelu, gelu_backward
-from .gelu_v2 import gelu_backward_v2, gelu_v2
 from ..ops.gelu_grad import sigmoid_argument
 from ..ops.gelu_v2 import APPROXIMATIONS, approximate_code, approximate_of_code
 from ..platform import ASCEND950_PLATFORM, Platform
 from .torch_support import check_tensor, eager, missing_torch, torch
+from .functional import face
+
+gelu, gelu_backward = face("gelu"), face("gelu_grad")   # generated from their descriptions
+gelu_v2, gelu_backward_v2 = face("gelu_v2"), face("gelu_grad_v2")
 
 __all__ = ["GELU"]
 

@@ -51,6 +51,11 @@ class Attribute:
     aclScalar dtypes the op_api checks the scalar against (ACL names), None where it checks none.
     ``kernel``: a bool attribute the kernel reads (passed to the host tiling after the float ones, as float32
     1.0 or 0.0); the float attributes always are.
+
+    ``kind="choice"``: a string of a fixed set, ``choices`` (GeluV2's ``approximate``): any other value is
+    refused (ValueError; aclnn 161002, None 161001); with ``kernel`` the host tiling takes ``code(value)`` (a
+    float32). ``acl_codes``: where the aclnn signature takes an integer instead (aclnnGeluV2's), integer ->
+    choice, any other integer the default.
     """
 
     name: str
@@ -64,6 +69,9 @@ class Attribute:
     optional: bool = False
     #: the host tiling record's field that carries it, where not named ``acl`` (Swish's ``scale``)
     record: str = ""
+    choices: tuple = ()
+    code: Callable | None = None
+    acl_codes: Mapping | None = None
 
 
 @dataclass(frozen=True)
@@ -123,7 +131,9 @@ class Description:
         model choice, documented per operator (issue 41).
     out_same_dtype : whether the op_api refuses an output whose dtype is not the inputs' (``OP_CHECK_DTYPE_NOT_MATCH``
         on ``out``: aclnnRelu, aclnnThresholdBackward) instead of Casting the result to it.
-    axpy : a kernel's Compute has an ``Axpy``: its ``run`` takes the platform's ``axpy_rounding`` (Mish, MishGrad).
+    axpy : a kernel's Compute has an ``Axpy`` (the registry's ``Operator.axpy``): its ``run`` takes the platform's
+        ``axpy_rounding`` (Mish, MishGrad, Gelu, GeluGrad), and a ``shaped_launch`` also ``saturation=`` (the
+        overflow mode: the platform's, or the aclnn stream's) and ``axpy_rounding=``.
     broadcast_to : inputs that broadcast are BroadcastTo the output's shape by the op_api, then run on the
         element-wise kernel over the output's elements (aclnnMishBackward): no ``shaped_tiling``/``shaped_launch``.
     soc_checked : the functional face checks every input's dtype against the aclnn list on the platform's SoC,
@@ -146,6 +156,11 @@ class Description:
         (``.apply(x, platform)``, ``.apply(grad, second, platform)``). The torch backward reads the forward's
         *result* where the backward operator's second input has role ``"y"`` (SigmoidGrad): the autograd
         Function then saves the output, not the input.
+    op_api_checks : the op_api's own checks where they come in an order (and say) what the generic ones do not,
+        run by aclnn phase one right after the null pointers: ``op_api_checks(desc, named, out_name, out,
+        platform) -> message or None`` (``named`` the inputs' ``((aclnn name, aclTensor), ...)``; a message is
+        161002). They refuse nothing the functional face accepts (aclnnFastGelu's CheckDtypeValid, CheckShape,
+        rank and storage format checks).
     """
 
     name: str
@@ -200,6 +215,7 @@ class Description:
     def one_shape(self, platform) -> bool:
         """Whether the inputs must share one shape and one dtype on ``platform`` (:attr:`one_shape_on`)."""
         return getattr(platform, "architecture", None) in self.one_shape_on
+    op_api_checks: Callable | None = None
 
     def dtypes_on(self, soc_family: str) -> tuple:
         """The aclnn dtype list on ``soc_family``."""
@@ -220,7 +236,7 @@ class Description:
     @property
     def kernel_attributes(self) -> tuple:
         """The attributes the host tiling takes: the float ones, then the bools the kernel reads."""
-        return self.float_attributes + tuple(a for a in self.attributes if a.kind == "bool" and a.kernel)
+        return self.float_attributes + tuple(a for a in self.attributes if a.kind in ("bool", "choice") and a.kernel)
 
     @property
     def acl_arguments(self) -> tuple:
@@ -276,6 +292,7 @@ def show(desc: Description) -> str:
                                               + ")" for i in desc.inputs))
     for a in desc.attributes:
         conv = ("ToFloat: one rounding to float32, a bool 1.0/0.0" if a.kind == "float"
+                else f"one of {', '.join(map(repr, a.choices))}" if a.kind == "choice"
                 else "a bool, read by the kernel" if a.kernel else "a bool")
         checked = f"; scalar dtypes {', '.join(a.scalar_dtypes)}" if a.scalar_dtypes else ""
         lines.append(f"  attribute   {a.name} ({a.acl}), default {a.default!r}: {conv}{checked}")
@@ -286,7 +303,7 @@ def show(desc: Description) -> str:
     for r in desc.rules:
         lines.append("  rule        " + r.says.format(value="...", **{a.name: a.name for a in desc.attributes}))
     for soc, names in desc.dtypes.items():
-        lines.append(f"  dtypes      {'other SoCs' if soc == '*' else soc}: {', '.join(names)}")
+        lines.append(f"  dtypes      {'other SoCs' if soc == '*' else soc}: {', '.join(names) or 'none (empty list)'}")
     if desc.aicpu_dtypes:
         lines.append(f"  AICPU       {', '.join(desc.aicpu_dtypes)} (any platform)")
     if desc.exact_dtypes:
@@ -315,6 +332,8 @@ def show(desc: Description) -> str:
         lines.append("  torch       " + ", ".join(f"swishgrad_numba.torch.{n}" for n in desc.torch_functions))
     if desc.hand_written:
         lines.append(f"  by hand     {', '.join(desc.hand_written)} (not generated; checked by the generated tests)")
+    if desc.op_api_checks is not None:
+        lines.append("  op_api      " + (desc.op_api_checks.__doc__ or "").strip().split("\n")[0])
     return "\n".join(lines)
 
 

@@ -19,23 +19,23 @@ import functools
 
 import numpy as np
 
-from .. import kernel as kernel_pkg
-from .. import runtime
-from ..dtypes import DTypeInfo, dtype_info
-from ..kernel import broadcast
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..program import Program, Tensor, compiled
-from ..program.form import V
-from ..spec import a2 as spec_a2
-from ..tiling.findings import finding
-from ..tiling.records import checked_record
-from .registry import Kernel, Operator, OpTiling, WalkCheck, register
-from .silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling
-from .silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
+from ... import kernel as kernel_pkg
+from ... import runtime
+from ...dtypes import DTypeInfo, dtype_info
+from ...kernel import broadcast
+from ...platform import ARCH_950, ARCH_A2, Platform
+from ...program import Program, Tensor, compiled
+from ...program.form import V
+from ...spec import a2 as spec_a2
+from ...tiling.findings import finding
+from ...tiling.records import checked_record
+from ..registry import Kernel, OpTiling, WalkCheck
+from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling
+from ..silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
 
 __all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "VARIANT_310B", "ARCH35_BUFFER_BITS",
            "version_num", "sigmoid_argument", "a2_host_tiling", "a2_buffer_plan", "arch35_host_tiling", "host_tiling", "programs",
-           "run_a2", "run_arch35", "run", "GELU_GRAD"]
+           "run_a2", "run_arch35", "run", "KERNELS", "registry_host_tiling", "shaped_tiling", "shaped_launch", "broadcast_copies"]
 
 NAME = "gelu_grad"
 #: The A2 program variant of ``versionNum`` 1 (ascend310b).
@@ -229,13 +229,44 @@ def _arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: 
     return WalkCheck(None, ((ARCH35_BUFFER_BITS[info.itemsize] // 32, 4),), check.pass_len, own)
 
 
-GELU_GRAD = register(Operator(
-    NAME, ("aclnnGeluBackwardGetWorkspaceSize", "aclnnGeluBackward"), "GeluGrad",
-    {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/gelu_grad", "GeluGradTilingData", A2_RECORD_DTYPE,
-                     "CAST_RINT", _a2_walk_check, run, programs=functools.partial(programs, ARCH_A2),
-                     soc_variant=lambda platform: VARIANT_310B if version_num(platform) else "main"),
-     ARCH_950: Kernel(ARCH_950, "activation/gelu_grad (arch35)", "BroadcastBaseTiling (SiluGrad's layout)",
-                      ARCH35_RECORD_DTYPE, "CAST_RINT", _arch35_walk_check, run, programs=functools.partial(programs, ARCH_950),
-                      walk="broadcast")},
-    lambda numel, info, beta32, platform: host_tiling((numel,), (numel,), info, platform), inputs=2,
-    saturation=True, axpy=True))
+KERNELS = {
+    ARCH_A2: Kernel(ARCH_A2, "experimental/activation/gelu_grad", "GeluGradTilingData", A2_RECORD_DTYPE, "CAST_RINT",
+                    _a2_walk_check, run, programs=functools.partial(programs, ARCH_A2),
+                    soc_variant=lambda platform: VARIANT_310B if version_num(platform) else "main"),
+    ARCH_950: Kernel(ARCH_950, "activation/gelu_grad (arch35)", "BroadcastBaseTiling (SiluGrad's layout)",
+                     ARCH35_RECORD_DTYPE, "CAST_RINT", _arch35_walk_check, run,
+                     programs=functools.partial(programs, ARCH_950), walk="broadcast")}
+
+
+def registry_host_tiling(numel: int, info: DTypeInfo, attrs, platform: Platform) -> OpTiling:
+    """The registry's host tiling of equal shapes (no attributes: ``attrs`` None)."""
+    return host_tiling((numel,), (numel,), info, platform)
+
+
+def shaped_tiling(shapes, info: DTypeInfo, attrs, platform: Platform) -> OpTiling:
+    """Inputs of different shapes: the 950 walks them as they are; the A2's op_api broadcasts both to the
+    result's shape first (BroadcastTo), so its host tiles the broadcast size."""
+    if platform.architecture == ARCH_950:
+        return host_tiling(*shapes, info, platform)
+    numel = int(np.prod(np.broadcast_shapes(*shapes)))
+    return host_tiling((numel,), (numel,), info, platform)
+
+
+def shaped_launch(arrays, out, tiling: OpTiling, info: DTypeInfo, saturation: bool = False,
+                  axpy_rounding: str = "fused") -> None:
+    """``arrays`` ``(dy, x)`` of different shapes into ``out`` (their broadcast shape, C-contiguous): the 950's
+    broadcast walk, or the A2's kernel over both broadcast (BroadcastTo, a copy)."""
+    dy, x = arrays
+    if tiling.architecture == ARCH_950:
+        run_arch35(np.ascontiguousarray(dy), np.ascontiguousarray(x), out, tiling, info, axpy_rounding)
+    else:
+        broadcast_copies(arrays, out.shape, lambda dy, x: run_a2(dy, x, out, tiling, info, saturation))
+
+
+def broadcast_copies(arrays, shape, launch) -> None:
+    """``launch(dy, x)`` over ``arrays`` broadcast to ``shape`` (the A2 op_api's BroadcastTo: copies),
+    contiguous and both writeable or both read-only (the walk takes its inputs as one tuple)."""
+    dy, x = (np.ascontiguousarray(a) if a.shape == shape else np.broadcast_to(a, shape).copy() for a in arrays)
+    if dy.flags.writeable != x.flags.writeable:
+        dy, x = (a if a.flags.writeable else a.copy() for a in (dy, x))
+    launch(dy, x)

@@ -18,27 +18,26 @@ activations") give the sources, file and line, of every fact here.
 """
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 
-from .. import kernel as kernel_pkg
-from ..dtypes import FLOAT32, DTypeInfo, dtype_info
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..program import Call, Program, Tensor, compiled
-from ..program.erf import PADE, SUBSECTION, erf_program
-from ..program.form import V
-from ..spec import arch35 as spec_arch35
-from ..tiling.findings import finding
-from ..tiling.records import checked_record
-from . import gelu
-from .gelu import ARCH35_RECORD_DTYPE, DTYPE_TEMPLATE
-from .gelu import walk_fields as _gelu_walk_fields
-from .registry import Kernel, Operator, OpTiling, WalkCheck, register
+from ... import kernel as kernel_pkg
+from ...dtypes import FLOAT32, DTypeInfo, dtype_info
+from ...platform import ARCH_950, Platform
+from ...program import Call, Program, Tensor, compiled
+from ...program.erf import PADE, SUBSECTION, erf_program
+from ...program.form import V
+from ...spec import arch35 as spec_arch35
+from ...tiling.findings import finding
+from ...tiling.records import checked_record
+from ..gelu import kernel as gelu
+from ..gelu.kernel import ARCH35_RECORD_DTYPE, DTYPE_TEMPLATE
+from ..gelu.kernel import walk_fields as _gelu_walk_fields
+from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["NAME", "APPROXIMATIONS", "API_BUFFER", "WORKSPACE", "RSQRT2", "NO_A2_KERNEL", "approximate_code",
            "approximate_of_code", "buffer_num", "tiling_key", "host_tiling", "erf_algorithm", "programs", "run",
-           "GELU_V2"]
+           "KERNELS", "registry_host_tiling"]
 
 NAME = "gelu_v2"
 #: The ``approximate`` attribute's values, in the template list's order (``TPL_NONE``, ``TPL_TANH``).
@@ -158,9 +157,12 @@ def _walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: Platfor
     return WalkCheck(fields, plan, fields.ubFormer, own)
 
 
-def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, axpy_rounding: str = "fused") -> None:
+def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False,
+        axpy_rounding: str = "fused") -> None:
     """The kernel with a checked record over flat contiguous ``x`` and ``out`` (``grad`` None); the
-    approximation is the tiling key's."""
+    approximation is the tiling key's. The 950 has the Inf/NaN overflow mode only (``saturation`` refused)."""
+    if saturation:
+        raise ValueError("overflow_mode 'saturation' is not supported by the Ascend 950 kernel (Inf/NaN mode only)")
     if grad is not None:
         raise ValueError("grad must be None for the forward operator 'gelu_v2' (it reads x only)")
     info = dtype_info(out.dtype, argname="out.dtype")
@@ -172,11 +174,11 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, axpy_rounding: s
     kernel_pkg.run_walk(params, (raw(x),), raw(out), plan)
 
 
-GELU_V2 = register(Operator(
-    NAME, ("aclnnGeluV2GetWorkspaceSize", "aclnnGeluV2"), "GeluV2",
-    {ARCH_950: Kernel(ARCH_950, "activation/gelu_v2 (arch35)", "EleBaseTilingData16B", ARCH35_RECORD_DTYPE,
-                      "CAST_RINT", _walk_check, run, programs=programs,
-                      variant=lambda code: approximate_of_code(code))},
-    lambda numel, info, code, platform: host_tiling(numel, info, approximate_of_code(code),
-                                                    platform),
-    saturation=False, axpy=True, no_kernel={ARCH_A2: NO_A2_KERNEL}))
+KERNELS = {ARCH_950: Kernel(ARCH_950, "activation/gelu_v2 (arch35)", "EleBaseTilingData16B", ARCH35_RECORD_DTYPE,
+                            "CAST_RINT", _walk_check, run, programs=programs,
+                            variant=lambda code: approximate_of_code(code))}
+
+
+def registry_host_tiling(numel: int, info: DTypeInfo, code, platform: Platform) -> OpTiling:
+    """The registry's host tiling: ``code`` :func:`approximate_code`'s (None: none)."""
+    return host_tiling(numel, info, approximate_of_code(code), platform)

@@ -1,4 +1,5 @@
-"""FastGelu and FastGeluGrad (aclnnFastGelu, aclnnFastGeluBackward): Ascend 950 kernels only.
+"""The FastGelu and FastGeluGrad kernels (aclnnFastGelu, aclnnFastGeluBackward): Ascend 950 only; their
+data for :mod:`.description` and :mod:`swishgrad_numba.ops.fast_gelu_grad.description`.
 
 docs/model.md, "FastGelu and FastGeluBackward (Ascend 950 only)", and
 docs/activation_tiling.md give the sources, file and line, of every fact here.
@@ -16,7 +17,8 @@ docs/activation_tiling.md give the sources, file and line, of every fact here.
   Inf/NaN overflow mode only, so neither computes in the saturation mode.
 
 Plain Python: the structs, the host tiling, the programs (compiled by
-:mod:`swishgrad_numba.program` to the generic walk's pass) and the launch.
+:mod:`swishgrad_numba.program` to the generic walk's pass) and the launch; :data:`KERNELS` and
+:func:`registry_host_tiling` are what the two descriptions register.
 """
 from __future__ import annotations
 
@@ -24,18 +26,18 @@ import functools
 
 import numpy as np
 
-from .. import kernel as kernel_pkg
-from ..dtypes import FLOAT32, DTypeInfo, dtype_info
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..program import Program, Tensor, compiled
-from ..program.form import V
-from ..spec import arch35 as spec_arch35
-from ..tiling.findings import finding
-from ..tiling.records import checked_record
-from .registry import Kernel, Operator, OpTiling, WalkCheck, register
+from ... import kernel as kernel_pkg
+from ...dtypes import FLOAT32, DTypeInfo, dtype_info
+from ...platform import ARCH_950, Platform
+from ...program import Program, Tensor, compiled
+from ...program.form import V
+from ...spec import arch35 as spec_arch35
+from ...tiling.findings import finding
+from ...tiling.records import checked_record
+from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["FORWARD", "BACKWARD", "RECORD_DTYPE", "BUFFER_NUM", "SCALE", "NO_A2_KERNEL", "buffer_num",
-           "host_tiling", "programs", "walk_fields", "walk_check", "run", "FAST_GELU", "FAST_GELU_GRAD"]
+           "host_tiling", "programs", "walk_fields", "walk_check", "run", "KERNELS", "registry_host_tiling"]
 
 FORWARD, BACKWARD = "fast_gelu", "fast_gelu_grad"
 
@@ -144,21 +146,26 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
     kernel_pkg.run_walk(compiled(tiling.op, ARCH_950, info.name).params(), tuple(_bits(a, info) for a in ins),
                         _bits(out, info), plan)
 
-# ---------------------------------------------------------------- registration
+# ---------------------------------------------------------------- the registry's data
 
 
 def _device_instructions(op: str, tiling: OpTiling, itemsize: int) -> tuple:
     return programs(op, "float32" if itemsize == 4 else "float16").instructions()
 
 
-def _operator(op: str, aclnn: str, kernel_op: str) -> Operator:
-    kern = Kernel(ARCH_950, f"activation/{op} (arch35)", "EleBaseTilingData", RECORD_DTYPE, "CAST_RINT",
+def _kernel(op: str) -> Kernel:
+    return Kernel(ARCH_950, f"activation/{op} (arch35)", "EleBaseTilingData", RECORD_DTYPE, "CAST_RINT",
                   functools.partial(walk_check, op), run, functools.partial(_device_instructions, op),
                   programs=functools.partial(programs, op))
-    return register(Operator(op, (aclnn + "GetWorkspaceSize", aclnn), kernel_op, {ARCH_950: kern},
-                             lambda numel, info, beta32, platform: host_tiling(op, numel, info, platform),
-                             inputs=len(_INPUTS[op]), saturation=False, no_kernel={ARCH_A2: NO_A2_KERNEL}))
 
 
-FAST_GELU = _operator(FORWARD, "aclnnFastGelu", "FastGelu")
-FAST_GELU_GRAD = _operator(BACKWARD, "aclnnFastGeluBackward", "FastGeluGrad")
+#: Each operator's kernels: the 950's only (an A2 is refused with :data:`NO_A2_KERNEL`).
+KERNELS = {op: {ARCH_950: _kernel(op)} for op in (FORWARD, BACKWARD)}
+
+
+def registry_host_tiling(op: str):
+    """The registry's host tiling of ``op``: ``(numel, info, attrs, platform)``, no attributes (None)."""
+    def tiling(numel: int, info: DTypeInfo, attrs, platform: Platform) -> OpTiling:
+        return host_tiling(op, numel, info, platform)
+
+    return tiling

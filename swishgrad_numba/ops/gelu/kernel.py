@@ -1,4 +1,5 @@
-"""The Gelu forward operator (aclnnGelu): its structs, host tilings, tiling keys and programs.
+"""The Gelu kernels (aclnnGelu): their structs, host tilings, tiling keys and programs, the data of
+:mod:`.description` (:data:`KERNELS`, :func:`registry_host_tiling`).
 
 docs/model.md, "Gelu (aclnnGelu)", and docs/activation_tiling.md give the
 sources, file and line, of every fact here. The two kernels compute
@@ -22,22 +23,22 @@ import functools
 
 import numpy as np
 
-from .. import kernel as kernel_pkg
-from ..dtypes import FLOAT32, DTypeInfo, dtype_info
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..program import Const, Program, Tensor, compiled
-from ..program.form import V
-from ..spec import a2 as spec_a2
-from ..spec import arch35 as spec_arch35
-from ..spec.arith import ceil_div
-from ..tiling.findings import finding
-from ..tiling.records import checked_record
-from .registry import Kernel, Operator, OpTiling, WalkCheck, register
+from ... import kernel as kernel_pkg
+from ...dtypes import FLOAT32, DTypeInfo, dtype_info
+from ...platform import ARCH_950, ARCH_A2, Platform
+from ...program import Const, Program, Tensor, compiled
+from ...program.form import V
+from ...spec import a2 as spec_a2
+from ...spec import arch35 as spec_arch35
+from ...spec.arith import ceil_div
+from ...tiling.findings import finding
+from ...tiling.records import checked_record
+from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "A2_UB_DATA_NUMBER", "A2_ELEMENTS_PER_CORE",
            "DTYPE_TEMPLATE", "a2_host_tiling", "a2_buffer_plan", "arch35_buffer_num", "arch35_host_tiling",
            "tiling_key", "host_tiling", "walk_fields", "A2_CUBIC", "A2_SCALE", "ARCH35_LINEAR", "ARCH35_SCALE",
-           "programs", "launch", "run", "GELU"]
+           "programs", "launch", "run", "KERNELS", "registry_host_tiling"]
 
 NAME = "gelu"
 
@@ -204,12 +205,15 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool
     launch(x, out, launch_plan, info, tiling.architecture, saturation, axpy_rounding)
 
 
-_KERNELS = {
+KERNELS = {
     ARCH_A2: Kernel(ARCH_A2, "experimental/activation/gelu", "GeluTilingData", A2_RECORD_DTYPE, "CAST_RINT",
                     _walk_check, run, programs=functools.partial(programs, ARCH_A2)),
     ARCH_950: Kernel(ARCH_950, "activation/gelu (arch35)", "EleBaseTilingData16B", ARCH35_RECORD_DTYPE,
                      "CAST_RINT", _walk_check, run, programs=functools.partial(programs, ARCH_950)),
 }
 
-GELU = register(Operator(NAME, ("aclnnGeluGetWorkspaceSize", "aclnnGelu"), "Gelu", _KERNELS,
-                         lambda numel, info, beta32, platform: host_tiling(numel, info, platform), saturation=True, axpy=True))
+
+
+def registry_host_tiling(numel: int, info: DTypeInfo, attrs, platform: Platform) -> OpTiling:
+    """The registry's host tiling (no attributes: ``attrs`` None)."""
+    return host_tiling(numel, info, platform)

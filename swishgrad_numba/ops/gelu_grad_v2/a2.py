@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import kernel as kernel_pkg
-from ..dtypes import DTypeInfo, dtype_info
-from ..platform import ARCH_A2, Platform
-from ..program import Program, Tensor, compiled
-from ..program.form import V
-from ..spec import a2 as spec_a2
-from ..tiling.findings import finding
-from ..tiling.records import checked_record
-from .registry import OpTiling, WalkCheck
+from ... import kernel as kernel_pkg
+from ...dtypes import DTypeInfo, dtype_info
+from ...platform import ARCH_A2, Platform
+from ...program import Program, Tensor, compiled
+from ...program.form import V
+from ...spec import a2 as spec_a2
+from ...tiling.findings import finding
+from ...tiling.records import checked_record
+from ..registry import OpTiling, WalkCheck
 
 __all__ = ["NAME", "RECORD_DTYPE", "BLOCK", "DIVISORS", "NUM", "DEN", "TANH", "a2_host_tiling", "buffer_plan",
            "host_tiling", "programs", "run", "walk_check"]

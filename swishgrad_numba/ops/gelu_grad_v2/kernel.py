@@ -18,23 +18,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import runtime
-from ..dtypes import DTypeInfo, dtype_info
-from ..kernel import broadcast
-from ..platform import ARCH_950, ARCH_A2, Platform
-from ..program import Call, Program, Tensor, compiled
-from ..program.erf import erf_program
-from ..program.form import V
-from ..tiling.findings import finding
-from . import gelu_grad
-from . import gelu_grad_v2_a2 as a2
-from .gelu_v2 import API_BUFFER, APPROXIMATIONS, RSQRT2, WORKSPACE, approximate_of_code, erf_algorithm
-from .registry import Kernel, Operator, OpTiling, WalkCheck, register
-from .silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling
-from .silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
+from ... import runtime
+from ...dtypes import DTypeInfo, dtype_info
+from ...kernel import broadcast
+from ...platform import ARCH_950, ARCH_A2, Platform
+from ...program import Call, Program, Tensor, compiled
+from ...program.erf import erf_program
+from ...program.form import V
+from ...tiling.findings import finding
+from ..gelu_grad import kernel as gelu_grad
+from . import a2
+from ..gelu_v2.kernel import API_BUFFER, APPROXIMATIONS, RSQRT2, WORKSPACE, approximate_of_code, erf_algorithm
+from ..registry import Kernel, OpTiling, WalkCheck
+from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling
+from ..silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
 
 __all__ = ["NAME", "INV_SQRT_2PI", "ARCH35_BUFFER_BITS", "arch35_host_tiling", "host_tiling",
-           "programs", "run_arch35", "run", "GELU_GRAD_V2"]
+           "programs", "run_arch35", "run", "KERNELS", "registry_host_tiling",
+           "shaped_tiling", "shaped_launch"]
 
 NAME = "gelu_grad_v2"
 #: ``(float)0.3989422804`` (``gelu_grad_v2_dag.h``, GeluGradV2ErfPost).
@@ -146,14 +147,32 @@ def _arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: 
     return WalkCheck(None, ((ARCH35_BUFFER_BITS[approximate][info.itemsize] // 32, 4),), check.pass_len, own)
 
 
-GELU_GRAD_V2 = register(Operator(
-    NAME, ("aclnnGeluBackwardV2GetWorkspaceSize", "aclnnGeluBackwardV2"), "GeluGradV2",
-    {ARCH_A2: Kernel(ARCH_A2, "experimental/activation/gelu_grad_v2", "GeluGradV2TilingData", a2.RECORD_DTYPE,
-                     "CAST_RINT", a2.walk_check, run, programs=a2.programs,
-                     variant=lambda code: approximate_of_code(code)),
-     ARCH_950: Kernel(ARCH_950, "activation/gelu_grad_v2 (arch35)", "BroadcastBaseTiling (SiluGrad's layout)",
-                      ARCH35_TILING_DTYPE, "CAST_RINT", _arch35_walk_check, run, programs=programs,
-                      variant=lambda code: approximate_of_code(code), walk="broadcast")},
-    lambda numel, info, code, platform: host_tiling((numel,), (numel,), info,
-                                                    approximate_of_code(code), platform),
-    inputs=2, saturation=True, axpy=True))
+KERNELS = {
+    ARCH_A2: Kernel(ARCH_A2, "experimental/activation/gelu_grad_v2", "GeluGradV2TilingData", a2.RECORD_DTYPE,
+                    "CAST_RINT", a2.walk_check, run, programs=a2.programs, variant=lambda code: approximate_of_code(code)),
+    ARCH_950: Kernel(ARCH_950, "activation/gelu_grad_v2 (arch35)", "BroadcastBaseTiling (SiluGrad's layout)",
+                     ARCH35_TILING_DTYPE, "CAST_RINT", _arch35_walk_check, run, programs=programs,
+                     variant=lambda code: approximate_of_code(code), walk="broadcast")}
+
+
+def registry_host_tiling(numel: int, info: DTypeInfo, code, platform: Platform) -> OpTiling:
+    """The registry's host tiling of equal shapes: ``code`` the approximation's (``approximate_code``)."""
+    return host_tiling((numel,), (numel,), info, approximate_of_code(code), platform)
+
+
+def shaped_tiling(shapes, info: DTypeInfo, code, platform: Platform) -> OpTiling:
+    """Inputs of different shapes: the 950 walks them as they are; the A2's op_api broadcasts both first."""
+    if platform.architecture == ARCH_950:
+        return host_tiling(*shapes, info, approximate_of_code(code), platform)
+    numel = int(np.prod(np.broadcast_shapes(*shapes)))
+    return host_tiling((numel,), (numel,), info, approximate_of_code(code), platform)
+
+
+def shaped_launch(arrays, out, tiling: OpTiling, info: DTypeInfo, saturation: bool = False,
+                  axpy_rounding: str = "fused") -> None:
+    """``(dy, x)`` of different shapes into ``out``: the 950's broadcast walk, or the A2's kernel over both
+    broadcast (BroadcastTo, as GeluGrad's: :func:`swishgrad_numba.ops.gelu_grad.kernel.shaped_launch`)."""
+    if tiling.architecture == ARCH_950:
+        run_arch35(np.ascontiguousarray(arrays[0]), np.ascontiguousarray(arrays[1]), out, tiling, info, axpy_rounding)
+    else:
+        gelu_grad.broadcast_copies(arrays, out.shape, lambda dy, x: a2.run(dy, x, out, tiling, info, saturation))
