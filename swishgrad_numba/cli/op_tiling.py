@@ -54,9 +54,7 @@ def _bool(text: str) -> bool:
 #: The attributes ``--attr NAME=VALUE`` sets, by operator: (name, default, parse) in the order of its public
 #: function's keywords (``sg.softplus(x, beta=...)``, ...). SwishGrad and Swish take ``--beta``. A described
 #: operator's are its description's kernel attributes (:func:`attributes_of`).
-ATTRIBUTES = {
-    "gelu_v2": (("approximate", "none", str),), "gelu_grad_v2": (("approximate", "none", str),),
-}
+ATTRIBUTES: dict = {}   # every operator with attributes is described now (issue 40)
 
 
 def attributes_of(name: str) -> tuple:
@@ -67,7 +65,8 @@ def attributes_of(name: str) -> tuple:
     desc = OPERATORS[name].described_by if name in OPERATORS else None
     if desc is not None:   # an operator with a beta (Swish, SwishGrad: has_beta) takes its first one as --beta
         taken = desc.kernel_attributes[1:] if desc.has_beta else desc.kernel_attributes
-        return tuple((a.name, a.default, float if a.kind == "float" else _bool) for a in taken)
+        parse = {"float": float, "bool": _bool, "choice": str}   # a choice's value is checked by the face
+        return tuple((a.name, a.default, parse[a.kind]) for a in taken)
     return ATTRIBUTES.get(name, ())
 
 
