@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .walk import WORK_ROWS, compute_pass
+from .walk import WORK_ROWS, compute_pass, route_of
 
 __all__ = ["MAX_RANK", "launch_blocks", "run_blocks"]
 
@@ -140,14 +140,7 @@ def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_fo
 
 
 def run_blocks(params, *args) -> None:
-    """:func:`launch_blocks` of a compiled program's ``params``, on the engine where it is switched on
-    (:mod:`swishgrad_numba.engine`: its stream is then the walk's pass). Call it under the launch guard."""
-    from .. import engine
-    from ..program.passes import compiled_of, with_tables
-
-    c = compiled_of(params)
-    if engine.enabled() and c is not None:
-        from ..engine.runner import prepare
-
-        params = prepare(c).engine_params(params._asdict())
-    launch_blocks(with_tables(params), *args)
+    """:func:`launch_blocks` of ``params``, or of what their route gives (:func:`.walk.register_route`: a
+    compiled program's pass, on the engine where it is switched on). Call it under the launch guard."""
+    route = route_of(params)
+    launch_blocks(params if route is None else route.broadcast(params), *args)
