@@ -12,7 +12,9 @@ the stream over the UB loop's buffers.
 
 Nothing here depends on an operator, a dtype or a variant: a flat launch passes its tensors as raw
 read-only uint8 views padded to :data:`MAX_INPUTS` (:func:`raw_args`), so each function compiles once,
-into the disk cache (the broadcast walk's launch compiles once per pair of input dtypes). None of them
+into the disk cache (the broadcast walk's launch too: :class:`EngineParams`' pass is wide,
+:func:`swishgrad_numba.kernel.broadcast.register_wide_pass`, so the walk gives it float32 buffers from the
+tensors' raw bytes, one compilation for every pair of input dtypes). None of them
 holds the machine's code: each calls the one compiled machine (:data:`.machine.MACHINE`), which a
 Python caller registers first (:func:`ready`).
 """
@@ -23,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import literal_unroll, njit, prange
 
+from ..kernel.broadcast import register_wide_pass
 from ..kernel.walk import register_pass
 from .machine import MACHINE, run_machine
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
@@ -191,3 +194,6 @@ def _engine_pass(params, in_bufs, o_buf, work, a, b):
     arena = np.empty(params.arena_len, dtype=np.float32)
     run_blocks_of(params.code, params.scalars, params.tables, in_bufs, a, o_buf, a, b - a, arena, params.grain,
                   params.out, params.sat)
+
+
+register_wide_pass(EngineParams)   # its buffers are float32 rows, 16-bit values as their bits' numbers
