@@ -8,10 +8,10 @@ dtypes. What a pass computes is the operator's pass function
 (:func:`.walk.register_pass`), as in the element-wise walk. SiluGrad's 950
 kernel runs on it.
 
-A pass function registered as wide (:func:`register_wide_pass`: the engine's) takes float32 local buffers
-whatever the tensors' dtypes, 16-bit ones holding their bits' numbers; its launch is then given the
-tensors as raw bytes and their widths (:func:`run_blocks`), so that it compiles once for every dtype and
-pair of dtypes, not once per pair.
+A pass function registered as wide (:func:`register_wide_pass`: the engine's) takes its local buffers
+as raw bytes with their widths, ``(uint8 row, wide)`` (4 bytes an element where ``wide``, else 2); its
+launch is given the tensors the same way (:func:`run_blocks`), so that it compiles once for every dtype
+and pair of dtypes, not once per pair, and its buffers stay as compact as the tensors.
 """
 from __future__ import annotations
 
@@ -40,10 +40,9 @@ _WIDE_PASSES: set = set()
 
 
 def register_wide_pass(params_class) -> None:
-    """A pass function (:func:`.walk.register_pass`) of ``params_class`` that takes float32 local buffers
-    whatever the tensors' dtypes (a 16-bit tensor's buffer holds its bits' numbers, a float32's or int32's
-    its bits), and writes a float32 output buffer the same way: :func:`run_blocks` then launches it on the
-    tensors' raw bytes, one compilation for every dtype."""
+    """A pass function (:func:`.walk.register_pass`) of ``params_class`` that takes each local buffer as
+    ``(uint8 row, wide)``, its bytes and whether its elements are 4 bytes (else 2), the output's too:
+    :func:`run_blocks` then launches it on the tensors' raw bytes, one compilation for every dtype."""
     _WIDE_PASSES.add(params_class)
 
 
@@ -60,14 +59,15 @@ def _is_raw(t) -> bool:
 
 
 def local_zeros(gm, shape):
-    """Zeroed local buffers for tensor ``gm``: of its dtype, float32 for a raw tensor (jitted code only)."""
+    """Zeroed local buffers of ``shape`` elements for tensor ``gm``: of its dtype, raw bytes (room for 4 an
+    element) for a raw tensor (jitted code only)."""
     raise NotImplementedError("local_zeros is only callable from jitted code")
 
 
 @overload(local_zeros)
 def _local_zeros_overload(gm, shape):
     if _is_raw(gm):
-        return lambda gm, shape: np.zeros(shape, dtype=np.float32)
+        return lambda gm, shape: np.zeros((shape[0], shape[1] * 4), dtype=np.uint8)
     return lambda gm, shape: np.zeros(shape, dtype=gm.dtype)
 
 
@@ -81,6 +81,19 @@ def _numel_overload(gm):
     if _is_raw(gm):
         return lambda gm: gm[0].size // (4 if gm[1] else 2)
     return lambda gm: gm.size
+
+
+def pass_buffer(gm, loc):
+    """A local buffer as its pass function takes it: ``loc``, or ``(loc, wide)`` for a raw tensor (jitted
+    code only)."""
+    raise NotImplementedError("pass_buffer is only callable from jitted code")
+
+
+@overload(pass_buffer)
+def _pass_buffer_overload(gm, loc):
+    if _is_raw(gm):
+        return lambda gm, loc: (loc, gm[1])
+    return lambda gm, loc: loc
 
 
 def copy_out(out, o_loc, base, lo, hi):
@@ -99,9 +112,9 @@ def _copy_out_overload(out, o_loc, base, lo, hi):
     if _is_raw(out):
         def raw(out, o_loc, base, lo, hi):
             if out[1]:
-                _copy_out_typed(out[0].view(np.float32), o_loc, base, lo, hi)
+                _copy_out_typed(out[0].view(np.float32), o_loc.view(np.float32), base, lo, hi)
             else:
-                _copy_out_typed(out[0].view(np.uint16), o_loc, base, lo, hi)
+                _copy_out_typed(out[0].view(np.uint16), o_loc.view(np.uint16), base, lo, hi)
         return raw
     return lambda out, o_loc, base, lo, hi: _copy_out_typed(out, o_loc, base, lo, hi)
 
@@ -116,10 +129,10 @@ def _copy_in_overload(src, dst, axes, size, split, shape_len, ub_former, out_dim
     if _is_raw(src):
         def raw(src, dst, axes, size, split, shape_len, ub_former, out_dims, out_strides, in_strides):
             if src[1]:
-                _copy_in(src[0].view(np.float32), dst, axes, size, split, shape_len, ub_former, out_dims,
+                _copy_in(src[0].view(np.float32), dst.view(np.float32), axes, size, split, shape_len, ub_former, out_dims,
                          out_strides, in_strides)
             else:
-                _copy_in(src[0].view(np.uint16), dst, axes, size, split, shape_len, ub_former, out_dims,
+                _copy_in(src[0].view(np.uint16), dst.view(np.uint16), axes, size, split, shape_len, ub_former, out_dims,
                          out_strides, in_strides)
         return raw
     return lambda src, dst, axes, size, split, shape_len, ub_former, out_dims, out_strides, in_strides: _copy_in(
@@ -198,7 +211,8 @@ def _run_block(params, dy, x, out, blk, block_num, block_former, block_tail, ub_
             copy_in(dy, dy_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, dy_strides)
         if x_strides[split] != 0 or reload:
             copy_in(x, x_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, x_strides)
-        compute_pass(params, (dy_loc[q], x_loc[q]), o_loc, work, 0, count)
+        compute_pass(params, (pass_buffer(dy, dy_loc[q]), pass_buffer(x, x_loc[q])), pass_buffer(out, o_loc), work,
+                     0, count)
         base = _gm_offset(axes, out_strides, split, ub_former)
         lo = min(max(-base, 0), count)                # CopyOut of the part inside out
         hi = max(min(n - base, count), lo)
