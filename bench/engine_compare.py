@@ -7,6 +7,8 @@
     python bench/engine_compare.py first engine|fused  # a kernel read from source: its first call, in a
                                                        # fresh process (this NUMBA_CACHE_DIR, warm); and
                                                        # warm 4,096-element calls of every operator
+    python bench/engine_compare.py broadcast           # the broadcast walk's first call per pair of input
+                                                       # dtypes (CPU s), a fresh process, an empty cache
 
 ``cold`` runs each combination of :data:`swishgrad_numba.benchmark.family.OP_BENCHES` (operator), kernel
 (the A2's, the 950's) and dtype once at 4,096 elements in one child process whose ``NUMBA_CACHE_DIR`` is
@@ -105,6 +107,46 @@ print(json.dumps({"read": rows, "calls": calls}))
 """
 
 
+_BROADCAST = r"""
+import json, time
+import numpy as np
+import swishgrad_numba as sg
+rng = np.random.default_rng(0)
+base = rng.uniform(-3, 3, (64, 64)).astype(np.float32)
+def arr(a, dtype):
+    return a.astype(sg.bfloat16 if dtype == "bfloat16" else dtype)
+t = time.process_time()
+sg.silu_backward(base, base, platform=sg.REFERENCE_PLATFORM)           # the machine and the flat launch
+rows = [("machine (flat A2 SiluGrad float32)", time.process_time() - t)]
+pairs = (("silu_grad", "float32", "float32"), ("silu_grad", "float16", "float16"),
+         ("silu_grad", "bfloat16", "bfloat16"), ("silu_grad", "float16", "float32"),
+         ("silu_grad", "float32", "bfloat16"), ("leaky_relu_grad", "float16", "float16"),
+         ("gelu_grad_v2", "float32", "float32"))
+for op, gd, xd in pairs:
+    g, x = arr(base, gd), arr(base[0], xd)                          # x broadcast along the rows
+    t = time.process_time()
+    if op == "silu_grad":
+        sg.silu_backward(g, x, platform=sg.ASCEND950_PLATFORM)
+    elif op == "leaky_relu_grad":
+        sg.leaky_relu_backward(g, arr(base, xd), 0.01, platform=sg.ASCEND950_PLATFORM)
+    else:
+        sg.gelu_backward_v2(g, arr(base, xd), platform=sg.ASCEND950_PLATFORM)
+    rows.append((f"{op} 950 {gd}/{xd}", time.process_time() - t))
+print(json.dumps(rows))
+"""
+
+
+def broadcast_cold() -> list:
+    """The broadcast walk's first calls on the engine, per pair of input dtypes, in a fresh process with
+    an empty cache (the machine compiled first, by a flat call): CPU seconds each."""
+    with tempfile.TemporaryDirectory(prefix="engine-broadcast-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, SWISHGRAD_ENGINE="1",
+                   PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        done = subprocess.run([sys.executable, "-c", _BROADCAST], env=env, capture_output=True, text=True,
+                              check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def first(mode: str) -> dict:
     """A kernel read from source, its first call in a fresh process (this ``NUMBA_CACHE_DIR``, the
     machine already in it); then warm 4,096-element calls of every operator on the A2 kernel."""
@@ -198,6 +240,7 @@ def main(argv=None):
     c.add_argument("mode", choices=("engine", "fused"))
     f = sub.add_parser("first")
     f.add_argument("mode", choices=("engine", "fused"))
+    sub.add_parser("broadcast")
     s = sub.add_parser("speed")
     s.add_argument("--grains", default="256,512,1024,2048,4096")
     s.add_argument("--n", type=int, default=1 << 22)
@@ -215,6 +258,9 @@ def main(argv=None):
         print(f"then the row machine's operators: {len(row_ops)} first calls {sum(x[3] for x in row_ops):.1f} s")
         for op, arch, dtype, t in sorted(row_ops, key=lambda row: -row[3])[:4]:
             print(f"  {op:<16}{arch:<8}{dtype:<10}{t:8.2f} s")
+    elif args.what == "broadcast":
+        for label, t in broadcast_cold():
+            print(f"  {label:<40}{t:8.2f} s CPU")
     elif args.what == "first":
         r = first(args.mode)
         for folder, dtype, t_read, t_call in r["read"]:

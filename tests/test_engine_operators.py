@@ -136,3 +136,29 @@ def test_params_made_while_the_engine_was_on_still_run_on_the_fused_pass():
         kernel.run_walk(params, (g.view(np.uint16), x.view(np.uint16)), out, plan)
     want = interpret(get_operator("swish_grad").program("float16"), {"grad": g, "x": x}, {"beta": np.float32(0.75)})
     assert_bits_equal(out.view(np.float16), want)
+
+
+def test_the_broadcast_walk_on_the_engine_compiles_once_for_every_dtype_pair(engine_runs):
+    # the engine's pass is wide (kernel.broadcast.register_wide_pass): the walk hands it the tensors' raw
+    # bytes, so every pair of input dtypes, mixed ones too, runs one compiled launch (issue 39)
+    from numba.core import types
+
+    from swishgrad_numba.engine.launch import EngineParams
+    from swishgrad_numba.kernel import broadcast
+
+    rng = np.random.default_rng(45)
+    for gd, xd in (("float32", "float32"), ("float16", "float16"), ("bfloat16", "bfloat16"),
+                   ("float16", "float32"), ("float32", "bfloat16")):
+        dy = _values(rng, 3 * 1 * 41, gd, False).reshape(3, 1, 41)
+        x = _values(rng, 5 * 41, xd, False).reshape(5, 41)
+        got = sg.silu_backward(dy, x, platform=P950)
+        full = np.broadcast_shapes(dy.shape, x.shape)
+        program = get_operator("silu_grad").kernels[ARCH_950].programs(gd if gd == xd else f"{gd}_{xd}", "main")
+        want = interpret(program, {"dy": np.broadcast_to(dy, full).reshape(-1),
+                                   "x": np.broadcast_to(x, full).reshape(-1)}, {})
+        assert_bits_equal(got.reshape(-1), want, f"{gd}/{xd}")
+    engine_launches = [s for s in broadcast.launch_blocks.signatures
+                       if getattr(s[0], "instance_class", None) is EngineParams]
+    raw = [s for s in engine_launches if isinstance(s[1], types.BaseTuple)]
+    typed = [s for s in engine_launches if getattr(s[1], "dtype", None) in (types.float32, types.uint16)]
+    assert len(raw) == 1 and not typed, engine_launches

@@ -6,9 +6,8 @@ where that is a module, else to ``p``; a module's parent packages are not counte
 runs them). A circle is a strongly connected component of that graph.
 
 - No circle of top-level imports at all (Python would meet a half-initialised module).
-- Issue 40's done-criterion: no circle spans more than 2 modules. Not met yet: a strict xfail, its reason
-  the largest circle's size when last measured (``python tests/test_layout.py`` prints the circles), so
-  meeting it makes the test fail until the mark goes.
+- Issue 40's done-criterion: no circle spans more than 2 modules (``python tests/test_layout.py`` prints
+  the circles).
 - Issue 40's top level: at most 16 modules, none of them an operator's (a list of the ones allowed).
 - Issue 40: no module imports another's private (underscore) names.
 """
@@ -18,13 +17,10 @@ import ast
 import sys
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent / "swishgrad_numba"
-#: The largest circle's size when last measured; the done-criterion is 2. It is kernel (its run_walk and
-#: run_blocks dispatch to the engine and to program.passes on use), engine.runner and program.passes (both
-#: import the kernel package's TableCache and plan).
-LARGEST_CIRCLE_NOW = 3
+#: Issue 40's done-criterion: the most modules one import circle may span.
+LARGEST_CIRCLE = 2
 
 
 def _modules() -> dict:
@@ -124,12 +120,10 @@ def test_no_circle_of_top_level_imports():
     assert circles(import_graph(top_level_only=True)) == []
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 40: the largest import circle spans {LARGEST_CIRCLE_NOW} modules "
-                                                 "(kernel, engine.runner, program.passes)")
 def test_no_import_circle_spans_more_than_two_modules():
     found = circles(import_graph())
     largest = found[0] if found else []
-    assert len(largest) <= 2, f"a circle of {len(largest)} modules: {', '.join(largest)}"
+    assert len(largest) <= LARGEST_CIRCLE, f"a circle of {len(largest)} modules: {', '.join(largest)}"
 
 
 def private_imports() -> list:

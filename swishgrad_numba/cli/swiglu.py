@@ -205,7 +205,7 @@ def cmd_timeline(args, describe, table, write, write_text, png) -> int:
 
     try:
         _refuse(args, ("--file", "--block-dim", "--compare", "--best"))
-        from .timeline import platform_and_params
+        from .tiling_args import platform_and_params
 
         platform, params = platform_and_params(args)
         shape, name, grad, _t = _launch(args, platform)

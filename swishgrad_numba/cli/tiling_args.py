@@ -122,3 +122,37 @@ def print_record(fields: dict, out) -> None:
     width = max(len(k) for k in fields)
     for name, value in fields.items():
         print(f"  {name:<{width}} = {value}", file=out)
+
+
+def _model_platform(args):
+    """The platform of ``--soc``: a chip of the model's SoC table brings its own vector cores and UB."""
+    from ..devicetime.params import SOC_FIGURES
+    from ..platform import Platform
+
+    soc = args.soc_version
+    if soc is None:   # the operator's default platform: ascend910b, or ascend950 where it has no A2 kernel
+        from ..ops import OPERATORS
+
+        op = OPERATORS.get(getattr(args, "op", "swish_grad"))
+        soc = "ascend910b" if op is None else op.default_platform.soc_version
+    chip = next((name for name in SOC_FIGURES if name.lower() == soc.lower()), None)
+    if chip is None:
+        return Platform(soc_version=soc)
+    _clock, cores, ub, *_ = SOC_FIGURES[chip]
+    return Platform(soc_version=chip, core_num=cores, ub_size=ub)
+
+
+def platform_and_params(args):
+    """(platform, model parameters) of ``--soc`` and ``--params`` (a ValueError names ``--params``):
+    ``timeline``'s, for every operator (here so that the operators' own timeline commands need not import
+    :mod:`.timeline`, which imports them)."""
+    from .. import devicetime as dt
+
+    platform = _model_platform(args)
+    params = dt.default_params(platform)
+    if args.params is not None:
+        try:
+            params = dt.load_params(args.params, base=params)
+        except ValueError as exc:
+            raise ValueError(f"--params: {exc}") from None
+    return platform, params

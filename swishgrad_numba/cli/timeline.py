@@ -14,7 +14,7 @@ import os
 import sys
 
 from ._paths import PathArgumentError, check_input_file, check_output_file
-from .tiling_args import parse_positive
+from .tiling_args import parse_positive, platform_and_params
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -57,38 +57,6 @@ def register(subparsers) -> None:
 
     add_rms_norm_options(p)
     p.set_defaults(func=run)
-
-
-def _platform(args):
-    """The platform of ``--soc``: a chip of the model's SoC table brings its own vector cores and UB."""
-    from ..devicetime.params import SOC_FIGURES
-    from ..platform import Platform
-
-    soc = args.soc_version
-    if soc is None:   # the operator's default platform: ascend910b, or ascend950 where it has no A2 kernel
-        from ..ops import OPERATORS
-
-        op = OPERATORS.get(getattr(args, "op", "swish_grad"))
-        soc = "ascend910b" if op is None else op.default_platform.soc_version
-    chip = next((name for name in SOC_FIGURES if name.lower() == soc.lower()), None)
-    if chip is None:
-        return Platform(soc_version=soc)
-    _clock, cores, ub, *_ = SOC_FIGURES[chip]
-    return Platform(soc_version=chip, core_num=cores, ub_size=ub)
-
-
-def platform_and_params(args):
-    """(platform, model parameters) of ``--soc`` and ``--params`` (a ValueError names ``--params``)."""
-    from .. import devicetime as dt
-
-    platform = _platform(args)
-    params = dt.default_params(platform)
-    if args.params is not None:
-        try:
-            params = dt.load_params(args.params, base=params)
-        except ValueError as exc:
-            raise ValueError(f"--params: {exc}") from None
-    return platform, params
 
 
 def _table(est) -> str:

@@ -12,7 +12,9 @@ the stream over the UB loop's buffers.
 
 Nothing here depends on an operator, a dtype or a variant: a flat launch passes its tensors as raw
 read-only uint8 views padded to :data:`MAX_INPUTS` (:func:`raw_args`), so each function compiles once,
-into the disk cache (the broadcast walk's launch compiles once per pair of input dtypes). None of them
+into the disk cache (the broadcast walk's launch too: :class:`EngineParams`' pass is wide,
+:func:`swishgrad_numba.kernel.broadcast.register_wide_pass`, so the walk gives it the tensors and its
+buffers as raw bytes with their widths, one compilation for every pair of input dtypes). None of them
 holds the machine's code: each calls the one compiled machine (:data:`.machine.MACHINE`), which a
 Python caller registers first (:func:`ready`).
 """
@@ -21,8 +23,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import literal_unroll, njit, prange
+from numba import literal_unroll, njit, prange, types
+from numba.extending import overload
 
+from ..kernel.broadcast import register_wide_pass
 from ..kernel.walk import register_pass
 from .machine import MACHINE, run_machine
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
@@ -54,18 +58,53 @@ def _copy_out(dst, offset, arena, at, n):
         dst[offset + j] = arena[at + j]
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _copy_out_at(arena, at, dst, offset, n):
+    _copy_out(dst, offset, arena, at, n)
+
+
+def _load(arena, at, src, offset, n):
+    """:func:`_copy_in` from a typed array or a raw ``(uint8 array, wide)`` one (jitted code only)."""
+    raise NotImplementedError("_load is only callable from jitted code")
+
+
+def _store(arena, at, dst, offset, n):
+    """:func:`_copy_out` into a typed array or a raw ``(uint8 array, wide)`` one (jitted code only)."""
+    raise NotImplementedError("_store is only callable from jitted code")
+
+
+def _by_width(copy):
+    """The overload of a copy between the arena and ``gm``: ``copy`` itself on a typed array, on a raw
+    one's float32 (``wide``) or uint16 view."""
+    def typed(arena, at, gm, offset, n):
+        if isinstance(gm, types.BaseTuple):
+            def raw(arena, at, gm, offset, n):
+                if gm[1]:
+                    copy(arena, at, gm[0].view(np.float32), offset, n)
+                else:
+                    copy(arena, at, gm[0].view(np.uint16), offset, n)
+            return raw
+        return lambda arena, at, gm, offset, n: copy(arena, at, gm, offset, n)
+    return typed
+
+
+overload(_load)(_by_width(_copy_in))
+overload(_store)(_by_width(_copy_out_at))
+
+
 @njit(cache=True, error_model="numpy")
 def run_blocks_of(code, scalars, tables, srcs, src_off, dst, dst_off, count, arena, grain, out, sat):
     """``count`` elements from ``src_off`` of each of ``srcs`` (a tuple of arrays) through the stream,
-    into ``dst`` from ``dst_off``: blocks of ``grain``, input ``i`` in arena row ``i``."""
+    into ``dst`` from ``dst_off``: blocks of ``grain``, input ``i`` in arena row ``i``. A source or the
+    destination may be raw, ``(uint8 array, wide)`` (the broadcast walk's wide pass)."""
     for b0 in range(0, count, grain):
         n = min(grain, count - b0)
         k = 0
         for s in literal_unroll(srcs):
-            _copy_in(arena, k * grain, s, src_off + b0, n)
+            _load(arena, k * grain, s, src_off + b0, n)
             k += 1
         run_machine(code, scalars, tables, arena, n, sat)
-        _copy_out(dst, dst_off + b0, arena, out, n)
+        _store(arena, out, dst, dst_off + b0, n)
 
 
 #: Inputs a flat launch passes (fewer are padded by repeating the first): one tuple type for all.
@@ -191,3 +230,6 @@ def _engine_pass(params, in_bufs, o_buf, work, a, b):
     arena = np.empty(params.arena_len, dtype=np.float32)
     run_blocks_of(params.code, params.scalars, params.tables, in_bufs, a, o_buf, a, b - a, arena, params.grain,
                   params.out, params.sat)
+
+
+register_wide_pass(EngineParams)   # its buffers as raw bytes and widths (run_blocks_of's _load, _store)

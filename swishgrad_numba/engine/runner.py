@@ -2,7 +2,7 @@
 
 :class:`Prepared` holds a lowered program's streams (:mod:`.stream`), checked once when made (the code
 arrays are then read-only), and builds its 16-bit tables per attribute values by running their
-streams (:func:`.launch.build_table`), kept in a :class:`swishgrad_numba.kernel.TableCache`.
+streams (:func:`.launch.build_table`), kept in a :class:`swishgrad_numba.kernel.tables.TableCache`.
 :meth:`Prepared.run` launches it over a plan of the fused passes' schedule
 (:func:`swishgrad_numba.kernel.plan_launch`); :meth:`Prepared.engine_params` gives the broadcast
 walk's pass parameters.
@@ -14,7 +14,9 @@ import itertools
 
 import numpy as np
 
-from .. import kernel, runtime
+from .. import runtime
+from ..kernel import plan as kernel_plan
+from ..kernel.tables import TableCache
 from ..kernel.walk import PIECE_DTYPE
 from ..program.lower import Lowered, lower
 from . import launch
@@ -26,7 +28,7 @@ __all__ = ["DEFAULT_GRAIN", "Prepared", "prepare", "run_program", "run_stream"]
 #: bench/engine_compare.py).
 DEFAULT_GRAIN = 1024
 
-_TABLES = kernel.TableCache(size=32)
+_TABLES = TableCache(size=32)
 #: Attribute values whose launch arguments a :class:`Prepared` keeps.
 _ARGS_KEPT = 16
 _KEYS = itertools.count()
@@ -143,8 +145,8 @@ def run_program(program, arrays, attrs, saturation: bool = False, axpy_rounding:
                 else np.ascontiguousarray(a).reshape(-1) for a in arrays)
     out = np.empty(n, dtype=arrays[0].dtype)
     passes = max(-(-n // pass_len), 1)
-    runs = [kernel.plan.CoreRun(0, 1, 0, passes, pass_len, n - (passes - 1) * pass_len, n)]
-    launch_plan = kernel.plan.plan(runs, n, threads)
+    runs = [kernel_plan.CoreRun(0, 1, 0, passes, pass_len, n - (passes - 1) * pass_len, n)]
+    launch_plan = kernel_plan.plan(runs, n, threads)
     assert launch_plan.pieces.dtype == PIECE_DTYPE
     prepared.run(raw, out.view(np.uint16) if out.dtype.itemsize == 2 else out, launch_plan, attrs)
     return out

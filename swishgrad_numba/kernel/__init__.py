@@ -19,8 +19,6 @@ any operator's pass function), :class:`TableCache`.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import numpy as np
 
 from .. import runtime
@@ -28,6 +26,7 @@ from ..platform import ARCH_950 as _ARCH_950_NAME
 from ..platform import ARCH_A2 as _ARCH_A2_NAME
 from . import plan, walk
 from .plan import Plan
+from .tables import TableCache
 
 __all__ = ["ARCH_A2", "ARCH_950", "Plan", "SERIAL_BELOW", "TableCache", "arch_code", "plan_launch", "run_walk"]
 
@@ -45,32 +44,6 @@ _ARCH_CODES = {_ARCH_A2_NAME: ARCH_A2, _ARCH_950_NAME: ARCH_950}
 def arch_code(architecture: str) -> int:
     """The jitted code's selector of a platform's architecture (``Platform.architecture``)."""
     return _ARCH_CODES[architecture]
-
-
-class TableCache:
-    """The 16-bit kernels' 65,536-entry tables, built once per key and kept
-    read-only, the ``size`` most recently used ones at most.
-
-    Thread-safe: guarded by the package's lock (building a table is itself
-    a parallel launch). Every operator's tables use one of these."""
-
-    def __init__(self, size: int = 16):
-        self._tables: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
-        self._size = size
-
-    def get(self, key, build) -> np.ndarray:
-        """The table of ``key``, made by ``build()`` the first time."""
-        with runtime.launch_lock():
-            table = self._tables.get(key)
-            if table is None:
-                table = build()
-                table.flags.writeable = False
-                self._tables[key] = table
-                if len(self._tables) > self._size:
-                    self._tables.popitem(last=False)
-            else:
-                self._tables.move_to_end(key)
-            return table
 
 
 def plan_launch(fields, block_dim: int, arch: int, numel: int, threads: int | None = None) -> Plan:
@@ -91,17 +64,11 @@ def run_walk(params, ins: tuple, out: np.ndarray, launch_plan: Plan) -> None:
     """Run a planned launch of the pass function registered for ``type(params)``
     (:func:`.walk.register_pass`) over flat, C-contiguous ``ins`` (a tuple of
     arrays of one dtype, ``out``'s size) into ``out``."""
-    from .. import engine
-    from ..program.passes import compiled_of, with_tables
-
-    if engine.enabled():   # a compiled program's launch on the engine (swishgrad_numba.engine)
-        from ..engine.runner import prepare
-
-        c = compiled_of(params)
-        if c is not None:
-            prepare(c).run(ins, out, launch_plan, params._asdict())
+    route = walk.route_of(params)   # a compiled program's: on the engine, or its fused pass (program.passes)
+    if route is not None:
+        params = route.flat(params, ins, out, launch_plan)
+        if params is None:
             return
-    params = with_tables(params)
     # On workqueue (not thread-safe) one launch at a time, each still using
     # every Numba thread; TBB and omp need no lock. See runtime.
     serial, bins = walk.launchers(params)

@@ -7,15 +7,21 @@ axis), so the inputs may broadcast against each other and have different
 dtypes. What a pass computes is the operator's pass function
 (:func:`.walk.register_pass`), as in the element-wise walk. SiluGrad's 950
 kernel runs on it.
+
+A pass function registered as wide (:func:`register_wide_pass`: the engine's) takes its local buffers
+as raw bytes with their widths, ``(uint8 row, wide)`` (4 bytes an element where ``wide``, else 2); its
+launch is given the tensors the same way (:func:`run_blocks`), so that it compiles once for every dtype
+and pair of dtypes, not once per pair, and its buffers stay as compact as the tensors.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
-from .walk import WORK_ROWS, compute_pass
+from .walk import WORK_ROWS, compute_pass, route_of
 
-__all__ = ["MAX_RANK", "launch_blocks", "run_blocks"]
+__all__ = ["MAX_RANK", "launch_blocks", "register_wide_pass", "run_blocks"]
 
 #: Axes of a collapsed broadcast shape (opbase's limit).
 MAX_RANK = 8
@@ -28,6 +34,109 @@ def _gm_offset(axes, strides, split, ub_former):
     for i in range(split):
         off += axes[i] * strides[i]
     return off + axes[split] * strides[split] * ub_former
+
+
+_WIDE_PASSES: set = set()
+
+
+def register_wide_pass(params_class) -> None:
+    """A pass function (:func:`.walk.register_pass`) of ``params_class`` that takes each local buffer as
+    ``(uint8 row, wide)``, its bytes and whether its elements are 4 bytes (else 2), the output's too:
+    :func:`run_blocks` then launches it on the tensors' raw bytes, one compilation for every dtype."""
+    _WIDE_PASSES.add(params_class)
+
+
+def _raw(a: np.ndarray, writeable: bool) -> tuple:
+    """A tensor as ``(raw uint8 view, wide)``: its bytes and whether it is 4 bytes an element (else 2)."""
+    v = a.view(np.uint8)
+    if not writeable:
+        v.flags.writeable = False
+    return v, a.itemsize == 4
+
+
+def _is_raw(t) -> bool:
+    return isinstance(t, types.BaseTuple) and len(t) == 2 and isinstance(t[0], types.Array)
+
+
+def local_zeros(gm, shape):
+    """Zeroed local buffers of ``shape`` elements for tensor ``gm``: of its dtype, raw bytes (room for 4 an
+    element) for a raw tensor (jitted code only)."""
+    raise NotImplementedError("local_zeros is only callable from jitted code")
+
+
+@overload(local_zeros)
+def _local_zeros_overload(gm, shape):
+    if _is_raw(gm):
+        return lambda gm, shape: np.zeros((shape[0], shape[1] * 4), dtype=np.uint8)
+    return lambda gm, shape: np.zeros(shape, dtype=gm.dtype)
+
+
+def numel(gm):
+    """A tensor's elements, raw or typed (jitted code only)."""
+    raise NotImplementedError("numel is only callable from jitted code")
+
+
+@overload(numel)
+def _numel_overload(gm):
+    if _is_raw(gm):
+        return lambda gm: gm[0].size // (4 if gm[1] else 2)
+    return lambda gm: gm.size
+
+
+def pass_buffer(gm, loc):
+    """A local buffer as its pass function takes it: ``loc``, or ``(loc, wide)`` for a raw tensor (jitted
+    code only)."""
+    raise NotImplementedError("pass_buffer is only callable from jitted code")
+
+
+@overload(pass_buffer)
+def _pass_buffer_overload(gm, loc):
+    if _is_raw(gm):
+        return lambda gm, loc: (loc, gm[1])
+    return lambda gm, loc: loc
+
+
+def copy_out(out, o_loc, base, lo, hi):
+    """CopyOut of ``o_loc[lo:hi]`` into ``out`` from ``base + lo``, raw or typed (jitted code only)."""
+    raise NotImplementedError("copy_out is only callable from jitted code")
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _copy_out_typed(out, o_loc, base, lo, hi):
+    for k in range(lo, hi):
+        out[base + k] = o_loc[k]
+
+
+@overload(copy_out)
+def _copy_out_overload(out, o_loc, base, lo, hi):
+    if _is_raw(out):
+        def raw(out, o_loc, base, lo, hi):
+            if out[1]:
+                _copy_out_typed(out[0].view(np.float32), o_loc.view(np.float32), base, lo, hi)
+            else:
+                _copy_out_typed(out[0].view(np.uint16), o_loc.view(np.uint16), base, lo, hi)
+        return raw
+    return lambda out, o_loc, base, lo, hi: _copy_out_typed(out, o_loc, base, lo, hi)
+
+
+def copy_in(src, dst, axes, size, split, shape_len, ub_former, out_dims, out_strides, in_strides):
+    """:func:`_copy_in` from a raw or typed tensor (jitted code only)."""
+    raise NotImplementedError("copy_in is only callable from jitted code")
+
+
+@overload(copy_in)
+def _copy_in_overload(src, dst, axes, size, split, shape_len, ub_former, out_dims, out_strides, in_strides):
+    if _is_raw(src):
+        def raw(src, dst, axes, size, split, shape_len, ub_former, out_dims, out_strides, in_strides):
+            if src[1]:
+                _copy_in(src[0].view(np.float32), dst.view(np.float32), axes, size, split, shape_len, ub_former, out_dims,
+                         out_strides, in_strides)
+            else:
+                _copy_in(src[0].view(np.uint16), dst.view(np.uint16), axes, size, split, shape_len, ub_former, out_dims,
+                         out_strides, in_strides)
+        return raw
+    return lambda src, dst, axes, size, split, shape_len, ub_former, out_dims, out_strides, in_strides: _copy_in(
+        src, dst, axes, size, split, shape_len, ub_former, out_dims, out_strides, in_strides)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -68,11 +177,11 @@ def _run_block(params, dy, x, out, blk, block_num, block_former, block_tail, ub_
                split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len):
     """Block ``blk``'s UB loops on the calling thread (:func:`launch_blocks`' body: the parallel launch calls
     it rather than inline it, so that its own compilation is a small loop)."""
-    n = out.size
+    n = numel(out)
     loops = block_tail if blk == block_num - 1 else block_former
-    dy_loc = np.zeros((2, buf_len), dtype=dy.dtype)
-    x_loc = np.zeros((2, buf_len), dtype=x.dtype)
-    o_loc = np.empty(buf_len, dtype=out.dtype)
+    dy_loc = local_zeros(dy, (2, buf_len))
+    x_loc = local_zeros(x, (2, buf_len))
+    o_loc = local_zeros(out, (1, buf_len))[0]
     work = np.empty((WORK_ROWS, buf_len), dtype=np.float32)
     axes = np.zeros(MAX_RANK, dtype=np.int64)
     # BroadcastGetAxesIndices
@@ -99,15 +208,15 @@ def _run_block(params, dy, x, out, blk, block_num, block_former, block_tail, ub_
         q = loop % 2
         reload = loop <= 1 or (blk * block_former + loop) % ub_outer <= 1
         if dy_strides[split] != 0 or reload:
-            _copy_in(dy, dy_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, dy_strides)
+            copy_in(dy, dy_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, dy_strides)
         if x_strides[split] != 0 or reload:
-            _copy_in(x, x_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, x_strides)
-        compute_pass(params, (dy_loc[q], x_loc[q]), o_loc, work, 0, count)
+            copy_in(x, x_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, x_strides)
+        compute_pass(params, (pass_buffer(dy, dy_loc[q]), pass_buffer(x, x_loc[q])), pass_buffer(out, o_loc), work,
+                     0, count)
         base = _gm_offset(axes, out_strides, split, ub_former)
         lo = min(max(-base, 0), count)                # CopyOut of the part inside out
         hi = max(min(n - base, count), lo)
-        for k in range(lo, hi):
-            out[base + k] = o_loc[k]
+        copy_out(out, o_loc, base, lo, hi)
 
 
 @njit(parallel=True, cache=True, error_model="numpy")
@@ -139,15 +248,14 @@ def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_fo
                    shape_len, split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len)
 
 
-def run_blocks(params, *args) -> None:
-    """:func:`launch_blocks` of a compiled program's ``params``, on the engine where it is switched on
-    (:mod:`swishgrad_numba.engine`: its stream is then the walk's pass). Call it under the launch guard."""
-    from .. import engine
-    from ..program.passes import compiled_of, with_tables
-
-    c = compiled_of(params)
-    if engine.enabled() and c is not None:
-        from ..engine.runner import prepare
-
-        params = prepare(c).engine_params(params._asdict())
-    launch_blocks(with_tables(params), *args)
+def run_blocks(params, dy, x, out, *args) -> None:
+    """:func:`launch_blocks` of ``params``, or of what their route gives (:func:`.walk.register_route`: a
+    compiled program's pass, on the engine where it is switched on); a wide pass
+    (:func:`register_wide_pass`) on the tensors' raw bytes where each is 2 or 4 bytes an element. Call it
+    under the launch guard."""
+    route = route_of(params)
+    if route is not None:
+        params = route.broadcast(params)
+    if type(params) in _WIDE_PASSES and all(a.itemsize in (2, 4) for a in (dy, x, out)):
+        dy, x, out = _raw(dy, False), _raw(x, False), _raw(out, True)
+    launch_blocks(params, dy, x, out, *args)

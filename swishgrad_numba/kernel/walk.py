@@ -32,7 +32,7 @@ from numba.extending import overload
 from ..intrinsics import prefetch_read, prefetch_write
 
 __all__ = ["PIECE_DTYPE", "BUFFER_NUM", "PASS_ARGS", "WORK_ROWS", "compute_pass", "launch_bins", "launch_serial",
-           "launchers", "register_pass"]
+           "launchers", "register_pass", "register_route", "route_of"]
 
 #: ``cores`` cores that walk alike, core ``j`` from element ``start + stride * j``:
 #: each makes ``passes`` passes, all of ``pass_len`` elements but the last,
@@ -97,6 +97,23 @@ def _compute_pass_overload(params, in_bufs, o_buf, work, a, b):
     if isinstance(params, types.BaseNamedTuple):
         return _PASS_FUNCTIONS.get(params.instance_class)
     return None
+
+
+_ROUTES: dict = {}
+
+
+def register_route(params_class, route) -> None:
+    """How a launch whose ``params`` is a ``params_class`` runs, decided by the layer that made the class
+    (a compiled program's, :mod:`swishgrad_numba.program.passes`: on the engine or its fused pass), so
+    that the walks need not import it. ``route.flat(params, ins, out, plan)`` returns the parameters
+    whose pass function the element-wise walk runs, or None where it ran the launch itself;
+    ``route.broadcast(params)`` returns the parameters the broadcast walk runs."""
+    _ROUTES[params_class] = route
+
+
+def route_of(params):
+    """The route registered for ``type(params)`` (:func:`register_route`), or None."""
+    return _ROUTES.get(type(params))
 
 
 @njit(cache=True, error_model="numpy", inline="always")

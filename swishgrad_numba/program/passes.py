@@ -13,7 +13,8 @@ source stamp covers.
 A pass's parameters are the program's attributes as float32 and its
 16-bit tables, built by :func:`build_table` (a parallel launch over the
 65,536 bit patterns, one generated entry function per table) and kept in a
-:class:`kernel.TableCache`.
+:class:`kernel.tables.TableCache`. Every launch of a pass goes by its route (:meth:`Compiled.flat`,
+:meth:`Compiled.broadcast`, registered with the walks): on the engine where it is switched on.
 """
 from __future__ import annotations
 
@@ -29,11 +30,12 @@ from numba import njit, prange
 from numba.core import types
 from numba.extending import overload
 
-from .. import engine, kernel, runtime
+from .. import engine, runtime
 from ..intrinsics import vectorise_full_width
 from ..kernel import exp as _exp
 from ..kernel.envelope import ulp_shift
-from ..kernel.walk import register_pass
+from ..kernel.tables import TableCache
+from ..kernel.walk import register_pass, register_route
 from . import semantics
 from .compiler import entry_source, pass_source
 from .isa import AXPY_ROUNDINGS, MASK_DTYPE
@@ -44,7 +46,7 @@ __all__ = ["Compiled", "compiled", "compiled_of", "with_tables", "compile_progra
 _OVERFLOW = {False: "inf", True: "sat"}
 _ENTRIES: dict = {}
 _LOCK = threading.RLock()
-_TABLES = kernel.TableCache(size=32)
+_TABLES = TableCache(size=32)
 _ADHOC = itertools.count()
 _BY_CLASS: dict = {}
 _NO_TABLE = np.zeros(0, dtype=np.float32)
@@ -112,6 +114,7 @@ class Compiled:
                                        + [(f"table{i}", np.ndarray) for i in range(len(self.lowered.tables))])
         self.params_class.__module__ = module
         _BY_CLASS[self.params_class] = self
+        register_route(self.params_class, self)
         self.pass_source = pass_source(self.lowered, "compute", sat, broadcast)
         register_pass(self.params_class)(njit(cache=True, error_model="numpy")(_define(self.pass_source, "compute",
                                                                                 key_name("Pass", key))))
@@ -123,6 +126,25 @@ class Compiled:
             _ENTRIES[cls] = _define(src, "entry", cls.__name__)
             self.table_classes.append(cls)
             self.entry_sources.append(src)
+
+    def flat(self, params, ins, out, launch_plan):
+        """The element-wise walk's route (:func:`kernel.walk.register_route`): on the engine where it is
+        switched on (the launch runs here: None), else the fused pass's parameters, tables built."""
+        if engine.enabled():
+            from ..engine.runner import prepare
+
+            prepare(self).run(ins, out, launch_plan, params._asdict())
+            return None
+        return with_tables(params)
+
+    def broadcast(self, params):
+        """The broadcast walk's route: the engine's pass parameters where it is switched on, else the fused
+        pass's, tables built."""
+        if engine.enabled():
+            from ..engine.runner import prepare
+
+            return prepare(self).engine_params(params._asdict())
+        return with_tables(params)
 
     def table_dtype(self, i: int):
         dtype = self.lowered.values[self.lowered.tables[i]].dtype
