@@ -54,11 +54,20 @@ def _show(args) -> int:
     return 0
 
 
+def _table(args) -> int:
+    from ..ops.table import markdown
+
+    sys.stdout.write(markdown())
+    return 0
+
+
 def register(subparsers) -> None:
     ops = subparsers.add_parser("ops", help="the registered operators and their programs")
     sub = ops.add_subparsers(dest="ops_command", metavar="OPS_COMMAND")
     lister = sub.add_parser("list", help="the operators with their aclnn names, kernels and dtypes")
     lister.set_defaults(func=_list)
+    table = sub.add_parser("table", help="the docs table of operators, as Markdown (docs/operators.md)")
+    table.set_defaults(func=_table)
     show = sub.add_parser("show", help="an operator's description (where it has one; not with --soc) and its program, one vector "
                           "instruction per line")
     show.add_argument("name", help="the operator's registry name (see `swishgrad ops list`)")
