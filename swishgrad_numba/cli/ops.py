@@ -9,13 +9,23 @@ from ._options import OptionError, check_soc
 __all__ = ["register"]
 
 
+def _kernel_dtypes(op) -> tuple:
+    """The floating dtypes its kernels take on some SoC: its description's lists where it has one."""
+    desc = op.described_by
+    if desc is None:
+        return ("float32", "float16", "bfloat16")
+    listed = {d for dtypes in desc.dtypes.values() for d in dtypes}
+    return tuple(d for d in ("float32", "float16", "bfloat16") if d in listed)
+
+
 def _list(args) -> int:
     from ..ops import OPERATORS
 
     header = ("operator", "aclnn", "kernel op", "kernels (programs: *)", "dtypes")
     rows = [(name, op.aclnn[-1], op.kernel_op,
              ", ".join(f"{arch}{'*' if k.programs else ''}" for arch, k in op.kernels.items()),
-             ", ".join(("float32", "float16", "bfloat16", *(f"{d} (AICPU)" for d in op.aicpu_dtypes))))
+             ", ".join((*_kernel_dtypes(op), *(f"{d} (AICPU)" for d in op.aicpu_dtypes),
+                        *(f"{d} (exact)" for d in getattr(op.described_by, "exact_dtypes", ())))))
             for name, op in OPERATORS.items()]
     from .swiglu import list_rows   # the row operators (issue 41): not the registry's walk
 
