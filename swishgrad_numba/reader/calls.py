@@ -6,6 +6,7 @@ from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
 from .abstract import TilingField
+from .compare import compare_call
 from .machine import Mode, Symbolic, Tensor, Unknown, refuse
 from .objects import Event, GlobalT, GlobalView, TilingVal
 from .syntax import Name
@@ -37,6 +38,8 @@ class CallsMixin:
         args = [self.eval(a) for a in arg_nodes]
         if ident in ("DataCopy", "DataCopyPad"):
             return self.data_copy(node, args)
+        if ident in ("Compare", "CompareScalar", "Select") and len(fn.segs) <= 2:
+            return compare_call(self, node, ident, args)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2:
             return self.vector_call(node, ident, args, trailing=(1,), counted=True)
         if len(fn.segs) == 1 and self.this is not None and _has_method(self.symbols, self.this.cls, ident):
@@ -122,7 +125,9 @@ class CallsMixin:
             if isinstance(arg, CNum):
                 return as_constant(arg)
             refuse(node, f"{op} scalar {render(node)}", "neither a constant nor a float tiling field")
-        if not isinstance(arg, Mode):
+        if kind == "c":               # a CMPMODE, checked by .compare
+            return arg
+        if not isinstance(arg, Mode) or arg.kind != "RoundMode":
             refuse(node, f"{op} round mode", "not an AscendC::RoundMode")
         return arg.name
 

@@ -19,6 +19,11 @@ _SIZES = {"float": 4, "half": 2, "bfloat16_t": 2, "double": 8, "int8_t": 1, "uin
           "uint16_t": 2, "int32_t": 4, "uint32_t": 4, "int": 4, "int64_t": 8, "uint64_t": 8}
 
 
+#: ``event_t``'s named ids (``SetFlag<HardEvent::MTE2_V>(EVENT_ID0)``, ``event_t id = EVENT_ID1;``): they
+#: order the pipes, which the model runs in program order, so only their values are read (issue 43).
+_EVENT_IDS = {f"EVENT_ID{k}": k for k in range(8)}
+
+
 class ExpressionMixin:
     # ------------------------------------------------------------ types
     def type_of(self, node) -> TypeVal:
@@ -144,10 +149,14 @@ class ExpressionMixin:
             return self.same_type(node, *(node.targs or node.segs[-2][1]))
         if ident in ("true", "false"):
             return CNum(int(ident == "true"), "int")
+        if ident in _EVENT_IDS and len(node.segs) == 1:     # a pipe event's id: synchronisation only
+            return CNum(_EVENT_IDS[ident], "int")
         if ident == "nullptr":
             return Unknown("nullptr")
         if len(node.segs) >= 2 and node.segs[-2][0] == "RoundMode":
             return Mode(ident)
+        if len(node.segs) >= 2 and node.segs[-2][0] in ("CMPMODE", "SELMODE"):
+            return Mode(ident, node.segs[-2][0])
         if len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.enums:
             return self.enum_item(node, self.symbols.enums[node.segs[-2][0]], ident)
         if ident in self.symbols.constants:

@@ -7,6 +7,8 @@ choices that compute differently are variants named by their conditions.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import re
 from dataclasses import replace
 
@@ -71,13 +73,14 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None,
 def _read_for_platform(folder, entry, name, defines, host):
     consulted = set()
     try:
-        d, err = _read(_with_host(load(folder, entry, defines, consulted), host), name), None
+        d, err = _read(_with_host(load(folder, entry, defines, consulted, _root(folder, host)), host), name), None
     except KernelSourceError as exc:
         d, err = None, exc
     soc = set(PLATFORM_DEFINES["950"])
     if consulted & soc and not defines.keys() & soc and (err is not None or d.style == "dag"):
         try:        # a 950 kernel: its conditions read again with the 950's macros
-            d950 = _read(_with_host(load(folder, entry, {**PLATFORM_DEFINES["950"], **defines}), host), name)
+            d950 = _read(_with_host(load(folder, entry, {**PLATFORM_DEFINES["950"], **defines}, None,
+                                         _root(folder, host)), host), name)
         except KernelSourceError:
             d950 = None
         if d950 is not None and d950.style == "dag":
@@ -89,6 +92,12 @@ def _read_for_platform(folder, entry, name, defines, host):
     if err is not None:
         raise err
     return d
+
+
+def _root(folder, host):
+    """What ``#include``s may reach: the operator folder where it was given (``op_host`` read beside
+    ``op_kernel``), else the kernel folder itself."""
+    return Path(folder).parent if host is not None else None
 
 
 def _checked_defines(defines) -> dict:
@@ -159,7 +168,7 @@ def _read(sources, name):
 def entry_symbols(folder, entry=None, defines=None, host=None, name=None) -> tuple:
     """``(symbols, entry function)`` of an A2 kernel as :func:`read_source` reads it (for the schedule,
     :mod:`.schedule`, which runs its scalar code again)."""
-    sources = _with_host(load(folder, entry, _checked_defines(defines)), host)
+    sources = _with_host(load(folder, entry, _checked_defines(defines), None, _root(folder, host)), host)
     fn = _entry_function(sources, name)
     sources.symbols.default_tiling = host.struct_for(fn.name.last) if host is not None else None
     sources.symbols.host_given = host is not None

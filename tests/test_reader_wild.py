@@ -1,0 +1,47 @@
+"""What the ops-nn census and kernels from the wild stop on (issue 43), each in a fixture written for these
+tests: hand synchronisation with named events (sync_events). References are plain NumPy."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reference import assert_bits_equal
+from reader_variants import fixture_variant
+
+from swishgrad_numba.ops import read_kernel
+from swishgrad_numba.reader import KernelSourceError
+
+KERNELS = Path(__file__).parent / "fixtures" / "kernels"
+
+
+def test_named_events_are_synchronisation_only():
+    op = read_kernel(KERNELS / "sync_events")
+    x = np.random.default_rng(3).normal(0, 4, 4 * 2048).astype(np.float32)
+    x[:4] = [1e-30, 0.0, 3.0, 2.9999998]
+    want = np.minimum(np.maximum(x, np.float32(0)) * np.float32(2), np.float32(6))
+    assert_bits_equal(op.run(x=x), want, "sync_events")
+
+
+def test_an_event_id_past_the_named_ones_is_unknown(tmp_path):
+    folder, path = fixture_variant(tmp_path, "sync_events", "eventId = EVENT_ID0;", "eventId = EVENT_ID9;")
+    with pytest.raises(KernelSourceError, match="EVENT_ID9"):
+        read_kernel(folder)
+
+
+def test_relative_includes_resolve_inside_the_operator_folder(tmp_path):
+    new = '#include "../inc/platform.h"\n#include "../inc/scales.h"\n#include "kernel_operator.h"'
+    folder, path = fixture_variant(tmp_path, "sync_events", '#include "kernel_operator.h"', new)
+    text = path.read_text().replace("Muls(yLocal, yLocal, 2.0f,", "Muls(yLocal, yLocal, SHARED_GAIN,")
+    path.write_text(text)
+    (folder / "inc").mkdir()
+    (folder / "inc" / "scales.h").write_text("constexpr float SHARED_GAIN = 2.0f;\n")
+    (tmp_path / "inc").mkdir()          # beside the operator folder: never read
+    (tmp_path / "inc" / "platform.h").write_text("#error outside\n")
+    op = read_kernel(folder)            # ../inc/platform.h: inside the operator folder and absent, a library header
+    assert "Muls(yLocal, yLocal, 2.0f)" in str(op.program("float32"))
+    with pytest.raises(KernelSourceError, match="outside the kernel folder"):
+        read_kernel(folder / "op_kernel")          # the op_kernel folder alone bounds its includes
+    path.write_text(text.replace('"../inc/platform.h"', '"../../inc/platform.h"'))
+    with pytest.raises(KernelSourceError, match="outside the kernel folder") as e:
+        read_kernel(folder)
+    assert "#error" not in str(e.value)
