@@ -45,3 +45,35 @@ def test_relative_includes_resolve_inside_the_operator_folder(tmp_path):
     with pytest.raises(KernelSourceError, match="outside the kernel folder") as e:
         read_kernel(folder)
     assert "#error" not in str(e.value)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_the_build_dtype_flags_are_set_per_dtype(dtype):
+    import ml_dtypes
+
+    t = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}[dtype]
+    op = read_kernel(KERNELS / "dtype_flags")
+    assert op.description.builds[dtype]["ORIG_DTYPE_X"] == {"float32": "DT_FLOAT", "float16": "DT_FLOAT16",
+                                                            "bfloat16": "DT_BF16"}[dtype]
+    x = np.random.default_rng(5).normal(0, 30, 2 * 2048).astype(t)
+    want = (x.astype(np.float32) * np.float32(1.5) + np.float32(0.25)).astype(t)    # float32, rounded once
+    assert_bits_equal(op.run(x=x), want, f"dtype_flags {dtype}")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("static_cast<T>(-2.5f)", "(T)-2.5f"),                                     # a C cast of a signed literal
+    ("Add(zLocal, xLocal, yLocal", "using namespace AscendC;\n        Add(zLocal, xLocal, yLocal"),
+    ("Sub(zLocal, zLocal, yLocal", "Sub(zLocal, zLocal, yLocal.template ReinterpretCast<T>()"),   # to itself
+])
+def test_constructs_of_the_wild_read_as_the_plain_kernel(tmp_path, old, new):
+    folder, _ = fixture_variant(tmp_path, "half_native", old, new)
+    plain = read_kernel(KERNELS / "half_native")
+    for dtype in ("float16", "bfloat16"):
+        assert str(read_kernel(folder).program(dtype)) == str(plain.program(dtype))
+
+
+def test_a_reinterpret_cast_to_another_type_is_refused(tmp_path):
+    folder, _ = fixture_variant(tmp_path, "half_native", "Sub(zLocal, zLocal, yLocal",
+                                "Sub(zLocal, zLocal, yLocal.ReinterpretCast<int16_t>()")
+    with pytest.raises(KernelSourceError, match="ReinterpretCast.*another type"):
+        read_kernel(folder)

@@ -9,7 +9,7 @@ from .errors import KernelSourceError
 from .limits import MAX_EVAL_DEPTH
 from .objects import GMAddr
 from .parser import BUILTIN_TYPES
-from .syntax import Member, Name, Type
+from .syntax import Member, Name, Num, Type, Unary
 from .values import CNum, TypeVal, arith, as_constant, complement, convert, is_int, negate, number, render
 
 __all__ = ["ExpressionMixin"]
@@ -261,7 +261,12 @@ class ExpressionMixin:
                 value = self._combine(node, node.op[0], self.eval(node.a), value)
             self.assign(node.a, value, node)
             return value
-        return self._combine(node, node.op, self.eval(node.a), self.eval(node.b))
+        a = self.eval(node.a)
+        if isinstance(a, TypeVal) and node.op in ("-", "+") and isinstance(node.a, Name) and isinstance(node.b, Num):
+            # (T)-2.5f: the parser, which does not know that T names a type, read it as T - 2.5f; a type
+            # minus a literal is no C, so it is the C cast of the signed literal (issue 43)
+            return self.cast(node, a, self.eval(Unary(node.op, node.b, node.at)))
+        return self._combine(node, node.op, a, self.eval(node.b))
 
     def _combine(self, node, op, a, b):
         scalars = (CNum, Unknown, Symbolic, TilingField, AttrRef, ScalarProduct, TypeVal)

@@ -76,6 +76,9 @@ def _read_for_platform(folder, entry, name, defines, host):
         d, err = _read(_with_host(load(folder, entry, defines, consulted, _root(folder, host)), host), name), None
     except KernelSourceError as exc:
         d, err = None, exc
+    flags = sorted(n for n in consulted if _DTYPE_FLAG.fullmatch(n) and n not in defines)
+    if flags:
+        return _per_dtype(folder, entry, name, defines, host, flags)
     soc = set(PLATFORM_DEFINES["950"])
     if consulted & soc and not defines.keys() & soc and (err is not None or d.style == "dag"):
         try:        # a 950 kernel: its conditions read again with the 950's macros
@@ -92,6 +95,47 @@ def _read_for_platform(folder, entry, name, defines, host):
     if err is not None:
         raise err
     return d
+
+
+#: The build's dtype flags: ``DTYPE_X`` (the C type of the tensor ``x``) and ``ORIG_DTYPE_X`` (its ``ge``
+#: data type), one set per dtype the kernel is compiled for.
+_DTYPE_FLAG = re.compile(r"(ORIG_)?DTYPE_\w+")
+#: ``ge::DataType``'s values (graph/types.h), as a condition ``ORIG_DTYPE_X == DT_FLOAT`` reads them.
+DT_CODES = {"DT_FLOAT": 0, "DT_FLOAT16": 1, "DT_INT8": 2, "DT_INT32": 3, "DT_UINT8": 4, "DT_INT16": 6,
+            "DT_UINT16": 7, "DT_UINT32": 8, "DT_INT64": 9, "DT_UINT64": 10, "DT_DOUBLE": 11, "DT_BOOL": 12,
+            "DT_BF16": 27}
+_DT_OF = {"float32": "DT_FLOAT", "float16": "DT_FLOAT16", "bfloat16": "DT_BF16"}
+
+
+def dtype_build(defines, flags, dtype) -> dict:
+    """The macros of the build for ``dtype``: every flag of ``flags`` names it (``DTYPE_*`` its C type,
+    ``ORIG_DTYPE_*`` its ``DT_*``, whose values are :data:`DT_CODES`), over ``defines``."""
+    build = {**{k: v for k, v in DT_CODES.items() if k not in defines}, **defines}
+    for flag in flags:
+        build[flag] = _DT_OF[dtype] if flag.startswith("ORIG_") else DTYPE_CNAMES[dtype]
+    return build
+
+
+def _per_dtype(folder, entry, name, defines, host, flags):
+    """A kernel whose conditions test the build's dtype flags, read once per dtype with that dtype's
+    build (:func:`dtype_build`; every tensor of the one dtype); a dtype whose build computes nothing is
+    left out."""
+    first, bodies, builds, empty = None, [], {}, None
+    for dtype in DTYPE_CNAMES:
+        build = dtype_build(defines, flags, dtype)
+        try:
+            d = _read(_with_host(load(folder, entry, build, None, _root(folder, host)), host), name, only=dtype)
+        except KernelSourceError as exc:
+            if exc.detail != "no dtype's path computes anything":
+                raise
+            empty = exc
+            continue
+        first = first or d
+        bodies.extend(d.bodies)
+        builds[dtype] = build
+    if first is None:
+        raise empty
+    return replace(first, bodies=tuple(bodies), builds=builds)
 
 
 def _root(folder, host):
@@ -126,7 +170,7 @@ def _with_host(sources, host):
     return sources
 
 
-def _read(sources, name):
+def _read(sources, name, only=None):
     from .dag import DagMachine       # the class machine with the 950 schedulers
 
     fn = _entry_function(sources, name)
@@ -137,6 +181,8 @@ def _read(sources, name):
     gm = tuple(p.name for p in fn.params if p.type.name.last == "GM_ADDR" and p.name not in ("workspace", "tiling"))
     bodies, style, struct, struct_vars, struct_at = [], "a2", None, set(), None
     for dtype, cname in DTYPE_CNAMES.items():
+        if only is not None and dtype != only:
+            continue
         found = []
         for conds, m in _paths(sources.symbols, fn, cname, gm, DagMachine):
             if not m.events:
