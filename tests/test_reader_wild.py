@@ -77,3 +77,38 @@ def test_a_reinterpret_cast_to_another_type_is_refused(tmp_path):
                                 "Sub(zLocal, zLocal, yLocal.ReinterpretCast<int16_t>()")
     with pytest.raises(KernelSourceError, match="ReinterpretCast.*another type"):
         read_kernel(folder)
+
+
+def _one_buffer_for_both(tmp_path, offset="this->tileLength"):
+    """half_native with x and y copied into one queue buffer, y the part from ``offset`` (``xLocal[n]``)."""
+    folder, path = fixture_variant(tmp_path, "half_native", "pipe.InitBuffer(inQueueX, BUFFER_NUM, this->tileLength",
+                                   "pipe.InitBuffer(inQueueX, BUFFER_NUM, 2 * this->tileLength")
+    text = path.read_text()
+    for old, new in [("LocalTensor<T> yLocal = inQueueY.AllocTensor<T>();", f"LocalTensor<T> yLocal = xLocal[{offset}];"),
+                     ("LocalTensor<T> yLocal = inQueueY.DeQue<T>();", f"LocalTensor<T> yLocal = xLocal[{offset}];"),
+                     ("inQueueY.EnQue(yLocal);", ""), ("inQueueY.FreeTensor(yLocal);", "")]:
+        assert old in text
+        text = text.replace(old, new)
+    path.write_text(text)
+    return folder, path
+
+
+@pytest.mark.parametrize("dtype", ["float16"])
+def test_a_local_tensor_at_an_offset_is_the_buffers_part(tmp_path, dtype):
+    from test_reader_sixteen_bit import _inputs, ref_half_native
+
+    folder, _ = _one_buffer_for_both(tmp_path)
+    op = read_kernel(folder)
+    assert str(op.program(dtype)) == str(read_kernel(KERNELS / "half_native").program(dtype))
+    x, y = _inputs(dtype)
+    assert_bits_equal(op.run(x=x, y=y), ref_half_native(x, y, dtype), f"one buffer {dtype}")
+
+
+def test_overlapping_parts_of_a_buffer_are_refused_at_their_line(tmp_path):
+    from test_reader_sixteen_bit import _inputs
+
+    folder, path = _one_buffer_for_both(tmp_path, "this->tileLength / 2")
+    x, y = _inputs("float16")
+    with pytest.raises(KernelSourceError, match="overlaps") as e:
+        read_kernel(folder).run(x=x, y=y)
+    assert "xLocal[this->tileLength / 2]" in path.read_text().splitlines()[e.value.line - 1]

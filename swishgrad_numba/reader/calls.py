@@ -2,6 +2,8 @@
 tensors, the vector instructions, and calls of the kernel's own functions."""
 from __future__ import annotations
 
+import re
+
 from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
@@ -97,7 +99,20 @@ class CallsMixin:
             return GlobalView(obj)
         if isinstance(obj, tuple):            # an array read from its initialiser
             return self.element(node, obj)
-        refuse(node, f"a local tensor at an offset ({render(node)})", "the program form reads whole tensors")
+        if isinstance(obj, Tensor) and obj.key not in getattr(self, "views", {}):
+            return self.view(node, obj, self.eval(node.index))
+        refuse(node, f"a local tensor at an offset ({render(node)})", "the program form reads whole tensors "
+               "(an offset into a buffer's own part is read: not one into a part)")
+
+    def view(self, node, obj, offset):
+        """``buf[offset]``: the part of a local buffer from element ``offset``, a tensor of its own (issue 43;
+        at 0 the buffer itself). The schedule checks that the parts a core uses do not overlap."""
+        if isinstance(offset, CNum) and offset.value == 0:
+            return obj
+        key = f"{obj.key}_at_{re.sub(r'[^0-9A-Za-z]+', '_', render(node.index)).strip('_')}"
+        self.__dict__.setdefault("views", {})[key] = (obj.key, node)
+        self.dtypes.setdefault(key, obj.dtype)
+        return Tensor(key, obj.dtype)
 
     def vector_call(self, node, op, args, trailing, counted=False):
         """Record one vector call; ``trailing`` operands (count or mask) close it. ``counted``:
