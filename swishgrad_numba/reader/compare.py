@@ -15,7 +15,7 @@ exact widenings (:mod:`.to_program`).
 """
 from __future__ import annotations
 
-from .abstract import Mode, refuse
+from .abstract import Mode, Tensor, refuse
 
 __all__ = ["compare_call"]
 
@@ -29,6 +29,7 @@ def compare_call(machine, node, ident, args):
         if len(args) != 5:
             refuse(node, f"{ident} with {len(args)} arguments", "the reader knows (dst, src0, src1, CMPMODE, "
                    "count); the level-0 forms (mask, repeat parameters) and the CMPMASK register are not read")
+        _mask(node, ident, args[0])
         mode = args[3]
         if not isinstance(mode, Mode) or mode.kind != "CMPMODE" or mode.name not in _CMP:
             refuse(node, f"{ident} mode", f"not an AscendC::CMPMODE ({', '.join(_CMP)})")
@@ -36,6 +37,7 @@ def compare_call(machine, node, ident, args):
     if len(args) != 6:
         refuse(node, f"Select with {len(args)} arguments", "the reader knows (dst, selMask, src0, src1, SELMODE, "
                "count); the level-0 forms (mask, repeat parameters) are not read")
+    _mask(node, "Select", args[1])
     mode = args[4]
     if not isinstance(mode, Mode) or mode.kind != "SELMODE" or mode.name not in _SEL:
         name = mode.name if isinstance(mode, Mode) else "mode"
@@ -44,3 +46,9 @@ def compare_call(machine, node, ident, args):
     op = _SEL[mode.name]
     return machine.vector_call(node, op, [args[0], args[2], args[3], args[1], args[5]], trailing=(1,),
                                counted=True)
+
+
+def _mask(node, op, arg):
+    if isinstance(arg, Tensor) and arg.dtype != "uint8":
+        refuse(node, f"{op} with a mask of {arg.dtype}", "the reader reads a comparison's mask as a "
+               "LocalTensor<uint8_t>")
