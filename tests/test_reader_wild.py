@@ -112,3 +112,12 @@ def test_overlapping_parts_of_a_buffer_are_refused_at_their_line(tmp_path):
     with pytest.raises(KernelSourceError, match="overlaps") as e:
         read_kernel(folder).run(x=x, y=y)
     assert "xLocal[this->tileLength / 2]" in path.read_text().splitlines()[e.value.line - 1]
+
+
+def test_a_narrowing_cast_none_is_cast_rint(tmp_path):
+    # the RoundMode page: CAST_NONE is CAST_RINT where the conversion loses precision
+    folder, _ = fixture_variant(tmp_path, "dtype_flags", "Cast(yLocal, xf, RoundMode::CAST_RINT",
+                                "Cast(yLocal, xf, RoundMode::CAST_NONE")
+    plain = read_kernel(KERNELS / "dtype_flags")
+    for dtype in ("float16", "bfloat16"):
+        assert str(read_kernel(folder).program(dtype)) == str(plain.program(dtype))

@@ -84,6 +84,11 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
         if s.op == "Cast" and dtypes[s.args[0]] == "float32" and dtypes[s.args[1]] != "float32":
             # widening 16-bit to float32 is exact whatever mode the source names (tanh_grad: CAST_RINT)
             args = args[:2] + ("CAST_NONE",)
+        elif s.op == "Cast" and dtypes[s.args[1]] == "float32" and dtypes[s.args[0]] in _NARROW \
+                and s.args[2] == "CAST_NONE":
+            # narrowing with CAST_NONE: the RoundMode page's CAST_NONE is CAST_RINT where precision is lost
+            # (as the program form's int32 -> float32; issue 43)
+            args = args[:2] + ("CAST_RINT",)
         return Instr("Select" if s.op == "Selects" else s.op, args)
 
     def widened(t):
