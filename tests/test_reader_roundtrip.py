@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from swishgrad_numba.reader import AttrRef, Body, Constant, ScalarProduct, Step, read_source
-from swishgrad_numba.reader.instructions import SPELLINGS, VECTOR_CALLS
+from swishgrad_numba.reader.instructions import COMPARE_OPS, SPELLINGS, VECTOR_CALLS
 from swishgrad_numba.reader.printer import print_a2, write_a2
 
 ATTRS = ("alpha", "beta")
 # the form's names only: another spelling (AscendC::Log) reads back as the form's (Ln)
-FLOAT_OPS = [op for op in VECTOR_CALLS if op != "Cast" and op not in SPELLINGS]
+FLOAT_OPS = [op for op in VECTOR_CALLS if op != "Cast" and op not in SPELLINGS and op not in COMPARE_OPS]
 
 
 def _scalar(rng):

@@ -13,11 +13,16 @@ The preprocessor's conditions are evaluated for a device build
 (:data:`.preprocess.DEVICE_DEFINES`, and the caller's ``defines``); only regular
 files inside the folder are read, within the fixed limits of :mod:`.limits`.
 
+Read since issue 43's census work: ``Compare``, ``CompareScalar`` and ``Select`` (:mod:`.compare`),
+``EVENT_ID0``-``7`` (synchronisation only), the build's dtype flags (``DTYPE_X``, ``ORIG_DTYPE_X``: one
+read per dtype), a local tensor at an offset (the buffer's part, :mod:`.schedule` checks the parts do not
+overlap), ``ReinterpretCast`` to the tensor's own type, ``(T)-2.5f``, ``using namespace`` in a body.
+
 Refused, each with its file and line: loops in Compute (and over ``SetValue``),
-``ReinterpretCast`` and ``reinterpret_cast``, a local tensor at an offset,
+``ReinterpretCast`` to another type and ``reinterpret_cast``, overlapping parts of a buffer,
 a condition of the preprocessor around code on a macro it does not know (a build
-flag: pass ``defines=``), calls it does not know (``Compare``, ``Select``,
-``Sin``, ...), runtime branches around vector calls, arithmetic on an
+flag: pass ``defines=``), calls it does not know (level-0 forms, ``Sin``, ...),
+runtime branches around vector calls, arithmetic on an
 attribute other than a product with a float32 constant, a Cast from a dtype to
 itself outside a DAG, a vector call over a constant count, a type in
 ``std::is_same_v`` it does not know, a DAG node that writes an input a later

@@ -35,8 +35,9 @@ class Tensor:
 
 @dataclass(frozen=True)
 class Mode:
-    """An ``AscendC::RoundMode`` value."""
+    """An ``AscendC::RoundMode`` value; ``kind`` "CMPMODE" or "SELMODE" for those enums' values (issue 43)."""
     name: str
+    kind: str = "RoundMode"
 
 
 class Return_(Exception):

@@ -2,10 +2,13 @@
 tensors, the vector instructions, and calls of the kernel's own functions."""
 from __future__ import annotations
 
+import re
+
 from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
 from .abstract import TilingField
+from .compare import compare_call
 from .machine import Mode, Symbolic, Tensor, Unknown, refuse
 from .objects import Event, GlobalT, GlobalView, TilingVal
 from .syntax import Name
@@ -37,6 +40,8 @@ class CallsMixin:
         args = [self.eval(a) for a in arg_nodes]
         if ident in ("DataCopy", "DataCopyPad"):
             return self.data_copy(node, args)
+        if ident in ("Compare", "CompareScalar", "Select") and len(fn.segs) <= 2:
+            return compare_call(self, node, ident, args)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2:
             return self.vector_call(node, ident, args, trailing=(1,), counted=True)
         if len(fn.segs) == 1 and self.this is not None and _has_method(self.symbols, self.this.cls, ident):
@@ -94,7 +99,20 @@ class CallsMixin:
             return GlobalView(obj)
         if isinstance(obj, tuple):            # an array read from its initialiser
             return self.element(node, obj)
-        refuse(node, f"a local tensor at an offset ({render(node)})", "the program form reads whole tensors")
+        if isinstance(obj, Tensor) and obj.key not in getattr(self, "views", {}):
+            return self.view(node, obj, self.eval(node.index))
+        refuse(node, f"a local tensor at an offset ({render(node)})", "the program form reads whole tensors "
+               "(an offset into a buffer's own part is read: not one into a part)")
+
+    def view(self, node, obj, offset):
+        """``buf[offset]``: the part of a local buffer from element ``offset``, a tensor of its own (issue 43;
+        at 0 the buffer itself). The schedule checks that the parts a core uses do not overlap."""
+        if isinstance(offset, CNum) and offset.value == 0:
+            return obj
+        key = f"{obj.key}_at_{re.sub(r'[^0-9A-Za-z]+', '_', render(node.index)).strip('_')}"
+        self.__dict__.setdefault("views", {})[key] = (obj.key, node)
+        self.dtypes.setdefault(key, obj.dtype)
+        return Tensor(key, obj.dtype)
 
     def vector_call(self, node, op, args, trailing, counted=False):
         """Record one vector call; ``trailing`` operands (count or mask) close it. ``counted``:
@@ -122,7 +140,9 @@ class CallsMixin:
             if isinstance(arg, CNum):
                 return as_constant(arg)
             refuse(node, f"{op} scalar {render(node)}", "neither a constant nor a float tiling field")
-        if not isinstance(arg, Mode):
+        if kind == "c":               # a CMPMODE, checked by .compare
+            return arg
+        if not isinstance(arg, Mode) or arg.kind != "RoundMode":
             refuse(node, f"{op} round mode", "not an AscendC::RoundMode")
         return arg.name
 

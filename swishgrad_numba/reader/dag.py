@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .a2 import ClassMachine
 from .description import AttrRef, Step
-from .instructions import ROUND_MODES, SPELLINGS, VECTOR_CALLS
+from .instructions import COMPARE_OPS, ROUND_MODES, SPELLINGS, VECTOR_CALLS
 from .machine import refuse
 from .microapi import MicroMixin
 from .objects import Event
@@ -191,7 +191,8 @@ class DagMachine(MicroMixin, ClassMachine):
             self._tensor_key(alias, name, targs[0])
             self.events.append(Event("step", Step("Cast", (name, args[0], mode), alias.at)))
             return name
-        if len(op.segs) >= 2 and op.segs[-2][0] == "Vec" and VECTOR_CALLS.get(kind, "D")[0] == "d":
+        if len(op.segs) >= 2 and op.segs[-2][0] == "Vec" and VECTOR_CALLS.get(kind, "D")[0] == "d" \
+                and kind not in COMPARE_OPS:
             kinds = VECTOR_CALLS[kind]
             if len(args) != len(kinds) - 1:
                 refuse(alias, f"Vec::{kind} with {len(args)} inputs")

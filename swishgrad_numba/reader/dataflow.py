@@ -32,7 +32,7 @@ def output_expression(steps, inputs, output, attrs=None):
                 ops.append(held[arg])
             elif kind == "k":
                 ops.append(_scalar(arg, attrs))
-            elif kind == "m":
+            elif kind in "mc":
                 ops.append(arg)
         if step.op in _COMMUTATIVE:
             ops = sorted(ops, key=repr)

@@ -121,7 +121,8 @@ class KernelDescription:
     """A kernel as read: ``name`` (the ``__global__`` function), ``style`` ("a2" class
     style or "dag"), ``entry`` (its file), ``gm_params`` (the ``GM_ADDR`` parameters
     but workspace and tiling), ``tiling`` (:class:`TilingStruct` or None where the
-    struct is the scheduler's own), ``bodies``."""
+    struct is the scheduler's own), ``bodies``; ``builds``: per dtype, the macros of the build its bodies
+    were read with, where the sources test the build's dtype flags (``DTYPE_X``, ``ORIG_DTYPE_X``)."""
 
     name: str
     style: str
@@ -129,6 +130,7 @@ class KernelDescription:
     gm_params: tuple
     tiling: TilingStruct | None
     bodies: tuple
+    builds: dict = field(default_factory=dict, compare=False)
 
     @property
     def dtypes(self) -> tuple:

@@ -9,7 +9,7 @@ from .errors import KernelSourceError
 from .limits import MAX_EVAL_DEPTH
 from .objects import GMAddr
 from .parser import BUILTIN_TYPES
-from .syntax import Member, Name, Type
+from .syntax import Member, Name, Num, Type, Unary
 from .values import CNum, TypeVal, arith, as_constant, complement, convert, is_int, negate, number, render
 
 __all__ = ["ExpressionMixin"]
@@ -17,6 +17,11 @@ __all__ = ["ExpressionMixin"]
 _CANON = {"float16_t": "half", "__fp16": "half", "__bf16": "bfloat16_t", "float32_t": "float"}
 _SIZES = {"float": 4, "half": 2, "bfloat16_t": 2, "double": 8, "int8_t": 1, "uint8_t": 1, "int16_t": 2,
           "uint16_t": 2, "int32_t": 4, "uint32_t": 4, "int": 4, "int64_t": 8, "uint64_t": 8}
+
+
+#: ``event_t``'s named ids (``SetFlag<HardEvent::MTE2_V>(EVENT_ID0)``, ``event_t id = EVENT_ID1;``): they
+#: order the pipes, which the model runs in program order, so only their values are read (issue 43).
+_EVENT_IDS = {f"EVENT_ID{k}": k for k in range(8)}
 
 
 class ExpressionMixin:
@@ -144,10 +149,14 @@ class ExpressionMixin:
             return self.same_type(node, *(node.targs or node.segs[-2][1]))
         if ident in ("true", "false"):
             return CNum(int(ident == "true"), "int")
+        if ident in _EVENT_IDS and len(node.segs) == 1:     # a pipe event's id: synchronisation only
+            return CNum(_EVENT_IDS[ident], "int")
         if ident == "nullptr":
             return Unknown("nullptr")
         if len(node.segs) >= 2 and node.segs[-2][0] == "RoundMode":
             return Mode(ident)
+        if len(node.segs) >= 2 and node.segs[-2][0] in ("CMPMODE", "SELMODE"):
+            return Mode(ident, node.segs[-2][0])
         if len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.enums:
             return self.enum_item(node, self.symbols.enums[node.segs[-2][0]], ident)
         if ident in self.symbols.constants:
@@ -252,7 +261,12 @@ class ExpressionMixin:
                 value = self._combine(node, node.op[0], self.eval(node.a), value)
             self.assign(node.a, value, node)
             return value
-        return self._combine(node, node.op, self.eval(node.a), self.eval(node.b))
+        a = self.eval(node.a)
+        if isinstance(a, TypeVal) and node.op in ("-", "+") and isinstance(node.a, Name) and isinstance(node.b, Num):
+            # (T)-2.5f: the parser, which does not know that T names a type, read it as T - 2.5f; a type
+            # minus a literal is no C, so it is the C cast of the signed literal (issue 43)
+            return self.cast(node, a, self.eval(Unary(node.op, node.b, node.at)))
+        return self._combine(node, node.op, a, self.eval(node.b))
 
     def _combine(self, node, op, a, b):
         scalars = (CNum, Unknown, Symbolic, TilingField, AttrRef, ScalarProduct, TypeVal)

@@ -7,7 +7,7 @@ may omit it). Those trailing operands are not part of the step.
 """
 from __future__ import annotations
 
-__all__ = ["VECTOR_CALLS", "SPELLINGS", "ROUND_MODES", "IGNORED_CALLS"]
+__all__ = ["VECTOR_CALLS", "SPELLINGS", "ROUND_MODES", "IGNORED_CALLS", "COMPARE_OPS"]
 
 VECTOR_CALLS = {
     "Muls": "dsk", "Adds": "dsk", "Maxs": "dsk", "Mins": "dsk",
@@ -19,6 +19,9 @@ VECTOR_CALLS = {
     "Cast": "dsm",
     "Log": "ds",
     "Sqrt": "ds",         # issue 43: the basic API's square root
+    # issue 43: comparisons into a mask ("c" a CMPMODE) and the selection by it, in the program form's
+    # order (dst, src0, src1, mask); Selects is a Select whose second source is a scalar (:mod:`.compare`)
+    "Compare": "dssc", "CompareScalar": "dskc", "Select": "dsss", "Selects": "dsks",
 }
 #: Other spellings of the form's instructions in upstream sources: the natural logarithm is the basic
 #: API's ``Ln``, the math library's ``AscendC::Log``, MicroAPI ``Reg::Log`` and opbase's ``Vec::Log``
@@ -33,3 +36,6 @@ IGNORED_CALLS = frozenset("""SetFlag WaitFlag PipeBarrier SetAtomicNone ASSERT K
     REGISTER_TILING_DEFAULT EnQue FreeTensor FetchEventID ReleaseEventID GetTPipePtr printf DumpTensor
     SetMaskNorm SetMaskCount ResetMask SetVectorMask SetSysWorkspace GetUserWorkspace
     REGISTER_TILING_FOR_TILINGKEY""".split())
+#: The comparison family, read from the A2 basic API's own argument order (:mod:`.compare`), not as
+#: a generic vector call (issue 43).
+COMPARE_OPS = frozenset(("Compare", "CompareScalar", "Select", "Selects"))

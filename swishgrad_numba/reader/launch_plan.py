@@ -39,9 +39,12 @@ def schedule(op, tiling, info, variant=None) -> tuple:
     cache = op._compiled.setdefault("schedules", {})
     if key in cache:
         return cache[key]
-    if "entry_symbols" not in op._compiled:
-        op._compiled["entry_symbols"] = entry_symbols(*op.source_args)
-    symbols, fn = op._compiled["entry_symbols"]
+    builds = op.description.builds          # a build per dtype (DTYPE_X flags): its own scalar code
+    skey = ("entry_symbols", info.name) if builds else "entry_symbols"
+    if skey not in op._compiled:
+        folder, entry, defines, side = op.source_args
+        op._compiled[skey] = entry_symbols(folder, entry, builds.get(info.name, defines), side)
+    symbols, fn = op._compiled[skey]
     values = {n: (int(data[n]), _C_INT[data.dtype.fields[n][0].kind, data.dtype.fields[n][0].itemsize])
               for n in data.dtype.names if data.dtype.fields[n][0].kind in "iub"}
     if variant is None:         # each tile's Compute picked by the calls its core made (issue 43)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .description import Step
-from .instructions import VECTOR_CALLS
+from .instructions import COMPARE_OPS, VECTOR_CALLS
 from .machine import Mode, Return_, Tensor, Unknown, refuse
 from .objects import Event
 from .values import CNum, TypeVal
@@ -153,7 +153,7 @@ class MicroMixin:
             return None
         if ident == "Cast":
             return self._micro_cast(node, fn, args)
-        if ident in VECTOR_CALLS:
+        if ident in VECTOR_CALLS and ident not in COMPARE_OPS:
             return self.vector_call(node, ident, args, trailing=(0, 1) if ident == "Duplicate" else (1,))
         refuse(node, f"unknown call MicroAPI::{ident}")
 

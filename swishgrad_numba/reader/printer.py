@@ -110,8 +110,13 @@ def _call(step) -> str:
             args.append(_scalar(arg))
         elif kind == "m":
             args.append(f"RoundMode::{arg}")
+        elif kind == "c":
+            args.append(f"CMPMODE::{arg}")
         else:
             args.append(arg)
+    if step.op in ("Select", "Selects"):      # the basic API's order: dst, mask, src0, src1, mode
+        mode = "VSEL_TENSOR_TENSOR_MODE" if step.op == "Select" else "VSEL_TENSOR_SCALAR_MODE"
+        return f"Select({args[0]}, {args[3]}, {args[1]}, {args[2]}, SELMODE::{mode}, this->len);"
     return f"{step.op}({', '.join(args)}, this->len);"
 
 

@@ -7,6 +7,8 @@ choices that compute differently are variants named by their conditions.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import re
 from dataclasses import replace
 
@@ -71,13 +73,17 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None,
 def _read_for_platform(folder, entry, name, defines, host):
     consulted = set()
     try:
-        d, err = _read(_with_host(load(folder, entry, defines, consulted), host), name), None
+        d, err = _read(_with_host(load(folder, entry, defines, consulted, _root(folder, host)), host), name), None
     except KernelSourceError as exc:
         d, err = None, exc
+    flags = sorted(n for n in consulted if _DTYPE_FLAG.fullmatch(n) and n not in defines)
+    if flags:
+        return _per_dtype(folder, entry, name, defines, host, flags)
     soc = set(PLATFORM_DEFINES["950"])
     if consulted & soc and not defines.keys() & soc and (err is not None or d.style == "dag"):
         try:        # a 950 kernel: its conditions read again with the 950's macros
-            d950 = _read(_with_host(load(folder, entry, {**PLATFORM_DEFINES["950"], **defines}), host), name)
+            d950 = _read(_with_host(load(folder, entry, {**PLATFORM_DEFINES["950"], **defines}, None,
+                                         _root(folder, host)), host), name)
         except KernelSourceError:
             d950 = None
         if d950 is not None and d950.style == "dag":
@@ -89,6 +95,53 @@ def _read_for_platform(folder, entry, name, defines, host):
     if err is not None:
         raise err
     return d
+
+
+#: The build's dtype flags: ``DTYPE_X`` (the C type of the tensor ``x``) and ``ORIG_DTYPE_X`` (its ``ge``
+#: data type), one set per dtype the kernel is compiled for.
+_DTYPE_FLAG = re.compile(r"(ORIG_)?DTYPE_\w+")
+#: ``ge::DataType``'s values (graph/types.h), as a condition ``ORIG_DTYPE_X == DT_FLOAT`` reads them.
+DT_CODES = {"DT_FLOAT": 0, "DT_FLOAT16": 1, "DT_INT8": 2, "DT_INT32": 3, "DT_UINT8": 4, "DT_INT16": 6,
+            "DT_UINT16": 7, "DT_UINT32": 8, "DT_INT64": 9, "DT_UINT64": 10, "DT_DOUBLE": 11, "DT_BOOL": 12,
+            "DT_BF16": 27}
+_DT_OF = {"float32": "DT_FLOAT", "float16": "DT_FLOAT16", "bfloat16": "DT_BF16"}
+
+
+def dtype_build(defines, flags, dtype) -> dict:
+    """The macros of the build for ``dtype``: every flag of ``flags`` names it (``DTYPE_*`` its C type,
+    ``ORIG_DTYPE_*`` its ``DT_*``, whose values are :data:`DT_CODES`), over ``defines``."""
+    build = {**{k: v for k, v in DT_CODES.items() if k not in defines}, **defines}
+    for flag in flags:
+        build[flag] = _DT_OF[dtype] if flag.startswith("ORIG_") else DTYPE_CNAMES[dtype]
+    return build
+
+
+def _per_dtype(folder, entry, name, defines, host, flags):
+    """A kernel whose conditions test the build's dtype flags, read once per dtype with that dtype's
+    build (:func:`dtype_build`; every tensor of the one dtype); a dtype whose build computes nothing is
+    left out."""
+    first, bodies, builds, empty = None, [], {}, None
+    for dtype in DTYPE_CNAMES:
+        build = dtype_build(defines, flags, dtype)
+        try:
+            d = _read(_with_host(load(folder, entry, build, None, _root(folder, host)), host), name, only=dtype)
+        except KernelSourceError as exc:
+            if exc.detail != "no dtype's path computes anything":
+                raise
+            empty = exc
+            continue
+        first = first or d
+        bodies.extend(d.bodies)
+        builds[dtype] = build
+    if first is None:
+        raise empty
+    return replace(first, bodies=tuple(bodies), builds=builds)
+
+
+def _root(folder, host):
+    """What ``#include``s may reach: the operator folder where it was given (``op_host`` read beside
+    ``op_kernel``), else the kernel folder itself."""
+    return Path(folder).parent if host is not None else None
 
 
 def _checked_defines(defines) -> dict:
@@ -117,7 +170,7 @@ def _with_host(sources, host):
     return sources
 
 
-def _read(sources, name):
+def _read(sources, name, only=None):
     from .dag import DagMachine       # the class machine with the 950 schedulers
 
     fn = _entry_function(sources, name)
@@ -128,6 +181,8 @@ def _read(sources, name):
     gm = tuple(p.name for p in fn.params if p.type.name.last == "GM_ADDR" and p.name not in ("workspace", "tiling"))
     bodies, style, struct, struct_vars, struct_at = [], "a2", None, set(), None
     for dtype, cname in DTYPE_CNAMES.items():
+        if only is not None and dtype != only:
+            continue
         found = []
         for conds, m in _paths(sources.symbols, fn, cname, gm, DagMachine):
             if not m.events:
@@ -159,7 +214,7 @@ def _read(sources, name):
 def entry_symbols(folder, entry=None, defines=None, host=None, name=None) -> tuple:
     """``(symbols, entry function)`` of an A2 kernel as :func:`read_source` reads it (for the schedule,
     :mod:`.schedule`, which runs its scalar code again)."""
-    sources = _with_host(load(folder, entry, _checked_defines(defines)), host)
+    sources = _with_host(load(folder, entry, _checked_defines(defines), None, _root(folder, host)), host)
     fn = _entry_function(sources, name)
     sources.symbols.default_tiling = host.struct_for(fn.name.last) if host is not None else None
     sources.symbols.host_given = host is not None

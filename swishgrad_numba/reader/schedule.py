@@ -75,6 +75,20 @@ class _ScheduleMachine(ClassMachine):
         self.values, self.core, self.block_dim, self.tiling_key = values, core, block_dim, tiling_key
         self.itemsize = _SIZES[cname]
         self.bases, self.iterations, self.loop_start = {}, 0, None
+        self.view_at, self.ranges, self.stores = {}, [], 0     # buffer parts: (buffer, offset, node) by key
+
+    def view(self, node, obj, offset):
+        t = super().view(node, obj, offset)
+        if t is not obj:
+            if not is_int(offset) or offset.value < 0:
+                refuse(node, render(node), "an offset into a local buffer not known for the launch")
+            self.view_at[t.key] = (obj.key, offset.value, node)
+        return t
+
+    def _used(self, key, count, node):
+        """Record that a copy or a vector call of this tile covers ``count`` elements of ``key``."""
+        base, offset, at = self.view_at.get(key, (key, 0, node))
+        self.ranges.append((self.stores, base, offset, offset + count, at))
 
     def _template_argument(self, text):
         raise KernelSourceError("", 0, f"a template argument ({text})", "the schedule takes none")
@@ -225,6 +239,8 @@ class _ScheduleMachine(ClassMachine):
         offset = self.bases.get(glob.name, 0) + (view.offset if isinstance(view, _GlobalAt) else 0)
         count = self._count(node, args[2] if len(args) > 2 else None, pad)
         key = (dst if kind == "load" else src).key
+        self._used(key, count, node)
+        self.stores += kind == "store"
         self.events.append(("copy", kind, key, gm, offset, count, node.at))
         return None
 
@@ -254,6 +270,10 @@ class _ScheduleMachine(ClassMachine):
         super().vector_call(node, op, args, trailing, counted=False)
         step = self.events[-1].step
         count = args[-1].value if counted and isinstance(args[-1], CNum) else None
+        if count is not None:
+            for a in args:
+                if isinstance(a, Tensor):
+                    self._used(a.key, count, node)
         self.events[-1] = ("step", step.op, tuple(step.at), count, node.at)
         return None
 
@@ -270,6 +290,7 @@ def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, e
         raise KernelSourceError(str(fn.at[0]), fn.at[1], f"kernel {fn.name.last}'s template arguments",
                                 "the schedule of an entry with non-type template arguments is not followed")
     m.run_entry(fn, tbind)
+    _parts_apart(m.ranges)
     start = m.loop_start if m.loop_start is not None else 0
     prologue = [e[1:3] for e in m.events[:start] if e[0] == "step"]
     tiles, loads, steps = [], [], []
@@ -282,6 +303,21 @@ def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, e
             tiles.append(_tile(e, loads, steps, prologue, expected_steps, core))
             loads, steps = [], []
     return tiles
+
+
+def _parts_apart(ranges):
+    """Refuse where, within one tile, two parts of a local buffer (``buf`` and ``buf[n]``) that the kernel
+    uses overlap: the program form holds them as separate tensors."""
+    spans = {}
+    for tile, base, lo, hi, at in ranges:
+        part = spans.setdefault((tile, base), {}).setdefault(lo, [lo, hi, at])
+        part[1] = max(part[1], hi)
+    for parts in spans.values():
+        ordered = sorted(parts.values(), key=lambda p: p[0])
+        for (lo, hi, _), (lo2, _, at) in zip(ordered, ordered[1:]):
+            if hi > lo2:
+                refuse(at, f"a local buffer's part from element {lo2}", f"it overlaps the part from element {lo} "
+                       f"(to {hi}): the parts of a buffer are read as separate tensors")
 
 
 def _tile(store, loads, steps, prologue, expected, core) -> Tile:

@@ -57,10 +57,14 @@ def read_regular(path, at=None) -> str:
     return b"".join(chunks).decode("utf-8", errors="replace")
 
 
-def load(folder, entry: str | None = None, defines: dict | None = None, consulted: set | None = None) -> Sources:
+def load(folder, entry: str | None = None, defines: dict | None = None, consulted: set | None = None,
+         root=None) -> Sources:
     """Read ``folder``'s entry file (``entry``, or the one ``.cpp`` holding ``__global__``) and its headers,
     preprocessed for a device build with ``defines`` (:mod:`.preprocess`); ``consulted``, if given, is
-    filled with the macros the conditions read (even where the read is refused)."""
+    filled with the macros the conditions read (even where the read is refused). ``root`` (default
+    ``folder``; the operator folder where that was given) bounds the ``#include``s: a relative one
+    (``../inc/platform.h``) is looked up beside its file, then in ``folder``, and read only where it lies
+    inside ``root``; one inside that is not there is a library header, one that leaves it is refused."""
     folder = Path(folder)
     if not folder.is_dir():
         raise KernelSourceError(str(folder), 0, "the folder", "not a directory")
@@ -76,7 +80,7 @@ def load(folder, entry: str | None = None, defines: dict | None = None, consulte
             raise KernelSourceError(str(folder), 0, f"{len(entries)} entry files",
                                     f"name one with entry= ({', '.join(p.name for p in entries) or 'none'})")
         path = entries[0]
-    reader = _Reader(folder, defines)
+    reader = _Reader(folder, defines, Path(root) if root is not None else folder)
     if consulted is not None:
         reader.pp.consulted = consulted
     reader.read(path, 0, None)
@@ -95,8 +99,9 @@ class _Reader:
     """Reads a file and, at each live ``#include``, the header (depth first): files are parsed
     headers first, as the compiler sees their declarations."""
 
-    def __init__(self, folder: Path, defines):
+    def __init__(self, folder: Path, defines, root: Path):
         self.folder, self.files, self.symbols, self.seen = folder, {}, Symbols(), set()
+        self.root = root if _inside(root, folder) else folder
         self.pp, self.tokens = Preprocessor(defines), 0
 
     def read(self, path: Path, depth: int, at):
@@ -113,7 +118,7 @@ class _Reader:
                                         "folder's own headers are read")
             for base in (path.parent, self.folder):
                 candidate = base / name
-                if not _inside(self.folder, candidate):
+                if not _inside(self.root, candidate):
                     raise KernelSourceError(*where, f'#include "{name}"', "a path outside the kernel folder")
                 try:
                     present = candidate.exists() or candidate.is_symlink()

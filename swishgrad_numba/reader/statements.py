@@ -53,6 +53,12 @@ class StatementParser(Parser):
             cond = self.expr()
             self.take(")")
             return While(cond, self.statement(), at)
+        if self.is_("using") and self.peek().text == "namespace":    # using namespace AscendC; in a body
+            while not self.accept(";"):
+                if self.tok.kind == "eof":
+                    self.fail("using namespace", "not closed by ;")
+                self.i += 1
+            return Block((), at)
         if self.is_("using") and self.peek(2).text == "=":     # using OpDag = Dag<T>::OpDag;
             self.i += 1
             name = self.ident()

@@ -28,6 +28,7 @@ import keyword
 import re
 
 from .description import AttrRef, Body, Constant, ScalarProduct, Step
+from .instructions import COMPARE_OPS, VECTOR_CALLS
 
 __all__ = ["SIXTEEN_BIT", "to_program", "from_program", "attr_name", "c_attr_name"]
 
@@ -83,7 +84,12 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
         if s.op == "Cast" and dtypes[s.args[0]] == "float32" and dtypes[s.args[1]] != "float32":
             # widening 16-bit to float32 is exact whatever mode the source names (tanh_grad: CAST_RINT)
             args = args[:2] + ("CAST_NONE",)
-        return Instr(s.op, args)
+        elif s.op == "Cast" and dtypes[s.args[1]] == "float32" and dtypes[s.args[0]] in _NARROW \
+                and s.args[2] == "CAST_NONE":
+            # narrowing with CAST_NONE: the RoundMode page's CAST_NONE is CAST_RINT where precision is lost
+            # (as the program form's int32 -> float32; issue 43)
+            args = args[:2] + ("CAST_RINT",)
+        return Instr("Select" if s.op == "Selects" else s.op, args)
 
     def widened(t):
         if t not in wide:
@@ -99,6 +105,8 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
         from ..program.isa import INSTRUCTIONS, ROUNDED_SIXTEEN_BIT_OPS, SIXTEEN_BIT_OPS
         from .errors import KernelSourceError
 
+        if s.op in COMPARE_OPS:
+            return _exact16(s, dtypes, widened, operand)
         kinds = INSTRUCTIONS.get(s.op, "")
         exact16 = s.op in SIXTEEN_BIT_OPS and s.op not in ROUNDED_SIXTEEN_BIT_OPS
         rounded16 = s.op in ROUNDED_SIXTEEN_BIT_OPS    # the form takes it natively: refused here where asked
@@ -137,6 +145,39 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
     return Program(name, inputs, output, local, tuple(steps), tuple(attr_name(a) for a in body.attrs))
 
 
+def _exact16(s, dtypes, widened, operand):
+    """A comparison or selection on 16-bit tensors as its float32 instruction on the exact widenings (the
+    scalar rounded to the dtype first, as the kernel's ``T``); a selection's result, one of its exact
+    sources, narrowed back (exactly). None where its tensors are float32 (the step as it is)."""
+    from ..program.form import Const, Instr
+    from .errors import KernelSourceError
+
+    kinds = VECTOR_CALLS[s.op]
+    values = {dtypes[a] for a, k in zip(s.args, kinds) if k in "ds" and dtypes[a] != "uint8"}
+    if not values <= set(_NARROW):
+        return None
+    if len(values) != 1:
+        return None                      # mixed: the form refuses it
+    dt = values.pop()
+    out, args = [], []
+    for a, k in zip(s.args, kinds):
+        if k in "ds" and dtypes[a] in _NARROW:
+            if k == "s" and all(w != widened(a) for w in (i.args[0] for i in out)):
+                out.append(Instr("Cast", (widened(a), a, "CAST_NONE")))
+            args.append(widened(a))
+        elif k == "k":
+            if not isinstance(s.args[kinds.index("k")], Constant):
+                raise KernelSourceError(s.at[0], s.at[1], f"{s.op} on {dt} with the scalar {a}", "an attribute "
+                                        f"converted to {dt} is not modelled (a constant is)")
+            args.append(Const(_rounded(a.value, dt)))
+        else:
+            args.append(operand(a))
+    out.append(Instr("Select" if s.op == "Selects" else s.op, tuple(args)))
+    if kinds[0] == "d" and dtypes[s.args[0]] in _NARROW:
+        out.append(Instr("Cast", (s.args[0], widened(s.args[0]), "CAST_RINT")))
+    return out
+
+
 def _rounded(value, dtype) -> float:
     """A constant as the kernel's ``T`` scalar: through float32 (a ``2.5f`` literal), then to ``dtype``, to
     nearest even (C++'s float to half or bfloat16_t conversion)."""
@@ -169,7 +210,8 @@ def from_program(program, gm_inputs: tuple, gm_output: str) -> Body:
     for i in program.body:
         if isinstance(i, Call):
             raise ValueError(f"{program.name}: {i} calls a subroutine; only straight-line programs are printed")
-        steps.append(Step(i.op, tuple(operand(a) for a in i.args)))
+        op = "Selects" if i.op == "Select" and not isinstance(i.args[2], str) else i.op
+        steps.append(Step(op, tuple(operand(a) for a in i.args)))
     tensors = tuple((t.name, t.dtype) for t in program.inputs + (program.output,) + program.locals)
     return Body(program.inputs[0].dtype if program.inputs else program.output.dtype,
                 tuple(zip(gm_inputs, (t.name for t in program.inputs))), (gm_output, program.output.name), tensors,
