@@ -29,6 +29,9 @@ __all__ = [
     "f32_to_f16_bits_round",
     "f32_to_bf16_bits_round",
     "HARDWARE_F16",
+    "DIRECTED_MODES",
+    "f32_to_f16_bits_directed",
+    "f32_to_bf16_bits_directed",
 ]
 
 
@@ -221,3 +224,71 @@ def widen_16(bits, dtype_code):
         return f16_bits_to_f32(bits)
     return bf16_bits_to_f32(bits)
 
+
+
+# --------------------------------------------------------------------------
+# Directed narrowings (issue 43): CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD.
+# --------------------------------------------------------------------------
+# Each is the float32's magnitude truncated to the 16-bit dtype (toward
+# zero), plus one unit in the last place where dropped bits were nonzero and
+# the mode moves away from zero: FLOOR for negatives, CEIL for positives,
+# never for TRUNC; ODD sets the last bit instead (round to odd: the
+# neighbour whose last bit is 1). Adding one to the magnitude bits carries
+# into the exponent, and from the largest finite onto inf. A finite value
+# past the largest finite truncates to it, inexactly: so past the range
+# TRUNC and ODD give the largest finite, FLOOR -inf / +max, CEIL -max /
+# +inf (IEEE 754's directed-rounding overflow; docs/model.md). inf stays
+# inf, NaN becomes the quiet NaN of CAST_RINT, a zero result keeps the sign.
+
+#: The directed modes, in the index the functions below take.
+DIRECTED_MODES = ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")
+
+
+@njit(cache=True, inline="always")
+def _directed(t, inexact, negative, how):
+    """Truncated magnitude bits ``t`` moved per mode ``how`` (index in DIRECTED_MODES)."""
+    if how == 3:
+        return t | np.uint32(inexact)
+    away = (how == 0 and negative) or (how == 1 and not negative)
+    return t + np.uint32(inexact and away)
+
+
+@njit(cache=True, inline="always")
+def f32_to_f16_bits_directed(f, how):
+    """float32 -> float16 bits, rounded per ``DIRECTED_MODES[how]``."""
+    u = np.float32(f).view(np.uint32)
+    sign = np.uint32((u >> np.uint32(16)) & np.uint32(0x8000))
+    a = u & np.uint32(0x7FFFFFFF)
+    if a > np.uint32(0x7F800000):
+        return np.uint16(sign | np.uint32(0x7E00))
+    if a == np.uint32(0x7F800000):
+        return np.uint16(sign | np.uint32(0x7C00))
+    if a >= np.uint32(0x47800000):          # >= 2^16, finite: the largest finite, inexact
+        t = np.uint32(0x7BFF)
+        inexact = True
+    elif a >= np.uint32(0x38800000):        # normal result: rebias, drop 13 bits
+        t = (a - np.uint32(112 << 23)) >> np.uint32(13)
+        inexact = (a & np.uint32(0x1FFF)) != np.uint32(0)
+    else:                                   # subnormal result: units of 2^-24
+        e = np.int32(a >> np.uint32(23))
+        t = np.uint32(0)
+        inexact = a != np.uint32(0)
+        if e > 0:
+            m = (a & np.uint32(0x7FFFFF)) | np.uint32(0x800000)
+            shift = np.int32(126) - e           # >= 14
+            if shift < 32:
+                t = m >> np.uint32(shift)
+                inexact = (m & ((np.uint32(1) << np.uint32(shift)) - np.uint32(1))) != np.uint32(0)
+    return np.uint16(_directed(t, inexact, sign != np.uint32(0), how) | sign)
+
+
+@njit(cache=True, inline="always")
+def f32_to_bf16_bits_directed(f, how):
+    """float32 -> bfloat16 bits, rounded per ``DIRECTED_MODES[how]``."""
+    u = np.float32(f).view(np.uint32)
+    a = u & np.uint32(0x7FFFFFFF)
+    if a > np.uint32(0x7F800000):  # NaN -> quiet NaN
+        return np.uint16((u >> np.uint32(16)) | np.uint32(0x40))
+    sign = u & np.uint32(0x80000000)
+    t = _directed(a >> np.uint32(16), (a & np.uint32(0xFFFF)) != np.uint32(0), sign != np.uint32(0), how)
+    return np.uint16(t | (sign >> np.uint32(16)))

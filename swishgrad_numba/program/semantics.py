@@ -374,3 +374,44 @@ def cast_f16_u8(bits):
 
 FUNCTIONS.update({("Cast", "float16<-uint8"): "cast_u8_f16", ("Cast", "uint8<-float16"): "cast_f16_u8"})
 __all__ += ["cast_u8_f16", "cast_f16_u8"]
+
+# ---------------------------------------------------------------- directed narrowings (issue 43)
+# ``Cast`` float32 -> float16/bfloat16 with CAST_FLOOR (toward -inf), CAST_CEIL (toward +inf), CAST_TRUNC
+# (toward zero) and CAST_ODD (round to odd): :func:`swishgrad_numba.casts.f32_to_f16_bits_directed`, past the
+# range IEEE 754's directed overflow (FLOOR: +max / -inf, CEIL: +inf / -max, TRUNC and ODD: +-max); NaN and
+# saturation mode as CAST_RINT.
+from ..casts import f32_to_bf16_bits_directed, f32_to_f16_bits_directed  # noqa: E402
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _cast_directed(f, dtype_code, sat, how):
+    h = f32_to_f16_bits_directed(f, how) if dtype_code == _F16 else f32_to_bf16_bits_directed(f, how)
+    return _saturate_16(h, f, dtype_code, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_floor(f, dtype_code, sat):
+    """float32 -> 16-bit bits, toward -inf."""
+    return _cast_directed(f, dtype_code, sat, 0)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_ceil(f, dtype_code, sat):
+    """float32 -> 16-bit bits, toward +inf."""
+    return _cast_directed(f, dtype_code, sat, 1)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_trunc(f, dtype_code, sat):
+    """float32 -> 16-bit bits, toward zero."""
+    return _cast_directed(f, dtype_code, sat, 2)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_odd(f, dtype_code, sat):
+    """float32 -> 16-bit bits, round to odd."""
+    return _cast_directed(f, dtype_code, sat, 3)
+
+
+FUNCTIONS.update({("Cast", m): f"cast_{m[5:].lower()}" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")})
+__all__ += ["cast_floor", "cast_ceil", "cast_trunc", "cast_odd"]
