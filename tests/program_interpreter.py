@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cast_reference import MODES as DIRECTED, directed_bits
 from reference import BF16, fma_f32_exact, ref_exp_f32
 from reference_family import narrow
 from reference_activations_tier2 import ref_ln_f32
@@ -84,6 +85,9 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
             return np.where(np.isnan(f), 0, np.clip(np.rint(np.nan_to_num(f)), 0, 255)).astype(np.uint8)
         if op == "Cast" and tensors[args[1]].dtype == "int8":
             return t(args[1]).astype(np.float16)
+        if op == "Cast" and args[2] in DIRECTED:      # issue 43: the directed narrowings
+            dst = tensors[args[0]].dtype
+            return directed_bits(t(args[1]), dst, args[2], saturation).view(_DTYPES[dst])
         if op == "Cast":
             if args[2] == "CAST_NONE":
                 return t(args[1]).astype(np.float32)

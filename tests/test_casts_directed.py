@@ -2,16 +2,14 @@
 bit for bit against a plain reference: each 16-bit value as an exact float64, the float32 placed between two
 neighbours by a search, the neighbour picked by the mode's rule. Sources: specials, ties, near-overflow,
 subnormals of both widths and a million random bit patterns; saturation mode on top."""
-import ml_dtypes
 import numpy as np
 import pytest
 from numba import njit
 
+from cast_reference import DTYPES, MODES, directed_bits
+
 from swishgrad_numba.dtypes import dtype_info
 from swishgrad_numba.program import semantics as S
-
-MODES = ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")
-DTYPES = {"float16": (np.dtype(np.float16), 0x7C00), "bfloat16": (np.dtype(ml_dtypes.bfloat16), 0x7F80)}
 
 
 @njit(cache=True)
@@ -26,33 +24,6 @@ def _run(src, code, sat, how, out):
             out[i] = S.cast_trunc(f, code, sat)
         else:
             out[i] = S.cast_odd(f, code, sat)
-
-
-def _reference(src, dtype_name, mode, sat):
-    """The mode's 16-bit bits of each float32 in ``src`` (NaN results returned as NaN markers)."""
-    dtype, inf_bits = DTYPES[dtype_name]
-    table = np.arange(inf_bits + 1, dtype=np.uint16).view(dtype).astype(np.float64)   # +0 .. +inf, increasing
-    with np.errstate(invalid="ignore"):      # signalling NaNs among the sources
-        x = src.astype(np.float64)
-    mag = np.abs(x)
-    neg = np.signbit(src)
-    nan = np.isnan(x)
-    low = np.searchsorted(table, np.where(nan, 0.0, mag), side="right") - 1   # largest magnitude <= |x|
-    exact = table[low] == np.where(nan, 0.0, mag)
-    up = np.minimum(low + 1, inf_bits)
-    if mode == "CAST_TRUNC":
-        k = low
-    elif mode == "CAST_ODD":
-        k = np.where(exact | (low % 2 == 1), low, up)
-    else:
-        away = neg if mode == "CAST_FLOOR" else ~neg
-        k = np.where(exact | ~away, low, up)
-    bits = (k | np.where(neg, 0x8000, 0)).astype(np.uint16)
-    if sat:
-        bits = np.where(k == inf_bits,   # saturation: an inf result (inf in too) is the largest finite
-                         (bits & 0x8000) | (inf_bits - 1), bits).astype(np.uint16)
-        bits = np.where(nan, 0, bits).astype(np.uint16)
-    return bits, nan & (not sat)
 
 
 def _sources():
@@ -85,11 +56,58 @@ def test_directed_narrowing(mode, dtype_name, sat):
     code = dtype_info(dtype_name).code
     out = np.empty(SOURCES.size, np.uint16)
     _run(SOURCES, code, sat, MODES.index(mode), out)
-    ref, ref_nan = _reference(SOURCES, dtype_name, mode, sat)
-    dtype, inf_bits = DTYPES[dtype_name]
-    got_nan = ((out & 0x7FFF) > inf_bits)
+    ref = directed_bits(SOURCES, dtype_name, mode, sat)
+    _, inf_bits = DTYPES[dtype_name]
+    ref_nan = (ref & 0x7FFF) > inf_bits
+    got_nan = (out & 0x7FFF) > inf_bits      # any NaN of the reference's sign (bfloat16 keeps a payload)
     ok = np.where(ref_nan, got_nan & ((out & 0x8000) == (ref & 0x8000)), out == ref)
     if not ok.all():
         i = np.flatnonzero(~ok)[0]
         raise AssertionError(f"{int((~ok).sum())} differ; first float32 0x{int(SOURCES.view(np.uint32)[i]):08x}: "
                              f"0x{int(out[i]):04x}, expected 0x{int(ref[i]):04x}")
+
+
+# ---------------------------------------------------------------- the engine and the reader
+
+
+@pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_directed_casts_run_on_the_engine_as_interpreted(dtype, saturation):
+    from program_interpreter import interpret
+    from reference import assert_bits_equal
+    from swishgrad_numba.engine.runner import run_program
+    from swishgrad_numba.program import Attr, Program, Tensor
+    from swishgrad_numba.program.form import V
+
+    x = np.arange(65536, dtype=np.uint16).view(DTYPES[dtype][0])        # every 16-bit input
+    for mode in MODES[:3] if dtype == "bfloat16" else MODES:
+        body = (V.Cast("xf", "x", "CAST_NONE"), V.Muls("xf", "xf", Attr("alpha")), V.Cast("out", "xf", mode))
+        program = Program("Directed", (Tensor("x", dtype),), Tensor("out", dtype), (Tensor("xf"),), body,
+                          ("alpha",))
+        for alpha in (np.float32(1.0 / 3.0), np.float32(-1e5)):
+            got = run_program(program, [x], {"alpha": alpha}, saturation, grain=512)
+            want = interpret(program, {"x": x}, {"alpha": alpha}, saturation)
+            assert_bits_equal(got, want, f"{dtype} {mode} {alpha}")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_read_kernel_narrows_in_the_mode_it_names(tmp_path, mode):
+    from reader_variants import fixture_variant
+    from reference import assert_bits_equal
+    from swishgrad_numba.ops import read_kernel
+    from swishgrad_numba.reader import KernelSourceError
+
+    folder, _ = fixture_variant(tmp_path, "dtype_flags", "Cast(yLocal, xf, RoundMode::CAST_RINT",
+                                f"Cast(yLocal, xf, RoundMode::{mode}")
+    op = read_kernel(folder)
+    assert f"{mode}" in str(op.program("float16"))
+    if mode == "CAST_ODD":     # float32 -> half only (asc-devkit: asc_float2half has ODD, asc_float2bf16 not)
+        with pytest.raises(KernelSourceError, match="CAST_ODD narrows float32 to float16 only"):
+            op.program("bfloat16")
+    for dtype in ("float16",) if mode == "CAST_ODD" else ("float16", "bfloat16"):
+        bits = np.arange(65536, dtype=np.uint16)
+        x = np.where((bits & 0x7FFF) > DTYPES[dtype][1], 0x3800, bits).astype(np.uint16).view(DTYPES[dtype][0])
+        with np.errstate(over="ignore"):
+            wide = x.astype(np.float32) * np.float32(1.5) + np.float32(0.25)   # the kernel's float32 body
+        want = directed_bits(wide, dtype, mode).view(DTYPES[dtype][0])
+        assert_bits_equal(op.run(x=x), want, f"dtype_flags {dtype} {mode}")

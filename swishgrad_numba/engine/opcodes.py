@@ -54,6 +54,9 @@ _TABLE = (
     ("SQRT", 1, 0),
     # Relu (issue 41): src where src > 0, NaN as is, else +0
     ("RELU", 1, 0),
+    # issue 43: the directed narrowings float32 -> 16-bit, mode the 16-bit dtype's code (in the order of
+    # casts.DIRECTED_MODES: the machine runs them as one)
+    ("CAST_FLOOR", 1, 0), ("CAST_CEIL", 1, 0), ("CAST_TRUNC", 1, 0), ("CAST_ODD", 1, 0),
 )
 #: Opcode by name.
 OPCODES = {name: i for i, (name, _s, _k) in enumerate(_TABLE)}

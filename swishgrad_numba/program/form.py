@@ -290,7 +290,9 @@ class Program:
         narrowing = src == "float32" and dst != "float32"
         if widening != (mode == "CAST_NONE") or not (widening or narrowing):
             raise ValueError(f"{where}: a Cast widens 16-bit to float32 with CAST_NONE, or narrows float32 "
-                             f"to 16-bit with CAST_RINT or CAST_ROUND")
+                             f"to 16-bit with one of {ROUND_MODES[1:]}")
+        if mode == "CAST_ODD" and dst != "float16":   # asc-devkit's asc_float2bf16 lists no ODD (issue 43)
+            raise ValueError(f"{where}: CAST_ODD narrows float32 to float16 only, not to {dst}")
 
     def _tensor(self, name, where) -> Tensor:
         if not isinstance(name, str) or name not in self.tensors:

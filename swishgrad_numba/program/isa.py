@@ -22,6 +22,8 @@ INT_DTYPES = ("int32", "int8")
 DTYPES = FLOAT_DTYPES + (MASK_DTYPE,) + INT_DTYPES
 #: ``AscendC::RoundMode`` values a Cast may name (CAST_NONE: the exact widening).
 ROUND_MODES = ("CAST_NONE", "CAST_RINT", "CAST_ROUND")
+#: Issue 43: the directed narrowings float32 -> 16-bit (:data:`swishgrad_numba.casts.DIRECTED_MODES`).
+ROUND_MODES += ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")
 #: ``CMPMODE`` values a Compare may name.
 CMP_MODES = ("LT", "GT", "EQ", "LE", "GE", "NE")
 

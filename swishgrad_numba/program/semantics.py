@@ -52,8 +52,9 @@ pages, one per instruction:
   its float32 meaning on the exact widenings, a 16-bit result narrowed back (exact: a picked element or
   a scalar the dtype holds).
 - ``Cast``: CAST_NONE widens 16-bit bits exactly; CAST_RINT narrows to
-  nearest even, CAST_ROUND to nearest, ties away from zero
-  (:mod:`swishgrad_numba.casts`).
+  nearest even, CAST_ROUND to nearest, ties away from zero; CAST_FLOOR,
+  CAST_CEIL, CAST_TRUNC and CAST_ODD are the directed narrowings (issue 43;
+  :mod:`swishgrad_numba.casts`).
 - Subnormals are kept, never flushed (the model's ideal; the documented
   flush of the 950's Exp and Div is :mod:`swishgrad_numba.precision`'s
   envelope, not an instruction's semantics).
@@ -384,7 +385,8 @@ from ..casts import f32_to_bf16_bits_directed, f32_to_f16_bits_directed  # noqa:
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _cast_directed(f, dtype_code, sat, how):
+def cast_directed(f, dtype_code, sat, how):
+    """float32 -> 16-bit bits rounded per ``casts.DIRECTED_MODES[how]``."""
     h = f32_to_f16_bits_directed(f, how) if dtype_code == _F16 else f32_to_bf16_bits_directed(f, how)
     return _saturate_16(h, f, dtype_code, sat)
 
@@ -392,26 +394,26 @@ def _cast_directed(f, dtype_code, sat, how):
 @njit(cache=True, error_model="numpy", inline="always")
 def cast_floor(f, dtype_code, sat):
     """float32 -> 16-bit bits, toward -inf."""
-    return _cast_directed(f, dtype_code, sat, 0)
+    return cast_directed(f, dtype_code, sat, 0)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def cast_ceil(f, dtype_code, sat):
     """float32 -> 16-bit bits, toward +inf."""
-    return _cast_directed(f, dtype_code, sat, 1)
+    return cast_directed(f, dtype_code, sat, 1)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def cast_trunc(f, dtype_code, sat):
     """float32 -> 16-bit bits, toward zero."""
-    return _cast_directed(f, dtype_code, sat, 2)
+    return cast_directed(f, dtype_code, sat, 2)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def cast_odd(f, dtype_code, sat):
     """float32 -> 16-bit bits, round to odd."""
-    return _cast_directed(f, dtype_code, sat, 3)
+    return cast_directed(f, dtype_code, sat, 3)
 
 
 FUNCTIONS.update({("Cast", m): f"cast_{m[5:].lower()}" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")})
-__all__ += ["cast_floor", "cast_ceil", "cast_trunc", "cast_odd"]
+__all__ += ["cast_directed", "cast_floor", "cast_ceil", "cast_trunc", "cast_odd"]
