@@ -159,6 +159,14 @@ def _variant(tmp_path, old, new):
     return tmp_path
 
 
+def test_a_level0_muls_over_whole_repeats_reads_as_the_counted_one(tmp_path):
+    # issue 43: the full mask (256 bytes of lanes) at the contiguous strides covers len elements
+    new = "AscendC::Muls(yLocal, xLocal, this->scale, 256 / sizeof(T), this->len * sizeof(T) / 256, {1, 1, 8, 8});"
+    d = read_source(_variant(tmp_path, "AscendC::Muls(yLocal, xLocal, this->scale, this->len);", new))
+    for dtype in ("float32", "float16"):
+        assert steps(d.body(dtype)) == ["Muls(yLocal, xLocal, scale);"]
+
+
 @pytest.mark.parametrize("old, new, construct", [
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
      "if (GetBlockIdx() > 4) { AscendC::Muls(yLocal, xLocal, this->scale, this->len); }", "vector calls under"),
@@ -171,8 +179,10 @@ def _variant(tmp_path, old, new):
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
      # issue 43: xLocal[16] is the buffer's part from element 16, which nothing writes (a shifted read)
      "AscendC::Muls(yLocal, xLocal[16], this->scale, this->len);", "inQ_at_16: nothing writes"),
-    ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
-     "AscendC::Muls(yLocal, xLocal, this->scale, 64, 2, 8);", "Muls with 6 arguments"),
+    ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",     # level-0: the parameters unbraced
+     "AscendC::Muls(yLocal, xLocal, this->scale, 64, 2, 8);", "Muls repeat parameters 8"),
+    ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",     # 64 half lanes are half a repeat
+     "AscendC::Muls(yLocal, xLocal, this->scale, 64, this->len / 64, {1, 1, 8, 8});", "repeat stride 8"),
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
      "AscendC::Muls(yLocal, xLocal, this->len, this->len);", "Muls scalar"),
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",

@@ -21,7 +21,8 @@ overlap), ``ReinterpretCast`` to the tensor's own type, ``(T)-2.5f``, ``using na
 Refused, each with its file and line: loops in Compute (and over ``SetValue``),
 ``ReinterpretCast`` to another type and ``reinterpret_cast``, overlapping parts of a buffer,
 a condition of the preprocessor around code on a macro it does not know (a build
-flag: pass ``defines=``), calls it does not know (level-0 forms, ``Sin``, ...),
+flag: pass ``defines=``), calls it does not know (``Sin``, ...), level-0 calls
+whose lanes are not a tile's consecutive elements (:mod:`.level0`),
 runtime branches around vector calls, arithmetic on an
 attribute other than a product with a float32 constant, a Cast from a dtype to
 itself outside a DAG, a vector call over a constant count, a type in

@@ -6,6 +6,7 @@ import re
 
 from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
+from .level0 import is_level0, level0_call
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
 from .abstract import TilingField
 from .compare import compare_call
@@ -22,6 +23,8 @@ _TILING_MACROS = ("GET_TILING_DATA_WITH_STRUCT", "GET_TILING_DATA", "GET_TILING_
 class CallsMixin:
     def call(self, node, fn, arg_nodes):
         ident = fn.last
+        if ident in ("SetMaskCount", "SetMaskNorm"):       # the mask mode a level-0 call runs in (.level0)
+            self.mask_counter = ident == "SetMaskCount"
         if ident in IGNORED_CALLS:
             if ident == "REGISTER_TILING_DEFAULT":
                 self.tiling_struct = arg_nodes[0].last if isinstance(arg_nodes[0], Name) else None
@@ -42,6 +45,8 @@ class CallsMixin:
             return self.data_copy(node, args)
         if ident in ("Compare", "CompareScalar", "Select") and len(fn.segs) <= 2:
             return compare_call(self, node, ident, args)
+        if ident in VECTOR_CALLS and len(fn.segs) <= 2 and is_level0(ident, VECTOR_CALLS[ident], args):
+            return level0_call(self, node, ident, VECTOR_CALLS[ident], args)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2:
             return self.vector_call(node, ident, args, trailing=(1,), counted=True)
         if len(fn.segs) == 1 and self.this is not None and _has_method(self.symbols, self.this.cls, ident):
