@@ -5,6 +5,8 @@ Each raises a TypeError or ValueError that names the argument and the rule.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .dtypes import BFLOAT16, DTypeInfo, dtype_info
@@ -83,12 +85,18 @@ def bfloat16_refusal(platform: Platform) -> str | None:
             f"platform's soc_version {platform.soc_version!r} is family {platform.soc_family}")
 
 
+@functools.lru_cache(maxsize=1)
+def _registry():
+    """The operator registry, imported on first use (the operators import this module) and kept."""
+    from .ops import registry
+
+    return registry
+
+
 def overflow_mode_refusal(platform: Platform, op: str) -> str | None:
     """Why operator ``op`` cannot run on ``platform``'s overflow mode, or None: an operator computes in the
     saturation mode only where its registry entry says so (``Operator.saturation``)."""
-    from .ops.registry import get_operator   # the operators import this module: import on use
-
-    if platform.saturation and not get_operator(op).saturation:
+    if platform.saturation and not _registry().get_operator(op).saturation:
         return (f"platform.overflow_mode 'saturation' is not emulated for {op} (only infnan is); computing it "
                 f"in the Inf/NaN mode would give what the device does not")
     return None
@@ -100,9 +108,7 @@ def check_platform_for(platform, op: str, *infos: DTypeInfo) -> Platform:
     for a non-Platform, else a ValueError naming the platform (no kernel there), the platform field or
     dtype and the rule (:func:`overflow_mode_refusal`, :func:`bfloat16_refusal`, :func:`block_size_refusal` on the
     A2 kernels)."""
-    from .ops.registry import get_operator   # the operators import this module: import on use
-
-    operator = get_operator(op)
+    operator = _registry().get_operator(op)
     platform = operator.default_platform if platform is None else platform
     if not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")

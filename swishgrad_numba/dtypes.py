@@ -107,6 +107,7 @@ DTYPES = {info.name: info for info in (FLOAT32, FLOAT16, BFLOAT16)}
 #: The supported NumPy dtypes by canonical name (a view of :data:`DTYPES`).
 SUPPORTED_DTYPES = {name: info.numpy for name, info in DTYPES.items()}
 
+_BY_NUMPY = {info.numpy: info for info in DTYPES.values()}
 _BY_SPELLING = {spelling: info for info in DTYPES.values() for spelling in (info.name, *info.aliases)}
 _NAMES = ", ".join(DTYPES)
 
@@ -119,6 +120,10 @@ def dtype_info(dtype, argname: str = "dtype") -> DTypeInfo:
     """
     if isinstance(dtype, DTypeInfo):
         return dtype
+    if isinstance(dtype, np.dtype):   # the common case: a hash lookup (equal dtypes hash alike; a miss goes on)
+        info = _BY_NUMPY.get(dtype)
+        if info is not None:
+            return info
     if isinstance(dtype, str):
         info = _BY_SPELLING.get(dtype.lower())
         if info is None:

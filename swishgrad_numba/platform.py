@@ -83,6 +83,18 @@ def soc_family_of(soc_version: str) -> str | None:
     """
     if not isinstance(soc_version, str):
         return None
+    if soc_version in _FAMILY_OF:   # a name met before (a pure function of the name)
+        return _FAMILY_OF[soc_version]
+    family = _soc_family_of(soc_version)
+    if len(_FAMILY_OF) < 256:   # bounded: any string may be asked about
+        _FAMILY_OF[soc_version] = family
+    return family
+
+
+_FAMILY_OF: dict = {}
+
+
+def _soc_family_of(soc_version: str) -> str | None:
     name = soc_version.lower()
     if name in SOC_VERSIONS:
         return name

@@ -15,12 +15,15 @@ runs the element-wise kernel over it (the op_api's BroadcastTo). Complex inputs 
 """
 from __future__ import annotations
 
+import functools
 import inspect
 
 import numpy as np
 
 from ..arguments import bfloat16_refusal, check_array, check_out_like, check_platform_for
 from ..dtypes import dtype_info, promoted_float_dtype, to_float32
+from ..ops.call import call
+from ..ops.registry import get_operator
 from ..platform import Platform
 
 __all__ = ["face", "signature", "checked_attributes", "promoted_dtype", "kernel_dtype", "attr32_of", "run"]
@@ -40,6 +43,18 @@ def signature(desc) -> inspect.Signature:
 
 def _dtype_name(dtype) -> str | None:
     """The dtype's name where it is a kernel dtype (any byte order :func:`dtype_info` takes) or a native one."""
+    try:
+        return _dtype_name_of(dtype)
+    except TypeError:   # an unhashable dtype-like
+        return _dtype_name_uncached(dtype)
+
+
+@functools.lru_cache(maxsize=256)
+def _dtype_name_of(dtype) -> str | None:
+    return _dtype_name_uncached(dtype)
+
+
+def _dtype_name_uncached(dtype) -> str | None:
     try:
         return dtype_info(dtype).name
     except (TypeError, ValueError):
@@ -107,17 +122,29 @@ _KERNEL = ("float32", "float16", "bfloat16")
 def _check_soc_dtypes(desc, arrays, platform):
     """Inputs about to be Cast: their own dtypes must be in the aclnn lists on the platform's SoC (the
     operator's default platform for None), as phase one checks them."""
-    from ..ops.registry import get_operator
-
-    platform = get_operator(desc.name).default_platform if platform is None else platform
+    platform = _platform_or_default(desc, platform)
     if not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    listed = _soc_listed(desc, platform.soc_family)
     for i, (name, a) in zip(desc.inputs, arrays):
         dt = _dtype_name(a.dtype)
-        if dt not in desc.dtypes_on(platform.soc_family) + i.extra_dtypes + tuple(desc.aicpu_dtypes):
+        if dt not in listed[i.name]:
             reason = bfloat16_refusal(platform) if dt == "bfloat16" else None
             raise ValueError(f"dtype {reason}" if reason else f"{name}.dtype {dt} is not in the aclnn list on SoC "
                                                               f"{platform.soc_family}")
+
+
+_SOC_LISTED: dict = {}
+
+
+def _soc_listed(desc, soc_family: str) -> dict:
+    """Per input name, the dtypes it may have on ``soc_family`` (a frozenset), made once per description."""
+    key = (desc.name, soc_family)
+    hit = _SOC_LISTED.get(key)
+    if hit is None or hit[0] is not desc:
+        common = desc.dtypes_on(soc_family) + tuple(desc.aicpu_dtypes)
+        hit = _SOC_LISTED[key] = (desc, {i.name: frozenset(common + i.extra_dtypes) for i in desc.inputs})
+    return hit[1]
 
 
 def attr32_of(desc, attrs: dict):
@@ -141,7 +168,7 @@ def run(desc, arrays, attrs: dict, out, platform):
     shapes = [a.shape for _, a in arrays]
     if desc.one_shape_on:
         _check_one_shape(desc, arrays, platform)
-    if desc.broadcast and not desc.one_shape(_platform_or_default(desc, platform)):
+    if desc.broadcast and not (desc.one_shape_on and desc.one_shape(_platform_or_default(desc, platform))):
         try:
             shape = tuple(np.broadcast_shapes(*shapes))
         except ValueError:
@@ -164,7 +191,7 @@ def run(desc, arrays, attrs: dict, out, platform):
         _check_soc_dtypes(desc, arrays, platform)   # inputs the op_api Casts: their own dtypes on the SoC first
     if desc.soc_checked:
         _check_soc_dtypes(desc, arrays, platform)   # a SoC list narrower than the bfloat16 gate (issue 41)
-    compute = kernel_dtype(desc, dtypes)
+    compute = kernel_dtype(desc, dtypes) if desc.promotion == "float32" else dtype
     if compute != dtype:
         # ``promotion="float32"``: the op_api's Casts to float32 (round to nearest even), the result Cast back once
         check_out_like(out, shape, dtype)
@@ -182,9 +209,9 @@ def run(desc, arrays, attrs: dict, out, platform):
         with np.errstate(all="ignore"):
             return _finish(result.astype(dtype), out)
     attr32 = attr32_of(desc, attrs)
-    if dtype.name in desc.exact_dtypes:   # an integer dtype: the description's exact host model (issue 41)
+    if _plain_name(dtype) in desc.exact_dtypes:   # an integer dtype: the description's exact host model (issue 41)
         return _exact(desc, arrays, attrs, dtype, shape, out, platform)
-    if dtype.name in desc.aicpu_dtypes:
+    if _plain_name(dtype) in desc.aicpu_dtypes:
         if platform is not None and not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
         check_out_like(out, shape, dtype)
@@ -195,8 +222,6 @@ def run(desc, arrays, attrs: dict, out, platform):
     if desc.broadcast_to:   # the op_api's BroadcastTo, then the element-wise kernel (aclnnMishBackward)
         arrays = tuple((n, np.broadcast_to(a, shape)) for n, a in arrays)
     if all(a.shape == shape for _, a in arrays):
-        from ..ops.call import call
-
         return call(desc.name, tuple(arrays), attr32, out, platform)
     info = dtype_info(dtype)
     platform = check_platform_for(platform, desc.name, info)
@@ -215,11 +240,15 @@ def run(desc, arrays, attrs: dict, out, platform):
     return _finish(result, out)
 
 
+@functools.lru_cache(maxsize=256)
+def _plain_name(dtype: np.dtype) -> str:
+    """``dtype.name`` (NumPy builds it on every access)."""
+    return dtype.name
+
+
 def _exact(desc, arrays, attrs: dict, dtype, shape, out, platform):
     """An exact dtype's run: the inputs broadcast to ``shape``, the description's plain model."""
-    from ..ops.registry import get_operator
-
-    platform = get_operator(desc.name).default_platform if platform is None else platform
+    platform = _platform_or_default(desc, platform)
     if not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
     check_out_like(out, shape, dtype)
@@ -281,15 +310,19 @@ def face(name: str):
     if desc is None:
         raise ValueError(f"operator {name!r} is not in the described form (it has a hand-written face)")
     sig = signature(desc)
+    bind = _binder(sig)
+    accepted = frozenset(desc.accepted_dtypes)
+    checks = tuple((i.name, accepted.union(i.extra_dtypes), i.extra_dtypes) for i in desc.inputs)
 
     def fn(*args, **kwargs):
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        values = bound.arguments
+        values = bind(args, kwargs)
         for i in desc.inputs:
             check_array(values[i.name], i.name)
-        for i in desc.inputs:
-            _check_input(desc, values[i.name], i.name, i.extra_dtypes)
+        for name, takes, extra in checks:
+            a = values[name]
+            dt = _dtype_name(a.dtype)
+            if dt in desc.dtype_refusals or dt not in takes or (desc.max_dims is not None and a.ndim > desc.max_dims):
+                _check_input(desc, a, name, extra)   # the refusal, with its message
         attrs = checked_attributes(desc, values)
         return run(desc, tuple((i.name, values[i.name]) for i in desc.inputs), attrs, values["out"],
                    values["platform"])
@@ -302,11 +335,35 @@ def face(name: str):
     return fn
 
 
+def _binder(sig: inspect.Signature):
+    """``bind(args, kwargs) -> {name: value}`` in signature order, defaults applied: ``sig.bind`` and
+    ``apply_defaults``, with a fast path for a call that binds (any other call gets ``sig.bind``'s error)."""
+    params = tuple(sig.parameters.values())
+    positional = tuple(p.name for p in params if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    names = tuple(p.name for p in params)
+    defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+
+    def bind(args, kwargs):
+        if len(args) <= len(positional):
+            given = dict(zip(positional, args))
+            for k, v in kwargs.items():
+                if k in given or k not in defaults and k not in positional:
+                    break
+                given[k] = v
+            else:
+                try:
+                    return {n: given[n] if n in given else defaults[n] for n in names}
+                except KeyError:   # a required argument left out
+                    pass
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return bound.arguments
+    return bind
+
+
 def _platform_or_default(desc, platform):
     if platform is not None:
         return platform
-    from ..ops.registry import get_operator
-
     return get_operator(desc.name).default_platform
 
 

@@ -13,6 +13,7 @@ from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
+from ..platform import ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM
 from .op_tiling import OpTiling
 
 __all__ = ["Kernel", "Operator", "OpTiling", "WalkCheck", "OPERATORS", "register", "get_operator"]
@@ -175,8 +176,6 @@ class Operator:
     def default_platform(self):
         """The platform ``platform=None`` means: the A2 reference platform, or the Ascend 950's for an
         operator without an A2 kernel."""
-        from ..platform import ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM
-
         return REFERENCE_PLATFORM if ARCH_A2 in self.kernels else ASCEND950_PLATFORM
 
     def kernel_refusal(self, platform) -> str | None:
