@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference import BF16, ref_exp_f32
-from reference_activations import fma_f32
+from reference import BF16, fma_f32_array, ref_exp_f32
 from reference_family import narrow
 from reference_activations_tier2 import ref_ln_f32
 
@@ -62,14 +61,6 @@ def _narrow16(src, dtype: str, ties_away: bool, saturation: bool):
     out[wide == np.inf] = _MAX16[dtype]
     out[wide == -np.inf] = -_MAX16[dtype]
     return out
-
-
-def _fma(a, b, c) -> np.ndarray:
-    """``a * b + c`` rounded once: tests/reference_activations.fma_f32 (vectorised, checked against the
-    exact rational tests/reference.fma_f32_exact), every NaN the one quiet NaN the exact one returns."""
-    r = fma_f32(a, b, c)
-    r[np.isnan(r)] = F32(np.nan)
-    return r
 
 
 def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
@@ -127,7 +118,7 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
         elif op == "Axpy":
             d, src, k = t(args[0]), t(args[1]), _scalar(args[2], attrs)
             if axpy_rounding == "fused":
-                r = _fma(src, np.full_like(src, k), d)
+                r = fma_f32_array(src, np.full_like(src, k), d)
             elif axpy_rounding == "unfused":
                 r = (src * k) + d
             else:
@@ -141,7 +132,7 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
             return bits.view(np.float32)
         elif op in ("MulDstAdd", "FusedMulDstAdd"):
             d, s0, s1 = t(args[0]), t(args[1]), t(args[2])
-            r = _fma(d, s0, s1)
+            r = fma_f32_array(d, s0, s1)
         elif op == "Relu":                                # issue 41: x > 0 or NaN as is, else +0
             a = t(args[1]).astype(np.float32)
             with np.errstate(invalid="ignore"):
