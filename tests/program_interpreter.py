@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from cast_reference import MODES as DIRECTED, directed_bits
-from reference import BF16, fma_f32_exact, ref_exp_f32
+from reference import BF16, fma_f32_array, ref_exp_f32
 from reference_family import narrow
 from reference_activations_tier2 import ref_ln_f32
 
@@ -122,7 +122,7 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
         elif op == "Axpy":
             d, src, k = t(args[0]), t(args[1]), _scalar(args[2], attrs)
             if axpy_rounding == "fused":
-                r = np.array([fma_f32_exact(p, k, c) for p, c in zip(src, d)], dtype=np.float32)
+                r = fma_f32_array(src, np.full_like(src, k), d)
             elif axpy_rounding == "unfused":
                 r = (src * k) + d
             else:
@@ -136,7 +136,7 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
             return bits.view(np.float32)
         elif op in ("MulDstAdd", "FusedMulDstAdd"):
             d, s0, s1 = t(args[0]), t(args[1]), t(args[2])
-            r = np.array([fma_f32_exact(p, q, c) for p, q, c in zip(d, s0, s1)], dtype=np.float32)
+            r = fma_f32_array(d, s0, s1)
         elif op == "Relu":                                # issue 41: x > 0 or NaN as is, else +0
             a = t(args[1]).astype(np.float32)
             with np.errstate(invalid="ignore"):
