@@ -241,15 +241,15 @@ def _make_job(desc):
             else:
                 result = np.empty(out_view.shape, dtype=e.compute)
                 info = next(i for i in DTYPES.values() if i.numpy == e.compute)
-                modes = {"saturation": getattr(stream, "overflow_mode", None) == "saturation",
-                         "axpy_rounding": e.platform.axpy_rounding} if desc.axpy else {}
+                options = _run_options(e, stream)
                 if len({a.shape for a in ins}) == 1:
                     flat = [a.reshape(-1) for a in ins]
                     grad = flat[0] if len(flat) == 2 else None
                     get_operator(desc.name).kernels[e.tiling.architecture].run(grad, flat[-1], result.reshape(-1),
-                                                                               e.tiling, **_run_options(e, stream))
+                                                                               e.tiling, **options)
                 else:
-                    desc.shaped_launch(tuple(ins), result, e.tiling, info, **modes)
+                    # the broadcast walks of the operators with an Axpy take the same options (GeluGrad's)
+                    desc.shaped_launch(tuple(ins), result, e.tiling, info, **(options if desc.axpy else {}))
             with np.errstate(all="ignore"):
                 out_view[...] = result.astype(out_view.dtype)   # Cast to the output's dtype, then ViewCopy
 
@@ -320,7 +320,7 @@ def faces(name: str) -> dict:
 def _run_options(e: aclDescribedExecutor, stream) -> dict:
     """The kernel's ``run`` options: ``saturation=True`` on a saturation stream (only an operator that computes
     in that mode gets there: :func:`~.twophase.queue_launch`), the platform's ``axpy_rounding`` where a kernel
-    has an Axpy (issue 41: Mish, MishGrad)."""
+    has an Axpy (Mish, MishGrad, Gelu, GeluGrad); a broadcast walk takes them where the operator has an Axpy."""
     options = {"saturation": True} if stream is not None and stream.overflow_mode == "saturation" else {}
     if get_operator(e.op).axpy:
         options["axpy_rounding"] = e.platform.axpy_rounding
