@@ -26,9 +26,9 @@ from swishgrad_numba.aclnn import ACLNN_SUCCESS, aclCreateScalar
 from swishgrad_numba.aclnn.enums import ACL_DTYPES
 from swishgrad_numba.ops import get_operator
 from swishgrad_numba.ops.description import DESCRIPTIONS
+from test_described import NAMES   # the described operators test_described generates for: the same selection
 
 CODE = {dtype.name: code for code, (_name, dtype) in ACL_DTYPES.items()}
-NAMES = sorted(DESCRIPTIONS)
 #: Every SoC family whose list or bfloat16 rule differs: an A2, an A3, the 950, the 910E (bfloat16 by the gate,
 #: not by ``GetDtypeSupportListV2``), chips without bfloat16.
 SOCS = ("ascend910b", "ascend910_93", "ascend950", "ascend910e", "ascend310p", "ascend910")

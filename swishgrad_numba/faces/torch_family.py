@@ -23,7 +23,7 @@ from typing import Callable
 from ..arguments import check_platform_for
 from .torch_support import (
     batch_first, check_tensor_pair, check_tensor, tensor_from_numpy, missing_torch,
-    platform_argument, swish_second_derivative, tensor_to_numpy, torch)
+    platform_argument, tensor_to_numpy, torch)
 from .torch_support import torch_beta32
 
 __all__ = ["ACTIVATIONS", "Activation", "ActivationBackwardFunction", "ActivationFunction", "pair_platform",
@@ -55,8 +55,8 @@ class Activation:
     backward: Callable
     has_beta: bool
     operators: tuple
-    #: ``second_derivative(x, beta, platform)``: ``s''(x)`` in float64 for the second order; Swish's
-    #: where None.
+    #: ``second_derivative(x, beta, platform)``: ``s''(x)`` in float64 for the second order (None: the
+    #: second order with respect to ``x`` is refused, NotImplementedError).
     second_derivative: Callable | None = None
     #: Whether the backward reads the forward's *result* (Sigmoid's: ``backward(grad, y, ...)``): the
     #: forward's Function then saves its output, and ``second_derivative`` is the backward's factor's
@@ -68,7 +68,8 @@ def _second_derivative(name: str, x, beta, platform):
     """``s''(x)`` of activation ``name``, float64 (:attr:`Activation.second_derivative`)."""
     act = _activation(name)
     if act.second_derivative is None:
-        return swish_second_derivative(x, beta)
+        raise NotImplementedError(f"activation {name!r} has no second derivative (its description's "
+                                  f"second_derivative)")
     return act.second_derivative(x, beta, platform)
 
 
