@@ -1,6 +1,6 @@
 """PyTorch integration: the NPU's Swish and SiLU, forward and backward.
 
-The modules :class:`Swish` and :class:`SiLU` (from :mod:`.faces.torch_family`)
+The modules :class:`Swish` and :class:`SiLU` (generated from their descriptions, :mod:`.faces.torch`)
 run the NPU's forward kernel (:func:`swishgrad_numba.swish`,
 :func:`swishgrad_numba.silu`) and its backward kernel
 (:func:`swishgrad_numba.swish_backward`, :func:`swishgrad_numba.silu_backward`),
@@ -50,7 +50,6 @@ gradients (``create_graph=True``, gradient penalties) are correct:
 """
 from __future__ import annotations
 
-from .faces.torch_family import SiLU, Swish, silu, silu_backward_torch
 from .faces.torch_support import (
     NO_TORCH, batch_first, torch_beta32, check_tensor_pair, check_tensor, eager, tensor_from_numpy,
     missing_torch, platform_argument, require_torch, swish_second_derivative, tensor_to_numpy, torch)
@@ -252,8 +251,13 @@ else:
         """Unavailable: PyTorch is not installed."""
         raise ImportError(NO_TORCH)
 
-from .faces.torch_gelu import GELU  # noqa: E402,F401
-from .faces.torch import module as _described_module  # noqa: E402
+from .faces.torch import functions as _described_functions, module as _described_module  # noqa: E402
+
+# Swish, SiLU (with silu, silu_backward_torch) and GELU (Gelu, or GeluV2 by approximate): generated (issue 40)
+Swish = _described_module("swish")
+SiLU = _described_module("silu")
+silu, silu_backward_torch = _described_functions("silu")
+GELU = _described_module("gelu")
 
 LeakyReLU = _described_module("leaky_relu")  # generated from its description (issue 40)
 
@@ -264,8 +268,6 @@ __all__ += ["Softplus"]
 ELU = _described_module("elu")  # generated from its description (issue 40)
 # Sigmoid, forward and backward both the NPU's kernels (issue 29), generated from its description (issue 40)
 Sigmoid = _described_module("sigmoid")
-from .faces.torch import functions as _described_functions  # noqa: E402
-
 sigmoid, sigmoid_backward_torch, SigmoidFunction, SigmoidBackwardFunction = _described_functions("sigmoid")
 __all__ += ["Sigmoid", "SigmoidBackwardFunction", "SigmoidFunction", "sigmoid", "sigmoid_backward_torch"]
 
@@ -273,14 +275,12 @@ __all__ += ["ELU"]
 from .ops.rms_norm.torch_face import RMSNorm, RmsNormFunction, rms_norm_torch  # noqa: E402,F401  (issue 42)
 
 __all__ += ["RMSNorm", "RmsNormFunction", "rms_norm_torch"]
-# Mish, Hardswish (issue 41): generated from their descriptions, with their functionals (the same ACTIVATIONS
-# rows); SwiGLU: forward and backward the device's kernels (ops/swi_glu/torch_face.py).
+# Mish, Hardswish (issue 41): generated from their descriptions, with their functionals (the descriptions'
+# torch_functions); SwiGLU: forward and backward the device's kernels (ops/swi_glu/torch_face.py).
 Mish = _described_module("mish")
 Hardswish = _described_module("hardswish")
-from .faces.torch_family import plain_functions as _plain_functions  # noqa: E402
-
-mish, mish_backward_torch = _plain_functions("mish")
-hardswish, hardswish_backward_torch = _plain_functions("hardswish")
+mish, mish_backward_torch = _described_functions("mish")
+hardswish, hardswish_backward_torch = _described_functions("hardswish")
 from .ops.swi_glu.torch_face import (SwiGLU, SwiGluBackwardFunction, SwiGluFunction, swiglu_backward_torch,  # noqa: E402,F401,E501
                                      swiglu_torch)
 

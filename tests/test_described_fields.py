@@ -137,19 +137,24 @@ def test_the_torch_functions_are_the_functional_faces(name):
     from swishgrad_numba import torch as sgt
 
     desc = DESCRIPTIONS[name]
-    f, f_back, fn_cls, back_cls = (getattr(sgt, n) for n in desc.torch_functions)
-    assert issubclass(fn_cls, torch.autograd.Function) and issubclass(back_cls, torch.autograd.Function)
+    # two names (the functions) or four (the autograd Functions too: Sigmoid's)
+    f, f_back, fn_cls, back_cls = (*(getattr(sgt, n) for n in desc.torch_functions), None, None)[:4]
+    assert fn_cls is None or (issubclass(fn_cls, torch.autograd.Function)
+                              and issubclass(back_cls, torch.autograd.Function))
+    assert (f.__name__, f_back.__name__) == desc.torch_functions[:2]
     backward = get_operator(desc.backward).described_by
     x = torch.from_numpy(_arrays(desc)[0])
     y = f(x)
     want = getattr(sg, desc.functional)(x.numpy())
     assert_bits_equal(y.numpy(), want, "forward")
-    assert_bits_equal(fn_cls.apply(x, None).numpy(), want, "Function")
+    if fn_cls is not None:
+        assert_bits_equal(fn_cls.apply(x, None).numpy(), want, "Function")
     g = torch.from_numpy(np.roll(SPECIALS, 3))
     second = y if backward.inputs[-1].role == "y" else x
     want = getattr(sg, backward.functional)(g.numpy(), second.numpy())
     assert_bits_equal(f_back(g, **{backward.inputs[-1].name: second}).numpy(), want, "backward")
-    assert_bits_equal(back_cls.apply(g, second, None).numpy(), want, "BackwardFunction")
+    if back_cls is not None:
+        assert_bits_equal(back_cls.apply(g, second, None).numpy(), want, "BackwardFunction")
 
 
 @pytest.mark.parametrize("name", [n for n in sorted(DESCRIPTIONS)

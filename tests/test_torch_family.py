@@ -1,4 +1,4 @@
-"""Tests of swishgrad_numba.faces.torch_family: Swish and SiLU modules whose forward and backward are the NPU kernels.
+"""Tests of swishgrad_numba.torch.Swish and SiLU (generated), modules whose forward and backward are the NPU kernels.
 
 Every bit is checked against the plain references in tests/ (reference_family.py for the forward,
 reference.py for SwishGrad, reference_silu_grad.py for SiluGrad), never against the package.

@@ -1,4 +1,4 @@
-"""swishgrad_numba.torch.GELU (swishgrad_numba/faces/torch_gelu.py): forward and backward bit for bit the
+"""swishgrad_numba.torch.GELU (generated: swishgrad_numba/faces/torch.py): forward and backward bit for bit the
 kernels' (tests/reference_activations.py), the second order close to the float64 truth's derivative."""
 import numpy as np
 import pytest

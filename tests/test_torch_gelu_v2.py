@@ -1,4 +1,4 @@
-"""swishgrad_numba.torch.GELU(approximate=...) (swishgrad_numba/faces/torch_gelu.py): the GeluV2 and GeluGradV2
+"""swishgrad_numba.torch.GELU(approximate=...) (generated: swishgrad_numba/faces/torch.py): the GeluV2 and GeluGradV2
 kernels, forward and backward bit for bit the plain references (tests/reference_activations_tier2.py),
 the second order close to the float64 derivative."""
 import numpy as np

@@ -243,7 +243,8 @@ def _make_job(desc):
                 info = next(i for i in DTYPES.values() if i.numpy == e.compute)
                 options = _run_options(e, stream)
                 if len({a.shape for a in ins}) == 1:
-                    flat = [a.reshape(-1) for a in ins]
+                    # contiguous: a BroadcastTo view of one element reshapes to a stride-0 view
+                    flat = [np.ascontiguousarray(a).reshape(-1) for a in ins]
                     grad = flat[0] if len(flat) == 2 else None
                     get_operator(desc.name).kernels[e.tiling.architecture].run(grad, flat[-1], result.reshape(-1),
                                                                                e.tiling, **options)

@@ -6,7 +6,8 @@
   :func:`swishgrad_numba.dask.described` (each beside the hand-written faces it shares helpers with).
 
 And the older operators' hand-written faces (issue 40: once at the package's top level): :mod:`.swish_grad`
-(``swish_backward``, ``run_tiling``), and the torch modules: :mod:`.torch_support` (what they share),
-:mod:`.torch_family` (Swish, SiLU and the ``ACTIVATIONS`` machinery), :mod:`.torch_gelu` (GELU, over the
-generated Gelu and GeluV2 faces); Sigmoid's (once :mod:`.torch_sigmoid`) is generated: :func:`.torch.functions`.
+(``swish_backward``, ``run_tiling``), and what the generated torch modules share: :mod:`.torch_support`,
+:mod:`.torch_family` (the ``ACTIVATIONS`` machinery). Every torch module is generated (:func:`.torch.module`:
+Swish, SiLU and GELU too, once ``torch_family``'s and ``torch_gelu``'s), and so are the attribute-free torch
+functions (:func:`.torch.functions`).
 """

@@ -221,13 +221,15 @@ def run(desc, arrays, attrs: dict, out, platform):
         arrays = tuple((n, a.astype(dtype)) for n, a in arrays)   # the op_api's Casts: exact widenings
     if desc.broadcast_to:   # the op_api's BroadcastTo, then the element-wise kernel (aclnnMishBackward)
         arrays = tuple((n, np.broadcast_to(a, shape)) for n, a in arrays)
+    if any(a.size == 0 for _, a in arrays):   # phase one's early return: no kernel is asked for (issue 40)
+        _check_empty_platform(desc, arrays, platform)
+        check_out_like(out, shape, dtype)
+        return np.empty(shape, dtype=dtype) if out is None else out
     if all(a.shape == shape for _, a in arrays):
         return call(desc.name, tuple(arrays), attr32, out, platform)
     info = dtype_info(dtype)
     platform = check_platform_for(platform, desc.name, info)
     check_out_like(out, shape, dtype)
-    if any(a.size == 0 for _, a in arrays):
-        return np.empty(shape, dtype=dtype) if out is None else out
     flat = [np.ascontiguousarray(a) for _, a in arrays]
     # the walk takes its inputs as one tuple: all read-only or all writeable
     if len({a.flags.writeable for a in flat}) > 1:
@@ -238,6 +240,18 @@ def run(desc, arrays, attrs: dict, out, platform):
     modes = {"saturation": platform.saturation, "axpy_rounding": platform.axpy_rounding} if desc.axpy else {}
     desc.shaped_launch(tuple(flat), result, tiling, info, **modes)
     return _finish(result, out)
+
+
+def _check_empty_platform(desc, arrays, platform) -> None:
+    """The platform rules an empty launch keeps (aclnn phase one returns success for empty tensors before it
+    asks for a kernel or a host tiling, so neither the kernel's architecture nor an A2 block size is checked):
+    a Platform, the dtypes in the SoC's aclnn list, the overflow mode the operator computes in."""
+    from ..arguments import overflow_mode_refusal
+
+    _check_soc_dtypes(desc, arrays, platform)
+    reason = overflow_mode_refusal(_platform_or_default(desc, platform), desc.name)
+    if reason is not None:
+        raise ValueError(reason)
 
 
 @functools.lru_cache(maxsize=256)

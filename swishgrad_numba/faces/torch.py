@@ -8,13 +8,18 @@ autograd Functions (``ActivationFunction``, ``ActivationBackwardFunction``: ``to
 ``second_derivative``. The module's constants are the description's ``torch_attributes`` (float attributes,
 by default the only one; each rounded once to float32; several travel as one tuple, Softplus's ``(beta,
 threshold)``); the other attributes, forward's and backward's, keep their defaults. Both passes run on one
-platform: the forward operator's default where none is given.
+platform: the pair's default where none is given (:func:`~.torch_family.pair_platform`). A description's
+``torch_variant`` adds an attribute that picks another operator (GELU's ``approximate``: GeluV2).
+
+:func:`functions` makes an attribute-free operator's public torch functions (its ``torch_functions``: SiLU's,
+Mish's, Hardswish's, Sigmoid's), over the same row.
 """
 from __future__ import annotations
 
 import inspect
 
-from .torch_family import ACTIVATIONS, Activation, ActivationFunction, check_torch_platform, float_beta32
+from .torch_family import (ACTIVATIONS, Activation, ActivationBackwardFunction, ActivationFunction,
+                           check_torch_platform, float_beta32, pair_platform)
 from .torch_support import check_tensor, eager, missing_torch, torch
 from .torch_support import NO_TORCH, check_tensor_pair
 from .functional import face
@@ -24,8 +29,18 @@ __all__ = ["module", "functions"]
 _MODULES: dict = {}
 
 
+def _functional(desc):
+    """The public function of described operator ``desc``: the hand-written one where its functional face is
+    (``hand_written``: SwishGrad's ``swish_backward``), else the generated one."""
+    if "functional" in desc.hand_written:
+        import swishgrad_numba
+
+        return getattr(swishgrad_numba, desc.functional)
+    return face(desc.name)
+
+
 def _row(desc, backward_desc, names: tuple):
-    forward, backward = face(desc.name), face(backward_desc.name)
+    forward, backward = _functional(desc), _functional(backward_desc)
 
     def kw(b):   # the autograd row's constant: one attribute's value, or several as a tuple
         return {names[0]: b} if len(names) == 1 else dict(zip(names, b))
@@ -45,6 +60,9 @@ def module(name: str):
     desc = get_operator(name).described_by
     if desc is None or desc.torch_module is None or desc.backward is None:
         raise ValueError(f"operator {name!r} has no generated torch module")
+    if desc.torch_variant:   # an attribute picks another operator (GELU's approximate: GeluV2)
+        _MODULES[name] = _variant_module(name, desc)
+        return _MODULES[name]
     if not desc.attributes and not desc.torch_attributes:   # no constant (ReLU, issue 41)
         _MODULES[name] = _module_without_attributes(name, desc)
         return _MODULES[name]
@@ -53,7 +71,7 @@ def module(name: str):
     if not taken or any(t not in floats for t in taken):
         raise ValueError(f"operator {name!r}: a generated torch module takes float attributes, got {taken}")
     attrs = tuple(floats[t] for t in taken)
-    default_platform = get_operator(name).default_platform
+    default_platform = pair_platform(name, desc.backward)
     _row(desc, get_operator(desc.backward).described_by, taken)
     if torch is None:
         cls = missing_torch(desc.torch_module, "Unavailable: PyTorch is not installed.")
@@ -111,18 +129,10 @@ def module(name: str):
 def _module_without_attributes(name: str, desc):
     """The module of a forward operator without attributes (issue 41: ``ReLU``): ``Module(*, platform=None)``;
     its backward operator runs with its own attributes' defaults (ThresholdBackward's threshold 0)."""
-    from ..ops.registry import get_operator
-
-    forward, backward = face(desc.name), face(desc.backward)
-    # a backward whose second input is the forward's result (role "y", SigmoidGrad's): the result is saved
-    saves_output = get_operator(desc.backward).described_by.inputs[-1].role == "y"
-    ACTIVATIONS[name] = Activation(lambda x, b, p: forward(x, platform=p),
-                                   lambda g, x, b, p: backward(g, x, platform=p), has_beta=False,
-                                   operators=(desc.name, desc.backward), second_derivative=desc.second_derivative,
-                                   saves_output=saves_output)
+    _bare_row(name, desc)
     if torch is None:
         return missing_torch(desc.torch_module, "Unavailable: PyTorch is not installed.")
-    default_platform = get_operator(name).default_platform
+    default_platform = pair_platform(name, desc.backward)
 
     def __init__(self, *, platform=None):
         torch.nn.Module.__init__(self)
@@ -147,9 +157,85 @@ def _module_without_attributes(name: str, desc):
                                                        "__module__": "swishgrad_numba.torch"})
 
 
+def _bare_row(name: str, desc):
+    """The autograd row of attribute-free forward operator ``name`` (its constant unused)."""
+    from ..ops.registry import get_operator
+
+    forward, backward = _functional(desc), _functional(get_operator(desc.backward).described_by)
+    # a backward whose second input is the forward's result (role "y", SigmoidGrad's): the result is saved
+    saves_output = get_operator(desc.backward).described_by.inputs[-1].role == "y"
+    ACTIVATIONS[name] = Activation(lambda x, b, p: forward(x, platform=p),
+                                   lambda g, x, b, p: backward(g, x, platform=p), has_beta=False,
+                                   operators=(desc.name, desc.backward), second_derivative=desc.second_derivative,
+                                   saves_output=saves_output)
+
+
+def _variant_module(name: str, desc):
+    """The module of attribute-free operator ``name`` whose ``torch_variant`` attribute, given, runs the other
+    operator with it (GELU: ``GELU(approximate=None, *, platform=None)``, Gelu, or GeluV2 with ``approximate``).
+    ``platform`` defaults to the pair's platform of the operator run (the 950 for GeluV2); the repr shows the
+    attribute where given and the platform where given (but for the other operator's default)."""
+    from ..ops.registry import get_operator
+
+    attr_name, other = desc.torch_variant
+    other_desc = get_operator(other).described_by
+    attr = next((a for a in other_desc.attributes if a.name == attr_name), None)
+    if attr is None or attr.kind != "choice" or other_desc.backward is None:
+        raise ValueError(f"operator {name!r}: torch_variant must name a choice attribute of a forward operator, "
+                         f"got {desc.torch_variant}")
+    _bare_row(name, desc)
+    _row(other_desc, get_operator(other_desc.backward).described_by, (attr_name,))
+    if torch is None:
+        return missing_torch(desc.torch_module, "Unavailable: PyTorch is not installed.")
+    defaults = {name: pair_platform(name, desc.backward), other: pair_platform(other, other_desc.backward)}
+    P = inspect.Parameter
+    sig = inspect.Signature([P("self", P.POSITIONAL_ONLY), P(attr_name, P.POSITIONAL_OR_KEYWORD, default=None),
+                             P("platform", P.KEYWORD_ONLY, default=None)])
+
+    def __init__(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        self, value, platform = bound.arguments.values()
+        torch.nn.Module.__init__(self)
+        if value is not None and (not isinstance(value, str) or value not in attr.choices):
+            raise ValueError(f"{attr_name} must be None or one of {attr.choices}, got {value!r}")
+        self._op = name if value is None else other
+        self._platform_given = platform is not None
+        platform = defaults[self._op] if platform is None else platform
+        check_torch_platform(platform, self._op)
+        setattr(self, attr_name, value)
+        self.platform = platform
+
+    __init__.__signature__ = sig
+
+    @eager
+    def forward(self, x):
+        check_tensor(x, "x")
+        value = getattr(self, attr_name)
+        return ActivationFunction.apply(x, self._op, 0.0 if value is None else value, self.platform)
+
+    def extra_repr(self) -> str:
+        value = getattr(self, attr_name)
+        parts = [] if value is None else [f"{attr_name}={value!r}"]
+        if self._platform_given and not (value is not None and self.platform is defaults[other]):
+            parts.append(f"platform={self.platform!r}")
+        return ", ".join(parts)
+
+    doc = (f"{desc.summary}: a module whose forward pass is operator ``{name}``'s kernel ({desc.aclnn[1]}) and "
+           f"whose gradient is ``{desc.backward}``'s; with ``{attr_name}`` given ({', '.join(map(repr, attr.choices))}"
+           f"), operator ``{other}``'s ({other_desc.aclnn[1]}) and ``{other_desc.backward}``'s; bit for bit, "
+           f"generated from the descriptions.\n\nParameters\n----------\n{attr_name} : None or str\n"
+           f"platform : Platform, optional\n    The default platform of the operators run; one where either "
+           f"pass has no kernel is refused here.\n")
+    return type(desc.torch_module, (torch.nn.Module,), {"__init__": __init__, "forward": forward,
+                                                       "extra_repr": extra_repr, "__doc__": doc,
+                                                       "__module__": "swishgrad_numba.torch"})
+
+
 def functions(name: str):
     """The public torch functions of described forward operator ``name`` (its description's ``torch_functions``,
-    a module without attributes: Sigmoid's): ``(f, f_backward, Function, BackwardFunction)``.
+    a module without attributes: Sigmoid's, SiLU's, Mish's, Hardswish's): ``(f, f_backward, Function,
+    BackwardFunction)``, or ``(f, f_backward)`` where the description names two.
 
     ``f(x, *, platform=None)`` and ``f_backward(grad, second, *, platform=None)`` (``second`` named as the
     backward operator's second input: Sigmoid's ``output``) run the two kernels through the shared autograd
@@ -158,22 +244,21 @@ def functions(name: str):
     bound (subclasses of :class:`~.torch_family.ActivationFunction` and
     :class:`~.torch_family.ActivationBackwardFunction`)."""
     from ..ops.registry import get_operator
-    from .torch_family import ActivationBackwardFunction
 
     desc = get_operator(name).described_by
-    if desc is None or len(desc.torch_functions) != 4 or desc.attributes:
+    if desc is None or len(desc.torch_functions) not in (2, 4) or desc.attributes:
         raise ValueError(f"operator {name!r} has no generated torch functions")
     module(name)   # its ACTIVATIONS row
-    f_name, b_name, cls_name, b_cls_name = desc.torch_functions
+    f_name, b_name, cls_name, b_cls_name = (*desc.torch_functions, None, None)[:4]
     second = get_operator(desc.backward).described_by.inputs[-1].name
     if torch is None:
         def unavailable(*args, **kwargs):
             """Unavailable: PyTorch is not installed."""
             raise ImportError(NO_TORCH)
 
-        return (unavailable, unavailable, missing_torch(cls_name, "Unavailable: PyTorch is not installed."),
-                missing_torch(b_cls_name, "Unavailable: PyTorch is not installed."))
-    default_platform = get_operator(name).default_platform
+        return (unavailable, unavailable, *(missing_torch(n, "Unavailable: PyTorch is not installed.")
+                                            for n in desc.torch_functions[2:]))
+    default_platform = pair_platform(name, desc.backward)
 
     def _platform(platform):
         platform = default_platform if platform is None else platform
@@ -206,6 +291,8 @@ def functions(name: str):
     f_backward.__doc__ = (f"Operator ``{desc.backward}``'s kernel on ``(grad, {second})``, bit for bit what "
                           f":func:`swishgrad_numba.{get_operator(desc.backward).functional}` returns for the same "
                           f"data; differentiable again. Generated from the description.")
+    if cls_name is None:
+        return f, f_backward
 
     def apply(x, platform=None):
         return ActivationFunction.apply(x, name, 0.0, platform)

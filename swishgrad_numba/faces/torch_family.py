@@ -1,43 +1,33 @@
-"""PyTorch modules of the Swish family whose forward AND backward passes are the emulated NPU kernels.
+"""The autograd machinery every generated torch module shares: forward AND backward passes the emulated
+NPU kernels.
 
-:class:`Swish` (aclnnSwish forward, SwishGrad backward) and :class:`SiLU`
-(aclnnSilu forward, SiluGrad backward): both passes of the layer are the
-device's, bit for bit, in float32, float16 and bfloat16, on the kernel the
-``platform`` picks (the A2 reference platform by default).
-
-The machinery is written once for every activation of the family: the
-table :data:`ACTIVATIONS` names, per activation, its forward and backward
-entry points; :class:`ActivationFunction` and
-:class:`ActivationBackwardFunction` are the two autograd Functions all of
-them share. Adding the next activation of the template is one row.
+The table :data:`ACTIVATIONS` names, per activation, its forward and backward entry points (rows the
+generator, :mod:`.torch`, adds from the descriptions as it makes each module: ``Swish``, ``SiLU``,
+``GELU``, ...); :class:`ActivationFunction` and :class:`ActivationBackwardFunction` are the two autograd
+Functions all of them share.
 
 Higher derivatives follow :mod:`swishgrad_numba.torch`: the backward pass
 ``gx = g * s'(x)`` is itself differentiable; with respect to ``g`` it is the
 backward kernel again (bit for bit), with respect to ``x`` it is
 ``ggx * g * s''(x)`` in float64 by plain PyTorch, rounded once (no device
-kernel computes ``s''``). SiLU is Swish with beta 1.
+kernel computes ``s''``; the description's ``second_derivative``).
 
-Re-exported by :mod:`swishgrad_numba.torch`, so
-``swishgrad_numba.torch.Swish`` and ``swishgrad_numba.torch.SiLU`` are the
-classes defined here. Imports without PyTorch; using anything here then
-raises the same ImportError as the rest of the integration.
+Imports without PyTorch; using anything here then raises the same ImportError as the rest of the
+integration.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
 
-from .swish_grad import swish_backward
 from ..arguments import check_platform_for
-from .functional import face
-from ..platform import Platform
 from .torch_support import (
-    NO_TORCH, batch_first, check_tensor_pair, check_tensor, eager, tensor_from_numpy, missing_torch,
-    platform_argument, swish_second_derivative, tensor_to_numpy, torch)
-from .torch_support import require_torch, torch_beta32
+    batch_first, check_tensor_pair, check_tensor, tensor_from_numpy, missing_torch,
+    platform_argument, tensor_to_numpy, torch)
+from .torch_support import torch_beta32
 
-__all__ = ["ACTIVATIONS", "Activation", "ActivationBackwardFunction", "ActivationFunction", "SiLU", "Swish",
-           "silu", "silu_backward_torch", "pair_platform", "plain_functions"]
+__all__ = ["ACTIVATIONS", "Activation", "ActivationBackwardFunction", "ActivationFunction", "pair_platform",
+           "check_torch_platform", "float_beta32"]
 
 
 @dataclass(frozen=True)
@@ -65,8 +55,8 @@ class Activation:
     backward: Callable
     has_beta: bool
     operators: tuple
-    #: ``second_derivative(x, beta, platform)``: ``s''(x)`` in float64 for the second order; Swish's
-    #: where None.
+    #: ``second_derivative(x, beta, platform)``: ``s''(x)`` in float64 for the second order (None: the
+    #: second order with respect to ``x`` is refused, NotImplementedError).
     second_derivative: Callable | None = None
     #: Whether the backward reads the forward's *result* (Sigmoid's: ``backward(grad, y, ...)``): the
     #: forward's Function then saves its output, and ``second_derivative`` is the backward's factor's
@@ -78,19 +68,14 @@ def _second_derivative(name: str, x, beta, platform):
     """``s''(x)`` of activation ``name``, float64 (:attr:`Activation.second_derivative`)."""
     act = _activation(name)
     if act.second_derivative is None:
-        return swish_second_derivative(x, beta)
+        raise NotImplementedError(f"activation {name!r} has no second derivative (its description's "
+                                  f"second_derivative)")
     return act.second_derivative(x, beta, platform)
 
 
-#: The activations by name: their forward and backward kernels.
-ACTIVATIONS = {
-    "swish": Activation(lambda x, b, p: face("swish")(x, b, platform=p),
-                        lambda g, x, b, p: swish_backward(g, x, b, platform=p), has_beta=True,
-                        operators=("swish", "swish_grad")),
-    "silu": Activation(lambda x, b, p: face("silu")(x, platform=p),
-                       lambda g, x, b, p: face("silu_grad")(g, x, platform=p), has_beta=False,
-                       operators=("silu", "silu_grad")),
-}
+#: The activations by name: their forward and backward kernels (the rows :mod:`.torch` generates from the
+#: descriptions, as each module is made).
+ACTIVATIONS: dict = {}
 
 
 def check_torch_platform(platform, name: str) -> None:
@@ -207,105 +192,10 @@ if torch is not None:
             # Elementwise: one launch of the forward kernel over the batch, batch dimension first.
             return ActivationFunction.apply(batch_first(x, in_dims[0], info.batch_size), name, beta, platform), 0
 
-    @eager
-    def silu(x, *, platform: Platform | None = None):
-        """SiLU as the NPU computes it (aclnnSilu), with the NPU's SiluGrad as its backward pass.
-
-        Parameters
-        ----------
-        x : torch.Tensor
-            CPU tensor of dtype float32, float16 or bfloat16, any strides.
-        platform : Platform, optional
-            Picks the kernel (the A2 reference platform by default).
-
-        Returns
-        -------
-        torch.Tensor
-            A new contiguous tensor of ``x``'s shape and dtype.
-        """
-        check_tensor(x, "x")
-        check_torch_platform(platform, "silu")
-        return ActivationFunction.apply(x, "silu", 1.0, platform)
-
-    @eager
-    def silu_backward_torch(grad, x, *, platform: Platform | None = None):
-        """``grad * silu'(x)`` by the emulated SiluGrad kernel; differentiable (see the module docstring).
-
-        ``grad`` and ``x``: CPU tensors of one shape and one dtype (float32,
-        float16 or bfloat16). Bit for bit what
-        :func:`swishgrad_numba.silu_backward` returns for the same data.
-        """
-        check_tensor_pair(grad, x)
-        check_torch_platform(platform, "silu")
-        return ActivationBackwardFunction.apply(grad, x, "silu", 1.0, platform)
-
-    class Swish(torch.nn.Module):
-        """Swish whose forward pass is the NPU's Swish kernel and whose gradient is its SwishGrad kernel.
-
-        Parameters
-        ----------
-        beta : float or 0-d tensor
-            The Swish beta, rounded to float32 once; a constant, not a
-            learnable parameter.
-        platform : Platform, optional
-            The device whose kernels run (an Ascend 950 runs the arch35
-            ones); the A2 reference platform by default.
-
-        Examples
-        --------
-        >>> model = torch.nn.Sequential(torch.nn.Linear(4, 8), Swish(1.0), torch.nn.Linear(8, 1))
-        """
-
-        def __init__(self, beta=1.0, *, platform: Platform | None = None):
-            super().__init__()
-            check_torch_platform(platform, "swish")
-            self.beta = float_beta32(beta)
-            self.platform = platform
-
-        @eager
-        def forward(self, x):
-            check_tensor(x, "x")
-            return ActivationFunction.apply(x, "swish", self.beta, self.platform)
-
-        def extra_repr(self) -> str:
-            return f"beta={self.beta!r}" + ("" if self.platform is None else f", platform={self.platform!r}")
-
-    class SiLU(torch.nn.Module):
-        """SiLU whose forward pass is the NPU's Swish kernel at scale 1 (aclnnSilu) and whose gradient
-        is its SiluGrad kernel (aclnnSiluBackward).
-
-        Parameters
-        ----------
-        platform : Platform, optional
-            As for :class:`Swish`.
-        """
-
-        def __init__(self, *, platform: Platform | None = None):
-            super().__init__()
-            check_torch_platform(platform, "silu")
-            self.platform = platform
-
-        @eager
-        def forward(self, x):
-            return silu(x, platform=self.platform)
-
-        def extra_repr(self) -> str:
-            return "" if self.platform is None else f"platform={self.platform!r}"
-
 else:
     _UNAVAILABLE = "Unavailable: PyTorch is not installed."
     ActivationFunction = missing_torch("ActivationFunction", _UNAVAILABLE)
     ActivationBackwardFunction = missing_torch("ActivationBackwardFunction", _UNAVAILABLE)
-    Swish = missing_torch("Swish", _UNAVAILABLE)
-    SiLU = missing_torch("SiLU", _UNAVAILABLE)
-
-    def silu(x, *, platform=None):
-        """Unavailable: PyTorch is not installed."""
-        raise ImportError(NO_TORCH)
-
-    def silu_backward_torch(grad, x, *, platform=None):
-        """Unavailable: PyTorch is not installed."""
-        raise ImportError(NO_TORCH)
 
 
 def pair_platform(forward_op: str, backward_op: str):
@@ -319,33 +209,3 @@ def pair_platform(forward_op: str, backward_op: str):
         return REFERENCE_PLATFORM
     return ASCEND950_PLATFORM
 
-
-def plain_functions(name: str):
-    """``(f(x, *, platform=None), f_backward(grad, x, *, platform=None))`` of an attribute-free row ``name``
-    (Mish, Hardswish: their generated modules add the rows): the kernels through :class:`ActivationFunction` /
-    :class:`ActivationBackwardFunction` (differentiable)."""
-    fwd_op, bwd_op = _activation(name).operators
-
-    def _platform(platform):
-        platform = pair_platform(fwd_op, bwd_op) if platform is None else platform
-        check_torch_platform(platform, name)
-        return platform
-
-    @eager
-    def f(x, *, platform: Platform | None = None):
-        require_torch()
-        check_tensor(x, "x")
-        return ActivationFunction.apply(x, name, 1.0, _platform(platform))
-
-    @eager
-    def f_backward(grad, x, *, platform: Platform | None = None):
-        require_torch()
-        check_tensor_pair(grad, x)
-        return ActivationBackwardFunction.apply(grad, x, name, 1.0, _platform(platform))
-
-    f.__name__ = f.__qualname__ = name
-    f_backward.__name__ = f_backward.__qualname__ = f"{name}_backward_torch"
-    f.__doc__ = (f"{name}(x) for torch tensors: operator ``{fwd_op}``'s kernel forward, ``{bwd_op}``'s backward, "
-                 f"bit for bit, on ``platform`` (the A2 where both kernels exist there, else the Ascend 950).")
-    f_backward.__doc__ = f"``grad * {name}'(x)`` by operator ``{bwd_op}``'s kernel; differentiable again."
-    return f, f_backward

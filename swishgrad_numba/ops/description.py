@@ -152,10 +152,10 @@ class Description:
         else complex64 (:func:`complex_promotion`).
     torch_functions : the public torch names of a module without attributes, generated beside it
         (:func:`swishgrad_numba.faces.torch.functions`): the forward function ``f(x, *, platform=None)``, the
-        backward's ``f(grad, second, *, platform=None)``, and the forward's and backward's autograd Functions
-        (``.apply(x, platform)``, ``.apply(grad, second, platform)``). The torch backward reads the forward's
-        *result* where the backward operator's second input has role ``"y"`` (SigmoidGrad): the autograd
-        Function then saves the output, not the input.
+        backward's ``f(grad, second, *, platform=None)``, and, where four names are given, the forward's and
+        backward's autograd Functions (``.apply(x, platform)``, ``.apply(grad, second, platform)``). The torch
+        backward reads the forward's *result* where the backward operator's second input has role ``"y"``
+        (SigmoidGrad): the autograd Function then saves the output, not the input.
     op_api_checks : the op_api's own checks where they come in an order (and say) what the generic ones do not,
         run by aclnn phase one right after the null pointers: ``op_api_checks(desc, named, out_name, out,
         platform) -> message or None`` (``named`` the inputs' ``((aclnn name, aclTensor), ...)``; a message is
@@ -216,6 +216,10 @@ class Description:
         """Whether the inputs must share one shape and one dtype on ``platform`` (:attr:`one_shape_on`)."""
         return getattr(platform, "architecture", None) in self.one_shape_on
     op_api_checks: Callable | None = None
+    #: ``(attribute, operator)``: the torch module also takes that (``kind="choice"``) attribute of the named
+    #: described operator, None by default: None runs this operator, a value that one with it (GELU's
+    #: ``approximate``: Gelu, or GeluV2; :func:`swishgrad_numba.faces.torch.module`)
+    torch_variant: tuple = ()
 
     def dtypes_on(self, soc_family: str) -> tuple:
         """The aclnn dtype list on ``soc_family``."""
@@ -330,6 +334,8 @@ def show(desc: Description) -> str:
         lines.append(f"  out         also {', '.join(desc.out_dtypes)} (a real result Cast to it)")
     if desc.torch_functions:
         lines.append("  torch       " + ", ".join(f"swishgrad_numba.torch.{n}" for n in desc.torch_functions))
+    if desc.torch_variant:
+        lines.append(f"  torch       with {desc.torch_variant[0]} given: operator {desc.torch_variant[1]}'s")
     if desc.hand_written:
         lines.append(f"  by hand     {', '.join(desc.hand_written)} (not generated; checked by the generated tests)")
     if desc.op_api_checks is not None:

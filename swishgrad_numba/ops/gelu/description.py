@@ -1,6 +1,6 @@
-"""aclnnGelu (Gelu), described once (:mod:`swishgrad_numba.ops.description`): every face is generated from it
-but the torch module (``swishgrad_numba.torch.GELU`` runs Gelu or GeluV2 by its ``approximate``:
-:mod:`swishgrad_numba.faces.torch_gelu`).
+"""aclnnGelu (Gelu), described once (:mod:`swishgrad_numba.ops.description`): every face is generated from it,
+the torch module too (``swishgrad_numba.torch.GELU`` runs Gelu, or GeluV2 where its ``approximate`` is given:
+the ``torch_variant`` field; :mod:`swishgrad_numba.faces.torch`).
 
 docs/model.md, "Gelu (aclnnGelu)", gives the sources: the op_api (self and out of one dtype in {float32,
 float16}, bfloat16 too on a SoC in ASCEND910B..ASCEND910E; one shape; at most 8 dims) and the kernels
@@ -15,7 +15,8 @@ from ...platform import BF16_SOC_VERSIONS
 from ..description import Description, Input, describe
 from .kernel import KERNELS, NAME, registry_host_tiling
 
-__all__ = ["GELU_DTYPES", "dtype_and_rank_checks", "shape_checks", "op_api_checks", "DESCRIPTION"]
+__all__ = ["GELU_DTYPES", "dtype_and_rank_checks", "shape_checks", "op_api_checks", "gelu_second_derivative",
+           "DESCRIPTION"]
 
 _LIST = ("float32", "float16")
 #: aclnnGelu's and aclnnGeluBackward's dtype lists: bfloat16 on the SoCs of ASCEND910B..ASCEND910E only.
@@ -88,8 +89,26 @@ def shape_checks(named: tuple, out_name: str, out):
     return None
 
 
+def gelu_second_derivative(x, _attr=None, platform=None):
+    """The torch module's second order (no kernel computes it), in float64: ``s''(x)`` of ``s(x) = x
+    sigmoid(k(x))``, ``k = a x + b x^3`` with GeluGrad's float32 constants
+    (:func:`swishgrad_numba.ops.gelu_grad.kernel.sigmoid_argument`; on the A2 not the forward kernel's own function,
+    whose cubic coefficient differs): ``2 q k' + x q (1 - 2 sig) k'^2 + x q k''`` with ``q = sig(k) sig(-k)``
+    and ``1 - 2 sig(k) = -tanh(k / 2)``."""
+    import torch
+
+    from ..gelu_grad.kernel import sigmoid_argument
+
+    a, b = sigmoid_argument()
+    x = x.double()
+    k, k1, k2 = a * x + b * x ** 3, a + 3.0 * b * x * x, 6.0 * b * x
+    q = torch.sigmoid(k) * torch.sigmoid(-k)
+    return 2.0 * q * k1 - x * q * torch.tanh(0.5 * k) * k1 * k1 + x * q * k2
+
+
 DESCRIPTION = describe(Description(
     NAME, "GELU: A2 x / (1 + exp(-1.595769122 (x + 0.0455399241 x^3))), 950 the tanh GELU with an Axpy", "Gelu",
     functional="gelu", aclnn=("aclnnGeluGetWorkspaceSize", "aclnnGelu"), inputs=(Input("x", "self", "x"),),
     dtypes=GELU_DTYPES, kernels=KERNELS, host_tiling=registry_host_tiling, saturation=True, axpy=True,
-    op_api_checks=op_api_checks, backward="gelu_grad"))
+    op_api_checks=op_api_checks, backward="gelu_grad", torch_module="GELU",
+    second_derivative=gelu_second_derivative, torch_variant=("approximate", "gelu_v2")))

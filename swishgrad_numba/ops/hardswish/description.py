@@ -40,4 +40,4 @@ DESCRIPTION = describe(Description(
     aclnn_inplace=("aclnnInplaceHardswishGetWorkspaceSize", "aclnnInplaceHardswish"),
     inputs=(Input("x", "self", "x"),), dtypes=HARDSWISH_DTYPES, kernels=KERNELS, no_kernel={ARCH_A2: NO_A2_KERNEL},
     host_tiling=host_tiling, out_listed=True, backward="hardswish_grad", torch_module="Hardswish",
-    second_derivative=hardswish_second_derivative))
+    second_derivative=hardswish_second_derivative, torch_functions=("hardswish", "hardswish_backward_torch")))

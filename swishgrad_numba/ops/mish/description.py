@@ -40,4 +40,5 @@ DESCRIPTION = describe(Description(
     aclnn_inplace=("aclnnInplaceMishGetWorkspaceSize", "aclnnInplaceMish"),
     inputs=(Input("x", "self", "x"),), dtypes=V2_DTYPES, kernels=KERNELS, host_tiling=host_tiling,
     saturation=True, axpy=True, out_same_dtype=True, out_listed=True, soc_checked=True,
-    backward="mish_grad", torch_module="Mish", second_derivative=mish_second_derivative))
+    backward="mish_grad", torch_module="Mish", second_derivative=mish_second_derivative,
+    torch_functions=("mish", "mish_backward_torch")))
