@@ -42,7 +42,12 @@ def _show(args) -> int:
 
     from .swiglu import ROW_OPERATORS, show
 
-    if args.name in ROW_OPERATORS:
+    if args.name in ROW_OPERATORS:   # a row operator (issue 40: described, the rows kind): its description too
+        from ..ops import get_operator
+        from ..ops.description import show as describe
+
+        if args.soc is None:
+            print("\n".join("// " + line for line in describe(get_operator(args.name).described_by).splitlines()))
         return show(args.name, args.soc, args.dtype)
     if args.name not in OPERATORS:
         print(f"swishgrad ops show: unknown operator {args.name!r}; registered: {', '.join(OPERATORS)}",

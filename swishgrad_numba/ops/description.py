@@ -23,7 +23,7 @@ from typing import Callable, Mapping
 
 from .registry import Operator, register
 
-__all__ = ["Input", "Attribute", "Rule", "Description", "describe", "described", "show", "complex_promotion"]
+__all__ = ["Input", "Attribute", "Rule", "Rows", "Description", "describe", "described", "show", "complex_promotion"]
 
 #: The roles an input takes: the forward's input, the forward's result (SigmoidGrad's ``y``), the gradient.
 ROLES = ("x", "y", "grad")
@@ -72,6 +72,10 @@ class Attribute:
     choices: tuple = ()
     code: Callable | None = None
     acl_codes: Mapping | None = None
+    #: ``kind="int"`` (the "rows" kind only: an aclnn int64, a plain integer in both faces; a bool refused): the input
+    #: whose rank bounds
+    #: it as an axis, ``[-ndim, ndim - 1]`` (SwiGlu's ``dim`` of ``x``)
+    axis_of: str = ""
 
 
 @dataclass(frozen=True)
@@ -211,6 +215,9 @@ class Description:
     #: the faces kept hand-written, not generated (``"functional"``, ``"aclnn"``, ``"torch"``, ``"dask"``:
     #: SwishGrad's, whose options the generators do not express); the generated tests check them all the same
     hand_written: tuple = ()
+    #: the "rows" kernel kind (:class:`Rows`): a kernel over rows along an axis, whose host tiling takes the shape
+    #: and the axis (SwiGlu, SwiGluGrad); None for the element-wise kernels
+    rows: object = None
 
     def one_shape(self, platform) -> bool:
         """Whether the inputs must share one shape and one dtype on ``platform`` (:attr:`one_shape_on`)."""
@@ -261,12 +268,23 @@ def describe(desc: Description) -> Description:
         raise ValueError(f"{desc.name}: acl_order must name every input and attribute once, got {desc.acl_order}")
     if "*" not in desc.dtypes:
         raise ValueError(f"{desc.name}: dtypes needs a '*' entry (the SoCs not listed)")
-    register(Operator(desc.name, tuple(desc.aclnn), desc.kernel_op, dict(desc.kernels), desc.host_tiling,
+    rows = {} if desc.rows is None else {"kind": "rows", "socs": tuple(desc.rows.socs)}
+    host = desc.host_tiling if desc.rows is None else _numel_refused(desc.name)
+    register(Operator(desc.name, tuple(desc.aclnn), desc.kernel_op, dict(desc.kernels), host,
                       inputs=len(desc.inputs), saturation=desc.saturation,
                       no_kernel=dict(desc.no_kernel), aicpu_dtypes=tuple(desc.aicpu_dtypes),
-                      functional=desc.functional, described_by=desc, axpy=desc.axpy, has_beta=desc.has_beta))
+                      functional=desc.functional, described_by=desc, axpy=desc.axpy, has_beta=desc.has_beta, **rows))
     DESCRIPTIONS[desc.name] = desc
     return desc
+
+
+def _numel_refused(name: str):
+    """A row operator's registry host tiling: ``compute_tiling(op=)`` (a count of elements) is refused, naming
+    where its tiling is (its description's ``rows.tiling``, of the shape and the axis)."""
+    def host_tiling(numel, info, attrs, platform):
+        raise ValueError(f"op {name!r} is a row operator: its host tiling takes x's shape and its axis, not a count "
+                         f"of elements (swishgrad tiling --op {name} --numel N --cols C)")
+    return host_tiling
 
 
 def described() -> tuple:
@@ -292,6 +310,7 @@ def show(desc: Description) -> str:
                                               + ")" for i in desc.inputs))
     for a in desc.attributes:
         conv = ("ToFloat: one rounding to float32, a bool 1.0/0.0" if a.kind == "float"
+                else f"an int64, an axis of {a.axis_of} in [-{a.axis_of}.ndim, {a.axis_of}.ndim - 1]" if a.kind == "int"
                 else f"one of {', '.join(map(repr, a.choices))}" if a.kind == "choice"
                 else "a bool, read by the kernel" if a.kernel else "a bool")
         checked = f"; scalar dtypes {', '.join(a.scalar_dtypes)}" if a.scalar_dtypes else ""
@@ -309,8 +328,9 @@ def show(desc: Description) -> str:
     if desc.exact_dtypes:
         lines.append(f"  exact       {', '.join(desc.exact_dtypes)}: a plain exact model on the host (integers)")
     rank = "any rank" if desc.max_dims is None else f"at most {desc.max_dims} dims"
-    lines.append(f"  shapes      {'broadcast' if desc.broadcast else 'one shape'}, {rank}; "
-                 f"dtypes {_PROMOTIONS[desc.promotion]}")
+    if desc.rows is None:
+        lines.append(f"  shapes      {'broadcast' if desc.broadcast else 'one shape'}, {rank}; "
+                     f"dtypes {_PROMOTIONS[desc.promotion]}")
     if desc.broadcast_to:
         lines.append("  broadcast   BroadcastTo the output's shape, then the element-wise kernel")
     if desc.one_shape_on:
@@ -332,6 +352,8 @@ def show(desc: Description) -> str:
         lines.append("  torch       " + ", ".join(f"swishgrad_numba.torch.{n}" for n in desc.torch_functions))
     if desc.hand_written:
         lines.append(f"  by hand     {', '.join(desc.hand_written)} (not generated; checked by the generated tests)")
+    if desc.rows is not None:
+        lines += desc.rows.show_lines()
     if desc.op_api_checks is not None:
         lines.append("  op_api      " + (desc.op_api_checks.__doc__ or "").strip().split("\n")[0])
     return "\n".join(lines)
@@ -347,3 +369,42 @@ def complex_promotion(names) -> str | None:
     if not any(n in _COMPLEX for n in names):
         return None
     return "complex128" if any(n in ("complex128", "float64") for n in names) else "complex64"
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The "rows" kernel kind (issue 40): a kernel that walks rows along an axis (``Attribute(kind="int",
+    axis_of=...)``), whose host tiling takes the whole shape and the axis, not ``numel``; its faces are generated
+    by :mod:`swishgrad_numba.faces.rows` (functional, Dask) and :mod:`swishgrad_numba.aclnn.described_rows`.
+    Every tensor has the axis input's dtype (one of the description's lists); the output's shape and every other
+    input's come from the axis input's shape (``shapes``).
+
+    socs : the SoC families whose kernel is modelled (others: 561103, NotImplementedError, as a saturation platform).
+    shapes : ``shapes(x_shape, d) -> {name: shape}`` (``d`` the axis, normalised): each input's shape by functional
+        name and the output's under ``"out"``.
+    says : ``{name: text}``: the rule behind an input's or the output's shape, in the messages
+        (``"x's shape with dim halved"``).
+    axis_rule : ``axis_rule(x_shape, dim) -> why not, or None``: the axis's own rule (``x.shape[dim]`` even).
+    tiling : ``tiling(x_shape, d, dtype_name, platform) -> host tiling`` (a modelled platform, a non-empty x).
+    launch : ``launch(arrays, tiling) -> result``: the kernel over the inputs (C-contiguous, in order); the result
+        has the output's elements.
+    workspace : ``workspace(tiling) -> bytes`` (aclnn phase one's).
+    empty : "" where an empty input launches nothing (workspace 0); else the refusal, formatted with ``{x}`` the
+        axis input's shape (ValueError, 161002).
+    """
+
+    socs: tuple
+    shapes: Callable
+    tiling: Callable
+    launch: Callable
+    workspace: Callable
+    says: Mapping = field(default_factory=dict)
+    axis_rule: Callable | None = None
+    empty: str = ""
+
+    def show_lines(self) -> list:
+        lines = [f"  rows        the rows kind: a host tiling of the shape and the axis; every tensor the axis "
+                 f"input's dtype; modelled on {', '.join(self.socs)} only"]
+        lines += [f"  shape       {name}: {text}" for name, text in self.says.items()]
+        lines.append(f"  empty       {'refused: ' + self.empty.format(x='...') if self.empty else 'launches nothing'}")
+        return lines
