@@ -72,7 +72,7 @@ mish = _face("mish")  # noqa: E305  (issue 41: generated from its description)
 mish_backward = _face("mish_grad")
 
 __all__ += ["mish", "mish_backward"]
-from .ops.rms_norm.api import rms_norm  # noqa: E402  (issue 42)
+rms_norm = _face("rms_norm")  # noqa: E305  (issue 42; issue 40: generated from its description, the rows kind)
 swiglu = _face("swiglu")  # noqa: E305  (issue 40: generated from its description, the rows kind)
 swiglu_backward = _face("swiglu_grad")
 

@@ -171,7 +171,7 @@ sigmoid = described("sigmoid")   # issue 29, generated from its description (iss
 sigmoid_backward = described("sigmoid_grad")
 __all__ += ["sigmoid", "sigmoid_backward"]
 
-from .ops.rms_norm.dask_face import rms_norm  # noqa: E402,F401  (issue 42: RmsNorm by row blocks)
+rms_norm = described("rms_norm")   # issue 42: RmsNorm by row blocks (issue 40: generated, the rows kind)
 __all__ += ["rms_norm"]
 # Mish, Hardswish (issue 41), SwiGlu (issue 40: its blocks keep dim whole): generated from their descriptions.
 mish = described("mish")

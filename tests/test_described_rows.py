@@ -1,6 +1,6 @@
-"""The "rows" kernel kind of the descriptions (issue 40: SwiGlu, SwiGluGrad): the registry holds the row operators
-apart from the element-wise walk's consumers, the generated faces share one message per rule, and the aclnn pair
-refuses what the functional face refuses. (The faces' bits: tests/test_described.py and the SwiGlu tests.)"""
+"""The "rows" kernel kind of the descriptions (issue 40: SwiGlu, SwiGluGrad, RmsNorm): the registry holds the row
+operators apart from the element-wise walk's consumers, the generated faces share one message per rule, and the aclnn
+pair refuses what the functional face refuses. (The faces' bits: tests/test_described.py and the SwiGlu tests.)"""
 import numpy as np
 import pytest
 
@@ -67,3 +67,24 @@ def test_the_dask_face_refuses_an_empty_grad_when_the_graph_is_built():
     with pytest.raises(ValueError, match=r"x \(0, 4\) is empty"):
         sgd.swiglu_backward(da.zeros((0, 2), dtype=F32), da.zeros((0, 4), dtype=F32))
     assert sgd.swiglu(da.zeros((0, 4), dtype=F32)).compute().shape == (0, 2)
+
+
+def test_rms_norm_is_a_row_operator_with_two_outputs_and_a_double_epsilon():
+    """RmsNorm (its row the last gamma.ndim axes of x): registered as a row operator; aclnnRmsNorm takes epsilon as a
+    C double (a string is refused, 161002) and keeps its page's rstdOut rule (x's rank, each axis x's or 1, a value
+    per row: (1, 3) for x (3, 3)); the functional face returns (y, rstd)."""
+    op = get_operator("rms_norm")
+    assert "rms_norm" in ROWS and "rms_norm" not in OPERATORS and op.kind == "rows"
+    x, g = np.linspace(-2, 2, 9, dtype=F32).reshape(3, 3), np.ones(3, F32)
+    y, rstd = sg.rms_norm(x, g)
+    assert y.shape == (3, 3) and rstd.shape == (3, 1) and rstd.dtype == F32
+    status, _, _ = aclnn.aclnnRmsNormGetWorkspaceSize(tensor(x), tensor(g), "1e-6", tensor(np.zeros_like(x)),
+                                                      tensor(np.zeros((3, 1), F32)))
+    assert status == ACLNN_ERR_PARAM_INVALID and "epsilon must be a double" in aclnn.aclGetRecentErrMsg()
+    flat = np.zeros((1, 3), F32)
+    status, ws, ex = aclnn.aclnnRmsNormGetWorkspaceSize(tensor(x), tensor(g), 1e-6, tensor(np.zeros_like(x)),
+                                                        tensor(flat))
+    assert status == ACLNN_SUCCESS, aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclnnRmsNorm(np.zeros(ws, np.uint8), ws, ex, None) == ACLNN_SUCCESS
+    assert aclnn.aclrtSynchronizeStream(None) == aclnn.ACL_SUCCESS
+    assert np.array_equal(flat.reshape(-1).view(np.uint32), rstd.reshape(-1).view(np.uint32))

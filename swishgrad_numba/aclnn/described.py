@@ -270,7 +270,11 @@ def launcher(desc, where: str, make_job, executor_type):
         return isinstance(e, executor_type) and e.op == desc.name
 
     def launch(workspace, workspaceSize, executor, stream) -> int:
-        tensors = dict(executor.inputs + ((desc.out, executor.out),)) if is_ours(executor) else {}
+        if is_ours(executor):   # the outputs: one, or a row operator's several (``outs``)
+            outs = executor.outs if hasattr(executor, "outs") else ((desc.out, executor.out),)
+            tensors = dict(executor.inputs + tuple(outs))
+        else:
+            tensors = {}
         return queue_launch(where, executor, is_ours, tensors, make_job, workspace, workspaceSize, stream,
                             saturation=get_operator(desc.name).saturation)
 

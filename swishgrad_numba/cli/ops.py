@@ -42,13 +42,17 @@ def _show(args) -> int:
 
     from .swiglu import ROW_OPERATORS, show
 
-    if args.name in ROW_OPERATORS:   # a row operator (issue 40: described, the rows kind): its description too
-        from ..ops import get_operator
+    from ..ops.registry import ROWS
+
+    if args.name in ROWS:   # a row operator (issue 40: described, the rows kind): its description, its row stream
         from ..ops.description import show as describe
 
         if args.soc is None:
-            print("\n".join("// " + line for line in describe(get_operator(args.name).described_by).splitlines()))
-        return show(args.name, args.soc, args.dtype)
+            print("\n".join("// " + line for line in describe(ROWS[args.name].described_by).splitlines()))
+        if args.name in ROW_OPERATORS:
+            return show(args.name, args.soc, args.dtype)
+        print(f"// its row streams by launch: swishgrad tiling / validate / timeline --op {args.name}")
+        return 0
     if args.name not in OPERATORS:
         print(f"swishgrad ops show: unknown operator {args.name!r}; registered: {', '.join(OPERATORS)}",
               file=sys.stderr)

@@ -4,6 +4,7 @@ a shape on a platform, and SwiGluGrad's launch of either kernel.
 """
 from __future__ import annotations
 
+from ...dtypes import dtype_info
 from ...platform import Platform, modelled_platform, unmodelled_soc
 from .description import FORWARD, MODELLED_SOCS, grad_tiling, out_shape, run_grad_any
 from .host import SwiGluTiling, swiglu_tiling
@@ -16,8 +17,8 @@ def check_inputs(x, dim) -> tuple[int, str]:
     """The functional face's rules on x and ``dim`` (its messages): ``(dim normalised, dtype name)``."""
     from ...faces.rows import checked
 
-    d, name, _shapes, _platform = checked(FORWARD, {"x": x, "dim": dim, "platform": None})
-    return d, name
+    d, *_ = checked(FORWARD, {"x": x, "dim": dim, "platform": None})
+    return d, dtype_info(x.dtype).name
 
 
 def socs_refusal(platform: Platform) -> str | None:

@@ -12,6 +12,7 @@ swi_glu_grad_base.h), not the 310P. Pages: ``activation/swi_glu/docs/aclnnSwiGlu
 """
 from __future__ import annotations
 
+from ...dtypes import dtype_info
 from ...platform import ARCH_950, ARCH_A2
 from ..description import Attribute, Description, Input, Rows, describe
 from ..registry import Kernel
@@ -43,8 +44,12 @@ def even_axis(shape, dim: int) -> str | None:
     return None
 
 
-def _tiling(x_shape, d, dtype, platform):
-    return swiglu_tiling(tuple(x_shape), d, dtype, platform.ub_size, platform.core_num)
+def _tiling(x_shape, d, dtypes, attrs, platform):
+    return swiglu_tiling(tuple(x_shape), d, dtype_info(dtypes["x"]).name, platform.ub_size, platform.core_num)
+
+
+def _grad_tiling(x_shape, d, dtypes, attrs, platform):
+    return grad_tiling(x_shape, d, dtype_info(dtypes["x"]).name, platform)
 
 
 def grad_tiling(x_shape, d: int, dtype: str, platform):
@@ -89,7 +94,7 @@ BACKWARD = describe(Description(
                                run_grad_950)},
     rows=Rows(socs=MODELLED_SOCS, shapes=lambda xs, d: {"grad_output": out_shape(xs, d), "x": xs, "out": xs},
               says={"grad_output": "the forward's output: x's shape with dim halved", "out": "x's shape"},
-              axis_rule=even_axis, tiling=grad_tiling, launch=lambda arrays, t: run_grad_any(arrays[0], arrays[1], t),
+              axis_rule=even_axis, tiling=_grad_tiling, launch=lambda arrays, t: run_grad_any(arrays[0], arrays[1], t),
               workspace=lambda t: t.workspace if isinstance(t, GluBaseTiling) else WORKSPACE,
               empty="x {x} is empty: aclnnSwiGluGrad does not take empty tensors (its page; the A2 host finds no "
                     "tile)"),
