@@ -72,8 +72,9 @@ mish = _face("mish")  # noqa: E305  (issue 41: generated from its description)
 mish_backward = _face("mish_grad")
 
 __all__ += ["mish", "mish_backward"]
-from .ops.rms_norm.api import rms_norm  # noqa: E402  (issue 42)
-from .ops.swi_glu.api import swiglu, swiglu_backward  # noqa: E402  (issue 41)
+rms_norm = _face("rms_norm")  # noqa: E305  (issue 42; issue 40: generated from its description, the rows kind)
+swiglu = _face("swiglu")  # noqa: E305  (issue 40: generated from its description, the rows kind)
+swiglu_backward = _face("swiglu_grad")
 
 __all__ += ["rms_norm", "swiglu", "swiglu_backward"]
 relu = _face("relu")  # noqa: E305  (issue 41: generated from its description)

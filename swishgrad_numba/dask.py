@@ -137,6 +137,10 @@ def described(name: str):
     from .ops.registry import get_operator
 
     desc, numpy_fn = get_operator(name).described_by, face(name)
+    if desc.rows is not None:   # the "rows" kind: the axis whole in every block (issue 40)
+        from .faces.rows import dask_face
+
+        return dask_face(desc, numpy_fn)
     sig = signature(desc).replace(parameters=[p for p in signature(desc).parameters.values() if p.name != "out"])
     names = [i.name for i in desc.inputs]
 
@@ -167,15 +171,15 @@ sigmoid = described("sigmoid")   # issue 29, generated from its description (iss
 sigmoid_backward = described("sigmoid_grad")
 __all__ += ["sigmoid", "sigmoid_backward"]
 
-from .ops.rms_norm.dask_face import rms_norm  # noqa: E402,F401  (issue 42: RmsNorm by row blocks)
+rms_norm = described("rms_norm")   # issue 42: RmsNorm by row blocks (issue 40: generated, the rows kind)
 __all__ += ["rms_norm"]
-# Mish, Hardswish (issue 41): generated from their descriptions; SwiGlu: ops/swi_glu/dask_face.py (its blocks
-# keep dim whole).
+# Mish, Hardswish (issue 41), SwiGlu (issue 40: its blocks keep dim whole): generated from their descriptions.
 mish = described("mish")
 mish_backward = described("mish_grad")
 hardswish = described("hardswish")
 hardswish_backward = described("hardswish_grad")
-from .ops.swi_glu.dask_face import swiglu, swiglu_backward  # noqa: E402,F401
+swiglu = described("swiglu")   # issue 40: the rows kind, generated (ops/swi_glu/description.py)
+swiglu_backward = described("swiglu_grad")
 __all__ += ["mish", "mish_backward", "hardswish", "hardswish_backward", "swiglu", "swiglu_backward"]
 
 # Relu and ThresholdBackward (issue 41): generated from their descriptions.

@@ -71,26 +71,20 @@ from .op_api import *  # noqa: F401,F403
 # The C namespace: every module's public names.
 __all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__]
 
-from . import op_rms_norm  # noqa: E402  (issue 42: aclnnRmsNorm)
-from .op_rms_norm import *  # noqa: F401,F403
-
-__all__ += op_rms_norm.__all__
-
-from . import op_swi_glu  # noqa: E402  (issue 41: aclnnSwiGlu)
-from .op_swi_glu import *  # noqa: F401,F403
-
-__all__ += op_swi_glu.__all__
 
 # The described operators' pairs, generated from their descriptions (issue 40): aclnnLeakyRelu,
 # aclnnInplaceLeakyRelu, aclnnLeakyReluBackward, aclnnElu, aclnnEluBackward, ...
-from . import described  # noqa: E402
+from . import described, described_rows  # noqa: E402  (described_rows: aclnnSwiGlu, aclnnSwiGluGrad, aclnnRmsNorm)
+from .described_rows import ACLNN_ERR_INNER_TILING_ERROR  # noqa: E402  (aclnnRmsNorm's page: its host tiling's)
+
+__all__ += ["ACLNN_ERR_INNER_TILING_ERROR"]
 from ..ops.description import described as _described  # noqa: E402
 from ..ops.description import DESCRIPTIONS as _DESCRIPTIONS  # noqa: E402
 
 for _name in _described():
     if "aclnn" in _DESCRIPTIONS[_name].hand_written:
         continue   # its hand-written pair (SwishGrad's: op_api)
-    _pairs = described.faces(_name)
+    _pairs = described.faces(_name) if _DESCRIPTIONS[_name].rows is None else described_rows.faces(_name)
     globals().update(_pairs)
     __all__ += list(_pairs)
 del _name, _pairs, _described, _DESCRIPTIONS

@@ -40,7 +40,7 @@ from .state import get_platform
 from .tensor import check_emulator_storage, aclScalar, aclTensor
 from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
 
-__all__ = ["aclDescribedExecutor", "faces"]
+__all__ = ["aclDescribedExecutor", "faces", "launcher"]
 
 #: numpy dtype name -> aclDataType.
 _CODE = {dtype.name: code for code, (_name, dtype) in ACL_DTYPES.items()}
@@ -260,13 +260,22 @@ def _make_job(desc):
 
 
 def _phase_two(desc, where: str):
-    make_job = _make_job(desc)
+    return launcher(desc, where, _make_job(desc), aclDescribedExecutor)
 
+
+def launcher(desc, where: str, make_job, executor_type):
+    """Phase two of a described operator's pair: ``where(workspace, workspaceSize, executor, stream)`` queues
+    ``make_job(executor, stream)`` for an executor of ``executor_type`` made for ``desc`` (its ``op``, its
+    ``inputs``, its ``out``); the row operators' pairs share it (:mod:`.described_rows`)."""
     def is_ours(e):
-        return isinstance(e, aclDescribedExecutor) and e.op == desc.name
+        return isinstance(e, executor_type) and e.op == desc.name
 
     def launch(workspace, workspaceSize, executor, stream) -> int:
-        tensors = dict(executor.inputs + ((desc.out, executor.out),)) if is_ours(executor) else {}
+        if is_ours(executor):   # the outputs: one, or a row operator's several (``outs``)
+            outs = executor.outs if hasattr(executor, "outs") else ((desc.out, executor.out),)
+            tensors = dict(executor.inputs + tuple(outs))
+        else:
+            tensors = {}
         return queue_launch(where, executor, is_ours, tensors, make_job, workspace, workspaceSize, stream,
                             saturation=get_operator(desc.name).saturation)
 

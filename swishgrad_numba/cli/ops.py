@@ -18,6 +18,9 @@ def _kernel_dtypes(op) -> tuple:
     return tuple(d for d in ("float32", "float16", "bfloat16") if d in listed)
 
 
+_SHORT = {"a2": "a2", "arch35": "950"}
+
+
 def _list(args) -> int:
     from ..ops import OPERATORS
 
@@ -27,9 +30,14 @@ def _list(args) -> int:
              ", ".join((*_kernel_dtypes(op), *(f"{d} (AICPU)" for d in op.aicpu_dtypes),
                         *(f"{d} (exact)" for d in getattr(op.described_by, "exact_dtypes", ())))))
             for name, op in OPERATORS.items()]
+    from ..ops.registry import ROWS
     from .swiglu import list_rows   # the row operators (issue 41): not the registry's walk
 
-    rows += list_rows()
+    # the registry's row operators (issue 40: ops.ROWS), SwiGlu's pair with the kernels its CLI probes
+    known = {row[0]: row for row in list_rows()}
+    rows += [known.get(name) or (name, op.aclnn[-1], op.kernel_op,
+                                 ", ".join(f"{_SHORT.get(arch, arch)} (rows)" for arch in op.kernels),
+                                 ", ".join(_kernel_dtypes(op))) for name, op in ROWS.items()]
     widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header) - 1)]
     for row in (header, *rows):
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1])
@@ -42,8 +50,17 @@ def _show(args) -> int:
 
     from .swiglu import ROW_OPERATORS, show
 
-    if args.name in ROW_OPERATORS:
-        return show(args.name, args.soc, args.dtype)
+    from ..ops.registry import ROWS
+
+    if args.name in ROWS:   # a row operator (issue 40: described, the rows kind): its description, its row stream
+        from ..ops.description import show as describe
+
+        if args.soc is None:
+            print("\n".join("// " + line for line in describe(ROWS[args.name].described_by).splitlines()))
+        if args.name in ROW_OPERATORS:
+            return show(args.name, args.soc, args.dtype)
+        print(f"// its row streams by launch: swishgrad tiling / validate / timeline --op {args.name}")
+        return 0
     if args.name not in OPERATORS:
         print(f"swishgrad ops show: unknown operator {args.name!r}; registered: {', '.join(OPERATORS)}",
               file=sys.stderr)

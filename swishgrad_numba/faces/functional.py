@@ -323,6 +323,11 @@ def face(name: str):
     desc = get_operator(name).described_by
     if desc is None:
         raise ValueError(f"operator {name!r} is not in the described form (it has a hand-written face)")
+    if desc.rows is not None:   # the "rows" kernel kind: its own generator (issue 40)
+        from .rows import face as rows_face
+
+        _FACES[name] = rows_face(desc)
+        return _FACES[name]
     sig = signature(desc)
     bind = _binder(sig)
     accepted = frozenset(desc.accepted_dtypes)

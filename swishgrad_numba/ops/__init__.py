@@ -46,3 +46,5 @@ from . import hardswish  # noqa: F401  (registers "hardswish", 950 only, and "ha
 from . import mish  # noqa: F401  (registers "mish")
 from . import relu  # noqa: F401  (describes "relu", issue 41)
 from . import threshold_backward  # noqa: F401  (describes "threshold_backward", issue 41)
+from . import swi_glu  # noqa: F401,E402  (describes "swiglu" and "swiglu_grad": the rows kind, issue 40)
+from . import rms_norm  # noqa: F401,E402  (describes "rms_norm": the rows kind, issue 40)

@@ -23,7 +23,7 @@ from typing import Callable, Mapping
 
 from .registry import Operator, register
 
-__all__ = ["Input", "Attribute", "Rule", "Description", "describe", "described", "show", "complex_promotion"]
+__all__ = ["Input", "Attribute", "Rule", "Rows", "Description", "describe", "described", "show", "complex_promotion"]
 
 #: The roles an input takes: the forward's input, the forward's result (SigmoidGrad's ``y``), the gradient.
 ROLES = ("x", "y", "grad")
@@ -72,6 +72,10 @@ class Attribute:
     choices: tuple = ()
     code: Callable | None = None
     acl_codes: Mapping | None = None
+    #: ``kind="int"`` (the "rows" kind only: an aclnn int64, a plain integer in both faces; a bool refused): the input
+    #: whose rank bounds
+    #: it as an axis, ``[-ndim, ndim - 1]`` (SwiGlu's ``dim`` of ``x``)
+    axis_of: str = ""
 
 
 @dataclass(frozen=True)
@@ -211,6 +215,9 @@ class Description:
     #: the faces kept hand-written, not generated (``"functional"``, ``"aclnn"``, ``"torch"``, ``"dask"``:
     #: SwishGrad's, whose options the generators do not express); the generated tests check them all the same
     hand_written: tuple = ()
+    #: the "rows" kernel kind (:class:`Rows`): a kernel over rows along an axis, whose host tiling takes the shape
+    #: and the axis (SwiGlu, SwiGluGrad); None for the element-wise kernels
+    rows: object = None
 
     def one_shape(self, platform) -> bool:
         """Whether the inputs must share one shape and one dtype on ``platform`` (:attr:`one_shape_on`)."""
@@ -245,7 +252,9 @@ class Description:
     @property
     def acl_arguments(self) -> tuple:
         """The aclnn phase one's arguments by aclnn name, in order, the output last."""
-        return tuple(self.acl_order or [i.acl for i in self.inputs] + [a.acl for a in self.attributes]) + (self.out,)
+        rows = self.rows is not None and self.rows.outputs
+        outs = tuple(acl for _, acl in self.rows.outputs) if rows else (self.out,)
+        return tuple(self.acl_order or [i.acl for i in self.inputs] + [a.acl for a in self.attributes]) + outs
 
 
 #: The described operators, by name.
@@ -265,12 +274,23 @@ def describe(desc: Description) -> Description:
         raise ValueError(f"{desc.name}: acl_order must name every input and attribute once, got {desc.acl_order}")
     if "*" not in desc.dtypes:
         raise ValueError(f"{desc.name}: dtypes needs a '*' entry (the SoCs not listed)")
-    register(Operator(desc.name, tuple(desc.aclnn), desc.kernel_op, dict(desc.kernels), desc.host_tiling,
+    rows = {} if desc.rows is None else {"kind": "rows", "socs": tuple(desc.rows.socs)}
+    host = desc.host_tiling if desc.rows is None else _numel_refused(desc.name)
+    register(Operator(desc.name, tuple(desc.aclnn), desc.kernel_op, dict(desc.kernels), host,
                       inputs=len(desc.inputs), saturation=desc.saturation,
                       no_kernel=dict(desc.no_kernel), aicpu_dtypes=tuple(desc.aicpu_dtypes),
-                      functional=desc.functional, described_by=desc, axpy=desc.axpy, has_beta=desc.has_beta))
+                      functional=desc.functional, described_by=desc, axpy=desc.axpy, has_beta=desc.has_beta, **rows))
     DESCRIPTIONS[desc.name] = desc
     return desc
+
+
+def _numel_refused(name: str):
+    """A row operator's registry host tiling: ``compute_tiling(op=)`` (a count of elements) is refused, naming
+    where its tiling is (its description's ``rows.tiling``, of the shape and the axis)."""
+    def host_tiling(numel, info, attrs, platform):
+        raise ValueError(f"op {name!r} is a row operator: its host tiling takes x's shape and its axis, not a count "
+                         f"of elements (swishgrad tiling --op {name} --numel N --cols C)")
+    return host_tiling
 
 
 def described() -> tuple:
@@ -287,7 +307,8 @@ def show(desc: Description) -> str:
     sig = ", ".join([i.name for i in desc.inputs] + [f"{a.name}={a.default!r}" for a in desc.attributes])
     acl = ", ".join(desc.acl_arguments)
     lines = [f"{desc.name}: {desc.summary}",
-             f"  functional  swishgrad_numba.{desc.functional}({sig}, *, out=None, platform=None)",
+             f"  functional  swishgrad_numba.{desc.functional}({sig}, *, out=None, platform=None"
+             f"{''.join(f', {n}={v!r}' for n, v in (desc.rows.options if desc.rows is not None else {}).items())})",
              f"  aclnn       {desc.aclnn[0]}({acl}) / {desc.aclnn[1]}"]
     if desc.aclnn_inplace:
         lines.append(f"              {desc.aclnn_inplace[0]} / {desc.aclnn_inplace[1]}")
@@ -296,6 +317,7 @@ def show(desc: Description) -> str:
                                               + ")" for i in desc.inputs))
     for a in desc.attributes:
         conv = ("ToFloat: one rounding to float32, a bool 1.0/0.0" if a.kind == "float"
+                else f"an int64, an axis of {a.axis_of} in [-{a.axis_of}.ndim, {a.axis_of}.ndim - 1]" if a.kind == "int"
                 else f"one of {', '.join(map(repr, a.choices))}" if a.kind == "choice"
                 else "a bool, read by the kernel" if a.kernel else "a bool")
         checked = f"; scalar dtypes {', '.join(a.scalar_dtypes)}" if a.scalar_dtypes else ""
@@ -313,8 +335,9 @@ def show(desc: Description) -> str:
     if desc.exact_dtypes:
         lines.append(f"  exact       {', '.join(desc.exact_dtypes)}: a plain exact model on the host (integers)")
     rank = "any rank" if desc.max_dims is None else f"at most {desc.max_dims} dims"
-    lines.append(f"  shapes      {'broadcast' if desc.broadcast else 'one shape'}, {rank}; "
-                 f"dtypes {_PROMOTIONS[desc.promotion]}")
+    if desc.rows is None:
+        lines.append(f"  shapes      {'broadcast' if desc.broadcast else 'one shape'}, {rank}; "
+                     f"dtypes {_PROMOTIONS[desc.promotion]}")
     if desc.broadcast_to:
         lines.append("  broadcast   BroadcastTo the output's shape, then the element-wise kernel")
     if desc.one_shape_on:
@@ -337,7 +360,11 @@ def show(desc: Description) -> str:
     if desc.torch_variant:
         lines.append(f"  torch       with {desc.torch_variant[0]} given: operator {desc.torch_variant[1]}'s")
     if desc.hand_written:
-        lines.append(f"  by hand     {', '.join(desc.hand_written)} (not generated; checked by the generated tests)")
+        checked = ("" if desc.hand_written == ("torch",) and not desc.torch_module
+                   else "; checked by the generated tests")
+        lines.append(f"  by hand     {', '.join(desc.hand_written)} (not generated{checked})")
+    if desc.rows is not None:
+        lines += desc.rows.show_lines()
     if desc.op_api_checks is not None:
         lines.append("  op_api      " + (desc.op_api_checks.__doc__ or "").strip().split("\n")[0])
     return "\n".join(lines)
@@ -353,3 +380,66 @@ def complex_promotion(names) -> str | None:
     if not any(n in _COMPLEX for n in names):
         return None
     return "complex128" if any(n in ("complex128", "float64") for n in names) else "complex64"
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The "rows" kernel kind (issue 40): a kernel that walks rows along an axis, whose host tiling takes the
+    whole shape and the axis, not ``numel``; its faces are generated by :mod:`swishgrad_numba.faces.rows`
+    (functional, Dask) and :mod:`swishgrad_numba.aclnn.described_rows`. The axis ``d`` is an integer attribute's
+    (``Attribute(kind="int", axis_of=...)``: SwiGlu's ``dim``) or, with ``axis_from``, where that input's axes
+    begin at x's end (RmsNorm's gamma: the row is x's last ``gamma.ndim`` axes). Every other tensor's shape comes
+    from the axis input's (``shapes``), its dtype from the axis input's (``dtypes_with``).
+
+    socs : the SoC families whose kernel is modelled (others: 561103, NotImplementedError, as a saturation platform).
+    shapes : ``shapes(x_shape, d) -> {name: shape}``: each input's and each output's shape by functional name.
+    says : ``{name: text}``: the rule behind a tensor's shape, in the messages (``"x's shape with dim halved"``).
+    axis_rule : ``axis_rule(x_shape, dim) -> why not, or None``: the axis's own rule (SwiGlu's ``x.shape[dim]``
+        even; ``dim`` as given, or ``d`` with ``axis_from``).
+    tiling : ``tiling(x_shape, d, dtypes, attrs, platform) -> host tiling`` (a modelled platform, non-empty inputs;
+        ``dtypes`` the tensors' numpy dtypes and ``attrs`` the float attributes as float32, by functional name).
+    launch : ``launch(arrays, tiling, **options) -> result`` (a tuple of them for several outputs): the kernel over
+        the inputs, in order; a result has its output's elements.
+    workspace : ``workspace(tiling) -> bytes`` (aclnn phase one's).
+    empty : "" where an empty input launches nothing (workspace 0); else the refusal, formatted with ``{x}`` the
+        axis input's shape (ValueError, 161002).
+    outputs : ``((functional name, aclnn name), ...)`` for several outputs (RmsNorm's y and rstd: the functional
+        face returns and takes ``out=`` a tuple); one, ``("out", Description.out)``, where empty.
+    dtypes_with : ``dtypes_with(x_dtype_name) -> {name: dtype names}``: what another tensor may have (RmsNorm's gamma
+        x's or float32, its rstd float32); x's dtype where it names none.
+    axis_from, trailing : see above; ``trailing``: the row is x's axes from ``d`` on (the Dask blocks keep them whole),
+        not the axis ``d`` alone.
+    options, check_options : keyword-only model choices of the functional face alone (name -> default, passed to
+        ``launch``) and their check (RmsNorm's reduce order).
+    status, acl_shape_ok : the aclnn status of a rank, shape or rule refusal (161002; aclnnRmsNorm's host tiling
+        561002); ``{name: ok(shape, x_shape, d)}``, an output's shape the op_api takes beside the exact one.
+    """
+
+    socs: tuple
+    shapes: Callable
+    tiling: Callable
+    launch: Callable
+    workspace: Callable
+    says: Mapping = field(default_factory=dict)
+    axis_rule: Callable | None = None
+    empty: str = ""
+    outputs: tuple = ()
+    dtypes_with: Callable | None = None
+    axis_from: str = ""
+    trailing: bool = False
+    options: Mapping = field(default_factory=dict)
+    check_options: Callable | None = None
+    status: int = 161002
+    acl_shape_ok: Mapping = field(default_factory=dict)
+
+    def show_lines(self) -> list:
+        lines = [f"  rows        the rows kind: a host tiling of the shape and the axis"
+                 f"{' (the last axes of ' + self.axis_from + ')' if self.axis_from else ''}; modelled on "
+                 f"{', '.join(self.socs)} only"]
+        lines += [f"  shape       {name}: {text}" for name, text in self.says.items()]
+        if self.outputs:
+            lines.append(f"  outputs     {', '.join(f'{n} ({acl})' for n, acl in self.outputs)}")
+        if self.options:
+            lines.append(f"  options     {', '.join(f'{n}={v!r}' for n, v in self.options.items())} (functional only)")
+        lines.append(f"  empty       {'refused: ' + self.empty.format(x='...') if self.empty else 'launches nothing'}")
+        return lines

@@ -16,7 +16,8 @@ import numpy as np
 from ..platform import ARCH_A2, ASCEND950_PLATFORM, REFERENCE_PLATFORM
 from .op_tiling import OpTiling
 
-__all__ = ["Kernel", "Operator", "OpTiling", "WalkCheck", "OPERATORS", "register", "get_operator"]
+__all__ = ["Kernel", "Operator", "OpTiling", "WalkCheck", "OPERATORS", "ROWS", "register", "get_operator",
+           "every_operator"]
 
 
 class WalkCheck(NamedTuple):
@@ -167,6 +168,11 @@ class Operator:
     aicpu_dtypes: tuple = ()
     functional: str = ""
     described_by: object = None
+    #: ``"rows"`` for a row operator (its description's :class:`~.description.Rows` kind: held in :data:`ROWS`,
+    #: apart from the element-wise walk's consumers); ``socs``: the SoC families its kernels are modelled on
+    #: (empty: every SoC of their architectures)
+    kind: str = "elementwise"
+    socs: tuple = ()
 
     def __post_init__(self):
         if not self.functional and self.aclnn:
@@ -180,8 +186,11 @@ class Operator:
 
     def kernel_refusal(self, platform) -> str | None:
         """Why the operator cannot run on ``platform``'s kernel (it has none there), or None."""
-        if platform.architecture in self.kernels:
+        if platform.architecture in self.kernels and (not self.socs or platform.soc_family in self.socs):
             return None
+        if platform.architecture in self.kernels:
+            return (f"the {self.kernel_op} kernel of SoC {platform.soc_family!r} is not modelled (modelled: "
+                    f"{', '.join(self.socs)})")
         reason = self.no_kernel.get(platform.architecture, "it has no kernel there")
         return (f"platform (soc_version {platform.soc_version!r}, the {platform.architecture} kernel) cannot run "
                 f"{self.name}: {reason}")
@@ -210,6 +219,10 @@ class Operator:
 
 #: The registered operators, by name.
 OPERATORS: dict = {}
+#: The row operators (``Operator.kind == "rows"``: SwiGlu, SwiGluGrad), by name: :func:`get_operator` finds
+#: them; the consumers of the element-wise walk (``compute_tiling(op=)``, the demo, ``devicetime``) iterate
+#: :data:`OPERATORS` only (issue 40).
+ROWS: dict = {}
 
 
 def register(op: Operator) -> Operator:
@@ -221,8 +234,11 @@ def register(op: Operator) -> Operator:
     also registers SoftplusV2 on ``ascend950`` beside the mainline ``activation/softplus_v2``, which is
     the one registered here (docs/model.md, "Which kernel runs what").
     """
-    if op.name in OPERATORS:
+    if op.name in OPERATORS or op.name in ROWS:
         raise ValueError(f"operator {op.name!r} is registered already")
+    if op.kind == "rows":   # the row kind: its own map (the element-wise consumers iterate OPERATORS)
+        ROWS[op.name] = op
+        return op
     for arch, kernel in op.kernels.items():
         for other in OPERATORS.values():
             theirs = other.kernels.get(arch) if other.kernel_op == op.kernel_op else None
@@ -237,7 +253,12 @@ def register(op: Operator) -> Operator:
 
 def get_operator(name) -> Operator:
     """The registered operator called ``name``, or a ValueError listing them."""
-    op = OPERATORS.get(name) if isinstance(name, str) else None
+    op = (OPERATORS.get(name) or ROWS.get(name)) if isinstance(name, str) else None
     if op is None:
         raise ValueError(f"op must be one of {sorted(OPERATORS)}, got {name!r}")
     return op
+
+
+def every_operator() -> dict:
+    """Every registered operator by name: :data:`OPERATORS` (the element-wise walk's), then :data:`ROWS`."""
+    return {**OPERATORS, **ROWS}

@@ -35,7 +35,8 @@ def _dtypes(desc) -> str:
 def _kernels(op) -> str:
     names = [_KERNEL_NAMES.get(arch, arch) for arch in op.kernels]
     refused = [f"no {_KERNEL_NAMES.get(arch, arch)}" for arch in op.no_kernel]
-    return ", ".join(names + refused)
+    rows = f" (rows kind; SoCs {', '.join(op.socs)} only)" if op.kind == "rows" else ""
+    return ", ".join(names + refused) + rows
 
 
 def _row(op) -> tuple:
@@ -53,9 +54,9 @@ def _row(op) -> tuple:
 
 def markdown() -> str:
     """The table, as Markdown."""
-    from . import OPERATORS
+    from .registry import every_operator   # the element-wise operators, then the row operators (issue 40)
 
     header = ("operator", "aclnn", "kernel op", "functional", "kernels", "dtypes", "torch", "form")
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in _row(op)) + " |" for op in OPERATORS.values()]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in _row(op)) + " |" for op in every_operator().values()]
     return _HEADER + "\n" + "\n".join(lines) + "\n"

@@ -11,12 +11,14 @@ same ImportError as the rest of the integration.
 """
 from __future__ import annotations
 
-from .api import rms_norm as rms_norm_numpy
+from ...faces.functional import face
 from ...platform import Platform
 from ...faces.torch_support import (NO_TORCH, batch_first, check_tensor, eager, missing_torch, platform_argument,
                              tensor_from_numpy, tensor_to_numpy, torch)
 
 __all__ = ["RMSNorm", "RmsNormFunction", "rms_norm_torch"]
+
+rms_norm_numpy = face("rms_norm")   # the generated functional face (issue 40)
 
 
 if torch is not None:

@@ -23,9 +23,12 @@ from ...faces.torch_support import (NO_TORCH, batch_first, check_tensor, eager, 
                                tensor_from_numpy, tensor_to_numpy, torch)
 from ...dtypes import bfloat16
 from ...platform import Platform, modelled_platform
+from ...faces.functional import face
 from .api import MODELLED_SOCS, check_inputs, out_shape
-from .api import swiglu as _swiglu_numpy
-from .api import swiglu_backward as _swiglu_backward_numpy
+
+# the generated functional faces (issue 40)
+_swiglu_numpy = face("swiglu")
+_swiglu_backward_numpy = face("swiglu_grad")
 
 __all__ = ["SwiGLU", "SwiGluFunction", "SwiGluBackwardFunction", "swiglu_torch", "swiglu_backward_torch"]
 

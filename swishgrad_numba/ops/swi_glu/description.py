@@ -1,0 +1,101 @@
+"""SwiGlu (aclnnSwiGlu) and SwiGluGrad (aclnnSwiGluGrad), each described once (issue 40), on the "rows" kernel
+kind (:class:`~swishgrad_numba.ops.description.Rows`): the functional ``swiglu``/``swiglu_backward``, the aclnn
+pairs and the Dask functions are generated from these descriptions; the torch faces stay hand-written
+(:mod:`.torch_face`: their float64 second order and the jvp by two backward launches are SwiGlu's own).
+
+x is split along ``dim`` into halves a (first) and b (second); out = a * sigmoid(a) * b as the kernel computes it
+(:mod:`.kernel`), x's shape with ``dim`` halved. SwiGluGrad's grad_x has x's shape; its ``yGrad`` the forward
+output's. The host tilings (:mod:`.host`, the 950 SwiGluGrad's :mod:`.host_950`) take the shape and ``dim``.
+Modelled on the A2 and A3 (swi_glu.cpp, swi_glu_grad.cpp) and the 950 (swi_glu_apt.cpp; the regbase
+swi_glu_grad_base.h), not the 310P. Pages: ``activation/swi_glu/docs/aclnnSwiGlu.md`` and
+``activation/swi_glu_grad/docs/aclnnSwiGluGrad.md`` (the op_api sources are not in ops-nn).
+"""
+from __future__ import annotations
+
+from ...dtypes import dtype_info
+from ...platform import ARCH_950, ARCH_A2
+from ..description import Attribute, Description, Input, Rows, describe
+from ..registry import Kernel
+from .host import swiglu_tiling
+from .host_950 import GluBaseTiling, swiglu_grad_tiling_950
+from .kernel import run
+from .kernel_grad import run_grad
+from .kernel_grad_950 import run_grad_950
+
+__all__ = ["FORWARD", "BACKWARD", "MODELLED_SOCS", "out_shape", "even_axis", "grad_tiling", "run_grad_any"]
+
+#: The SoC families whose SwiGlu kernels are modelled: the A2 and A3, and the 950. Not ascend310p (its 64-byte
+#: rule and no bfloat16), nor the Kirin parts.
+MODELLED_SOCS = ("ascend910b", "ascend910_93", "ascend950")
+#: The host's workspace (``WORKSPACE_BUFFER``, 16 MiB); the 950 SwiGluGrad adds 32 bytes a core (``PostTiling``).
+WORKSPACE = 16 * 1024 * 1024
+_FLOATS = ("float32", "float16", "bfloat16")
+
+
+def out_shape(shape, d: int) -> tuple:
+    """x's shape with axis ``d`` halved."""
+    return tuple(shape[:d]) + (shape[d] // 2,) + tuple(shape[d + 1:])
+
+
+def even_axis(shape, dim: int) -> str | None:
+    """The infershape's rule: ``x.shape[dim]`` even (it is split into halves), or why not."""
+    if shape[dim % len(shape)] % 2:
+        return f"x {tuple(shape)} must have an even length at dim {dim} (axis dim={dim} is split into halves a, b)"
+    return None
+
+
+def _tiling(x_shape, d, dtypes, attrs, platform):
+    return swiglu_tiling(tuple(x_shape), d, dtype_info(dtypes["x"]).name, platform.ub_size, platform.core_num)
+
+
+def _grad_tiling(x_shape, d, dtypes, attrs, platform):
+    return grad_tiling(x_shape, d, dtype_info(dtypes["x"]).name, platform)
+
+
+def grad_tiling(x_shape, d: int, dtype: str, platform):
+    """SwiGluGrad's host tiling of a non-empty x (``d`` normalised) on a modelled platform: the A2's
+    :class:`~.host.SwiGluTiling`, or the 950's :class:`~.host_950.GluBaseTiling`."""
+    if platform.architecture == ARCH_A2:
+        return swiglu_tiling(tuple(x_shape), d, dtype, platform.ub_size, platform.core_num, grad=True)
+    return swiglu_grad_tiling_950(tuple(x_shape), d, dtype, platform.ub_size, platform.core_num)
+
+
+def run_grad_any(grad_output, x, t):
+    """grad_x (flat) of the kernel the tiling is for."""
+    return run_grad_950(grad_output, x, t) if isinstance(t, GluBaseTiling) else run_grad(grad_output, x, t)
+
+
+def _kernel(arch: str, source: str, struct: str, launch) -> Kernel:
+    # the rows kind: no element-wise record (its tiling is a dataclass) and no program of the element-wise walk
+    return Kernel(arch, source, struct, None, "CAST_RINT", run=launch, walk="rows")
+
+
+_DIM = Attribute("dim", "dim", -1, kind="int", axis_of="x")
+
+FORWARD = describe(Description(
+    name="swiglu", summary="SwiGlu, silu(a) * b of x's halves a, b along dim", kernel_op="SwiGlu",
+    functional="swiglu", aclnn=("aclnnSwiGluGetWorkspaceSize", "aclnnSwiGlu"),
+    inputs=(Input("x", "x"),), attributes=(_DIM,), dtypes={"*": _FLOATS}, backward="swiglu_grad",
+    kernels={ARCH_A2: _kernel(ARCH_A2, "activation/swi_glu (swi_glu.cpp)", "SwiGluTilingData", run),
+             ARCH_950: _kernel(ARCH_950, "activation/swi_glu (swi_glu_apt.cpp)", "SwiGluTilingData", run)},
+    rows=Rows(socs=MODELLED_SOCS, shapes=lambda xs, d: {"x": xs, "out": out_shape(xs, d)},
+              says={"out": "x's shape with dim halved"}, axis_rule=even_axis, tiling=_tiling,
+              launch=lambda arrays, t: run(arrays[0], t), workspace=lambda t: WORKSPACE),
+    torch_module="SwiGLU", hand_written=("torch",)))
+
+BACKWARD = describe(Description(
+    name="swiglu_grad", summary="SwiGluGrad, grad_x of SwiGlu (x's shape)", kernel_op="SwiGluGrad",
+    functional="swiglu_backward", aclnn=("aclnnSwiGluGradGetWorkspaceSize", "aclnnSwiGluGrad"),
+    inputs=(Input("grad_output", "yGrad", role="grad"), Input("x", "x")), attributes=(_DIM,),
+    dtypes={"*": _FLOATS},
+    kernels={ARCH_A2: _kernel(ARCH_A2, "activation/swi_glu_grad (swi_glu_grad.cpp)", "SwiGluTilingData",
+                              run_grad),
+             ARCH_950: _kernel(ARCH_950, "activation/swi_glu_grad (arch35 swi_glu_grad_base.h)", "GluBaseTilingData",
+                               run_grad_950)},
+    rows=Rows(socs=MODELLED_SOCS, shapes=lambda xs, d: {"grad_output": out_shape(xs, d), "x": xs, "out": xs},
+              says={"grad_output": "the forward's output: x's shape with dim halved", "out": "x's shape"},
+              axis_rule=even_axis, tiling=_grad_tiling, launch=lambda arrays, t: run_grad_any(arrays[0], arrays[1], t),
+              workspace=lambda t: t.workspace if isinstance(t, GluBaseTiling) else WORKSPACE,
+              empty="x {x} is empty: aclnnSwiGluGrad does not take empty tensors (its page; the A2 host finds no "
+                    "tile)"),
+    hand_written=("torch",)))
