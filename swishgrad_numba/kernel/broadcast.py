@@ -8,10 +8,13 @@ dtypes. What a pass computes is the operator's pass function
 (:func:`.walk.register_pass`), as in the element-wise walk. SiluGrad's 950
 kernel runs on it.
 
-A pass function registered as wide (:func:`register_wide_pass`: the engine's) takes its local buffers
-as raw bytes with their widths, ``(uint8 row, wide)`` (4 bytes an element where ``wide``, else 2); its
-launch is given the tensors the same way (:func:`run_blocks`), so that it compiles once for every dtype
-and pair of dtypes, not once per pair, and its buffers stay as compact as the tensors.
+A pass registered as wide (:func:`register_wide_pass`: the engine's) is launched on the tensors' raw
+bytes with their widths, ``(uint8 array, wide)`` (4 bytes an element where ``wide``, else 2)
+(:func:`run_blocks`), so that it compiles once for every dtype and pair of dtypes, not once per pair, and
+its buffers stay as compact as the tensors. It reads each UB loop's input where it lies, the tensor itself
+where the loop's region is contiguous and inside it (else the local buffer the walk copied it into), and
+writes its result straight into the output where the region lies inside it: an equal-shape launch copies
+each value no more often than the element-wise walk does.
 """
 from __future__ import annotations
 
@@ -372,7 +375,8 @@ def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_fo
     pong buffer (skipped, as on the device, for an input broadcast along
     the split axis whose buffer from two loops back holds the same data),
     Compute (the pass function registered for ``type(params)``), CopyOut of
-    the contiguous output region.
+    the contiguous output region. A wide pass reads and writes the tensors
+    themselves where a loop's regions allow (:func:`_run_block_wide`).
     """
     # The local buffers hold the longest pass the loops run, at most elemNum
     # elements: sized from the data, not from the UB alone (a huge UB would
@@ -388,7 +392,7 @@ def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_fo
     buf_len = max(min(elem_num, longest * out_strides[split]), 0)
     for blk in prange(block_num):   # the index as int64: one signature of the block (a prange types it twice)
         _block(params, dy, x, out, np.int64(blk), block_num, block_former, block_tail, ub_former, ub_outer, ub_tail,
-                   shape_len, split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len)
+               shape_len, split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len)
 
 
 def run_blocks(params, dy, x, out, *args) -> None:
