@@ -229,17 +229,8 @@ def _copy_in(src, dst, axes, size, split, shape_len, ub_former, out_dims, out_st
         length = min(row, count - k0)
         row_dst = dst[k0:k0 + length]
         if 0 <= j0 < m and 0 <= j0 + (length - 1) * step < m:   # the whole row inside src
-            if step == 0:                                        # broadcast along the row
-                value = src[j0]
-                for t in range(length):
-                    row_dst[t] = value
-            elif step == 1:                                      # contiguous: a plain copy
-                row_src = src[j0:j0 + length]
-                for t in range(length):
-                    row_dst[t] = row_src[t]
-            else:
-                for t in range(length):
-                    row_dst[t] = src[j0 + t * step]
+            for t in range(length):
+                row_dst[t] = src[j0 + t * step]
         else:
             for t in range(length):
                 j = j0 + t * step
