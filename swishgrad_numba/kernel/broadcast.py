@@ -71,13 +71,13 @@ def _wide_of(params, which):
     return None
 
 
-@overload(wide_scratch)
+@overload(wide_scratch, inline="always")
 def _wide_scratch_overload(params):
     scratch = _wide_of(params, 0)
     return None if scratch is None else (lambda params: scratch(params))
 
 
-@overload(wide_run)
+@overload(wide_run, inline="always")
 def _wide_run_overload(params, dy, dy_off, x, x_off, out, out_off, count, scratch):
     run = _wide_of(params, 1)
     if run is None:
@@ -226,15 +226,10 @@ def _copy_in(src, dst, axes, size, split, shape_len, ub_former, out_dims, out_st
             j0 += (rem % out_dims[a]) * in_strides[a]
             rem //= out_dims[a]
         j0 += rem * in_strides[split]
-        length = min(row, count - k0)
-        row_dst = dst[k0:k0 + length]
-        if 0 <= j0 < m and 0 <= j0 + (length - 1) * step < m:   # the whole row inside src
-            for t in range(length):
-                row_dst[t] = src[j0 + t * step]
-        else:
-            for t in range(length):
-                j = j0 + t * step
-                row_dst[t] = src[j] if 0 <= j < m else 0
+        row_dst = dst[k0:k0 + min(row, count - k0)]
+        for t in range(row_dst.size):
+            j = j0 + t * step
+            row_dst[t] = src[j] if 0 <= j < m else 0
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -353,7 +348,7 @@ def _block(params, dy, x, out, blk, block_num, block_former, block_tail, ub_form
     raise NotImplementedError("_block is only callable from jitted code")
 
 
-@overload(_block)
+@overload(_block, inline="always")   # no call of its own: the launch calls the block itself
 def _block_overload(params, dy, x, out, blk, block_num, block_former, block_tail, ub_former, ub_outer, ub_tail,
                     shape_len, split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len):
     run = _run_block_wide if _is_raw(dy) and _wide_of(params, 1) is not None else _run_block
