@@ -232,4 +232,24 @@ def _engine_pass(params, in_bufs, o_buf, work, a, b):
                   params.out, params.sat)
 
 
-register_wide_pass(EngineParams)   # its buffers as raw bytes and widths (run_blocks_of's _load, _store)
+@njit(cache=True, error_model="numpy")
+def _engine_arena(params):
+    return np.empty(params.arena_len, dtype=np.float32)
+
+
+@njit(cache=True, error_model="numpy")
+def _engine_wide(params, dy, dy_off, x, x_off, out, out_off, count, arena):
+    """A UB loop of the broadcast walk: ``count`` elements of ``dy`` from ``dy_off`` and of ``x`` from
+    ``x_off`` (raw, where they lie: the tensors or the walk's local buffers) through the stream, into raw
+    ``out`` from ``out_off``; blocks of the grain, input ``i`` in arena row ``i``, as :func:`run_blocks_of`."""
+    grain = params.grain
+    for b0 in range(0, count, grain):
+        n = min(grain, count - b0)
+        _load(arena, 0, dy, dy_off + b0, n)
+        _load(arena, grain, x, x_off + b0, n)
+        run_machine(params.code, params.scalars, params.tables, arena, n, params.sat)
+        _store(arena, params.out, out, out_off + b0, n)
+
+
+# on raw tensors the walk hands the stream the tensors where a UB loop's region is contiguous (no local copy)
+register_wide_pass(EngineParams, _engine_arena, _engine_wide)

@@ -8,16 +8,20 @@ dtypes. What a pass computes is the operator's pass function
 (:func:`.walk.register_pass`), as in the element-wise walk. SiluGrad's 950
 kernel runs on it.
 
-A pass function registered as wide (:func:`register_wide_pass`: the engine's) takes its local buffers
-as raw bytes with their widths, ``(uint8 row, wide)`` (4 bytes an element where ``wide``, else 2); its
-launch is given the tensors the same way (:func:`run_blocks`), so that it compiles once for every dtype
-and pair of dtypes, not once per pair, and its buffers stay as compact as the tensors.
+A pass registered as wide (:func:`register_wide_pass`: the engine's) is launched on the tensors' raw
+bytes with their widths, ``(uint8 array, wide)`` (4 bytes an element where ``wide``, else 2)
+(:func:`run_blocks`), so that it compiles once for every dtype and pair of dtypes, not once per pair, and
+its buffers stay as compact as the tensors. It reads each UB loop's input where it lies, the tensor itself
+where the loop's region is contiguous and inside it (else the local buffer the walk copied it into), and
+writes its result straight into the output where the region lies inside it: an equal-shape launch copies
+each value no more often than the element-wise walk does.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange, types
-from numba.extending import overload
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic, overload
 
 from .walk import WORK_ROWS, compute_pass, route_of
 
@@ -36,14 +40,62 @@ def _gm_offset(axes, strides, split, ub_former):
     return off + axes[split] * strides[split] * ub_former
 
 
-_WIDE_PASSES: set = set()
+_WIDE_PASSES: dict = {}
 
 
-def register_wide_pass(params_class) -> None:
-    """A pass function (:func:`.walk.register_pass`) of ``params_class`` that takes each local buffer as
-    ``(uint8 row, wide)``, its bytes and whether its elements are 4 bytes (else 2), the output's too:
-    :func:`run_blocks` then launches it on the tensors' raw bytes, one compilation for every dtype."""
-    _WIDE_PASSES.add(params_class)
+def register_wide_pass(params_class, scratch, run) -> None:
+    """A pass of ``params_class`` that :func:`run_blocks` launches on the tensors' raw bytes, one compilation
+    for every dtype, and that reads its inputs where they lie (the tensors themselves where a UB loop's
+    region is contiguous, else the walk's local buffer) and writes its result likewise, so that each value
+    is copied no more often than on the element-wise walk. Both jitted: ``scratch(params)`` makes what a
+    block's loops share (allocated once per block); ``run(params, dy, dy_off, x, x_off, out, out_off,
+    count, scratch)`` computes the ``count`` elements of one UB loop, input ``dy`` from its element
+    ``dy_off`` and so on, each a ``(uint8 array, wide)`` pair: its bytes and whether its elements are 4
+    bytes (else 2)."""
+    _WIDE_PASSES[params_class] = (scratch, run)
+
+
+def wide_scratch(params):
+    """The registered ``scratch`` of ``type(params)`` (:func:`register_wide_pass`; jitted code only)."""
+    raise NotImplementedError("wide_scratch is only callable from jitted code")
+
+
+def wide_run(params, dy, dy_off, x, x_off, out, out_off, count, scratch):
+    """The registered ``run`` of ``type(params)`` (:func:`register_wide_pass`; jitted code only)."""
+    raise NotImplementedError("wide_run is only callable from jitted code")
+
+
+def _wide_of(params, which):
+    if isinstance(params, types.BaseNamedTuple) and params.instance_class in _WIDE_PASSES:
+        return _WIDE_PASSES[params.instance_class][which]
+    return None
+
+
+@overload(wide_scratch, inline="always")
+def _wide_scratch_overload(params):
+    scratch = _wide_of(params, 0)
+    return None if scratch is None else (lambda params: scratch(params))
+
+
+@overload(wide_run, inline="always")
+def _wide_run_overload(params, dy, dy_off, x, x_off, out, out_off, count, scratch):
+    run = _wide_of(params, 1)
+    if run is None:
+        return None
+    return lambda params, dy, dy_off, x, x_off, out, out_off, count, scratch: run(params, dy, dy_off, x, x_off, out,
+                                                                                   out_off, count, scratch)
+
+
+@intrinsic
+def _read_only(typingctx, arr):
+    """The same array typed read-only (a local buffer then has a tensor's type; nothing is copied)."""
+    if not isinstance(arr, types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return impl_ret_borrowed(context, builder, signature.return_type, args[0])
+
+    return arr.copy(readonly=True)(arr), codegen
 
 
 def _raw(a: np.ndarray, writeable: bool) -> tuple:
@@ -162,14 +214,50 @@ def _copy_in(src, dst, axes, size, split, shape_len, ub_former, out_dims, out_st
             dst[k] = 0
         return
     count = size * out_strides[split]
-    for k in range(count):
-        rem = k
-        j = base
-        for a in range(shape_len - 1, split, -1):
-            j += (rem % out_dims[a]) * in_strides[a]
+    last = shape_len - 1
+    # a row of the innermost output axis at a time: its index arithmetic once per row, each element of the
+    # row ``step`` further on (the same index, per element, as the whole decomposition gives)
+    row = out_dims[last] if last > split and out_dims[last] > 0 else 1
+    step = in_strides[last] if row > 1 else 0
+    for k0 in range(0, count, row):
+        rem = k0
+        j0 = base
+        for a in range(last, split, -1):
+            j0 += (rem % out_dims[a]) * in_strides[a]
             rem //= out_dims[a]
-        j += rem * in_strides[split]
-        dst[k] = src[j] if 0 <= j < m else 0
+        j0 += rem * in_strides[split]
+        row_dst = dst[k0:k0 + min(row, count - k0)]
+        for t in range(row_dst.size):
+            j = j0 + t * step
+            row_dst[t] = src[j] if 0 <= j < m else 0
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _first_axes(blk, block_former, fused, split, out_dims):
+    """BroadcastGetAxesIndices: the axes indices of block ``blk``'s first UB loop."""
+    axes = np.zeros(MAX_RANK, dtype=np.int64)
+    prod_idx = block_former * blk
+    total = fused
+    for i in range(split):
+        total //= out_dims[i]
+        cur = prod_idx // total
+        axes[i] = cur
+        prod_idx -= cur * total
+    axes[split] = prod_idx
+    return axes
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _next_axes(axes, split, ub_outer, out_dims):
+    """BroadcastUpdateAxesIndices: step ``axes`` to the next UB loop."""
+    axes[split] += 1
+    if axes[split] == ub_outer and split > 0:
+        axes[split] = 0
+        axes[split - 1] += 1
+    for i in range(split - 1, 0, -1):
+        if axes[i] == out_dims[i]:
+            axes[i] = 0
+            axes[i - 1] += 1
 
 
 @njit(cache=True, error_model="numpy")
@@ -183,26 +271,10 @@ def _run_block(params, dy, x, out, blk, block_num, block_former, block_tail, ub_
     x_loc = local_zeros(x, (2, buf_len))
     o_loc = local_zeros(out, (1, buf_len))[0]
     work = np.empty((WORK_ROWS, buf_len), dtype=np.float32)
-    axes = np.zeros(MAX_RANK, dtype=np.int64)
-    # BroadcastGetAxesIndices
-    prod_idx = block_former * blk
-    total = fused
-    for i in range(split):
-        total //= out_dims[i]
-        cur = prod_idx // total
-        axes[i] = cur
-        prod_idx -= cur * total
-    axes[split] = prod_idx
+    axes = _first_axes(blk, block_former, fused, split, out_dims)
     for loop in range(loops):
-        if loop != 0:                                 # BroadcastUpdateAxesIndices
-            axes[split] += 1
-            if axes[split] == ub_outer and split > 0:
-                axes[split] = 0
-                axes[split - 1] += 1
-            for i in range(split - 1, 0, -1):
-                if axes[i] == out_dims[i]:
-                    axes[i] = 0
-                    axes[i - 1] += 1
+        if loop != 0:
+            _next_axes(axes, split, ub_outer, out_dims)
         size = ub_tail if axes[split] == ub_outer - 1 else ub_former
         count = size * out_strides[split]
         q = loop % 2
@@ -219,6 +291,75 @@ def _run_block(params, dy, x, out, blk, block_num, block_former, block_tail, ub_
         copy_out(out, o_loc, base, lo, hi)
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _in_place(gm, base, count, in_stride, out_stride):
+    """Whether a UB loop's input is the contiguous ``[base, base + count)`` of ``gm``, wholly inside it: the
+    region a contiguous CopyIn (DataCopyMoveAlign) would copy, so the pass may read it where it lies."""
+    return in_stride == out_stride and in_stride != 0 and base >= 0 and base + count <= numel(gm)
+
+
+@njit(cache=True, error_model="numpy")
+def _run_block_wide(params, dy, x, out, blk, block_num, block_former, block_tail, ub_former, ub_outer, ub_tail,
+                    shape_len, split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len):
+    """:func:`_run_block` of a wide pass (:func:`register_wide_pass`): the same UB loops in the same order,
+    each input read where it lies when its region is contiguous and inside the tensor (else copied into
+    the local buffer as :func:`_run_block` does, skipped likewise), the result written straight into
+    ``out`` when its region lies inside it (else into the local buffer, then its part inside ``out``)."""
+    n = numel(out)
+    loops = block_tail if blk == block_num - 1 else block_former
+    dy_loc = local_zeros(dy, (2, buf_len))
+    x_loc = local_zeros(x, (2, buf_len))
+    o_loc = local_zeros(out, (1, buf_len))[0]
+    scratch = wide_scratch(params)
+    axes = _first_axes(blk, block_former, fused, split, out_dims)
+    for loop in range(loops):
+        if loop != 0:
+            _next_axes(axes, split, ub_outer, out_dims)
+        size = ub_tail if axes[split] == ub_outer - 1 else ub_former
+        count = size * out_strides[split]
+        q = loop % 2
+        reload = loop <= 1 or (blk * block_former + loop) % ub_outer <= 1
+        dy_off = _gm_offset(axes, dy_strides, split, ub_former)
+        dy_src = dy[0]
+        if not _in_place(dy, dy_off, count, dy_strides[split], out_strides[split]):
+            if dy_strides[split] != 0 or reload:
+                copy_in(dy, dy_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, dy_strides)
+            dy_src, dy_off = _read_only(dy_loc[q]), 0
+        x_off = _gm_offset(axes, x_strides, split, ub_former)
+        x_src = x[0]
+        if not _in_place(x, x_off, count, x_strides[split], out_strides[split]):
+            if x_strides[split] != 0 or reload:
+                copy_in(x, x_loc[q], axes, size, split, shape_len, ub_former, out_dims, out_strides, x_strides)
+            x_src, x_off = _read_only(x_loc[q]), 0
+        base = _gm_offset(axes, out_strides, split, ub_former)
+        lo = min(max(-base, 0), count)                # the part of the result inside out
+        hi = max(min(n - base, count), lo)
+        if lo == 0 and hi == count:
+            wide_run(params, (dy_src, dy[1]), dy_off, (x_src, x[1]), x_off, out, base, count, scratch)
+        else:
+            wide_run(params, (dy_src, dy[1]), dy_off, (x_src, x[1]), x_off, (o_loc, out[1]), 0, count, scratch)
+            copy_out(out, o_loc, base, lo, hi)
+
+
+def _block(params, dy, x, out, blk, block_num, block_former, block_tail, ub_former, ub_outer, ub_tail, shape_len,
+           split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len):
+    """A block's UB loops: :func:`_run_block_wide` for a wide pass on raw tensors, else :func:`_run_block`
+    (jitted code only)."""
+    raise NotImplementedError("_block is only callable from jitted code")
+
+
+@overload(_block, inline="always")   # no call of its own: the launch calls the block itself
+def _block_overload(params, dy, x, out, blk, block_num, block_former, block_tail, ub_former, ub_outer, ub_tail,
+                    shape_len, split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len):
+    run = _run_block_wide if _is_raw(dy) and _wide_of(params, 1) is not None else _run_block
+
+    def impl(params, dy, x, out, blk, block_num, block_former, block_tail, ub_former, ub_outer, ub_tail, shape_len,
+             split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len):
+        run(params, dy, x, out, blk, block_num, block_former, block_tail, ub_former, ub_outer, ub_tail, shape_len,
+            split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len)
+    return impl
+
+
 @njit(parallel=True, cache=True, error_model="numpy")
 def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_former, ub_outer, ub_tail, shape_len,
                   split, fused, elem_num, out_dims, out_strides, dy_strides, x_strides):
@@ -229,7 +370,8 @@ def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_fo
     pong buffer (skipped, as on the device, for an input broadcast along
     the split axis whose buffer from two loops back holds the same data),
     Compute (the pass function registered for ``type(params)``), CopyOut of
-    the contiguous output region.
+    the contiguous output region. A wide pass reads and writes the tensors
+    themselves where a loop's regions allow (:func:`_run_block_wide`).
     """
     # The local buffers hold the longest pass the loops run, at most elemNum
     # elements: sized from the data, not from the UB alone (a huge UB would
@@ -243,9 +385,9 @@ def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_fo
     inside = fused == ub_outer * outer and (block_num - 1) * block_former + block_tail <= fused
     longest = ub_tail if ub_outer == 1 and inside else max(ub_former, ub_tail)
     buf_len = max(min(elem_num, longest * out_strides[split]), 0)
-    for blk in prange(block_num):   # the index as int64: one signature of _run_block (a prange types it twice)
-        _run_block(params, dy, x, out, np.int64(blk), block_num, block_former, block_tail, ub_former, ub_outer, ub_tail,
-                   shape_len, split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len)
+    for blk in prange(block_num):   # the index as int64: one signature of the block (a prange types it twice)
+        _block(params, dy, x, out, np.int64(blk), block_num, block_former, block_tail, ub_former, ub_outer, ub_tail,
+               shape_len, split, fused, out_dims, out_strides, dy_strides, x_strides, buf_len)
 
 
 def run_blocks(params, dy, x, out, *args) -> None:
