@@ -8,8 +8,9 @@ the axis attribute (an integer, bool refused: TypeError; in ``[-x.ndim, x.ndim -
 rule (``Rows.axis_rule``); every other input of the axis input's dtype (TypeError) and of the shape
 ``Rows.shapes`` gives it (ValueError); a float attribute a C double (an integer or float, :func:`double_refusal`:
 TypeError) and the description's rules; the platform (a Platform, TypeError; a modelled SoC family in the Inf/NaN
-overflow mode, NotImplementedError, but any SoC for an empty input, which asks for no kernel: aclnn's order); ``out`` (its shape and dtype); an empty input (an empty result, or refused
-where ``Rows.empty`` says why). Then the platform's host tiling and the kernel's launch.
+overflow mode, NotImplementedError, but any SoC for an empty input, which asks for no kernel: aclnn's order);
+``out`` (its shape and dtype); an empty input (an empty result, or refused where ``Rows.empty`` says why). Then the
+platform's host tiling and the kernel's launch.
 
 :func:`dask_face` maps that face block by block with the axis whole in every block (every input's other axes
 chunked as the axis input's), after every check has run on zero-strided arrays of the full shapes; an output
