@@ -276,13 +276,16 @@ from .ops.rms_norm.torch_face import RMSNorm, RmsNormFunction, rms_norm_torch  #
 
 __all__ += ["RMSNorm", "RmsNormFunction", "rms_norm_torch"]
 # Mish, Hardswish (issue 41): generated from their descriptions, with their functionals (the descriptions'
-# torch_functions); SwiGLU: forward and backward the device's kernels (ops/swi_glu/torch_face.py).
+# torch_functions); SwiGLU: forward and backward the device's kernels (generated, faces/torch_rows.py).
 Mish = _described_module("mish")
 Hardswish = _described_module("hardswish")
 mish, mish_backward_torch = _described_functions("mish")
 hardswish, hardswish_backward_torch = _described_functions("hardswish")
-from .ops.swi_glu.torch_face import (SwiGLU, SwiGluBackwardFunction, SwiGluFunction, swiglu_backward_torch,  # noqa: E402,F401,E501
-                                     swiglu_torch)
+from .faces.torch_rows import faces as _row_faces  # noqa: E402
+
+SwiGLU, swiglu_torch, swiglu_backward_torch, SwiGluFunction, SwiGluBackwardFunction = (
+    _row_faces("swiglu")[n] for n in ("SwiGLU", "swiglu_torch", "swiglu_backward_torch", "SwiGluFunction",
+                                      "SwiGluBackwardFunction"))
 
 __all__ += ["Mish", "mish", "mish_backward_torch", "Hardswish", "hardswish", "hardswish_backward_torch", "SwiGLU",
             "SwiGluFunction", "SwiGluBackwardFunction", "swiglu_torch", "swiglu_backward_torch"]

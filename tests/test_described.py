@@ -295,7 +295,7 @@ def test_statuses_and_rank_rule(name):
                     getattr(sg, desc.functional)(*arrays, **{**values, a.name: wrong})
 
 
-#: (a row operator's torch faces are hand-written and tested by their own tests: SwiGLU's jvp is not its backward's)
+#: (a row operator's torch faces are tested by their own tests: SwiGLU's jvp is not its backward's)
 TORCHED = [n for n in NAMES if DESCRIPTIONS[n].torch_module and DESCRIPTIONS[n].rows is None]
 
 

@@ -1,4 +1,4 @@
-"""swishgrad_numba.torch.SwiGLU (ops/swi_glu/torch_face.py): forward bit for bit the SwiGlu kernel's, the
+"""swishgrad_numba.torch.SwiGLU (generated: faces/torch_rows.py): forward bit for bit the SwiGlu kernel's, the
 gradient the platform's SwiGluGrad kernel's, A2 or 950 (tests/reference_swiglu.py), under autograd and
 torch.func; where a platform has no SwiGluGrad kernel, the documented float64 fallback."""
 import numpy as np
@@ -109,12 +109,12 @@ def test_arguments():
 
 
 def test_without_a_grad_kernel_the_gradient_is_the_float64_formula(monkeypatch):
-    import swishgrad_numba.ops.swi_glu.torch_face as face
+    import swishgrad_numba.faces.torch_rows as face
 
     def no_kernel(*args, **kwargs):
         raise NotImplementedError("no SwiGluGrad kernel here")
 
-    monkeypatch.setattr(face, "_swiglu_backward_numpy", no_kernel)
+    monkeypatch.setitem(face.KERNELS, "swiglu_grad", no_kernel)
     for dtype in (torch.float32, torch.bfloat16):
         x = torch.linspace(-6, 6, 24, dtype=torch.float32).reshape(2, 3, 4).to(dtype).requires_grad_()
         g = torch.linspace(-1, 2, 12).reshape(2, 3, 2).to(dtype)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dtypes import to_float32
-from ..faces.rows import axis_attribute, axis_input, dtypes_with, outputs
+from ..faces.rows import axis_attribute, axis_input, double_refusal, dtypes_with, outputs
 from ..ops.registry import get_operator
 from .enums import (ACL_DTYPES, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS, MAX_DIM,
                     dtype_name)
@@ -102,9 +102,9 @@ def _phase_one(desc, tensors: tuple, attrs: dict, outs: tuple, platform):
     if bad:
         return bad
     for a in (a for a in desc.attributes if a.kind == "float"):   # a C double (aclnnRmsNorm's epsilon)
-        v = attrs[a.name]
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.floating, np.integer)):
-            return ACLNN_ERR_PARAM_INVALID, f"{a.acl} must be a double, got {type(v).__name__}"
+        why = double_refusal(a.acl, attrs[a.name])
+        if why:
+            return ACLNN_ERR_PARAM_INVALID, why
     x_acl = axis_input(desc).acl
     limit = min(MAX_DIM, desc.max_dims or MAX_DIM)
     for name, tensor in named:

@@ -6,9 +6,11 @@ platform=None)``, as :func:`swishgrad_numba.faces.functional.signature`). It che
 are arrays of a listed dtype (TypeError) and of at most ``max_dims`` dimensions, the axis input of at least one;
 the axis attribute (an integer, bool refused: TypeError; in ``[-x.ndim, x.ndim - 1]``: ValueError) and its own
 rule (``Rows.axis_rule``); every other input of the axis input's dtype (TypeError) and of the shape
-``Rows.shapes`` gives it (ValueError); the platform (a Platform, TypeError; a modelled SoC family in the Inf/NaN
-overflow mode, NotImplementedError); ``out`` (its shape and dtype); an empty input (an empty result, or refused
-where ``Rows.empty`` says why). Then the platform's host tiling and the kernel's launch.
+``Rows.shapes`` gives it (ValueError); a float attribute a C double (an integer or float, :func:`double_refusal`:
+TypeError) and the description's rules; the platform (a Platform, TypeError; a modelled SoC family in the Inf/NaN
+overflow mode, NotImplementedError, but any SoC for an empty input, which asks for no kernel: aclnn's order);
+``out`` (its shape and dtype); an empty input (an empty result, or refused where ``Rows.empty`` says why). Then the
+platform's host tiling and the kernel's launch.
 
 :func:`dask_face` maps that face block by block with the axis whole in every block (every input's other axes
 chunked as the axis input's), after every check has run on zero-strided arrays of the full shapes; an output
@@ -23,9 +25,9 @@ import operator
 import numpy as np
 
 from ..arguments import check_array, check_out_like
-from ..platform import modelled_platform
+from ..platform import Platform, modelled_platform
 
-__all__ = ["face", "checked", "axis_rules", "axis_input", "axis_attribute", "dask_face"]
+__all__ = ["face", "checked", "axis_rules", "axis_input", "axis_attribute", "dask_face", "double_refusal"]
 
 
 def axis_input(desc):
@@ -100,10 +102,23 @@ def _trailing_axis(desc, values) -> int:
     return d
 
 
+def double_refusal(name: str, value) -> str | None:
+    """Why ``value`` is no C double (a row operator's float attribute: aclnnRmsNorm's ``double epsilon``), or None:
+    a Python or NumPy integer or float only; a bool, complex, string, None or array refused (both faces' rule)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.floating, np.integer)):
+        return f"{name} must be a double, got {type(value).__name__}"
+    return None
+
+
 def _attributes(desc, values) -> dict:
-    """The float attributes as float32 (ToFloat), the description's rules checked."""
+    """The float attributes (C doubles: :func:`double_refusal`) as float32 (ToFloat), the description's rules
+    checked."""
     from ..dtypes import to_float32
 
+    for a in (a for a in desc.attributes if a.kind == "float"):
+        why = double_refusal(a.name, values[a.name])
+        if why:
+            raise TypeError(why)
     attrs = {a.name: to_float32(values[a.name], argname=a.name) for a in desc.attributes if a.kind == "float"}
     for rule in desc.rules:
         if rule.refuses(values):
@@ -142,7 +157,10 @@ def checked(desc, values: dict):
         from ..ops.registry import get_operator
 
         platform = get_operator(desc.name).default_platform
-    platform = modelled_platform(platform, desc.functional, desc.kernel_op, desc.rows.socs)
+    empty = any(values[i.name].size == 0 for i in desc.inputs)
+    if not (empty and isinstance(platform, Platform) and platform.overflow_mode == "infnan"):
+        # an empty input asks for no kernel (aclnn phase one's early return), so any SoC takes it
+        platform = modelled_platform(platform, desc.functional, desc.kernel_op, desc.rows.socs)
     dtypes = {i.name: values[i.name].dtype for i in desc.inputs}   # numpy dtypes (bfloat16: ml_dtypes')
     dtypes.update({n: xa.dtype if allowed[n][0] == named[x.name] else np.dtype(allowed[n][0])
                    for n, _ in outputs(desc)})

@@ -1,8 +1,8 @@
 """SwiGlu and SwiGluGrad (aclnnSwiGlu, aclnnSwiGluGrad; issue 41), on the engine's row machine: in the described
-form (issue 40), :mod:`.description` (both operators, the "rows" kernel kind; every face but torch's generated),
+form (issue 40), :mod:`.description` (both operators, the "rows" kernel kind; every face generated),
 :mod:`.host` the host tiling (both architectures; :mod:`.host_950` the 950 SwiGluGrad's), :mod:`.kernel`,
 :mod:`.kernel_grad`, :mod:`.kernel_grad_950` the row streams and the per-core schedules, :mod:`.api` the tools'
-helpers, :mod:`.torch_face` the torch faces. ``swiglu`` and ``swiglu_backward`` here are the generated faces.
+helpers. ``swiglu`` and ``swiglu_backward`` here are the generated faces (the torch faces too: faces/torch_rows.py).
 """
 from .description import BACKWARD, FORWARD
 from .host import SwiGluTiling, swiglu_tiling

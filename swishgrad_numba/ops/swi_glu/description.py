@@ -1,7 +1,8 @@
 """SwiGlu (aclnnSwiGlu) and SwiGluGrad (aclnnSwiGluGrad), each described once (issue 40), on the "rows" kernel
 kind (:class:`~swishgrad_numba.ops.description.Rows`): the functional ``swiglu``/``swiglu_backward``, the aclnn
-pairs and the Dask functions are generated from these descriptions; the torch faces stay hand-written
-(:mod:`.torch_face`: their float64 second order and the jvp by two backward launches are SwiGlu's own).
+pairs, the Dask functions and the torch faces (:mod:`swishgrad_numba.faces.torch_rows`: ``torch_rows`` says the jvp
+is the backward kernel's on each half of the tangent, and gives the float64 second order) are generated from these
+descriptions.
 
 x is split along ``dim`` into halves a (first) and b (second); out = a * sigmoid(a) * b as the kernel computes it
 (:mod:`.kernel`), x's shape with ``dim`` halved. SwiGluGrad's grad_x has x's shape; its ``yGrad`` the forward
@@ -16,6 +17,7 @@ from ...dtypes import dtype_info
 from ...platform import ARCH_950, ARCH_A2
 from ..description import Attribute, Description, Input, Rows, describe
 from ..registry import Kernel
+from ..rows_torch import RowsTorch
 from .host import swiglu_tiling
 from .host_950 import GluBaseTiling, swiglu_grad_tiling_950
 from .kernel import run
@@ -70,6 +72,51 @@ def _kernel(arch: str, source: str, struct: str, launch) -> Kernel:
     return Kernel(arch, source, struct, None, "CAST_RINT", run=launch, walk="rows")
 
 
+def _halves64(x, d):
+    """x's halves' float64 pieces: b, silu(a), silu'(a), silu''(a) (PyTorch, imported by the torch face only)."""
+    import torch
+
+    a, b = x.double().chunk(2, dim=d)
+    s = torch.sigmoid(a)
+    d1 = s * (1.0 + a * torch.sigmoid(-a))
+    return b, a * s, d1, s * torch.sigmoid(-a) * (2.0 - a * torch.tanh(0.5 * a))
+
+
+def _fallback(g, x, d):
+    """grad_x by the formula in float64: ``[g * b * silu'(a), g * silu(a)]``."""
+    import torch
+
+    b, silu, d1, _ = _halves64(x, d)
+    return torch.cat([g.double() * b * d1, g.double() * silu], dim=d)
+
+
+def _second(grad, x, ggx, d, needs):
+    """SwiGluGrad differentiated (float64): for grad ``u * b * silu'(a) + v * silu(a)``, for x
+    ``[g * (u * b * silu''(a) + v * silu'(a)), g * u * silu'(a)]``, ``u, v`` ggx's halves."""
+    import torch
+
+    b, silu, d1, d2 = _halves64(x, d)
+    u, v = ggx.double().chunk(2, dim=d)
+    g = grad.double()
+    return (u * b * d1 + v * silu if needs[0] else None,
+            torch.cat([g * (u * b * d2 + v * d1), g * u * d1], dim=d) if needs[1] else None)
+
+
+def _second_jvp(grad, x, d_grad, d_x, d):
+    """SwiGluGrad's tangent (float64) for tangents ``d_grad`` and ``d_x`` (either None)."""
+    import torch
+
+    b, silu, d1, d2 = _halves64(x, d)
+    g = grad.double()
+    ta, tb = torch.zeros_like(b), torch.zeros_like(b)
+    if d_grad is not None:
+        ta, tb = ta + d_grad.double() * b * d1, tb + d_grad.double() * silu
+    if d_x is not None:
+        da, db = d_x.double().chunk(2, dim=d)
+        ta, tb = ta + g * (db * d1 + b * d2 * da), tb + g * d1 * da
+    return torch.cat([ta, tb], dim=d)
+
+
 _DIM = Attribute("dim", "dim", -1, kind="int", axis_of="x")
 
 FORWARD = describe(Description(
@@ -81,7 +128,10 @@ FORWARD = describe(Description(
     rows=Rows(socs=MODELLED_SOCS, shapes=lambda xs, d: {"x": xs, "out": out_shape(xs, d)},
               says={"out": "x's shape with dim halved"}, axis_rule=even_axis, tiling=_tiling,
               launch=lambda arrays, t: run(arrays[0], t), workspace=lambda t: WORKSPACE),
-    torch_module="SwiGLU", hand_written=("torch",)))
+    torch_module="SwiGLU",
+    torch_rows=RowsTorch(functions=("swiglu_torch", "swiglu_backward_torch", "SwiGluFunction",
+                                    "SwiGluBackwardFunction"), jvp="halves", fallback=_fallback, second=_second,
+                         second_jvp=_second_jvp, names={"grad_output": "grad"})))
 
 BACKWARD = describe(Description(
     name="swiglu_grad", summary="SwiGluGrad, grad_x of SwiGlu (x's shape)", kernel_op="SwiGluGrad",
@@ -97,5 +147,4 @@ BACKWARD = describe(Description(
               axis_rule=even_axis, tiling=_grad_tiling, launch=lambda arrays, t: run_grad_any(arrays[0], arrays[1], t),
               workspace=lambda t: t.workspace if isinstance(t, GluBaseTiling) else WORKSPACE,
               empty="x {x} is empty: aclnnSwiGluGrad does not take empty tensors (its page; the A2 host finds no "
-                    "tile)"),
-    hand_written=("torch",)))
+                    "tile)")))
