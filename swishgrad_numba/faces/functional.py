@@ -151,7 +151,7 @@ def attr32_of(desc, attrs: dict):
     """What the registry's host tiling takes: the kernel's attributes (:attr:`~.Description.kernel_attributes`,
     a bool as float32 1.0 or 0.0), one alone, several as a tuple, None for none."""
     vals = [attrs[a.name] if a.kind == "float" else np.float32(a.code(attrs[a.name])) if a.kind == "choice"
-            else np.float32(bool(attrs[a.name])) for a in desc.kernel_attributes]
+            else np.float32(bool(attrs[a.name])) for a in _kernel_attributes(desc)]
     return None if not vals else vals[0] if len(vals) == 1 else tuple(vals)
 
 
@@ -382,3 +382,14 @@ def _check_one_shape(desc, arrays, platform) -> None:
         if b.shape != a.shape:
             raise ValueError(f"{first} and {name} must have the same shape on a {platform.architecture} platform, "
                              f"got {a.shape} and {b.shape} (broadcasting needs an {others} platform)")
+
+
+_KERNEL_ATTRIBUTES: dict = {}
+
+
+def _kernel_attributes(desc) -> tuple:
+    """``desc.kernel_attributes`` (a property that builds its tuple on every access), made once per description."""
+    hit = _KERNEL_ATTRIBUTES.get(desc.name)
+    if hit is None or hit[0] is not desc:
+        hit = _KERNEL_ATTRIBUTES[desc.name] = (desc, desc.kernel_attributes)
+    return hit[1]
