@@ -76,3 +76,21 @@ def test_phase_ones_dtype_list_per_soc_is_the_descriptions(soc):
         codes = described._allowed_codes(desc, soc)
         assert described._allowed_codes(desc, soc) is codes
         assert [dtype_name(c) for c in codes] == [dtype_name(described._CODE[n]) for n in desc.dtypes_on(soc)], name
+
+
+def test_one_tile_list_given_for_every_core_estimates_as_copies_of_it():
+    """devicetime.estimate_custom checks a sequence given for several cores once: the estimate is the one of
+    distinct copies, and a bad core is still named by its index."""
+    from swishgrad_numba import devicetime as dt
+
+    tiles = [512] * 9 + [100]
+    args = dict(dtype="float16", inputs=2, outputs=1, instructions=["Add"])
+    shared = dt.estimate_custom(**args, core_tiles=[tiles] * 4)
+    copies = dt.estimate_custom(**args, core_tiles=[list(tiles) for _ in range(4)])
+    assert shared.duration_us == copies.duration_us and shared.n_cores == copies.n_cores == 4
+    bad = [0, 5]
+    with pytest.raises(ValueError, match=r"core_tiles\[1\]: tile lengths must be >= 1"):
+        dt.estimate_custom(**args, core_tiles=[tiles, bad, bad])
+    rows = np.array([[512, 512], [512, 7]])   # rows of a 2-D array: a new object each, each checked
+    assert dt.estimate_custom(**args, core_tiles=rows).duration_us == \
+        dt.estimate_custom(**args, core_tiles=[[512, 512], [512, 7]]).duration_us
