@@ -42,7 +42,8 @@ def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling, sat
         raise ValueError("tiling.tileDataNum is 0: the platform's UB holds no tile, the kernel would never finish")
     if out.size == 0:
         return out
-    launch_plan = kernel.plan_launch(a2_walk_fields(tiling.record), tiling.block_dim, kernel.ARCH_A2, out.size)
+    launch_plan = kernel.plan_launch(_a2_fields(tiling.record.tobytes(), tiling.record.dtype), tiling.block_dim,
+                                     kernel.ARCH_A2, out.size)
     params = compiled(NAME, ARCH_A2, info.name, saturation=saturation).params()
     kernel.run_walk(params, (_kernel_view(dy, info), _kernel_view(x, info)), _kernel_view(out, info), launch_plan)
     return out
@@ -64,6 +65,12 @@ def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Til
                              _kernel_view(out, tiling.out_dtype), tiling.block_dim, *scalars,
                              *(np.array(a, dtype=np.int64) for a in arrays))
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _a2_fields(record_bytes: bytes, record_dtype: np.dtype):
+    """:func:`.a2.a2_walk_fields` of a record given by its bytes, kept (read once per record)."""
+    return a2_walk_fields(np.frombuffer(record_bytes, dtype=record_dtype)[0])
 
 
 _SCALARS = ("blockFormer", "blockTail", "ubFormer", "ubOuter", "ubTail", "shapeLen", "ubSplitAxis",
