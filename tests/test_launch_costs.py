@@ -94,3 +94,32 @@ def test_one_tile_list_given_for_every_core_estimates_as_copies_of_it():
     rows = np.array([[512, 512], [512, 7]])   # rows of a 2-D array: a new object each, each checked
     assert dt.estimate_custom(**args, core_tiles=rows).duration_us == \
         dt.estimate_custom(**args, core_tiles=[[512, 512], [512, 7]]).duration_us
+
+
+@pytest.mark.parametrize("name", ["swish", "gelu", "relu", "leaky_relu"])
+def test_walk_fields_kept_on_the_tiling_are_the_records(name):
+    """An operator's walk fields, kept on its (cached, read-only) host tiling, equal the fields read afresh from
+    a copy of the record; the tiling still compares, hashes and pickles by its fields."""
+    import copy
+    import dataclasses
+    import pickle
+
+    from swishgrad_numba.dtypes import dtype_info
+    from swishgrad_numba.ops import get_operator
+    from swishgrad_numba.ops.call import host_tiling
+
+    op = get_operator(name)
+    module = {"swish": "swish.host", "gelu": "gelu.kernel", "relu": "relu.kernel",
+              "leaky_relu": "leaky_relu.kernel"}[name]
+    walk_fields = __import__(f"swishgrad_numba.ops.{module}", fromlist=["walk_fields"]).walk_fields
+    for platform in (sg.REFERENCE_PLATFORM, sg.ASCEND950_PLATFORM):
+        if platform.architecture not in op.kernels:
+            continue
+        attr = 0.5 if op.described_by.kernel_attributes else None
+        tiling = host_tiling(name, 100_000, dtype_info(np.float32), attr, platform)
+        kept = walk_fields(tiling)
+        assert walk_fields(tiling) is kept
+        fresh = dataclasses.replace(tiling, data=copy.deepcopy(tiling.data))
+        assert walk_fields.__wrapped__(fresh) == kept and fresh == tiling
+        again = pickle.loads(pickle.dumps(tiling))
+        assert again == tiling and walk_fields(again) == kept
