@@ -44,6 +44,9 @@ __all__ = ["aclDescribedExecutor", "faces", "launcher"]
 
 #: numpy dtype name -> aclDataType.
 _CODE = {dtype.name: code for code, (_name, dtype) in ACL_DTYPES.items()}
+#: aclDataType -> numpy dtype name (``dtype.name`` is built on every access), and -> the kernel dtype row.
+_NAME_OF = {code: dtype.name for code, (_name, dtype) in ACL_DTYPES.items()}
+_INFO_OF = {i.acl_data_type: i for i in DTYPES.values()}
 #: The output dtypes whose Cast is emulated.
 _FLOATS = tuple(_CODE[n] for n in ("float32", "float16", "float64", "bfloat16"))
 
@@ -74,7 +77,7 @@ def _live_scalar(scalar, name):
 def _promoted(desc, codes) -> int:
     """The dtype the launch computes in: the promoted one (``"promote"``, ``"same"``), or for ``"float32"``
     the inputs' own where they agree and the kernel takes it, else float32."""
-    names = [ACL_DTYPES[c][1].name for c in codes]
+    names = [_NAME_OF[c] for c in codes]
     if desc.promotion == "float32":
         same = all(n == names[0] for n in names) and names[0] in ("float32", "float16", "bfloat16")
         return codes[0] if same else _CODE["float32"]
@@ -91,14 +94,14 @@ def _prepare(desc, ins: tuple, out, compute: int, attrs, platform: Platform):
     dtype = ACL_DTYPES[compute][1]
     if min(t.numel for _, t in ins) == 0:
         return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, 0, None)
-    if dtype.name in desc.aicpu_dtypes:
+    if _NAME_OF[compute] in desc.aicpu_dtypes:
         return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, 0, "aicpu")
-    if dtype.name in desc.exact_dtypes:   # an integer dtype: the exact host model (issue 41)
+    if _NAME_OF[compute] in desc.exact_dtypes:   # an integer dtype: the exact host model (issue 41)
         return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, 0, ("exact", platform))
     operator = get_operator(desc.name)
     if operator.kernel_refusal(platform):
         return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: {operator.kernel_refusal(platform)}"
-    info = next(i for i in DTYPES.values() if i.acl_data_type == compute)
+    info = _INFO_OF[compute]
     refusal = block_size_refusal(platform.block_size, info) if platform.architecture == ARCH_A2 else None
     if refusal:   # the rule the functional face checks (check_platform_for): the A2 hosts count in blocks
         return ACLNN_ERR_PARAM_INVALID, f"the host tiling fails on the platform set by set_platform: {refusal}"
@@ -143,7 +146,7 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
         said = desc.op_api_checks(desc, named, desc.out, out, platform)
         if said:
             return ACLNN_ERR_PARAM_INVALID, said
-    allowed = tuple(_CODE[n] for n in desc.dtypes_on(platform.soc_family))
+    allowed = _allowed_codes(desc, platform.soc_family)
     checks = [(name, t.data_type, allowed + tuple(_CODE[n] for n in i.extra_dtypes))
               for i, (name, t) in zip(desc.inputs, named)]
     for a in desc.float_attributes:
@@ -205,7 +208,7 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
         return ACLNN_ERR_PARAM_INVALID, (f"the promoted dtype {dtype_name(promoted)} of "
                                          f"{' and '.join(n for n, _ in named)} cannot be Cast to {desc.out}'s "
                                          f"{dtype_name(out.data_type)}")
-    if out.data_type not in _FLOATS + also and not (ACL_DTYPES[promoted][1].name in desc.exact_dtypes
+    if out.data_type not in _FLOATS + also and not (_NAME_OF[promoted] in desc.exact_dtypes
                                                     and out.data_type == promoted):
         return ACLNN_ERR_PARAM_INVALID, (f"dtype of {desc.out} is {dtype_name(out.data_type)}: the Cast of the "
                                          f"{dtype_name(promoted)} result to it is not emulated (floating only)")
@@ -335,3 +338,15 @@ def _run_options(e: aclDescribedExecutor, stream) -> dict:
     if get_operator(e.op).axpy:
         options["axpy_rounding"] = e.platform.axpy_rounding
     return options
+
+
+_ALLOWED: dict = {}
+
+
+def _allowed_codes(desc, soc_family: str) -> tuple:
+    """The aclDataTypes of ``desc``'s dtype list on ``soc_family``, made once per description and SoC family."""
+    key = (desc.name, soc_family)
+    hit = _ALLOWED.get(key)
+    if hit is None or hit[0] is not desc:
+        hit = _ALLOWED[key] = (desc, tuple(_CODE[n] for n in desc.dtypes_on(soc_family)))
+    return hit[1]

@@ -66,7 +66,14 @@ def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_
     if len(core_tiles) > MAX_CORES:
         raise ValueError(f"core_tiles: at most {MAX_CORES} cores, got {len(core_tiles)}")
     lengths, counts, seen, distinct_tiles = [], [], set(), 0
+    # id -> (the sequence, its checked array): one list object is often every core's; each is held here, so
+    # no id is reused by another object during the call (a row of a 2-D array is a new object each time)
+    same = {}
     for core, tiles in enumerate(core_tiles):
+        if id(tiles) in same:   # the very object already checked
+            lengths.append(same[id(tiles)][1])
+            counts.append(same[id(tiles)][1].size)
+            continue
         try:
             arr = np.asarray(tiles)
         except (TypeError, ValueError):
@@ -90,6 +97,7 @@ def estimate_custom(*, dtype, inputs, outputs, instructions, core_tiles, buffer_
                                  f"not modelled (split the launch, or give equal cores equal tiles)")
         lengths.append(arr)
         counts.append(arr.size)
+        same[id(tiles)] = (tiles, arr)
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     if buffer_num is None:
         buffer_num = max(counts)

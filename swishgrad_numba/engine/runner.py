@@ -36,7 +36,9 @@ _KEYS = itertools.count()
 
 def frozen(a: np.ndarray) -> np.ndarray:
     """A read-only view: the machine's code, scalars and tables are always passed read-only, so that it
-    compiles once (Numba types a read-only array apart)."""
+    compiles once (Numba types a read-only array apart); a read-only array as it is (a kept plan's)."""
+    if not a.flags.writeable:
+        return a
     v = a.view()
     v.flags.writeable = False
     return v

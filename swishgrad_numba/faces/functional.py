@@ -151,7 +151,7 @@ def attr32_of(desc, attrs: dict):
     """What the registry's host tiling takes: the kernel's attributes (:attr:`~.Description.kernel_attributes`,
     a bool as float32 1.0 or 0.0), one alone, several as a tuple, None for none."""
     vals = [attrs[a.name] if a.kind == "float" else np.float32(a.code(attrs[a.name])) if a.kind == "choice"
-            else np.float32(bool(attrs[a.name])) for a in desc.kernel_attributes]
+            else np.float32(bool(attrs[a.name])) for a in _kernel_attributes(desc)]
     return None if not vals else vals[0] if len(vals) == 1 else tuple(vals)
 
 
@@ -175,7 +175,7 @@ def run(desc, arrays, attrs: dict, out, platform):
             raise ValueError(f"{' and '.join(n for n, _ in arrays)} must broadcast against each other, got "
                              f"{' and '.join(str(s) for s in shapes)}") from None
         if desc.broadcast_to:   # the op_api's BroadcastTo: the equal-shape kernel on the broadcast inputs
-            arrays = tuple((n, np.broadcast_to(a, shape)) for n, a in arrays)
+            arrays = tuple((n, _broadcast_to(a, shape)) for n, a in arrays)
     else:
         shape = tuple(shapes[0])
         for name, a in arrays[1:]:
@@ -220,7 +220,7 @@ def run(desc, arrays, attrs: dict, out, platform):
     if any(a.dtype != dtype for _, a in arrays):
         arrays = tuple((n, a.astype(dtype)) for n, a in arrays)   # the op_api's Casts: exact widenings
     if desc.broadcast_to:   # the op_api's BroadcastTo, then the element-wise kernel (aclnnMishBackward)
-        arrays = tuple((n, np.broadcast_to(a, shape)) for n, a in arrays)
+        arrays = tuple((n, _broadcast_to(a, shape)) for n, a in arrays)
     if any(a.size == 0 for _, a in arrays):   # phase one's early return: no kernel is asked for (issue 40)
         _check_empty_platform(desc, arrays, platform)
         check_out_like(out, shape, dtype)
@@ -401,3 +401,24 @@ def _check_one_shape(desc, arrays, platform) -> None:
         if b.shape != a.shape:
             raise ValueError(f"{first} and {name} must have the same shape on a {platform.architecture} platform, "
                              f"got {a.shape} and {b.shape} (broadcasting needs an {others} platform)")
+
+
+_KERNEL_ATTRIBUTES: dict = {}
+
+
+def _kernel_attributes(desc) -> tuple:
+    """``desc.kernel_attributes`` (a property that builds its tuple on every access), made once per description."""
+    hit = _KERNEL_ATTRIBUTES.get(desc.name)
+    if hit is None or hit[0] is not desc:
+        hit = _KERNEL_ATTRIBUTES[desc.name] = (desc, desc.kernel_attributes)
+    return hit[1]
+
+
+def _broadcast_to(a: np.ndarray, shape: tuple) -> np.ndarray:
+    """``np.broadcast_to(a, shape)``; an array of that shape already as a read-only view of itself, what
+    broadcast_to gives, without its cost (a few microseconds an input, every call)."""
+    if a.shape != shape:
+        return np.broadcast_to(a, shape)
+    v = a.view()
+    v.flags.writeable = False
+    return v

@@ -19,6 +19,8 @@ any operator's pass function), :class:`TableCache`.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import runtime
@@ -53,11 +55,34 @@ def plan_launch(fields, block_dim: int, arch: int, numel: int, threads: int | No
     defaults to Numba's current thread count; launches below
     :data:`SERIAL_BELOW` elements get one bin (they run serially). For a
     record that may be broken, check :func:`plan.work_bound` first.
+
+    A plan is a pure function of its arguments: it is made once per
+    ``(type(fields), fields, block_dim, arch, numel, threads)`` and kept
+    (:func:`_planned`, its arrays read-only), so a warm call of a few thousand
+    elements does not spend its time planning.
     """
-    if threads is None:
+    if numel < SERIAL_BELOW:   # one bin: the thread count is not asked (the first ask starts the thread pool)
+        threads = 1
+    elif threads is None:
         threads = runtime.num_threads()
+    try:
+        return _planned(type(fields), fields, block_dim, arch, numel, threads)
+    except TypeError:   # fields that do not hash (not a tuple of ints): planned each time
+        return _plan_of(fields, block_dim, arch, numel, threads)
+
+
+def _plan_of(fields, block_dim: int, arch: int, numel: int, threads: int) -> Plan:
     runs = plan.core_runs(plan.classes_of(fields, block_dim, arch), numel)
-    return plan.plan(runs, numel, 1 if numel < SERIAL_BELOW else threads)
+    return plan.plan(runs, numel, threads)
+
+
+@functools.lru_cache(maxsize=256)
+def _planned(_fields_type, fields, block_dim: int, arch: int, numel: int, threads: int) -> Plan:
+    """:func:`_plan_of`, kept: its arrays read-only, so one object serves every caller."""
+    made = _plan_of(fields, block_dim, arch, numel, threads)
+    made.pieces.flags.writeable = False
+    made.bins.flags.writeable = False
+    return made
 
 
 def run_walk(params, ins: tuple, out: np.ndarray, launch_plan: Plan) -> None:
@@ -72,8 +97,10 @@ def run_walk(params, ins: tuple, out: np.ndarray, launch_plan: Plan) -> None:
     # On workqueue (not thread-safe) one launch at a time, each still using
     # every Numba thread; TBB and omp need no lock. See runtime.
     serial, bins = walk.launchers(params)
+    # a kept plan's arrays are read-only: the fused walks take writable ones (one array type, one compile)
+    pieces, cuts = (a if a.flags.writeable else a.copy() for a in (launch_plan.pieces, launch_plan.bins))
     with runtime.launch_guard():
         if len(launch_plan.bins) <= 2:
-            serial(params, ins, out, launch_plan.pieces, launch_plan.capacity)
+            serial(params, ins, out, pieces, launch_plan.capacity)
         else:
-            bins(params, ins, out, launch_plan.pieces, launch_plan.bins, launch_plan.capacity)
+            bins(params, ins, out, pieces, cuts, launch_plan.capacity)

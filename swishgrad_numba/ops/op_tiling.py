@@ -1,11 +1,12 @@
 """What a registered operator's host tiling hands to its launch: :class:`OpTiling`."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["OpTiling"]
+__all__ = ["OpTiling", "kept_per_tiling"]
 
 
 @dataclass(frozen=True)
@@ -60,3 +61,25 @@ class OpTiling:
     def tobytes(self) -> bytes:
         """The struct's bytes."""
         return self.data.tobytes()
+
+
+def kept_per_tiling(fn):
+    """``fn(tiling)``, a pure function of an :class:`OpTiling` (its walk fields, read from the record on every
+    call otherwise: a microsecond a field), kept on the tiling itself: its record is a private read-only copy,
+    so the result never goes stale, and the host tiling is cached, so a warm call finds it. Not a dataclass
+    field (equality, hashing, ``fields`` and ``as_dict`` stay the record's); anything but an OpTiling is
+    passed through."""
+    name = f"{fn.__module__}.{fn.__qualname__}"   # the memo's key: a string, so a tiling still pickles
+
+    @functools.wraps(fn)
+    def kept(tiling):
+        if type(tiling) is not OpTiling:
+            return fn(tiling)
+        memo = tiling.__dict__.get("_kept")
+        if memo is None:
+            memo = {}
+            object.__setattr__(tiling, "_kept", memo)
+        if name not in memo:
+            memo[name] = fn(tiling)
+        return memo[name]
+    return kept

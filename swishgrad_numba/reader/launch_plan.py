@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernel import Plan
+from ..kernel import SERIAL_BELOW, Plan
 from ..kernel.walk import PIECE_DTYPE
 
 __all__ = ["MAX_SCHEDULES", "run_own_schedule", "run_plan", "schedule", "schedule_plan"]
@@ -84,7 +84,8 @@ def schedule_plan(cores, numel: int, threads: int | None = None, variant=None) -
             pieces.append(run)
     sizes = [min(numel, p[0] + (p[3] - 1) * p[4] + p[5]) - p[0] for p in pieces]
     total = sum(sizes)
-    threads = max(1, int(threads or numba.get_num_threads()))
+    # a launch below SERIAL_BELOW runs on one bin, as kernel.plan_launch's (asking the count starts the thread pool)
+    threads = max(1, int(threads or (1 if numel < SERIAL_BELOW else numba.get_num_threads())))
     bins, done, b = [0], 0, 1
     for i, size in enumerate(sizes):
         done += size

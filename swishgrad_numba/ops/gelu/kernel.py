@@ -33,6 +33,7 @@ from ...spec import arch35 as spec_arch35
 from ...spec.arith import ceil_div
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
+from ..op_tiling import kept_per_tiling
 from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "A2_UB_DATA_NUMBER", "A2_ELEMENTS_PER_CORE",
@@ -121,6 +122,7 @@ def host_tiling(numel: int, info: DTypeInfo, platform: Platform) -> OpTiling:
     return OpTiling(NAME, ARCH_A2, data, int(block_dim), tiling_key(ARCH_A2, info.name), platform.lib_workspace_size)
 
 
+@kept_per_tiling
 def walk_fields(tiling: OpTiling):
     """The fields the kernel walks by: the A2 record's own; the 950's derived from its 16 bytes (opbase
     ``ElementwiseSch16B`` splits the blocks again as the 32-byte schedule does)."""

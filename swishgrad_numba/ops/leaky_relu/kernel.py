@@ -30,6 +30,7 @@ from ...spec import arch35 as spec_arch35
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
 from ..gelu import arch35_buffer_num
+from ..op_tiling import kept_per_tiling
 from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["NAME", "RECORD_DTYPE", "DEFAULT_SLOPE", "NO_A2_KERNEL", "SLOPE", "buffer_num", "host_tiling",
@@ -80,6 +81,7 @@ def host_tiling(numel: int, info: DTypeInfo, slope32, platform: Platform) -> OpT
     return OpTiling(NAME, ARCH_950, data, int(block_dim), tiling_key(info), spec_arch35.WORKSPACE_SIZE)
 
 
+@kept_per_tiling
 def walk_fields(tiling: OpTiling):
     """``ElementwiseSchWithScalar``'s own block split of ``dim0``, ``coreNum``, ``ubFormer``."""
     return spec_arch35.kernel_fields_32b(*(int(tiling[n]) for n in _HEAD))

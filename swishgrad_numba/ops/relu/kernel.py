@@ -31,6 +31,7 @@ from ...spec import arch35 as spec_arch35
 from ...spec.arith import ceil_div
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
+from ..op_tiling import kept_per_tiling
 from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "A2_BUFFER_COEFFICIENT", "ARCH35_KEYS",
@@ -108,6 +109,7 @@ def _a2_fields(d, block_dim: int) -> spec_a2.TilingFields:
                                 min(int(d["formerNum"]), block_dim))
 
 
+@kept_per_tiling
 def walk_fields(tiling: OpTiling):
     d = tiling.data
     if tiling.architecture == ARCH_950:

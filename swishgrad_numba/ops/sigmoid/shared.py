@@ -10,6 +10,8 @@ which the kernels read all but ``dim0``, and find their tail block as
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ... import kernel as kernel_pkg
@@ -62,10 +64,18 @@ def walk_fields(tiling: OpTiling):
     ElewiseTiling fields with ``blockNum`` the launch's core count (the kernel's tail block is its
     last core) and ``coreNum`` the same (not in the struct). Python ints."""
     d = tiling.data
-    if tiling.architecture == ARCH_A2:
+    return _walk_fields(tiling.architecture, tiling.block_dim, d.dtype, d.tobytes())
+
+
+@functools.lru_cache(maxsize=256)
+def _walk_fields(architecture: str, block_dim: int, dtype: np.dtype, data: bytes):
+    """:func:`walk_fields` of a record given by its bytes, kept (a record's fields cost a microsecond each to
+    read, and a call of a few thousand elements read them every time)."""
+    d = np.frombuffer(data, dtype=dtype)[0]
+    if architecture == ARCH_A2:
         return spec_a2.TilingFields(*(int(d[name]) for name in spec_a2.FIELDS))
     g = {name: int(d[name]) for name in ARCH35_FIELDS}
-    return spec_arch35.TilingFields(g["dim0"], tiling.block_dim, g["ubFormer"], g["blockFormer"], tiling.block_dim,
+    return spec_arch35.TilingFields(g["dim0"], block_dim, g["ubFormer"], g["blockFormer"], block_dim,
                                     g["ubLoopOfFormerBlock"], g["ubLoopOfTailBlock"], g["ubTailOfFormerBlock"],
                                     g["ubTailOfTailBlock"], g["elemNum"], spec_arch35.SCHE_MODE)
 

@@ -2,6 +2,8 @@
 walk, and :func:`run`, the registry's launch of a checked record. Reads and writes stay inside the arrays."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ... import kernel, runtime
@@ -40,7 +42,8 @@ def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling, sat
         raise ValueError("tiling.tileDataNum is 0: the platform's UB holds no tile, the kernel would never finish")
     if out.size == 0:
         return out
-    launch_plan = kernel.plan_launch(a2_walk_fields(tiling.record), tiling.block_dim, kernel.ARCH_A2, out.size)
+    launch_plan = kernel.plan_launch(_a2_fields(tiling.record.tobytes(), tiling.record.dtype), tiling.block_dim,
+                                     kernel.ARCH_A2, out.size)
     params = compiled(NAME, ARCH_A2, info.name, saturation=saturation).params()
     kernel.run_walk(params, (_kernel_view(dy, info), _kernel_view(x, info)), _kernel_view(out, info), launch_plan)
     return out
@@ -53,18 +56,35 @@ def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Til
     for name, arr, info in (("dy", dy, tiling.dy_dtype), ("x", x, tiling.x_dtype), ("out", out, tiling.out_dtype)):
         if arr.dtype != info.numpy or not arr.flags.c_contiguous:
             raise ValueError(f"{name} must be a C-contiguous {info.name} array")
-    r = tiling.record
     dy_info, x_info = tiling.dy_dtype, tiling.x_dtype
     dtypes = dy_info.name if dy_info is x_info else f"{dy_info.name}_{x_info.name}"
     params = compiled(NAME, ARCH_950, dtypes).params()
+    scalars, arrays = _walk_args(tiling.record.tobytes(), tiling.record.dtype)
     with runtime.launch_guard():
         broadcast.run_blocks(params, _kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
-                                _kernel_view(out, tiling.out_dtype), tiling.block_dim, int(r["blockFormer"]),
-                                int(r["blockTail"]), int(r["ubFormer"]), int(r["ubOuter"]), int(r["ubTail"]),
-                                int(r["shapeLen"]), int(r["ubSplitAxis"]), int(r["dimProductBeforeUbInner"]),
-                                int(r["elemNum"]), np.array(r["outputDims"]), np.array(r["outputStrides"]),
-                                np.array(r["input0Strides"]), np.array(r["input1Strides"]))
+                             _kernel_view(out, tiling.out_dtype), tiling.block_dim, *scalars,
+                             *(np.array(a, dtype=np.int64) for a in arrays))
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _a2_fields(record_bytes: bytes, record_dtype: np.dtype):
+    """:func:`.a2.a2_walk_fields` of a record given by its bytes, kept (read once per record)."""
+    return a2_walk_fields(np.frombuffer(record_bytes, dtype=record_dtype)[0])
+
+
+_SCALARS = ("blockFormer", "blockTail", "ubFormer", "ubOuter", "ubTail", "shapeLen", "ubSplitAxis",
+            "dimProductBeforeUbInner", "elemNum")
+_ARRAYS = ("outputDims", "outputStrides", "input0Strides", "input1Strides")
+
+
+@functools.lru_cache(maxsize=256)
+def _walk_args(record_bytes: bytes, record_dtype: np.dtype) -> tuple:
+    """The broadcast walk's arguments read from a record (given by its bytes): its scalars as Python ints and
+    its arrays as tuples (a record's fields cost a microsecond each to read, a call of a few thousand
+    elements reads them every time)."""
+    r = np.frombuffer(record_bytes, dtype=record_dtype)[0]
+    return tuple(int(r[n]) for n in _SCALARS), tuple(tuple(int(v) for v in r[n]) for n in _ARRAYS)
 
 
 def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False) -> None:

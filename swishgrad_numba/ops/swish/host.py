@@ -14,6 +14,7 @@ from ...spec import a2 as spec_a2
 from ...spec import arch35 as spec_arch35
 from ...spec.arith import INIT_BUFFER_ALIGN, pad_to
 from ...tiling.records import checked_record
+from ..op_tiling import kept_per_tiling
 from ..registry import OpTiling
 
 __all__ = [
@@ -207,6 +208,7 @@ def host_tiling(op_name: str, numel: int, info: DTypeInfo, scale32, platform: Pl
                     platform.lib_workspace_size)
 
 
+@kept_per_tiling
 def walk_fields(tiling: OpTiling):
     """The integer fields the kernel walks by (``spec.a2.TilingFields`` or
     ``spec.arch35.TilingFields``), from a host tiling's record."""
