@@ -272,7 +272,10 @@ sigmoid, sigmoid_backward_torch, SigmoidFunction, SigmoidBackwardFunction = _des
 __all__ += ["Sigmoid", "SigmoidBackwardFunction", "SigmoidFunction", "sigmoid", "sigmoid_backward_torch"]
 
 __all__ += ["ELU"]
-from .ops.rms_norm.torch_face import RMSNorm, RmsNormFunction, rms_norm_torch  # noqa: E402,F401  (issue 42)
+from .faces.torch_rows import faces as _row_faces  # noqa: E402  (generated, issue 40; RmsNorm: issue 42)
+
+RMSNorm, RmsNormFunction, rms_norm_torch = (_row_faces("rms_norm")[n] for n in ("RMSNorm", "RmsNormFunction",
+                                                                              "rms_norm_torch"))
 
 __all__ += ["RMSNorm", "RmsNormFunction", "rms_norm_torch"]
 # Mish, Hardswish (issue 41): generated from their descriptions, with their functionals (the descriptions'
@@ -281,8 +284,6 @@ Mish = _described_module("mish")
 Hardswish = _described_module("hardswish")
 mish, mish_backward_torch = _described_functions("mish")
 hardswish, hardswish_backward_torch = _described_functions("hardswish")
-from .faces.torch_rows import faces as _row_faces  # noqa: E402
-
 SwiGLU, swiglu_torch, swiglu_backward_torch, SwiGluFunction, SwiGluBackwardFunction = (
     _row_faces("swiglu")[n] for n in ("SwiGLU", "swiglu_torch", "swiglu_backward_torch", "SwiGluFunction",
                                       "SwiGluBackwardFunction"))

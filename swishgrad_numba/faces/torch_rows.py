@@ -1,5 +1,6 @@
 """The torch face of a row operator (a description with the "rows" kernel kind and ``torch_rows``, a
-:class:`~swishgrad_numba.ops.rows_torch.RowsTorch`), generated (issue 40): SwiGlu's.
+:class:`~swishgrad_numba.ops.rows_torch.RowsTorch`), generated (issue 40): SwiGlu's here; an operator without a
+backward kernel (``RowsTorch.gradient``: RmsNorm) by :mod:`.torch_rows_formula`.
 
 :func:`faces` makes, once per operator, the names its description gives (``torch_module``, ``RowsTorch.functions``):
 
@@ -71,21 +72,28 @@ def faces(name: str) -> dict:
 
     desc = get_operator(name).described_by
     rule = desc.torch_rows
-    if rule is None or desc.backward is None or len(rule.functions) != 4 or rule.jvp not in JVPS:
+    formula = rule is not None and rule.gradient is not None   # no backward kernel: the float64 formulas
+    if rule is None or (not formula and (desc.backward is None or len(rule.functions) != 4 or rule.jvp not in JVPS)) \
+            or (formula and (len(rule.functions) != 3 or rule.tangent is None or rule.weight is None
+                             or not desc.rows.trailing)):
         raise ValueError(f"operator {name!r} has no generated torch face (its description's torch_rows)")
-    back = get_operator(desc.backward).described_by
-    f_name, b_name, function_name, backward_function_name = rule.functions
+    functions, classes = ((rule.functions[:1], rule.functions[1:]) if formula
+                          else (rule.functions[:2], (*rule.functions[2:], desc.torch_module)))
     if torch is None:
-        made = {n: missing_torch(n, "Unavailable: PyTorch is not installed.")
-                for n in (function_name, backward_function_name, desc.torch_module)}
+        made = {n: missing_torch(n, "Unavailable: PyTorch is not installed.") for n in classes}
 
         def unavailable(*args, **kwargs):
             raise ImportError(NO_TORCH)
 
-        made.update({f_name: unavailable, b_name: unavailable})
+        made.update({n: unavailable for n in functions})
         _MADE[name] = made
         return made
-    made = _generate(desc, back, rule)
+    if formula:
+        from .torch_rows_formula import generate
+
+        made = generate(desc, rule, _kernel)
+    else:
+        made = _generate(desc, get_operator(desc.backward).described_by, rule)
     _MADE[name] = made
     return made
 

@@ -359,6 +359,8 @@ def show(desc: Description) -> str:
         lines.append(f"  out         also {', '.join(desc.out_dtypes)} (a real result Cast to it)")
     if desc.torch_functions:
         lines.append("  torch       " + ", ".join(f"swishgrad_numba.torch.{n}" for n in desc.torch_functions))
+    if desc.torch_rows is not None:   # a row operator's generated torch names (faces/torch_rows.py)
+        lines.append("  torch       " + ", ".join(f"swishgrad_numba.torch.{n}" for n in desc.torch_rows.functions))
     if desc.torch_variant:
         lines.append(f"  torch       with {desc.torch_variant[0]} given: operator {desc.torch_variant[1]}'s")
     if desc.hand_written:

@@ -16,10 +16,12 @@ JVPS = ("halves",)
 @dataclass(frozen=True)
 class RowsTorch:
     """A row operator's torch face (its description's ``torch_module`` and ``backward`` name the module and the
-    backward operator, whose kernel is the gradient; this says the rest).
+    backward operator, whose kernel is the gradient; this says the rest). With ``gradient`` the operator has no
+    backward operator (RmsNorm: no RmsNormGrad emulated): its gradients are float64 formulas, and only
+    ``functions``, ``gradient``, ``tangent``, ``weight`` and ``names`` apply.
 
     functions : the public names ``(forward function, backward function, forward Function, backward Function)``
-        (``swishgrad_numba.torch.<name>``).
+        (``swishgrad_numba.torch.<name>``); with ``gradient``: ``(function, Function, Module)``.
     jvp : one of :data:`JVPS`: how the forward's tangent comes from the backward kernel.
     fallback : ``fallback(grad, x, d) -> grad_x`` in float64 by plain PyTorch, where a platform has no backward
         kernel (the launch raises NotImplementedError), rounded once to x's dtype by the face.
@@ -27,12 +29,24 @@ class RowsTorch:
         computes it), float64, each rounded once to its input's dtype by the face; ``needs`` the two flags.
     second_jvp : ``second_jvp(grad, x, d_grad, d_x, d) -> tangent`` of the backward (float64; either tangent None).
     names : the torch backward function's argument names where they are not the backward operator's inputs'
-        (``{"grad_output": "grad"}``), in its signature and its messages.
+        (``{"grad_output": "grad"}``), in its signature and its messages; with ``gradient``: the torch
+        function's and module's attribute names (``{"epsilon": "eps"}``).
+    gradient : ``gradient(gy, tensors, attrs, needs) -> one gradient per tensor input (or None)`` in float64 by
+        plain PyTorch, each rounded once to its input's dtype by the face (``needs`` the inputs' flags).
+    tangent : ``tangent(tensors, tangents, attrs) -> the output's tangent`` in float64 (a tangent None where
+        absent), rounded once to the first input's dtype.
+    weight : the input the module holds as ``weight`` (torch.nn.RMSNorm's form: ``M(normalized_shape, <attributes>,
+        elementwise_affine=True, *, dtype=None, platform=None)``, ones of ``normalized_shape`` in ``dtype``,
+        float32 by default, a parameter or, without ``elementwise_affine``, a buffer; cast to x's dtype where the
+        description's ``dtypes_with`` does not take its own).
     """
 
     functions: tuple
-    jvp: str
-    fallback: Callable
-    second: Callable
-    second_jvp: Callable
+    jvp: str | None = None
+    fallback: Callable | None = None
+    second: Callable | None = None
+    second_jvp: Callable | None = None
     names: Mapping = field(default_factory=dict)
+    gradient: Callable | None = None
+    tangent: Callable | None = None
+    weight: str | None = None

@@ -46,7 +46,8 @@ def _row(op) -> tuple:
         return (op.name, aclnn, op.kernel_op, f"`{op.functional}`" if op.functional else "", _kernels(op),
                 "", "", "registered (faces hand-written)")
     sig = ", ".join([i.name for i in desc.inputs] + [f"{a.name}={a.default!r}" for a in desc.attributes])
-    torch = ", ".join(filter(None, (desc.torch_module, *desc.torch_functions)))
+    torch = ", ".join(filter(None, dict.fromkeys((desc.torch_module, *desc.torch_functions,
+                                                  *(desc.torch_rows.functions if desc.torch_rows else ())))))
     form = "described" + (f" ({', '.join(desc.hand_written)} by hand)" if desc.hand_written else "")
     return (op.name, aclnn, op.kernel_op, f"`{desc.functional}({sig})`", _kernels(op), _dtypes(desc), torch,
             form)

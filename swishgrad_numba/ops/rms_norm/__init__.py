@@ -1,5 +1,5 @@
 """RmsNorm (aclnnRmsNorm, issue 42): the first row-wise operator, on the engine's row machine; in the described
-form (issue 40), :mod:`.description` (the "rows" kernel kind; every face but torch's generated).
+form (issue 40), :mod:`.description` (the "rows" kernel kind; every face generated, torch's too).
 
 :mod:`.host_a2` the A2 host tiling, :mod:`.kernel_a2` the A2 kernel's row streams and schedule,
 :mod:`.kernel_950` the Ascend 950 host and full_load kernel, :mod:`.kernel_950_split` its split kernel,

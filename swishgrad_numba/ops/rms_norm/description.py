@@ -1,7 +1,7 @@
 """RmsNorm (aclnnRmsNorm), described once (issue 40), on the "rows" kernel kind
 (:class:`~swishgrad_numba.ops.description.Rows`): the functional ``rms_norm``, aclnnRmsNorm and the Dask
-function are generated from this description; the torch faces stay hand-written (:mod:`.torch_face`: the device's
-RmsNormGrad is not emulated, their gradients are the formula's in float64).
+function are generated from this description, and the torch faces (:mod:`swishgrad_numba.faces.torch_rows`, from
+``torch_rows``: the device's RmsNormGrad is not emulated, so the gradients are the formulas here, in float64).
 
 y = (x * rstd) * gamma and rstd = 1 / sqrt(mean(x**2) + epsilon) over the row made of x's last ``gamma.ndim``
 axes (``axis_from="gamma"``); y has x's dtype, rstd is float32 of x's shape with those axes 1. gamma has x's
@@ -21,6 +21,7 @@ from ...engine.opcodes import REDUCE_ORDERS
 from ...platform import ARCH_950, ARCH_A2
 from ..description import Attribute, Description, Input, Rows, Rule, describe
 from ..registry import Kernel
+from ..rows_torch import RowsTorch
 from .host_a2 import A2Tiling, a2_tiling
 from .kernel_950 import arch35_tiling, row_program_950
 from .kernel_a2 import run_a2, run_program
@@ -83,6 +84,46 @@ def _kernel(arch: str, source: str, struct: str) -> Kernel:
     return Kernel(arch, source, struct, None, "CAST_RINT", run=_launch, walk="rows")
 
 
+def _r64(x, k, eps):
+    """x in float64, the row's axes (x's last ``k``) and the float64 rstd (PyTorch, imported by the torch face only)."""
+    import torch
+
+    axes = tuple(range(x.dim() - k, x.dim()))
+    x64 = x.double()
+    return x64, axes, torch.rsqrt((x64 * x64).mean(dim=axes, keepdim=True) + float(eps))
+
+
+def _gradient(gy, tensors, attrs, needs):
+    """``gx = r * (g * gy) - x * r**3 * mean(x * g * gy)`` over the row and ``ggamma = sum(gy * x * r)`` over the
+    leading axes, ``r`` the float64 rstd."""
+    x, gamma = tensors
+    x64, axes, r = _r64(x, gamma.dim(), attrs[0])
+    gx = gg = None
+    if needs[0]:
+        gg64 = gy.double() * gamma.double()
+        gx = r * gg64 - x64 * r ** 3 * (x64 * gg64).mean(dim=axes, keepdim=True)
+    if needs[1]:
+        lead = tuple(range(x.dim() - gamma.dim()))
+        full = gy.double() * x64 * r
+        gg = full.sum(dim=lead) if lead else full
+    return gx, gg
+
+
+def _tangent(tensors, tangents, attrs):
+    """y's tangent: ``g * (r * dx - x * r**3 * mean(x * dx)) + x * r * dgamma``."""
+    import torch
+
+    (x, gamma), (d_x, d_gamma) = tensors, tangents
+    x64, axes, r = _r64(x, gamma.dim(), attrs[0])
+    out = torch.zeros_like(x64)
+    if d_x is not None:
+        dx = d_x.double()
+        out = out + gamma.double() * (r * dx - x64 * r ** 3 * (x64 * dx).mean(dim=axes, keepdim=True))
+    if d_gamma is not None:
+        out = out + x64 * r * d_gamma.double()
+    return out
+
+
 DESCRIPTION = describe(Description(
     name="rms_norm", summary="RmsNorm, y = x * rstd * gamma and rstd over the row of x's last gamma.ndim axes",
     kernel_op="RmsNorm", functional="rms_norm", aclnn=("aclnnRmsNormGetWorkspaceSize", "aclnnRmsNorm"),
@@ -98,4 +139,5 @@ DESCRIPTION = describe(Description(
               axis_from="gamma", trailing=True,
               options={"order": "tree", "scalar_fused": False, "mula_fused": True, "scalar_sqrt": "float"},
               check_options=_check_options, status=561002, acl_shape_ok={"rstd": _rstd_taken}),
-    hand_written=("torch",)))
+    torch_rows=RowsTorch(functions=("rms_norm_torch", "RmsNormFunction", "RMSNorm"), names={"epsilon": "eps"},
+                         gradient=_gradient, tangent=_tangent, weight="gamma")))
