@@ -155,6 +155,15 @@ def _exp(ar, d, a, m, n, sat):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def _lookup(table, ar, d, a, n):
+    """LOOKUP: the table's entry at the source's 16-bit bits (held as the number they are). The index is
+    taken as an int32 (the same value: 0 .. 65535), so the gather uses 32-bit indices, 16 lanes at once."""
+    for i in range(n):
+        j = np.uint64(i)
+        ar[d + j] = table[np.int32(ar[a + j]) & np.int32(0xFFFF)]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _ln(ar, d, a, n, sat):
     """Ln over the block: the vectorised fast path (:func:`swishgrad_numba.kernel.ln.ln_fast`), then, in a
     block with a flagged element only, the exact path for those elements (the same values as
@@ -248,9 +257,7 @@ def execute(code, scalars, tables, arena, count, sat):
         elif op == CAST_RINT:
             _narrow(S.cast_rint, ar, d, a, mode, n, sat)
         elif op == LOOKUP:
-            for t in range(n):
-                j = np.uint64(t)
-                ar[d + j] = tables[mode, np.int64(ar[a + j]) & 0xFFFF]
+            _lookup(tables[mode], ar, d, a, n)
         elif op == MUL_DST_ADD:
             _ternary(S.mul_dst_add, ar, d, a, b, c, n, sat)
         elif op == AXPY_FUSED:
