@@ -200,3 +200,30 @@ def test_a_launch_read_back_from_the_disk_cache_registers_the_machine_itself():
     assert done.returncode == 0, done.stderr[-2000:]
     values, hits = done.stdout.split("]")
     assert values + "]" == str((2 * x).tolist()) and int(hits) == 1   # read back, not compiled
+
+
+@pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
+def test_ln_blocks_with_exact_path_elements_and_special_values(saturation):
+    """The machine's Ln (a vectorised fast loop, then the exact path for the flagged elements of a block)
+    against the independent correctly rounded reference: blocks that hold guard-band inputs (t near 1,
+    0x3C413D3A), subnormals, zeros, infinities, NaN and negatives among random bit patterns."""
+    from reference_activations_tier2 import ref_ln_f32
+    from swishgrad_numba.kernel.ln import ln_fast, ln_flagged
+
+    rng = np.random.default_rng(391)
+    near_one = (np.uint32(0x3F800000) + np.arange(-300, 300)).astype(np.uint32)
+    guard = np.array([0x3F008460, 0x3F04CBFC, 0x3F2F24EF, 0x3F9F93CE, 0x3FA2A9A1, 0x40014123, 0x4069A28A],
+                     dtype=np.uint32)   # inputs whose fast value lies in the guard band (found by a scan)
+    special = np.array([0x3C413D3A, 0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001, 1, 0x007FFFFF,
+                        0x80000001, 0xBF800000, 0x7F7FFFFF], dtype=np.uint32)
+    bits = np.concatenate([near_one, guard, special, rng.integers(0, 1 << 32, 3000, dtype=np.uint64).astype(np.uint32)])
+    x = rng.permutation(bits).view(np.float32)
+    assert sum(ln_flagged(ln_fast(t)[1]) for t in x) >= 7   # the exact path runs, in several blocks
+    out = np.empty_like(x)
+    run_stream(_stream([("LN", 64, [0], 0)]), np.array([0.0], np.float32), None, (x,), out, grain=64,
+               arena_len=128, out_offset=64, saturation=saturation)
+    want = ref_ln_f32(x)
+    if saturation:
+        big = np.float32(np.finfo(np.float32).max)
+        want = np.where(np.isnan(want), np.float32(0), np.where(np.isinf(want), np.copysign(big, want), want))
+    assert_bits_equal(out, want.astype(np.float32))

@@ -24,6 +24,7 @@ from ..dtypes import FLOAT16
 from ..intrinsics import vectorise_full_width
 from ..kernel.envelope import ulp_shift
 from ..kernel.exp import clamp_exp_arg, exact_exp_flags, exact_exp_mark, exp_fast, no_exact_flags, redo_marked
+from ..kernel.ln import ln_exact, ln_fast, ln_flagged
 from ..program import semantics as S
 from .shared import Shared
 from .opcodes import RELU  # issue 41
@@ -154,6 +155,38 @@ def _exp(ar, d, a, m, n, sat):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def _lookup(table, ar, d, a, n):
+    """LOOKUP: the table's entry at the source's 16-bit bits (held as the number they are). The index is
+    taken as an int32 (the same value: 0 .. 65535), so the gather uses 32-bit indices, 16 lanes at once."""
+    for i in range(n):
+        j = np.uint64(i)
+        ar[d + j] = table[np.int32(ar[a + j]) & np.int32(0xFFFF)]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _ln(ar, d, a, n, sat):
+    """Ln over the block: the vectorised fast path (:func:`swishgrad_numba.kernel.ln.ln_fast`), then, in a
+    block with a flagged element only, the exact path for those elements (the same values as
+    :func:`swishgrad_numba.program.semantics.ln`, element by element)."""
+    key_min = np.uint64(0xFFFFFFFFFFFFFFFF)
+    for i in range(n):
+        j = np.uint64(i)
+        r, key = ln_fast(ar[a + j])
+        key_min = min(key_min, key)
+        ar[d + j] = r
+    if ln_flagged(key_min):
+        for i in range(n):
+            j = np.uint64(i)
+            r, key = ln_fast(ar[a + j])
+            if ln_flagged(key):
+                ar[d + j] = ln_exact(ar[a + j])
+    if sat:
+        for i in range(n):
+            j = np.uint64(i)
+            ar[d + j] = S.saturate(ar[d + j], True)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _narrow(f, ar, d, a, code, n, sat):
     """A narrowing Cast's 16-bit bits, kept as the number they are."""
     if code == _F16:
@@ -224,9 +257,7 @@ def execute(code, scalars, tables, arena, count, sat):
         elif op == CAST_RINT:
             _narrow(S.cast_rint, ar, d, a, mode, n, sat)
         elif op == LOOKUP:
-            for t in range(n):
-                j = np.uint64(t)
-                ar[d + j] = tables[mode, np.int64(ar[a + j]) & 0xFFFF]
+            _lookup(tables[mode], ar, d, a, n)
         elif op == MUL_DST_ADD:
             _ternary(S.mul_dst_add, ar, d, a, b, c, n, sat)
         elif op == AXPY_FUSED:
@@ -238,7 +269,7 @@ def execute(code, scalars, tables, arena, count, sat):
         elif op == ABS:
             _unary(S.abs_, ar, d, a, n, sat)
         elif op == LN:
-            _unary(S.ln, ar, d, a, n, sat)
+            _ln(ar, d, a, n, sat)
         elif op == SQRT:
             _unary(S.sqrt_, ar, d, a, n, sat)
         elif op == MAX:
