@@ -32,6 +32,7 @@ __all__ = [
     "DIRECTED_MODES",
     "f32_to_f16_bits_directed",
     "f32_to_bf16_bits_directed",
+    "INF_OVERFLOW",
 ]
 
 
@@ -239,9 +240,16 @@ def widen_16(bits, dtype_code):
 # TRUNC and ODD give the largest finite, FLOOR -inf / +max, CEIL -max /
 # +inf (IEEE 754's directed-rounding overflow; docs/model.md). inf stays
 # inf, NaN becomes the quiet NaN of CAST_RINT, a zero result keeps the sign.
+# The device's overflow is not public: ``how`` + 4 (:data:`INF_OVERFLOW`) takes
+# the alternative, every overflow to inf as CAST_RINT's (Platform.cast_overflow
+# "inf"). Overflow is a result past the largest finite once rounded with an
+# unbounded exponent: float16 from 2^16 on, in every mode; a bfloat16 never
+# overflows toward zero (float32's largest truncates to bfloat16's largest).
 
 #: The directed modes, in the index the functions below take.
 DIRECTED_MODES = ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")
+#: Added to a directed mode's index: every overflow gives inf (``cast_overflow="inf"``).
+INF_OVERFLOW = 4
 
 
 @njit(cache=True, inline="always")
@@ -255,7 +263,7 @@ def _directed(t, inexact, negative, how):
 
 @njit(cache=True, inline="always")
 def f32_to_f16_bits_directed(f, how):
-    """float32 -> float16 bits, rounded per ``DIRECTED_MODES[how]``."""
+    """float32 -> float16 bits, rounded per ``DIRECTED_MODES[how % 4]``, overflow to inf from ``how`` 4 on."""
     u = np.float32(f).view(np.uint32)
     sign = np.uint32((u >> np.uint32(16)) & np.uint32(0x8000))
     a = u & np.uint32(0x7FFFFFFF)
@@ -264,6 +272,8 @@ def f32_to_f16_bits_directed(f, how):
     if a == np.uint32(0x7F800000):
         return np.uint16(sign | np.uint32(0x7C00))
     if a >= np.uint32(0x47800000):          # >= 2^16, finite: the largest finite, inexact
+        if how >= INF_OVERFLOW:
+            return np.uint16(sign | np.uint32(0x7C00))
         t = np.uint32(0x7BFF)
         inexact = True
     elif a >= np.uint32(0x38800000):        # normal result: rebias, drop 13 bits
@@ -279,16 +289,18 @@ def f32_to_f16_bits_directed(f, how):
             if shift < 32:
                 t = m >> np.uint32(shift)
                 inexact = (m & ((np.uint32(1) << np.uint32(shift)) - np.uint32(1))) != np.uint32(0)
-    return np.uint16(_directed(t, inexact, sign != np.uint32(0), how) | sign)
+    return np.uint16(_directed(t, inexact, sign != np.uint32(0), how % INF_OVERFLOW) | sign)
 
 
 @njit(cache=True, inline="always")
 def f32_to_bf16_bits_directed(f, how):
-    """float32 -> bfloat16 bits, rounded per ``DIRECTED_MODES[how]``."""
+    """float32 -> bfloat16 bits, rounded per ``DIRECTED_MODES[how % 4]`` (no overflow toward zero: ``how`` 4
+    on is the same)."""
     u = np.float32(f).view(np.uint32)
     a = u & np.uint32(0x7FFFFFFF)
     if a > np.uint32(0x7F800000):  # NaN -> quiet NaN
         return np.uint16((u >> np.uint32(16)) | np.uint32(0x40))
     sign = u & np.uint32(0x80000000)
-    t = _directed(a >> np.uint32(16), (a & np.uint32(0xFFFF)) != np.uint32(0), sign != np.uint32(0), how)
+    t = _directed(a >> np.uint32(16), (a & np.uint32(0xFFFF)) != np.uint32(0), sign != np.uint32(0),
+                  how % INF_OVERFLOW)
     return np.uint16(t | (sign >> np.uint32(16)))

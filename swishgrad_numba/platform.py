@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["Platform", "unmodelled_soc", "modelled_platform", "REFERENCE_PLATFORM", "ASCEND950_PLATFORM", "BF16_SOC_VERSIONS", "SOC_VERSIONS",
-           "ARCH_A2", "ARCH_950", "OVERFLOW_MODES", "AXPY_ROUNDINGS", "soc_family_of"]
+           "ARCH_A2", "ARCH_950", "OVERFLOW_MODES", "AXPY_ROUNDINGS", "soc_family_of",
+           "CAST_OVERFLOWS"]
 
 #: CANN's ``op::SocVersion`` enum (opbase ``include/nnopbase/opdev/platform.h``) as family names, in enum order:
 #: a family's index here is its enum value. ASCEND910_95 is another name of ASCEND950 (the same value).
@@ -65,6 +66,11 @@ OVERFLOW_MODES = ("infnan", "saturation")
 #: How the 950's ``Axpy`` (``dst = src * scalar + dst``) rounds, which is not public (docs/model.md, "Gelu",
 #: "Axpy"): ``"fused"`` once (the default), ``"unfused"`` the product, then the sum.
 AXPY_ROUNDINGS = ("fused", "unfused")
+
+#: What a directed Cast (CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD) to a 16-bit dtype gives on overflow, which
+#: is not public (docs/model.md, "Directed narrowings"): ``"ieee"`` IEEE 754's rule (the largest finite where
+#: the mode rounds toward zero, inf where away; the default), ``"inf"`` inf always, as CAST_RINT.
+CAST_OVERFLOWS = ("ieee", "inf")
 
 
 def soc_family_of(soc_version: str) -> str | None:
@@ -138,13 +144,19 @@ class Platform:
         How the Ascend 950's ``Axpy`` instruction rounds (:data:`AXPY_ROUNDINGS`), which CANN does not
         document: ``"fused"`` (one rounding, the default; docs/model.md says why) or ``"unfused"`` (the
         product rounded to float32, then the sum). It changes the 950 Gelu and GeluBackward only.
+    cast_overflow : str
+        What a directed ``Cast`` (CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD) to float16 gives past the largest
+        finite (:data:`CAST_OVERFLOWS`), which CANN does not document: ``"ieee"`` (IEEE 754's directed rounding,
+        the default: the largest finite where the mode rounds toward zero) or ``"inf"`` (inf, as CAST_RINT).
+        It changes kernels read from source (``read_kernel``) that cast so.
 
     Raises
     ------
     TypeError, ValueError
         For a size that is not a positive integer, a ``soc_version`` that is not a known family or chip name,
         or an ``overflow_mode`` that is not one of :data:`OVERFLOW_MODES` (or ``"saturation"`` on a 950),
-        or an ``axpy_rounding`` that is not one of :data:`AXPY_ROUNDINGS`.
+        or an ``axpy_rounding`` that is not one of :data:`AXPY_ROUNDINGS`, or a ``cast_overflow`` not one of
+        :data:`CAST_OVERFLOWS`.
     """
 
     ub_size: int = None
@@ -154,9 +166,13 @@ class Platform:
     lib_workspace_size: int = None
     overflow_mode: str = "infnan"
     axpy_rounding: str = "fused"
+    cast_overflow: str = "ieee"
 
     def __post_init__(self):
         family = self._check_soc_version()
+        if not isinstance(self.cast_overflow, str) or self.cast_overflow not in CAST_OVERFLOWS:
+            raise ValueError(f"Platform.cast_overflow must be one of {', '.join(map(repr, CAST_OVERFLOWS))}, "
+                             f"got {self.cast_overflow!r}")
         if not isinstance(self.axpy_rounding, str) or self.axpy_rounding not in AXPY_ROUNDINGS:
             raise ValueError(f"Platform.axpy_rounding must be one of {', '.join(map(repr, AXPY_ROUNDINGS))}, "
                              f"got {self.axpy_rounding!r}")

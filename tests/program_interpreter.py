@@ -64,7 +64,7 @@ def _narrow16(src, dtype: str, ties_away: bool, saturation: bool):
     return out
 
 
-def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
+def _step(op, args, env, attrs, saturation, tensors, axpy_rounding, cast_overflow="ieee"):
     def t(name):
         return env[name]
     with np.errstate(all="ignore"):
@@ -87,7 +87,7 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
             return t(args[1]).astype(np.float16)
         if op == "Cast" and args[2] in DIRECTED:      # issue 43: the directed narrowings
             dst = tensors[args[0]].dtype
-            return directed_bits(t(args[1]), dst, args[2], saturation).view(_DTYPES[dst])
+            return directed_bits(t(args[1]), dst, args[2], saturation, cast_overflow).view(_DTYPES[dst])
         if op == "Cast":
             if args[2] == "CAST_NONE":
                 return t(args[1]).astype(np.float32)
@@ -151,14 +151,16 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
 
 
 def interpret(program, inputs: dict, attrs: dict, saturation: bool = False,
-              axpy_rounding: str = "fused") -> np.ndarray:
-    """The program's output for ``inputs`` (name -> array of the input's dtype)."""
+              axpy_rounding: str = "fused", cast_overflow: str = "ieee") -> np.ndarray:
+    """The program's output for ``inputs`` (name -> array of the input's dtype); ``cast_overflow``: a directed
+    Cast's overflow rule (cast_reference.directed_bits)."""
     env = {t.name: np.asarray(inputs[t.name], dtype=_DTYPES[t.dtype]) for t in program.inputs}
     for step in program.body:
         if hasattr(step, "program"):    # Call: the subroutine on its own tensors
             sub = step.program
             env[step.dst] = interpret(sub, {f.name: env[a] for f, a in zip(sub.inputs, step.srcs)},
-                                      {a: attrs[a] for a in sub.attrs}, saturation, axpy_rounding)
+                                      {a: attrs[a] for a in sub.attrs}, saturation, axpy_rounding, cast_overflow)
         else:
-            env[step.args[0]] = _step(step.op, step.args, env, attrs, saturation, program.tensors, axpy_rounding)
+            env[step.args[0]] = _step(step.op, step.args, env, attrs, saturation, program.tensors, axpy_rounding,
+                                      cast_overflow)
     return env[program.output.name]

@@ -27,7 +27,7 @@ from ..kernel.exp import clamp_exp_arg, exact_exp_flags, exact_exp_mark, exp_fas
 from ..program import semantics as S
 from .shared import Shared
 from .opcodes import RELU  # issue 41
-from .opcodes import CAST_FLOOR, CAST_ODD  # issue 43
+from .opcodes import CAST_FLOOR, CAST_ODD, CAST_ODD_INF  # issue 43
 from .opcodes import (ABS, ADD, ADDS, AND, AXPY_FUSED, AXPY_UNFUSED, CAST_F16_I8, CAST_I8_F16, CAST_I32_F32,
                       CAST_NONE, CAST_RINT, CAST_ROUND, COMPARE, COMPARE_SCALAR, DIV, DST, DUPLICATE, EXP, K0, K1,
                       LN, LOOKUP, MAX, MAXS, MIN, MINS, MODE, MUL, MUL_DST_ADD, MULS, NEG, OP, OR, RECIPROCAL,
@@ -301,7 +301,7 @@ def execute(code, scalars, tables, arena, count, sat):
                 ar[d + j] = np.float32(S.cast_i8_f16(np.int8(ar[a + j])))
         elif op == RELU:
             _unary(S.relu, ar, d, a, n, sat)
-        elif CAST_FLOOR <= op <= CAST_ODD:   # issue 43: the directed narrowings, in DIRECTED_MODES' order
+        elif CAST_FLOOR <= op <= CAST_ODD_INF:   # issue 43: the directed narrowings, then their "_INF" forms
             for t in range(n):
                 j = np.uint64(t)
                 ar[d + j] = np.float32(S.cast_directed(ar[a + j], mode, sat, op - CAST_FLOOR))

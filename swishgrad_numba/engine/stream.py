@@ -238,7 +238,8 @@ def check(code, scalars, tables, arena_len: int, grain: int, out: int, inputs: i
         name = O.NAMES[op]
         allowed = (range(tables.shape[0]) if name == "LOOKUP" else range(len(O.CMP_MODES)) if "COMPARE" in name
                    else _CODES_16 if name in ("CAST_NONE", "CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL",
-                                                 "CAST_TRUNC", "CAST_ODD") else (0,))
+                                                 "CAST_TRUNC", "CAST_ODD")
+                   or name.endswith("_INF") else (0,))
         if mode not in allowed:
             raise ValueError(f"stream instruction {i} ({name}): mode {mode} is not one of {list(allowed)}")
 

@@ -417,3 +417,31 @@ def cast_odd(f, dtype_code, sat):
 
 FUNCTIONS.update({("Cast", m): f"cast_{m[5:].lower()}" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")})
 __all__ += ["cast_directed", "cast_floor", "cast_ceil", "cast_trunc", "cast_odd"]
+
+# The alternative overflow (Platform.cast_overflow "inf", casts.INF_OVERFLOW): every overflow to inf. A lowered
+# program names these modes (CAST_FLOOR_INF ...) where it is compiled with that option (.lower.lower).
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_floor_inf(f, dtype_code, sat):
+    return cast_directed(f, dtype_code, sat, 4)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_ceil_inf(f, dtype_code, sat):
+    return cast_directed(f, dtype_code, sat, 5)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_trunc_inf(f, dtype_code, sat):
+    return cast_directed(f, dtype_code, sat, 6)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_odd_inf(f, dtype_code, sat):
+    return cast_directed(f, dtype_code, sat, 7)
+
+
+FUNCTIONS.update({("Cast", f"{m}_INF"): f"cast_{m[5:].lower()}_inf" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC",
+                                                                           "CAST_ODD")})
+__all__ += ["cast_floor_inf", "cast_ceil_inf", "cast_trunc_inf", "cast_odd_inf"]
