@@ -33,6 +33,10 @@ __all__ = [
     "f32_to_f16_bits_directed",
     "f32_to_bf16_bits_directed",
     "INF_OVERFLOW",
+    "INT_ROUNDINGS",
+    "f32_to_int",
+    "int_to_f32",
+    "int_to_f16_bits",
 ]
 
 
@@ -304,3 +308,71 @@ def f32_to_bf16_bits_directed(f, how):
     t = _directed(a >> np.uint32(16), (a & np.uint32(0xFFFF)) != np.uint32(0), sign != np.uint32(0),
                   how % INF_OVERFLOW)
     return np.uint16(t | (sign >> np.uint32(16)))
+
+
+# --------------------------------------------------------------------------
+# Casts to and from integers (issue 43), in every mode Cast lists for them.
+# --------------------------------------------------------------------------
+# asc-devkit docs/api/context/Cast.md (cannmirror/asc-devkit 0a2e47c1), Table 4 "Atlas A2 ... Cast" (its
+# line 432 on): float/half/bfloat16_t -> int32_t, float/half -> int16_t, half -> int8_t/uint8_t in
+# CAST_RINT/FLOOR/CAST_CEIL/CAST_ROUND/CAST_TRUNC (half -> int8_t/uint8_t also CAST_NONE), int32_t -> float
+# and int16_t -> half in those five and CAST_NONE, int16_t -> float CAST_NONE. Table 1 (its line 91 on): a
+# value past the integer's range saturates ("溢出默认按照饱和处理", by default). NaN is not public for the
+# A2; the 950's saturating form gives 0 (docs/api/context/c_api/reg/reg_vector/asc_float2int32.md, line 21:
+# "输入数据为nan时，返回0"), which the model takes. The round rules are Cast.md's (lines 68-74): ROUND rounds
+# half away from zero, TRUNC toward zero, FLOOR/CEIL toward -inf/+inf, RINT to nearest even.
+
+#: The modes of a Cast to or from an integer dtype, in the index the functions below take.
+INT_ROUNDINGS = ("CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC")
+
+
+@njit(cache=True, inline="always")
+def f32_to_int(f, how, lo, hi):
+    """The float32 ``f`` (a 16-bit value widened exactly) rounded to a whole number per ``INT_ROUNDINGS[how]``,
+    saturated to ``[lo, hi]`` (an int64); NaN gives 0, +-inf the bound of its sign."""
+    if f != f:
+        return np.int64(0)
+    x = np.float64(f)          # exact; a float32 past 2^24 is already whole
+    if how == 0:
+        r = np.rint(x)
+    elif how == 1:
+        r = np.floor(x)
+    elif how == 2:
+        r = np.ceil(x)
+    elif how == 3:
+        r = np.copysign(np.floor(np.abs(x) + 0.5), x)
+    else:
+        r = np.trunc(x)
+    return np.int64(min(max(r, np.float64(lo)), np.float64(hi)))
+
+
+@njit(cache=True, inline="always")
+def int_to_f32(i, how):
+    """The integer ``i`` (|i| <= 2^31) as float32, rounded per ``INT_ROUNDINGS[how]``: the two float32
+    neighbours of |i| and the mode's pick (ROUND: the nearer, a tie away from zero)."""
+    a = np.float64(abs(np.int64(i)))
+    n = np.float32(a)          # to nearest even
+    mag = n
+    if how != 0 and np.float64(n) != a:
+        bits = n.view(np.uint32)
+        up, down = n, np.uint32(bits - np.uint32(1)).view(np.float32)
+        if np.float64(n) < a:
+            up, down = np.uint32(bits + np.uint32(1)).view(np.float32), n
+        negative = i < 0
+        if how == 3:
+            away = a - np.float64(down) >= np.float64(up) - a
+        else:
+            away = (how == 1 and negative) or (how == 2 and not negative)
+        mag = up if away else down
+    return -mag if i < 0 else mag
+
+
+@njit(cache=True, inline="always")
+def int_to_f16_bits(i, how):
+    """The integer ``i`` (|i| <= 2^24: exact in float32) as float16 bits, rounded per ``INT_ROUNDINGS[how]``."""
+    f = np.float32(i)
+    if how == 0:
+        return f32_to_f16_bits(f)
+    if how == 3:
+        return f32_to_f16_bits_round(f)
+    return f32_to_f16_bits_directed(f, 2 if how == 4 else how - 1)    # FLOOR, CEIL, TRUNC: DIRECTED_MODES

@@ -20,13 +20,17 @@ from __future__ import annotations
 import numpy as np
 
 from cast_reference import MODES as DIRECTED, directed_bits
+from int_cast_reference import cast as int_cast
+
+from swishgrad_numba.program.int_casts import ROUNDED_INT_CASTS
 from reference import BF16, fma_f32_array, ref_exp_f32
 from reference_family import narrow
 from reference_activations_tier2 import ref_ln_f32
 
 F32 = np.float32
 _DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16,
-           "uint8": np.dtype(np.uint8), "int32": np.dtype(np.int32), "int8": np.dtype(np.int8)}
+           "uint8": np.dtype(np.uint8), "int32": np.dtype(np.int32), "int8": np.dtype(np.int8),
+           "int16": np.dtype(np.int16)}
 _FMAX = F32(np.finfo(np.float32).max)
 _MAX16 = {"float16": 65504.0, "bfloat16": (2 - 2.0 ** -7) * 2.0 ** 127}   # the largest finite values
 
@@ -73,6 +77,8 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding, cast_overflo
             return _COMPARE[args[3]](t(args[1]), other).astype(np.uint8)
         if op == "ShiftRight":                            # integer: never saturates
             return (t(args[1]).view(np.uint32) >> np.uint32(_scalar(args[2], attrs))).view(np.int32)
+        if op == "Cast" and (tensors[args[0]].dtype, tensors[args[1]].dtype) in ROUNDED_INT_CASTS:   # issue 43
+            return int_cast(t(args[1]), tensors[args[0]].dtype, args[2])
         if op == "Cast" and "int32" in (tensors[args[0]].dtype, tensors[args[1]].dtype):
             return t(args[1]).astype(np.float32)          # int32 -> float32: NumPy rounds to nearest even
         if op == "Cast" and tensors[args[0]].dtype == "int8":   # float16 -> int8: rint, clamped, NaN 0

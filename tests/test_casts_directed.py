@@ -70,9 +70,10 @@ def test_directed_narrowing(mode, dtype_name, sat):
 # ---------------------------------------------------------------- the engine and the reader
 
 
+@pytest.mark.parametrize("overflow", ["ieee", "inf"])   # Platform.cast_overflow's rules (issue 43)
 @pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-def test_directed_casts_run_on_the_engine_as_interpreted(dtype, saturation):
+def test_directed_casts_run_on_the_engine_as_interpreted(dtype, saturation, overflow):
     from program_interpreter import interpret
     from reference import assert_bits_equal
     from swishgrad_numba.engine.runner import run_program
@@ -84,9 +85,9 @@ def test_directed_casts_run_on_the_engine_as_interpreted(dtype, saturation):
         body = (V.Cast("xf", "x", "CAST_NONE"), V.Muls("xf", "xf", Attr("alpha")), V.Cast("out", "xf", mode))
         program = Program("Directed", (Tensor("x", dtype),), Tensor("out", dtype), (Tensor("xf"),), body,
                           ("alpha",))
-        for alpha in (np.float32(1.0 / 3.0), np.float32(-1e5)):
-            got = run_program(program, [x], {"alpha": alpha}, saturation, grain=512)
-            want = interpret(program, {"x": x}, {"alpha": alpha}, saturation)
+        for alpha in (np.float32(1.0 / 3.0), np.float32(-1e5), np.float32(1.75)):
+            got = run_program(program, [x], {"alpha": alpha}, saturation, grain=512, cast_overflow=overflow)
+            want = interpret(program, {"x": x}, {"alpha": alpha}, saturation, cast_overflow=overflow)
             assert_bits_equal(got, want, f"{dtype} {mode} {alpha}")
 
 

@@ -1,7 +1,7 @@
 """The directed narrowings' overflow rule (issue 43), both offered: IEEE 754's (the default: the largest finite
 where the mode rounds toward zero) and every overflow to inf (``Platform(cast_overflow="inf")``), bit for bit
 against the plain reference (cast_reference.directed_bits) over every overflowing float32 binade, on the
-semantics, the engine and a read kernel."""
+semantics and a read kernel (the engine: test_casts_directed's engine test, over both rules)."""
 import numpy as np
 import pytest
 from numba import njit
@@ -72,25 +72,6 @@ def test_platform_checks_cast_overflow():
         lower(Program("P", (Tensor("x"),), Tensor("out"), (), (V.Abs("out", "x"),)), cast_overflow="IEEE")
 
 
-@pytest.mark.parametrize("overflow", CAST_OVERFLOWS)
-def test_the_engine_runs_both_rules_as_interpreted(overflow):
-    from program_interpreter import interpret
-    from reference import assert_bits_equal
-    from swishgrad_numba.engine.runner import run_program
-    from swishgrad_numba.program import Attr, Program, Tensor
-    from swishgrad_numba.program.form import V
-
-    x = np.arange(65536, dtype=np.uint16).view(np.float16)        # every float16, scaled past the range
-    for mode in MODES:
-        body = (V.Cast("xf", "x", "CAST_NONE"), V.Muls("xf", "xf", Attr("alpha")), V.Cast("out", "xf", mode))
-        program = Program("Overflow", (Tensor("x", "float16"),), Tensor("out", "float16"), (Tensor("xf"),), body,
-                          ("alpha",))
-        for alpha in (np.float32(1.75), np.float32(-3e4)):
-            got = run_program(program, [x], {"alpha": alpha}, grain=512, cast_overflow=overflow)
-            want = interpret(program, {"x": x}, {"alpha": alpha}, cast_overflow=overflow)
-            assert_bits_equal(got, want, f"{mode} {alpha} {overflow}")
-
-
 @pytest.mark.parametrize("mode", MODES)
 def test_a_read_kernel_takes_the_platforms_overflow_rule(tmp_path, mode):
     from reader_variants import fixture_variant
@@ -108,4 +89,9 @@ def test_a_read_kernel_takes_the_platforms_overflow_rule(tmp_path, mode):
         got[overflow] = op.run(x=x, platform=Platform(cast_overflow=overflow))
         want = directed_bits(wide, "float16", mode, overflow=overflow).view(np.float16)
         assert_bits_equal(got[overflow], want, f"dtype_flags float16 {mode} {overflow}")
+        if mode == "CAST_TRUNC":      # the fused pass too (the compiler's cast_directed call)
+            from swishgrad_numba import engine
+            with engine.use(False):
+                fused = op.run(x=x, platform=Platform(cast_overflow=overflow))
+            assert_bits_equal(fused, want, f"fused dtype_flags float16 {mode} {overflow}")
     assert (got["ieee"].view(np.uint16) != got["inf"].view(np.uint16)).any()   # the option reaches the kernel

@@ -101,7 +101,8 @@ def _emit(program: Program, env: dict, values: dict, steps: list, axpy_rounding:
         vid = len(values)
         values[vid] = Value(vid, program.tensors[step.dst].dtype)
         mode = axpy_rounding if step.op == "Axpy" else step.mode
-        if step.op == "Cast" and mode in _DIRECTED and cast_overflow == "inf":
+        if step.op == "Cast" and mode in _DIRECTED and cast_overflow == "inf" \
+                and program.tensors[step.args[1]].dtype == "float32" and values[vid].dtype in ("float16", "bfloat16"):
             mode += "_INF"
         steps.append(Step(step.op, vid, tuple(env[n] for n in step.sources()), step.scalars(), mode))
         env[step.dst] = vid
@@ -118,7 +119,7 @@ def lower(program: Program, sixteen_bit_tables: bool = True, axpy_rounding: str 
     """The program in SSA form, its dead steps dropped and (if ``sixteen_bit_tables``) its tables chosen;
     each Axpy's step carries ``axpy_rounding`` (:data:`.isa.AXPY_ROUNDINGS`) as its mode; with ``cast_overflow``
     ``"inf"`` (:data:`swishgrad_numba.platform.CAST_OVERFLOWS`) a directed Cast's mode gets ``_INF``
-    (:func:`.semantics.cast_floor_inf` ...: every overflow to inf).
+    (:func:`.semantics.cast_directed` with the mode + 4: every overflow to inf).
 
     ``free`` names instructions whose results an envelope lets err (``("Exp", "Div")``): each result
     is shifted by an attribute of its own (:func:`shift_attr`, in program order), and the lowered

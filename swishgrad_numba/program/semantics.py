@@ -419,29 +419,8 @@ FUNCTIONS.update({("Cast", m): f"cast_{m[5:].lower()}" for m in ("CAST_FLOOR", "
 __all__ += ["cast_directed", "cast_floor", "cast_ceil", "cast_trunc", "cast_odd"]
 
 # The alternative overflow (Platform.cast_overflow "inf", casts.INF_OVERFLOW): every overflow to inf. A lowered
-# program names these modes (CAST_FLOOR_INF ...) where it is compiled with that option (.lower.lower).
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def cast_floor_inf(f, dtype_code, sat):
-    return cast_directed(f, dtype_code, sat, 4)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def cast_ceil_inf(f, dtype_code, sat):
-    return cast_directed(f, dtype_code, sat, 5)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def cast_trunc_inf(f, dtype_code, sat):
-    return cast_directed(f, dtype_code, sat, 6)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def cast_odd_inf(f, dtype_code, sat):
-    return cast_directed(f, dtype_code, sat, 7)
-
-
-FUNCTIONS.update({("Cast", f"{m}_INF"): f"cast_{m[5:].lower()}_inf" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC",
-                                                                           "CAST_ODD")})
-__all__ += ["cast_floor_inf", "cast_ceil_inf", "cast_trunc_inf", "cast_odd_inf"]
+# program names these modes (CAST_FLOOR_INF ...) where it is compiled with that option (.lower.lower); the
+# compiler calls cast_directed with the mode's index + casts.INF_OVERFLOW.
+FUNCTIONS.update({("Cast", f"{m}_INF"): "cast_directed" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")})
+from .int_casts import cast_int_to_16, cast_int_to_f32, cast_to_int  # noqa: E402,F401  float <-> int Casts (43)
+FUNCTIONS.update({("Cast", n): n for n in ("cast_to_int", "cast_int_to_f32", "cast_int_to_16")})
