@@ -314,22 +314,27 @@ def f32_to_bf16_bits_directed(f, how):
 # Casts to and from integers (issue 43), in every mode Cast lists for them.
 # --------------------------------------------------------------------------
 # asc-devkit docs/api/context/Cast.md (cannmirror/asc-devkit 0a2e47c1), Table 4 "Atlas A2 ... Cast" (its
-# line 432 on): float/half/bfloat16_t -> int32_t, float/half -> int16_t, half -> int8_t/uint8_t in
-# CAST_RINT/FLOOR/CAST_CEIL/CAST_ROUND/CAST_TRUNC (half -> int8_t/uint8_t also CAST_NONE), int32_t -> float
-# and int16_t -> half in those five and CAST_NONE, int16_t -> float CAST_NONE. Table 1 (its line 91 on): a
+# line 448 on): float/half/bfloat16_t -> int32_t, float/half -> int16_t, half -> int8_t/uint8_t in
+# CAST_RINT/CAST_FLOOR/CAST_CEIL/CAST_ROUND/CAST_TRUNC (half -> int8_t/uint8_t also CAST_NONE), int32_t -> float
+# and int16_t -> half in those five and CAST_NONE, int16_t -> float CAST_NONE. Table 1 (its line 104 on): a
 # value past the integer's range saturates ("溢出默认按照饱和处理", by default). NaN is not public for the
-# A2; the 950's saturating form gives 0 (docs/api/context/c_api/reg/reg_vector/asc_float2int32.md, line 21:
-# "输入数据为nan时，返回0"), which the model takes. The round rules are Cast.md's (lines 68-74): ROUND rounds
-# half away from zero, TRUNC toward zero, FLOOR/CEIL toward -inf/+inf, RINT to nearest even.
+# A2; the 950's conversions give 0 in both their modes (asc-devkit 0da921b9,
+# docs/zh/api/SIMD-API/C-API/reg/data_type_convert/rounding_mode.md, lines 141 and 210), which the model
+# takes. The round rules are Cast.md's (lines 94-99): ROUND rounds
+# half away from zero, TRUNC toward zero, FLOOR/CEIL toward -inf/+inf, RINT to nearest even. ``wrap``: the
+# alternative (Platform.cast_int_overflow "wrap"), the 950's documented non-saturating rule
+# (the same page, lines 138-141):
+# an out-of-range whole number keeps its low bits, +-inf still give the bounds, NaN 0.
 
 #: The modes of a Cast to or from an integer dtype, in the index the functions below take.
 INT_ROUNDINGS = ("CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC")
 
 
 @njit(cache=True, inline="always")
-def f32_to_int(f, how, lo, hi):
+def f32_to_int(f, how, lo, hi, wrap):
     """The float32 ``f`` (a 16-bit value widened exactly) rounded to a whole number per ``INT_ROUNDINGS[how]``,
-    saturated to ``[lo, hi]`` (an int64); NaN gives 0, +-inf the bound of its sign."""
+    saturated to ``[lo, hi]`` (an int64), or where ``wrap`` its low bits in that range; NaN gives 0, +-inf the
+    bound of its sign."""
     if f != f:
         return np.int64(0)
     x = np.float64(f)          # exact; a float32 past 2^24 is already whole
@@ -343,6 +348,11 @@ def f32_to_int(f, how, lo, hi):
         r = np.copysign(np.floor(np.abs(x) + 0.5), x)
     else:
         r = np.trunc(x)
+    if wrap and np.abs(r) != np.inf:
+        if np.abs(r) >= 9.223372036854775808e18:    # from 2^63 on a float32 is a multiple of 2^40: low bits 0
+            return np.int64(0)
+        span = np.int64(hi) - np.int64(lo) + np.int64(1)
+        return (np.int64(r) - np.int64(lo)) % span + np.int64(lo)
     return np.int64(min(max(r, np.float64(lo)), np.float64(hi)))
 
 

@@ -11,8 +11,9 @@ NP = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat1
       "uint8": np.dtype(np.uint8)}
 
 
-def to_int(src, dst, mode):
-    """The ``dst`` integers of the float array ``src`` in ``mode``."""
+def to_int(src, dst, mode, wrap=False):
+    """The ``dst`` integers of the float array ``src`` in ``mode``; ``wrap``: a finite whole number past the range
+    keeps its low bits (two's complement), where by default it is clipped."""
     with np.errstate(invalid="ignore"):
         x = np.asarray(src).astype(np.float64)
     info = np.iinfo(NP[dst])
@@ -28,6 +29,12 @@ def to_int(src, dst, mode):
         r = np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5))
     else:
         r = np.trunc(x)
+    if wrap:
+        span = float(info.max) - float(info.min) + 1
+        finite = np.isfinite(r)
+        low = np.fmod(np.where(finite, r, 0.0), span)      # exact; a multiple of the span past 2^63 gives 0
+        wrapped = (np.where(finite, low, 0).astype(np.int64) - int(info.min)) % int(span) + int(info.min)
+        return np.where(finite, wrapped, np.clip(r, info.min, info.max)).astype(NP[dst])
     return np.clip(r, info.min, info.max).astype(NP[dst])
 
 
@@ -52,8 +59,8 @@ def to_float(src, dst, mode):
     return np.where(tie, np.where(x >= 0, above, below), np.where(tie_or_up, above, below))
 
 
-def cast(src, dst, mode):
-    """``src`` (an array of its dtype) cast to the dtype named ``dst``."""
+def cast(src, dst, mode, wrap=False):
+    """``src`` (an array of its dtype) cast to the dtype named ``dst`` (``wrap``: :func:`to_int`'s)."""
     if np.issubdtype(NP[dst], np.integer):
-        return to_int(src, dst, mode)
+        return to_int(src, dst, mode, wrap)
     return to_float(src, dst, mode)

@@ -68,7 +68,7 @@ def _narrow16(src, dtype: str, ties_away: bool, saturation: bool):
     return out
 
 
-def _step(op, args, env, attrs, saturation, tensors, axpy_rounding, cast_overflow="ieee"):
+def _step(op, args, env, attrs, saturation, tensors, axpy_rounding, cast_overflow="ieee", cast_int_overflow="saturate"):
     def t(name):
         return env[name]
     with np.errstate(all="ignore"):
@@ -78,7 +78,7 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding, cast_overflo
         if op == "ShiftRight":                            # integer: never saturates
             return (t(args[1]).view(np.uint32) >> np.uint32(_scalar(args[2], attrs))).view(np.int32)
         if op == "Cast" and (tensors[args[0]].dtype, tensors[args[1]].dtype) in ROUNDED_INT_CASTS:   # issue 43
-            return int_cast(t(args[1]), tensors[args[0]].dtype, args[2])
+            return int_cast(t(args[1]), tensors[args[0]].dtype, args[2], cast_int_overflow == "wrap")
         if op == "Cast" and "int32" in (tensors[args[0]].dtype, tensors[args[1]].dtype):
             return t(args[1]).astype(np.float32)          # int32 -> float32: NumPy rounds to nearest even
         if op == "Cast" and tensors[args[0]].dtype == "int8":   # float16 -> int8: rint, clamped, NaN 0
@@ -157,16 +157,18 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding, cast_overflo
 
 
 def interpret(program, inputs: dict, attrs: dict, saturation: bool = False,
-              axpy_rounding: str = "fused", cast_overflow: str = "ieee") -> np.ndarray:
+              axpy_rounding: str = "fused", cast_overflow: str = "ieee", cast_int_overflow: str = "saturate") -> np.ndarray:
     """The program's output for ``inputs`` (name -> array of the input's dtype); ``cast_overflow``: a directed
-    Cast's overflow rule (cast_reference.directed_bits)."""
+    Cast's overflow rule (cast_reference.directed_bits); ``cast_int_overflow``: a float -> integer Cast's
+    (int_cast_reference.to_int)."""
     env = {t.name: np.asarray(inputs[t.name], dtype=_DTYPES[t.dtype]) for t in program.inputs}
     for step in program.body:
         if hasattr(step, "program"):    # Call: the subroutine on its own tensors
             sub = step.program
             env[step.dst] = interpret(sub, {f.name: env[a] for f, a in zip(sub.inputs, step.srcs)},
-                                      {a: attrs[a] for a in sub.attrs}, saturation, axpy_rounding, cast_overflow)
+                                      {a: attrs[a] for a in sub.attrs}, saturation, axpy_rounding, cast_overflow,
+                                      cast_int_overflow)
         else:
             env[step.args[0]] = _step(step.op, step.args, env, attrs, saturation, program.tensors, axpy_rounding,
-                                      cast_overflow)
+                                      cast_overflow, cast_int_overflow)
     return env[program.output.name]

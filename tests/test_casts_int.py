@@ -10,13 +10,14 @@ from int_cast_reference import MODES, NP, cast
 
 from swishgrad_numba.casts import INT_ROUNDINGS
 from swishgrad_numba.dtypes import dtype_info
+from swishgrad_numba.platform import Platform
 from swishgrad_numba.program import int_casts as IC
 
 
 @njit(cache=True)
-def _to_int(src, code, how, lo, hi, out):
+def _to_int(src, code, how, lo, hi, wrap, out):
     for i in range(src.size):
-        out[i] = IC.cast_to_int(src[i], code, how, lo, hi)
+        out[i] = IC.cast_to_int(src[i], code, how, lo, hi, wrap)
 
 
 @njit(cache=True)
@@ -38,9 +39,10 @@ def _float_to_int(src, src_name, dst):
     lo, hi = IC.INT_RANGES[dst]
     raw = src if src_name == "float32" else src.view(np.uint16)
     out = np.empty(src.size, np.int64)
-    for mode in IC.ROUNDED_INT_CASTS[dst, src_name]:
-        _to_int(raw, code, INT_ROUNDINGS.index("CAST_RINT" if mode == "CAST_NONE" else mode), lo, hi, out)
-        _check(out, cast(src, dst, mode).astype(np.int64), src, f"{src_name} -> {dst} {mode}")
+    for wrap in (False, True):      # saturate (the default) and Platform.cast_int_overflow "wrap"
+        for mode in IC.ROUNDED_INT_CASTS[dst, src_name]:
+            _to_int(raw, code, INT_ROUNDINGS.index("CAST_RINT" if mode == "CAST_NONE" else mode), lo, hi, wrap, out)
+            _check(out, cast(src, dst, mode, wrap).astype(np.int64), src, f"{src_name} -> {dst} {mode} wrap {wrap}")
 
 
 @pytest.mark.parametrize("pair", [("int32", "float16"), ("int16", "float16"), ("int8", "float16"),
@@ -97,6 +99,9 @@ def test_the_reference_follows_the_cast_pages_examples():
     h = np.float16([-1.5])
     assert [int(cast(h, "int32", m)[0]) for m in MODES] == [-2, -2, -1, -2, -1]
     assert all(int(cast(x, "int16", m)[0]) == 2 ** 15 - 1 for m in MODES)
+    # the wrap rule keeps the low bits (rounding_mode.md: int32 511 -> int8 -1); +-inf the bounds, NaN 0
+    assert [int(v) for v in cast(np.float32([511.0, 256.0, -256.0, 1029.9, 2.0 ** 40, -np.inf, np.nan]), "int8",
+                                 "CAST_TRUNC", wrap=True)] == [-1, 0, 0, 5, 0, -128, 0]
 
 
 # ---------------------------------------------------------------- the program form, the engine, the reader
@@ -149,6 +154,12 @@ def test_int_casts_run_on_the_engine_as_interpreted(saturation):
             with np.errstate(all="ignore"):
                 want = interpret(program, {"x": x}, attrs, saturation)
             assert_bits_equal(got, want, f"{program.name} {dtype} {alpha}")
+            if i < 3:      # float32 and bfloat16 sources past the integer's range: the wrap rule too
+                wrapped = run_program(program, [x], attrs, saturation, grain=512, cast_int_overflow="wrap")
+                with np.errstate(all="ignore"):
+                    want_wrap = interpret(program, {"x": x}, attrs, saturation, cast_int_overflow="wrap")
+                assert_bits_equal(wrapped, want_wrap, f"{program.name} {dtype} {alpha} wrap")
+                assert not np.array_equal(wrapped.view(np.uint8), got.view(np.uint8))
             if not saturation and i in (0, 1, 8):     # the fused pass too (a compile each: a few)
                 with engine.use(False):
                     fused = run_compiled(compile_program(program, dtype, module=__name__), [x], alpha, 1000)
@@ -187,6 +198,11 @@ def test_a_read_kernel_casts_through_int32(tmp_path, mode):
             i = cast(x.astype(np.float32), "int32", mode)
             want = (i.astype(np.float32) * np.float32(1.5) + np.float32(0.25)).astype(NP[dtype])
         assert_bits_equal(op.run(x=x), want, f"dtype_flags {dtype} {mode}")
+    x = np.arange(65536, dtype=np.uint16).view(NP["bfloat16"])     # past 2^31: the platform's wrap rule
+    with np.errstate(all="ignore"):
+        i = cast(x.astype(np.float32), "int32", mode, wrap=True)
+        want = (i.astype(np.float32) * np.float32(1.5) + np.float32(0.25)).astype(NP["bfloat16"])
+    assert_bits_equal(op.run(x=x, platform=Platform(cast_int_overflow="wrap")), want, f"bfloat16 {mode} wrap")
 
 
 def test_the_reader_refuses_casts_it_does_not_model(tmp_path):

@@ -65,6 +65,8 @@ def test_platform_checks_cast_overflow():
     assert Platform().cast_overflow == "ieee" and Platform(cast_overflow="inf").cast_overflow == "inf"
     with pytest.raises(ValueError, match="Platform.cast_overflow must be one of 'ieee', 'inf'"):
         Platform(cast_overflow="saturate")
+    with pytest.raises(ValueError, match="Platform.cast_int_overflow must be one of 'saturate', 'wrap'"):
+        Platform(cast_int_overflow="inf")
     from swishgrad_numba.program.lower import lower
     from swishgrad_numba.program import Program, Tensor
     from swishgrad_numba.program.form import V

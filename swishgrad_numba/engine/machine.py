@@ -198,11 +198,11 @@ _SRC_CODES = (-1, _F16, BFLOAT16.code)
 @njit(cache=True, error_model="numpy", inline="always")
 def _to_int(ar, d, a, mode, n):
     """A float -> integer Cast (issue 43): an int32 kept as its bits, the others as their numbers."""
-    how, dk, code = mode % 8, (mode // 8) % 8, _SRC_CODES[mode // 64]
+    how, dk, code, wrap = mode % 8, (mode // 8) % 8, _SRC_CODES[(mode // 64) % 4], mode >= 256
     lo, hi = _INT_LO[dk], _INT_HI[dk]
     for t in range(n):
         j = np.uint64(t)
-        r = IC.cast_to_int(ar[a + j], code, how, lo, hi)
+        r = IC.cast_to_int(ar[a + j], code, how, lo, hi, wrap)
         ar[d + j] = np.int32(r).view(np.float32) if dk == 0 else np.float32(r)
 
 

@@ -103,11 +103,13 @@ class Compiled:
     """A program compiled for one key ``(op, architecture, dtype, variant, saturation)``."""
 
     def __init__(self, key: tuple, program, module: str = __name__, broadcast: bool = False,
-                 axpy_rounding: str = "fused", free: tuple = (), cast_overflow: str = "ieee"):
+                 axpy_rounding: str = "fused", free: tuple = (), cast_overflow: str = "ieee",
+                 cast_int_overflow: str = "saturate"):
         self.key = key
         self.module = module
         self.axpy_rounding = axpy_rounding
-        self.lowered = lower(program, axpy_rounding=axpy_rounding, free=free, cast_overflow=cast_overflow)
+        self.lowered = lower(program, axpy_rounding=axpy_rounding, free=free, cast_overflow=cast_overflow,
+                             cast_int_overflow=cast_int_overflow)
         program = self.program = self.lowered.program     # with the freed results' attributes
         sat = key[4]
         self.params_class = NamedTuple(key_name("Pass", key), [(a, np.float32) for a in program.attrs]
@@ -218,15 +220,17 @@ def compiled(op: str, architecture: str, dtype: str, variant: str = "main", satu
 
 
 def compile_program(program, dtype: str, saturation: bool = False, module: str = "__main__",
-                    axpy_rounding: str = "fused", cast_overflow: str = "ieee") -> Compiled:
+                    axpy_rounding: str = "fused", cast_overflow: str = "ieee",
+                    cast_int_overflow: str = "saturate") -> Compiled:
     """Any program compiled for a launch of ``dtype`` inputs, its classes placed in ``module`` (not this
     one: so its launches are not cached on disk, :func:`kernel.walk.launchers`). For tests and for
-    operators being written; ``cast_overflow``: :attr:`swishgrad_numba.platform.Platform.cast_overflow`."""
+    operators being written; ``cast_overflow``, ``cast_int_overflow``: the Platform's (its ``cast_rules``)."""
     if module == __name__:
         raise ValueError("a program outside the registry cannot have its classes in the registry's module")
     with _LOCK:
         key = (f"{program.name}{next(_ADHOC)}", "adhoc", dtype, "main", bool(saturation))
-        return Compiled(key, program, module, axpy_rounding=axpy_rounding, cast_overflow=cast_overflow)
+        return Compiled(key, program, module, axpy_rounding=axpy_rounding, cast_overflow=cast_overflow,
+                        cast_int_overflow=cast_int_overflow)
 
 
 def __getattr__(name: str):

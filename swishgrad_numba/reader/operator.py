@@ -97,14 +97,14 @@ class ReadOperator(Operator):
             raise KernelSourceError(file, line, f"{step.op} on {info.name}" if step else f"the {info.name} Compute",
                                     str(exc)) from None
 
-    def compiled(self, dtype, variant=None, saturation: bool = False, cast_overflow: str = "ieee"):
-        """The program compiled to the walk's pass, once per process (never into the disk cache)."""
+    def compiled(self, dtype, variant=None, saturation: bool = False, cast_rules: tuple = ()):
+        """The program compiled to the walk's pass, once per process (never into the disk cache), by ``cast_rules``."""
         from ..program.passes import compile_program
 
         program = self.program(dtype, variant=variant)
-        key = (dtype_info(dtype).name, str(program), bool(saturation), cast_overflow)
+        key = (dtype_info(dtype).name, str(program), bool(saturation), tuple(cast_rules))
         if key not in self._compiled:
-            self._compiled[key] = compile_program(program, key[0], key[2], module=READ_MODULE, cast_overflow=cast_overflow)
+            self._compiled[key] = compile_program(program, key[0], key[2], module=READ_MODULE, **dict(cast_rules))
         return self._compiled[key]
 
     def tiling(self, numel: int, dtype, platform: Platform | None = None, *, variant=None, **attributes) -> OpTiling:
@@ -289,7 +289,7 @@ class ReadOperator(Operator):
     def _launch(self, ins, out, tiling, info, program, platform, variant, saturation, own_record=False):
         from .launch_plan import run_own_schedule, run_plan
 
-        overflow = "ieee" if platform is None else platform.cast_overflow   # a directed Cast's (issue 43)
+        overflow = () if platform is None else platform.cast_rules   # the Casts' options (issue 43)
         if own_record:        # the tiles the kernel's scalar code gives each core on its own record
             run_own_schedule(self, ins, out, tiling, info, program, variant, saturation, overflow)
             return
