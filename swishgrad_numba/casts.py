@@ -32,6 +32,11 @@ __all__ = [
     "DIRECTED_MODES",
     "f32_to_f16_bits_directed",
     "f32_to_bf16_bits_directed",
+    "INF_OVERFLOW",
+    "INT_ROUNDINGS",
+    "f32_to_int",
+    "int_to_f32",
+    "int_to_f16_bits",
 ]
 
 
@@ -239,9 +244,16 @@ def widen_16(bits, dtype_code):
 # TRUNC and ODD give the largest finite, FLOOR -inf / +max, CEIL -max /
 # +inf (IEEE 754's directed-rounding overflow; docs/model.md). inf stays
 # inf, NaN becomes the quiet NaN of CAST_RINT, a zero result keeps the sign.
+# The device's overflow is not public: ``how`` + 4 (:data:`INF_OVERFLOW`) takes
+# the alternative, every overflow to inf as CAST_RINT's (Platform.cast_overflow
+# "inf"). Overflow is a result past the largest finite once rounded with an
+# unbounded exponent: float16 from 2^16 on, in every mode; a bfloat16 never
+# overflows toward zero (float32's largest truncates to bfloat16's largest).
 
 #: The directed modes, in the index the functions below take.
 DIRECTED_MODES = ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")
+#: Added to a directed mode's index: every overflow gives inf (``cast_overflow="inf"``).
+INF_OVERFLOW = 4
 
 
 @njit(cache=True, inline="always")
@@ -255,7 +267,7 @@ def _directed(t, inexact, negative, how):
 
 @njit(cache=True, inline="always")
 def f32_to_f16_bits_directed(f, how):
-    """float32 -> float16 bits, rounded per ``DIRECTED_MODES[how]``."""
+    """float32 -> float16 bits, rounded per ``DIRECTED_MODES[how % 4]``, overflow to inf from ``how`` 4 on."""
     u = np.float32(f).view(np.uint32)
     sign = np.uint32((u >> np.uint32(16)) & np.uint32(0x8000))
     a = u & np.uint32(0x7FFFFFFF)
@@ -264,6 +276,8 @@ def f32_to_f16_bits_directed(f, how):
     if a == np.uint32(0x7F800000):
         return np.uint16(sign | np.uint32(0x7C00))
     if a >= np.uint32(0x47800000):          # >= 2^16, finite: the largest finite, inexact
+        if how >= INF_OVERFLOW:
+            return np.uint16(sign | np.uint32(0x7C00))
         t = np.uint32(0x7BFF)
         inexact = True
     elif a >= np.uint32(0x38800000):        # normal result: rebias, drop 13 bits
@@ -279,16 +293,96 @@ def f32_to_f16_bits_directed(f, how):
             if shift < 32:
                 t = m >> np.uint32(shift)
                 inexact = (m & ((np.uint32(1) << np.uint32(shift)) - np.uint32(1))) != np.uint32(0)
-    return np.uint16(_directed(t, inexact, sign != np.uint32(0), how) | sign)
+    return np.uint16(_directed(t, inexact, sign != np.uint32(0), how % INF_OVERFLOW) | sign)
 
 
 @njit(cache=True, inline="always")
 def f32_to_bf16_bits_directed(f, how):
-    """float32 -> bfloat16 bits, rounded per ``DIRECTED_MODES[how]``."""
+    """float32 -> bfloat16 bits, rounded per ``DIRECTED_MODES[how % 4]`` (no overflow toward zero: ``how`` 4
+    on is the same)."""
     u = np.float32(f).view(np.uint32)
     a = u & np.uint32(0x7FFFFFFF)
     if a > np.uint32(0x7F800000):  # NaN -> quiet NaN
         return np.uint16((u >> np.uint32(16)) | np.uint32(0x40))
     sign = u & np.uint32(0x80000000)
-    t = _directed(a >> np.uint32(16), (a & np.uint32(0xFFFF)) != np.uint32(0), sign != np.uint32(0), how)
+    t = _directed(a >> np.uint32(16), (a & np.uint32(0xFFFF)) != np.uint32(0), sign != np.uint32(0),
+                  how % INF_OVERFLOW)
     return np.uint16(t | (sign >> np.uint32(16)))
+
+
+# --------------------------------------------------------------------------
+# Casts to and from integers (issue 43), in every mode Cast lists for them.
+# --------------------------------------------------------------------------
+# asc-devkit docs/api/context/Cast.md (cannmirror/asc-devkit 0a2e47c1), Table 4 "Atlas A2 ... Cast" (its
+# line 448 on): float/half/bfloat16_t -> int32_t, float/half -> int16_t, half -> int8_t/uint8_t in
+# CAST_RINT/CAST_FLOOR/CAST_CEIL/CAST_ROUND/CAST_TRUNC (half -> int8_t/uint8_t also CAST_NONE), int32_t -> float
+# and int16_t -> half in those five and CAST_NONE, int16_t -> float CAST_NONE. Table 1 (its line 104 on): a
+# value past the integer's range saturates ("溢出默认按照饱和处理", by default). NaN is not public for the
+# A2; the 950's conversions give 0 in both their modes (asc-devkit 0da921b9,
+# docs/zh/api/SIMD-API/C-API/reg/data_type_convert/rounding_mode.md, lines 141 and 210), which the model
+# takes. The round rules are Cast.md's (lines 94-99): ROUND rounds
+# half away from zero, TRUNC toward zero, FLOOR/CEIL toward -inf/+inf, RINT to nearest even. ``wrap``: the
+# alternative (Platform.cast_int_overflow "wrap"), the 950's documented non-saturating rule
+# (the same page, lines 138-141):
+# an out-of-range whole number keeps its low bits, +-inf still give the bounds, NaN 0.
+
+#: The modes of a Cast to or from an integer dtype, in the index the functions below take.
+INT_ROUNDINGS = ("CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC")
+
+
+@njit(cache=True, inline="always")
+def f32_to_int(f, how, lo, hi, wrap):
+    """The float32 ``f`` (a 16-bit value widened exactly) rounded to a whole number per ``INT_ROUNDINGS[how]``,
+    saturated to ``[lo, hi]`` (an int64), or where ``wrap`` its low bits in that range; NaN gives 0, +-inf the
+    bound of its sign."""
+    if f != f:
+        return np.int64(0)
+    x = np.float64(f)          # exact; a float32 past 2^24 is already whole
+    if how == 0:
+        r = np.rint(x)
+    elif how == 1:
+        r = np.floor(x)
+    elif how == 2:
+        r = np.ceil(x)
+    elif how == 3:
+        r = np.copysign(np.floor(np.abs(x) + 0.5), x)
+    else:
+        r = np.trunc(x)
+    if wrap and np.abs(r) != np.inf:
+        if np.abs(r) >= 9.223372036854775808e18:    # from 2^63 on a float32 is a multiple of 2^40: low bits 0
+            return np.int64(0)
+        span = np.int64(hi) - np.int64(lo) + np.int64(1)
+        return (np.int64(r) - np.int64(lo)) % span + np.int64(lo)
+    return np.int64(min(max(r, np.float64(lo)), np.float64(hi)))
+
+
+@njit(cache=True, inline="always")
+def int_to_f32(i, how):
+    """The integer ``i`` (|i| <= 2^31) as float32, rounded per ``INT_ROUNDINGS[how]``: the two float32
+    neighbours of |i| and the mode's pick (ROUND: the nearer, a tie away from zero)."""
+    a = np.float64(abs(np.int64(i)))
+    n = np.float32(a)          # to nearest even
+    mag = n
+    if how != 0 and np.float64(n) != a:
+        bits = n.view(np.uint32)
+        up, down = n, np.uint32(bits - np.uint32(1)).view(np.float32)
+        if np.float64(n) < a:
+            up, down = np.uint32(bits + np.uint32(1)).view(np.float32), n
+        negative = i < 0
+        if how == 3:
+            away = a - np.float64(down) >= np.float64(up) - a
+        else:
+            away = (how == 1 and negative) or (how == 2 and not negative)
+        mag = up if away else down
+    return -mag if i < 0 else mag
+
+
+@njit(cache=True, inline="always")
+def int_to_f16_bits(i, how):
+    """The integer ``i`` (|i| <= 2^24: exact in float32) as float16 bits, rounded per ``INT_ROUNDINGS[how]``."""
+    f = np.float32(i)
+    if how == 0:
+        return f32_to_f16_bits(f)
+    if how == 3:
+        return f32_to_f16_bits_round(f)
+    return f32_to_f16_bits_directed(f, 2 if how == 4 else how - 1)    # FLOOR, CEIL, TRUNC: DIRECTED_MODES

@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["Platform", "unmodelled_soc", "modelled_platform", "REFERENCE_PLATFORM", "ASCEND950_PLATFORM", "BF16_SOC_VERSIONS", "SOC_VERSIONS",
-           "ARCH_A2", "ARCH_950", "OVERFLOW_MODES", "AXPY_ROUNDINGS", "soc_family_of"]
+           "ARCH_A2", "ARCH_950", "OVERFLOW_MODES", "AXPY_ROUNDINGS", "soc_family_of",
+           "CAST_OVERFLOWS", "CAST_INT_OVERFLOWS"]
 
 #: CANN's ``op::SocVersion`` enum (opbase ``include/nnopbase/opdev/platform.h``) as family names, in enum order:
 #: a family's index here is its enum value. ASCEND910_95 is another name of ASCEND950 (the same value).
@@ -65,6 +66,16 @@ OVERFLOW_MODES = ("infnan", "saturation")
 #: How the 950's ``Axpy`` (``dst = src * scalar + dst``) rounds, which is not public (docs/model.md, "Gelu",
 #: "Axpy"): ``"fused"`` once (the default), ``"unfused"`` the product, then the sum.
 AXPY_ROUNDINGS = ("fused", "unfused")
+
+#: What a directed Cast (CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD) to a 16-bit dtype gives on overflow, which
+#: is not public (docs/model.md, "Directed narrowings"): ``"ieee"`` IEEE 754's rule (the largest finite where
+#: the mode rounds toward zero, inf where away; the default), ``"inf"`` inf always, as CAST_RINT.
+CAST_OVERFLOWS = ("ieee", "inf")
+
+#: What a Cast from a float to an integer dtype gives past the integer's range (docs/model.md, "Casts between float
+#: and integer dtypes"): ``"saturate"`` the bound (the A2 Cast page's default), ``"wrap"`` the rounded whole
+#: number's low bits (the 950's documented non-saturating rule; whether an A2 runs so is not public).
+CAST_INT_OVERFLOWS = ("saturate", "wrap")
 
 
 def soc_family_of(soc_version: str) -> str | None:
@@ -138,13 +149,23 @@ class Platform:
         How the Ascend 950's ``Axpy`` instruction rounds (:data:`AXPY_ROUNDINGS`), which CANN does not
         document: ``"fused"`` (one rounding, the default; docs/model.md says why) or ``"unfused"`` (the
         product rounded to float32, then the sum). It changes the 950 Gelu and GeluBackward only.
+    cast_overflow : str
+        What a directed ``Cast`` (CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD) to float16 gives past the largest
+        finite (:data:`CAST_OVERFLOWS`), which CANN does not document: ``"ieee"`` (IEEE 754's directed rounding,
+        the default: the largest finite where the mode rounds toward zero) or ``"inf"`` (inf, as CAST_RINT).
+        It changes kernels read from source (``read_kernel``) that cast so.
+    cast_int_overflow : str
+        What a ``Cast`` from a float to an integer dtype gives past the integer's range
+        (:data:`CAST_INT_OVERFLOWS`): ``"saturate"`` (the bound, the default) or ``"wrap"`` (the low bits).
+        It changes kernels read from source that cast so.
 
     Raises
     ------
     TypeError, ValueError
         For a size that is not a positive integer, a ``soc_version`` that is not a known family or chip name,
         or an ``overflow_mode`` that is not one of :data:`OVERFLOW_MODES` (or ``"saturation"`` on a 950),
-        or an ``axpy_rounding`` that is not one of :data:`AXPY_ROUNDINGS`.
+        or an ``axpy_rounding`` that is not one of :data:`AXPY_ROUNDINGS`, or a ``cast_overflow`` not one of
+        :data:`CAST_OVERFLOWS`, or a ``cast_int_overflow`` not one of :data:`CAST_INT_OVERFLOWS`.
     """
 
     ub_size: int = None
@@ -154,9 +175,15 @@ class Platform:
     lib_workspace_size: int = None
     overflow_mode: str = "infnan"
     axpy_rounding: str = "fused"
+    cast_overflow: str = "ieee"
+    cast_int_overflow: str = "saturate"
 
     def __post_init__(self):
         family = self._check_soc_version()
+        for name, choices in (("cast_overflow", CAST_OVERFLOWS), ("cast_int_overflow", CAST_INT_OVERFLOWS)):
+            value = getattr(self, name)
+            if not isinstance(value, str) or value not in choices:
+                raise ValueError(f"Platform.{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
         if not isinstance(self.axpy_rounding, str) or self.axpy_rounding not in AXPY_ROUNDINGS:
             raise ValueError(f"Platform.axpy_rounding must be one of {', '.join(map(repr, AXPY_ROUNDINGS))}, "
                              f"got {self.axpy_rounding!r}")
@@ -185,6 +212,12 @@ class Platform:
                              f"families: {', '.join(SOC_VERSIONS)} (or a chip name such as Ascend910B3, "
                              f"Ascend910_9391, Ascend310P3, Ascend950PR_9599)")
         return soc_family_of(self.soc_version)
+
+    @property
+    def cast_rules(self) -> tuple:
+        """The Cast options a program is compiled with (``(name, value)`` pairs, the keywords of
+        :func:`swishgrad_numba.program.passes.compile_program`)."""
+        return (("cast_overflow", self.cast_overflow), ("cast_int_overflow", self.cast_int_overflow))
 
     @property
     def soc_family(self) -> str:

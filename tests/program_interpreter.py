@@ -20,13 +20,17 @@ from __future__ import annotations
 import numpy as np
 
 from cast_reference import MODES as DIRECTED, directed_bits
+from int_cast_reference import cast as int_cast
+
+from swishgrad_numba.program.int_casts import ROUNDED_INT_CASTS
 from reference import BF16, fma_f32_array, ref_exp_f32
 from reference_family import narrow
 from reference_activations_tier2 import ref_ln_f32
 
 F32 = np.float32
 _DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16,
-           "uint8": np.dtype(np.uint8), "int32": np.dtype(np.int32), "int8": np.dtype(np.int8)}
+           "uint8": np.dtype(np.uint8), "int32": np.dtype(np.int32), "int8": np.dtype(np.int8),
+           "int16": np.dtype(np.int16)}
 _FMAX = F32(np.finfo(np.float32).max)
 _MAX16 = {"float16": 65504.0, "bfloat16": (2 - 2.0 ** -7) * 2.0 ** 127}   # the largest finite values
 
@@ -64,7 +68,7 @@ def _narrow16(src, dtype: str, ties_away: bool, saturation: bool):
     return out
 
 
-def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
+def _step(op, args, env, attrs, saturation, tensors, axpy_rounding, cast_overflow="ieee", cast_int_overflow="saturate"):
     def t(name):
         return env[name]
     with np.errstate(all="ignore"):
@@ -73,6 +77,8 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
             return _COMPARE[args[3]](t(args[1]), other).astype(np.uint8)
         if op == "ShiftRight":                            # integer: never saturates
             return (t(args[1]).view(np.uint32) >> np.uint32(_scalar(args[2], attrs))).view(np.int32)
+        if op == "Cast" and (tensors[args[0]].dtype, tensors[args[1]].dtype) in ROUNDED_INT_CASTS:   # issue 43
+            return int_cast(t(args[1]), tensors[args[0]].dtype, args[2], cast_int_overflow == "wrap")
         if op == "Cast" and "int32" in (tensors[args[0]].dtype, tensors[args[1]].dtype):
             return t(args[1]).astype(np.float32)          # int32 -> float32: NumPy rounds to nearest even
         if op == "Cast" and tensors[args[0]].dtype == "int8":   # float16 -> int8: rint, clamped, NaN 0
@@ -87,7 +93,7 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
             return t(args[1]).astype(np.float16)
         if op == "Cast" and args[2] in DIRECTED:      # issue 43: the directed narrowings
             dst = tensors[args[0]].dtype
-            return directed_bits(t(args[1]), dst, args[2], saturation).view(_DTYPES[dst])
+            return directed_bits(t(args[1]), dst, args[2], saturation, cast_overflow).view(_DTYPES[dst])
         if op == "Cast":
             if args[2] == "CAST_NONE":
                 return t(args[1]).astype(np.float32)
@@ -151,14 +157,18 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding):
 
 
 def interpret(program, inputs: dict, attrs: dict, saturation: bool = False,
-              axpy_rounding: str = "fused") -> np.ndarray:
-    """The program's output for ``inputs`` (name -> array of the input's dtype)."""
+              axpy_rounding: str = "fused", cast_overflow: str = "ieee", cast_int_overflow: str = "saturate") -> np.ndarray:
+    """The program's output for ``inputs`` (name -> array of the input's dtype); ``cast_overflow``: a directed
+    Cast's overflow rule (cast_reference.directed_bits); ``cast_int_overflow``: a float -> integer Cast's
+    (int_cast_reference.to_int)."""
     env = {t.name: np.asarray(inputs[t.name], dtype=_DTYPES[t.dtype]) for t in program.inputs}
     for step in program.body:
         if hasattr(step, "program"):    # Call: the subroutine on its own tensors
             sub = step.program
             env[step.dst] = interpret(sub, {f.name: env[a] for f, a in zip(sub.inputs, step.srcs)},
-                                      {a: attrs[a] for a in sub.attrs}, saturation, axpy_rounding)
+                                      {a: attrs[a] for a in sub.attrs}, saturation, axpy_rounding, cast_overflow,
+                                      cast_int_overflow)
         else:
-            env[step.args[0]] = _step(step.op, step.args, env, attrs, saturation, program.tensors, axpy_rounding)
+            env[step.args[0]] = _step(step.op, step.args, env, attrs, saturation, program.tensors, axpy_rounding,
+                                      cast_overflow, cast_int_overflow)
     return env[program.output.name]

@@ -70,9 +70,10 @@ def test_directed_narrowing(mode, dtype_name, sat):
 # ---------------------------------------------------------------- the engine and the reader
 
 
+@pytest.mark.parametrize("overflow", ["ieee", "inf"])   # Platform.cast_overflow's rules (issue 43)
 @pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-def test_directed_casts_run_on_the_engine_as_interpreted(dtype, saturation):
+def test_directed_casts_run_on_the_engine_as_interpreted(dtype, saturation, overflow):
     from program_interpreter import interpret
     from reference import assert_bits_equal
     from swishgrad_numba.engine.runner import run_program
@@ -84,9 +85,9 @@ def test_directed_casts_run_on_the_engine_as_interpreted(dtype, saturation):
         body = (V.Cast("xf", "x", "CAST_NONE"), V.Muls("xf", "xf", Attr("alpha")), V.Cast("out", "xf", mode))
         program = Program("Directed", (Tensor("x", dtype),), Tensor("out", dtype), (Tensor("xf"),), body,
                           ("alpha",))
-        for alpha in (np.float32(1.0 / 3.0), np.float32(-1e5)):
-            got = run_program(program, [x], {"alpha": alpha}, saturation, grain=512)
-            want = interpret(program, {"x": x}, {"alpha": alpha}, saturation)
+        for alpha in (np.float32(1.0 / 3.0), np.float32(-1e5), np.float32(1.75)):
+            got = run_program(program, [x], {"alpha": alpha}, saturation, grain=512, cast_overflow=overflow)
+            want = interpret(program, {"x": x}, {"alpha": alpha}, saturation, cast_overflow=overflow)
             assert_bits_equal(got, want, f"{dtype} {mode} {alpha}")
 
 
@@ -111,3 +112,22 @@ def test_a_read_kernel_narrows_in_the_mode_it_names(tmp_path, mode):
             wide = x.astype(np.float32) * np.float32(1.5) + np.float32(0.25)   # the kernel's float32 body
         want = directed_bits(wide, dtype, mode).view(DTYPES[dtype][0])
         assert_bits_equal(op.run(x=x), want, f"dtype_flags {dtype} {mode}")
+
+
+@pytest.mark.parametrize("value, mode", [(2, "CAST_FLOOR"), (3, "CAST_CEIL"), (5, "CAST_TRUNC"), (6, "CAST_ODD")])
+def test_a_dag_kernels_vec_cast_narrows_in_the_mode_it_names(tmp_path, value, mode):
+    """Vec::Cast<T, float, mode> in an arch35 DAG (the RoundMode enum's value, asc-devkit Cast.md)."""
+    from reader_variants import fixture_variant
+    from reference import assert_bits_equal
+    from swishgrad_numba.ops import read_kernel
+
+    folder, _ = fixture_variant(tmp_path, "dag_ratio_16b", "Vec::Cast<T, float, 1>", f"Vec::Cast<T, float, {value}>",
+                                file="arch35/ratio_dag.h")
+    op = read_kernel(folder)
+    for dtype in ("float16",) if mode == "CAST_ODD" else ("float16", "bfloat16"):
+        bits = np.arange(65536, dtype=np.uint16)
+        x = np.where((bits & 0x7FFF) > DTYPES[dtype][1], 0x3800, bits).astype(np.uint16).view(DTYPES[dtype][0])
+        with np.errstate(all="ignore"):
+            xf = x.astype(np.float32)
+            want = directed_bits(xf / (xf * xf + np.float32(1.0)), dtype, mode).view(DTYPES[dtype][0])
+        assert_bits_equal(op.run(x=x), want, f"dag_ratio_16b {dtype} {mode}")

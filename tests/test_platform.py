@@ -96,8 +96,9 @@ def test_defaults_and_fields_unchanged():
     assert (p.ub_size, p.core_num, p.block_size, p.soc_version, p.lib_workspace_size, p.overflow_mode) == \
         (196608, 48, 32, "ascend910b", 16 * 1024 * 1024, "infnan")
     assert [f.name for f in dataclasses.fields(Platform)] == \
-        ["ub_size", "core_num", "block_size", "soc_version", "lib_workspace_size", "overflow_mode", "axpy_rounding"]
-    assert p.axpy_rounding == "fused"
+        ["ub_size", "core_num", "block_size", "soc_version", "lib_workspace_size", "overflow_mode", "axpy_rounding",
+         "cast_overflow", "cast_int_overflow"]
+    assert p.axpy_rounding == "fused" and p.cast_overflow == "ieee"
     # soc_family is computed, not stored: vars() (the CLI's JSON) holds the fields only
     assert sorted(vars(p)) == sorted(f.name for f in dataclasses.fields(Platform))
     assert REFERENCE_PLATFORM == p and REFERENCE_PLATFORM.soc_family == "ascend910b"

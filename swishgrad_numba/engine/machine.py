@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from ..dtypes import FLOAT16
+from ..dtypes import BFLOAT16, FLOAT16
 from ..intrinsics import vectorise_full_width
 from ..kernel.envelope import ulp_shift
 from ..kernel.exp import clamp_exp_arg, exact_exp_flags, exact_exp_mark, exp_fast, no_exact_flags, redo_marked
@@ -28,7 +28,8 @@ from ..kernel.ln import ln_exact, ln_fast, ln_flagged
 from ..program import semantics as S
 from .shared import Shared
 from .opcodes import RELU  # issue 41
-from .opcodes import CAST_FLOOR, CAST_ODD  # issue 43
+from .opcodes import CAST_FLOOR, CAST_ODD, CAST_ODD_INF, CAST_FROM_INT, CAST_TO_INT  # issue 43
+from ..program import int_casts as IC
 from .opcodes import (ABS, ADD, ADDS, AND, AXPY_FUSED, AXPY_UNFUSED, CAST_F16_I8, CAST_I8_F16, CAST_I32_F32,
                       CAST_NONE, CAST_RINT, CAST_ROUND, COMPARE, COMPARE_SCALAR, DIV, DST, DUPLICATE, EXP, K0, K1,
                       LN, LOOKUP, MAX, MAXS, MIN, MINS, MODE, MUL, MUL_DST_ADD, MULS, NEG, OP, OR, RECIPROCAL,
@@ -221,6 +222,41 @@ def _widen(ar, d, a, code, n):
             ar[d + j] = S.cast_none(np.uint16(ar[a + j]), code)
 
 
+#: CAST_TO_INT's integer bounds and source dtype codes, by the mode's fields (program.int_casts.TO_INT_KINDS)
+_INT_LO = tuple(IC.INT_RANGES[k][0] for k in IC.TO_INT_KINDS[0])
+_INT_HI = tuple(IC.INT_RANGES[k][1] for k in IC.TO_INT_KINDS[0])
+_SRC_CODES = (-1, _F16, BFLOAT16.code)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _to_int(ar, d, a, mode, n):
+    """A float -> integer Cast (issue 43): an int32 kept as its bits, the others as their numbers."""
+    how, dk, code, wrap = mode % 8, (mode // 8) % 8, _SRC_CODES[(mode // 64) % 4], mode >= 256
+    lo, hi = _INT_LO[dk], _INT_HI[dk]
+    for t in range(n):
+        j = np.uint64(t)
+        r = IC.cast_to_int(ar[a + j], code, how, lo, hi, wrap)
+        ar[d + j] = np.int32(r).view(np.float32) if dk == 0 else np.float32(r)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _from_int(ar, d, a, mode, n):
+    """An integer -> float Cast (issue 43): int32 (its bits) -> float32, int16 -> float16 bits or float32."""
+    how, kind = mode % 8, mode // 8
+    if kind == 0:
+        for t in range(n):
+            j = np.uint64(t)
+            ar[d + j] = IC.cast_int_to_f32(np.float32(ar[a + j]).view(np.int32), how)
+    elif kind == 1:
+        for t in range(n):
+            j = np.uint64(t)
+            ar[d + j] = np.float32(IC.cast_int_to_16(np.int16(ar[a + j]), how))
+    else:
+        for t in range(n):
+            j = np.uint64(t)
+            ar[d + j] = np.float32(np.int16(ar[a + j]))
+
+
 @njit(cache=True, error_model="numpy")
 def execute(code, scalars, tables, arena, count, sat):
     """Run the stream ``code`` over ``count`` elements of each of its rows of ``arena``.
@@ -332,10 +368,14 @@ def execute(code, scalars, tables, arena, count, sat):
                 ar[d + j] = np.float32(S.cast_i8_f16(np.int8(ar[a + j])))
         elif op == RELU:
             _unary(S.relu, ar, d, a, n, sat)
-        elif CAST_FLOOR <= op <= CAST_ODD:   # issue 43: the directed narrowings, in DIRECTED_MODES' order
+        elif CAST_FLOOR <= op <= CAST_ODD_INF:   # issue 43: the directed narrowings, then their "_INF" forms
             for t in range(n):
                 j = np.uint64(t)
                 ar[d + j] = np.float32(S.cast_directed(ar[a + j], mode, sat, op - CAST_FLOOR))
+        elif op == CAST_TO_INT:
+            _to_int(ar, d, a, mode, n)
+        elif op == CAST_FROM_INT:
+            _from_int(ar, d, a, mode, n)
         elif op == ULP_SHIFT:
             k1 = scalars[code[i, K1]]
             for t in range(n):

@@ -57,6 +57,10 @@ _TABLE = (
     # issue 43: the directed narrowings float32 -> 16-bit, mode the 16-bit dtype's code (in the order of
     # casts.DIRECTED_MODES: the machine runs them as one)
     ("CAST_FLOOR", 1, 0), ("CAST_CEIL", 1, 0), ("CAST_TRUNC", 1, 0), ("CAST_ODD", 1, 0),
+    # the same with every overflow to inf (Platform.cast_overflow "inf"; casts.INF_OVERFLOW), in that order
+    ("CAST_FLOOR_INF", 1, 0), ("CAST_CEIL_INF", 1, 0), ("CAST_TRUNC_INF", 1, 0), ("CAST_ODD_INF", 1, 0),
+    # float <-> integer Casts by round mode (issue 43), mode as program.int_casts.engine_mode gives it
+    ("CAST_TO_INT", 1, 0), ("CAST_FROM_INT", 1, 0),
 )
 #: Opcode by name.
 OPCODES = {name: i for i, (name, _s, _k) in enumerate(_TABLE)}

@@ -138,10 +138,12 @@ def prepare(compiled, grain: int | None = None) -> Prepared:
 
 
 def run_program(program, arrays, attrs, saturation: bool = False, axpy_rounding: str = "fused",
-                grain: int = DEFAULT_GRAIN, pass_len: int = 4096, threads: int = 1) -> np.ndarray:
+                grain: int = DEFAULT_GRAIN, pass_len: int = 4096, threads: int = 1,
+                cast_overflow: str = "ieee", cast_int_overflow: str = "saturate") -> np.ndarray:
     """``program`` over ``arrays`` (its inputs, of one dtype) on the engine, one core walking passes of
     ``pass_len`` elements, cut into ``threads`` bins: for tests and benchmarks."""
-    prepared = Prepared(lower(program, axpy_rounding=axpy_rounding), saturation, grain)
+    prepared = Prepared(lower(program, axpy_rounding=axpy_rounding, cast_overflow=cast_overflow,
+                              cast_int_overflow=cast_int_overflow), saturation, grain)
     n = arrays[0].size
     raw = tuple(np.ascontiguousarray(a).reshape(-1).view(np.uint16) if a.dtype.itemsize == 2
                 else np.ascontiguousarray(a).reshape(-1) for a in arrays)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..dtypes import dtype_info
 from ..program.form import Attr, Const, Product
+from ..program.int_casts import FROM_INT_MODES, TO_INT_MODES, engine_mode
 from ..program.isa import FLOAT_DTYPES, SIXTEEN_BIT_OPS
 from ..program.lower import ULP_SHIFT, Lowered
 from . import opcodes as O
@@ -109,6 +110,9 @@ class _Emitter:
 
 def _lower_step(e: _Emitter, low: Lowered, s, dst: int, src_rows: list):
     dtype = {v: low.values[v].dtype for v in (s.dst,) + tuple(s.srcs)}
+    if s.op == "Cast" and engine_mode(dtype[s.dst], dtype[s.srcs[0]], s.mode) is not None:   # issue 43
+        name, mode = engine_mode(dtype[s.dst], dtype[s.srcs[0]], s.mode)
+        return e.emit(name, dst, src_rows, mode=mode)
     if _lower_mask_arithmetic(e, s, dtype, dst, src_rows):
         return None
     if s.op == "Cast":
@@ -238,7 +242,9 @@ def check(code, scalars, tables, arena_len: int, grain: int, out: int, inputs: i
         name = O.NAMES[op]
         allowed = (range(tables.shape[0]) if name == "LOOKUP" else range(len(O.CMP_MODES)) if "COMPARE" in name
                    else _CODES_16 if name in ("CAST_NONE", "CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL",
-                                                 "CAST_TRUNC", "CAST_ODD") else (0,))
+                                                 "CAST_TRUNC", "CAST_ODD")
+                   or name.endswith("_INF") else TO_INT_MODES if name == "CAST_TO_INT"
+                   else FROM_INT_MODES if name == "CAST_FROM_INT" else (0,))
         if mode not in allowed:
             raise ValueError(f"stream instruction {i} ({name}): mode {mode} is not one of {list(allowed)}")
 

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import re
 
+from ..casts import DIRECTED_MODES, INF_OVERFLOW
 from ..dtypes import dtype_info
 from ..kernel.walk import WORK_ROWS
 from .form import Attr, Const, Product
 from .isa import FLOAT_DTYPES, MASK_DTYPE, SIXTEEN_BIT_OPS
 from .lower import ULP_SHIFT, Lowered
 from .semantics import DEFINED, FUNCTIONS
+from . import int_casts
 
 __all__ = ["pass_source", "entry_source"]
 
@@ -53,6 +55,11 @@ def _scalar(k) -> str:
 def _call(low: Lowered, s, args: list, sat: bool) -> str:
     """The expression of step ``s`` on the variables ``args`` (its sources)."""
     dst_dtype = low.values[s.dst].dtype
+    if s.op == "Cast" and int_casts.call(dst_dtype, low.values[s.srcs[0]].dtype, s.mode, args[0]) is not None:
+        return int_casts.call(dst_dtype, low.values[s.srcs[0]].dtype, s.mode, args[0])   # issue 43
+    if s.op == "Cast" and s.mode.endswith("_INF"):   # a directed narrowing, every overflow to inf (issue 43)
+        how = DIRECTED_MODES.index(s.mode.removesuffix("_INF")) + INF_OVERFLOW
+        return f"cast_directed({args[0]}, {dtype_info(dst_dtype).code}, {sat}, {how})"
     if s.op == "Cast":
         integer = FUNCTIONS.get(("Cast", f"{dst_dtype}<-{low.values[s.srcs[0]].dtype}"))
         if integer is not None:
@@ -294,8 +301,8 @@ def _load(low: Lowered, v: int, row: str) -> str:
         return f"v{v} = np.uint8({_at(row)})"
     if low.values[v].dtype == "int32":   # kept as its bits: exact for every int32
         return f"v{v} = np.float32({_at(row)}).view(np.int32)"
-    if low.values[v].dtype == "int8":
-        return f"v{v} = np.int8({_at(row)})"
+    if low.values[v].dtype in ("int8", "int16"):
+        return f"v{v} = np.{low.values[v].dtype}({_at(row)})"
     if low.values[v].dtype != "float32" and low.values[v].input < 0:
         return f"v{v} = np.uint16({_at(row)})"
     return f"v{v} = {_at(row)}"

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .isa import CMP_MODES, DTYPES, FLOAT_DTYPES, INSTRUCTIONS, MASK_DTYPE, ROUND_MODES, SIXTEEN_BIT_OPS, V
+from .int_casts import ROUNDED_INT_CASTS
 
 __all__ = ["DTYPES", "ROUND_MODES", "INSTRUCTIONS", "V", "Attr", "Const", "Product", "Tensor", "Instr", "Call",
            "Program", "c_float"]
@@ -276,6 +277,11 @@ class Program:
 
     def _check_cast(self, step, where):
         dst, src, mode = self.tensors[step.args[0]].dtype, self.tensors[step.args[1]].dtype, step.args[2]
+        if (dst, src) in ROUNDED_INT_CASTS:      # issue 43: float <-> int in the modes Cast lists (.int_casts)
+            if mode not in ROUNDED_INT_CASTS[dst, src]:
+                raise ValueError(f"{where}: a Cast from {src} to {dst} takes {', '.join(ROUNDED_INT_CASTS[dst, src])} "
+                                 f"(asc-devkit Cast.md, Table 4), not {mode}")
+            return
         if (dst, src) in self.MASK_CASTS:
             if mode != self.MASK_CASTS[dst, src]:
                 raise ValueError(f"{where}: a Cast from {src} to {dst} is {self.MASK_CASTS[dst, src]}")

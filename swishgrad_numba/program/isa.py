@@ -18,6 +18,8 @@ FLOAT_DTYPES = ("float32", "float16", "bfloat16")
 #: Integer locals: the A2 GeluGradV2's sign bit as int32 (``ShiftRight`` then ``Cast`` to float) and its
 #: NaN guard's int8 round trip.
 INT_DTYPES = ("int32", "int8")
+#: Issue 43: int16 too (float/half <-> int16_t Casts, :mod:`.int_casts`).
+INT_DTYPES += ("int16",)
 #: Tensor dtypes a program may hold.
 DTYPES = FLOAT_DTYPES + (MASK_DTYPE,) + INT_DTYPES
 #: ``AscendC::RoundMode`` values a Cast may name (CAST_NONE: the exact widening).

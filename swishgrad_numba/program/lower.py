@@ -13,7 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .form import Attr, Call, Program
+from ..platform import CAST_INT_OVERFLOWS, CAST_OVERFLOWS
 from .isa import AXPY_ROUNDINGS
+
+#: The directed Casts whose overflow :func:`lower`'s ``cast_overflow`` decides ("inf": the mode + "_INF").
+_DIRECTED = ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")
+#: The integer dtypes whose Casts from floats ``cast_int_overflow`` "wrap" names with ``_WRAP``.
+_INTS = ("int32", "int16", "int8", "uint8")
 
 __all__ = ["Value", "Step", "Lowered", "lower", "ULP_SHIFT", "ENVELOPE_FREE", "FTZ_ATTR", "SHIFT_PREFIX", "shift_attr"]
 
@@ -76,7 +82,8 @@ class Lowered:
     freed: tuple = ()
 
 
-def _emit(program: Program, env: dict, values: dict, steps: list, axpy_rounding: str, free: tuple, freed: list):
+def _emit(program: Program, env: dict, values: dict, steps: list, axpy_rounding: str, free: tuple, freed: list,
+          cast_overflow: str = "ieee", cast_int_overflow: str = "saturate"):
     """Append ``program``'s steps on values; ``env`` maps its tensor names to their current values.
     A subroutine gets its inputs' values (writes to them stay its own) and returns its output's.
     Each result of an instruction in ``free`` is followed by a :data:`ULP_SHIFT` of it (its op noted in
@@ -85,7 +92,7 @@ def _emit(program: Program, env: dict, values: dict, steps: list, axpy_rounding:
         if isinstance(step, Call):
             sub = step.program
             inner = {t.name: env[a] for t, a in zip(sub.inputs, step.srcs)}
-            _emit(sub, inner, values, steps, axpy_rounding, free, freed)
+            _emit(sub, inner, values, steps, axpy_rounding, free, freed, cast_overflow, cast_int_overflow)
             if sub.output.name not in inner:
                 raise ValueError(f"{sub.name}: the output {sub.output.name!r} is never written")
             env[step.dst] = inner[sub.output.name]
@@ -96,6 +103,12 @@ def _emit(program: Program, env: dict, values: dict, steps: list, axpy_rounding:
         vid = len(values)
         values[vid] = Value(vid, program.tensors[step.dst].dtype)
         mode = axpy_rounding if step.op == "Axpy" else step.mode
+        if step.op == "Cast" and mode in _DIRECTED and cast_overflow == "inf" \
+                and program.tensors[step.args[1]].dtype == "float32" and values[vid].dtype in ("float16", "bfloat16"):
+            mode += "_INF"
+        if step.op == "Cast" and cast_int_overflow == "wrap" and values[vid].dtype in _INTS \
+                and program.tensors[step.args[1]].dtype not in _INTS:
+            mode += "_WRAP"      # a float -> integer Cast keeps the low bits (.int_casts)
         steps.append(Step(step.op, vid, tuple(env[n] for n in step.sources()), step.scalars(), mode))
         env[step.dst] = vid
         if step.op in free:
@@ -107,21 +120,28 @@ def _emit(program: Program, env: dict, values: dict, steps: list, axpy_rounding:
 
 
 def lower(program: Program, sixteen_bit_tables: bool = True, axpy_rounding: str = "fused",
-          free: tuple = ()) -> Lowered:
+          free: tuple = (), cast_overflow: str = "ieee", cast_int_overflow: str = "saturate") -> Lowered:
     """The program in SSA form, its dead steps dropped and (if ``sixteen_bit_tables``) its tables chosen;
-    each Axpy's step carries ``axpy_rounding`` (:data:`.isa.AXPY_ROUNDINGS`) as its mode.
+    each Axpy's step carries ``axpy_rounding`` (:data:`.isa.AXPY_ROUNDINGS`) as its mode; with ``cast_overflow``
+    ``"inf"`` (:data:`swishgrad_numba.platform.CAST_OVERFLOWS`) a directed Cast's mode gets ``_INF``
+    (:func:`.semantics.cast_directed` with the mode + 4: every overflow to inf); with ``cast_int_overflow``
+    ``"wrap"`` a float -> integer Cast's mode gets ``_WRAP`` (:mod:`.int_casts`: the low bits).
 
     ``free`` names instructions whose results an envelope lets err (``("Exp", "Div")``): each result
     is shifted by an attribute of its own (:func:`shift_attr`, in program order), and the lowered
     program's ``attrs`` gain those and :data:`FTZ_ATTR`; its ``freed`` lists the instructions."""
     if axpy_rounding not in AXPY_ROUNDINGS:
         raise ValueError(f"axpy_rounding must be one of {AXPY_ROUNDINGS}, got {axpy_rounding!r}")
+    if cast_overflow not in CAST_OVERFLOWS:
+        raise ValueError(f"cast_overflow must be one of {CAST_OVERFLOWS}, got {cast_overflow!r}")
+    if cast_int_overflow not in CAST_INT_OVERFLOWS:
+        raise ValueError(f"cast_int_overflow must be one of {CAST_INT_OVERFLOWS}, got {cast_int_overflow!r}")
     values, env, steps = {}, {}, []
     for i, t in enumerate(program.inputs):
         values[i] = Value(i, t.dtype, i)
         env[t.name] = i
     freed = []
-    _emit(program, env, values, steps, axpy_rounding, tuple(free), freed)
+    _emit(program, env, values, steps, axpy_rounding, tuple(free), freed, cast_overflow, cast_int_overflow)
     if free:
         program = replace(program, attrs=program.attrs + tuple(shift_attr(i) for i in range(len(freed)))
                           + (FTZ_ATTR,))

@@ -103,11 +103,13 @@ class Compiled:
     """A program compiled for one key ``(op, architecture, dtype, variant, saturation)``."""
 
     def __init__(self, key: tuple, program, module: str = __name__, broadcast: bool = False,
-                 axpy_rounding: str = "fused", free: tuple = ()):
+                 axpy_rounding: str = "fused", free: tuple = (), cast_overflow: str = "ieee",
+                 cast_int_overflow: str = "saturate"):
         self.key = key
         self.module = module
         self.axpy_rounding = axpy_rounding
-        self.lowered = lower(program, axpy_rounding=axpy_rounding, free=free)
+        self.lowered = lower(program, axpy_rounding=axpy_rounding, free=free, cast_overflow=cast_overflow,
+                             cast_int_overflow=cast_int_overflow)
         program = self.program = self.lowered.program     # with the freed results' attributes
         sat = key[4]
         self.params_class = NamedTuple(key_name("Pass", key), [(a, np.float32) for a in program.attrs]
@@ -148,7 +150,8 @@ class Compiled:
 
     def table_dtype(self, i: int):
         dtype = self.lowered.values[self.lowered.tables[i]].dtype
-        return {"float32": np.float32, MASK_DTYPE: np.uint8, "int32": np.int32, "int8": np.int8}.get(dtype, np.uint16)
+        return {"float32": np.float32, MASK_DTYPE: np.uint8, "int32": np.int32, "int8": np.int8,
+                "int16": np.int16}.get(dtype, np.uint16)
 
     def params(self, **attrs) -> NamedTuple:
         """The launch parameters for these attribute values (float32): tables built or found for the fused
@@ -217,15 +220,17 @@ def compiled(op: str, architecture: str, dtype: str, variant: str = "main", satu
 
 
 def compile_program(program, dtype: str, saturation: bool = False, module: str = "__main__",
-                    axpy_rounding: str = "fused") -> Compiled:
+                    axpy_rounding: str = "fused", cast_overflow: str = "ieee",
+                    cast_int_overflow: str = "saturate") -> Compiled:
     """Any program compiled for a launch of ``dtype`` inputs, its classes placed in ``module`` (not this
     one: so its launches are not cached on disk, :func:`kernel.walk.launchers`). For tests and for
-    operators being written."""
+    operators being written; ``cast_overflow``, ``cast_int_overflow``: the Platform's (its ``cast_rules``)."""
     if module == __name__:
         raise ValueError("a program outside the registry cannot have its classes in the registry's module")
     with _LOCK:
         key = (f"{program.name}{next(_ADHOC)}", "adhoc", dtype, "main", bool(saturation))
-        return Compiled(key, program, module, axpy_rounding=axpy_rounding)
+        return Compiled(key, program, module, axpy_rounding=axpy_rounding, cast_overflow=cast_overflow,
+                        cast_int_overflow=cast_int_overflow)
 
 
 def __getattr__(name: str):

@@ -417,3 +417,10 @@ def cast_odd(f, dtype_code, sat):
 
 FUNCTIONS.update({("Cast", m): f"cast_{m[5:].lower()}" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")})
 __all__ += ["cast_directed", "cast_floor", "cast_ceil", "cast_trunc", "cast_odd"]
+
+# The alternative overflow (Platform.cast_overflow "inf", casts.INF_OVERFLOW): every overflow to inf. A lowered
+# program names these modes (CAST_FLOOR_INF ...) where it is compiled with that option (.lower.lower); the
+# compiler calls cast_directed with the mode's index + casts.INF_OVERFLOW.
+FUNCTIONS.update({("Cast", f"{m}_INF"): "cast_directed" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")})
+from .int_casts import cast_int_to_16, cast_int_to_f32, cast_to_int  # noqa: E402,F401  float <-> int Casts (43)
+FUNCTIONS.update({("Cast", n): n for n in ("cast_to_int", "cast_int_to_f32", "cast_int_to_16")})

@@ -209,7 +209,7 @@ class ClassMachine(CallsMixin, Machine):
     def tensor(self, node, key, targs):
         dtype = targs[0].dtype if targs and isinstance(targs[0], TypeVal) else None
         if dtype is None:
-            refuse(node, f"a local tensor of type {render(node.fn)}", "not float, half, bfloat16_t or uint8_t")
+            refuse(node, f"a local tensor of type {render(node.fn)}", "not float, half, bfloat16_t, uint8_t, int8_t, int16_t or int32_t")
         if self.dtypes.setdefault(key, dtype) != dtype:
             refuse(node, f"buffer {key} as {dtype}", f"it is used as {self.dtypes[key]} too")
         return Tensor(key, dtype)

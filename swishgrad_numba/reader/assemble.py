@@ -7,7 +7,7 @@ from .instructions import VECTOR_CALLS
 
 __all__ = ["assemble", "attr_names"]
 
-_DTYPES = ("float32", "float16", "bfloat16", "uint8")
+_DTYPES = ("float32", "float16", "bfloat16", "uint8", "int32", "int16", "int8")   # ints: Cast locals (issue 43)
 
 
 def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", buffer_num=None) -> Body:

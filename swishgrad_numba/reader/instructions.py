@@ -30,6 +30,9 @@ SPELLINGS = {"Log": "Ln"}
 #: ``AscendC::RoundMode`` by its enum value (Vec::Cast<R, T, int> passes the int through
 #: ``static_cast<AscendC::RoundMode>``); the modes the program form has.
 ROUND_MODES = {0: "CAST_NONE", 1: "CAST_RINT", 4: "CAST_ROUND"}
+#: Issue 43: every mode (asc-devkit docs/api/context/Cast.md, the RoundMode enum, its lines 401-409 at 0a2e47c1);
+#: the program form checks which a Cast's pair takes.
+ROUND_MODES.update({2: "CAST_FLOOR", 3: "CAST_CEIL", 5: "CAST_TRUNC", 6: "CAST_ODD"})
 #: Calls with no effect on what an element computes: synchronisation, queue
 #: book-keeping, asserts, the tiling and task-type macros.
 IGNORED_CALLS = frozenset("""SetFlag WaitFlag PipeBarrier SetAtomicNone ASSERT KERNEL_TASK_TYPE_DEFAULT

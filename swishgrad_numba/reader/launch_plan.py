@@ -98,25 +98,26 @@ def schedule_plan(cores, numel: int, threads: int | None = None, variant=None) -
     return Plan(out, np.array(bins, dtype=np.int64), max(1, min(longest, numel + _SLACK)), total)
 
 
-def run_own_schedule(op, ins, out, tiling, info, program, variant, saturation) -> None:
+def run_own_schedule(op, ins, out, tiling, info, program, variant, saturation, cast_rules=()) -> None:
     """Run ``op`` on the tiles its scalar code gives each core for ``tiling``; with ``variant`` None where
     the source has several, each variant's program over the tiles whose core chose it (issue 43)."""
     cores = schedule(op, tiling, info, variant)
     if variant is None and len(op.description.variants(info.name)) > 1:
         for v in sorted({t.variant for tiles in cores for t in tiles}):
             run_plan(op, ins, out, tiling, info, op.program(info, variant=v), v, saturation,
-                     schedule_plan(cores, out.size, variant=v))
+                     schedule_plan(cores, out.size, variant=v), cast_rules)
         return
-    run_plan(op, ins, out, tiling, info, program, variant, saturation, schedule_plan(cores, out.size))
+    run_plan(op, ins, out, tiling, info, program, variant, saturation, schedule_plan(cores, out.size), cast_rules)
 
 
-def run_plan(op, ins, out, tiling, info, program, variant, saturation, plan) -> None:
-    """Run ``op``'s compiled ``program`` (its ``variant``) over the walk's ``plan``, attributes from the record."""
+def run_plan(op, ins, out, tiling, info, program, variant, saturation, plan, cast_rules=()) -> None:
+    """Run ``op``'s compiled ``program`` (its ``variant``) over the walk's ``plan``, attributes from the record
+    (``cast_rules``: the platform's, :attr:`~swishgrad_numba.platform.Platform.cast_rules`)."""
     from .. import kernel as kernel_pkg
     from ..dtypes import FLOAT32
     from .to_program import c_attr_name
 
     attrs = {a: np.float32(tiling.data[c_attr_name(a)]) for a in program.attrs}
-    params = op.compiled(info, variant, saturation).params(**attrs)
+    params = op.compiled(info, variant, saturation, cast_rules).params(**attrs)
     raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
     kernel_pkg.run_walk(params, tuple(raw(a) for a in ins), raw(out), plan)

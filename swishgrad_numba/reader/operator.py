@@ -97,14 +97,14 @@ class ReadOperator(Operator):
             raise KernelSourceError(file, line, f"{step.op} on {info.name}" if step else f"the {info.name} Compute",
                                     str(exc)) from None
 
-    def compiled(self, dtype, variant=None, saturation: bool = False):
-        """The program compiled to the walk's pass, once per process (never into the disk cache)."""
+    def compiled(self, dtype, variant=None, saturation: bool = False, cast_rules: tuple = ()):
+        """The program compiled to the walk's pass, once per process (never into the disk cache), by ``cast_rules``."""
         from ..program.passes import compile_program
 
         program = self.program(dtype, variant=variant)
-        key = (dtype_info(dtype).name, str(program), bool(saturation))
+        key = (dtype_info(dtype).name, str(program), bool(saturation), tuple(cast_rules))
         if key not in self._compiled:
-            self._compiled[key] = compile_program(program, key[0], bool(saturation), module=READ_MODULE)
+            self._compiled[key] = compile_program(program, key[0], key[2], module=READ_MODULE, **dict(cast_rules))
         return self._compiled[key]
 
     def tiling(self, numel: int, dtype, platform: Platform | None = None, *, variant=None, **attributes) -> OpTiling:
@@ -289,12 +289,13 @@ class ReadOperator(Operator):
     def _launch(self, ins, out, tiling, info, program, platform, variant, saturation, own_record=False):
         from .launch_plan import run_own_schedule, run_plan
 
+        overflow = () if platform is None else platform.cast_rules   # the Casts' options (issue 43)
         if own_record:        # the tiles the kernel's scalar code gives each core on its own record
-            run_own_schedule(self, ins, out, tiling, info, program, variant, saturation)
+            run_own_schedule(self, ins, out, tiling, info, program, variant, saturation, overflow)
             return
         fields = host_tiling.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))
         plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(tiling.architecture), out.size)
-        run_plan(self, ins, out, tiling, info, program, variant, saturation, plan)
+        run_plan(self, ins, out, tiling, info, program, variant, saturation, plan, overflow)
 
     def _registry_run(self, grad, x, out, tiling, saturation=False):
         """``Kernel.run`` for ``run_tiling``: ``grad`` the first input, ``x`` the second (or the only one)."""

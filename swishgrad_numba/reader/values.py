@@ -22,6 +22,8 @@ __all__ = ["CNum", "TypeVal", "DTYPE_OF_CTYPE", "INT_TYPES", "number", "arith", 
 #: C type names of the dtypes a program holds (others: int, bool, ...).
 DTYPE_OF_CTYPE = {"float": "float32", "half": "float16", "float16_t": "float16", "__fp16": "float16",
                   "bfloat16_t": "bfloat16", "__bf16": "bfloat16", "uint8_t": "uint8"}
+#: Issue 43: the integer locals a Cast converts to and from (program.int_casts); int64_t stays unread.
+DTYPE_OF_CTYPE.update({"int32_t": "int32", "int16_t": "int16", "int8_t": "int8"})
 _FLOATS = ("float", "double")
 _INTS = ("int", "bool", "char", "short", "long", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
          "uint16_t", "uint32_t", "uint64_t", "size_t", "unsigned")
