@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 
 from .a2 import ClassMachine
+from .broadcast_sch import BROADCAST_STRUCT
+from .dag_ops import vec_compare
 from .description import AttrRef, Step
 from .instructions import COMPARE_OPS, ROUND_MODES, SPELLINGS, VECTOR_CALLS
 from .machine import refuse
@@ -26,7 +28,7 @@ from .values import CNum, TypeVal, as_constant, render
 
 __all__ = ["DagMachine"]
 
-_SCHEDULERS = ("ElementwiseSch", "ElementwiseSchWithScalar", "ElementwiseSch16B")
+_SCHEDULERS = ("ElementwiseSch", "ElementwiseSchWithScalar", "ElementwiseSch16B", "BroadcastSch")
 _PLACEHOLDER = re.compile(r"^(In|Out)(\d+)$")
 
 
@@ -52,6 +54,8 @@ class DagMachine(MicroMixin, ClassMachine):
             dags = [a for a in tval.args if isinstance(a, TypeVal) and a.owner]
             if len(dags) != 1:
                 refuse(node, f"{tval.cname} {name}", "its DAG is not a member type of a DAG struct")
+            if tval.cname == "BroadcastSch" and not self.tiling_struct:   # its record: .broadcast_sch
+                self.tiling_struct, self.tiling_struct_at = BROADCAST_STRUCT, node.at
             return Sched(dags[0], kind=tval.cname)
         if tval.cname.endswith("Sch") or "Sch<" in tval.cname:
             refuse(node, f"{tval.cname} {name}", f"the reader knows the element-wise schedulers {_SCHEDULERS}")
@@ -69,6 +73,8 @@ class DagMachine(MicroMixin, ClassMachine):
         elif name == "Init":
             obj.gm = tuple(a.name if hasattr(a, "name") else None for a in args)
         elif name == "Process":
+            if obj.kind == "BroadcastSch":      # Process(inputs..., outputs...): no Init (relu_grad_apt.cpp:34)
+                obj.gm = tuple(a.name if hasattr(a, "name") else None for a in args)
             self.scheduled = True
             self.run_dag(node, obj)
         else:
@@ -173,7 +179,7 @@ class DagMachine(MicroMixin, ClassMachine):
         dag, name = self.dag, alias.name
         targs = self._in_env(lambda: tuple(self.type_or_value(a) for a in op.targs or ()))
         kind = op.last
-        if kind == "CopyIn" and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+        if kind in ("CopyIn", "CopyInBrc") and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
             self._tensor_key(alias, name, targs[0])
             self.events.append(Event("load", key=name, gm=dag.gm_in[args[0][1]]))
             return name
@@ -191,6 +197,8 @@ class DagMachine(MicroMixin, ClassMachine):
             self._tensor_key(alias, name, targs[0])
             self.events.append(Event("step", Step("Cast", (name, args[0], mode), alias.at)))
             return name
+        if kind in ("Compare", "Select") and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+            return vec_compare(self, alias, name, kind, targs, args)
         if len(op.segs) >= 2 and op.segs[-2][0] == "Vec" and VECTOR_CALLS.get(kind, "D")[0] == "d" \
                 and kind not in COMPARE_OPS:
             kinds = VECTOR_CALLS[kind]

@@ -27,10 +27,12 @@ from ..tiling.records import checked_record
 from ..ops.registry import OpTiling, WalkCheck
 from .errors import KernelSourceError
 from ..ops.swish.host import ARCH35_RECORD_DTYPE
+from . import broadcast_sch
+from .broadcast_sch import launch as broadcast_launch
 
 __all__ = ["C_TYPES", "ELE_BASE_TILING_DTYPE", "ELE_BASE_TILING_16B_DTYPE", "OPBASE_STRUCTS", "ReadTiling",
            "record_dtype", "ub_plan", "host_tiling", "split_for_cores",
-           "walk_fields", "walk_check"]
+           "walk_fields", "walk_check", "broadcast_launch"]
 
 #: The C scalar types a tiling struct's fields may have, as NumPy types (little-endian, as the device).
 C_TYPES = {"uint8_t": "u1", "int8_t": "i1", "uint16_t": "<u2", "int16_t": "<i2", "uint32_t": "<u4",
@@ -71,6 +73,8 @@ def _opbase_dtype(struct) -> np.dtype:
     """The record of an opbase struct used as it is: the 80-byte one whole, the 16-byte one, or the 32-byte
     one with the DAG's float ``Placeholder::Var`` s in ``scalarData`` (``var<i>`` at ``4 i`` bytes into it).
     KernelSourceError, at the line naming the struct, for one it cannot lay out."""
+    if struct.name == broadcast_sch.BROADCAST_STRUCT:       # BroadcastSch's record (issue 43)
+        return broadcast_sch.record_dtype(struct)
     if struct.name not in OPBASE_STRUCTS:
         _refuse(struct, f"it was not found in the kernel's folder, nor is it one of opbase's element-wise "
                         f"structs {list(OPBASE_STRUCTS)}: its record cannot be laid out")
@@ -197,6 +201,8 @@ def host_tiling(op_name: str, style: str, dtype: np.dtype, program, numel: int, 
             raise ValueError(f"platform (soc_version {platform.soc_version!r}) does not run the 950 DAG kernel "
                              f"{op_name}; give an Ascend 950 platform")
         bufs, widest = _dag_buffers(program, info, dag_wide)
+        if broadcast_sch.is_broadcast(dtype):       # BroadcastSch (issue 43): opbase's BroadcastTiling
+            return broadcast_sch.host_tiling(op_name, dtype, numel, info, platform, attrs, (bufs, widest))
         accepted, block_dim, f = spec_arch35.host_tiling(numel, info.itemsize, platform.ub_size, platform.core_num,
                                                          bufs, widest)
         if not accepted:
@@ -245,6 +251,8 @@ def walk_check(program_of, buffer_num: int, tiling: OpTiling, numel: int, info: 
     program = program_of(info.name)
     if tiling.architecture == ARCH_950:
         bufs, widest = _dag_buffers(program, info, dag_wide)
+        if broadcast_sch.is_broadcast(tiling.data.dtype):
+            return broadcast_sch.walk_check(tiling, numel, info, platform, (bufs, widest))
         if _is_short(tiling.data.dtype):
             bad = [n for n in _HEAD_32B if int(tiling.data[n]) < 1]
             fields = None if bad else walk_fields(tiling, program, numel, info, platform, buffer_num)

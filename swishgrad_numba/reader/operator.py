@@ -288,7 +288,8 @@ class ReadOperator(Operator):
 
     def _launch(self, ins, out, tiling, info, program, platform, variant, saturation, own_record=False):
         from .launch_plan import run_own_schedule, run_plan
-
+        if host_tiling.broadcast_launch(self, ins, out, tiling, info, variant, saturation):
+            return          # a BroadcastSch kernel on the broadcast walk (issue 43)
         if own_record:        # the tiles the kernel's scalar code gives each core on its own record
             run_own_schedule(self, ins, out, tiling, info, program, variant, saturation)
             return
