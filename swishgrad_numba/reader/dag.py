@@ -76,7 +76,10 @@ class DagMachine(MicroMixin, ClassMachine):
             if obj.kind == "BroadcastSch":      # Process(inputs..., outputs...): no Init (relu_grad_apt.cpp:34)
                 obj.gm = tuple(a.name if hasattr(a, "name") else None for a in args)
             self.scheduled = True
-            self.run_dag(node, obj)
+            try:
+                self.run_dag(node, obj)
+            except _OtherDtype:         # the path computes an integer dtype: none of the dtypes read
+                self.events.clear()
         else:
             refuse(node, f"scheduler call {name}")
         return None
@@ -88,6 +91,10 @@ class DagMachine(MicroMixin, ClassMachine):
         env = {tp.name: owner_args[i] if i < len(owner_args) else self.type_or_value(tp.default)
                for i, tp in enumerate(cls.tparams)}
         self.dag = _Dag(cls, env, sched, {a.name: a for a in cls.aliases}, {})
+        for decl in cls.fields:         # the struct's own constants (constexpr static int CAST_MODE_RINT = 1)
+            for fname, init, _ in decl.names:
+                if init is not None:
+                    env[fname] = self._in_env(lambda init=init: self.eval(init))
         for a in cls.aliases:
             self._scan_placeholders(a.type)
         outputs = self._alias(node, sched.dag.cname)
@@ -180,6 +187,8 @@ class DagMachine(MicroMixin, ClassMachine):
         targs = self._in_env(lambda: tuple(self.type_or_value(a) for a in op.targs or ()))
         kind = op.last
         if kind in ("CopyIn", "CopyInBrc") and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+            if getattr(targs[0], "cname", None) in _OTHER_DTYPES:
+                raise _OtherDtype()         # an integer dtype's path (relu_apt.cpp:44, key 104: int8_t)
             self._tensor_key(alias, name, targs[0])
             self.events.append(Event("load", key=name, gm=dag.gm_in[args[0][1]]))
             return name
@@ -216,6 +225,15 @@ class DagMachine(MicroMixin, ClassMachine):
             refuse(alias, f"{key} of type {tval}", "not float, half or bfloat16_t")
         self.dtypes[key] = tval.dtype
         self.names[key] = key
+
+
+#: GM element types of the paths a kernel takes for its integer dtypes (issue 43): such a path is left out,
+#: as a path computing another float dtype is (:func:`.read._read` keeps a dtype's own).
+_OTHER_DTYPES = frozenset(("int8_t", "int16_t", "int32_t", "int64_t", "uint16_t", "uint32_t", "uint64_t"))
+
+
+class _OtherDtype(Exception):
+    """A DAG that copies in an integer tensor: another dtype's path."""
 
 
 @dataclass

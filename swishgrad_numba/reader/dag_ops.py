@@ -55,3 +55,43 @@ def vec_compare(machine, alias, name, kind, targs, args):
         return name
     refuse(alias, f"Vec::Select mode {mode} with a {'tensor' if tensor[2] else 'scalar'} second source",
            "the reader knows VSEL_TENSOR_TENSOR_MODE (2) with a tensor and VSEL_TENSOR_SCALAR_MODE (1) with a scalar")
+
+
+# ---------------------------------------------------------------- MicroAPI, inside a DAG node of the kernel's own
+
+def micro_mask(machine, node, name):
+    """``MicroAPI::MaskReg name``: a mask register, one 0/1 per element (a Compare's result) where a Compare
+    writes it; a predicate (``UpdateMask``'s) is not a value of the program."""
+    from .machine import Tensor
+
+    key = f"{machine.micro['node']}/{name}"
+    taken = set(machine.names.values())
+    machine.names[key] = name if name not in taken else f"{name}_{machine.micro['node']}"
+    machine.dtypes[key] = "uint8"
+    return Tensor(key, "uint8")
+
+
+def micro_compare(machine, node, fn, args):
+    """``MicroAPI::Compare<T, CMPMODE::m>(dstMask, a, b, mask)`` and ``Compares`` (``b`` a scalar), as the
+    A2's (``kernel_utils_mode.h`` CMPMODE; ops-nn ``p_relu_dag.h:59``:
+    ``Compare<T, CMPMODE::GT>(cmpMask, vregInputX, vregInputZero, mask)``); ``MicroAPI::Select<T>(dst, a, b,
+    cmpMask)``: ``a`` where the mask is set, else ``b`` (``p_relu_dag.h:60``, the PReLU's x where x > 0)."""
+    from .abstract import Mode, Tensor
+
+    ident = fn.last
+    if ident == "Select":
+        if len(args) != 4 or not all(isinstance(a, Tensor) for a in args):
+            refuse(node, f"MicroAPI::Select with {len(args)} arguments", "the reader knows (dst, src0, src1, "
+                   "maskReg) of registers")
+        if args[3].dtype != "uint8":
+            refuse(node, "MicroAPI::Select by a register that is not a MaskReg", "its mask is a Compare's")
+        return machine.vector_call(node, "Select", args, trailing=(0,))
+    targs = tuple(machine.type_or_value(a) for a in fn.targs or ())
+    mode = targs[1] if len(targs) == 2 else None
+    if not isinstance(mode, Mode) or mode.kind != "CMPMODE" or mode.name not in _CMP:
+        refuse(node, f"MicroAPI::{ident} mode", f"not <T, CMPMODE::m> with m one of {', '.join(_CMP)}")
+    if len(args) != 4 or not isinstance(args[0], Tensor) or args[0].dtype != "uint8":
+        refuse(node, f"MicroAPI::{ident} with {len(args)} arguments", "the reader knows (dstMask, src0, src1, "
+               "mask) into a MaskReg")
+    op = "Compare" if ident == "Compare" else "CompareScalar"
+    return machine.vector_call(node, op, [args[0], args[1], args[2], mode.name, args[3]], trailing=(1,))

@@ -59,9 +59,14 @@ ELE_BASE_TILING_16B_DTYPE = spec_arch35.ELE_BASE_TILING_16B_DTYPE
 #: opbase's element-wise structs a kernel may use as its tiling struct as they are (not in its folder):
 #: the 80-byte ``EleBaseTilingData``, ``EleBaseTilingDataV2`` (its alias, ``elewise_base_struct.h:60``),
 #: ``EleBaseTilingData16B`` and ``EleBaseTilingData32B``.
-OPBASE_STRUCTS = ("EleBaseTilingData", "EleBaseTilingDataV2", "EleBaseTilingData16B", "EleBaseTilingData32B")
+OPBASE_STRUCTS = ("EleBaseTilingData", "EleBaseTilingDataV2", "EleBaseTilingData16B", "EleBaseTilingData32B",
+                  "EleBaseTilingData24B")
 #: The structs that keep only the head of the ElewiseTiling result (dim0, coreNum, ubFormer).
-_SHORT_STRUCTS = ("EleBaseTilingData16B", "EleBaseTilingData32B")
+_SHORT_STRUCTS = ("EleBaseTilingData16B", "EleBaseTilingData32B", "EleBaseTilingData24B")
+#: opbase's ``EleBaseTilingData24B`` (``elewise_base_struct.h:45-50``, as the package's 950 LeakyRelu record,
+#: :data:`swishgrad_numba.ops.leaky_relu.kernel.RECORD_DTYPE`): the 32-byte head, then 8 bytes of
+#: ``scalarData`` at byte 16 (``(offset, bytes, itemsize)``); ``ElementwiseSchWithScalar`` splits it again.
+_SCALARS_24B = (16, 8, 24)
 
 
 def _refuse(struct, detail):
@@ -82,19 +87,23 @@ def _opbase_dtype(struct) -> np.dtype:
     if names != [f"var{i}" for i in range(len(names))] or any(t != "float" for _, t in struct.fields):
         _refuse(struct, f"the DAG's Placeholder::Var scalars {names} are not float var0, var1, ... in order; "
                         f"their place in the struct is not read")
-    if struct.name != "EleBaseTilingData32B":
+    if struct.name == "EleBaseTilingData24B":       # issue 43: the 32-byte layout in 24 bytes (below)
+        scalar_offset, scalar_bytes, itemsize = _SCALARS_24B
+    else:
+        scalar_offset, scalar_bytes, itemsize = _SCALAR_OFFSET_32B, _SCALAR_BYTES_32B, ARCH35_RECORD_DTYPE.itemsize
+    if struct.name not in ("EleBaseTilingData32B", "EleBaseTilingData24B"):      # no scalarData
         if names:
             _refuse(struct, f"it has no scalarData: the DAG's Placeholder::Var scalars {names} are set by no "
                             f"SetVar")
         base = ELE_BASE_TILING_16B_DTYPE if struct.name == "EleBaseTilingData16B" else ELE_BASE_TILING_DTYPE
         return np.dtype(base, metadata={"opbase": struct.name})
-    if 4 * len(names) > _SCALAR_BYTES_32B:
-        _refuse(struct, f"{len(names)} float scalars do not fit its {_SCALAR_BYTES_32B} bytes of scalarData")
+    if 4 * len(names) > scalar_bytes:
+        _refuse(struct, f"{len(names)} float scalars do not fit its {scalar_bytes} bytes of scalarData")
     head = [ARCH35_RECORD_DTYPE.fields[n] for n in _HEAD_32B]
     return np.dtype({"names": list(_HEAD_32B) + names,
                      "formats": [f[0] for f in head] + ["<f4"] * len(names),
-                     "offsets": [f[1] for f in head] + [_SCALAR_OFFSET_32B + 4 * i for i in range(len(names))],
-                     "itemsize": ARCH35_RECORD_DTYPE.itemsize}, metadata={"opbase": struct.name})
+                     "offsets": [f[1] for f in head] + [scalar_offset + 4 * i for i in range(len(names))],
+                     "itemsize": itemsize}, metadata={"opbase": struct.name})
 
 
 def _is_short(dtype) -> bool:

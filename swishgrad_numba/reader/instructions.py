@@ -39,3 +39,6 @@ IGNORED_CALLS = frozenset("""SetFlag WaitFlag PipeBarrier SetAtomicNone ASSERT K
 #: The comparison family, read from the A2 basic API's own argument order (:mod:`.compare`), not as
 #: a generic vector call (issue 43).
 COMPARE_OPS = frozenset(("Compare", "CompareScalar", "Select", "Selects"))
+# issue 43: ``Relu(dst, src)`` (AscendC::Relu, opbase's ``Vec::Relu<T>``, ops-nn ``relu_dag.h:29``), the program
+# form's Relu (max(x, 0), NaN kept, -0 to +0; on half natively, :mod:`swishgrad_numba.program.isa`)
+VECTOR_CALLS["Relu"] = "ds"

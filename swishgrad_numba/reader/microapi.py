@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .dag_ops import micro_compare, micro_mask
 from .description import Step
 from .instructions import COMPARE_OPS, VECTOR_CALLS
 from .machine import Mode, Return_, Tensor, Unknown, refuse
@@ -97,6 +98,8 @@ class MicroMixin:
             self.names[key] = name if name not in taken else f"{name}_{self.micro['node']}"
             self.dtypes[key] = dtype
             return Tensor(key, dtype)
+        if self.micro is not None and tval.cname == "MaskReg":
+            return micro_mask(self, node, name)
         return super().construct(node, tval, name, args)
 
     def loop(self, stmt):
@@ -153,6 +156,8 @@ class MicroMixin:
             return None
         if ident == "Cast":
             return self._micro_cast(node, fn, args)
+        if ident in ("Compare", "Compares", "CompareScalar", "Select"):        # issue 43: .dag_ops
+            return micro_compare(self, node, fn, args)
         if ident in VECTOR_CALLS and ident not in COMPARE_OPS:
             return self.vector_call(node, ident, args, trailing=(0, 1) if ident == "Duplicate" else (1,))
         refuse(node, f"unknown call MicroAPI::{ident}")
