@@ -23,7 +23,10 @@ largest finite, the smallest normal and subnormal), compared bit for bit. Inputs
 orders of the source's inputs, the one under which the most dtypes are equal (reported where not the
 source's own). Attributes: a beta operator's 1.5 on both sides (the read kernel's one float attribute); a
 described operator's defaults, passed to the read kernel by name where it has that attribute; else the read
-kernel's own defaults, 1.0 for a float attribute with none (Silu: Swish's scale 1). Where the source's
+kernel's own defaults, 1.0 for a float attribute with none (Silu: Swish's scale 1); a described operator's one
+float attribute goes to a read kernel's one float attribute where no name matches (a 950 DAG's
+``Placeholder::Var``, which the host sets by ``SetScalar<float>``: LeakyRelu's slope); a string attribute
+(``approximate``) only picks the package's kernel, the read kernel's variants are each run. Where the source's
 Compute has several variants for a dtype (a tiling key or an attribute switch, which ``run`` does not yet pick
 by itself), each is run, and the cell names the ones equal to the package's operator (the census's pick, not
 the host's). One subprocess per compared folder x operator (``--compare-timeout``).
@@ -155,7 +158,10 @@ def _attributes(op, package):
         known = {n.replace("_", "").lower(): n for n in
                  list(op.attributes) + [a[0] for a in (op.definition.attrs if op.definition else ())]}
         mine = {known[k.replace("_", "").lower()]: float(v) for k, v in values.items()
-                if k.replace("_", "").lower() in known}
+                if k.replace("_", "").lower() in known and not isinstance(v, str)}
+        floats = [k for k, v in values.items() if isinstance(v, float)]
+        if not mine and len(floats) == 1 and len(op.attributes) == 1 and op.attributes[0] not in op.attribute_defaults:
+            mine = {op.attributes[0]: float(values[floats[0]])}     # a DAG's one Var, set by the host's SetScalar
         return mine, attr32_of(desc, values)
     return {a: 1.0 for a in op.attributes if a not in op.attribute_defaults}, None
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from .a2 import ClassMachine
 from .broadcast_sch import BROADCAST_STRUCT
 from .dag_ops import vec_compare
+from .erf_inline import inline_erf
+from ..program.erf import SUBSECTION
 from .description import AttrRef, Step
 from .instructions import COMPARE_OPS, ROUND_MODES, SPELLINGS, VECTOR_CALLS
 from .machine import refuse
@@ -208,6 +210,13 @@ class DagMachine(MicroMixin, ClassMachine):
             return name
         if kind in ("Compare", "Select") and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
             return vec_compare(self, alias, name, kind, targs, args)
+        if kind in ("And", "Or", "FusedMulDstAdd") and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+            refuse(alias, f"DAG op Vec::{kind}", "the program form's And / Or act on float32 registers' bits, "
+                   "not on masks")
+        if kind == "Erf" and len(op.segs) >= 2 and op.segs[-2][0] == "Vec" and len(args) == 1:
+            self._tensor_key(alias, name, targs[0])        # opbase's Vec::Erf: the subsection routine
+            inline_erf(self, alias, SUBSECTION, name, args[0])
+            return name
         if len(op.segs) >= 2 and op.segs[-2][0] == "Vec" and VECTOR_CALLS.get(kind, "D")[0] == "d" \
                 and kind not in COMPARE_OPS:
             kinds = VECTOR_CALLS[kind]

@@ -145,7 +145,7 @@ class ExpressionMixin:
             if self.this is not None and ident in self.this.members:
                 return self.this.members[ident]
         if ident == "is_same_v" and node.targs is not None or ident == "value" and len(node.segs) >= 2 \
-                and node.segs[-2][0] == "is_same":
+                and node.segs[-2][0] in ("is_same", "IsSameType"):      # AscendC's IsSameType (issue 43)
             return self.same_type(node, *(node.targs or node.segs[-2][1]))
         if ident in ("true", "false"):
             return CNum(int(ident == "true"), "int")

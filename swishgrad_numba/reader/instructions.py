@@ -42,3 +42,7 @@ COMPARE_OPS = frozenset(("Compare", "CompareScalar", "Select", "Selects"))
 # issue 43: ``Relu(dst, src)`` (AscendC::Relu, opbase's ``Vec::Relu<T>``, ops-nn ``relu_dag.h:29``), the program
 # form's Relu (max(x, 0), NaN kept, -0 to +0; on half natively, :mod:`swishgrad_numba.program.isa`)
 VECTOR_CALLS["Relu"] = "ds"
+# issue 43: the instructions of the 950's Erf routine (.erf_inline), with the program form's kinds: MicroAPI's
+# fused multiply-add into its destination, and And / Or on float32 registers' bits. A DAG's Vec::And of masks is
+# refused (.dag)
+VECTOR_CALLS.update({"FusedMulDstAdd": "Dss", "And": "dss", "Or": "dss"})

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .dag_ops import micro_compare, micro_mask
+from .erf_inline import micro_erf
 from .description import Step
 from .instructions import COMPARE_OPS, VECTOR_CALLS
 from .machine import Mode, Return_, Tensor, Unknown, refuse
@@ -138,6 +139,8 @@ class MicroMixin:
         return super()._eval_Name(node)
 
     def call(self, node, fn, arg_nodes):
+        if self.micro is not None and fn.last == "Erf" and len(fn.segs) <= 2:      # issue 43: .erf_inline
+            return micro_erf(self, node, [self.eval(a) for a in arg_nodes])
         if self.micro is None or len(fn.segs) < 2 or fn.segs[-2][0] != "MicroAPI":
             if self.micro is not None and fn.last in _RUNTIME:
                 return Unknown(fn.last)
