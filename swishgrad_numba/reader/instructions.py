@@ -7,7 +7,7 @@ may omit it). Those trailing operands are not part of the step.
 """
 from __future__ import annotations
 
-__all__ = ["VECTOR_CALLS", "SPELLINGS", "ROUND_MODES", "IGNORED_CALLS", "COMPARE_OPS"]
+__all__ = ["STEP_KINDS", "VECTOR_CALLS", "SPELLINGS", "ROUND_MODES", "IGNORED_CALLS", "COMPARE_OPS"]
 
 VECTOR_CALLS = {
     "Muls": "dsk", "Adds": "dsk", "Maxs": "dsk", "Mins": "dsk",
@@ -43,6 +43,7 @@ COMPARE_OPS = frozenset(("Compare", "CompareScalar", "Select", "Selects"))
 # form's Relu (max(x, 0), NaN kept, -0 to +0; on half natively, :mod:`swishgrad_numba.program.isa`)
 VECTOR_CALLS["Relu"] = "ds"
 # issue 43: the instructions of the 950's Erf routine (.erf_inline), with the program form's kinds: MicroAPI's
-# fused multiply-add into its destination, and And / Or on float32 registers' bits. A DAG's Vec::And of masks is
-# refused (.dag)
-VECTOR_CALLS.update({"FusedMulDstAdd": "Dss", "And": "dss", "Or": "dss"})
+# fused multiply-add into its destination, and And / Or on float32 registers' bits
+#: Every step's operand kinds: the calls read, and the Erf routine's instructions, which no call of a kernel
+#: records (an A2 And/Or acts on 16-bit integers, a MicroAPI one on registers of any type: not read).
+STEP_KINDS = {**VECTOR_CALLS, "FusedMulDstAdd": "Dss", "And": "dss", "Or": "dss"}

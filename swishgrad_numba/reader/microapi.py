@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .dag_ops import micro_compare, micro_mask
 from .erf_inline import micro_erf
 from .description import Step
-from .instructions import COMPARE_OPS, VECTOR_CALLS
+from .instructions import COMPARE_OPS, STEP_KINDS, VECTOR_CALLS
 from .machine import Mode, Return_, Tensor, Unknown, refuse
 from .objects import Event
 from .values import CNum, TypeVal
@@ -83,7 +83,7 @@ class MicroMixin:
         for key, (alias, end) in self.dag.clobbered.items():
             for e in self.events[end:]:
                 reads = e.key == key if e.kind == "store" else e.kind == "step" and key in [
-                    a for a, k in zip(e.step.args, VECTOR_CALLS[e.step.op]) if k in "sD"]
+                    a for a, k in zip(e.step.args, STEP_KINDS[e.step.op]) if k in "sD"]
                 if reads:
                     refuse(alias, f"DAG node {alias.name} writing its input {key}",
                            "a later node reads that input")
