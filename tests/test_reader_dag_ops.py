@@ -84,3 +84,16 @@ def test_micro_compare_forms_not_read_are_refused(tmp_path, old, new, construct)
     with pytest.raises(KernelSourceError) as exc:
         read_kernel(_variant(tmp_path, old, new))
     assert construct in exc.value.construct and exc.value.line > 0
+
+
+def test_a_dag_without_its_template_argument_is_refused_at_a_line(tmp_path):
+    # found by the fuzz: the DAG's template parameter left without argument gave a refusal with no file
+    folder = tmp_path / "k"
+    (folder / "arch35").mkdir(parents=True)
+    src = KERNELS / "dag_fold_24b"
+    (folder / "arch35" / "fold_dag.h").write_text((src / "arch35" / "fold_dag.h").read_text())
+    entry = (src / "fold_apt.cpp").read_text().replace("FoldDag<float>::OpDag", "FoldDag::OpDag")
+    (folder / "fold_apt.cpp").write_text(entry)
+    with pytest.raises(KernelSourceError, match="no argument for its template parameter U") as exc:
+        read_kernel(folder)
+    assert exc.value.file.endswith("fold_apt.cpp") and exc.value.line > 0

@@ -90,6 +90,9 @@ class DagMachine(MicroMixin, ClassMachine):
     def run_dag(self, node, sched):
         cls_name, owner_args = sched.dag.owner
         cls = self.symbols.classes[cls_name]
+        missing = [tp.name for i, tp in enumerate(cls.tparams) if i >= len(owner_args) and tp.default is None]
+        if missing:     # (issue 43 fuzz: a refusal at the scheduler, not one with no line)
+            refuse(node, f"DAG {cls_name}", f"no argument for its template parameter {missing[0]}")
         env = {tp.name: owner_args[i] if i < len(owner_args) else self.type_or_value(tp.default)
                for i, tp in enumerate(cls.tparams)}
         self.dag = _Dag(cls, env, sched, {a.name: a for a in cls.aliases}, {})
