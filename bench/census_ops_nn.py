@@ -19,11 +19,17 @@ in ``arch35/``) also ``read_kernel(folder, platform=ASCEND950)``. Each attempt i
 ``kernel_op`` of a package operator with a kernel on the read kernel's architecture is run against that
 operator (``ops.call``) on the architecture's reference platform (ascend910b, ascend950): per dtype both read
 and modelled, 2,048 seeded random values (normal, scaled) plus specials (±0, ±inf, NaN, ±1e-3, ±1, ±10, the
-largest finite, the smallest normal and subnormal), compared bit for bit. Inputs are matched by role: of the
+largest finite, the smallest normal and subnormal), compared bit for bit (an input the package's operator does not take, MishGrad's ``tanhx``, goes to the read
+kernel only; the variants that do not read it are the ones compared). Inputs are matched by role: of the
 orders of the source's inputs, the one under which the most dtypes are equal (reported where not the
 source's own). Attributes: a beta operator's 1.5 on both sides (the read kernel's one float attribute); a
 described operator's defaults, passed to the read kernel by name where it has that attribute; else the read
-kernel's own defaults, 1.0 for a float attribute with none (Silu: Swish's scale 1). Where the source's
+kernel's own defaults, 1.0 for a float attribute with none (Silu: Swish's scale 1); a described operator's one
+float attribute goes to a read kernel's one float attribute where no name matches (a 950 DAG's
+``Placeholder::Var``, which the host sets by ``SetScalar<float>``: LeakyRelu's slope); a string attribute
+(``approximate``) only picks the package's kernel, the read kernel's variants are each run; a read kernel's
+float attribute left with no value is 1.0 there too (the 950 EluGradV2's ``negcoef``, its host's
+``alpha * scale``, 1.0 at the package's defaults). Where the source's
 Compute has several variants for a dtype (a tiling key or an attribute switch, which ``run`` does not yet pick
 by itself), each is run, and the cell names the ones equal to the package's operator (the census's pick, not
 the host's). One subprocess per compared folder x operator (``--compare-timeout``).
@@ -152,10 +158,16 @@ def _attributes(op, package):
     if desc is not None and desc.kernel_attributes:
         from swishgrad_numba.faces.functional import attr32_of
         values = {a.name: a.default for a in desc.kernel_attributes}
-        known = {n.replace("_", "").lower(): n for n in
-                 list(op.attributes) + [a[0] for a in (op.definition.attrs if op.definition else ())]}
+        host = [a[0] for a in (op.definition.attrs if op.definition else ())] if op.style == "a2" \
+            else list(op.attribute_names)           # a 950 DAG's host is not evaluated: its fields only
+        known = {n.replace("_", "").lower(): n for n in list(op.attributes) + host}
         mine = {known[k.replace("_", "").lower()]: float(v) for k, v in values.items()
-                if k.replace("_", "").lower() in known}
+                if k.replace("_", "").lower() in known and not isinstance(v, str)}
+        floats = [k for k, v in values.items() if isinstance(v, float)]
+        if not mine and len(floats) == 1 and len(op.attributes) == 1 and op.attributes[0] not in op.attribute_defaults:
+            mine = {op.attributes[0]: float(values[floats[0]])}     # a DAG's one Var, set by the host's SetScalar
+        mine.update({a: 1.0 for a in op.attributes if a not in mine and a not in op.attribute_defaults
+                     and op.attribute_names.get(a, a) not in mine})
         return mine, attr32_of(desc, values)
     return {a: 1.0 for a in op.attributes if a not in op.attribute_defaults}, None
 
@@ -191,7 +203,8 @@ def child_compare(folder: str, soc, package_name: str) -> dict:
         for dtype in dtypes:
             arrays = [_inputs(dtype, seed + 7919 * i) for i in range(len(names))]
             try:
-                theirs = call(package_name, tuple((names[i], arrays[i]) for i in order), attr32, None, platform)
+                k = min(len(order), int(getattr(package, "inputs", 0) or len(order)))   # MishGrad's tanhx: the read
+                theirs = call(package_name, tuple((names[i], arrays[i]) for i in order[:k]), attr32, None, platform)
                 variants = op.variants(dtype)
                 found = {}
                 for v in variants:

@@ -465,8 +465,8 @@ def _gate_copy(tmp_path, old, new):
 
 
 def test_opbase_struct_refusals(tmp_path):
-    folder = _gate_copy(tmp_path / "a", "EleBaseTilingData32B", "EleBaseTilingData24B")
-    with pytest.raises(KernelSourceError, match=r"gate_apt\.cpp:18: cannot read tiling struct EleBaseTilingData24B: "
+    folder = _gate_copy(tmp_path / "a", "EleBaseTilingData32B", "EleBaseTilingData48B")
+    with pytest.raises(KernelSourceError, match=r"gate_apt\.cpp:18: cannot read tiling struct EleBaseTilingData48B: "
                                                 r"it was not found in the kernel's folder, nor is it one of opbase's"):
         read_kernel(folder)
     folder = _gate_copy(tmp_path / "c", "EleBaseTilingData32B", "EleBaseTilingData16B")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .description import AttrRef, Body, ScalarProduct
 from .errors import KernelSourceError
-from .instructions import VECTOR_CALLS
+from .instructions import STEP_KINDS
 
 __all__ = ["assemble", "attr_names"]
 
@@ -35,7 +35,7 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
                                     "whether it copies or rounds to an integer is not public")
     written, inputs = set(), {}
     for s in pro_steps + steps:
-        kinds = VECTOR_CALLS[s.op]
+        kinds = STEP_KINDS[s.op]
         for arg, kind in zip(s.args, kinds):
             if kind in "sD" and arg not in written:
                 if arg not in loads:
@@ -58,7 +58,7 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
             raise KernelSourceError(file, 0, f"tensor {name(key)} of dtype {dt}", f"a program holds {_DTYPES}")
         tensors.setdefault(name(key), dt)
     renamed = tuple(type(s)(s.op, tuple(name(a) if isinstance(a, str) and k in "dDs" else a
-                                        for a, k in zip(s.args, VECTOR_CALLS[s.op])), s.at)
+                                        for a, k in zip(s.args, STEP_KINDS[s.op])), s.at)
                     for s in pro_steps + steps)
     attrs = tuple(dict.fromkeys(n for s in renamed for a in s.args for n in attr_names(a)))
     return Body(dtype, tuple((g, name(inputs[g])) for g in gm_params if g in inputs), (stores[-1].gm, name(out_key)),
@@ -66,7 +66,7 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
 
 
 def _tensor_args(step):
-    return [a for a, k in zip(step.args, VECTOR_CALLS[step.op]) if k in "dDs"]
+    return [a for a, k in zip(step.args, STEP_KINDS[step.op]) if k in "dDs"]
 
 
 def attr_names(scalar) -> tuple:

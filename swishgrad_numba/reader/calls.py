@@ -43,7 +43,7 @@ class CallsMixin:
         args = [self.eval(a) for a in arg_nodes]
         if ident in ("DataCopy", "DataCopyPad"):
             return self.data_copy(node, args)
-        if ident in ("Compare", "CompareScalar", "Select") and len(fn.segs) <= 2:
+        if ident in ("Compare", "CompareScalar", "Compares", "Select") and len(fn.segs) <= 2:
             return compare_call(self, node, ident, args)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2 and is_level0(ident, VECTOR_CALLS[ident], args):
             return level0_call(self, node, ident, VECTOR_CALLS[ident], args)

@@ -24,7 +24,10 @@ _SEL = {"VSEL_TENSOR_TENSOR_MODE": "Select", "VSEL_TENSOR_SCALAR_MODE": "Selects
 
 
 def compare_call(machine, node, ident, args):
-    """Record ``ident`` (Compare, CompareScalar or Select) called with the evaluated ``args``."""
+    """Record ``ident`` (Compare, CompareScalar or Select) called with the evaluated ``args``; ``Compares``
+    (asc-devkit's other name of the scalar comparison, ops-nn ``shrink.h:150``) is CompareScalar (issue 43)."""
+    if ident == "Compares":
+        ident = "CompareScalar"
     if ident in ("Compare", "CompareScalar"):
         if len(args) != 5:
             refuse(node, f"{ident} with {len(args)} arguments", "the reader knows (dst, src0, src1, CMPMODE, "

@@ -16,6 +16,10 @@ import re
 from dataclasses import dataclass, field
 
 from .a2 import ClassMachine
+from .broadcast_sch import BROADCAST_STRUCT
+from .dag_ops import vec_compare
+from .erf_inline import inline_erf
+from ..program.erf import SUBSECTION
 from .description import AttrRef, Step
 from .instructions import COMPARE_OPS, ROUND_MODES, SPELLINGS, VECTOR_CALLS
 from .machine import refuse
@@ -26,7 +30,7 @@ from .values import CNum, TypeVal, as_constant, render
 
 __all__ = ["DagMachine"]
 
-_SCHEDULERS = ("ElementwiseSch", "ElementwiseSchWithScalar", "ElementwiseSch16B")
+_SCHEDULERS = ("ElementwiseSch", "ElementwiseSchWithScalar", "ElementwiseSch16B", "BroadcastSch")
 _PLACEHOLDER = re.compile(r"^(In|Out)(\d+)$")
 
 
@@ -52,6 +56,8 @@ class DagMachine(MicroMixin, ClassMachine):
             dags = [a for a in tval.args if isinstance(a, TypeVal) and a.owner]
             if len(dags) != 1:
                 refuse(node, f"{tval.cname} {name}", "its DAG is not a member type of a DAG struct")
+            if tval.cname == "BroadcastSch" and not self.tiling_struct:   # its record: .broadcast_sch
+                self.tiling_struct, self.tiling_struct_at = BROADCAST_STRUCT, node.at
             return Sched(dags[0], kind=tval.cname)
         if tval.cname.endswith("Sch") or "Sch<" in tval.cname:
             refuse(node, f"{tval.cname} {name}", f"the reader knows the element-wise schedulers {_SCHEDULERS}")
@@ -69,8 +75,13 @@ class DagMachine(MicroMixin, ClassMachine):
         elif name == "Init":
             obj.gm = tuple(a.name if hasattr(a, "name") else None for a in args)
         elif name == "Process":
+            if obj.kind == "BroadcastSch":      # Process(inputs..., outputs...): no Init (relu_grad_apt.cpp:34)
+                obj.gm = tuple(a.name if hasattr(a, "name") else None for a in args)
             self.scheduled = True
-            self.run_dag(node, obj)
+            try:
+                self.run_dag(node, obj)
+            except _OtherDtype:         # the path computes an integer dtype: none of the dtypes read
+                self.events.clear()
         else:
             refuse(node, f"scheduler call {name}")
         return None
@@ -79,9 +90,16 @@ class DagMachine(MicroMixin, ClassMachine):
     def run_dag(self, node, sched):
         cls_name, owner_args = sched.dag.owner
         cls = self.symbols.classes[cls_name]
+        missing = [tp.name for i, tp in enumerate(cls.tparams) if i >= len(owner_args) and tp.default is None]
+        if missing:     # (issue 43 fuzz: a refusal at the scheduler, not one with no line)
+            refuse(node, f"DAG {cls_name}", f"no argument for its template parameter {missing[0]}")
         env = {tp.name: owner_args[i] if i < len(owner_args) else self.type_or_value(tp.default)
                for i, tp in enumerate(cls.tparams)}
         self.dag = _Dag(cls, env, sched, {a.name: a for a in cls.aliases}, {})
+        for decl in cls.fields:         # the struct's own constants (constexpr static int CAST_MODE_RINT = 1)
+            for fname, init, _ in decl.names:
+                if init is not None:
+                    env[fname] = self._in_env(lambda init=init: self.eval(init))
         for a in cls.aliases:
             self._scan_placeholders(a.type)
         outputs = self._alias(node, sched.dag.cname)
@@ -173,7 +191,9 @@ class DagMachine(MicroMixin, ClassMachine):
         dag, name = self.dag, alias.name
         targs = self._in_env(lambda: tuple(self.type_or_value(a) for a in op.targs or ()))
         kind = op.last
-        if kind == "CopyIn" and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+        if kind in ("CopyIn", "CopyInBrc") and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+            if getattr(targs[0], "cname", None) in _OTHER_DTYPES:
+                raise _OtherDtype()         # an integer dtype's path (relu_apt.cpp:44, key 104: int8_t)
             self._tensor_key(alias, name, targs[0])
             self.events.append(Event("load", key=name, gm=dag.gm_in[args[0][1]]))
             return name
@@ -190,6 +210,15 @@ class DagMachine(MicroMixin, ClassMachine):
                 refuse(alias, f"Vec::Cast round mode {targs[2].value}", f"the reader knows {ROUND_MODES}")
             self._tensor_key(alias, name, targs[0])
             self.events.append(Event("step", Step("Cast", (name, args[0], mode), alias.at)))
+            return name
+        if kind in ("Compare", "Select") and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+            return vec_compare(self, alias, name, kind, targs, args)
+        if kind in ("And", "Or", "FusedMulDstAdd") and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+            refuse(alias, f"DAG op Vec::{kind}", "the program form's And / Or act on float32 registers' bits, "
+                   "not on masks")
+        if kind == "Erf" and len(op.segs) >= 2 and op.segs[-2][0] == "Vec" and len(args) == 1:
+            self._tensor_key(alias, name, targs[0])        # opbase's Vec::Erf: the subsection routine
+            inline_erf(self, alias, SUBSECTION, name, args[0])
             return name
         if len(op.segs) >= 2 and op.segs[-2][0] == "Vec" and VECTOR_CALLS.get(kind, "D")[0] == "d" \
                 and kind not in COMPARE_OPS:
@@ -208,6 +237,15 @@ class DagMachine(MicroMixin, ClassMachine):
             refuse(alias, f"{key} of type {tval}", "not float, half or bfloat16_t")
         self.dtypes[key] = tval.dtype
         self.names[key] = key
+
+
+#: GM element types of the paths a kernel takes for its integer dtypes (issue 43): such a path is left out,
+#: as a path computing another float dtype is (:func:`.read._read` keeps a dtype's own).
+_OTHER_DTYPES = frozenset(("int8_t", "int16_t", "int32_t", "int64_t", "uint16_t", "uint32_t", "uint64_t"))
+
+
+class _OtherDtype(Exception):
+    """A DAG that copies in an integer tensor: another dtype's path."""
 
 
 @dataclass

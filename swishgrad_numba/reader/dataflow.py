@@ -10,7 +10,7 @@ Works on :class:`.description.Body` steps and on the program form's instructions
 """
 from __future__ import annotations
 
-from .instructions import VECTOR_CALLS
+from .instructions import STEP_KINDS
 
 __all__ = ["output_expression"]
 
@@ -23,7 +23,7 @@ def output_expression(steps, inputs, output, attrs=None):
     attrs = attrs or {}
     held = {name: ("in", k) for k, name in enumerate(inputs)}
     for step in steps:
-        kinds = VECTOR_CALLS[step.op]
+        kinds = STEP_KINDS[step.op]
         ops = []
         for arg, kind in zip(step.args, kinds):
             if kind in "sD":

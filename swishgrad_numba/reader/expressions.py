@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .abstract import Mode, Symbolic, TilingField, Unknown, refuse
-from .description import AttrRef, ScalarProduct
+from .description import AttrRef, Constant, ScalarProduct
 from .errors import KernelSourceError
 from .limits import MAX_EVAL_DEPTH
 from .objects import GMAddr
@@ -145,7 +145,7 @@ class ExpressionMixin:
             if self.this is not None and ident in self.this.members:
                 return self.this.members[ident]
         if ident == "is_same_v" and node.targs is not None or ident == "value" and len(node.segs) >= 2 \
-                and node.segs[-2][0] == "is_same":
+                and node.segs[-2][0] in ("is_same", "IsSameType"):      # AscendC's IsSameType (issue 43)
             return self.same_type(node, *(node.targs or node.segs[-2][1]))
         if ident in ("true", "false"):
             return CNum(int(ident == "true"), "int")
@@ -241,6 +241,8 @@ class ExpressionMixin:
         if isinstance(x, (Unknown, Symbolic, TilingField)):
             return x if isinstance(x, Unknown) or node.op != "!" and isinstance(x, TilingField) \
                 else Symbolic(render(node))
+        if isinstance(x, AttrRef) and node.op == "-":       # issue 43: -lambd_, the product with -1 (exact)
+            return ScalarProduct(x, Constant(-1.0))
         if isinstance(x, AttrRef):
             refuse(node, f"arithmetic on attribute {x.name}", "the program form takes an attribute as it is")
         if isinstance(x, CNum):

@@ -27,10 +27,12 @@ from ..tiling.records import checked_record
 from ..ops.registry import OpTiling, WalkCheck
 from .errors import KernelSourceError
 from ..ops.swish.host import ARCH35_RECORD_DTYPE
+from . import broadcast_sch
+from .broadcast_sch import launch as broadcast_launch
 
 __all__ = ["C_TYPES", "ELE_BASE_TILING_DTYPE", "ELE_BASE_TILING_16B_DTYPE", "OPBASE_STRUCTS", "ReadTiling",
            "record_dtype", "ub_plan", "host_tiling", "split_for_cores",
-           "walk_fields", "walk_check"]
+           "walk_fields", "walk_check", "broadcast_launch"]
 
 #: The C scalar types a tiling struct's fields may have, as NumPy types (little-endian, as the device).
 C_TYPES = {"uint8_t": "u1", "int8_t": "i1", "uint16_t": "<u2", "int16_t": "<i2", "uint32_t": "<u4",
@@ -57,9 +59,14 @@ ELE_BASE_TILING_16B_DTYPE = spec_arch35.ELE_BASE_TILING_16B_DTYPE
 #: opbase's element-wise structs a kernel may use as its tiling struct as they are (not in its folder):
 #: the 80-byte ``EleBaseTilingData``, ``EleBaseTilingDataV2`` (its alias, ``elewise_base_struct.h:60``),
 #: ``EleBaseTilingData16B`` and ``EleBaseTilingData32B``.
-OPBASE_STRUCTS = ("EleBaseTilingData", "EleBaseTilingDataV2", "EleBaseTilingData16B", "EleBaseTilingData32B")
+OPBASE_STRUCTS = ("EleBaseTilingData", "EleBaseTilingDataV2", "EleBaseTilingData16B", "EleBaseTilingData32B",
+                  "EleBaseTilingData24B")
 #: The structs that keep only the head of the ElewiseTiling result (dim0, coreNum, ubFormer).
-_SHORT_STRUCTS = ("EleBaseTilingData16B", "EleBaseTilingData32B")
+_SHORT_STRUCTS = ("EleBaseTilingData16B", "EleBaseTilingData32B", "EleBaseTilingData24B")
+#: opbase's ``EleBaseTilingData24B`` (``elewise_base_struct.h:45-50``, as the package's 950 LeakyRelu record,
+#: :data:`swishgrad_numba.ops.leaky_relu.kernel.RECORD_DTYPE`): the 32-byte head, then 8 bytes of
+#: ``scalarData`` at byte 16 (``(offset, bytes, itemsize)``); ``ElementwiseSchWithScalar`` splits it again.
+_SCALARS_24B = (16, 8, 24)
 
 
 def _refuse(struct, detail):
@@ -71,6 +78,8 @@ def _opbase_dtype(struct) -> np.dtype:
     """The record of an opbase struct used as it is: the 80-byte one whole, the 16-byte one, or the 32-byte
     one with the DAG's float ``Placeholder::Var`` s in ``scalarData`` (``var<i>`` at ``4 i`` bytes into it).
     KernelSourceError, at the line naming the struct, for one it cannot lay out."""
+    if struct.name == broadcast_sch.BROADCAST_STRUCT:       # BroadcastSch's record (issue 43)
+        return broadcast_sch.record_dtype(struct)
     if struct.name not in OPBASE_STRUCTS:
         _refuse(struct, f"it was not found in the kernel's folder, nor is it one of opbase's element-wise "
                         f"structs {list(OPBASE_STRUCTS)}: its record cannot be laid out")
@@ -78,19 +87,23 @@ def _opbase_dtype(struct) -> np.dtype:
     if names != [f"var{i}" for i in range(len(names))] or any(t != "float" for _, t in struct.fields):
         _refuse(struct, f"the DAG's Placeholder::Var scalars {names} are not float var0, var1, ... in order; "
                         f"their place in the struct is not read")
-    if struct.name != "EleBaseTilingData32B":
+    if struct.name == "EleBaseTilingData24B":       # issue 43: the 32-byte layout in 24 bytes (below)
+        scalar_offset, scalar_bytes, itemsize = _SCALARS_24B
+    else:
+        scalar_offset, scalar_bytes, itemsize = _SCALAR_OFFSET_32B, _SCALAR_BYTES_32B, ARCH35_RECORD_DTYPE.itemsize
+    if struct.name not in ("EleBaseTilingData32B", "EleBaseTilingData24B"):      # no scalarData
         if names:
             _refuse(struct, f"it has no scalarData: the DAG's Placeholder::Var scalars {names} are set by no "
                             f"SetVar")
         base = ELE_BASE_TILING_16B_DTYPE if struct.name == "EleBaseTilingData16B" else ELE_BASE_TILING_DTYPE
         return np.dtype(base, metadata={"opbase": struct.name})
-    if 4 * len(names) > _SCALAR_BYTES_32B:
-        _refuse(struct, f"{len(names)} float scalars do not fit its {_SCALAR_BYTES_32B} bytes of scalarData")
+    if 4 * len(names) > scalar_bytes:
+        _refuse(struct, f"{len(names)} float scalars do not fit its {scalar_bytes} bytes of scalarData")
     head = [ARCH35_RECORD_DTYPE.fields[n] for n in _HEAD_32B]
     return np.dtype({"names": list(_HEAD_32B) + names,
                      "formats": [f[0] for f in head] + ["<f4"] * len(names),
-                     "offsets": [f[1] for f in head] + [_SCALAR_OFFSET_32B + 4 * i for i in range(len(names))],
-                     "itemsize": ARCH35_RECORD_DTYPE.itemsize}, metadata={"opbase": struct.name})
+                     "offsets": [f[1] for f in head] + [scalar_offset + 4 * i for i in range(len(names))],
+                     "itemsize": itemsize}, metadata={"opbase": struct.name})
 
 
 def _is_short(dtype) -> bool:
@@ -197,6 +210,8 @@ def host_tiling(op_name: str, style: str, dtype: np.dtype, program, numel: int, 
             raise ValueError(f"platform (soc_version {platform.soc_version!r}) does not run the 950 DAG kernel "
                              f"{op_name}; give an Ascend 950 platform")
         bufs, widest = _dag_buffers(program, info, dag_wide)
+        if broadcast_sch.is_broadcast(dtype):       # BroadcastSch (issue 43): opbase's BroadcastTiling
+            return broadcast_sch.host_tiling(op_name, dtype, numel, info, platform, attrs, (bufs, widest))
         accepted, block_dim, f = spec_arch35.host_tiling(numel, info.itemsize, platform.ub_size, platform.core_num,
                                                          bufs, widest)
         if not accepted:
@@ -245,6 +260,8 @@ def walk_check(program_of, buffer_num: int, tiling: OpTiling, numel: int, info: 
     program = program_of(info.name)
     if tiling.architecture == ARCH_950:
         bufs, widest = _dag_buffers(program, info, dag_wide)
+        if broadcast_sch.is_broadcast(tiling.data.dtype):
+            return broadcast_sch.walk_check(tiling, numel, info, platform, (bufs, widest))
         if _is_short(tiling.data.dtype):
             bad = [n for n in _HEAD_32B if int(tiling.data[n]) < 1]
             fields = None if bad else walk_fields(tiling, program, numel, info, platform, buffer_num)

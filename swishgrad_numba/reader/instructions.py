@@ -7,7 +7,7 @@ may omit it). Those trailing operands are not part of the step.
 """
 from __future__ import annotations
 
-__all__ = ["VECTOR_CALLS", "SPELLINGS", "ROUND_MODES", "IGNORED_CALLS", "COMPARE_OPS"]
+__all__ = ["STEP_KINDS", "VECTOR_CALLS", "SPELLINGS", "ROUND_MODES", "IGNORED_CALLS", "COMPARE_OPS"]
 
 VECTOR_CALLS = {
     "Muls": "dsk", "Adds": "dsk", "Maxs": "dsk", "Mins": "dsk",
@@ -42,3 +42,11 @@ IGNORED_CALLS = frozenset("""SetFlag WaitFlag PipeBarrier SetAtomicNone ASSERT K
 #: The comparison family, read from the A2 basic API's own argument order (:mod:`.compare`), not as
 #: a generic vector call (issue 43).
 COMPARE_OPS = frozenset(("Compare", "CompareScalar", "Select", "Selects"))
+# issue 43: ``Relu(dst, src)`` (AscendC::Relu, opbase's ``Vec::Relu<T>``, ops-nn ``relu_dag.h:29``), the program
+# form's Relu (max(x, 0), NaN kept, -0 to +0; on half natively, :mod:`swishgrad_numba.program.isa`)
+VECTOR_CALLS["Relu"] = "ds"
+# issue 43: the instructions of the 950's Erf routine (.erf_inline), with the program form's kinds: MicroAPI's
+# fused multiply-add into its destination, and And / Or on float32 registers' bits
+#: Every step's operand kinds: the calls read, and the Erf routine's instructions, which no call of a kernel
+#: records (an A2 And/Or acts on 16-bit integers, a MicroAPI one on registers of any type: not read).
+STEP_KINDS = {**VECTOR_CALLS, "FusedMulDstAdd": "Dss", "And": "dss", "Or": "dss"}

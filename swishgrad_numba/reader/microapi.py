@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .dag_ops import micro_compare, micro_mask
+from .erf_inline import micro_erf
 from .description import Step
-from .instructions import COMPARE_OPS, VECTOR_CALLS
+from .instructions import COMPARE_OPS, STEP_KINDS, VECTOR_CALLS
 from .machine import Mode, Return_, Tensor, Unknown, refuse
 from .objects import Event
 from .values import CNum, TypeVal
@@ -81,7 +83,7 @@ class MicroMixin:
         for key, (alias, end) in self.dag.clobbered.items():
             for e in self.events[end:]:
                 reads = e.key == key if e.kind == "store" else e.kind == "step" and key in [
-                    a for a, k in zip(e.step.args, VECTOR_CALLS[e.step.op]) if k in "sD"]
+                    a for a, k in zip(e.step.args, STEP_KINDS[e.step.op]) if k in "sD"]
                 if reads:
                     refuse(alias, f"DAG node {alias.name} writing its input {key}",
                            "a later node reads that input")
@@ -97,6 +99,8 @@ class MicroMixin:
             self.names[key] = name if name not in taken else f"{name}_{self.micro['node']}"
             self.dtypes[key] = dtype
             return Tensor(key, dtype)
+        if self.micro is not None and tval.cname == "MaskReg":
+            return micro_mask(self, node, name)
         return super().construct(node, tval, name, args)
 
     def loop(self, stmt):
@@ -135,6 +139,8 @@ class MicroMixin:
         return super()._eval_Name(node)
 
     def call(self, node, fn, arg_nodes):
+        if self.micro is not None and fn.last == "Erf" and len(fn.segs) <= 2:      # issue 43: .erf_inline
+            return micro_erf(self, node, [self.eval(a) for a in arg_nodes])
         if self.micro is None or len(fn.segs) < 2 or fn.segs[-2][0] != "MicroAPI":
             if self.micro is not None and fn.last in _RUNTIME:
                 return Unknown(fn.last)
@@ -153,6 +159,8 @@ class MicroMixin:
             return None
         if ident == "Cast":
             return self._micro_cast(node, fn, args)
+        if ident in ("Compare", "Compares", "CompareScalar", "Select"):        # issue 43: .dag_ops
+            return micro_compare(self, node, fn, args)
         if ident in VECTOR_CALLS and ident not in COMPARE_OPS:
             return self.vector_call(node, ident, args, trailing=(0, 1) if ident == "Duplicate" else (1,))
         refuse(node, f"unknown call MicroAPI::{ident}")

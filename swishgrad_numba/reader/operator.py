@@ -288,11 +288,11 @@ class ReadOperator(Operator):
 
     def _launch(self, ins, out, tiling, info, program, platform, variant, saturation, own_record=False):
         from .launch_plan import run_own_schedule, run_plan
-
+        if host_tiling.broadcast_launch(self, ins, out, tiling, info, variant, saturation):
+            return          # a BroadcastSch kernel on the broadcast walk (issue 43)
         overflow = () if platform is None else platform.cast_rules   # the Casts' options (issue 43)
         if own_record:        # the tiles the kernel's scalar code gives each core on its own record
-            run_own_schedule(self, ins, out, tiling, info, program, variant, saturation, overflow)
-            return
+            return run_own_schedule(self, ins, out, tiling, info, program, variant, saturation, overflow)
         fields = host_tiling.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))
         plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(tiling.architecture), out.size)
         run_plan(self, ins, out, tiling, info, program, variant, saturation, plan, overflow)

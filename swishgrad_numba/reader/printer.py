@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .description import AttrRef, ScalarProduct
-from .instructions import VECTOR_CALLS
+from .instructions import STEP_KINDS
 
 __all__ = ["print_a2", "write_a2"]
 
@@ -105,7 +105,7 @@ def _scalar(arg) -> str:
 
 def _call(step) -> str:
     args = []
-    for arg, kind in zip(step.args, VECTOR_CALLS[step.op]):
+    for arg, kind in zip(step.args, STEP_KINDS[step.op]):
         if kind == "k":
             args.append(_scalar(arg))
         elif kind == "m":
