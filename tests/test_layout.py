@@ -201,6 +201,26 @@ def test_the_top_level_holds_at_most_16_modules_and_no_operators():
                              f"{', '.join(sorted(top - TOP_LEVEL))}"
 
 
+
+#: Issue 40's bound on a module's length, in lines.
+MAX_LINES = 450
+
+
+def _long_modules(root: Path) -> list:
+    return sorted(f"{path.relative_to(root)} ({n} lines)" for path in root.rglob("*.py")
+                  if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES)
+
+
+def test_the_long_module_finder_finds_them(tmp_path):
+    (tmp_path / "short.py").write_text("x = 1\n" * MAX_LINES)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "long.py").write_text("x = 1\n" * (MAX_LINES + 1))
+    assert _long_modules(tmp_path) == [f"{Path('sub', 'long.py')} ({MAX_LINES + 1} lines)"]
+
+
+def test_no_module_runs_over_450_lines():
+    assert _long_modules(ROOT) == []
+
 if __name__ == "__main__":
     for circle in circles(import_graph()):
         print(len(circle), " ".join(m.removeprefix("swishgrad_numba.") for m in circle))
