@@ -39,3 +39,5 @@ IGNORED_CALLS = frozenset("""SetFlag WaitFlag PipeBarrier SetAtomicNone ASSERT K
 #: The comparison family, read from the A2 basic API's own argument order (:mod:`.compare`), not as
 #: a generic vector call (issue 43).
 COMPARE_OPS = frozenset(("Compare", "CompareScalar", "Select", "Selects"))
+#: issue 43: the basic API's ``Relu(dst, src, count)``, the program form's Relu (issue 41)
+VECTOR_CALLS["Relu"] = "ds"

@@ -1,0 +1,184 @@
+"""Kernels in the styles people outside ops-nn write (issue 43), each a fixture written for these tests
+(``tests/fixtures/kernels/wild_*``): read with ``read_kernel`` and run on the kernel's own tiling, bit for
+bit against a reference written here instruction by instruction (each instruction's result rounded to the
+tensor's dtype, docs/model.md "Arithmetic on 16-bit tensors in a read kernel"). The fixtures the reader
+does not read yet are tested as refusals, each naming its file, line and construct."""
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from reference import assert_bits_equal
+
+from swishgrad_numba.ops import read_kernel
+from swishgrad_numba.reader import KernelSourceError
+
+KERNELS = Path(__file__).parent / "fixtures" / "kernels"
+F32, F16, BF16 = np.float32, np.float16, ml_dtypes.bfloat16
+DTYPES = {"float32": F32, "float16": F16, "bfloat16": BF16}
+
+
+def _exp(v):
+    with np.errstate(over="ignore", under="ignore"):
+        return np.exp(v.astype(np.float64)).astype(F32)
+
+
+def _ln(v):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(v.astype(np.float64)).astype(F32)
+
+
+def _inputs(n, dtype, scale=3.0, seed=43, specials=()):
+    x = np.random.default_rng(seed + n).normal(0, scale, n).astype(dtype)
+    x[:len(specials)] = specials
+    return x
+
+
+def _half(v):
+    """A float32 instruction's result on exact widenings, rounded once to half (nearest even)."""
+    return np.asarray(v, F32).astype(F16)
+
+
+# ---------------------------------------------------------------------------------------------- readers
+
+
+def ref_addcmul(inp, x1, x2, value):
+    if inp.dtype == F32:
+        y = x1 * x2
+        y = y * F32(value)
+        return y + inp
+    a, b, c = (t.astype(F32) for t in (x1, x2, inp))
+    return (((a * b) * F32(value)) + c).astype(inp.dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("n", [1000, 4099, 70001])     # one block, a remainder core, several tiles a core
+def test_addcmul_cann_ops_template(dtype, n):
+    op = read_kernel(KERNELS / "wild_addcmul")
+    a, b, c = (_inputs(n, DTYPES[dtype], seed=s) for s in (1, 2, 3))
+    assert_bits_equal(op.run(input_data=a, x1=b, x2=c, value=0.3), ref_addcmul(a, b, c, 0.3), f"addcmul {n}")
+
+
+def ref_sqrt_abs(x, eps):
+    if x.dtype == F32:
+        return np.sqrt(np.abs(x) + F32(eps))
+    h = (np.abs(x).astype(F32) + F32(eps)).astype(F16)
+    return _half(np.sqrt(h.astype(F32)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_general_op_impl_by_tiling_key(dtype):
+    op = read_kernel(KERNELS / "wild_general_op")
+    for n in (4 * 4 * 2 * 64, 4 * 4 * 2 * 1024):
+        x = _inputs(n, DTYPES[dtype], specials=(0.0, -0.0, np.inf, -np.inf, np.nan))
+        assert_bits_equal(op.run(x=x, eps=0.01), ref_sqrt_abs(x, 0.01), f"sqrt_abs {dtype} {n}")
+
+
+def ref_silu(x):
+    t = _exp(x * F32(-1)) + F32(1)
+    with np.errstate(invalid="ignore"):
+        return (F32(1) / t) * x
+
+
+def test_silu_with_the_math_librarys_sigmoid():
+    op = read_kernel(KERNELS / "wild_silu_mathlib")
+    for n in (48 * 1024, 48 * 2500):      # whole and short last tiles (48 vector cores, each blockLength)
+        x = _inputs(n, F32, scale=5, specials=(0.0, -0.0, np.inf, -np.inf, np.nan, 100.0, -100.0))
+        assert_bits_equal(op.run(x=x), ref_silu(x), f"silu {n}")
+
+
+def ref_relu6(x):
+    y = np.where(x > 0, x, x.dtype.type(0))
+    y = np.where(np.isnan(x), x, y)                         # Relu keeps a NaN
+    return np.where(y > x.dtype.type(6), x.dtype.type(6), y)    # Mins: a NaN stays
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_relu6_basic_api_relu_in_the_inputs_type(dtype):
+    op = read_kernel(KERNELS / "wild_relu_half")
+    for n in (100, 2048 * 3 + 17):        # below one tile; a short last tile of odd bytes
+        x = _inputs(n, DTYPES[dtype], scale=5, specials=(np.nan, -0.0, 0.0, 6.0, np.inf, -np.inf))
+        assert_bits_equal(op.run(x=x), ref_relu6(x), f"relu6 {dtype} {n}")
+
+
+def test_threshold_by_compare_and_select():
+    op = read_kernel(KERNELS / "wild_clamp_select")
+    for n in (8 * 4 * 64, 8 * 4 * 512):
+        x = _inputs(n, F32, scale=2, specials=(np.nan, 1.0, np.inf, -np.inf, 1.0000001))
+        assert_bits_equal(op.run(x=x), np.where(x > F32(1), x, F32(-0.5)), f"threshold {n}")
+
+
+def ref_softplus(x):
+    return _ln(_exp(x) + F32(1))
+
+
+@pytest.mark.parametrize("defines", [None, {"HIGH_PERFORMANCE": "1"}])
+def test_softplus_under_high_performance_or_not(defines):
+    op = read_kernel(KERNELS / "wild_softplus_hp", defines=defines)
+    assert op.description.body("float32").buffer_num == (1 if defines else 2)
+    x = _inputs(20000, F32, scale=6, specials=(0.0, -0.0, np.inf, -np.inf, np.nan, 100.0, -100.0, 1e-30))
+    assert_bits_equal(op.run(x=x), ref_softplus(x), f"softplus {defines}")
+
+
+def ref_gelu_tanh(x):
+    with np.errstate(all="ignore"):
+        t = x * x
+        t = t * x
+        t = t * F32(0.044715)
+        t = t + x
+        t = t * F32(0.7978845608)
+        u = np.where(np.isnan(t), t, np.maximum(np.minimum(t, F32(8.8)), F32(-8.8)))     # Tanh: the clamp
+        u = _exp(u * F32(2))
+        th = (u + F32(-1)) / (u + F32(1))
+        return ((th + F32(1)) * x) * F32(0.5)
+
+
+def test_gelu_tanh_with_the_math_librarys_tanh():
+    op = read_kernel(KERNELS / "wild_gelu_tanh")
+    x = _inputs(20000, F32, scale=4, specials=(0.0, -0.0, np.inf, -np.inf, np.nan, 10.0, -10.0))
+    assert_bits_equal(op.run(x=x), ref_gelu_tanh(x), "gelu tanh")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_exp_scale_any_length_by_data_copy_pad(dtype):
+    op = read_kernel(KERNELS / "wild_bf16_exp")
+    for n in (7, 1001, 48 * 4096 + 3):        # a length of odd bytes; a last core shorter
+        x = _inputs(n, DTYPES[dtype])
+        want = _exp(x.astype(F32) * F32(-0.75)).astype(DTYPES[dtype])
+        assert_bits_equal(op.run(x=x, scale=-0.75), want, f"exp_scale {dtype} {n}")
+
+
+def test_rsqrt_with_the_pipe_by_pointer_and_a_base_class():
+    op = read_kernel(KERNELS / "wild_rsqrt_ptr")
+    x = np.abs(_inputs(8192, F32, scale=10, specials=(0.0, -0.0, np.inf, np.nan, 1e-30)))
+    x[5] = -4.0
+    with np.errstate(all="ignore"):
+        want = F32(1) / np.sqrt(x + F32(1e-5))
+    assert_bits_equal(op.run(x=x, eps=1e-5), want, "rsqrt_eps")
+
+
+# ---------------------------------------------------------------------------------------------- refusals
+# Each: what stops the reader, where; the comment says what reading it would take.
+
+REFUSED = [
+    # samples' first tutorial: a fixed size in constexpr constants and no tiling at all; the vector calls'
+    # count is the constant TILE_LENGTH. Reading it needs the constant count taken as the tile's length and
+    # the kernel's own schedule run without a tiling record (block_dim from the caller).
+    ("wild_tutorial_add", "add_custom.cpp", "Add over 128 elements", "a constant count covers part of a tile"),
+    # a tail tile after the loop under `if (rest > 0)` calling the same Step: reading it needs the abstract
+    # reading to accept a runtime branch whose vector calls are the tile loop's own.
+    ("wild_hardsigmoid_bind", "op_kernel/hard_sigmoid.cpp", "vector calls under a runtime branch", "if (rest > 0)"),
+    # no class: the tile loop in the entry function itself. Reading it needs the entry's loop taken as
+    # Process's.
+    ("wild_entry_only", "abs_shift.cpp", "a loop in abs_shift", "only Process's tile loop is read"),
+]
+
+
+@pytest.mark.parametrize("name, file, construct, detail", REFUSED)
+def test_what_the_reader_does_not_read_yet_is_refused_at_its_line(name, file, construct, detail):
+    with pytest.raises(KernelSourceError) as e:
+        read_kernel(KERNELS / name).program("float16" if name == "wild_tutorial_add" else "float32")
+    assert Path(e.value.file) == KERNELS / name / file
+    assert construct in str(e.value) and detail in str(e.value)
+    assert e.value.line > 0
