@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from reference import assert_bits_equal
+from reader_variants import fixture_variant
 
 from swishgrad_numba.ops import read_kernel
 from swishgrad_numba.reader import KernelSourceError
@@ -156,6 +157,31 @@ def test_rsqrt_with_the_pipe_by_pointer_and_a_base_class():
     with np.errstate(all="ignore"):
         want = F32(1) / np.sqrt(x + F32(1e-5))
     assert_bits_equal(op.run(x=x, eps=1e-5), want, "rsqrt_eps")
+
+
+def test_level0_calls_with_named_repeat_parameters_in_half():
+    op = read_kernel(KERNELS / "wild_level0_half")
+    x = _inputs(8 * 2048 * 3, F16, specials=(np.inf, -np.inf, -0.0, 6e-8, 0.0))
+    want = np.maximum(x, _half(x.astype(F32) * F32(0.125)))        # each instruction rounded to half
+    assert_bits_equal(op.run(x=x), want, "leaky level-0")
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("unary.dstRepStride = 8;", "unary.dstRepStride = 4;", "repeat stride 4"),         # repeats overlap
+    ("unary.dstRepStride = 8;", "unary.dstRepStrid = 8;", "not a field of UnaryRepeatParams"),
+    ("binary{1, 1, 1, 8, 8, 8}", "binary{1, 1, 8, 8, 8}", "BinaryRepeatParams with 5 values"),
+])
+def test_named_repeat_parameters_are_checked_as_braced_ones(tmp_path, old, new, message):
+    folder, path = fixture_variant(tmp_path, "wild_level0_half", old, new, "op_kernel/leaky_l0.cpp")
+    with pytest.raises(KernelSourceError, match=message) as e:
+        read_kernel(folder).program("float16")
+    assert Path(e.value.file) == path and e.value.line > 0
+
+
+def test_only_do_while_zero_is_read(tmp_path):
+    folder, path = fixture_variant(tmp_path, "wild_general_op", "} while (0)", "} while (1)", "op_kernel/sqrt_abs.cpp")
+    with pytest.raises(KernelSourceError, match=r"only do \{ \} while \(0\) is read"):
+        read_kernel(folder)
 
 
 # ---------------------------------------------------------------------------------------------- refusals

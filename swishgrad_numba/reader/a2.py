@@ -15,6 +15,8 @@ from .abstract import TilingField
 from .calls import CallsMixin
 from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
+from . import repeat_params
+from .repeat_params import REPEAT_PARAMS
 from .syntax import Call, Name
 from .values import CNum, TypeVal, is_int, render
 
@@ -140,7 +142,13 @@ class ClassMachine(CallsMixin, Machine):
             return Pipe()
         if tval.cname == "GlobalTensor":
             return GlobalT(name)
+        if tval.cname in REPEAT_PARAMS:            # issue 43: a level-0 call's named repeat parameters
+            return repeat_params.construct(node, tval.cname, args)
         return Unknown(f"{tval.cname} {name}")
+
+    def assign(self, target, value, node):
+        if not repeat_params.set_member(self, target, value, node):
+            super().assign(target, value, node)
 
     def instance(self, node, cls, targs):
         env = {}
