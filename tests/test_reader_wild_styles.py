@@ -159,6 +159,26 @@ def test_rsqrt_with_the_pipe_by_pointer_and_a_base_class():
     assert_bits_equal(op.run(x=x, eps=1e-5), want, "rsqrt_eps")
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_hard_sigmoid_tail_tile_under_a_branch_after_the_loop(dtype):
+    op = read_kernel(KERNELS / "wild_hardsigmoid_bind")
+    for n in (16, 48 * 16 * 5 + 32, 48 * 4096 * 2 + 16 * 7):    # one core; former cores; whole tiles and a tail
+        x = _inputs(n, DTYPES[dtype], scale=4, specials=(np.nan, np.inf, -np.inf, -0.0, 2.5, -2.5))
+        f = x.astype(F32) * F32(0.2)
+        f = f + F32(0.5)
+        f = np.where(np.isnan(f), f, np.minimum(np.maximum(f, F32(0)), F32(1)))
+        assert_bits_equal(op.run(x=x, alpha=0.2, beta=0.5), f.astype(DTYPES[dtype]), f"hard_sigmoid {dtype} {n}")
+
+
+def test_a_branch_after_the_loop_computing_more_than_a_tile_is_refused(tmp_path):
+    step = "Step(loops * tileLength, rest);"
+    folder, path = fixture_variant(tmp_path, "wild_hardsigmoid_bind", step, step + "\n            " + step,
+                                   "op_kernel/hard_sigmoid.cpp")
+    with pytest.raises(KernelSourceError, match=r"vector calls under a runtime branch.*if \(rest > 0\)") as e:
+        read_kernel(folder).program("float32")
+    assert "if (rest > 0)" in path.read_text().splitlines()[e.value.line - 1]
+
+
 def test_level0_calls_with_named_repeat_parameters_in_half():
     op = read_kernel(KERNELS / "wild_level0_half")
     x = _inputs(8 * 2048 * 3, F16, specials=(np.inf, -np.inf, -0.0, 6e-8, 0.0))
@@ -192,9 +212,6 @@ REFUSED = [
     # count is the constant TILE_LENGTH. Reading it needs the constant count taken as the tile's length and
     # the kernel's own schedule run without a tiling record (block_dim from the caller).
     ("wild_tutorial_add", "add_custom.cpp", "Add over 128 elements", "a constant count covers part of a tile"),
-    # a tail tile after the loop under `if (rest > 0)` calling the same Step: reading it needs the abstract
-    # reading to accept a runtime branch whose vector calls are the tile loop's own.
-    ("wild_hardsigmoid_bind", "op_kernel/hard_sigmoid.cpp", "vector calls under a runtime branch", "if (rest > 0)"),
     # no class: the tile loop in the entry function itself. Reading it needs the entry's loop taken as
     # Process's.
     ("wild_entry_only", "abs_shift.cpp", "a loop in abs_shift", "only Process's tile loop is read"),

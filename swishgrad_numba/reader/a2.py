@@ -17,6 +17,7 @@ from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
 from . import repeat_params
 from .repeat_params import REPEAT_PARAMS
+from .tail_branch import tail_of_the_loop
 from .syntax import Call, Name
 from .values import CNum, TypeVal, is_int, render
 
@@ -85,7 +86,10 @@ class ClassMachine(CallsMixin, Machine):
                     self.this.members = then_members
                 self.events[n:] = then_events
             return
-        if self.events[n:] != then_events:
+        tail = tail_of_the_loop(self, n, then_events, self.events[n:]) if self.events[n:] != then_events else None
+        if tail is not None:                       # issue 43: if (rest > 0) Step(...) after the tile loop
+            self.events[n:] = tail
+        elif self.events[n:] != then_events:
             if self.in_tile:
                 refuse(stmt, f"a runtime branch in {self.methods[-1]}", f"if ({render(stmt.cond)}): its two "
                        "ways make different vector calls")
