@@ -179,6 +179,28 @@ def test_a_branch_after_the_loop_computing_more_than_a_tile_is_refused(tmp_path)
     assert "if (rest > 0)" in path.read_text().splitlines()[e.value.line - 1]
 
 
+def test_the_first_tutorial_with_constant_sizes_and_no_tiling():
+    op = read_kernel(KERNELS / "wild_tutorial_add")
+    assert op.record_dtype.names is None or op.record_dtype.names == ()
+    x, y = _inputs(8 * 2048, F16, seed=5), _inputs(8 * 2048, F16, seed=6)      # its TOTAL_LENGTH
+    x[:3], y[:3] = [65504, -0.0, np.inf], [32, -0.0, -np.inf]
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = _half(x.astype(F32) + y.astype(F32))
+    assert_bits_equal(op.run(x=x, y=y), want, "tutorial add")
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("Add(zLocal, xLocal, yLocal, TILE_LENGTH)", "Add(zLocal, xLocal, yLocal, 64)", "a constant count covers part"),
+    ("DataCopy(zGm[progress * TILE_LENGTH], zLocal, TILE_LENGTH)", "DataCopy(zGm[progress * TILE_LENGTH], zLocal, 64)",
+     "a copy to GM of 64 elements"),
+])
+def test_a_constant_count_is_the_tile_only_where_the_copies_agree(tmp_path, old, new, message):
+    folder, path = fixture_variant(tmp_path, "wild_tutorial_add", old, new, "add_custom.cpp")
+    with pytest.raises(KernelSourceError, match=message) as e:
+        read_kernel(folder).program("float16")
+    assert new in path.read_text().splitlines()[e.value.line - 1]
+
+
 def test_level0_calls_with_named_repeat_parameters_in_half():
     op = read_kernel(KERNELS / "wild_level0_half")
     x = _inputs(8 * 2048 * 3, F16, specials=(np.inf, -np.inf, -0.0, 6e-8, 0.0))
@@ -208,10 +230,6 @@ def test_only_do_while_zero_is_read(tmp_path):
 # Each: what stops the reader, where; the comment says what reading it would take.
 
 REFUSED = [
-    # samples' first tutorial: a fixed size in constexpr constants and no tiling at all; the vector calls'
-    # count is the constant TILE_LENGTH. Reading it needs the constant count taken as the tile's length and
-    # the kernel's own schedule run without a tiling record (block_dim from the caller).
-    ("wild_tutorial_add", "add_custom.cpp", "Add over 128 elements", "a constant count covers part of a tile"),
     # no class: the tile loop in the entry function itself. Reading it needs the entry's loop taken as
     # Process's.
     ("wild_entry_only", "abs_shift.cpp", "a loop in abs_shift", "only Process's tile loop is read"),
@@ -221,7 +239,7 @@ REFUSED = [
 @pytest.mark.parametrize("name, file, construct, detail", REFUSED)
 def test_what_the_reader_does_not_read_yet_is_refused_at_its_line(name, file, construct, detail):
     with pytest.raises(KernelSourceError) as e:
-        read_kernel(KERNELS / name).program("float16" if name == "wild_tutorial_add" else "float32")
+        read_kernel(KERNELS / name).program("float32")
     assert Path(e.value.file) == KERNELS / name / file
     assert construct in str(e.value) and detail in str(e.value)
     assert e.value.line > 0
