@@ -1,8 +1,8 @@
 """Kernels in the styles people outside ops-nn write (issue 43), each a fixture written for these tests
 (``tests/fixtures/kernels/wild_*``): read with ``read_kernel`` and run on the kernel's own tiling, bit for
 bit against a reference written here instruction by instruction (each instruction's result rounded to the
-tensor's dtype, docs/model.md "Arithmetic on 16-bit tensors in a read kernel"). The fixtures the reader
-does not read yet are tested as refusals, each naming its file, line and construct."""
+tensor's dtype, docs/model.md "Arithmetic on 16-bit tensors in a read kernel"); beside them, variants the
+reader must refuse at their file and line."""
 from pathlib import Path
 
 import ml_dtypes
@@ -226,20 +226,20 @@ def test_only_do_while_zero_is_read(tmp_path):
         read_kernel(folder)
 
 
-# ---------------------------------------------------------------------------------------------- refusals
-# Each: what stops the reader, where; the comment says what reading it would take.
+def test_the_tile_loop_in_the_entry_itself():
+    op = read_kernel(KERNELS / "wild_entry_only")
+    x = _inputs(8192, F32, specials=(np.nan, np.inf, -np.inf, 1.0, -0.0))
+    want = np.abs(x + F32(-1)) * F32(0.5)
+    assert_bits_equal(op.run(x=x), want, "abs_shift")
+    got = op.run(x=x, tiling={"blockLength": 1000, "tileLength": 200}, block_dim=8)     # its own schedule
+    assert_bits_equal(got[:8000], want[:8000], "abs_shift, 8 cores of 1000")
+    assert not got[8000:].any()                 # no tile stores past 8 * 1000: left 0
 
-REFUSED = [
-    # no class: the tile loop in the entry function itself. Reading it needs the entry's loop taken as
-    # Process's.
-    ("wild_entry_only", "abs_shift.cpp", "a loop in abs_shift", "only Process's tile loop is read"),
-]
 
-
-@pytest.mark.parametrize("name, file, construct, detail", REFUSED)
-def test_what_the_reader_does_not_read_yet_is_refused_at_its_line(name, file, construct, detail):
-    with pytest.raises(KernelSourceError) as e:
-        read_kernel(KERNELS / name).program("float32")
-    assert Path(e.value.file) == KERNELS / name / file
-    assert construct in str(e.value) and detail in str(e.value)
-    assert e.value.line > 0
+def test_a_loop_inside_the_entrys_tile_loop_is_refused(tmp_path):
+    head = "for (uint32_t i = 0; i < t.blockLength / t.tileLength; i++) {"
+    folder, path = fixture_variant(tmp_path, "wild_entry_only", head,
+                                   "for (uint32_t j = 0; j < 2; j++)\n    " + head, "abs_shift.cpp")
+    with pytest.raises(KernelSourceError, match="a loop in abs_shift: only Process's tile loop is read") as e:
+        read_kernel(folder).program("float32")
+    assert Path(e.value.file) == path and e.value.line > 0

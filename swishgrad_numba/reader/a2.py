@@ -116,7 +116,8 @@ class ClassMachine(CallsMixin, Machine):
     def loop(self, stmt):
         if any(_calls(stmt, "SetValue")):
             refuse(stmt, "a loop over SetValue", "element-by-element code is not a vector program")
-        if self.in_tile or not self.methods[-1].startswith("Process") or self.tile is not None:
+        process = self.methods[-1].startswith("Process") or len(self.methods) == 1   # issue 43: or the entry's own
+        if self.in_tile or not process or self.tile is not None:
             refuse(stmt, f"a loop in {self.methods[-1]}", "only Process's tile loop is read")
         self.scopes.append({})
         if getattr(stmt, "init", None) is not None:      # a for loop's; a while loop has none
