@@ -201,6 +201,17 @@ def test_a_constant_count_is_the_tile_only_where_the_copies_agree(tmp_path, old,
     assert new in path.read_text().splitlines()[e.value.line - 1]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_braced_parameter_temporaries_in_the_copies(dtype):
+    op = read_kernel(KERNELS / "wild_braced_temps")
+    x = _inputs(4 * 1001, DTYPES[dtype], specials=(np.inf, -np.inf, np.nan, 0.5, -0.0))
+    f = (x.astype(F32) * F32(2)).astype(DTYPES[dtype])
+    want = (f.astype(F32) + F32(-1)).astype(DTYPES[dtype])
+    for tiling in ({"coreLen": 1001, "tileLen": 256, "tileCnt": 4, "tailLen": 233},      # a short last tile
+                   {"coreLen": 1001, "tileLen": 1001, "tileCnt": 1, "tailLen": 0}):     # one whole tile
+        assert_bits_equal(op.run(x=x, tiling=tiling, block_dim=4), want, f"scale_shift {dtype} {tiling}")
+
+
 def test_level0_calls_with_named_repeat_parameters_in_half():
     op = read_kernel(KERNELS / "wild_level0_half")
     x = _inputs(8 * 2048 * 3, F16, specials=(np.inf, -np.inf, -0.0, 6e-8, 0.0))
