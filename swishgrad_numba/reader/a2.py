@@ -15,6 +15,9 @@ from .abstract import TilingField
 from .calls import CallsMixin
 from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
+from . import repeat_params
+from .repeat_params import REPEAT_PARAMS
+from .tail_branch import tail_of_the_loop
 from .syntax import Call, Name
 from .values import CNum, TypeVal, is_int, render
 
@@ -83,7 +86,10 @@ class ClassMachine(CallsMixin, Machine):
                     self.this.members = then_members
                 self.events[n:] = then_events
             return
-        if self.events[n:] != then_events:
+        tail = tail_of_the_loop(self, n, then_events, self.events[n:]) if self.events[n:] != then_events else None
+        if tail is not None:                       # issue 43: if (rest > 0) Step(...) after the tile loop
+            self.events[n:] = tail
+        elif self.events[n:] != then_events:
             if self.in_tile:
                 refuse(stmt, f"a runtime branch in {self.methods[-1]}", f"if ({render(stmt.cond)}): its two "
                        "ways make different vector calls")
@@ -110,7 +116,8 @@ class ClassMachine(CallsMixin, Machine):
     def loop(self, stmt):
         if any(_calls(stmt, "SetValue")):
             refuse(stmt, "a loop over SetValue", "element-by-element code is not a vector program")
-        if self.in_tile or not self.methods[-1].startswith("Process") or self.tile is not None:
+        process = self.methods[-1].startswith("Process") or len(self.methods) == 1   # issue 43: or the entry's own
+        if self.in_tile or not process or self.tile is not None:
             refuse(stmt, f"a loop in {self.methods[-1]}", "only Process's tile loop is read")
         self.scopes.append({})
         if getattr(stmt, "init", None) is not None:      # a for loop's; a while loop has none
@@ -140,7 +147,13 @@ class ClassMachine(CallsMixin, Machine):
             return Pipe()
         if tval.cname == "GlobalTensor":
             return GlobalT(name)
+        if tval.cname in REPEAT_PARAMS:            # issue 43: a level-0 call's named repeat parameters
+            return repeat_params.construct(node, tval.cname, args)
         return Unknown(f"{tval.cname} {name}")
+
+    def assign(self, target, value, node):
+        if not repeat_params.set_member(self, target, value, node):
+            super().assign(target, value, node)
 
     def instance(self, node, cls, targs):
         env = {}

@@ -10,6 +10,7 @@ from .level0 import is_level0, level0_call
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
 from .abstract import TilingField
 from .compare import compare_call
+from .constant_tile import covers_the_tile, note_copy
 from .machine import Mode, Symbolic, Tensor, Unknown, refuse
 from .objects import Event, GlobalT, GlobalView, TilingVal
 from .syntax import Name
@@ -87,8 +88,10 @@ class CallsMixin:
         dst, src = args[0], args[1]
         if isinstance(dst, Tensor) and isinstance(src, GlobalView):
             self.events.append(Event("load", key=dst.key, gm=self._gm(node, src)))
+            note_copy(self, node, True, args[2] if len(args) > 2 else None)
         elif isinstance(dst, GlobalView) and isinstance(src, Tensor):
             self.events.append(Event("store", key=src.key, gm=self._gm(node, dst)))
+            note_copy(self, node, False, args[2] if len(args) > 2 else None)
         else:
             refuse(node, "DataCopy", "only GM -> local and local -> GM copies are read")
         return None
@@ -126,7 +129,7 @@ class CallsMixin:
         if len(args) - len(kinds) not in trailing:
             refuse(node, f"{op} with {len(args)} arguments",
                    f"the reader knows {op} with operands {kinds!r} and {' or '.join(map(str, trailing))} more")
-        if counted and isinstance(args[-1], CNum):
+        if counted and isinstance(args[-1], CNum) and not covers_the_tile(self, args[-1]):
             refuse(node, f"{op} over {args[-1].value} elements", "a constant count covers part of a tile")
         operands = []
         for arg, kind in zip(args, kinds):

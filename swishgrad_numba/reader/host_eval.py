@@ -27,6 +27,12 @@ __all__ = ["HostTilingResult", "evaluate", "GE_DTYPE_NUMBERS", "PASS_TILING"]
 #: ``ge::DataType`` numbers of the dtypes the package runs (graph/types.h: DT_FLOAT 0, DT_FLOAT16 1,
 #: DT_BF16 27).
 GE_DTYPE_NUMBERS = {"float32": 0, "float16": 1, "bfloat16": 27}
+#: ``ge::DataType`` by name (graph/types.h), for a host's comparisons of an input's dtype
+GE_DATATYPES = {"DT_FLOAT": 0, "DT_FLOAT16": 1, "DT_INT8": 2, "DT_INT32": 3, "DT_UINT8": 4, "DT_INT16": 6,
+                "DT_UINT16": 7, "DT_UINT32": 8, "DT_INT64": 9, "DT_UINT64": 10, "DT_DOUBLE": 11, "DT_BOOL": 12,
+                "DT_BF16": 27}
+#: bytes of an element by ``ge::DataType`` number (``ge::TypeUtils::GetDataTypeLength``)
+DTYPE_BYTES = {0: 4, 1: 2, 27: 2}
 _INT_BITS = {"uint8_t": (8, True), "int8_t": (8, False), "uint16_t": (16, True), "int16_t": (16, False),
              "uint32_t": (32, True), "int32_t": (32, False), "int": (32, False), "uint64_t": (64, True),
              "int64_t": (64, False), "bool": (1, True)}
@@ -69,7 +75,21 @@ class HostMachine(Machine):
             self._refuse(node, f"call {ident}")
         if ident in ("OP_LOGD", "OP_LOGI", "OP_LOGW", "OP_LOGE", "OPS_LOG_D", "OPS_LOG_I"):
             return Unknown(ident)
+        if ident == "PlatformAscendC":         # auto p = platform_ascendc::PlatformAscendC(...): the object
+            return _Obj("platform")
+        if ident == "GetDataTypeLength" and len(arg_nodes) == 2:      # ge::TypeUtils's (dtype, out length)
+            dt = self.eval(arg_nodes[0])
+            size = DTYPE_BYTES.get(dt.value) if isinstance(dt, CNum) else None
+            if size is not None:
+                self.assign(arg_nodes[1], CNum(size, "uint32_t"), node)
+                return CNum(1, "bool")
         self._refuse(node, f"call {fn.text()}")
+
+    def _eval_Name(self, node):
+        """``ge::DT_FLOAT`` and the other ``ge::DataType`` names (graph/types.h), as GetDataType gives them."""
+        if node.last in GE_DATATYPES and len(node.segs) <= 2 and (len(node.segs) == 1 or node.segs[0][0] == "ge"):
+            return CNum(GE_DATATYPES[node.last], "int")
+        return super()._eval_Name(node)
 
     def construct(self, node, tval, name, args):
         if tval.cname == self.struct:
@@ -141,6 +161,8 @@ class HostMachine(Machine):
             return Unknown(name)
         elif kind == "shapes" and name in ("GetStorageShape", "GetOriginShape", "GetShape"):
             return _Obj("shape", obj.value)
+        elif kind == "shapes" and name == "GetShapeSize":         # gert::Tensor's own (GetInputTensor(i))
+            return self.call_method(node, _Obj("shape", obj.value), name, targs, args)
         elif kind == "shape":
             dims = obj.value
             if name == "GetShapeSize":

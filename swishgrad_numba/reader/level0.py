@@ -23,6 +23,7 @@ mask mode after ``SetMaskCount``) is refused at its line with the reason.
 from __future__ import annotations
 
 from .abstract import Tensor, refuse
+from .repeat_params import RepeatParams
 from .values import CNum, is_int, render
 
 __all__ = ["LEVEL0_CALLS", "level0_call", "is_level0"]
@@ -80,13 +81,16 @@ def level0_call(machine, node, op, kinds, args):
 
 def _strides(node, op, params, operands, n):
     """Each tensor operand's ``(blkStride, repStride)``, destination first, from the braced parameters."""
+    if isinstance(params, RepeatParams):          # a named UnaryRepeatParams / BinaryRepeatParams
+        params = params.values()
     if not isinstance(params, tuple):
         refuse(node, f"{op} repeat parameters {render(node.args[n + 2])}", "read as a braced initialiser "
                "({dstBlkStride, srcBlkStride.., dstRepStride, srcRepStride..})")
     if len(params) != 2 * operands:
         refuse(node, f"{op} repeat parameters with {len(params)} values", f"{op} takes {2 * operands} "
                f"({operands} block strides, then {operands} repeat strides)")
-    for v, item in zip(params, node.args[n + 2].items):
+    items = getattr(node.args[n + 2], "items", None) or [node.args[n + 2]] * len(params)
+    for v, item in zip(params, items):
         if not is_int(v) or not 0 <= v.value <= 255:
             refuse(node, f"{op} repeat parameter {render(item)}", "not a constant stride of 0..255")
     return [(params[i].value, params[operands + i].value) for i in range(operands)]

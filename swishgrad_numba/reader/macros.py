@@ -28,6 +28,9 @@ def _expand(calls, seq, file, budget) -> list:
             params, body, _ = calls[tok.text]
             if args == [[]] and not params:
                 args = []
+            if params and params[-1] == "__VA_ARGS__" and len(args) > len(params):      # variadic: one argument
+                comma = (Token("op", ",", tok.file, tok.line), frozenset())
+                args = args[:len(params) - 1] + [[x for a in args[len(params) - 1:] for x in a + [comma]][:-1]]
             if len(args) != len(params):
                 raise KernelSourceError(file, tok.line, f"macro {tok.text}", f"called with {len(args)} arguments, "
                                         f"defined with {len(params)}")

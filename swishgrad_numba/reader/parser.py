@@ -44,6 +44,12 @@ def nested(method):
     return wrapper
 
 
+#: Parameter structs written as braced temporaries in calls (``DataCopyPad(t, g, DataCopyExtParams{...}, ...)``),
+#: read as the plain braced list the same argument may be (issue 43).
+BRACED_TEMPORARIES = frozenset(("DataCopyParams", "DataCopyExtParams", "DataCopyPadExtParams", "DataCopyPadParams",
+                                "UnaryRepeatParams", "BinaryRepeatParams"))
+
+
 class Parser:
     def __init__(self, tokens):
         self.toks, self.i, self.depth = tokens, 0, 0
@@ -274,7 +280,10 @@ class Parser:
         if self.accept("this"):
             return Name((("this", None),), at)
         if tok.kind == "id" and tok.text not in KEYWORDS or self.is_("::"):
-            return self.name()
+            name = self.name()
+            if self.is_("{") and name.last in BRACED_TEMPORARIES:     # DataCopyExtParams{1, n, 0, 0, 0}: issue 43
+                return self.primary()             # read as the braced list an argument would be
+            return name
         self.fail(repr(tok.text or "end of file"))
 
     def postfix(self, x):

@@ -159,6 +159,8 @@ class Preprocessor:
             self.macros.pop(name, None)
             params, _, body = m.group(3).partition(")")
             names = [p.strip() for p in params.split(",")] if params.strip() else []
+            if names and names[-1] == "...":          # variadic (issue 43): the rest is __VA_ARGS__
+                names[-1] = "__VA_ARGS__"
             if all(re.fullmatch(r"[A-Za-z_]\w*", n) for n in names) and "#" not in body:
                 self.calls[name] = (tuple(names), tuple(Token(t.kind, t.text, file, tok.line)
                                                         for t in tokenize(body, file)[:-1]), tok.line)

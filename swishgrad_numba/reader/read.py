@@ -206,6 +206,8 @@ def _read(sources, name, only=None):
     elif struct:       # not in the folder: one of opbase's element-wise structs (the host lays it out or refuses)
         tiling = TilingStruct(struct, tuple((f"var{i}", "float") for i in sorted(struct_vars)), opbase=True,
                               named_at=tuple(struct_at or (file, fn.at[1])))
+    elif style == "a2" and host is None and len(gm) == len(fn.params):    # issue 43: no tiling argument at all
+        tiling = TilingStruct("", (), named_at=(file, fn.at[1]))
     else:
         tiling = None
     return KernelDescription(fn.name.last, style, file, gm, tiling, tuple(bodies))

@@ -46,6 +46,16 @@ class StatementParser(Parser):
                 step.append(self.expr())
                 self.accept(",")
             return For(init, cond, tuple(step), self.statement(), at)
+        if self.accept("do"):             # do { ... } while (0): a macro's body, run once (issue 43)
+            body = self.statement()
+            self.take("while")
+            self.take("(")
+            if self.tok.text not in ("0", "false") or self.peek().text != ")":
+                self.fail("do ... while", "only do { } while (0) is read")
+            self.i += 1
+            self.take(")")
+            self.take(";")
+            return body
         if self.accept("switch"):
             return self.switch(at)
         if self.accept("while"):
