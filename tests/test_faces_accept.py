@@ -26,6 +26,7 @@ from swishgrad_numba.aclnn import ACLNN_SUCCESS, aclCreateScalar
 from swishgrad_numba.aclnn.enums import ACL_DTYPES
 from swishgrad_numba.ops import get_operator
 from swishgrad_numba.ops.description import DESCRIPTIONS
+from test_faces_agree import result_dtype
 from test_described import NAMES as DESCRIBED   # the described operators test_described generates for
 
 #: The element-wise operators (the row operators' shapes, axis and outputs are another matter: their faces'
@@ -66,14 +67,7 @@ def _out_dtype(desc, dtypes):
     if any(d.kind == "c" for d in dtypes):
         return np.dtype(np.complex128) if any(d in (np.complex128, np.float64) for d in dtypes) \
             else np.dtype(np.complex64)
-    floats = [d for d in dtypes if d.kind == "f" or d == BF16]
-    if not floats:
-        return np.dtype(np.float32)
-    out = floats[0]
-    for d in floats[1:]:
-        if d != out:
-            out = np.dtype(np.float64) if np.float64 in (d, out) else np.dtype(np.float32)
-    return out
+    return result_dtype(*dtypes)
 
 
 def _tensor(a):

@@ -79,7 +79,9 @@ def _values(rng, shape, dtype):
     return rng.uniform(-6, 6, shape).astype(np.float32).astype(dtype)
 
 
-def _result_dtype(*dtypes):
+def result_dtype(*dtypes):
+    """PyTorch's promotion of ``dtypes``' floats: the one they share, else float64 where one is, else
+    float32 (float32 where none is a float)."""
     floats = [d for d in dtypes if d.kind == "f" or d == BF16]
     if not floats:
         return np.dtype(np.float32)
@@ -146,7 +148,7 @@ def test_faces_agree(name, case, dtypes, shapes):
         except ValueError:
             assert got is None, "the functional face accepted shapes that do not broadcast"
             return
-    out = np.zeros(np.broadcast_shapes(*shapes), _result_dtype(*dtypes))
+    out = np.zeros(np.broadcast_shapes(*shapes), result_dtype(*dtypes))
     if op.described_by is not None and op.described_by.out_same_dtype and len({*dtypes}) == 1:
         out = np.zeros(out.shape, dtypes[0])   # aclnnRelu, aclnnThresholdBackward: out of the inputs' dtype
     accepted = _aclnn(name, arrays, out)
