@@ -16,6 +16,7 @@ from .calls import CallsMixin
 from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
 from .syntax import Call, Name
+from .ub_bounds import check_count, record_init
 from .values import CNum, TypeVal, is_int, render
 
 __all__ = ["ClassMachine"]
@@ -184,6 +185,7 @@ class ClassMachine(CallsMixin, Machine):
         if name in ("SetValue", "GetValue"):
             refuse(node, name, "element-by-element access is not a vector program")
         if isinstance(obj, Pipe) and name == "InitBuffer":
+            record_init(self, node, args)             # the buffer's bytes (.ub_bounds)
             if isinstance(args[0], Queue) and len(args) == 3:
                 num = args[1]
                 if isinstance(num, CNum) and (not is_int(num) or num.value < 1):
@@ -205,6 +207,13 @@ class ClassMachine(CallsMixin, Machine):
         if isinstance(obj, Unknown):
             return Unknown(f"{obj.why}.{name}")
         refuse(node, f"unknown call {render(node.fn)}")
+
+    def data_copy(self, node, args):
+        """A copy of a constant count checked against its buffer's constant size when the kernel is read."""
+        local = next((a for a in args[:2] if isinstance(a, Tensor)), None)
+        if local is not None and len(args) > 2 and is_int(args[2]):
+            check_count(self, node.at, node.fn.last, local.key, local.dtype, args[2].value)
+        return super().data_copy(node, args)
 
     def tensor(self, node, key, targs):
         dtype = targs[0].dtype if targs and isinstance(targs[0], TypeVal) else None
