@@ -13,12 +13,13 @@ size in bytes, the instruction and its count:
   core's copies and vector calls are checked against the sizes its own scalar code gave ``InitBuffer``
   (a part ``buf[n]`` of a buffer from its element ``n``).
 
-A size is taken rounded up to a whole 32-byte block (the unit UB is laid out and copied in), so a
-count within the last block is never refused; a size not known where the count is (a run-time value)
+A size is taken rounded up to a whole 32-byte block, as ``TPipe::InitBuffer`` pads each buffer
+(:data:`swishgrad_numba.spec.arith.INIT_BUFFER_ALIGN`), so a count within the padding is not refused; a size not known where the count is (a run-time value)
 is not checked.
 """
 from __future__ import annotations
 
+from ..spec.arith import INIT_BUFFER_ALIGN as _BLOCK
 from .errors import KernelSourceError
 from .objects import Buf, Queue
 from .values import is_int
@@ -28,7 +29,6 @@ __all__ = ["BYTES", "record_init", "check_count"]
 #: Bytes per element of a local tensor's dtype.
 BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "uint8": 1, "int8": 1, "int16": 2, "uint16": 2,
          "int32": 4, "uint32": 4}
-_BLOCK = 32
 
 
 def record_init(machine, node, args) -> None:
