@@ -27,7 +27,8 @@ is a float32 local the program holds, named ``<call>_tmp<line>``):
   133-178 (instructions at 149-176), and ``AsinhGetSign``, lines 115-131: ``Abs(a, src)``,
   ``Mul(t, a, a)``, ``Adds(t, t, 1)``, ``Sqrt(t, t)``, ``Add(t, t, a)``, ``Ln(t, t)``; the sign as
   ``Muls(s, src, 2**62)``, ``Abs(d, s)``, ``Adds(d, d, 2**-62)``, ``Div(s, s, d)``; ``Mul(dst, t, s)``.
-  On half both narrow with ``Cast(..., CAST_NONE)`` as Tanh does: refused.
+  On half both are refused: their half paths (a widening, the float formula and a narrowing Cast, as
+  Tanh's) are not read yet.
   (Line numbers are those of the stored public version read for issue 43.)
 
 The other math-library calls (:data:`NOT_EXPANDED`) are refused naming the call and why; ``Sin`` and
@@ -94,8 +95,8 @@ def expand(machine, node, ident, args) -> None:
         refuse(node, f"AscendC::{ident} on {dst.dtype}", "asc-devkit's A2 Tanh has no bfloat16 form "
                "(tanh_common_impl.h: only float and the half specialisation)")
     if dst.dtype != "float32":
-        refuse(node, f"AscendC::{ident} on {dst.dtype}", "the library narrows its float32 result with "
-               "Cast(CAST_NONE), a rounding the program form does not model")
+        refuse(node, f"AscendC::{ident} on {dst.dtype}", "the reader expands the library's float32 form "
+               f"of {ident} only (its {dst.dtype} path is not read)")
     if ident == "Acosh":              # acosh_common_impl.h, AcoshCompute (generic), lines 52-71
         t = temp("float32")
         step("Mul", t, src, src)
