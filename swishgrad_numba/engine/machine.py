@@ -249,6 +249,14 @@ def execute(code, scalars, tables, arena, count, sat):
             _scalar(S.max_, ar, d, a, k, n, sat)
         elif op == MINS:
             _scalar(S.min_, ar, d, a, k, n, sat)
+        elif op == AND and mode == 1:     # issue 43: 16-bit bit patterns, held as the numbers they are
+            for t in range(n):
+                j = np.uint64(t)
+                ar[d + j] = np.float32(S.and16(ar[a + j], ar[b + j]))
+        elif op == OR and mode == 1:
+            for t in range(n):
+                j = np.uint64(t)
+                ar[d + j] = np.float32(S.or16(ar[a + j], ar[b + j]))
         elif op == AND:
             _binary(S.and_, ar, d, a, b, n, sat)
         elif op == OR:

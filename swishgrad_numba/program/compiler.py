@@ -62,6 +62,10 @@ def _call(low: Lowered, s, args: list, sat: bool) -> str:
         return f"{FUNCTIONS[('Cast', s.mode)]}({args[0]}, {dtype_info(low.values[s.dst].dtype).code}, {sat})"
     if s.op == ULP_SHIFT:     # an envelope's freed result: ulp_shift(v, k, ftz), k and ftz attributes
         return f"ulp_shift({args[0]}, {_scalar(s.scalars[0])}, {_scalar(s.scalars[1])})"
+    if s.op == "Reinterpret" or dst_dtype == "int16":   # 16-bit bit patterns (issue 43; semantics)
+        if s.op == "Duplicate":
+            return f"np.uint16({int(s.scalars[0].f32)})"
+        return f"{FUNCTIONS.get((s.op, dst_dtype)) or FUNCTIONS[s.op]}({', '.join(args)})"
     function = FUNCTIONS.get((s.op, s.mode)) or FUNCTIONS[s.op]   # by mode: Axpy, Compare, Select
     sixteen = [low.values[v].dtype for v in s.srcs if low.values[v].dtype in FLOAT_DTYPES[1:]]
     if s.op in SIXTEEN_BIT_OPS and (sixteen or dst_dtype in FLOAT_DTYPES[1:]):

@@ -91,3 +91,16 @@ SIXTEEN_BIT_OPS = SIXTEEN_BIT_OPS + ("Add",)
 #: Those of :data:`SIXTEEN_BIT_OPS` whose 16-bit result is rounded, not exact: a kernel read from source
 #: computes them by its own 16-bit model (``read_kernel(sixteen_bit=)``), not as the form's native Add.
 ROUNDED_SIXTEEN_BIT_OPS = ("Add",)
+
+# ---------------------------------------------------------------- 16-bit bit patterns (issue 43)
+#: ``int16``: a 16-bit bit pattern (an ``int16_t`` or ``uint16_t`` local of a read kernel: And and Or act on
+#: the bits alone, whatever the signedness). ``Reinterpret(dst, src)`` is a ``ReinterpretCast`` between it and
+#: float16 or bfloat16: the same 16 bits read as the other type (the form holds a 16-bit value as its bits).
+#: On int16 tensors ``And``, ``Or`` act on the bits and ``Duplicate`` writes its constant's bits (a whole
+#: number 0..65535: :data:`BIT_OPS`).
+BITS_DTYPE = "int16"
+INT_DTYPES = INT_DTYPES + (BITS_DTYPE,)
+DTYPES = DTYPES + (BITS_DTYPE,)
+INSTRUCTIONS["Reinterpret"] = "ds"
+BIT_OPS = ("And", "Or", "Duplicate")
+__all__ += ["BITS_DTYPE", "BIT_OPS"]

@@ -417,3 +417,28 @@ def cast_odd(f, dtype_code, sat):
 
 FUNCTIONS.update({("Cast", m): f"cast_{m[5:].lower()}" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")})
 __all__ += ["cast_directed", "cast_floor", "cast_ceil", "cast_trunc", "cast_odd"]
+
+
+# ---------------------------------------------------------------- 16-bit bit patterns (issue 43)
+# An int16 value is its 16 bits (:data:`.isa.BITS_DTYPE`), as a float16 or bfloat16 value is: And and Or act
+# on them, and a Reinterpret between the types keeps them.
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def and16(src0, src1):
+    return np.uint16(np.uint16(src0) & np.uint16(src1))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def or16(src0, src1):
+    return np.uint16(np.uint16(src0) | np.uint16(src1))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def bits16(src):
+    return np.uint16(src)
+
+
+FUNCTIONS.update({("And", "int16"): "and16", ("Or", "int16"): "or16", "Reinterpret": "bits16"})
+DEFINED = DEFINED | {"Reinterpret"}
+__all__ += ["and16", "or16", "bits16"]

@@ -17,6 +17,7 @@ from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
 from .syntax import Call, Name
 from .ub_bounds import check_count, record_init
+from .bitviews import BIT_CTYPES, check_call, reinterpret
 from .values import CNum, TypeVal, is_int, render
 
 __all__ = ["ClassMachine"]
@@ -180,6 +181,8 @@ class ClassMachine(CallsMixin, Machine):
         if name == "ReinterpretCast" and isinstance(obj, Tensor) and len(targs) == 1 \
                 and isinstance(targs[0], TypeVal) and targs[0].dtype == obj.dtype:
             return obj            # to its own type (a T_COMPUTE that is T): the same tensor (issue 43)
+        if name == "ReinterpretCast" and isinstance(obj, Tensor):     # a bit view (issue 43)
+            return reinterpret(self, node, obj, targs)
         if name in ("ReinterpretCast",):
             refuse(node, "ReinterpretCast", "a bit trick the program form does not have (to another type)")
         if name in ("SetValue", "GetValue"):
@@ -208,6 +211,10 @@ class ClassMachine(CallsMixin, Machine):
             return Unknown(f"{obj.why}.{name}")
         refuse(node, f"unknown call {render(node.fn)}")
 
+    def vector_call(self, node, op, args, trailing, counted=False):
+        check_call(node, op, args)            # bit views: And, Or and Duplicate only (.bitviews)
+        return super().vector_call(node, op, args, trailing, counted)
+
     def data_copy(self, node, args):
         """A copy of a constant count checked against its buffer's constant size when the kernel is read."""
         local = next((a for a in args[:2] if isinstance(a, Tensor)), None)
@@ -216,7 +223,8 @@ class ClassMachine(CallsMixin, Machine):
         return super().data_copy(node, args)
 
     def tensor(self, node, key, targs):
-        dtype = targs[0].dtype if targs and isinstance(targs[0], TypeVal) else None
+        dtype = (targs[0].dtype or BIT_CTYPES.get(targs[0].cname)) if targs and isinstance(targs[0], TypeVal) \
+            else None
         if dtype is None:
             refuse(node, f"a local tensor of type {render(node.fn)}", "not float, half, bfloat16_t or uint8_t")
         if self.dtypes.setdefault(key, dtype) != dtype:

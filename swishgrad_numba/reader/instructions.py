@@ -39,3 +39,6 @@ IGNORED_CALLS = frozenset("""SetFlag WaitFlag PipeBarrier SetAtomicNone ASSERT K
 #: The comparison family, read from the A2 basic API's own argument order (:mod:`.compare`), not as
 #: a generic vector call (issue 43).
 COMPARE_OPS = frozenset(("Compare", "CompareScalar", "Select", "Selects"))
+#: Issue 43: the A2's bitwise And and Or (on int16_t/uint16_t tensors only: a float tensor's bits through
+#: ReinterpretCast, :mod:`.bitviews`).
+VECTOR_CALLS.update({"And": "dss", "Or": "dss"})

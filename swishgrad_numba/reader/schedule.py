@@ -89,6 +89,7 @@ class _ScheduleMachine(ClassMachine):
     def _used(self, key, count, node, op=None):
         """Record that a copy or a vector call of this tile covers ``count`` elements of ``key``."""
         base, offset, at = self.view_at.get(key, (key, 0, node))
+        base = getattr(self, "bit_views", {}).get(base, base)      # a ReinterpretCast's view: its buffer's bytes
         self.ranges.append((self.stores, base, offset, offset + count, at))
         check_count(self, node.at, op or node.fn.last, key, self.dtypes.get(key), count, base, offset)
 
