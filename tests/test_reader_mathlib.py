@@ -66,8 +66,6 @@ def _variant(tmp_path, old, new):
     ("AscendC::Sigmoid(sig, xLocal, this->tileLength);", "AscendC::Erf(sig, xLocal, this->tileLength);", 47,
      "AscendC::Erf"),
     ("AscendC::Tanh<float, false>(th, wide, this->tileLength);",
-     "AscendC::Tanh<T, false>(yLocal, xLocal, this->tileLength);", 54, "AscendC::Tanh on float16"),
-    ("AscendC::Tanh<float, false>(th, wide, this->tileLength);",
      "AscendC::Acosh<T, false>(yLocal, xLocal, this->tileLength);", 54, "AscendC::Acosh on float16"),
 ])
 def test_what_is_not_expanded_is_refused_at_its_line(tmp_path, old, new, line, words):
@@ -87,6 +85,43 @@ def test_a_half_sigmoid_computes_in_half(tmp_path):
     assert e.value.file == str(path) and e.value.line == 55 and "float16" in str(e.value), str(e.value)
     steps = [str(i) for i in read_kernel(folder).program("float16").body]
     assert "Exp(yLocal_f32, yLocal_f32);" in steps and "Cast(yLocal, yLocal_f32, CAST_RINT);" in steps
+
+
+def ref_half_tanh(x):
+    """asc-devkit's TanhCompute<half>: Cast to float32 (exact), TanhFormulaImpl in float32 (Mins 8.8f, Maxs
+    -8.8f, Muls 2, Exp, Adds -1, Adds 1, Div), Cast back with CAST_NONE: to nearest even."""
+    with np.errstate(all="ignore"):
+        c = x.astype(F32)
+        t = np.where(np.isnan(c), c, np.minimum(c, F32(8.8)))
+        t = np.where(np.isnan(t), t, np.maximum(t, F32(-8.8)))
+        t = ref_exp_f32(t * F32(2.0))
+        y = (t + F32(-1.0)) / (t + F32(1.0))
+    return narrow(y, x.dtype, ties_away=False)
+
+
+def test_a_half_tanh_is_the_librarys_float_formula_between_two_casts(tmp_path):
+    # issue 43: it was refused because of its narrowing Cast(CAST_NONE), which the reader now writes as the
+    # CAST_RINT it is where precision is lost; every half input, bit for bit
+    cast = "AscendC::Cast(yLocal, wide, AscendC::RoundMode::CAST_RINT, this->tileLength);"
+    tanh = "AscendC::Tanh<T, false>(yLocal, xLocal, this->tileLength);"
+    folder, path = _variant(tmp_path, cast, f"if constexpr (std::is_same_v<T, half>) {{ {tanh} }} else {{ {cast} }}")
+    op = read_kernel(folder)
+    steps = [str(i) for i in op.program("float16").body]
+    assert "Cast(tanh_tmpconv56, xLocal, CAST_NONE);" in steps, steps
+    assert steps[-1] == "Cast(yLocal, tanh_tmpconv56, CAST_RINT);", steps
+    x = every16("float16")
+    assert_bits_equal(op.run(x=x), ref_half_tanh(x), "half Tanh")
+    x = every16("bfloat16")
+    assert_bits_equal(op.run(x=x), ref_mathlib_gate(x), "bfloat16 beside it")
+
+
+def test_a_bfloat16_tanh_is_refused(tmp_path):
+    # the library has none: its generic TanhCompute passes the tensors to TanhFormulaImpl, which takes float
+    folder, path = _variant(tmp_path, "AscendC::Cast(yLocal, wide, AscendC::RoundMode::CAST_RINT, this->tileLength);",
+                            "AscendC::Tanh<T, false>(yLocal, xLocal, this->tileLength);")
+    with pytest.raises(KernelSourceError) as e:
+        read_kernel(folder)
+    assert e.value.file == str(path) and e.value.line == 56 and "AscendC::Tanh on bfloat16" in str(e.value)
 
 
 def ref_acosh_asinh(x):

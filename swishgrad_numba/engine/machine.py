@@ -230,18 +230,24 @@ _SRC_CODES = (-1, _F16, BFLOAT16.code)
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _to_int(ar, d, a, mode, n):
-    """A float -> integer Cast (issue 43): an int32 kept as its bits, the others as their numbers."""
+    """A float -> integer Cast (issue 43): an int32 or int16 kept as its bits, the others as their numbers."""
     how, dk, code, wrap = mode % 8, (mode // 8) % 8, _SRC_CODES[(mode // 64) % 4], mode >= 256
     lo, hi = _INT_LO[dk], _INT_HI[dk]
     for t in range(n):
         j = np.uint64(t)
         r = IC.cast_to_int(ar[a + j], code, how, lo, hi, wrap)
-        ar[d + j] = np.int32(r).view(np.float32) if dk == 0 else np.float32(r)
+        if dk == 0:
+            ar[d + j] = np.int32(r).view(np.float32)
+        elif dk == 1:      # an int16 as its 16 bits (program.isa.BITS_DTYPE)
+            ar[d + j] = np.float32(IC.int16_bits(r))
+        else:
+            ar[d + j] = np.float32(r)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _from_int(ar, d, a, mode, n):
-    """An integer -> float Cast (issue 43): int32 (its bits) -> float32, int16 -> float16 bits or float32."""
+    """An integer -> float Cast (issue 43): int32 (its bits) -> float32, int16 (its bits) -> float16 bits or
+    float32."""
     how, kind = mode % 8, mode // 8
     if kind == 0:
         for t in range(n):
@@ -250,11 +256,11 @@ def _from_int(ar, d, a, mode, n):
     elif kind == 1:
         for t in range(n):
             j = np.uint64(t)
-            ar[d + j] = np.float32(IC.cast_int_to_16(np.int16(ar[a + j]), how))
+            ar[d + j] = np.float32(IC.cast_int_to_16(IC.int16_value(ar[a + j]), how))
     else:
         for t in range(n):
             j = np.uint64(t)
-            ar[d + j] = np.float32(np.int16(ar[a + j]))
+            ar[d + j] = np.float32(IC.int16_value(ar[a + j]))
 
 
 @njit(cache=True, error_model="numpy")
@@ -316,6 +322,14 @@ def execute(code, scalars, tables, arena, count, sat):
             _scalar(S.max_, ar, d, a, k, n, sat)
         elif op == MINS:
             _scalar(S.min_, ar, d, a, k, n, sat)
+        elif op == AND and mode == 1:     # issue 43: 16-bit bit patterns, held as the numbers they are
+            for t in range(n):
+                j = np.uint64(t)
+                ar[d + j] = np.float32(S.and16(ar[a + j], ar[b + j]))
+        elif op == OR and mode == 1:
+            for t in range(n):
+                j = np.uint64(t)
+                ar[d + j] = np.float32(S.or16(ar[a + j], ar[b + j]))
         elif op == AND:
             _binary(S.and_, ar, d, a, b, n, sat)
         elif op == OR:

@@ -11,10 +11,12 @@ A stream is an ``(instructions, FIELDS)`` int64 array, one row per vector instru
 ``k0``, ``k1``
     indices into the stream's float32 scalar array (constants and attributes, resolved at launch);
 ``mode``
-    a Compare's mode (index in :data:`CMP_MODES`), a Cast's 16-bit dtype code, a Lookup's table.
+    a Compare's mode (index in :data:`CMP_MODES`), a Cast's 16-bit dtype code, a Lookup's table; an AND
+    or OR's 1: on 16-bit bit patterns (a row's numbers 0..65535; issue 43), 0: on float32 bits.
 
 Every value lives in a float32 row of the arena, as a float32 holds it exactly: a float32 as itself,
-16-bit bits and int8 values as the numbers they are, a mask as 0 or 1, an int32 as its bits.
+16-bit bits (float16, bfloat16, and int16: its two's-complement bits) and int8 values as the numbers they
+are, a mask as 0 or 1, an int32 as its bits.
 
 The layout leaves room for what comes next (reductions, ``Brcb``, level-0 addressing with repeat
 times and strides): those add columns after :data:`MODE` and opcodes after the last; a stream of

@@ -154,6 +154,10 @@ def _lower_step(e: _Emitter, low: Lowered, s, dst: int, src_rows: list):
         return None
     if s.op == "Axpy":
         return e.emit(f"AXPY_{s.mode.upper()}", dst, src_rows, s.scalars)
+    if s.op == "Reinterpret" or (s.op in ("And", "Or") and dtype[s.dst] == "int16"):
+        # issue 43: 16-bit bit patterns (a Reinterpret keeps them: OR of a row with itself)
+        return e.emit("AND" if s.op == "And" else "OR", dst, src_rows * (2 if s.op == "Reinterpret" else 1),
+                      mode=1)
     if s.op not in _SIMPLE:
         raise NotImplementedError(f"{low.program.name}: the engine has no {s.op} yet")
     if s.op == "Exp":   # a scratch row for the redo's marks
@@ -241,6 +245,7 @@ def check(code, scalars, tables, arena_len: int, grain: int, out: int, inputs: i
         mode = int(row[O.MODE])
         name = O.NAMES[op]
         allowed = (range(tables.shape[0]) if name == "LOOKUP" else range(len(O.CMP_MODES)) if "COMPARE" in name
+                   else (0, 1) if name in ("AND", "OR")
                    else _CODES_16 if name in ("CAST_NONE", "CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL",
                                                  "CAST_TRUNC", "CAST_ODD")
                    or name.endswith("_INF") else TO_INT_MODES if name == "CAST_TO_INT"

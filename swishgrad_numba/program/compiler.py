@@ -69,6 +69,10 @@ def _call(low: Lowered, s, args: list, sat: bool) -> str:
         return f"{FUNCTIONS[('Cast', s.mode)]}({args[0]}, {dtype_info(low.values[s.dst].dtype).code}, {sat})"
     if s.op == ULP_SHIFT:     # an envelope's freed result: ulp_shift(v, k, ftz), k and ftz attributes
         return f"ulp_shift({args[0]}, {_scalar(s.scalars[0])}, {_scalar(s.scalars[1])})"
+    if s.op == "Reinterpret" or dst_dtype == "int16":   # 16-bit bit patterns (issue 43; semantics)
+        if s.op == "Duplicate":
+            return f"np.uint16({int(s.scalars[0].f32)})"
+        return f"{FUNCTIONS.get((s.op, dst_dtype)) or FUNCTIONS[s.op]}({', '.join(args)})"
     function = FUNCTIONS.get((s.op, s.mode)) or FUNCTIONS[s.op]   # by mode: Axpy, Compare, Select
     sixteen = [low.values[v].dtype for v in s.srcs if low.values[v].dtype in FLOAT_DTYPES[1:]]
     if s.op in SIXTEEN_BIT_OPS and (sixteen or dst_dtype in FLOAT_DTYPES[1:]):
@@ -301,8 +305,10 @@ def _load(low: Lowered, v: int, row: str) -> str:
         return f"v{v} = np.uint8({_at(row)})"
     if low.values[v].dtype == "int32":   # kept as its bits: exact for every int32
         return f"v{v} = np.float32({_at(row)}).view(np.int32)"
-    if low.values[v].dtype in ("int8", "int16"):
-        return f"v{v} = np.{low.values[v].dtype}({_at(row)})"
+    if low.values[v].dtype == "int8":
+        return f"v{v} = np.int8({_at(row)})"
+    if low.values[v].dtype == "int16":   # held as its 16 bits (isa.BITS_DTYPE), as a float16 is
+        return f"v{v} = np.uint16({_at(row)})"
     if low.values[v].dtype != "float32" and low.values[v].input < 0:
         return f"v{v} = np.uint16({_at(row)})"
     return f"v{v} = {_at(row)}"

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .isa import CMP_MODES, DTYPES, FLOAT_DTYPES, INSTRUCTIONS, MASK_DTYPE, ROUND_MODES, SIXTEEN_BIT_OPS, V
+from .isa import BIT_OPS, CMP_MODES, DTYPES, FLOAT_DTYPES, INSTRUCTIONS, MASK_DTYPE, ROUND_MODES, SIXTEEN_BIT_OPS, V
 from .int_casts import ROUNDED_INT_CASTS
 
 __all__ = ["DTYPES", "ROUND_MODES", "INSTRUCTIONS", "V", "Attr", "Const", "Product", "Tensor", "Instr", "Call",
@@ -252,6 +252,9 @@ class Program:
         if step.op == "Cast":
             self._check_cast(step, where)
             return
+        if step.op == "Reinterpret" or "int16" in tensors:      # 16-bit bit patterns (issue 43, isa)
+            self._check_bits(step, tensors, where)
+            return
         # the mask operand: a Compare's destination, a Select's last source; every other tensor float32
         # (or, for SIXTEEN_BIT_OPS, all of one 16-bit dtype); ShiftRight writes an int32
         values = [d for d in tensors if d != MASK_DTYPE]
@@ -299,6 +302,19 @@ class Program:
                              f"to 16-bit with one of {ROUND_MODES[1:]}")
         if mode == "CAST_ODD" and dst != "float16":   # asc-devkit's asc_float2bf16 lists no ODD (issue 43)
             raise ValueError(f"{where}: CAST_ODD narrows float32 to float16 only, not to {dst}")
+
+    def _check_bits(self, step, tensors, where):
+        if step.op == "Reinterpret":
+            if sorted(tensors) not in (["float16", "int16"], ["bfloat16", "int16"]):
+                raise ValueError(f"{where}: a Reinterpret is between int16 and float16 or bfloat16, not "
+                                 f"{tensors[1]} to {tensors[0]}")
+            return
+        if step.op not in BIT_OPS or set(tensors) != {"int16"}:
+            raise ValueError(f"{where}: on int16 tensors only {BIT_OPS}, all of int16")
+        if step.op == "Duplicate":
+            v = float(step.args[1].f32) if isinstance(step.args[1], Const) else None
+            if v is None or not (v == int(v) and 0 <= v <= 65535):
+                raise ValueError(f"{where}: an int16 Duplicate writes a constant's bits, a whole number 0..65535")
 
     def _tensor(self, name, where) -> Tensor:
         if not isinstance(name, str) or name not in self.tensors:

@@ -13,6 +13,10 @@ passes, the engine and the tables call, and how a step names them (:func:`call`,
 - int32 to float32 and int16 to float16 by the mode (CAST_NONE: CAST_RINT, the RoundMode page's rule where
   precision is lost); int16 to float32 exactly.
 
+An int16 is held as its 16 bits (:data:`.isa.BITS_DTYPE`: what And, Or and Reinterpret act on): a Cast to
+int16 writes its value's bits (:func:`int16_bits`), a Cast from int16 reads the value of its bits
+(:func:`int16_value`), in the fused passes, the tables and the engine alike.
+
 The earlier integer Casts (CAST_NONE int32 -> float32, float16 <-> int8, the mask Casts) keep their own
 entries in :data:`.semantics.FUNCTIONS`; they compute the same values as these.
 """
@@ -25,7 +29,8 @@ from ..casts import INT_ROUNDINGS, f32_to_int, int_to_f16_bits, int_to_f32, wide
 from ..dtypes import dtype_info
 
 __all__ = ["ROUNDED_INT_CASTS", "INT_RANGES", "cast_to_int", "cast_int_to_f32", "cast_int_to_16", "call",
-           "engine_mode", "TO_INT_KINDS", "FROM_INT_KINDS", "TO_INT_MODES", "FROM_INT_MODES"]
+           "engine_mode", "TO_INT_KINDS", "FROM_INT_KINDS", "TO_INT_MODES", "FROM_INT_MODES", "int16_bits",
+           "int16_value"]
 
 _FIVE = INT_ROUNDINGS
 #: (dst, src) -> the round modes a Cast between them may name (asc-devkit docs/api/context/Cast.md, Table 4,
@@ -77,7 +82,20 @@ def cast_int_to_16(i, how):
     return int_to_f16_bits(i, how)
 
 
-_NP = {"int32": "np.int32", "int16": "np.int16", "int8": "np.int8", "uint8": "np.uint8"}
+@njit(cache=True, error_model="numpy", inline="always")
+def int16_bits(i):
+    """An int16's value (-32768..32767) as the 16 bits it is held as (a uint16: two's complement)."""
+    return np.uint16(np.int64(i) & np.int64(0xFFFF))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def int16_value(bits):
+    """The value (an int64, -32768..32767) of an int16 held as its 16 bits (a uint16, or a row's number)."""
+    b = np.int64(bits)
+    return b - np.int64(65536) if b >= np.int64(32768) else b
+
+
+_NP = {"int32": "np.int32", "int8": "np.int8", "uint8": "np.uint8"}
 
 
 def call(dst: str, src: str, mode: str, arg: str) -> str | None:
@@ -90,7 +108,10 @@ def call(dst: str, src: str, mode: str, arg: str) -> str | None:
     if dst in INT_RANGES:
         code = -1 if src == "float32" else dtype_info(src).code
         lo, hi = INT_RANGES[dst]
-        return f"{_NP[dst]}(cast_to_int({arg}, {code}, {how}, {lo}, {hi}, {wrap}))"
+        value = f"cast_to_int({arg}, {code}, {how}, {lo}, {hi}, {wrap})"
+        return f"int16_bits({value})" if dst == "int16" else f"{_NP[dst]}({value})"
+    if src == "int16":        # held as its bits: the Cast reads its value
+        arg = f"int16_value({arg})"
     if dst == "float16":
         return f"cast_int_to_16({arg}, {how})"
     return f"cast_int_to_f32({arg}, {how})"

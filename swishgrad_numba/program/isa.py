@@ -18,7 +18,8 @@ FLOAT_DTYPES = ("float32", "float16", "bfloat16")
 #: Integer locals: the A2 GeluGradV2's sign bit as int32 (``ShiftRight`` then ``Cast`` to float) and its
 #: NaN guard's int8 round trip.
 INT_DTYPES = ("int32", "int8")
-#: Issue 43: int16 too (float/half <-> int16_t Casts, :mod:`.int_casts`).
+#: Issue 43: int16 too: an ``int16_t`` / ``uint16_t`` local, held as its 16 bits (two's complement: see
+#: :data:`BITS_DTYPE`), Cast to and from floats by its value (:mod:`.int_casts`).
 INT_DTYPES += ("int16",)
 #: Tensor dtypes a program may hold.
 DTYPES = FLOAT_DTYPES + (MASK_DTYPE,) + INT_DTYPES
@@ -93,3 +94,15 @@ SIXTEEN_BIT_OPS = SIXTEEN_BIT_OPS + ("Add",)
 #: Those of :data:`SIXTEEN_BIT_OPS` whose 16-bit result is rounded, not exact: a kernel read from source
 #: computes them by its own 16-bit model (``read_kernel(sixteen_bit=)``), not as the form's native Add.
 ROUNDED_SIXTEEN_BIT_OPS = ("Add",)
+
+# ---------------------------------------------------------------- 16-bit bit patterns (issue 43)
+#: ``int16`` (one of :data:`INT_DTYPES`, not a second registration): an ``int16_t`` or ``uint16_t`` local holds
+#: 16-bit two's-complement values, and the form holds each as its 16 bits (0..65535, as it holds a float16
+#: or bfloat16 value): a Cast reads or writes the value those bits stand for (:mod:`.int_casts`), And and Or
+#: act on the bits alone, whatever the signedness, and ``Reinterpret(dst, src)``, a ``ReinterpretCast``
+#: between it and float16 or bfloat16, keeps them: the same 16 bits read as the other type. On int16 tensors
+#: ``Duplicate`` writes its constant's bits (a whole number 0..65535: :data:`BIT_OPS`).
+BITS_DTYPE = "int16"
+INSTRUCTIONS["Reinterpret"] = "ds"
+BIT_OPS = ("And", "Or", "Duplicate")
+__all__ += ["BITS_DTYPE", "BIT_OPS"]

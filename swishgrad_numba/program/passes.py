@@ -150,8 +150,8 @@ class Compiled:
 
     def table_dtype(self, i: int):
         dtype = self.lowered.values[self.lowered.tables[i]].dtype
-        return {"float32": np.float32, MASK_DTYPE: np.uint8, "int32": np.int32, "int8": np.int8,
-                "int16": np.int16}.get(dtype, np.uint16)
+        # 16-bit values as their bits: float16, bfloat16 and int16 (isa.BITS_DTYPE)
+        return {"float32": np.float32, MASK_DTYPE: np.uint8, "int32": np.int32, "int8": np.int8}.get(dtype, np.uint16)
 
     def params(self, **attrs) -> NamedTuple:
         """The launch parameters for these attribute values (float32): tables built or found for the fused

@@ -418,9 +418,33 @@ def cast_odd(f, dtype_code, sat):
 FUNCTIONS.update({("Cast", m): f"cast_{m[5:].lower()}" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")})
 __all__ += ["cast_directed", "cast_floor", "cast_ceil", "cast_trunc", "cast_odd"]
 
-# The alternative overflow (Platform.cast_overflow "inf", casts.INF_OVERFLOW): every overflow to inf. A lowered
-# program names these modes (CAST_FLOOR_INF ...) where it is compiled with that option (.lower.lower); the
-# compiler calls cast_directed with the mode's index + casts.INF_OVERFLOW.
+# The alternative overflow (Platform.cast_overflow "inf"): every overflow to inf. A lowered program names these
+# modes (CAST_FLOOR_INF ..., .lower.lower); the compiler calls cast_directed with the mode's index + INF_OVERFLOW.
 FUNCTIONS.update({("Cast", f"{m}_INF"): "cast_directed" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")})
-from .int_casts import cast_int_to_16, cast_int_to_f32, cast_to_int  # noqa: E402,F401  float <-> int Casts (43)
-FUNCTIONS.update({("Cast", n): n for n in ("cast_to_int", "cast_int_to_f32", "cast_int_to_16")})
+from .int_casts import cast_int_to_16, cast_int_to_f32, cast_to_int, int16_bits, int16_value  # noqa: E402,F401
+_INT_CASTS = ("cast_to_int", "cast_int_to_f32", "cast_int_to_16", "int16_bits", "int16_value")   # issue 43
+FUNCTIONS.update({("Cast", n): n for n in _INT_CASTS})
+
+# ---------------------------------------------------------------- 16-bit bit patterns (issue 43)
+# An int16 is held as its 16 bits (.isa.BITS_DTYPE; a Cast reads their value, .int_casts): And and Or act on
+# them, a Reinterpret between it and float16 or bfloat16 keeps them.
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def and16(src0, src1):
+    return np.uint16(np.uint16(src0) & np.uint16(src1))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def or16(src0, src1):
+    return np.uint16(np.uint16(src0) | np.uint16(src1))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def bits16(src):
+    return np.uint16(src)
+
+
+FUNCTIONS.update({("And", "int16"): "and16", ("Or", "int16"): "or16", "Reinterpret": "bits16"})
+DEFINED = DEFINED | {"Reinterpret"}
+__all__ += ["and16", "or16", "bits16"]

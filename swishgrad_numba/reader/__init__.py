@@ -16,10 +16,14 @@ files inside the folder are read, within the fixed limits of :mod:`.limits`.
 Read since issue 43's census work: ``Compare``, ``CompareScalar`` and ``Select`` (:mod:`.compare`),
 ``EVENT_ID0``-``7`` (synchronisation only), the build's dtype flags (``DTYPE_X``, ``ORIG_DTYPE_X``: one
 read per dtype), a local tensor at an offset (the buffer's part, :mod:`.schedule` checks the parts do not
-overlap), ``ReinterpretCast`` to the tensor's own type, ``(T)-2.5f``, ``using namespace`` in a body.
+overlap), ``ReinterpretCast`` to the tensor's own type, ``(T)-2.5f``, ``using namespace`` in a body;
+``ReinterpretCast`` between half or bfloat16 and ``int16_t``/``uint16_t`` (the same bits) with ``And``,
+``Or`` and ``Duplicate`` on those, and Casts of an ``int16_t`` one (:mod:`.bitviews`); a copy or vector call past its ``InitBuffer``'s
+bytes is refused (:mod:`.ub_bounds`).
 
 Refused, each with its file and line: loops in Compute (and over ``SetValue``),
-``ReinterpretCast`` to another type and ``reinterpret_cast``, overlapping parts of a buffer,
+``ReinterpretCast`` between other types (and arithmetic on an int16 view) and ``reinterpret_cast``,
+overlapping parts of a buffer,
 a condition of the preprocessor around code on a macro it does not know (a build
 flag: pass ``defines=``), calls it does not know (``Sin``, ...), level-0 calls
 whose lanes are not a tile's consecutive elements (:mod:`.level0`),

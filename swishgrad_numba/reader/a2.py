@@ -19,6 +19,8 @@ from . import repeat_params
 from .repeat_params import REPEAT_PARAMS
 from .tail_branch import tail_of_the_loop
 from .syntax import Call, Name
+from .ub_bounds import check_count, record_init
+from .bitviews import BIT_CTYPES, check_call, reinterpret
 from .values import CNum, TypeVal, is_int, render
 
 __all__ = ["ClassMachine"]
@@ -192,11 +194,14 @@ class ClassMachine(CallsMixin, Machine):
         if name == "ReinterpretCast" and isinstance(obj, Tensor) and len(targs) == 1 \
                 and isinstance(targs[0], TypeVal) and targs[0].dtype == obj.dtype:
             return obj            # to its own type (a T_COMPUTE that is T): the same tensor (issue 43)
+        if name == "ReinterpretCast" and isinstance(obj, Tensor):     # a bit view (issue 43)
+            return reinterpret(self, node, obj, targs)
         if name in ("ReinterpretCast",):
             refuse(node, "ReinterpretCast", "a bit trick the program form does not have (to another type)")
         if name in ("SetValue", "GetValue"):
             refuse(node, name, "element-by-element access is not a vector program")
         if isinstance(obj, Pipe) and name == "InitBuffer":
+            record_init(self, node, args)             # the buffer's bytes (.ub_bounds)
             if isinstance(args[0], Queue) and len(args) == 3:
                 num = args[1]
                 if isinstance(num, CNum) and (not is_int(num) or num.value < 1):
@@ -219,10 +224,25 @@ class ClassMachine(CallsMixin, Machine):
             return Unknown(f"{obj.why}.{name}")
         refuse(node, f"unknown call {render(node.fn)}")
 
+    def vector_call(self, node, op, args, trailing, counted=False):
+        check_call(node, op, args, getattr(self, "unsigned16", frozenset()))   # int16: .bitviews
+        return super().vector_call(node, op, args, trailing, counted)
+
+    def data_copy(self, node, args):
+        """A copy of a constant count checked against its buffer's constant size when the kernel is read."""
+        local = next((a for a in args[:2] if isinstance(a, Tensor)), None)
+        if local is not None and len(args) > 2 and is_int(args[2]):
+            check_count(self, node.at, node.fn.last, local.key, local.dtype, args[2].value)
+        return super().data_copy(node, args)
+
     def tensor(self, node, key, targs):
-        dtype = targs[0].dtype if targs and isinstance(targs[0], TypeVal) else None
+        dtype = (targs[0].dtype or BIT_CTYPES.get(targs[0].cname)) if targs and isinstance(targs[0], TypeVal) \
+            else None
         if dtype is None:
-            refuse(node, f"a local tensor of type {render(node.fn)}", "not float, half, bfloat16_t, uint8_t, int8_t, int16_t or int32_t")
+            refuse(node, f"a local tensor of type {render(node.fn)}",
+                   "not float, half, bfloat16_t, uint8_t, int8_t, int16_t, uint16_t or int32_t")
+        if targs[0].cname == "uint16_t":      # a bit pattern only: no Cast reads it (.bitviews.check_call)
+            self.__dict__.setdefault("unsigned16", set()).add(key)
         if self.dtypes.setdefault(key, dtype) != dtype:
             refuse(node, f"buffer {key} as {dtype}", f"it is used as {self.dtypes[key]} too")
         return Tensor(key, dtype)

@@ -10,13 +10,19 @@ __all__ = ["assemble", "attr_names"]
 _DTYPES = ("float32", "float16", "bfloat16", "uint8", "int32", "int16", "int8")   # ints: Cast locals (issue 43)
 
 
-def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", buffer_num=None) -> Body:
+def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", buffer_num=None,
+             views=None) -> Body:
     """The body of one tile: ``prologue`` steps run once before the tiles (Init's
     Duplicate of a constant buffer), ``tile`` the events of one tile; ``names`` the
-    tensors' names by storage key, ``dtypes`` their dtypes."""
+    tensors' names by storage key, ``dtypes`` their dtypes; ``views`` a bit view's buffer by
+    key (:mod:`.bitviews`: a view reads what its buffer's other views wrote or loaded)."""
+    views = views or {}
+
+    def group(key):
+        return views.get(key, key)
     pro_steps = [e.step for e in prologue if e.kind == "step"]
     steps = [e.step for e in tile if e.kind == "step"]
-    loads = {e.key: e.gm for e in prologue + tile if e.kind == "load"}
+    loads = {group(e.key): e.gm for e in prologue + tile if e.kind == "load"}
     stores = [e for e in tile if e.kind == "store"]
     if not stores:
         raise KernelSourceError(file, 0, "a kernel without output", "no DataCopy to GM in the tile")
@@ -37,14 +43,14 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
     for s in pro_steps + steps:
         kinds = STEP_KINDS[s.op]
         for arg, kind in zip(s.args, kinds):
-            if kind in "sD" and arg not in written:
-                if arg not in loads:
+            if kind in "sD" and group(arg) not in written:
+                if group(arg) not in loads:
                     raise KernelSourceError(s.at[0], s.at[1], f"{s.op} reading {names.get(arg, arg)}",
                                             "nothing writes that tensor before it is read")
-                inputs.setdefault(loads[arg], arg)
-        written.add(s.args[0])
+                inputs.setdefault(loads[group(arg)], group(arg))
+        written.add(group(s.args[0]))
     out_key = stores[-1].key
-    if out_key not in written and out_key not in loads:
+    if group(out_key) not in written and group(out_key) not in loads:
         raise KernelSourceError(file, 0, f"output {names.get(out_key, out_key)}", "never written")
 
     def name(key):
@@ -61,8 +67,13 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
                                         for a, k in zip(s.args, STEP_KINDS[s.op])), s.at)
                     for s in pro_steps + steps)
     attrs = tuple(dict.fromkeys(n for s in renamed for a in s.args for n in attr_names(a)))
+    for key in [inputs[g] for g in gm_params if g in inputs] + [out_key]:
+        if dtypes[key] == "int16":
+            raise KernelSourceError(file, 0, f"GM tensor {name(key)} of int16_t or uint16_t", "a program's inputs "
+                                    "and output are float32, float16 or bfloat16 (issue 43: int16 only as a local)")
+    bit_views = tuple((name(k), name(b)) for k, b in views.items() if name(k) in tensors)
     return Body(dtype, tuple((g, name(inputs[g])) for g in gm_params if g in inputs), (stores[-1].gm, name(out_key)),
-                tuple(tensors.items()), renamed, attrs, variant, buffer_num)
+                tuple(tensors.items()), renamed, attrs, variant, buffer_num, bit_views=bit_views)
 
 
 def _tensor_args(step):

@@ -86,6 +86,7 @@ class Body:
     variant: str = ""
     buffer_num: int | None = None
     dag_wide: bool | None = None
+    bit_views: tuple = ()       # (view, buffer) names: ReinterpretCast's bit views (issue 43, .bitviews)
 
     def dtype_of(self, tensor: str) -> str:
         return dict(self.tensors)[tensor]

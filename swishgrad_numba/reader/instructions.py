@@ -45,8 +45,11 @@ COMPARE_OPS = frozenset(("Compare", "CompareScalar", "Select", "Selects"))
 # issue 43: ``Relu(dst, src)`` (AscendC::Relu, opbase's ``Vec::Relu<T>``, ops-nn ``relu_dag.h:29``), the program
 # form's Relu (max(x, 0), NaN kept, -0 to +0; on half natively, :mod:`swishgrad_numba.program.isa`)
 VECTOR_CALLS["Relu"] = "ds"
+#: Issue 43: the A2's bitwise And and Or (on int16_t/uint16_t tensors only: a float tensor's bits through
+#: ReinterpretCast, :mod:`.bitviews`).
+VECTOR_CALLS.update({"And": "dss", "Or": "dss"})
 # issue 43: the instructions of the 950's Erf routine (.erf_inline), with the program form's kinds: MicroAPI's
-# fused multiply-add into its destination, and And / Or on float32 registers' bits
-#: Every step's operand kinds: the calls read, and the Erf routine's instructions, which no call of a kernel
-#: records (an A2 And/Or acts on 16-bit integers, a MicroAPI one on registers of any type: not read).
-STEP_KINDS = {**VECTOR_CALLS, "FusedMulDstAdd": "Dss", "And": "dss", "Or": "dss"}
+# fused multiply-add into its destination (And / Or on float32 registers' bits: the kinds above)
+#: Every step's operand kinds: the calls read, and the Erf routine's FusedMulDstAdd, which no call of a kernel
+#: records.
+STEP_KINDS = {**VECTOR_CALLS, "FusedMulDstAdd": "Dss"}

@@ -11,8 +11,12 @@ is a float32 local the program holds, named ``<call>_tmp<line>``):
   :mod:`.to_program`).
 - ``Tanh(dst, src, [tmp,] n)`` on float: asc-devkit ``impl/adv_api/detail/math/tanh/tanh_common_impl.h``,
   ``TanhFormulaImpl``, lines 44-74: ``Mins(t, src, 8.8f)``, ``Maxs(t, t, -8.8f)``, ``Muls(t, t, 2)``,
-  ``Exp(t, t)``, ``Adds(dst, t, -1)``, ``Adds(t, t, 1)``, ``Div(dst, dst, t)``. On half the library
-  narrows with ``Cast(..., CAST_NONE)`` (lines 95-97), which the program form does not model: refused.
+  ``Exp(t, t)``, ``Adds(dst, t, -1)``, ``Adds(t, t, 1)``, ``Div(dst, dst, t)``. On half, the
+  ``TanhCompute<half>`` specialisation (lines 83-99): ``Cast(c, src, CAST_NONE)`` into a float32 ``c``
+  (88-90, exact), ``TanhFormulaImpl(c, c)`` (93), ``Cast(dst, c, CAST_NONE)`` (95-97), a narrowing that
+  the RoundMode page makes CAST_RINT where precision is lost (:mod:`.to_program` writes it so). On
+  bfloat16 the library has no Tanh: its generic ``TanhCompute`` hands the tensors to ``TanhFormulaImpl``,
+  which takes float tensors only (refused).
 - ``Acosh(dst, src, [tmp,] n)`` on float (issue 43): asc-devkit
   ``impl/adv_api/detail/math/acosh/acosh_common_impl.h``, ``AcoshCompute``'s generic template, lines
   40-73 (instructions at 52-71): ``Mul(t, src, src)``, ``Adds(t, t, -1)``, ``Sqrt(t, t)``,
@@ -23,7 +27,8 @@ is a float32 local the program holds, named ``<call>_tmp<line>``):
   133-178 (instructions at 149-176), and ``AsinhGetSign``, lines 115-131: ``Abs(a, src)``,
   ``Mul(t, a, a)``, ``Adds(t, t, 1)``, ``Sqrt(t, t)``, ``Add(t, t, a)``, ``Ln(t, t)``; the sign as
   ``Muls(s, src, 2**62)``, ``Abs(d, s)``, ``Adds(d, d, 2**-62)``, ``Div(s, s, d)``; ``Mul(dst, t, s)``.
-  On half both narrow with ``Cast(..., CAST_NONE)`` as Tanh does: refused.
+  On half both are refused: their half paths (a widening, the float formula and a narrowing Cast, as
+  Tanh's) are not read yet.
   (Line numbers are those of the stored public version read for issue 43.)
 
 The other math-library calls (:data:`NOT_EXPANDED`) are refused naming the call and why; ``Sin`` and
@@ -34,7 +39,7 @@ form does not have. ``Sqrt`` is not the library's: it is the basic API's instruc
 """
 from __future__ import annotations
 
-from .abstract import Tensor, refuse
+from .abstract import Mode, Tensor, refuse
 from .values import CNum
 
 __all__ = ["EXPANDED", "NOT_EXPANDED", "expand"]
@@ -80,9 +85,18 @@ def expand(machine, node, ident, args) -> None:
         step("Duplicate", tmp, CNum(1.0, "double"))
         step("Div", dst, tmp, dst)
         return
+    if ident == "Tanh" and dst.dtype == "float16":    # tanh_common_impl.h, TanhCompute<half>, lines 83-99
+        conv = temp("float32", "conv")
+        machine.vector_call(node, "Cast", [conv, src, Mode("CAST_NONE"), count], trailing=(1,), counted=True)
+        _tanh_formula(temp, step, conv, conv)
+        machine.vector_call(node, "Cast", [dst, conv, Mode("CAST_NONE"), count], trailing=(1,), counted=True)
+        return
+    if ident == "Tanh" and dst.dtype == "bfloat16":
+        refuse(node, f"AscendC::{ident} on {dst.dtype}", "asc-devkit's A2 Tanh has no bfloat16 form "
+               "(tanh_common_impl.h: only float and the half specialisation)")
     if dst.dtype != "float32":
-        refuse(node, f"AscendC::{ident} on {dst.dtype}", "the library narrows its float32 result with "
-               "Cast(CAST_NONE), a rounding the program form does not model")
+        refuse(node, f"AscendC::{ident} on {dst.dtype}", "the reader expands the library's float32 form "
+               f"of {ident} only (its {dst.dtype} path is not read)")
     if ident == "Acosh":              # acosh_common_impl.h, AcoshCompute (generic), lines 52-71
         t = temp("float32")
         step("Mul", t, src, src)
@@ -107,6 +121,11 @@ def expand(machine, node, ident, args) -> None:
         step("Div", a, a, d)
         step("Mul", dst, t, a)
         return
+    _tanh_formula(temp, step, dst, src)
+
+
+def _tanh_formula(temp, step, dst, src) -> None:
+    """tanh_common_impl.h, TanhFormulaImpl, lines 44-74: on float32 tensors."""
     t = temp("float32")
     step("Mins", t, src, CNum(8.8, "double"))
     step("Maxs", t, t, CNum(-8.8, "double"))

@@ -276,7 +276,8 @@ def _body(file, dtype, m, gm, conds):
     else:
         prologue, tile = [], events
     variant = _variant(conds)
-    body = assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num)
+    body = assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num,
+                    views=getattr(m, "bit_views", None))
     if m.scheduled:
         body = replace(body, dag_wide="float32" in m.node_dtypes)
     return body

@@ -25,6 +25,7 @@ from .abstract import Symbolic, Tensor, TilingField, Unknown, refuse
 from .errors import KernelSourceError
 from .objects import GlobalT, GMAddr, TilingVal
 from .syntax import For
+from .ub_bounds import check_count
 from .values import CNum, TypeVal, arith, convert, is_int, render
 
 __all__ = ["MAX_ITERATIONS", "Tile", "core_schedule"]
@@ -85,10 +86,12 @@ class _ScheduleMachine(ClassMachine):
             self.view_at[t.key] = (obj.key, offset.value, node)
         return t
 
-    def _used(self, key, count, node):
+    def _used(self, key, count, node, op=None):
         """Record that a copy or a vector call of this tile covers ``count`` elements of ``key``."""
         base, offset, at = self.view_at.get(key, (key, 0, node))
+        base = getattr(self, "bit_views", {}).get(base, base)      # a ReinterpretCast's view: its buffer's bytes
         self.ranges.append((self.stores, base, offset, offset + count, at))
+        check_count(self, node.at, op or node.fn.last, key, self.dtypes.get(key), count, base, offset)
 
     def _template_argument(self, text):
         raise KernelSourceError("", 0, f"a template argument ({text})", "the schedule takes none")
@@ -273,7 +276,7 @@ class _ScheduleMachine(ClassMachine):
         if count is not None:
             for a in args:
                 if isinstance(a, Tensor):
-                    self._used(a.key, count, node)
+                    self._used(a.key, count, node, op)
         self.events[-1] = ("step", step.op, tuple(step.at), count, node.at)
         return None
 

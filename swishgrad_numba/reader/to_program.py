@@ -141,6 +141,11 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
     steps = []
     for s in body.steps:
         steps.extend(native(s) or [step(s)])
+    if "int16" in dtypes.values():          # ReinterpretCast's bit views kept in step (issue 43, .bitviews)
+        from .bitviews import bits_constant, resolve
+
+        steps = resolve([bits_constant(i, dtypes) for i in steps], tuple(t.name for t in inputs), output.name,
+                        dict(body.bit_views))
     local = local + tuple(Tensor(w, "float32") for w in wide.values())
     return Program(name, inputs, output, local, tuple(steps), tuple(attr_name(a) for a in body.attrs))
 
