@@ -104,8 +104,10 @@ def _trailing_axis(desc, values) -> int:
 
 def double_refusal(name: str, value) -> str | None:
     """Why ``value`` is no C double (a row operator's float attribute: aclnnRmsNorm's ``double epsilon``), or None:
-    a Python or NumPy integer or float only; a bool, complex, string, None or array refused (both faces' rule)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.floating, np.integer)):
+    a Python or NumPy integer, float or bool (a bool as its C cast, 1.0 or 0.0: the one rule for a bool given
+    for a float attribute, tests/test_bool_attributes.py); a complex, string, None or array refused (both
+    faces' rule)."""
+    if not isinstance(value, (int, float, np.floating, np.integer, np.bool_)):
         return f"{name} must be a double, got {type(value).__name__}"
     return None
 
