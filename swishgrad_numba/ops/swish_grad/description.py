@@ -9,9 +9,10 @@ pointer meaning 1.0. The kernels and host tiling: :mod:`.kernel`, :mod:`.host`.
 Its faces stay hand-written (``hand_written``): the functional ``swish_backward`` takes the beta under
 its operator names too (``scale=``, ``sconf=``) and runs beside :func:`~swishgrad_numba.run_tiling` (a given
 tiling, the benchmark's path); the aclnn pair (:mod:`swishgrad_numba.aclnn.op_api`) keeps the op_api's
-storage-format rules and its executor holds SwishGrad's own tiling record; the torch faces
-(:mod:`swishgrad_numba.torch`) predate the generator and carry its higher-derivative rules. Its Dask face is
-generated (``dask.described``, over the hand-written ``swish_backward``). The generated tests (tests/test_described.py) check those faces against this
+storage-format rules and its executor holds SwishGrad's own tiling record. Its Dask face is generated
+(``dask.described``, over the hand-written ``swish_backward``), and so are its torch faces
+(``swish_backward_torch``, ``SwishBackwardFunction``): from Swish's description, whose ``torch_functions``
+name them and whose ``second_derivative`` is the second order (the torch row is the forward's). The generated tests (tests/test_described.py) check those faces against this
 description all the same.
 """
 from __future__ import annotations
@@ -33,4 +34,4 @@ DESCRIPTION = describe(Description(
     out="gradInput", inputs=(Input("grad_output", "gradOutput", "grad"), Input("x", "self", "x")),
     attributes=(Attribute("beta", "betaOptional", 1.0, optional=True, record="sconf"),),
     dtypes=SWISH_GRAD_DTYPES, saturation=True, kernels=KERNELS, host_tiling=host_tiling, out_same_dtype=True,
-    has_beta=True, hand_written=("functional", "aclnn", "torch")))
+    has_beta=True, hand_written=("functional", "aclnn")))
