@@ -47,7 +47,7 @@ def described(name: str):
     from .ops.registry import get_operator
 
     desc = get_operator(name).described_by
-    if "functional" in desc.hand_written:   # SwishGrad's swish_backward, its functional face by hand
+    if "functional" in desc.hand_written:   # a functional face kept by hand: the public one
         import swishgrad_numba
 
         numpy_fn = getattr(swishgrad_numba, desc.functional)
