@@ -8,9 +8,11 @@ from .dtypes import SUPPORTED_DTYPES, bfloat16
 from .platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM, Platform
 from .tiling import Tiling, compute_tiling, read_tiling_bin, write_tiling_bin
 from .ops.swish_grad.host import ARCH35_TILING_DTYPE, ARCH35_TILING_FIELDS, TILING_DTYPE, TILING_FIELDS
-from .faces.swish_grad import run_tiling, swish_backward
+from .faces.swish_grad import run_tiling
 from .tiling import tiling_balance, validate_tiling
 from .faces.functional import face as _face
+
+swish_backward = _face("swish_grad")   # generated from its description (issue 40; scale=, sconf= its aliases)
 
 __all__ = [
     "ARCH35_TILING_DTYPE",

@@ -12,99 +12,9 @@ This module imports without it; calling :func:`swish_backward` then raises an
 """
 from __future__ import annotations
 
-import numpy as np
-
-from .faces import swish_grad as api
-from .dtypes import canonical_dtype, to_float32
-from .tiling.host import check_platform
-# The helpers every Dask face shares (faces/dask_support.py), under the names this module has always used.
-from .faces.dask_support import NO_DASK as _NO_DASK
-from .faces.dask_support import as_dask as _as_dask
-from .faces.dask_support import da, map_broadcast
-from .faces.dask_support import probe as _probe
-from .faces.dask_support import known_shape as _known_shape
-from .faces.dask_support import map_pair as _map_pair
-from .faces.dask_support import map_unary as _map_unary
-from .faces.dask_support import require_dask as _require_dask
+from .faces.dask_support import map_broadcast, map_unary as _map_unary
 
 __all__ = ["swish_backward"]
-
-def _block(grad_block, x_block, beta, platform):
-    """One block: the in-memory emulator on a pair of aligned NumPy blocks."""
-    return api.swish_backward(np.asarray(grad_block), np.asarray(x_block), beta, platform=platform)
-
-
-def swish_backward(grad_output, x, beta=1.0, *, platform=None):
-    """Gradient of Swish over Dask arrays, block by block through the emulated NPU kernel.
-
-    Parameters
-    ----------
-    grad_output, x : dask.array.Array or numpy.ndarray
-        Same shape and dtype (float32, float16 or ``ml_dtypes.bfloat16``),
-        any chunking: when the two chunkings differ both are rechunked to
-        their common refinement. A NumPy input takes the other input's
-        chunks (Dask's automatic chunks when both are NumPy).
-    beta : float
-        The Swish beta; rounded to float32 once.
-    platform : Platform, optional
-        The device whose kernel runs on every block (an Ascend 950 SoC: the
-        arch35 kernel); the A2 reference platform by default.
-
-    Returns
-    -------
-    dask.array.Array
-        A lazy array of ``x``'s shape and dtype; computing it gives bit for
-        bit what :func:`swishgrad_numba.swish_backward` returns for the
-        whole arrays in memory.
-
-    Raises
-    ------
-    ImportError
-        If Dask is not installed.
-    TypeError, ValueError
-        For inputs that are not arrays, unsupported or unequal dtypes,
-        unequal or unknown shapes, a ``beta`` that is not a real number, or a
-        ``platform`` that is not a Platform.
-
-    Notes
-    -----
-    Every worker that runs a block needs ``swishgrad_numba`` installed. Each
-    block is one kernel launch on the worker, using Numba's threads; see
-    ``docs/integrations.md`` for sizing workers on a cluster.
-    """
-    if da is None:
-        raise ImportError(_NO_DASK)
-    beta32 = to_float32(beta, argname="beta")
-    platform = check_platform(platform)
-    other_chunks = {"grad_output": x, "x": grad_output}
-    arrays = []
-    for name, value in (("grad_output", grad_output), ("x", x)):
-        other = other_chunks[name]
-        chunks = other.chunks if isinstance(other, da.Array) and isinstance(value, np.ndarray) \
-            and other.shape == value.shape else "auto"
-        arrays.append(_as_dask(value, name, chunks))
-    g, xs = arrays
-    canonical_dtype(g.dtype, argname="grad_output.dtype")
-    dtype = canonical_dtype(xs.dtype, argname="x.dtype")
-    if g.dtype != xs.dtype:
-        raise TypeError(f"grad_output and x must have the same dtype, got {g.dtype} and {xs.dtype}")
-    for name, arr in (("grad_output", g), ("x", xs)):
-        if any(np.isnan(size) for size in arr.shape):
-            raise ValueError(f"{name} has unknown chunk sizes {arr.shape}; call {name}.compute_chunk_sizes() first")
-    if g.shape != xs.shape:
-        raise ValueError(f"grad_output and x must have the same shape, got {g.shape} and {xs.shape}")
-    # The platform's rules for these dtypes (bfloat16 on its SoC, ...) and the host tiling's, checked as the
-    # in-memory API checks them, before the graph is built (see _probe).
-    api.swish_backward(_probe(g), _probe(xs), beta32, platform=platform)
-    if g.chunks != xs.chunks:
-        # The common refinement of both chunkings: every block pair aligned.
-        index = tuple(range(xs.ndim))
-        _, (g, xs) = da.core.unify_chunks(g, index, xs, index)
-    return da.map_blocks(
-        _block, g, xs, beta=beta32, platform=platform,
-        dtype=dtype, meta=np.empty((0,) * xs.ndim, dtype=dtype), token="swish_backward",
-    )
-
 
 # ---------------------------------------------------------------- the Swish family
 #
@@ -136,7 +46,13 @@ def described(name: str):
     from .faces.functional import face, signature
     from .ops.registry import get_operator
 
-    desc, numpy_fn = get_operator(name).described_by, face(name)
+    desc = get_operator(name).described_by
+    if "functional" in desc.hand_written:   # a functional face kept by hand: the public one
+        import swishgrad_numba
+
+        numpy_fn = getattr(swishgrad_numba, desc.functional)
+    else:
+        numpy_fn = face(name)
     if desc.rows is not None:   # the "rows" kind: the axis whole in every block (issue 40)
         from .faces.rows import dask_face
 
@@ -202,3 +118,4 @@ __all__ += ["gelu", "gelu_backward"]
 gelu_v2 = described("gelu_v2")
 gelu_backward_v2 = described("gelu_grad_v2")
 __all__ += ["gelu_v2", "gelu_backward_v2"]
+swish_backward = described("swish_grad")   # issue 40: SwishGrad's Dask face, generated from its description

@@ -33,7 +33,9 @@ from typing import Callable
 import numba
 import numpy as np
 
-from ..faces.swish_grad import swish_backward
+from ..faces.functional import face
+
+swish_backward = face("swish_grad")   # swishgrad_numba.swish_backward (issue 40: generated)
 from ..faces.functional import face
 from . import peers
 from .inputs import BETA_NUMPY, BETA_TORCH, make_inputs, parse_threads

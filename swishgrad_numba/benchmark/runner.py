@@ -51,7 +51,9 @@ import math
 import numba
 import numpy as np
 
-from ..faces.swish_grad import swish_backward
+from ..faces.functional import face
+
+swish_backward = face("swish_grad")   # swishgrad_numba.swish_backward (issue 40: generated)
 from ..dtypes import DTYPES, dtype_info
 from ..platform import REFERENCE_PLATFORM, Platform
 from . import peers

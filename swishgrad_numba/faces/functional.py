@@ -276,10 +276,19 @@ def _check_input(desc, a, argname: str, extra: tuple = ()) -> None:
     if name in desc.dtype_refusals:
         raise TypeError(f"{argname}.dtype {name} is not supported: {desc.dtype_refusals[name]}")
     if name not in desc.accepted_dtypes + extra:
+        _check_byte_order(a.dtype, argname, desc.accepted_dtypes + extra)
         listed = sorted(desc.accepted_dtypes, key=_order) + list(extra)
         raise ValueError(f"{argname}.dtype must be one of {', '.join(listed)}; got {a.dtype} (the aclnn API's list)")
     if desc.max_dims is not None and a.ndim > desc.max_dims:
         raise ValueError(f"{argname} has at most {desc.max_dims} dimensions, got {a.ndim}")
+
+
+def _check_byte_order(dtype, argname: str, accepted) -> None:
+    """An accepted dtype in the other byte order: refused as such (issue 40: ``swish_backward``'s message)."""
+    if not dtype.isnative and _dtype_name(dtype.newbyteorder("=")) in accepted:
+        order = "big" if dtype.byteorder == ">" else "little"
+        raise ValueError(f"{argname}.dtype must be in the machine's byte order; got {order}-endian "
+                         f"{dtype.newbyteorder('=').name} (convert with .astype(arr.dtype.newbyteorder('=')))")
 
 
 def _order(name: str) -> int:
@@ -305,7 +314,7 @@ def _docstring(desc) -> str:
                 f"one of {a.choices}" if a.kind == "choice" else "a bool")
         kind = {"float": "real number", "choice": "str"}.get(a.kind, "bool")
         lines += [f"{a.name} : {kind}, default {a.default!r}",
-                  f"    aclnn's ``{a.acl}``: {rule}."]
+                  f"    aclnn's ``{a.acl}``: {rule}." + (f" Also ``{'=``, ``'.join(a.aliases)}=``." if a.aliases else "")]
     lines += ["out : numpy.ndarray, optional", "    Of the result's shape and dtype; any strides.",
               "platform : Platform, optional", "    The operator's default platform by default.", "",
               "Returns", "-------", "numpy.ndarray", "    ``out`` if given, else a new C-contiguous array.", "",
@@ -328,7 +337,10 @@ def face(name: str):
 
         _FACES[name] = rows_face(desc)
         return _FACES[name]
-    sig = signature(desc)
+    from .aliases import aliased_signature, resolve_aliases
+
+    sig = aliased_signature(desc, signature(desc))   # aliases: SwishGrad's scale=, sconf= (issue 40)
+    aliased = any(a.aliases for a in desc.attributes)
     bind = _binder(sig)
     accepted = frozenset(desc.accepted_dtypes)
     checks = tuple((i.name, accepted.union(i.extra_dtypes), i.extra_dtypes) for i in desc.inputs)
@@ -342,7 +354,7 @@ def face(name: str):
             dt = _dtype_name(a.dtype)
             if dt in desc.dtype_refusals or dt not in takes or (desc.max_dims is not None and a.ndim > desc.max_dims):
                 _check_input(desc, a, name, extra)   # the refusal, with its message
-        attrs = checked_attributes(desc, values)
+        attrs = checked_attributes(desc, values, resolve_aliases(desc, values) if aliased else None)
         return run(desc, tuple((i.name, values[i.name]) for i in desc.inputs), attrs, values["out"],
                    values["platform"])
 

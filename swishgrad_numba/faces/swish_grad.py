@@ -1,4 +1,5 @@
-"""The everyday entry points: :func:`swish_backward`, and :func:`run_tiling` for a given tiling.
+""":func:`run_tiling`: SwishGrad's kernel for a given tiling (the benchmark's path). ``swish_backward``, once
+here, is generated from SwishGrad's description (issue 40: ``swishgrad_numba.swish_backward``).
 
 Plain Python that checks the arguments and decides how to launch; the
 kernels (:mod:`swishgrad_numba.kernel`) only compute.
@@ -10,16 +11,15 @@ import dataclasses
 import numpy as np
 
 from .. import kernel
-from ..dtypes import beta_argument, dtype_info
+from ..dtypes import dtype_info
 from ..platform import ARCH_950, OVERFLOW_MODES, Platform
 from ..tiling import as_tiling_record, tiling_fields
 from ..tiling.launch import negative_fields
 from ..tiling.operators import is_op_tiling, run_op_tiling
 from ..tiling.records import layout_of
 from ..ops import swish_grad as swish_grad_op
-from ..ops.call import call
 
-__all__ = ["swish_backward", "run_tiling", "MAX_WORK_FACTOR"]
+__all__ = ["run_tiling", "MAX_WORK_FACTOR"]
 
 #: :func:`run_tiling` refuses a tiling whose walk would transfer more than
 #: this many times the tensor's elements (plus a little slack): a sound
@@ -108,50 +108,3 @@ def run_tiling(grad, x: np.ndarray, out: np.ndarray, tiling, block_dim=None, *,
     swish_grad_op.launch(grad, x, out, launch_plan, np.float32(record[layout.beta_field]), info, arch,
                   saturation=overflow_mode == "saturation")
     return out
-
-
-def swish_backward(grad_output, x, beta=None, *, out=None, platform: Platform | None = None, scale=None,
-                   sconf=None):
-    """Gradient of Swish, ``grad_output * s'(x)``, exactly as the NPU kernel computes it.
-
-    Parameters
-    ----------
-    grad_output, x : numpy.ndarray
-        Same shape and dtype: float32, float16 or ``ml_dtypes.bfloat16``. Any
-        shape of at most 8 dimensions (0-d included; aclnnSwishBackward's limit) and any strides.
-    beta : float
-        The Swish beta (default 1.0); rounded to float32 once. ``scale=`` and
-        ``sconf=`` (its names inside the operator) are accepted too.
-    out : numpy.ndarray, optional
-        Array of the same shape and dtype to write the result into; may be a
-        non-contiguous view.
-    platform : Platform, optional
-        The device: its SoC picks the kernel (an Ascend 950 runs the arch35
-        kernel, every other SoC the Atlas A2 one) and its tiling decomposes
-        the work (within one kernel the result does not depend on it); the
-        A2 reference platform (model section 3) by default.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``out`` if given, else a new C-contiguous array.
-
-    Raises
-    ------
-    TypeError, ValueError
-        Naming the argument and the rule: arrays, dtypes, shapes, ``out``,
-        beta, and the platform rules every operator shares
-        (:func:`~swishgrad_numba.arguments.check_platform_for`: bfloat16 on
-        a SoC without it, an A2 block that holds no whole element), or a
-        host tiling that refuses the platform.
-
-    Notes
-    -----
-    The numerics model is described in ``docs/model.md``.
-    """
-    beta32 = beta_argument(beta, {"scale": scale, "sconf": sconf})
-    limit = swish_grad_op.DESCRIPTION.max_dims   # aclnnSwishBackward's rank rule (issue 40: the faces agree)
-    for name, arr in (("grad_output", grad_output), ("x", x)):
-        if isinstance(arr, np.ndarray) and arr.ndim > limit:
-            raise ValueError(f"{name} has at most {limit} dimensions, got {arr.ndim} (aclnnSwishBackward's limit)")
-    return call(swish_grad_op.NAME, (("grad_output", grad_output), ("x", x)), beta32, out, platform)

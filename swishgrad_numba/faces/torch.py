@@ -31,7 +31,7 @@ _MODULES: dict = {}
 
 def _functional(desc):
     """The public function of described operator ``desc``: the hand-written one where its functional face is
-    (``hand_written``: SwishGrad's ``swish_backward``), else the generated one."""
+    (``hand_written``; none now: SwishGrad's ``swish_backward`` was, issue 40), else the generated one."""
     if "functional" in desc.hand_written:
         import swishgrad_numba
 
@@ -246,6 +246,12 @@ def functions(name: str):
     from ..ops.registry import get_operator
 
     desc = get_operator(name).described_by
+    if desc is not None and len(desc.torch_functions) == 4 and len(desc.float_attributes) == 1 == len(
+            desc.attributes):   # one float attribute (Swish's beta, issue 40): faces/torch_beta.py
+        from .torch_beta import functions_with_attribute
+
+        module(name)   # its ACTIVATIONS row
+        return functions_with_attribute(name, desc, get_operator(desc.backward).described_by)
     if desc is None or len(desc.torch_functions) not in (2, 4) or desc.attributes:
         raise ValueError(f"operator {name!r} has no generated torch functions")
     module(name)   # its ACTIVATIONS row

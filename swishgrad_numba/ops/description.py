@@ -76,6 +76,7 @@ class Attribute:
     #: whose rank bounds
     #: it as an axis, ``[-ndim, ndim - 1]`` (SwiGlu's ``dim`` of ``x``)
     axis_of: str = ""
+    aliases: tuple = ()   #: other keyword names the functional face takes for it (faces/aliases.py: SwishGrad's sconf)
 
 
 @dataclass(frozen=True)

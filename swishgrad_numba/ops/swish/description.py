@@ -7,7 +7,8 @@ the SoC's dtype list (``GetDtypeSupportListV2``, and the experimental Swish's V1
 DAV_2201, the A2 and A3, or a regbase chip, the 950), out of self's dtype and shape, a ``betaOptional``
 that can become a float (a null pointer is scale 1.0), at most 8 dimensions (aclnnSwish only: aclnnSilu
 checks no rank). The torch modules (``swishgrad_numba.torch.Swish``, ``SiLU``) and SiLU's functions
-(``silu``, ``silu_backward_torch``) are generated from them (:mod:`swishgrad_numba.faces.torch`): Swish's
+(``silu``, ``silu_backward_torch``) and Swish's (``swish``, ``swish_backward_torch``, ``SwishFunction``,
+``SwishBackwardFunction``: ``faces/torch_beta.py``) are generated from them (:mod:`swishgrad_numba.faces.torch`): Swish's
 backward is SwishGrad's hand-written ``swish_backward``, with its ``beta``; the second order is
 :func:`swish_second_derivative` (beta 1 for SiLU).
 """
@@ -44,7 +45,8 @@ DESCRIPTION = describe(Description(
     inputs=(Input("x", "self", "x"),),
     attributes=(Attribute("beta", "betaOptional", 1.0, optional=True, record="scale"),),
     dtypes=SWISH_DTYPES, saturation=True, kernels=KERNELS, host_tiling=swish_host_tiling, out_same_dtype=True,
-    has_beta=True, backward="swish_grad", torch_module="Swish", second_derivative=swish_second_derivative))
+    has_beta=True, backward="swish_grad", torch_module="Swish", second_derivative=swish_second_derivative,
+    torch_functions=("swish", "swish_backward_torch", "SwishFunction", "SwishBackwardFunction")))
 
 SILU_DESCRIPTION = describe(Description(
     "silu", "x * sigmoid(x): the Swish kernel with scale 1.0", "Swish", functional="silu",

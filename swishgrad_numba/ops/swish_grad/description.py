@@ -6,13 +6,14 @@ and the 950): gradOutput, self and gradInput float32, float16 or bfloat16 (bfloa
 only), one dtype and one shape, at most 8 dims; ``betaOptional`` a scalar that can become a float, a null
 pointer meaning 1.0. The kernels and host tiling: :mod:`.kernel`, :mod:`.host`.
 
-Its faces stay hand-written (``hand_written``): the functional ``swish_backward`` takes the beta under
-its operator names too (``scale=``, ``sconf=``) and runs beside :func:`~swishgrad_numba.run_tiling` (a given
-tiling, the benchmark's path); the aclnn pair (:mod:`swishgrad_numba.aclnn.op_api`) keeps the op_api's
-storage-format rules and its executor holds SwishGrad's own tiling record; the torch and Dask faces
-(:mod:`swishgrad_numba.torch`, :mod:`swishgrad_numba.dask`) predate the generator and carry its
-higher-derivative rules. The generated tests (tests/test_described.py) check those faces against this
-description all the same.
+Its aclnn pair stays hand-written (``hand_written``): :mod:`swishgrad_numba.aclnn.op_api` keeps the op_api's
+storage-format rules and its executor holds SwishGrad's own tiling record, which the generated pair
+(:mod:`swishgrad_numba.aclnn.described`) has no description fields for yet; the generated tests
+(tests/test_described.py) check it against this description all the same. Every other face is generated:
+``swish_backward`` (beta also as ``scale=``/``sconf=``, the attribute's ``aliases``; :func:`run_tiling`
+stays in :mod:`swishgrad_numba.faces.swish_grad`), its Dask face (``dask.described``), and its torch faces
+(``swish_backward_torch``, ``SwishBackwardFunction``) from Swish's description, whose ``torch_functions``
+name them and whose ``second_derivative`` is the second order (the torch row is the forward's).
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ DESCRIPTION = describe(Description(
     NAME, "grad_output * s'(x), s(x) = x * sigmoid(beta * x) (float32; 16-bit widened, narrowed CAST_RINT)",
     "SwishGrad", functional="swish_backward", aclnn=("aclnnSwishBackwardGetWorkspaceSize", "aclnnSwishBackward"),
     out="gradInput", inputs=(Input("grad_output", "gradOutput", "grad"), Input("x", "self", "x")),
-    attributes=(Attribute("beta", "betaOptional", 1.0, optional=True, record="sconf"),),
+    attributes=(Attribute("beta", "betaOptional", 1.0, optional=True, record="sconf",
+                          aliases=("scale", "sconf")),),
     dtypes=SWISH_GRAD_DTYPES, saturation=True, kernels=KERNELS, host_tiling=host_tiling, out_same_dtype=True,
-    has_beta=True, hand_written=("functional", "aclnn", "torch", "dask")))
+    has_beta=True, hand_written=("aclnn",)))
