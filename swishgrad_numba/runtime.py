@@ -34,6 +34,7 @@ import os
 import sys
 import threading
 import warnings
+import weakref
 from importlib import metadata
 
 import numba
@@ -154,9 +155,30 @@ def launch_guard():
     return _lock
 
 
+class ChildRenewedLock:
+    """A re-entrant lock that a forked child gets anew. A thread other than the forking one that held the
+    lock at the fork does not exist in the child, so the child's copy would stay held for ever and its
+    first use would hang (a child forked while another thread was inside ``program.passes.compiled``)."""
+
+    def __init__(self):
+        self._lock = threading.RLock()
+        _CHILD_RENEWED.add(self)
+
+    def __enter__(self):
+        return self._lock.__enter__()
+
+    def __exit__(self, *exc):
+        return self._lock.__exit__(*exc)
+
+
+_CHILD_RENEWED = weakref.WeakSet()
+
+
 def _renew_lock_after_fork() -> None:
     global _lock
     _lock = threading.RLock()
+    for lock in list(_CHILD_RENEWED):
+        lock._lock = threading.RLock()
 
 
 disk_cache.install()

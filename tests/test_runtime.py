@@ -172,6 +172,36 @@ print(json.dumps(results))
         _check_child(r, "float32", n)
 
 
+
+#: The package's locks a warm call takes (the compiled program's lookup, on every call).
+HELD_AT_FORK = ["swishgrad_numba.program.passes:_LOCK"]
+
+
+@pytest.mark.parametrize("lock", HELD_AT_FORK)
+def test_a_child_forked_while_another_thread_holds_a_package_lock_runs(lock):
+    # Issue: a thread preempted inside `with passes._LOCK:` (taken on every call) at the fork left the
+    # child's copy held for ever, and the child hung on its first call (test_fork_while_another_thread_is_launching,
+    # now and then under load). Here the other thread holds the lock across the fork, every time.
+    module, name = lock.split(":")
+    result = run_script(CHILD + f"""
+import importlib
+held, release = threading.Event(), threading.Event()
+g, x = inputs("float32", 100)
+sg.swish_backward(g, x, 1.1)
+def hold():
+    with getattr(importlib.import_module({module!r}), {name!r}):
+        held.set()
+        release.wait()
+t = threading.Thread(target=hold, daemon=True)
+t.start()
+held.wait()
+results = [run_child("fork", "float32", 100)]
+release.set()
+t.join()
+print(json.dumps(results))
+""")
+    _check_child(result[0], "float32", 100)
+
 @pytest.mark.parametrize("ctx_name", ["spawn", "forkserver"])
 def test_spawn_and_forkserver_children(ctx_name):
     result = run_script(CHILD + f"""

@@ -9,11 +9,12 @@ from __future__ import annotations
 import threading
 
 from ..platform import REFERENCE_PLATFORM, Platform
+from ..runtime import ChildRenewedLock
 
 __all__ = ["set_platform", "get_platform", "aclGetRecentErrMsg"]
 
 # Guards the platform and the default stream (:mod:`.device`).
-STATE_LOCK = threading.Lock()
+STATE_LOCK = ChildRenewedLock()   # a forked child gets its own (runtime)
 _platform = REFERENCE_PLATFORM
 _errmsg = threading.local()
 

@@ -19,16 +19,17 @@ from __future__ import annotations
 
 import functools
 import importlib
-import threading
 
 import llvmlite.binding as ll
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 
+from .. import runtime
+
 __all__ = ["Shared", "ensure_symbol"]
 
-_LOCK = threading.RLock()
+_LOCK = runtime.ChildRenewedLock()
 
 
 def ensure_symbol(module: str, name: str) -> None:

@@ -22,7 +22,6 @@ import functools
 import itertools
 import linecache
 import os
-import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -45,7 +44,7 @@ __all__ = ["Compiled", "compiled", "compiled_of", "with_tables", "compile_progra
 
 _OVERFLOW = {False: "inf", True: "sat"}
 _ENTRIES: dict = {}
-_LOCK = threading.RLock()
+_LOCK = runtime.ChildRenewedLock()
 _TABLES = TableCache(size=32)
 _ADHOC = itertools.count()
 _BY_CLASS: dict = {}
