@@ -4,6 +4,7 @@ Expected stage costs are written here plainly from the cost model's public formu
 ``latency + (repeats - 1) * cycles_per_repeat`` per call of at most 255 repeats of 256 bytes), never read
 back from the code under test.
 """
+import dataclasses
 import json
 import math
 
@@ -596,12 +597,24 @@ def test_a_dataCopy_pays_per_burst_and_more_per_unaligned_burst(bursts):
 
 
 def test_every_instruction_of_the_program_form_has_a_cost_in_both_models():
-    from swishgrad_numba.devicetime.params import INSTRUCTION_COSTS
+    from swishgrad_numba.devicetime.params import INSTRUCTION_COSTS, VIEW_INSTRUCTIONS
     from swishgrad_numba.program.isa import INSTRUCTIONS
 
     for model, table in INSTRUCTION_COSTS.items():
-        missing = sorted(set(INSTRUCTIONS) - set(table))
+        missing = sorted(set(INSTRUCTIONS) - set(table) - VIEW_INSTRUCTIONS)
         assert not missing, f"{model} has no cost for {missing}"
+
+
+def test_a_view_costs_no_cycle_in_either_model():
+    # a ReinterpretCast issues nothing: not even the fixed part a one-element instruction pays
+    from swishgrad_numba.devicetime.params import COST_MODELS, VIEW_INSTRUCTIONS, default_params
+    from swishgrad_numba.devicetime.stages import instruction_cycles
+
+    assert "Reinterpret" in VIEW_INSTRUCTIONS
+    for model in COST_MODELS:
+        params = dataclasses.replace(default_params(), cost_model=model)
+        assert instruction_cycles("Reinterpret", np.array([0, 1, 4096]), 2, params).tolist() == [0.0, 0.0, 0.0]
+        assert instruction_cycles("Add", np.array([1]), 2, params)[0] > 0
 
 
 def test_every_registered_operator_is_estimated_or_refused_with_the_reason():

@@ -41,7 +41,7 @@ else:  # pragma: no cover
 
 __all__ = ["Params", "COST_MODELS", "INSTRUCTION_COSTS", "SOC_FIGURES", "FREE_PARAMETERS", "FITTABLE_PARAMETERS",
            "CALIBRATED", "VECTOR_BYTES_PER_CYCLE", "chip_family", "default_params",
-           "load_params", "save_params", "instruction_names"]
+           "load_params", "save_params", "instruction_names", "VIEW_INSTRUCTIONS"]
 
 #: The two public instruction cost models; the choice is ``Params.cost_model``.
 COST_MODELS = ("pypto", "pto-isa")
@@ -80,6 +80,9 @@ PTO_ISA_REPEAT_GAP = 18
 
 #: Per instruction and cost model, the table row (see the module docstring).
 INSTRUCTION_COSTS = {"pypto": _PYPTO, "pto-isa": _PTO_ISA}
+#: The program form's instructions that issue nothing on the device: a ReinterpretCast (issue 43) is a view of
+#: the same UB bytes. They cost no cycle in either model (:func:`.stages.instruction_cycles`).
+VIEW_INSTRUCTIONS = frozenset({"Reinterpret"})
 
 
 def instruction_names() -> tuple:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .params import (INSTRUCTION_COSTS, PTO_ISA_REPEAT_GAP, VECTOR_BYTES_PER_CYCLE, Params, chip_family,
-                     instruction_names)
+from .params import (INSTRUCTION_COSTS, PTO_ISA_REPEAT_GAP, VECTOR_BYTES_PER_CYCLE, VIEW_INSTRUCTIONS, Params,
+                     chip_family, instruction_names)
 
 __all__ = ["check_instructions", "vector_cycles", "instruction_cycles"]
 
@@ -38,6 +38,8 @@ def instruction_cycles(name: str, elements, itemsize: int, params: Params) -> np
     ``repeat_bytes / rate`` cycles. Zero elements cost nothing.
     """
     elements = np.asarray(elements, dtype=np.int64)
+    if name in VIEW_INSTRUCTIONS:       # a view of the same bytes: nothing is issued
+        return np.zeros(elements.shape, dtype=np.float64)
     per_repeat_elems = params.repeat_bytes // itemsize
     repeats = -(-elements // per_repeat_elems)
     calls = -(-repeats // params.max_repeat)
