@@ -1,11 +1,11 @@
-"""The generated functional faces bind their arguments through a fast path (:func:`faces.functional._binder`):
+"""The generated functional faces bind their arguments through a fast path (:func:`faces.functional.binder`):
 for every described operator's signature it must give what ``inspect.Signature.bind`` then ``apply_defaults``
 give, in the same order, and the same TypeError for a call that does not bind."""
 import inspect
 
 import pytest
 
-from swishgrad_numba.faces.functional import _binder, signature
+from swishgrad_numba.faces.functional import binder, signature
 from swishgrad_numba.ops.description import DESCRIPTIONS
 
 
@@ -46,6 +46,17 @@ def _fast(bind, args, kwargs):
 @pytest.mark.parametrize("name", sorted(DESCRIPTIONS))
 def test_the_fast_binder_binds_as_inspect_does(name):
     sig = signature(DESCRIPTIONS[name])
-    bind = _binder(sig)
+    bind = binder(sig)
+    for args, kwargs in _calls(sig):
+        assert _fast(bind, args, kwargs) == _slow(sig, args, kwargs), (args, kwargs)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, d in DESCRIPTIONS.items() if d.rows is not None))
+def test_the_row_faces_bind_as_inspect_does(name):
+    # a row operator's face binds its own signature (its keyword-only options too) through the same binder
+    import swishgrad_numba as sg
+
+    sig = getattr(sg, DESCRIPTIONS[name].functional).__signature__
+    bind = binder(sig)
     for args, kwargs in _calls(sig):
         assert _fast(bind, args, kwargs) == _slow(sig, args, kwargs), (args, kwargs)

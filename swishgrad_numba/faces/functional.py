@@ -26,7 +26,7 @@ from ..ops.call import call
 from ..ops.registry import get_operator
 from ..platform import Platform
 
-__all__ = ["face", "signature", "checked_attributes", "promoted_dtype", "kernel_dtype", "attr32_of", "run"]
+__all__ = ["face", "signature", "binder", "checked_attributes", "promoted_dtype", "kernel_dtype", "attr32_of", "run"]
 
 _FACES: dict = {}
 _F64 = np.dtype(np.float64)
@@ -341,7 +341,7 @@ def face(name: str):
 
     sig = aliased_signature(desc, signature(desc))   # aliases: SwishGrad's scale=, sconf= (issue 40)
     aliased = any(a.aliases for a in desc.attributes)
-    bind = _binder(sig)
+    bind = binder(sig)
     accepted = frozenset(desc.accepted_dtypes)
     checks = tuple((i.name, accepted.union(i.extra_dtypes), i.extra_dtypes) for i in desc.inputs)
 
@@ -366,7 +366,7 @@ def face(name: str):
     return fn
 
 
-def _binder(sig: inspect.Signature):
+def binder(sig: inspect.Signature):
     """``bind(args, kwargs) -> {name: value}`` in signature order, defaults applied: ``sig.bind`` and
     ``apply_defaults``, with a fast path for a call that binds (any other call gets ``sig.bind``'s error)."""
     params = tuple(sig.parameters.values())

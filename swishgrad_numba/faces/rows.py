@@ -234,17 +234,17 @@ def _docstring(desc) -> str:
 def face(desc):
     """The public function of row operator ``desc`` (see the module docstring): ``signature(desc)``, then the
     description's keyword-only options (``Rows.options``: model choices the functional face alone takes)."""
-    from .functional import signature
+    from .functional import binder, signature
 
     base = signature(desc)
     kw = inspect.Parameter.KEYWORD_ONLY
     sig = base.replace(parameters=[*base.parameters.values(),
                                    *(inspect.Parameter(n, kw, default=v) for n, v in desc.rows.options.items())])
 
+    bind = binder(sig)
+
     def fn(*args, **kwargs):
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return _run(desc, bound.arguments)
+        return _run(desc, bind(args, kwargs))
 
     fn.__name__ = fn.__qualname__ = desc.functional
     fn.__module__ = "swishgrad_numba"
