@@ -101,8 +101,8 @@ class Description:
         (SigmoidGrad): the autograd Function then saves the output, not the input.
     op_api_checks : the op_api's own checks where they come in an order (and say) what the generic ones do not,
         run by aclnn phase one right after the null pointers: ``op_api_checks(desc, named, out_name, out,
-        platform) -> message or None`` (``named`` the inputs' ``((aclnn name, aclTensor), ...)``; a message is
-        161002). They refuse nothing the functional face accepts (aclnnFastGelu's CheckDtypeValid, CheckShape,
+        platform, scalars=) -> message or None`` (``named`` the inputs' ``((aclnn name, aclTensor), ...)``,
+        ``scalars`` the attributes' arguments by aclnn name; a message is 161002). They refuse nothing the functional face accepts (aclnnFastGelu's CheckDtypeValid, CheckShape,
         rank and storage format checks).
     """
 
@@ -151,9 +151,6 @@ class Description:
     #: the architectures whose op_api takes one dtype and one shape for every input and the output, where
     #: ``broadcast``/``promotion`` rule the others (aclnnSiluBackward without regbase: the A2)
     one_shape_on: tuple = ()
-    #: the faces kept hand-written, not generated (``"functional"``, ``"aclnn"``, ``"torch"``, ``"dask"``:
-    #: SwishGrad's, whose options the generators do not express); the generated tests check them all the same
-    hand_written: tuple = ()
     #: the "rows" kernel kind (:class:`Rows`): a kernel over rows along an axis, whose host tiling takes the shape
     #: and the axis (SwiGlu, SwiGluGrad); None for the element-wise kernels
     rows: object = None
@@ -162,6 +159,16 @@ class Description:
         """Whether the inputs must share one shape and one dtype on ``platform`` (:attr:`one_shape_on`)."""
         return getattr(platform, "architecture", None) in self.one_shape_on
     op_api_checks: Callable | None = None
+    #: architecture -> the private storage formats (aclFormat names) its kernel's op definition takes beside ND:
+    #: tensors that all share one such format and one storage shape run the kernel over their storage, padding
+    #: included (aclnnSwishBackward's A2: NC1HWC0, FRACTAL_NZ; :mod:`swishgrad_numba.aclnn.storage`)
+    storage_formats: Mapping = field(default_factory=dict)
+    #: a host tiling the platform set by set_platform cannot make (its block size, its UB) is a parameter error,
+    #: 161002 naming the platform's soc_version (aclnnSwishBackward's), not the launcher's failure (561103)
+    tiling_parameter_error: bool = False
+    #: architecture -> kernel name, where a ``saturation`` operator's kernel has no saturation mode: a launch on a
+    #: stream in that mode fails at the synchronize (SwishGrad's Ascend 950 kernel)
+    no_saturation_on: Mapping = field(default_factory=dict)
     #: ``(attribute, operator)``: the torch module also takes that (``kind="choice"``) attribute of the named
     #: described operator, None by default: None runs this operator, a value that one with it (GELU's
     #: ``approximate``: Gelu, or GeluV2; :func:`swishgrad_numba.faces.torch.module`)
@@ -302,10 +309,13 @@ def show(desc: Description) -> str:
         lines.append("  torch       " + ", ".join(f"swishgrad_numba.torch.{n}" for n in desc.torch_rows.functions))
     if desc.torch_variant:
         lines.append(f"  torch       with {desc.torch_variant[0]} given: operator {desc.torch_variant[1]}'s")
-    if desc.hand_written:
-        checked = ("" if desc.hand_written == ("torch",) and not desc.torch_module
-                   else "; checked by the generated tests")
-        lines.append(f"  by hand     {', '.join(desc.hand_written)} (not generated{checked})")
+    for arch, fmts in desc.storage_formats.items():
+        lines.append(f"  storage     {arch}: ND-type or {', '.join(fmts)} (one format and storage shape; the kernel "
+                     f"walks the storage)")
+    if desc.tiling_parameter_error:
+        lines.append("  tiling      a platform that cannot be tiled: 161002 (a parameter error)")
+    for arch, kernel in desc.no_saturation_on.items():
+        lines.append(f"  saturation  not on {arch} (the {kernel} kernel: Inf/NaN mode only)")
     if desc.rows is not None:
         lines += desc.rows.show_lines()
     if desc.op_api_checks is not None:
