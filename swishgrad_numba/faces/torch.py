@@ -30,12 +30,7 @@ _MODULES: dict = {}
 
 
 def _functional(desc):
-    """The public function of described operator ``desc``: the hand-written one where its functional face is
-    (``hand_written``; none now: SwishGrad's ``swish_backward`` was, issue 40), else the generated one."""
-    if "functional" in desc.hand_written:
-        import swishgrad_numba
-
-        return getattr(swishgrad_numba, desc.functional)
+    """The public function of described operator ``desc``: its generated functional face (issue 40)."""
     return face(desc.name)
 
 
