@@ -26,6 +26,7 @@ from ..program.form import Attr, Const, Product
 from ..program.int_casts import FROM_INT_MODES, TO_INT_MODES, engine_mode
 from ..program.isa import FLOAT_DTYPES, SIXTEEN_BIT_OPS
 from ..program.lower import ULP_SHIFT, Lowered
+from . import fold as _fold
 from . import opcodes as O
 
 __all__ = ["Stream", "Streams", "streams", "check", "scalar_value"]
@@ -171,6 +172,8 @@ def _lower_step(e: _Emitter, low: Lowered, s, dst: int, src_rows: list):
 def _stream(low: Lowered, steps: tuple, output: int, lookups: dict, grain: int) -> Stream:
     """The stream computing ``output`` by ``steps``; ``lookups``: value -> (table, input) looked up."""
     inputs = len(low.program.inputs)
+    if _fold.ENABLED:   # constants folded into the instructions that read them (.fold: the same bits)
+        steps = _fold.fold(steps, low.values, output)
     e = _Emitter(inputs, grain)
     last = {}
     for t, s in enumerate(steps):
