@@ -56,6 +56,28 @@ def test_fold_gives_duplicated_constants_scalar_forms_and_drops_the_duplicates()
     assert [s.scalars for s in steps if s.op in ("Muls", "Adds")] == [(Const.of(1.5),)] * 2
 
 
+def _repeating_program():
+    t = Tensor
+    body = (V.Abs("a", "x"), V.Cast("h", "a", "CAST_RINT"), V.Cast("b", "a", "CAST_RINT"), V.Abs("c", "x"),
+            V.Cast("d", "h", "CAST_NONE"), V.Cast("e", "b", "CAST_NONE"), V.Mul("f", "d", "e"), V.Abs("a", "x"),
+            V.Mul("g", "a", "c"), V.Add("out", "f", "g"))
+    local = (t("a"), t("h", "float16"), t("b", "bfloat16"), t("c"), t("d"), t("e"), t("f"), t("g"))
+    return Program("Repeats", (t("x"),), t("out"), local, body, ())
+
+
+def test_a_repeated_step_is_computed_once():
+    low = lower(_repeating_program())
+    steps = fold.fold(low.steps, low.values, low.output)
+    # the second and third Abs read the first; the two narrowings to different dtypes both stay
+    assert [s.op for s in steps] == ["Abs", "Cast", "Cast", "Cast", "Cast", "Mul", "Mul", "Add"]
+    assert steps[6].srcs == (steps[0].dst, steps[0].dst)
+    rng = np.random.default_rng([39, 8])
+    (x,) = _inputs(rng, 3000, 1)
+    for saturation in (False, True):
+        got = runner.run_program(_repeating_program(), [x], {}, saturation, grain=256)
+        assert_bits_equal(got, interpret(_repeating_program(), {"x": x}, {}, saturation), f"saturation={saturation}")
+
+
 @pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
 def test_a_folded_stream_gives_the_unfolded_bits(saturation, monkeypatch):
     program = _folding_program()

@@ -31,9 +31,14 @@ attribute's value is known only at launch: a Duplicate of an attribute stays. On
 folded (a 16-bit Duplicate writes the dtype's bits; :mod:`.stream` lowers 16-bit Selects and Compares
 between widenings).
 
-Nothing else changes: the same steps compute the same values, minus the rows the Duplicates filled.
+A step that repeats an earlier one (the same instruction, mode, scalars and result dtype on the same
+values: an SSA value never changes) is dropped and its readers read the earlier result (GeluV2 takes the
+Abs of one value twice). Nothing else changes: the same steps compute the same values, minus the rows the
+Duplicates and the repeats filled.
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -63,14 +68,22 @@ def _foldable(k) -> bool:
 
 def fold(steps: tuple, values: dict, keep: int) -> tuple:
     """``steps`` with every float32 Duplicate of a constant folded into the instructions that read it
-    (the table above), and the Duplicates nothing reads any more dropped; ``keep``: the value computed
-    (never dropped)."""
+    (the table above), a repeated step replaced by its first, and the Duplicates nothing reads any more
+    dropped; ``keep``: the value computed (never dropped)."""
     dtype = {v: values[v].dtype for s in steps for v in (s.dst,) + tuple(s.srcs)}
     dups = {s.dst: s.scalars[0] for s in steps
             if s.op == "Duplicate" and dtype[s.dst] == "float32" and _foldable(s.scalars[0])}
-    out = []
+    out, seen, alias = [], {}, {}
     for s in steps:
-        out.append(_folded(s, dups, dtype) if dups else s)
+        s = _folded(s, dups, dtype) if dups else s
+        if any(v in alias for v in s.srcs):
+            s = replace(s, srcs=tuple(alias.get(v, v) for v in s.srcs))
+        key = (s.op, s.srcs, s.scalars, s.mode, dtype[s.dst])
+        if key in seen and s.dst != keep:   # computed before: the same function of the same values
+            alias[s.dst] = seen[key]
+            continue
+        seen.setdefault(key, s.dst)
+        out.append(s)
     read = {keep}
     kept = []
     for s in reversed(out):   # drop what nothing reads (the folded Duplicates)
