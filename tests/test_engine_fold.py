@@ -34,8 +34,8 @@ def _inputs(rng, n, count):
 
 def _folding_program():
     t = Tensor
-    body = (V.Duplicate("k", Const.of(1.5)), V.Duplicate("one", Const.of(1.0)), V.Duplicate("inf", Const.of(float("inf"))),
-            V.Duplicate("a", Attr("alpha")), V.Duplicate("nz", Const.of(-0.0)),
+    body = (V.Duplicate("k", Const.of(1.5)), V.Duplicate("one", Const.of(1.0)),
+            V.Duplicate("inf", Const.of(float("inf"))), V.Duplicate("a", Attr("alpha")), V.Duplicate("nz", Const.of(-0.0)),
             V.Mul("p", "x", "k"), V.Add("q", "k", "p"), V.Compare("m", "k", "q", "LT"), V.Select("s", "q", "nz", "m"),
             V.Div("r", "one", "s"), V.Mul("u", "r", "inf"), V.Max("u", "u", "a"), V.Sub("w", "k", "u"),
             V.Compare("m", "w", "nz", "GE"), V.Select("out", "w", "k", "m"))
@@ -60,8 +60,11 @@ def _repeating_program():
     t = Tensor
     body = (V.Abs("a", "x"), V.Cast("h", "a", "CAST_RINT"), V.Cast("b", "a", "CAST_RINT"), V.Abs("c", "x"),
             V.Cast("d", "h", "CAST_NONE"), V.Cast("e", "b", "CAST_NONE"), V.Mul("f", "d", "e"), V.Abs("a", "x"),
-            V.Mul("g", "a", "c"), V.Add("out", "f", "g"))
-    local = (t("a"), t("h", "float16"), t("b", "bfloat16"), t("c"), t("d"), t("e"), t("f"), t("g"))
+            V.Mul("g", "a", "c"), V.Add("out", "f", "g"),
+            # x * 0 and x * -0: equal constants (0.0 == -0.0), other bits: both stay
+            V.Muls("p", "x", Const.of(0.0)), V.Muls("q", "x", Const.of(-0.0)), V.Div("p", "p", "q"),
+            V.Add("out", "out", "p"))
+    local = (t("a"), t("h", "float16"), t("b", "bfloat16"), t("c"), t("d"), t("e"), t("f"), t("g"), t("p"), t("q"))
     return Program("Repeats", (t("x"),), t("out"), local, body, ())
 
 
@@ -69,7 +72,8 @@ def test_a_repeated_step_is_computed_once():
     low = lower(_repeating_program())
     steps = fold.fold(low.steps, low.values, low.output)
     # the second and third Abs read the first; the two narrowings to different dtypes both stay
-    assert [s.op for s in steps] == ["Abs", "Cast", "Cast", "Cast", "Cast", "Mul", "Mul", "Add"]
+    assert [s.op for s in steps] == ["Abs", "Cast", "Cast", "Cast", "Cast", "Mul", "Mul", "Add", "Muls", "Muls", "Div",
+                                     "Add"]
     assert steps[6].srcs == (steps[0].dst, steps[0].dst)
     rng = np.random.default_rng([39, 8])
     (x,) = _inputs(rng, 3000, 1)

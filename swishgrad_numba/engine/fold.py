@@ -5,20 +5,13 @@ that row as its last tensor operand reads the same number in every lane. Where a
 scalar form computed by the same function of :mod:`swishgrad_numba.program.semantics`, :func:`fold`
 gives it that form, the constant as its scalar, and drops the Duplicate once nothing reads its row:
 
-=========================  ==============================  ===================================
-step                       becomes                         both compute (semantics)
-=========================  ==============================  ===================================
-``Add(x, d)``, ``Add(d, x)``  ``Adds(x, k)``                  ``saturate(x + k)``
-``Mul(x, d)``, ``Mul(d, x)``  ``Muls(x, k)``                  ``saturate(x * k)``
-``Max(x, d)``              ``Maxs(x, k)``                  ``max_(x, k)``
-``Min(x, d)``              ``Mins(x, k)``                  ``min_(x, k)``
-``Compare(x, d)``          ``CompareScalar(x, k)``         ``compare_<mode>(x, k)``
-``Compare(d, x)``          ``CompareScalar(x, k)``, the    ``compare_<mode'>(x, k)``
-                           mode mirrored (LT <-> GT,
-                           LE <-> GE)
-``Select(x, d, m)``        ``Select(x, m, k)`` (scalar)    ``saturate(x if m else k)``
-``Div(d, x)``, ``k`` = 1   ``Reciprocal(x)``               ``saturate(1 / x)``
-=========================  ==============================  ===================================
+- ``Add(x, d)`` or ``Add(d, x)``: ``Adds(x, k)``, both ``saturate(x + k)``;
+- ``Mul(x, d)`` or ``Mul(d, x)``: ``Muls(x, k)``, both ``saturate(x * k)``;
+- ``Max(x, d)``, ``Min(x, d)``: ``Maxs(x, k)``, ``Mins(x, k)``, both ``max_(x, k)`` (``min_``);
+- ``Compare(x, d)``: ``CompareScalar(x, k)``, both ``compare_<mode>(x, k)``; ``Compare(d, x)`` the same
+  with the mode mirrored (LT <-> GT, LE <-> GE);
+- ``Select(x, d, m)``: ``Select(x, m, k)`` (its scalar form), both ``saturate(x if m else k)``;
+- ``Div(d, x)`` with ``k`` 1.0: ``Reciprocal(x)``, both ``saturate(1 / x)``;
 
 where ``d = Duplicate(k)``. Each pair is the same function of the same numbers provided the row holds
 ``k`` itself: ``duplicate(k, sat)`` (:func:`~swishgrad_numba.program.semantics.duplicate`) is ``k``'s
@@ -26,15 +19,14 @@ bits in both overflow modes, which :func:`fold` asks the semantics module for ea
 or NaN constant, which saturation changes, is never folded). Where the Duplicate is the first operand,
 the operands swap: IEEE 754 addition and multiplication are commutative, a comparison mirrored is the
 same predicate (false for a NaN either way), and ``k`` is never a NaN, so a NaN ``x`` is the result's one
-NaN operand in either order. An
-attribute's value is known only at launch: a Duplicate of an attribute stays. Only float32 values are
-folded (a 16-bit Duplicate writes the dtype's bits; :mod:`.stream` lowers 16-bit Selects and Compares
-between widenings).
+NaN operand in either order. An attribute's value is known only at launch: a Duplicate of an attribute
+stays. Only float32 values are folded (a 16-bit Duplicate writes the dtype's bits; :mod:`.stream` lowers
+16-bit Selects and Compares between widenings).
 
 A step that repeats an earlier one (the same instruction, mode, scalars and result dtype on the same
-values: an SSA value never changes) is dropped and its readers read the earlier result (GeluV2 takes the
-Abs of one value twice). Nothing else changes: the same steps compute the same values, minus the rows the
-Duplicates and the repeats filled.
+values: an SSA value never changes; constants compared by their bits, so 0.0 and -0.0 differ) is dropped
+and its readers read the earlier result (GeluV2 takes the Abs of one value twice). Nothing else changes:
+the same steps compute the same values, minus the rows the Duplicates and the repeats filled.
 """
 from __future__ import annotations
 
@@ -43,7 +35,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..program import semantics as S
-from ..program.form import Const
+from ..program.form import Const, Product
 from ..program.isa import MASK_DTYPE
 from ..program.lower import Step
 
@@ -78,7 +70,7 @@ def fold(steps: tuple, values: dict, keep: int) -> tuple:
         s = _folded(s, dups, dtype) if dups else s
         if any(v in alias for v in s.srcs):
             s = replace(s, srcs=tuple(alias.get(v, v) for v in s.srcs))
-        key = (s.op, s.srcs, s.scalars, s.mode, dtype[s.dst])
+        key = (s.op, s.srcs, tuple(_bits(k) for k in s.scalars), s.mode, dtype[s.dst])
         if key in seen and s.dst != keep:   # computed before: the same function of the same values
             alias[s.dst] = seen[key]
             continue
@@ -115,3 +107,12 @@ def _folded(s: Step, dups: dict, dtype: dict) -> Step:
 
 def _is_one(k: Const) -> bool:
     return np.float32(k.f32).view(np.uint32) == np.float32(1.0).view(np.uint32)
+
+
+def _bits(k):
+    """A scalar operand as a key: a constant by its float32 bits (``Const(0.0) == Const(-0.0)``)."""
+    if isinstance(k, Const):
+        return "const", int(np.float32(k.f32).view(np.uint32))
+    if isinstance(k, Product):
+        return "product", _bits(k.a), _bits(k.b)
+    return k
