@@ -39,7 +39,7 @@ from ..program.form import Const, Product
 from ..program.isa import MASK_DTYPE
 from ..program.lower import Step
 
-__all__ = ["fold", "ENABLED", "SCALAR_FORMS"]
+__all__ = ["fold", "ENABLED", "SCALAR_FORMS", "scalar_key"]
 
 #: Whether :mod:`.stream` folds (a benchmark turns it off to compare; the bits are the same either way).
 ENABLED = True
@@ -70,7 +70,7 @@ def fold(steps: tuple, values: dict, keep: int) -> tuple:
         s = _folded(s, dups, dtype) if dups else s
         if any(v in alias for v in s.srcs):
             s = replace(s, srcs=tuple(alias.get(v, v) for v in s.srcs))
-        key = (s.op, s.srcs, tuple(_bits(k) for k in s.scalars), s.mode, dtype[s.dst])
+        key = (s.op, s.srcs, tuple(scalar_key(k) for k in s.scalars), s.mode, dtype[s.dst])
         if key in seen and s.dst != keep:   # computed before: the same function of the same values
             alias[s.dst] = seen[key]
             continue
@@ -109,10 +109,11 @@ def _is_one(k: Const) -> bool:
     return np.float32(k.f32).view(np.uint32) == np.float32(1.0).view(np.uint32)
 
 
-def _bits(k):
-    """A scalar operand as a key: a constant by its float32 bits (``Const(0.0) == Const(-0.0)``)."""
+def scalar_key(k):
+    """A scalar operand as a key: a constant by its float32 bits (``Const(0.0) == Const(-0.0)``, and a NaN
+    constant is not equal to itself)."""
     if isinstance(k, Const):
         return "const", int(np.float32(k.f32).view(np.uint32))
     if isinstance(k, Product):
-        return "product", _bits(k.a), _bits(k.b)
+        return "product", scalar_key(k.a), scalar_key(k.b)
     return k

@@ -98,9 +98,11 @@ class _Emitter:
         return row
 
     def scalar(self, k) -> int:
-        if k not in self.scalar_ops:
+        keys = [_fold.scalar_key(o) for o in self.scalar_ops]   # by bits: Const(0.0) == Const(-0.0)
+        if _fold.scalar_key(k) not in keys:
             self.scalar_ops.append(k)
-        return self.scalar_ops.index(k)
+            return len(keys)
+        return keys.index(_fold.scalar_key(k))
 
     def emit(self, name, dst, srcs=(), scalars=(), mode=0):
         g = self.grain
