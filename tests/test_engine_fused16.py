@@ -47,6 +47,10 @@ def test_fused_streams_run_as_interpreted(dtype, saturation):
             assert fused == (0, tabulated, 1 - tabulated, 0 if table_first else 1, dtype_info(dtype).code)
             # every bit pattern against random values and specials (NaN times NaN: the first operand's sign)
             arrays = _inputs(rng, 65536, dtype, 2)
+            bits = arrays[1].view(np.uint16)     # where x (every pattern) is a NaN, a NaN of the other sign in
+            nan = np.isnan(arrays[0].astype(np.float32))   # half of them, with another payload in some
+            flip = nan & (rng.random(65536) < 0.5)
+            bits[flip] = arrays[0].view(np.uint16)[flip] ^ np.uint16(0x8000) ^ (rng.integers(0, 2, flip.sum()) << 1)
             if tabulated == 1:
                 arrays = arrays[::-1]
             for alpha in (np.float32(1.5), np.float32(-3e38)):

@@ -13,10 +13,13 @@ The machine's blocks would copy both inputs into float32 rows, run four loops ov
 result's row out; this loop skips the copies and the rows, and looks the table up by an integer index.
 
 Each instruction is its function in :mod:`swishgrad_numba.program.semantics` (the machine's and the
-interpreter's), with the operands in the stream's order, so the bits are the machine's: a Lookup's
-index is the bits' number either way, CAST_RINT's bits are what the result's row held as a number, and
-the block cuts nothing of an element-wise stream. A stream of any other shape (or a float32 launch)
-is not fused and runs on the machine as before.
+interpreter's), so the bits are the machine's: a Lookup's index is the bits' number either way,
+CAST_RINT's bits are what the result's row held as a number, and the block cuts nothing of an
+element-wise stream. One exception is left to the machine: a Mul of two NaNs gives the first operand's
+NaN (its sign, its payload), and the compiler, to which a multiply is commutative, may swap the
+operands of the fused loop's Mul (it did: measured). The loop flags a block with a Mul of two NaNs,
+and a pass that met one is run again on the machine, whose Mul keeps the stream's order. A stream of
+any other shape (or a float32 launch) is not fused and runs on the machine as before.
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from ..intrinsics import vectorise_full_width
 from ..program import semantics as S
 from .opcodes import CAST_NONE, CAST_RINT, DST, LOOKUP, MODE, MUL, OP, SRC0, SRC1
 
-__all__ = ["shape", "run_if_fused", "NOT_FUSED"]
+__all__ = ["shape", "run_if_fused", "run_if_fused_raw", "NOT_FUSED"]
 
 _F16 = FLOAT16.code
 _BF16 = BFLOAT16.code
@@ -70,52 +73,57 @@ def shape(code, out_row, grain, inputs):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _loop(table, look, wide, out, base, n, scratch, dtype_code, first, sat):
-    """``n`` elements from ``base``; ``dtype_code``, ``first`` and ``sat`` constants at each call. The
-    Lookups of a block first, into ``scratch`` (a gather that stays scalar), then the rest of the block
-    in one loop that vectorises."""
+def _loop(table, look, wide, out, at, n, scratch, dtype_code, first, sat):
+    """``n`` elements, from ``at[0]`` of ``look``, ``at[1]`` of ``wide`` and ``at[2]`` of ``out``;
+    ``dtype_code``, ``first`` and ``sat`` constants at each call. A block (``scratch``'s length) at a
+    time: its Lookups into ``scratch`` (a gather that stays scalar), then the rest in one loop that
+    vectorises. Whether a Mul of two NaNs was met (the loop then stops after its block)."""
     block = scratch.shape[0]
     for b0 in range(0, n, block):
         m = min(block, n - b0)
-        at = base + np.uint64(b0)
+        b = np.uint64(b0)
+        la, wa, oa = at[0] + b, at[1] + b, at[2] + b
         for i in range(m):
-            scratch[i] = table[np.int32(look[at + np.uint64(i)])]
+            scratch[i] = table[np.int32(look[la + np.uint64(i)])]
+        both_nan = np.uint32(0)
         for i in range(m):
-            j = at + np.uint64(i)
             t = scratch[i]
-            f = S.cast_none(wide[j], dtype_code)
+            f = S.cast_none(wide[wa + np.uint64(i)], dtype_code)
+            both_nan |= np.uint32(t != t) & np.uint32(f != f)
             p = S.mul(t, f, sat) if first == 0 else S.mul(f, t, sat)
-            out[j] = S.cast_rint(p, dtype_code, sat)
+            out[oa + np.uint64(i)] = S.cast_rint(p, dtype_code, sat)
+        if both_nan:
+            return True
+    return False
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _by_first(table, look, wide, out, base, n, scratch, dtype_code, first, sat):
+def _by_first(table, look, wide, out, at, n, scratch, dtype_code, first, sat):
     if first == 0:
         if sat:
-            _loop(table, look, wide, out, base, n, scratch, dtype_code, 0, True)
-        else:
-            _loop(table, look, wide, out, base, n, scratch, dtype_code, 0, False)
-    else:
-        if sat:
-            _loop(table, look, wide, out, base, n, scratch, dtype_code, 1, True)
-        else:
-            _loop(table, look, wide, out, base, n, scratch, dtype_code, 1, False)
+            return _loop(table, look, wide, out, at, n, scratch, dtype_code, 0, True)
+        return _loop(table, look, wide, out, at, n, scratch, dtype_code, 0, False)
+    if sat:
+        return _loop(table, look, wide, out, at, n, scratch, dtype_code, 1, True)
+    return _loop(table, look, wide, out, at, n, scratch, dtype_code, 1, False)
 
 
 @njit(cache=True, error_model="numpy")
-def _fused_pass(table, look, wide, out, offset, count, scratch, dtype_code, first, sat):
+def _fused_pass(table, look, wide, out, at, count, scratch, dtype_code, first, sat):
+    """``count`` elements from the offsets ``at`` (of ``look``, ``wide``, ``out``: uint16 arrays); whether
+    it finished (False: a Mul of two NaNs met, which the machine runs instead)."""
     vectorise_full_width()
-    base = np.uint64(offset)
+    at = (np.uint64(at[0]), np.uint64(at[1]), np.uint64(at[2]))
     if dtype_code == _F16:
-        _by_first(table, look, wide, out, base, count, scratch, _F16, first, sat)
-    else:
-        _by_first(table, look, wide, out, base, count, scratch, _BF16, first, sat)
+        return not _by_first(table, look, wide, out, at, count, scratch, _F16, first, sat)
+    return not _by_first(table, look, wide, out, at, count, scratch, _BF16, first, sat)
 
 
 def run_if_fused(fused, tables, ins, out, offset, count, scratch, sat):
     """Run the flat pass of ``count`` elements from ``offset`` as the fused loop where ``fused`` (the
     stream's :func:`shape`) fuses it and the tensors are 16-bit, its Lookups held in ``scratch`` (a float32
-    array: blocks of its length); whether it ran (jitted code only)."""
+    array: blocks of its length); whether it ran to the end (jitted code only: else the machine runs the
+    pass, all of it again)."""
     raise NotImplementedError("run_if_fused is only callable from jitted code")
 
 
@@ -127,7 +135,20 @@ def _run_if_fused(fused, tables, ins, out, offset, count, scratch, sat):
     def run(fused, tables, ins, out, offset, count, scratch, sat):
         if fused[0] < 0:
             return False
-        _fused_pass(tables[fused[0]], ins[fused[1]], ins[fused[2]], out, offset, count, scratch, fused[4], fused[3],
-                    sat)
-        return True
+        return _fused_pass(tables[fused[0]], ins[fused[1]], ins[fused[2]], out, (offset, offset, offset), count,
+                           scratch, fused[4], fused[3], sat)
     return run
+
+
+@njit(cache=True, error_model="numpy")
+def run_if_fused_raw(code, out_row, grain, tables, dy, dy_off, x, x_off, out, out_off, count, scratch, sat):
+    """The broadcast walk's UB loop (:func:`.launch._engine_wide`: input 0 ``dy``, input 1 ``x``, raw
+    ``(uint8 array, wide)``, each from its offset) as the fused loop, where the stream has
+    :func:`shape`'s shape and the three are 16-bit; whether it ran."""
+    fused = shape(code, out_row, grain, 2)
+    if fused[0] < 0 or dy[1] or x[1] or out[1]:
+        return False
+    ins = (dy[0].view(np.uint16), x[0].view(np.uint16))
+    offs = (dy_off, x_off)
+    return _fused_pass(tables[fused[0]], ins[fused[1]], ins[fused[2]], out[0].view(np.uint16),
+                       (offs[fused[1]], offs[fused[2]], out_off), count, scratch, fused[4], fused[3], sat)

@@ -28,7 +28,7 @@ from numba.extending import overload
 
 from ..kernel.broadcast import register_wide_pass
 from ..kernel.walk import register_pass
-from .fused16 import run_if_fused, shape as fused_shape
+from .fused16 import run_if_fused, run_if_fused_raw, shape as fused_shape
 from .machine import MACHINE, run_machine
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
 
@@ -247,6 +247,9 @@ def _engine_wide(params, dy, dy_off, x, x_off, out, out_off, count, arena):
     ``x_off`` (raw, where they lie: the tensors or the walk's local buffers) through the stream, into raw
     ``out`` from ``out_off``; blocks of the grain, input ``i`` in arena row ``i``, as :func:`run_blocks_of`."""
     grain = params.grain
+    if run_if_fused_raw(params.code, params.out, grain, params.tables, dy, dy_off, x, x_off, out, out_off, count,
+                        arena[:grain], params.sat):   # a 16-bit stream of .fused16's shape
+        return
     for b0 in range(0, count, grain):
         n = min(grain, count - b0)
         _load(arena, 0, dy, dy_off + b0, n)
