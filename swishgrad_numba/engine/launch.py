@@ -123,7 +123,8 @@ def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, gr
     """A pass of ``count`` elements from ``offset`` of the flat tensors ``ins`` (a tuple of one array
     type) into ``out``: :func:`run_blocks_of`'s blocks. A stream of one LOOKUP of input 0 into the
     result reads its table at the input's bits, straight into ``out`` (the same values as its blocks:
-    the bits' number indexes the table, the entry's number is stored)."""
+    the bits' number indexes the table, the entry's number is stored). A 16-bit stream of
+    :func:`.fused16.shape`'s shape (``fused``, found once per launch) runs as its fused loop."""
     if _lookup_only(code, out_row):
         table = tables[code[0, MODE]]
         src = ins[0]
@@ -132,7 +133,7 @@ def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, gr
             j = base + np.uint64(i)
             out[j] = table[np.int64(src[j]) & 0xFFFF]
         return
-    if run_if_fused(fused, tables, ins, out, offset, count, arena[:grain], sat):   # a 16-bit stream of .fused16's shape
+    if run_if_fused(fused, tables, ins, out, offset, count, arena[:grain], sat):   # a stream of .fused16's shape
         return
     for b0 in range(0, count, grain):
         n = min(grain, count - b0)
@@ -160,7 +161,8 @@ def _run_pieces(code, scalars, tables, ins, inputs, out, numel, pieces, first, s
                 length = pc.pass_len if p < pc.passes - 1 else pc.last_len
                 valid = min(length, numel - offset)
                 if valid > 0:
-                    _flat_pass(code, scalars, tables, ins, inputs, offset, out, valid, arena, grain, out_row, sat, fused)
+                    _flat_pass(code, scalars, tables, ins, inputs, offset, out, valid, arena, grain, out_row, sat,
+                               fused)
 
 
 @njit(cache=True, error_model="numpy")
