@@ -6,6 +6,8 @@ import re
 
 from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
+from .expressions import _why_no_member as why_no_member
+from .helpers import nested_field, numeric_limit, qualified_method
 from .level0 import is_level0, level0_call
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
 from .abstract import TilingField
@@ -53,6 +55,10 @@ class CallsMixin:
         if len(fn.segs) == 1 and self.this is not None and _has_method(self.symbols, self.this.cls, ident):
             return self.invoke(node, self.symbols.method(self.this.cls, ident, node.at), self.this, args,
                                self.this.env)
+        if len(fn.segs) >= 2 and fn.segs[-2][0] == "numeric_limits" and not arg_nodes:
+            return numeric_limit(self, node, fn)                  # std::numeric_limits<float>::infinity()
+        if len(fn.segs) >= 2 and fn.segs[-2][0] in self.symbols.classes and self.this is not None:
+            return qualified_method(self, node, fn, args)       # Base::Init(...) on this (issue 43)
         if ident in self.symbols.functions:
             f = self.symbols.functions[ident]
             env = {tp.name: self.type_or_value(a) for tp, a in zip(f.tparams, fn.targs or ())}
@@ -100,6 +106,16 @@ class CallsMixin:
         if view.glob.gm is None:
             refuse(node, f"GlobalTensor {view.glob.name}", "never bound to a GM_ADDR by SetGlobalBuffer")
         return view.glob.gm
+
+    def _eval_Member(self, node):
+        obj = self.eval(node.obj)
+        members = getattr(obj, "members", None)
+        if members is not None and node.name in members:
+            return members[node.name]
+        nested = nested_field(obj, node.name)        # tilingData.baseTiling.blockNum (issue 43)
+        if nested is not None:
+            return nested
+        refuse(node, f"member {render(node)}", why_no_member(obj, node.name, self.symbols.host_given))
 
     def _eval_Index(self, node):
         obj = self.eval(node.obj)
@@ -155,5 +171,10 @@ class CallsMixin:
         return arg.name
 
 
-def _has_method(symbols, cls, name) -> bool:
-    return any(m.name.last == name for m in cls.methods) or (cls.name, name) in symbols.methods
+def _has_method(symbols, cls, name, depth=0) -> bool:
+    """Whether ``cls`` or a base of it in the sources has a method ``name`` (issue 43: a helper such as
+    ``InitBlockGm`` a CRTP base defines and its derived class's ``Init`` calls)."""
+    if any(m.name.last == name for m in cls.methods) or (cls.name, name) in symbols.methods:
+        return True
+    return depth < 16 and any(_has_method(symbols, symbols.classes[b.name.last], name, depth + 1)
+                              for b in cls.bases if b.name.last in symbols.classes)
