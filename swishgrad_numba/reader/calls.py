@@ -8,6 +8,7 @@ from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
 from .expressions import _why_no_member as why_no_member
 from .helpers import nested_field, numeric_limit, qualified_method
+from .leaky_relu import leaky_relu
 from .level0 import is_level0, level0_call
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
 from .abstract import TilingField
@@ -48,6 +49,8 @@ class CallsMixin:
             return self.data_copy(node, args)
         if ident in ("Compare", "CompareScalar", "Compares", "Select") and len(fn.segs) <= 2:
             return compare_call(self, node, ident, args)
+        if ident == "LeakyRelu" and len(fn.segs) <= 2:         # the basic API's vlrelu (issue 43, .leaky_relu)
+            return leaky_relu(self, node, args)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2 and is_level0(ident, VECTOR_CALLS[ident], args):
             return level0_call(self, node, ident, VECTOR_CALLS[ident], args)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2:
