@@ -112,11 +112,25 @@ def test_the_struct_registered_below_is_the_one_get_tiling_data_gives(tmp_path):
 
 def test_a_nested_tiling_field_is_a_run_time_value(tmp_path):
     # a guard on a field of a struct-typed field reads as a guard: both ways, the one that returns computes nothing
+    guard = "    if (td.meta.count == 0) {\n        return;\n    }\n"
     folder, _ = fixture_variant(tmp_path, "wild_helper_gate", "    GateKernel<DTYPE_SELF> op;\n",
-                                "    if (td.meta.count == 0) {\n        return;\n    }\n    GateKernel<DTYPE_SELF> op;\n",
-                                file=CPP)
+                                guard + "    GateKernel<DTYPE_SELF> op;\n", file=CPP)
     header = folder / "op_kernel" / "helper_gate_tiling.h"
-    header.write_text(header.read_text().replace("struct HelperGateTiling {", "struct GateMeta {\n    int64_t count;\n"
-                                                 "};\nstruct HelperGateTiling {\n    GateMeta meta;"))
-    got = read_source(folder / "op_kernel")
-    assert [str(s) for s in got.body("float32").steps] == [str(s) for s in read_source(GATE).body("float32").steps]
+    meta = "struct GateMeta {\n    int64_t count;\n};\nstruct HelperGateTiling {\n    GateMeta meta;"
+    header.write_text(header.read_text().replace("struct HelperGateTiling {", meta))
+    got = read_source(folder / "op_kernel").body("float32").steps
+    assert [str(s) for s in got] == [str(s) for s in read_source(GATE).body("float32").steps]
+
+
+def test_a_dtype_op_host_does_not_list_is_left_out_where_it_does_not_read(tmp_path):
+    # half_native's op_host lists float16 and bfloat16: a float32 path the reader refuses (Sin) is not
+    # compiled, so it is left out, not a refusal of the whole kernel
+    maxs = "Maxs(zLocal, zLocal, static_cast<T>(-2.5f), this->tileLength);"
+    folder, _ = fixture_variant(tmp_path, "half_native", maxs, "if constexpr (std::is_same_v<T, float>) {\n"
+                                "            Sin(zLocal, zLocal, this->tileLength);\n        }\n        " + maxs)
+    assert [b.dtype for b in read_kernel(folder).description.bodies] == ["float16", "bfloat16"]
+    host = folder / "op_host" / "half_native.cpp"             # float32 listed too: its path is read, and refused
+    host.write_text(host.read_text().replace("{ge::DT_FLOAT16, ge::DT_BF16}",
+                                             "{ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16}"))
+    with pytest.raises(KernelSourceError, match="AscendC::Sin"):
+        read_kernel(folder)
