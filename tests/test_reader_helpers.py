@@ -1,7 +1,8 @@
 """A kernel's own helpers and the calls around them (issue 43): a method of a CRTP base (``BindCore``), a
 call qualified by a base's name (``Base<...>::Init``), the tile loop in a free function template Process
 calls (``WalkTiles``), ``DeQue<src, dst, T>``, class-scope ``static constexpr`` constants an alias reads,
-``REGISTER_TILING_DEFAULT`` below ``GET_TILING_DATA``, ``ENABLE_PRINTF()``, ``std::numeric_limits``, an input
+``REGISTER_TILING_DEFAULT`` below ``GET_TILING_DATA``, ``ENABLE_PRINTF()``, ``std::numeric_limits``, ops-nn's
+``platform::GetVRegSize()`` / ``GetUbBlockSize()``, AscendC's ``DEFAULT_DATA_COPY_STRIDE``, an input
 named ``self`` and AscendC's ``LeakyRelu`` (its API page's formula: ``src >= 0 ? src : scalar * src``). The
 fixture ``wild_helper_gate`` is written for these tests; the reference is written here, instruction by
 instruction; what stays refused is refused at its file and line."""
@@ -57,6 +58,14 @@ def test_helpers_read_and_run_bit_for_bit(gate, dtype):
     for slope in (0.25, -1.5):
         got = gate.run(self=x, tiling=_record(x.size, slope=slope), block_dim=4)
         assert_bits_equal(got, ref_gate(x, slope), f"helper_gate {dtype} slope {slope}")
+
+
+def test_platform_queries_are_the_platforms(gate):
+    # platform::GetVRegSize() is 256 bytes: LANES = 64 floats, so a tile of 96 elements returns before any tile
+    # (nothing stored: zeros here), one of 192 computes; GetUbBlockSize() (32) rounds the queue's bytes
+    x = np.linspace(-3, 3, 1000).astype(F32)
+    assert not np.any(gate.run(self=x, tiling=_record(x.size, tile=96), block_dim=4))
+    assert_bits_equal(gate.run(self=x, tiling=_record(x.size, tile=192), block_dim=4), ref_gate(x, 0.25), "tile 192")
 
 
 def test_leaky_relu_is_its_three_steps_at_its_line(gate):

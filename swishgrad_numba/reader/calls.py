@@ -7,7 +7,7 @@ import re
 from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
 from .expressions import _why_no_member as why_no_member
-from .helpers import nested_field, numeric_limit, qualified_method
+from .helpers import PLATFORM_QUERIES, library_constant, nested_field, numeric_limit, qualified_method
 from .leaky_relu import leaky_relu
 from .level0 import is_level0, level0_call
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
@@ -66,6 +66,8 @@ class CallsMixin:
             f = self.symbols.functions[ident]
             env = {tp.name: self.type_or_value(a) for tp, a in zip(f.tparams, fn.targs or ())}
             return self.invoke(node, f, None, args, env)
+        if ident in PLATFORM_QUERIES and not arg_nodes:       # platform::GetVRegSize() (issue 43, .helpers)
+            return PLATFORM_QUERIES[ident]
         if ident in EXPANDED or ident in NOT_EXPANDED:       # AscendC's math library
             return expand(self, node, ident, args)
         refuse(node, f"unknown call {fn.text()}")
@@ -109,6 +111,10 @@ class CallsMixin:
         if view.glob.gm is None:
             refuse(node, f"GlobalTensor {view.glob.name}", "never bound to a GM_ADDR by SetGlobalBuffer")
         return view.glob.gm
+
+    def _eval_Name(self, node):
+        known = library_constant(self, node)          # AscendC's DEFAULT_DATA_COPY_STRIDE, ... (issue 43)
+        return known if known is not None else super()._eval_Name(node)
 
     def _eval_Member(self, node):
         obj = self.eval(node.obj)

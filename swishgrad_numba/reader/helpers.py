@@ -1,16 +1,21 @@
 """The kernel's own helper functions as the class style reads them (issue 43): a method a base class
 defines (``InitBlockGm`` of a CRTP base), a call qualified by a base's name
 (``GeluQuantBase::ParseTilingData(...)``, ``Base<Derived, T>::Init(...)``), each inlined as the reader
-inlines ``Init``, ``Process`` and ``Compute``."""
+inlines ``Init``, ``Process`` and ``Compute``; class-scope constants, the struct ``REGISTER_TILING_DEFAULT``
+names wherever it stands, a nested tiling field; and the names a kernel takes from outside its folder:
+``std::numeric_limits``, ops-nn's ``platform::GetVRegSize()`` / ``GetUbBlockSize()``, AscendC's
+``DEFAULT_DATA_COPY_STRIDE`` and a few other library constants."""
 from __future__ import annotations
 
 import numpy as np
 
+from ..platform import REFERENCE_PLATFORM
 from .abstract import TilingField, Unknown, refuse
 from .values import CNum, INT_TYPES
 from .syntax import Call, ExprStmt, Name
 
-__all__ = ["base_chain", "class_scope", "qualified_method", "nested_field", "registered_struct", "numeric_limit"]
+__all__ = ["LIBRARY_CONSTANTS", "PLATFORM_QUERIES", "library_constant", "base_chain", "class_scope", "qualified_method",
+           "nested_field", "registered_struct", "numeric_limit"]
 
 #: How deep a class's bases are followed (a cycle in the sources ends there).
 _MAX_BASES = 16
@@ -99,3 +104,38 @@ def numeric_limit(machine, node, fn):
         return CNum(high if what == "max" else low, cname)
     refuse(node, f"std::numeric_limits<{cname}>::{what}", "a limit the reader does not know (float and double: "
            f"{', '.join(_FLOAT_LIMITS['float'])}; the integer types: max, min, lowest)")
+
+
+#: ops-nn's kernel-side platform queries (``common/inc/op_kernel/platform.h``, namespace ``platform``, lines 46-58,
+#: outside a kernel's folder; opbase spells them ``Ops::Base::``): ``GetUbBlockSize()`` the UB block, 32 bytes
+#: (the Platform's ``block_size``, the same on the A2 and the 950); ``GetVRegSize()`` 256 bytes on the A2 and,
+#: as asc-devkit's ``VECTOR_REG_WIDTH`` (``impl/basic_api/utils/kernel_utils_constants.h:118``), on the 950.
+#: A kernel's own function of the name is called instead.
+PLATFORM_QUERIES = {"GetUbBlockSize": CNum(REFERENCE_PLATFORM.block_size, "uint32_t"),
+                    "GetVRegSize": CNum(256, "uint32_t")}
+
+#: AscendC's constants a kernel uses without defining (asc-devkit ``impl/basic_api/utils/kernel_utils_constants.h``
+#: at 0da921b9, by line): each with its C type.
+LIBRARY_CONSTANTS = {"DEFAULT_BLK_NUM": CNum(8, "int32_t"),              # line 28
+                     "DEFAULT_BLK_STRIDE": CNum(1, "int32_t"),           # 32
+                     "DEFAULT_REPEAT_STRIDE": CNum(8, "uint8_t"),        # 33
+                     "ONE_BLK_SIZE": CNum(32, "uint16_t"),               # 197
+                     "DEFAULT_DATA_COPY_STRIDE": CNum(0, "uint8_t"),     # 226
+                     "ONE_REPEAT_BYTE_SIZE": CNum(256, "int32_t")}       # 243
+
+
+def library_constant(machine, node):
+    """``DEFAULT_DATA_COPY_STRIDE`` (or ``AscendC::...``) where the kernel's own scopes, members and constants
+    do not name it: AscendC's value (:data:`LIBRARY_CONSTANTS`); None otherwise."""
+    name = node.last
+    if name not in LIBRARY_CONSTANTS or node.targs is not None or len(node.segs) > 2 or \
+            len(node.segs) == 2 and node.segs[0][0] != "AscendC" or name in machine.symbols.constants:
+        return None
+    try:
+        machine.lookup(name)
+        return None
+    except KeyError:
+        pass
+    if machine.this is not None and name in machine.this.members:
+        return None
+    return LIBRARY_CONSTANTS[name]
