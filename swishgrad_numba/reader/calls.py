@@ -6,7 +6,6 @@ import re
 
 from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
-from .expressions import _why_no_member as why_no_member
 from .helpers import PLATFORM_QUERIES, library_constant, nested_field, numeric_limit, qualified_method
 from .leaky_relu import leaky_relu
 from .level0 import is_level0, level0_call
@@ -16,7 +15,8 @@ from .compare import compare_call
 from .constant_tile import covers_the_tile, note_copy
 from .machine import Mode, Symbolic, Tensor, Unknown, refuse
 from .objects import Event, GlobalT, GlobalView, TilingVal
-from .syntax import Name
+from .errors import KernelSourceError
+from .syntax import Member, Name
 from .values import CNum, as_constant, render
 
 __all__ = ["CallsMixin"]
@@ -117,14 +117,15 @@ class CallsMixin:
         return known if known is not None else super()._eval_Name(node)
 
     def _eval_Member(self, node):
-        obj = self.eval(node.obj)
-        members = getattr(obj, "members", None)
-        if members is not None and node.name in members:
-            return members[node.name]
-        nested = nested_field(obj, node.name)        # tilingData.baseTiling.blockNum (issue 43)
-        if nested is not None:
+        try:
+            return super()._eval_Member(node)
+        except KernelSourceError:
+            if not isinstance(node.obj, (Name, Member)):      # evaluated again below: names only, no calls
+                raise
+            nested = nested_field(self.eval(node.obj), node.name)   # tilingData.baseTiling.blockNum (issue 43)
+            if nested is None:
+                raise
             return nested
-        refuse(node, f"member {render(node)}", why_no_member(obj, node.name, self.symbols.host_given))
 
     def _eval_Index(self, node):
         obj = self.eval(node.obj)
