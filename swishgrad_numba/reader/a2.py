@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .abstract import TilingField
 from .calls import CallsMixin
+from .helpers import class_scope, registered_struct
 from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
 from . import repeat_params
@@ -48,6 +49,9 @@ class ClassMachine(CallsMixin, Machine):
         self.scopes.append({p.name: (GMAddr(p.name) if p.type.name.last == "GM_ADDR" else Unknown(p.name))
                             for p in fn.params})
         self.methods.append(fn.name.last)
+        registered = registered_struct(fn.body)       # REGISTER_TILING_DEFAULT below GET_TILING_DATA (issue 43)
+        if registered is not None and self.tiling_struct is None:
+            self.tiling_struct, self.tiling_struct_at = registered
         try:
             self.run(fn.body)
         except Return_:
@@ -119,7 +123,8 @@ class ClassMachine(CallsMixin, Machine):
         if any(_calls(stmt, "SetValue")):
             refuse(stmt, "a loop over SetValue", "element-by-element code is not a vector program")
         process = self.methods[-1].startswith("Process") or len(self.methods) == 1   # issue 43: or the entry's own
-        if self.in_tile or not process or self.tile is not None:
+        helper = not process and any(m.startswith("Process") for m in self.methods[:-1])   # RunTileLoop(op, ...)
+        if self.in_tile or not (process or helper) or self.tile is not None:
             refuse(stmt, f"a loop in {self.methods[-1]}", "only Process's tile loop is read")
         self.scopes.append({})
         if getattr(stmt, "init", None) is not None:      # a for loop's; a while loop has none
@@ -128,6 +133,9 @@ class ClassMachine(CallsMixin, Machine):
                 self.scopes[-1][k] = Unknown(k)
         start, self.in_tile = len(self.events), True
         self.run(stmt.body)
+        if helper and not any(e.kind == "store" for e in self.events[start:]):
+            refuse(stmt, f"a loop in {self.methods[-1]}", "a loop in a function Process calls is read as the tile "
+                   "loop only where each iteration stores its tile to GM")
         self.in_tile, self.tile = False, (start, len(self.events))
         self.scopes.pop()
 
@@ -164,8 +172,12 @@ class ClassMachine(CallsMixin, Machine):
         inst = Instance(cls, env)
         saved = self.scopes
         self.scopes = [self.scopes[0], env]
-        for alias in cls.aliases:                 # using T = TYPE_X; inside the class
-            env[alias.name] = self.type_or_value(alias.type)
+        for item in class_scope(cls):     # using T = TYPE_X; static constexpr int N = ...; in source order
+            if hasattr(item, "names"):
+                for name, init, _ in item.names:
+                    env[name] = self.eval(init)
+            else:
+                env[item.name] = self.type_or_value(item.type)
         for decl in _fields(self.symbols, cls):
             tval = self.type_of(decl.type)
             for name, init, _ in decl.names:
@@ -210,6 +222,8 @@ class ClassMachine(CallsMixin, Machine):
                 self.buffer_num = num.value if isinstance(num, CNum) else None
             return None
         if isinstance(obj, (Queue, Buf)) and name in ("AllocTensor", "DeQue", "Get"):
+            if name == "DeQue" and len(targs) == 3:      # DeQue<srcPos, dstPos, T>: the type is the last
+                targs = targs[2:]
             return self.tensor(node, obj.name, targs)
         if isinstance(obj, (Queue, Buf)) and name in ("EnQue", "FreeTensor"):
             return None
