@@ -186,7 +186,7 @@ class ReadOperator(Operator):
         tiling = host_tiling.host_tiling(self.name, self.style, self.record_dtype, program, out.size, info, platform,
                                        attrs, self._buffer_num(info), self._dag_wide(info, variant))
         tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program)
-        flat = [np.ascontiguousarray(arrays[n]).reshape(-1) for n in read]
+        flat = {n: np.ascontiguousarray(arrays[n]).reshape(-1) for n in read}     # each variant's, by name
         self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation,
                      own_record)
         return out
@@ -288,7 +288,9 @@ class ReadOperator(Operator):
         return self.description.body(info.name, v).dag_wide if v in vs else None
 
     def _launch(self, ins, out, tiling, info, program, platform, variant, saturation, own_record=False):
-        from .launch_plan import run_own_schedule, run_plan
+        from .launch_plan import run_own_schedule, run_plan, variant_inputs
+        keyed = own_record and variant is None and len(self.description.variants(info.name)) > 1
+        ins = ins if keyed else variant_inputs(self, info, variant, ins)      # the inputs its Compute reads
         if host_tiling.broadcast_launch(self, ins, out, tiling, info, variant, saturation):
             return          # a BroadcastSch kernel on the broadcast walk (issue 43)
         overflow = () if platform is None else platform.cast_rules   # the Casts' options (issue 43)
