@@ -18,3 +18,17 @@ def fixture_variant(tmp_path, name, old, new, file=None):
     assert old in text, f"{old!r} not in {file}"
     path.write_text(text.replace(old, new))
     return folder, path
+
+
+def refusal(tmp_path, name, old, new, file=None):
+    """The KernelSourceError that ``read_kernel`` raises on the variant of :func:`fixture_variant`, with the
+    changed file's path and the line number of the first line holding ``new``'s text."""
+    import pytest
+
+    from swishgrad_numba.ops import read_kernel
+    from swishgrad_numba.reader import KernelSourceError
+
+    folder, path = fixture_variant(tmp_path, name, old, new, file)
+    with pytest.raises(KernelSourceError) as e:
+        read_kernel(folder)
+    return e.value, path

@@ -20,7 +20,7 @@ from .repeat_params import REPEAT_PARAMS
 from .tail_branch import tail_of_the_loop
 from .syntax import Call, Name
 from .ub_bounds import check_count, record_init
-from .bitviews import BIT_CTYPES, check_call, reinterpret
+from .bitviews import BIT_CTYPES, check_call, check_copy, reinterpret, shift_source
 from .values import CNum, TypeVal, is_int, render
 
 __all__ = ["ClassMachine"]
@@ -226,10 +226,12 @@ class ClassMachine(CallsMixin, Machine):
 
     def vector_call(self, node, op, args, trailing, counted=False):
         check_call(node, op, args, getattr(self, "unsigned16", frozenset()))   # int16: .bitviews
+        args = shift_source(self, op, args)             # ShiftRight of a uint32_t view: .bitviews
         return super().vector_call(node, op, args, trailing, counted)
 
     def data_copy(self, node, args):
         """A copy of a constant count checked against its buffer's constant size when the kernel is read."""
+        check_copy(self, node, args)                      # into a view: .bitviews
         local = next((a for a in args[:2] if isinstance(a, Tensor)), None)
         if local is not None and len(args) > 2 and is_int(args[2]):
             check_count(self, node.at, node.fn.last, local.key, local.dtype, args[2].value)

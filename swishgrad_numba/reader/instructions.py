@@ -53,3 +53,6 @@ VECTOR_CALLS.update({"And": "dss", "Or": "dss"})
 #: Every step's operand kinds: the calls read, and the Erf routine's FusedMulDstAdd, which no call of a kernel
 #: records.
 STEP_KINDS = {**VECTOR_CALLS, "FusedMulDstAdd": "Dss"}
+#: Issue 43: ``ShiftRight(dst, src, n)`` on a float32 tensor's bits through ``ReinterpretCast<uint32_t>``
+#: (:mod:`.bitviews`): the program form's ShiftRight (the A2 GeluGradV2's sign bit).
+VECTOR_CALLS["ShiftRight"] = STEP_KINDS["ShiftRight"] = "dsk"
