@@ -23,7 +23,8 @@ overlap), ``ReinterpretCast`` to the tensor's own type, ``(T)-2.5f``, ``using na
 (:mod:`.bitviews`); a copy or vector call past its ``InitBuffer``'s
 bytes is refused (:mod:`.ub_bounds`).
 
-Refused, each with its file and line: loops in Compute (and over ``SetValue``),
+Refused, each with its file and line: loops in Compute (and over ``SetValue``, but for a fill of one value,
+a ``Duplicate``: :mod:`.fill_loop`),
 a ``ReinterpretCast`` view read where another view wrote its bytes (and arithmetic on an int16 view),
 ``reinterpret_cast``,
 overlapping parts of a buffer,

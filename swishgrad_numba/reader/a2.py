@@ -20,6 +20,7 @@ from .repeat_params import REPEAT_PARAMS
 from .tail_branch import tail_of_the_loop
 from .syntax import Call, Name
 from .ub_bounds import check_count, record_init
+from .fill_loop import fill_loop
 from .bitviews import BIT_CTYPES, check_call, check_copy, reinterpret, shift_source
 from .values import CNum, TypeVal, is_int, render
 
@@ -116,6 +117,8 @@ class ClassMachine(CallsMixin, Machine):
         return False
 
     def loop(self, stmt):
+        if fill_loop(self, stmt):                 # t.SetValue(i, v) over the tile: a Duplicate (issue 43)
+            return
         if any(_calls(stmt, "SetValue")):
             refuse(stmt, "a loop over SetValue", "element-by-element code is not a vector program")
         process = self.methods[-1].startswith("Process") or len(self.methods) == 1   # issue 43: or the entry's own

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from .a2 import ClassMachine
 from .abstract import Symbolic, Tensor, TilingField, Unknown, refuse
 from .errors import KernelSourceError
+from .fill_loop import fill_loop
 from .objects import GlobalT, GMAddr, TilingVal
 from .syntax import For
 from .ub_bounds import BYTES as _BYTES, check_count
@@ -207,6 +208,8 @@ class _ScheduleMachine(ClassMachine):
         self._both_ways(stmt)       # a value known only at run time: a guard, or the same vector calls
 
     def loop(self, stmt):
+        if fill_loop(self, stmt):                 # a Duplicate (.fill_loop)
+            return
         if self.loop_start is None:
             self.loop_start = len(self.events)
         self.scopes.append({})
