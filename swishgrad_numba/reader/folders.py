@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from ..platform import ARCH_950
 
-__all__ = ["_host_attributes", "_folders", "_entry_for"]
+__all__ = ["host_attributes", "kernel_folders", "entry_for"]
 
 
-def _host_attributes(side, fields) -> tuple:
+def host_attributes(side, fields) -> tuple:
     """(op attribute name -> tiling field, tiling field -> default) from op_host: a field the tiling
     function sets from attribute ``i`` (``set_<field>(*attrs->GetAttrPointer<float>(i))``), or a float
     field named as an attribute."""
@@ -27,7 +27,7 @@ def _host_attributes(side, fields) -> tuple:
     return names, defaults
 
 
-def _folders(folder):
+def kernel_folders(folder):
     """(op_kernel folder, its op_host read or None): ``folder`` is the operator's folder where it holds
     ``op_kernel/``, else the op_kernel folder."""
     from pathlib import Path
@@ -42,10 +42,10 @@ def _folders(folder):
     return path, None
 
 
-def _entry_for(kernel_dir, arch):
+def entry_for(kernel_dir, arch):
     """The entry file for ``arch`` where op_kernel holds an A2 and a 950 entry; None (the reader's own
     choice) where it holds one, or none of ``arch``'s."""
-    from . import KernelSourceError
+    from .errors import KernelSourceError
     from .source import read_regular
 
     if not kernel_dir.is_dir():

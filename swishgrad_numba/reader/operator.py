@@ -19,7 +19,7 @@ from .. import kernel as kernel_pkg
 from ..dtypes import dtype_info, to_float32
 from ..platform import ARCH_950, ARCH_A2, Platform
 from . import host_tiling
-from .folders import _entry_for, _folders, _host_attributes
+from .folders import entry_for, host_attributes, kernel_folders
 from ..ops.registry import Kernel, Operator, OpTiling
 
 __all__ = ["READ_MODULE", "ReadOperator", "read_kernel"]
@@ -340,10 +340,10 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
 
     if not isinstance(sixteen_bit, (str, type(None))) or sixteen_bit not in SIXTEEN_BIT:
         raise ValueError(f"sixteen_bit must be one of {list(SIXTEEN_BIT)}, got {sixteen_bit!r}")
-    kernel_dir, side = _folders(folder)
+    kernel_dir, side = kernel_folders(folder)
     arch = ARCH_A2 if platform is None else platform.architecture
     if entry is None:
-        entry = _entry_for(kernel_dir, arch)
+        entry = entry_for(kernel_dir, arch)
     d = read_source(kernel_dir, entry=entry, defines=defines, host=side)
     read_arch = ARCH_950 if d.style == "dag" else ARCH_A2
     if platform is not None and read_arch != arch:
@@ -384,7 +384,7 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
     casts = [b.steps[-1].args[2] for b in d.bodies if b.dtype != "float32" and b.steps and b.steps[-1].op == "Cast"]
     kern = Kernel(arch, str(folder), d.tiling.name, dtype, casts[0] if casts else "CAST_RINT", walk_check, run,
                   device_instructions, programs=programs)
-    names, defaults = _host_attributes(side, attributes)
+    names, defaults = host_attributes(side, attributes)
     op = ReadOperator(op_name, (), d.name, {arch: kern}, host, has_beta=len(attributes) == 1,
                       inputs=len(d.inputs_read), saturation=arch == ARCH_A2, description=d, record_dtype=dtype,
                       attributes=attributes, style=d.style, folder=str(folder),
