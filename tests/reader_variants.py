@@ -32,3 +32,16 @@ def refusal(tmp_path, name, old, new, file=None):
     with pytest.raises(KernelSourceError) as e:
         read_kernel(folder)
     return e.value, path
+
+
+def fixture_edited(tmp_path, name, edits):
+    """``tests/fixtures/kernels/<name>`` copied under ``tmp_path`` with each ``(file, old, new)`` of ``edits``
+    applied in turn (``old`` must be in ``file``, a path inside the folder). Returns the copy's folder."""
+    folder = tmp_path / name
+    shutil.copytree(KERNELS / name, folder)
+    for file, old, new in edits:
+        path = folder / file
+        text = path.read_text()
+        assert old in text, f"{old!r} not in {file}"
+        path.write_text(text.replace(old, new))
+    return folder

@@ -1,17 +1,53 @@
 """Each tiling-key variant of a read kernel is handed the inputs it reads, by name (issue 43): the fixture
-keyed_inputs (written for these tests) computes x - z under key 1 and 3x, without reading z, under any other
-key. The references are written here instruction by instruction."""
-from pathlib import Path
-
+keyed_switch (written for the reader's tests) edited here to read a second input z under key 1 and compute
+x - z, and 3x, without reading z, under any other key. The references are written here instruction by
+instruction."""
 import numpy as np
 import pytest
 
 from reference import assert_bits_equal
+from reader_variants import fixture_edited
 
 from swishgrad_numba.ops import read_kernel
 
-KERNELS = Path(__file__).parent / "fixtures" / "kernels"
 F32 = np.float32
+_KERNEL, _HOST = "op_kernel/keyed_switch.cpp", "op_host/keyed_switch.cpp"
+_SWITCH = """        switch (this->key) {
+            case 1:
+                Abs(yLocal, xLocal, len);
+                break;
+            case 2:
+            case 3: {
+                Muls(yLocal, xLocal, 2.0f, len);
+                Adds(yLocal, yLocal, 1.0f, len);
+                break;
+            }
+            default:
+                Muls(yLocal, xLocal, -1.0f, len);
+                break;
+        }
+"""
+#: keyed_switch with the input z, copied in and read under key 1 only.
+KEYED_INPUTS = [
+    (_KERNEL, "Init(GM_ADDR x, GM_ADDR y,", "Init(GM_ADDR x, GM_ADDR z, GM_ADDR y,"),
+    (_KERNEL, "        yGm.SetGlobalBuffer(", "        zGm.SetGlobalBuffer((__gm__ float*)z, totalLength);\n"
+              "        yGm.SetGlobalBuffer("),
+    (_KERNEL, "        pipe.InitBuffer(outQ,", "        pipe.InitBuffer(zQ, 2, tileLength * sizeof(float));\n"
+              "        pipe.InitBuffer(outQ,"),
+    (_KERNEL, "        inQ.EnQue(xLocal);\n", "        inQ.EnQue(xLocal);\n        if (this->key == 1) {\n"
+              "            LocalTensor<float> zLocal = zQ.AllocTensor<float>();\n"
+              "            DataCopyPad(zLocal, zGm[offset], {1, len * 4, 0, 0, 0}, pad);\n"
+              "            zQ.EnQue(zLocal);\n        }\n"),
+    (_KERNEL, _SWITCH, "        if (this->key == 1) {\n            LocalTensor<float> zLocal = zQ.DeQue<float>();\n"
+              "            Sub(yLocal, xLocal, zLocal, len);\n            zQ.FreeTensor(zLocal);\n"
+              "        } else {\n            Muls(yLocal, xLocal, 3.0f, len);\n        }\n"),
+    (_KERNEL, "TQue<TPosition::VECIN, 2> inQ;", "TQue<TPosition::VECIN, 2> inQ, zQ;"),
+    (_KERNEL, "GlobalTensor<float> xGm, yGm;", "GlobalTensor<float> xGm, zGm, yGm;"),
+    (_KERNEL, "keyed_switch(GM_ADDR x, GM_ADDR y,", "keyed_switch(GM_ADDR x, GM_ADDR z, GM_ADDR y,"),
+    (_KERNEL, "op.Init(x, y,", "op.Init(x, z, y,"),
+    (_HOST, '        this->Output("y")', '        this->Input("z").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n'
+            '        this->Output("y")'),
+]
 
 
 def ref_keyed_inputs(x, z, key):
@@ -21,8 +57,8 @@ def ref_keyed_inputs(x, z, key):
 
 
 @pytest.fixture(scope="module")
-def op():
-    return read_kernel(KERNELS / "keyed_inputs")
+def op(tmp_path_factory):
+    return read_kernel(fixture_edited(tmp_path_factory.mktemp("k"), "keyed_switch", KEYED_INPUTS))
 
 
 def _inputs(n):
