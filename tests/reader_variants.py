@@ -18,3 +18,30 @@ def fixture_variant(tmp_path, name, old, new, file=None):
     assert old in text, f"{old!r} not in {file}"
     path.write_text(text.replace(old, new))
     return folder, path
+
+
+def refusal(tmp_path, name, old, new, file=None):
+    """The KernelSourceError that ``read_kernel`` raises on the variant of :func:`fixture_variant`, with the
+    changed file's path and the line number of the first line holding ``new``'s text."""
+    import pytest
+
+    from swishgrad_numba.ops import read_kernel
+    from swishgrad_numba.reader import KernelSourceError
+
+    folder, path = fixture_variant(tmp_path, name, old, new, file)
+    with pytest.raises(KernelSourceError) as e:
+        read_kernel(folder)
+    return e.value, path
+
+
+def fixture_edited(tmp_path, name, edits):
+    """``tests/fixtures/kernels/<name>`` copied under ``tmp_path`` with each ``(file, old, new)`` of ``edits``
+    applied in turn (``old`` must be in ``file``, a path inside the folder). Returns the copy's folder."""
+    folder = tmp_path / name
+    shutil.copytree(KERNELS / name, folder)
+    for file, old, new in edits:
+        path = folder / file
+        text = path.read_text()
+        assert old in text, f"{old!r} not in {file}"
+        path.write_text(text.replace(old, new))
+    return folder

@@ -97,8 +97,8 @@ def _line(path, text):
      "Muls on an int16_t or uint16_t tensor: of the integer instructions only Cast, And, Or and Duplicate"),
     ("AscendC::Duplicate<int16_t>(mag, 0x7FFF, this->tileLength);",
      "AscendC::Duplicate<int16_t>(mag, 70000, this->tileLength);", "a whole number that 16 bits hold"),
-    ("xLocal.template ReinterpretCast<int16_t>();", "xLocal.template ReinterpretCast<int32_t>();",
-     "ReinterpretCast: a float16 tensor as int32_t"),
+    ("xLocal.template ReinterpretCast<int16_t>();", "xLocal.template ReinterpretCast<int64_t>();",
+     "ReinterpretCast: a float16 tensor as int64_t"),
 ])
 def test_what_is_not_a_16_bit_bit_trick_is_refused_at_its_line(tmp_path, old, new, words):
     folder, path = fixture_variant(tmp_path, "bits_copysign", old, new)

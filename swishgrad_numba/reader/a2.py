@@ -21,7 +21,8 @@ from .repeat_params import REPEAT_PARAMS
 from .tail_branch import tail_of_the_loop
 from .syntax import Call, Name
 from .ub_bounds import check_count, record_init
-from .bitviews import BIT_CTYPES, check_call, reinterpret
+from .fill_loop import fill_loop
+from .bitviews import BIT_CTYPES, check_call, check_copy, reinterpret, shift_source
 from .values import CNum, TypeVal, is_int, render
 
 __all__ = ["ClassMachine"]
@@ -120,6 +121,8 @@ class ClassMachine(CallsMixin, Machine):
         return False
 
     def loop(self, stmt):
+        if fill_loop(self, stmt):                 # t.SetValue(i, v) over the tile: a Duplicate (issue 43)
+            return
         if any(_calls(stmt, "SetValue")):
             refuse(stmt, "a loop over SetValue", "element-by-element code is not a vector program")
         process = self.methods[-1].startswith("Process") or len(self.methods) == 1   # issue 43: or the entry's own
@@ -240,10 +243,12 @@ class ClassMachine(CallsMixin, Machine):
 
     def vector_call(self, node, op, args, trailing, counted=False):
         check_call(node, op, args, getattr(self, "unsigned16", frozenset()))   # int16: .bitviews
+        args = shift_source(self, op, args)             # ShiftRight of a uint32_t view: .bitviews
         return super().vector_call(node, op, args, trailing, counted)
 
     def data_copy(self, node, args):
         """A copy of a constant count checked against its buffer's constant size when the kernel is read."""
+        check_copy(self, node, args)                      # into a view: .bitviews
         local = next((a for a in args[:2] if isinstance(a, Tensor)), None)
         if local is not None and len(args) > 2 and is_int(args[2]):
             check_count(self, node.at, node.fn.last, local.key, local.dtype, args[2].value)

@@ -56,3 +56,7 @@ STEP_KINDS = {**VECTOR_CALLS, "FusedMulDstAdd": "Dss"}
 #: Issue 43: the debug build's feature switches (asc-devkit's kernel_utils_macros.h: ``ENABLE_PRINTF()`` is
 #: ``ENABLE_FEATURE_FOR_COMPILE(printf, 1)``, likewise the dump sizes and ``ENABLE_ASSERT``): no element changes.
 IGNORED_CALLS = IGNORED_CALLS | {"ENABLE_PRINTF", "ENABLE_PRINTF_DUMP_SIZE", "ENABLE_ASSERT", "ENABLE_ASSERT_DUMP_SIZE"}
+
+#: Issue 43: ``ShiftRight(dst, src, n)`` on a float32 tensor's bits through ``ReinterpretCast<uint32_t>``
+#: (:mod:`.bitviews`): the program form's ShiftRight (the A2 GeluGradV2's sign bit).
+VECTOR_CALLS["ShiftRight"] = STEP_KINDS["ShiftRight"] = "dsk"

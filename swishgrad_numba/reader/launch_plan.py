@@ -15,7 +15,7 @@ import numpy as np
 from ..kernel import SERIAL_BELOW, Plan
 from ..kernel.walk import PIECE_DTYPE
 
-__all__ = ["MAX_SCHEDULES", "run_own_schedule", "run_plan", "schedule", "schedule_plan"]
+__all__ = ["MAX_SCHEDULES", "run_own_schedule", "run_plan", "schedule", "schedule_plan", "variant_inputs"]
 
 #: Schedules kept per operator (by dtype, variant, record, block dim and tiling key).
 MAX_SCHEDULES = 32
@@ -104,8 +104,8 @@ def run_own_schedule(op, ins, out, tiling, info, program, variant, saturation, c
     cores = schedule(op, tiling, info, variant)
     if variant is None and len(op.description.variants(info.name)) > 1:
         for v in sorted({t.variant for tiles in cores for t in tiles}):
-            run_plan(op, ins, out, tiling, info, op.program(info, variant=v), v, saturation,
-                     schedule_plan(cores, out.size, variant=v), cast_rules)
+            run_plan(op, variant_inputs(op, info, v, ins), out, tiling, info, op.program(info, variant=v), v,
+                     saturation, schedule_plan(cores, out.size, variant=v), cast_rules)
         return
     run_plan(op, ins, out, tiling, info, program, variant, saturation, schedule_plan(cores, out.size), cast_rules)
 
@@ -121,3 +121,13 @@ def run_plan(op, ins, out, tiling, info, program, variant, saturation, plan, cas
     params = op.compiled(info, variant, saturation, cast_rules).params(**attrs)
     raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
     kernel_pkg.run_walk(params, tuple(raw(a) for a in ins), raw(out), plan)
+
+
+def variant_inputs(op, info, variant, ins) -> tuple:
+    """The flat inputs ``variant``'s Compute reads, in its order (a variant may read fewer than another:
+    issue 43), from ``ins`` (GM name -> flat array); a tuple or list is returned as it is."""
+    if not isinstance(ins, dict):
+        return ins
+    variants = op.description.variants(info.name)
+    v = variants[0] if variant is None and len(variants) == 1 else variant
+    return tuple(ins[g] for g, _ in op.description.body(info.name, v).inputs)

@@ -19,6 +19,7 @@ from .. import kernel as kernel_pkg
 from ..dtypes import dtype_info, to_float32
 from ..platform import ARCH_950, ARCH_A2, Platform
 from . import host_tiling
+from .folders import entry_for, host_attributes, kernel_folders
 from ..ops.registry import Kernel, Operator, OpTiling
 
 __all__ = ["READ_MODULE", "ReadOperator", "read_kernel"]
@@ -185,7 +186,7 @@ class ReadOperator(Operator):
         tiling = host_tiling.host_tiling(self.name, self.style, self.record_dtype, program, out.size, info, platform,
                                        attrs, self._buffer_num(info), self._dag_wide(info, variant))
         tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program)
-        flat = [np.ascontiguousarray(arrays[n]).reshape(-1) for n in read]
+        flat = {n: np.ascontiguousarray(arrays[n]).reshape(-1) for n in read}     # each variant's, by name
         self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation,
                      own_record)
         return out
@@ -287,7 +288,9 @@ class ReadOperator(Operator):
         return self.description.body(info.name, v).dag_wide if v in vs else None
 
     def _launch(self, ins, out, tiling, info, program, platform, variant, saturation, own_record=False):
-        from .launch_plan import run_own_schedule, run_plan
+        from .launch_plan import run_own_schedule, run_plan, variant_inputs
+        keyed = own_record and variant is None and len(self.description.variants(info.name)) > 1
+        ins = ins if keyed else variant_inputs(self, info, variant, ins)      # the inputs its Compute reads
         if host_tiling.broadcast_launch(self, ins, out, tiling, info, variant, saturation):
             return          # a BroadcastSch kernel on the broadcast walk (issue 43)
         overflow = () if platform is None else platform.cast_rules   # the Casts' options (issue 43)
@@ -337,10 +340,10 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
 
     if not isinstance(sixteen_bit, (str, type(None))) or sixteen_bit not in SIXTEEN_BIT:
         raise ValueError(f"sixteen_bit must be one of {list(SIXTEEN_BIT)}, got {sixteen_bit!r}")
-    kernel_dir, side = _folders(folder)
+    kernel_dir, side = kernel_folders(folder)
     arch = ARCH_A2 if platform is None else platform.architecture
     if entry is None:
-        entry = _entry_for(kernel_dir, arch)
+        entry = entry_for(kernel_dir, arch)
     d = read_source(kernel_dir, entry=entry, defines=defines, host=side)
     read_arch = ARCH_950 if d.style == "dag" else ARCH_A2
     if platform is not None and read_arch != arch:
@@ -381,7 +384,7 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
     casts = [b.steps[-1].args[2] for b in d.bodies if b.dtype != "float32" and b.steps and b.steps[-1].op == "Cast"]
     kern = Kernel(arch, str(folder), d.tiling.name, dtype, casts[0] if casts else "CAST_RINT", walk_check, run,
                   device_instructions, programs=programs)
-    names, defaults = _host_attributes(side, attributes)
+    names, defaults = host_attributes(side, attributes)
     op = ReadOperator(op_name, (), d.name, {arch: kern}, host, has_beta=len(attributes) == 1,
                       inputs=len(d.inputs_read), saturation=arch == ARCH_A2, description=d, record_dtype=dtype,
                       attributes=attributes, style=d.style, folder=str(folder),
@@ -391,60 +394,3 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
     holder["op"] = op
     return op
 
-
-def _host_attributes(side, fields) -> tuple:
-    """(op attribute name -> tiling field, tiling field -> default) from op_host: a field the tiling
-    function sets from attribute ``i`` (``set_<field>(*attrs->GetAttrPointer<float>(i))``), or a float
-    field named as an attribute."""
-    names, defaults = {}, {}
-    if side is None or side.definition is None:
-        return names, defaults
-    attrs = side.definition.attrs
-    for i, (aname, _, _, default) in enumerate(attrs):
-        carried = [f for f, k in side.attr_fields.items() if k == i and f in fields]
-        target = carried[0] if carried else aname if aname in fields else None
-        if target is None:
-            continue
-        if aname != target:
-            names[aname] = target
-        if default is not None:
-            defaults[target] = default
-    return names, defaults
-
-
-def _folders(folder):
-    """(op_kernel folder, its op_host read or None): ``folder`` is the operator's folder where it holds
-    ``op_kernel/``, else the op_kernel folder."""
-    from pathlib import Path
-
-    from .host import read_op_host
-
-    path = Path(folder)
-    if (path / "op_kernel").is_dir() and not (path / "op_kernel").is_symlink():
-        host = path / "op_host"
-        ok = host.is_dir() and not host.is_symlink()
-        return path / "op_kernel", read_op_host(host) if ok else None
-    return path, None
-
-
-def _entry_for(kernel_dir, arch):
-    """The entry file for ``arch`` where op_kernel holds an A2 and a 950 entry; None (the reader's own
-    choice) where it holds one, or none of ``arch``'s."""
-    from . import KernelSourceError
-    from .source import read_regular
-
-    if not kernel_dir.is_dir():
-        return None
-    top = [p for p in sorted(kernel_dir.glob("*.cpp")) if p.is_file() and not p.is_symlink()]
-    sub = kernel_dir / "arch35"
-    deep = [p for p in sorted(sub.glob("*.cpp")) if p.is_file() and not p.is_symlink()] if sub.is_dir() else []
-    entries = [p for p in top + deep if "__global__" in read_regular(p)]
-    if len(entries) < 2:
-        return str(entries[0].relative_to(kernel_dir)) if entries and entries[0] in deep else None
-    is_950 = [p in deep or p.stem.endswith("_apt") for p in entries]
-    mine = [p for p, f in zip(entries, is_950) if f == (arch == ARCH_950)]
-    if len(mine) != 1:
-        raise KernelSourceError(str(kernel_dir), 0, f"{len(entries)} entry files",
-                                f"{len(mine)} of them for the {arch} platform: name one with entry= "
-                                f"({', '.join(str(p.relative_to(kernel_dir)) for p in entries)})")
-    return str(mine[0].relative_to(kernel_dir))

@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 
 from .assemble import assemble
+from .bitviews import check_reads
 from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
 from .limits import MAX_PATHS
@@ -282,6 +283,8 @@ def _body(file, dtype, m, gm, conds):
     else:
         prologue, tile = [], events
     variant = _variant(conds)
+    if getattr(m, "bit_views", None):          # a view read only where it holds the bytes (.bitviews)
+        check_reads(file, prologue + tile, m.bit_views, getattr(m, "views", {}), m.dtypes, m.names)
     body = assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num,
                     views=getattr(m, "bit_views", None))
     if m.scheduled:

@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from .a2 import ClassMachine
 from .abstract import Symbolic, Tensor, TilingField, Unknown, refuse
 from .errors import KernelSourceError
+from .fill_loop import fill_loop
 from .objects import GlobalT, GMAddr, TilingVal
 from .syntax import For
-from .ub_bounds import check_count
+from .ub_bounds import BYTES as _BYTES, check_count
 from .values import CNum, TypeVal, arith, convert, is_int, render
 
 __all__ = ["MAX_ITERATIONS", "Tile", "core_schedule"]
@@ -88,10 +89,15 @@ class _ScheduleMachine(ClassMachine):
 
     def _used(self, key, count, node, op=None):
         """Record that a copy or a vector call of this tile covers ``count`` elements of ``key``."""
-        base, offset, at = self.view_at.get(key, (key, 0, node))
-        base = getattr(self, "bit_views", {}).get(base, base)      # a ReinterpretCast's view: its buffer's bytes
-        self.ranges.append((self.stores, base, offset, offset + count, at))
-        check_count(self, node.at, op or node.fn.last, key, self.dtypes.get(key), count, base, offset)
+        views = getattr(self, "bit_views", {})
+        viewed = views.get(key, key)             # a ReinterpretCast's view (of a part): the tensor it views
+        base, offset, at = self.view_at.get(viewed, (viewed, 0, node))
+        base = views.get(base, base)             # ... and its buffer's bytes
+        size, unit = _BYTES.get(self.dtypes.get(viewed), 1), _BYTES.get(self.dtypes.get(key), 1)
+        lo = offset * size                       # in bytes: views of other widths meet there (issue 43)
+        self.ranges.append((self.stores, base, lo, lo + count * unit, at))
+        if lo % unit == 0:
+            check_count(self, node.at, op or node.fn.last, key, self.dtypes.get(key), count, base, lo // unit)
 
     def _template_argument(self, text):
         raise KernelSourceError("", 0, f"a template argument ({text})", "the schedule takes none")
@@ -202,6 +208,8 @@ class _ScheduleMachine(ClassMachine):
         self._both_ways(stmt)       # a value known only at run time: a guard, or the same vector calls
 
     def loop(self, stmt):
+        if fill_loop(self, stmt):                 # a Duplicate (.fill_loop)
+            return
         if self.loop_start is None:
             self.loop_start = len(self.events)
         self.scopes.append({})
@@ -319,7 +327,7 @@ def _parts_apart(ranges):
         ordered = sorted(parts.values(), key=lambda p: p[0])
         for (lo, hi, _), (lo2, _, at) in zip(ordered, ordered[1:]):
             if hi > lo2:
-                refuse(at, f"a local buffer's part from element {lo2}", f"it overlaps the part from element {lo} "
+                refuse(at, f"a local buffer's part from byte {lo2}", f"it overlaps the part from byte {lo} "
                        f"(to {hi}): the parts of a buffer are read as separate tensors")
 
 
