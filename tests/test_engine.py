@@ -227,3 +227,36 @@ def test_ln_blocks_with_exact_path_elements_and_special_values(saturation):
         big = np.float32(np.finfo(np.float32).max)
         want = np.where(np.isnan(want), np.float32(0), np.where(np.isinf(want), np.copysign(big, want), want))
     assert_bits_equal(out, want.astype(np.float32))
+
+
+@pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
+def test_exp_blocks_with_exact_path_elements_and_low_arguments(saturation):
+    """The machine's Exp (a vectorised fast loop per chunk of the block, then, in a chunk with an element
+    below -87 or in the guard band, the marks, the +0 of every t < -104.5 and the exact path) against
+    the independent correctly rounded reference: blocks of 1,024 whose chunks hold guard-band inputs,
+    subnormal and zero results (-110 .. -80, far below, -inf), overflow, NaN and random bit patterns,
+    and chunks that hold none."""
+    from reference import ref_exp_f32
+    from swishgrad_numba.kernel.exp import clamp_exp_arg, exact_exp_mark
+
+    rng = np.random.default_rng(392)
+    guard = np.array([0x3F8056C1, 0x3F80971E, 0x3F80DE19, 0xBF800B53, 0xBF8034F7, 0xBF805F46, 0xBF80CDC7],
+                     dtype=np.uint32)   # inputs whose fast value lies in the guard band (found by a scan)
+    special = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001, 1, 0x80000001, 0xC2AE0000,
+                        0xC2D10000, 0xC2D0FFFF, 0xC2DC0000, 0xC2DC0001, 0xFF7FFFFF, 0x42B17218, 0x42B17217],
+                       dtype=np.uint32)   # -87, -104.5 and its neighbours, -110 and below, ln(max) around
+    low = rng.uniform(-112.0, -80.0, 600).astype(np.float32).view(np.uint32)
+    mixed = np.concatenate([guard, special, low, rng.integers(0, 1 << 32, 1000, dtype=np.uint64).astype(np.uint32)])
+    calm = rng.uniform(-20.0, 20.0, 2048).astype(np.float32)
+    calm = calm[[exact_exp_mark(clamp_exp_arg(t)) == 0 for t in calm]][:2048 - mixed.size % 1024]
+    x = np.concatenate([rng.permutation(mixed).view(np.float32), calm])
+    assert sum(exact_exp_mark(clamp_exp_arg(t)) for t in x) >= 7   # the exact path runs
+    out = np.empty_like(x)
+    run_stream(_stream([("EXP", 1024, [0, 2048], 0)]), np.array([0.0], np.float32), None, (x,), out, grain=1024,
+               arena_len=3072, out_offset=1024, saturation=saturation)
+    with np.errstate(invalid="ignore", over="ignore"):   # inf and NaN among the inputs
+        want = ref_exp_f32(x)
+    if saturation:
+        big = np.float32(np.finfo(np.float32).max)
+        want = np.where(np.isnan(want), np.float32(0), np.where(np.isinf(want), np.copysign(big, want), want))
+    assert_bits_equal(out, want.astype(np.float32))

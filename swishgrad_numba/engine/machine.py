@@ -23,7 +23,7 @@ from numba.extending import intrinsic
 from ..dtypes import BFLOAT16, FLOAT16
 from ..intrinsics import vectorise_full_width
 from ..kernel.envelope import ulp_shift
-from ..kernel.exp import clamp_exp_arg, exact_exp_flags, exact_exp_mark, exp_fast, no_exact_flags, redo_marked
+from ..kernel.exp import exp_block
 from ..kernel.ln import ln_exact, ln_fast, ln_flagged
 from ..program import semantics as S
 from .shared import Shared
@@ -38,7 +38,6 @@ from .opcodes import (ABS, ADD, ADDS, AND, AXPY_FUSED, AXPY_UNFUSED, CAST_F16_I8
 __all__ = ["execute", "MACHINE", "run_machine"]
 
 _F16 = FLOAT16.code
-_ONE = np.float32(1.0)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -134,21 +133,9 @@ def _compare_by_mode(mode, ar, d, a, b, k, n, scalar):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _exp(ar, d, a, m, n, sat):
-    """Exp over the block: the fast path, then the exact redo of the flagged elements only (marks in
-    the row at ``m``)."""
-    key_min, sub_min = no_exact_flags()
-    for i in range(n):
-        j = np.uint64(i)
-        e, key, sub = exp_fast(clamp_exp_arg(ar[a + j]))
-        key_min = min(key_min, key)
-        sub_min = min(sub_min, sub)
-        ar[d + j] = np.float32(e)
-    if exact_exp_flags(key_min, sub_min):
-        for i in range(n):
-            j = np.uint64(i)
-            ar[m + j] = exact_exp_mark(clamp_exp_arg(ar[a + j]))
-        un = np.uint64(n)
-        redo_marked(ar[d:d + un], ar[a:a + un], _ONE, ar[m:m + un], 0, n)
+    """Exp over the block (:func:`swishgrad_numba.kernel.exp.exp_block`: the fast path, then the exact
+    redo of the flagged elements only, marks in the row at ``m``)."""
+    exp_block(ar, d, ar, a, ar, m, n)
     if sat:
         for i in range(n):
             j = np.uint64(i)
