@@ -18,10 +18,11 @@ from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
 from . import repeat_params
 from .repeat_params import REPEAT_PARAMS
 from .tail_branch import tail_of_the_loop
-from .syntax import Call, Name
+from .templates import bind_function
+from .syntax import Alias, Call, Name
 from .ub_bounds import check_count, record_init
 from .bitviews import BIT_CTYPES, check_call, reinterpret
-from .values import CNum, TypeVal, is_int, render
+from .values import CNum, TypeVal, convert, is_int, render
 
 __all__ = ["ClassMachine"]
 
@@ -164,17 +165,26 @@ class ClassMachine(CallsMixin, Machine):
         inst = Instance(cls, env)
         saved = self.scopes
         self.scopes = [self.scopes[0], env]
-        for alias in cls.aliases:                 # using T = TYPE_X; inside the class
-            env[alias.name] = self.type_or_value(alias.type)
-        for decl in _fields(self.symbols, cls):
+        fields = _fields(self.symbols, cls)
+        own = sorted(cls.aliases + cls.fields, key=lambda x: x.at[1] if x.at[0] == cls.at[0] else 0)
+        for decl in fields[:len(fields) - len(cls.fields)] + own:     # in source order (issue 43)
+            if isinstance(decl, Alias):           # using T = TYPE_X; inside the class
+                env[decl.name] = self.type_or_value(decl.type)
+                continue
             tval = self.type_of(decl.type)
             for name, init, _ in decl.names:
                 inst.members[name] = self.eval(init) if init is not None else \
                     Unknown(name) if decl.type.ptr else self.construct(decl, tval, name, [])
+                if "constexpr" in decl.type.quals and isinstance(inst.members[name], CNum):   # an alias reads it
+                    try:
+                        env[name] = convert(inst.members[name], tval.cname)
+                    except ValueError as exc:
+                        refuse(decl, f"constant {name}", str(exc))
         self.scopes = saved
         return inst
 
     def invoke(self, node, fn, this, args, env):
+        env = bind_function(self, node, fn, args, env)      # a member or function template's own (issue 43)
         saved = (self.scopes, self.this)
         self.scopes = [self.scopes[0], dict(env), {p.name: a for p, a in zip(fn.params, args)}]
         self.this = this
