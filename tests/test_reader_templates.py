@@ -138,3 +138,18 @@ def test_a_destructor_and_aligned_struct_change_nothing(tmp_path):
     (plain / "traits_affine.cpp").write_text(plain_text.replace(" __restrict__", ""))
     for dtype in ("float32", "float16", "bfloat16"):
         assert str(read_source(plain).body(dtype)) == str(read_source(KERNELS / "traits_affine").body(dtype))
+
+
+def test_a_refusal_while_constructing_an_object_in_a_block_names_its_line(tmp_path):
+    """A field initialiser refused while an object is built inside nested blocks (a macro's ``do { }
+    while (0)`` under an ``if``) is that refusal: the block's scopes are the caller's again, not an IndexError."""
+    folder, path = fixture_variant(tmp_path, "traits_affine", "uint32_t tileLength, tileNum;",
+                                   "uint32_t tileLength = NotAKnownCall(), tileNum;")
+    text = path.read_text().replace("TraitsAffine<DTYPE_X> op;\n    op.Init(x, y, &td);\n    op.Process();",
+                                    "if (true) {\n do {\n        TraitsAffine<DTYPE_X> op;\n"
+                                    "        op.Init(x, y, &td);\n        op.Process();\n    } while (0);\n }")
+    path.write_text(text)
+    with pytest.raises(KernelSourceError) as e:
+        read_source(folder)
+    assert "unknown call NotAKnownCall" in str(e.value), str(e.value)
+    assert e.value.line == next(i for i, t in enumerate(text.splitlines(), 1) if "NotAKnownCall" in t)

@@ -165,6 +165,13 @@ class ClassMachine(CallsMixin, Machine):
         inst = Instance(cls, env)
         saved = self.scopes
         self.scopes = [self.scopes[0], env]
+        try:          # restored on a refusal too: the caller's blocks pop their own scopes
+            self._members(cls, env, inst)
+        finally:
+            self.scopes = saved
+        return inst
+
+    def _members(self, cls, env, inst):
         fields = _fields(self.symbols, cls)
         own = sorted(cls.aliases + cls.fields, key=lambda x: x.at[1] if x.at[0] == cls.at[0] else 0)
         for decl in fields[:len(fields) - len(cls.fields)] + own:     # in source order (issue 43)
@@ -180,8 +187,6 @@ class ClassMachine(CallsMixin, Machine):
                         env[name] = convert(inst.members[name], tval.cname)
                     except ValueError as exc:
                         refuse(decl, f"constant {name}", str(exc))
-        self.scopes = saved
-        return inst
 
     def invoke(self, node, fn, this, args, env):
         env = bind_function(self, node, fn, args, env)      # a member or function template's own (issue 43)
