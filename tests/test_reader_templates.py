@@ -1,7 +1,9 @@
 """C++ templates and traits the kernels compute their types with (issue 43): a static constexpr member read by
 a class alias, ``std::conditional_t`` / ``std::conditional<...>::type`` on it, a variable template, a file-level
 alias template, a trait with a full specialization, a member template defined outside its class with its
-parameter deduced, a binary literal, destructors, ``__attribute__((aligned(8)))``, ``__restrict__`` and the
+parameter deduced, a base class template's methods with its own template arguments (called qualified and
+inherited), a helper setting lengths through reference parameters, TQueBind's ``DeQue<from, to, T>``, a binary
+literal, destructors, ``__attribute__((aligned(8)))``, ``__restrict__`` and the
 ``g_coreType`` guard, in a fixture written for these tests (traits_affine), bit for bit against a reference
 written here instruction by instruction; parser-level checks of each construct; what stays outside the subset
 refused at its line."""
@@ -26,11 +28,11 @@ F32 = np.float32
 
 
 def ref_traits_affine(x):
-    """Widened exactly to float32 for 16-bit x; Muls 0.5; Adds 2.0; then Mul by the widened x for float16,
+    """Widened exactly to float32 for 16-bit x; Muls 0.1f; Adds 2.0; then Mul by the widened x for float16,
     Add of it otherwise (each rounded to float32); 16-bit results narrowed with CAST_RINT."""
     with np.errstate(all="ignore"):
         w = x.astype(F32)
-        acc = w * F32(0.5)
+        acc = w * F32(0.1)        # the base's T is float whatever the kernel's T: 0.1f, not half's 0.1
         acc = acc + F32(2.0)
         acc = acc * w if x.dtype == np.float16 else acc + w
     return acc if x.dtype == F32 else narrow(acc, x.dtype, ties_away=False)
@@ -56,7 +58,7 @@ def test_each_dtype_takes_the_path_its_traits_choose(affine):
     assert ops("float32") == ["Muls", "Adds", "Add"]                      # no cast: ComputeT is T
     assert ops("float16") == ["Cast", "Muls", "Adds", "Mul", "Cast"]      # IsHalf<half>: the specialization
     assert ops("bfloat16") == ["Cast", "Muls", "Adds", "Add", "Cast"]     # the primary: std::false_type
-    assert [s.args[2].value for s in affine.description.body("float32").steps[:2]] == [0.5, 2.0]   # 0b10 is 2
+    assert [s.args[2].value for s in affine.description.body("float16").steps[1:3]] == [float(F32(0.1)), 2.0]  # 0b10
 
 
 def _parse(src):

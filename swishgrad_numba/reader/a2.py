@@ -18,7 +18,7 @@ from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
 from . import repeat_params
 from .repeat_params import REPEAT_PARAMS
 from .tail_branch import tail_of_the_loop
-from .templates import bind_function
+from .templates import base_env, bind_function, write_back
 from .syntax import Alias, Call, Name
 from .ub_bounds import check_count, record_init
 from .bitviews import BIT_CTYPES, check_call, reinterpret
@@ -149,7 +149,7 @@ class ClassMachine(CallsMixin, Machine):
         if tval.cname == "TPipe":
             return Pipe()
         if tval.cname == "GlobalTensor":
-            return GlobalT(name)
+            return GlobalT(name, None, tval.args[0] if tval.args and isinstance(tval.args[0], TypeVal) else None)
         if tval.cname in REPEAT_PARAMS:            # issue 43: a level-0 call's named repeat parameters
             return repeat_params.construct(node, tval.cname, args)
         return Unknown(f"{tval.cname} {name}")
@@ -189,19 +189,22 @@ class ClassMachine(CallsMixin, Machine):
                         refuse(decl, f"constant {name}", str(exc))
 
     def invoke(self, node, fn, this, args, env):
-        env = bind_function(self, node, fn, args, env)      # a member or function template's own (issue 43)
+        env = bind_function(self, node, fn, args, base_env(self, this, fn, env))    # templates (issue 43)
         saved = (self.scopes, self.this)
-        self.scopes = [self.scopes[0], dict(env), {p.name: a for p, a in zip(fn.params, args)}]
+        params = {p.name: a for p, a in zip(fn.params, args)}
+        self.scopes = [self.scopes[0], dict(env), params]
         self.this = this
         self.methods.append(fn.name.last)
         try:
             self.run(fn.body)
-            return None
+            result = None
         except Return_ as r:
-            return r.value
+            result = r.value
         finally:
             self.methods.pop()
             self.scopes, self.this = saved
+        write_back(self, node, fn, params, args)      # what the callee set through a reference (issue 43)
+        return result
 
     def call_method(self, node, obj, name, targs, args):
         if isinstance(obj, Instance):
@@ -251,6 +254,8 @@ class ClassMachine(CallsMixin, Machine):
         return super().data_copy(node, args)
 
     def tensor(self, node, key, targs):
+        if len(targs) == 3 and all(isinstance(a, TypeVal) and a.dtype is None for a in targs[:2]):
+            targs = targs[2:]           # DeQue<QuePosition::GM, QuePosition::VECIN, T>: TQueBind's positions
         dtype = (targs[0].dtype or BIT_CTYPES.get(targs[0].cname)) if targs and isinstance(targs[0], TypeVal) \
             else None
         if dtype is None:

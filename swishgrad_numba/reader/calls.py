@@ -53,6 +53,10 @@ class CallsMixin:
         if len(fn.segs) == 1 and self.this is not None and _has_method(self.symbols, self.this.cls, ident):
             return self.invoke(node, self.symbols.method(self.this.cls, ident, node.at), self.this, args,
                                self.this.env)
+        if len(fn.segs) >= 2 and self.this is not None and fn.segs[-2][0] != self.this.cls.name \
+                and _has_method(self.symbols, self.this.cls, ident) and fn.segs[-2][0] in self.symbols.classes:
+            base = self.symbols.classes[fn.segs[-2][0]]        # Base<T>::Init(...): the base's method on this
+            return self.invoke(node, self.symbols.method(base, ident, node.at), self.this, args, self.this.env)
         if ident in self.symbols.functions:
             f = self.symbols.functions[ident]
             env = {tp.name: self.type_or_value(a) for tp, a in zip(f.tparams, fn.targs or ())}
@@ -155,5 +159,8 @@ class CallsMixin:
         return arg.name
 
 
-def _has_method(symbols, cls, name) -> bool:
-    return any(m.name.last == name for m in cls.methods) or (cls.name, name) in symbols.methods
+def _has_method(symbols, cls, name, depth=0) -> bool:
+    """Whether ``cls`` or one of its bases in the sources (issue 43: a CRTP base's) has method ``name``."""
+    return any(m.name.last == name for m in cls.methods) or (cls.name, name) in symbols.methods or depth < 16 \
+        and any(_has_method(symbols, symbols.classes[b.name.last], name, depth + 1) for b in cls.bases
+                if b.name.last in symbols.classes)

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from .abstract import refuse
 from .errors import KernelSourceError
+from .objects import GlobalT
 from .parser import BUILTIN_TYPES
 from .values import CNum, TypeVal, convert
 
-__all__ = ["variable", "alias_type"]
+__all__ = ["variable", "alias_type", "class_value", "bind_function", "write_back", "base_env"]
 
 
 def _bind(m, node, tparams, targs, what):
@@ -100,7 +101,7 @@ def alias_type(m, node, alias):
 def bind_function(m, node, fn, args, env) -> dict:
     """``env`` plus the template parameters of ``fn`` that it does not bind (a member template's own, a
     function template's): the explicit arguments of the call first (``F<half>(...)``), then those deduced
-    from the arguments (a ``T`` or ``LocalTensor<T>`` parameter), then the defaults. One left unbound is
+    from the arguments (a ``T``, ``LocalTensor<T>`` or ``GlobalTensor<T>`` parameter), then the defaults. One left unbound is
     refused at the call."""
     own = [tp for tp in fn.tparams if tp.name not in env]
     if not own:
@@ -138,11 +139,13 @@ def _deduce(m, ptype, arg, own, env):
             env[name.last] = TypeVal(type(arg).__name__)
         return
     targs = name.targs or ()
-    if name.last in ("LocalTensor", "GlobalTensor") and len(targs) == 1 and isinstance(arg, Tensor):
+    element = _tensor_ctype(m, arg) if isinstance(arg, Tensor) and name.last == "LocalTensor" else \
+        getattr(arg, "ctype", None) if isinstance(arg, GlobalT) and name.last == "GlobalTensor" else None
+    if element is not None and len(targs) == 1:
         inner = getattr(targs[0], "name", targs[0])
         if getattr(inner, "segs", None) and len(inner.segs) == 1 and inner.last in names and inner.targs is None \
                 and inner.last not in env:
-            env[inner.last] = _tensor_ctype(m, arg)
+            env[inner.last] = element
 
 
 def _tensor_ctype(m, tensor) -> TypeVal:
@@ -208,3 +211,40 @@ def _value_of(m, node, cls):
             return class_value(m, node, b.last, b.targs)
     refuse(node, f"{cls.name}<...>::value", "neither a static constexpr value nor a base the reader knows "
            "(std::true_type, std::false_type, std::integral_constant)")
+
+
+def write_back(m, node, fn, params, args):
+    """After a call, each non-const reference parameter (``int64_t& len``) the callee assigned is assigned to
+    the caller's argument, as C++ passes it (a helper that sets a kernel's lengths through references);
+    an argument that is not a name or member the reader can assign is refused at the call."""
+    for i, p in enumerate(fn.params):
+        if i >= len(args) or i >= len(getattr(node, "args", ())) or not p.type.ptr.endswith("&") \
+                or "const" in p.type.quals or params.get(p.name, args[i]) is args[i]:
+            continue
+        m.assign(node.args[i], params[p.name], node)
+
+
+def base_env(m, this, fn, env) -> dict:
+    """``env`` for a method ``fn`` of ``this`` that a base class template defines (``class K : public
+    Base<K<T>, float>``): the base's template parameters bound to the arguments the derived class gives it
+    (evaluated in the derived class's bindings), over ``env``."""
+    path = _owner_path(m.symbols, this.cls, fn, 0) if this is not None else None
+    for base, cls in path or ():
+        targs = base.name.targs or ()
+        env = {**env, **_in_scope(m, env, lambda cls=cls, targs=targs: {
+            tp.name: m.type_or_value(targs[i]) if i < len(targs) else m.type_or_value(tp.default)
+            for i, tp in enumerate(cls.tparams) if i < len(targs) or tp.default is not None})}
+    return env
+
+
+def _owner_path(symbols, cls, fn, depth):
+    """The (base type, base class) steps from ``cls`` to the class that defines ``fn``; [] for ``cls``'s own
+    method, None where no base in the sources has it."""
+    if any(x is fn for x in cls.methods) or symbols.methods.get((cls.name, fn.name.last)) is fn:
+        return []
+    for base in cls.bases if depth < 16 else ():
+        if base.name.last in symbols.classes:
+            sub = _owner_path(symbols, symbols.classes[base.name.last], fn, depth + 1)
+            if sub is not None:
+                return [(base, symbols.classes[base.name.last])] + sub
+    return None
