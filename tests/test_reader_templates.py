@@ -155,3 +155,16 @@ def test_a_refusal_while_constructing_an_object_in_a_block_names_its_line(tmp_pa
         read_source(folder)
     assert "unknown call NotAKnownCall" in str(e.value), str(e.value)
     assert e.value.line == next(i for i, t in enumerate(text.splitlines(), 1) if "NotAKnownCall" in t)
+
+
+def test_a_dtype_flag_of_a_tensor_the_entry_does_not_name_is_the_reads_dtype(tmp_path):
+    """``DTYPE_INPUT_X`` (the op definition's input name, where the entry's parameter is ``x``) in C++ code is
+    the dtype the kernel is read for, as every dtype flag of a build; a name of another form stays refused."""
+    folder = _variant(tmp_path, "TraitsAffine<DTYPE_X> op;", "TraitsAffine<DTYPE_INPUT_X> op;")[0]
+    for dtype in ("float32", "float16", "bfloat16"):
+        assert str(read_source(folder).body(dtype)) == str(read_source(KERNELS / "traits_affine").body(dtype))
+    other = tmp_path / "other"
+    other.mkdir()
+    folder = fixture_variant(other, "traits_affine", "TraitsAffine<DTYPE_X> op;", "TraitsAffine<TYPE_INPUT_X> op;")[0]
+    with pytest.raises(KernelSourceError):
+        read_source(folder)

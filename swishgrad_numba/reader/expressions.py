@@ -43,7 +43,8 @@ class ExpressionMixin:
                 if isinstance(value, TypeVal):
                     return value
             except KeyError:
-                pass
+                if self.dtype_flag(node.last) is not None:
+                    return self.dtype_flag(node.last)
         if isinstance(node, Name) and len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.classes:
             owner_args = tuple(self.type_or_value(a) for a in node.segs[-2][1] or ())
             member = self.member_alias(self.symbols.classes[node.segs[-2][0]], node.last, owner_args)
@@ -183,7 +184,18 @@ class ExpressionMixin:
         if cname in BUILTIN_TYPES or cname in self.symbols.classes or cname in self.symbols.aliases \
                 or node.targs is not None or len(node.segs) >= 2:
             return TypeVal(cname, args)
+        if len(node.segs) == 1 and self.dtype_flag(ident) is not None:
+            return self.dtype_flag(ident)
         refuse(node, f"name {ident}", "not defined in the kernel's sources")
+
+    def dtype_flag(self, ident):
+        """``DTYPE_<NAME>`` of a tensor the entry's parameters do not name (the op definition's ``input_x``
+        where the entry says ``x``): the read's dtype, as every dtype flag of a build (docs/model.md); None
+        for another name or where the entry defines no flag."""
+        if not ident.startswith("DTYPE_") or not self.scopes:
+            return None
+        return next((v for k, v in self.scopes[0].items() if k.startswith("DTYPE_") and isinstance(v, TypeVal)),
+                    None)
 
     def constant(self, node, ident):
         """A file-level constant's value, evaluated once (in the file scope) and remembered."""
