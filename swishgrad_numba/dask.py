@@ -47,12 +47,7 @@ def described(name: str):
     from .ops.registry import get_operator
 
     desc = get_operator(name).described_by
-    if "functional" in desc.hand_written:   # a functional face kept by hand: the public one
-        import swishgrad_numba
-
-        numpy_fn = getattr(swishgrad_numba, desc.functional)
-    else:
-        numpy_fn = face(name)
+    numpy_fn = face(name)
     if desc.rows is not None:   # the "rows" kind: the axis whole in every block (issue 40)
         from .faces.rows import dask_face
 

@@ -1,4 +1,5 @@
-"""Tests of swishgrad_numba.aclnn.op_api: the two phases of aclnnSwishBackward on the A2 reference platform.
+"""The two phases of aclnnSwishBackward (generated from ops/swish_grad/description.py; once aclnn/op_api.py)
+on the A2 reference platform.
 
 Phase one's checks and their order (model section 5), phase two's, and results: compared bit for bit with
 ``swish_backward`` (tested on its own elsewhere) and, for a few cases, with the independent float32 reference of

@@ -202,6 +202,47 @@ print(json.dumps(results))
 """)
     _check_child(result[0], "float32", 100)
 
+@pytest.mark.parametrize("stream", ["default", "created"])
+def test_a_forked_child_launches_on_a_stream_its_parent_used(stream):
+    # Issue: a stream's worker thread does not exist in a forked child, so the child's first launch on a
+    # stream the parent had used (the default stream included) waited for ever in aclrtSynchronizeStream.
+    result = run_script(CHILD + f"""
+from swishgrad_numba import aclnn
+
+def tensor(a):
+    return aclnn.aclCreateTensor(a.shape, aclnn.ACL_FLOAT, None, 0, aclnn.ACL_FORMAT_ND, a.shape, a)
+
+STREAM = None if {stream!r} == "default" else aclnn.aclrtCreateStream()[1]
+
+def launch(n, q):
+    g, x = inputs("float32", n)
+    out = np.zeros_like(x)
+    status, ws, executor = aclnn.aclnnSwishBackwardGetWorkspaceSize(
+        tensor(g), tensor(x), aclnn.aclCreateScalar(1.1, aclnn.ACL_FLOAT), tensor(out))
+    assert status == 0, aclnn.aclGetRecentErrMsg()
+    assert aclnn.aclnnSwishBackward(np.zeros(max(ws, 1), np.uint8) if ws else None, ws, executor, STREAM) == 0
+    assert aclnn.aclrtSynchronizeStream(STREAM) == 0
+    q.put(out.view(np.uint32).tolist())
+
+import queue as _queue
+launch(100, _queue.Queue())   # the parent's own launch: the stream's worker runs in the parent
+ctx = mp.get_context("fork")
+q = ctx.Queue()
+p = ctx.Process(target=launch, args=(100, q))
+p.start()
+try:
+    bits = q.get(timeout=120)
+except Exception:
+    bits = None
+p.join(60)
+if p.is_alive():
+    p.kill()
+    p.join()
+print(json.dumps({{"exitcode": "hung" if bits is None else p.exitcode, "bits": bits}}))
+""")
+    _check_child(result, "float32", 100)
+
+
 @pytest.mark.parametrize("ctx_name", ["spawn", "forkserver"])
 def test_spawn_and_forkserver_children(ctx_name):
     result = run_script(CHILD + f"""

@@ -36,7 +36,10 @@ The package, each layer importing only those above it:
 - :mod:`.twophase`: what every operator's two phases share (tensor
   pointers and views, phase one's frame, phase two's checks and queueing);
 - :mod:`.described`: the pairs of the operators in the described form, generated from their
-  descriptions (:mod:`swishgrad_numba.ops.description`): aclnnLeakyRelu, aclnnInplaceLeakyRelu and
+  descriptions (:mod:`swishgrad_numba.ops.description`): aclnnSwishBackward (the platform's SoC picks the
+  kernel: the Atlas A2 one, whose op definition also takes NC1HWC0 and FRACTAL_NZ storage, or on an Ascend
+  950 the arch35 one, ``ACL_FORMAT_ND`` storage only: :mod:`.storage`; the executor, ``aclOpExecutor``,
+  holds the kernel's host tiling), aclnnLeakyRelu, aclnnInplaceLeakyRelu and
   aclnnLeakyReluBackward (Ascend 950 kernels; float64 on a plain model of the AICPU kernels), aclnnElu,
   aclnnEluBackward, aclnnSoftplus (Ascend 950 kernel only), aclnnSoftplusBackward, aclnnRelu,
   aclnnThresholdBackward; aclnnSigmoid, aclnnInplaceSigmoid and aclnnSigmoidBackward (AICPU for
@@ -44,10 +47,7 @@ The package, each layer importing only those above it:
   (Ascend 950 kernels only; the A2 and A3 pass their op_api and answer 561103, no public kernel), aclnnGelu,
   aclnnGeluBackward, aclnnGeluV2 (Ascend 950 kernel only) and aclnnGeluBackwardV2; aclnnMish,
   aclnnInplaceMish, aclnnMishBackward, aclnnHardswish, aclnnInplaceHardswish and aclnnHardswishBackward;
-- :mod:`.op_api`: the operator, as CANN's op_api: phase one's checks and
-  the executor holding the platform kernel's tiling, phase two's launch.
-  The platform's SoC picks the kernel: the Atlas A2 one, or on an Ascend 950
-  the arch35 one, whose op definition accepts ``ACL_FORMAT_ND`` storage only.
+  (``aclnn.op_api``, SwishGrad's hand-written pair, was removed by issue 40: every pair is generated).
 
 Names with a leading underscore are private to the package. Status codes
 beyond the C library's own (documented in ``docs/aclnn.md``):
@@ -61,29 +61,27 @@ reports them instead. Errors never raise: every entry point returns a status
 (or ``None`` for the creators) and records a message for
 :func:`aclGetRecentErrMsg` that names the argument and the rule broken.
 """
-from . import device, enums, op_api, state, tensor
+from . import device, enums, state, tensor
 from .enums import *  # noqa: F401,F403  (each module's __all__ is its public names)
 from .state import *  # noqa: F401,F403
 from .device import *  # noqa: F401,F403
 from .tensor import *  # noqa: F401,F403
-from .op_api import *  # noqa: F401,F403
 
 # The C namespace: every module's public names.
-__all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, *op_api.__all__]
+__all__ = [*enums.__all__, *state.__all__, *device.__all__, *tensor.__all__, "aclOpExecutor"]
 
 
 # The described operators' pairs, generated from their descriptions (issue 40): aclnnLeakyRelu,
 # aclnnInplaceLeakyRelu, aclnnLeakyReluBackward, aclnnElu, aclnnEluBackward, ...
 from . import described, described_rows  # noqa: E402  (described_rows: aclnnSwiGlu, aclnnSwiGluGrad, aclnnRmsNorm)
 from .described_rows import ACLNN_ERR_INNER_TILING_ERROR  # noqa: E402  (aclnnRmsNorm's page: its host tiling's)
+from .described import aclOpExecutor  # noqa: E402  (the C executor type: every generated pair's)
 
 __all__ += ["ACLNN_ERR_INNER_TILING_ERROR"]
 from ..ops.description import described as _described  # noqa: E402
 from ..ops.description import DESCRIPTIONS as _DESCRIPTIONS  # noqa: E402
 
 for _name in _described():
-    if "aclnn" in _DESCRIPTIONS[_name].hand_written:
-        continue   # its hand-written pair (SwishGrad's: op_api)
     _pairs = described.faces(_name) if _DESCRIPTIONS[_name].rows is None else described_rows.faces(_name)
     globals().update(_pairs)
     __all__ += list(_pairs)

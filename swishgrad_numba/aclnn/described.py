@@ -19,6 +19,10 @@ element-wise kernel; a saturation stream runs the kernel in that mode, and a ker
 phase one's platform says.
 The description's optional fields also include ``acl_refusals`` (a listed dtype refused at the dtype check,
 naming why) and ``out_dtypes`` (a complex output; a complex promoted dtype refused for a real one).
+aclnnSwishBackward's (issue 40): ``storage_formats`` (private storage formats an architecture's kernel takes,
+:mod:`.storage`), ``tiling_parameter_error`` (a platform that cannot be tiled: 161002, not 561103) and
+``no_saturation_on`` (a kernel with no saturation mode: the launch fails at the synchronize). A contiguous output
+of the kernel's dtype apart from the inputs takes the kernel's result directly.
 """
 from __future__ import annotations
 
@@ -37,10 +41,11 @@ from ..platform import ARCH_A2, Platform
 from .enums import ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS, MAX_DIM
 from .enums import ACL_DTYPES, dtype_name
 from .state import get_platform
-from .tensor import check_emulator_storage, aclScalar, aclTensor
-from .twophase import get_workspace_size, live_tensor, queue_launch, tensor_view
+from .storage import check_storage, flat_arrays, kernel_format_refusal, tiled_numel
+from .tensor import aclScalar, aclTensor
+from .twophase import get_workspace_size, live_optional_scalar, live_tensor, queue_launch
 
-__all__ = ["aclDescribedExecutor", "faces", "launcher"]
+__all__ = ["aclDescribedExecutor", "aclOpExecutor", "faces", "launcher"]
 
 #: numpy dtype name -> aclDataType.
 _CODE = {dtype.name: code for code, (_name, dtype) in ACL_DTYPES.items()}
@@ -64,6 +69,10 @@ class aclDescribedExecutor:
     tiling: OpTiling | str | None
     used: bool = False
     platform: Platform | None = None   # the kernel's (its Axpy rounding, where the description has ``axpy``)
+
+
+#: The C type of an executor (``aclOpExecutor*``): what every generated pair's phase one prepares.
+aclOpExecutor = aclDescribedExecutor
 
 
 def _live_scalar(scalar, name):
@@ -101,17 +110,26 @@ def _prepare(desc, ins: tuple, out, compute: int, attrs, platform: Platform):
     operator = get_operator(desc.name)
     if operator.kernel_refusal(platform):
         return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: {operator.kernel_refusal(platform)}"
-    info = _INFO_OF[compute]
+    said = kernel_format_refusal(desc, ins + ((desc.out, out),), platform) if desc.storage_formats else None
+    if said:   # a private storage format the platform's kernel does not take (storage_formats)
+        return ACLNN_ERR_PARAM_INVALID, said
+    info, numel = _INFO_OF[compute], tiled_numel(out)
     refusal = block_size_refusal(platform.block_size, info) if platform.architecture == ARCH_A2 else None
-    if refusal:   # the rule the functional face checks (check_platform_for): the A2 hosts count in blocks
+    if refusal and not desc.tiling_parameter_error:   # the functional face's rule: the A2 hosts count in blocks
         return ACLNN_ERR_PARAM_INVALID, f"the host tiling fails on the platform set by set_platform: {refusal}"
     shapes = tuple(tuple(t.view_shape) for _, t in ins)
     try:
+        if refusal:
+            raise ValueError(refusal)
         if len(set(shapes)) == 1 or desc.broadcast_to:
-            tiling = host_tiling(desc.name, out.numel, info, _attr32(desc, attrs), platform)
+            tiling = host_tiling(desc.name, numel, info, _attr32(desc, attrs), platform)
         else:
             tiling = desc.shaped_tiling(shapes, info, _attr32(desc, attrs), platform)
     except ValueError as exc:
+        if desc.tiling_parameter_error:   # the platform set by set_platform cannot be tiled: a parameter error
+            return ACLNN_ERR_PARAM_INVALID, (f"the host tiling of {numel} {dtype_name(compute)} elements for the "
+                                             f"platform set by set_platform (soc_version {platform.soc_version!r}) "
+                                             f"failed: {exc}")
         return ACLNN_ERR_INNER_NULLPTR, f"the {operator.kernel_op} launcher failed: its host tiling refused: {exc}"
     return ACLNN_SUCCESS, aclDescribedExecutor(desc.name, ins, out, dtype, attrs, tiling.workspace_size, tiling,
                                                platform=platform)
@@ -128,7 +146,8 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
     optional = {a.acl for a in desc.float_attributes if a.optional}
     for name in (n for n in order if n in nullable and not (n in optional and nullable[n] is None)):
         is_scalar = name not in dict(named) and name != desc.out
-        bad = _live_scalar(nullable[name], name) if is_scalar else live_tensor(nullable[name], name)
+        check = (live_optional_scalar if name in optional else _live_scalar) if is_scalar else live_tensor
+        bad = check(nullable[name], name)
         if bad:
             return bad
     for a in (a for a in desc.attributes if a.kind == "choice"):   # a string of a fixed set (GeluV2's approximate)
@@ -143,7 +162,8 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
             return ACLNN_ERR_PARAM_INVALID, (f"{a.acl} is {values[a.name]!r}; it must be "
                                              f"{' or '.join(map(repr, a.choices))}")
     if desc.op_api_checks is not None:   # the op_api's own checks, in its order (aclnnFastGelu's)
-        said = desc.op_api_checks(desc, named, desc.out, out, platform)
+        said = desc.op_api_checks(desc, named, desc.out, out, platform,
+                                  scalars={a.acl: values[a.name] for a in desc.attributes})
         if said:
             return ACLNN_ERR_PARAM_INVALID, said
     allowed = _allowed_codes(desc, platform.soc_family)
@@ -221,17 +241,17 @@ def _phase_one(desc, tensors: tuple, scalars: tuple, out, platform: Platform, in
     if desc.path is not None:
         picked = desc.path(attrs, ACL_DTYPES[promoted][1])
         compute = promoted if picked is None else _CODE[np.dtype(picked).name]
-    bad = check_emulator_storage(named if inplace else named + ((desc.out, out),), out, desc.out)
+    bad = check_storage(desc, named if inplace else named + ((desc.out, out),), out, desc.out)
     return bad or _prepare(desc, named, out, compute, attrs, platform)
 
 
 def _make_job(desc):
     def make_job(e: aclDescribedExecutor, stream=None):
         def job():
-            out_view = tensor_view(e.out)
+            arrays, out_view = flat_arrays(e.inputs, e.out)   # a private format's storages (storage_formats)
             # the op_api's Casts to the promoted dtype: exact widenings
             with np.errstate(over="ignore"):   # a path's float32 narrows a float64 self
-                ins = [np.ascontiguousarray(tensor_view(t)).astype(e.compute, copy=False) for _, t in e.inputs]
+                ins = [a.astype(e.compute, copy=False) for a in arrays]
             if desc.broadcast_to:   # the op_api's BroadcastTo the output's shape (aclnnMishBackward)
                 shapes = [tuple(t.view_shape) for _, t in e.inputs]   # ascontiguousarray made a 0-d one 1-d
                 ins = [np.broadcast_to(a.reshape(s), out_view.shape) for a, s in zip(ins, shapes)]
@@ -242,17 +262,24 @@ def _make_job(desc):
             elif e.tiling == "aicpu":
                 result = desc.aicpu(*ins, *(e.attrs[a.name] for a in desc.float_attributes))
             else:
-                result = np.empty(out_view.shape, dtype=e.compute)
                 info = next(i for i in DTYPES.values() if i.numpy == e.compute)
                 options = _run_options(e, stream)
                 if len({a.shape for a in ins}) == 1:
                     # contiguous: a BroadcastTo view of one element reshapes to a stride-0 view
                     flat = [np.ascontiguousarray(a).reshape(-1) for a in ins]
+                    # an output of the kernel's dtype, contiguous and apart from the inputs, takes the result
+                    # directly (no output-sized buffer); else the result is computed aside, Cast and copied
+                    direct = (out_view.dtype == e.compute and out_view.flags.c_contiguous
+                              and not any(np.may_share_memory(out_view, a) for a in flat))
+                    result = out_view if direct else np.empty(out_view.shape, dtype=e.compute)
                     grad = flat[0] if len(flat) == 2 else None
                     get_operator(desc.name).kernels[e.tiling.architecture].run(grad, flat[-1], result.reshape(-1),
                                                                                e.tiling, **options)
+                    if direct:
+                        return
                 else:
                     # the broadcast walks of the operators with an Axpy take the same options (GeluGrad's)
+                    result = np.empty(out_view.shape, dtype=e.compute)
                     desc.shaped_launch(tuple(ins), result, e.tiling, info, **(options if desc.axpy else {}))
             with np.errstate(all="ignore"):
                 out_view[...] = result.astype(out_view.dtype)   # Cast to the output's dtype, then ViewCopy
@@ -335,6 +362,10 @@ def _run_options(e: aclDescribedExecutor, stream) -> dict:
     in that mode gets there: :func:`~.twophase.queue_launch`), the platform's ``axpy_rounding`` where a kernel
     has an Axpy (Mish, MishGrad, Gelu, GeluGrad); a broadcast walk takes them where the operator has an Axpy."""
     options = {"saturation": True} if stream is not None and stream.overflow_mode == "saturation" else {}
+    desc = get_operator(e.op).described_by
+    kernel = desc.no_saturation_on.get(e.tiling.architecture) if options else None
+    if kernel:   # a kernel with no such mode (no_saturation_on): the launch fails, at the synchronize
+        raise ValueError(f"overflow_mode 'saturation' is not supported by the {kernel} kernel (Inf/NaN mode only)")
     if get_operator(e.op).axpy:
         options["axpy_rounding"] = e.platform.axpy_rounding
     return options

@@ -6,6 +6,7 @@ NumPy ``uint8`` array from :func:`aclrtMalloc`.
 """
 from __future__ import annotations
 
+import os
 import queue
 import threading
 
@@ -30,6 +31,7 @@ from .enums import (
     is_int,
     is_known,
 )
+from ..runtime import ChildRenewedLock
 from .state import STATE_LOCK, fail, get_platform
 
 __all__ = [
@@ -48,12 +50,26 @@ class aclrtStream:
 
     def __init__(self, name: str = "aclrtStream"):
         self.overflow_mode = OVERFLOW_MODE_NAMES[_device_sat_mode]
+        self.destroyed = False
+        self._name = name
+        self._start_worker()
+
+    def _start_worker(self):
         self._queue: queue.Queue = queue.Queue()
         self._errors: list = []
         self._lock = threading.Lock()
-        self.destroyed = False
-        self._thread = threading.Thread(target=self._work, name=name, daemon=True)
+        self._pid = os.getpid()
+        self._thread = threading.Thread(target=self._work, name=self._name, daemon=True)
         self._thread.start()
+
+    def _own_worker(self):
+        # A forked child has a copy of the stream but not its worker thread (nor, maybe, a usable copy of
+        # the queue's locks): its first use starts a worker of its own. Launches the parent queued and had
+        # not run stay the parent's.
+        if self._pid != os.getpid():
+            with _RESTART_LOCK:
+                if self._pid != os.getpid():
+                    self._start_worker()
 
     def _work(self):
         while True:
@@ -69,9 +85,11 @@ class aclrtStream:
                 self._queue.task_done()
 
     def _submit(self, job) -> None:
+        self._own_worker()
         self._queue.put(job)
 
     def _synchronize(self) -> list:
+        self._own_worker()
         self._queue.join()
         with self._lock:
             errors, self._errors = self._errors, []
@@ -89,6 +107,7 @@ class aclrtStream:
 
 
 _default_stream: aclrtStream | None = None
+_RESTART_LOCK = ChildRenewedLock()
 # The device's float overflow mode (aclrtFloatOverflowMode) for streams created from now on.
 _device_sat_mode = ACL_RT_OVERFLOW_MODE_INFNAN
 

@@ -28,6 +28,7 @@ from numba.extending import overload
 
 from ..kernel.broadcast import register_wide_pass
 from ..kernel.walk import register_pass
+from .fused16 import run_if_fused, run_if_fused_raw, shape as fused_shape
 from .machine import MACHINE, run_machine
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
 
@@ -118,11 +119,12 @@ def _lookup_only(code, out_row):
 
 
 @njit(cache=True, error_model="numpy")
-def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, grain, out_row, sat):
+def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, grain, out_row, sat, fused):
     """A pass of ``count`` elements from ``offset`` of the flat tensors ``ins`` (a tuple of one array
     type) into ``out``: :func:`run_blocks_of`'s blocks. A stream of one LOOKUP of input 0 into the
     result reads its table at the input's bits, straight into ``out`` (the same values as its blocks:
-    the bits' number indexes the table, the entry's number is stored)."""
+    the bits' number indexes the table, the entry's number is stored). A 16-bit stream of
+    :func:`.fused16.shape`'s shape (``fused``, found once per launch) runs as its fused loop."""
     if _lookup_only(code, out_row):
         table = tables[code[0, MODE]]
         src = ins[0]
@@ -130,6 +132,8 @@ def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, gr
         for i in range(count):
             j = base + np.uint64(i)
             out[j] = table[np.int64(src[j]) & 0xFFFF]
+        return
+    if run_if_fused(fused, tables, ins, out, offset, count, arena[:grain], sat):   # a stream of .fused16's shape
         return
     for b0 in range(0, count, grain):
         n = min(grain, count - b0)
@@ -143,6 +147,7 @@ def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, gr
 def _run_pieces(code, scalars, tables, ins, inputs, out, numel, pieces, first, stop, grain, arena_len, out_row,
                 sat):
     arena = np.empty(arena_len, dtype=np.float32)
+    fused = fused_shape(code, out_row, grain, inputs)
     for k in range(first, stop):
         pc = pieces[k]
         for c in range(pc.cores):
@@ -156,7 +161,8 @@ def _run_pieces(code, scalars, tables, ins, inputs, out, numel, pieces, first, s
                 length = pc.pass_len if p < pc.passes - 1 else pc.last_len
                 valid = min(length, numel - offset)
                 if valid > 0:
-                    _flat_pass(code, scalars, tables, ins, inputs, offset, out, valid, arena, grain, out_row, sat)
+                    _flat_pass(code, scalars, tables, ins, inputs, offset, out, valid, arena, grain, out_row, sat,
+                               fused)
 
 
 @njit(cache=True, error_model="numpy")
@@ -243,6 +249,9 @@ def _engine_wide(params, dy, dy_off, x, x_off, out, out_off, count, arena):
     ``x_off`` (raw, where they lie: the tensors or the walk's local buffers) through the stream, into raw
     ``out`` from ``out_off``; blocks of the grain, input ``i`` in arena row ``i``, as :func:`run_blocks_of`."""
     grain = params.grain
+    if run_if_fused_raw(params.code, params.out, grain, params.tables, dy, dy_off, x, x_off, out, out_off, count,
+                        arena[:grain], params.sat):   # a 16-bit stream of .fused16's shape
+        return
     for b0 in range(0, count, grain):
         n = min(grain, count - b0)
         _load(arena, 0, dy, dy_off + b0, n)

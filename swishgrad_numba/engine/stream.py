@@ -26,6 +26,7 @@ from ..program.form import Attr, Const, Product
 from ..program.int_casts import FROM_INT_MODES, TO_INT_MODES, engine_mode
 from ..program.isa import FLOAT_DTYPES, SIXTEEN_BIT_OPS
 from ..program.lower import ULP_SHIFT, Lowered
+from . import fold as _fold
 from . import opcodes as O
 
 __all__ = ["Stream", "Streams", "streams", "check", "scalar_value"]
@@ -97,9 +98,11 @@ class _Emitter:
         return row
 
     def scalar(self, k) -> int:
-        if k not in self.scalar_ops:
+        keys = [_fold.scalar_key(o) for o in self.scalar_ops]   # by bits: Const(0.0) == Const(-0.0)
+        if _fold.scalar_key(k) not in keys:
             self.scalar_ops.append(k)
-        return self.scalar_ops.index(k)
+            return len(keys)
+        return keys.index(_fold.scalar_key(k))
 
     def emit(self, name, dst, srcs=(), scalars=(), mode=0):
         g = self.grain
@@ -171,6 +174,8 @@ def _lower_step(e: _Emitter, low: Lowered, s, dst: int, src_rows: list):
 def _stream(low: Lowered, steps: tuple, output: int, lookups: dict, grain: int) -> Stream:
     """The stream computing ``output`` by ``steps``; ``lookups``: value -> (table, input) looked up."""
     inputs = len(low.program.inputs)
+    if _fold.ENABLED:   # constants folded into the instructions that read them (.fold: the same bits)
+        steps = _fold.fold(steps, low.values, output)
     e = _Emitter(inputs, grain)
     last = {}
     for t, s in enumerate(steps):

@@ -22,7 +22,7 @@ from .torch_family import (ACTIVATIONS, Activation, ActivationBackwardFunction, 
                            check_torch_platform, float_beta32, pair_platform)
 from .torch_support import check_tensor, eager, missing_torch, torch
 from .torch_support import NO_TORCH, check_tensor_pair
-from .functional import face
+from .functional import binder, face
 
 __all__ = ["module", "functions"]
 
@@ -30,12 +30,7 @@ _MODULES: dict = {}
 
 
 def _functional(desc):
-    """The public function of described operator ``desc``: the hand-written one where its functional face is
-    (``hand_written``; none now: SwishGrad's ``swish_backward`` was, issue 40), else the generated one."""
-    if "functional" in desc.hand_written:
-        import swishgrad_numba
-
-        return getattr(swishgrad_numba, desc.functional)
+    """The public function of described operator ``desc``: its generated functional face (issue 40)."""
     return face(desc.name)
 
 
@@ -280,11 +275,11 @@ def functions(name: str):
     sig = inspect.Signature([P("grad", P.POSITIONAL_OR_KEYWORD), P(second, P.POSITIONAL_OR_KEYWORD),
                              P("platform", P.KEYWORD_ONLY, default=None)])
 
+    bind = binder(sig)
+
     @eager
     def f_backward(*args, **kwargs):
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        grad, other, platform = bound.arguments.values()
+        grad, other, platform = bind(args, kwargs).values()
         check_tensor_pair(grad, other)
         return ActivationBackwardFunction.apply(grad, other, name, 0.0, _platform(platform))
 

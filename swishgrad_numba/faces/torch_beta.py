@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 
 from ..dtypes import to_float32
+from .functional import binder
 from .torch_family import ActivationBackwardFunction, ActivationFunction, float_beta32
 from .torch_support import NO_TORCH, check_tensor, check_tensor_pair, eager, missing_torch, platform_argument, torch
 
@@ -44,19 +45,17 @@ def functions_with_attribute(name: str, desc, backward_desc):
     def _constant(value) -> float:   # None is the default where the attribute is optional (aclnn's null)
         return float(to_float32(default if value is None and attr.optional else value, argname=a))
 
+    bind, b_bind = binder(sig), binder(b_sig)
+
     @eager
     def f(*args, **kwargs):
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        x, value, platform = bound.arguments.values()
+        x, value, platform = bind(args, kwargs).values()
         check_tensor(x, "x")
         return ActivationFunction.apply(x, name, float_beta32(value), platform_argument(platform))
 
     @eager
     def f_backward(*args, **kwargs):
-        bound = b_sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        grad, other, value, platform = bound.arguments.values()
+        grad, other, value, platform = b_bind(args, kwargs).values()
         check_tensor_pair(grad, other)
         return ActivationBackwardFunction.apply(grad, other, name, float_beta32(value), platform_argument(platform))
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from inspect import Parameter, Signature
 
 from ..platform import Platform
+from .functional import binder
 from .torch_support import (batch_first, check_tensor, eager, platform_argument, tensor_from_numpy, tensor_to_numpy,
                             torch)
 
@@ -32,14 +33,12 @@ def _first(out):
     return out[0] if isinstance(out, tuple) else out
 
 
-def _bound(signature, name: str, *args, **kwargs) -> dict:
+def _bound(bind, signature, name: str, args, kwargs) -> dict:
     """The arguments by name, defaults filled in; a call the signature does not take is a TypeError naming ``name``."""
     try:
-        given = signature.bind(*args, **kwargs)
+        return bind(args, kwargs)
     except TypeError as exc:
         raise TypeError(f"{name}(): {exc} (signature {name}{signature})") from None
-    given.apply_defaults()
-    return given.arguments
 
 
 def generate(desc, rule, kernel) -> dict:
@@ -86,9 +85,11 @@ def generate(desc, rule, kernel) -> dict:
                                                                    for t, a in attrs]
                           + [Parameter("platform", _KW, default=None, annotation=Platform | None)])
 
+    bind = binder(signature)
+
     @eager
     def function(*args, **kwargs):
-        values = list(_bound(signature, f_name, *args, **kwargs).values())
+        values = list(_bound(bind, signature, f_name, args, kwargs).values())
         for t, name in zip(values[:n], inputs):
             check_tensor(t, name)
         platform_argument(values[-1])
@@ -119,9 +120,10 @@ def _module(desc, rule, name, function, attrs):
                      + [Parameter("elementwise_affine", _POS, default=True), Parameter("dtype", _KW, default=None),
                         Parameter("platform", _KW, default=None, annotation=Platform | None)])
     x_name = desc.inputs[0].name
+    bind = binder(init)
 
     def __init__(self, *args, **kwargs):
-        v = _bound(init, name, self, *args, **kwargs)
+        v = _bound(bind, init, name, (self, *args), kwargs)
         torch.nn.Module.__init__(self)
         platform_argument(v["platform"])
         shape = v["normalized_shape"]

@@ -10,7 +10,7 @@ Registered here:
   described form (one folder each);
 - ``"swish_grad"``: SwishGrad (:mod:`.swish_grad`), whose facts still live
   where the package was built around it (``spec``, ``kernel``, ``tiling``);
-  its folder points to them; described, its faces hand-written (``hand_written``).
+  its folder points to them; described, every face generated (issue 40).
 - ``"fast_gelu"`` and ``"fast_gelu_grad"``: aclnnFastGelu and aclnnFastGeluBackward, Ascend 950 kernels
   only, in the described form (:mod:`.fast_gelu`, its kernel data both operators'; :mod:`.fast_gelu_grad`).
 - ``"leaky_relu"`` and ``"leaky_relu_grad"``: aclnnLeakyRelu and aclnnLeakyReluBackward, Ascend 950

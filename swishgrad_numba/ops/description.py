@@ -14,80 +14,18 @@ describes (an :class:`~.registry.Operator` built from it, ``op.described_by`` th
 
 An operator described here lives in one folder, ``ops/<name>/``: ``description.py`` (this form) and
 ``kernel.py`` (its kernel data: record, host tiling, programs, launch). Operators in the older form
-(``register(Operator(...))`` and hand-written faces) still register as before.
+(``register(Operator(...))`` and hand-written faces) still register as before. The records a description is
+built of (:class:`Input`, :class:`Attribute`, :class:`Rule`, :class:`Rows`) live in :mod:`.fields`, re-exported here.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
+from .fields import ROLES, Attribute, Input, Rows, Rule, complex_promotion
 from .registry import Operator, register
 
 __all__ = ["Input", "Attribute", "Rule", "Rows", "Description", "describe", "described", "show", "complex_promotion"]
-
-#: The roles an input takes: the forward's input, the forward's result (SigmoidGrad's ``y``), the gradient.
-ROLES = ("x", "y", "grad")
-
-
-@dataclass(frozen=True)
-class Input:
-    """One input tensor: its functional name (``"x"``), aclnn name (``"self"``) and role (:data:`ROLES`);
-    ``extra_dtypes``: the dtypes it takes beyond the description's lists, on every SoC (numpy names:
-    aclnnSoftplusBackward's ``self`` also takes the integers and bool)."""
-
-    name: str
-    acl: str
-    role: str = "x"
-    extra_dtypes: tuple = ()
-
-
-@dataclass(frozen=True)
-class Attribute:
-    """One attribute.
-
-    ``kind`` says its conversion, one rule for every operator: ``"float"`` is ``aclScalar::ToFloat``, one
-    rounding to float32 (:func:`swishgrad_numba.dtypes.to_float32`: a bool is 1.0 or 0.0, a string or
-    complex refused); ``"bool"`` is a C++ bool flag (a Python or NumPy bool only). ``scalar_dtypes``: the
-    aclScalar dtypes the op_api checks the scalar against (ACL names), None where it checks none.
-    ``kernel``: a bool attribute the kernel reads (passed to the host tiling after the float ones, as float32
-    1.0 or 0.0); the float attributes always are.
-
-    ``kind="choice"``: a string of a fixed set, ``choices`` (GeluV2's ``approximate``): any other value is
-    refused (ValueError; aclnn 161002, None 161001); with ``kernel`` the host tiling takes ``code(value)`` (a
-    float32). ``acl_codes``: where the aclnn signature takes an integer instead (aclnnGeluV2's), integer ->
-    choice, any other integer the default.
-    """
-
-    name: str
-    acl: str
-    default: object
-    kind: str = "float"
-    scalar_dtypes: tuple | None = None
-    kernel: bool = False
-    #: an aclnn ``...Optional`` scalar (aclnnSwish's ``betaOptional``): a null pointer, or None in the
-    #: functional face, is the default
-    optional: bool = False
-    #: the host tiling record's field that carries it, where not named ``acl`` (Swish's ``scale``)
-    record: str = ""
-    choices: tuple = ()
-    code: Callable | None = None
-    acl_codes: Mapping | None = None
-    #: ``kind="int"`` (the "rows" kind only: an aclnn int64, a plain integer in both faces; a bool refused): the input
-    #: whose rank bounds
-    #: it as an axis, ``[-ndim, ndim - 1]`` (SwiGlu's ``dim`` of ``x``)
-    axis_of: str = ""
-    aliases: tuple = ()   #: other keyword names the functional face takes for it (faces/aliases.py: SwishGrad's sconf)
-
-
-@dataclass(frozen=True)
-class Rule:
-    """An op_api check across arguments: ``refuses(values)`` (the raw argument values by functional name)
-    is true for a refused call; ``says`` the rule, formatted with each face's argument names
-    (``{negative_slope}``) and ``{value}`` (``values[value_of]``)."""
-
-    refuses: Callable
-    says: str
-    value_of: str = ""
 
 
 @dataclass(frozen=True)
@@ -163,8 +101,8 @@ class Description:
         (SigmoidGrad): the autograd Function then saves the output, not the input.
     op_api_checks : the op_api's own checks where they come in an order (and say) what the generic ones do not,
         run by aclnn phase one right after the null pointers: ``op_api_checks(desc, named, out_name, out,
-        platform) -> message or None`` (``named`` the inputs' ``((aclnn name, aclTensor), ...)``; a message is
-        161002). They refuse nothing the functional face accepts (aclnnFastGelu's CheckDtypeValid, CheckShape,
+        platform, scalars=) -> message or None`` (``named`` the inputs' ``((aclnn name, aclTensor), ...)``,
+        ``scalars`` the attributes' arguments by aclnn name; a message is 161002). They refuse nothing the functional face accepts (aclnnFastGelu's CheckDtypeValid, CheckShape,
         rank and storage format checks).
     """
 
@@ -213,9 +151,6 @@ class Description:
     #: the architectures whose op_api takes one dtype and one shape for every input and the output, where
     #: ``broadcast``/``promotion`` rule the others (aclnnSiluBackward without regbase: the A2)
     one_shape_on: tuple = ()
-    #: the faces kept hand-written, not generated (``"functional"``, ``"aclnn"``, ``"torch"``, ``"dask"``:
-    #: SwishGrad's, whose options the generators do not express); the generated tests check them all the same
-    hand_written: tuple = ()
     #: the "rows" kernel kind (:class:`Rows`): a kernel over rows along an axis, whose host tiling takes the shape
     #: and the axis (SwiGlu, SwiGluGrad); None for the element-wise kernels
     rows: object = None
@@ -224,6 +159,16 @@ class Description:
         """Whether the inputs must share one shape and one dtype on ``platform`` (:attr:`one_shape_on`)."""
         return getattr(platform, "architecture", None) in self.one_shape_on
     op_api_checks: Callable | None = None
+    #: architecture -> the private storage formats (aclFormat names) its kernel's op definition takes beside ND:
+    #: tensors that all share one such format and one storage shape run the kernel over their storage, padding
+    #: included (aclnnSwishBackward's A2: NC1HWC0, FRACTAL_NZ; :mod:`swishgrad_numba.aclnn.storage`)
+    storage_formats: Mapping = field(default_factory=dict)
+    #: a host tiling the platform set by set_platform cannot make (its block size, its UB) is a parameter error,
+    #: 161002 naming the platform's soc_version (aclnnSwishBackward's), not the launcher's failure (561103)
+    tiling_parameter_error: bool = False
+    #: architecture -> kernel name, where a ``saturation`` operator's kernel has no saturation mode: a launch on a
+    #: stream in that mode fails at the synchronize (SwishGrad's Ascend 950 kernel)
+    no_saturation_on: Mapping = field(default_factory=dict)
     #: ``(attribute, operator)``: the torch module also takes that (``kind="choice"``) attribute of the named
     #: described operator, None by default: None runs this operator, a value that one with it (GELU's
     #: ``approximate``: Gelu, or GeluV2; :func:`swishgrad_numba.faces.torch.module`)
@@ -364,87 +309,15 @@ def show(desc: Description) -> str:
         lines.append("  torch       " + ", ".join(f"swishgrad_numba.torch.{n}" for n in desc.torch_rows.functions))
     if desc.torch_variant:
         lines.append(f"  torch       with {desc.torch_variant[0]} given: operator {desc.torch_variant[1]}'s")
-    if desc.hand_written:
-        checked = ("" if desc.hand_written == ("torch",) and not desc.torch_module
-                   else "; checked by the generated tests")
-        lines.append(f"  by hand     {', '.join(desc.hand_written)} (not generated{checked})")
+    for arch, fmts in desc.storage_formats.items():
+        lines.append(f"  storage     {arch}: ND-type or {', '.join(fmts)} (one format and storage shape; the kernel "
+                     f"walks the storage)")
+    if desc.tiling_parameter_error:
+        lines.append("  tiling      a platform that cannot be tiled: 161002 (a parameter error)")
+    for arch, kernel in desc.no_saturation_on.items():
+        lines.append(f"  saturation  not on {arch} (the {kernel} kernel: Inf/NaN mode only)")
     if desc.rows is not None:
         lines += desc.rows.show_lines()
     if desc.op_api_checks is not None:
         lines.append("  op_api      " + (desc.op_api_checks.__doc__ or "").strip().split("\n")[0])
     return "\n".join(lines)
-
-
-_COMPLEX = ("complex64", "complex128")
-
-
-def complex_promotion(names) -> str | None:
-    """``op::PromoteType`` of dtype names of which one is complex: complex128 where any is complex128 or
-    float64, else complex64; None where none is complex (the real rules then apply)."""
-    names = tuple(names)
-    if not any(n in _COMPLEX for n in names):
-        return None
-    return "complex128" if any(n in ("complex128", "float64") for n in names) else "complex64"
-
-
-@dataclass(frozen=True)
-class Rows:
-    """The "rows" kernel kind (issue 40): a kernel that walks rows along an axis, whose host tiling takes the
-    whole shape and the axis, not ``numel``; its faces are generated by :mod:`swishgrad_numba.faces.rows`
-    (functional, Dask) and :mod:`swishgrad_numba.aclnn.described_rows`. The axis ``d`` is an integer attribute's
-    (``Attribute(kind="int", axis_of=...)``: SwiGlu's ``dim``) or, with ``axis_from``, where that input's axes
-    begin at x's end (RmsNorm's gamma: the row is x's last ``gamma.ndim`` axes). Every other tensor's shape comes
-    from the axis input's (``shapes``), its dtype from the axis input's (``dtypes_with``).
-
-    socs : the SoC families whose kernel is modelled (others: 561103, NotImplementedError, as a saturation platform).
-    shapes : ``shapes(x_shape, d) -> {name: shape}``: each input's and each output's shape by functional name.
-    says : ``{name: text}``: the rule behind a tensor's shape, in the messages (``"x's shape with dim halved"``).
-    axis_rule : ``axis_rule(x_shape, dim) -> why not, or None``: the axis's own rule (SwiGlu's ``x.shape[dim]``
-        even; ``dim`` as given, or ``d`` with ``axis_from``).
-    tiling : ``tiling(x_shape, d, dtypes, attrs, platform) -> host tiling`` (a modelled platform, non-empty inputs;
-        ``dtypes`` the tensors' numpy dtypes and ``attrs`` the float attributes as float32, by functional name).
-    launch : ``launch(arrays, tiling, **options) -> result`` (a tuple of them for several outputs): the kernel over
-        the inputs, in order; a result has its output's elements.
-    workspace : ``workspace(tiling) -> bytes`` (aclnn phase one's).
-    empty : "" where an empty input launches nothing (workspace 0); else the refusal, formatted with ``{x}`` the
-        axis input's shape (ValueError, 161002).
-    outputs : ``((functional name, aclnn name), ...)`` for several outputs (RmsNorm's y and rstd: the functional
-        face returns and takes ``out=`` a tuple); one, ``("out", Description.out)``, where empty.
-    dtypes_with : ``dtypes_with(x_dtype_name) -> {name: dtype names}``: what another tensor may have (RmsNorm's gamma
-        x's or float32, its rstd float32); x's dtype where it names none.
-    axis_from, trailing : see above; ``trailing``: the row is x's axes from ``d`` on (the Dask blocks keep them whole),
-        not the axis ``d`` alone.
-    options, check_options : keyword-only model choices of the functional face alone (name -> default, passed to
-        ``launch``) and their check (RmsNorm's reduce order).
-    status, acl_shape_ok : the aclnn status of a rank, shape or rule refusal (161002; aclnnRmsNorm's host tiling
-        561002); ``{name: ok(shape, x_shape, d)}``, an output's shape the op_api takes beside the exact one.
-    """
-
-    socs: tuple
-    shapes: Callable
-    tiling: Callable
-    launch: Callable
-    workspace: Callable
-    says: Mapping = field(default_factory=dict)
-    axis_rule: Callable | None = None
-    empty: str = ""
-    outputs: tuple = ()
-    dtypes_with: Callable | None = None
-    axis_from: str = ""
-    trailing: bool = False
-    options: Mapping = field(default_factory=dict)
-    check_options: Callable | None = None
-    status: int = 161002
-    acl_shape_ok: Mapping = field(default_factory=dict)
-
-    def show_lines(self) -> list:
-        lines = [f"  rows        the rows kind: a host tiling of the shape and the axis"
-                 f"{' (the last axes of ' + self.axis_from + ')' if self.axis_from else ''}; modelled on "
-                 f"{', '.join(self.socs)} only"]
-        lines += [f"  shape       {name}: {text}" for name, text in self.says.items()]
-        if self.outputs:
-            lines.append(f"  outputs     {', '.join(f'{n} ({acl})' for n, acl in self.outputs)}")
-        if self.options:
-            lines.append(f"  options     {', '.join(f'{n}={v!r}' for n, v in self.options.items())} (functional only)")
-        lines.append(f"  empty       {'refused: ' + self.empty.format(x='...') if self.empty else 'launches nothing'}")
-        return lines

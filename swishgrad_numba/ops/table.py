@@ -48,7 +48,7 @@ def _row(op) -> tuple:
     sig = ", ".join([i.name for i in desc.inputs] + [f"{a.name}={a.default!r}" for a in desc.attributes])
     torch = ", ".join(filter(None, dict.fromkeys((desc.torch_module, *desc.torch_functions,
                                                   *(desc.torch_rows.functions if desc.torch_rows else ())))))
-    form = "described" + (f" ({', '.join(desc.hand_written)} by hand)" if desc.hand_written else "")
+    form = "described"
     return (op.name, aclnn, op.kernel_op, f"`{desc.functional}({sig})`", _kernels(op), _dtypes(desc), torch,
             form)
 

@@ -19,7 +19,10 @@ read per dtype), a local tensor at an offset (the buffer's part, :mod:`.schedule
 overlap), ``ReinterpretCast`` to the tensor's own type, ``(T)-2.5f``, ``using namespace`` in a body;
 ``ReinterpretCast`` between half or bfloat16 and ``int16_t``/``uint16_t`` (the same bits) with ``And``,
 ``Or`` and ``Duplicate`` on those, and Casts of an ``int16_t`` one (:mod:`.bitviews`); a copy or vector call past its ``InitBuffer``'s
-bytes is refused (:mod:`.ub_bounds`).
+bytes is refused (:mod:`.ub_bounds`); the kernel's own helpers (a base class's methods, ``Base::Init(...)``,
+class-scope constants, a tile loop in a function Process calls: :mod:`.helpers`), ``std::numeric_limits``,
+``LeakyRelu`` (:mod:`.leaky_relu`), ``ENABLE_PRINTF()``; a dtype op_host's definition does not list is left
+out where its path does not read.
 
 Refused, each with its file and line: loops in Compute (and over ``SetValue``),
 ``ReinterpretCast`` between other types (and arithmetic on an int16 view) and ``reinterpret_cast``,

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 from .abstract import TilingField
 from .calls import CallsMixin
+from .helpers import class_scope, registered_struct
 from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
 from . import repeat_params
 from .repeat_params import REPEAT_PARAMS
 from .tail_branch import tail_of_the_loop
 from .templates import base_env, bind_function, write_back
-from .syntax import Alias, Call, Name
+from .syntax import Call, Name
 from .ub_bounds import check_count, record_init
 from .bitviews import BIT_CTYPES, check_call, reinterpret
-from .values import CNum, TypeVal, convert, is_int, render
+from .values import CNum, TypeVal, is_int, render
 
 __all__ = ["ClassMachine"]
 
@@ -49,6 +50,9 @@ class ClassMachine(CallsMixin, Machine):
         self.scopes.append({p.name: (GMAddr(p.name) if p.type.name.last == "GM_ADDR" else Unknown(p.name))
                             for p in fn.params})
         self.methods.append(fn.name.last)
+        registered = registered_struct(fn.body)       # REGISTER_TILING_DEFAULT below GET_TILING_DATA (issue 43)
+        if registered is not None and self.tiling_struct is None:
+            self.tiling_struct, self.tiling_struct_at = registered
         try:
             self.run(fn.body)
         except Return_:
@@ -120,7 +124,8 @@ class ClassMachine(CallsMixin, Machine):
         if any(_calls(stmt, "SetValue")):
             refuse(stmt, "a loop over SetValue", "element-by-element code is not a vector program")
         process = self.methods[-1].startswith("Process") or len(self.methods) == 1   # issue 43: or the entry's own
-        if self.in_tile or not process or self.tile is not None:
+        helper = not process and any(m.startswith("Process") for m in self.methods[:-1])   # RunTileLoop(op, ...)
+        if self.in_tile or not (process or helper) or self.tile is not None:
             refuse(stmt, f"a loop in {self.methods[-1]}", "only Process's tile loop is read")
         self.scopes.append({})
         if getattr(stmt, "init", None) is not None:      # a for loop's; a while loop has none
@@ -129,6 +134,9 @@ class ClassMachine(CallsMixin, Machine):
                 self.scopes[-1][k] = Unknown(k)
         start, self.in_tile = len(self.events), True
         self.run(stmt.body)
+        if helper and not any(e.kind == "store" for e in self.events[start:]):
+            refuse(stmt, f"a loop in {self.methods[-1]}", "a loop in a function Process calls is read as the tile "
+                   "loop only where each iteration stores its tile to GM")
         self.in_tile, self.tile = False, (start, len(self.events))
         self.scopes.pop()
 
@@ -172,21 +180,17 @@ class ClassMachine(CallsMixin, Machine):
         return inst
 
     def _members(self, cls, env, inst):
-        fields = _fields(self.symbols, cls)
-        own = sorted(cls.aliases + cls.fields, key=lambda x: x.at[1] if x.at[0] == cls.at[0] else 0)
-        for decl in fields[:len(fields) - len(cls.fields)] + own:     # in source order (issue 43)
-            if isinstance(decl, Alias):           # using T = TYPE_X; inside the class
-                env[decl.name] = self.type_or_value(decl.type)
-                continue
+        for item in class_scope(cls):     # using T = TYPE_X; static constexpr int N = ...; in source order
+            if hasattr(item, "names"):
+                for name, init, _ in item.names:
+                    env[name] = self.eval(init)
+            else:
+                env[item.name] = self.type_or_value(item.type)
+        for decl in _fields(self.symbols, cls):
             tval = self.type_of(decl.type)
             for name, init, _ in decl.names:
                 inst.members[name] = self.eval(init) if init is not None else \
                     Unknown(name) if decl.type.ptr else self.construct(decl, tval, name, [])
-                if "constexpr" in decl.type.quals and isinstance(inst.members[name], CNum):   # an alias reads it
-                    try:
-                        env[name] = convert(inst.members[name], tval.cname)
-                    except ValueError as exc:
-                        refuse(decl, f"constant {name}", str(exc))
 
     def invoke(self, node, fn, this, args, env):
         env = bind_function(self, node, fn, args, base_env(self, this, fn, env))    # templates (issue 43)
@@ -228,6 +232,8 @@ class ClassMachine(CallsMixin, Machine):
                 self.buffer_num = num.value if isinstance(num, CNum) else None
             return None
         if isinstance(obj, (Queue, Buf)) and name in ("AllocTensor", "DeQue", "Get"):
+            if name == "DeQue" and len(targs) == 3:      # DeQue<srcPos, dstPos, T>: the type is the last
+                targs = targs[2:]
             return self.tensor(node, obj.name, targs)
         if isinstance(obj, (Queue, Buf)) and name in ("EnQue", "FreeTensor"):
             return None

@@ -6,6 +6,8 @@ import re
 
 from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
+from .helpers import PLATFORM_QUERIES, library_constant, nested_field, numeric_limit, qualified_method
+from .leaky_relu import leaky_relu
 from .level0 import is_level0, level0_call
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
 from .abstract import TilingField
@@ -13,7 +15,8 @@ from .compare import compare_call
 from .constant_tile import covers_the_tile, note_copy
 from .machine import Mode, Symbolic, Tensor, Unknown, refuse
 from .objects import Event, GlobalT, GlobalView, TilingVal
-from .syntax import Name
+from .errors import KernelSourceError
+from .syntax import Member, Name
 from .values import CNum, as_constant, render
 
 __all__ = ["CallsMixin"]
@@ -46,6 +49,8 @@ class CallsMixin:
             return self.data_copy(node, args)
         if ident in ("Compare", "CompareScalar", "Compares", "Select") and len(fn.segs) <= 2:
             return compare_call(self, node, ident, args)
+        if ident == "LeakyRelu" and len(fn.segs) <= 2:         # the basic API's vlrelu (issue 43, .leaky_relu)
+            return leaky_relu(self, node, args)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2 and is_level0(ident, VECTOR_CALLS[ident], args):
             return level0_call(self, node, ident, VECTOR_CALLS[ident], args)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2:
@@ -53,14 +58,16 @@ class CallsMixin:
         if len(fn.segs) == 1 and self.this is not None and _has_method(self.symbols, self.this.cls, ident):
             return self.invoke(node, self.symbols.method(self.this.cls, ident, node.at), self.this, args,
                                self.this.env)
-        if len(fn.segs) >= 2 and self.this is not None and fn.segs[-2][0] != self.this.cls.name \
-                and _has_method(self.symbols, self.this.cls, ident) and fn.segs[-2][0] in self.symbols.classes:
-            base = self.symbols.classes[fn.segs[-2][0]]        # Base<T>::Init(...): the base's method on this
-            return self.invoke(node, self.symbols.method(base, ident, node.at), self.this, args, self.this.env)
+        if len(fn.segs) >= 2 and fn.segs[-2][0] == "numeric_limits" and not arg_nodes:
+            return numeric_limit(self, node, fn)                  # std::numeric_limits<float>::infinity()
+        if len(fn.segs) >= 2 and fn.segs[-2][0] in self.symbols.classes and self.this is not None:
+            return qualified_method(self, node, fn, args)       # Base::Init(...) on this (issue 43)
         if ident in self.symbols.functions:
             f = self.symbols.functions[ident]
             env = {tp.name: self.type_or_value(a) for tp, a in zip(f.tparams, fn.targs or ())}
             return self.invoke(node, f, None, args, env)
+        if ident in PLATFORM_QUERIES and not arg_nodes:       # platform::GetVRegSize() (issue 43, .helpers)
+            return PLATFORM_QUERIES[ident]
         if ident in EXPANDED or ident in NOT_EXPANDED:       # AscendC's math library
             return expand(self, node, ident, args)
         refuse(node, f"unknown call {fn.text()}")
@@ -104,6 +111,21 @@ class CallsMixin:
         if view.glob.gm is None:
             refuse(node, f"GlobalTensor {view.glob.name}", "never bound to a GM_ADDR by SetGlobalBuffer")
         return view.glob.gm
+
+    def _eval_Name(self, node):
+        known = library_constant(self, node)          # AscendC's DEFAULT_DATA_COPY_STRIDE, ... (issue 43)
+        return known if known is not None else super()._eval_Name(node)
+
+    def _eval_Member(self, node):
+        try:
+            return super()._eval_Member(node)
+        except KernelSourceError:
+            if not isinstance(node.obj, (Name, Member)):      # evaluated again below: names only, no calls
+                raise
+            nested = nested_field(self.eval(node.obj), node.name)   # tilingData.baseTiling.blockNum (issue 43)
+            if nested is None:
+                raise
+            return nested
 
     def _eval_Index(self, node):
         obj = self.eval(node.obj)
@@ -160,7 +182,9 @@ class CallsMixin:
 
 
 def _has_method(symbols, cls, name, depth=0) -> bool:
-    """Whether ``cls`` or one of its bases in the sources (issue 43: a CRTP base's) has method ``name``."""
-    return any(m.name.last == name for m in cls.methods) or (cls.name, name) in symbols.methods or depth < 16 \
-        and any(_has_method(symbols, symbols.classes[b.name.last], name, depth + 1) for b in cls.bases
-                if b.name.last in symbols.classes)
+    """Whether ``cls`` or a base of it in the sources has a method ``name`` (issue 43: a helper such as
+    ``InitBlockGm`` a CRTP base defines and its derived class's ``Init`` calls)."""
+    if any(m.name.last == name for m in cls.methods) or (cls.name, name) in symbols.methods:
+        return True
+    return depth < 16 and any(_has_method(symbols, symbols.classes[b.name.last], name, depth + 1)
+                              for b in cls.bases if b.name.last in symbols.classes)

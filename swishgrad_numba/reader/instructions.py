@@ -53,3 +53,6 @@ VECTOR_CALLS.update({"And": "dss", "Or": "dss"})
 #: Every step's operand kinds: the calls read, and the Erf routine's FusedMulDstAdd, which no call of a kernel
 #: records.
 STEP_KINDS = {**VECTOR_CALLS, "FusedMulDstAdd": "Dss"}
+#: Issue 43: the debug build's feature switches (asc-devkit's kernel_utils_macros.h: ``ENABLE_PRINTF()`` is
+#: ``ENABLE_FEATURE_FOR_COMPILE(printf, 1)``, likewise the dump sizes and ``ENABLE_ASSERT``): no element changes.
+IGNORED_CALLS = IGNORED_CALLS | {"ENABLE_PRINTF", "ENABLE_PRINTF_DUMP_SIZE", "ENABLE_ASSERT", "ENABLE_ASSERT_DUMP_SIZE"}

@@ -126,7 +126,7 @@ class ReadOperator(Operator):
                                      self._dag_wide(info, variant))
         return self._own_tiling(base, (numel,), info, platform, attributes, program=program)
 
-    def run(self, **inputs_and_attributes) -> np.ndarray:
+    def run(self, /, **inputs_and_attributes) -> np.ndarray:
         """Run the kernel on the emulated walk: inputs by the kernel's ``GM_ADDR`` names (one shape, one of
         float32, float16, bfloat16; an input the kernel never reads may be left out), attributes by the
         tiling struct's field names; ``platform=`` (default: the reference platform of the kernel's

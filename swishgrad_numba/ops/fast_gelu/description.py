@@ -25,7 +25,7 @@ FAST_GELU_DTYPES = {"ascend910b": _FLOATS, "ascend910_93": _FLOATS, "ascend950":
 TORCH_BETA = -float(np.float32(float(SCALE)))
 
 
-def op_api_checks(desc, named: tuple, out_name: str, out, platform):
+def op_api_checks(desc, named: tuple, out_name: str, out, platform, scalars=None):
     """aclnnFastGelu's checks in order: one dtype, out's listed; one shape; 8 dims; one storage format.
 
     The op_apis' own checks after the null pointers (the description's ``op_api_checks``):

@@ -51,7 +51,7 @@ def dtype_and_rank_checks(named: tuple, out_name: str, out, platform):
     return None
 
 
-def op_api_checks(desc, named: tuple, out_name: str, out, platform):
+def op_api_checks(desc, named: tuple, out_name: str, out, platform, scalars=None):
     """aclnnGelu's and aclnnGeluBackward's checks in order: dtypes, bfloat16's SoC, 8 dims, shapes, blocks.
 
     After the null pointers (the description's ``op_api_checks``): every tensor's dtype a kernel dtype;

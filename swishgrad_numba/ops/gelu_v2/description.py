@@ -23,7 +23,7 @@ APPROXIMATE = Attribute("approximate", "approximate", "none", kind="choice", cho
                         code=approximate_code)
 
 
-def op_api_checks(desc, named: tuple, out_name: str, out, platform):
+def op_api_checks(desc, named: tuple, out_name: str, out, platform, scalars=None):
     """aclnnGeluV2's and aclnnGeluBackwardV2's checks in order: Gelu's dtypes, bfloat16's SoC, 8 dims, shapes.
 
     After the null pointers and ``approximate`` (the description's ``op_api_checks``):

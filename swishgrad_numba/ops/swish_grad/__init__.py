@@ -1,6 +1,6 @@
 """SwishGrad (aclnnSwishBackward), in one folder: :mod:`.description` (the operator, described once;
-``swishgrad_numba.swish_backward`` is generated from it, ``run_tiling`` is in
-:mod:`swishgrad_numba.faces.swish_grad`, the hand-written aclnn pair in :mod:`swishgrad_numba.aclnn.op_api`),
+``swishgrad_numba.swish_backward`` and the aclnn pair are generated from it, ``run_tiling`` is in
+:mod:`swishgrad_numba.faces.swish_grad`),
 :mod:`.kernel` (its programs, kernels and launch: once ``ops/swish_grad.py``) and :mod:`.host` (its host
 tiling; its structs are :mod:`swishgrad_numba.tiling.records`': once ``ops/swish_grad_host.py``). Their
 names are re-exported here (``ops.swish_grad.launch``, ``ops.swish_grad.host_tiling``, ...)."""

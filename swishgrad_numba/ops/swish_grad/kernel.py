@@ -1,7 +1,7 @@
 """SwishGrad (aclnnSwishBackward): its kernels' data for :mod:`.description`, and its launch.
 
 Its structs and host tiling are in :mod:`.host` (on the templates' arithmetic,
-:mod:`swishgrad_numba.spec`), its aclnn checks in :mod:`swishgrad_numba.aclnn.op_api`. This module
+:mod:`swishgrad_numba.spec`), its aclnn checks in :mod:`.description` (``op_api_checks``). This module
 holds the kernels with their programs (the instruction sequences of both kernels), and launches the
 compiled one on the generic walk (:mod:`swishgrad_numba.kernel.walk`).
 """
