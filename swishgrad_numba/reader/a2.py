@@ -19,6 +19,7 @@ from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
 from . import repeat_params
 from .repeat_params import REPEAT_PARAMS
 from .tail_branch import tail_of_the_loop
+from .templates import base_env, bind_function, write_back
 from .syntax import Call, Name
 from .ub_bounds import check_count, record_init
 from .fill_loop import fill_loop
@@ -159,7 +160,7 @@ class ClassMachine(CallsMixin, Machine):
         if tval.cname == "TPipe":
             return Pipe()
         if tval.cname == "GlobalTensor":
-            return GlobalT(name)
+            return GlobalT(name, None, tval.args[0] if tval.args and isinstance(tval.args[0], TypeVal) else None)
         if tval.cname in REPEAT_PARAMS:            # issue 43: a level-0 call's named repeat parameters
             return repeat_params.construct(node, tval.cname, args)
         return Unknown(f"{tval.cname} {name}")
@@ -175,6 +176,13 @@ class ClassMachine(CallsMixin, Machine):
         inst = Instance(cls, env)
         saved = self.scopes
         self.scopes = [self.scopes[0], env]
+        try:          # restored on a refusal too: the caller's blocks pop their own scopes
+            self._members(cls, env, inst)
+        finally:
+            self.scopes = saved
+        return inst
+
+    def _members(self, cls, env, inst):
         for item in class_scope(cls):     # using T = TYPE_X; static constexpr int N = ...; in source order
             if hasattr(item, "names"):
                 for name, init, _ in item.names:
@@ -186,22 +194,24 @@ class ClassMachine(CallsMixin, Machine):
             for name, init, _ in decl.names:
                 inst.members[name] = self.eval(init) if init is not None else \
                     Unknown(name) if decl.type.ptr else self.construct(decl, tval, name, [])
-        self.scopes = saved
-        return inst
 
     def invoke(self, node, fn, this, args, env):
+        env = bind_function(self, node, fn, args, base_env(self, this, fn, env))    # templates (issue 43)
         saved = (self.scopes, self.this)
-        self.scopes = [self.scopes[0], dict(env), {p.name: a for p, a in zip(fn.params, args)}]
+        params = {p.name: a for p, a in zip(fn.params, args)}
+        self.scopes = [self.scopes[0], dict(env), params]
         self.this = this
         self.methods.append(fn.name.last)
         try:
             self.run(fn.body)
-            return None
+            result = None
         except Return_ as r:
-            return r.value
+            result = r.value
         finally:
             self.methods.pop()
             self.scopes, self.this = saved
+        write_back(self, node, fn, params, args)      # what the callee set through a reference (issue 43)
+        return result
 
     def call_method(self, node, obj, name, targs, args):
         if isinstance(obj, Instance):
@@ -255,6 +265,8 @@ class ClassMachine(CallsMixin, Machine):
         return super().data_copy(node, args)
 
     def tensor(self, node, key, targs):
+        if len(targs) == 3 and all(isinstance(a, TypeVal) and a.dtype is None for a in targs[:2]):
+            targs = targs[2:]           # DeQue<QuePosition::GM, QuePosition::VECIN, T>: TQueBind's positions
         dtype = (targs[0].dtype or BIT_CTYPES.get(targs[0].cname)) if targs and isinstance(targs[0], TypeVal) \
             else None
         if dtype is None:

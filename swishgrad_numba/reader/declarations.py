@@ -8,17 +8,48 @@ from __future__ import annotations
 from .errors import KernelSourceError, TooDeep
 from .limits import MAX_NESTING, MAX_TREE_DEPTH
 from .statements import StatementParser as Parser
-from .syntax import Alias, ClassDef, Decl, Enum, ExprStmt, Function, Name, Namespace, Param, TParam
+from .syntax import Alias, ClassDef, Decl, Enum, ExprStmt, Function, Name, Namespace, Param, TParam, Type
 
 __all__ = ["parse_file"]
 
 
 def parse_file(tokens) -> tuple:
     """The declarations of one preprocessed file (none nested past :data:`.limits.MAX_TREE_DEPTH`)."""
-    p = Parser(tokens)
+    p = Parser(_without_hints(tokens))
     items = _items(p, end="eof")
     _check_depth(items)
     return items
+
+
+def _without_hints(tokens) -> list:
+    """``tokens`` without the compiler hints that change no value the reader computes (issue 43):
+    ``__attribute__((aligned(N)))`` (a struct's alignment: its fields' offsets stay), a SIMT launch
+    hint ``__launch_bounds__(N)`` and ``__restrict__``. Any other ``__attribute__`` (``packed`` moves fields) is refused."""
+    out, i = [], 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.kind == "id" and t.text in ("__restrict__", "__restrict"):      # an aliasing promise
+            i += 1
+            continue
+        if t.kind == "id" and t.text in ("__attribute__", "__launch_bounds__") and tokens[i + 1].text == "(":
+            depth, j = 0, i + 1
+            while tokens[j].kind != "eof":
+                depth += tokens[j].text == "("
+                depth -= tokens[j].text == ")"
+                j += 1
+                if depth == 0:
+                    break
+            if depth:
+                raise KernelSourceError(t.file, t.line, t.text, "its parentheses are not closed")
+            inner = [x.text for x in tokens[i + 2:j - 1]]
+            if t.text == "__attribute__" and not (inner[:3] == ["(", "aligned", "("] and inner[-2:] == [")", ")"]):
+                raise KernelSourceError(t.file, t.line, f"__attribute__(({' '.join(inner[1:-1])}))",
+                                        "only __attribute__((aligned(N))) is read (others may move fields)")
+            i = j
+            continue
+        out.append(t)
+        i += 1
+    return out
 
 
 def _check_depth(items):
@@ -104,8 +135,16 @@ def _declaration(p: Parser):
 
 
 def _template_params(p: Parser) -> tuple:
-    if not p.accept("template"):
-        return ()
+    """A declaration's template parameters: ``template <...> template <...>`` (a member template defined
+    outside its class template) gives the class's then the member's (issue 43)."""
+    params = ()
+    while p.is_("template") and p.peek().text == "<":
+        params += _template_header(p)
+    return params
+
+
+def _template_header(p: Parser) -> tuple:
+    p.take("template")
     p.take("<")
     params = []
     while not p.accept(">"):
@@ -117,6 +156,11 @@ def _template_params(p: Parser) -> tuple:
             params.append(TParam("type", name, None, default))
         else:
             t = p.type()
+            if p.is_("("):
+                p.fail("a pointer-to-member template parameter", "not in the C++ subset the reader knows")
+            if p.tok.kind != "id":      # template <REDUCE_TPL_PARAM>: a macro from a header not in the folder
+                p.fail(f"template parameter {t.name.text()}", "a parameter without a name (a macro the kernel's "
+                       "sources do not define?)")
             name = p.ident()
             default = p.expr(no_gt=True) if p.accept("=") else None
             params.append(TParam("value", name, t, default))
@@ -143,7 +187,16 @@ def _enum(p: Parser, at):
 def _class(p: Parser, tparams, at) -> ClassDef:
     p.take("struct", "class")
     name = p.ident()
-    p.maybe_targs()
+    spec = p.maybe_targs()
+    if spec is None and p.accept("<"):          # struct IsBf16<bfloat16_t> : std::true_type: a specialization
+        spec = []
+        while not p.accept(">"):
+            spec.append(p.targ())
+            if p.is_("..."):
+                p.fail("a pack expansion (...)", "variadic templates are not read")
+            if not p.is_(">"):
+                p.take(",")
+        spec = tuple(spec)
     p.accept("final")
     bases = []
     if p.accept(":"):
@@ -158,6 +211,9 @@ def _class(p: Parser, tparams, at) -> ClassDef:
         if p.is_("public", "private", "protected") and p.peek().text == ":":
             p.i += 2
             continue
+        if _is_constructor(p, name, "~"):
+            _destructor(p, name)
+            continue
         item = _item(p) if not _is_constructor(p, name) else _constructor(p, name)
         if isinstance(item, Function):
             methods.append(item)
@@ -166,14 +222,42 @@ def _class(p: Parser, tparams, at) -> ClassDef:
         elif isinstance(item, Alias):
             aliases.append(item)
     p.take(";")
-    return ClassDef(name, tparams, tuple(bases), tuple(fields), tuple(methods), tuple(aliases), at)
+    return ClassDef(name, tparams, tuple(bases), tuple(fields), tuple(methods), tuple(aliases), at, spec)
 
 
-def _is_constructor(p: Parser, cls: str) -> bool:
+def _is_constructor(p: Parser, cls: str, tilde: str = "") -> bool:
+    """Whether a constructor (a destructor, with ``tilde`` "~") of ``cls`` starts at the cursor."""
     j = p.i
-    while j + 2 < len(p.toks) and p.toks[j].text in ("__aicore__", "inline", "explicit", "constexpr"):
+    while j + 2 < len(p.toks) and p.toks[j].text in ("__aicore__", "inline", "explicit", "constexpr", "virtual"):
+        j += 1
+    if tilde:
+        if p.toks[j].text != tilde:
+            return False
         j += 1
     return j + 1 < len(p.toks) and p.toks[j].text == cls and p.toks[j + 1].text == "("
+
+
+def _destructor(p: Parser, cls: str):
+    """``~Kernel() = default;`` or ``~Kernel() {}``: nothing runs when the object's scope ends (issue 43). A
+    destructor with statements is refused: the reader does not run code at a scope's end."""
+    at = p.at()
+    while not p.accept("~"):
+        p.i += 1
+    p.ident()
+    p.take("(")
+    p.accept("void")
+    p.take(")")
+    while p.is_("override", "noexcept", "final"):
+        p.i += 1
+    if p.accept("="):
+        p.take("default", "delete")
+        p.take(";")
+        return
+    body = p.block()
+    if body.stmts:
+        raise KernelSourceError(at[0], at[1], f"destructor ~{cls} with statements",
+                                "code run at the end of an object's scope is not read")
+    p.accept(";")
 
 
 def _constructor(p: Parser, cls: str) -> Function:
@@ -212,7 +296,20 @@ def _params(p: Parser) -> tuple:
             continue
         p.skip_attributes()
         t = p.type()
-        name = p.ident() if p.tok.kind == "id" else ""
+        if p.is_("(") and p.peek().text == "&":      # const int64_t (&dims)[N]: a reference to an array
+            p.i += 2
+            t = Type(t.name, t.quals, t.ptr + "&", t.at)
+            name = p.ident()
+            p.take(")")
+        else:
+            name = p.ident() if p.tok.kind == "id" else ""
+        array = "&" if t.ptr.endswith("&") else "*"     # (&dims)[N] stays a reference to the array
+        while p.accept("["):                            # GM_ADDR inputs[N]: an array parameter (issue 43)
+            if not p.is_("]"):
+                p.expr()
+            p.take("]")
+            t = Type(t.name, t.quals, t.ptr + "*", t.at) if array == "*" else t
+            array = "&"
         params.append(Param(t, name, p.expr() if p.accept("=") else None))
         p.accept(",")
     return tuple(params)
@@ -245,7 +342,7 @@ def _function_or_variable(p: Parser, tparams, at):
         if not p.accept(","):
             break
     p.take(";")
-    return Decl(t, tuple(names), at)
+    return Decl(t, tuple(names), at, tparams)
 
 
 def _declares_function(p: Parser) -> bool:

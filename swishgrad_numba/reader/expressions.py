@@ -10,6 +10,7 @@ from .limits import MAX_EVAL_DEPTH
 from .objects import GMAddr
 from .parser import BUILTIN_TYPES
 from .syntax import Member, Name, Num, Type, Unary
+from .templates import alias_type, class_value, variable
 from .values import CNum, TypeVal, arith, as_constant, complement, convert, is_int, negate, number, render
 
 __all__ = ["ExpressionMixin"]
@@ -22,6 +23,11 @@ _SIZES = {"float": 4, "half": 2, "bfloat16_t": 2, "double": 8, "int8_t": 1, "uin
 #: ``event_t``'s named ids (``SetFlag<HardEvent::MTE2_V>(EVENT_ID0)``, ``event_t id = EVENT_ID1;``): they
 #: order the pipes, which the model runs in program order, so only their values are read (issue 43).
 _EVENT_IDS = {f"EVENT_ID{k}": k for k in range(8)}
+
+#: A device build's core type (asc-devkit impl/utils/sys_constants.h: MIX 0, AIC 1, AIV 2): the element-wise
+#: kernels run on the vector cores, so ``g_coreType`` is ``AIV`` and ``if (g_coreType == AIC) return;`` drops
+#: out (a model choice: the reader reads the vector core's program; issue 43).
+_CORE_TYPES = {"MIX": 0, "AIC": 1, "AIV": 2, "g_coreType": 2}
 
 
 class ExpressionMixin:
@@ -37,7 +43,8 @@ class ExpressionMixin:
                 if isinstance(value, TypeVal):
                     return value
             except KeyError:
-                pass
+                if self.dtype_flag(node.last) is not None:
+                    return self.dtype_flag(node.last)
         if isinstance(node, Name) and len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.classes:
             owner_args = tuple(self.type_or_value(a) for a in node.segs[-2][1] or ())
             member = self.member_alias(self.symbols.classes[node.segs[-2][0]], node.last, owner_args)
@@ -51,6 +58,10 @@ class ExpressionMixin:
         if isinstance(node, Name) and len(node.segs) >= 2 and node.last == "type" and \
                 node.segs[-2][0] == "conditional" and len(node.segs[-2][1] or ()) == 3:
             return self.type_of(Name(node.segs[:-2] + (("conditional_t", node.segs[-2][1]),), node.at))
+        if isinstance(node, Name) and node.last in self.symbols.aliases and len(node.segs) == 1:
+            t = alias_type(self, node, self.symbols.aliases[node.last])    # using CT = float; CT<T> (issue 43)
+            if t is not None:
+                return t
         if isinstance(node, Name) and node.last not in self.symbols.aliases:
             # a type's name: the library's (TPipe, LocalTensor, ...) or a class of the sources
             args = tuple(self.type_or_value(a) for a in node.targs or ())
@@ -147,6 +158,9 @@ class ExpressionMixin:
         if ident == "is_same_v" and node.targs is not None or ident == "value" and len(node.segs) >= 2 \
                 and node.segs[-2][0] in ("is_same", "IsSameType"):      # AscendC's IsSameType (issue 43)
             return self.same_type(node, *(node.targs or node.segs[-2][1]))
+        if ident == "value" and len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.classes \
+                and node.segs[-2][1] is not None:          # IsBf16<T>::value, a trait of the sources (issue 43)
+            return class_value(self, node, node.segs[-2][0], node.segs[-2][1])
         if ident in ("true", "false"):
             return CNum(int(ident == "true"), "int")
         if ident in _EVENT_IDS and len(node.segs) == 1:     # a pipe event's id: synchronisation only
@@ -159,14 +173,29 @@ class ExpressionMixin:
             return Mode(ident, node.segs[-2][0])
         if len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.enums:
             return self.enum_item(node, self.symbols.enums[node.segs[-2][0]], ident)
+        if ident in self.symbols.variables and node.targs is not None:      # NEEDS_CAST<T> (issue 43)
+            return variable(self, node, self.symbols.variables[ident])
         if ident in self.symbols.constants:
             return self.constant(node, ident)
+        if ident in _CORE_TYPES and (len(node.segs) == 1 or node.segs[-2][0] == "AscendC") and node.targs is None:
+            return CNum(_CORE_TYPES[ident], "int32_t")
         cname = _CANON.get(ident, ident)
         args = tuple(self.eval(a) for a in node.targs) if node.targs is not None else ()
         if cname in BUILTIN_TYPES or cname in self.symbols.classes or cname in self.symbols.aliases \
                 or node.targs is not None or len(node.segs) >= 2:
             return TypeVal(cname, args)
+        if len(node.segs) == 1 and self.dtype_flag(ident) is not None:
+            return self.dtype_flag(ident)
         refuse(node, f"name {ident}", "not defined in the kernel's sources")
+
+    def dtype_flag(self, ident):
+        """``DTYPE_<NAME>`` of a tensor the entry's parameters do not name (the op definition's ``input_x``
+        where the entry says ``x``): the read's dtype, as every dtype flag of a build (docs/model.md); None
+        for another name or where the entry defines no flag."""
+        if not ident.startswith("DTYPE_") or not self.scopes:
+            return None
+        return next((v for k, v in self.scopes[0].items() if k.startswith("DTYPE_") and isinstance(v, TypeVal)),
+                    None)
 
     def constant(self, node, ident):
         """A file-level constant's value, evaluated once (in the file scope) and remembered."""

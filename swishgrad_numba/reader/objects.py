@@ -17,6 +17,7 @@ class GlobalT:
     """A ``GlobalTensor`` member; ``gm`` is set by ``SetGlobalBuffer``."""
     name: str
     gm: str | None = None
+    ctype: object = field(default=None, compare=False)   # its element type (a template argument deduced from it)
 
 
 @dataclass(frozen=True)

@@ -279,6 +279,8 @@ class Parser:
             return InitList(tuple(items), at)
         if self.accept("this"):
             return Name((("this", None),), at)
+        if self.is_("[") and self.peek().text in ("]", "=", "&", "this"):      # [this](...) { ... }
+            self.fail("a lambda")
         if tok.kind == "id" and tok.text not in KEYWORDS or self.is_("::"):
             name = self.name()
             if self.is_("{") and name.last in BRACED_TEMPORARIES:     # DataCopyExtParams{1, n, 0, 0, 0}: issue 43

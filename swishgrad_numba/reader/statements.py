@@ -29,9 +29,12 @@ class StatementParser(Parser):
             return Block((), at)
         if self.accept("if"):
             constexpr = self.accept("constexpr")
-            self.take("(")
-            cond = self.expr()
-            self.take(")")
+            if self.is_("TILING_KEY_IS") and self.peek().text == "(":     # if TILING_KEY_IS(k) {: the macro's
+                cond = self.postfix(self.primary())                      # own parentheses (issue 43)
+            else:
+                self.take("(")
+                cond = self.expr()
+                self.take(")")
             then = self.statement()
             other = self.statement() if self.accept("else") else None
             return If(cond, constexpr, then, other, at)

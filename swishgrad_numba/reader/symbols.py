@@ -17,17 +17,24 @@ class Symbols:
         self.methods = {}     # (class, method) -> Function defined outside its class
         self.default_tiling = None    # (struct, (file, line)) op_host registers for the kernel's op
         self.host_given = False       # whether op_host was read
+        self.variables = {}           # variable templates (issue 43): name -> Decl
+        self.specializations = {}     # class template specializations (issue 43): name -> [ClassDef]
 
     def add(self, items):
         for item in items:
             if isinstance(item, Namespace):
                 self.add(item.items)
+            elif isinstance(item, ClassDef) and item.spec is not None:     # read by .templates.class_value
+                self.specializations.setdefault(item.name, []).append(item)
             elif isinstance(item, ClassDef):
                 self.classes[item.name] = item
             elif isinstance(item, Alias):
                 self.aliases[item.name] = item
             elif isinstance(item, Enum):
                 self.enums[item.name] = item
+            elif isinstance(item, Decl) and item.tparams:      # a variable template: .templates
+                for name, _, _ in item.names:
+                    self.variables[name] = item
             elif isinstance(item, Decl):
                 for name, init, _ in item.names:
                     self.constants[name] = (item.type, init, item.at)

@@ -118,6 +118,7 @@ class Decl:
     type: Type
     names: tuple
     at: tuple = field(compare=False, default=("", 0))
+    tparams: tuple = ()     # a variable template's (``template <typename T> constexpr bool F = ...;``)
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,7 @@ class ClassDef:
     methods: tuple        # Function
     aliases: tuple        # Alias
     at: tuple = field(compare=False, default=("", 0))
+    spec: object = None   # a specialization's template arguments (``struct IsBf16<bfloat16_t>``), else None
 
 
 @dataclass(frozen=True)
