@@ -234,11 +234,14 @@ class ClassMachine(CallsMixin, Machine):
                            "a queue's buffer count (BUFFER_NUM) is a whole number >= 1")
                 self.buffer_num = num.value if isinstance(num, CNum) else None
             return None
-        if isinstance(obj, (Queue, Buf)) and name in ("AllocTensor", "DeQue", "Get"):
+        if isinstance(obj, Queue) and name == "AllocTensor":
+            return self.tensor(node, self.allocate(obj.name), targs)
+        if isinstance(obj, (Queue, Buf)) and name in ("DeQue", "Get"):
             if name == "DeQue" and len(targs) == 3:      # DeQue<srcPos, dstPos, T>: the type is the last
                 targs = targs[2:]
             return self.tensor(node, obj.name, targs)
         if isinstance(obj, (Queue, Buf)) and name in ("EnQue", "FreeTensor"):
+            self.release(node, obj, name, args)
             return None
         if isinstance(obj, GlobalT) and name == "SetL2CacheHint":     # a cache policy: the same values
             return None
@@ -263,6 +266,24 @@ class ClassMachine(CallsMixin, Machine):
         if local is not None and len(args) > 2 and is_int(args[2]):
             check_count(self, node.at, node.fn.last, local.key, local.dtype, args[2].value)
         return super().data_copy(node, args)
+
+    # A queue's tensors: the one its DeQue gives is the queue's own (its name); a second AllocTensor while
+    # the first is neither enqueued nor freed is another of the queue's buffers, a tensor of its own
+    # ("inQ@1"), which may be freed but not enqueued (the FIFO order of two is not modelled).
+    def allocate(self, queue: str) -> str:
+        live = self.__dict__.setdefault("live_allocations", {}).setdefault(queue, [])
+        key = queue if not live else f"{queue}@{len(live)}"
+        live.append(key)
+        return key
+
+    def release(self, node, obj, name, args) -> None:
+        live = self.__dict__.setdefault("live_allocations", {}).setdefault(obj.name, [])
+        key = args[0].key if args and isinstance(args[0], Tensor) else None
+        if name == "EnQue" and key is not None and key != obj.name:
+            refuse(node, f"{obj.name}.EnQue of a second buffer of the queue",
+                   "two tensors of one queue in its FIFO at once are not modelled")
+        if key in live:
+            live.remove(key)
 
     def tensor(self, node, key, targs):
         if len(targs) == 3 and all(isinstance(a, TypeVal) and a.dtype is None for a in targs[:2]):
