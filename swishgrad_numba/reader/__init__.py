@@ -35,7 +35,9 @@ a condition of the preprocessor around code on a macro it does not know (a build
 flag: pass ``defines=``), calls it does not know (``Sin``, ...), level-0 calls
 whose lanes are not a tile's consecutive elements (:mod:`.level0`),
 runtime branches around vector calls, arithmetic on an
-attribute other than a product with a float32 constant, a Cast from a dtype to
+attribute other than products of attributes and float32 constants (each float product
+rounded once, left to right; a product with a ``double`` constant multiplied again is
+refused), a Cast from a dtype to
 itself outside a DAG, a vector call over a constant count, a type in
 ``std::is_same_v`` it does not know, a DAG node that writes an input a later
 node reads.
