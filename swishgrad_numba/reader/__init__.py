@@ -23,7 +23,7 @@ overlap), ``ReinterpretCast`` to the tensor's own type, ``(T)-2.5f``, ``using na
 (:mod:`.bitviews`); a copy or vector call past its ``InitBuffer``'s
 bytes is refused (:mod:`.ub_bounds`); the kernel's own helpers (a base class's methods, ``Base::Init(...)``,
 class-scope constants, a tile loop in a function Process calls: :mod:`.helpers`), ``std::numeric_limits``,
-``LeakyRelu`` (:mod:`.leaky_relu`), ``ENABLE_PRINTF()``; a dtype op_host's definition does not list is left
+``LeakyRelu`` (:mod:`.leaky_relu`), ``Divs`` (:mod:`.divs`), a ``TBuf``'s ``AllocTensor`` (its one buffer, as ``Get``), ``ENABLE_PRINTF()``; a dtype op_host's definition does not list is left
 out where its path does not read.
 
 Refused, each with its file and line: loops in Compute (and over ``SetValue``, but for a fill of one value,
@@ -35,7 +35,9 @@ a condition of the preprocessor around code on a macro it does not know (a build
 flag: pass ``defines=``), calls it does not know (``Sin``, ...), level-0 calls
 whose lanes are not a tile's consecutive elements (:mod:`.level0`),
 runtime branches around vector calls, arithmetic on an
-attribute other than a product with a float32 constant, a Cast from a dtype to
+attribute other than products of attributes and float32 constants (each float product
+rounded once, left to right; a product with a ``double`` constant multiplied again is
+refused), a Cast from a dtype to
 itself outside a DAG, a vector call over a constant count, a type in
 ``std::is_same_v`` it does not know, a DAG node that writes an input a later
 node reads.

@@ -236,7 +236,11 @@ class ClassMachine(CallsMixin, Machine):
             return None
         if isinstance(obj, Queue) and name == "AllocTensor":
             return self.tensor(node, self.allocate(obj.name), targs)
-        if isinstance(obj, (Queue, Buf)) and name in ("AllocTensor", "DeQue", "Get"):   # a TBuf's: the buffer
+        if isinstance(obj, Buf) and name == "AllocTensor":
+            # issue 43: TBuf inherits TQueBind's AllocTensor (asc-devkit's kernel_tpipe.h declares it in
+            # TBuf); InitBuffer(buf, len) gives a TBuf one buffer, so it is the buffer Get<T>() gives
+            return self.tensor(node, obj.name, targs)
+        if isinstance(obj, (Queue, Buf)) and name in ("DeQue", "Get"):
             if name == "DeQue" and len(targs) == 3:      # DeQue<srcPos, dstPos, T>: the type is the last
                 targs = targs[2:]
             return self.tensor(node, obj.name, targs)

@@ -7,6 +7,7 @@ import re
 from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
 from .helpers import PLATFORM_QUERIES, library_constant, nested_field, numeric_limit, qualified_method
+from .divs import divs
 from .leaky_relu import leaky_relu
 from .level0 import is_level0, level0_call
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
@@ -51,6 +52,8 @@ class CallsMixin:
             return compare_call(self, node, ident, args)
         if ident == "LeakyRelu" and len(fn.segs) <= 2:         # the basic API's vlrelu (issue 43, .leaky_relu)
             return leaky_relu(self, node, args)
+        if ident == "Divs" and len(fn.segs) <= 2:              # Duplicate then Div (issue 43, .divs)
+            return divs(self, node, args)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2 and is_level0(ident, VECTOR_CALLS[ident], args):
             return level0_call(self, node, ident, VECTOR_CALLS[ident], args)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2:

@@ -305,12 +305,12 @@ class ExpressionMixin:
             return arith(op, a, b)
         if op in ("+", "-") and not isinstance(a, scalars):
             return a        # a GM address or pointer plus an offset: the same storage
-        if isinstance(a, AttrRef) or isinstance(b, AttrRef):
-            name = (a if isinstance(a, AttrRef) else b).name
+        if isinstance(a, (AttrRef, ScalarProduct)) or isinstance(b, (AttrRef, ScalarProduct)):
+            name = str(a if isinstance(a, (AttrRef, ScalarProduct)) else b)
             if op == "*":
-                return ScalarProduct(self._factor(node, a), self._factor(node, b))
+                return self._product(node, a, b)
             refuse(node, f"arithmetic on attribute {name}", "the program form takes an attribute as it is, "
-                   "or its product with a float constant")
+                   "or products of attributes and float constants")
         if isinstance(a, Unknown) or isinstance(b, Unknown):
             return Unknown(render(node))
         if isinstance(a, (TilingField, Symbolic)) or isinstance(b, (TilingField, Symbolic)):
@@ -319,10 +319,25 @@ class ExpressionMixin:
             return CNum(int((a == b) == (op == "==")), "int")
         return Unknown(render(node))
 
+    def _product(self, node, a, b):
+        """``a * b`` of attributes, float32 constants and such products, as C evaluates it: left to right, a
+        float product rounded to float once (issue 43: ``alpha * scale * inputScale``). A product with a
+        ``double`` constant is a double (exact: 24 + 24 bits), rounded to float only where it is stored; as
+        the factor of a further product it would be rounded twice, so that is refused."""
+        wide = self.__dict__.setdefault("double_products", set())
+        for v in (a, b):
+            if isinstance(v, ScalarProduct) and v in wide:
+                refuse(node, f"attribute times {render(node)}", f"{v} is a double product (a double constant), "
+                       "which C multiplies again in double: rounded twice, not modelled")
+        p = ScalarProduct(self._factor(node, a), self._factor(node, b))
+        if any(isinstance(v, CNum) and v.ctype == "double" for v in (a, b)):
+            wide.add(p)
+        return p
+
     def _factor(self, node, x):
         """A factor of a scalar product: an attribute, or a constant whose product with a float32
         rounds the same in float and in double (a float32 value)."""
-        if isinstance(x, AttrRef):
+        if isinstance(x, (AttrRef, ScalarProduct)):
             return x
         if isinstance(x, CNum) and not is_int(x) and float(np.float32(x.value)) == x.value or \
                 is_int(x) and abs(x.value) < 2 ** 24:
