@@ -40,21 +40,3 @@ def test_enqueuing_a_second_buffer_of_a_queue_is_refused(tmp_path):
                                                 r"outQ.EnQue of a second buffer"):
         read_kernel(folder).program("float32")
 
-
-def test_a_tbuf_allocated_twice_is_its_one_buffer(tmp_path):
-    # TBuf::AllocTensor (the experimental SigmoidGrad's and Softplus's scratch): a TBuf is one buffer, so two
-    # calls give the same memory, as before
-    folder, _ = fixture_variant(tmp_path, "plain_muls", MULS, """        AscendC::LocalTensor<T> aLocal = tmpBuf.AllocTensor<T>();
-        AscendC::Muls(aLocal, xLocal, (T)3.0f, this->len);
-        AscendC::LocalTensor<T> bLocal = tmpBuf.AllocTensor<T>();
-        AscendC::Muls(yLocal, bLocal, this->scale, this->len);
-""")
-    path = folder / "plain_muls.cpp"
-    path.write_text(path.read_text().replace("    AscendC::TPipe pipe;\n",
-                                             "    AscendC::TPipe pipe;\n    AscendC::TBuf<AscendC::TPosition::VECCALC> tmpBuf;\n")
-                    .replace("        pipe.InitBuffer(outQ, 2, this->len * sizeof(T));\n",
-                             "        pipe.InitBuffer(outQ, 2, this->len * sizeof(T));\n"
-                             "        pipe.InitBuffer(tmpBuf, this->len * sizeof(T));\n"))
-    x = np.linspace(-4, 4, 96, dtype=np.float32)
-    got = read_kernel(folder).run(x=x, scale=np.float32(0.5))
-    assert_bits_equal(got, (x * np.float32(3.0)) * np.float32(0.5))
