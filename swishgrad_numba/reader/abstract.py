@@ -5,7 +5,8 @@ from dataclasses import dataclass
 
 from .errors import KernelSourceError
 
-__all__ = ["Unknown", "Symbolic", "TilingField", "Tensor", "Mode", "Return_", "refuse"]
+__all__ = ["Unknown", "Symbolic", "TilingField", "Tensor", "Mode", "Return_", "refuse", "temporary",
+           "scalar_call_operands"]
 
 
 @dataclass(frozen=True)
@@ -48,3 +49,25 @@ class Return_(Exception):
 def refuse(node, construct, detail=""):
     at = getattr(node, "at", ("", 0))
     raise KernelSourceError(at[0], at[1], construct, detail)
+
+
+def temporary(machine, key, dtype) -> Tensor:
+    """A local the reader adds where it expands one call into several steps (``<call>_tmp<line>``)."""
+    machine.names.setdefault(key, key)
+    machine.dtypes.setdefault(key, dtype)
+    return Tensor(key, dtype)
+
+
+def scalar_call_operands(node, name, args) -> tuple:
+    """``(dst, src, scalarValue, count)`` of a level-2 vector-scalar call asc-devkit defines for half and
+    float only (``SupportType<T, half, float>``: ``LeakyRelu``, ``Divs``), else a refusal naming ``name``."""
+    if len(args) != 4:
+        refuse(node, f"{name} with {len(args)} arguments", "the reader knows (dst, src, scalarValue, count); "
+               "the level-0 forms (mask, repeat parameters) are not read")
+    dst, src, scalar, count = args
+    if not isinstance(dst, Tensor) or not isinstance(src, Tensor):
+        refuse(node, name, "dst and src must be local tensors")
+    if dst.dtype != src.dtype or dst.dtype not in ("float32", "float16"):
+        refuse(node, f"{name} on {src.dtype} into {dst.dtype}", f"asc-devkit's {name} takes half or float "
+               "tensors of one type (SupportType<T, half, float>)")
+    return dst, src, scalar, count

@@ -17,25 +17,14 @@ integer tensors are refused.
 """
 from __future__ import annotations
 
-from .abstract import Tensor, refuse
+from .abstract import scalar_call_operands, temporary
 
 __all__ = ["divs"]
 
 
 def divs(machine, node, args) -> None:
     """Record ``Divs(dst, src, scalar, count)`` (``args`` evaluated) as ``Duplicate`` and ``Div``."""
-    if len(args) != 4:
-        refuse(node, f"Divs with {len(args)} arguments", "the reader knows (dst, src, scalarValue, count); "
-               "the level-0 forms (mask, repeat parameters) are not read")
-    dst, src, scalar, count = args
-    if not isinstance(dst, Tensor) or not isinstance(src, Tensor):
-        refuse(node, "Divs", "dst and src must be local tensors")
-    if dst.dtype != src.dtype or dst.dtype not in ("float32", "float16"):
-        refuse(node, f"Divs on {src.dtype} into {dst.dtype}", "asc-devkit's Divs takes half or float "
-               "tensors of one type (SupportType<T, half, float>)")
-    key = f"divs_tmp{node.at[1]}"
-    machine.names.setdefault(key, key)
-    machine.dtypes.setdefault(key, dst.dtype)
-    tmp = Tensor(key, dst.dtype)
+    dst, src, scalar, count = scalar_call_operands(node, "Divs", args)
+    tmp = temporary(machine, f"divs_tmp{node.at[1]}", dst.dtype)
     machine.vector_call(node, "Duplicate", [tmp, scalar, count], trailing=(1,), counted=True)
     machine.vector_call(node, "Div", [dst, src, tmp, count], trailing=(1,), counted=True)

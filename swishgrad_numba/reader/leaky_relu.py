@@ -21,7 +21,7 @@ and bfloat16 are refused.
 """
 from __future__ import annotations
 
-from .abstract import Tensor, refuse
+from .abstract import scalar_call_operands, temporary
 from .values import CNum
 
 __all__ = ["leaky_relu"]
@@ -29,23 +29,10 @@ __all__ = ["leaky_relu"]
 
 def leaky_relu(machine, node, args) -> None:
     """Record ``LeakyRelu(dst, src, scalar, count)`` (``args`` evaluated) as its three steps."""
-    if len(args) != 4:
-        refuse(node, f"LeakyRelu with {len(args)} arguments", "the reader knows (dst, src, scalarValue, count); "
-               "the level-0 forms (mask, repeat parameters) are not read")
-    dst, src, scalar, count = args
-    if not isinstance(dst, Tensor) or not isinstance(src, Tensor):
-        refuse(node, "LeakyRelu", "dst and src must be local tensors")
-    if dst.dtype != src.dtype or dst.dtype not in ("float32", "float16"):
-        refuse(node, f"LeakyRelu on {src.dtype} into {dst.dtype}", "asc-devkit's LeakyRelu takes half or float "
-               "tensors of one type (SupportType<T, half, float>)")
+    dst, src, scalar, count = scalar_call_operands(node, "LeakyRelu", args)
     line = node.at[1]
-    names = []
-    for part, dtype in (("tmp", dst.dtype), ("mask", "uint8")):
-        key = f"leakyrelu_{part}{line}"
-        machine.names.setdefault(key, key)
-        machine.dtypes.setdefault(key, dtype)
-        names.append(Tensor(key, dtype))
-    tmp, mask = names
+    tmp = temporary(machine, f"leakyrelu_tmp{line}", dst.dtype)
+    mask = temporary(machine, f"leakyrelu_mask{line}", "uint8")
     machine.vector_call(node, "Muls", [tmp, src, scalar, count], trailing=(1,), counted=True)
     machine.vector_call(node, "CompareScalar", [mask, src, CNum(0.0, "double"), "GE", count], trailing=(1,),
                         counted=True)

@@ -39,7 +39,7 @@ form does not have. ``Sqrt`` is not the library's: it is the basic API's instruc
 """
 from __future__ import annotations
 
-from .abstract import Mode, Tensor, refuse
+from .abstract import Mode, Tensor, refuse, temporary
 from .values import CNum
 
 __all__ = ["EXPANDED", "NOT_EXPANDED", "expand"]
@@ -69,10 +69,7 @@ def expand(machine, node, ident, args) -> None:
     line = node.at[1]
 
     def temp(dtype, part=""):
-        key = f"{ident.lower()}_tmp{part}{line}"
-        machine.names.setdefault(key, key)
-        machine.dtypes.setdefault(key, dtype)
-        return Tensor(key, dtype)
+        return temporary(machine, f"{ident.lower()}_tmp{part}{line}", dtype)
 
     def step(op, *operands):
         machine.vector_call(node, op, list(operands) + [count], trailing=(1,), counted=True)
