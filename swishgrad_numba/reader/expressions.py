@@ -52,6 +52,8 @@ class ExpressionMixin:
         if isinstance(node, Name) and node.last in ("conditional_t", "conditional") and node.targs is not None \
                 and len(node.targs) == 3 and (node.last == "conditional_t" or len(node.segs) == 1):
             cond = self.type_or_value(node.targs[0])       # std::conditional_t<c, A, B>
+            if isinstance(cond, Symbolic) and getattr(self, "decide", None) is not None:
+                return self.type_of(node.targs[1] if self.decide(cond.text) else node.targs[2])
             if not is_int(cond):
                 refuse(node, f"std::conditional_t on {render(node.targs[0])}", "not a compile-time condition")
             return self.type_of(node.targs[1] if cond.value else node.targs[2])
