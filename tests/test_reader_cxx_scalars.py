@@ -1,0 +1,52 @@
+"""C++ constructs and scalar operands of the kernels people write (issue 43): ``std::conditional`` on a non-type
+template argument of the entry (a tiling-key template list), read as one variant per choice. The fixtures are
+written for these tests; their runs are compared bit for bit with references written here instruction by
+instruction."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from activation_checks import every16
+from reference import SPECIALS, assert_bits_equal, random_inputs
+from reference_family import narrow
+from reader_variants import refusal
+
+from swishgrad_numba.ops import read_kernel
+
+KERNELS = Path(__file__).parent / "fixtures" / "kernels"
+F32 = np.float32
+
+
+@pytest.fixture(scope="module")
+def widen():
+    return read_kernel(KERNELS / "tpl_widen_flag")
+
+
+def test_conditional_on_a_template_argument_forks_the_paths(widen):
+    def ops(dtype, variant=""):
+        return [s.op for s in widen.description.body(dtype, variant).steps]
+    # float and half: the WIDEN == 1 path declares bfloat16 tensors in GM, so only WIDEN == 0 reads them
+    assert widen.variants("float32") == ("",) and ops("float32") == ["Muls", "Adds"]
+    assert ops("float16") == ["Muls", "Adds"]
+    assert set(widen.variants("bfloat16")) == {"WIDEN == 1", "!(WIDEN == 1)"}
+    assert ops("bfloat16", "WIDEN == 1") == ["Cast", "Muls", "Adds", "Cast"]     # CalcT float, GmT bfloat16
+
+
+def test_conditional_on_a_template_argument_bit_for_bit(widen):
+    x = np.concatenate([random_inputs(np.random.default_rng(7), 3_000, F32)[1], SPECIALS.astype(F32)])
+    with np.errstate(all="ignore"):
+        assert_bits_equal(widen.run(x=x), (x * F32(3.0)) + F32(0.25), "tpl_widen_flag float32")
+        b = every16("bfloat16")
+        acc = (b.astype(F32) * F32(3.0)) + F32(0.25)          # widened exactly, each step rounded to float32
+    assert_bits_equal(widen.run(x=b, variant="WIDEN == 1"), narrow(acc, b.dtype, ties_away=False),
+                      "tpl_widen_flag bfloat16")
+
+
+def test_conditional_on_a_run_time_value_is_refused(tmp_path):
+    e, path = refusal(tmp_path, "tpl_widen_flag", "LocalTensor<GmT> xLocal = inQ.DeQue<GmT>();",
+                      "LocalTensor<GmT> xLocal = inQ.DeQue<GmT>();\n"
+                      "        std::conditional_t<(tileLength > 64), float, D_T> v = 0;")
+    assert e.line == path.read_text().splitlines().index("        std::conditional_t<(tileLength > 64), "
+                                                         "float, D_T> v = 0;") + 1
+    assert "conditional_t" in str(e) and "not a compile-time condition" in str(e), str(e)
