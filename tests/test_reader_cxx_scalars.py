@@ -1,5 +1,6 @@
 """C++ constructs and scalar operands of the kernels people write (issue 43): ``std::conditional`` on a non-type
-template argument of the entry (a tiling-key template list), read as one variant per choice. The fixtures are
+template argument of the entry (a tiling-key template list), read as one variant per choice; lambdas handed to
+a tile-loop helper and kept in locals, with their captures (fixture lambda_tiles). The fixtures are
 written for these tests; their runs are compared bit for bit with references written here instruction by
 instruction."""
 from pathlib import Path
@@ -50,3 +51,32 @@ def test_conditional_on_a_run_time_value_is_refused(tmp_path):
     assert e.line == path.read_text().splitlines().index("        std::conditional_t<(tileLength > 64), "
                                                          "float, D_T> v = 0;") + 1
     assert "conditional_t" in str(e) and "not a compile-time condition" in str(e), str(e)
+
+
+@pytest.fixture(scope="module")
+def lambdas():
+    return read_kernel(KERNELS / "lambda_tiles")
+
+
+def test_lambdas_run_where_they_are_called_with_their_captures(lambdas):
+    steps = lambdas.description.body("float32").steps
+    assert [s.op for s in steps] == ["Muls", "Adds", "Adds", "Adds"]          # addHalf() twice, by reference
+    assert [s.args[2].value for s in steps] == [2.0, 0.5, 0.5, -3.0]         # shift copied before it became 100
+
+
+def test_lambdas_bit_for_bit(lambdas):
+    x = np.concatenate([random_inputs(np.random.default_rng(11), 3_000, F32)[1], SPECIALS.astype(F32)])
+    with np.errstate(all="ignore"):
+        ref = (((x * F32(2.0)) + F32(0.5)) + F32(0.5)) + F32(-3.0)            # each instruction rounded to float32
+    assert_bits_equal(lambdas.run(x=x), ref, "lambda_tiles")
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ("[this, shift](uint32_t n)", "[this, &shift](uint32_t n)", "a lambda capturing '&'"),
+    ("[this, shift](uint32_t n)", "[this, k = shift](uint32_t n)", "a lambda capturing 'k'"),
+    ("addHalf();\n        addHalf();", "addHalf(1.0f);\n        addHalf();", "a call of a lambda"),
+])
+def test_lambdas_outside_the_subset_are_refused_at_their_line(tmp_path, old, new, words):
+    e, path = refusal(tmp_path, "lambda_tiles", old, new)
+    assert words in str(e) and Path(e.file).name == "lambda_tiles.cpp", str(e)
+    assert e.line == next(i for i, line in enumerate(path.read_text().splitlines(), 1) if new.split("\n")[0] in line)
