@@ -1,6 +1,7 @@
 """C++ constructs and scalar operands of the kernels people write (issue 43): ``std::conditional`` on a non-type
 template argument of the entry (a tiling-key template list), read as one variant per choice; lambdas handed to
-a tile-loop helper and kept in locals, with their captures (fixture lambda_tiles). The fixtures are
+a tile-loop helper and kept in locals, with their captures (fixture lambda_tiles); a TBuf carved into parts by
+``GetWithOffset`` (buf_offsets). The fixtures are
 written for these tests; their runs are compared bit for bit with references written here instruction by
 instruction."""
 from pathlib import Path
@@ -11,9 +12,10 @@ import pytest
 from activation_checks import every16
 from reference import SPECIALS, assert_bits_equal, random_inputs
 from reference_family import narrow
-from reader_variants import refusal
+from reader_variants import fixture_variant, refusal
 
 from swishgrad_numba.ops import read_kernel
+from swishgrad_numba.reader import KernelSourceError
 
 KERNELS = Path(__file__).parent / "fixtures" / "kernels"
 F32 = np.float32
@@ -80,3 +82,41 @@ def test_lambdas_outside_the_subset_are_refused_at_their_line(tmp_path, old, new
     e, path = refusal(tmp_path, "lambda_tiles", old, new)
     assert words in str(e) and Path(e.file).name == "lambda_tiles.cpp", str(e)
     assert e.line == next(i for i, line in enumerate(path.read_text().splitlines(), 1) if new.split("\n")[0] in line)
+
+
+@pytest.fixture(scope="module")
+def offsets():
+    return read_kernel(KERNELS / "buf_offsets")
+
+
+def ref_buf_offsets(x):
+    """Muls 2.0f and Adds 1.0f (each rounded to float32), CompareScalar GT 0 (NaN false), Select."""
+    with np.errstate(all="ignore"):
+        return np.where(x > F32(0.0), x * F32(2.0), x + F32(1.0))
+
+
+def test_get_with_offset_parts_are_tensors_of_their_own(offsets):
+    body = offsets.description.body("float32")
+    assert [s.op for s in body.steps] == ["Muls", "Adds", "CompareScalar", "Select"]
+    assert dict(body.tensors)["mask"] == "uint8" and body.steps[3].args[1:4] == ("twice", "plusOne", "mask")
+
+
+@pytest.mark.parametrize("tiling", [None, {"tileLength": 256, "tileNum": 2}])
+def test_get_with_offset_bit_for_bit(offsets, tiling):
+    x = np.concatenate([random_inputs(np.random.default_rng(5), 3_000, F32)[1], SPECIALS.astype(F32)])
+    kw = {} if tiling is None else {"tiling": tiling, "block_dim": 6}      # its own record: the parts checked
+    x = x[:256 * 2 * 6] if tiling else x
+    assert_bits_equal(offsets.run(x=x, **kw), ref_buf_offsets(x), "buf_offsets")
+
+
+def test_get_with_offset_refusals(tmp_path):
+    old = "work.GetWithOffset<float>(tileLength, partBytes)"
+    e, path = refusal(tmp_path, "buf_offsets", old, "work.GetWithOffset<float>(tileLength, 6)")
+    assert "not a whole number of float32 elements" in str(e), str(e)
+    assert e.line == path.read_text().splitlines().index(
+        "        LocalTensor<float> plusOne = work.GetWithOffset<float>(tileLength, 6);") + 1
+    folder, _ = fixture_variant(tmp_path / "overlap", "buf_offsets", old, "work.GetWithOffset<float>(tileLength, 64)")
+    op = read_kernel(folder)                       # a part that overlaps the first: known only on a record
+    with pytest.raises(KernelSourceError) as err:
+        op.run(x=np.ones(256 * 2, F32), tiling={"tileLength": 256, "tileNum": 2}, block_dim=1)
+    assert "overlaps the part from byte 0" in str(err.value) and err.value.line == 45, str(err.value)

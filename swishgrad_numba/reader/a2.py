@@ -20,6 +20,7 @@ from . import repeat_params
 from .repeat_params import REPEAT_PARAMS
 from .tail_branch import tail_of_the_loop
 from .templates import base_env, bind_function, write_back
+from .buf_offsets import get_with_offset
 from .syntax import Call, Name
 from .ub_bounds import check_count, record_init
 from .fill_loop import fill_loop
@@ -240,6 +241,8 @@ class ClassMachine(CallsMixin, Machine):
             # issue 43: TBuf inherits TQueBind's AllocTensor (asc-devkit's kernel_tpipe.h declares it in
             # TBuf); InitBuffer(buf, len) gives a TBuf one buffer, so it is the buffer Get<T>() gives
             return self.tensor(node, obj.name, targs)
+        if isinstance(obj, Buf) and name == "GetWithOffset":      # a part of the buffer (issue 43, .buf_offsets)
+            return get_with_offset(self, node, obj, targs, args)
         if isinstance(obj, (Queue, Buf)) and name in ("DeQue", "Get"):
             if name == "DeQue" and len(targs) == 3:      # DeQue<srcPos, dstPos, T>: the type is the last
                 targs = targs[2:]
