@@ -48,6 +48,7 @@ def test_what_c_leaves_undefined_is_refused_at_its_line(tmp_path, before, words)
     ("constexpr int K = 17592186044417;\n", 1.0),               # 2^44 + 1
     ("const int8_t K = (int8_t)200u;\n", -56.0),
     ("const int32_t K = static_cast<int32_t>(3000000000u);\n", -1294967296.0),
+    ("const int64_t K = 0xFFFFFFFFFFFFFFFF * 2;\n", -2.0),     # uint64_t wraps to 2^64 - 2, then to int64_t
 ])
 def test_an_integer_narrowed_to_a_signed_type_wraps(tmp_path, before, value):
     # implementation-defined in C; C++20's rule and the device compiler's (clang): modulo 2^bits
