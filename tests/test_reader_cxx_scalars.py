@@ -1,7 +1,8 @@
 """C++ constructs and scalar operands of the kernels people write (issue 43): ``std::conditional`` on a non-type
 template argument of the entry (a tiling-key template list), read as one variant per choice; lambdas handed to
 a tile-loop helper and kept in locals, with their captures (fixture lambda_tiles); a TBuf carved into parts by
-``GetWithOffset`` (buf_offsets). The fixtures are
+``GetWithOffset`` (buf_offsets); an element-by-element GetValue/SetValue loop that keeps one tensor's element by
+a comparison (select_loop). The fixtures are
 written for these tests; their runs are compared bit for bit with references written here instruction by
 instruction."""
 from pathlib import Path
@@ -120,3 +121,47 @@ def test_get_with_offset_refusals(tmp_path):
     with pytest.raises(KernelSourceError) as err:
         op.run(x=np.ones(256 * 2, F32), tiling={"tileLength": 256, "tileNum": 2}, block_dim=1)
     assert "overlaps the part from byte 0" in str(err.value) and err.value.line == 45, str(err.value)
+
+
+@pytest.fixture(scope="module")
+def select_loop_op():
+    return read_kernel(KERNELS / "select_loop")
+
+
+def ref_select_loop(g, x, c=F32(0.25), nan=True):
+    """Element by element: g where x > c (or x is a NaN), else +0.0 (the scalar unit's float comparison)."""
+    keep = (x > c) | (np.isnan(x) if nan else False)
+    return np.where(keep, g, F32(0.0))
+
+
+def test_a_select_loop_reads_as_compares_and_selects(select_loop_op):
+    body = select_loop_op.description.body("float32")
+    assert [s.op for s in body.steps] == ["CompareScalar", "Selects", "Compare", "Select"]
+    assert body.steps[0].args[2].value == 0.25 and body.steps[0].args[3] == "GT"
+
+
+def test_a_select_loop_bit_for_bit(select_loop_op):
+    rng = np.random.default_rng(3)
+    x = np.concatenate([random_inputs(rng, 3_000, F32)[1], SPECIALS.astype(F32), np.full(8, 0.25, F32)])
+    g = rng.standard_normal(x.size).astype(F32)
+    g[:4] = [np.nan, -0.0, np.inf, -np.inf]
+    assert_bits_equal(select_loop_op.run(g=g, x=x), ref_select_loop(g, x), "select_loop")
+
+
+def test_a_select_loop_without_the_nan_test(tmp_path):
+    folder, _ = fixture_variant(tmp_path, "select_loop", "pass = v > 0.25f || v != v;", "pass = v <= -1.5f;")
+    op = read_kernel(folder)
+    assert [s.op for s in op.description.body("float32").steps] == ["CompareScalar", "Selects"]
+    x = np.concatenate([np.linspace(-3, 3, 1001).astype(F32), SPECIALS.astype(F32)])
+    g = np.arange(x.size, dtype=F32) + F32(1)
+    assert_bits_equal(op.run(g=g, x=x), np.where(x <= F32(-1.5), g, F32(0.0)), "select_loop <=")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("pass = v > 0.25f || v != v;", "pass = v > 0.25f || v != 1.0f;"),          # not a NaN test
+    ("pass ? gLocal.GetValue(k) : static_cast<T>(0)", "pass ? gLocal.GetValue(k) * 2 : static_cast<T>(0)"),
+    ("dyLocal.SetValue(k, pass", "dyLocal.SetValue(k + 1, pass"),                # not at the counter
+])
+def test_other_loops_over_set_value_stay_refused(tmp_path, old, new):
+    e, path = refusal(tmp_path, "select_loop", old, new)
+    assert "a loop over SetValue" in str(e) and Path(e.file).name == "select_loop.cpp", str(e)

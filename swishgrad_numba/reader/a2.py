@@ -21,6 +21,7 @@ from .repeat_params import REPEAT_PARAMS
 from .tail_branch import tail_of_the_loop
 from .templates import base_env, bind_function, write_back
 from .buf_offsets import get_with_offset
+from .select_loop import select_loop
 from .syntax import Call, Name
 from .ub_bounds import check_count, record_init
 from .fill_loop import fill_loop
@@ -124,6 +125,8 @@ class ClassMachine(CallsMixin, Machine):
 
     def loop(self, stmt):
         if fill_loop(self, stmt):                 # t.SetValue(i, v) over the tile: a Duplicate (issue 43)
+            return
+        if select_loop(self, stmt):               # t.SetValue(i, f > c || f != f ? b[i] : z) (.select_loop)
             return
         if any(_calls(stmt, "SetValue")):
             refuse(stmt, "a loop over SetValue", "element-by-element code is not a vector program")
