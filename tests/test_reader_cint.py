@@ -36,11 +36,24 @@ def test_constants_follow_c(tmp_path, expr, value):
     ("const int K = (int)3e9;\n", "out of its range"),
     ("const int K = 09;\n", "octal"),
     ("const int K = -1 << 2;\n", "negative value"),
-    ("const int16_t K = 40000;\n", "converted to int16_t"),
 ])
 def test_what_c_leaves_undefined_is_refused_at_its_line(tmp_path, before, words):
     e = refused(kernel(tmp_path, new="AscendC::Muls(yLocal, xLocal, (float)K, this->len);", before=before))
     assert e.line == 1 and words in str(e), str(e)
+
+
+@pytest.mark.parametrize("before, value", [
+    ("const int16_t K = 40000;\n", -25536.0),                   # 40000 - 2^16
+    ("constexpr int K = 274877906944;\n", 0.0),                 # 2^38 modulo 2^32
+    ("constexpr int K = 17592186044417;\n", 1.0),               # 2^44 + 1
+    ("const int8_t K = (int8_t)200u;\n", -56.0),
+    ("const int32_t K = static_cast<int32_t>(3000000000u);\n", -1294967296.0),
+    ("const int64_t K = 0xFFFFFFFFFFFFFFFF * 2;\n", -2.0),     # uint64_t wraps to 2^64 - 2, then to int64_t
+])
+def test_an_integer_narrowed_to_a_signed_type_wraps(tmp_path, before, value):
+    # implementation-defined in C; C++20's rule and the device compiler's (clang): modulo 2^bits
+    folder = kernel(tmp_path, new="AscendC::Muls(yLocal, xLocal, (float)K, this->len);", before=before)
+    assert muls_constant(folder) == value
 
 
 def test_the_usual_arithmetic_conversions():

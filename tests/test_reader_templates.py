@@ -96,7 +96,7 @@ def test_parser_reads_each_construct():
     ("struct\n__attribute__((packed)) S { int a; };", 2, "__attribute__((packed))"),
     ("template <typename C,\n void (C::*f)(int)> void F() {}", 2, "pointer-to-member template parameter"),
     ("template <\nREDUCE_PARAMS> void F() {}", 2, "template parameter REDUCE_PARAMS"),
-    ("void F() {\n  G([this](int n) { H(n); });\n}", 2, "a lambda"),
+    ("void F() {\n  G([this, &n](int k) { H(k); });\n}", 2, "a lambda capturing '&'"),    # issue 43: [&n] only
     ("template <typename T, typename... Ts>\nstruct One<T, Ts...> {};", 2, "a pack expansion"),
 ])
 def test_parser_refuses_what_stays_outside_at_its_line(src, line, words):

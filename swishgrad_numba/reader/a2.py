@@ -20,6 +20,8 @@ from . import repeat_params
 from .repeat_params import REPEAT_PARAMS
 from .tail_branch import tail_of_the_loop
 from .templates import base_env, bind_function, write_back
+from .buf_offsets import get_with_offset
+from .select_loop import select_loop
 from .syntax import Call, Name
 from .ub_bounds import check_count, record_init
 from .fill_loop import fill_loop
@@ -123,6 +125,8 @@ class ClassMachine(CallsMixin, Machine):
 
     def loop(self, stmt):
         if fill_loop(self, stmt):                 # t.SetValue(i, v) over the tile: a Duplicate (issue 43)
+            return
+        if select_loop(self, stmt):               # t.SetValue(i, f > c || f != f ? b[i] : z) (.select_loop)
             return
         if any(_calls(stmt, "SetValue")):
             refuse(stmt, "a loop over SetValue", "element-by-element code is not a vector program")
@@ -240,6 +244,8 @@ class ClassMachine(CallsMixin, Machine):
             # issue 43: TBuf inherits TQueBind's AllocTensor (asc-devkit's kernel_tpipe.h declares it in
             # TBuf); InitBuffer(buf, len) gives a TBuf one buffer, so it is the buffer Get<T>() gives
             return self.tensor(node, obj.name, targs)
+        if isinstance(obj, Buf) and name == "GetWithOffset":      # a part of the buffer (issue 43, .buf_offsets)
+            return get_with_offset(self, node, obj, targs, args)
         if isinstance(obj, (Queue, Buf)) and name in ("DeQue", "Get"):
             if name == "DeQue" and len(targs) == 3:      # DeQue<srcPos, dstPos, T>: the type is the last
                 targs = targs[2:]

@@ -8,6 +8,7 @@ from .description import AttrRef, ScalarProduct, Step
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
 from .helpers import PLATFORM_QUERIES, library_constant, nested_field, numeric_limit, qualified_method
 from .divs import divs
+from .lambdas import Closure, call_closure, closure
 from .leaky_relu import leaky_relu
 from .level0 import is_level0, level0_call
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
@@ -28,6 +29,8 @@ _TILING_MACROS = ("GET_TILING_DATA_WITH_STRUCT", "GET_TILING_DATA", "GET_TILING_
 class CallsMixin:
     def call(self, node, fn, arg_nodes):
         ident = fn.last
+        if len(fn.segs) == 1 and fn.targs is None and isinstance(self.local(ident), Closure):    # issue 43
+            return call_closure(self, node, self.local(ident), [self.eval(a) for a in arg_nodes])
         if ident in ("SetMaskCount", "SetMaskNorm"):       # the mask mode a level-0 call runs in (.level0)
             self.mask_counter = ident == "SetMaskCount"
         if ident in IGNORED_CALLS:
@@ -74,6 +77,16 @@ class CallsMixin:
         if ident in EXPANDED or ident in NOT_EXPANDED:       # AscendC's math library
             return expand(self, node, ident, args)
         refuse(node, f"unknown call {fn.text()}")
+
+    def local(self, name):
+        """What a name is bound to in the scopes (None where it is bound to nothing)."""
+        try:
+            return self.lookup(name)
+        except KeyError:
+            return None
+
+    def _eval_Lambda(self, node):
+        return closure(self, node)
 
     def tiling_data(self, node, macro, arg_nodes):
         names = 1 if macro == "GET_TILING_DATA" else 2          # (struct,) variable, then the tiling address

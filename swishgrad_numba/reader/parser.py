@@ -279,8 +279,10 @@ class Parser:
             return InitList(tuple(items), at)
         if self.accept("this"):
             return Name((("this", None),), at)
-        if self.is_("[") and self.peek().text in ("]", "=", "&", "this"):      # [this](...) { ... }
-            self.fail("a lambda")
+        if self.is_("[") and self.peek().text in ("]", "=", "&", "this") or \
+                self.is_("[") and self.peek().kind == "id" and self.peek(2).text in (",", "]"):
+            from .lambdas import parse_lambda           # [this](...) { ... } (issue 43)
+            return parse_lambda(self)
         if tok.kind == "id" and tok.text not in KEYWORDS or self.is_("::"):
             name = self.name()
             if self.is_("{") and name.last in BRACED_TEMPORARIES:     # DataCopyExtParams{1, n, 0, 0, 0}: issue 43

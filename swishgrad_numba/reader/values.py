@@ -128,8 +128,10 @@ def _wrap(value: int, bits: int, unsigned: bool, what: str) -> int:
 
 def convert(x: CNum, ctype: str) -> CNum:
     """``x`` converted to C type ``ctype`` (a float conversion rounds once; the text stays). To an
-    unsigned type an integer wraps around; to a signed one that cannot hold it, or a float out of the
-    target's range, is refused (ValueError), as C leaves it undefined or to the implementation."""
+    unsigned type an integer wraps around; a float out of the target's range is refused (ValueError), as
+    C leaves it undefined. An integer to a signed type that
+    cannot hold it wraps modulo 2^bits (implementation-defined in C; C++20's rule and the device
+    compiler's, clang's: ``constexpr int c = 274877906944;`` is 0)."""
     kind = "float" if ctype == "float" else "double" if ctype == "double" else "int" if ctype in _INTS else None
     if kind is None:
         return x
@@ -146,8 +148,8 @@ def convert(x: CNum, ctype: str) -> CNum:
                 raise ValueError(f"{x.value} converted to {ctype} (out of its range: undefined in C)")
         elif unsigned:
             value %= 1 << bits
-        elif not -(1 << (bits - 1)) <= value < 1 << (bits - 1):
-            raise ValueError(f"{value} converted to {ctype} (out of its range: implementation-defined in C)")
+        elif not -(1 << (bits - 1)) <= value < 1 << (bits - 1):    # issue 43: modulo 2^bits, as C++20
+            value = (value + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))   # and clang/GCC do
         name = ctype if ctype in INT_TYPES else "int64_t"
         return CNum(value, name, x.text if x.ctype not in _FLOATS and value == x.value else "", x.name)
     with np.errstate(over="ignore"):
