@@ -394,7 +394,9 @@ def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_fo
 def run_blocks(params, dy, x, out, *args) -> None:
     """:func:`launch_blocks` of ``params``, or of what their route gives (:func:`.walk.register_route`: a
     compiled program's pass, on the engine where it is switched on); a wide pass
-    (:func:`register_wide_pass`) on the tensors' raw bytes where each is 2 or 4 bytes an element. Call it
+    (:func:`register_wide_pass`) on the tensors' raw bytes where each is 2 or 4 bytes an element. A launch
+    whose walk is the identity (:mod:`.broadcast_identity`) goes to its route's flat launch first
+    (``route.equal_shapes``: the engine's, for an element-wise stream), the walk where that declines. Call it
     under the launch guard."""
     route = route_of(params)
     if route is not None:
