@@ -23,6 +23,7 @@ from numba import njit, prange, types
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic, overload
 
+from .broadcast_identity import identity_pass_len
 from .walk import WORK_ROWS, compute_pass, route_of
 
 __all__ = ["MAX_RANK", "launch_blocks", "register_wide_pass", "run_blocks"]
@@ -393,10 +394,16 @@ def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_fo
 def run_blocks(params, dy, x, out, *args) -> None:
     """:func:`launch_blocks` of ``params``, or of what their route gives (:func:`.walk.register_route`: a
     compiled program's pass, on the engine where it is switched on); a wide pass
-    (:func:`register_wide_pass`) on the tensors' raw bytes where each is 2 or 4 bytes an element. Call it
+    (:func:`register_wide_pass`) on the tensors' raw bytes where each is 2 or 4 bytes an element. A launch
+    whose walk is the identity (:mod:`.broadcast_identity`) goes to its route's flat launch first
+    (``route.equal_shapes``: the engine's, for an element-wise stream), the walk where that declines. Call it
     under the launch guard."""
     route = route_of(params)
     if route is not None:
+        # the identity walk (equal shapes, nothing broadcast) of an element-wise program: the flat launch
+        pass_len = identity_pass_len(dy.size, x.size, out.size, *args)
+        if pass_len and route.equal_shapes(params, (dy, x), out, pass_len):
+            return
         params = route.broadcast(params)
     if type(params) in _WIDE_PASSES and all(a.itemsize in (2, 4) for a in (dy, x, out)):
         dy, x, out = _raw(dy, False), _raw(x, False), _raw(out, True)

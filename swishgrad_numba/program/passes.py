@@ -147,6 +147,17 @@ class Compiled:
             return prepare(self).engine_params(params._asdict())
         return with_tables(params)
 
+    def equal_shapes(self, params, ins, out, pass_len) -> bool:
+        """The broadcast walk's identity launches (:func:`kernel.broadcast.run_blocks`): on the engine's flat
+        launch where it is switched on and the stream is element-wise (:func:`engine.equal_shapes.run_flat`);
+        whether it ran (False: the walk runs)."""
+        if not engine.enabled():
+            return False
+        from ..engine.equal_shapes import run_flat
+        from ..engine.runner import prepare
+
+        return run_flat(prepare(self), ins, out, params._asdict(), pass_len)
+
     def table_dtype(self, i: int):
         dtype = self.lowered.values[self.lowered.tables[i]].dtype
         # 16-bit values as their bits: float16, bfloat16 and int16 (isa.BITS_DTYPE)

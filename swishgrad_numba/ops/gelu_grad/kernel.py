@@ -30,7 +30,7 @@ from ...spec import a2 as spec_a2
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
 from ..registry import Kernel, OpTiling, WalkCheck
-from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling
+from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling, walk_args
 from ..silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
 
 __all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "VARIANT_310B", "ARCH35_BUFFER_BITS",
@@ -187,12 +187,7 @@ def run_arch35(dy, x, out, tiling: OpTiling, info: DTypeInfo, axpy_rounding: str
     r = tiling.data
     params = compiled(NAME, ARCH_950, info.name, axpy_rounding=axpy_rounding).params()
     with runtime.launch_guard():
-        broadcast.run_blocks(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim,
-                                int(r["blockFormer"]), int(r["blockTail"]), int(r["ubFormer"]), int(r["ubOuter"]),
-                                int(r["ubTail"]), int(r["shapeLen"]), int(r["ubSplitAxis"]),
-                                int(r["dimProductBeforeUbInner"]), int(r["elemNum"]), np.array(r["outputDims"]),
-                                np.array(r["outputStrides"]), np.array(r["input0Strides"]),
-                                np.array(r["input1Strides"]))
+        broadcast.run_blocks(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim, *walk_args(r))
 
 
 def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False,

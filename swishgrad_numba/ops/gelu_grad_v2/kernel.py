@@ -30,7 +30,7 @@ from ..gelu_grad import kernel as gelu_grad
 from . import a2
 from ..gelu_v2.kernel import API_BUFFER, APPROXIMATIONS, RSQRT2, WORKSPACE, approximate_of_code, erf_algorithm
 from ..registry import Kernel, OpTiling, WalkCheck
-from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling
+from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling, walk_args
 from ..silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
 
 __all__ = ["NAME", "INV_SQRT_2PI", "ARCH35_BUFFER_BITS", "arch35_host_tiling", "host_tiling",
@@ -115,12 +115,7 @@ def run_arch35(dy, x, out, tiling: OpTiling, info: DTypeInfo, axpy_rounding: str
     variant = APPROXIMATIONS[(tiling.tiling_key >> 1) & 1]
     params = compiled(NAME, ARCH_950, info.name, variant, axpy_rounding=axpy_rounding).params()
     with runtime.launch_guard():
-        broadcast.run_blocks(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim,
-                                int(r["blockFormer"]), int(r["blockTail"]), int(r["ubFormer"]), int(r["ubOuter"]),
-                                int(r["ubTail"]), int(r["shapeLen"]), int(r["ubSplitAxis"]),
-                                int(r["dimProductBeforeUbInner"]), int(r["elemNum"]), np.array(r["outputDims"]),
-                                np.array(r["outputStrides"]), np.array(r["input0Strides"]),
-                                np.array(r["input1Strides"]))
+        broadcast.run_blocks(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim, *walk_args(r))
 
 
 def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False,

@@ -31,7 +31,7 @@ from ...tiling.findings import finding
 from ..gelu_grad import ARCH35_BUFFER_BITS
 from ..leaky_relu.kernel import DEFAULT_SLOPE, SLOPE
 from ..registry import Kernel, OpTiling, WalkCheck
-from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling
+from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling, walk_args
 from ..silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
 
 __all__ = ["NAME", "RECORD_DTYPE", "NO_A2_KERNEL", "DTYPE_TEMPLATE", "host_tiling", "cached_tiling", "tiling_key",
@@ -119,12 +119,7 @@ def launch(dy, x, out, tiling: OpTiling, info: DTypeInfo) -> None:
     r = tiling.data
     params = compiled(NAME, ARCH_950, info.name).params(negative_slope=np.float32(r["negativeSlope"]))
     with runtime.launch_guard():
-        broadcast.run_blocks(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim,
-                                int(r["blockFormer"]), int(r["blockTail"]), int(r["ubFormer"]), int(r["ubOuter"]),
-                                int(r["ubTail"]), int(r["shapeLen"]), int(r["ubSplitAxis"]),
-                                int(r["dimProductBeforeUbInner"]), int(r["elemNum"]), np.array(r["outputDims"]),
-                                np.array(r["outputStrides"]), np.array(r["input0Strides"]),
-                                np.array(r["input1Strides"]))
+        broadcast.run_blocks(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim, *walk_args(r))
 
 
 def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:

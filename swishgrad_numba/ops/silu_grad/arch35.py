@@ -8,6 +8,7 @@ dtypes, in which case ``dx`` is float32. docs/model.md, section
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -25,7 +26,7 @@ from .names import MAX_DIMS
 
 __all__ = ["ARCH35_TILING_DTYPE", "ARCH35_SCALAR_FIELDS", "ARCH35_ARRAY_FIELDS", "ARCH35_OP_KEYS",
            "ARCH35_COMPUTE_PARAMS", "ARCH35_WORKSPACE_SIZE", "Arch35Tiling", "output_dtype", "dimension_collapse",
-           "arch35_host_tiling", "broadcast_tiling", "arch35_buffer_plan", "arch35_walk_check"]
+           "arch35_host_tiling", "broadcast_tiling", "arch35_buffer_plan", "arch35_walk_check", "walk_args"]
 
 
 #: ``SiluGradTilingData`` (op_host/arch35/silu_grad_tiling.h): nine int64, then six int64[8].
@@ -245,3 +246,23 @@ def arch35_walk_check(tiling: OpTiling, numel: int, info: DTypeInfo, platform: P
             own.append(finding("OVERRUN_BEYOND_PADDING", f"{name}={in_strides} over outputDims={dims} read "
                                                          f"element {last} of an input of {numel}."))
     return WalkCheck(None, plan, d["elemNum"], tuple(own))
+
+
+_WALK_SCALARS = ("blockFormer", "blockTail", "ubFormer", "ubOuter", "ubTail", "shapeLen", "ubSplitAxis",
+                 "dimProductBeforeUbInner", "elemNum")
+_WALK_ARRAYS = ("outputDims", "outputStrides", "input0Strides", "input1Strides")
+
+
+def walk_args(record) -> tuple:
+    """The broadcast walk's arguments after the block count (:func:`swishgrad_numba.kernel.broadcast.run_blocks`)
+    read from a record with this layout's fields (the package's 950 broadcast records): its scalars as Python
+    ints, its arrays as fresh int64 arrays. The fields are read once per record (by its bytes): a record's
+    field costs about a microsecond, and a call of a few thousand elements read 13 of them every time."""
+    scalars, arrays = _walk_args(record.tobytes(), record.dtype)
+    return scalars + tuple(np.array(a, dtype=np.int64) for a in arrays)
+
+
+@functools.lru_cache(maxsize=256)
+def _walk_args(record_bytes: bytes, record_dtype: np.dtype) -> tuple:
+    r = np.frombuffer(record_bytes, dtype=record_dtype)[0]
+    return tuple(int(r[n]) for n in _WALK_SCALARS), tuple(tuple(int(v) for v in r[n]) for n in _WALK_ARRAYS)

@@ -14,7 +14,7 @@ from ...program import compiled
 from ..registry import OpTiling
 from .a2 import A2Tiling, a2_walk_fields
 from .names import NAME
-from .arch35 import Arch35Tiling
+from .arch35 import Arch35Tiling, walk_args
 
 __all__ = ["run_a2", "run_arch35", "run"]
 
@@ -59,11 +59,9 @@ def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Til
     dy_info, x_info = tiling.dy_dtype, tiling.x_dtype
     dtypes = dy_info.name if dy_info is x_info else f"{dy_info.name}_{x_info.name}"
     params = compiled(NAME, ARCH_950, dtypes).params()
-    scalars, arrays = _walk_args(tiling.record.tobytes(), tiling.record.dtype)
     with runtime.launch_guard():
         broadcast.run_blocks(params, _kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
-                             _kernel_view(out, tiling.out_dtype), tiling.block_dim, *scalars,
-                             *(np.array(a, dtype=np.int64) for a in arrays))
+                             _kernel_view(out, tiling.out_dtype), tiling.block_dim, *walk_args(tiling.record))
     return out
 
 
@@ -71,20 +69,6 @@ def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Til
 def _a2_fields(record_bytes: bytes, record_dtype: np.dtype):
     """:func:`.a2.a2_walk_fields` of a record given by its bytes, kept (read once per record)."""
     return a2_walk_fields(np.frombuffer(record_bytes, dtype=record_dtype)[0])
-
-
-_SCALARS = ("blockFormer", "blockTail", "ubFormer", "ubOuter", "ubTail", "shapeLen", "ubSplitAxis",
-            "dimProductBeforeUbInner", "elemNum")
-_ARRAYS = ("outputDims", "outputStrides", "input0Strides", "input1Strides")
-
-
-@functools.lru_cache(maxsize=256)
-def _walk_args(record_bytes: bytes, record_dtype: np.dtype) -> tuple:
-    """The broadcast walk's arguments read from a record (given by its bytes): its scalars as Python ints and
-    its arrays as tuples (a record's fields cost a microsecond each to read, a call of a few thousand
-    elements reads them every time)."""
-    r = np.frombuffer(record_bytes, dtype=record_dtype)[0]
-    return tuple(int(r[n]) for n in _SCALARS), tuple(tuple(int(v) for v in r[n]) for n in _ARRAYS)
 
 
 def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False) -> None:

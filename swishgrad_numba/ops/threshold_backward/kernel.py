@@ -31,7 +31,7 @@ from ...spec import a2 as spec_a2
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
 from ..registry import Kernel, OpTiling, WalkCheck
-from ..silu_grad.arch35 import ARCH35_ARRAY_FIELDS, ARCH35_SCALAR_FIELDS, broadcast_tiling
+from ..silu_grad.arch35 import ARCH35_ARRAY_FIELDS, ARCH35_SCALAR_FIELDS, broadcast_tiling, walk_args
 
 __all__ = ["NAME", "FLT_EPSILON", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "UB_DATA_NUMBER", "variant_of",
            "programs_a2", "programs_arch35", "host_tiling", "shaped_tiling", "shaped_launch", "run", "KERNELS"]
@@ -176,11 +176,7 @@ def shaped_launch(arrays, out: np.ndarray, tiling: OpTiling, info: DTypeInfo, sa
     r = tiling.data
     with runtime.launch_guard():
         broadcast.run_blocks(params, _bits(grad.reshape(-1), info), _bits(x.reshape(-1), info),
-                             _bits(out.reshape(-1), info), tiling.block_dim,
-                             int(r["blockFormer"]), int(r["blockTail"]), int(r["ubFormer"]), int(r["ubOuter"]),
-                             int(r["ubTail"]), int(r["shapeLen"]), int(r["ubSplitAxis"]),
-                             int(r["dimProductBeforeUbInner"]), int(r["elemNum"]), np.array(r["outputDims"]),
-                             np.array(r["outputStrides"]), np.array(r["input0Strides"]), np.array(r["input1Strides"]))
+                             _bits(out.reshape(-1), info), tiling.block_dim, *walk_args(r))
 
 
 def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False) -> None:
