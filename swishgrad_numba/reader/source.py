@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .declarations import parse_file
 from .errors import KernelSourceError
+from .folders import is_entry_text
 from .limits import MAX_FILE_BYTES, MAX_INCLUDE_DEPTH, MAX_TOKENS
 from .preprocess import Preprocessor
 from .symbols import Symbols
@@ -75,7 +76,7 @@ def load(folder, entry: str | None = None, defines: dict | None = None, consulte
         if not path.is_file():
             raise KernelSourceError(str(path), 0, "the entry file", "not found")
     else:
-        entries = sorted(p for p in folder.glob("*.cpp") if "__global__" in read_regular(p))
+        entries = sorted(p for p in folder.glob("*.cpp") if is_entry_text(read_regular(p)))
         if len(entries) != 1:
             raise KernelSourceError(str(folder), 0, f"{len(entries)} entry files",
                                     f"name one with entry= ({', '.join(p.name for p in entries) or 'none'})")

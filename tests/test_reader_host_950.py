@@ -1,0 +1,97 @@
+"""Issue 43, the host side of the 950's kernels: the tiling struct declared in ``op_host/arch35/``; the entry
+declared with ops-nn's ``KERNEL_API``; a unit-test entry under ``#ifdef DTYPE_X`` beside the device's template
+entry; ``REGISTER_NONE_TILING``; a class-style kernel of a 950-only op read, tiled and run as the 950's.
+Fixtures written for these tests (tests/fixtures/kernels/host950_abs_scale, ut_split_entry), each run bit for
+bit against a plain NumPy reference here; each refusal a KernelSourceError with file and line."""
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reference import assert_bits_equal
+
+from swishgrad_numba.ops import read_kernel
+from swishgrad_numba.platform import ARCH_950, ASCEND950_PLATFORM, REFERENCE_PLATFORM
+from swishgrad_numba.reader import KernelSourceError
+
+KERNELS = Path(__file__).parent / "fixtures" / "kernels"
+ABS = KERNELS / "host950_abs_scale"
+SPLIT = KERNELS / "ut_split_entry"
+F32 = np.float32
+
+
+def _x(n, seed):
+    x = (np.random.default_rng(seed).standard_normal(n) * 100).astype(F32)
+    x[:4] = [np.inf, -np.inf, 0.0, -0.0]
+    return x
+
+
+def _edited(tmp_path, src, file, old, new):
+    dst = tmp_path / src.name
+    shutil.copytree(src, dst)
+    path = dst / file
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    return dst
+
+
+@pytest.fixture(scope="module")
+def abs_op():
+    return read_kernel(ABS)
+
+
+def test_the_struct_is_read_from_op_host_arch35_and_the_kernel_api_entry_found(abs_op):
+    assert abs_op.description.tiling.name == "AbsScaleTilingData"
+    assert abs_op.record_dtype.names == ("tileDataNum", "tileNum", "tailDataNum", "scale")
+    assert abs_op.description.name == "abs_scale" and abs_op.description.entry.endswith("abs_scale.cpp")
+
+
+def test_a_class_style_kernel_of_a_950_only_op_is_the_950s(abs_op):
+    assert abs_op.style == "a2" and abs_op.architecture == ARCH_950
+    assert abs_op.default_platform.architecture == ARCH_950
+    tiling = abs_op.tiling(1 << 22, "float32")        # split with the 950's 64 cores (the A2 has 48)
+    assert tiling.architecture == ARCH_950 and tiling.block_dim == ASCEND950_PLATFORM.core_num == 64
+    assert read_kernel(ABS, platform=ASCEND950_PLATFORM).architecture == ARCH_950
+    with pytest.raises(ValueError, match=r"ascend910b.*runs the a2 kernel.*arch35 kernel"):
+        read_kernel(ABS, platform=REFERENCE_PLATFORM)
+    with pytest.raises(ValueError, match=r"ascend910b.*arch35 kernel"):
+        abs_op.run(x=_x(64, 1), scale=1.0, platform=REFERENCE_PLATFORM)
+
+
+def test_abs_scale_runs_bit_for_bit_on_the_950(abs_op):
+    x = _x(5000, 3)
+    assert_bits_equal(abs_op.run(x=x, scale=0.375), np.abs(x) * F32(0.375), "abs_scale float32 on the 950")
+
+
+def test_an_op_also_configured_for_the_a2_reads_no_arch35_host(tmp_path):
+    folder = _edited(tmp_path, ABS, "op_host/abs_scale_def.cpp", 'AddConfig("ascend950", regbase);',
+                     'AddConfig("ascend950", regbase);\n        this->AICore().AddConfig("ascend910b");')
+    with pytest.raises(KernelSourceError, match=r"abs_scale\.h:\d+: cannot read member tiling->tileDataNum: .*"
+                                                r"nor declared in op_host"):
+        read_kernel(folder)
+
+
+def test_the_device_template_entry_is_read_where_the_unit_test_build_is_refused():
+    op = read_kernel(SPLIT)
+    assert op.description.tiling.name == "MulAddTilingData" and op.architecture == ARCH_950
+    x = _x(4096, 5)
+    with np.errstate(all="ignore"):
+        want = x * x + x
+    assert_bits_equal(op.run(x=x), want, "mul_add float32")
+
+
+def test_register_none_tiling_declares_nothing(tmp_path):
+    folder = _edited(tmp_path, SPLIT, "mul_add_apt.cpp", "REGISTER_TILING_DEFAULT(MulAddTilingData);",
+                     "REGISTER_NONE_TILING;")
+    assert read_kernel(folder).description.tiling.name == "MulAddTilingData"
+
+
+def test_where_both_builds_are_refused_the_first_refusal_stands(tmp_path):
+    folder = _edited(tmp_path, SPLIT, "mul_add_apt.cpp", "REGISTER_TILING_DEFAULT(MulAddTilingData);\n"
+                     "    GET_TILING_DATA_WITH_STRUCT(MulAddTilingData, tilingData, tiling);",
+                     "REGISTER_NONE_TILING;\n    GET_TILING_DATA(tilingData, tiling);")
+    with pytest.raises(KernelSourceError, match=r"mul_add\.h:\d+: cannot read member td->perLoop: no tiling "
+                                                r"struct was found"):
+        read_kernel(folder)
