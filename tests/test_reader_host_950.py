@@ -95,3 +95,12 @@ def test_where_both_builds_are_refused_the_first_refusal_stands(tmp_path):
     with pytest.raises(KernelSourceError, match=r"mul_add\.h:\d+: cannot read member td->perLoop: no tiling "
                                                 r"struct was found"):
         read_kernel(folder)
+
+
+def test_the_template_entry_runs_on_a_given_record_with_its_own_scalar_code():
+    op = read_kernel(SPLIT)
+    x = _x(4096, 7)
+    with np.errstate(all="ignore"):
+        want = x * x + x
+    got = op.run(x=x, tiling={"perCore": 1024, "perLoop": 256}, block_dim=4)
+    assert_bits_equal(got, want, "mul_add float32 on its own record")

@@ -86,10 +86,12 @@ def _read_for_platform(folder, entry, name, defines, host):
         try:
             return _per_dtype(folder, entry, name, defines, host, flags)
         except KernelSourceError as exc:       # issue 43: the build without them (a 950 template entry's)
+            build = {**defines, **dict.fromkeys(flags)}
             try:
-                return _read_for_platform(folder, entry, name, {**defines, **dict.fromkeys(flags)}, host)
+                d = _read_for_platform(folder, entry, name, build, host)
             except KernelSourceError:
                 raise exc from None
+            return d if d.builds else replace(d, builds={b.dtype: build for b in d.bodies})   # the schedule's
     soc = set(PLATFORM_DEFINES["950"])
     if consulted & soc and not defines.keys() & soc and (err is not None or d.style == "dag"):
         try:        # a 950 kernel: its conditions read again with the 950's macros
