@@ -27,6 +27,12 @@ def _x(n, seed):
     return x
 
 
+def _mul_add(x):
+    """x * x + x in float32, each operation rounded once (Mul, then Add)."""
+    with np.errstate(all="ignore"):
+        return x * x + x
+
+
 def _edited(tmp_path, src, file, old, new):
     dst = tmp_path / src.name
     shutil.copytree(src, dst)
@@ -65,21 +71,11 @@ def test_abs_scale_runs_bit_for_bit_on_the_950(abs_op):
     assert_bits_equal(abs_op.run(x=x, scale=0.375), np.abs(x) * F32(0.375), "abs_scale float32 on the 950")
 
 
-def test_an_op_also_configured_for_the_a2_reads_no_arch35_host(tmp_path):
-    folder = _edited(tmp_path, ABS, "op_host/abs_scale_def.cpp", 'AddConfig("ascend950", regbase);',
-                     'AddConfig("ascend950", regbase);\n        this->AICore().AddConfig("ascend910b");')
-    with pytest.raises(KernelSourceError, match=r"abs_scale\.h:\d+: cannot read member tiling->tileDataNum: .*"
-                                                r"nor declared in op_host"):
-        read_kernel(folder)
-
-
 def test_the_device_template_entry_is_read_where_the_unit_test_build_is_refused():
     op = read_kernel(SPLIT)
     assert op.description.tiling.name == "MulAddTilingData" and op.architecture == ARCH_950
     x = _x(4096, 5)
-    with np.errstate(all="ignore"):
-        want = x * x + x
-    assert_bits_equal(op.run(x=x), want, "mul_add float32")
+    assert_bits_equal(op.run(x=x), _mul_add(x), "mul_add float32")
 
 
 def test_register_none_tiling_declares_nothing(tmp_path):
@@ -88,19 +84,24 @@ def test_register_none_tiling_declares_nothing(tmp_path):
     assert read_kernel(folder).description.tiling.name == "MulAddTilingData"
 
 
-def test_where_both_builds_are_refused_the_first_refusal_stands(tmp_path):
-    folder = _edited(tmp_path, SPLIT, "mul_add_apt.cpp", "REGISTER_TILING_DEFAULT(MulAddTilingData);\n"
-                     "    GET_TILING_DATA_WITH_STRUCT(MulAddTilingData, tilingData, tiling);",
-                     "REGISTER_NONE_TILING;\n    GET_TILING_DATA(tilingData, tiling);")
-    with pytest.raises(KernelSourceError, match=r"mul_add\.h:\d+: cannot read member td->perLoop: no tiling "
-                                                r"struct was found"):
-        read_kernel(folder)
+@pytest.mark.parametrize("src, file, old, new, match", [
+    # an op configured for the A2 too: its one entry is the A2's, op_host/arch35 is not read
+    (ABS, "op_host/abs_scale_def.cpp", 'AddConfig("ascend950", regbase);',
+     'AddConfig("ascend950", regbase);\n        this->AICore().AddConfig("ascend910b");',
+     r"abs_scale\.h:\d+: cannot read member tiling->tileDataNum: .*nor declared in op_host"),
+    # both builds refused (no struct registered on either): the dtype-flag build's refusal stands
+    (SPLIT, "mul_add_apt.cpp", "REGISTER_TILING_DEFAULT(MulAddTilingData);\n"
+     "    GET_TILING_DATA_WITH_STRUCT(MulAddTilingData, tilingData, tiling);",
+     "REGISTER_NONE_TILING;\n    GET_TILING_DATA(tilingData, tiling);",
+     r"mul_add\.h:\d+: cannot read member td->perLoop: no tiling struct was found"),
+])
+def test_refusals_name_file_and_line(tmp_path, src, file, old, new, match):
+    with pytest.raises(KernelSourceError, match=match):
+        read_kernel(_edited(tmp_path, src, file, old, new))
 
 
 def test_the_template_entry_runs_on_a_given_record_with_its_own_scalar_code():
     op = read_kernel(SPLIT)
     x = _x(4096, 7)
-    with np.errstate(all="ignore"):
-        want = x * x + x
     got = op.run(x=x, tiling={"perCore": 1024, "perLoop": 256}, block_dim=4)
-    assert_bits_equal(got, want, "mul_add float32 on its own record")
+    assert_bits_equal(got, _mul_add(x), "mul_add float32 on its own record")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..platform import ARCH_950
 
-__all__ = ["host_attributes", "kernel_folders", "entry_for", "is_entry_text"]
+__all__ = ["host_attributes", "kernel_folders", "entry_for", "only_950"]
 
 
 def host_attributes(side, fields) -> tuple:
@@ -67,16 +67,8 @@ def only_950(host) -> bool:
     return "ascend950" in socs and not socs & _A2_SOCS
 
 
-def is_entry_text(text: str) -> bool:
-    """Whether a ``.cpp`` file's text declares a kernel: ``__global__``, or ops-nn's ``KERNEL_API`` (its
-    ``inc/platform.h`` defines it as ``extern "C" __global__ __aicore__``)."""
-    import re
-
-    return "__global__" in text or re.search(r"\bKERNEL_API\b", text) is not None
-
-
 def _entries(kernel_dir):
-    from .source import read_regular
+    from .source import is_entry_text, read_regular
 
     top = [p for p in sorted(kernel_dir.glob("*.cpp")) if p.is_file() and not p.is_symlink()]
     sub = kernel_dir / "arch35"

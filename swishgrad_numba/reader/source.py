@@ -9,17 +9,17 @@ absolute path or of one that leaves the folder is refused, naming the path only.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
 from .declarations import parse_file
 from .errors import KernelSourceError
-from .folders import is_entry_text
 from .limits import MAX_FILE_BYTES, MAX_INCLUDE_DEPTH, MAX_TOKENS
 from .preprocess import Preprocessor
 from .symbols import Symbols
 
-__all__ = ["Sources", "load", "read_regular"]
+__all__ = ["Sources", "load", "read_regular", "is_entry_text"]
 
 
 class Sources:
@@ -56,6 +56,12 @@ def read_regular(path, at=None) -> str:
     finally:
         os.close(fd)
     return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+def is_entry_text(text: str) -> bool:
+    """Whether a ``.cpp`` file's text declares a kernel: ``__global__``, or ops-nn's ``KERNEL_API`` (its
+    ``inc/platform.h`` defines it as ``extern "C" __global__ __aicore__``)."""
+    return "__global__" in text or re.search(r"\bKERNEL_API\b", text) is not None
 
 
 def load(folder, entry: str | None = None, defines: dict | None = None, consulted: set | None = None,
