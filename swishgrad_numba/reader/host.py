@@ -111,11 +111,15 @@ def _refuse(tok, construct, detail):
     raise KernelSourceError(tok.file, tok.line, construct, detail)
 
 
-def read_op_host(folder) -> HostSide:
+def read_op_host(folder, arch35: bool = False) -> HostSide:
     """Read the ``op_host`` folder's headers and sources (``.h``, ``.hpp``, ``.cpp``, ``.cc``; regular files
-    only, at most 64); KernelSourceError, with file and line, for a struct it cannot lay out."""
+    only, at most 64), and with ``arch35`` (a 950 entry's host) those of ``op_host/arch35/`` too, where the
+    950's tiling structs are declared; KernelSourceError, with file and line, for a struct it cannot lay out."""
     folder = Path(folder)
     files = sorted(p for p in folder.iterdir() if p.suffix in _SUFFIXES)
+    sub = folder / "arch35"
+    if arch35 and sub.is_dir() and not sub.is_symlink():
+        files += sorted(p for p in sub.iterdir() if p.suffix in _SUFFIXES)
     if len(files) > _MAX_FILES:
         raise KernelSourceError(str(folder), 0, "the op_host folder", f"more than {_MAX_FILES} source files")
     structs, registered, definition, attr_fields, setting, texts = {}, {}, None, {}, "TilingFunc", []

@@ -165,6 +165,7 @@ class ReadTiling(OpTiling):
     ``spec.a2.TilingFields``; None where it is to be worked out again from the launch)."""
 
     walk: object = None
+    form: str = ""          # "a2": the A2 template's walk (a class-style kernel, on either architecture)
 
 
 def ub_plan(program, info: DTypeInfo, buffer_num: int) -> tuple:
@@ -202,9 +203,12 @@ def split_for_cores(program, numel: int, info: DTypeInfo, platform: Platform, bu
     return _a2_split(program, numel, info, platform, buffer_num, cores)
 
 
-def host_tiling(op_name: str, style: str, dtype: np.dtype, program, numel: int, info: DTypeInfo,
+def host_tiling(op_name: str, style, dtype: np.dtype, program, numel: int, info: DTypeInfo,
                 platform: Platform, attrs: dict, buffer_num: int, dag_wide: bool | None = None) -> ReadTiling:
-    """The template's host tiling of ``numel`` (>= 1) elements, the attributes in the struct's float fields."""
+    """The template's host tiling of ``numel`` (>= 1) elements, the attributes in the struct's float fields.
+    ``style`` is the kernel's style, or (style, architecture) where a class-style kernel is a 950 entry's:
+    it is then split as the A2 template splits, with the 950 platform's UB and cores."""
+    style, arch = style if isinstance(style, tuple) else (style, ARCH_950 if style == "dag" else ARCH_A2)
     if style == "dag":
         if platform.architecture != ARCH_950:
             raise ValueError(f"platform (soc_version {platform.soc_version!r}) does not run the 950 DAG kernel "
@@ -228,27 +232,28 @@ def host_tiling(op_name: str, style: str, dtype: np.dtype, program, numel: int, 
         for name, value in attrs.items():
             record[name] = value
         return ReadTiling(op_name, ARCH_950, record[()], int(block_dim), 0, spec_arch35.WORKSPACE_SIZE)
-    if platform.architecture != ARCH_A2:
-        raise ValueError(f"platform (soc_version {platform.soc_version!r}) does not run the A2 class-style kernel "
-                         f"{op_name}; give an A2 platform")
+    if platform.architecture != arch:
+        which = "A2" if arch == ARCH_A2 else "Ascend 950"
+        raise ValueError(f"platform (soc_version {platform.soc_version!r}) does not run the {which} class-style "
+                         f"kernel {op_name}; give an {which} platform")
     block_dim, f = _a2_split(program, numel, info, platform, buffer_num)
     values = {n: v for n, v in f._asdict().items() if n in dtype.names}
     data = checked_record(dtype, {**values, **attrs})
-    return ReadTiling(op_name, ARCH_A2, data, int(block_dim), 0, platform.lib_workspace_size, f)
+    return ReadTiling(op_name, arch, data, int(block_dim), 0, platform.lib_workspace_size, f, "a2")
 
 
 def walk_fields(tiling: OpTiling, program, numel: int, info: DTypeInfo, platform: Platform | None,
                 buffer_num: int):
     """The walk a record stands for: the 950's from its ``EleBaseTilingData``, the A2's carried beside it
     (or the template's split again, with the record's block dim as the core count)."""
-    if tiling.architecture == ARCH_950:
+    if tiling.architecture == ARCH_950 and getattr(tiling, "form", "") != "a2":
         if _is_short(tiling.data.dtype):   # the split done again (elewise_sch_with_scalar.h:37-48)
             return spec_arch35.kernel_fields_32b(*(int(tiling.data[n]) for n in _HEAD_32B))
         base = _base(tiling.data)
         return spec_arch35.TilingFields(*(int(base[n]) for n in spec_arch35.FIELDS))
     walk = getattr(tiling, "walk", None)
     if walk is None:
-        platform = platform or REFERENCE_PLATFORM
+        platform = platform or (ASCEND950_PLATFORM if tiling.architecture == ARCH_950 else REFERENCE_PLATFORM)
         from dataclasses import replace
         _, walk = _a2_split(program, numel, info, replace(platform, core_num=tiling.block_dim), buffer_num)
     return walk
@@ -258,7 +263,7 @@ def walk_check(program_of, buffer_num: int, tiling: OpTiling, numel: int, info: 
                platform: Platform, dag_wide: bool | None = None) -> WalkCheck:
     """The record for the validator: its walk in the template's core-class form and the kernel's UB plan."""
     program = program_of(info.name)
-    if tiling.architecture == ARCH_950:
+    if tiling.architecture == ARCH_950 and getattr(tiling, "form", "") != "a2":
         bufs, widest = _dag_buffers(program, info, dag_wide)
         if broadcast_sch.is_broadcast(tiling.data.dtype):
             return broadcast_sch.walk_check(tiling, numel, info, platform, (bufs, widest))

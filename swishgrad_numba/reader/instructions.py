@@ -7,7 +7,7 @@ may omit it). Those trailing operands are not part of the step.
 """
 from __future__ import annotations
 
-__all__ = ["STEP_KINDS", "VECTOR_CALLS", "SPELLINGS", "ROUND_MODES", "IGNORED_CALLS", "COMPARE_OPS"]
+__all__ = ["NO_DEFAULT_TILING", "STEP_KINDS", "VECTOR_CALLS", "SPELLINGS", "ROUND_MODES", "IGNORED_CALLS", "COMPARE_OPS"]
 
 VECTOR_CALLS = {
     "Muls": "dsk", "Adds": "dsk", "Maxs": "dsk", "Mins": "dsk",
@@ -39,6 +39,9 @@ IGNORED_CALLS = frozenset("""SetFlag WaitFlag PipeBarrier SetAtomicNone ASSERT K
     REGISTER_TILING_DEFAULT EnQue FreeTensor FetchEventID ReleaseEventID GetTPipePtr printf DumpTensor
     SetMaskNorm SetMaskCount ResetMask SetVectorMask SetSysWorkspace GetUserWorkspace
     REGISTER_TILING_FOR_TILINGKEY""".split())
+#: Issue 43: ``REGISTER_NONE_TILING;`` (a statement, not a call): the entry registers no default tiling struct,
+#: each ``GET_TILING_DATA_WITH_STRUCT`` naming its own; nothing runs.
+NO_DEFAULT_TILING = "REGISTER_NONE_TILING"
 #: The comparison family, read from the A2 basic API's own argument order (:mod:`.compare`), not as
 #: a generic vector call (issue 43).
 COMPARE_OPS = frozenset(("Compare", "CompareScalar", "Select", "Selects"))

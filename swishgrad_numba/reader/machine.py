@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .abstract import Mode, Return_, Symbolic, Tensor, Unknown, refuse
 from .expressions import ExpressionMixin
+from .instructions import NO_DEFAULT_TILING
 from .limits import MAX_EVAL_DEPTH
 from .syntax import Alias, Block, Decl, ExprStmt, For, If, Member, Name, Return, Scoped, While
 from .values import CNum, TypeVal, convert, render
@@ -95,7 +96,8 @@ class Machine(ExpressionMixin):
         elif isinstance(stmt, Scoped):
             self.run(stmt.body)
         elif isinstance(stmt, ExprStmt):
-            self.eval(stmt.x)
+            if not (isinstance(stmt.x, Name) and stmt.x.text() == NO_DEFAULT_TILING):
+                self.eval(stmt.x)
         elif isinstance(stmt, Decl):
             self.declare(stmt)
         elif isinstance(stmt, Alias):

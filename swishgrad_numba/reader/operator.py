@@ -19,7 +19,7 @@ from .. import kernel as kernel_pkg
 from ..dtypes import dtype_info, to_float32
 from ..platform import ARCH_950, ARCH_A2, Platform
 from . import host_tiling
-from .folders import entry_for, host_attributes, kernel_folders
+from .folders import host_attributes, kernel_folders
 from ..ops.registry import Kernel, Operator, OpTiling
 
 __all__ = ["READ_MODULE", "ReadOperator", "read_kernel"]
@@ -35,7 +35,8 @@ class ReadOperator(Operator):
 
     ``description`` is what the reader read (:class:`swishgrad_numba.reader.KernelDescription`),
     ``record_dtype`` the tiling struct's C layout, ``attributes`` its float fields (the operator's
-    attributes, by their C names), ``style`` "a2" or "dag", ``folder`` where it was read from;
+    attributes, by their C names), ``style`` "a2" or "dag", ``arch`` the architecture whose kernel it is
+    (a class-style kernel of a 950 entry is the 950's; "" : the style's), ``folder`` where it was read from;
     from ``op_host``, where the operator's folder was read: ``definition`` (the op definition,
     :class:`swishgrad_numba.reader.host.OpDefinition`), ``attribute_names`` (an op attribute's name ->
     the tiling field carrying it), ``attribute_defaults`` (tiling field -> the op definition's default)
@@ -54,11 +55,12 @@ class ReadOperator(Operator):
     host_side: object = None
     source_args: tuple = ()
     sixteen_bit: object = "rint"
+    arch: str = ""
     _compiled: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def architecture(self) -> str:
-        return ARCH_950 if self.style == "dag" else ARCH_A2
+        return self.arch or (ARCH_950 if self.style == "dag" else ARCH_A2)
 
     def variants(self, dtype) -> tuple:
         """The tiling-key variants of ``dtype``'s Compute ("" where there is one)."""
@@ -122,7 +124,7 @@ class ReadOperator(Operator):
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
         program = self.program(info, variant=variant)
-        base = host_tiling.host_tiling(self.name, self.style, self.record_dtype, program, check_numel(numel), info,
+        base = host_tiling.host_tiling(self.name, (self.style, self.architecture), self.record_dtype, program, check_numel(numel), info,
                                      platform, self._attribute_values(attributes, ()), self._buffer_num(info),
                                      self._dag_wide(info, variant))
         return self._own_tiling(base, (numel,), info, platform, attributes, program=program)
@@ -183,7 +185,7 @@ class ReadOperator(Operator):
         out = (np.zeros if own_record else np.empty)(shape, dtype=info.numpy)
         if out.size == 0:
             return out
-        tiling = host_tiling.host_tiling(self.name, self.style, self.record_dtype, program, out.size, info, platform,
+        tiling = host_tiling.host_tiling(self.name, (self.style, self.architecture), self.record_dtype, program, out.size, info, platform,
                                        attrs, self._buffer_num(info), self._dag_wide(info, variant))
         tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program)
         flat = {n: np.ascontiguousarray(arrays[n]).reshape(-1) for n in read}     # each variant's, by name
@@ -297,7 +299,8 @@ class ReadOperator(Operator):
         if own_record:        # the tiles the kernel's scalar code gives each core on its own record
             return run_own_schedule(self, ins, out, tiling, info, program, variant, saturation, overflow)
         fields = host_tiling.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))
-        plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(tiling.architecture), out.size)
+        form = ARCH_A2 if self.style == "a2" else tiling.architecture        # the walk's form is the style's
+        plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(form), out.size)
         run_plan(self, ins, out, tiling, info, program, variant, saturation, plan, overflow)
 
     def _registry_run(self, grad, x, out, tiling, saturation=False):
@@ -340,12 +343,11 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
 
     if not isinstance(sixteen_bit, (str, type(None))) or sixteen_bit not in SIXTEEN_BIT:
         raise ValueError(f"sixteen_bit must be one of {list(SIXTEEN_BIT)}, got {sixteen_bit!r}")
-    kernel_dir, side = kernel_folders(folder)
     arch = ARCH_A2 if platform is None else platform.architecture
-    if entry is None:
-        entry = entry_for(kernel_dir, arch)
+    kernel_dir, side, entry, entry_950 = kernel_folders(folder, arch, entry)
     d = read_source(kernel_dir, entry=entry, defines=defines, host=side)
-    read_arch = ARCH_950 if d.style == "dag" else ARCH_A2
+    # the architecture is the entry's (a 950 entry of the class style is the 950's kernel), else the style's
+    read_arch = ARCH_950 if d.style == "dag" or entry_950 else ARCH_A2
     if platform is not None and read_arch != arch:
         raise ValueError(f"platform (soc_version {platform.soc_version!r}) runs the {arch} kernel; {d.entry} is "
                          f"a {read_arch} kernel ({d.style} style)")
@@ -357,7 +359,7 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
     op_name = name or d.name
     dtype = host_tiling.record_dtype(d.tiling, d.style)
     attributes = tuple(n for n in d.tiling.float_fields())
-    arch = ARCH_950 if d.style == "dag" else ARCH_A2
+    arch = read_arch
     holder: dict = {}
 
     def programs(dtype_name, variant):
@@ -390,7 +392,7 @@ def read_kernel(folder, *, platform=None, name: str | None = None, entry: str | 
                       attributes=attributes, style=d.style, folder=str(folder),
                       definition=side.definition if side is not None else None, attribute_names=names,
                       attribute_defaults=defaults, host_side=side, source_args=(kernel_dir, entry, defines, side),
-                      sixteen_bit=sixteen_bit)
+                      sixteen_bit=sixteen_bit, arch=arch)
     holder["op"] = op
     return op
 

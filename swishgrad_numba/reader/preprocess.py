@@ -31,7 +31,7 @@ from .limits import INT_MAX, INT_MIN, MAX_NESTING, MAX_TOKENS
 from .macros import expand_calls
 
 __all__ = ["Preprocessed", "Preprocessor", "preprocess", "DEVICE_DEFINES", "DEVICE_GUARD", "AICORE_VALUES",
-           "PLATFORM_DEFINES"]
+           "PLATFORM_DEFINES", "LIBRARY_MACROS"]
 
 #: The macro the AI core's compiler defines.
 DEVICE_GUARD = "__CCE_AICORE__"
@@ -53,6 +53,11 @@ AICORE_VALUES = {arch: d[DEVICE_GUARD] for arch, d in PLATFORM_DEFINES.items()}
 #: defined". The caller's ``defines`` are laid over it.
 DEVICE_DEFINES = {**PLATFORM_DEFINES["a2"], "__cplusplus": 201703, "ASCENDC_CPU_DEBUG": None,
                   "__CCE_KT_TEST__": None, "HIGH_PERFORMANCE": None}
+#: Object-like macros of the library headers the kernels include, as those define them (a source's own
+#: ``#define`` or the caller's ``defines`` replace them): ops-nn's ``inc/platform.h`` (common/inc/op_kernel,
+#: line 27) names a kernel entry ``KERNEL_API``.
+LIBRARY_MACROS = {"KERNEL_API": 'extern "C" __global__ __aicore__'}
+_LIBRARY = "<library>"
 
 
 class Preprocessed:
@@ -78,6 +83,8 @@ class Preprocessor:
         self.include = include
         self.consulted = set()          # names whose value a condition read
         merged = dict(DEVICE_DEFINES)
+        for name, text in LIBRARY_MACROS.items():     # a library macro's tokens take the use's place
+            self.macros[name] = tuple(tokenize(text, _LIBRARY)[:-1])
         merged.update(defines or {})
         for name, value in merged.items():
             if value is None:
@@ -178,7 +185,8 @@ class Preprocessor:
             tok, hide = work.pop()
             if tok.kind == "id" and tok.text in self.macros and tok.text not in hide:
                 inner = hide | {tok.text}
-                work.extend((t, inner) for t in reversed(self.macros[tok.text]))
+                work.extend((Token(t.kind, t.text, tok.file, tok.line) if t.file == _LIBRARY else t, inner)
+                            for t in reversed(self.macros[tok.text]))
                 if len(work) > MAX_TOKENS:
                     break
             else:

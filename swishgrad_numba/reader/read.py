@@ -47,7 +47,11 @@ def read_source(folder, *, entry: str | None = None, name: str | None = None,
         :data:`.preprocess.DEVICE_DEFINES`: the A2's SoC macros (``__CCE_AICORE__`` 220, ...) unless
         one of them is given; a kernel whose conditions read them and that reads as the 950 DAG style
         (or not at all) with the A2's is read again with the 950's
-        (:data:`.preprocess.PLATFORM_DEFINES`), and is the 950 kernel if it then reads as one.
+        (:data:`.preprocess.PLATFORM_DEFINES`), and is the 950 kernel if it then reads as one. A kernel
+        whose conditions test the dtype flags (``DTYPE_X``) is read once per dtype with them defined; where
+        that build is refused, the build without them is read (ops-nn's 950 kernels keep a unit-test entry
+        under ``#ifdef DTYPE_X`` and the device's template entry, its dtype a template argument, under
+        ``#else``), and the first refusal stands if that is refused too.
     host : HostSide, optional
         The operator's ``op_host`` (:func:`.host.read_op_host`): its tiling structs are the kernel's
         where the kernel folder does not declare them, and the one registered for the kernel's op is
@@ -79,7 +83,15 @@ def _read_for_platform(folder, entry, name, defines, host):
         d, err = None, exc
     flags = sorted(n for n in consulted if _DTYPE_FLAG.fullmatch(n) and n not in defines)
     if flags:
-        return _per_dtype(folder, entry, name, defines, host, flags)
+        try:
+            return _per_dtype(folder, entry, name, defines, host, flags)
+        except KernelSourceError as exc:       # issue 43: the build without them (a 950 template entry's)
+            build = {**defines, **dict.fromkeys(flags)}
+            try:
+                d = _read_for_platform(folder, entry, name, build, host)
+            except KernelSourceError:
+                raise exc from None
+            return d if d.builds else replace(d, builds={b.dtype: build for b in d.bodies})   # the schedule's
     soc = set(PLATFORM_DEFINES["950"])
     if consulted & soc and not defines.keys() & soc and (err is not None or d.style == "dag"):
         try:        # a 950 kernel: its conditions read again with the 950's macros

@@ -9,6 +9,7 @@ absolute path or of one that leaves the folder is refused, naming the path only.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from .limits import MAX_FILE_BYTES, MAX_INCLUDE_DEPTH, MAX_TOKENS
 from .preprocess import Preprocessor
 from .symbols import Symbols
 
-__all__ = ["Sources", "load", "read_regular"]
+__all__ = ["Sources", "load", "read_regular", "is_entry_text"]
 
 
 class Sources:
@@ -57,6 +58,12 @@ def read_regular(path, at=None) -> str:
     return b"".join(chunks).decode("utf-8", errors="replace")
 
 
+def is_entry_text(text: str) -> bool:
+    """Whether a ``.cpp`` file's text declares a kernel: ``__global__``, or ops-nn's ``KERNEL_API`` (its
+    ``inc/platform.h`` defines it as ``extern "C" __global__ __aicore__``)."""
+    return "__global__" in text or re.search(r"\bKERNEL_API\b", text) is not None
+
+
 def load(folder, entry: str | None = None, defines: dict | None = None, consulted: set | None = None,
          root=None) -> Sources:
     """Read ``folder``'s entry file (``entry``, or the one ``.cpp`` holding ``__global__``) and its headers,
@@ -75,7 +82,7 @@ def load(folder, entry: str | None = None, defines: dict | None = None, consulte
         if not path.is_file():
             raise KernelSourceError(str(path), 0, "the entry file", "not found")
     else:
-        entries = sorted(p for p in folder.glob("*.cpp") if "__global__" in read_regular(p))
+        entries = sorted(p for p in folder.glob("*.cpp") if is_entry_text(read_regular(p)))
         if len(entries) != 1:
             raise KernelSourceError(str(folder), 0, f"{len(entries)} entry files",
                                     f"name one with entry= ({', '.join(p.name for p in entries) or 'none'})")
