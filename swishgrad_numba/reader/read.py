@@ -17,6 +17,7 @@ from .bitviews import check_reads
 from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
 from .limits import MAX_PATHS
+from .local_copy import forward as forward_copies
 from .machine import Symbolic
 from .preprocess import AICORE_VALUES, DEVICE_GUARD, PLATFORM_DEFINES
 from .source import load
@@ -283,6 +284,7 @@ def _body(file, dtype, m, gm, conds):
     else:
         prologue, tile = [], events
     variant = _variant(conds)
+    prologue, tile = forward_copies(file, prologue, tile, m.names)     # DataCopy between local tensors
     if getattr(m, "bit_views", None):          # a view read only where it holds the bytes (.bitviews)
         check_reads(file, prologue + tile, m.bit_views, getattr(m, "views", {}), m.dtypes, m.names)
     body = assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num,
