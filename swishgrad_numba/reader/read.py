@@ -17,6 +17,7 @@ from .bitviews import check_reads
 from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
 from .limits import MAX_PATHS
+from .dead_reads import drop as drop_dead_reads
 from .local_copy import forward as forward_copies
 from .machine import Symbolic
 from .preprocess import AICORE_VALUES, DEVICE_GUARD, PLATFORM_DEFINES
@@ -285,13 +286,19 @@ def _body(file, dtype, m, gm, conds):
         prologue, tile = [], events
     variant = _variant(conds)
     prologue, tile = forward_copies(file, prologue, tile, m.names)     # DataCopy between local tensors
+    parts, bits = getattr(m, "views", {}), getattr(m, "bit_views", {})
+    kept = drop_dead_reads(prologue, tile, set(parts) | {v[0] for v in parts.values()} | set(bits)
+                           | set(bits.values()))
+    called = tuple((e.step.op, tuple(e.step.at)) for e in prologue + tile if e.kind == "step") \
+        if len(kept) != len(tile) else ()
+    tile = kept
     if getattr(m, "bit_views", None):          # a view read only where it holds the bytes (.bitviews)
         check_reads(file, prologue + tile, m.bit_views, getattr(m, "views", {}), m.dtypes, m.names)
     body = assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num,
                     views=getattr(m, "bit_views", None))
     if m.scheduled:
         body = replace(body, dag_wide="float32" in m.node_dtypes)
-    return body
+    return replace(body, called=called) if called else body
 
 
 def _variant(conds) -> str:
