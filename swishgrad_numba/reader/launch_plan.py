@@ -29,6 +29,7 @@ def schedule(op, tiling, info, variant=None) -> tuple:
     """Each core's tiles, ``((Tile, ...), ...)`` in core order, for ``tiling`` (a record of
     ``op.record_dtype``, its block dim and tiling key) on ``info``'s dtype; with ``variant`` None where
     the source has several, each tile names the one its core's branches chose."""
+    from .field_paths import check_fields
     from .read import DTYPE_CNAMES, entry_symbols
     from .schedule import core_schedule
 
@@ -57,6 +58,9 @@ def schedule(op, tiling, info, variant=None) -> tuple:
     result = tuple(tuple(core_schedule(symbols, fn, DTYPE_CNAMES[info.name], gm, values, core,
                                        int(tiling.block_dim), int(tiling.tiling_key), expected))
                    for core in range(int(tiling.block_dim)))
+    for tiles in result:          # a record on a path left out does not run as another variant (.field_paths)
+        for t in tiles:
+            check_fields(t.variant, values, op.description.entry)
     if len(cache) >= MAX_SCHEDULES:
         cache.pop(next(iter(cache)))
     cache[key] = result

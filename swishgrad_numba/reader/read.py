@@ -18,6 +18,7 @@ from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
 from .limits import MAX_PATHS
 from .dead_reads import drop as drop_dead_reads
+from .field_paths import neither
 from .local_copy import forward as forward_copies
 from .machine import Symbolic
 from .preprocess import AICORE_VALUES, DEVICE_GUARD, PLATFORM_DEFINES
@@ -186,7 +187,7 @@ def _read(sources, name, only=None):
     for dtype, cname in DTYPE_CNAMES.items():
         if only is not None and dtype != only:
             continue
-        found = []
+        found, left_out = [], []
         try:
             for conds, m in _paths(sources.symbols, fn, cname, gm, DagMachine):
                 if not m.events:
@@ -195,7 +196,13 @@ def _read(sources, name, only=None):
                 if struct is None and m.tiling_struct:
                     struct, struct_at = m.tiling_struct, m.tiling_struct_at
                 struct_vars |= m.struct_vars
-                body = _body(file, dtype, m, gm, conds)
+                try:
+                    body = _body(file, dtype, m, gm, conds)
+                except KernelSourceError as exc:
+                    if not neither(conds, exc):      # a field none of the values it is compared with
+                        raise
+                    left_out.append(exc)
+                    continue
                 if all(dt == dtype for t, dt in body.tensors if t in {b for _, b in body.inputs} | {body.output[1]}):
                     found.append(body)
         except KernelSourceError:
@@ -203,6 +210,8 @@ def _read(sources, name, only=None):
             if not declared or dtype in declared:
                 raise
             continue        # issue 43: a dtype op_host's definition does not list is not compiled: left out
+        if left_out and not found:
+            raise left_out[0]
         if len({(b.inputs, b.output, b.steps) for b in found}) == 1:
             found = [found[0].__class__(**{**found[0].__dict__, "variant": ""})]
         bodies.extend(found)
