@@ -170,6 +170,16 @@ def test_a_build_flag_the_reader_does_not_know_is_refused_and_settled_by_defines
     assert steps(read_source(wild(tmp_path, text), defines={"FAST_PATH": 1}))[-1] == "Adds(yLocal, yLocal, 1.0f);"
 
 
+@pytest.mark.parametrize("defines, last", [
+    (None, "Muls(yLocal, yLocal, 0.5f);"),          # no ops-nn build passes SUPER_PERFORMANCE
+    ({"SUPER_PERFORMANCE": 1}, "Adds(yLocal, yLocal, 1.0f);"),
+    ({"SUPER_PERFORMANCE": 2}, "Muls(yLocal, yLocal, 0.5f);"),
+])
+def test_super_performance_is_a_device_build_flag_not_defined_by_default(tmp_path, defines, last):
+    text = WILD.replace("#if defined(HIGH_PERFORMANCE)", "#if defined(SUPER_PERFORMANCE) && SUPER_PERFORMANCE == 1")
+    assert steps(read_source(wild(tmp_path, text), defines=defines))[-1] == last
+
+
 @pytest.mark.parametrize("cond", ["__CCE_AICORE__ == 310", "__NPU_ARCH__ == 3510 && defined(__DAV_C310_VEC__)"])
 def test_a_950_kernel_reads_its_conditions_with_the_950s_macros(tmp_path, cond):
     folder = tmp_path / "toy"

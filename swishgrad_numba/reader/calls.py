@@ -10,6 +10,7 @@ from .helpers import PLATFORM_QUERIES, library_constant, nested_field, numeric_l
 from .divs import divs
 from .lambdas import Closure, call_closure, closure
 from .leaky_relu import leaky_relu
+from . import local_copy
 from .level0 import is_level0, level0_call
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
 from .abstract import TilingField
@@ -119,8 +120,10 @@ class CallsMixin:
         elif isinstance(dst, GlobalView) and isinstance(src, Tensor):
             self.events.append(Event("store", key=src.key, gm=self._gm(node, dst)))
             note_copy(self, node, False, args[2] if len(args) > 2 else None)
+        elif isinstance(dst, Tensor) and isinstance(src, Tensor) and node.fn.last == "DataCopy":
+            local_copy.record(self, node, dst, src, args[2] if len(args) > 2 else None)   # issue 43
         else:
-            refuse(node, "DataCopy", "only GM -> local and local -> GM copies are read")
+            refuse(node, "DataCopy", "only GM -> local, local -> GM and local -> local copies are read")
         return None
 
     def _gm(self, node, view):

@@ -87,6 +87,8 @@ class Body:
     buffer_num: int | None = None
     dag_wide: bool | None = None
     bit_views: tuple = ()       # (view, buffer) names: ReinterpretCast's bit views (issue 43, .bitviews)
+    called: tuple = ()          # (op, (file, line)) of every vector call, dead ones too, where a dead call
+    #                             reading an unwritten tensor was left out of steps (issue 43, .dead_reads)
 
     def dtype_of(self, tensor: str) -> str:
         return dict(self.tensors)[tensor]

@@ -164,8 +164,8 @@ class ExpressionMixin:
         if ident == "is_same_v" and node.targs is not None or ident == "value" and len(node.segs) >= 2 \
                 and node.segs[-2][0] in ("is_same", "IsSameType"):      # AscendC's IsSameType (issue 43)
             return self.same_type(node, *(node.targs or node.segs[-2][1]))
-        if ident == "value" and len(node.segs) >= 2 and node.segs[-2][0] in self.symbols.classes \
-                and node.segs[-2][1] is not None:          # IsBf16<T>::value, a trait of the sources (issue 43)
+        if ident == "value" and len(node.segs) >= 2 and node.segs[-2][1] is not None and \
+                (node.segs[-2][0] in self.symbols.classes or node.segs[-2][0] in self.symbols.specializations):          # IsBf16<T>::value, a trait of the sources (issue 43)
             return class_value(self, node, node.segs[-2][0], node.segs[-2][1])
         if ident in ("true", "false"):
             return CNum(int(ident == "true"), "int")

@@ -6,7 +6,8 @@ Conditionals (``#if``, ``#ifdef``, ``#ifndef``, ``#elif``, ``#else``, ``#endif``
 sources' own ``#define`` (object-like macros are expanded, with C's rule that a macro is not
 expanded inside itself), else :data:`DEVICE_DEFINES` (a device build for the vector core:
 ``__CCE_AICORE__`` and the SoC's macros of :data:`PLATFORM_DEFINES`, the A2's by default;
-``ASCENDC_CPU_DEBUG``, ``__CCE_KT_TEST__`` and ``HIGH_PERFORMANCE`` not defined), as overridden
+``ASCENDC_CPU_DEBUG``, ``__CCE_KT_TEST__``, ``HIGH_PERFORMANCE`` and ``SUPER_PERFORMANCE`` not defined:
+no ops-nn build passes either flag), as overridden
 by the ``defines`` the caller passes. So CPU-debug blocks drop out (and a host-launch stub,
 ``kernel<<<...>>>``, is skipped by :mod:`.declarations`). An include guard is nothing special:
 ``#ifndef X`` directly followed by ``#define X`` is true where X is not yet defined, and false
@@ -52,7 +53,7 @@ AICORE_VALUES = {arch: d[DEVICE_GUARD] for arch, d in PLATFORM_DEFINES.items()}
 #: The device build the conditions are evaluated for (the A2's by default): a value, or None for "not
 #: defined". The caller's ``defines`` are laid over it.
 DEVICE_DEFINES = {**PLATFORM_DEFINES["a2"], "__cplusplus": 201703, "ASCENDC_CPU_DEBUG": None,
-                  "__CCE_KT_TEST__": None, "HIGH_PERFORMANCE": None}
+                  "__CCE_KT_TEST__": None, "HIGH_PERFORMANCE": None, "SUPER_PERFORMANCE": None}
 #: Object-like macros of the library headers the kernels include, as those define them (a source's own
 #: ``#define`` or the caller's ``defines`` replace them): ops-nn's ``inc/platform.h`` (common/inc/op_kernel,
 #: line 27) names a kernel entry ``KERNEL_API``.

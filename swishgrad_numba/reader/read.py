@@ -17,6 +17,9 @@ from .bitviews import check_reads
 from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
 from .limits import MAX_PATHS
+from .dead_reads import drop as drop_dead_reads
+from .field_paths import neither
+from .local_copy import forward as forward_copies
 from .machine import Symbolic
 from .preprocess import AICORE_VALUES, DEVICE_GUARD, PLATFORM_DEFINES
 from .source import load
@@ -196,7 +199,7 @@ def _read(sources, name, only=None):
     for dtype, cname in DTYPE_CNAMES.items():
         if only is not None and dtype != only:
             continue
-        found = []
+        found, left_out = [], []
         try:
             for conds, m in _paths(sources.symbols, fn, cname, gm, DagMachine):
                 if not m.events:
@@ -205,7 +208,13 @@ def _read(sources, name, only=None):
                 if struct is None and m.tiling_struct:
                     struct, struct_at = m.tiling_struct, m.tiling_struct_at
                 struct_vars |= m.struct_vars
-                body = _body(file, dtype, m, gm, conds)
+                try:
+                    body = _body(file, dtype, m, gm, conds)
+                except KernelSourceError as exc:
+                    if not neither(conds, exc):      # a field none of the values it is compared with
+                        raise
+                    left_out.append(exc)
+                    continue
                 if all(dt == dtype for t, dt in body.tensors if t in {b for _, b in body.inputs} | {body.output[1]}):
                     found.append(body)
         except KernelSourceError:
@@ -213,6 +222,8 @@ def _read(sources, name, only=None):
             if not declared or dtype in declared:
                 raise
             continue        # issue 43: a dtype op_host's definition does not list is not compiled: left out
+        if left_out and not found:
+            raise left_out[0]
         if len({(b.inputs, b.output, b.steps) for b in found}) == 1:
             found = [found[0].__class__(**{**found[0].__dict__, "variant": ""})]
         bodies.extend(found)
@@ -295,13 +306,20 @@ def _body(file, dtype, m, gm, conds):
     else:
         prologue, tile = [], events
     variant = _variant(conds)
+    prologue, tile = forward_copies(file, prologue, tile, m.names)     # DataCopy between local tensors
+    parts, bits = getattr(m, "views", {}), getattr(m, "bit_views", {})
+    kept = drop_dead_reads(prologue, tile, set(parts) | {v[0] for v in parts.values()} | set(bits)
+                           | set(bits.values()))
+    called = tuple((e.step.op, tuple(e.step.at)) for e in prologue + tile if e.kind == "step") \
+        if len(kept) != len(tile) else ()
+    tile = kept
     if getattr(m, "bit_views", None):          # a view read only where it holds the bytes (.bitviews)
         check_reads(file, prologue + tile, m.bit_views, getattr(m, "views", {}), m.dtypes, m.names)
     body = assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num,
                     views=getattr(m, "bit_views", None))
     if m.scheduled:
         body = replace(body, dag_wide="float32" in m.node_dtypes)
-    return body
+    return replace(body, called=called) if called else body
 
 
 def _variant(conds) -> str:

@@ -241,8 +241,13 @@ class _ScheduleMachine(ClassMachine):
             kind, view = "load", src
         elif isinstance(dst, (_GlobalAt, GlobalT)) and isinstance(src, Tensor):
             kind, view = "store", dst
+        elif isinstance(dst, Tensor) and isinstance(src, Tensor) and not pad:     # in the UB (.local_copy)
+            count = self._count(node, args[2] if len(args) > 2 else None, pad)
+            self._used(dst.key, count, node)
+            self._used(src.key, count, node)
+            return None
         else:
-            refuse(node, node.fn.last, "only GM -> local and local -> GM copies are read")
+            refuse(node, node.fn.last, "only GM -> local, local -> GM and local -> local copies are read")
         glob = view.glob if isinstance(view, _GlobalAt) else view
         if glob.gm is None:
             refuse(node, f"GlobalTensor {glob.name}", "never bound to a GM_ADDR by SetGlobalBuffer")

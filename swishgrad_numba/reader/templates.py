@@ -173,6 +173,9 @@ def class_value(m, node, name, targs):
         refuse(node, f"{name}<...>::value", "two specializations match its arguments equally")
     if found:
         _, cls, env = found[0]
+    elif name not in m.symbols.classes:         # template <typename T> struct X; only specializations defined
+        refuse(node, f"{name}<...>::value", "no specialization matches its arguments and the primary template "
+               "is only declared")
     else:
         cls = m.symbols.classes[name]
         env = _bind(m, node, cls.tparams, targs, f"class {name}")
