@@ -100,3 +100,16 @@ def test_two_specializations_equally_matching_are_refused(tmp_path):
     with pytest.raises(KernelSourceError, match="two specializations match") as exc:
         read_kernel(folder)
     assert exc.value.line > 0
+
+
+def test_a_mask_read_from_gm_is_refused_naming_the_tensor(tmp_path):
+    # ops-nn relu_grad_v2 / relu_grad_v4 read their mask from GM (uint8): before, only "computes nothing"
+    folder = _variant(tmp_path, "using Pass = Bind<Vec::Or<uint8_t>, Odd, Inside>;",
+                      "using Pass = Bind<Vec::CopyIn<uint8_t>, Placeholder::In1<uint8_t>>;")
+    text = (folder / "arch35" / "band_grad_dag.h").read_text()
+    (folder / "arch35" / "band_grad_dag.h").write_text(text.replace(
+        "using Pass = Bind<Vec::Or<uint8_t>, Inside, Odd>;",
+        "using Pass = Bind<Vec::CopyIn<uint8_t>, Placeholder::In1<uint8_t>>;"))
+    with pytest.raises(KernelSourceError, match="its GM tensor x is uint8") as exc:
+        read_kernel(folder)
+    assert exc.value.line > 0 and exc.value.file.endswith("band_grad_apt.cpp")
