@@ -113,3 +113,13 @@ def test_a_mask_read_from_gm_is_refused_naming_the_tensor(tmp_path):
     with pytest.raises(KernelSourceError, match="its GM tensor x is uint8") as exc:
         read_kernel(folder)
     assert exc.value.line > 0 and exc.value.file.endswith("band_grad_apt.cpp")
+
+
+def test_a_scalar_read_from_a_gm_input_is_refused_as_such(tmp_path):
+    # ops-nn threshold_v2: Placeholder::In1<T, Placeholder::ScalarAttr<1>>, a scalar from GM input 1
+    folder = _variant(tmp_path, "    using AboveLo = Bind<Vec::Compare<uint8_t, T, CMP_GT>, X, Lo>;",
+                      "    using LoIn = Placeholder::In1<T, Placeholder::ScalarAttr<1>>;\n"
+                      "    using AboveLo = Bind<Vec::Compare<uint8_t, T, CMP_GT>, X, LoIn>;")
+    with pytest.raises(KernelSourceError, match="a scalar the scheduler reads from a GM input") as exc:
+        read_kernel(folder)
+    assert "ScalarAttr" in exc.value.construct and exc.value.line > 0

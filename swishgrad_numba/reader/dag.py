@@ -180,6 +180,9 @@ class DagMachine(MicroMixin, ClassMachine):
             inner = self.dag.aliases[n.last]
             if _is_const(inner.type):
                 return self._input(inner, inner.type)
+            if "ScalarAttr" in render(inner.type):       # ops-nn threshold_v2: In1<T, Placeholder::ScalarAttr<1>>
+                refuse(inner, f"DAG input {render(inner.type)}", "a scalar the scheduler reads from a GM input: "
+                       "the program form's scalars are attributes and constants, not an input's element")
             return self._visit(self._alias(alias, n.last))
         refuse(alias, f"DAG input {render(node)}")
 
