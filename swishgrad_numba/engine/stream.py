@@ -24,7 +24,7 @@ import numpy as np
 from ..dtypes import dtype_info
 from ..program.form import Attr, Const, Product
 from ..program.int_casts import FROM_INT_MODES, TO_INT_MODES, engine_mode
-from ..program.isa import FLOAT_DTYPES, SIXTEEN_BIT_OPS
+from ..program.isa import FLOAT_DTYPES, MASK_DTYPE, SIXTEEN_BIT_OPS
 from ..program.lower import ULP_SHIFT, Lowered
 from . import fold as _fold
 from . import opcodes as O
@@ -157,7 +157,7 @@ def _lower_step(e: _Emitter, low: Lowered, s, dst: int, src_rows: list):
         return None
     if s.op == "Axpy":
         return e.emit(f"AXPY_{s.mode.upper()}", dst, src_rows, s.scalars)
-    if s.op == "Reinterpret" or (s.op in ("And", "Or") and dtype[s.dst] == "int16"):
+    if s.op == "Reinterpret" or (s.op in ("And", "Or") and dtype[s.dst] in ("int16", MASK_DTYPE)):
         # issue 43: 16-bit bit patterns (a Reinterpret keeps them: OR of a row with itself)
         return e.emit("AND" if s.op == "And" else "OR", dst, src_rows * (2 if s.op == "Reinterpret" else 1),
                       mode=1)

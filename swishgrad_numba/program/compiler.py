@@ -69,6 +69,8 @@ def _call(low: Lowered, s, args: list, sat: bool) -> str:
         return f"{FUNCTIONS[('Cast', s.mode)]}({args[0]}, {dtype_info(low.values[s.dst].dtype).code}, {sat})"
     if s.op == ULP_SHIFT:     # an envelope's freed result: ulp_shift(v, k, ftz), k and ftz attributes
         return f"ulp_shift({args[0]}, {_scalar(s.scalars[0])}, {_scalar(s.scalars[1])})"
+    if s.op in ("And", "Or") and dst_dtype == MASK_DTYPE:    # masks combined (issue 43; semantics)
+        return f"{FUNCTIONS[(s.op, dst_dtype)]}({', '.join(args)})"
     if s.op == "Reinterpret" or dst_dtype == "int16":   # 16-bit bit patterns (issue 43; semantics)
         if s.op == "Duplicate":
             return f"np.uint16({int(s.scalars[0].f32)})"

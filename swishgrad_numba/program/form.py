@@ -255,6 +255,8 @@ class Program:
         if step.op == "Reinterpret" or "int16" in tensors:      # 16-bit bit patterns (issue 43, isa)
             self._check_bits(step, tensors, where)
             return
+        if step.op in ("And", "Or") and set(tensors) == {MASK_DTYPE}:     # masks (issue 43, isa.MASK_BIT_OPS)
+            return
         # the mask operand: a Compare's destination, a Select's last source; every other tensor float32
         # (or, for SIXTEEN_BIT_OPS, all of one 16-bit dtype); ShiftRight writes an int32
         values = [d for d in tensors if d != MASK_DTYPE]

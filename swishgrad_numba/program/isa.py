@@ -106,3 +106,11 @@ BITS_DTYPE = "int16"
 INSTRUCTIONS["Reinterpret"] = "ds"
 BIT_OPS = ("And", "Or", "Duplicate")
 __all__ += ["BITS_DTYPE", "BIT_OPS"]
+
+# ---------------------------------------------------------------- masks combined (issue 43)
+#: ``And`` and ``Or`` may also act on masks (all three tensors :data:`MASK_DTYPE`): opbase's DAG
+#: ``Vec::And<uint8_t>`` / ``Vec::Or<uint8_t>`` of two Compare masks (ops-nn ``relu6_grad_dag.h``'s
+#: ``0 < x`` and ``x < 6``). The device combines the packed bits; element by element that is the logical
+#: and / or of the two 0-or-1 elements, which is what the form computes on its one-per-element masks.
+MASK_BIT_OPS = ("And", "Or")
+__all__ += ["MASK_BIT_OPS"]

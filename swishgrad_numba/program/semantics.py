@@ -1,9 +1,8 @@
 """What each vector instruction computes, per element, defined once (model section 2).
 
-One jitted function per instruction of :data:`.form.INSTRUCTIONS` that has
-semantics (:data:`DEFINED`); the compiler (:mod:`.compiler`) calls them, the
-16-bit tables and the float32 passes alike. Read against the Ascend C API
-pages, one per instruction:
+One jitted function per instruction of :data:`.form.INSTRUCTIONS` that has semantics (:data:`DEFINED`);
+the compiler (:mod:`.compiler`) calls them, the 16-bit tables and the float32 passes alike. Read against
+the Ascend C API pages, one per instruction:
 
 - float32 arithmetic (``Muls``, ``Adds``, ``Add``, ``Sub``, ``Mul``, ``Div``,
   ``Reciprocal``): one IEEE binary32 operation rounded to nearest even;
@@ -36,8 +35,9 @@ pages, one per instruction:
 - ``Abs``: the sign bit cleared. ``Duplicate``: the scalar.
 - ``FusedMulDstAdd(dst, src0, src1)``: MicroAPI's fused ``dst * src0 + src1``, rounded once: the same
   function as ``MulDstAdd`` (the name says fused; asc-devkit's Erf uses it as ``fmaf``).
-- ``And`` / ``Or``: bitwise on the two operands' 32 bits (upstream reinterprets the registers as
-  uint32, ``(RegTensor<uint32_t>&)``). A bit operation is not a float result: it never saturates.
+- ``And`` / ``Or``: bitwise on the two operands' 32 bits (upstream reinterprets the registers as uint32,
+  ``(RegTensor<uint32_t>&)``); on two masks the and / or of their 0-or-1 elements (issue 43, :mod:`.mask_ops`).
+  A bit operation is not a float result: it never saturates.
 - ``ShiftRight(dst, src, n)``: the float32 ``src``'s bits as uint32, shifted right by ``n`` (logical),
   into an int32 (``>> 31`` leaves the sign bit: 0 or 1). Integer: never saturates.
 - Integer Casts (CAST_NONE): int32 -> float32 rounds to nearest even past 2^24 (the ``RoundMode`` page:
@@ -51,13 +51,11 @@ pages, one per instruction:
 - On 16-bit float tensors (:data:`.isa.SIXTEEN_BIT_OPS`: Duplicate, Select, Compare, Relu), each instruction is
   its float32 meaning on the exact widenings, a 16-bit result narrowed back (exact: a picked element or
   a scalar the dtype holds).
-- ``Cast``: CAST_NONE widens 16-bit bits exactly; CAST_RINT narrows to
-  nearest even, CAST_ROUND to nearest, ties away from zero; CAST_FLOOR,
-  CAST_CEIL, CAST_TRUNC and CAST_ODD are the directed narrowings (issue 43;
+- ``Cast``: CAST_NONE widens 16-bit bits exactly; CAST_RINT narrows to nearest even, CAST_ROUND to nearest,
+  ties away from zero; CAST_FLOOR, CAST_CEIL, CAST_TRUNC and CAST_ODD are the directed narrowings (issue 43;
   :mod:`swishgrad_numba.casts`).
-- Subnormals are kept, never flushed (the model's ideal; the documented
-  flush of the 950's Exp and Div is :mod:`swishgrad_numba.precision`'s
-  envelope, not an instruction's semantics).
+- Subnormals are kept, never flushed (the model's ideal; the documented flush of the 950's Exp and Div
+  is :mod:`swishgrad_numba.precision`'s envelope, not an instruction's semantics).
 - Saturation mode (``sat`` true; model section 2, "Overflow modes"): every
   float32 result that would be +-inf is +-FLT_MAX and a NaN result is +0; a
   narrowing Cast gives the 16-bit dtype's largest finite of the sign, NaN
@@ -448,3 +446,5 @@ def bits16(src):
 FUNCTIONS.update({("And", "int16"): "and16", ("Or", "int16"): "or16", "Reinterpret": "bits16"})
 DEFINED = DEFINED | {"Reinterpret"}
 __all__ += ["and16", "or16", "bits16"]
+from .mask_ops import and_mask, or_mask  # noqa: E402,F401  (issue 43: And and Or of two masks)
+FUNCTIONS.update({("And", "uint8"): "and_mask", ("Or", "uint8"): "or_mask"})

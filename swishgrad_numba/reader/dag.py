@@ -13,11 +13,12 @@ node of the kernel's own (a struct with a MicroAPI loop) is :mod:`.microapi`'s.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .a2 import ClassMachine
 from .broadcast_sch import BROADCAST_STRUCT
-from .dag_ops import vec_compare
+from .dag_ops import vec_compare, vec_copy, vec_mask_op
+from .dag_structs import MAX_FORWARDS, dag_struct, forwarded_dag
 from .erf_inline import inline_erf
 from ..program.erf import SUBSECTION
 from .description import AttrRef, Step
@@ -87,14 +88,14 @@ class DagMachine(MicroMixin, ClassMachine):
         return None
 
     # ------------------------------------------------------------ the DAG
-    def run_dag(self, node, sched):
+    def run_dag(self, node, sched, depth=0):
         cls_name, owner_args = sched.dag.owner
-        cls = self.symbols.classes[cls_name]
-        missing = [tp.name for i, tp in enumerate(cls.tparams) if i >= len(owner_args) and tp.default is None]
-        if missing:     # (issue 43 fuzz: a refusal at the scheduler, not one with no line)
-            refuse(node, f"DAG {cls_name}", f"no argument for its template parameter {missing[0]}")
-        env = {tp.name: owner_args[i] if i < len(owner_args) else self.type_or_value(tp.default)
-               for i, tp in enumerate(cls.tparams)}
+        cls, env = dag_struct(self, node, cls_name, owner_args)
+        inner = forwarded_dag(self, cls, env, sched.dag.cname)
+        if inner is not None:           # using OpDag = typename Other<U, float>::OpDag: that struct's DAG
+            if depth >= MAX_FORWARDS:
+                refuse(node, f"DAG {cls_name}", f"more than {MAX_FORWARDS} DAG members naming another's")
+            return self.run_dag(node, replace(sched, dag=inner), depth + 1)
         self.dag = _Dag(cls, env, sched, {a.name: a for a in cls.aliases}, {})
         for decl in cls.fields:         # the struct's own constants (constexpr static int CAST_MODE_RINT = 1)
             for fname, init, _ in decl.names:
@@ -103,6 +104,9 @@ class DagMachine(MicroMixin, ClassMachine):
         for a in cls.aliases:
             self._scan_placeholders(a.type)
         outputs = self._alias(node, sched.dag.cname)
+        top = _unwrap(outputs.type)
+        if not isinstance(top, Name) or top.last not in ("DAGSch", "Elems"):
+            refuse(outputs, f"DAG member {outputs.name}", "the scheduler's DAG is a DAGSch<Outputs, ...> (or Elems<...>)")
         n_in = len({k for k in self.dag.placeholders if k[0] == "In"})
         self.dag.gm_in, self.dag.gm_out = sched.gm[:n_in], sched.gm[n_in:]
         self._visit(outputs)
@@ -176,6 +180,9 @@ class DagMachine(MicroMixin, ClassMachine):
             inner = self.dag.aliases[n.last]
             if _is_const(inner.type):
                 return self._input(inner, inner.type)
+            if "ScalarAttr" in render(inner.type):       # ops-nn threshold_v2: In1<T, Placeholder::ScalarAttr<1>>
+                refuse(inner, f"DAG input {render(inner.type)}", "a scalar the scheduler reads from a GM input: "
+                       "the program form's scalars are attributes and constants, not an input's element")
             return self._visit(self._alias(alias, n.last))
         refuse(alias, f"DAG input {render(node)}")
 
@@ -211,11 +218,14 @@ class DagMachine(MicroMixin, ClassMachine):
             self._tensor_key(alias, name, targs[0])
             self.events.append(Event("step", Step("Cast", (name, args[0], mode), alias.at)))
             return name
+        if kind == "Copy" and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+            return vec_copy(self, alias, targs, args)       # the same values: its input's (.dag_ops)
         if kind in ("Compare", "Select") and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
             return vec_compare(self, alias, name, kind, targs, args)
-        if kind in ("And", "Or", "FusedMulDstAdd") and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
-            refuse(alias, f"DAG op Vec::{kind}", "the program form's And / Or act on float32 registers' bits, "
-                   "not on masks")
+        if kind in ("And", "Or") and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+            return vec_mask_op(self, alias, name, kind, targs, args)       # of two masks: .dag_ops
+        if kind == "FusedMulDstAdd" and len(op.segs) >= 2 and op.segs[-2][0] == "Vec":
+            refuse(alias, f"DAG op Vec::{kind}", "not a Vec:: op the reader knows")
         if kind == "Erf" and len(op.segs) >= 2 and op.segs[-2][0] == "Vec" and len(args) == 1:
             self._tensor_key(alias, name, targs[0])        # opbase's Vec::Erf: the subsection routine
             inline_erf(self, alias, SUBSECTION, name, args[0])

@@ -21,7 +21,7 @@ from .machine import refuse
 from .objects import Event
 from .values import CNum, TypeVal
 
-__all__ = ["vec_compare"]
+__all__ = ["vec_compare", "vec_copy", "vec_mask_op"]
 
 _CMP = ("LT", "GT", "EQ", "LE", "GE", "NE")
 _SEL_TENSOR_SCALAR, _SEL_TENSOR_TENSOR = 1, 2
@@ -55,6 +55,29 @@ def vec_compare(machine, alias, name, kind, targs, args):
         return name
     refuse(alias, f"Vec::Select mode {mode} with a {'tensor' if tensor[2] else 'scalar'} second source",
            "the reader knows VSEL_TENSOR_TENSOR_MODE (2) with a tensor and VSEL_TENSOR_SCALAR_MODE (1) with a scalar")
+
+
+def vec_mask_op(machine, alias, name, kind, targs, args):
+    """``Bind<Vec::And<uint8_t>, m1, m2>`` / ``Vec::Or``: two Compare masks combined (ops-nn ``relu6_grad_dag.h``
+    ``MaskIn``, ``hardtanh_grad_dag.h`` ``OpMaskOr``), the program form's And / Or on masks
+    (:data:`swishgrad_numba.program.isa.MASK_BIT_OPS`). On a tensor of numbers opbase's ``Vec::And`` acts on
+    its bits; the form's And / Or on float32 bits is not reached from a DAG, and is refused here."""
+    masks = len(args) == 2 and all(isinstance(a, str) and machine.dtypes.get(a) == "uint8" for a in args)
+    if len(targs) != 1 or not isinstance(targs[0], TypeVal) or targs[0].cname != "uint8_t" or not masks:
+        refuse(alias, f"Vec::{kind} of {len(args)} inputs", f"the reader knows Vec::{kind}<uint8_t> of two "
+               "Vec::Compare masks")
+    machine.dtypes[name], machine.names[name] = "uint8", name
+    machine.events.append(Event("step", Step(kind, (name, args[0], args[1]), alias.at)))
+    return name
+
+
+def vec_copy(machine, alias, targs, args):
+    """``Bind<Vec::Copy<T>, a>``: a copy of the tensor ``a`` (ops-nn ``softsign_dag.h`` ``OpSaveX``), the same
+    values; a DAG's nodes are each written once, so the copy is ``a`` itself (no step)."""
+    if len(args) != 1 or not isinstance(args[0], str) or len(targs) != 1 or not isinstance(targs[0], TypeVal) \
+            or targs[0].dtype != machine.dtypes.get(args[0]):
+        refuse(alias, f"Vec::Copy of {len(args)} inputs", "the reader knows Vec::Copy<T> of one tensor of type T")
+    return args[0]
 
 
 # ---------------------------------------------------------------- MicroAPI, inside a DAG node of the kernel's own

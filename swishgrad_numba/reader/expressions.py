@@ -64,8 +64,9 @@ class ExpressionMixin:
         if isinstance(node, Name) and len(node.segs) >= 2 and node.last == "type" and \
                 node.segs[-2][0] == "conditional" and len(node.segs[-2][1] or ()) == 3:
             return self.type_of(Name(node.segs[:-2] + (("conditional_t", node.segs[-2][1]),), node.at))
-        if isinstance(node, Name) and node.last in self.symbols.aliases and len(node.segs) == 1:
-            t = alias_type(self, node, self.symbols.aliases[node.last])    # using CT = float; CT<T> (issue 43)
+        if isinstance(node, Name) and node.last in self.symbols.aliases and not any(s[1] for s in node.segs[:-1]):
+            # using CT = float; CT<T>; Ns::CT<T> (issue 43: a namespace's, its segments flattened as symbols' are)
+            t = alias_type(self, node, self.symbols.aliases[node.last])
             if t is not None:
                 return t
         if isinstance(node, Name) and node.last not in self.symbols.aliases:

@@ -142,7 +142,7 @@ def _per_dtype(folder, entry, name, defines, host, flags):
         try:
             d = _read(_with_host(load(folder, entry, build, None, _root(folder, host)), host), name, only=dtype)
         except KernelSourceError as exc:
-            if exc.detail != "no dtype's path computes anything":
+            if not exc.detail.startswith("no dtype's path computes anything"):
                 raise
             empty = exc
             continue
@@ -152,6 +152,15 @@ def _per_dtype(folder, entry, name, defines, host, flags):
     if first is None:
         raise empty
     return replace(first, bodies=tuple(bodies), builds=builds)
+
+
+def not_float_gm(body):
+    """Why a path's body is not a float program: a GM tensor it reads or writes that is not a float tensor
+    (ops-nn relu_grad_v4's uint8 mask input); None where each is one."""
+    gm = dict((b, g) for g, b in body.inputs) | {body.output[1]: body.output[0]}
+    bad = next(((gm[t], dt) for t, dt in body.tensors if t in gm and dt not in _DT_OF), None)
+    return None if bad is None else f"its GM tensor {bad[0]} is {bad[1]}: the program form's inputs and output " \
+        "are float32, float16 or bfloat16 tensors"
 
 
 def _root(folder, host):
@@ -195,7 +204,7 @@ def _read(sources, name, only=None):
     sources.symbols.host_given = host is not None
     file = str(sources.entry)
     gm = tuple(p.name for p in fn.params if p.type.name.last == "GM_ADDR" and p.name not in ("workspace", "tiling"))
-    bodies, style, struct, struct_vars, struct_at = [], "a2", None, set(), None
+    bodies, style, struct, struct_vars, struct_at, odd = [], "a2", None, set(), None, None
     for dtype, cname in DTYPE_CNAMES.items():
         if only is not None and dtype != only:
             continue
@@ -217,6 +226,8 @@ def _read(sources, name, only=None):
                     continue
                 if all(dt == dtype for t, dt in body.tensors if t in {b for _, b in body.inputs} | {body.output[1]}):
                     found.append(body)
+                else:
+                    odd = odd or not_float_gm(body)
         except KernelSourceError:
             declared = host.definition.dtypes() if host is not None and host.definition is not None else ()
             if not declared or dtype in declared:
@@ -228,7 +239,8 @@ def _read(sources, name, only=None):
             found = [found[0].__class__(**{**found[0].__dict__, "variant": ""})]
         bodies.extend(found)
     if not bodies:
-        raise KernelSourceError(file, fn.at[1], f"kernel {fn.name.last}", "no dtype's path computes anything")
+        raise KernelSourceError(file, fn.at[1], f"kernel {fn.name.last}", "no dtype's path computes anything"
+                                + (f" ({odd})" if odd else ""))
     cls = sources.symbols.classes.get(struct) if struct else None
     if cls is not None:
         tiling = TilingStruct(cls.name, tuple((n, d.type.name.last) for d in cls.fields for n, _, _ in d.names),

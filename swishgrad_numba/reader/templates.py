@@ -16,7 +16,7 @@ from .objects import GlobalT
 from .parser import BUILTIN_TYPES
 from .values import CNum, TypeVal, convert
 
-__all__ = ["variable", "alias_type", "class_value", "bind_function", "write_back", "base_env"]
+__all__ = ["variable", "alias_type", "class_value", "bind_function", "write_back", "base_env", "specialization"]
 
 
 def _bind(m, node, tparams, targs, what):
@@ -84,8 +84,8 @@ def variable(m, node, decl):
 
 
 def alias_type(m, node, alias):
-    """The scalar type ``alias`` names for ``node``'s template arguments; None where it names no
-    scalar type (a DAG's alias, a library class), which the caller reads as before."""
+    """The scalar type or the class of the sources ``alias`` names for ``node``'s template arguments; None
+    where it names neither (a DAG's alias, a library class), which the caller reads as before."""
     targs = node.targs or ()
     if len(targs) > len(alias.tparams) or not alias.tparams and node.targs is not None:
         return None
@@ -95,6 +95,8 @@ def alias_type(m, node, alias):
                   lambda: _in_scope(m, env, lambda: m.type_of(alias.type)))
     except KernelSourceError:
         return None
+    if isinstance(t, TypeVal) and t.cname in m.symbols.classes and not t.owner:
+        return t        # a class of the sources (ops-nn selu_grad.h: SeluGradOneDimOp<T>, issue 43)
     return t if isinstance(t, TypeVal) and t.cname in BUILTIN_TYPES else None
 
 
@@ -163,16 +165,9 @@ def class_value(m, node, name, targs):
     constexpr ... value`` or its base's (``std::true_type``, ``std::false_type``, ``std::integral_constant<bool,
     v>``, ``std::bool_constant<v>``, another such class of the sources)."""
     args = tuple(m.type_or_value(a) for a in targs)
-    found = []
-    for spec in m.symbols.specializations.get(name, ()):
-        env = _match(m, spec, args)
-        if env is not None:
-            found.append((len(spec.tparams), spec, env))
-    found.sort(key=lambda f: f[0])
-    if len(found) > 1 and found[0][0] == found[1][0]:
-        refuse(node, f"{name}<...>::value", "two specializations match its arguments equally")
+    found = specialization(m, node, name, args, f"{name}<...>::value")
     if found:
-        _, cls, env = found[0]
+        cls, env = found
     elif name not in m.symbols.classes:         # template <typename T> struct X; only specializations defined
         refuse(node, f"{name}<...>::value", "no specialization matches its arguments and the primary template "
                "is only declared")
@@ -180,6 +175,21 @@ def class_value(m, node, name, targs):
         cls = m.symbols.classes[name]
         env = _bind(m, node, cls.tparams, targs, f"class {name}")
     return _memo(m, node, ("value", name, args), lambda: _in_scope(m, env, lambda: _value_of(m, node, cls)))
+
+
+def specialization(m, node, name, args, what):
+    """The specialization of the class template ``name`` whose arguments match ``args`` (values), a full one
+    before a partial one, and its parameters' bindings; None where none matches (``what``: the refusal's
+    construct where two match equally)."""
+    found = []
+    for spec in m.symbols.specializations.get(name, ()):
+        env = _match(m, spec, args)
+        if env is not None:
+            found.append((len(spec.tparams), spec, env))
+    found.sort(key=lambda f: f[0])
+    if len(found) > 1 and found[0][0] == found[1][0]:
+        refuse(node, what, "two specializations match its arguments equally")
+    return (found[0][1], found[0][2]) if found else None
 
 
 def _match(m, spec, args):
