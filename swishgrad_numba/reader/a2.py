@@ -18,7 +18,7 @@ from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
 from . import repeat_params
 from .repeat_params import REPEAT_PARAMS
-from .tail_branch import tail_of_the_loop
+from .tail_branch import guarded_prologue, tail_of_the_loop
 from .templates import base_env, bind_function, write_back
 from .syntax import Call, Name
 from .ub_bounds import check_count, record_init
@@ -95,6 +95,8 @@ class ClassMachine(CallsMixin, Machine):
                 self.events[n:] = then_events
             return
         tail = tail_of_the_loop(self, n, then_events, self.events[n:]) if self.events[n:] != then_events else None
+        tail = tail if tail is not None or self.events[n:] == then_events else \
+            guarded_prologue(self, then_events, self.events[n:])      # if (len > 0) Duplicate(...) before it
         if tail is not None:                       # issue 43: if (rest > 0) Step(...) after the tile loop
             self.events[n:] = tail
         elif self.events[n:] != then_events:
