@@ -3,7 +3,8 @@ TPipe, TQue/TBuf buffers, CopyIn / Compute / CopyOut, straight-line vector calls
 
 :class:`ClassMachine` follows the entry for one dtype (and one choice of the
 tiling-key template arguments). Process's one loop is the tile loop: its body
-is followed once, its counter unknown, and the tail tile after it must compute the same. A branch
+is followed once, its counter unknown, and the tail tile after it must compute the same (other loops,
+``break`` and ``continue``: :mod:`.loop_control`). A branch
 on a value known only at run time (the big/small core split in Init, ``if (i == tileNum - 1)
 len = tailLen;`` in a tile) is followed both ways and the members and locals it sets differently
 joined as unknown; its two ways must make the same vector calls. Where the tiles lie is the
@@ -91,7 +92,7 @@ class ClassMachine(CallsMixin, Machine):
             scope.update(saved)
         del self.events[n:]
         else_returned = stmt.other is not None and self._guard(stmt.other, n)
-        if self.tile is None:
+        if self.tile is None and self.inner is None:
             self.tile, self.inner = then_tile
         if then_returned or else_returned:
             if then_returned and else_returned:

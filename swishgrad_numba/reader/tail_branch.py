@@ -13,8 +13,8 @@ A guarded set-up before the tile loop (:func:`guarded_prologue`)::
 
     if (blockLength > 0) { Duplicate(thr, lambd, n); }      // in Init, or in Process before its loop
 
-is read where one way makes vector calls only (no copy) and the other makes none: the program's steps
-before the tile loop are those calls. The schedule runs the branch per core: a core that takes the way
+is read where no copy came before it and one way makes vector calls only and the other none: the
+program's steps before the tile loop are those calls. The schedule runs the branch per core: a core that takes the way
 without them and then walks a tile is refused there (its tile would compute other vector calls than the
 program), so a core that skips the set-up must walk no tile (``if (blockLength <= 0) return;``)."""
 from __future__ import annotations
@@ -23,9 +23,11 @@ __all__ = ["guarded_prologue", "tail_of_the_loop"]
 
 
 def guarded_prologue(machine, then_events, else_events):
-    """The events to keep for a runtime branch before the tile loop (outside it) whose one way made only
-    vector calls and the other none; None where the branch is not such a set-up."""
+    """The events to keep for a runtime branch before the tile loop and before any copy, whose one way made
+    only vector calls and the other none; None where the branch is not such a set-up."""
     if getattr(machine, "tile", None) is not None or machine.in_tile:
+        return None
+    if any(getattr(e, "kind", None) != "step" for e in machine.events):     # after a copy: in the tile
         return None
     for taken, other in ((then_events, else_events), (else_events, then_events)):
         if not other and taken and all(getattr(e, "kind", None) == "step" for e in taken):
