@@ -3,7 +3,8 @@ TPipe, TQue/TBuf buffers, CopyIn / Compute / CopyOut, straight-line vector calls
 
 :class:`ClassMachine` follows the entry for one dtype (and one choice of the
 tiling-key template arguments). Process's one loop is the tile loop: its body
-is followed once, its counter unknown, and the tail tile after it must compute the same. A branch
+is followed once, its counter unknown, and the tail tile after it must compute the same (other loops,
+``break`` and ``continue``: :mod:`.loop_control`). A branch
 on a value known only at run time (the big/small core split in Init, ``if (i == tileNum - 1)
 len = tailLen;`` in a tile) is followed both ways and the members and locals it sets differently
 joined as unknown; its two ways must make the same vector calls. Where the tiles lie is the
@@ -18,15 +19,16 @@ from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
 from . import repeat_params
 from .repeat_params import REPEAT_PARAMS
-from .tail_branch import tail_of_the_loop
+from .tail_branch import guarded_prologue, tail_of_the_loop
 from .templates import base_env, bind_function, write_back
 from .buf_offsets import get_with_offset
 from .select_loop import select_loop
 from .syntax import Call, Name
 from .ub_bounds import check_count, record_init
 from .fill_loop import fill_loop
+from .loop_control import LoopJump, join_changes, scalar_loop, snapshot
 from .bitviews import BIT_CTYPES, check_call, check_copy, reinterpret, shift_source
-from .values import CNum, TypeVal, is_int, render
+from .values import CNum, TypeVal, arith, convert, is_int, render
 
 __all__ = ["ClassMachine"]
 
@@ -43,6 +45,7 @@ class ClassMachine(CallsMixin, Machine):
         self.decide = decide
         self.events, self.names, self.dtypes = [], {}, {}
         self.tile, self.in_tile, self.methods = None, False, []
+        self.tile_start, self.inner = 0, None         # the tile loop's first event; a nested tile loop's events
         self.buffer_num, self.tiling_struct, self.tiling_struct_at = None, None, None
         if symbols.default_tiling is not None:        # REGISTER_TILING_DATA_CLASS in op_host
             self.tiling_struct, self.tiling_struct_at = symbols.default_tiling
@@ -78,9 +81,12 @@ class ClassMachine(CallsMixin, Machine):
         computes on the other one."""
         members, n = dict(self.this.members) if self.this else {}, len(self.events)
         scopes = [dict(s) for s in self.scopes]
+        self.runtime_branches = getattr(self, "runtime_branches", 0) + 1       # (.loop_control)
+        tile, inner = self.tile, self.inner
         then_returned = self._guard(stmt.then, n)
         then_members, then_events = (dict(self.this.members) if self.this else {}), self.events[n:]
         then_scopes = [dict(s) for s in self.scopes]
+        then_tile, self.tile, self.inner = (self.tile, self.inner), tile, inner      # each way may hold the loop
         if self.this:
             self.this.members = dict(members)
         for scope, saved in zip(self.scopes, scopes):
@@ -88,15 +94,19 @@ class ClassMachine(CallsMixin, Machine):
             scope.update(saved)
         del self.events[n:]
         else_returned = stmt.other is not None and self._guard(stmt.other, n)
+        if self.tile is None and self.inner is None:
+            self.tile, self.inner = then_tile
         if then_returned or else_returned:
             if then_returned and else_returned:
-                raise Return_(None)
+                raise then_returned
             if else_returned:           # the then-branch is the one that computes
                 if self.this:
                     self.this.members = then_members
                 self.events[n:] = then_events
             return
         tail = tail_of_the_loop(self, n, then_events, self.events[n:]) if self.events[n:] != then_events else None
+        tail = tail if tail is not None or self.events[n:] == then_events else \
+            guarded_prologue(self, then_events, self.events[n:])      # if (len > 0) Duplicate(...) before it
         if tail is not None:                       # issue 43: if (rest > 0) Step(...) after the tile loop
             self.events[n:] = tail
         elif self.events[n:] != then_events:
@@ -113,15 +123,21 @@ class ClassMachine(CallsMixin, Machine):
                 if self.this.members.get(k) != v:
                     self.this.members[k] = Unknown(f"{k} (set by a runtime branch)")
 
-    def _guard(self, branch, n) -> bool:
-        """Run ``branch``; whether it returned having done nothing (a guard)."""
+    def _guard(self, branch, n):
+        """Run ``branch``; the return, ``continue`` or ``break`` it left by having done nothing (a guard),
+        else None."""
         try:
             self.run(branch)
-        except Return_:
+        except (Return_, LoopJump) as left:
             if len(self.events) == n:
-                return True
+                return left
             raise
-        return False
+        return None
+
+    def jump(self, stmt):
+        if not getattr(self, "loop_depth", 0):
+            refuse(stmt, f"{stmt.kind}", "outside a loop the reader follows")
+        raise LoopJump(stmt)
 
     def loop(self, stmt):
         if fill_loop(self, stmt):                 # t.SetValue(i, v) over the tile: a Duplicate (issue 43)
@@ -132,20 +148,52 @@ class ClassMachine(CallsMixin, Machine):
             refuse(stmt, "a loop over SetValue", "element-by-element code is not a vector program")
         process = self.methods[-1].startswith("Process") or len(self.methods) == 1   # issue 43: or the entry's own
         helper = not process and any(m.startswith("Process") for m in self.methods[:-1])   # RunTileLoop(op, ...)
-        if self.in_tile or not (process or helper) or self.tile is not None:
-            refuse(stmt, f"a loop in {self.methods[-1]}", "only Process's tile loop is read")
+        outer = self.tile is None and not self.in_tile and (process or helper)
+        nested = self.in_tile and self.inner is None and len(self.events) == self.tile_start   # rows, then chunks
+        if not (outer or nested):
+            scalar_loop(self, stmt, self.methods[-1])       # offsets, buffers: no vector call (.loop_control)
+            return
+        before = snapshot(self)
         self.scopes.append({})
-        if getattr(stmt, "init", None) is not None:      # a for loop's; a while loop has none
-            self.run(stmt.init)
-            for k in self.scopes[-1]:                     # the counter: a different value in each tile
-                self.scopes[-1][k] = Unknown(k)
-        start, self.in_tile = len(self.events), True
-        self.run(stmt.body)
+        self.loop_depth = getattr(self, "loop_depth", 0) + 1
+        start = len(self.events)
+        try:
+            if getattr(stmt, "init", None) is not None:      # a for loop's; a while loop has none
+                self.run(stmt.init)
+                for k in self.scopes[-1]:                     # the counter: a different value in each tile
+                    self.scopes[-1][k] = Unknown(k)
+            if outer:
+                self.in_tile, self.tile_start, self.inner = True, start, None
+            try:
+                self.run(stmt.body)
+            except LoopJump:                                  # an unconditional one: the body ends there
+                pass
+        finally:
+            self.loop_depth -= 1
+            self.scopes.pop()
+        if len(self.events) == start:                         # it computes nothing: a scalar loop
+            join_changes(self, before, "set in a loop")
+            if outer:
+                self.in_tile = False
+            return
+        if nested:
+            self.inner = (start, len(self.events))
+            return
+        if self.inner is not None and self.inner[1] != len(self.events):
+            refuse(stmt, f"a loop in {self.methods[-1]}", "vector calls or copies after its inner tile loop")
         if helper and not any(e.kind == "store" for e in self.events[start:]):
             refuse(stmt, f"a loop in {self.methods[-1]}", "a loop in a function Process calls is read as the tile "
                    "loop only where each iteration stores its tile to GM")
         self.in_tile, self.tile = False, (start, len(self.events))
-        self.scopes.pop()
+
+    def _eval_Unary(self, node):
+        if node.op in ("++", "--", "post++", "post--"):    # a known counter counts (a loop run when read)
+            old = self.eval(node.x)
+            if is_int(old):
+                new = convert(arith("+" if node.op.endswith("++") else "-", old, CNum(1, "int")), old.ctype)
+                self.assign(node.x, new, node)
+                return old if node.op.startswith("post") else new
+        return super()._eval_Unary(node)
 
     def name_value(self, node, value, name):
         if isinstance(value, Tensor) and value.key not in self.names:

@@ -13,7 +13,7 @@ from .abstract import Mode, Return_, Symbolic, Tensor, Unknown, refuse
 from .expressions import ExpressionMixin
 from .instructions import NO_DEFAULT_TILING
 from .limits import MAX_EVAL_DEPTH
-from .syntax import Alias, Block, Decl, ExprStmt, For, If, Member, Name, Return, Scoped, While
+from .syntax import Alias, Block, Decl, ExprStmt, For, If, Jump, Member, Name, Return, Scoped, While
 from .values import CNum, TypeVal, convert, render
 
 __all__ = ["Machine", "Unknown", "Symbolic", "Tensor", "Mode", "Return_", "refuse"]
@@ -42,6 +42,9 @@ class Machine(ExpressionMixin):
 
     def runtime_branch(self, stmt):
         refuse(stmt, "a runtime branch", f"if ({render(stmt.cond)})")
+
+    def jump(self, stmt):
+        refuse(stmt, f"{stmt.kind}", "only in a loop the reader follows (the class style's)")
 
     def name_value(self, node, value, name):
         return value
@@ -114,6 +117,8 @@ class Machine(ExpressionMixin):
             self.loop(stmt)
         elif isinstance(stmt, Return):
             raise Return_(None if stmt.x is None else self.eval(stmt.x))
+        elif isinstance(stmt, Jump):
+            self.jump(stmt)
         else:
             refuse(stmt, type(stmt).__name__)
 

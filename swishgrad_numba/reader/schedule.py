@@ -24,8 +24,8 @@ from .a2 import ClassMachine
 from .abstract import Symbolic, Tensor, TilingField, Unknown, refuse
 from .errors import KernelSourceError
 from .fill_loop import fill_loop
+from .loop_control import run_loop
 from .objects import GlobalT, GMAddr, TilingVal
-from .syntax import For
 from .ub_bounds import BYTES as _BYTES, check_count
 from .values import CNum, TypeVal, arith, convert, is_int, render
 
@@ -210,28 +210,15 @@ class _ScheduleMachine(ClassMachine):
     def loop(self, stmt):
         if fill_loop(self, stmt):                 # a Duplicate (.fill_loop)
             return
-        if self.loop_start is None:
-            self.loop_start = len(self.events)
-        self.scopes.append({})
-        try:
-            if isinstance(stmt, For) and stmt.init is not None:
-                self.run(stmt.init)
-            while True:
-                if stmt.cond is not None:
-                    c = self.eval(stmt.cond)
-                    if not isinstance(c, CNum):
-                        refuse(stmt, f"a loop while {render(stmt.cond)}", "its bound is known only at run time")
-                    if not c.value:
-                        break
-                self.iterations += 1
-                if self.iterations > MAX_ITERATIONS:
-                    refuse(stmt, "a loop", f"more than {MAX_ITERATIONS} iterations on core {self.core}")
-                self.run(stmt.body)
-                if isinstance(stmt, For) and stmt.step is not None:
-                    for x in stmt.step if isinstance(stmt.step, tuple) else (stmt.step,):
-                        self.eval(x)
-        finally:
-            self.scopes.pop()
+        start = len(self.events)
+
+        def count():
+            self.iterations += 1
+            if self.iterations > MAX_ITERATIONS:
+                refuse(stmt, "a loop", f"more than {MAX_ITERATIONS} iterations on core {self.core}")
+        run_loop(self, stmt, count)               # continue and break taken (.loop_control)
+        if len(self.events) > start and (self.loop_start is None or start < self.loop_start):
+            self.loop_start = start               # the outermost loop that copies or computes: the tiles'
 
     # ------------------------------------------------------------ what a tile does
     def data_copy(self, node, args):

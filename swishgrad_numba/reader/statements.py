@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .errors import KernelSourceError, TooDeep
 from .parser import KEYWORDS, Parser, nested
-from .syntax import Alias, Binary, Block, Decl, ExprStmt, For, If, Return, Scoped, Unary, While
+from .syntax import Alias, Binary, Block, Decl, ExprStmt, For, If, Jump, Return, Scoped, Unary, While
 
 __all__ = ["StatementParser"]
 
@@ -48,7 +48,7 @@ class StatementParser(Parser):
             while not self.accept(")"):
                 step.append(self.expr())
                 self.accept(",")
-            return For(init, cond, tuple(step), self.statement(), at)
+            return For(init, cond, tuple(step), self._body("loop"), at)
         if self.accept("do"):             # do { ... } while (0): a macro's body, run once (issue 43)
             body = self.statement()
             self.take("while")
@@ -65,7 +65,14 @@ class StatementParser(Parser):
             self.take("(")
             cond = self.expr()
             self.take(")")
-            return While(cond, self.statement(), at)
+            return While(cond, self._body("loop"), at)
+        if self.is_("break", "continue") and self.peek().text == ";":     # issue 43: in a loop's body
+            kind = self.tok.text
+            inner = [k for k in getattr(self, "breakable", ()) if kind == "break" or k == "loop"]
+            if not inner or inner[-1] != "loop":
+                self.fail(f"{kind};", "only in a loop's body (a switch's break ends its case group)")
+            self.i += 2
+            return Jump(kind, at)
         if self.is_("using") and self.peek().text == "namespace":    # using namespace AscendC; in a body
             while not self.accept(";"):
                 if self.tok.kind == "eof":
@@ -131,11 +138,11 @@ class StatementParser(Parser):
                             self.i += 2
                             ended = True
                             continue
-                        inner.append(self.statement())
+                        inner.append(self._body("switch"))
                     stmts.append(Block(tuple(inner), block_at))
                     ended = ended or bool(inner) and isinstance(inner[-1], Return)
                     continue
-                stmts.append(self.statement())
+                stmts.append(self._body("switch"))
                 ended = isinstance(stmts[-1], Return)
             if not ended and not self.is_("}"):
                 raise KernelSourceError(group_at[0], group_at[1], "a case group falling into the next "
@@ -156,6 +163,15 @@ class StatementParser(Parser):
                 cond = test if cond is None else Binary("||", cond, test, gat)
             chain = If(cond, False, body, chain, gat)
         return chain if chain is not None else Block((), at)
+
+    def _body(self, kind):
+        """A statement inside a loop's body or a switch's case group (what break and continue leave)."""
+        stack = self.__dict__.setdefault("breakable", [])
+        stack.append(kind)
+        try:
+            return self.statement()
+        finally:
+            stack.pop()
 
     def simple(self):
         """A declaration or an expression statement, without its ``;``."""

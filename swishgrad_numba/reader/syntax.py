@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 __all__ = ["Name", "Num", "Str", "Call", "Member", "Index", "Unary", "Binary", "Cond", "CCast", "InitList",
-           "Type", "Decl", "ExprStmt", "If", "For", "While", "Block", "Return", "Scoped", "Function", "Param",
+           "Type", "Decl", "ExprStmt", "If", "For", "While", "Block", "Return", "Jump", "Scoped", "Function", "Param",
            "TParam", "ClassDef", "Alias", "Namespace", "Enum"]
 
 
@@ -161,6 +161,13 @@ class Block:
 @dataclass(frozen=True)
 class Return:
     x: object
+    at: tuple = field(compare=False, default=("", 0))
+
+
+@dataclass(frozen=True)
+class Jump:
+    """``break;`` or ``continue;`` in a loop (``kind`` the keyword)."""
+    kind: str
     at: tuple = field(compare=False, default=("", 0))
 
 
