@@ -6,10 +6,10 @@
     python bench/call_costs.py first
         # read_kernel(folder) and its first run in a fresh process (this NUMBA_CACHE_DIR, warmed first by
         # one process that runs each), for three fixture kernels: ms
-    python bench/call_costs.py compare OTHER_TREE [--turns 3] [--dtype float32]
+    python bench/call_costs.py compare OTHER_TREE [--turns 3] [--dtype float32] [--small]
         # both of the above for this tree and OTHER_TREE (a checkout of another commit), in child processes
         # taking turns (this, other, this, ...), so each row's figures come from the same minutes; the best
-        # of the turns per row
+        # of the turns per row; --small: the A2 kernel's functional faces alone (best of 5 x 50 calls)
 
 A report, not a test: the 2-core machine these figures come from is shared, so read a row against its
 neighbour from the same run, never against another run's.
@@ -60,9 +60,10 @@ def _acl_args(desc, tensors, out):
     return tuple(by[n] for n in desc.acl_arguments)
 
 
-def call_rows(dtype: str = "float32", reps: int = 200, rounds: int = 9) -> list:
+def call_rows(dtype: str = "float32", reps: int = 200, rounds: int = 9, kernels=("a2", "950"),
+              functional_only: bool = False) -> list:
     """``[(operator, kernel, face, median_us, best_us), ...]``: faces ``functional``, ``aclnn phase one``,
-    ``aclnn pair`` (phase one, phase two, synchronize)."""
+    ``aclnn pair`` (phase one, phase two, synchronize); ``functional_only``: the first alone."""
     import numpy as np
 
     import swishgrad_numba as sg
@@ -76,6 +77,8 @@ def call_rows(dtype: str = "float32", reps: int = 200, rounds: int = 9) -> list:
     code = {"float32": ACL_FLOAT, "float16": ACL_FLOAT16, "bfloat16": ACL_BF16}[dtype]
     rows = []
     for kernel, platform in (("a2", sg.REFERENCE_PLATFORM), ("950", sg.ASCEND950_PLATFORM)):
+        if kernel not in kernels:
+            continue
         aclnn.set_platform(platform)
         for name in sorted(DESCRIPTIONS):
             desc = DESCRIPTIONS[name]
@@ -91,6 +94,8 @@ def call_rows(dtype: str = "float32", reps: int = 200, rounds: int = 9) -> list:
                 continue
             rows.append((name, kernel, "functional", *_timed(lambda: fn(*ins, out=out, platform=platform), reps,
                                                              rounds)))
+            if functional_only:
+                continue
             get_ws, launch = (getattr(aclnn, n) for n in desc.aclnn)
             tensors = [aclnn.aclCreateTensor(a.shape, code, None, 0, aclnn.ACL_FORMAT_ND, a.shape, a) for a in ins]
             t_out = aclnn.aclCreateTensor(out.shape, code, None, 0, aclnn.ACL_FORMAT_ND, out.shape, out)
@@ -145,26 +150,27 @@ def first_rows(root: Path = ROOT) -> list:
     return rows
 
 
-def _child(root: Path, what: str, dtype: str) -> list:
+def _child(root: Path, what: str, dtype: str, small: bool = False) -> list:
+    rows = f"{dtype!r}, 50, 5, ('a2',), True" if small else f"{dtype!r}, 100, 5"
     code = (f"import json, sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import call_costs as c; "
-            + (f"print(json.dumps(c.call_rows({dtype!r}, 100, 5)))" if what == "calls" else
+            + (f"print(json.dumps(c.call_rows({rows})))" if what == "calls" else
                f"print(json.dumps(c.first_rows(__import__('pathlib').Path({str(root)!r}))))"))
     env = dict(os.environ, PYTHONPATH=str(root))
     got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=root)
     return json.loads(got.stdout.strip().splitlines()[-1])
 
 
-def compare(other: Path, turns: int, dtype: str) -> None:
+def compare(other: Path, turns: int, dtype: str, small: bool = False) -> None:
     trees = {"this": ROOT, "other": Path(other).resolve()}
     best: dict = {}
     loads = []
     for _ in range(turns):
         for label, root in trees.items():
             loads.append(os.getloadavg()[0])
-            for row in _child(root, "calls", dtype):
+            for row in _child(root, "calls", dtype, small):
                 key = (label, "calls", tuple(row[:3]))
                 best[key] = min(best.get(key, float("inf")), row[4])
-            for row in _child(root, "first", dtype):
+            for row in () if small else _child(root, "first", dtype):
                 key = (label, "first", tuple(row[:2]))
                 best[key] = min(best.get(key, (float("inf"),) * 4), tuple(row[2:]))
     print(f"load average at each turn: {', '.join(f'{x:.1f}' for x in loads)}")
@@ -192,6 +198,8 @@ def main(argv=None):
     m.add_argument("other")
     m.add_argument("--turns", type=int, default=3)
     m.add_argument("--dtype", default="float32", choices=("float32", "float16", "bfloat16"))
+    m.add_argument("--small", action="store_true", help="the A2 kernel's functional faces alone, best of 5 x 50 "
+                   "calls; no kernel read from source")
     args = parser.parse_args(argv)
     print(f"load average {os.getloadavg()[0]:.1f}")
     if args.what == "calls":
@@ -202,7 +210,7 @@ def main(argv=None):
             print(f"{folder:<15}{dtype:<10} import {t_import:.2f} s, read_kernel {t_read * 1e3:.1f} ms, first run "
                   f"{t_run * 1e3:.1f} ms, second run {t_again * 1e3:.2f} ms")
     else:
-        compare(args.other, args.turns, args.dtype)
+        compare(args.other, args.turns, args.dtype, args.small)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ __all__ = ["check_array", "check_out", "check_out_like", "check_pair", "check_pl
 
 def check_array(value, argname: str) -> np.ndarray:
     """``value`` if it is a plain ``numpy.ndarray``, else the TypeError naming ``argname``."""
+    if type(value) is np.ndarray:   # the common case, without the subclass checks below
+        return value
     if not isinstance(value, np.ndarray):
         raise TypeError(f"{argname} must be a numpy.ndarray, got {type(value).__name__}")
     if isinstance(value, np.ma.MaskedArray):

@@ -57,6 +57,17 @@ def test_out_contiguous_and_aliasing():
     x2 = x.copy()
     sg.swish_backward(g, x2, 0.7, out=x2)
     assert_bits_equal(x2, expected)
+    # out overlapping an input shifted by one element (the engine's blocks would read what an earlier block
+    # wrote); and out beside it in the same buffer, overlapping nothing: both give the same answer.
+    g, x = _inputs((4096,), "float32", seed=4)
+    expected = ref_swish_grad(g, x, 0.7)
+    for shift in (1, -1, 4096):
+        buf = np.zeros(8193, np.float32)
+        at, to = (0, 1) if shift == 1 else (1, 0) if shift == -1 else (0, 4096)
+        buf[at:at + 4096] = x
+        out = buf[to:to + 4096]
+        assert sg.swish_backward(g, buf[at:at + 4096], 0.7, out=out) is out
+        assert_bits_equal(out, expected, f"out shifted {shift}")
 
 
 def test_empty_out_returned():

@@ -143,3 +143,14 @@ def test_a2_saturation_mode_matches_the_interpreter(is_result):
     want = interpret(program, {"g": dy, "a": x}, {a: f[a] for a in program.attrs}, saturation=True)
     assert_bits_equal(got, want)
     assert not np.isnan(got).any() and np.isfinite(got).all()
+
+
+def test_a2_kept_schedule_follows_the_attributes_and_the_shape():
+    """The launch keeps each record's runs of cores and factors (elu_grad.a2._schedule): calls of one shape
+    whose attributes change (near one and not, 0.0 and -0.0: equal but other bits) and of another shape with
+    the same attributes each get their own bits, in any order."""
+    for attrs, n in [(NEAR, 4096), ((1.0, 1.0, 1.0), 4096), (NEAR, 4096), ((0.5, 0.0, 1.0), 4096),
+                     ((0.5, -0.0, 1.0), 4096), (NEAR, 49_900), ((0.5, -0.0, 1.0), 1000)]:
+        # 4,096 float32: four cores of 1,024, SINGLE_TILE_EXP (key 2); 49,900 float16: two classes (above)
+        skips = [(0, 6 * 1152, "none"), (6 * 1152, n, "all")] if n == 49_900 else "all"
+        _check(n, "float16" if n == 49_900 else "float32", attrs, False, skips)

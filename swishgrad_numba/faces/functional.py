@@ -22,7 +22,7 @@ import numpy as np
 
 from ..arguments import bfloat16_refusal, check_array, check_out_like, check_platform_for
 from ..dtypes import dtype_info, promoted_float_dtype, to_float32
-from ..ops.call import call
+from ..ops.call import call, overlap
 from ..ops.registry import get_operator
 from ..platform import Platform
 
@@ -234,7 +234,7 @@ def run(desc, arrays, attrs: dict, out, platform):
     # the walk takes its inputs as one tuple: all read-only or all writeable
     if len({a.flags.writeable for a in flat}) > 1:
         flat = [a if a.flags.writeable else a.copy() for a in flat]
-    direct = out is not None and out.flags.c_contiguous and not any(np.shares_memory(out, a) for _, a in arrays)
+    direct = out is not None and out.flags.c_contiguous and not any(overlap(out, a) for _, a in arrays)
     result = out if direct else np.empty(shape, dtype=dtype)
     tiling = desc.shaped_tiling(tuple(a.shape for a in flat), info, attr32, platform)
     modes = {"saturation": platform.saturation, "axpy_rounding": platform.axpy_rounding} if desc.axpy else {}

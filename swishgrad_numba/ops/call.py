@@ -22,7 +22,7 @@ from ..dtypes import DTypeInfo, dtype_info
 from ..platform import Platform
 from .registry import OpTiling, get_operator
 
-__all__ = ["call", "host_tiling"]
+__all__ = ["call", "host_tiling", "overlap"]
 
 
 @functools.lru_cache(maxsize=512)
@@ -65,6 +65,12 @@ def _check_inputs(inputs) -> DTypeInfo:
     return info
 
 
+def overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a`` and ``b`` share memory: the bounds first (``may_share_memory``, constant time), the exact
+    answer (``shares_memory``) only where the bounds meet."""
+    return bool(np.may_share_memory(a, b)) and bool(np.shares_memory(a, b))
+
+
 def call(op_name: str, inputs: tuple, attr32, out, platform: Platform | None) -> np.ndarray:
     """Operator ``op_name`` over ``inputs`` (``((name, array), ...)`` in the kernel's order, the names
     those of the public function's arguments), as the kernel of ``platform``'s SoC computes it.
@@ -80,7 +86,7 @@ def call(op_name: str, inputs: tuple, attr32, out, platform: Platform | None) ->
         return np.empty(reference.shape, dtype=reference.dtype) if out is None else out
     tiling = host_tiling(op_name, reference.size, info, attr32, platform)
     flat = [np.ascontiguousarray(arr).reshape(-1) for _name, arr in inputs]
-    direct = out is not None and out.flags.c_contiguous and not any(np.shares_memory(out, arr)
+    direct = out is not None and out.flags.c_contiguous and not any(overlap(out, arr)
                                                                    for _name, arr in inputs)
     result = out if direct else np.empty(reference.shape, dtype=reference.dtype)
     grad = flat[0] if len(flat) == 2 else None

@@ -22,6 +22,8 @@ the cores' coverage and the UB plan (:func:`walk_check`).
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ... import kernel as kernel_pkg
@@ -151,30 +153,48 @@ def _bits(a, info):
     return a if info is FLOAT32 else a.view(np.uint16)
 
 
-def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False) -> None:
-    """Each core's range with its class's program (flat contiguous arrays of one dtype)."""
-    if grad is None:
-        raise ValueError("grad must be an array for elu_grad (its gradOutput)")
-    info, r = dtype_info(out.dtype, argname="out.dtype"), tiling.data
+def _schedule_of(r, tiling_key: int, info: DTypeInfo) -> tuple:
+    """``((variant, start, stop, fields), ...)`` of each run of cores of one program, and the factors as
+    ``((name, float32), ...)``: a pure function of the record, the mode and the dtype."""
     f, is_result, tile = factors(r), bool(r["isResult"]), int(r["tileDataNum"])
     runs = []
     for start, length in core_ranges(r):
-        v = program_variant(is_result, skipped(tiling.tiling_key, info, is_result, length, tile), f["scale"],
+        v = program_variant(is_result, skipped(tiling_key, info, is_result, length, tile), f["scale"],
                             f["input_scale"], f["factor_neg"])
         if runs and runs[-1][0] == v and runs[-1][2] == start:
             runs[-1][2] = start + length
         else:
             runs.append([v, start, start + length])
+    out = []
     for v, s, e in runs:
         if e <= s:
             continue
-        c = compiled("elu_grad", ARCH_A2, info.name, v, saturation)
-        params = c.params(**{a: f[a] for a in c.program.attrs})
         n, t = e - s, max(min(tile, e - s), 1)          # the run in passes of a tile (cache-sized rows)
         passes = -(-n // t)
         last = n - (passes - 1) * t
-        fields = spec_a2.TilingFields(n, n, passes, passes, t, last, last, 0)
-        plan = kernel_pkg.plan_launch(fields, 1, kernel_pkg.ARCH_A2, n)
+        out.append((v, s, e, spec_a2.TilingFields(n, n, passes, passes, t, last, last, 0)))
+    return tuple(out), tuple(f.items())
+
+
+@functools.lru_cache(maxsize=256)
+def _schedule(record_dtype: np.dtype, record: bytes, tiling_key: int, info: DTypeInfo) -> tuple:
+    """:func:`_schedule_of`, kept per record (its bytes and dtype), mode and dtype: a warm call of a few
+    thousand elements would otherwise spend most of its time reading the record's fields (tuples of
+    Python ints and float32 scalars: immutable, so one entry serves every thread)."""
+    return _schedule_of(np.frombuffer(record, dtype=record_dtype)[0], tiling_key, info)
+
+
+def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False) -> None:
+    """Each core's range with its class's program (flat contiguous arrays of one dtype)."""
+    if grad is None:
+        raise ValueError("grad must be an array for elu_grad (its gradOutput)")
+    info, r = dtype_info(out.dtype, argname="out.dtype"), tiling.data
+    schedule, f = _schedule(r.dtype, r.tobytes(), int(tiling.tiling_key), info)
+    f = dict(f)
+    for v, s, e, fields in schedule:
+        c = compiled("elu_grad", ARCH_A2, info.name, v, saturation)
+        params = c.params(**{a: f[a] for a in c.program.attrs})
+        plan = kernel_pkg.plan_launch(fields, 1, kernel_pkg.ARCH_A2, e - s)
         kernel_pkg.run_walk(params, (_bits(grad[s:e], info), _bits(x[s:e], info)), _bits(out[s:e], info), plan)
 
 

@@ -19,9 +19,11 @@ __all__ = ["ELU_BACKWARD_DTYPES", "DESCRIPTION"]
 
 
 def _negative_alpha(v) -> bool:
-    """``isResult`` with alpha (as float) below 0."""
+    """``isResult`` with alpha (as float) below 0 (alpha not converted where isResult is false: a call's cost)."""
+    if not v["is_result"]:
+        return False
     with np.errstate(over="ignore"):
-        return bool(v["is_result"]) and np.float32(v["alpha"]) < 0
+        return bool(np.float32(v["alpha"]) < 0)
 
 _WITH_BF16 = ("float32", "float16", "bfloat16")
 #: aclnnEluBackward's dtype lists: bfloat16 on DAV_2201 and regbase chips only.

@@ -35,6 +35,7 @@ from ...spec import a2 as spec_a2
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
 from ..hardswish.split import read_only
+from ..op_tiling import kept_per_tiling
 from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["RECORD_DTYPE", "BLOCK_BYTES", "UB_DATA_NUMBER", "host_tiling", "buffer_plan", "programs", "walk_check",
@@ -116,7 +117,9 @@ def programs(dtype: str, variant: str = "main") -> Program:
 # ---------------------------------------------------------------- a record, checked and run
 
 
+@kept_per_tiling
 def walk_fields(tiling: OpTiling):
+    """The record's walk fields (kept on a cached tiling: read once, not per call)."""
     return spec_a2.TilingFields(*(int(tiling[n]) for n in spec_a2.FIELDS))
 
 

@@ -37,6 +37,7 @@ from ...spec import a2 as spec_a2
 from ...spec.arith import ceil_div
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
+from ..op_tiling import kept_per_tiling
 from ..registry import Kernel, OpTiling, WalkCheck
 from .arch35 import ARCH35_RECORD_DTYPE, PHYS_NODES, arch35_host_tiling, arch35_walk_fields
 
@@ -161,6 +162,17 @@ def _bits(a: np.ndarray, info: DTypeInfo) -> np.ndarray:
     return a.reshape(-1) if info is FLOAT32 else a.reshape(-1).view(np.uint16)
 
 
+@kept_per_tiling
+def _launch_of(tiling: OpTiling) -> tuple:
+    """``(walk fields, beta, threshold)`` of a record: read once per (cached) tiling, not per call."""
+    d = tiling.data
+    if tiling.architecture == ARCH_950:
+        fields = arch35_walk_fields(tiling)
+    else:
+        fields = spec_a2.TilingFields(*(int(d[n]) for n in spec_a2.FIELDS))
+    return fields, d["beta"], d["threshold"]
+
+
 def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False) -> None:
     """The registry's launch: flat contiguous ``grad`` (dy), ``x`` and ``out`` of one dtype and size."""
     if grad is None:
@@ -170,11 +182,8 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool
     if arch == ARCH_950:
         if saturation:
             raise ValueError("overflow_mode 'saturation' is not supported by the Ascend 950 kernel (Inf/NaN mode only)")
-        fields = arch35_walk_fields(tiling)
-    else:
-        fields = spec_a2.TilingFields(*(int(tiling[n]) for n in spec_a2.FIELDS))
-    d = tiling.data
-    params = compiled(NAME, arch, info.name, saturation=saturation).params(beta=d["beta"], threshold=d["threshold"])
+    fields, beta, threshold = _launch_of(tiling)
+    params = compiled(NAME, arch, info.name, saturation=saturation).params(beta=beta, threshold=threshold)
     plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.ARCH_A2, out.size)
     kernel_pkg.run_walk(params, (_bits(grad, info), _bits(x, info)), _bits(out, info), plan)
 
