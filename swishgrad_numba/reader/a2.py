@@ -27,6 +27,7 @@ from .syntax import Call, Name
 from .ub_bounds import check_count, record_init
 from .fill_loop import fill_loop
 from .loop_control import LoopJump, join_changes, scalar_loop, snapshot
+from .block_guard import settled
 from .bitviews import BIT_CTYPES, check_call, check_copy, reinterpret, shift_source
 from .values import CNum, TypeVal, arith, convert, is_int, render
 
@@ -70,6 +71,12 @@ class ClassMachine(CallsMixin, Machine):
             cond = Symbolic(cond.name)
         if isinstance(cond, Symbolic):
             branch = stmt.then if self.decide(cond.text) else stmt.other
+            if branch is not None:
+                self.run(branch)
+            return
+        fixed = settled(self, stmt.cond)                   # GetBlockIdx() >= F where F == 0 (.block_guard)
+        if fixed is not None:
+            branch = stmt.then if fixed else stmt.other
             if branch is not None:
                 self.run(branch)
             return

@@ -299,6 +299,7 @@ def _paths(symbols, fn, cname, gm, machine_class):
             conds.append((text, choice))
             return choice
 
+        decide.known = lambda text, conds=conds: _known(text, conds)     # asks without choosing (.block_guard)
         m = machine_class(symbols, cname, gm, decide)
         tbind = {tp.name: (TypeVal(cname) if tp.kind == "type" else Symbolic(tp.name)) for tp in fn.tparams}
         m.run_entry(fn, tbind)
