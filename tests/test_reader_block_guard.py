@@ -56,3 +56,12 @@ def test_a_guard_the_path_does_not_settle_is_refused(tmp_path, guard):
     err, path = refusal(tmp_path, "gm_empty_guard", _GUARD, guard, "abs_scale_guard.cpp")
     assert err.construct == "GlobalTensor xGm_" and "never bound" in str(err), str(err)
     assert err.file == str(path)
+
+
+def test_a_scalar_read_from_a_gm_input_is_refused_naming_the_input(tmp_path):
+    # issue 43: a GlobalTensor's GetValue (a scalar taken from an input, as a threshold or a weight) is not
+    # modelled; the refusal names the tensor and the GM input it reads
+    err, path = refusal(tmp_path, "gm_empty_guard", "Muls(yl, yl, scale_, cur);",
+                        "Muls(yl, yl, xGm_.GetValue(0), cur);", "abs_scale_guard.cpp")
+    assert err.construct == "xGm_.GetValue" and "GM input x" in str(err), str(err)
+    assert "xGm_.GetValue(0)" in path.read_text().splitlines()[err.line - 1]

@@ -282,6 +282,9 @@ class ClassMachine(CallsMixin, Machine):
             return reinterpret(self, node, obj, targs)
         if name in ("ReinterpretCast",):
             refuse(node, "ReinterpretCast", "a bit trick the program form does not have (to another type)")
+        if isinstance(obj, GlobalT) and name == "GetValue":      # a scalar from an input (issue 43): not modelled
+            refuse(node, f"{obj.name}.GetValue", f"a scalar read from GM input {obj.gm or '(unbound)'}: the program "
+                   "form takes run-time scalars from the tiling record only")
         if name in ("SetValue", "GetValue"):
             refuse(node, name, "element-by-element access is not a vector program")
         if isinstance(obj, Pipe) and name == "InitBuffer":
