@@ -70,3 +70,9 @@ def test_a_guard_on_an_attribute_is_refused(tmp_path):
     new = "if (this->scale == 0.0f) {\n            return;\n        }\n        " + MULS
     err, path = refusal(tmp_path, "plain_muls", MULS, new)
     assert (err.file, err.line) == (str(path), 36) and "attribute values" in err.construct, err
+
+
+def test_a_launch_scalar_needs_the_attributes_it_reads(tmp_path):
+    folder, _ = fixture_variant(tmp_path, "plain_muls", MULS, MULS.replace("this->scale,", "1.0f / this->scale,"))
+    with pytest.raises(TypeError, match="missing attribute 'scale'"):
+        read_kernel(folder).run(x=np.ones(8, F32))

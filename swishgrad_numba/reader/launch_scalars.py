@@ -179,3 +179,21 @@ def refuse_branch(stmt, cond):
     if isinstance(cond, SCALARS):
         refuse(stmt, f"a branch on attribute values: if ({render(stmt.cond)})", "the reader does not choose "
                "vector calls by attribute values (only scalars computed from them: .launch_scalars)")
+
+
+def fields_read(description, attrs) -> tuple:
+    """The tiling fields (C names) the program attributes ``attrs`` read: a launch scalar's attributes for it."""
+    from .to_program import c_attr_name
+
+    scalars = {n: s for b in description.bodies for n, s in getattr(b, "scalars", ())}
+
+    def leaves(x):
+        if isinstance(x, AttrRef):
+            return leaves(scalars[x.name]) if x.name in scalars else (x.name,)
+        if isinstance(x, ScalarProduct):
+            return leaves(x.a) + leaves(x.b)
+        if isinstance(x, LaunchScalar):
+            return tuple(n for a in x.args for n in leaves(a))
+        return ()
+
+    return tuple(dict.fromkeys(n for a in attrs for n in leaves(AttrRef(c_attr_name(a)))))
