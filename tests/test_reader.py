@@ -171,9 +171,10 @@ def test_a_level0_muls_over_whole_repeats_reads_as_the_counted_one(tmp_path):
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
      "if (GetBlockIdx() > 4) { AscendC::Muls(yLocal, xLocal, this->scale, this->len); }", "vector calls under"),
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
-     "AscendC::Muls(yLocal, xLocal, !this->scale, this->len);", "arithmetic on attribute scale"),   # -scale reads
+     # issue 43: scale + 1.0f reads (.launch_scalars); with a double constant C adds in double
+     "AscendC::Muls(yLocal, xLocal, this->scale + 1.0, this->len);", "arithmetic on attribute values"),
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
-     "AscendC::Muls(yLocal, xLocal, this->scale + 1.0f, this->len);", "arithmetic on attribute scale"),
+     "AscendC::Muls(yLocal, xLocal, (int)(this->scale + 1.0f), this->len);", "cast of attribute value"),
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",     # 0.1 is not a float32 value
      "AscendC::Muls(yLocal, xLocal, 0.1 * this->scale, this->len);", "attribute times 0.1"),
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",

@@ -28,6 +28,7 @@ from .ub_bounds import check_count, record_init
 from .fill_loop import fill_loop
 from .loop_control import LoopJump, join_changes, scalar_loop, snapshot
 from .block_guard import settled
+from .launch_scalars import refuse_branch
 from .bitviews import BIT_CTYPES, check_call, check_copy, reinterpret, shift_source
 from .values import CNum, TypeVal, arith, convert, is_int, render
 
@@ -67,6 +68,7 @@ class ClassMachine(CallsMixin, Machine):
 
     def runtime_branch(self, stmt):
         cond = self.eval(stmt.cond)
+        refuse_branch(stmt, cond)                          # an attribute value (.launch_scalars)
         if isinstance(cond, TilingField):                  # if (this->flag): a variant
             cond = Symbolic(cond.name)
         if isinstance(cond, Symbolic):

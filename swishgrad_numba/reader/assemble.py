@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .description import AttrRef, Body, ScalarProduct
+from .launch_scalars import named
 from .errors import KernelSourceError
 from .instructions import STEP_KINDS
 
@@ -66,6 +67,7 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
     renamed = tuple(type(s)(s.op, tuple(name(a) if isinstance(a, str) and k in "dDs" else a
                                         for a, k in zip(s.args, STEP_KINDS[s.op])), s.at)
                     for s in pro_steps + steps)
+    renamed, scalars = named(renamed)        # attribute arithmetic, computed per launch (.launch_scalars)
     attrs = tuple(dict.fromkeys(n for s in renamed for a in s.args for n in attr_names(a)))
     for key in [inputs[g] for g in gm_params if g in inputs] + [out_key]:
         if dtypes[key] == "int16":
@@ -73,7 +75,8 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
                                     "and output are float32, float16 or bfloat16 (issue 43: int16 only as a local)")
     bit_views = tuple((name(k), name(b)) for k, b in views.items() if name(k) in tensors)
     return Body(dtype, tuple((g, name(inputs[g])) for g in gm_params if g in inputs), (stores[-1].gm, name(out_key)),
-                tuple(tensors.items()), renamed, attrs, variant, buffer_num, bit_views=bit_views)
+                tuple(tensors.items()), renamed, attrs, variant, buffer_num, bit_views=bit_views,
+                scalars=scalars)
 
 
 def _tensor_args(step):

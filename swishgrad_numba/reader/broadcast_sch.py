@@ -68,7 +68,7 @@ def launch(op, ins, out, tiling, info, variant, saturation) -> bool:
     """Run ``op`` on the broadcast walk where its record is a broadcast one (False where it is not)."""
     from .. import runtime
     from ..kernel import broadcast
-    from .to_program import c_attr_name
+    from .launch_scalars import attribute_values
 
     if not is_broadcast(tiling.data.dtype):
         return False
@@ -76,8 +76,7 @@ def launch(op, ins, out, tiling, info, variant, saturation) -> bool:
         raise ValueError(f"{op.name} reads {len(ins)} inputs; the broadcast walk runs two")
     program = op.program(info, variant=variant)
     r = tiling.data
-    params = op.compiled(info, variant, saturation).params(
-        **{a: np.float32(r[c_attr_name(a)]) for a in program.attrs})
+    params = op.compiled(info, variant, saturation).params(**attribute_values(op.description, program.attrs, r))
     bits = [a.reshape(-1).view(info.bits_dtype) for a in (*ins, out)]
     with runtime.launch_guard():
         broadcast.run_blocks(params, *bits, tiling.block_dim, int(r["blockFormer"]), int(r["blockTail"]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from .description import AttrRef, ScalarProduct, Step
+from .launch_scalars import LaunchScalar
 from .instructions import IGNORED_CALLS, SPELLINGS, VECTOR_CALLS
 from .helpers import PLATFORM_QUERIES, library_constant, nested_field, numeric_limit, qualified_method
 from .divs import divs
@@ -188,7 +189,7 @@ class CallsMixin:
                 refuse(node, f"{op} operand {arg!r}", "not a local tensor")
             return arg.key
         if kind == "k":
-            if isinstance(arg, (AttrRef, ScalarProduct)):
+            if isinstance(arg, (AttrRef, ScalarProduct, LaunchScalar)):
                 return arg
             if isinstance(arg, CNum):
                 return as_constant(arg)

@@ -89,6 +89,7 @@ class Body:
     bit_views: tuple = ()       # (view, buffer) names: ReinterpretCast's bit views (issue 43, .bitviews)
     called: tuple = ()          # (op, (file, line)) of every vector call, dead ones too, where a dead call
     #                             reading an unwritten tensor was left out of steps (issue 43, .dead_reads)
+    scalars: tuple = ()         # (name, LaunchScalar): scalars computed from attributes per launch (.launch_scalars)
 
     def dtype_of(self, tensor: str) -> str:
         return dict(self.tensors)[tensor]

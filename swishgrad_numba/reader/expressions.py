@@ -7,6 +7,7 @@ import numpy as np
 
 from .abstract import Mode, Symbolic, TilingField, Unknown, refuse
 from .description import AttrRef, Constant, ScalarProduct
+from . import launch_scalars
 from .errors import KernelSourceError
 from .limits import MAX_EVAL_DEPTH
 from .objects import GMAddr
@@ -279,8 +280,8 @@ class ExpressionMixin:
                 else Symbolic(render(node))
         if isinstance(x, AttrRef) and node.op == "-":       # issue 43: -lambd_, the product with -1 (exact)
             return ScalarProduct(x, Constant(-1.0))
-        if isinstance(x, AttrRef):
-            refuse(node, f"arithmetic on attribute {x.name}", "the program form takes an attribute as it is")
+        if isinstance(x, launch_scalars.SCALARS):       # computed per launch (.launch_scalars)
+            return launch_scalars.unary(node, node.op, x)
         if isinstance(x, CNum):
             if node.op == "-":
                 return negate(x)
@@ -307,17 +308,19 @@ class ExpressionMixin:
         return self._combine(node, node.op, a, self.eval(node.b))
 
     def _combine(self, node, op, a, b):
-        scalars = (CNum, Unknown, Symbolic, TilingField, AttrRef, ScalarProduct, TypeVal)
+        scalars = (CNum, Unknown, Symbolic, TilingField, TypeVal) + launch_scalars.SCALARS
         if isinstance(a, CNum) and isinstance(b, CNum):
             return arith(op, a, b)
         if op in ("+", "-") and not isinstance(a, scalars):
             return a        # a GM address or pointer plus an offset: the same storage
-        if isinstance(a, (AttrRef, ScalarProduct)) or isinstance(b, (AttrRef, ScalarProduct)):
-            name = str(a if isinstance(a, (AttrRef, ScalarProduct)) else b)
-            if op == "*":
+        if isinstance(a, launch_scalars.SCALARS) or isinstance(b, launch_scalars.SCALARS):
+            if op == "*" and not isinstance(a, launch_scalars.LaunchScalar) and \
+                    not isinstance(b, launch_scalars.LaunchScalar):
                 return self._product(node, a, b)
-            refuse(node, f"arithmetic on attribute {name}", "the program form takes an attribute as it is, "
-                   "or products of attributes and float constants")
+            if any(v in self.__dict__.get("double_products", ()) for v in (a, b)):
+                refuse(node, f"arithmetic on attribute values {render(node)}", "a double product (a double "
+                       "constant), which C computes with again in double: rounded twice, not modelled")
+            return launch_scalars.combine(node, op, a, b)        # computed per launch
         if isinstance(a, Unknown) or isinstance(b, Unknown):
             return Unknown(render(node))
         if isinstance(a, (TilingField, Symbolic)) or isinstance(b, (TilingField, Symbolic)):
@@ -355,6 +358,8 @@ class ExpressionMixin:
         c = self.eval(node.c)
         if isinstance(c, CNum):
             return self.eval(node.a if c.value else node.b)
+        if isinstance(c, launch_scalars.SCALARS):             # decided per launch
+            return launch_scalars.conditional(node, c, self.eval(node.a), self.eval(node.b))
         return Unknown(render(node))
 
     def _eval_CCast(self, node):
@@ -363,6 +368,8 @@ class ExpressionMixin:
     def cast(self, node, tval, value, ptr=""):
         if isinstance(value, CNum) and not ptr:
             return convert(value, tval.cname)
+        if isinstance(value, launch_scalars.LaunchScalar):
+            return launch_scalars.cast(node, tval.cname, value)
         return value
 
     def _eval_Call(self, node):

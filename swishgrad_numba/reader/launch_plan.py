@@ -121,9 +121,9 @@ def run_plan(op, ins, out, tiling, info, program, variant, saturation, plan, cas
     (``cast_rules``: the platform's, :attr:`~swishgrad_numba.platform.Platform.cast_rules`)."""
     from .. import kernel as kernel_pkg
     from ..dtypes import FLOAT32
-    from .to_program import c_attr_name
+    from .launch_scalars import attribute_values
 
-    attrs = {a: np.float32(tiling.data[c_attr_name(a)]) for a in program.attrs}
+    attrs = attribute_values(op.description, program.attrs, tiling.data)
     params = op.compiled(info, variant, saturation, cast_rules).params(**attrs)
     raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
     kernel_pkg.run_walk(params, tuple(raw(a) for a in ins), raw(out), plan)

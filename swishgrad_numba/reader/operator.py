@@ -177,10 +177,10 @@ class ReadOperator(Operator):
         variants = self.description.variants(info.name)
         keyed = own_record and variant is None and len(variants) > 1      # each tile's variant by its core
         program = self.program(info, platform, variant=variants[0] if keyed else variant)
-        from .to_program import c_attr_name
+        from .launch_scalars import fields_read
 
         attrs = self._attribute_values(kw, () if own or given is not None else
-                                       tuple(c_attr_name(a) for a in program.attrs))
+                                       fields_read(self.description, program.attrs))     # (.launch_scalars)
         shape = arrays[read[0]].shape
         out = (np.zeros if own_record else np.empty)(shape, dtype=info.numpy)
         if out.size == 0:

@@ -24,6 +24,7 @@ from .a2 import ClassMachine
 from .abstract import Symbolic, Tensor, TilingField, Unknown, refuse
 from .errors import KernelSourceError
 from .fill_loop import fill_loop
+from .launch_scalars import refuse_branch
 from .loop_control import run_loop
 from .objects import GlobalT, GMAddr, TilingVal
 from .ub_bounds import BYTES as _BYTES, check_count
@@ -205,6 +206,7 @@ class _ScheduleMachine(ClassMachine):
         cond = self.eval(stmt.cond)
         if isinstance(cond, (Symbolic, TilingField)):
             refuse(stmt, f"a branch on {render(stmt.cond)}", "not known for the launch")
+        refuse_branch(stmt, cond)          # an attribute value (.launch_scalars)
         self._both_ways(stmt)       # a value known only at run time: a guard, or the same vector calls
 
     def loop(self, stmt):
