@@ -12,6 +12,9 @@ This is exact where every call runs lane by lane under a predicate that holds on
   loop it is refused.
 - a store predicated by ``UpdateMask``'s mask only (an all-lanes store would write past the tile).
 
+Not checked: that the turn's address offset (``src + i * VL``) steps by the lanes ``UpdateMask`` counts down;
+the loop is read once, at its first turn.
+
 16-bit registers keep their layout: ``LoadAlign<.., DIST_UNPACK_B16>`` puts an element in each 32-bit lane's
 low half (``RegLayout::ZERO``), which a widening ``Cast`` with ``RegLayout::ZERO`` reads and a narrowing one
 writes, and ``StoreAlign<.., DIST_PACK_B32>`` packs; a packed register (``DIST_NORM``) mixed with an unpacked
