@@ -99,11 +99,25 @@ def test_a_store_of_all_lanes_is_refused(tmp_path):
 
 
 def test_a_widening_cast_of_a_packed_register_is_refused(tmp_path):
-    # DIST_NORM packs two halves a 32-bit lane: RegLayout::ZERO would widen every other element
+    # DIST_NORM packs two halves a 32-bit lane: RegLayout::ZERO would widen every other element. Its load is
+    # refused first: a packed 16-bit register holds 128 elements, and the turn steps by UpdateMask<float>'s 64
     e, _ = refusal(tmp_path, RATIO, "LoadDist::DIST_UNPACK_B16", "LoadDist::DIST_NORM", file=RATIO_CPP)
-    assert "MicroAPI::Cast from" in e.construct and "unpacked" in e.detail, e
+    assert "MicroAPI::LoadAlign at" in e.construct and "128 lanes" in e.detail, e
 
 
 def test_a_saturating_narrowing_cast_is_refused(tmp_path):
     e, _ = refusal(tmp_path, RATIO, "SatMode::NO_SAT", "SatMode::SAT", file=RATIO_CPP)
     assert "MicroAPI::Cast from float32" in e.construct and "SAT" in e.construct, e
+
+
+def test_a_turn_that_does_not_step_by_its_lanes_is_refused(tmp_path):
+    # the loop is read once, at its first turn: a stride of half the lanes would read lanes twice
+    _ratio_refused(tmp_path, "(xf, src + k * VL)", "(xf, src + k * (VL / 2))", "MicroAPI::LoadAlign at",
+                   line_of="(xf, src + k * (VL / 2))")
+
+
+def test_a_load_at_an_offset_outside_the_loop_is_refused(tmp_path):
+    _ratio_refused(tmp_path, "            for (uint16_t k = 0; k < turns; k++) {",
+                   "            AscendC::MicroAPI::LoadAlign<float, AscendC::MicroAPI::LoadDist::DIST_NORM>(xf, src + 8);\n"
+                   "            for (uint16_t k = 0; k < turns; k++) {", "at an offset outside the loop",
+                   line_of="(xf, src + 8)")

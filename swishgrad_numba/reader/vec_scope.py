@@ -12,8 +12,12 @@ This is exact where every call runs lane by lane under a predicate that holds on
   loop it is refused.
 - a store predicated by ``UpdateMask``'s mask only (an all-lanes store would write past the tile).
 
-Not checked: that the turn's address offset (``src + i * VL``) steps by the lanes ``UpdateMask`` counts down;
-the loop is read once, at its first turn.
+A load or store in the loop must address ``t.GetPhyAddr()``'s pointer plus ``i * L`` (or ``L * i``), ``i``
+the loop's own counter and ``L`` the lanes of a turn: the register's elements (256 bytes over 4 for float
+and an unpacked 16-bit register, over 2 for a packed one), which must also be ``UpdateMask<T>``'s lanes
+(256 over ``sizeof(T)``). Any other offset, and any offset outside the loop, is refused: the loop is read
+once, at its first turn, so a stride that skipped or repeated lanes would be read wrongly. Not checked: that
+the loop's count and ``UpdateMask``'s count cover the tile (the schedule's tile length).
 
 16-bit registers keep their layout: ``LoadAlign<.., DIST_UNPACK_B16>`` puts an element in each 32-bit lane's
 low half (``RegLayout::ZERO``), which a widening ``Cast`` with ``RegLayout::ZERO`` reads and a narrowing one
@@ -27,8 +31,8 @@ from dataclasses import dataclass
 from .abstract import Mode, Tensor, Unknown, refuse
 from .instructions import COMPARE_OPS, VECTOR_CALLS
 from .objects import Event
-from .syntax import Scoped
-from .values import TypeVal
+from .syntax import Binary, Decl, Name, Num, Scoped, Unary
+from .values import CNum, TypeVal, is_int, render
 
 __all__ = ["VecScopeMixin"]
 
@@ -37,6 +41,9 @@ _ENUMS = ("RegLayout", "SatMode", "MaskMergeMode", "LoadDist", "StoreDist", "Mas
 _LOADS = ("LoadAlign", "DataCopy")
 _STORES = ("StoreAlign", "DataCopy")
 _SIXTEEN = ("float16", "bfloat16")
+_SIZEOF = {"float32": 4, "float16": 2, "bfloat16": 2}
+#: the 950's vector register in bytes (asc-devkit's VECTOR_REG_WIDTH; :mod:`.microapi`'s library constant)
+VECTOR_BYTES = 256
 _LOAD_DIST = {None: "packed", "DIST_NORM": "packed", "DIST_UNPACK_B16": "unpacked"}
 _STORE_DIST = {None: "packed", "DIST_NORM": "packed", "DIST_NORM_B16": "packed", "DIST_NORM_B32": "packed",
                "DIST_PACK_B32": "unpacked"}
@@ -88,6 +95,8 @@ class VecScopeMixin:
     def _eval_Name(self, node):
         if self.vec is not None and len(node.segs) >= 2 and node.segs[-2][0] in _ENUMS:
             return Mode(node.last, node.segs[-2][0])
+        if self.vec is not None and node.last == "VECTOR_REG_WIDTH" and node.segs[0][0] in ("AscendC", node.last):
+            return CNum(VECTOR_BYTES, "int")
         return super()._eval_Name(node)
 
     def call_method(self, node, obj, name, targs, args):
@@ -104,6 +113,7 @@ class VecScopeMixin:
         self.scopes.append({})
         if getattr(stmt, "init", None) is not None:
             self.run(stmt.init)
+        self.vec["counter"] = _counter(stmt)
         self.vec["in_loop"], start = True, len(self.events)
         try:
             self.run(stmt.body)
@@ -128,12 +138,19 @@ class VecScopeMixin:
         if ident == "UpdateMask":
             if not self.vec["in_loop"]:
                 refuse(node, "MicroAPI::UpdateMask outside the loop", "its lanes are a turn's")
+            size = _SIZEOF.get(targs[0].dtype) if targs and isinstance(targs[0], TypeVal) else None
+            if size is None:
+                refuse(node, f"MicroAPI::UpdateMask with {fn.text()}", "of float, half or bfloat16_t")
+            self.vec["mask_lanes"] = VECTOR_BYTES // size
             return Pred("count")
         args = [self.eval(a) for a in arg_nodes]
         dist = targs[1].name if len(targs) > 1 and isinstance(targs[1], Mode) else None
         if ident in _LOADS and len(args) == 2 and isinstance(args[0], Tensor) and isinstance(args[1], Addr):
-            return self._load(node, ident, dist, *args)
+            loaded = self._load(node, ident, dist, *args)
+            self._check_stride(node, ident, arg_nodes[1], args[0])
+            return loaded
         if ident in _STORES and len(args) == 3 and isinstance(args[0], Addr) and isinstance(args[1], Tensor):
+            self._check_stride(node, ident, arg_nodes[0], args[1])
             return self._store(node, ident, dist, *args)
         if ident == "Cast":
             return self._cast(node, targs, args)
@@ -155,6 +172,27 @@ class VecScopeMixin:
         if not regs or any(r.key not in self.dtypes or not r.key.startswith("vec") for r in regs[:1]):
             refuse(node, f"MicroAPI::{ident} into something that is not a register")
         return regs
+
+    def _check_stride(self, node, ident, addr_node, reg):
+        """The address of a load or store: the pointer alone outside the loop; in it, the pointer plus the
+        loop's counter times the lanes of a turn (the register's, which are UpdateMask's)."""
+        offset = addr_node.b if isinstance(addr_node, Binary) and addr_node.op == "+" else None
+        if not self.vec["in_loop"]:
+            if offset is not None:
+                refuse(node, f"MicroAPI::{ident} at an offset outside the loop", "the reader reads a turn's "
+                       "address as the loop's counter times its lanes")
+            return
+        lanes = VECTOR_BYTES // (4 if reg.dtype == "float32" or self.vec["layout"].get(reg.key) == "unpacked"
+                                 else 2)
+        counter, step = self.vec.get("counter"), None
+        if isinstance(offset, Binary) and offset.op == "*" and counter is not None:
+            for a, b in ((offset.a, offset.b), (offset.b, offset.a)):
+                if isinstance(a, Name) and len(a.segs) == 1 and a.last == counter:
+                    value = self.eval(b)
+                    step = value.value if is_int(value) else None
+        if step != lanes or self.vec.get("mask_lanes") not in (None, lanes):     # (no UpdateMask: _store refuses)
+            refuse(node, f"MicroAPI::{ident} at {render(addr_node)}", f"a turn's address is the pointer plus "
+                   f"the loop's counter times its {lanes} lanes, which UpdateMask's type must count too")
 
     def _load(self, node, ident, dist, reg, addr):
         if dist not in _LOAD_DIST or (_LOAD_DIST[dist] == "unpacked" and reg.dtype not in _SIXTEEN):
@@ -221,6 +259,22 @@ def _cast_trait(trait) -> dict:
     names = [t.name if isinstance(t, Mode) else t.cname if isinstance(t, TypeVal) and not t.args else None
              for t in trait]
     return {} if None in names else dict(zip(("RegLayout", "SatMode", "MaskMergeMode", "RoundMode"), names))
+
+
+def _counter(stmt):
+    """The name of a ``for (T i = 0; ...; i++)`` loop's counter (``++i``, ``i += 1`` too), else None."""
+    init, steps = getattr(stmt, "init", None), getattr(stmt, "step", None) or ()
+    step = steps[0] if isinstance(steps, tuple) and len(steps) == 1 else None
+    if not isinstance(init, Decl) or len(init.names) != 1:
+        return None
+    name, first, _ = init.names[0]
+    if not (isinstance(first, Num) and first.text == "0"):
+        return None
+    counted = (isinstance(step, Unary) and step.op in ("++", "post++") and isinstance(step.x, Name)
+               and step.x.last == name)
+    added = (isinstance(step, Binary) and step.op == "+=" and isinstance(step.a, Name) and step.a.last == name
+             and isinstance(step.b, Num) and step.b.text == "1")
+    return name if counted or added else None
 
 
 def _written(events) -> set:
