@@ -25,6 +25,7 @@ from .description import AttrRef, Step
 from .instructions import COMPARE_OPS, ROUND_MODES, SPELLINGS, VECTOR_CALLS
 from .machine import refuse
 from .microapi import MicroMixin
+from .vec_scope import VecScopeMixin
 from .objects import Event
 from .syntax import Call, Name, Type
 from .values import CNum, TypeVal, as_constant, render
@@ -44,7 +45,7 @@ class Sched:
     kind: str = ""
 
 
-class DagMachine(MicroMixin, ClassMachine):
+class DagMachine(MicroMixin, VecScopeMixin, ClassMachine):
     scheduled = False
 
     def __init__(self, *args, **kwargs):

@@ -110,9 +110,12 @@ def numeric_limit(machine, node, fn):
 #: outside a kernel's folder; opbase spells them ``Ops::Base::``): ``GetUbBlockSize()`` the UB block, 32 bytes
 #: (the Platform's ``block_size``, the same on the A2 and the 950); ``GetVRegSize()`` 256 bytes on the A2 and,
 #: as asc-devkit's ``VECTOR_REG_WIDTH`` (``impl/basic_api/utils/kernel_utils_constants.h:118``), on the 950.
-#: A kernel's own function of the name is called instead.
+#: AscendC's ``GetVecLen()`` (asc-devkit ``include/basic_api/kernel_operator_sys_var_intf.h`` at 7932167: a
+#: ``constexpr`` that returns ``VECTOR_REG_WIDTH`` where ``__NPU_ARCH__`` is 3510, the 950's, and 0 on the A2) is
+#: 256: the register kernels that call it are the 950's (arch35). A kernel's own function of the name is called
+#: instead.
 PLATFORM_QUERIES = {"GetUbBlockSize": CNum(REFERENCE_PLATFORM.block_size, "uint32_t"),
-                    "GetVRegSize": CNum(256, "uint32_t")}
+                    "GetVRegSize": CNum(256, "uint32_t"), "GetVecLen": CNum(256, "uint32_t")}
 
 #: AscendC's constants a kernel uses without defining (asc-devkit ``impl/basic_api/utils/kernel_utils_constants.h``
 #: at 0da921b9, by line): each with its C type.

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .a2 import ClassMachine
+from .vec_scope import VecScopeMixin
 from .abstract import Symbolic, Tensor, TilingField, Unknown, refuse
 from .errors import KernelSourceError
 from .fill_loop import fill_loop
@@ -283,13 +284,20 @@ class _ScheduleMachine(ClassMachine):
         return None
 
 
+class _VecScheduleMachine(VecScopeMixin, _ScheduleMachine):
+    """A ``__VEC_SCOPE__``'s schedule (issue 43, .vec_scope): its loop one pass over the tile, its store no copy."""
+
+    def vec_store(self, node, key, src):
+        return None
+
+
 def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, expected_steps) -> list:
     """The tiles core ``core`` of ``block_dim`` walks, for one launch: ``values`` the record's fields,
     ``expected_steps`` the ``(op, (file, line))`` of the vector calls the abstract reading read
     (the steps before Process's loop first), or a dict of them by variant name: each tile is then the
     variant whose calls it made (a tiling-key switch taken the way this core takes it). KernelSourceError
     where the schedule is not one the program computes."""
-    m = _ScheduleMachine(symbols, cname, gm, values, core, block_dim, tiling_key)
+    m = _VecScheduleMachine(symbols, cname, gm, values, core, block_dim, tiling_key)
     tbind = {tp.name: TypeVal(cname) for tp in fn.tparams if tp.kind == "type"}
     if len(tbind) != len(fn.tparams):
         raise KernelSourceError(str(fn.at[0]), fn.at[1], f"kernel {fn.name.last}'s template arguments",
