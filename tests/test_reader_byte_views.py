@@ -87,3 +87,15 @@ def test_a_view_written_before_the_tiles_is_refused(tmp_path):
     with pytest.raises(KernelSourceError, match=r"Duplicate into .* before the tiles: a typed view of a raw byte "
                                                 "buffer is read per tile"):
         read_kernel(folder)
+
+
+def test_one_gm_input_loaded_into_two_tensors_is_refused(tmp_path):
+    # the input copied again into the float part (as a row's second half would be): the program form has one
+    # tensor per GM input, so the second is refused rather than left unwritten
+    folder, _ = fixture_variant(tmp_path, "pp_raw_halves", "xF = xT.template ReinterpretCast<float>();",
+                                "xF = bytes[TILE * 4].ReinterpretCast<float>();\n            DataCopyPad(xF, xGm[at], "
+                                "DataCopyExtParams{1, static_cast<uint32_t>(len * 4), 0, 0, 0}, "
+                                "DataCopyPadExtParams<float>{false, 0, 0, 0});\n            Add(xF, xF, xT, len);")
+    with pytest.raises(KernelSourceError, match=r"pp_raw_halves\.cpp:\d+: cannot read Add reading rawBuf_as_float32: GM input x is "
+                                                r"loaded into rawBuf_at_TILE_4_as_float32 too"):
+        read_kernel(folder)
