@@ -47,6 +47,18 @@ def test_ping_and_pong_halves_bit_for_bit(pp_op, dtype, cores, n):
     assert_bits_equal(_run(pp_op, x, cores), ref_pp_raw(x), f"pp_raw_halves {dtype} cores={cores} n={n}")
 
 
+_FLOAT_PART = "bytes[HALF_BYTES + TILE * 4].ReinterpretCast<float>() :\n                        bytes[TILE * 4].ReinterpretCast<float>()"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_an_offset_into_a_view_counts_its_own_elements(tmp_path, dtype):
+    # the float part as the half's float view TILE floats on: the same bytes as the fixture's
+    folder, _ = fixture_variant(tmp_path, "pp_raw_halves", _FLOAT_PART, "bytes[HALF_BYTES].ReinterpretCast<float>()"
+                                "[TILE] : bytes[0].ReinterpretCast<float>()[TILE]")
+    x = _x(TILE * 3 + 5, dtype)
+    assert_bits_equal(_run(read_kernel(folder), x, 1), ref_pp_raw(x), f"view[TILE] {dtype}")
+
+
 def test_each_view_is_a_tensor_of_its_own_type(pp_op):
     body = [str(i) for i in pp_op.program("float16").body]
     assert body[0] == "Cast(rawBuf_at_TILE_4_as_float32, rawBuf_as_float16, CAST_NONE);", body
@@ -72,7 +84,9 @@ def test_a_pong_half_whose_parts_overlap_is_refused_on_the_tile_that_uses_it(tmp
      "bytes[HALF_BYTES].ReinterpretCast<float>() : bytes[0]", "bfloat16", "overlaps the part from byte 0"),
     ("bytes[TILE * 4].ReinterpretCast<float>()", "bytes[TILE * 4 + 2].ReinterpretCast<float>()", "float16",
      "a float32 view from byte 8194: not a whole number of float32"),
-], ids=["in-place-widening", "split-element"])
+    (_FLOAT_PART, "bytes[HALF_BYTES].ReinterpretCast<float>()[TILE / 16] : bytes[0].ReinterpretCast<float>()[TILE / 16]",
+     "float16", "part from byte 512: it overlaps the part from byte 0"),
+], ids=["in-place-widening", "split-element", "view-offset-overlap"])
 def test_views_the_program_cannot_hold_apart_are_refused_at_the_launch(tmp_path, old, new, dtype, match):
     folder, _ = fixture_variant(tmp_path, "pp_raw_halves", old, new)
     op = read_kernel(folder)

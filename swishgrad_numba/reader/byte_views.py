@@ -16,10 +16,13 @@ from their own halves, a view written before the tiles (in ``Init``) and read in
 """
 from __future__ import annotations
 
+import re
+
 from .abstract import Tensor, refuse
 from .errors import KernelSourceError
+from .values import CNum, is_int, render
 
-__all__ = ["is_raw", "byte_view", "check_prologue"]
+__all__ = ["is_raw", "byte_view", "byte_index", "check_prologue"]
 
 _FLOATS = ("float32", "float16", "bfloat16")
 _BYTES = {"float32": 4, "int32": 4, "float16": 2, "bfloat16": 2, "int16": 2, "int8": 1, "uint8": 1}
@@ -58,6 +61,24 @@ def byte_view(m, node, obj: Tensor, target: str) -> Tensor:
             refuse(node, f"a {target} view from byte {byte}", f"not a whole number of {target} elements")
         view_at[key] = (buffer, byte // size, at)
     return Tensor(key, target)
+
+
+def byte_index(m, node, view: Tensor, index) -> Tensor:
+    """``view[n]`` of a byte view: the view of the same type from ``n`` of its elements on (``n *
+    sizeof(T)`` bytes further into its buffer), a part of its own."""
+    if isinstance(index, CNum) and is_int(index) and index.value == 0:
+        return view
+    origin, buffer = _raw(m)[view.key]
+    key = f"{origin}_at_{re.sub(r'[^0-9A-Za-z]+', '_', render(node.index)).strip('_')}_{view.dtype}s"
+    m.__dict__.setdefault("views", {})[key] = (buffer, node)
+    m.dtypes.setdefault(key, "uint8")
+    view_at = getattr(m, "view_at", None)
+    if view_at is not None:
+        if not is_int(index) or index.value < 0:
+            refuse(node, render(node), "an offset into a local buffer not known for the launch")
+        _, byte, at = view_at.get(origin, (buffer, 0, node))
+        view_at[key] = (buffer, byte + index.value * _BYTES[view.dtype], node)
+    return byte_view(m, node, Tensor(key, "uint8"), view.dtype)
 
 
 def check_prologue(file, prologue, raw: dict, names: dict) -> None:
