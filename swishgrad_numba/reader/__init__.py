@@ -20,7 +20,8 @@ overlap), ``ReinterpretCast`` to the tensor's own type, ``(T)-2.5f``, ``using na
 ``ReinterpretCast`` between half or bfloat16 and ``int16_t``/``uint16_t`` (the same bits) with ``And``,
 ``Or`` and ``Duplicate`` on those, and Casts of an ``int16_t`` one, and views to other types (a ``uint8_t`` mask,
 ``uint32_t`` for ``ShiftRight``, ``int32_t``, ``float`` scratch), each read where it holds the bytes
-(:mod:`.bitviews`); a copy or vector call past its ``InitBuffer``'s
+(:mod:`.bitviews`); a raw ``uint8_t`` buffer's bytes as a float type, its ping and pong halves picked by a flag
+(:mod:`.byte_views`); a copy or vector call past its ``InitBuffer``'s
 bytes is refused (:mod:`.ub_bounds`); the kernel's own helpers (a base class's methods, ``Base::Init(...)``,
 class-scope constants, a tile loop in a function Process calls: :mod:`.helpers`), ``std::numeric_limits``,
 ``LeakyRelu`` (:mod:`.leaky_relu`), ``Divs`` (:mod:`.divs`), a ``TBuf``'s ``AllocTensor`` (its one buffer, as ``Get``), ``ENABLE_PRINTF()``; a dtype op_host's definition does not list is left

@@ -29,6 +29,7 @@ from .fill_loop import fill_loop
 from .loop_control import LoopJump, join_changes, scalar_loop, snapshot
 from .block_guard import settled
 from .launch_scalars import refuse_branch
+from .byte_views import byte_view, is_raw
 from .bitviews import BIT_CTYPES, check_call, check_copy, reinterpret, shift_source
 from .values import CNum, TypeVal, arith, convert, is_int, render
 
@@ -280,6 +281,9 @@ class ClassMachine(CallsMixin, Machine):
         if name == "ReinterpretCast" and isinstance(obj, Tensor) and len(targs) == 1 \
                 and isinstance(targs[0], TypeVal) and targs[0].dtype == obj.dtype:
             return obj            # to its own type (a T_COMPUTE that is T): the same tensor (issue 43)
+        if name == "ReinterpretCast" and isinstance(obj, Tensor) and len(targs) == 1 and isinstance(
+                targs[0], TypeVal) and is_raw(self, obj, targs[0].dtype or targs[0].cname):
+            return byte_view(self, node, obj, targs[0].dtype or targs[0].cname)   # of raw bytes: .byte_views
         if name == "ReinterpretCast" and isinstance(obj, Tensor):     # a bit view (issue 43)
             return reinterpret(self, node, obj, targs)
         if name in ("ReinterpretCast",):

@@ -48,7 +48,11 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
                 if group(arg) not in loads:
                     raise KernelSourceError(s.at[0], s.at[1], f"{s.op} reading {names.get(arg, arg)}",
                                             "nothing writes that tensor before it is read")
-                inputs.setdefault(loads[group(arg)], group(arg))
+                first = inputs.setdefault(loads[group(arg)], group(arg))
+                if first != group(arg):          # e.g. a row's two halves (ops-nn gelu_mul): one program input
+                    raise KernelSourceError(s.at[0], s.at[1], f"{s.op} reading {names.get(arg, arg)}", "GM input "
+                                            f"{loads[group(arg)]} is loaded into {names.get(first, first)} too: "
+                                            "a program reads each GM input as one tensor")
         written.add(group(s.args[0]))
     out_key = stores[-1].key
     if group(out_key) not in written and group(out_key) not in loads:

@@ -15,6 +15,7 @@ from . import local_copy
 from .level0 import is_level0, level0_call
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
 from .abstract import TilingField
+from .byte_views import byte_index
 from .compare import compare_call
 from .constant_tile import covers_the_tile, note_copy
 from .machine import Mode, Symbolic, Tensor, Unknown, refuse
@@ -153,6 +154,8 @@ class CallsMixin:
             return GlobalView(obj)
         if isinstance(obj, tuple):            # an array read from its initialiser
             return self.element(node, obj)
+        if isinstance(obj, Tensor) and obj.key in getattr(self, "byte_views", {}):    # issue 43: .byte_views
+            return byte_index(self, node, obj, self.eval(node.index))
         if isinstance(obj, Tensor) and obj.key not in getattr(self, "views", {}):
             return self.view(node, obj, self.eval(node.index))
         refuse(node, f"a local tensor at an offset ({render(node)})", "the program form reads whole tensors "

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from .assemble import assemble
 from .bitviews import check_reads
+from .byte_views import check_prologue
 from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
 from .limits import MAX_PATHS
@@ -326,6 +327,7 @@ def _body(file, dtype, m, gm, conds):
     called = tuple((e.step.op, tuple(e.step.at)) for e in prologue + tile if e.kind == "step") \
         if len(kept) != len(tile) else ()
     tile = kept
+    check_prologue(file, prologue, getattr(m, "byte_views", {}), m.names)   # .byte_views
     if getattr(m, "bit_views", None):          # a view read only where it holds the bytes (.bitviews)
         check_reads(file, prologue + tile, m.bit_views, getattr(m, "views", {}), m.dtypes, m.names)
     body = assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num,

@@ -97,7 +97,8 @@ class _ScheduleMachine(ClassMachine):
         base = views.get(base, base)             # ... and its buffer's bytes
         size, unit = _BYTES.get(self.dtypes.get(viewed), 1), _BYTES.get(self.dtypes.get(key), 1)
         lo = offset * size                       # in bytes: views of other widths meet there (issue 43)
-        self.ranges.append((self.stores, base, lo, lo + count * unit, at))
+        ident = key if key in getattr(self, "byte_views", {}) else None     # views of raw bytes: .byte_views
+        self.ranges.append((self.stores, base, lo, lo + count * unit, at, ident))
         if lo % unit == 0:
             check_count(self, node.at, op or node.fn.last, key, self.dtypes.get(key), count, base, lo // unit)
 
@@ -322,8 +323,8 @@ def _parts_apart(ranges):
     """Refuse where, within one tile, two parts of a local buffer (``buf`` and ``buf[n]``) that the kernel
     uses overlap: the program form holds them as separate tensors."""
     spans = {}
-    for tile, base, lo, hi, at in ranges:
-        part = spans.setdefault((tile, base), {}).setdefault(lo, [lo, hi, at])
+    for tile, base, lo, hi, at, ident in ranges:      # two byte views from one byte are two tensors
+        part = spans.setdefault((tile, base), {}).setdefault((lo, ident), [lo, hi, at])
         part[1] = max(part[1], hi)
     for parts in spans.values():
         ordered = sorted(parts.values(), key=lambda p: p[0])
