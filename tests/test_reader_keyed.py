@@ -136,3 +136,28 @@ def test_variants_making_the_same_calls_ask_for_variant(tmp_path):
     with np.errstate(all="ignore"):
         want = x * F32(2.0)
     assert_bits_equal(op.run(x=x, mode=2, variant=v[0]), want, "variant given")
+
+
+def _entry_keyed(tmp_path):
+    """keyed_switch whose entry runs Process only under TILING_KEY_IS(1) (squared_relu's shape in ops-nn)."""
+    folder, _ = fixture_variant(tmp_path, "keyed_switch", "    op.Process();\n}",
+                                "    if (TILING_KEY_IS(1)) {\n        op.Process();\n    }\n}")
+    return read_kernel(folder)
+
+
+def test_a_given_record_takes_its_tiling_key(tmp_path):
+    op, x = _entry_keyed(tmp_path), _inputs(1000)
+    record = {"totalLength": 1000, "tileLength": 128, "key": 1}
+    assert_bits_equal(op.run(x=x, tiling=record, block_dim=3, tiling_key=1), ref_keyed(x, 1), "tiling_key=1")
+    # without it the record's key is 0: no core gets a tile, which was returned as zeros
+    with pytest.raises(ValueError, match="gives no core a tile"):
+        op.run(x=x, tiling=record, block_dim=3)
+    with pytest.raises(ValueError, match="gives no core a tile"):       # the host's key for mode 5
+        op.run(x=x, mode=5)
+
+
+@pytest.mark.parametrize("bad", [True, -1, 1.5, "1", 2 ** 64])
+def test_a_tiling_key_that_is_not_a_key_is_refused(keyed_op, bad):
+    with pytest.raises(ValueError, match="tiling_key must be an integer"):
+        keyed_op.run(x=_inputs(10), tiling={"totalLength": 10, "tileLength": 128, "key": 1}, block_dim=1,
+                     tiling_key=bad)

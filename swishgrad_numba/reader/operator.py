@@ -11,7 +11,7 @@ written to (or loaded from) the package's disk cache, whose source stamp does no
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -138,12 +138,14 @@ class ReadOperator(Operator):
         ``op_host`` runs on the record its host's tiling function makes for these inputs (attributes by the
         op definition's names, its defaults where not given; the walk is the template's split over the
         block dim it sets); ``tiling=`` (a dict of the struct's fields, or a record of
-        :attr:`record_dtype`) and ``block_dim=`` override it. Returns the output, of the
-        inputs' shape and dtype."""
+        :attr:`record_dtype`), ``block_dim=`` and ``tiling_key=`` (what ``TILING_KEY_IS`` reads)
+        override it. A launch on which no core gets a tile is refused (ValueError), not returned as
+        zeros. Returns the output, of the inputs' shape and dtype."""
         kw = dict(inputs_and_attributes)
         platform = kw.pop("platform", None)
         variant = kw.pop("variant", None)
         given, block_dim = kw.pop("tiling", None), kw.pop("block_dim", None)
+        tiling_key = kw.pop("tiling_key", None)
         gm, read = self.description.gm_params, self.description.inputs_read
         op_attrs = {a[0] for a in self.definition.attrs} if self.definition is not None else set()
         for name in kw:
@@ -188,6 +190,14 @@ class ReadOperator(Operator):
         tiling = host_tiling.host_tiling(self.name, (self.style, self.architecture), self.record_dtype, program, out.size, info, platform,
                                        attrs, self._buffer_num(info), self._dag_wide(info, variant))
         tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program)
+        if tiling_key is not None:          # what TILING_KEY_IS reads on a given record (the host's SetTilingKey)
+            if not own_record:
+                raise TypeError("tiling_key= applies to a kernel run on its own record (tiling= or its host's "
+                                "tiling function, an A2-style kernel)")
+            if isinstance(tiling_key, bool) or not isinstance(tiling_key, (int, np.integer)) or not \
+                    0 <= int(tiling_key) < 2 ** 64:
+                raise ValueError(f"tiling_key must be an integer in [0, 2**64), got {tiling_key!r}")
+            tiling = replace(tiling, tiling_key=int(tiling_key))
         flat = {n: np.ascontiguousarray(arrays[n]).reshape(-1) for n in read}     # each variant's, by name
         self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation,
                      own_record)
@@ -208,8 +218,6 @@ class ReadOperator(Operator):
         (A2 style, where op_host has one), or ``given`` (a record of :attr:`record_dtype`, or a dict of its
         fields); ``block_dim`` over either. An A2 walk is then the template's split over the host's (or
         the given) block dim, at most one core per block."""
-        from dataclasses import replace
-
         from ..tiling.records import checked_record
 
         if given is not None:
