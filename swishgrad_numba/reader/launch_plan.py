@@ -108,11 +108,6 @@ def run_own_schedule(op, ins, out, tiling, info, program, variant, saturation, c
     """Run ``op`` on the tiles its scalar code gives each core for ``tiling``; with ``variant`` None where
     the source has several, each variant's program over the tiles whose core chose it (issue 43)."""
     cores = schedule(op, tiling, info, variant)
-    if out.size and not any(cores):      # a key no branch takes: the device would leave y as it was
-        raise ValueError(f"{op.name}: on this launch (tiling key {int(tiling.tiling_key)}, block dim "
-                         f"{int(tiling.block_dim)}) the kernel's scalar code gives no core a tile, so no element of "
-                         f"the output would be written; check the record's fields, and pass tiling_key= where "
-                         f"the kernel chooses its work by TILING_KEY_IS")
     if variant is None and len(op.description.variants(info.name)) > 1:
         for v in sorted({t.variant for tiles in cores for t in tiles}):
             run_plan(op, variant_inputs(op, info, v, ins), out, tiling, info, op.program(info, variant=v), v,

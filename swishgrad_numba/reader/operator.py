@@ -139,8 +139,8 @@ class ReadOperator(Operator):
         op definition's names, its defaults where not given; the walk is the template's split over the
         block dim it sets); ``tiling=`` (a dict of the struct's fields, or a record of
         :attr:`record_dtype`), ``block_dim=`` and ``tiling_key=`` (what ``TILING_KEY_IS`` reads)
-        override it. A launch on which no core gets a tile is refused (ValueError), not returned as
-        zeros. Returns the output, of the inputs' shape and dtype."""
+        override it (an element no tile stores is left 0: a given record's key is 0 unless
+        ``tiling_key=`` says otherwise). Returns the output, of the inputs' shape and dtype."""
         kw = dict(inputs_and_attributes)
         platform = kw.pop("platform", None)
         variant = kw.pop("variant", None)
