@@ -114,8 +114,9 @@ def numeric_limit(machine, node, fn):
 #: ``constexpr`` that returns ``VECTOR_REG_WIDTH`` where ``__NPU_ARCH__`` is 3510, the 950's, and 0 on the A2) is
 #: 256: the register kernels that call it are the 950's (arch35). A kernel's own function of the name is called
 #: instead.
+VECTOR_REG_WIDTH = 256          # bytes: the vector register, as cited above (the reader's one copy of it)
 PLATFORM_QUERIES = {"GetUbBlockSize": CNum(REFERENCE_PLATFORM.block_size, "uint32_t"),
-                    "GetVRegSize": CNum(256, "uint32_t"), "GetVecLen": CNum(256, "uint32_t")}
+                    "GetVRegSize": CNum(VECTOR_REG_WIDTH, "uint32_t"), "GetVecLen": CNum(VECTOR_REG_WIDTH, "uint32_t")}
 
 #: AscendC's constants a kernel uses without defining (asc-devkit ``impl/basic_api/utils/kernel_utils_constants.h``
 #: at 0da921b9, by line): each with its C type.

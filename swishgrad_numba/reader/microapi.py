@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from .dag_ops import micro_compare, micro_mask
 from .erf_inline import micro_erf
+from .helpers import VECTOR_REG_WIDTH
 from .description import Step
 from .instructions import COMPARE_OPS, STEP_KINDS, VECTOR_CALLS
 from .machine import Mode, Return_, Tensor, Unknown, refuse
@@ -26,7 +27,7 @@ _LOADS = ("LoadAlign", "LoadUnAlign", "DataCopy")
 _STORES = ("StoreAlign", "StoreUnAlign", "DataCopy")
 _RUNTIME = ("UpdateMask", "CreateMask", "CeilDivision", "CeilDiv", "GetVecLen")
 #: library constants the MicroAPI loops use
-_LIBRARY = {"VECTOR_REG_WIDTH": CNum(256, "int")}
+_LIBRARY = {"VECTOR_REG_WIDTH": CNum(VECTOR_REG_WIDTH, "int")}
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .abstract import Mode, Tensor, Unknown, refuse
+from .helpers import VECTOR_REG_WIDTH
 from .instructions import COMPARE_OPS, VECTOR_CALLS
 from .objects import Event
 from .syntax import Binary, Decl, Name, Num, Scoped, Unary
@@ -42,8 +43,6 @@ _LOADS = ("LoadAlign", "DataCopy")
 _STORES = ("StoreAlign", "DataCopy")
 _SIXTEEN = ("float16", "bfloat16")
 _SIZEOF = {"float32": 4, "float16": 2, "bfloat16": 2}
-#: the 950's vector register in bytes (asc-devkit's VECTOR_REG_WIDTH; :mod:`.microapi`'s library constant)
-VECTOR_BYTES = 256
 _LOAD_DIST = {None: "packed", "DIST_NORM": "packed", "DIST_UNPACK_B16": "unpacked"}
 _STORE_DIST = {None: "packed", "DIST_NORM": "packed", "DIST_NORM_B16": "packed", "DIST_NORM_B32": "packed",
                "DIST_PACK_B32": "unpacked"}
@@ -96,7 +95,7 @@ class VecScopeMixin:
         if self.vec is not None and len(node.segs) >= 2 and node.segs[-2][0] in _ENUMS:
             return Mode(node.last, node.segs[-2][0])
         if self.vec is not None and node.last == "VECTOR_REG_WIDTH" and node.segs[0][0] in ("AscendC", node.last):
-            return CNum(VECTOR_BYTES, "int")
+            return CNum(VECTOR_REG_WIDTH, "int")
         return super()._eval_Name(node)
 
     def call_method(self, node, obj, name, targs, args):
@@ -141,7 +140,7 @@ class VecScopeMixin:
             size = _SIZEOF.get(targs[0].dtype) if targs and isinstance(targs[0], TypeVal) else None
             if size is None:
                 refuse(node, f"MicroAPI::UpdateMask with {fn.text()}", "of float, half or bfloat16_t")
-            self.vec["mask_lanes"] = VECTOR_BYTES // size
+            self.vec["mask_lanes"] = VECTOR_REG_WIDTH // size
             return Pred("count")
         args = [self.eval(a) for a in arg_nodes]
         dist = targs[1].name if len(targs) > 1 and isinstance(targs[1], Mode) else None
@@ -182,7 +181,7 @@ class VecScopeMixin:
                 refuse(node, f"MicroAPI::{ident} at an offset outside the loop", "the reader reads a turn's "
                        "address as the loop's counter times its lanes")
             return
-        lanes = VECTOR_BYTES // (4 if reg.dtype == "float32" or self.vec["layout"].get(reg.key) == "unpacked"
+        lanes = VECTOR_REG_WIDTH // (4 if reg.dtype == "float32" or self.vec["layout"].get(reg.key) == "unpacked"
                                  else 2)
         counter, step = self.vec.get("counter"), None
         if isinstance(offset, Binary) and offset.op == "*" and counter is not None:
