@@ -16,15 +16,14 @@ import sys
 
 import numpy as np
 
-from .tiling_args import parse_positive
+from .tiling_args import UsageError, parse_positive, refuse_options, rows_platform
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
 __all__ = ["add_rms_norm_options", "misplaced", "cmd_tiling", "cmd_validate", "cmd_timeline"]
 
 
-class _Usage(Exception):
-    pass
+_Usage = UsageError
 
 
 def add_rms_norm_options(p) -> None:
@@ -67,19 +66,6 @@ def _launch(args, platform):
         raise _Usage(str(exc)) from None
 
 
-def _platform(args):
-    from ..platform import ARCH_A2
-    from .tiling_args import architecture_of_soc, platform_of
-
-    return platform_of(args, architecture_of_soc(args) or ARCH_A2)
-
-
-def _refuse(args, names) -> None:
-    for name in names:
-        if getattr(args, name.lstrip("-").replace("-", "_"), None) not in (None, False, []):
-            raise _Usage(f"{name} does not apply to --op rms_norm")
-
-
 def _fields(t) -> dict:
     return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in dataclasses.asdict(t).items()}
 
@@ -92,8 +78,8 @@ def _core_rows(t) -> str:
 
 def cmd_tiling(args) -> int:
     try:
-        _refuse(args, ("--attr", "--write", "--beta"))
-        platform = _platform(args)
+        refuse_options(args, ("--attr", "--write", "--beta"), "rms_norm")
+        platform = rows_platform(args)
         shape, _g, xd, gd, t = _launch(args, platform)
     except _Usage as exc:
         print(f"swishgrad tiling: error: {exc}", file=sys.stderr)
@@ -113,8 +99,8 @@ def cmd_validate(args) -> int:
     from ..ops.rms_norm.validate import validate_tiling, with_fields
 
     try:
-        _refuse(args, ("--file", "--host", "--attr", "--checked", "--tiling-key", "--beta"))
-        platform = _platform(args)
+        refuse_options(args, ("--file", "--host", "--attr", "--checked", "--tiling-key", "--beta"), "rms_norm")
+        platform = rows_platform(args)
         _s, _g, xd, gd, t = _launch(args, platform)
         changes = {}
         for text in args.set or ():
@@ -149,7 +135,7 @@ def cmd_timeline(args, describe, table, write, write_text, png) -> int:
     from ..devicetime.rows import estimate_rms_norm
 
     try:
-        _refuse(args, ("--file", "--block-dim", "--compare", "--best"))
+        refuse_options(args, ("--file", "--block-dim", "--compare", "--best"), "rms_norm")
         from .tiling_args import platform_and_params
 
         platform, params = platform_and_params(args)

@@ -15,6 +15,8 @@ import dataclasses
 import json
 import sys
 
+from .tiling_args import UsageError, refuse_options, rows_platform
+
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 #: The row operators here: name -> (aclnn, kernel op, grad).
 ROW_OPERATORS = {"swiglu": ("aclnnSwiGlu", "SwiGlu", False), "swiglu_grad": ("aclnnSwiGluGrad", "SwiGluGrad", True)}
@@ -22,8 +24,7 @@ ROW_OPERATORS = {"swiglu": ("aclnnSwiGlu", "SwiGlu", False), "swiglu_grad": ("ac
 __all__ = ["ROW_OPERATORS", "list_rows", "show", "cmd_tiling", "cmd_validate", "cmd_timeline"]
 
 
-class _Usage(Exception):
-    pass
+_Usage = UsageError
 
 
 def _grad_platforms() -> list:
@@ -117,19 +118,6 @@ def _launch(args, platform):
         raise _Usage(str(exc)) from None
 
 
-def _platform(args):
-    from ..platform import ARCH_A2
-    from .tiling_args import architecture_of_soc, platform_of
-
-    return platform_of(args, architecture_of_soc(args) or ARCH_A2)
-
-
-def _refuse(args, names) -> None:
-    for name in names:
-        if getattr(args, name.lstrip("-").replace("-", "_"), None) not in (None, False, []):
-            raise _Usage(f"{name} does not apply to --op {args.op}")
-
-
 def _tiles(t) -> str:
     from ..ops.swi_glu.host_950 import GluBaseTiling, loops
 
@@ -143,8 +131,8 @@ def _tiles(t) -> str:
 
 def cmd_tiling(args) -> int:
     try:
-        _refuse(args, ("--attr", "--write", "--beta"))
-        platform = _platform(args)
+        refuse_options(args, ("--attr", "--write", "--beta"), args.op)
+        platform = rows_platform(args)
         shape, name, _grad, t = _launch(args, platform)
     except _Usage as exc:
         print(f"swishgrad tiling: error: {exc}", file=sys.stderr)
@@ -166,8 +154,8 @@ def cmd_validate(args) -> int:
     from ..ops.swi_glu.validate import validate_tiling, validate_tiling_950, with_fields
 
     try:
-        _refuse(args, ("--file", "--host", "--attr", "--checked", "--tiling-key", "--beta"))
-        platform = _platform(args)
+        refuse_options(args, ("--file", "--host", "--attr", "--checked", "--tiling-key", "--beta"), args.op)
+        platform = rows_platform(args)
         shape, _name, grad, t = _launch(args, platform)
         changes = {}
         for text in args.set or ():
@@ -204,7 +192,7 @@ def cmd_timeline(args, describe, table, write, write_text, png) -> int:
     from ..devicetime.rows import estimate_swiglu
 
     try:
-        _refuse(args, ("--file", "--block-dim", "--compare", "--best"))
+        refuse_options(args, ("--file", "--block-dim", "--compare", "--best"), args.op)
         from .tiling_args import platform_and_params
 
         platform, params = platform_and_params(args)

@@ -11,7 +11,7 @@ from ._options import OptionError, check_soc
 __all__ = [
     "UsageError", "parse_int", "parse_uint", "parse_positive", "buffer_plan_option", "add_platform_options",
     "add_beta_option", "architecture_of_soc", "check_soc_option", "platform_of", "dtype_of", "HOST_OPTIONS",
-    "check_host_arguments", "print_record"]
+    "check_host_arguments", "print_record", "rows_platform", "refuse_options"]
 
 
 class UsageError(Exception):
@@ -156,3 +156,17 @@ def platform_and_params(args):
         except ValueError as exc:
             raise ValueError(f"--params: {exc}") from None
     return platform, params
+
+
+def rows_platform(args):
+    """The platform of a row operator's command (``--op rms_norm``, ``swiglu``, ...): ``--soc``'s, else the A2's."""
+    from ..platform import ARCH_A2
+
+    return platform_of(args, architecture_of_soc(args) or ARCH_A2)
+
+
+def refuse_options(args, names, op: str) -> None:
+    """UsageError for the first of the option ``names`` given that ``--op op`` does not take."""
+    for name in names:
+        if getattr(args, name.lstrip("-").replace("-", "_"), None) not in (None, False, []):
+            raise UsageError(f"{name} does not apply to --op {op}")
