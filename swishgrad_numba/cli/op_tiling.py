@@ -17,6 +17,7 @@ import numpy as np
 
 from ..dtypes import dtype_info
 from ._paths import PathArgumentError, check_input_file, check_output_file
+from .tiling_args import print_struct_and_balance
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -218,15 +219,7 @@ def cmd_op_tiling(args, dt, platform) -> int:
     width = max(len(k) for k in fields)
     for name, value in fields.items():
         print(f"  {name:<{width}} = {value}")
-    print(f"  struct ({len(tiling.tobytes())} bytes) = {tiling.tobytes().hex()}")
-    if args.write is not None:
-        print(f"  written to {args.write}")
-    if balance is None:
-        print(f"load balance: skipped: {skipped}")
-        return EXIT_OK
-    print("load balance:")
-    for line in balance.format().splitlines():
-        print("  " + line)
+    print_struct_and_balance(tiling, args.write, balance, skipped)
     return EXIT_OK
 
 

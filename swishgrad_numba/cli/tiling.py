@@ -26,7 +26,8 @@ from .op_tiling import add_op_options as _op_option
 from .rms_norm import add_rms_norm_options, misplaced
 from .tiling_args import (
     UsageError, parse_int, parse_uint, parse_positive, buffer_plan_option, add_platform_options,
-    add_beta_option, architecture_of_soc, platform_of, dtype_of, check_host_arguments, print_record)
+    add_beta_option, architecture_of_soc, platform_of, dtype_of, check_host_arguments, print_record,
+    print_struct_and_balance)
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -94,15 +95,7 @@ def _cmd_tiling(args) -> int:
         return EXIT_OK
     print(f"host tiling for numel={args.numel} {dt.name} on {platform} ({KERNEL_NAMES[tiling.architecture]}):")
     print_record(fields, sys.stdout)
-    print(f"  struct ({len(tiling.tobytes())} bytes) = {tiling.tobytes().hex()}")
-    if args.write is not None:
-        print(f"  written to {args.write}")
-    if balance is None:
-        print(f"load balance: skipped: {skipped}")
-        return EXIT_OK
-    print("load balance:")
-    for line in balance.format().splitlines():
-        print("  " + line)
+    print_struct_and_balance(tiling, args.write, balance, skipped)
     return EXIT_OK
 
 

@@ -11,7 +11,7 @@ from ._options import OptionError, check_soc
 __all__ = [
     "UsageError", "parse_int", "parse_uint", "parse_positive", "buffer_plan_option", "add_platform_options",
     "add_beta_option", "architecture_of_soc", "check_soc_option", "platform_of", "dtype_of", "HOST_OPTIONS",
-    "check_host_arguments", "print_record", "rows_platform", "refuse_options"]
+    "check_host_arguments", "print_record", "rows_platform", "refuse_options", "print_struct_and_balance"]
 
 
 class UsageError(Exception):
@@ -170,3 +170,16 @@ def refuse_options(args, names, op: str) -> None:
     for name in names:
         if getattr(args, name.lstrip("-").replace("-", "_"), None) not in (None, False, []):
             raise UsageError(f"{name} does not apply to --op {op}")
+
+
+def print_struct_and_balance(tiling, written_to, balance, skipped) -> None:
+    """The end of ``tiling``'s text report: the struct's bytes, where --write put them, the load balance."""
+    print(f"  struct ({len(tiling.tobytes())} bytes) = {tiling.tobytes().hex()}")
+    if written_to is not None:
+        print(f"  written to {written_to}")
+    if balance is None:
+        print(f"load balance: skipped: {skipped}")
+        return
+    print("load balance:")
+    for line in balance.format().splitlines():
+        print("  " + line)
