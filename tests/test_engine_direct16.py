@@ -79,8 +79,9 @@ def _direct(code16=2):
     (4, O.DST, 32),                  # the narrowing into another row than the result's
     (0, O.DST, 0),                   # the head writes over input 0, which its widening then reads
     (1, O.SRC0, 4),                  # the head reads inside an input's row: the body then reads it as it was
+    (0, O.DST, 4),                   # the head writes inside input 0's row, which its widening then reads
 ], ids=["body-reads-an-input", "no-narrowing-last", "narrowing-elsewhere", "head-overwrites-an-input",
-        "head-inside-a-row"])
+        "head-reads-inside-a-row", "head-writes-inside-a-row"])
 def test_other_streams_are_not_split(change):
     assert direct16.split(_direct(), 40, 8, 2) == (2, 4)
     code = _direct()

@@ -55,7 +55,9 @@ def split(code, out_row, grain, inputs):
         if written[a // grain]:
             return NOT_DIRECT
         d = code[head, DST]
-        if d % grain == 0 and d // grain < inputs:
+        if d < inputs * grain:
+            if d % grain != 0:      # inside an input's row: not how the rows are laid out, not run here
+                return NOT_DIRECT
             written[d // grain] = True
         head += 1
     if head == 0:
