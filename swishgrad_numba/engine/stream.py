@@ -176,6 +176,10 @@ def _stream(low: Lowered, steps: tuple, output: int, lookups: dict, grain: int) 
     inputs = len(low.program.inputs)
     if _fold.ENABLED:   # constants folded into the instructions that read them (.fold: the same bits)
         steps = _fold.fold(steps, low.values, output)
+    # the inputs' widenings first, after the Lookups (each reads an input only): the head .direct16 runs on
+    # the tensors
+    steps = tuple(sorted(steps, key=lambda s: not (s.op == "Cast" and s.mode == "CAST_NONE"
+                                                   and s.srcs[0] < inputs)))
     e = _Emitter(inputs, grain)
     last = {}
     for t, s in enumerate(steps):
@@ -201,11 +205,27 @@ def _stream(low: Lowered, steps: tuple, output: int, lookups: dict, grain: int) 
     return Stream(code, max(e.rows, 1), row[output] * grain, grain, tuple(e.scalar_ops))
 
 
+#: A table of one of these over its widened input (and constants) is computed in the main stream, not
+#: looked up: a Lookup is a scalar gather per element (about 0.3 ns), one vector instruction and the
+#: widening cost less (issue 39; bench/RESULTS.md, engine-16).
+_COMPUTED_NOT_LOOKED_UP = frozenset({"Muls", "Adds", "Maxs", "Mins", "Add", "Sub", "Mul", "Max", "Min", "Abs",
+                                     "Neg", "Relu", "Compare", "CompareScalar"})
+
+
+def _computed(low: Lowered, v, steps: tuple) -> bool:
+    """Whether the main stream computes table value ``v`` (its ``steps``) rather than looks it up: one
+    cheap instruction over the widened input (the whole program's table is always looked up)."""
+    ops = [s.op for s in steps if s.op != "Duplicate"]
+    return (v != low.output and len(ops) == 2 and ops[0] == "Cast" and ops[1] in _COMPUTED_NOT_LOOKED_UP
+            and all(s.mode == "CAST_NONE" for s in steps if s.op == "Cast"))
+
+
 def streams(low: Lowered, grain: int) -> Streams:
-    """The program's streams for blocks of ``grain`` elements."""
-    tables = []
+    """The program's streams for blocks of ``grain`` elements. A table value the main stream computes
+    (:func:`_computed`) runs there by the same steps, so its values are the table's."""
+    tables, lookups, computed = [], {}, set()
+    by_dst = {s.dst: s for s in low.steps}
     for v in low.tables:
-        by_dst = {s.dst: s for s in low.steps}
         need, todo = set(), [v]
         while todo:
             u = todo.pop()
@@ -214,9 +234,13 @@ def streams(low: Lowered, grain: int) -> Streams:
                 todo.extend(by_dst[u].srcs)
         steps = tuple(s for s in low.steps if s.dst in need)
         (inp,) = low.deps[v]
+        if _computed(low, v, steps):
+            computed |= need
+            continue
+        lookups[v] = (len(tables), inp)
         tables.append((_stream(low, steps, v, {}, 65536), inp))
-    lookups = {v: (i, next(iter(low.deps[v]))) for i, v in enumerate(low.tables)}
-    steps = tuple(s for s in low.per_element if s.dst not in lookups)
+    main_steps = {s.dst for s in low.per_element if s.dst not in lookups} | computed
+    steps = tuple(s for s in low.steps if s.dst in main_steps)
     main = _stream(low, steps, low.output, lookups, grain)
     return Streams(main, tuple(tables), len(low.program.inputs))
 
