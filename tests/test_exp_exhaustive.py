@@ -97,6 +97,7 @@ def _one(dst, src):
     kernel.exp.vexp_f32(dst, src, src.size, np.float32(1.0))
 
 
+@pytest.mark.slow
 def test_exp_all_binary32_inputs():
     total = (1 << 32) // CHUNK
     decided = 0
