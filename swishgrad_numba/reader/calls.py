@@ -11,6 +11,7 @@ from .helpers import PLATFORM_QUERIES, library_constant, nested_field, numeric_l
 from .divs import divs
 from .lambdas import Closure, call_closure, closure
 from .leaky_relu import leaky_relu
+from .function_specs import pick_function
 from .scalar_lib import is_scalar_helper, scalar_helper
 from . import local_copy
 from .level0 import is_level0, level0_call
@@ -73,9 +74,8 @@ class CallsMixin:
             return numeric_limit(self, node, fn)                  # std::numeric_limits<float>::infinity()
         if len(fn.segs) >= 2 and fn.segs[-2][0] in self.symbols.classes and self.this is not None:
             return qualified_method(self, node, fn, args)       # Base::Init(...) on this (issue 43)
-        if ident in self.symbols.functions:
-            f = self.symbols.functions[ident]
-            env = {tp.name: self.type_or_value(a) for tp, a in zip(f.tparams, fn.targs or ())}
+        if ident in self.symbols.functions or ident in self.symbols.function_specs:
+            f, env = pick_function(self, node, fn)             # template <> f<X>: its own (.function_specs)
             return self.invoke(node, f, None, args, env)
         if is_scalar_helper(fn, args):                       # CeilDivision, AlignUp, std::min (.scalar_lib)
             return scalar_helper(node, ident, args)

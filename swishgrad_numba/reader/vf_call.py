@@ -10,6 +10,7 @@ function's one loop over vector lengths is read as that module reads a scope's.
 from __future__ import annotations
 
 from .abstract import refuse
+from .function_specs import pick_function
 from .syntax import Name, Type
 
 __all__ = ["VF_CALLS", "vf_call"]
@@ -22,13 +23,13 @@ def vf_call(m, node, fn, arg_nodes):
     targs = fn.targs or ()
     target = targs[0].name if len(targs) == 1 and isinstance(targs[0], Type) else targs[0] if len(targs) == 1 \
         else None
-    if not isinstance(target, Name) or target.last not in m.symbols.functions:
+    if not isinstance(target, Name) or target.last not in m.symbols.functions and \
+            target.last not in m.symbols.function_specs:
         refuse(node, f"{fn.text()} of {target.text() if isinstance(target, Name) else 'a non-function'}",
                "the vector function must be the kernel's own (a __simd_vf__ function in its sources)")
     if m.vec is not None or getattr(m, "micro", None) is not None:
         refuse(node, f"{fn.last} inside a vector scope", "a vector function is launched from scalar code")
-    f = m.symbols.functions[target.last]
-    env = {tp.name: m.type_or_value(a) for tp, a in zip(f.tparams, target.targs or ())}
+    f, env = pick_function(m, node, target)
     # the registers are named by the call's site, so a tail tile's call (ProcessTile again) makes the loop's
     # events (.tail_branch); a __VEC_SCOPE__'s are numbered by the scopes run so far
     sites = m.__dict__.setdefault("vf_sites", {})
