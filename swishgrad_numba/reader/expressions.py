@@ -12,7 +12,7 @@ from .errors import KernelSourceError
 from .limits import MAX_EVAL_DEPTH
 from .objects import GMAddr
 from .parser import BUILTIN_TYPES
-from .scalar_puns import BitScalar, is_bits, pun_cast, pun_combine, to_sixteen
+from .scalar_puns import is_bits, is_scalar_cast, pun_combine, scalar_cast
 from .syntax import Member, Name, Num, Type, Unary
 from .templates import alias_type, class_value, variable
 from .values import CNum, TypeVal, arith, as_constant, complement, convert, is_int, negate, number, render
@@ -371,10 +371,8 @@ class ExpressionMixin:
     def cast(self, node, tval, value, ptr=""):
         if isinstance(value, CNum) and not ptr:
             return convert(value, tval.cname)
-        if isinstance(value, BitScalar) and tval.cname not in ("half", "bfloat16_t"):
-            return pun_cast(node, tval.cname, value)      # a scalar's bits converted (.scalar_puns)
-        if isinstance(value, launch_scalars.SCALARS) and tval.cname in ("half", "bfloat16_t") and not ptr:
-            return to_sixteen(node, tval.cname, value)    # static_cast<half>(attr): rounded per launch
+        if is_scalar_cast(value, tval.cname, ptr):       # of bits, or to half: per launch (.scalar_puns)
+            return scalar_cast(node, tval.cname, value)
         if isinstance(value, launch_scalars.LaunchScalar):
             return launch_scalars.cast(node, tval.cname, value)
         return value

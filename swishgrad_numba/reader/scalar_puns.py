@@ -22,12 +22,12 @@ import numpy as np
 
 from .abstract import refuse
 from .description import AttrRef, Constant, ScalarProduct
-from .launch_scalars import LaunchScalar
+from .launch_scalars import SCALARS, LaunchScalar
 from .syntax import Call, CCast, Name, Unary
 from .values import INT_TYPES, CNum, arith, convert, render
 
 __all__ = ["BitScalar", "is_pun_target", "pun_assign", "pun_combine", "pun_cast", "to_sixteen", "FLOAT_BITS",
-           "is_bits"]
+           "is_bits", "is_scalar_cast", "scalar_cast"]
 
 #: a float C type's bits: (unsigned integer type of its size, NumPy type)
 FLOAT_BITS = {"float": ("uint32_t", np.float32), "half": ("uint16_t", np.float16), "bfloat16_t": ("uint16_t", None)}
@@ -141,6 +141,16 @@ def pun_combine(node, op, a, b):
     return BitScalar(op, (a, b), ctype)
 
 
+def is_scalar_cast(value, cname, ptr) -> bool:
+    """Whether a C cast of ``value`` to ``cname`` is one of :func:`scalar_cast`'s."""
+    return not ptr and isinstance(value, SCALARS) and (isinstance(value, BitScalar) or cname in ("half", "bfloat16_t"))
+
+
+def scalar_cast(node, cname, value):
+    """A C cast of a launch scalar: of bits (:func:`pun_cast`), or of a float to a 16-bit type."""
+    return to_sixteen(node, cname, value) if cname in ("half", "bfloat16_t") else pun_cast(node, cname, value)
+
+
 def to_sixteen(node, cname, value):
     """``static_cast<half>(x)`` (or ``bfloat16_t``) of a float launch scalar: C's conversion, to nearest even,
     computed per launch; a 16-bit vector call then takes it as its ``T`` scalar."""
@@ -178,9 +188,9 @@ def _value(x, fields, evaluate):
     if x.op == "convert":
         src = _cnum(x.args[0], fields, evaluate)
         if x.ctype in ("half", "bfloat16_t"):          # a float to the kernel's 16-bit T: to nearest even
-            from .to_program import _rounded
+            from .to_program import rounded_to
             from .values import DTYPE_OF_CTYPE
-            return np.float32(_rounded(src.value, DTYPE_OF_CTYPE[x.ctype]))
+            return np.float32(rounded_to(src.value, DTYPE_OF_CTYPE[x.ctype]))
         out = convert(src, x.ctype)
         return np.float32(out.value) if x.ctype == "float" else out
     return arith(x.op, _cnum(x.args[0], fields, evaluate), _cnum(x.args[1], fields, evaluate))

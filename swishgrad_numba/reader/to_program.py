@@ -30,7 +30,7 @@ import re
 from .description import AttrRef, Body, Constant, ScalarProduct, Step
 from .instructions import COMPARE_OPS, VECTOR_CALLS
 
-__all__ = ["SIXTEEN_BIT", "to_program", "from_program", "attr_name", "c_attr_name"]
+__all__ = ["SIXTEEN_BIT", "to_program", "from_program", "attr_name", "c_attr_name", "rounded_to"]
 
 #: The choices of 16-bit arithmetic (``sixteen_bit=``): the narrowing Cast's round mode, or None (refused).
 SIXTEEN_BIT = {"rint": "CAST_RINT", "round": "CAST_ROUND", None: None}
@@ -134,7 +134,7 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
                     at = getattr(s, "at", ("", 0))
                     raise KernelSourceError(at[0], at[1], f"{s.op} on {dt} with the scalar {a}", "an attribute "
                                             f"converted to {dt} is not modelled (a constant is)")
-                args.append(Const(_rounded(a.value, dt)))
+                args.append(Const(rounded_to(a.value, dt)))
             else:
                 args.append(operand(a))
         return [i for _, i in out] + [Instr(s.op, tuple(args)),
@@ -178,7 +178,7 @@ def _exact16(s, dtypes, widened, operand, scalars=None):
             if not isinstance(s.args[kinds.index("k")], Constant):
                 raise KernelSourceError(s.at[0], s.at[1], f"{s.op} on {dt} with the scalar {a}", "an attribute "
                                         f"converted to {dt} is not modelled (a constant is)")
-            args.append(Const(_rounded(a.value, dt)))
+            args.append(Const(rounded_to(a.value, dt)))
         else:
             args.append(operand(a))
     out.append(Instr("Select" if s.op == "Selects" else s.op, tuple(args)))
@@ -196,7 +196,7 @@ def _exact_in(a, scalars, dtype) -> bool:
     return getattr(scalar, "ctype", None) in ("bfloat16_t", "half") and DTYPE_OF_CTYPE[scalar.ctype] == dtype
 
 
-def _rounded(value, dtype) -> float:
+def rounded_to(value, dtype) -> float:
     """A constant as the kernel's ``T`` scalar: through float32 (a ``2.5f`` literal), then to ``dtype``, to
     nearest even (C++'s float to half or bfloat16_t conversion)."""
     import numpy as np
