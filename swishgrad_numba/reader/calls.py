@@ -12,6 +12,7 @@ from .divs import divs
 from .lambdas import Closure, call_closure, closure
 from .leaky_relu import leaky_relu
 from .function_specs import pick_function
+from .tiling_arrays import TilingArray, array_ctype, array_element, split_ctype
 from .scalar_lib import is_scalar_helper, scalar_helper
 from . import local_copy
 from .level0 import is_level0, level0_call
@@ -112,9 +113,12 @@ class CallsMixin:
         cls = self.symbols.classes.get(struct)
         value = TilingVal(cls, name=struct or "")
         for decl in (cls.fields if cls else ()):
-            for name, _, _ in decl.names:
+            for k, (name, _, _) in enumerate(decl.names):
                 floats = decl.type.name.last in ("float", "double") and not decl.type.ptr
                 value.members[name] = AttrRef(name) if floats else TilingField(name)
+                if decl.dims and decl.dims[k]:          # an array field (.tiling_arrays)
+                    base, count = split_ctype(array_ctype(self.symbols, decl, k))
+                    value.members[name] = TilingArray(name, count, base)
         self.scopes[-1][var] = value
         return None
 
@@ -158,6 +162,8 @@ class CallsMixin:
             return GlobalView(obj)
         if isinstance(obj, tuple):            # an array read from its initialiser
             return self.element(node, obj)
+        if isinstance(obj, TilingArray):      # t->dims[i]: known at launch (.tiling_arrays)
+            return array_element(self, node, obj, self.eval(node.index))
         if isinstance(obj, Tensor) and obj.key in getattr(self, "byte_views", {}):    # issue 43: .byte_views
             return byte_index(self, node, obj, self.eval(node.index))
         if isinstance(obj, Tensor) and obj.key not in getattr(self, "views", {}):
