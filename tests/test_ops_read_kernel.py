@@ -213,8 +213,12 @@ def test_record_layouts_are_the_c_compilers(ops, tmp_path):
                                                      "    uint16_t half;\n    float scale;\n    int8_t last;\n"))
     d = read_kernel(tmp_path).record_dtype
     assert [d.fields[n][1] for n in d.names] == [0, 8, 16, 20, 24, 28] and d.itemsize == 32
-    (tmp_path / "k.cpp").write_text(src.replace(old, old + "    uint32_t shape[4];\n"))
-    with pytest.raises(KernelSourceError, match=r"k.cpp:\d+: cannot read tiling struct field shape: an array"):
+    (tmp_path / "k.cpp").write_text(src.replace(old, old + "    uint8_t tag;\n    uint32_t shape[3];\n"))
+    d = read_kernel(tmp_path).record_dtype          # an array field at its element's alignment (.tiling_arrays)
+    assert d.fields["shape"][0].shape == (3,) and d.fields["shape"][1] == d.fields["tag"][1] + 4
+    (tmp_path / "k.cpp").write_text(src.replace(old, old + "    uint32_t shape[2][2];\n"))
+    with pytest.raises(KernelSourceError, match=r"k.cpp:\d+: cannot read tiling struct field shape: an array of "
+                       "several dimensions"):
         read_kernel(tmp_path)
 
 

@@ -137,8 +137,8 @@ def _host_variant(tmp_path, old, new, file="add_custom_tiling.h"):
 
 
 @pytest.mark.parametrize("old, new, match", [
-    ("TILING_DATA_FIELD_DEF(uint64_t, spare);", "TILING_DATA_FIELD_DEF_ARR(uint32_t, 4, spare);",
-     "an array field, which the kernel side does not read yet"),
+    ("TILING_DATA_FIELD_DEF(uint64_t, spare);", "TILING_DATA_FIELD_DEF_ARR(uint32_t, SPARE_N, spare);",
+     "count SPARE_N: not an integer literal"),          # an array field's count must be known (.tiling_arrays)
     ("TILING_DATA_FIELD_DEF(uint64_t, spare);", "TILING_DATA_FIELD_DEF_STRUCT(Other, spare);", "a struct field"),
     ("TILING_DATA_FIELD_DEF(uint64_t, spare);", "TILING_DATA_FIELD_DEF(uint64_t);", r"expected \(type, name\)"),
     ("TILING_DATA_FIELD_DEF(uint64_t, spare);", "uint64_t spare;", "expected TILING_DATA_FIELD_DEF"),

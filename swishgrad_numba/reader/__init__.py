@@ -27,6 +27,11 @@ class-scope constants, a tile loop in a function Process calls: :mod:`.helpers`)
 ``LeakyRelu`` (:mod:`.leaky_relu`), ``Divs`` (:mod:`.divs`), a ``TBuf``'s ``AllocTensor`` (its one buffer, as ``Get``), ``ENABLE_PRINTF()``; a dtype op_host's definition does not list is left
 out where its path does not read.
 
+Read since (reader-host): AscendC's integer helpers in scalar code (:mod:`.scalar_lib`), ``asc_vf_call`` of the
+kernel's own vector function (:mod:`.vf_call`), a scalar's bits read through a pointer and ``static_cast<half>``
+of an attribute, per launch (:mod:`.scalar_puns`), explicit specializations of function templates
+(:mod:`.function_specs`), array fields of the tiling struct (:mod:`.tiling_arrays`).
+
 Refused, each with its file and line: loops in Compute (and over ``SetValue``, but for a fill of one value,
 a ``Duplicate``: :mod:`.fill_loop`),
 a ``ReinterpretCast`` view read where another view wrote its bytes (and arithmetic on an int16 view),

@@ -11,6 +11,9 @@ from .helpers import PLATFORM_QUERIES, library_constant, nested_field, numeric_l
 from .divs import divs
 from .lambdas import Closure, call_closure, closure
 from .leaky_relu import leaky_relu
+from .function_specs import pick_function
+from .tiling_arrays import TilingArray, array_ctype, array_element, split_ctype
+from .scalar_lib import is_scalar_helper, scalar_helper
 from . import local_copy
 from .level0 import is_level0, level0_call
 from .mathlib import EXPANDED, NOT_EXPANDED, expand
@@ -60,21 +63,23 @@ class CallsMixin:
             return leaky_relu(self, node, args)
         if ident == "Divs" and len(fn.segs) <= 2:              # Duplicate then Div (issue 43, .divs)
             return divs(self, node, args)
+        if len(fn.segs) == 1 and self.this is not None and _has_method(self.symbols, self.this.cls, ident):
+            # a member hides AscendC's function of its name (the class's own Min(a, b): C++ class scope first)
+            return self.invoke(node, self.symbols.method(self.this.cls, ident, node.at), self.this, args,
+                               self.this.env)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2 and is_level0(ident, VECTOR_CALLS[ident], args):
             return level0_call(self, node, ident, VECTOR_CALLS[ident], args)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2:
             return self.vector_call(node, ident, args, trailing=(1,), counted=True)
-        if len(fn.segs) == 1 and self.this is not None and _has_method(self.symbols, self.this.cls, ident):
-            return self.invoke(node, self.symbols.method(self.this.cls, ident, node.at), self.this, args,
-                               self.this.env)
         if len(fn.segs) >= 2 and fn.segs[-2][0] == "numeric_limits" and not arg_nodes:
             return numeric_limit(self, node, fn)                  # std::numeric_limits<float>::infinity()
         if len(fn.segs) >= 2 and fn.segs[-2][0] in self.symbols.classes and self.this is not None:
             return qualified_method(self, node, fn, args)       # Base::Init(...) on this (issue 43)
-        if ident in self.symbols.functions:
-            f = self.symbols.functions[ident]
-            env = {tp.name: self.type_or_value(a) for tp, a in zip(f.tparams, fn.targs or ())}
+        if ident in self.symbols.functions or ident in self.symbols.function_specs:
+            f, env = pick_function(self, node, fn)             # template <> f<X>: its own (.function_specs)
             return self.invoke(node, f, None, args, env)
+        if is_scalar_helper(fn, args):                       # CeilDivision, AlignUp, std::min (.scalar_lib)
+            return scalar_helper(node, ident, args)
         if ident in PLATFORM_QUERIES and not arg_nodes:       # platform::GetVRegSize() (issue 43, .helpers)
             return PLATFORM_QUERIES[ident]
         if ident in EXPANDED or ident in NOT_EXPANDED:       # AscendC's math library
@@ -108,9 +113,12 @@ class CallsMixin:
         cls = self.symbols.classes.get(struct)
         value = TilingVal(cls, name=struct or "")
         for decl in (cls.fields if cls else ()):
-            for name, _, _ in decl.names:
+            for k, (name, _, _) in enumerate(decl.names):
                 floats = decl.type.name.last in ("float", "double") and not decl.type.ptr
                 value.members[name] = AttrRef(name) if floats else TilingField(name)
+                if decl.dims and decl.dims[k]:          # an array field (.tiling_arrays)
+                    base, count = split_ctype(array_ctype(self.symbols, decl, k))
+                    value.members[name] = TilingArray(name, count, base)
         self.scopes[-1][var] = value
         return None
 
@@ -154,6 +162,8 @@ class CallsMixin:
             return GlobalView(obj)
         if isinstance(obj, tuple):            # an array read from its initialiser
             return self.element(node, obj)
+        if isinstance(obj, TilingArray):      # t->dims[i]: known at launch (.tiling_arrays)
+            return array_element(self, node, obj, self.eval(node.index))
         if isinstance(obj, Tensor) and obj.key in getattr(self, "byte_views", {}):    # issue 43: .byte_views
             return byte_index(self, node, obj, self.eval(node.index))
         if isinstance(obj, Tensor) and obj.key not in getattr(self, "views", {}):

@@ -327,13 +327,14 @@ def _function_or_variable(p: Parser, tparams, at):
         body = p.block() if p.is_("{") else None
         p.accept(";")
         return Function(name, tparams, t, params, body, t.quals, at)
-    names = []
+    names, dims = [], []
     while True:
         ident, init = p.ident(), None
+        bounds = []
         while p.accept("["):                 # an array field: uint64_t shape[8]; float c[] = {...}
-            if not p.is_("]"):
-                p.expr()
+            bounds.append(p.expr() if not p.is_("]") else None)
             p.take("]")
+        dims.append(tuple(bounds))
         if p.accept("="):
             init = p.expr()
         elif p.is_("{"):
@@ -342,7 +343,7 @@ def _function_or_variable(p: Parser, tparams, at):
         if not p.accept(","):
             break
     p.take(";")
-    return Decl(t, tuple(names), at, tparams)
+    return Decl(t, tuple(names), at, tparams, tuple(dims) if any(dims) else ())
 
 
 def _declares_function(p: Parser) -> bool:

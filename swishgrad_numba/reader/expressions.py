@@ -12,6 +12,7 @@ from .errors import KernelSourceError
 from .limits import MAX_EVAL_DEPTH
 from .objects import GMAddr
 from .parser import BUILTIN_TYPES
+from .scalar_puns import is_bits, is_scalar_cast, pun_combine, scalar_cast
 from .syntax import Member, Name, Num, Type, Unary
 from .templates import alias_type, class_value, variable
 from .values import CNum, TypeVal, arith, as_constant, complement, convert, is_int, negate, number, render
@@ -313,6 +314,8 @@ class ExpressionMixin:
             return arith(op, a, b)
         if op in ("+", "-") and not isinstance(a, scalars):
             return a        # a GM address or pointer plus an offset: the same storage
+        if is_bits(a) or is_bits(b):            # integer arithmetic on a scalar's bits (.scalar_puns)
+            return pun_combine(node, op, a, b)
         if isinstance(a, launch_scalars.SCALARS) or isinstance(b, launch_scalars.SCALARS):
             if op == "*" and not isinstance(a, launch_scalars.LaunchScalar) and \
                     not isinstance(b, launch_scalars.LaunchScalar):
@@ -368,6 +371,8 @@ class ExpressionMixin:
     def cast(self, node, tval, value, ptr=""):
         if isinstance(value, CNum) and not ptr:
             return convert(value, tval.cname)
+        if is_scalar_cast(value, tval.cname, ptr):       # of bits, or to half: per launch (.scalar_puns)
+            return scalar_cast(node, tval.cname, value)
         if isinstance(value, launch_scalars.LaunchScalar):
             return launch_scalars.cast(node, tval.cname, value)
         return value

@@ -5,7 +5,8 @@ Read token by token (:mod:`.lexer`; the host's C++ is not parsed, its directives
 * the struct: ``BEGIN_TILING_DATA_DEF(Name)``, ``TILING_DATA_FIELD_DEF(type, name);`` ...,
   ``END_TILING_DATA_DEF;`` and ``REGISTER_TILING_DATA_CLASS(OpName, Name)``. It becomes a C struct of
   those fields in that order (what the kernel side's ``GET_TILING_DATA`` is given), laid out as the C
-  compiler lays it out. An array field (``TILING_DATA_FIELD_DEF_ARR``) or a struct field
+  compiler lays it out. An array field (``TILING_DATA_FIELD_DEF_ARR(type, N, name)``, N a literal or an
+  op_host ``constexpr``) is N elements (:mod:`.tiling_arrays`); a struct field
   (``TILING_DATA_FIELD_DEF_STRUCT``) is refused: the kernel side does not read them yet.
 * the op definition (``class AddCustom : public OpDef``): each ``this->Input("x")``,
   ``this->Output("z")`` with its ``ParamType`` and ``DataType({ge::DT_FLOAT, ...})``, and each
@@ -274,9 +275,16 @@ def _struct(toks, i, structs):
         if t.text == ";":
             i += 1
             continue
-        if t.text in ("TILING_DATA_FIELD_DEF_ARR", "TILING_DATA_FIELD_DEF_STRUCT"):
-            what = "an array field" if t.text.endswith("ARR") else "a struct field"
-            _refuse(t, f"{t.text} in {name}", f"{what}, which the kernel side does not read yet")
+        if t.text == "TILING_DATA_FIELD_DEF_STRUCT":
+            _refuse(t, f"{t.text} in {name}", "a struct field, which the kernel side does not read yet")
+        if t.text == "TILING_DATA_FIELD_DEF_ARR":            # (type, N, name): N elements (.tiling_arrays)
+            args, i = _args(toks, i + 1, t)
+            if len(args) != 3 or len(args[2]) != 1 or args[2][0].kind != "id" or len(args[1]) != 1 or \
+                    not all(a.kind == "id" for a in args[0]):
+                _refuse(t, "TILING_DATA_FIELD_DEF_ARR", "expected (type, count, name)")
+            n = _count(toks, args[1][0])
+            fields.append((args[2][0].text, f"{' '.join(a.text for a in args[0])}[{n}]", (t.file, t.line)))
+            continue
         if t.text != "TILING_DATA_FIELD_DEF":
             _refuse(t, f"{t.text!r} in BEGIN_TILING_DATA_DEF({name})", "expected TILING_DATA_FIELD_DEF or "
                     "END_TILING_DATA_DEF")
@@ -291,6 +299,27 @@ def _struct(toks, i, structs):
     return name, i + 1
 
 
+def _count(toks, tok) -> int:
+    """An array field's count: an integer literal, or a ``constexpr`` integer of op_host set to one."""
+    from .values import number
+
+    text = tok.text
+    if tok.kind == "id":
+        for j in range(len(toks) - 3):
+            if toks[j].text == text and toks[j + 1].text == "=" and toks[j + 3].text == ";" and j > 0 and \
+                    toks[j - 1].kind == "id" and toks[j + 2].kind == "num":
+                text = toks[j + 2].text
+                break
+    try:
+        n = number(text)
+    except ValueError:
+        n = None
+    if n is None or n.ctype in ("float", "double") or not 0 < n.value <= 1 << 16:
+        _refuse(tok, f"TILING_DATA_FIELD_DEF_ARR count {tok.text}", "not an integer literal from 1 to 65536, nor a "
+                "constant of op_host set to one")
+    return n.value
+
+
 def struct_items(name: str, fields: tuple, at: tuple) -> tuple:
     """The struct as the C declarations the kernel side is given (``struct Name { type field; ... };``),
     parsed, each field at its ``TILING_DATA_FIELD_DEF`` line."""
@@ -299,7 +328,11 @@ def struct_items(name: str, fields: tuple, at: tuple) -> tuple:
     file, line = at
     toks = [Token("id", "struct", file, line), Token("id", name, file, line), Token("op", "{", file, line)]
     for fname, ctype, (f, ln) in fields:
-        toks += [Token("id", w, f, ln) for w in ctype.split()] + [Token("id", fname, f, ln), Token("op", ";", f, ln)]
+        base, _, count = ctype.partition("[")          # an array field: type name[N];
+        toks += [Token("id", w, f, ln) for w in base.split()] + [Token("id", fname, f, ln)]
+        if count:
+            toks += [Token("op", "[", f, ln), Token("num", count.rstrip("]"), f, ln), Token("op", "]", f, ln)]
+        toks.append(Token("op", ";", f, ln))
     toks += [Token("op", "}", file, line), Token("op", ";", file, line), Token("eof", "", file, line)]
     return parse_file(toks)
 

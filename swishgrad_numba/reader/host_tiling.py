@@ -26,6 +26,7 @@ from ..spec import arch35 as spec_arch35
 from ..tiling.records import checked_record
 from ..ops.registry import OpTiling, WalkCheck
 from .errors import KernelSourceError
+from .tiling_arrays import split_ctype
 from ..ops.swish.host import ARCH35_RECORD_DTYPE
 from . import broadcast_sch
 from .broadcast_sch import launch as broadcast_launch
@@ -127,12 +128,14 @@ def record_dtype(struct, style: str) -> np.dtype:
         if name in seen:
             raise KernelSourceError(*where, f"tiling struct field {name}", "declared twice")
         seen.add(name)
-        if where[0] and re.search(rf"\b{re.escape(name)}\s*\[", _line(where)):
+        ctype, count = split_ctype(ctype)             # an array field: "int64_t[8]" (.tiling_arrays)
+        if count is None and where[0] and re.search(rf"\b{re.escape(name)}\s*\[", _line(where)):
             raise KernelSourceError(*where, f"tiling struct field {name}", "an array, whose layout is not read")
-        if ctype not in C_TYPES and ctype not in _STRUCTS:
+        if ctype not in C_TYPES and (ctype not in _STRUCTS or count is not None):
             raise KernelSourceError(*where, f"tiling struct field {name}", f"its type {ctype} is not one of "
                                     f"{sorted(C_TYPES) + sorted(_STRUCTS)}")
-        fields.append((name, C_TYPES.get(ctype) or _STRUCTS[ctype]))
+        kind = C_TYPES.get(ctype) or _STRUCTS[ctype]
+        fields.append((name, kind) if count is None else (name, kind, (count,)))
     dtype = np.dtype(fields, align=True)
     if style == "dag" and _base_field(dtype) is None:
         where = struct.at[0] if struct.at else struct.named_at

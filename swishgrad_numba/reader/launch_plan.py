@@ -48,6 +48,10 @@ def schedule(op, tiling, info, variant=None) -> tuple:
     symbols, fn = op._compiled[skey]
     values = {n: (int(data[n]), _C_INT[data.dtype.fields[n][0].kind, data.dtype.fields[n][0].itemsize])
               for n in data.dtype.names if data.dtype.fields[n][0].kind in "iub"}
+    for n in data.dtype.names:               # an array field's elements (.tiling_arrays)
+        sub = data.dtype.fields[n][0].subdtype
+        if sub is not None and sub[0].kind in "iub":
+            values[n] = (tuple(int(v) for v in np.asarray(data[n]).ravel()), _C_INT[sub[0].kind, sub[0].itemsize])
     def calls(body):            # a dead call the body left out is still made (.dead_reads)
         return list(body.called) or [(s.op, tuple(s.at)) for s in body.steps]
     if variant is None:         # each tile's Compute picked by the calls its core made (issue 43)

@@ -65,6 +65,9 @@ def evaluate(x, fields) -> np.float32:
             return f(evaluate(x.a, fields) * evaluate(x.b, fields))
     if not isinstance(x, LaunchScalar):
         raise TypeError(f"not a launch scalar: {x!r}")
+    if hasattr(x, "bits_value"):             # a scalar's bits (.scalar_puns's BitScalar)
+        v = x.bits_value(fields, evaluate)
+        return f(v) if isinstance(v, np.floating) else f(v.value)
     v = [evaluate(a, fields) for a in x.args[:2]] if x.op != "?:" else None
     with np.errstate(all="ignore"):
         if x.op == "?:":

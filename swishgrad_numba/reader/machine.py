@@ -72,6 +72,9 @@ class Machine(ExpressionMixin):
                 return
             if isinstance(obj, Unknown):       # a field of a run-time struct (DataCopyParams, ...)
                 return
+        from .scalar_puns import is_pun_target, pun_assign
+        if is_pun_target(target):              # *(P*)&var = x: a scalar's bits (issue 43, .scalar_puns)
+            return pun_assign(self, target, value, node)
         refuse(node, f"assignment to {render(target)}")
 
     # ------------------------------------------------------------ statements

@@ -15,6 +15,7 @@ from dataclasses import replace
 from .assemble import assemble
 from .bitviews import check_reads
 from .byte_views import check_prologue
+from .tiling_arrays import array_ctype
 from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
 from .limits import MAX_PATHS
@@ -244,7 +245,8 @@ def _read(sources, name, only=None):
                                 + (f" ({odd})" if odd else ""))
     cls = sources.symbols.classes.get(struct) if struct else None
     if cls is not None:
-        tiling = TilingStruct(cls.name, tuple((n, d.type.name.last) for d in cls.fields for n, _, _ in d.names),
+        tiling = TilingStruct(cls.name, tuple((n, array_ctype(sources.symbols, d, k)) for d in cls.fields
+                                              for k, (n, _, _) in enumerate(d.names)),
                               tuple(d.at for d in cls.fields for _ in d.names))
     elif struct:       # not in the folder: one of opbase's element-wise structs (the host lays it out or refuses)
         tiling = TilingStruct(struct, tuple((f"var{i}", "float") for i in sorted(struct_vars)), opbase=True,

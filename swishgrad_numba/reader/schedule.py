@@ -28,6 +28,7 @@ from .fill_loop import fill_loop
 from .launch_scalars import refuse_branch
 from .loop_control import run_loop
 from .objects import GlobalT, GMAddr, TilingVal
+from .tiling_arrays import TilingArray
 from .ub_bounds import BYTES as _BYTES, check_count
 from .values import CNum, TypeVal, arith, convert, is_int, render
 
@@ -114,6 +115,9 @@ class _ScheduleMachine(ClassMachine):
             for name, member in value.members.items():
                 if isinstance(member, TilingField):
                     value.members[name] = CNum(*self.values.get(name, (0, "int")))
+                elif isinstance(member, TilingArray) and name in self.values:     # its elements (.tiling_arrays)
+                    elements, ctype = self.values[name]
+                    value.members[name] = tuple(CNum(v, ctype) for v in elements)
         return None
 
     def call(self, node, fn, arg_nodes):

@@ -19,6 +19,7 @@ class Symbols:
         self.host_given = False       # whether op_host was read
         self.variables = {}           # variable templates (issue 43): name -> Decl
         self.specializations = {}     # class template specializations (issue 43): name -> [ClassDef]
+        self.function_specs = {}      # explicit specializations of function templates: name -> [Function]
 
     def add(self, items):
         for item in items:
@@ -41,6 +42,8 @@ class Symbols:
             elif isinstance(item, Function) and item.body is not None:
                 if len(item.name.segs) >= 2:
                     self.methods[(item.name.segs[-2][0], item.name.last)] = item
+                elif item.name.segs[-1][1] is not None and not item.tparams:     # template <> f<X>(...)
+                    self.function_specs.setdefault(item.name.last, []).append(item)     # (.scalar_puns)
                 else:
                     self.functions[item.name.last] = item
 

@@ -119,6 +119,7 @@ class Decl:
     names: tuple
     at: tuple = field(compare=False, default=("", 0))
     tparams: tuple = ()     # a variable template's (``template <typename T> constexpr bool F = ...;``)
+    dims: tuple = ()        # per name, its array bounds' expressions (``int64_t dims[8];``; () where none)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ import re
 from .description import AttrRef, Body, Constant, ScalarProduct, Step
 from .instructions import COMPARE_OPS, VECTOR_CALLS
 
-__all__ = ["SIXTEEN_BIT", "to_program", "from_program", "attr_name", "c_attr_name"]
+__all__ = ["SIXTEEN_BIT", "to_program", "from_program", "attr_name", "c_attr_name", "rounded_to"]
 
 #: The choices of 16-bit arithmetic (``sixteen_bit=``): the narrowing Cast's round mode, or None (refused).
 SIXTEEN_BIT = {"rint": "CAST_RINT", "round": "CAST_ROUND", None: None}
@@ -106,7 +106,7 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
         from .errors import KernelSourceError
 
         if s.op in COMPARE_OPS:
-            return _exact16(s, dtypes, widened, operand)
+            return _exact16(s, dtypes, widened, operand, dict(getattr(body, "scalars", ())))
         kinds = INSTRUCTIONS.get(s.op, "")
         exact16 = s.op in SIXTEEN_BIT_OPS and s.op not in ROUNDED_SIXTEEN_BIT_OPS
         rounded16 = s.op in ROUNDED_SIXTEEN_BIT_OPS    # the form takes it natively: refused here where asked
@@ -127,12 +127,14 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
                 out.append((a, Instr("Cast", (widened(a), a, "CAST_NONE"))))
             if k in "dDs":
                 args.append(widened(a))
+            elif k == "k" and _exact_in(a, dict(getattr(body, "scalars", ())), dt):
+                args.append(operand(a))                     # a T scalar of the dtype (.scalar_puns)
             elif k == "k":
                 if not isinstance(a, Constant):
                     at = getattr(s, "at", ("", 0))
                     raise KernelSourceError(at[0], at[1], f"{s.op} on {dt} with the scalar {a}", "an attribute "
                                             f"converted to {dt} is not modelled (a constant is)")
-                args.append(Const(_rounded(a.value, dt)))
+                args.append(Const(rounded_to(a.value, dt)))
             else:
                 args.append(operand(a))
         return [i for _, i in out] + [Instr(s.op, tuple(args)),
@@ -150,7 +152,7 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
     return Program(name, inputs, output, local, tuple(steps), tuple(attr_name(a) for a in body.attrs))
 
 
-def _exact16(s, dtypes, widened, operand):
+def _exact16(s, dtypes, widened, operand, scalars=None):
     """A comparison or selection on 16-bit tensors as its float32 instruction on the exact widenings (the
     scalar rounded to the dtype first, as the kernel's ``T``); a selection's result, one of its exact
     sources, narrowed back (exactly). None where its tensors are float32 (the step as it is)."""
@@ -170,11 +172,13 @@ def _exact16(s, dtypes, widened, operand):
             if k == "s" and all(w != widened(a) for w in (i.args[0] for i in out)):
                 out.append(Instr("Cast", (widened(a), a, "CAST_NONE")))
             args.append(widened(a))
+        elif k == "k" and _exact_in(a, scalars, dt):       # a T scalar read from bits (.scalar_puns)
+            args.append(operand(a))
         elif k == "k":
             if not isinstance(s.args[kinds.index("k")], Constant):
                 raise KernelSourceError(s.at[0], s.at[1], f"{s.op} on {dt} with the scalar {a}", "an attribute "
                                         f"converted to {dt} is not modelled (a constant is)")
-            args.append(Const(_rounded(a.value, dt)))
+            args.append(Const(rounded_to(a.value, dt)))
         else:
             args.append(operand(a))
     out.append(Instr("Select" if s.op == "Selects" else s.op, tuple(args)))
@@ -183,7 +187,16 @@ def _exact16(s, dtypes, widened, operand):
     return out
 
 
-def _rounded(value, dtype) -> float:
+def _exact_in(a, scalars, dtype) -> bool:
+    """Whether the operand ``a`` names a launch scalar that holds a 16-bit ``dtype`` value (a ``bfloat16_t`` or
+    ``half`` read from bits: .scalar_puns's BitScalar, whose ``ctype`` is its C type)."""
+    from .values import DTYPE_OF_CTYPE
+
+    scalar = (scalars or {}).get(getattr(a, "name", None))
+    return getattr(scalar, "ctype", None) in ("bfloat16_t", "half") and DTYPE_OF_CTYPE[scalar.ctype] == dtype
+
+
+def rounded_to(value, dtype) -> float:
     """A constant as the kernel's ``T`` scalar: through float32 (a ``2.5f`` literal), then to ``dtype``, to
     nearest even (C++'s float to half or bfloat16_t conversion)."""
     import numpy as np

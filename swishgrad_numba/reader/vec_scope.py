@@ -34,6 +34,7 @@ from .instructions import COMPARE_OPS, VECTOR_CALLS
 from .objects import Event
 from .syntax import Binary, Decl, Name, Num, Scoped, Unary
 from .values import CNum, TypeVal, is_int, render
+from .vf_call import VF_CALLS, vf_call
 
 __all__ = ["VecScopeMixin"]
 
@@ -84,7 +85,8 @@ class VecScopeMixin:
                 refuse(node, f"register {name}", "not float, half or bfloat16_t")
             key = f"vec{self.vec['n'][0]}/{name}"
             taken = set(self.names.values())
-            self.names[key] = name if name not in taken else f"{name}_{self.vec['n'][0]}"
+            if key not in self.names:            # a vector function's registers, again (.vf_call)
+                self.names[key] = name if name not in taken else f"{name}_{self.vec['n'][0]}"
             self.dtypes[key] = dtype
             return Tensor(key, dtype)
         if self.vec is not None and tval.cname == "MaskReg":
@@ -125,6 +127,8 @@ class VecScopeMixin:
                    "a register set before the loop is written in it")
 
     def call(self, node, fn, arg_nodes):
+        if fn.last in VF_CALLS and len(fn.segs) <= 2:      # asc_vf_call<F<T>>(...): a scope around F (.vf_call)
+            return vf_call(self, node, fn, arg_nodes)
         if self.vec is None or len(fn.segs) < 2 or fn.segs[-2][0] not in ("MicroAPI", "Reg"):
             return super().call(node, fn, arg_nodes)
         ident, targs = fn.last, tuple(self.type_or_value(a) for a in fn.targs or ())
