@@ -80,6 +80,17 @@ def test_tail_tiles_and_uneven_cores_bit_for_bit(tail_op, dtype):
     assert_bits_equal(tail_op.run(x=x, alpha=-2.25), ref_tail_axpx(x, -2.25), f"tail_axpx {dtype} alpha")
 
 
+@pytest.mark.parametrize("n", [1, 2, 7, 12, 33])
+def test_every_core_the_host_launches_runs_however_few_elements_it_holds(tail_op, n):
+    # The host sets 5 cores whatever n; below 5 x 32 bytes the template's split would use fewer (one per
+    # 32-byte block), but the record's fields are the 5 cores' and the device runs all 5 (a run on the
+    # template's count left every core but the first unwritten: zeros).
+    x = random_inputs(np.random.default_rng(n), n, F32)[1]
+    assert_bits_equal(tail_op.run(x=x), ref_tail_axpx(x, 0.5), f"tail_axpx n={n}")
+    h = np.random.default_rng(n).uniform(-5, 5, n).astype(np.float16)
+    assert_bits_equal(tail_op.run(x=h), ref_tail_axpx(h, 0.5), f"tail_axpx float16 n={n}")
+
+
 def test_each_core_walks_the_tiles_its_scalar_code_gives(tail_op):
     for n in (12_375, 7, 5 * 512, 5 * 512 + 4):
         record = np.zeros((), tail_op.record_dtype)

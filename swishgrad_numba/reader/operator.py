@@ -189,7 +189,7 @@ class ReadOperator(Operator):
             return out
         tiling = host_tiling.host_tiling(self.name, (self.style, self.architecture), self.record_dtype, program, out.size, info, platform,
                                        attrs, self._buffer_num(info), self._dag_wide(info, variant))
-        tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program)
+        tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program, own_record)
         if tiling_key is not None:          # what TILING_KEY_IS reads on a given record (the host's SetTilingKey)
             if not own_record:
                 raise TypeError("tiling_key= applies to a kernel run on its own record (tiling= or its host's "
@@ -213,11 +213,14 @@ class ReadOperator(Operator):
             self._compiled["host_fn"] = side.tiling_function()
         return self._compiled["host_fn"]
 
-    def _own_tiling(self, base, shape, info, platform, kw, given=None, block_dim=None, program=None):
+    def _own_tiling(self, base, shape, info, platform, kw, given=None, block_dim=None, program=None,
+                    own_schedule=False):
         """The template's tiling ``base`` replaced by the kernel's own: the host's tiling function evaluated
         (A2 style, where op_host has one), or ``given`` (a record of :attr:`record_dtype`, or a dict of its
         fields); ``block_dim`` over either. An A2 walk is then the template's split over the host's (or
-        the given) block dim, at most one core per block."""
+        the given) block dim, at most one core per block. With ``own_schedule`` (a run on the kernel's own
+        schedule) the block dim stays the host's (or the given) one: the record's fields were computed for
+        that many cores, and the device launches every one of them however few elements each holds."""
         from ..tiling.records import checked_record
 
         if given is not None:
@@ -259,7 +262,7 @@ class ReadOperator(Operator):
             numel = int(np.prod(shape))
             cores, walk = host_tiling.split_for_cores(program, numel, info, platform, self._buffer_num(info),
                                                     base.block_dim)
-            base = replace(base, block_dim=cores, walk=walk)
+            base = replace(base, block_dim=base.block_dim if own_schedule else cores, walk=walk)
         return base
 
     def _translated(self, kw: dict) -> dict:
