@@ -17,7 +17,7 @@ from .calls import CallsMixin
 from .helpers import class_scope, registered_struct
 from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
-from . import repeat_params
+from . import gm_scalars, repeat_params
 from .repeat_params import REPEAT_PARAMS
 from .tail_branch import guarded_prologue, tail_of_the_loop
 from .templates import base_env, bind_function, write_back
@@ -288,9 +288,8 @@ class ClassMachine(CallsMixin, Machine):
             return reinterpret(self, node, obj, targs)
         if name in ("ReinterpretCast",):
             refuse(node, "ReinterpretCast", "a bit trick the program form does not have (to another type)")
-        if isinstance(obj, GlobalT) and name == "GetValue":      # a scalar from an input (issue 43): not modelled
-            refuse(node, f"{obj.name}.GetValue", f"a scalar read from GM input {obj.gm or '(unbound)'}: the program "
-                   "form takes run-time scalars from the tiling record only")
+        if isinstance(obj, GlobalT) and name == "GetValue":      # a scalar from an input per launch (.gm_scalars)
+            return gm_scalars.get_value(self, node, obj, args)
         if name in ("SetValue", "GetValue"):
             refuse(node, name, "element-by-element access is not a vector program")
         if isinstance(obj, Pipe) and name == "InitBuffer":

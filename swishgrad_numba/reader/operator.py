@@ -157,8 +157,10 @@ class ReadOperator(Operator):
         for name in read:
             if name not in arrays:
                 raise TypeError(f"{self.name}() missing input {name!r} (the kernel reads {list(read)})")
+        from . import gm_scalars
+        scalar_only = set(gm_scalars.inputs_of(self.description)) - set(read)    # read by GetValue only
         info = None
-        for name, arr in arrays.items():
+        for name, arr in ((n, a) for n, a in arrays.items() if n not in scalar_only):
             if not isinstance(arr, np.ndarray):
                 raise TypeError(f"{name} must be a numpy.ndarray, got {type(arr).__name__}")
             row = dtype_info(arr.dtype, argname=f"{name}.dtype")
@@ -199,8 +201,9 @@ class ReadOperator(Operator):
                 raise ValueError(f"tiling_key must be an integer in [0, 2**64), got {tiling_key!r}")
             tiling = replace(tiling, tiling_key=int(tiling_key))
         flat = {n: np.ascontiguousarray(arrays[n]).reshape(-1) for n in read}     # each variant's, by name
-        self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation,
-                     own_record)
+        with gm_scalars.reading(gm_scalars.checked_inputs(self.description, info.name, arrays, self.name)):
+            self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation,
+                         own_record)
         return out
 
     # ------------------------------------------------------------ internals

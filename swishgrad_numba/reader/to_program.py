@@ -28,6 +28,7 @@ import keyword
 import re
 
 from .description import AttrRef, Body, Constant, ScalarProduct, Step
+from .gm_scalars import exact_in
 from .instructions import COMPARE_OPS, VECTOR_CALLS
 
 __all__ = ["SIXTEEN_BIT", "to_program", "from_program", "attr_name", "c_attr_name"]
@@ -106,7 +107,7 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
         from .errors import KernelSourceError
 
         if s.op in COMPARE_OPS:
-            return _exact16(s, dtypes, widened, operand)
+            return _exact16(s, dtypes, widened, operand, body)
         kinds = INSTRUCTIONS.get(s.op, "")
         exact16 = s.op in SIXTEEN_BIT_OPS and s.op not in ROUNDED_SIXTEEN_BIT_OPS
         rounded16 = s.op in ROUNDED_SIXTEEN_BIT_OPS    # the form takes it natively: refused here where asked
@@ -127,6 +128,8 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
                 out.append((a, Instr("Cast", (widened(a), a, "CAST_NONE"))))
             if k in "dDs":
                 args.append(widened(a))
+            elif k == "k" and exact_in(body, a, dt):          # a GM scalar of the dtype (.gm_scalars)
+                args.append(operand(a))
             elif k == "k":
                 if not isinstance(a, Constant):
                     at = getattr(s, "at", ("", 0))
@@ -150,7 +153,7 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
     return Program(name, inputs, output, local, tuple(steps), tuple(attr_name(a) for a in body.attrs))
 
 
-def _exact16(s, dtypes, widened, operand):
+def _exact16(s, dtypes, widened, operand, body=None):
     """A comparison or selection on 16-bit tensors as its float32 instruction on the exact widenings (the
     scalar rounded to the dtype first, as the kernel's ``T``); a selection's result, one of its exact
     sources, narrowed back (exactly). None where its tensors are float32 (the step as it is)."""
@@ -170,6 +173,8 @@ def _exact16(s, dtypes, widened, operand):
             if k == "s" and all(w != widened(a) for w in (i.args[0] for i in out)):
                 out.append(Instr("Cast", (widened(a), a, "CAST_NONE")))
             args.append(widened(a))
+        elif k == "k" and exact_in(body, a, dt):              # a GM scalar of the dtype (.gm_scalars)
+            args.append(operand(a))
         elif k == "k":
             if not isinstance(s.args[kinds.index("k")], Constant):
                 raise KernelSourceError(s.at[0], s.at[1], f"{s.op} on {dt} with the scalar {a}", "an attribute "
