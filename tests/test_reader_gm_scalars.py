@@ -97,3 +97,25 @@ def test_what_is_not_modelled_is_refused_at_its_line(tmp_path, old, new, words):
     err, path = refusal(tmp_path, "gm_prelu_weight", old, new)
     line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if new in text)
     assert err.line == line and words in str(err), str(err)
+
+
+@pytest.mark.parametrize("dtype, form, index", [("float16", "*((__gm__ T*)weight)", 0),
+                                                ("float32", "*((__gm__ T*)weight + 1)", 1)])
+def test_a_dereferenced_gm_address_is_the_same_read(tmp_path, dtype, form, index):
+    folder, _ = fixture_variant(tmp_path, "gm_prelu_weight", "this->weightVal = weightGm.GetValue(0);",
+                                f"this->weightVal = {form};")
+    op = read_kernel(folder)
+    x, w = _x(dtype), np.array([-0.75, 3.0], dtype=_NUMPY[dtype])
+    with pytest.raises(ValueError, match=f"at least {index + 1} element"):
+        op.run(x=x, weight=w[:index])
+    assert_bits_equal(op.run(x=x, weight=w), ref_prelu_weight(x, w[index:], dtype), f"{form} {dtype}")
+
+
+@pytest.mark.parametrize("new, words", [
+    ("this->weightVal = *((__gm__ T*)weight + GetBlockIdx());", "not a constant"),
+    ("this->weightVal = *((__gm__ T*)(weight + 4));", "moved before its cast"),
+])
+def test_a_dereference_it_does_not_follow_is_refused(tmp_path, new, words):
+    err, path = refusal(tmp_path, "gm_prelu_weight", "this->weightVal = weightGm.GetValue(0);", new)
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if new in text)
+    assert err.line == line and words in str(err), str(err)

@@ -197,6 +197,10 @@ class ClassMachine(CallsMixin, Machine):
         self.in_tile, self.tile = False, (start, len(self.events))
 
     def _eval_Unary(self, node):
+        if node.op == "*":                                 # *((__gm__ T*)scalar): a GM scalar (.gm_scalars)
+            value = gm_scalars.deref(self, node)
+            if value is not None:
+                return value
         if node.op in ("++", "--", "post++", "post--"):    # a known counter counts (a loop run when read)
             old = self.eval(node.x)
             if is_int(old):

@@ -18,11 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .abstract import refuse
-from .values import is_int, render
+from .values import CNum, is_int, render
 
-__all__ = ["GMValue", "get_value", "cast", "check_argument", "inputs_of", "reading", "value_of"]
+__all__ = ["GMValue", "get_value", "deref", "cast", "check_argument", "inputs_of", "reading", "value_of"]
 
 _FLOAT_DTYPES = ("float32", "float16", "bfloat16")
+_ZERO = CNum(0, "int")
 _INPUTS: contextvars.ContextVar = contextvars.ContextVar("swishgrad_gm_scalars", default=None)
 
 
@@ -47,7 +48,7 @@ def get_value(machine, node, glob, args):
     if glob.gm is None:
         refuse(node, what, "the GlobalTensor is never bound to a GM_ADDR by SetGlobalBuffer")
     if len(args) != 1 or not is_int(args[0]) or args[0].value < 0:
-        refuse(node, f"{what}({', '.join(render(a) for a in node.args)})", "its index is not a constant: one "
+        refuse(node, render(node), "its index is not a constant: one "
                "that depends on data or on the core is not modelled (only a fixed element, the same on every "
                "core)")
     dtype = getattr(glob.ctype, "dtype", None)
@@ -153,3 +154,23 @@ def exact_in(body, scalar, dtype: str) -> bool:
     named = dict(getattr(body, "scalars", ()) or ())
     x = named.get(getattr(scalar, "name", None))
     return is_gm(x) and x.args[0].dtype == dtype
+
+
+def deref(machine, node):
+    """``*((__gm__ T*)scalar)`` or ``*((__gm__ T*)scalar + i)`` with ``scalar`` a ``GM_ADDR`` argument: that
+    element of the input, as :func:`get_value` reads it (``i`` a constant); None where ``node`` is not that."""
+    from .objects import GMAddr, GlobalT
+    from .syntax import Binary, CCast, Name
+
+    x, index = node.x, _ZERO
+    if isinstance(x, Binary) and x.op == "+" and isinstance(x.a, CCast):      # *((__gm__ T*)w + i)
+        x, index = x.a, machine.eval(x.b)
+    if not isinstance(x, CCast) or not x.type.ptr or "__gm__" not in x.type.quals:
+        return None
+    addr = machine.eval(x.x)
+    if not isinstance(addr, GMAddr):
+        return None
+    if not isinstance(x.x, Name):
+        refuse(node, f"a GM scalar {render(node)}", "a GM address moved before its cast is not followed")
+    glob = GlobalT(addr.name, addr.name, machine.type_of(x.type))
+    return get_value(machine, node, glob, [index])

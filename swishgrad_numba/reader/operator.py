@@ -158,9 +158,9 @@ class ReadOperator(Operator):
             if name not in arrays:
                 raise TypeError(f"{self.name}() missing input {name!r} (the kernel reads {list(read)})")
         from . import gm_scalars
-        scalar_only = set(gm_scalars.inputs_of(self.description)) - set(read)    # read by GetValue only
-        info = None
-        for name, arr in ((n, a) for n, a in arrays.items() if n not in scalar_only):
+        own_shape = set(gm_scalars.inputs_of(self.description))    # read by GetValue: of any shape (the
+        info = None                                              # walk checks a tiled one's size)
+        for name, arr in ((n, a) for n, a in arrays.items() if n not in own_shape):
             if not isinstance(arr, np.ndarray):
                 raise TypeError(f"{name} must be a numpy.ndarray, got {type(arr).__name__}")
             row = dtype_info(arr.dtype, argname=f"{name}.dtype")
@@ -191,7 +191,8 @@ class ReadOperator(Operator):
             return out
         tiling = host_tiling.host_tiling(self.name, (self.style, self.architecture), self.record_dtype, program, out.size, info, platform,
                                        attrs, self._buffer_num(info), self._dag_wide(info, variant))
-        tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program)
+        tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program,
+                                  {n: np.shape(arrays[n]) for n in own_shape if n in arrays})
         if tiling_key is not None:          # what TILING_KEY_IS reads on a given record (the host's SetTilingKey)
             if not own_record:
                 raise TypeError("tiling_key= applies to a kernel run on its own record (tiling= or its host's "
@@ -216,7 +217,7 @@ class ReadOperator(Operator):
             self._compiled["host_fn"] = side.tiling_function()
         return self._compiled["host_fn"]
 
-    def _own_tiling(self, base, shape, info, platform, kw, given=None, block_dim=None, program=None):
+    def _own_tiling(self, base, shape, info, platform, kw, given=None, block_dim=None, program=None, shapes=None):
         """The template's tiling ``base`` replaced by the kernel's own: the host's tiling function evaluated
         (A2 style, where op_host has one), or ``given`` (a record of :attr:`record_dtype`, or a dict of its
         fields); ``block_dim`` over either. An A2 walk is then the template's split over the host's (or
@@ -246,7 +247,9 @@ class ReadOperator(Operator):
                 value = kw.get(self.attribute_names.get(name, name), default)
                 ctype = {"float": "float", "int": "int64_t", "bool": "int"}.get(kind, "int64_t")
                 attrs.append(None if value is None else (float(value) if kind == "float" else int(value), ctype))
-            result = evaluate(fn, symbols, self.description.tiling.name, [tuple(shape)] * n,
+            names = [i[0] for i in d.inputs] if d is not None and d.inputs else self.description.gm_params[:n]
+            result = evaluate(fn, symbols, self.description.tiling.name,
+                              [tuple((shapes or {}).get(g, shape)) for g in names][:n],      # (.gm_scalars)
                               [GE_DTYPE_NUMBERS[info.name]] * n, attrs, platform,
                               [a[0] for a in (d.attrs if d is not None else ())])
             extra = {k: v for k, v in kw.items() if k in self.attributes and k not in result.values}
