@@ -87,7 +87,7 @@ def test_affine_params_from_gm_bit_for_bit(params):
 
 @pytest.mark.parametrize("old, new, words", [
     ("weightGm.GetValue(0)", "weightGm.GetValue(GetBlockIdx())", "not a constant"),          # per core
-    ("weightGm.GetValue(0)", "weightGm.GetValue(xGm.GetValue(0))", "not a constant"),  # data-dependent
+    ("weightGm.GetValue(0)", "weightGm.GetValue(weightGm.GetValue(1))", "not a constant"),  # data-dependent
     ("this->weightVal = weightGm.GetValue(0);", "this->weightVal = weightGm.GetValue(0) * (T)2;",
      "16-bit arithmetic is not modelled"),
     ("this->weightVal = weightGm.GetValue(0);", "this->weightVal = (T)(int32_t)weightGm.GetValue(0);",
@@ -119,3 +119,12 @@ def test_a_dereference_it_does_not_follow_is_refused(tmp_path, new, words):
     err, path = refusal(tmp_path, "gm_prelu_weight", "this->weightVal = weightGm.GetValue(0);", new)
     line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if new in text)
     assert err.line == line and words in str(err), str(err)
+
+
+def test_a_gm_tensor_bound_at_an_offset_is_refused(tmp_path):
+    # weightGm at a core's part: GetValue(0) would read a different element on each core
+    old = "weightGm.SetGlobalBuffer((__gm__ T*)weight, 1);"
+    new = "weightGm.SetGlobalBuffer((__gm__ T*)weight + GetBlockIdx(), 1);"
+    err, path = refusal(tmp_path, "gm_prelu_weight", old, new)
+    assert err.construct == "weightGm.GetValue" and "at an offset" in str(err), str(err)
+    assert "GetValue(0)" in path.read_text().splitlines()[err.line - 1]

@@ -326,6 +326,7 @@ class ClassMachine(CallsMixin, Machine):
             if not isinstance(args[0], GMAddr):
                 refuse(node, f"{obj.name}.SetGlobalBuffer", "its address is not a GM_ADDR argument")
             obj.gm = args[0].name
+            gm_scalars.note_binding(obj, node.args[0])       # at the input's start or moved (.gm_scalars)
             return None
         if isinstance(obj, Unknown):
             return Unknown(f"{obj.why}.{name}")

@@ -51,6 +51,9 @@ def get_value(machine, node, glob, args):
         refuse(node, render(node), "its index is not a constant: one "
                "that depends on data or on the core is not modelled (only a fixed element, the same on every "
                "core)")
+    if getattr(glob, "at_start", False) is not True:
+        refuse(node, what, f"{glob.name} is bound to GM input {glob.gm} at an offset (a core's part, "
+               "SetGlobalBuffer(x + offset)): which element it reads is not modelled")
     dtype = getattr(glob.ctype, "dtype", None)
     if dtype not in _FLOAT_DTYPES:
         refuse(node, what, f"a GM scalar of type {getattr(glob.ctype, 'cname', '(unknown)')}: the reader reads "
@@ -173,4 +176,22 @@ def deref(machine, node):
     if not isinstance(x.x, Name):
         refuse(node, f"a GM scalar {render(node)}", "a GM address moved before its cast is not followed")
     glob = GlobalT(addr.name, addr.name, machine.type_of(x.type))
+    glob.at_start = True
     return get_value(machine, node, glob, [index])
+
+
+def note_binding(glob, address) -> None:
+    """Record on ``glob`` whether ``SetGlobalBuffer``'s ``address`` (its syntax) is a GM_ADDR argument itself,
+    cast or not (``(__gm__ T*)w``): then ``GetValue(i)`` reads the input's element ``i``. A binding at an
+    offset on any way the reader followed (both ways of a runtime branch) keeps it moved."""
+    from .syntax import CCast, Call, Name
+
+    while True:
+        if isinstance(address, CCast):
+            address = address.x
+        elif isinstance(address, Call) and isinstance(address.fn, Name) and address.fn.last in (
+                "static_cast", "reinterpret_cast") and len(address.args) == 1:
+            address = address.args[0]
+        else:
+            break
+    glob.at_start = isinstance(address, Name) and getattr(glob, "at_start", True)    # once moved, moved
