@@ -48,9 +48,8 @@ def get_value(machine, node, glob, args):
     if glob.gm is None:
         refuse(node, what, "the GlobalTensor is never bound to a GM_ADDR by SetGlobalBuffer")
     if len(args) != 1 or not is_int(args[0]) or args[0].value < 0:
-        refuse(node, render(node), "its index is not a constant: one "
-               "that depends on data or on the core is not modelled (only a fixed element, the same on every "
-               "core)")
+        refuse(node, render(node), "its index is not a constant: one that depends on data, the core or a "
+               "loop is not modelled (only a fixed element, the same on every core and tile)")
     if getattr(glob, "at_start", False) is not True:
         refuse(node, what, f"{glob.name} is bound to GM input {glob.gm} at an offset (a core's part, "
                "SetGlobalBuffer(x + offset)): which element it reads is not modelled")
