@@ -28,7 +28,7 @@ from .ub_bounds import check_count, record_init
 from .fill_loop import fill_loop
 from .loop_control import LoopJump, join_changes, scalar_loop, snapshot
 from .block_guard import settled
-from .launch_scalars import refuse_branch
+from .launch_scalars import LaunchScalar, refuse_branch
 from .byte_views import byte_view, is_raw
 from .bitviews import BIT_CTYPES, check_call, check_copy, reinterpret, shift_source
 from .values import CNum, TypeVal, arith, convert, is_int, render
@@ -200,7 +200,7 @@ class ClassMachine(CallsMixin, Machine):
         if node.op == "*":                                 # *((__gm__ T*)scalar): a GM scalar (.gm_scalars)
             value = gm_scalars.deref(self, node)
             if value is not None:
-                return value
+                return LaunchScalar("gm", (value,))
         if node.op in ("++", "--", "post++", "post--"):    # a known counter counts (a loop run when read)
             old = self.eval(node.x)
             if is_int(old):
@@ -293,7 +293,7 @@ class ClassMachine(CallsMixin, Machine):
         if name in ("ReinterpretCast",):
             refuse(node, "ReinterpretCast", "a bit trick the program form does not have (to another type)")
         if isinstance(obj, GlobalT) and name == "GetValue":      # a scalar from an input per launch (.gm_scalars)
-            return gm_scalars.get_value(self, node, obj, args)
+            return LaunchScalar("gm", (gm_scalars.get_value(self, node, obj, args),))
         if name in ("SetValue", "GetValue"):
             refuse(node, name, "element-by-element access is not a vector program")
         if isinstance(obj, Pipe) and name == "InitBuffer":

@@ -41,9 +41,8 @@ class GMValue:
 
 
 def get_value(machine, node, glob, args):
-    """``glob.GetValue(index)``: a launch scalar reading the input's element, or a refusal."""
-    from .launch_scalars import LaunchScalar
-
+    """``glob.GetValue(index)``: the :class:`GMValue` it reads (the caller makes it a launch scalar), or a
+    refusal."""
     what = f"{glob.name}.GetValue"
     if glob.gm is None:
         refuse(node, what, "the GlobalTensor is never bound to a GM_ADDR by SetGlobalBuffer")
@@ -58,7 +57,7 @@ def get_value(machine, node, glob, args):
         refuse(node, what, f"a GM scalar of type {getattr(glob.ctype, 'cname', '(unknown)')}: the reader reads "
                "float, half and bfloat16_t ones")
     ctype = glob.ctype.cname
-    return LaunchScalar("gm", (GMValue(glob.gm, int(args[0].value), dtype, ctype),))
+    return GMValue(glob.gm, int(args[0].value), dtype, ctype)
 
 
 def is_gm(x) -> bool:
@@ -66,14 +65,13 @@ def is_gm(x) -> bool:
 
 
 def cast(node, cname, x):
-    """A C cast of a GM value: to ``float`` (exact), or to its own type (itself); else refused."""
-    from .launch_scalars import LaunchScalar
-
+    """A C cast of a GM value (a launch scalar ``x``): to ``float`` (exact), or to its own type (itself); else
+    refused."""
     leaf = x.args[0]
     if cname == leaf.ctype:
         return x
     if cname == "float":
-        return LaunchScalar("gm", (GMValue(leaf.gm, leaf.index, leaf.dtype, "float"),))
+        return type(x)("gm", (GMValue(leaf.gm, leaf.index, leaf.dtype, "float"),))
     refuse(node, f"cast of {leaf} ({leaf.ctype}) to {cname}", "a GM scalar is kept as read or widened to float")
 
 
@@ -160,7 +158,8 @@ def exact_in(body, scalar, dtype: str) -> bool:
 
 def deref(machine, node):
     """``*((__gm__ T*)scalar)`` or ``*((__gm__ T*)scalar + i)`` with ``scalar`` a ``GM_ADDR`` argument: that
-    element of the input, as :func:`get_value` reads it (``i`` a constant); None where ``node`` is not that."""
+    element of the input, the :class:`GMValue` :func:`get_value` gives (``i`` a constant); None where ``node``
+    is not that."""
     from .objects import GMAddr, GlobalT
     from .syntax import Binary, CCast, Name
 
