@@ -59,9 +59,10 @@ def test_a_guard_the_path_does_not_settle_is_refused(tmp_path, guard):
 
 
 def test_a_scalar_read_from_a_gm_input_is_refused_naming_the_input(tmp_path):
-    # issue 43: a GlobalTensor's GetValue (a scalar taken from an input, as a threshold or a weight) is not
-    # modelled; the refusal names the tensor and the GM input it reads
+    # issue 43: a GlobalTensor's GetValue (a scalar taken from an input, as a threshold or a weight) is read
+    # where the tensor is bound at the input's start (.gm_scalars); here it is bound at the core's part, so
+    # which element it reads is not modelled: the refusal names the tensor and the GM input it reads
     err, path = refusal(tmp_path, "gm_empty_guard", "Muls(yl, yl, scale_, cur);",
                         "Muls(yl, yl, xGm_.GetValue(0), cur);", "abs_scale_guard.cpp")
-    assert err.construct == "xGm_.GetValue" and "GM input x" in str(err), str(err)
+    assert err.construct == "xGm_.GetValue" and "GM input x at an offset" in str(err), str(err)
     assert "xGm_.GetValue(0)" in path.read_text().splitlines()[err.line - 1]

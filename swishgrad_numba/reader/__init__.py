@@ -24,7 +24,8 @@ overlap), ``ReinterpretCast`` to the tensor's own type, ``(T)-2.5f``, ``using na
 (:mod:`.byte_views`); a copy or vector call past its ``InitBuffer``'s
 bytes is refused (:mod:`.ub_bounds`); the kernel's own helpers (a base class's methods, ``Base::Init(...)``,
 class-scope constants, a tile loop in a function Process calls: :mod:`.helpers`), ``std::numeric_limits``,
-``LeakyRelu`` (:mod:`.leaky_relu`), ``Divs`` (:mod:`.divs`), a ``TBuf``'s ``AllocTensor`` (its one buffer, as ``Get``), ``ENABLE_PRINTF()``; a dtype op_host's definition does not list is left
+``LeakyRelu`` (:mod:`.leaky_relu`), ``Divs`` (:mod:`.divs`), a GM input's element by ``GetValue`` as a scalar
+read per launch (:mod:`.gm_scalars`), a ``TBuf``'s ``AllocTensor`` (its one buffer, as ``Get``), ``ENABLE_PRINTF()``; a dtype op_host's definition does not list is left
 out where its path does not read.
 
 Read since (reader-host): AscendC's integer helpers in scalar code (:mod:`.scalar_lib`), ``asc_vf_call`` of the

@@ -17,7 +17,7 @@ from .calls import CallsMixin
 from .helpers import class_scope, registered_struct
 from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
-from . import repeat_params
+from . import gm_scalars, repeat_params
 from .repeat_params import REPEAT_PARAMS
 from .tail_branch import guarded_prologue, tail_of_the_loop
 from .templates import base_env, bind_function, write_back
@@ -28,7 +28,7 @@ from .ub_bounds import check_count, record_init
 from .fill_loop import fill_loop
 from .loop_control import LoopJump, join_changes, scalar_loop, snapshot
 from .block_guard import settled
-from .launch_scalars import refuse_branch
+from .launch_scalars import LaunchScalar, refuse_branch
 from .byte_views import byte_view, is_raw
 from .bitviews import BIT_CTYPES, check_call, check_copy, reinterpret, shift_source
 from .values import CNum, TypeVal, arith, convert, is_int, render
@@ -197,6 +197,10 @@ class ClassMachine(CallsMixin, Machine):
         self.in_tile, self.tile = False, (start, len(self.events))
 
     def _eval_Unary(self, node):
+        if node.op == "*":                                 # *((__gm__ T*)scalar): a GM scalar (.gm_scalars)
+            value = gm_scalars.deref(self, node)
+            if value is not None:
+                return LaunchScalar("gm", (value,))
         if node.op in ("++", "--", "post++", "post--"):    # a known counter counts (a loop run when read)
             old = self.eval(node.x)
             if is_int(old):
@@ -288,9 +292,8 @@ class ClassMachine(CallsMixin, Machine):
             return reinterpret(self, node, obj, targs)
         if name in ("ReinterpretCast",):
             refuse(node, "ReinterpretCast", "a bit trick the program form does not have (to another type)")
-        if isinstance(obj, GlobalT) and name == "GetValue":      # a scalar from an input (issue 43): not modelled
-            refuse(node, f"{obj.name}.GetValue", f"a scalar read from GM input {obj.gm or '(unbound)'}: the program "
-                   "form takes run-time scalars from the tiling record only")
+        if isinstance(obj, GlobalT) and name == "GetValue":      # a scalar from an input per launch (.gm_scalars)
+            return LaunchScalar("gm", (gm_scalars.get_value(self, node, obj, args),))
         if name in ("SetValue", "GetValue"):
             refuse(node, name, "element-by-element access is not a vector program")
         if isinstance(obj, Pipe) and name == "InitBuffer":
@@ -323,6 +326,7 @@ class ClassMachine(CallsMixin, Machine):
             if not isinstance(args[0], GMAddr):
                 refuse(node, f"{obj.name}.SetGlobalBuffer", "its address is not a GM_ADDR argument")
             obj.gm = args[0].name
+            gm_scalars.note_binding(obj, node.args[0])       # at the input's start or moved (.gm_scalars)
             return None
         if isinstance(obj, Unknown):
             return Unknown(f"{obj.why}.{name}")

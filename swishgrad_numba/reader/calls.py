@@ -25,7 +25,7 @@ from .machine import Mode, Symbolic, Tensor, Unknown, refuse
 from .objects import Event, GlobalT, GlobalView, TilingVal
 from .errors import KernelSourceError
 from .syntax import Member, Name
-from .values import CNum, as_constant, render
+from .values import CNum, TypeVal, as_constant, render
 
 __all__ = ["CallsMixin"]
 
@@ -55,6 +55,8 @@ class CallsMixin:
         if ident in _TILING_MACROS:
             return self.tiling_data(node, ident, arg_nodes)
         args = [self.eval(a) for a in arg_nodes]
+        if ident == "ToFloat" and len(args) == 1:          # AscendC's scalar widening to float (issue 43)
+            return self.cast(node, TypeVal("float"), args[0])
         if ident in ("DataCopy", "DataCopyPad"):
             return self.data_copy(node, args)
         if ident in ("Compare", "CompareScalar", "Compares", "Select") and len(fn.segs) <= 2:

@@ -127,6 +127,9 @@ def run_plan(op, ins, out, tiling, info, program, variant, saturation, plan, cas
     from ..dtypes import FLOAT32
     from .launch_scalars import attribute_values
 
+    if any(a.size != out.size for a in ins):        # an input of its own shape (.gm_scalars) copied tile by tile
+        raise ValueError(f"{op.name}: an input the kernel copies tile by tile must have the output's "
+                         f"{out.size} elements, got {[a.size for a in ins]}")
     attrs = attribute_values(op.description, program.attrs, tiling.data)
     params = op.compiled(info, variant, saturation, cast_rules).params(**attrs)
     raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))

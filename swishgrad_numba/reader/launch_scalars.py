@@ -40,6 +40,8 @@ class LaunchScalar:
             return f"({self.args[0]} ? {self.args[1]} : {self.args[2]})"
         if self.op == "neg":
             return f"(-{self.args[0]})"
+        if self.op == "gm":                 # a GM input's element (.gm_scalars)
+            return str(self.args[0])
         return f"({self.args[0]} {self.op} {self.args[1]})"
 
     @property
@@ -68,6 +70,9 @@ def evaluate(x, fields) -> np.float32:
     if hasattr(x, "bits_value"):             # a scalar's bits (.scalar_puns's BitScalar)
         v = x.bits_value(fields, evaluate)
         return f(v) if isinstance(v, np.floating) else f(v.value)
+    if x.op == "gm":
+        from .gm_scalars import value_of
+        return value_of(x.args[0])
     v = [evaluate(a, fields) for a in x.args[:2]] if x.op != "?:" else None
     with np.errstate(all="ignore"):
         if x.op == "?:":
@@ -125,6 +130,8 @@ def _argument(node, op, x):
     from .values import CNum, as_constant, is_int, render
 
     if isinstance(x, SCALARS):
+        from .gm_scalars import check_argument
+        check_argument(node, x)
         return x
     if isinstance(x, CNum) and (x.ctype == "float" or is_int(x) and abs(x.value) < 2 ** 24):
         return as_constant(x)
@@ -168,6 +175,9 @@ def cast(node, cname, x):
     from .abstract import refuse
     from .values import render
 
+    if isinstance(x, LaunchScalar) and x.op == "gm":
+        from .gm_scalars import cast as gm_cast
+        return gm_cast(node, cname, x)
     if cname == "float" or cname == "bool" and isinstance(x, LaunchScalar) and x.boolean:
         return x
     refuse(node, f"cast of attribute value {render(node)} to {cname}", "only a float (or a truth value's "

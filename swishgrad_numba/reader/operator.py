@@ -157,8 +157,10 @@ class ReadOperator(Operator):
         for name in read:
             if name not in arrays:
                 raise TypeError(f"{self.name}() missing input {name!r} (the kernel reads {list(read)})")
-        info = None
-        for name, arr in arrays.items():
+        from . import gm_scalars
+        own_shape = set(gm_scalars.inputs_of(self.description))    # read by GetValue: of any shape (the
+        info = None                                              # walk checks a tiled one's size)
+        for name, arr in ((n, a) for n, a in arrays.items() if n not in own_shape):
             if not isinstance(arr, np.ndarray):
                 raise TypeError(f"{name} must be a numpy.ndarray, got {type(arr).__name__}")
             row = dtype_info(arr.dtype, argname=f"{name}.dtype")
@@ -189,7 +191,8 @@ class ReadOperator(Operator):
             return out
         tiling = host_tiling.host_tiling(self.name, (self.style, self.architecture), self.record_dtype, program, out.size, info, platform,
                                        attrs, self._buffer_num(info), self._dag_wide(info, variant))
-        tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program, own_record)
+        tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program,
+                                  {n: np.shape(arrays[n]) for n in own_shape if n in arrays}, own_record)
         if tiling_key is not None:          # what TILING_KEY_IS reads on a given record (the host's SetTilingKey)
             if not own_record:
                 raise TypeError("tiling_key= applies to a kernel run on its own record (tiling= or its host's "
@@ -199,8 +202,9 @@ class ReadOperator(Operator):
                 raise ValueError(f"tiling_key must be an integer in [0, 2**64), got {tiling_key!r}")
             tiling = replace(tiling, tiling_key=int(tiling_key))
         flat = {n: np.ascontiguousarray(arrays[n]).reshape(-1) for n in read}     # each variant's, by name
-        self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation,
-                     own_record)
+        with gm_scalars.reading(gm_scalars.checked_inputs(self.description, info.name, arrays, self.name)):
+            self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation,
+                         own_record)
         return out
 
     # ------------------------------------------------------------ internals
@@ -213,7 +217,7 @@ class ReadOperator(Operator):
             self._compiled["host_fn"] = side.tiling_function()
         return self._compiled["host_fn"]
 
-    def _own_tiling(self, base, shape, info, platform, kw, given=None, block_dim=None, program=None,
+    def _own_tiling(self, base, shape, info, platform, kw, given=None, block_dim=None, program=None, shapes=None,
                     own_schedule=False):
         """The template's tiling ``base`` replaced by the kernel's own: the host's tiling function evaluated
         (A2 style, where op_host has one), or ``given`` (a record of :attr:`record_dtype`, or a dict of its
@@ -246,7 +250,9 @@ class ReadOperator(Operator):
                 value = kw.get(self.attribute_names.get(name, name), default)
                 ctype = {"float": "float", "int": "int64_t", "bool": "int"}.get(kind, "int64_t")
                 attrs.append(None if value is None else (float(value) if kind == "float" else int(value), ctype))
-            result = evaluate(fn, symbols, self.description.tiling.name, [tuple(shape)] * n,
+            names = [i[0] for i in d.inputs] if d is not None and d.inputs else self.description.gm_params[:n]
+            result = evaluate(fn, symbols, self.description.tiling.name,
+                              [tuple((shapes or {}).get(g, shape)) for g in names][:n],      # (.gm_scalars)
                               [GE_DTYPE_NUMBERS[info.name]] * n, attrs, platform,
                               [a[0] for a in (d.attrs if d is not None else ())])
             extra = {k: v for k, v in kw.items() if k in self.attributes and k not in result.values}

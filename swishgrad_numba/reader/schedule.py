@@ -25,6 +25,7 @@ from .vec_scope import VecScopeMixin
 from .abstract import Symbolic, Tensor, TilingField, Unknown, refuse
 from .errors import KernelSourceError
 from .fill_loop import fill_loop
+from .gm_scalars import note_binding
 from .launch_scalars import refuse_branch
 from .loop_control import run_loop
 from .objects import GlobalT, GMAddr, TilingVal
@@ -204,6 +205,7 @@ class _ScheduleMachine(ClassMachine):
             if byte % self.itemsize:
                 refuse(node, f"{obj.name}.SetGlobalBuffer at byte {byte}", "not a whole element")
             obj.gm, self.bases[obj.name] = ptr.name, byte // self.itemsize
+            note_binding(obj, node.args[0])         # where GetValue may read (.gm_scalars)
             return None
         return super().call_method(node, obj, name, targs, args)
 

@@ -28,6 +28,7 @@ import keyword
 import re
 
 from .description import AttrRef, Body, Constant, ScalarProduct, Step
+from .gm_scalars import exact_in
 from .instructions import COMPARE_OPS, VECTOR_CALLS
 
 __all__ = ["SIXTEEN_BIT", "to_program", "from_program", "attr_name", "c_attr_name", "rounded_to"]
@@ -106,7 +107,7 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
         from .errors import KernelSourceError
 
         if s.op in COMPARE_OPS:
-            return _exact16(s, dtypes, widened, operand, dict(getattr(body, "scalars", ())))
+            return _exact16(s, dtypes, widened, operand, body)
         kinds = INSTRUCTIONS.get(s.op, "")
         exact16 = s.op in SIXTEEN_BIT_OPS and s.op not in ROUNDED_SIXTEEN_BIT_OPS
         rounded16 = s.op in ROUNDED_SIXTEEN_BIT_OPS    # the form takes it natively: refused here where asked
@@ -127,8 +128,8 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
                 out.append((a, Instr("Cast", (widened(a), a, "CAST_NONE"))))
             if k in "dDs":
                 args.append(widened(a))
-            elif k == "k" and _exact_in(a, dict(getattr(body, "scalars", ())), dt):
-                args.append(operand(a))                     # a T scalar of the dtype (.scalar_puns)
+            elif k == "k" and _exact_in(a, body, dt):     # a T scalar of the dtype (.scalar_puns, .gm_scalars)
+                args.append(operand(a))
             elif k == "k":
                 if not isinstance(a, Constant):
                     at = getattr(s, "at", ("", 0))
@@ -152,7 +153,7 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
     return Program(name, inputs, output, local, tuple(steps), tuple(attr_name(a) for a in body.attrs))
 
 
-def _exact16(s, dtypes, widened, operand, scalars=None):
+def _exact16(s, dtypes, widened, operand, body=None):
     """A comparison or selection on 16-bit tensors as its float32 instruction on the exact widenings (the
     scalar rounded to the dtype first, as the kernel's ``T``); a selection's result, one of its exact
     sources, narrowed back (exactly). None where its tensors are float32 (the step as it is)."""
@@ -172,7 +173,7 @@ def _exact16(s, dtypes, widened, operand, scalars=None):
             if k == "s" and all(w != widened(a) for w in (i.args[0] for i in out)):
                 out.append(Instr("Cast", (widened(a), a, "CAST_NONE")))
             args.append(widened(a))
-        elif k == "k" and _exact_in(a, scalars, dt):       # a T scalar read from bits (.scalar_puns)
+        elif k == "k" and _exact_in(a, body, dt):          # a T scalar of the dtype (.scalar_puns, .gm_scalars)
             args.append(operand(a))
         elif k == "k":
             if not isinstance(s.args[kinds.index("k")], Constant):
@@ -187,12 +188,15 @@ def _exact16(s, dtypes, widened, operand, scalars=None):
     return out
 
 
-def _exact_in(a, scalars, dtype) -> bool:
-    """Whether the operand ``a`` names a launch scalar that holds a 16-bit ``dtype`` value (a ``bfloat16_t`` or
-    ``half`` read from bits: .scalar_puns's BitScalar, whose ``ctype`` is its C type)."""
+def _exact_in(a, body, dtype) -> bool:
+    """Whether the operand ``a`` names a launch scalar of ``body`` that holds a 16-bit ``dtype`` value: a
+    ``bfloat16_t`` or ``half`` read from bits (.scalar_puns's BitScalar, whose ``ctype`` is its C type) or a
+    GM value read as ``dtype`` (.gm_scalars)."""
     from .values import DTYPE_OF_CTYPE
 
-    scalar = (scalars or {}).get(getattr(a, "name", None))
+    if exact_in(body, a, dtype):
+        return True
+    scalar = dict(getattr(body, "scalars", ()) or ()).get(getattr(a, "name", None))
     return getattr(scalar, "ctype", None) in ("bfloat16_t", "half") and DTYPE_OF_CTYPE[scalar.ctype] == dtype
 
 
