@@ -1,0 +1,284 @@
+"""More of AscendC's math and activation library expanded (issue 43), each into the instructions the A2 vector
+core runs for it, as asc-devkit's public implementation (read at the mirror ``cannmirror/asc-devkit`` 0da921b9,
+the files :mod:`.mathlib` cites too) writes them for ``__NPU_ARCH__`` 2201. ``T`` is the tensors' type; on
+half an instruction in ``T`` is native 16-bit arithmetic (each result rounded once to half, :mod:`.to_program`)
+and a constant ``const T c = 0.044715`` is that double rounded to half (through float32, which gives the same
+half for every constant here). bfloat16 is refused for each: the A2 library takes half and float.
+
+- ``Silu(dst, src, n)``: ``impl/adv_api/detail/activation/silu/silu_common_impl.h``, ``SiluCalcSimplified``
+  36-54 (the A2 branch of ``SiluCompute``, 68-72): ``Muls(dst, src, -1)``, ``Exp(dst, dst)``,
+  ``Adds(dst, dst, 1)``, ``Div(dst, src, dst)``, in ``T``.
+- ``Swish(dst, src, n, beta)``: ``activation/swish/swish_common_impl.h``, ``SwishCompute`` 66 (the scalar
+  ``T(-1.0f * float(beta))``) and ``SwishCalcSimplified`` 37-55: ``Muls(dst, src, -beta)``, ``Exp``,
+  ``Adds 1``, ``Div(dst, src, dst)``, in ``T``.
+- ``Gelu<T, highPrecision, highPerformance>(dst, src, [tmp,] n)``: ``activation/gelu/gelu_impl.h``,
+  ``GeluImpl`` 391-404, ``GeluCalcSimplifiedAvoid`` 112-132 of ``GeluCalcTanhParams`` 37-62,
+  ``GeluCalcYGreaterThanZero`` 65-76 and ``GeluCalcYLessThanZero`` 79-109: ``Mul(a, x, x)``, ``Mul(b, x, a)``,
+  ``Muls(a, b, 0.044715)``, ``Add(b, x, a)``, ``Muls(a, b, 1.5957691216057308)``; ``Mins(b, a, 0)``,
+  ``Exp(b, b)``; ``Abs(a, a)``, ``Muls(a, a, -1)``, ``Exp(a, a)``, ``Adds(a, a, 1)``, ``Div(a, x, a)`` (with
+  highPerformance ``Reciprocal(a, a)``, ``Mul(a, x, a)``); ``Mul(dst, a, b)``.
+- ``FasterGelu<...>(dst, src, [tmp,] n)``: ``FasterGeluImpl`` 417-428, ``FastGeluCalcSimplified`` 135-166:
+  ``Muls(s, x, -1.702)``, ``Exp``, ``Adds 1``, ``Div(dst, x, s)`` (highPerformance: ``Reciprocal``, ``Mul``).
+- ``FasterGeluV2<...>(dst, src, [tmp,] n)``: ``FasterGeluV2Impl`` 442-455, ``FastGeluV2ClipParams`` 169-202 and
+  ``FastGeluV2CalcSimplified`` 205-246: ``Muls(a, x, 0.7071)``, ``Abs``, ``Mins 1.769``, ``Adds -1.769``,
+  ``Mul(a, a, a)``, ``Muls -0.1444``, ``Adds 0.5``; ``Adds(b, x, 1e-12)`` (0 in half), ``Abs(c, b)``,
+  ``Div(b, b, c)`` (highPerformance: ``Reciprocal(c, c)``, ``Mul(b, b, c)``); ``Mul(a, a, b)``, ``Adds(a, a, 0.5)``,
+  ``Mul(dst, x, a)``.
+  The three Gelus with highPrecision on half (``GeluFormulasHighPrecision`` 295-331, ``GeluCastIntrinsicsImpl``
+  278-292): ``Cast`` to a float32 local (CAST_NONE, exact), the float formula on it, ``Cast`` back with
+  CAST_NONE (CAST_RINT where precision is lost, the RoundMode page).
+- ``Sinh(dst, src, [tmp,] n)``: ``math/sinh/sinh_common_impl.h``, ``SinhCompute`` on float 44-72:
+  ``Muls(t, x, -1)``, ``Adds(t, t, -ln2)``, ``Exp(t, t)``, ``Adds(dst, x, -ln2)``, ``Exp(dst, dst)``,
+  ``Sub(dst, dst, t)``, ``-ln2`` the float constant ``SINH_NEG_LN_TWO`` (line 36, 0xBF317218); on half the
+  specialisation 78-117: ``Cast(a, x)`` to float32, ``Adds(b, a, -ln2)``, ``Exp(b, b)``, ``Muls(a, a, -1)``,
+  ``Adds(a, a, -ln2)``, ``Exp(a, a)``, ``Sub(b, b, a)``, ``Cast(dst, b, CAST_NONE)``.
+- ``Cosh(dst, src, [tmp,] n)``: ``math/cosh/cosh_common_impl.h``, ``CoshCompute`` on float 47-69:
+  ``Adds(b, x, -ln2)``, ``Exp(a, b)``, ``Duplicate(dst, 0.25)``, ``Div(b, dst, a)``, ``Add(dst, a, b)``
+  (``SCALAR_LN2``, line 39); on half 72-102: ``Cast(c, x)``, ``Adds(b, c, -ln2)``, ``Exp(a, b)``,
+  ``Duplicate(c, 0.25)``, ``Div(b, c, a)``, ``Add(c, a, b)``, then the A2's ``CoshCast``
+  (``cosh_v220_impl.h`` 28-34): ``Cast(dst, c, CAST_ROUND)``.
+- ``ClampMax(dst, src, [tmp,] scalar, n)`` / ``ClampMin``: ``math/clamp/clamp_common_impl.h``,
+  ``ClampCompute`` 34-46: ``Mins(dst, src, scalar)`` / ``Maxs(dst, src, scalar)``, ``scalar`` a ``T``.
+- ``Log2(dst, src, [tmp,] n)``: ``math/log/log_common_impl.h``, ``Log2Impl`` 109-142: on float ``Log2Compute``
+  45-53, ``Ln(dst, x)``, ``Muls(dst, dst, 1.4426950408889634)``; on half 58-85: ``Cast`` to float32, ``Ln``,
+  ``Muls``, ``Cast`` back with CAST_NONE. ``Log10(dst, src, n)``: ``Log10Impl`` 147-167: ``Ln(dst, x)``,
+  ``Muls(dst, dst, 0.43429448190325176)`` in ``T``.
+- ``Sign(dst, src, [tmp,] n)``: ``math/sign/sign_common_impl.h``, ``SignComputeImpl`` 41-80:
+  ``Duplicate(dst, 0)``, ``Compare(m1, x, dst, LT)``, ``Compare(m2, x, dst, GT)``, ``Select(t, dst, 1, m1)``
+  and ``Select(dst, dst, -1, m2)`` (``VSEL_TENSOR_SCALAR_MODE``: the tensor where the mask bit is set, else
+  the scalar ``SetCmpMask`` loaded from a ``Duplicate``d local), ``Add(dst, t, dst)``: +-1, and +0 for +-0
+  and NaN.
+
+As in the library, ``dst`` may be ``src``: the instructions run in its order (Silu and Swish read ``src``
+again after writing ``dst``; Sign writes ``dst`` first).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .abstract import Mode, Tensor, refuse, temporary
+from .description import AttrRef, Constant, ScalarProduct
+from .values import CNum, negate
+
+__all__ = ["EXPANSIONS", "expand_more"]
+
+_NEG_LN2 = float(np.float32(-0.69314718055994530941723212145818))      # SINH_NEG_LN_TWO, SCALAR_LN2
+#: Each call's operands after (dst, src): "n" the count, "s" a scalar; "t" where a uint8 shared temporary
+#: buffer may come before them.
+_OPERANDS = {
+    "Silu": "n", "Swish": "ns", "Gelu": "tn", "FasterGelu": "tn", "FasterGeluV2": "tn", "Sinh": "tn",
+    "Cosh": "tn", "ClampMax": "tsn", "ClampMin": "tsn", "Log2": "tn", "Log10": "n", "Sign": "tn",
+}
+#: The calls :func:`expand_more` expands.
+EXPANSIONS = tuple(_OPERANDS)
+
+
+class _Emit:
+    """Records one expanded call's instructions: its temporaries ``<call>_tmp<part><line>``."""
+
+    def __init__(self, machine, node, ident, count):
+        self.machine, self.node, self.ident, self.count = machine, node, ident, count
+
+    def temp(self, dtype, part=""):
+        return temporary(self.machine, f"{self.ident.lower()}_tmp{part}{self.node.at[1]}", dtype)
+
+    def __call__(self, op, *operands):
+        self.machine.vector_call(self.node, op, list(operands) + [self.count], trailing=(1,), counted=True)
+
+    def cast(self, dst, src, mode="CAST_NONE"):
+        self("Cast", dst, src, Mode(mode))
+
+
+def _c(value) -> CNum:
+    return CNum(value, "double")
+
+
+def _operands(node, ident, args):
+    """(dst, src, scalar or None, count) of ``ident``'s call, else a refusal saying what is read."""
+    form = _OPERANDS[ident]
+    rest = args[2:]
+    if "t" in form and len(rest) == len(form) and isinstance(rest[0], Tensor):
+        rest = rest[1:]          # the shared temporary buffer: the library's scratch, which the program holds
+    wanted = form.replace("t", "")
+    names = {"n": "count", "s": "scalar"}
+    shape = ", ".join(["dst", "src"] + (["[sharedTmpBuffer]"] if "t" in form else []) + [names[k] for k in wanted])
+    if len(args) < 2 or not all(isinstance(a, Tensor) for a in args[:2]) or len(rest) != len(wanted) \
+            or any(isinstance(a, Tensor) for a in rest):
+        refuse(node, f"AscendC::{ident} with {len(args)} arguments", f"the reader knows ({shape})")
+    dst, src = args[0], args[1]
+    if dst.dtype != src.dtype:
+        refuse(node, f"AscendC::{ident} from {src.dtype} to {dst.dtype}", "the library keeps the type")
+    if dst.dtype not in ("float32", "float16"):
+        refuse(node, f"AscendC::{ident} on {dst.dtype}", f"asc-devkit's A2 {ident} takes half or float")
+    values = dict(zip(wanted, rest))
+    return dst, src, values.get("s"), values["n"]
+
+
+def _flags(machine, node, ident, targs):
+    """(highPrecision, highPerformance) of a Gelu call's template arguments (both false by default)."""
+    flags = []
+    for i in (1, 2):
+        if targs is None or len(targs) <= i:
+            flags.append(False)
+            continue
+        v = machine.type_or_value(targs[i])
+        if not isinstance(v, CNum):
+            refuse(node, f"AscendC::{ident}'s template argument {i + 1}", "not a compile-time bool")
+        flags.append(bool(v.value))
+    return flags
+
+
+def _negated(node, ident, scalar):
+    """Swish's ``-1.0f * beta``: exact, as the scalar the kernel passes (a constant or a float tiling field)."""
+    if isinstance(scalar, CNum):
+        return negate(CNum(float(np.float32(scalar.value)), "float"))
+    if isinstance(scalar, (AttrRef, ScalarProduct)):
+        return ScalarProduct(scalar, Constant(-1.0))
+    refuse(node, f"AscendC::{ident}'s scalar", "neither a constant nor a float tiling field")
+
+
+def expand_more(machine, node, ident, args, targs) -> None:
+    """Record the instructions of ``ident`` (one of :data:`EXPANSIONS`) called with ``args`` at ``node``."""
+    dst, src, scalar, count = _operands(node, ident, args)
+    e = _Emit(machine, node, ident, count)
+    dt = dst.dtype
+    if ident in ("Silu", "Swish"):
+        e("Muls", dst, src, _c(-1.0) if ident == "Silu" else _negated(node, ident, scalar))
+        e("Exp", dst, dst)
+        e("Adds", dst, dst, _c(1.0))
+        e("Div", dst, src, dst)
+    elif ident in ("Gelu", "FasterGelu", "FasterGeluV2"):
+        precise, fast = _flags(machine, node, ident, targs)
+        formula = {"Gelu": _gelu, "FasterGelu": _faster_gelu, "FasterGeluV2": _faster_gelu_v2}[ident]
+        if precise and dt == "float16":
+            conv = e.temp("float32", "conv")
+            e.cast(conv, src)
+            formula(e, conv, conv, "float32", fast)
+            e.cast(dst, conv)
+        else:
+            formula(e, dst, src, dt, fast)
+    elif ident == "Sinh":
+        _sinh(e, dst, src, dt)
+    elif ident == "Cosh":
+        _cosh(e, dst, src, dt)
+    elif ident in ("ClampMax", "ClampMin"):
+        e("Mins" if ident == "ClampMax" else "Maxs", dst, src, scalar)
+    elif ident == "Log2":
+        ratio = _c(1.4426950408889634)
+        if dt == "float16":
+            t = e.temp("float32")
+            e.cast(t, src)
+            e("Ln", t, t)
+            e("Muls", t, t, ratio)
+            e.cast(dst, t)
+        else:
+            e("Ln", dst, src)
+            e("Muls", dst, dst, ratio)
+    elif ident == "Log10":
+        e("Ln", dst, src)
+        e("Muls", dst, dst, _c(0.43429448190325176))
+    elif ident == "Sign":
+        below, above, t = e.temp("uint8", "lt"), e.temp("uint8", "gt"), e.temp(dt)
+        e("Duplicate", dst, _c(0.0))
+        e("Compare", below, src, dst, "LT")
+        e("Compare", above, src, dst, "GT")
+        e("Selects", t, dst, _c(1.0), below)
+        e("Selects", dst, dst, _c(-1.0), above)
+        e("Add", dst, t, dst)
+
+
+def _gelu(e, dst, x, dt, fast):
+    a, b = e.temp(dt, "a"), e.temp(dt, "b")
+    e("Mul", a, x, x)
+    e("Mul", b, x, a)
+    e("Muls", a, b, _c(0.044715))
+    e("Add", b, x, a)
+    e("Muls", a, b, _c(1.5957691216057308))
+    e("Mins", b, a, _c(0.0))
+    e("Exp", b, b)
+    e("Abs", a, a)
+    e("Muls", a, a, _c(-1.0))
+    e("Exp", a, a)
+    e("Adds", a, a, _c(1.0))
+    _divide(e, a, x, a, fast)
+    e("Mul", dst, a, b)
+
+
+def _faster_gelu(e, dst, x, dt, fast):
+    s = e.temp(dt)
+    e("Muls", s, x, _c(-1.702))
+    e("Exp", s, s)
+    e("Adds", s, s, _c(1.0))
+    _divide(e, dst, x, s, fast)
+
+
+def _faster_gelu_v2(e, dst, x, dt, fast):
+    a, b, c = e.temp(dt, "a"), e.temp(dt, "b"), e.temp(dt, "c")
+    e("Muls", a, x, _c(0.7071))
+    e("Abs", a, a)
+    e("Mins", a, a, _c(1.769))
+    e("Adds", a, a, _c(-1.769))
+    e("Mul", a, a, a)
+    e("Muls", a, a, _c(-0.1444))
+    e("Adds", a, a, _c(0.5))
+    e("Adds", b, x, _c(0.000000000001))
+    e("Abs", c, b)
+    if fast:
+        e("Reciprocal", c, c)
+        e("Mul", b, b, c)
+    else:
+        e("Div", b, b, c)
+    e("Mul", a, a, b)
+    e("Adds", a, a, _c(0.5))
+    e("Mul", dst, x, a)
+
+
+def _divide(e, dst, x, d, fast):
+    """``x / d`` into ``dst``: Div, or with highPerformance ``Reciprocal(d, d)`` then ``Mul(dst, x, d)``."""
+    if fast:
+        e("Reciprocal", d, d)
+        e("Mul", dst, x, d)
+    else:
+        e("Div", dst, x, d)
+
+
+def _sinh(e, dst, x, dt):
+    ln2 = CNum(_NEG_LN2, "float")
+    if dt == "float16":
+        a, b = e.temp("float32", "a"), e.temp("float32", "b")
+        e.cast(a, x)
+        e("Adds", b, a, ln2)
+        e("Exp", b, b)
+        e("Muls", a, a, _c(-1.0))
+        e("Adds", a, a, ln2)
+        e("Exp", a, a)
+        e("Sub", b, b, a)
+        e.cast(dst, b)
+        return
+    t = e.temp(dt)
+    e("Muls", t, x, _c(-1.0))
+    e("Adds", t, t, ln2)
+    e("Exp", t, t)
+    e("Adds", dst, x, ln2)
+    e("Exp", dst, dst)
+    e("Sub", dst, dst, t)
+
+
+def _cosh(e, dst, x, dt):
+    ln2 = CNum(_NEG_LN2, "float")
+    a, b = e.temp("float32", "a"), e.temp("float32", "b")
+    if dt == "float16":
+        c = e.temp("float32", "c")
+        e.cast(c, x)
+        e("Adds", b, c, ln2)
+        e("Exp", a, b)
+        e("Duplicate", c, _c(0.25))
+        e("Div", b, c, a)
+        e("Add", c, a, b)
+        e.cast(dst, c, "CAST_ROUND")
+        return
+    e("Adds", b, x, ln2)
+    e("Exp", a, b)
+    e("Duplicate", dst, _c(0.25))
+    e("Div", b, dst, a)
+    e("Add", dst, a, b)
