@@ -1,5 +1,5 @@
 """More of AscendC's math library in a read kernel (issue 43, reader.mathlib_calls): Silu, Swish, the three Gelus,
-Sinh, Cosh, ClampMax / ClampMin, Log2, Log10 and Sign (and reader.mathlib's Acosh and Asinh on half), each expanded into the instructions asc-devkit's A2
+Sinh, Cosh, ClampMax / ClampMin, Log2, Log10, Sign, Erf and Atan (and reader.mathlib's Acosh and Asinh on half), each expanded into the instructions asc-devkit's A2
 implementation runs, bit for bit against a reference written here instruction by instruction: on float32 each
 instruction one float32 operation; on half, where the library computes in half, each instruction's float32
 result on the exact widenings rounded once to half (to nearest even), and where it computes in float32 (the
@@ -132,6 +132,57 @@ def ref_asinh(x):
     return t * (s / (np.abs(s) + F32(2.0 ** -62)))
 
 
+ERF_P = [F32(v) for v in (0.053443748819, 0.75517016694e1, 0.10162808918e3, 0.13938061484e4, 0.50637915060e4,
+                         0.29639384698e5)]
+ERF_Q = [F32(v) for v in (0.31212858877e2, 0.39856963806e3, 0.30231248150e4, 0.13243365831e5, 0.26267224157e5)]
+
+
+def ref_erf(x):
+    c = _maxs(_mins(x, F32(3.92)), -F32(3.92))
+    a = c * c
+    b = a * ERF_P[0]
+    for k in ERF_P[1:-1]:
+        b = a * (b + k)
+    p = c * (b + ERF_P[-1])
+    q = a + ERF_Q[0]
+    for k in ERF_Q[1:]:
+        q = a * q + k
+    return p / q
+
+
+ATAN_F = [F32(v) for v in (1, -0.3333333333333333, 0.2, -0.14285714285714285, 0.1111111111111111,
+                           -0.09090909090909091, 0.07692307692307693)]
+TAN_PI_8, PI_8, PI_4 = F32(0.4142135623730950), F32(0.39269908169872415), F32(0.7853981633974483)
+
+
+def _taylor(x, k):
+    sq = x * x
+    d = (x * x) * ATAN_F[k]
+    for i in range(k - 1, 0, -1):
+        d = (d + ATAN_F[i]) * sq
+    return (d + ATAN_F[0]) * x
+
+
+def _transform(x):
+    return np.abs((x + -TAN_PI_8) / (x * TAN_PI_8 + F32(1)))
+
+
+def _min(a, b):
+    return np.where(np.isnan(a) | (a <= b), a, b).astype(F32)
+
+
+def ref_atan(x):
+    clip = _maxs(_mins(x, F32(10000)), F32(-10000))
+    a = np.abs(clip)
+    d = _taylor(a, 4)
+    d = _min(d, _taylor(_transform(a), 4) + PI_8)
+    t = np.abs((a + F32(-1)) / (a + F32(1)))
+    d = _min(d, _taylor(t, 4) + PI_4)
+    d = _min(d, (_taylor(_transform(t), 6) + PI_8) + PI_4)
+    s = clip * F32(2.0 ** 62)
+    return d * (s / (np.abs(s) + F32(2.0 ** -62)))
+
+
 def ref_sign(x):
     t = np.where(x < 0, F32(0), F32(1))          # Select(t, 0, 1, x < 0)
     d = np.where(x > 0, F32(0), F32(-1))         # Select(d, 0, -1, x > 0)
@@ -201,6 +252,7 @@ WIDENED = [   # float32 formulas, and on half the library's float32 specialisati
     ("AscendC::Log2(yLocal, xLocal, sharedTmp, this->tileLength);", ref_log2),
     ("AscendC::Acosh(yLocal, xLocal, sharedTmp, this->tileLength);", ref_acosh),     # reader.mathlib
     ("AscendC::Asinh(yLocal, xLocal, this->tileLength);", ref_asinh),
+    ("AscendC::Atan(yLocal, xLocal, sharedTmp, this->tileLength);", ref_atan),
     ("AscendC::Gelu<T, true>(yLocal, xLocal, sharedTmp, this->tileLength);", lambda x: ref_gelu(x, _same, F32)),
     ("AscendC::FasterGelu<T, true, true>(yLocal, xLocal, this->tileLength);",
      lambda x: ref_faster_gelu(x, _same, F32, fast=True)),
@@ -215,14 +267,18 @@ def test_a_call_computed_in_float32_bit_for_bit(tmp_path, call, ref, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_cosh_narrows_with_cast_round_on_half(tmp_path, dtype):
-    # the A2's CoshCast (cosh_v220_impl.h) narrows with CAST_ROUND: ties away from zero
+@pytest.mark.parametrize("call, ref", [("AscendC::Cosh(yLocal, xLocal, this->tileLength);", ref_cosh),
+                                       ("AscendC::Erf(yLocal, xLocal, sharedTmp, this->tileLength);", ref_erf)],
+                         ids=["Cosh", "Erf"])
+def test_a_float32_formula_narrowed_with_cast_round_on_half(tmp_path, call, ref, dtype):
+    # the A2's CoshCast (cosh_v220_impl.h) and GetErfCastType (erf_common_impl.h) narrow with CAST_ROUND:
+    # ties away from zero
     x = _inputs(dtype)
-    got = _op(tmp_path, "AscendC::Cosh(yLocal, xLocal, this->tileLength);", dtype).run(x=x)
+    got = _op(tmp_path, call, dtype).run(x=x)
     with np.errstate(all="ignore"):
-        want = ref_cosh(x.astype(F32))
+        want = ref(x.astype(F32))
     want = want if dtype == "float32" else narrow(want, F16, ties_away=True)
-    assert_bits_equal(got, want, f"Cosh {dtype}")
+    assert_bits_equal(got, want, f"{call} {dtype}")
 
 
 def test_a_float_tiling_field_as_swish_and_clamp_scalars(tmp_path):
@@ -253,7 +309,7 @@ def test_dst_may_be_src_as_in_the_library(tmp_path):
     ("AscendC::Swish(yLocal, xLocal, this->tileLength);", "(dst, src, count, scalar)"),
     ("AscendC::ClampMax(yLocal, xLocal, this->tileLength);", "(dst, src, [sharedTmpBuffer], scalar, count)"),
     ("AscendC::Gelu<T, this->beta>(yLocal, xLocal, this->tileLength);", "template argument 2"),
-    ("AscendC::Atan(yLocal, xLocal, this->tileLength);", "AscendC::Atan: a math-library call the reader does not"),
+    ("AscendC::Lgamma(yLocal, xLocal, this->tileLength);", "AscendC::Lgamma: a math-library call the reader does"),
 ])
 def test_what_is_not_read_is_refused_at_its_line(tmp_path, call, words):
     folder, path = fixture_variant(tmp_path, "mathlib_acts", CALL, call)
@@ -273,4 +329,4 @@ def test_bfloat16_is_refused_by_name(tmp_path):
 def test_expanded_and_refused_are_one_list():
     assert not set(EXPANDED) & NOT_EXPANDED
     assert {"Silu", "Swish", "Gelu", "FasterGelu", "FasterGeluV2", "Sinh", "Cosh", "ClampMax", "ClampMin", "Log2",
-            "Log10", "Sign"} <= set(EXPANDED)
+            "Log10", "Sign", "Erf", "Atan"} <= set(EXPANDED)

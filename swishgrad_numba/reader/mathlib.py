@@ -34,7 +34,7 @@ is a float32 local the program holds, named ``<call>_tmp<line>``):
   t, CAST_NONE)``); bfloat16 is refused (the library takes half and float).
   (Line numbers are those of the stored public version read for issue 43.)
 
-Silu, Swish, Gelu, FasterGelu, FasterGeluV2, Sinh, Cosh, ClampMax, ClampMin, Log2, Log10 and Sign (issue 43):
+Silu, Swish, Gelu, FasterGelu, FasterGeluV2, Sinh, Cosh, ClampMax, ClampMin, Log2, Log10, Sign, Erf and Atan (issue 43):
 :mod:`.mathlib_calls`, which cites their files and lines.
 
 The other math-library calls (:data:`NOT_EXPANDED`) are refused naming the call and why; ``Sin`` and
@@ -57,7 +57,7 @@ EXPANDED = ("Sigmoid", "Tanh", "Acosh", "Asinh") + EXPANSIONS
 WHY = {name: "its range reduction rounds x / pi to a whole number (SinCast with CAST_ROUND and CAST_FLOOR in "
        "asc-devkit's sin_common_impl.h), an instruction the program form does not have" for name in ("Sin", "Cos")}
 #: AscendC math-library and activation calls the reader knows by name and does not expand.
-NOT_EXPANDED = frozenset("""Rsqrt Sin Cos Tan Asin Acos Atan Atanh Erf Erfc Power Pow Round Trunc Floor Ceil
+NOT_EXPANDED = frozenset("""Rsqrt Sin Cos Tan Asin Acos Atanh Erfc Power Pow Round Trunc Floor Ceil
     Frac Digamma Lgamma Fmod Xor SwiGLU GeGLU ReGLU Softmax LogSoftmax Clamp Exp2 Expm1 Log1p""".split())
 
 

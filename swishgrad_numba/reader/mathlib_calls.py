@@ -48,6 +48,21 @@ half for every constant here). bfloat16 is refused for each: the A2 library take
   and ``Select(dst, dst, -1, m2)`` (``VSEL_TENSOR_SCALAR_MODE``: the tensor where the mask bit is set, else
   the scalar ``SetCmpMask`` loaded from a ``Duplicate``d local), ``Add(dst, t, dst)``: +-1, and +0 for +-0
   and NaN.
+- ``Erf(dst, src, [tmp,] n)``: ``math/erf/erf_common_impl.h``, ``ErfCompute`` on float 151-169: ``ErfClip``
+  38-48 (``Mins(a, x, 3.92f)``, ``Maxs(dst, a, -3.92f)``), ``ErfComputeP`` 52-104 (``Mul(a, c, c)``,
+  ``Muls(b, a, P5)``, then per coefficient P4..P0 ``Adds(q, b, Pk)`` and ``Mul(b, a, q)``, the last ``Mul(b, c,
+  q)``), ``ErfComputeQ`` 107-148 (``Adds(q, a, Q4)``, then per Q3..Q0 ``Mul(c, a, q)``, ``Adds(q, c, Qk)``: the
+  clipped x's tensor is its scratch), ``Div(dst, b, q)``; the float constants of lines 41, 55-60 and 110-114.
+  On half the specialisation 172-204: the same on a float32 ``Cast`` of x, ``Div`` into a float32 local and
+  ``Cast(dst, ., CAST_ROUND)`` (``GetErfCastType``, 28-35: CAST_ROUND on the 2201).
+- ``Atan(dst, src, [tmp,] n)``: ``math/atan/atan_common_impl.h``, ``AtanFormulaImpl`` 129-204 on float: x clipped
+  to [-10000, 10000] (``Mins``, ``Maxs``), ``Abs``; ``TaylorExpand`` (68-99: ``Mul(sq, a, a)``, ``Mul(d, a, a)``,
+  ``Muls(d, d, f[k])``, then per i = k-1..1 ``Adds(d, d, f[i])``, ``Mul(d, d, sq)``, then ``Adds 1``, ``Mul(d, d,
+  a)``, the float factors 1/(2i+1) of lines 74-80) of |x|, of ``AtanTransform`` (101-123: ``Muls tan(pi/8)``,
+  ``Adds 1``, ``Adds(t, x, -tan(pi/8))``, ``Div``, ``Abs``) of it plus pi/8, and of |(|x| - 1) / (|x| + 1)| plus
+  pi/4 and, transformed again (6 terms), plus pi/8 and pi/4, each kept by ``Min``; times the sign
+  2^62 x / (2^-62 + |2^62 x|) (``Sign`` 51-66). On half (215-229): between a widening and a narrowing
+  ``Cast`` (CAST_NONE).
 
 As in the library, ``dst`` may be ``src``: the instructions run in its order (Silu and Swish read ``src``
 again after writing ``dst``; Sign writes ``dst`` first).
@@ -67,7 +82,8 @@ _NEG_LN2 = float(np.float32(-0.69314718055994530941723212145818))      # SINH_NE
 #: buffer may come before them.
 _OPERANDS = {
     "Silu": "n", "Swish": "ns", "Gelu": "tn", "FasterGelu": "tn", "FasterGeluV2": "tn", "Sinh": "tn",
-    "Cosh": "tn", "ClampMax": "tsn", "ClampMin": "tsn", "Log2": "tn", "Log10": "n", "Sign": "tn",
+    "Cosh": "tn", "ClampMax": "tsn", "ClampMin": "tsn", "Log2": "tn", "Log10": "n", "Sign": "tn", "Erf": "tn",
+    "Atan": "tn",
 }
 #: The calls :func:`expand_more` expands.
 EXPANSIONS = tuple(_OPERANDS)
@@ -177,6 +193,15 @@ def expand_more(machine, node, ident, args, targs) -> None:
     elif ident == "Log10":
         e("Ln", dst, src)
         e("Muls", dst, dst, _c(0.43429448190325176))
+    elif ident == "Erf":
+        _erf(e, dst, src, dt)
+    elif ident == "Atan" and dt == "float16":      # atan_common_impl.h, AtanCompute<half>, 215-229
+        conv = e.temp("float32", "conv")
+        e.cast(conv, src)
+        _atan(e, conv, conv)
+        e.cast(dst, conv)
+    elif ident == "Atan":
+        _atan(e, dst, src)
     elif ident == "Sign":
         below, above, t = e.temp("uint8", "lt"), e.temp("uint8", "gt"), e.temp(dt)
         e("Duplicate", dst, _c(0.0))
@@ -282,3 +307,96 @@ def _cosh(e, dst, x, dt):
     e("Duplicate", dst, _c(0.25))
     e("Div", b, dst, a)
     e("Add", dst, a, b)
+
+
+#: erf_common_impl.h's P (lines 55-60) and Q (110-114) coefficients, highest first: float constants.
+_ERF_P = (0.053443748819, 0.75517016694e1, 0.10162808918e3, 0.13938061484e4, 0.50637915060e4, 0.29639384698e5)
+_ERF_Q = (0.31212858877e2, 0.39856963806e3, 0.30231248150e4, 0.13243365831e5, 0.26267224157e5)
+
+
+def _erf(e, dst, x, dt):
+    """ErfCompute: the clip into ``c`` (dst on float, a float32 local on half), P into ``b``, Q into ``q``
+    (using ``c`` as its scratch), then their quotient."""
+    a, b, q = e.temp("float32", "a"), e.temp("float32", "b"), e.temp("float32", "q")
+    c = e.temp("float32", "c") if dt == "float16" else dst
+    if dt == "float16":
+        e.cast(c, x)
+        x = c
+    e("Mins", a, x, CNum(float(np.float32(3.92)), "float"))
+    e("Maxs", c, a, CNum(-float(np.float32(3.92)), "float"))
+    e("Mul", a, c, c)
+    e("Muls", b, a, CNum(float(np.float32(_ERF_P[0])), "float"))
+    for k in _ERF_P[1:]:
+        e("Adds", q, b, CNum(float(np.float32(k)), "float"))
+        e("Mul", b, c if k == _ERF_P[-1] else a, q)      # the last Mul takes x, not x^2 (P is odd)
+    e("Adds", q, a, CNum(float(np.float32(_ERF_Q[0])), "float"))
+    for k in _ERF_Q[1:]:
+        e("Mul", c, a, q)
+        e("Adds", q, c, CNum(float(np.float32(k)), "float"))
+    if dt == "float16":
+        e("Div", a, b, q)
+        e.cast(dst, a, "CAST_ROUND")       # GetErfCastType: CAST_ROUND on the A2 (lines 28-35)
+    else:
+        e("Div", dst, b, q)
+
+
+def _f(value) -> CNum:
+    """A ``constexpr float`` / ``const float`` constant: the literal rounded to float32 once."""
+    return CNum(float(np.float32(value)), "float")
+
+
+#: TaylorExpand's factorList (atan_common_impl.h 74-80): 1 / (2k + 1) with alternating signs.
+_ATAN_FACTORS = (1, -0.3333333333333333, 0.2, -0.14285714285714285, 0.1111111111111111, -0.09090909090909091,
+                 0.07692307692307693)
+_TAN_PI_8, _PI_8, _PI_4 = 0.4142135623730950, 0.39269908169872415480783042290994, 0.78539816339744830961566084581988
+
+
+def _taylor(e, dst, x, square, level):
+    """TaylorExpand (68-99): x * (1 + x^2 * (f1 + x^2 * (... f_level)))."""
+    e("Mul", square, x, x)
+    e("Mul", dst, x, x)
+    e("Muls", dst, dst, _f(_ATAN_FACTORS[level]))
+    for i in range(level - 1, 0, -1):
+        e("Adds", dst, dst, _f(_ATAN_FACTORS[i]))
+        e("Mul", dst, dst, square)
+    e("Adds", dst, dst, _f(_ATAN_FACTORS[0]))
+    e("Mul", dst, dst, x)
+
+
+def _atan_transform(e, dst, x, tmp):
+    """AtanTransform (101-123): |(x - tan(pi/8)) / (1 + x tan(pi/8))|."""
+    e("Muls", dst, x, _f(_TAN_PI_8))
+    e("Adds", dst, dst, _f(1.0))
+    e("Adds", tmp, x, _f(-float(np.float32(_TAN_PI_8))))
+    e("Div", dst, tmp, dst)
+    e("Abs", dst, dst)
+
+
+def _atan(e, dst, x):
+    """AtanFormulaImpl (129-204) on float32 tensors; ``dst`` may be ``x``."""
+    t, clip, a, t2, sq = (e.temp("float32", p) for p in ("t", "clip", "abs", "t2", "sq"))
+    e("Mins", clip, x, _f(10000))
+    e("Maxs", clip, clip, _f(-10000))
+    e("Abs", a, clip)
+    _taylor(e, dst, a, sq, 4)
+    _atan_transform(e, t, a, t2)
+    _taylor(e, t2, t, sq, 4)
+    e("Adds", t2, t2, _f(_PI_8))
+    e("Min", dst, dst, t2)
+    e("Adds", t2, a, _f(1.0))
+    e("Adds", t, a, _f(-1.0))
+    e("Div", t, t, t2)
+    e("Abs", t, t)
+    _taylor(e, t2, t, sq, 4)
+    e("Adds", t2, t2, _f(_PI_4))
+    e("Min", dst, dst, t2)
+    _atan_transform(e, t2, t, sq)
+    _taylor(e, t, t2, sq, 6)
+    e("Adds", t, t, _f(_PI_8))
+    e("Adds", t, t, _f(_PI_4))
+    e("Min", dst, dst, t)
+    e("Muls", t, clip, _f(2.0 ** 62))        # Sign (51-66) with T float: 2^62 x / (2^-62 + |2^62 x|)
+    e("Abs", t2, t)
+    e("Adds", t2, t2, _f(2.0 ** -62))
+    e("Div", t, t, t2)
+    e("Mul", dst, dst, t)
