@@ -1,5 +1,5 @@
 """More of AscendC's math library in a read kernel (issue 43, reader.mathlib_calls): Silu, Swish, the three Gelus,
-Sinh, Cosh, ClampMax / ClampMin, Log2, Log10, Sign, Erf and Atan (and reader.mathlib's Acosh and Asinh on half), each expanded into the instructions asc-devkit's A2
+Sinh, Cosh, ClampMax / ClampMin, Log2, Log10, Sign, Erf, Atan and Atanh (and reader.mathlib's Acosh and Asinh on half), each expanded into the instructions asc-devkit's A2
 implementation runs, bit for bit against a reference written here instruction by instruction: on float32 each
 instruction one float32 operation; on half, where the library computes in half, each instruction's float32
 result on the exact widenings rounded once to half (to nearest even), and where it computes in float32 (the
@@ -183,6 +183,10 @@ def ref_atan(x):
     return d * (s / (np.abs(s) + F32(2.0 ** -62)))
 
 
+def ref_atanh(x):
+    return ref_ln_f32((x + F32(1)) / (x * F32(-1) + F32(1))) * F32(0.5)
+
+
 def ref_sign(x):
     t = np.where(x < 0, F32(0), F32(1))          # Select(t, 0, 1, x < 0)
     d = np.where(x > 0, F32(0), F32(-1))         # Select(d, 0, -1, x > 0)
@@ -253,6 +257,7 @@ WIDENED = [   # float32 formulas, and on half the library's float32 specialisati
     ("AscendC::Acosh(yLocal, xLocal, sharedTmp, this->tileLength);", ref_acosh),     # reader.mathlib
     ("AscendC::Asinh(yLocal, xLocal, this->tileLength);", ref_asinh),
     ("AscendC::Atan(yLocal, xLocal, sharedTmp, this->tileLength);", ref_atan),
+    ("AscendC::Atanh(yLocal, xLocal, this->tileLength);", ref_atanh),
     ("AscendC::Gelu<T, true>(yLocal, xLocal, sharedTmp, this->tileLength);", lambda x: ref_gelu(x, _same, F32)),
     ("AscendC::FasterGelu<T, true, true>(yLocal, xLocal, this->tileLength);",
      lambda x: ref_faster_gelu(x, _same, F32, fast=True)),
@@ -310,6 +315,7 @@ def test_dst_may_be_src_as_in_the_library(tmp_path):
     ("AscendC::ClampMax(yLocal, xLocal, this->tileLength);", "(dst, src, [sharedTmpBuffer], scalar, count)"),
     ("AscendC::Gelu<T, this->beta>(yLocal, xLocal, this->tileLength);", "template argument 2"),
     ("AscendC::Lgamma(yLocal, xLocal, this->tileLength);", "AscendC::Lgamma: a math-library call the reader does"),
+    ("AscendC::Floor(yLocal, xLocal, sharedTmp, this->tileLength);", "rounds float32 to a whole float32"),
 ])
 def test_what_is_not_read_is_refused_at_its_line(tmp_path, call, words):
     folder, path = fixture_variant(tmp_path, "mathlib_acts", CALL, call)
@@ -329,4 +335,4 @@ def test_bfloat16_is_refused_by_name(tmp_path):
 def test_expanded_and_refused_are_one_list():
     assert not set(EXPANDED) & NOT_EXPANDED
     assert {"Silu", "Swish", "Gelu", "FasterGelu", "FasterGeluV2", "Sinh", "Cosh", "ClampMax", "ClampMin", "Log2",
-            "Log10", "Sign", "Erf", "Atan"} <= set(EXPANDED)
+            "Log10", "Sign", "Erf", "Atan", "Atanh"} <= set(EXPANDED)

@@ -34,7 +34,7 @@ is a float32 local the program holds, named ``<call>_tmp<line>``):
   t, CAST_NONE)``); bfloat16 is refused (the library takes half and float).
   (Line numbers are those of the stored public version read for issue 43.)
 
-Silu, Swish, Gelu, FasterGelu, FasterGeluV2, Sinh, Cosh, ClampMax, ClampMin, Log2, Log10, Sign, Erf and Atan (issue 43):
+Silu, Swish, Gelu, FasterGelu, FasterGeluV2, Sinh, Cosh, ClampMax, ClampMin, Log2, Log10, Sign, Erf, Atan and Atanh (issue 43):
 :mod:`.mathlib_calls`, which cites their files and lines.
 
 The other math-library calls (:data:`NOT_EXPANDED`) are refused naming the call and why; ``Sin`` and
@@ -56,8 +56,15 @@ EXPANDED = ("Sigmoid", "Tanh", "Acosh", "Asinh") + EXPANSIONS
 #: Why a call of :data:`NOT_EXPANDED` is not expanded, where there is more to say than that it is not.
 WHY = {name: "its range reduction rounds x / pi to a whole number (SinCast with CAST_ROUND and CAST_FLOOR in "
        "asc-devkit's sin_common_impl.h), an instruction the program form does not have" for name in ("Sin", "Cos")}
+#: Issue 43: the A2 implementations that round float32 to a whole float32 (``Cast<float, float>`` with a round mode:
+#: floor_v220_impl.h's FloorProcess, round_v220_impl.h, ceil_v220_impl.h, trunc_v220_impl.h, frac_v220_impl.h,
+#: tan_v220_impl.h's TanCast, power_common_impl.h's CastFloat2Float).
+WHY.update({name: "its A2 implementation rounds float32 to a whole float32 (Cast<float, float> with a round mode), "
+            "an instruction the program form does not have (its Casts go between dtypes; a float -> int32 -> float "
+            "round trip is not the same past 2^31, on inf and on NaN)"
+            for name in ("Round", "Floor", "Ceil", "Trunc", "Frac", "Tan", "Power", "Pow")})
 #: AscendC math-library and activation calls the reader knows by name and does not expand.
-NOT_EXPANDED = frozenset("""Rsqrt Sin Cos Tan Asin Acos Atanh Erfc Power Pow Round Trunc Floor Ceil
+NOT_EXPANDED = frozenset("""Rsqrt Sin Cos Tan Asin Acos Erfc Power Pow Round Trunc Floor Ceil
     Frac Digamma Lgamma Fmod Xor SwiGLU GeGLU ReGLU Softmax LogSoftmax Clamp Exp2 Expm1 Log1p""".split())
 
 

@@ -63,6 +63,9 @@ half for every constant here). bfloat16 is refused for each: the A2 library take
   pi/4 and, transformed again (6 terms), plus pi/8 and pi/4, each kept by ``Min``; times the sign
   2^62 x / (2^-62 + |2^62 x|) (``Sign`` 51-66). On half (215-229): between a widening and a narrowing
   ``Cast`` (CAST_NONE).
+- ``Atanh(dst, src, [tmp,] n)``: ``math/atanh/atanh_common_impl.h``, ``AtanhCompute`` on float 41-68:
+  ``Adds(t, x, 1)``, ``Muls(dst, x, -1)``, ``Adds(dst, dst, 1)``, ``Div(dst, t, dst)``, ``Ln``, ``Muls 0.5``; on
+  half 72-114 the same in float32 between a widening and a narrowing ``Cast`` (CAST_NONE).
 
 As in the library, ``dst`` may be ``src``: the instructions run in its order (Silu and Swish read ``src``
 again after writing ``dst``; Sign writes ``dst`` first).
@@ -83,7 +86,7 @@ _NEG_LN2 = float(np.float32(-0.69314718055994530941723212145818))      # SINH_NE
 _OPERANDS = {
     "Silu": "n", "Swish": "ns", "Gelu": "tn", "FasterGelu": "tn", "FasterGeluV2": "tn", "Sinh": "tn",
     "Cosh": "tn", "ClampMax": "tsn", "ClampMin": "tsn", "Log2": "tn", "Log10": "n", "Sign": "tn", "Erf": "tn",
-    "Atan": "tn",
+    "Atan": "tn", "Atanh": "tn",
 }
 #: The calls :func:`expand_more` expands.
 EXPANSIONS = tuple(_OPERANDS)
@@ -202,6 +205,8 @@ def expand_more(machine, node, ident, args, targs) -> None:
         e.cast(dst, conv)
     elif ident == "Atan":
         _atan(e, dst, src)
+    elif ident == "Atanh":
+        _atanh(e, dst, src, dt)
     elif ident == "Sign":
         below, above, t = e.temp("uint8", "lt"), e.temp("uint8", "gt"), e.temp(dt)
         e("Duplicate", dst, _c(0.0))
@@ -400,3 +405,20 @@ def _atan(e, dst, x):
     e("Adds", t2, t2, _f(2.0 ** -62))
     e("Div", t, t, t2)
     e("Mul", dst, dst, t)
+
+
+def _atanh(e, dst, x, dt):
+    """AtanhCompute: 0.5 * ln((x + 1) / (x * -1 + 1)), in float32 (on half between two Casts)."""
+    t = e.temp("float32")
+    d = e.temp("float32", "conv") if dt == "float16" else dst
+    if dt == "float16":
+        e.cast(d, x)
+        x = d
+    e("Adds", t, x, _f(1.0))
+    e("Muls", d, x, _f(-1.0))
+    e("Adds", d, d, _f(1.0))
+    e("Div", d, t, d)
+    e("Ln", d, d)
+    e("Muls", d, d, _f(0.5))
+    if dt == "float16":
+        e.cast(dst, d)
