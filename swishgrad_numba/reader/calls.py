@@ -85,7 +85,7 @@ class CallsMixin:
         if ident in PLATFORM_QUERIES and not arg_nodes:       # platform::GetVRegSize() (issue 43, .helpers)
             return PLATFORM_QUERIES[ident]
         if ident in EXPANDED or ident in NOT_EXPANDED:       # AscendC's math library
-            return expand(self, node, ident, args)
+            return expand(self, node, ident, args, fn.targs)
         refuse(node, f"unknown call {fn.text()}")
 
     def local(self, name):

@@ -17,19 +17,25 @@ is a float32 local the program holds, named ``<call>_tmp<line>``):
   the RoundMode page makes CAST_RINT where precision is lost (:mod:`.to_program` writes it so). On
   bfloat16 the library has no Tanh: its generic ``TanhCompute`` hands the tensors to ``TanhFormulaImpl``,
   which takes float tensors only (refused).
-- ``Acosh(dst, src, [tmp,] n)`` on float (issue 43): asc-devkit
+- ``Acosh(dst, src, [tmp,] n)`` (issue 43): asc-devkit
   ``impl/adv_api/detail/math/acosh/acosh_common_impl.h``, ``AcoshCompute``'s generic template, lines
   40-73 (instructions at 52-71): ``Mul(t, src, src)``, ``Adds(t, t, -1)``, ``Sqrt(t, t)``,
   ``Add(t, src, t)``, ``Div(dst, t, t)``, ``Mul(t, t, dst)`` (a NaN where t is 0 or infinite),
   ``Ln(dst, t)``.
-- ``Asinh(dst, src, [tmp,] n)`` on float (issue 43): asc-devkit
+- ``Asinh(dst, src, [tmp,] n)`` (issue 43): asc-devkit
   ``impl/adv_api/detail/math/asinh/asinh_common_impl.h``, ``AsinhCompute``'s generic template, lines
   133-178 (instructions at 149-176), and ``AsinhGetSign``, lines 115-131: ``Abs(a, src)``,
   ``Mul(t, a, a)``, ``Adds(t, t, 1)``, ``Sqrt(t, t)``, ``Add(t, t, a)``, ``Ln(t, t)``; the sign as
   ``Muls(s, src, 2**62)``, ``Abs(d, s)``, ``Adds(d, d, 2**-62)``, ``Div(s, s, d)``; ``Mul(dst, t, s)``.
-  On half both are refused: their half paths (a widening, the float formula and a narrowing Cast, as
-  Tanh's) are not read yet.
+  On half, their specialisations: Acosh's lines 75-125 (``Cast`` to a float32 ``c``, ``Mul(t, c, c)``,
+  ``Adds -1``, ``Sqrt``, ``Add(t, t, c)``, ``Div(c, t, t)``, ``Mul(t, t, c)``, ``Ln(t, t)``, ``Cast(dst, t,
+  CAST_NONE)``) and Asinh's lines 180-242 (``Cast(a, src)``, ``Abs(a, a)``, the float steps into ``t``, ``Cast(a,
+  src)`` again, the float sign of ``a`` (AsinhGetSign with T float: 2**62 and 2**-62), ``Mul(t, t, a)``, ``Cast(dst,
+  t, CAST_NONE)``); bfloat16 is refused (the library takes half and float).
   (Line numbers are those of the stored public version read for issue 43.)
+
+Silu, Swish, Gelu, FasterGelu, FasterGeluV2, Sinh, Cosh, ClampMax, ClampMin, Log2, Log10, Sign, Erf, Atan and Atanh (issue 43):
+:mod:`.mathlib_calls`, which cites their files and lines.
 
 The other math-library calls (:data:`NOT_EXPANDED`) are refused naming the call and why; ``Sin`` and
 ``Cos`` because their range reduction rounds ``x / pi`` to a whole number (``SinCast`` with CAST_ROUND and
@@ -40,26 +46,36 @@ form does not have. ``Sqrt`` is not the library's: it is the basic API's instruc
 from __future__ import annotations
 
 from .abstract import Mode, Tensor, refuse, temporary
+from .mathlib_calls import EXPANSIONS, expand_more
 from .values import CNum
 
 __all__ = ["EXPANDED", "NOT_EXPANDED", "expand"]
 
-#: The calls :func:`expand` expands.
-EXPANDED = ("Sigmoid", "Tanh", "Acosh", "Asinh")
+#: The calls :func:`expand` expands (issue 43: and :mod:`.mathlib_calls`' Silu, Swish, the Gelus, ...).
+EXPANDED = ("Sigmoid", "Tanh", "Acosh", "Asinh") + EXPANSIONS
 #: Why a call of :data:`NOT_EXPANDED` is not expanded, where there is more to say than that it is not.
 WHY = {name: "its range reduction rounds x / pi to a whole number (SinCast with CAST_ROUND and CAST_FLOOR in "
        "asc-devkit's sin_common_impl.h), an instruction the program form does not have" for name in ("Sin", "Cos")}
+#: Issue 43: the A2 implementations that round float32 to a whole float32 (``Cast<float, float>`` with a round mode:
+#: floor_v220_impl.h's FloorProcess, round_v220_impl.h, ceil_v220_impl.h, trunc_v220_impl.h, frac_v220_impl.h,
+#: tan_v220_impl.h's TanCast, power_common_impl.h's CastFloat2Float).
+WHY.update({name: "its A2 implementation rounds float32 to a whole float32 (Cast<float, float> with a round mode), "
+            "an instruction the program form does not have (its Casts go between dtypes; a float -> int32 -> float "
+            "round trip is not the same past 2^31, on inf and on NaN)"
+            for name in ("Round", "Floor", "Ceil", "Trunc", "Frac", "Tan", "Power", "Pow")})
 #: AscendC math-library and activation calls the reader knows by name and does not expand.
-NOT_EXPANDED = frozenset("""Rsqrt Sin Cos Tan Asin Acos Atan Sinh Cosh Atanh Erf Erfc Power Pow
-    Log2 Log10 Round Trunc Floor Ceil Frac Sign Digamma Lgamma Fmod Xor Gelu FasterGelu FasterGeluV2 Silu Swish
-    SwiGLU GeGLU ReGLU Softmax LogSoftmax Clamp ClampMax ClampMin Exp2 Expm1 Log1p""".split())
+NOT_EXPANDED = frozenset("""Rsqrt Sin Cos Tan Asin Acos Erfc Power Pow Round Trunc Floor Ceil
+    Frac Digamma Lgamma Fmod Xor SwiGLU GeGLU ReGLU Softmax LogSoftmax Clamp Exp2 Expm1 Log1p""".split())
 
 
-def expand(machine, node, ident, args) -> None:
-    """Record the instructions of math-library call ``ident`` (``args`` evaluated) at ``node``'s line."""
+def expand(machine, node, ident, args, targs=None) -> None:
+    """Record the instructions of math-library call ``ident`` (``args`` evaluated; ``targs`` its template
+    arguments' nodes) at ``node``'s line."""
     if ident in NOT_EXPANDED:
         refuse(node, f"AscendC::{ident}", "a math-library call the reader does not expand into the vector "
                f"instructions it runs (it expands {', '.join(EXPANDED)})" + (f": {WHY[ident]}" if ident in WHY else ""))
+    if ident in EXPANSIONS:
+        return expand_more(machine, node, ident, args, targs)
     if len(args) not in (3, 4) or not all(isinstance(a, Tensor) for a in args[:len(args) - 1]):
         refuse(node, f"AscendC::{ident} with {len(args)} arguments", "expected (dst, src, count) or "
                "(dst, src, sharedTmpBuffer, count)")
@@ -73,6 +89,9 @@ def expand(machine, node, ident, args) -> None:
 
     def step(op, *operands):
         machine.vector_call(node, op, list(operands) + [count], trailing=(1,), counted=True)
+
+    def cast(to, source, mode):
+        step("Cast", to, source, Mode(mode))
 
     if ident == "Sigmoid":
         tmp = temp(dst.dtype)
@@ -91,32 +110,48 @@ def expand(machine, node, ident, args) -> None:
     if ident == "Tanh" and dst.dtype == "bfloat16":
         refuse(node, f"AscendC::{ident} on {dst.dtype}", "asc-devkit's A2 Tanh has no bfloat16 form "
                "(tanh_common_impl.h: only float and the half specialisation)")
-    if dst.dtype != "float32":
-        refuse(node, f"AscendC::{ident} on {dst.dtype}", "the reader expands the library's float32 form "
-               f"of {ident} only (its {dst.dtype} path is not read)")
-    if ident == "Acosh":              # acosh_common_impl.h, AcoshCompute (generic), lines 52-71
+    if dst.dtype == "bfloat16":
+        refuse(node, f"AscendC::{ident} on {dst.dtype}", f"asc-devkit's A2 {ident} takes half or float")
+    half = dst.dtype == "float16"
+    if ident == "Acosh":      # acosh_common_impl.h, AcoshCompute: generic 52-71, half 89-123
+        c = temp("float32", "c") if half else src
         t = temp("float32")
-        step("Mul", t, src, src)
+        if half:
+            cast(c, src, "CAST_NONE")
+        step("Mul", t, c, c)
         step("Adds", t, t, CNum(-1.0, "double"))
         step("Sqrt", t, t)
-        step("Add", t, src, t)
-        step("Div", dst, t, t)
-        step("Mul", t, t, dst)
-        step("Ln", dst, t)
+        step("Add", *((t, t, c) if half else (t, c, t)))
+        out = c if half else dst
+        step("Div", out, t, t)
+        step("Mul", t, t, out)
+        if half:
+            step("Ln", t, t)
+            cast(dst, t, "CAST_NONE")
+        else:
+            step("Ln", dst, t)
         return
-    if ident == "Asinh":              # asinh_common_impl.h, AsinhCompute (generic) 149-176, AsinhGetSign 123-129
+    if ident == "Asinh":      # asinh_common_impl.h, AsinhCompute: generic 149-176, half 195-240; AsinhGetSign 123-129
         a, t, d = temp("float32", "a"), temp("float32", "t"), temp("float32", "d")
-        step("Abs", a, src)
+        if half:
+            cast(a, src, "CAST_NONE")
+        step("Abs", a, a if half else src)
         step("Mul", t, a, a)
         step("Adds", t, t, CNum(1.0, "double"))
         step("Sqrt", t, t)
         step("Add", t, t, a)
         step("Ln", t, t)
-        step("Muls", a, src, CNum(2.0 ** 62, "double"))
+        if half:
+            cast(a, src, "CAST_NONE")
+        step("Muls", a, a if half else src, CNum(2.0 ** 62, "double"))
         step("Abs", d, a)
         step("Adds", d, d, CNum(2.0 ** -62, "double"))
         step("Div", a, a, d)
-        step("Mul", dst, t, a)
+        if half:
+            step("Mul", t, t, a)
+            cast(dst, t, "CAST_NONE")
+        else:
+            step("Mul", dst, t, a)
         return
     _tanh_formula(temp, step, dst, src)
 
