@@ -301,6 +301,9 @@ def _paths(symbols, fn, cname, gm, machine_class):
             return choice
 
         decide.known = lambda text, conds=conds: _known(text, conds)     # asks without choosing (.block_guard)
+        decide.state = lambda conds=conds: (len(conds), len(pending))     # a trial's choices undone (.launch_branch)
+        decide.rewind = lambda at, conds=conds: (conds.__delitem__(slice(at[0], None)),
+                                                 pending.__delitem__(slice(at[1], None)))
         m = machine_class(symbols, cname, gm, decide)
         tbind = {tp.name: (TypeVal(cname) if tp.kind == "type" else Symbolic(tp.name)) for tp in fn.tparams}
         m.run_entry(fn, tbind)

@@ -307,15 +307,22 @@ def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, e
     _parts_apart(m.ranges)
     start = m.loop_start if m.loop_start is not None else 0
     prologue = [e[1:3] for e in m.events[:start] if e[0] == "step"]
-    tiles, loads, steps = [], [], []
+    tiles, pending, steps = [], {}, []
+    for e in m.events[:start]:              # a tile loaded before the loop (pipelining: the first)
+        if e[0] == "copy" and e[1] == "load":
+            pending.setdefault(e[2], []).append(e)
+        elif e[0] == "copy":
+            raise KernelSourceError(e[6][0], e[6][1], "a store to GM before the tile loop",
+                                    "a tile outside the loop that computes the tiles is not read")
     for e in m.events[start:]:
         if e[0] == "step":
             steps.append(e)
         elif e[1] == "load":
-            loads.append(e)
-        else:
+            pending.setdefault(e[2], []).append(e)
+        else:           # each queue's oldest load: a tile loaded ahead of the one stored stays (pipelining)
+            loads = [fifo.pop(0) for fifo in pending.values() if fifo]
             tiles.append(_tile(e, loads, steps, prologue, expected_steps, core))
-            loads, steps = [], []
+            steps = []
     return tiles
 
 
