@@ -1,5 +1,6 @@
 """A branch known for the launch whose ways make different vector calls (issue 43, .launch_branch): a last
-tile computed with other instructions (a branch on the tile index in Compute), a branch on the core index,
+tile computed with other instructions (a branch on the tile index in Compute), a branch on the core index
+or on an attribute's value,
 a Process that pipelines its tiles (each loaded one ahead of the tile computed) and takes one tile alone
 where a core has one. The fixtures are written for these tests; the references are written here in NumPy,
 and which tile each element lies in is worked out here from the kernels' C arithmetic. A branch on a
@@ -81,12 +82,31 @@ def test_a_branch_on_a_tensors_data_is_refused(tmp_path):
     assert e.value.file == str(path) and "GetValue" in path.read_text().splitlines()[e.value.line - 1]
 
 
-def test_a_branch_on_an_attribute_is_refused(tmp_path):
-    folder, path = fixture_variant(tmp_path, "tail_axpx", "if constexpr (std::is_same_v<T, float>) {",
-                                   "if (this->alpha > 0.0f) {")
-    with pytest.raises(KernelSourceError, match="a branch on attribute values") as e:
-        read_kernel(folder)
-    assert e.value.file == str(path) and "this->alpha > 0.0f" in path.read_text().splitlines()[e.value.line - 1]
+def ref_attr_branch(x, beta):
+    """attr_branch: where beta > 0 (a float32 comparison: false for a NaN), Abs(t, x); Adds(t, t, 1);
+    Muls(y, x, beta); Div(y, y, t); else Abs(y, x)."""
+    b = F32(beta)
+    with np.errstate(all="ignore"):
+        return (x * b) / (np.abs(x) + F32(1.0)) if b > 0 else np.abs(x)
+
+
+@pytest.fixture(scope="module")
+def attr_op():
+    return read_kernel(KERNELS / "ctl_attr_branch")
+
+
+@pytest.mark.parametrize("beta", [1.0, 0.25, 0.0, -0.0, -3.0, float("nan"), float("inf"), 1e-45])
+def test_a_branch_on_an_attribute_is_decided_per_launch(attr_op, beta):
+    assert attr_op.variants("float32") == ("this->beta > 0.0f", "!(this->beta > 0.0f)")
+    x = _x(2 * 1024 * 3)
+    assert_bits_equal(attr_op.run(x=x, beta=beta), ref_attr_branch(x, beta), f"attr_branch beta={beta}")
+
+
+def test_an_attribute_branch_needs_the_record_or_a_variant(attr_op):
+    # no record of its own (the template's walk): which way is not known, so the variant must be named
+    with pytest.raises(ValueError, match="variant must be given"):
+        attr_op.program("float32")
+    assert [s.op for s in attr_op.description.body("float32", "!(this->beta > 0.0f)").steps] == ["Abs"]
 
 
 # ---------------------------------------------------------------- a pipelined Process

@@ -69,7 +69,9 @@ class ClassMachine(CallsMixin, Machine):
 
     def runtime_branch(self, stmt):
         cond = self.eval(stmt.cond)
-        refuse_branch(stmt, cond)                          # an attribute value (.launch_scalars)
+        if launch_branch.attribute_way(self, stmt, cond):   # an attribute value: a variant per way
+            return
+        refuse_branch(stmt, cond)                          # (.launch_scalars)
         if isinstance(cond, TilingField):                  # if (this->flag): a variant
             cond = Symbolic(cond.name)
         if isinstance(cond, Symbolic):
@@ -126,7 +128,7 @@ class ClassMachine(CallsMixin, Machine):
             if self.in_tile:
                 refuse(stmt, f"a runtime branch in {self.methods[-1]}", f"if ({render(stmt.cond)}): its two "
                        "ways make different vector calls")
-            refuse(stmt, "vector calls under a runtime branch", f"if ({render(stmt.cond)})")
+            refuse(stmt, "vector calls under a runtime branch", f"if ({render(stmt.cond)}) in {self.methods[-1]}")
         for scope, then in zip(self.scopes, then_scopes):
             for k, v in then.items():
                 if k in scope and scope[k] != v:

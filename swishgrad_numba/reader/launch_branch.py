@@ -18,6 +18,11 @@ runs the scalar code per core on the launch's values, takes each branch the way 
 tile then running the variant whose calls it made (:func:`.launch_plan.run_own_schedule`). A branch that
 the schedule cannot decide (its condition not known for the launch) is refused there, at its line.
 
+A branch on an attribute's value (``if (beta > 0.0f)``) is known at launch too: each way is a variant
+(:func:`attribute_way`, whichever calls its ways make), and the schedule evaluates the condition on the
+launch's record as the scalar unit computes it (:func:`decided_attribute`, :func:`.launch_scalars.evaluate`:
+float32 arithmetic, IEEE comparisons, a NaN true).
+
 The same holds for a branch in Process around whole tiles (``if (loopCount == 1) { one tile } else
 { the loop }``): each way is a path of its own.
 """
@@ -25,7 +30,7 @@ from __future__ import annotations
 
 from .values import render
 
-__all__ = ["mark", "follow_one_way"]
+__all__ = ["mark", "follow_one_way", "attribute_way", "decided_attribute", "located"]
 
 
 def mark(machine):
@@ -50,7 +55,50 @@ def follow_one_way(machine, stmt, at, saved) -> bool:
     del machine.events[n:]
     machine.tile, machine.inner = tile
     machine.decide.rewind(at)            # the choices the trial ways made are made again on the way taken
-    branch = stmt.then if machine.decide(render(stmt.cond)) else stmt.other
+    branch = _chosen(machine, stmt)
     if branch is not None:
         machine.run(branch)
     return True
+
+
+def attribute_way(machine, stmt, cond) -> bool:
+    """Follow one way of ``if (cond)``, ``cond`` computed from attributes, as a path of its own; False where
+    ``cond`` is not an attribute value or the machine's driver does not fork paths."""
+    from .launch_scalars import SCALARS
+
+    if not isinstance(cond, SCALARS) or mark(machine) is None:
+        return False
+    branch = _chosen(machine, stmt)
+    if branch is not None:
+        machine.run(branch)
+    return True
+
+
+def decided_attribute(stmt, cond, attributes):
+    """The way of ``if (cond)`` (the branch to run, or None) where ``cond`` is an attribute value and the
+    launch's ``attributes`` (C field name -> value) are given; ``False`` where it is not such a branch."""
+    from .launch_scalars import SCALARS, evaluate
+
+    if not isinstance(cond, SCALARS) or attributes is None:
+        return False
+    return stmt.then if evaluate(cond, attributes) != 0 else stmt.other
+
+
+def _chosen(machine, stmt):
+    """The way of ``stmt`` this path takes (the driver's choice), the branch noted on the machine."""
+    text = render(stmt.cond)
+    taken = machine.decide(text)
+    machine.__dict__.setdefault("launch_branches", []).append((text if taken else f"!({text})", stmt.at))
+    return stmt.then if taken else stmt.other
+
+
+def located(machine, exc):
+    """``exc`` (a refusal of a path's body) at the branch that chose the path, where it names no line."""
+    from .errors import KernelSourceError
+
+    taken = getattr(machine, "launch_branches", None)
+    if exc.line or not taken:
+        return exc
+    way, at = taken[-1]
+    return KernelSourceError(str(at[0]), at[1], exc.construct, f"{exc.detail} (on the way `{way}` of this "
+                             "branch)")

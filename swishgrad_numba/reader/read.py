@@ -19,6 +19,7 @@ from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
 from .limits import MAX_PATHS
 from .dead_reads import drop as drop_dead_reads
+from .launch_branch import located
 from .field_paths import neither
 from .local_copy import forward as forward_copies
 from .machine import Symbolic
@@ -222,7 +223,7 @@ def _read(sources, name, only=None):
                     body = _body(file, dtype, m, gm, conds)
                 except KernelSourceError as exc:
                     if not neither(conds, exc):      # a field none of the values it is compared with
-                        raise
+                        raise located(m, exc) from None       # at the branch that chose the path
                     left_out.append(exc)
                     continue
                 if all(dt == dtype for t, dt in body.tensors if t in {b for _, b in body.inputs} | {body.output[1]}):

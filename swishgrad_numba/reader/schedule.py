@@ -25,6 +25,7 @@ from .vec_scope import VecScopeMixin
 from .abstract import Symbolic, Tensor, TilingField, Unknown, refuse
 from .errors import KernelSourceError
 from .fill_loop import fill_loop
+from .launch_branch import decided_attribute
 from .launch_scalars import refuse_branch
 from .loop_control import run_loop
 from .objects import GlobalT, GMAddr, TilingVal
@@ -74,9 +75,10 @@ class _Params:
 
 
 class _ScheduleMachine(ClassMachine):
-    def __init__(self, symbols, cname, gm, values, core, block_dim, tiling_key):
+    def __init__(self, symbols, cname, gm, values, core, block_dim, tiling_key, attributes=None):
         super().__init__(symbols, cname, gm, self._template_argument)
         self.values, self.core, self.block_dim, self.tiling_key = values, core, block_dim, tiling_key
+        self.attributes = attributes
         self.itemsize = _SIZES[cname]
         self.bases, self.iterations, self.loop_start = {}, 0, None
         self.view_at, self.ranges, self.stores = {}, [], 0     # buffer parts: (buffer, offset, node) by key
@@ -208,7 +210,12 @@ class _ScheduleMachine(ClassMachine):
         cond = self.eval(stmt.cond)
         if isinstance(cond, (Symbolic, TilingField)):
             refuse(stmt, f"a branch on {render(stmt.cond)}", "not known for the launch")
-        refuse_branch(stmt, cond)          # an attribute value (.launch_scalars)
+        way = decided_attribute(stmt, cond, self.attributes)     # an attribute value (.launch_branch)
+        if way is not False:
+            if way is not None:
+                self.run(way)
+            return
+        refuse_branch(stmt, cond)          # (.launch_scalars)
         self._both_ways(stmt)       # a value known only at run time: a guard, or the same vector calls
 
     def loop(self, stmt):
@@ -292,13 +299,15 @@ class _VecScheduleMachine(VecScopeMixin, _ScheduleMachine):
         return None
 
 
-def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, expected_steps) -> list:
+def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, expected_steps,
+                  attributes=None) -> list:
     """The tiles core ``core`` of ``block_dim`` walks, for one launch: ``values`` the record's fields,
     ``expected_steps`` the ``(op, (file, line))`` of the vector calls the abstract reading read
     (the steps before Process's loop first), or a dict of them by variant name: each tile is then the
-    variant whose calls it made (a tiling-key switch taken the way this core takes it). KernelSourceError
+    variant whose calls it made (a tiling-key switch taken the way this core takes it); ``attributes`` the
+    record's float fields, which decide a branch on an attribute (.launch_branch). KernelSourceError
     where the schedule is not one the program computes."""
-    m = _VecScheduleMachine(symbols, cname, gm, values, core, block_dim, tiling_key)
+    m = _VecScheduleMachine(symbols, cname, gm, values, core, block_dim, tiling_key, attributes)
     tbind = {tp.name: TypeVal(cname) for tp in fn.tparams if tp.kind == "type"}
     if len(tbind) != len(fn.tparams):
         raise KernelSourceError(str(fn.at[0]), fn.at[1], f"kernel {fn.name.last}'s template arguments",
