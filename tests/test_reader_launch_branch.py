@@ -102,6 +102,17 @@ def test_a_branch_on_an_attribute_is_decided_per_launch(attr_op, beta):
     assert_bits_equal(attr_op.run(x=x, beta=beta), ref_attr_branch(x, beta), f"attr_branch beta={beta}")
 
 
+def test_a_guard_on_an_attribute_is_refused(tmp_path):
+    # on the way that returns the kernel computes nothing: the template's walk would compute the other way
+    loop = "uint32_t loops = this->blockLength / this->tileLength;"
+    folder, path = fixture_variant(tmp_path, "ctl_attr_branch", loop,
+                                   "if (this->beta == 0.0f) {\n            return;\n        }\n        " + loop,
+                                   "op_kernel/attr_branch.cpp")
+    with pytest.raises(KernelSourceError, match=r"a branch on attribute values: if \(this->beta == 0.0f\)") as e:
+        read_kernel(folder)
+    assert e.value.file == str(path) and "this->beta == 0.0f" in path.read_text().splitlines()[e.value.line - 1]
+
+
 def test_an_attribute_branch_needs_the_record_or_a_variant(attr_op):
     # no record of its own (the template's walk): which way is not known, so the variant must be named
     with pytest.raises(ValueError, match="variant must be given"):

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from .values import render
 
-__all__ = ["mark", "follow_one_way", "attribute_way", "decided_attribute", "located"]
+__all__ = ["mark", "follow_one_way", "attribute_way", "decided_attribute", "located", "refuse_empty_way"]
 
 
 def mark(machine):
@@ -68,7 +68,7 @@ def attribute_way(machine, stmt, cond) -> bool:
 
     if not isinstance(cond, SCALARS) or mark(machine) is None:
         return False
-    branch = _chosen(machine, stmt)
+    branch = _chosen(machine, stmt, attribute=True)
     if branch is not None:
         machine.run(branch)
     return True
@@ -84,12 +84,24 @@ def decided_attribute(stmt, cond, attributes):
     return stmt.then if evaluate(cond, attributes) != 0 else stmt.other
 
 
-def _chosen(machine, stmt):
+def _chosen(machine, stmt, attribute=False):
     """The way of ``stmt`` this path takes (the driver's choice), the branch noted on the machine."""
     text = render(stmt.cond)
     taken = machine.decide(text)
-    machine.__dict__.setdefault("launch_branches", []).append((text if taken else f"!({text})", stmt.at))
+    machine.__dict__.setdefault("launch_branches", []).append((text if taken else f"!({text})", stmt.at,
+                                                               attribute))
     return stmt.then if taken else stmt.other
+
+
+def refuse_empty_way(machine) -> None:
+    """Refuse a path that computes nothing because of an attribute's value (``if (scale == 0.0f) return;``):
+    run without its own record the kernel would compute the other way for every value."""
+    from .errors import KernelSourceError
+
+    for way, at, attribute in getattr(machine, "launch_branches", ()):
+        if attribute:
+            raise KernelSourceError(str(at[0]), at[1], f"a branch on attribute values: if ({way})", "on that way "
+                                    "the kernel computes nothing (a guard on an attribute is not read)")
 
 
 def located(machine, exc):
@@ -99,6 +111,9 @@ def located(machine, exc):
     taken = getattr(machine, "launch_branches", None)
     if exc.line or not taken:
         return exc
-    way, at = taken[-1]
+    way, at, attribute = taken[-1]
+    if attribute:
+        return KernelSourceError(str(at[0]), at[1], f"a branch on attribute values: if ({way})",
+                                 f"on that way: {exc.construct}: {exc.detail}")
     return KernelSourceError(str(at[0]), at[1], exc.construct, f"{exc.detail} (on the way `{way}` of this "
                              "branch)")

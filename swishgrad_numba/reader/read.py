@@ -19,7 +19,7 @@ from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
 from .limits import MAX_PATHS
 from .dead_reads import drop as drop_dead_reads
-from .launch_branch import located
+from .launch_branch import located, refuse_empty_way
 from .field_paths import neither
 from .local_copy import forward as forward_copies
 from .machine import Symbolic
@@ -214,6 +214,7 @@ def _read(sources, name, only=None):
         try:
             for conds, m in _paths(sources.symbols, fn, cname, gm, DagMachine):
                 if not m.events:
+                    refuse_empty_way(m)          # an attribute's guard (.launch_branch)
                     continue
                 style = "dag" if m.scheduled else style
                 if struct is None and m.tiling_struct:
