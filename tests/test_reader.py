@@ -169,7 +169,8 @@ def test_a_level0_muls_over_whole_repeats_reads_as_the_counted_one(tmp_path):
 
 @pytest.mark.parametrize("old, new, construct", [
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
-     "if (GetBlockIdx() > 4) { AscendC::Muls(yLocal, xLocal, this->scale, this->len); }", "vector calls under"),
+     "if (GetBlockIdx() > 4) { AscendC::Muls(yLocal, xLocal, this->scale, this->len); }",
+     r"output yLocal: never written \(on the way `!\(GetBlockIdx\(\) > 4\)` of this branch\)"),   # .launch_branch
     ("AscendC::Muls(yLocal, xLocal, this->scale, this->len);",
      # issue 43: scale + 1.0f reads (.launch_scalars); with a double constant C adds in double
      "AscendC::Muls(yLocal, xLocal, this->scale + 1.0, this->len);", "arithmetic on attribute values"),

@@ -69,14 +69,22 @@ def test_a_core_that_skips_the_set_up_and_walks_a_tile_is_refused(tmp_path):
     assert e.value.line > 0
 
 
-def test_a_guard_whose_other_way_makes_other_calls_is_refused(tmp_path):
+def test_a_guard_whose_other_way_makes_other_calls_is_a_variant(tmp_path):
+    # the other way sets the threshold to 0: each way a variant (.launch_branch), each core's tiles running
+    # the one its length chose (core 4 has 904 elements, under the 1000 of the guard)
     old = "Duplicate(thrLocal, (T)tiling->thr, ubLen);\n        }"
     folder, path = fixture_variant(tmp_path, "ctl_guard_shrink", old,
                                    old + " else {\n            Duplicate(thrBuf.Get<T>(), (T)0, ubLen);\n        }",
                                    "shrink_mag.cpp")
-    with pytest.raises(KernelSourceError, match=r"vector calls under a runtime branch.*if \(blockLen > 0\)") as e:
-        read_kernel(folder).program("float32")
-    assert "if (blockLen > 0)" in path.read_text().splitlines()[e.value.line - 1]
+    text = path.read_text().replace("if (blockLen > 0) {", "if (blockLen > 1000) {")
+    path.write_text(text)
+    op = read_kernel(folder)
+    assert op.variants("float32") == ("blockLen > 1000", "!(blockLen > 1000)")
+    x = _x(5000)
+    tiling = {"totalNum": 5000, "blockFactor": 1024, "ubFactor": 256, "thr": 0.5}
+    want = ref_shrink_mag(x, 0.5)
+    want[4096:] = ref_shrink_mag(x[4096:], 0.0)
+    assert_bits_equal(op.run(x=x, tiling=tiling, block_dim=5), want, "shrink_mag, core 4 without the threshold")
 
 
 # ---------------------------------------------------------------- continue, break, loops in Init

@@ -59,11 +59,19 @@ def test_arithmetic_with_a_double_constant_is_refused(tmp_path):
     assert (err.file, err.line) == (str(path), 36) and "double" in err.detail, err
 
 
-def test_a_branch_on_an_attribute_is_refused(tmp_path):
+@pytest.mark.parametrize("scale", [0.5, 0.0, -3.0, NAN])
+def test_a_branch_on_an_attribute_is_a_variant_per_way(tmp_path, scale):
+    # issue 43 (.launch_branch): each way a variant, the record's value choosing the way (NaN > 0 is false)
     new = "if (this->scale > 0.0f) {\n" + MULS + "\n        } else {\n" + MULS.replace("this->scale,", "2.0f,") \
         + "\n        }"
-    err, path = refusal(tmp_path, "plain_muls", MULS, new)
-    assert (err.file, err.line) == (str(path), 36) and "attribute values" in err.construct, err
+    folder, _ = fixture_variant(tmp_path, "plain_muls", MULS, new)
+    op = read_kernel(folder)
+    assert op.variants("float32") == ("this->scale > 0.0f", "!(this->scale > 0.0f)")
+    x = np.concatenate([random_inputs(np.random.default_rng(7), 64 - SPECIALS.size, F32)[1], SPECIALS.astype(F32)])
+    with np.errstate(all="ignore"):
+        want = x * (F32(scale) if F32(scale) > F32(0.0) else F32(2.0))
+    got = op.run(x=x, tiling={"tileLength": 64, "scale": scale}, block_dim=1)
+    assert_bits_equal(got, want, f"scale {scale}")
 
 
 def test_a_guard_on_an_attribute_is_refused(tmp_path):

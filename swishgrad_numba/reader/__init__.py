@@ -49,6 +49,10 @@ itself outside a DAG, a vector call over a constant count, a type in
 ``std::is_same_v`` it does not know, a DAG node that writes an input a later
 node reads.
 
+A branch known for the launch (tile index, length, record, core index, an attribute's value) whose ways
+make different vector calls is one variant per way (:mod:`.launch_branch`); a pipelined Process (a tile
+loaded ahead of the one computed) is read by the schedule (:mod:`.schedule`).
+
 Modules: :mod:`.limits`, :mod:`.lexer`, :mod:`.preprocess`, :mod:`.parser`, :mod:`.declarations`
 (the C++ subset); :mod:`.machine` (the abstract interpreter), :mod:`.a2`,
 :mod:`.dag`, :mod:`.microapi` (the styles); :mod:`.assemble`, :mod:`.description`

@@ -17,7 +17,7 @@ from .calls import CallsMixin
 from .helpers import class_scope, registered_struct
 from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
-from . import gm_scalars, repeat_params
+from . import gm_scalars, launch_branch, repeat_params
 from .repeat_params import REPEAT_PARAMS
 from .tail_branch import guarded_prologue, tail_of_the_loop
 from .templates import base_env, bind_function, write_back
@@ -69,7 +69,9 @@ class ClassMachine(CallsMixin, Machine):
 
     def runtime_branch(self, stmt):
         cond = self.eval(stmt.cond)
-        refuse_branch(stmt, cond)                          # an attribute value (.launch_scalars)
+        if launch_branch.attribute_way(self, stmt, cond):   # an attribute value: a variant per way
+            return
+        refuse_branch(stmt, cond)                          # (.launch_scalars)
         if isinstance(cond, TilingField):                  # if (this->flag): a variant
             cond = Symbolic(cond.name)
         if isinstance(cond, Symbolic):
@@ -91,6 +93,7 @@ class ClassMachine(CallsMixin, Machine):
         computes on the other one."""
         members, n = dict(self.this.members) if self.this else {}, len(self.events)
         scopes = [dict(s) for s in self.scopes]
+        at = launch_branch.mark(self)
         self.runtime_branches = getattr(self, "runtime_branches", 0) + 1       # (.loop_control)
         tile, inner = self.tile, self.inner
         then_returned = self._guard(stmt.then, n)
@@ -120,10 +123,12 @@ class ClassMachine(CallsMixin, Machine):
         if tail is not None:                       # issue 43: if (rest > 0) Step(...) after the tile loop
             self.events[n:] = tail
         elif self.events[n:] != then_events:
+            if launch_branch.follow_one_way(self, stmt, at, (members, scopes, n, (tile, inner))):
+                return                             # each way a path of its own (issue 43)
             if self.in_tile:
                 refuse(stmt, f"a runtime branch in {self.methods[-1]}", f"if ({render(stmt.cond)}): its two "
                        "ways make different vector calls")
-            refuse(stmt, "vector calls under a runtime branch", f"if ({render(stmt.cond)})")
+            refuse(stmt, "vector calls under a runtime branch", f"if ({render(stmt.cond)}) in {self.methods[-1]}")
         for scope, then in zip(self.scopes, then_scopes):
             for k, v in then.items():
                 if k in scope and scope[k] != v:

@@ -52,6 +52,7 @@ def schedule(op, tiling, info, variant=None) -> tuple:
         sub = data.dtype.fields[n][0].subdtype
         if sub is not None and sub[0].kind in "iub":
             values[n] = (tuple(int(v) for v in np.asarray(data[n]).ravel()), _C_INT[sub[0].kind, sub[0].itemsize])
+    floats = {n: data[n] for n in data.dtype.names if data.dtype.fields[n][0].kind == "f"}     # attributes
     def calls(body):            # a dead call the body left out is still made (.dead_reads)
         return list(body.called) or [(s.op, tuple(s.at)) for s in body.steps]
     if variant is None:         # each tile's Compute picked by the calls its core made (issue 43)
@@ -60,7 +61,7 @@ def schedule(op, tiling, info, variant=None) -> tuple:
         expected = calls(op.description.body(info.name, variant))
     gm = op.description.gm_params
     result = tuple(tuple(core_schedule(symbols, fn, DTYPE_CNAMES[info.name], gm, values, core,
-                                       int(tiling.block_dim), int(tiling.tiling_key), expected))
+                                       int(tiling.block_dim), int(tiling.tiling_key), expected, floats))
                    for core in range(int(tiling.block_dim)))
     for tiles in result:          # a record on a path left out does not run as another variant (.field_paths)
         for t in tiles:

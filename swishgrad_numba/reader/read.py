@@ -20,6 +20,7 @@ from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
 from .limits import MAX_PATHS
 from .dead_reads import drop as drop_dead_reads
+from .launch_branch import located, refuse_empty_way
 from .field_paths import neither
 from .local_copy import forward as forward_copies
 from .machine import Symbolic
@@ -214,6 +215,7 @@ def _read(sources, name, only=None):
         try:
             for conds, m in _paths(sources.symbols, fn, cname, gm, DagMachine):
                 if not m.events:
+                    refuse_empty_way(m)          # an attribute's guard (.launch_branch)
                     continue
                 style = "dag" if m.scheduled else style
                 if struct is None and m.tiling_struct:
@@ -223,7 +225,7 @@ def _read(sources, name, only=None):
                     body = _body(file, dtype, m, gm, conds)
                 except KernelSourceError as exc:
                     if not neither(conds, exc):      # a field none of the values it is compared with
-                        raise
+                        raise located(m, exc) from None       # at the branch that chose the path
                     left_out.append(exc)
                     continue
                 if all(dt == dtype for t, dt in body.tensors if t in {b for _, b in body.inputs} | {body.output[1]}):
@@ -303,6 +305,9 @@ def _paths(symbols, fn, cname, gm, machine_class):
             return choice
 
         decide.known = lambda text, conds=conds: _known(text, conds)     # asks without choosing (.block_guard)
+        decide.state = lambda conds=conds: (len(conds), len(pending))     # a trial's choices undone (.launch_branch)
+        decide.rewind = lambda at, conds=conds: (conds.__delitem__(slice(at[0], None)),
+                                                 pending.__delitem__(slice(at[1], None)))
         m = machine_class(symbols, cname, gm, decide)
         tbind = {tp.name: (TypeVal(cname) if tp.kind == "type" else Symbolic(tp.name)) for tp in fn.tparams}
         m.run_entry(fn, tbind)

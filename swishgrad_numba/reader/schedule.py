@@ -26,6 +26,7 @@ from .abstract import Symbolic, Tensor, TilingField, Unknown, refuse
 from .errors import KernelSourceError
 from .fill_loop import fill_loop
 from .gm_scalars import note_binding
+from .launch_branch import decided_attribute
 from .launch_scalars import refuse_branch
 from .loop_control import run_loop
 from .objects import GlobalT, GMAddr, TilingVal
@@ -76,9 +77,10 @@ class _Params:
 
 
 class _ScheduleMachine(ClassMachine):
-    def __init__(self, symbols, cname, gm, values, core, block_dim, tiling_key):
+    def __init__(self, symbols, cname, gm, values, core, block_dim, tiling_key, attributes=None):
         super().__init__(symbols, cname, gm, self._template_argument)
         self.values, self.core, self.block_dim, self.tiling_key = values, core, block_dim, tiling_key
+        self.attributes = attributes
         self.itemsize = _SIZES[cname]
         self.bases, self.iterations, self.loop_start = {}, 0, None
         self.view_at, self.ranges, self.stores = {}, [], 0     # buffer parts: (buffer, offset, node) by key
@@ -214,7 +216,12 @@ class _ScheduleMachine(ClassMachine):
         cond = self.eval(stmt.cond)
         if isinstance(cond, (Symbolic, TilingField)):
             refuse(stmt, f"a branch on {render(stmt.cond)}", "not known for the launch")
-        refuse_branch(stmt, cond)          # an attribute value (.launch_scalars)
+        way = decided_attribute(stmt, cond, self.attributes)     # an attribute value (.launch_branch)
+        if way is not False:
+            if way is not None:
+                self.run(way)
+            return
+        refuse_branch(stmt, cond)          # (.launch_scalars)
         self._both_ways(stmt)       # a value known only at run time: a guard, or the same vector calls
 
     def loop(self, stmt):
@@ -298,13 +305,15 @@ class _VecScheduleMachine(VecScopeMixin, _ScheduleMachine):
         return None
 
 
-def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, expected_steps) -> list:
+def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, expected_steps,
+                  attributes=None) -> list:
     """The tiles core ``core`` of ``block_dim`` walks, for one launch: ``values`` the record's fields,
     ``expected_steps`` the ``(op, (file, line))`` of the vector calls the abstract reading read
     (the steps before Process's loop first), or a dict of them by variant name: each tile is then the
-    variant whose calls it made (a tiling-key switch taken the way this core takes it). KernelSourceError
+    variant whose calls it made (a tiling-key switch taken the way this core takes it); ``attributes`` the
+    record's float fields, which decide a branch on an attribute (.launch_branch). KernelSourceError
     where the schedule is not one the program computes."""
-    m = _VecScheduleMachine(symbols, cname, gm, values, core, block_dim, tiling_key)
+    m = _VecScheduleMachine(symbols, cname, gm, values, core, block_dim, tiling_key, attributes)
     tbind = {tp.name: TypeVal(cname) for tp in fn.tparams if tp.kind == "type"}
     if len(tbind) != len(fn.tparams):
         raise KernelSourceError(str(fn.at[0]), fn.at[1], f"kernel {fn.name.last}'s template arguments",
@@ -313,15 +322,22 @@ def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, e
     _parts_apart(m.ranges)
     start = m.loop_start if m.loop_start is not None else 0
     prologue = [e[1:3] for e in m.events[:start] if e[0] == "step"]
-    tiles, loads, steps = [], [], []
+    tiles, pending, steps = [], {}, []
+    for e in m.events[:start]:              # a tile loaded before the loop (pipelining: the first)
+        if e[0] == "copy" and e[1] == "load":
+            pending.setdefault(e[2], []).append(e)
+        elif e[0] == "copy":
+            raise KernelSourceError(e[6][0], e[6][1], "a store to GM before the tile loop",
+                                    "a tile outside the loop that computes the tiles is not read")
     for e in m.events[start:]:
         if e[0] == "step":
             steps.append(e)
         elif e[1] == "load":
-            loads.append(e)
-        else:
+            pending.setdefault(e[2], []).append(e)
+        else:           # each queue's oldest load: a tile loaded ahead of the one stored stays (pipelining)
+            loads = [fifo.pop(0) for fifo in pending.values() if fifo]
             tiles.append(_tile(e, loads, steps, prologue, expected_steps, core))
-            loads, steps = [], []
+            steps = []
     return tiles
 
 
