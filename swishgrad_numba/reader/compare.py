@@ -16,6 +16,7 @@ exact widenings (:mod:`.to_program`).
 from __future__ import annotations
 
 from .abstract import Mode, Tensor, refuse
+from .select_views import unview
 
 __all__ = ["compare_call"]
 
@@ -47,8 +48,8 @@ def compare_call(machine, node, ident, args):
         refuse(node, f"Select {name}", f"the reader knows {' and '.join(_SEL)} (VSEL_CMPMASK_SPR reads a mask "
                "register a level-0 Compare set)")
     op = _SEL[mode.name]
-    return machine.vector_call(node, op, [args[0], args[2], args[3], args[1], args[5]], trailing=(1,),
-                               counted=True)
+    args = unview(machine, node, op, [args[0], args[2], args[3], args[1], args[5]])   # half views: .select_views
+    return machine.vector_call(node, op, args, trailing=(1,), counted=True)
 
 
 def _mask(node, op, arg):
