@@ -102,3 +102,13 @@ def test_a_select_through_half_views_of_float32_is_not_rewritten(tmp_path):
                                 "dyLocal.template ReinterpretCast<half>(), static_cast<half>(0),")
     with pytest.raises(KernelSourceError):
         read_kernel(folder).run(dy=np.ones(_TILE * 256, np.float32), x=np.ones(_TILE * 256, np.float32))
+
+
+def test_a_uint8_tensor_no_compare_wrote_is_not_read_as_a_mask(tmp_path):
+    # a Cast's uint8 holds a number per byte: its 16-bit words are not a mask's bits, so they are not read so
+    folder, _ = fixture_variant(tmp_path, "clip_pass_grad",
+                                "CompareScalar(nonzero, dyf, 0.0f, CMPMODE::NE, this->tileLength);",
+                                "Cast(nonzero, dyf, RoundMode::CAST_RINT, this->tileLength);")
+    with pytest.raises(KernelSourceError) as e:
+        read_kernel(folder)
+    assert e.value.line == 65 and "And of a mask's 16-bit view with another tensor" in str(e.value), str(e.value)

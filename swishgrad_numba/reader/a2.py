@@ -286,8 +286,8 @@ class ClassMachine(CallsMixin, Machine):
                 targs[0], TypeVal) and is_raw(self, obj, targs[0].dtype or targs[0].cname):
             return byte_view(self, node, obj, targs[0].dtype or targs[0].cname)   # of raw bytes: .byte_views
         if name == "ReinterpretCast" and len(targs) == 1 and isinstance(targs[0], TypeVal) \
-                and mask_view(obj, targs[0].cname) is not None:     # a mask's words (issue 43, .mask_words)
-            return mask_view(obj, targs[0].cname)
+                and mask_view(self, obj, targs[0].cname) is not None:    # a mask's words (issue 43, .mask_words)
+            return mask_view(self, obj, targs[0].cname)
         if name == "ReinterpretCast" and isinstance(obj, Tensor):     # a bit view (issue 43)
             return reinterpret(self, node, obj, targs)
         if name in ("ReinterpretCast",):

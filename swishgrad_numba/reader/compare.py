@@ -16,6 +16,7 @@ exact widenings (:mod:`.to_program`).
 from __future__ import annotations
 
 from .abstract import Mode, Tensor, refuse
+from .mask_words import note_mask
 from .select_views import unview
 
 __all__ = ["compare_call"]
@@ -34,6 +35,7 @@ def compare_call(machine, node, ident, args):
             refuse(node, f"{ident} with {len(args)} arguments", "the reader knows (dst, src0, src1, CMPMODE, "
                    "count); the level-0 forms (mask, repeat parameters) and the CMPMASK register are not read")
         _mask(node, ident, args[0])
+        note_mask(machine, args[0])            # its words may be combined (.mask_words)
         mode = args[3]
         if not isinstance(mode, Mode) or mode.kind != "CMPMODE" or mode.name not in _CMP:
             refuse(node, f"{ident} mode", f"not an AscendC::CMPMODE ({', '.join(_CMP)})")

@@ -9,7 +9,9 @@ tensors only (``And.md``: "Atlas A2 ... int16_t, uint16_t"), so a kernel combine
     Or(m1.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), m2.ReinterpretCast<uint16_t>(), n / 16);
     Not(m1.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), n / 16);
 
-Bitwise, word by word, each bit is its element's: the call is the program form's mask ``And``, ``Or`` or
+A view is read so only of a mask a Compare wrote (a uint8 tensor of numbers, a Cast's, holds a byte per
+element: its words are the bit views' business, :mod:`.bitviews`). Bitwise, word by word, each bit is its
+element's: the call is the program form's mask ``And``, ``Or`` or
 ``Not`` (:data:`swishgrad_numba.program.isa.MASK_BIT_OPS`) of the one-per-element masks, over the elements its
 words cover. Its count, in words, is recorded as ``16 * count`` elements, so the launch's schedule
 (:mod:`.schedule`) refuses a tile longer than the words cover (``n / 16`` words leave the last ``n % 16``
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from .abstract import Tensor, refuse
 from .values import CNum, is_int, render
 
-__all__ = ["MaskWords", "WORD_OPS", "mask_view", "word_call", "all_words", "mask_bytes", "is_mask_operand"]
+__all__ = ["MaskWords", "WORD_OPS", "note_mask", "mask_view", "word_call", "all_words", "mask_bytes", "is_mask_operand"]
 
 #: The calls read on a mask's 16-bit words.
 WORD_OPS = ("And", "Or", "Not")
@@ -39,9 +41,17 @@ class MaskWords(Tensor):
     """``mask.ReinterpretCast<uint16_t>()`` (or ``int16_t``) of a uint8 Compare mask ``key``."""
 
 
-def mask_view(obj, cname: str):
-    """The 16-bit view of ``obj`` where it is a uint8 mask viewed as ``uint16_t``/``int16_t``, else None."""
-    if isinstance(obj, Tensor) and obj.dtype == "uint8" and cname in ("uint16_t", "int16_t"):
+def note_mask(machine, tensor) -> None:
+    """Record that a Compare wrote ``tensor``: a mask of bits, whose words :func:`mask_view` reads."""
+    if isinstance(tensor, Tensor):
+        machine.__dict__.setdefault("compare_masks", set()).add(tensor.key)
+
+
+def mask_view(machine, obj, cname: str):
+    """The 16-bit view of ``obj`` where it is a uint8 tensor a Compare wrote (:func:`note_mask`) viewed as
+    ``uint16_t``/``int16_t``, else None (a uint8 tensor of numbers, a Cast's, holds a byte per element)."""
+    if isinstance(obj, Tensor) and obj.dtype == "uint8" and cname in ("uint16_t", "int16_t") \
+            and obj.key in machine.__dict__.get("compare_masks", ()):
         return MaskWords(obj.key, "uint8")
     return None
 
