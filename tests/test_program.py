@@ -209,6 +209,18 @@ def test_compare_modes_follow_ieee_and_select_picks_src0_where_the_mask_is_one()
     assert_bits_equal(_one_pass(p, [a, b]), np.where(a == a, a, b), "select")
 
 
+def test_not_flips_a_mask_and_acts_on_masks_only():
+    # issue 43: Not of a Compare mask (the A2's Not on its 16-bit words): 1 where the comparison fails, NaN too
+    a = np.array([1.0, 2.0, np.nan, 0.0, -0.0, np.inf, 3.0, -np.inf], dtype=np.float32)
+    b = np.array([2.0, 2.0, 1.0, -0.0, 0.0, np.inf, np.nan, 5.0], dtype=np.float32)
+    p = Program("NotLt", (Tensor("a"), Tensor("b")), Tensor("y"), (Tensor("m", "uint8"), Tensor("n", "uint8")),
+                (V.Compare("m", "a", "b", "LT"), V.Not("n", "m"), V.Select("y", "a", "b", "n")))
+    want = np.where(~(a < b), a, b)
+    assert_bits_equal(_one_pass(p, [a, b]), want, "not on the fused pass")
+    with pytest.raises(ValueError, match="Not acts on masks"):
+        Program("NotF", (Tensor("a"),), Tensor("y"), (), (V.Not("y", "a"),))
+
+
 def test_max_and_min_propagate_nan_and_keep_the_first_of_equal_operands():
     # written out: NaN in either operand is a NaN (the first's bits if both are), equal operands (+-0) the first
     x = np.array([1.0, -2.0, np.nan, 3.0, -0.0, 0.0, np.inf, -np.inf], dtype=np.float32)

@@ -157,6 +157,8 @@ def _lower_step(e: _Emitter, low: Lowered, s, dst: int, src_rows: list):
         return None
     if s.op == "Axpy":
         return e.emit(f"AXPY_{s.mode.upper()}", dst, src_rows, s.scalars)
+    if s.op == "Not":      # a mask (issue 43): a mask row holds 0 or 1, and Not is its equality with 0
+        return e.emit("COMPARE_SCALAR", dst, src_rows, (Const(0.0),), mode=O.CMP_MODES.index("EQ"))
     if s.op == "Reinterpret" or (s.op in ("And", "Or") and dtype[s.dst] in ("int16", MASK_DTYPE)):
         # issue 43: 16-bit bit patterns (a Reinterpret keeps them: OR of a row with itself)
         return e.emit("AND" if s.op == "And" else "OR", dst, src_rows * (2 if s.op == "Reinterpret" else 1),

@@ -25,7 +25,7 @@ from ..casts import DIRECTED_MODES, INF_OVERFLOW
 from ..dtypes import dtype_info
 from ..kernel.walk import WORK_ROWS
 from .form import Attr, Const, Product
-from .isa import FLOAT_DTYPES, MASK_DTYPE, SIXTEEN_BIT_OPS
+from .isa import FLOAT_DTYPES, MASK_BIT_OPS, MASK_DTYPE, SIXTEEN_BIT_OPS
 from .lower import ULP_SHIFT, Lowered
 from .semantics import DEFINED, FUNCTIONS
 from . import int_casts
@@ -69,7 +69,7 @@ def _call(low: Lowered, s, args: list, sat: bool) -> str:
         return f"{FUNCTIONS[('Cast', s.mode)]}({args[0]}, {dtype_info(low.values[s.dst].dtype).code}, {sat})"
     if s.op == ULP_SHIFT:     # an envelope's freed result: ulp_shift(v, k, ftz), k and ftz attributes
         return f"ulp_shift({args[0]}, {_scalar(s.scalars[0])}, {_scalar(s.scalars[1])})"
-    if s.op in ("And", "Or") and dst_dtype == MASK_DTYPE:    # masks combined (issue 43; semantics)
+    if s.op in MASK_BIT_OPS and dst_dtype == MASK_DTYPE:    # masks combined (issue 43; semantics)
         return f"{FUNCTIONS[(s.op, dst_dtype)]}({', '.join(args)})"
     if s.op == "Reinterpret" or dst_dtype == "int16":   # 16-bit bit patterns (issue 43; semantics)
         if s.op == "Duplicate":

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .isa import BIT_OPS, CMP_MODES, DTYPES, FLOAT_DTYPES, INSTRUCTIONS, MASK_DTYPE, ROUND_MODES, SIXTEEN_BIT_OPS, V
+from .isa import BIT_OPS, CMP_MODES, DTYPES, FLOAT_DTYPES, INSTRUCTIONS, MASK_BIT_OPS, MASK_DTYPE, ROUND_MODES, SIXTEEN_BIT_OPS, V
 from .int_casts import ROUNDED_INT_CASTS
 
 __all__ = ["DTYPES", "ROUND_MODES", "INSTRUCTIONS", "V", "Attr", "Const", "Product", "Tensor", "Instr", "Call",
@@ -255,8 +255,10 @@ class Program:
         if step.op == "Reinterpret" or "int16" in tensors:      # 16-bit bit patterns (issue 43, isa)
             self._check_bits(step, tensors, where)
             return
-        if step.op in ("And", "Or") and set(tensors) == {MASK_DTYPE}:     # masks (issue 43, isa.MASK_BIT_OPS)
+        if step.op in MASK_BIT_OPS and set(tensors) == {MASK_DTYPE}:     # masks (issue 43, isa.MASK_BIT_OPS)
             return
+        if step.op == "Not":
+            raise ValueError(f"{where}: Not acts on masks ({MASK_DTYPE}) only")
         # the mask operand: a Compare's destination, a Select's last source; every other tensor float32
         # (or, for SIXTEEN_BIT_OPS, all of one 16-bit dtype); ShiftRight writes an int32
         values = [d for d in tensors if d != MASK_DTYPE]

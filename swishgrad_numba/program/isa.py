@@ -114,3 +114,7 @@ __all__ += ["BITS_DTYPE", "BIT_OPS"]
 #: and / or of the two 0-or-1 elements, which is what the form computes on its one-per-element masks.
 MASK_BIT_OPS = ("And", "Or")
 __all__ += ["MASK_BIT_OPS"]
+#: ``Not(dst, src)`` of a mask (issue 43): the A2's ``Not`` on a Compare mask's 16-bit words
+#: (:mod:`swishgrad_numba.reader.mask_words`); each element's bit flipped, 1 - the element.
+INSTRUCTIONS["Not"] = "ds"
+MASK_BIT_OPS = MASK_BIT_OPS + ("Not",)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["and_mask", "or_mask"]
+__all__ = ["and_mask", "or_mask", "not_mask"]
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -17,3 +17,9 @@ def and_mask(src0, src1):
 @njit(cache=True, error_model="numpy", inline="always")
 def or_mask(src0, src1):
     return np.uint8(np.uint8(src0) | np.uint8(src1))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def not_mask(src):
+    """Not of a mask's element (its bit flipped): the A2's ``Not`` on the mask's words (issue 43)."""
+    return np.uint8(np.uint8(src) ^ np.uint8(1))

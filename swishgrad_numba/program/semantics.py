@@ -444,7 +444,7 @@ def bits16(src):
 
 
 FUNCTIONS.update({("And", "int16"): "and16", ("Or", "int16"): "or16", "Reinterpret": "bits16"})
-DEFINED = DEFINED | {"Reinterpret"}
+DEFINED = DEFINED | {"Reinterpret", "Not"}     # Not: of masks, below
 __all__ += ["and16", "or16", "bits16"]
-from .mask_ops import and_mask, or_mask  # noqa: E402,F401  (issue 43: And and Or of two masks)
-FUNCTIONS.update({("And", "uint8"): "and_mask", ("Or", "uint8"): "or_mask"})
+from .mask_ops import and_mask, not_mask, or_mask  # noqa: E402,F401  (issue 43: And, Or and Not of masks)
+FUNCTIONS.update({("And", "uint8"): "and_mask", ("Or", "uint8"): "or_mask", ("Not", "uint8"): "not_mask"})

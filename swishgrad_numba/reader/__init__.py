@@ -13,7 +13,9 @@ The preprocessor's conditions are evaluated for a device build
 (:data:`.preprocess.DEVICE_DEFINES`, and the caller's ``defines``); only regular
 files inside the folder are read, within the fixed limits of :mod:`.limits`.
 
-Read since issue 43's census work: ``Compare``, ``CompareScalar`` and ``Select`` (:mod:`.compare`),
+Read since issue 43's census work: ``Compare``, ``CompareScalar`` and ``Select`` (:mod:`.compare`;
+``And``/``Or``/``Not`` on a mask's 16-bit words, :mod:`.mask_words`; a Select through half views of bfloat16
+tensors, :mod:`.select_views`),
 ``EVENT_ID0``-``7`` (synchronisation only), the build's dtype flags (``DTYPE_X``, ``ORIG_DTYPE_X``: one
 read per dtype), a local tensor at an offset (the buffer's part, :mod:`.schedule` checks the parts do not
 overlap), ``ReinterpretCast`` to the tensor's own type, ``(T)-2.5f``, ``using namespace`` in a body;

@@ -31,6 +31,7 @@ from .block_guard import settled
 from .launch_scalars import LaunchScalar, refuse_branch
 from .byte_views import byte_view, is_raw
 from .bitviews import BIT_CTYPES, check_call, check_copy, reinterpret, shift_source
+from .mask_words import all_words, mask_view
 from .values import CNum, TypeVal, arith, convert, is_int, render
 
 __all__ = ["ClassMachine"]
@@ -293,6 +294,9 @@ class ClassMachine(CallsMixin, Machine):
         if name == "ReinterpretCast" and isinstance(obj, Tensor) and len(targs) == 1 and isinstance(
                 targs[0], TypeVal) and is_raw(self, obj, targs[0].dtype or targs[0].cname):
             return byte_view(self, node, obj, targs[0].dtype or targs[0].cname)   # of raw bytes: .byte_views
+        if name == "ReinterpretCast" and len(targs) == 1 and isinstance(targs[0], TypeVal) \
+                and mask_view(self, obj, targs[0].cname) is not None:    # a mask's words (issue 43, .mask_words)
+            return mask_view(self, obj, targs[0].cname)
         if name == "ReinterpretCast" and isinstance(obj, Tensor):     # a bit view (issue 43)
             return reinterpret(self, node, obj, targs)
         if name in ("ReinterpretCast",):
@@ -301,6 +305,8 @@ class ClassMachine(CallsMixin, Machine):
             return LaunchScalar("gm", (gm_scalars.get_value(self, node, obj, args),))
         if name in ("SetValue", "GetValue"):
             refuse(node, name, "element-by-element access is not a vector program")
+        if isinstance(obj, Pipe) and name in ("FetchEventID", "AllocEventID", "ReleaseEventID"):
+            return Unknown(name)             # an event id: synchronisation only (issue 43)
         if isinstance(obj, Pipe) and name == "InitBuffer":
             record_init(self, node, args)             # the buffer's bytes (.ub_bounds)
             if isinstance(args[0], Queue) and len(args) == 3:
@@ -338,7 +344,8 @@ class ClassMachine(CallsMixin, Machine):
         refuse(node, f"unknown call {render(node.fn)}")
 
     def vector_call(self, node, op, args, trailing, counted=False):
-        check_call(node, op, args, getattr(self, "unsigned16", frozenset()))   # int16: .bitviews
+        if not all_words(args):                         # a mask's words: .mask_words
+            check_call(node, op, args, getattr(self, "unsigned16", frozenset()))   # int16: .bitviews
         args = shift_source(self, op, args)             # ShiftRight of a uint32_t view: .bitviews
         return super().vector_call(node, op, args, trailing, counted)
 

@@ -20,9 +20,10 @@ from .mathlib import EXPANDED, NOT_EXPANDED, expand
 from .abstract import TilingField
 from .byte_views import byte_index
 from .compare import compare_call
+from .mask_words import WORD_OPS, word_call
 from .constant_tile import covers_the_tile, note_copy
 from .machine import Mode, Symbolic, Tensor, Unknown, refuse
-from .objects import Event, GlobalT, GlobalView, TilingVal
+from .objects import Event, GlobalT, GlobalView, Pipe, TilingVal
 from .errors import KernelSourceError
 from .syntax import Member, Name
 from .values import CNum, TypeVal, as_constant, render
@@ -47,6 +48,8 @@ class CallsMixin:
                 named = arg_nodes[-1].last if arg_nodes and isinstance(arg_nodes[-1], Name) else None
                 self.__dict__.setdefault("keyed_structs", {})[named] = node.at
             return Unknown(ident)
+        if ident == "GetTPipePtr" and not arg_nodes:        # the kernel's one TPipe (issue 43)
+            return Pipe()
         if ident in ("GetBlockIdx", "GetBlockNum", "GetSubBlockIdx", "GetTaskRation"):
             return Unknown(ident)
         if ident == "TILING_KEY_IS":        # the host's tiling key: each key is a variant
@@ -69,6 +72,8 @@ class CallsMixin:
             # a member hides AscendC's function of its name (the class's own Min(a, b): C++ class scope first)
             return self.invoke(node, self.symbols.method(self.this.cls, ident, node.at), self.this, args,
                                self.this.env)
+        if ident in WORD_OPS and len(fn.segs) <= 2:            # a mask's 16-bit words (issue 43, .mask_words)
+            args = word_call(node, ident, args) or args
         if ident in VECTOR_CALLS and len(fn.segs) <= 2 and is_level0(ident, VECTOR_CALLS[ident], args):
             return level0_call(self, node, ident, VECTOR_CALLS[ident], args)
         if ident in VECTOR_CALLS and len(fn.segs) <= 2:
@@ -125,7 +130,7 @@ class CallsMixin:
         return None
 
     def data_copy(self, node, args):
-        dst, src = args[0], args[1]
+        dst, src = (GlobalView(a) if isinstance(a, GlobalT) else a for a in args[:2])   # xGm: xGm[0] (issue 43)
         if isinstance(dst, Tensor) and isinstance(src, GlobalView):
             self.events.append(Event("load", key=dst.key, gm=self._gm(node, src)))
             note_copy(self, node, True, args[2] if len(args) > 2 else None)

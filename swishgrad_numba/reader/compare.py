@@ -16,6 +16,8 @@ exact widenings (:mod:`.to_program`).
 from __future__ import annotations
 
 from .abstract import Mode, Tensor, refuse
+from .mask_words import note_mask
+from .select_views import unview
 
 __all__ = ["compare_call"]
 
@@ -33,6 +35,7 @@ def compare_call(machine, node, ident, args):
             refuse(node, f"{ident} with {len(args)} arguments", "the reader knows (dst, src0, src1, CMPMODE, "
                    "count); the level-0 forms (mask, repeat parameters) and the CMPMASK register are not read")
         _mask(node, ident, args[0])
+        note_mask(machine, args[0])            # its words may be combined (.mask_words)
         mode = args[3]
         if not isinstance(mode, Mode) or mode.kind != "CMPMODE" or mode.name not in _CMP:
             refuse(node, f"{ident} mode", f"not an AscendC::CMPMODE ({', '.join(_CMP)})")
@@ -47,8 +50,8 @@ def compare_call(machine, node, ident, args):
         refuse(node, f"Select {name}", f"the reader knows {' and '.join(_SEL)} (VSEL_CMPMASK_SPR reads a mask "
                "register a level-0 Compare set)")
     op = _SEL[mode.name]
-    return machine.vector_call(node, op, [args[0], args[2], args[3], args[1], args[5]], trailing=(1,),
-                               counted=True)
+    args = unview(machine, node, op, [args[0], args[2], args[3], args[1], args[5]])   # half views: .select_views
+    return machine.vector_call(node, op, args, trailing=(1,), counted=True)
 
 
 def _mask(node, op, arg):

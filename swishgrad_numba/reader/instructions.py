@@ -51,6 +51,8 @@ VECTOR_CALLS["Relu"] = "ds"
 #: Issue 43: the A2's bitwise And and Or (on int16_t/uint16_t tensors only: a float tensor's bits through
 #: ReinterpretCast, :mod:`.bitviews`).
 VECTOR_CALLS.update({"And": "dss", "Or": "dss"})
+#: Issue 43: ``Not`` of a Compare mask's 16-bit words (:mod:`.mask_words`).
+VECTOR_CALLS["Not"] = "ds"
 # issue 43: the instructions of the 950's Erf routine (.erf_inline), with the program form's kinds: MicroAPI's
 # fused multiply-add into its destination (And / Or on float32 registers' bits: the kinds above)
 #: Every step's operand kinds: the calls read, and the Erf routine's FusedMulDstAdd, which no call of a kernel

@@ -29,6 +29,7 @@ from .gm_scalars import note_binding
 from .launch_branch import decided_attribute
 from .launch_scalars import refuse_branch
 from .loop_control import run_loop
+from .mask_words import is_mask_operand, mask_bytes
 from .objects import GlobalT, GMAddr, TilingVal
 from .tiling_arrays import TilingArray
 from .ub_bounds import BYTES as _BYTES, check_count
@@ -291,9 +292,10 @@ class _ScheduleMachine(ClassMachine):
         step = self.events[-1].step
         count = args[-1].value if counted and isinstance(args[-1], CNum) else None
         if count is not None:
-            for a in args:
-                if isinstance(a, Tensor):
-                    self._used(a.key, count, node, op)
+            for i, a in enumerate(args):
+                if isinstance(a, Tensor):      # a mask holds a bit per element (issue 43, .mask_words)
+                    mask = is_mask_operand(step.op, i, self.dtypes.get(a.key, a.dtype))
+                    self._used(a.key, mask_bytes(count) if mask else count, node, op)
         self.events[-1] = ("step", step.op, tuple(step.at), count, node.at)
         return None
 
