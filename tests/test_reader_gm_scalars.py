@@ -128,3 +128,21 @@ def test_a_gm_tensor_bound_at_an_offset_is_refused(tmp_path):
     err, path = refusal(tmp_path, "gm_prelu_weight", old, new)
     assert err.construct == "weightGm.GetValue" and "at an offset" in str(err), str(err)
     assert "GetValue(0)" in path.read_text().splitlines()[err.line - 1]
+
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_a_cast_of_the_value_to_its_own_type_is_the_value(tmp_path, dtype):
+    # (T)GetValue(0) is the value itself, not a float converted to T: ToFloat of it widens exactly (heaviside's
+    # `T v = GetValue(0); ... ToFloat(v)`; merging .scalar_puns took the cast for a float's conversion to 16 bits
+    # and refused ToFloat of it).
+    folder, _ = fixture_variant(tmp_path, "gm_prelu_weight", "this->weightVal = weightGm.GetValue(0);",
+                                "this->weightVal = static_cast<T>(weightGm.GetValue(0));")
+    op = read_kernel(folder)
+    x, w = _x(dtype), np.array([-0.75], dtype=_NUMPY[dtype])
+    assert_bits_equal(op.run(x=x, weight=w), ref_prelu_weight(x, w, dtype), f"cast weight {dtype}")
+    src = next((folder / "op_kernel").glob("*.cpp"))
+    src.write_text(src.read_text().replace("Muls(neg, xLocal, this->weightVal, this->tileLength);",
+                                           "float wf = ToFloat(this->weightVal);\n        "
+                                           "Muls(neg, xLocal, this->weightVal, this->tileLength);"))
+    assert_bits_equal(read_kernel(folder).run(x=x, weight=w), ref_prelu_weight(x, w, dtype), f"ToFloat {dtype}")

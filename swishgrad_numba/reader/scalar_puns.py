@@ -142,7 +142,10 @@ def pun_combine(node, op, a, b):
 
 
 def is_scalar_cast(value, cname, ptr) -> bool:
-    """Whether a C cast of ``value`` to ``cname`` is one of :func:`scalar_cast`'s."""
+    """Whether a C cast of ``value`` to ``cname`` is one of :func:`scalar_cast`'s (a GM value's casts are
+    .gm_scalars' own: to its own type it is itself, not a conversion from float)."""
+    if getattr(value, "op", None) == "gm":
+        return False
     return not ptr and isinstance(value, SCALARS) and (isinstance(value, BitScalar) or cname in ("half", "bfloat16_t"))
 
 
