@@ -115,11 +115,15 @@ def test_a_mask_read_from_gm_is_refused_naming_the_tensor(tmp_path):
     assert exc.value.line > 0 and exc.value.file.endswith("band_grad_apt.cpp")
 
 
-def test_a_scalar_read_from_a_gm_input_is_refused_as_such(tmp_path):
-    # ops-nn threshold_v2: Placeholder::In1<T, Placeholder::ScalarAttr<1>>, a scalar from GM input 1
+def test_a_scalar_read_from_a_copied_gm_input_is_its_first_element(tmp_path):
+    # ops-nn threshold_v2's Placeholder::In1<T, Placeholder::ScalarAttr<1>>, here on the input X also copies
+    # tile by tile: the scheduler's GetScalar reads element 0 of the whole input (opbase elewise_sch.h:287-291)
     folder = _variant(tmp_path, "    using AboveLo = Bind<Vec::Compare<uint8_t, T, CMP_GT>, X, Lo>;",
                       "    using LoIn = Placeholder::In1<T, Placeholder::ScalarAttr<1>>;\n"
                       "    using AboveLo = Bind<Vec::Compare<uint8_t, T, CMP_GT>, X, LoIn>;")
-    with pytest.raises(KernelSourceError, match="a scalar the scheduler reads from a GM input") as exc:
-        read_kernel(folder)
-    assert "ScalarAttr" in exc.value.construct and exc.value.line > 0
+    dy, x = _inputs("float32")
+    x = np.concatenate([F32([-0.75]), x])
+    dy = np.concatenate([F32([1.0]), dy])
+    with np.errstate(invalid="ignore"):
+        keep = ((x > x[0]) & (x < F32(2.0))) | np.isnan(x)
+    assert_bits_equal(read_kernel(folder).run(dy=dy, x=x), np.where(keep, dy, np.zeros_like(dy)), "lo = x[0]")

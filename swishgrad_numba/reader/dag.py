@@ -6,7 +6,8 @@ node's alias names its result. ``Vec::CopyIn`` of ``Placeholder::In<k>`` loads t
 scheduler's k-th GM input, ``Vec::CopyOut`` stores; ``Vec::Cast<R, T, mode>``
 and the ``Vec::`` vector ops are one step each; ``MAKE_CONST`` is a constant,
 ``Placeholder::Var<float, i>`` the attribute set by ``SetVar<float, i>`` (``var<i>``
-where the scheduler takes it from its own struct). A same-type ``Vec::Cast`` is
+where the scheduler takes it from its own struct), ``Placeholder::In<k><T, ScalarAttr<1>>`` as an op's scalar
+the first element of GM input k (a launch scalar, :mod:`.gm_scalars`). A same-type ``Vec::Cast`` is
 removed, as the scheduler does. A
 node of the kernel's own (a struct with a MicroAPI loop) is :mod:`.microapi`'s.
 """
@@ -182,10 +183,26 @@ class DagMachine(MicroMixin, VecScopeMixin, ClassMachine):
             if _is_const(inner.type):
                 return self._input(inner, inner.type)
             if "ScalarAttr" in render(inner.type):       # ops-nn threshold_v2: In1<T, Placeholder::ScalarAttr<1>>
-                refuse(inner, f"DAG input {render(inner.type)}", "a scalar the scheduler reads from a GM input: "
-                       "the program form's scalars are attributes and constants, not an input's element")
+                return self._gm_scalar(inner)
             return self._visit(self._alias(alias, n.last))
         refuse(alias, f"DAG input {render(node)}")
+
+    def _gm_scalar(self, alias):
+        """``Placeholder::In<k><T, Placeholder::ScalarAttr<1>>`` bound as an op's scalar: element 0 of GM input k
+        as a ``T``, which opbase's scheduler reads by ``GetValue(0)`` (``atvoss/elewise/elewise_sch.h``,
+        ``GetScalar``, lines 287-291); a launch scalar, read from that input when the kernel runs (.gm_scalars)."""
+        from .gm_scalars import GMValue, check_dtype
+        from .launch_scalars import LaunchScalar
+
+        n = _unwrap(alias.type)
+        m = _PLACEHOLDER.match(getattr(n, "last", ""))
+        attr = render(n.targs[1]) if getattr(n, "targs", None) and len(n.targs) == 2 else ""
+        if not m or m.group(1) != "In" or attr.replace(" ", "") != "Placeholder::ScalarAttr<1>":
+            refuse(alias, f"DAG input {render(alias.type)}", "a scalar input is In<k><T, Placeholder::ScalarAttr<1>>")
+        k = int(m.group(2))
+        tval = self._in_env(lambda: self.type_or_value(n.targs[0]))
+        dtype = check_dtype(alias, f"DAG input {render(alias.type)}", tval)
+        return LaunchScalar("gm", (GMValue(self.dag.gm_in[k], 0, dtype, tval.cname),))
 
     def _in_env(self, fn):
         saved = self.scopes

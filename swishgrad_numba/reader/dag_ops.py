@@ -44,10 +44,21 @@ def vec_compare(machine, alias, name, kind, targs, args):
         op = "Compare" if tensor[1] else "CompareScalar"
         machine.events.append(Event("step", Step(op, (name, args[0], args[1], _CMP[mode]), alias.at)))
         return name
-    if len(args) != 3 or not tensor[0] or not tensor[1]:
-        refuse(alias, f"Vec::Select of {len(args)} inputs", "a Select takes a mask, a tensor and a tensor or scalar")
+    if len(args) != 3 or not tensor[0] or not (tensor[1] or tensor[2]):
+        refuse(alias, f"Vec::Select of {len(args)} inputs", "a Select takes a mask, a tensor and a tensor or "
+               "scalar (either source the scalar)")
     if machine.dtypes.get(args[0]) != "uint8":
         refuse(alias, f"Vec::Select by {machine.names.get(args[0], args[0])}", "its mask is not a Vec::Compare's")
+    if not tensor[1] and mode == _SEL_TENSOR_SCALAR:
+        # a scalar first source (opbase vec.h's Select(dst, mask, T src0Scalar, src1Local), AscendC's "one of
+        # src0/src1 should be scalar": a set bit picks src0): mask ? scalar : tensor, the same bits as
+        # Selects(tensor, scalar) by the mask's Not
+        machine._tensor_key(alias, name, targs[1])
+        flipped = f"{name}_not_mask"
+        machine.dtypes[flipped], machine.names[flipped] = "uint8", flipped
+        machine.events.append(Event("step", Step("Not", (flipped, args[0]), alias.at)))
+        machine.events.append(Event("step", Step("Selects", (name, args[2], args[1], flipped), alias.at)))
+        return name
     if mode == _SEL_TENSOR_TENSOR and tensor[2] or mode == _SEL_TENSOR_SCALAR and not tensor[2]:
         machine._tensor_key(alias, name, targs[1])
         op = "Select" if tensor[2] else "Selects"

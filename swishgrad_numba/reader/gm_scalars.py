@@ -20,7 +20,7 @@ import numpy as np
 from .abstract import refuse
 from .values import CNum, is_int, render
 
-__all__ = ["GMValue", "get_value", "deref", "cast", "check_argument", "inputs_of", "reading", "value_of"]
+__all__ = ["GMValue", "get_value", "check_dtype", "deref", "cast", "check_argument", "inputs_of", "reading", "value_of"]
 
 _FLOAT_DTYPES = ("float32", "float16", "bfloat16")
 _ZERO = CNum(0, "int")
@@ -52,12 +52,17 @@ def get_value(machine, node, glob, args):
     if getattr(glob, "at_start", False) is not True:
         refuse(node, what, f"{glob.name} is bound to GM input {glob.gm} at an offset (a core's part, "
                "SetGlobalBuffer(x + offset)): which element it reads is not modelled")
-    dtype = getattr(glob.ctype, "dtype", None)
+    dtype = check_dtype(node, what, glob.ctype)
+    return GMValue(glob.gm, int(args[0].value), dtype, glob.ctype.cname)
+
+
+def check_dtype(node, what, ctype) -> str:
+    """The dtype of a GM scalar of C type ``ctype`` (a TypeVal), or a refusal: float, half and bfloat16_t only."""
+    dtype = getattr(ctype, "dtype", None)
     if dtype not in _FLOAT_DTYPES:
-        refuse(node, what, f"a GM scalar of type {getattr(glob.ctype, 'cname', '(unknown)')}: the reader reads "
+        refuse(node, what, f"a GM scalar of type {getattr(ctype, 'cname', '(unknown)')}: the reader reads "
                "float, half and bfloat16_t ones")
-    ctype = glob.ctype.cname
-    return GMValue(glob.gm, int(args[0].value), dtype, ctype)
+    return dtype
 
 
 def is_gm(x) -> bool:

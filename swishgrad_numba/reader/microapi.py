@@ -45,6 +45,8 @@ class MicroMixin:
             refuse(alias, f"DAG node {cls.name}", "no constructor body")
         env = {tp.name: targs[i] for i, tp in enumerate(cls.tparams) if i < len(targs)}
         tensors = [p for p in ctor.params if p.type.name.last == "LocalTensor"]
+        if not tensors:
+            return self._scalar_node(alias, cls, ctor, env, args)
         others = [p for p in ctor.params if p.type.name.last != "LocalTensor"]
         tensor_args = [a for a in args if isinstance(a, str)]
         scalar_args = [a for a in args if not isinstance(a, str)]
@@ -71,6 +73,29 @@ class MicroMixin:
             refuse(alias, f"DAG node {cls.name}", f"nothing stored to its result for {targs}")
         self._check_clobber(alias, micro)
         return micro["result"]
+
+    def _scalar_node(self, alias, cls, ctor, env, args):
+        """A node of scalars (an ``ElemwiseUnaryOP`` whose constructor is ``(U& dst, T& scalar, int count)``, ops-nn
+        threshold_v2's ``ToFloatScalar``: ``dst = ToFloat(scalar);``): its body run on the scalar input, the value
+        it leaves in ``dst`` its result."""
+        if len(args) != 1 or isinstance(args[0], str) or len(ctor.params) < 2:
+            refuse(alias, f"DAG node {cls.name}", f"a node of scalars takes one scalar input, got {len(args)}")
+        dst, src = ctor.params[0].name, ctor.params[1].name
+        bind = {dst: None, src: args[0]}
+        bind.update({p.name: Unknown(p.name) for p in ctor.params[2:]})
+        saved = (self.scopes, self.this)
+        self.scopes, self.this = [self.scopes[0], dict(_LIBRARY), env, bind], None
+        self.methods.append(cls.name)
+        try:
+            self.run(ctor.body)
+        except Return_:
+            pass
+        finally:
+            self.methods.pop()
+            self.scopes, self.this = saved
+        if bind[dst] is None or isinstance(bind[dst], (Tensor, Unknown)):
+            refuse(alias, f"DAG node {cls.name}", f"no scalar assigned to its result {dst}")
+        return bind[dst]
 
     def _check_clobber(self, alias, micro):
         """A node that writes a register loaded from an input must be that input's last reader."""
