@@ -58,6 +58,16 @@ class MicroMixin:
         bind.update({p.name: Unknown(p.name) for p in others[len(scalar_args):]})
         self.micro = {"node": alias.name, "alias": {}, "result": None, "start": len(self.events),
                       "loop": None, "inputs": set(tensor_args), "dst": bind[tensors[0].name].key}
+        self._run_constructor(cls, ctor, env, bind)
+        micro, self.micro = self.micro, None
+        if micro["result"] is None:
+            refuse(alias, f"DAG node {cls.name}", f"nothing stored to its result for {targs}")
+        self._check_clobber(alias, micro)
+        return micro["result"]
+
+    def _run_constructor(self, cls, ctor, env, bind) -> None:
+        """Run a DAG node's constructor body: the library's names, its template arguments ``env`` and its
+        parameters ``bind`` in scope (``bind`` sees the body's assignments to them)."""
         saved = (self.scopes, self.this)
         self.scopes, self.this = [self.scopes[0], dict(_LIBRARY), env, bind], None
         self.methods.append(cls.name)
@@ -68,11 +78,6 @@ class MicroMixin:
         finally:
             self.methods.pop()
             self.scopes, self.this = saved
-        micro, self.micro = self.micro, None
-        if micro["result"] is None:
-            refuse(alias, f"DAG node {cls.name}", f"nothing stored to its result for {targs}")
-        self._check_clobber(alias, micro)
-        return micro["result"]
 
     def _scalar_node(self, alias, cls, ctor, env, args):
         """A node of scalars (an ``ElemwiseUnaryOP`` whose constructor is ``(U& dst, T& scalar, int count)``, ops-nn
@@ -83,16 +88,7 @@ class MicroMixin:
         dst, src = ctor.params[0].name, ctor.params[1].name
         bind = {dst: None, src: args[0]}
         bind.update({p.name: Unknown(p.name) for p in ctor.params[2:]})
-        saved = (self.scopes, self.this)
-        self.scopes, self.this = [self.scopes[0], dict(_LIBRARY), env, bind], None
-        self.methods.append(cls.name)
-        try:
-            self.run(ctor.body)
-        except Return_:
-            pass
-        finally:
-            self.methods.pop()
-            self.scopes, self.this = saved
+        self._run_constructor(cls, ctor, env, bind)
         if bind[dst] is None or isinstance(bind[dst], (Tensor, Unknown)):
             refuse(alias, f"DAG node {cls.name}", f"no scalar assigned to its result {dst}")
         return bind[dst]
