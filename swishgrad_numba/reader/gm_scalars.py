@@ -4,8 +4,8 @@ operand of ``Muls``, ``Adds``, ``Maxs``, ``CompareScalar``, ``Select``, ``Duplic
 The value is known only when the kernel runs, from the input array itself, so it is a launch scalar
 (:mod:`.launch_scalars`): ``LaunchScalar("gm", (GMValue,))``, named like the others and evaluated per launch
 from the actual input (:func:`reading`, which :meth:`ReadOperator.run` sets). The index must be a constant
-(the same on every core); one computed from data or from the core's index is refused, and so is a read from
-an input the kernel also copies tile by tile. The element is read as its dtype (float, half or bfloat16) and
+(the same on every core); one computed from data or from the core's index is refused. An input the kernel
+also copies tile by tile is read at that element of the whole input, as the device reads it. The element is read as its dtype (float, half or bfloat16) and
 widened to float32 exactly; a cast to its own type or to ``float`` keeps it (``T(g.GetValue(0))``,
 ``(float)threshold``, ``ToFloat(v)``), a cast to another type is refused, and so is arithmetic on a half or
 bfloat16 one before its cast to ``float`` (the scalar unit's half arithmetic is not modelled).
