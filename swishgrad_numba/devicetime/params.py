@@ -60,6 +60,7 @@ _PYPTO = {
     "Maxs": (4, 64, 128), "Mins": (4, 64, 128), "Ln": (12, 32, 32),
     "Compare": (10, 128, 128), "CompareScalar": (10, 128, 128), "Select": (10, 128, 128), "Axpy": (10, 128, 128),
     "FusedMulDstAdd": (10, 128, 128), "And": (10, 128, 128), "Or": (10, 128, 128), "ShiftRight": (10, 128, 128),
+    "Not": (10, 128, 128),
 }
 # pto-isa: (startup, completion, cycles per repeat float32, cycles per repeat 16-bit). Figures not in the notes
 # (marked assumed in the docs): Sqrt/Rsqrt/Reciprocal/Max/Min/Abs/Relu/Neg/Cast/Duplicate/MulDstAdd take the
@@ -74,6 +75,7 @@ _PTO_ISA = {
     "Maxs": (14, 19, 1, 1), "Mins": (14, 19, 1, 1), "Ln": (13, 26, 2, 4),
     "Compare": (14, 19, 2, 2), "CompareScalar": (14, 19, 1, 1), "Select": (14, 19, 2, 2), "Axpy": (14, 20, 2, 2),
     "FusedMulDstAdd": (14, 20, 2, 2), "And": (14, 19, 2, 2), "Or": (14, 19, 2, 2), "ShiftRight": (14, 19, 1, 1),
+    "Not": (14, 19, 1, 1),
 }
 #: Extra cycles the pto-isa model charges between repeats.
 PTO_ISA_REPEAT_GAP = 18
