@@ -8,7 +8,8 @@ from llvmlite import binding as llvm
 from numba import config, njit
 from numba.core.errors import TypingError
 
-from swishgrad_numba.intrinsics import fma_f64, prefetch_read, prefetch_write, vectorise_full_width
+from swishgrad_numba.intrinsics import (GATHER_LANES, fma_f64, gather_lanes, prefetch_read, prefetch_write,
+                                        vectorise_full_width)
 from swishgrad_numba.dtypes import FLOAT16, FLOAT32
 from swishgrad_numba.kernel.walk import WORK_ROWS, compute_pass
 from swishgrad_numba.program import compiled
@@ -135,3 +136,43 @@ def test_tile_computations_use_512_bit_registers(dtype):
         # The binary64 Exp's fused multiply-adds run mostly on 512-bit registers.
         fmas = [line for line in lines if "vfmadd" in line or "vfmsub" in line]
         assert sum("zmm" in line for line in fmas) > sum("ymm" in line for line in fmas)
+
+
+@njit
+def _gather_all(table, src, dst):
+    for i in range(0, src.shape[0] - GATHER_LANES + 1, GATHER_LANES):
+        gather_lanes(table, src, i, dst, i)
+
+
+@pytest.mark.parametrize("dst_dtype", [np.float32, np.uint16])
+def test_gather_lanes_reads_every_pattern(dst_dtype):
+    """Every 16-bit index, in an order that mixes them, reads its table entry (NumPy's indexing); a uint16
+    destination takes the entry's integer."""
+    rng = np.random.default_rng(7)
+    table = rng.integers(0, 65536, 65536).astype(np.float32)
+    src = rng.permutation(65536).astype(np.uint16)
+    dst = np.zeros(65536, dtype=dst_dtype)
+    _gather_all(table, src, dst)
+    assert np.array_equal(dst, table[src].astype(dst_dtype))
+
+
+@njit
+def _gather_at(table, src, src_at, dst, dst_at):
+    gather_lanes(table, src, src_at, dst, dst_at)
+
+
+def test_gather_lanes_writes_its_lanes_only():
+    table = np.arange(65536, dtype=np.float32) * np.float32(2)
+    src = np.arange(40, dtype=np.uint16) * np.uint16(1000)
+    dst = np.full(40, -1.0, dtype=np.float32)
+    _gather_at(table, src, 3, dst, 5)
+    want = np.full(40, -1.0, dtype=np.float32)
+    want[5:5 + GATHER_LANES] = table[src[3:3 + GATHER_LANES]]
+    assert np.array_equal(dst, want)
+
+
+def test_gather_lanes_rejects_other_types():
+    with pytest.raises(TypingError):
+        _gather_at(np.zeros(65536, np.float64), np.zeros(16, np.uint16), 0, np.zeros(16, np.float32), 0)
+    with pytest.raises(TypingError):
+        _gather_at(np.zeros(65536, np.float32), np.zeros(16, np.int32), 0, np.zeros(16, np.float32), 0)

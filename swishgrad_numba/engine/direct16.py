@@ -27,14 +27,18 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from ..dtypes import BFLOAT16, FLOAT16
+from ..intrinsics import GATHER_LANES, gather_lanes, vectorise_full_width
 from ..program import semantics as S
 from .machine import run_machine
 from .opcodes import CAST_NONE, CAST_RINT, CAST_ROUND, DST, LOOKUP, MODE, OP, SOURCES, SRC0
 
-__all__ = ["split", "run_if_direct", "NOT_DIRECT"]
+__all__ = ["split", "run_if_direct", "NOT_DIRECT", "lookup_bits"]
 
 #: :func:`split`'s answer for a stream not run so.
 NOT_DIRECT = (-1, -1)
+_F16 = FLOAT16.code
+_BF16 = BFLOAT16.code
 _SOURCES = np.array(SOURCES, dtype=np.int64)
 
 
@@ -75,6 +79,41 @@ def split(code, out_row, grain, inputs):
     return (head, last)
 
 
+def lookup_bits(table, src, src_at, dst, dst_at, n):
+    """LOOKUP of ``n`` 16-bit patterns from ``src_at`` of ``src``: ``dst[dst_at + i] = table[src[src_at + i]]``
+    (``dst`` float32, or uint16 taking the entry's integer), 16 at a time by one vector gather
+    (:func:`swishgrad_numba.intrinsics.gather_lanes`: the same loads, about 0.2 ns an element where the
+    scalar loop took 0.3), the rest one by one. A float32 ``src`` (a float32 launch's, which never looks up,
+    but compiles the same code) is read as the bits' numbers, one by one (jitted code only)."""
+    raise NotImplementedError("lookup_bits is only callable from jitted code")
+
+
+@overload(lookup_bits, jit_options=dict(cache=True, error_model="numpy"), inline="always")
+def _lookup_bits(table, src, src_at, dst, dst_at, n):
+    if src.dtype != types.uint16:
+        def one_by_one(table, src, src_at, dst, dst_at, n):
+            for i in range(n):
+                dst[dst_at + np.uint64(i)] = table[np.int64(src[src_at + np.uint64(i)]) & 0xFFFF]
+        return one_by_one
+
+    def gathered(table, src, src_at, dst, dst_at, n):
+        src_at, dst_at = np.int64(src_at), np.int64(dst_at)
+        whole = n - n % GATHER_LANES
+        for i in range(0, whole, GATHER_LANES):
+            gather_lanes(table, src, src_at + i, dst, dst_at + i)
+        for i in range(whole, n):
+            dst[dst_at + i] = table[np.int32(src[src_at + i])]
+    return gathered
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _widen(src, offset, arena, d, n, code16):
+    """CAST_NONE of ``n`` 16-bit patterns into the row at ``d``; ``code16`` a constant at each call, so the
+    loop is the one dtype's conversion and vectorises."""
+    for i in range(n):
+        arena[d + np.uint64(i)] = S.cast_none(src[offset + np.uint64(i)], code16)
+
+
 @njit(cache=True, error_model="numpy", inline="always")
 def _head(code, tables, ins, offset, n, arena, grain, head):
     """The head's instructions over ``n`` elements from ``offset`` of the inputs, into their rows."""
@@ -83,16 +122,16 @@ def _head(code, tables, ins, offset, n, arena, grain, head):
         src = ins[code[h, SRC0] // grain]
         mode = code[h, MODE]
         if code[h, OP] == LOOKUP:
-            table = tables[mode]
-            for i in range(n):
-                arena[d + np.uint64(i)] = table[np.int32(src[offset + np.uint64(i)])]
+            lookup_bits(tables[mode], src, offset, arena, d, n)
+        elif mode == _F16:
+            _widen(src, offset, arena, d, n, _F16)
         else:
-            for i in range(n):
-                arena[d + np.uint64(i)] = S.cast_none(src[offset + np.uint64(i)], mode)
+            _widen(src, offset, arena, d, n, _BF16)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _tail(f, out, offset, arena, a, n, code16, sat):
+    """The narrowing ``f`` of the row at ``a`` into ``out``; ``code16`` and ``sat`` constants at each call."""
     if sat:
         for i in range(n):
             out[offset + np.uint64(i)] = f(arena[a + np.uint64(i)], code16, True)
@@ -101,12 +140,21 @@ def _tail(f, out, offset, arena, a, n, code16, sat):
             out[offset + np.uint64(i)] = f(arena[a + np.uint64(i)], code16, False)
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _tail_by_dtype(f, out, offset, arena, a, n, code16, sat):
+    if code16 == _F16:
+        _tail(f, out, offset, arena, a, n, _F16, sat)
+    else:
+        _tail(f, out, offset, arena, a, n, _BF16, sat)
+
+
 @njit(cache=True, error_model="numpy")
 def _direct_pass(code, scalars, tables, ins, out, offset, count, arena, grain, head, tail, sat):
     body = code[head:tail]
     a = np.uint64(code[tail, SRC0])
     code16 = code[tail, MODE]
     rounding = code[tail, OP]
+    vectorise_full_width()
     for b0 in range(0, count, grain):
         n = min(grain, count - b0)
         at = np.uint64(offset + b0)
@@ -114,9 +162,9 @@ def _direct_pass(code, scalars, tables, ins, out, offset, count, arena, grain, h
         if body.shape[0] > 0:
             run_machine(body, scalars, tables, arena, n, sat)
         if rounding == CAST_RINT:
-            _tail(S.cast_rint, out, at, arena, a, n, code16, sat)
+            _tail_by_dtype(S.cast_rint, out, at, arena, a, n, code16, sat)
         else:
-            _tail(S.cast_round, out, at, arena, a, n, code16, sat)
+            _tail_by_dtype(S.cast_round, out, at, arena, a, n, code16, sat)
 
 
 def run_if_direct(direct, code, scalars, tables, ins, out, offset, count, arena, grain, sat):

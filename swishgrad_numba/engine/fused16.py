@@ -30,6 +30,7 @@ from numba.extending import overload
 from ..dtypes import BFLOAT16, FLOAT16
 from ..intrinsics import vectorise_full_width
 from ..program import semantics as S
+from .direct16 import lookup_bits
 from .opcodes import CAST_NONE, CAST_RINT, DST, LOOKUP, MODE, MUL, OP, SRC0, SRC1
 
 __all__ = ["shape", "run_if_fused", "run_if_fused_raw", "NOT_FUSED"]
@@ -76,15 +77,14 @@ def shape(code, out_row, grain, inputs):
 def _loop(table, look, wide, out, at, n, scratch, dtype_code, first, sat):
     """``n`` elements, from ``at[0]`` of ``look``, ``at[1]`` of ``wide`` and ``at[2]`` of ``out``;
     ``dtype_code``, ``first`` and ``sat`` constants at each call. A block (``scratch``'s length) at a
-    time: its Lookups into ``scratch`` (a gather that stays scalar), then the rest in one loop that
+    time: its Lookups into ``scratch`` (:func:`.direct16.lookup_bits`: vector gathers), then the rest in one loop that
     vectorises. Whether a Mul of two NaNs was met (the loop then stops after its block)."""
     block = scratch.shape[0]
     for b0 in range(0, n, block):
         m = min(block, n - b0)
         b = np.uint64(b0)
         la, wa, oa = at[0] + b, at[1] + b, at[2] + b
-        for i in range(m):
-            scratch[i] = table[np.int32(look[la + np.uint64(i)])]
+        lookup_bits(table, look, la, scratch, 0, m)
         both_nan = np.uint32(0)
         for i in range(m):
             t = scratch[i]

@@ -28,7 +28,7 @@ from numba.extending import overload
 
 from ..kernel.broadcast import register_wide_pass
 from ..kernel.walk import register_pass
-from .direct16 import run_if_direct, split as direct_split
+from .direct16 import lookup_bits, run_if_direct, split as direct_split
 from .fused16 import run_if_fused, run_if_fused_raw, shape as fused_shape
 from .machine import MACHINE, run_machine
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
@@ -129,12 +129,7 @@ def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, gr
     stream that :func:`.direct16.split` splits (``direct``) reads its inputs and writes its result where
     they lie."""
     if _lookup_only(code, out_row):
-        table = tables[code[0, MODE]]
-        src = ins[0]
-        base = np.uint64(offset)
-        for i in range(count):
-            j = base + np.uint64(i)
-            out[j] = table[np.int64(src[j]) & 0xFFFF]
+        lookup_bits(tables[code[0, MODE]], ins[0], offset, out, offset, count)
         return
     if run_if_fused(fused, tables, ins, out, offset, count, arena[:grain], sat):   # a stream of .fused16's shape
         return
