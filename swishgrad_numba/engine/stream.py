@@ -208,8 +208,9 @@ def _stream(low: Lowered, steps: tuple, output: int, lookups: dict, grain: int) 
 
 
 #: A table of one of these over its widened input (and constants) is computed in the main stream, not
-#: looked up: a Lookup is a scalar gather per element (about 0.3 ns), one vector instruction and the
-#: widening cost less (issue 39; bench/RESULTS.md, engine-16).
+#: looked up: a Lookup is a gather per element (about 0.3 ns scalar, 0.2 as the head's vector gathers,
+#: direct16.lookup_bits), one vector instruction and the widening cost less (issue 39; bench/RESULTS.md,
+#: engine-16, engine-16c).
 _COMPUTED_NOT_LOOKED_UP = frozenset({"Muls", "Adds", "Maxs", "Mins", "Add", "Sub", "Mul", "Max", "Min", "Abs",
                                      "Neg", "Relu", "Compare", "CompareScalar"})
 
