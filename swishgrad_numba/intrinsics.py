@@ -32,8 +32,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["f32_to_half_bits", "fma_f32", "fma_f64", "gather_lanes", "GATHER_LANES", "half_bits_to_f32", "prefetch_read",
-           "prefetch_write"]
+__all__ = ["f32_to_half_bits", "fma_f32", "fma_f64", "gather_lanes", "GATHER_LANES", "half_bits_to_f32",
+           "prefetch_read", "prefetch_write"]
 
 # llvm.prefetch arguments: locality 3 keeps the line in every cache level;
 # cache type 1 is the data cache.
