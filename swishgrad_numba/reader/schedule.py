@@ -86,7 +86,7 @@ class _ScheduleMachine(ClassMachine):
         self.itemsize = _SIZES[cname]
         self.bases, self.iterations, self.loop_start = {}, 0, None
         self.view_at, self.ranges, self.stores = {}, [], 0     # buffer parts: (buffer, offset, node) by key
-        self.ways_taken = []          # (events before it, statement key, taken): each if decided (.variant_ways)
+        self.ways_taken, self.way_keys = [], {}     # (events before it, statement key, taken): each if decided
 
     def view(self, node, obj, offset):
         t = super().view(node, obj, offset)
@@ -110,7 +110,10 @@ class _ScheduleMachine(ClassMachine):
             check_count(self, node.at, op or node.fn.last, key, self.dtypes.get(key), count, base, lo // unit)
 
     def branch_taken(self, stmt, taken):
-        self.ways_taken.append((len(self.events), statement_key(stmt), taken))
+        key = self.way_keys.get(id(stmt))
+        if key is None:
+            key = self.way_keys[id(stmt)] = statement_key(stmt)
+        self.ways_taken.append((len(self.events), key, taken))
 
     def _template_argument(self, text):
         raise KernelSourceError("", 0, f"a template argument ({text})", "the schedule takes none")
@@ -332,7 +335,12 @@ def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, e
     _parts_apart(m.ranges)
     start = m.loop_start if m.loop_start is not None else 0
     prologue = [e[1:3] for e in m.events[:start] if e[0] == "step"]
-    tiles, pending, steps, after = [], {}, [], start
+    tiles, pending, steps = [], {}, []
+    ways, w = m.ways_taken, 0          # (events before it, key, taken), in order (.variant_ways)
+    before = {}                        # the ifs decided before the loop: they hold for every tile
+    while w < len(ways) and ways[w][0] <= start:
+        before.setdefault(ways[w][1], set()).add(ways[w][2])
+        w += 1
     for e in m.events[:start]:              # a tile loaded before the loop (pipelining: the first)
         if e[0] == "copy" and e[1] == "load":
             pending.setdefault(e[2], []).append(e)
@@ -346,12 +354,12 @@ def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, e
             pending.setdefault(e[2], []).append(e)
         else:           # each queue's oldest load: a tile loaded ahead of the one stored stays (pipelining)
             loads = [fifo.pop(0) for fifo in pending.values() if fifo]
-            taken = {}      # the ifs decided before the loop and since the last tile's store (.variant_ways)
-            for at, key, way in m.ways_taken:
-                if at <= start or after < at <= i:
-                    taken.setdefault(key, set()).add(way)
+            taken = {k: set(v) for k, v in before.items()}    # and those since the last tile's store
+            while w < len(ways) and ways[w][0] <= i:
+                taken.setdefault(ways[w][1], set()).add(ways[w][2])
+                w += 1
             tiles.append(_tile(e, loads, steps, prologue, expected_steps, core, taken))
-            steps, after = [], i
+            steps = []
     return tiles
 
 
