@@ -57,5 +57,7 @@ def test_each_flag_runs_bit_for_bit(optional):
 
 def test_a_record_on_the_path_left_out_is_refused(optional):
     x, y = _inputs("float32")
-    with pytest.raises(KernelSourceError, match="haveY = 2.*not read"):
+    # the tile's calls are haveY == 1's, the branch that loads y went the other way (.variant_ways)
+    with pytest.raises(KernelSourceError, match=r"takes `if \(this->haveY == 1\)` false.*path it takes was not read") as e:
         optional.run(x=x, y=y, tiling={"totalLength": x.size, "tileNum": 4, "haveY": 2}, block_dim=4)
+    assert e.value.file.endswith("select_leaky.cpp") and e.value.line > 0

@@ -65,6 +65,19 @@ def test_the_weight_input_is_checked(prelu):
         prelu.run(x=x, weight=[1.0])
 
 
+def test_the_gm_scalar_inputs_are_found_once_per_operator(prelu, monkeypatch):
+    # the description never changes: what its GM scalars read is worked out once, not at every run
+    from swishgrad_numba.reader import gm_scalars
+
+    x, w, calls = _x("float32"), np.array([0.5], np.float32), []
+    prelu.run(x=x, weight=w)
+    plain = gm_scalars.inputs_of
+    monkeypatch.setattr(gm_scalars, "inputs_of", lambda *a: calls.append(a) or plain(*a))
+    for _ in range(3):
+        assert_bits_equal(prelu.run(x=x, weight=w), ref_prelu_weight(x, w, "float32"), "run again")
+    assert calls == []
+
+
 def test_the_program_names_the_gm_scalar(prelu):
     body = prelu.description.body("float16")
     assert [str(s) for _, s in body.scalars] == ["weight[0]"]

@@ -167,6 +167,20 @@ def test_a_symbolic_link_is_not_read(tmp_path, target):
     assert finished and isinstance(exc, KernelSourceError) and "symbolic link" in str(exc), exc
 
 
+def test_a_device_is_not_read(tmp_path):
+    # issue 43: "never a FIFO, a device or a symlink": /dev/zero's own device node in the folder
+    import stat
+
+    folder = kernel(tmp_path)
+    try:
+        os.mknod(folder / "zz.cpp", stat.S_IFCHR | 0o600, os.makedev(1, 5))
+    except (PermissionError, AttributeError) as exc:        # not root, or a platform without mknod
+        pytest.skip(f"cannot make a device node here: {exc}")
+    finished, exc = read_in_thread(folder)
+    assert finished, "the reader read a device to exhaustion"
+    assert isinstance(exc, KernelSourceError) and Path(exc.file).name == "zz.cpp" and "not a regular file" in str(exc)
+
+
 def test_a_file_past_the_size_cap_is_refused(tmp_path):
     folder = kernel(tmp_path, before='#include "big.h"\n')
     (folder / "big.h").write_text("/" * (MAX_FILE_BYTES + 1))

@@ -263,3 +263,40 @@ def test_an_attribute_default_written_as_an_expression(tmp_path):
     with pytest.raises(KernelSourceError, match=r"attribute 0 \(alpha\).*no default.*pass it"):
         read.run(x=x)
     assert_bits_equal(read.run(x=x, alpha=0.5), ref_abs_axpy(x, 0.5), "abs_axpy alpha given")
+
+
+def test_the_host_reads_dims_int_and_bool_attributes_and_workspace(tmp_path, axpy_op):
+    # issue 43's host subset: GetDimNum/GetDim of an origin shape, GetFloat/GetBool/GetInt by index, a block dim
+    # from an attribute, a workspace size (added to the library's)
+    op = tmp_path / "op"
+    shutil.copytree(KERNELS / "host_abs_axpy", op)
+    path = op / "op_host" / "abs_axpy.cpp"
+    text = path.read_text()
+    for old, new in [
+        ("    const float* alphaPtr = attrs->GetAttrPointer<float>(0);\n"
+         "    uint32_t total = context->GetInputShape(0)->GetStorageShape().GetShapeSize();\n"
+         "    context->SetBlockDim(4);\n    tiling.set_blockLength(total / 4);\n"
+         "    tiling.set_tileLength(total / 16);\n    tiling.set_slope(*alphaPtr);",
+         "    const float* alphaPtr = attrs->GetFloat(0);\n    const bool* twice = attrs->GetBool(1);\n"
+         "    const int64_t* cores = attrs->GetInt(2);\n"
+         "    auto shape = context->GetInputShape(0)->GetOriginShape();\n"
+         "    uint32_t total = shape.GetDimNum() == 2 ? shape.GetDim(0) * shape.GetDim(1) : 0;\n"
+         "    context->SetBlockDim(*cores);\n    tiling.set_blockLength(total / *cores);\n"
+         "    tiling.set_tileLength(total / *cores / 4);\n"
+         "    tiling.set_slope(*twice ? *alphaPtr * 2.0f : *alphaPtr);\n"
+         "    size_t* workspaces = context->GetWorkspaceSizes(1);\n    workspaces[0] = 4096;"),
+        ('        this->Attr("alpha").AttrType(OPTIONAL).Float(0.75);',
+         '        this->Attr("alpha").AttrType(OPTIONAL).Float(0.75);\n'
+         '        this->Attr("twice").AttrType(OPTIONAL).Bool(false);\n'
+         '        this->Attr("cores").AttrType(OPTIONAL).Int(4);')]:
+        assert old in text
+        text = text.replace(old, new)
+    path.write_text(text)
+    read = read_kernel(op)
+    x = _x("float32", 6)[:64 * 48].reshape(64, 48)
+    assert_bits_equal(read.run(x=x, alpha=1.5, twice=True, cores=3), ref_abs_axpy(x, 3.0), "twice, 3 cores")
+    assert_bits_equal(read.run(x=x), ref_abs_axpy(x, 0.75), "the defaults")
+    t = read.tiling(x.size, "float32")
+    assert t.block_dim == 4 and t.workspace_size == axpy_op.tiling(x.size, "float32").workspace_size + 4096
+    with pytest.raises(KernelSourceError, match="division by zero"):       # a 1-D x: total 0, as the host computes
+        read.run(x=x.reshape(-1))

@@ -116,8 +116,9 @@ def test_a_switch_outside_the_subset_is_refused_at_its_line(tmp_path, old, new, 
     assert e.value.file == str(path) and e.value.line == line, str(e.value)
 
 
-def test_variants_making_the_same_calls_ask_for_variant(tmp_path):
-    # two keys calling one helper with different scalars: the calls alone cannot tell the tiles apart
+def test_variants_making_the_same_calls_are_told_apart_by_their_branches(tmp_path):
+    # two keys calling one helper with different scalars: the calls alone cannot tell the tiles apart, the
+    # branches each core took do (.variant_ways); a variant given by hand must be the one they chose
     text = _SWITCH.read_text()
     start, end = text.index("switch (this->key)"), text.index("outQ.EnQue(yLocal);")
     compute = ("if (this->key == 1) {\n            Abs(yLocal, xLocal, len);\n        } else if (this->key == 2) {\n"
@@ -129,13 +130,15 @@ def test_variants_making_the_same_calls_ask_for_variant(tmp_path):
     path.write_text(path.read_text().replace("    __aicore__ inline void CopyOut(", helper))
     op = read_kernel(folder)
     x = _inputs(300)
-    with pytest.raises(KernelSourceError, match="pass variant="):
-        op.run(x=x, mode=2)
     v = [v for v in op.variants("float32") if v.endswith("key == 2")]
     assert len(v) == 1
     with np.errstate(all="ignore"):
-        want = x * F32(2.0)
+        want, other = x * F32(2.0), x * F32(-1.0)
+    assert_bits_equal(op.run(x=x, mode=2), want, "chosen by the branches")
     assert_bits_equal(op.run(x=x, mode=2, variant=v[0]), want, "variant given")
+    assert_bits_equal(op.run(x=x, mode=5), other, "the last else")
+    with pytest.raises(KernelSourceError, match="not the one given"):
+        op.run(x=x, mode=5, variant=v[0])
 
 
 def _entry_keyed(tmp_path):

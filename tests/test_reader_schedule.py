@@ -173,3 +173,25 @@ def _info(name):
     from swishgrad_numba.dtypes import dtype_info
 
     return dtype_info(name)
+
+
+def test_data_copy_with_a_params_struct_of_32_byte_blocks(tmp_path):
+    # issue 43: DataCopy(dst, src, DataCopyParams) moves blockCount blocks of blockLen 32-byte blocks; gm_prelu_weight
+    # (4 cores, 8 tiles a core) with its counted copies written as one block of tileLength * 4 / 32 blocks
+    load = "DataCopy(xLocal, xGm[progress * this->tileLength], this->tileLength);"
+    store = "DataCopy(yGm[progress * this->tileLength], yLocal, this->tileLength);"
+    params = "DataCopyParams cp{1, (uint16_t)(this->tileLength * sizeof(T) / 32), 0, 0};\n        "
+    folder, path = _copy(tmp_path, "gm_prelu_weight", load, params + load.replace("this->tileLength);", "cp);"))
+    path.write_text(path.read_text().replace(store, params + store.replace("this->tileLength);", "cp);")))
+    op = read_kernel(folder)
+    x = np.linspace(-6.0, 6.0, 4 * 8 * 64).astype(F32)
+    w = np.array([-0.375], F32)
+    with np.errstate(all="ignore"):
+        want = np.where(x >= 0, x, x * w[0])            # Muls by w, CompareScalar GE 0, Select
+    assert_bits_equal(op.run(x=x, weight=w), want, "gm_prelu_weight by DataCopyParams")
+    # the same struct on the launch's schedule, checked: 32-byte blocks of float are 8 elements each
+    text = path.read_text().replace("(uint16_t)(this->tileLength * sizeof(T) / 32)", "(uint16_t)(this->tileLength / 32)")
+    path.write_text(text)
+    got = read_kernel(folder).run(x=x, weight=w)
+    assert_bits_equal(got[:16], want[:16], "the first 16 of each 64-element tile")
+    assert not np.any(got[16:64]), "elements no copy moved are left 0"

@@ -53,7 +53,8 @@ node reads.
 
 A branch known for the launch (tile index, length, record, core index, an attribute's value) whose ways
 make different vector calls is one variant per way (:mod:`.launch_branch`); a pipelined Process (a tile
-loaded ahead of the one computed) is read by the schedule (:mod:`.schedule`).
+loaded ahead of the one computed) is read by the schedule (:mod:`.schedule`). A tile runs the variant whose
+calls it made and whose deciding branches its core took the same way (:mod:`.variant_ways`).
 
 Modules: :mod:`.limits`, :mod:`.lexer`, :mod:`.preprocess`, :mod:`.parser`, :mod:`.declarations`
 (the C++ subset); :mod:`.machine` (the abstract interpreter), :mod:`.a2`,

@@ -17,7 +17,7 @@ from .calls import CallsMixin
 from .helpers import class_scope, registered_struct
 from .machine import Machine, Return_, Symbolic, Tensor, Unknown, refuse
 from .objects import Buf, GlobalT, GMAddr, Instance, Pipe, Queue
-from . import gm_scalars, launch_branch, repeat_params
+from . import gm_scalars, launch_branch, repeat_params, variant_ways
 from .repeat_params import REPEAT_PARAMS
 from .tail_branch import guarded_prologue, tail_of_the_loop
 from .templates import base_env, bind_function, write_back
@@ -76,6 +76,7 @@ class ClassMachine(CallsMixin, Machine):
         if isinstance(cond, TilingField):                  # if (this->flag): a variant
             cond = Symbolic(cond.name)
         if isinstance(cond, Symbolic):
+            variant_ways.asked(self, stmt, cond.text)     # the way a core takes it picks the variant
             branch = stmt.then if self.decide(cond.text) else stmt.other
             if branch is not None:
                 self.run(branch)

@@ -94,12 +94,12 @@ def leaves(scalar) -> tuple:
     return tuple(v for a in getattr(scalar, "args", ()) for v in leaves(a))
 
 
-def inputs_of(description, dtype: str | None = None) -> dict:
+def inputs_of(description, dtype: str | None = None, variants=None) -> dict:
     """GM input -> (elements it must hold, its dtype) for the GM scalars of ``description``'s bodies (of
-    ``dtype`` where given)."""
+    ``dtype`` and among ``variants``, where given: the variants a launch runs)."""
     out = {}
     for body in description.bodies:
-        if dtype is not None and body.dtype != dtype:
+        if dtype is not None and body.dtype != dtype or variants is not None and body.variant not in variants:
             continue
         for _, scalar in body.scalars:
             for leaf in leaves(scalar):
@@ -108,13 +108,13 @@ def inputs_of(description, dtype: str | None = None) -> dict:
     return out
 
 
-def checked_inputs(description, dtype, arrays: dict, name: str) -> dict:
-    """The flat arrays of the GM scalar inputs of ``dtype``'s bodies, checked: given, ndarrays of ``dtype``,
-    holding the elements read."""
+def checked_inputs(needed: dict, arrays: dict, name: str) -> dict:
+    """The flat arrays of the GM scalar inputs ``needed`` (:func:`inputs_of` the bodies a launch runs), checked:
+    given, ndarrays of their dtype, holding the elements read."""
     from ..dtypes import dtype_info
 
     out = {}
-    for gm, (n, want) in inputs_of(description, dtype).items():
+    for gm, (n, want) in needed.items():
         if gm not in arrays:
             raise TypeError(f"{name}() missing input {gm!r} (the kernel reads a scalar from it by GetValue)")
         arr = arrays[gm]

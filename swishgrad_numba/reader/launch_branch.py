@@ -86,7 +86,10 @@ def decided_attribute(stmt, cond, attributes):
 
 def _chosen(machine, stmt, attribute=False):
     """The way of ``stmt`` this path takes (the driver's choice), the branch noted on the machine."""
+    from .variant_ways import asked
+
     text = render(stmt.cond)
+    asked(machine, stmt, text)
     taken = machine.decide(text)
     machine.__dict__.setdefault("launch_branches", []).append((text if taken else f"!({text})", stmt.at,
                                                                attribute))

@@ -55,10 +55,10 @@ def schedule(op, tiling, info, variant=None) -> tuple:
     floats = {n: data[n] for n in data.dtype.names if data.dtype.fields[n][0].kind == "f"}     # attributes
     def calls(body):            # a dead call the body left out is still made (.dead_reads)
         return list(body.called) or [(s.op, tuple(s.at)) for s in body.steps]
-    if variant is None:         # each tile's Compute picked by the calls its core made (issue 43)
-        expected = {v: calls(op.description.body(info.name, v)) for v in variants}
-    else:
-        expected = calls(op.description.body(info.name, variant))
+    # each tile's Compute picked by the calls its core made and the branches it took (issue 43, .variant_ways);
+    # a variant given by hand must be the one picked
+    bodies = {v: op.description.body(info.name, v) for v in variants}
+    expected = (variant if len(variants) > 1 else None, {v: (calls(b), b.ways) for v, b in bodies.items()})
     gm = op.description.gm_params
     result = tuple(tuple(core_schedule(symbols, fn, DTYPE_CNAMES[info.name], gm, values, core,
                                        int(tiling.block_dim), int(tiling.tiling_key), expected, floats))

@@ -46,6 +46,9 @@ class Machine(ExpressionMixin):
     def jump(self, stmt):
         refuse(stmt, f"{stmt.kind}", "only in a loop the reader follows (the class style's)")
 
+    def branch_taken(self, stmt, taken: bool):
+        """An ``if`` decided on known values went the way ``taken`` (the schedule notes it: .variant_ways)."""
+
     def name_value(self, node, value, name):
         return value
 
@@ -111,6 +114,7 @@ class Machine(ExpressionMixin):
         elif isinstance(stmt, If):
             cond = self.eval(stmt.cond)
             if isinstance(cond, CNum):
+                self.branch_taken(stmt, bool(cond.value))
                 branch = stmt.then if cond.value else stmt.other
                 if branch is not None:
                     self.run(branch)

@@ -158,7 +158,7 @@ class ReadOperator(Operator):
             if name not in arrays:
                 raise TypeError(f"{self.name}() missing input {name!r} (the kernel reads {list(read)})")
         from . import gm_scalars
-        own_shape = set(gm_scalars.inputs_of(self.description))    # read by GetValue: of any shape (the
+        own_shape = set(self._gm_scalar_inputs())                # read by GetValue: of any shape (the
         info = None                                              # walk checks a tiled one's size)
         for name, arr in ((n, a) for n, a in arrays.items() if n not in own_shape):
             if not isinstance(arr, np.ndarray):
@@ -202,12 +202,32 @@ class ReadOperator(Operator):
                 raise ValueError(f"tiling_key must be an integer in [0, 2**64), got {tiling_key!r}")
             tiling = replace(tiling, tiling_key=int(tiling_key))
         flat = {n: np.ascontiguousarray(arrays[n]).reshape(-1) for n in read}     # each variant's, by name
-        with gm_scalars.reading(gm_scalars.checked_inputs(self.description, info.name, arrays, self.name)):
+        running = self._running_variants(info, variant, tiling, keyed)     # only what they read is needed
+        needed = self._gm_scalar_inputs(info.name, running)
+        with gm_scalars.reading(gm_scalars.checked_inputs(needed, arrays, self.name)):
             self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation,
                          own_record)
         return out
 
     # ------------------------------------------------------------ internals
+
+    def _running_variants(self, info, variant, tiling, keyed) -> tuple:
+        """The variants of ``info``'s Compute a launch runs: the one given (or the only one), or where each
+        core's branches choose (``keyed``), those its schedule's tiles ran."""
+        if keyed:
+            from .launch_plan import schedule
+
+            return tuple({t.variant for tiles in schedule(self, tiling, info) for t in tiles})
+        return (variant if variant is not None else self.description.variants(info.name)[0],)
+
+    def _gm_scalar_inputs(self, dtype=None, variants=None) -> dict:
+        """:func:`.gm_scalars.inputs_of` the description (never changed: kept per dtype and variants)."""
+        from .gm_scalars import inputs_of
+
+        key = ("gm_scalar_inputs", dtype, None if variants is None else tuple(sorted(variants)))
+        if key not in self._compiled:
+            self._compiled[key] = inputs_of(self.description, dtype, variants)
+        return self._compiled[key]
 
     def _host_function(self):
         side = self.host_side

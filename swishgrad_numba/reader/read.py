@@ -22,6 +22,7 @@ from .limits import MAX_PATHS
 from .dead_reads import drop as drop_dead_reads
 from .launch_branch import located, refuse_empty_way
 from .field_paths import neither
+from .variant_ways import ways_of
 from .local_copy import forward as forward_copies
 from .machine import Symbolic
 from .preprocess import AICORE_VALUES, DEVICE_GUARD, PLATFORM_DEFINES
@@ -240,7 +241,7 @@ def _read(sources, name, only=None):
         if left_out and not found:
             raise left_out[0]
         if len({(b.inputs, b.output, b.steps) for b in found}) == 1:
-            found = [found[0].__class__(**{**found[0].__dict__, "variant": ""})]
+            found = [found[0].__class__(**{**found[0].__dict__, "variant": "", "ways": ()})]
         bodies.extend(found)
     if not bodies:
         raise KernelSourceError(file, fn.at[1], f"kernel {fn.name.last}", "no dtype's path computes anything"
@@ -341,6 +342,7 @@ def _body(file, dtype, m, gm, conds):
                     views=getattr(m, "bit_views", None))
     if m.scheduled:
         body = replace(body, dag_wide="float32" in m.node_dtypes)
+    body = replace(body, ways=ways_of(m, conds)) if conds else body      # (.variant_ways)
     return replace(body, called=called) if called else body
 
 

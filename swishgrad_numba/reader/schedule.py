@@ -34,6 +34,7 @@ from .objects import GlobalT, GMAddr, TilingVal
 from .tiling_arrays import TilingArray
 from .ub_bounds import BYTES as _BYTES, check_count
 from .values import CNum, TypeVal, arith, convert, is_int, render
+from .variant_ways import compatible, statement_key
 
 __all__ = ["MAX_ITERATIONS", "Tile", "core_schedule"]
 
@@ -85,6 +86,7 @@ class _ScheduleMachine(ClassMachine):
         self.itemsize = _SIZES[cname]
         self.bases, self.iterations, self.loop_start = {}, 0, None
         self.view_at, self.ranges, self.stores = {}, [], 0     # buffer parts: (buffer, offset, node) by key
+        self.ways_taken, self.way_keys = [], {}     # (events before it, statement key, taken): each if decided
 
     def view(self, node, obj, offset):
         t = super().view(node, obj, offset)
@@ -106,6 +108,12 @@ class _ScheduleMachine(ClassMachine):
         self.ranges.append((self.stores, base, lo, lo + count * unit, at, ident))
         if lo % unit == 0:
             check_count(self, node.at, op or node.fn.last, key, self.dtypes.get(key), count, base, lo // unit)
+
+    def branch_taken(self, stmt, taken):
+        key = self.way_keys.get(id(stmt))
+        if key is None:
+            key = self.way_keys[id(stmt)] = statement_key(stmt)
+        self.ways_taken.append((len(self.events), key, taken))
 
     def _template_argument(self, text):
         raise KernelSourceError("", 0, f"a template argument ({text})", "the schedule takes none")
@@ -219,6 +227,7 @@ class _ScheduleMachine(ClassMachine):
             refuse(stmt, f"a branch on {render(stmt.cond)}", "not known for the launch")
         way = decided_attribute(stmt, cond, self.attributes)     # an attribute value (.launch_branch)
         if way is not False:
+            self.branch_taken(stmt, way is stmt.then)
             if way is not None:
                 self.run(way)
             return
@@ -310,9 +319,11 @@ class _VecScheduleMachine(VecScopeMixin, _ScheduleMachine):
 def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, expected_steps,
                   attributes=None) -> list:
     """The tiles core ``core`` of ``block_dim`` walks, for one launch: ``values`` the record's fields,
-    ``expected_steps`` the ``(op, (file, line))`` of the vector calls the abstract reading read
-    (the steps before Process's loop first), or a dict of them by variant name: each tile is then the
-    variant whose calls it made (a tiling-key switch taken the way this core takes it); ``attributes`` the
+    ``expected_steps`` ``(named, {variant: (calls, ways)})``: each variant's vector calls, ``(op, (file,
+    line))`` as the abstract reading read them (the steps before Process's loop first), and the branches
+    that chose it (:attr:`.description.Body.ways`); each tile is the one variant whose calls it made and
+    whose branches it took the same way (a tiling-key switch taken the way this core takes it), which must
+    be ``named`` where that is not None (the variant given by hand); ``attributes`` the
     record's float fields, which decide a branch on an attribute (.launch_branch). KernelSourceError
     where the schedule is not one the program computes."""
     m = _VecScheduleMachine(symbols, cname, gm, values, core, block_dim, tiling_key, attributes)
@@ -325,20 +336,29 @@ def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, e
     start = m.loop_start if m.loop_start is not None else 0
     prologue = [e[1:3] for e in m.events[:start] if e[0] == "step"]
     tiles, pending, steps = [], {}, []
+    ways, w = m.ways_taken, 0          # (events before it, key, taken), in order (.variant_ways)
+    before = {}                        # the ifs decided before the loop: they hold for every tile
+    while w < len(ways) and ways[w][0] <= start:
+        before.setdefault(ways[w][1], set()).add(ways[w][2])
+        w += 1
     for e in m.events[:start]:              # a tile loaded before the loop (pipelining: the first)
         if e[0] == "copy" and e[1] == "load":
             pending.setdefault(e[2], []).append(e)
         elif e[0] == "copy":
             raise KernelSourceError(e[6][0], e[6][1], "a store to GM before the tile loop",
                                     "a tile outside the loop that computes the tiles is not read")
-    for e in m.events[start:]:
+    for i, e in enumerate(m.events[start:], start):
         if e[0] == "step":
             steps.append(e)
         elif e[1] == "load":
             pending.setdefault(e[2], []).append(e)
         else:           # each queue's oldest load: a tile loaded ahead of the one stored stays (pipelining)
             loads = [fifo.pop(0) for fifo in pending.values() if fifo]
-            tiles.append(_tile(e, loads, steps, prologue, expected_steps, core))
+            taken = {k: set(v) for k, v in before.items()}    # and those since the last tile's store
+            while w < len(ways) and ways[w][0] <= i:
+                taken.setdefault(ways[w][1], set()).add(ways[w][2])
+                w += 1
+            tiles.append(_tile(e, loads, steps, prologue, expected_steps, core, taken))
             steps = []
     return tiles
 
@@ -358,7 +378,7 @@ def _parts_apart(ranges):
                        f"(to {hi}): the parts of a buffer are read as separate tensors")
 
 
-def _tile(store, loads, steps, prologue, expected, core) -> Tile:
+def _tile(store, loads, steps, prologue, expected, core, taken) -> Tile:
     _, _, _, _, offset, length, at = store
     for load in loads:
         if (load[4], load[5]) != (offset, length):
@@ -367,15 +387,26 @@ def _tile(store, loads, steps, prologue, expected, core) -> Tile:
                                     "are one range")
     got = prologue + [s[1:3] for s in steps]
     where = steps[0][4] if steps else at
-    chosen = [v for v, calls in (expected.items() if isinstance(expected, dict) else [("", expected)])
-              if got == list(calls)]
+    named, variants = expected
+    same_calls = [v for v, (calls, _) in variants.items() if got == list(calls)]
+    chosen = [v for v in same_calls if compatible(variants[v][1], taken)]
+    what = f"core {core}'s tile at element {offset}"
+    if same_calls and not chosen:           # a branch went another way than on every path read with these calls
+        (file, line, cond), way = next((k, c) for v in same_calls for k, c in variants[v][1]
+                                       if k in taken and c not in taken[k])
+        raise KernelSourceError(file, line, what, f"this core takes `if ({cond})` {'false' if way else 'true'}, "
+                                f"on no path read with its calls{f' (the variant given: {named!r})' if named else ''}: "
+                                "the path it takes was not read")
     if not chosen:
-        raise KernelSourceError(where[0], where[1], f"core {core}'s tile at element {offset}",
-                                "it computes other vector calls than the tile read (a branch known for the "
-                                "launch chose them)")
-    if len(chosen) > 1:
-        raise KernelSourceError(where[0], where[1], f"core {core}'s tile at element {offset}",
-                                f"the variants {chosen} make the same vector calls: pass variant=")
+        raise KernelSourceError(where[0], where[1], what, "it computes other vector calls than the tile read (a "
+                                "branch known for the launch chose them)" + (f", or its branches are not those "
+                                f"of the variant given ({named!r})" if named is not None else ""))
+    if len(chosen) > 1:             # the variant given by hand or not: one the core's branches may not have run
+        raise KernelSourceError(where[0], where[1], what, f"the variants {chosen} make the same vector calls "
+                                "and the branches this core took do not tell them apart")
+    if named is not None and chosen != [named]:
+        raise KernelSourceError(where[0], where[1], what, f"this core's branches chose the variant {chosen[0]!r}, "
+                                f"not the one given ({named!r})")
     for s in steps:
         if s[3] is not None and s[3] < length:
             raise KernelSourceError(s[4][0], s[4][1], f"{s[1]} over {s[3]} elements",
