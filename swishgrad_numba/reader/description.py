@@ -90,6 +90,7 @@ class Body:
     called: tuple = ()          # (op, (file, line)) of every vector call, dead ones too, where a dead call
     #                             reading an unwritten tensor was left out of steps (issue 43, .dead_reads)
     scalars: tuple = ()         # (name, LaunchScalar): scalars computed from attributes per launch (.launch_scalars)
+    load_lines: tuple = ()      # (input tensor, ((file, line), ...)): where a split input is copied in (.split_loads)
 
     def dtype_of(self, tensor: str) -> str:
         return dict(self.tensors)[tensor]
