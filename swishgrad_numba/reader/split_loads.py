@@ -190,29 +190,34 @@ def gathered(cores, body, arrays, out_size: int, variant=None):
     row (contiguous in the output), for :func:`.launch_plan.schedule_plan`."""
     from .schedule import Tile
 
-    index = [np.full(out_size, -1, dtype=np.int64) for _ in body.inputs]
     lines = dict(body.load_lines)
+    starts, lengths, sources = [], [], [[] for _ in body.inputs]     # per stored row: its GM start per input
     out_cores = []
     for tiles in cores:
         cut = []
         for t in tiles:
             if variant is not None and t.variant != variant:
                 continue
-            sources = [_load_of(t, gm, name, lines.get(name, ())) for gm, name in body.inputs]
-            for ub, o, n in t.rows:
-                end = min(out_size, o + n)
-                if end < o + n:
+            loads = [_load_of(t, gm, name, lines.get(name, ())) for gm, name in body.inputs]
+            for i, (ub, o, n) in enumerate(t.rows):
+                if o + n > out_size:
                     raise KernelSourceError(*(t.at or ("", 0)), f"a store of {n} elements at element {o}",
                                             f"past the output's {out_size} elements")
-                for k, rows in enumerate(sources):
-                    lu, g = _source(rows, ub, n)
-                    index[k][o:end] = np.arange(g + ub - lu, g + ub - lu + end - o)
-                cut.append(Tile(o, end - o, t.variant))
+                for k, rows in enumerate(loads):
+                    lu, g = _source(rows[i:i + 1], ub, n) or _source(rows, ub, n)   # most often row i
+                    sources[k].append(g + ub - lu)
+                starts.append(o)
+                lengths.append(n)
+                cut.append(Tile(o, n, t.variant))
         out_cores.append(tuple(cut))
+    lengths = np.asarray(lengths, dtype=np.int64)
+    within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    at = np.repeat(np.asarray(starts, dtype=np.int64), lengths) + within
     ins = []
     for k, (gm, _) in enumerate(body.inputs):
-        a, idx = arrays[k], index[k]
+        a, idx = arrays[k], np.zeros(out_size, dtype=np.int64)     # an element no tile stores is not computed
+        idx[at] = np.repeat(np.asarray(sources[k], dtype=np.int64), lengths) + within
         if idx.size and int(idx.max()) >= a.size:
             raise ValueError(f"input {gm}: a tile reads element {int(idx.max())}, past its {a.size} elements")
-        ins.append(a[np.maximum(idx, 0)])          # an element no tile stores is not computed
+        ins.append(a[idx])
     return tuple(ins), tuple(out_cores)
