@@ -103,13 +103,12 @@ def test_a_view_written_before_the_tiles_is_refused(tmp_path):
         read_kernel(folder)
 
 
-def test_one_gm_input_loaded_into_two_tensors_is_refused(tmp_path):
-    # the input copied again into the float part (as a row's second half would be): the program form has one
-    # tensor per GM input, so the second is refused rather than left unwritten
+def test_one_gm_input_loaded_into_two_tensors_is_two_inputs(tmp_path):
+    # the input copied again into the float part (as a row's second half would be): each copy is a program
+    # input of its own (reader.split_loads), here both at the tile's elements
     folder, _ = fixture_variant(tmp_path, "pp_raw_halves", "xF = xT.template ReinterpretCast<float>();",
                                 "xF = bytes[TILE * 4].ReinterpretCast<float>();\n            DataCopyPad(xF, xGm[at], "
                                 "DataCopyExtParams{1, static_cast<uint32_t>(len * 4), 0, 0, 0}, "
                                 "DataCopyPadExtParams<float>{false, 0, 0, 0});\n            Add(xF, xF, xT, len);")
-    with pytest.raises(KernelSourceError, match=r"pp_raw_halves\.cpp:\d+: cannot read Add reading rawBuf_as_float32: GM input x is "
-                                                r"loaded into rawBuf_at_TILE_4_as_float32 too"):
-        read_kernel(folder)
+    body = read_kernel(folder).description.body("float32", "")
+    assert [g for g, _ in body.inputs] == ["x", "x"] and len({t for _, t in body.inputs}) == 2

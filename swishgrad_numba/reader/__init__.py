@@ -35,6 +35,11 @@ kernel's own vector function (:mod:`.vf_call`), a scalar's bits read through a p
 of an attribute, per launch (:mod:`.scalar_puns`), explicit specializations of function templates
 (:mod:`.function_specs`), array fields of the tiling struct (:mod:`.tiling_arrays`).
 
+Read since (reader-glu): a GM input copied into two tensors at offsets of their own, a row's two halves
+(ops-nn gelu_mul, fatrelu_mul), and 2-D ``DataCopy``/``DataCopyPad`` (``blockCount`` rows, strides), each
+program input gathered from where its copies read and the output's last dimension halved
+(:mod:`.split_loads`); a member function's explicit specialization (``template <> void C<bfloat16_t>::f()``).
+
 Refused, each with its file and line: loops in Compute (and over ``SetValue``, but for a fill of one value,
 a ``Duplicate``: :mod:`.fill_loop`),
 a ``ReinterpretCast`` view read where another view wrote its bytes (and arithmetic on an int16 view),

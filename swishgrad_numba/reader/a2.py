@@ -288,7 +288,7 @@ class ClassMachine(CallsMixin, Machine):
 
     def call_method(self, node, obj, name, targs, args):
         if isinstance(obj, Instance):
-            return self.invoke(node, self.symbols.method(obj.cls, name, node.at), obj, args, obj.env)
+            return self.invoke(node, self.symbols.method(obj.cls, name, node.at, obj.env), obj, args, obj.env)
         if name == "ReinterpretCast" and isinstance(obj, Tensor) and len(targs) == 1 \
                 and isinstance(targs[0], TypeVal) and targs[0].dtype == obj.dtype:
             return obj            # to its own type (a T_COMPUTE that is T): the same tensor (issue 43)

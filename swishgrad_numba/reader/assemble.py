@@ -48,11 +48,9 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
                 if group(arg) not in loads:
                     raise KernelSourceError(s.at[0], s.at[1], f"{s.op} reading {names.get(arg, arg)}",
                                             "nothing writes that tensor before it is read")
-                first = inputs.setdefault(loads[group(arg)], group(arg))
-                if first != group(arg):          # e.g. a row's two halves (ops-nn gelu_mul): one program input
-                    raise KernelSourceError(s.at[0], s.at[1], f"{s.op} reading {names.get(arg, arg)}", "GM input "
-                                            f"{loads[group(arg)]} is loaded into {names.get(first, first)} too: "
-                                            "a program reads each GM input as one tensor")
+                # a GM input loaded into two tensors (a row's two halves, ops-nn gelu_mul) is two program
+                # inputs, each gathered per tile from where its copies read (.split_loads)
+                inputs.setdefault(group(arg), loads[group(arg)])
         written.add(group(s.args[0]))
     out_key = stores[-1].key
     if group(out_key) not in written and group(out_key) not in loads:
@@ -61,8 +59,9 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
     def name(key):
         return names.get(key, key)
 
+    ordered = [k for g in gm_params for k, gk in inputs.items() if gk == g]     # by argument, then first read
     tensors = {}
-    for key in [inputs[g] for g in gm_params if g in inputs] + [k for s in pro_steps + steps for k in
+    for key in ordered + [k for s in pro_steps + steps for k in
                                                                 _tensor_args(s)] + [out_key]:
         dt = dtypes[key]
         if dt not in _DTYPES:
@@ -73,12 +72,12 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
                     for s in pro_steps + steps)
     renamed, scalars = named(renamed)        # attribute arithmetic, computed per launch (.launch_scalars)
     attrs = tuple(dict.fromkeys(n for s in renamed for a in s.args for n in attr_names(a)))
-    for key in [inputs[g] for g in gm_params if g in inputs] + [out_key]:
+    for key in ordered + [out_key]:
         if dtypes[key] == "int16":
             raise KernelSourceError(file, 0, f"GM tensor {name(key)} of int16_t or uint16_t", "a program's inputs "
                                     "and output are float32, float16 or bfloat16 (issue 43: int16 only as a local)")
     bit_views = tuple((name(k), name(b)) for k, b in views.items() if name(k) in tensors)
-    return Body(dtype, tuple((g, name(inputs[g])) for g in gm_params if g in inputs), (stores[-1].gm, name(out_key)),
+    return Body(dtype, tuple((inputs[k], name(k)) for k in ordered), (stores[-1].gm, name(out_key)),
                 tuple(tensors.items()), renamed, attrs, variant, buffer_num, bit_views=bit_views,
                 scalars=scalars)
 

@@ -70,8 +70,8 @@ class CallsMixin:
             return divs(self, node, args)
         if len(fn.segs) == 1 and self.this is not None and _has_method(self.symbols, self.this.cls, ident):
             # a member hides AscendC's function of its name (the class's own Min(a, b): C++ class scope first)
-            return self.invoke(node, self.symbols.method(self.this.cls, ident, node.at), self.this, args,
-                               self.this.env)
+            method = self.symbols.method(self.this.cls, ident, node.at, self.this.env)
+            return self.invoke(node, method, self.this, args, self.this.env)
         if ident in WORD_OPS and len(fn.segs) <= 2:            # a mask's 16-bit words (issue 43, .mask_words)
             args = word_call(node, ident, args) or args
         if ident in VECTOR_CALLS and len(fn.segs) <= 2 and is_level0(ident, VECTOR_CALLS[ident], args):
@@ -133,6 +133,7 @@ class CallsMixin:
         dst, src = (GlobalView(a) if isinstance(a, GlobalT) else a for a in args[:2])   # xGm: xGm[0] (issue 43)
         if isinstance(dst, Tensor) and isinstance(src, GlobalView):
             self.events.append(Event("load", key=dst.key, gm=self._gm(node, src)))
+            self.__dict__.setdefault("load_lines", {}).setdefault(dst.key, set()).add(tuple(node.at))  # .split_loads
             note_copy(self, node, True, args[2] if len(args) > 2 else None)
         elif isinstance(dst, GlobalView) and isinstance(src, Tensor):
             self.events.append(Event("store", key=src.key, gm=self._gm(node, dst)))

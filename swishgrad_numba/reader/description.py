@@ -91,6 +91,7 @@ class Body:
     #                             reading an unwritten tensor was left out of steps (issue 43, .dead_reads)
     scalars: tuple = ()         # (name, LaunchScalar): scalars computed from attributes per launch (.launch_scalars)
     ways: tuple = ()            # ((file, line, condition), taken): the branches that chose the variant (.variant_ways)
+    load_lines: tuple = ()      # (input tensor, ((file, line), ...)): where a split input is copied in (.split_loads)
 
     def dtype_of(self, tensor: str) -> str:
         return dict(self.tensors)[tensor]

@@ -112,13 +112,23 @@ def schedule_plan(cores, numel: int, threads: int | None = None, variant=None) -
 def run_own_schedule(op, ins, out, tiling, info, program, variant, saturation, cast_rules=()) -> None:
     """Run ``op`` on the tiles its scalar code gives each core for ``tiling``; with ``variant`` None where
     the source has several, each variant's program over the tiles whose core chose it (issue 43)."""
+    from .split_loads import aligned, gathered
+
     cores = schedule(op, tiling, info, variant)
+    split = not all(aligned(t) for tiles in cores for t in tiles)    # inputs at offsets of their own (.split_loads)
+
+    def launch(inputs, v, program, only):
+        tiles = cores
+        if split:
+            body = op.description.body(info.name, v if v is not None else op.description.variants(info.name)[0])
+            inputs, tiles = gathered(cores, body, inputs, out.size, only)
+        run_plan(op, inputs, out, tiling, info, program, v, saturation, schedule_plan(tiles, out.size, variant=only),
+                 cast_rules)
     if variant is None and len(op.description.variants(info.name)) > 1:
         for v in sorted({t.variant for tiles in cores for t in tiles}):
-            run_plan(op, variant_inputs(op, info, v, ins), out, tiling, info, op.program(info, variant=v), v,
-                     saturation, schedule_plan(cores, out.size, variant=v), cast_rules)
+            launch(variant_inputs(op, info, v, ins), v, op.program(info, variant=v), v)
         return
-    run_plan(op, ins, out, tiling, info, program, variant, saturation, schedule_plan(cores, out.size), cast_rules)
+    launch(ins, variant, program, None)
 
 
 def run_plan(op, ins, out, tiling, info, program, variant, saturation, plan, cast_rules=()) -> None:

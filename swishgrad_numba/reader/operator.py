@@ -205,6 +205,12 @@ class ReadOperator(Operator):
         running = self._running_variants(info, variant, tiling, keyed)     # only what they read is needed
         needed = self._gm_scalar_inputs(info.name, running)
         with gm_scalars.reading(gm_scalars.checked_inputs(needed, arrays, self.name)):
+            from .split_loads import output_shape, split_inputs
+
+            if own_record and any(split_inputs(b) for b in self.description.bodies if b.dtype == info.name):
+                from .launch_plan import schedule      # a GLU's output: the last dimension halved (.split_loads)
+                out = np.zeros(output_shape(schedule(self, tiling, info, None if keyed else variant), shape),
+                               dtype=info.numpy)
             self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation,
                          own_record)
         return out
@@ -335,6 +341,11 @@ class ReadOperator(Operator):
         overflow = () if platform is None else platform.cast_rules   # the Casts' options (issue 43)
         if own_record:        # the tiles the kernel's scalar code gives each core on its own record
             return run_own_schedule(self, ins, out, tiling, info, program, variant, saturation, overflow)
+        from .split_loads import split_inputs
+
+        if any(split_inputs(b) for b in self.description.bodies if b.dtype == info.name):
+            raise ValueError(f"{self.name} reads a GM input at offsets of its own (a row's two halves): it runs on "
+                             "its own schedule only, pass tiling= (or read it with its op_host's tiling function)")
         fields = host_tiling.walk_fields(tiling, program, out.size, info, platform, self._buffer_num(info))
         form = ARCH_A2 if self.style == "a2" else tiling.architecture        # the walk's form is the style's
         plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.arch_code(form), out.size)

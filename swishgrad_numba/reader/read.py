@@ -28,6 +28,7 @@ from .machine import Symbolic
 from .preprocess import AICORE_VALUES, DEVICE_GUARD, PLATFORM_DEFINES
 from .source import load
 from .values import TypeVal
+from .split_loads import with_load_lines
 
 __all__ = ["read_source", "DTYPE_CNAMES", "entry_symbols"]
 
@@ -340,6 +341,7 @@ def _body(file, dtype, m, gm, conds):
         check_reads(file, prologue + tile, m.bit_views, getattr(m, "views", {}), m.dtypes, m.names)
     body = assemble(file, dtype, prologue, tile, m.names, m.dtypes, gm, variant, m.buffer_num,
                     views=getattr(m, "bit_views", None))
+    body = with_load_lines(body, m)        # a GM input read into two tensors (.split_loads)
     if m.scheduled:
         body = replace(body, dag_wide="float32" in m.node_dtypes)
     body = replace(body, ways=ways_of(m, conds)) if conds else body      # (.variant_ways)

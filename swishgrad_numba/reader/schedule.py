@@ -13,8 +13,9 @@ Each tile must be one the program computes: its loads and its store at one offse
 every vector call over at least that length (elementwise, what lies past the copied elements is not
 stored), and the vector calls those the abstract reading read (the same instructions at the same
 lines). What does not hold is a :class:`.errors.KernelSourceError` at its line: a branch on a value
-known only at run time, a copy of several blocks (``blockCount`` > 1), a ``DataCopy`` of a length that
-is not whole 32-byte blocks (``DataCopyPad`` copies those), a loop past :data:`MAX_ITERATIONS`.
+known only at run time, a ``DataCopy`` of a length that is not whole 32-byte blocks (``DataCopyPad``
+copies those), a loop past :data:`MAX_ITERATIONS`. A copy of several blocks (``blockCount`` > 1) and
+loads at offsets other than the store's (a GLU's row halves) are read by :mod:`.split_loads`.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from .abstract import Symbolic, Tensor, TilingField, Unknown, refuse
 from .errors import KernelSourceError
 from .fill_loop import fill_loop
 from .gm_scalars import note_binding
+from .split_loads import aligned, check_tile, copy_rows, in_place_casts, shares_bytes, splits
 from .launch_branch import decided_attribute
 from .launch_scalars import refuse_branch
 from .loop_control import run_loop
@@ -54,6 +56,9 @@ class Tile:
     offset: int
     length: int
     variant: str = ""
+    rows: tuple = ()      # the store's rows ((local, GM, n), ...), each load's (name, GM input, rows, line) and
+    loads: tuple = ()     # the store's line (file, line): .split_loads
+    at: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,8 @@ class _ScheduleMachine(ClassMachine):
         base = views.get(base, base)             # ... and its buffer's bytes
         size, unit = _BYTES.get(self.dtypes.get(viewed), 1), _BYTES.get(self.dtypes.get(key), 1)
         lo = offset * size                       # in bytes: views of other widths meet there (issue 43)
-        ident = key if key in getattr(self, "byte_views", {}) else None     # views of raw bytes: .byte_views
+        # views of raw bytes (.byte_views) are tensors of their own; a bit view of one is that one's
+        ident = viewed if viewed in getattr(self, "byte_views", {}) else None
         self.ranges.append((self.stores, base, lo, lo + count * unit, at, ident))
         if lo % unit == 0:
             check_count(self, node.at, op or node.fn.last, key, self.dtypes.get(key), count, base, lo // unit)
@@ -267,12 +273,23 @@ class _ScheduleMachine(ClassMachine):
             refuse(node, f"GlobalTensor {glob.name}", "never bound to a GM_ADDR by SetGlobalBuffer")
         gm = glob.gm
         offset = self.bases.get(glob.name, 0) + (view.offset if isinstance(view, _GlobalAt) else 0)
-        count = self._count(node, args[2] if len(args) > 2 else None, pad)
+        rows = self._rows(node, args[2] if len(args) > 2 else None, pad, kind == "load", offset)
+        count = max(ub + n for ub, _, n in rows)       # the local elements the copy covers
         key = (dst if kind == "load" else src).key
         self._used(key, count, node)
         self.stores += kind == "store"
-        self.events.append(("copy", kind, key, gm, offset, count, node.at))
+        views = getattr(self, "bit_views", {})
+        name = self.names.get(views.get(key, key), views.get(key, key))      # its name in the read program
+        self.events.append(("copy", kind, key, gm, offset, count, node.at, rows, name))
         return None
+
+    def _rows(self, node, arg, pad, load, offset):
+        """A GM copy's rows (.split_loads): one for a count, those of its parameter struct's blocks."""
+        if isinstance(arg, tuple):         # DataCopyPad(dst, src, {1, bytes, 0, 0, 0}, ...)
+            arg = _Params("DataCopyExtParams", dict(zip(_PARAM_FIELDS, arg)))
+        if isinstance(arg, _Params):
+            return copy_rows(self, node, arg.members, pad, load, offset)
+        return ((0, offset, self._count(node, arg, pad)),)
 
     def _count(self, node, arg, pad):
         name = node.fn.last
@@ -305,7 +322,8 @@ class _ScheduleMachine(ClassMachine):
                 if isinstance(a, Tensor):      # a mask holds a bit per element (issue 43, .mask_words)
                     mask = is_mask_operand(step.op, i, self.dtypes.get(a.key, a.dtype))
                     self._used(a.key, mask_bytes(count) if mask else count, node, op)
-        self.events[-1] = ("step", step.op, tuple(step.at), count, node.at)
+        keys = tuple(a.key for a in args if isinstance(a, Tensor))
+        self.events[-1] = ("step", step.op, tuple(step.at), count, node.at, keys, self.stores)
         return None
 
 
@@ -332,7 +350,7 @@ def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, e
         raise KernelSourceError(str(fn.at[0]), fn.at[1], f"kernel {fn.name.last}'s template arguments",
                                 "the schedule of an entry with non-type template arguments is not followed")
     m.run_entry(fn, tbind)
-    _parts_apart(m.ranges)
+    _parts_apart(m.ranges, in_place_casts(m.events, m.dtypes))
     start = m.loop_start if m.loop_start is not None else 0
     prologue = [e[1:3] for e in m.events[:start] if e[0] == "step"]
     tiles, pending, steps = [], {}, []
@@ -363,28 +381,34 @@ def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, e
     return tiles
 
 
-def _parts_apart(ranges):
+def _parts_apart(ranges, in_place=None):
     """Refuse where, within one tile, two parts of a local buffer (``buf`` and ``buf[n]``) that the kernel
-    uses overlap: the program form holds them as separate tensors."""
-    spans = {}
+    uses overlap: the program form holds them as separate tensors (but a view Cast in place from the float
+    view at its byte: ``in_place``, .split_loads.in_place_casts)."""
+    spans, in_place = {}, in_place or {}
     for tile, base, lo, hi, at, ident in ranges:      # two byte views from one byte are two tensors
-        part = spans.setdefault((tile, base), {}).setdefault((lo, ident), [lo, hi, at])
+        part = spans.setdefault((tile, base), {}).setdefault((lo, ident), [lo, hi, at, ident])
         part[1] = max(part[1], hi)
-    for parts in spans.values():
+    for (tile, _), parts in spans.items():
         ordered = sorted(parts.values(), key=lambda p: p[0])
-        for (lo, hi, _), (lo2, _, at) in zip(ordered, ordered[1:]):
-            if hi > lo2:
+        for (lo, hi, _, a), (lo2, hi2, at, b) in zip(ordered, ordered[1:]):
+            if hi > lo2 and not shares_bytes(in_place.get(tile, {}), (lo, hi, a), (lo2, hi2, b)):
                 refuse(at, f"a local buffer's part from byte {lo2}", f"it overlaps the part from byte {lo} "
                        f"(to {hi}): the parts of a buffer are read as separate tensors")
 
 
 def _tile(store, loads, steps, prologue, expected, core, taken) -> Tile:
-    _, _, _, _, offset, length, at = store
-    for load in loads:
-        if (load[4], load[5]) != (offset, length):
-            raise KernelSourceError(load[6][0], load[6][1], f"a copy of {load[5]} elements at {load[4]}",
-                                    f"core {core}'s tile stores {length} elements at {offset}: a tile's copies "
-                                    "are one range")
+    _, _, _, _, offset, length, at, rows, _ = store
+    loaded = tuple((load[8], load[3], load[7], tuple(load[6])) for load in loads)
+    tile = Tile(offset, length, "", rows, loaded)
+    if not aligned(tile) and not splits(tile):
+        for load in loads:
+            if (load[4], load[5]) != (offset, length):
+                raise KernelSourceError(load[6][0], load[6][1], f"a copy of {load[5]} elements at {load[4]}",
+                                        f"core {core}'s tile stores {length} elements at {offset}: a tile's copies "
+                                        "are one range")
+    if not aligned(tile):        # a GM input's two halves, or copies of rows (.split_loads)
+        length = check_tile(rows, [(ld[2], ld[8], ld[3], ld[7], ld[6]) for ld in loads], at, core)
     got = prologue + [s[1:3] for s in steps]
     where = steps[0][4] if steps else at
     named, variants = expected
@@ -413,4 +437,4 @@ def _tile(store, loads, steps, prologue, expected, core, taken) -> Tile:
                                     f"core {core}'s tile copies {length}: the rest would be stored uncomputed")
     if offset < 0 or length < 0:
         raise KernelSourceError(at[0], at[1], f"a copy of {length} elements at {offset}", "outside the tensor")
-    return Tile(offset, length, chosen[0])
+    return Tile(offset, tile.length, chosen[0], rows, loaded, tuple(at))

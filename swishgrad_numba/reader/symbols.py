@@ -20,6 +20,7 @@ class Symbols:
         self.variables = {}           # variable templates (issue 43): name -> Decl
         self.specializations = {}     # class template specializations (issue 43): name -> [ClassDef]
         self.function_specs = {}      # explicit specializations of function templates: name -> [Function]
+        self.member_specs = {}        # template <> void C<bfloat16_t>::f(): (class, method) -> [Function]
 
     def add(self, items):
         for item in items:
@@ -40,15 +41,26 @@ class Symbols:
                 for name, init, _ in item.names:
                     self.constants[name] = (item.type, init, item.at)
             elif isinstance(item, Function) and item.body is not None:
-                if len(item.name.segs) >= 2:
+                if len(item.name.segs) >= 2 and item.name.segs[-2][1] and not item.tparams:
+                    self.member_specs.setdefault((item.name.segs[-2][0], item.name.last), []).append(item)
+                elif len(item.name.segs) >= 2:
                     self.methods[(item.name.segs[-2][0], item.name.last)] = item
                 elif item.name.segs[-1][1] is not None and not item.tparams:     # template <> f<X>(...)
                     self.function_specs.setdefault(item.name.last, []).append(item)     # (.scalar_puns)
                 else:
                     self.functions[item.name.last] = item
 
-    def method(self, cls: ClassDef, name: str, at) -> Function:
-        """The body of ``cls``'s method ``name`` (defined in the class or outside it)."""
+    def method(self, cls: ClassDef, name: str, at, env=None) -> Function:
+        """The body of ``cls``'s method ``name`` (defined in the class or outside it); with ``env`` (the
+        instance's template arguments) an explicit specialization for them (``template <> void
+        C<bfloat16_t>::f()``) where the sources have one."""
+        for spec in self.member_specs.get((cls.name, name), ()) if env is not None else ():
+            targs = spec.name.segs[-2][1]
+            bound = [env.get(tp.name) for tp in cls.tparams]
+            if len(targs) == len(bound) and all(getattr(b, "cname", None) == getattr(getattr(t, "name", None), "last",
+                                                                                    None)
+                                                for t, b in zip(targs, bound)):
+                return spec
         for m in cls.methods:
             if m.name.last == name and m.body is not None:
                 return m
