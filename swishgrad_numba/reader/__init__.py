@@ -35,6 +35,10 @@ kernel's own vector function (:mod:`.vf_call`), a scalar's bits read through a p
 of an attribute, per launch (:mod:`.scalar_puns`), explicit specializations of function templates
 (:mod:`.function_specs`), array fields of the tiling struct (:mod:`.tiling_arrays`).
 
+Read since (reader-wild): the tiling struct as an entry parameter by value, or copied from its GM address by
+the samples' ``CopyTiling`` (:mod:`.copy_tiling`); ``Axpy`` into the only local copy of a tile, run in the
+source's bytes (:mod:`.local_copy`); the host's ``GetTilingData<T>()`` pointer (:mod:`.host_eval`).
+
 Refused, each with its file and line: loops in Compute (and over ``SetValue``, but for a fill of one value,
 a ``Duplicate``: :mod:`.fill_loop`),
 a ``ReinterpretCast`` view read where another view wrote its bytes (and arithmetic on an int16 view),
