@@ -37,7 +37,8 @@ of an attribute, per launch (:mod:`.scalar_puns`), explicit specializations of f
 
 Read since (reader-wild): the tiling struct as an entry parameter by value, or copied from its GM address by
 the samples' ``CopyTiling`` (:mod:`.copy_tiling`); ``Axpy`` into the only local copy of a tile, run in the
-source's bytes (:mod:`.local_copy`); the host's ``GetTilingData<T>()`` pointer (:mod:`.host_eval`).
+source's bytes (:mod:`.local_copy`); the host's ``GetTilingData<T>()`` pointer (:mod:`.host_eval`); a float attribute assigned to a
+``half``/``bfloat16_t`` member or local, converted as C converts it (as ``static_cast<T>``).
 
 Refused, each with its file and line: loops in Compute (and over ``SetValue``, but for a fill of one value,
 a ``Duplicate``: :mod:`.fill_loop`),

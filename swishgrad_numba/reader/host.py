@@ -141,8 +141,7 @@ def read_op_host(folder, arch35: bool = False) -> HostSide:
                 continue
             if t.kind == "id" and t.text == "OpDef" and definition is None:
                 definition = _definition(toks, i)
-            if (t.text == "SetTiling" or (t.text == "Tiling" and i and toks[i - 1].text == ".")) \
-                    and i + 1 < len(toks) and toks[i + 1].text == "(":     # IMPL_OP_OPTILING(Op).Tiling(f)
+            if t.text == "SetTiling" and i + 1 < len(toks) and toks[i + 1].text == "(":
                 args, _ = _args(toks, i + 1, t)
                 if len(args) == 1 and args[0] and args[0][-1].kind == "id":
                     setting = args[0][-1].text
