@@ -40,6 +40,11 @@ Read since (reader-glu): a GM input copied into two tensors at offsets of their 
 program input gathered from where its copies read and the output's last dimension halved
 (:mod:`.split_loads`); a member function's explicit specialization (``template <> void C<bfloat16_t>::f()``).
 
+Read since (reader-wild): the tiling struct as an entry parameter by value, or copied from its GM address by
+the samples' ``CopyTiling`` (:mod:`.copy_tiling`); ``Axpy`` into the only local copy of a tile, run in the
+source's bytes (:mod:`.local_copy`); the host's ``GetTilingData<T>()`` pointer (:mod:`.host_eval`); a float attribute assigned to a
+``half``/``bfloat16_t`` member or local, converted as C converts it (as ``static_cast<T>``).
+
 Refused, each with its file and line: loops in Compute (and over ``SetValue``, but for a fill of one value,
 a ``Duplicate``: :mod:`.fill_loop`),
 a ``ReinterpretCast`` view read where another view wrote its bytes (and arithmetic on an int16 view),

@@ -23,7 +23,8 @@ from .tail_branch import guarded_prologue, tail_of_the_loop
 from .templates import base_env, bind_function, write_back
 from .buf_offsets import get_with_offset
 from .select_loop import select_loop
-from .syntax import Call, Name
+from .syntax import Call, Member, Name
+from .scalar_puns import is_scalar_cast, scalar_cast
 from .ub_bounds import check_count, record_init
 from .fill_loop import fill_loop
 from .loop_control import LoopJump, join_changes, scalar_loop, snapshot
@@ -59,6 +60,9 @@ class ClassMachine(CallsMixin, Machine):
         self.scopes[0].update(tbind)
         self.scopes.append({p.name: (GMAddr(p.name) if p.type.name.last == "GM_ADDR" else Unknown(p.name))
                             for p in fn.params})
+        for p in fn.params:      # the samples' kernel launch: the tiling struct by value (issue 43)
+            if p.type.name.last in self.symbols.classes and p.type.ptr in ("", "&"):
+                self.scopes[-1][p.name] = self.tiling_value(p.type.name.last, p.type.at)
         self.methods.append(fn.name.last)
         registered = registered_struct(fn.body)       # REGISTER_TILING_DEFAULT below GET_TILING_DATA (issue 43)
         if registered is not None and self.tiling_struct is None:
@@ -239,6 +243,12 @@ class ClassMachine(CallsMixin, Machine):
         return Unknown(f"{tval.cname} {name}")
 
     def assign(self, target, value, node):
+        member = target.name if isinstance(target, Member) and self.eval(target.obj) is self.this else \
+            target.last if isinstance(target, Name) and len(target.segs) == 1 and self.local(target.last) is None \
+            else None
+        ctype = self.this.ctypes.get(member, "") if self.this is not None and member else ""
+        if is_scalar_cast(value, ctype, "") and ctype in ("half", "bfloat16_t"):
+            value = scalar_cast(node, ctype, value)    # T alpha; alpha = tiling.alpha: C's conversion (issue 43)
         if not repeat_params.set_member(self, target, value, node):
             super().assign(target, value, node)
 
@@ -265,6 +275,7 @@ class ClassMachine(CallsMixin, Machine):
         for decl in _fields(self.symbols, cls):
             tval = self.type_of(decl.type)
             for name, init, _ in decl.names:
+                inst.ctypes[name] = tval.cname if not decl.type.ptr else ""
                 inst.members[name] = self.eval(init) if init is not None else \
                     Unknown(name) if decl.type.ptr else self.construct(decl, tval, name, [])
 

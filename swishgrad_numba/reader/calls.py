@@ -22,6 +22,7 @@ from .byte_views import byte_index
 from .compare import compare_call
 from .mask_words import WORD_OPS, word_call
 from .constant_tile import covers_the_tile, note_copy
+from . import copy_tiling
 from .machine import Mode, Symbolic, Tensor, Unknown, refuse
 from .objects import Event, GlobalT, GlobalView, Pipe, TilingVal
 from .errors import KernelSourceError
@@ -82,6 +83,9 @@ class CallsMixin:
             return numeric_limit(self, node, fn)                  # std::numeric_limits<float>::infinity()
         if len(fn.segs) >= 2 and fn.segs[-2][0] in self.symbols.classes and self.this is not None:
             return qualified_method(self, node, fn, args)       # Base::Init(...) on this (issue 43)
+        if ident in self.symbols.functions and copy_tiling.copied_struct(self.symbols, self.symbols.functions[ident]):
+            return copy_tiling.bind(self, node, copy_tiling.copied_struct(self.symbols, self.symbols.functions[ident]),
+                                    arg_nodes)                     # the samples' CopyTiling (.copy_tiling)
         if ident in self.symbols.functions or ident in self.symbols.function_specs:
             f, env = pick_function(self, node, fn)             # template <> f<X>: its own (.function_specs)
             return self.invoke(node, f, None, args, env)
@@ -113,10 +117,15 @@ class CallsMixin:
         if macro == "GET_TILING_DATA" and keyed:
             refuse(node, f"GET_TILING_DATA under REGISTER_TILING_FOR_TILINGKEY of {keyed[0]}", "which struct a "
                    "tiling key gives is not read: name it (GET_TILING_DATA_WITH_STRUCT)")
+        self.scopes[-1][arg_nodes[1 if macro != "GET_TILING_DATA" else 0].last] = self.tiling_value(struct, node.at)
+        return None
+
+    def tiling_value(self, struct, at):
+        """The tiling struct ``struct`` as the kernel reads it (its fields the record's), named the
+        kernel's tiling struct from ``at`` on."""
         if struct != self.tiling_struct or self.tiling_struct_at is None:
-            self.tiling_struct_at = node.at
+            self.tiling_struct_at = at
         self.tiling_struct = struct
-        var = arg_nodes[1 if macro != "GET_TILING_DATA" else 0].last
         cls = self.symbols.classes.get(struct)
         value = TilingVal(cls, name=struct or "")
         for decl in (cls.fields if cls else ()):
@@ -126,8 +135,7 @@ class CallsMixin:
                 if decl.dims and decl.dims[k]:          # an array field (.tiling_arrays)
                     base, count = split_ctype(array_ctype(self.symbols, decl, k))
                     value.members[name] = TilingArray(name, count, base)
-        self.scopes[-1][var] = value
-        return None
+        return value
 
     def data_copy(self, node, args):
         dst, src = (GlobalView(a) if isinstance(a, GlobalT) else a for a in args[:2])   # xGm: xGm[0] (issue 43)

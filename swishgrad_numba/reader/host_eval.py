@@ -7,7 +7,8 @@ values: the inputs' shapes (``GetInputShape(i)`` / ``GetInputTensor(i)``, ``GetS
 GetDataType()``, as ``ge::DT_*`` numbers), the attributes (``GetAttrs()->GetAttrPointer<T>(i)``,
 ``GetFloat``, ``GetInt``, ``GetBool``) and the platform (``PlatformAscendC(...).GetCoreNumAiv()``,
 ``GetCoreNum()``, ``GetCoreMemSize(CoreMemType::UB, ubSize)``). It records ``SetBlockDim``,
-``SetTilingKey``, ``tiling.set_<field>(...)`` and ``GetWorkspaceSizes(n)[i] = ...``. What it cannot follow
+``SetTilingKey``, ``tiling.set_<field>(...)`` (or ``p->field = ...`` on ``p = context->GetTilingData<S>()``)
+and ``GetWorkspaceSizes(n)[i] = ...``. What it cannot follow
 (a loop, a branch on a value it does not know, a call it does not know) is a KernelSourceError at its line
 saying to pass ``tiling=``.
 """
@@ -19,8 +20,8 @@ from .abstract import Return_, Unknown
 from .errors import KernelSourceError
 from .machine import Machine
 from .symbols import Symbols
-from .syntax import Index
-from .values import CNum
+from .syntax import Index, Member
+from .values import CNum, render
 
 __all__ = ["HostTilingResult", "evaluate", "GE_DTYPE_NUMBERS", "PASS_TILING"]
 
@@ -105,12 +106,29 @@ class HostMachine(Machine):
         self._refuse(stmt, "a branch on a value the reader does not know")
 
     def assign(self, target, value, node):
+        if isinstance(target, Member) and target.arrow and isinstance(value, CNum):
+            obj = self.eval(target.obj)      # tiling->field = v through GetTilingData<T>() (issue 43)
+            if isinstance(obj, _Obj) and obj.kind == "tiling":
+                self._set(node, target.name, value.value)
+                return
         if isinstance(target, Index):
             obj, i = self.eval(target.obj), self.eval(target.index)
             if isinstance(obj, _Obj) and obj.kind == "workspace" and isinstance(i, CNum) and isinstance(value, CNum):
                 self.workspace[i.value] = value.value
                 return
         super().assign(target, value, node)
+
+    def _eval_Member(self, node):
+        obj = self.eval(node.obj)
+        if isinstance(obj, _Obj) and obj.kind == "tiling":        # a field the function set before
+            if node.name not in self.values:
+                self._refuse(node, f"{render(node)} read before it is set")
+            return CNum(self.values[node.name], self._field_types().get(node.name, "int64_t"))
+        return super()._eval_Member(node)
+
+    def _field_types(self):
+        cls = self.symbols.classes.get(self.struct)
+        return {n: d.type.name.last for d in (cls.fields if cls else ()) for n, _, _ in d.names}
 
     def _eval_Index(self, node):
         obj = self.eval(node.obj)
@@ -119,8 +137,7 @@ class HostMachine(Machine):
         self._refuse(node, "indexing")
 
     def _set(self, node, name, value):
-        cls = self.symbols.classes.get(self.struct)
-        ctypes = {n: d.type.name.last for d in (cls.fields if cls else ()) for n, _, _ in d.names}
+        ctypes = self._field_types()
         if name not in ctypes:
             raise KernelSourceError(node.at[0], node.at[1], f"tiling.set_{name}", f"{self.struct} has no field {name}")
         bits = _INT_BITS.get(ctypes[name])
@@ -155,6 +172,8 @@ class HostMachine(Machine):
                 return None
             if name == "GetWorkspaceSizes":
                 return _Obj("workspace")
+            if name == "GetTilingData" and targs and getattr(targs[0], "cname", None) == self.struct:
+                return _Obj("tiling")          # the newer style: the struct by pointer (issue 43)
             if name in ("GetPlatformInfo", "GetRawTilingData", "GetNodeName"):
                 return _Obj("opaque")
         elif kind == "opaque" and name in ("GetData", "GetCapacity", "SetDataSize"):

@@ -11,7 +11,8 @@ of one read as the other), a copy into or from a ``ReinterpretCast`` view or int
 (another view would not see the forwarded bytes), a constant count that covers part of a tile, a copy
 outside Process's tile loop, a read of ``dst`` after ``src`` was written again (``dst`` still holds the old
 bytes, which the program no longer has), and a call that reads its destination (``Axpy(dst, ...)``) where
-that destination is a forwarded copy.
+that destination is a forwarded copy but for the only copy of its source: the call then runs in the
+source's bytes, and a later read of the source itself is refused (it holds the copy's value).
 """
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def forward(file, prologue: list, tile: list, names: dict) -> tuple:
                                     "a copy between local tensors is read inside Process's tile loop only")
     if not any(e.kind == "copy" for e in tile):
         return prologue, tile
-    alias, stale, out = {}, {}, []
+    alias, stale, taken, out = {}, {}, {}, []     # taken: a copy's source that now holds the copy's value
 
     def name(k):
         return names.get(k, k)
@@ -61,11 +62,16 @@ def forward(file, prologue: list, tile: list, names: dict) -> tuple:
             raise KernelSourceError(at[0], at[1], f"{what} reading {name(k)}", f"it was copied from "
                                     f"{name(stale[k])}, which was written again since (the program form "
                                     "forwards a local copy to its readers)")
+        if k in taken:
+            raise KernelSourceError(at[0], at[1], f"{what} reading {name(k)}", f"its copy {name(taken[k])} "
+                                    "was updated in place, in its bytes (the program form forwards a local "
+                                    "copy to its readers)")
         return alias.get(k, k)
 
     def wrote(k):
         alias.pop(k, None)
         stale.pop(k, None)
+        taken.pop(k, None)
         for d, s in list(alias.items()):
             if s == k:
                 stale[d] = s
@@ -84,13 +90,26 @@ def forward(file, prologue: list, tile: list, names: dict) -> tuple:
             out.append(replace(e, key=read(e.key, (file, 0), "the store to GM")))
         else:
             s = e.step
-            args = []
+            args, dst = [], s.args[0]
             for a, kind in zip(s.args, STEP_KINDS[s.op]):
-                if kind == "D" and isinstance(a, str) and (a in alias or a in stale):
+                if kind == "D" and isinstance(a, str) and a in alias and _sole_alias(alias, a):
+                    # Axpy(z, ...) on z = copy of y: computed in y's bytes, z's value from here on
+                    dst = alias[a]
+                    a = dst
+                elif kind == "D" and isinstance(a, str) and (a in alias or a in stale or a in taken):
                     raise KernelSourceError(s.at[0], s.at[1], f"{s.op} into {name(a)}", "it reads its destination, "
                                             "a local copy the program form forwards to its readers")
                 args.append(read(a, s.at, s.op) if kind == "s" and isinstance(a, str) else a)
             args += list(s.args[len(args):])
-            wrote(s.args[0])
+            if dst != s.args[0]:
+                taken[dst] = s.args[0]
+            else:
+                wrote(dst)
             out.append(replace(e, step=replace(s, args=tuple(args))))
     return prologue, out
+
+
+def _sole_alias(alias: dict, key) -> bool:
+    """Whether ``key`` is the only copy of its source (then a call that reads and writes ``key`` can run in
+    the source's bytes)."""
+    return sum(1 for src in alias.values() if src == alias[key]) == 1

@@ -141,6 +141,10 @@ class Machine(ExpressionMixin):
                 elif isinstance(value, tuple) and tval.cname in ("float", "double", "int", "uint32_t", "int32_t",
                                                                   "int64_t", "uint64_t"):
                     value = tuple(convert(v, tval.cname) if isinstance(v, CNum) else v for v in value)
+                elif tval.cname in ("half", "bfloat16_t") and not decl.type.ptr:
+                    from .scalar_puns import is_scalar_cast, scalar_cast
+                    if is_scalar_cast(value, tval.cname, ""):      # T v = alpha: C's conversion (issue 43)
+                        value = scalar_cast(decl, tval.cname, value)
                 value = self.name_value(decl, value, name)
             else:
                 value = self.construct(decl, tval, name, [self.eval(a) for a in ctor or ()])

@@ -48,6 +48,7 @@ class Instance:
     cls: object
     env: dict
     members: dict = field(default_factory=dict)
+    ctypes: dict = field(default_factory=dict)        # a member's declared C type, by name
 
 
 @dataclass(eq=False)

@@ -240,7 +240,14 @@ class ReadOperator(Operator):
         if side is None or not side.function:
             return None
         if "host_fn" not in self._compiled:
-            self._compiled["host_fn"] = side.tiling_function()
+            found = side.tiling_function()
+            t = self.description.tiling
+            if found is not None and t.name and t.name not in found[1].classes:
+                # the struct declared on the kernel's side, filled by GetTilingData<T>() (issue 43)
+                from .host import struct_items
+                found[1].add(struct_items(t.name, tuple((n, c, at) for (n, c), at in zip(t.fields, t.at)),
+                                          t.at[0] if t.at else ("", 0)))
+            self._compiled["host_fn"] = found
         return self._compiled["host_fn"]
 
     def _own_tiling(self, base, shape, info, platform, kw, given=None, block_dim=None, program=None, shapes=None,

@@ -156,7 +156,9 @@ def scalar_cast(node, cname, value):
 
 def to_sixteen(node, cname, value):
     """``static_cast<half>(x)`` (or ``bfloat16_t``) of a float launch scalar: C's conversion, to nearest even,
-    computed per launch; a 16-bit vector call then takes it as its ``T`` scalar."""
+    computed per launch; a 16-bit vector call then takes it as its ``T`` scalar (one of that type already: itself)."""
+    if _ctype(value) == cname:
+        return value
     if _ctype(value) != "float":
         refuse(node, f"conversion of {value} from {_ctype(value)} to {cname}", "a float scalar's conversion to a "
                "16-bit type is read (an integer's is not modelled)")

@@ -125,10 +125,8 @@ class _ScheduleMachine(ClassMachine):
         raise KernelSourceError("", 0, f"a template argument ({text})", "the schedule takes none")
 
     # ------------------------------------------------------------ what is known
-    def tiling_data(self, node, macro, arg_nodes):
-        super().tiling_data(node, macro, arg_nodes)
-        var = arg_nodes[1 if macro != "GET_TILING_DATA" else 0].last
-        value = self.scopes[-1][var]
+    def tiling_value(self, struct, at):
+        value = super().tiling_value(struct, at)
         if isinstance(value, TilingVal):
             for name, member in value.members.items():
                 if isinstance(member, TilingField):
@@ -136,7 +134,7 @@ class _ScheduleMachine(ClassMachine):
                 elif isinstance(member, TilingArray) and name in self.values:     # its elements (.tiling_arrays)
                     elements, ctype = self.values[name]
                     value.members[name] = tuple(CNum(v, ctype) for v in elements)
-        return None
+        return value
 
     def call(self, node, fn, arg_nodes):
         ident = fn.last
