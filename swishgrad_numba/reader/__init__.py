@@ -35,6 +35,10 @@ kernel's own vector function (:mod:`.vf_call`), a scalar's bits read through a p
 of an attribute, per launch (:mod:`.scalar_puns`), explicit specializations of function templates
 (:mod:`.function_specs`), array fields of the tiling struct (:mod:`.tiling_arrays`).
 
+Read since (reader-bytes): ``uint8_t`` / ``int8_t`` GM inputs and outputs read or written by a Cast (values as
+numbers, widened exactly at the launch's boundary), and kernels of several outputs (one program per output;
+a run returns them in GM order): :mod:`.byte_tensors`.
+
 Refused, each with its file and line: loops in Compute (and over ``SetValue``, but for a fill of one value,
 a ``Duplicate``: :mod:`.fill_loop`),
 a ``ReinterpretCast`` view read where another view wrote its bytes (and arithmetic on an int16 view),

@@ -90,6 +90,7 @@ class Body:
     called: tuple = ()          # (op, (file, line)) of every vector call, dead ones too, where a dead call
     #                             reading an unwritten tensor was left out of steps (issue 43, .dead_reads)
     scalars: tuple = ()         # (name, LaunchScalar): scalars computed from attributes per launch (.launch_scalars)
+    outputs: tuple = ()         # ((GM name, tensor), ...) where the kernel stores to several (.byte_tensors)
 
     def dtype_of(self, tensor: str) -> str:
         return dict(self.tensors)[tensor]
