@@ -167,3 +167,13 @@ def test_each_output_reads_the_inputs_it_needs():
     assert [g for g, _ in for_output(d, "dw").body("float32").inputs] == ["dy", "x"]
     assert [g for g, _ in for_output(d, "dx").body("float32").inputs] == ["dy", "x", "w"]
     assert op.program("float32").output.name == "yLocal"         # the first output's, by default
+
+
+def test_is_finite_writing_a_bool_global_tensor(tmp_path):
+    """``GlobalTensor<bool>`` over the output, as IsFinite-style kernels declare it: one byte an element, the
+    cores' offsets counted in bytes (8 cores)."""
+    folder, path = fixture_variant(tmp_path, "bytes_isfinite", "GlobalTensor<uint8_t> yGm;", "GlobalTensor<bool> yGm;",
+                                   "op_kernel/is_finite_custom.cpp")
+    path.write_text(path.read_text().replace("(__gm__ uint8_t*)y", "(__gm__ bool*)y"))
+    x = _inputs(8 * 4 * 128, F16, 3e4, (np.nan, np.inf, -np.inf, 65504.0, -0.0))
+    _assert_same(read_kernel(folder).run(x=x), ref_is_finite(x), "isfinite bool")

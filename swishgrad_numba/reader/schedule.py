@@ -39,7 +39,7 @@ __all__ = ["MAX_ITERATIONS", "Tile", "core_schedule"]
 
 #: Loop iterations one core's schedule may take (all loops together).
 MAX_ITERATIONS = 1 << 16
-_SIZES = {"float": 4, "half": 2, "bfloat16_t": 2, "double": 8, "int8_t": 1, "uint8_t": 1, "int16_t": 2,
+_SIZES = {"float": 4, "half": 2, "bfloat16_t": 2, "double": 8, "int8_t": 1, "uint8_t": 1, "bool": 1, "int16_t": 2,
           "uint16_t": 2, "int32_t": 4, "uint32_t": 4, "int": 4, "int64_t": 8, "uint64_t": 8}
 _DTYPE_SIZES = {dt: _SIZES[c] for c, dt in DTYPE_OF_CTYPE.items() if c in _SIZES}      # a local tensor's
 _PARAMS = ("DataCopyParams", "DataCopyExtParams")
