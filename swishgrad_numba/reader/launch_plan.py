@@ -151,10 +151,12 @@ def run_equal_shapes(op, ins, out, tiling, info, program, variant, saturation) -
     """A BroadcastSch kernel of other than two inputs (the broadcast walk takes two) on its broadcast record:
     its equal shapes' elements on the flat walk, in passes of :data:`.broadcast_sch.FLAT_PASS` (issue 43);
     False where the record is not a broadcast one or there are two inputs."""
+    if len(ins) == 2 or not (tiling.data.dtype.metadata or {}).get("opbase"):     # the common case: no imports
+        return False
     from .broadcast_sch import FLAT_PASS, is_broadcast
     from .schedule import Tile
 
-    if len(ins) == 2 or not is_broadcast(tiling.data.dtype):
+    if not is_broadcast(tiling.data.dtype):
         return False
     n, v = out.size, variant or ""
     plan = schedule_plan(((tuple(Tile(o, min(FLAT_PASS, n - o), v) for o in range(0, n, FLAT_PASS)),)), n)
