@@ -8,7 +8,7 @@ import pytest
 
 from program_interpreter import interpret
 from reference import assert_bits_equal
-from swishgrad_numba.engine import opcodes as O
+from swishgrad_numba.engine import launch, opcodes as O
 from swishgrad_numba.engine.runner import run_program, run_stream
 from swishgrad_numba.engine.stream import check
 from swishgrad_numba.program import Attr, Const, Program, Tensor
@@ -100,6 +100,20 @@ def test_a_malformed_stream_is_refused_before_it_runs(bad, message):
     with pytest.raises(ValueError, match=message):
         run_stream(_stream(bad), np.array([2.0], np.float32), None, (x,), out, grain=8, arena_len=24, out_offset=16)
     assert (out == 7.0).all()     # nothing ran
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.bool_])
+def test_a_launch_of_one_byte_tensors_is_refused_before_it_runs(dtype):
+    """1-byte tensors of one itemsize pass the inputs-match-the-output check, but read as 16-bit bits the
+    launch would walk twice their bytes: refused, nothing written (the guard poisons nothing)."""
+    x = np.ones(16, dtype=dtype)
+    out = np.zeros(16, dtype=dtype)
+    with pytest.raises(ValueError, match="4-byte .* or 2-byte"):
+        run_stream(_stream([("MULS", 8, [0], 0)]), np.array([2.0], np.float32), None, (x,), out, grain=8,
+                   arena_len=16, out_offset=8)
+    assert not out.any()
+    with pytest.raises(ValueError, match="4-byte .* or 2-byte"):       # the launch's own check, under run_stream's
+        launch.raw_args((np.ones(16, np.uint8),), np.zeros(16, np.uint8))
 
 
 def test_check_refuses_scalar_indices_output_offsets_and_bad_shapes():

@@ -194,9 +194,14 @@ def launch_bins(code, scalars, tables, ins, inputs, wide, out, numel, pieces, bi
 def raw_args(ins: tuple, out):
     """``(ins, inputs, wide, out, numel)`` for :func:`run_bin` / :func:`launch_bins`: flat C-contiguous
     arrays of one itemsize (4: float32; 2: 16-bit bits) as read-only uint8 views, padded to
-    :data:`MAX_INPUTS`."""
+    :data:`MAX_INPUTS`. Any other itemsize is refused before anything runs: a 1-byte tensor (uint8, int8,
+    bool) read as 16-bit bits would leave its array (the reader widens those at the boundary,
+    :mod:`swishgrad_numba.reader.byte_tensors`)."""
     if not 1 <= len(ins) <= MAX_INPUTS:
         raise ValueError(f"a flat launch takes 1 to {MAX_INPUTS} inputs, got {len(ins)}")
+    if out.itemsize not in (2, 4) or out.ndim != 1:
+        raise ValueError(f"a flat launch's tensors are flat arrays of 4-byte (float32) or 2-byte (16-bit bits) "
+                         f"elements, got {out.dtype} of {out.ndim} dimensions")
     raw = []
     for a in ins:
         if a.itemsize != out.itemsize or a.shape != out.shape:

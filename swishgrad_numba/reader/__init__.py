@@ -45,6 +45,10 @@ the samples' ``CopyTiling`` (:mod:`.copy_tiling`); ``Axpy`` into the only local 
 source's bytes (:mod:`.local_copy`); the host's ``GetTilingData<T>()`` pointer (:mod:`.host_eval`); a float attribute assigned to a
 ``half``/``bfloat16_t`` member or local, converted as C converts it (as ``static_cast<T>``).
 
+Read since (reader-bytes): ``uint8_t`` / ``int8_t`` GM inputs and outputs read or written by a Cast (values as
+numbers, widened exactly at the launch's boundary), and kernels of several outputs (one program per output;
+a run returns them in GM order): :mod:`.byte_tensors`.
+
 Refused, each with its file and line: loops in Compute (and over ``SetValue``, but for a fill of one value,
 a ``Duplicate``: :mod:`.fill_loop`),
 a ``ReinterpretCast`` view read where another view wrote its bytes (and arithmetic on an int16 view),

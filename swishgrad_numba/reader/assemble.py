@@ -27,10 +27,9 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
     stores = [e for e in tile if e.kind == "store"]
     if not stores:
         raise KernelSourceError(file, 0, "a kernel without output", "no DataCopy to GM in the tile")
-    outs = {e.gm for e in stores}
-    if len(outs) > 1:
-        raise KernelSourceError(file, 0, f"{len(outs)} outputs ({', '.join(sorted(outs))})",
-                                "the program form has one output")
+    # several outputs: each GM tensor's last store, in the kernel's GM order (.byte_tensors)
+    out_keys = {e.gm: e.key for e in stores}
+    out_keys = {g: out_keys[g] for g in sorted(out_keys, key=lambda g: gm_params.index(g) if g in gm_params else 0)}
     written_once = {s.args[0] for s in pro_steps}
     for s in steps:
         if s.args[0] in written_once:
@@ -52,17 +51,17 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
                 # inputs, each gathered per tile from where its copies read (.split_loads)
                 inputs.setdefault(group(arg), loads[group(arg)])
         written.add(group(s.args[0]))
-    out_key = stores[-1].key
-    if group(out_key) not in written and group(out_key) not in loads:
-        raise KernelSourceError(file, 0, f"output {names.get(out_key, out_key)}", "never written")
+    out_key = stores[-1].key if len(out_keys) == 1 else next(iter(out_keys.values()))
+    for key in out_keys.values():
+        if group(key) not in written and group(key) not in loads:
+            raise KernelSourceError(file, 0, f"output {names.get(key, key)}", "never written")
 
     def name(key):
         return names.get(key, key)
 
     ordered = [k for g in gm_params for k, gk in inputs.items() if gk == g]     # by argument, then first read
     tensors = {}
-    for key in ordered + [k for s in pro_steps + steps for k in
-                                                                _tensor_args(s)] + [out_key]:
+    for key in ordered + [k for s in pro_steps + steps for k in _tensor_args(s)] + list(out_keys.values()):
         dt = dtypes[key]
         if dt not in _DTYPES:
             raise KernelSourceError(file, 0, f"tensor {name(key)} of dtype {dt}", f"a program holds {_DTYPES}")
@@ -72,14 +71,15 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
                     for s in pro_steps + steps)
     renamed, scalars = named(renamed)        # attribute arithmetic, computed per launch (.launch_scalars)
     attrs = tuple(dict.fromkeys(n for s in renamed for a in s.args for n in attr_names(a)))
-    for key in ordered + [out_key]:
+    for key in ordered + list(out_keys.values()):
         if dtypes[key] == "int16":
             raise KernelSourceError(file, 0, f"GM tensor {name(key)} of int16_t or uint16_t", "a program's inputs "
                                     "and output are float32, float16 or bfloat16 (issue 43: int16 only as a local)")
     bit_views = tuple((name(k), name(b)) for k, b in views.items() if name(k) in tensors)
-    return Body(dtype, tuple((inputs[k], name(k)) for k in ordered), (stores[-1].gm, name(out_key)),
-                tuple(tensors.items()), renamed, attrs, variant, buffer_num, bit_views=bit_views,
-                scalars=scalars)
+    outputs = tuple((g, name(k)) for g, k in out_keys.items()) if len(out_keys) > 1 else ()
+    return Body(dtype, tuple((inputs[k], name(k)) for k in ordered),
+                outputs[0] if outputs else (stores[-1].gm, name(out_key)), tuple(tensors.items()), renamed, attrs,
+                variant, buffer_num, bit_views=bit_views, scalars=scalars, outputs=outputs)
 
 
 def _tensor_args(step):

@@ -24,6 +24,8 @@ __all__ = ["BROADCAST_STRUCT", "is_broadcast", "record_dtype", "host_tiling", "l
 #: The name a BroadcastSch kernel's tiling struct is read under (opbase's host class that fills it).
 BROADCAST_STRUCT = "BroadcastBaseTiling"
 _WORKSPACE = 16 * 1024 * 1024          # the package's GeluGrad / LeakyReluGrad 950 request
+#: Elements per pass where a kernel of other than two inputs runs its equal shapes on the flat walk (issue 43).
+FLAT_PASS = 8192
 
 
 def is_broadcast(dtype) -> bool:
@@ -72,7 +74,7 @@ def launch(op, ins, out, tiling, info, variant, saturation) -> bool:
 
     if not is_broadcast(tiling.data.dtype):
         return False
-    if len(ins) != 2:
+    if len(ins) != 2:           # (.operator runs other counts' equal shapes on the flat walk: FLAT_PASS)
         raise ValueError(f"{op.name} reads {len(ins)} inputs; the broadcast walk runs two")
     program = op.program(info, variant=variant)
     r = tiling.data

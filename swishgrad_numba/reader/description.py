@@ -92,6 +92,7 @@ class Body:
     scalars: tuple = ()         # (name, LaunchScalar): scalars computed from attributes per launch (.launch_scalars)
     ways: tuple = ()            # ((file, line, condition), taken): the branches that chose the variant (.variant_ways)
     load_lines: tuple = ()      # (input tensor, ((file, line), ...)): where a split input is copied in (.split_loads)
+    outputs: tuple = ()         # ((GM name, tensor), ...) where the kernel stores to several (.byte_tensors)
 
     def dtype_of(self, tensor: str) -> str:
         return dict(self.tensors)[tensor]

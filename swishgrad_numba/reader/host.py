@@ -46,6 +46,8 @@ class OpDefinition:
     def dtypes(self) -> tuple:
         """The dtypes every input lists (in the first input's order), as the package names them."""
         lists = [d for _, _, d in self.inputs if d]
+        # an input that is 1-byte in every combination (a uint8 mask: .byte_tensors) does not pick the dtype
+        lists = [d for d in lists if not set(d) <= {"DT_UINT8", "DT_INT8", "DT_BOOL"}] or lists
         return tuple(d for d in lists[0] if all(d in other for other in lists)) if lists else ()
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from ..kernel import SERIAL_BELOW, Plan
 from ..kernel.walk import PIECE_DTYPE
 
-__all__ = ["MAX_SCHEDULES", "run_own_schedule", "run_plan", "schedule", "schedule_plan", "variant_inputs"]
+__all__ = ["MAX_SCHEDULES", "run_equal_shapes", "run_own_schedule", "run_plan", "schedule", "schedule_plan", "variant_inputs"]
 
 #: Schedules kept per operator (by dtype, variant, record, block dim and tiling key).
 MAX_SCHEDULES = 32
@@ -155,3 +155,20 @@ def variant_inputs(op, info, variant, ins) -> tuple:
     variants = op.description.variants(info.name)
     v = variants[0] if variant is None and len(variants) == 1 else variant
     return tuple(ins[g] for g, _ in op.description.body(info.name, v).inputs)
+
+
+def run_equal_shapes(op, ins, out, tiling, info, program, variant, saturation) -> bool:
+    """A BroadcastSch kernel of other than two inputs (the broadcast walk takes two) on its broadcast record:
+    its equal shapes' elements on the flat walk, in passes of :data:`.broadcast_sch.FLAT_PASS` (issue 43);
+    False where the record is not a broadcast one or there are two inputs."""
+    if len(ins) == 2 or not (tiling.data.dtype.metadata or {}).get("opbase"):     # the common case: no imports
+        return False
+    from .broadcast_sch import FLAT_PASS, is_broadcast
+    from .schedule import Tile
+
+    if not is_broadcast(tiling.data.dtype):
+        return False
+    n, v = out.size, variant or ""
+    plan = schedule_plan(((tuple(Tile(o, min(FLAT_PASS, n - o), v) for o in range(0, n, FLAT_PASS)),)), n)
+    run_plan(op, ins, out, tiling, info, program, variant, saturation, plan)
+    return True

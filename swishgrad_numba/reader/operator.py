@@ -140,7 +140,13 @@ class ReadOperator(Operator):
         block dim it sets); ``tiling=`` (a dict of the struct's fields, or a record of
         :attr:`record_dtype`), ``block_dim=`` and ``tiling_key=`` (what ``TILING_KEY_IS`` reads)
         override it (an element no tile stores is left 0: a given record's key is 0 unless
-        ``tiling_key=`` says otherwise). Returns the output, of the inputs' shape and dtype."""
+        ``tiling_key=`` says otherwise). Returns the output, of the inputs' shape and dtype (a 1-byte output: its
+        own dtype, uint8 or int8; a kernel of several outputs: a tuple of them, in GM order, :mod:`.byte_tensors`)."""
+        from . import byte_tensors
+
+        outputs = self.description.bodies[0].outputs
+        if outputs:         # several outputs: each output's program over the same tiles (.byte_tensors)
+            return tuple(self._for_output(g).run(**inputs_and_attributes) for g, _ in outputs)
         kw = dict(inputs_and_attributes)
         platform = kw.pop("platform", None)
         variant = kw.pop("variant", None)
@@ -160,7 +166,11 @@ class ReadOperator(Operator):
         from . import gm_scalars
         own_shape = set(self._gm_scalar_inputs())                # read by GetValue: of any shape (the
         info = None                                              # walk checks a tiled one's size)
-        for name, arr in ((n, a) for n, a in arrays.items() if n not in own_shape):
+        if "bytes" not in self._compiled:                       # 1-byte GM tensors, widened at the boundary
+            self._compiled["bytes"] = byte_tensors.boundary(self.description)
+        byte = self._compiled["bytes"]
+        byte_ins = {} if byte is None else byte.inputs
+        for name, arr in ((n, a) for n, a in arrays.items() if n not in own_shape and n not in byte_ins):
             if not isinstance(arr, np.ndarray):
                 raise TypeError(f"{name} must be a numpy.ndarray, got {type(arr).__name__}")
             row = dtype_info(arr.dtype, argname=f"{name}.dtype")
@@ -169,6 +179,16 @@ class ReadOperator(Operator):
             if arr.shape != arrays[read[0]].shape:
                 raise ValueError(f"{name} must have {read[0]}'s shape {arrays[read[0]].shape}, got {arr.shape}")
             info = row
+        if info is None and len(self.description.dtypes) == 1:      # 1-byte inputs only: the one Compute's dtype
+            info = dtype_info(self.description.dtypes[0])
+        if info is None:
+            raise TypeError(f"{self.name}() reads no float input and computes {list(self.description.dtypes)}: "
+                            "the launch's dtype is not known")
+        for name in (n for n in byte_ins if n in arrays):
+            if np.shape(arrays[name]) != arrays[read[0]].shape:
+                raise ValueError(f"{name} must have {read[0]}'s shape {arrays[read[0]].shape}, got "
+                                 f"{np.shape(arrays[name])}")
+            arrays[name] = byte.widened(name, arrays[name], info)
         allowed = self.definition.dtypes() if self.definition is not None else ()
         if allowed and info.name not in allowed:
             raise ValueError(f"{read[0]}.dtype must be one of {list(allowed)} (op {self.definition.name}'s "
@@ -188,7 +208,7 @@ class ReadOperator(Operator):
         shape = arrays[read[0]].shape
         out = (np.zeros if own_record else np.empty)(shape, dtype=info.numpy)
         if out.size == 0:
-            return out
+            return out if byte is None else byte.narrowed(out)
         tiling = host_tiling.host_tiling(self.name, (self.style, self.architecture), self.record_dtype, program, out.size, info, platform,
                                        attrs, self._buffer_num(info), self._dag_wide(info, variant))
         tiling = self._own_tiling(tiling, shape, info, platform, kw, given, block_dim, program,
@@ -213,7 +233,7 @@ class ReadOperator(Operator):
                                dtype=info.numpy)
             self._launch(flat, out.reshape(-1), tiling, info, program, platform, variant, platform.saturation,
                          own_record)
-        return out
+        return out if byte is None else byte.narrowed(out)
 
     # ------------------------------------------------------------ internals
 
@@ -234,6 +254,15 @@ class ReadOperator(Operator):
         if key not in self._compiled:
             self._compiled[key] = inputs_of(self.description, dtype, variants)
         return self._compiled[key]
+
+    def _for_output(self, gm: str) -> "ReadOperator":
+        """This operator computing its output ``gm`` only (a kernel of several outputs), made once."""
+        from .byte_tensors import for_output
+
+        kept = self._compiled.setdefault("outputs", {})
+        if gm not in kept:
+            kept[gm] = replace(self, description=for_output(self.description, gm), _compiled={})
+        return kept[gm]
 
     def _host_function(self):
         side = self.host_side
@@ -340,9 +369,11 @@ class ReadOperator(Operator):
         return self.description.body(info.name, v).dag_wide if v in vs else None
 
     def _launch(self, ins, out, tiling, info, program, platform, variant, saturation, own_record=False):
-        from .launch_plan import run_own_schedule, run_plan, variant_inputs
+        from .launch_plan import run_equal_shapes, run_own_schedule, run_plan, variant_inputs
         keyed = own_record and variant is None and len(self.description.variants(info.name)) > 1
         ins = ins if keyed else variant_inputs(self, info, variant, ins)      # the inputs its Compute reads
+        if run_equal_shapes(self, ins, out, tiling, info, program, variant, saturation):
+            return          # a BroadcastSch kernel of other than two inputs (issue 43)
         if host_tiling.broadcast_launch(self, ins, out, tiling, info, variant, saturation):
             return          # a BroadcastSch kernel on the broadcast walk (issue 43)
         overflow = () if platform is None else platform.cast_rules   # the Casts' options (issue 43)

@@ -15,6 +15,7 @@ from dataclasses import replace
 from .assemble import assemble
 from .bitviews import check_reads
 from .byte_views import check_prologue
+from .byte_tensors import BYTE_DTYPES, checked_uses
 from .tiling_arrays import array_ctype
 from .description import KernelDescription, TilingStruct
 from .errors import KernelSourceError
@@ -230,7 +231,10 @@ def _read(sources, name, only=None):
                         raise located(m, exc) from None       # at the branch that chose the path
                     left_out.append(exc)
                     continue
-                if all(dt == dtype for t, dt in body.tensors if t in {b for _, b in body.inputs} | {body.output[1]}):
+                gm_dts = [dt for t, dt in body.tensors if t in {b for _, b in body.inputs + (body.output,)
+                                                                   + body.outputs}]
+                if dtype in gm_dts and all(dt in (dtype,) + BYTE_DTYPES for dt in gm_dts):   # (.byte_tensors)
+                    checked_uses(body, file)
                     found.append(body)
                 else:
                     odd = odd or not_float_gm(body)

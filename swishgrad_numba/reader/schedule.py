@@ -35,15 +35,16 @@ from .mask_words import is_mask_operand, mask_bytes
 from .objects import GlobalT, GMAddr, TilingVal
 from .tiling_arrays import TilingArray
 from .ub_bounds import BYTES as _BYTES, check_count
-from .values import CNum, TypeVal, arith, convert, is_int, render
+from .values import DTYPE_OF_CTYPE, CNum, TypeVal, arith, convert, is_int, render
 from .variant_ways import compatible, statement_key
 
 __all__ = ["MAX_ITERATIONS", "Tile", "core_schedule"]
 
 #: Loop iterations one core's schedule may take (all loops together).
 MAX_ITERATIONS = 1 << 16
-_SIZES = {"float": 4, "half": 2, "bfloat16_t": 2, "double": 8, "int8_t": 1, "uint8_t": 1, "int16_t": 2,
+_SIZES = {"float": 4, "half": 2, "bfloat16_t": 2, "double": 8, "int8_t": 1, "uint8_t": 1, "bool": 1, "int16_t": 2,
           "uint16_t": 2, "int32_t": 4, "uint32_t": 4, "int": 4, "int64_t": 8, "uint64_t": 8}
+_DTYPE_SIZES = {dt: _SIZES[c] for c, dt in DTYPE_OF_CTYPE.items() if c in _SIZES}      # a local tensor's
 _PARAMS = ("DataCopyParams", "DataCopyExtParams")
 _PARAM_FIELDS = ("blockCount", "blockLen", "srcStride", "dstStride", "rsv")
 _BLOCK = 32
@@ -216,10 +217,10 @@ class _ScheduleMachine(ClassMachine):
             ptr = args[0] if args else None
             if not isinstance(ptr, (GMAddr, _GMPtr)):
                 refuse(node, f"{obj.name}.SetGlobalBuffer", "its address is not a GM_ADDR argument")
-            byte = getattr(ptr, "byte", 0)
-            if byte % self.itemsize:
+            byte, unit = getattr(ptr, "byte", 0), self._unit(obj)
+            if byte % unit:
                 refuse(node, f"{obj.name}.SetGlobalBuffer at byte {byte}", "not a whole element")
-            obj.gm, self.bases[obj.name] = ptr.name, byte // self.itemsize
+            obj.gm, self.bases[obj.name] = ptr.name, byte // unit
             note_binding(obj, node.args[0])         # where GetValue may read (.gm_scalars)
             return None
         return super().call_method(node, obj, name, targs, args)
@@ -260,7 +261,7 @@ class _ScheduleMachine(ClassMachine):
         elif isinstance(dst, (_GlobalAt, GlobalT)) and isinstance(src, Tensor):
             kind, view = "store", dst
         elif isinstance(dst, Tensor) and isinstance(src, Tensor) and not pad:     # in the UB (.local_copy)
-            count = self._count(node, args[2] if len(args) > 2 else None, pad)
+            count = self._count(node, args[2] if len(args) > 2 else None, pad, _DTYPE_SIZES.get(dst.dtype, self.itemsize))
             self._used(dst.key, count, node)
             self._used(src.key, count, node)
             return None
@@ -271,7 +272,7 @@ class _ScheduleMachine(ClassMachine):
             refuse(node, f"GlobalTensor {glob.name}", "never bound to a GM_ADDR by SetGlobalBuffer")
         gm = glob.gm
         offset = self.bases.get(glob.name, 0) + (view.offset if isinstance(view, _GlobalAt) else 0)
-        rows = self._rows(node, args[2] if len(args) > 2 else None, pad, kind == "load", offset)
+        rows = self._rows(node, args[2] if len(args) > 2 else None, pad, kind == "load", offset, self._unit(glob))
         count = max(ub + n for ub, _, n in rows)       # the local elements the copy covers
         key = (dst if kind == "load" else src).key
         self._used(key, count, node)
@@ -281,19 +282,24 @@ class _ScheduleMachine(ClassMachine):
         self.events.append(("copy", kind, key, gm, offset, count, node.at, rows, name))
         return None
 
-    def _rows(self, node, arg, pad, load, offset):
+    def _rows(self, node, arg, pad, load, offset, itemsize):
         """A GM copy's rows (.split_loads): one for a count, those of its parameter struct's blocks."""
         if isinstance(arg, tuple):         # DataCopyPad(dst, src, {1, bytes, 0, 0, 0}, ...)
             arg = _Params("DataCopyExtParams", dict(zip(_PARAM_FIELDS, arg)))
         if isinstance(arg, _Params):
             return copy_rows(self, node, arg.members, pad, load, offset)
-        return ((0, offset, self._count(node, arg, pad)),)
+        return ((0, offset, self._count(node, arg, pad, itemsize)),)
 
-    def _count(self, node, arg, pad):
+    def _unit(self, glob) -> int:
+        """A GlobalTensor's element size: its own type's (a ``GlobalTensor<uint8_t>`` beside float ones: issue 43,
+        .byte_tensors), else the launch's dtype's."""
+        return _SIZES.get(getattr(glob.ctype, "cname", None), self.itemsize)
+
+    def _count(self, node, arg, pad, itemsize):
         name = node.fn.last
         if is_int(arg) and not pad:
-            if arg.value * self.itemsize % _BLOCK:
-                refuse(node, f"{name} of {arg.value} elements", f"{arg.value * self.itemsize} bytes, not whole "
+            if arg.value * itemsize % _BLOCK:
+                refuse(node, f"{name} of {arg.value} elements", f"{arg.value * itemsize} bytes, not whole "
                        f"{_BLOCK}-byte blocks (DataCopyPad copies those)")
             return arg.value
         if isinstance(arg, tuple):         # DataCopyPad(dst, src, {1, bytes, 0, 0, 0}, ...)
@@ -305,9 +311,9 @@ class _ScheduleMachine(ClassMachine):
             length = values.get("blockLen")
             if isinstance(length, int):
                 unit = 1 if pad else _BLOCK              # DataCopyPad: bytes; DataCopy: 32-byte blocks
-                if length * unit % self.itemsize:
+                if length * unit % itemsize:
                     refuse(node, f"{name} of {length * unit} bytes", "not a whole number of elements")
-                return length * unit // self.itemsize
+                return length * unit // itemsize
         refuse(node, f"{name}'s length ({render(node.args[2]) if len(node.args) > 2 else 'none'})",
                "not known for the launch" if arg is not None else "no length given")
 
@@ -363,11 +369,14 @@ def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, e
         elif e[0] == "copy":
             raise KernelSourceError(e[6][0], e[6][1], "a store to GM before the tile loop",
                                     "a tile outside the loop that computes the tiles is not read")
+    stored = set()
     for i, e in enumerate(m.events[start:], start):
         if e[0] == "step":
             steps.append(e)
         elif e[1] == "load":
             pending.setdefault(e[2], []).append(e)
+        elif not steps and tiles and e[3] not in stored and (e[4], e[5]) == (tiles[-1].offset, tiles[-1].length):
+            stored.add(e[3])        # another output of the tile just stored (.byte_tensors)
         else:           # each queue's oldest load: a tile loaded ahead of the one stored stays (pipelining)
             loads = [fifo.pop(0) for fifo in pending.values() if fifo]
             taken = {k: set(v) for k, v in before.items()}    # and those since the last tile's store
@@ -375,7 +384,7 @@ def core_schedule(symbols, fn, cname, gm, values, core, block_dim, tiling_key, e
                 taken.setdefault(ways[w][1], set()).add(ways[w][2])
                 w += 1
             tiles.append(_tile(e, loads, steps, prologue, expected_steps, core, taken))
-            steps = []
+            steps, stored = [], {e[3]}
     return tiles
 
 

@@ -28,6 +28,7 @@ import keyword
 import re
 
 from .description import AttrRef, Body, Constant, ScalarProduct, Step
+from .byte_tensors import BYTE_DTYPES, at_boundary, checked_uses
 from .gm_scalars import exact_in
 from .instructions import COMPARE_OPS, VECTOR_CALLS
 
@@ -150,6 +151,10 @@ def to_program(body: Body, name: str, sixteen_bit="rint"):
         steps = resolve([bits_constant(i, dtypes) for i in steps], tuple(t.name for t in inputs), output.name,
                         dict(body.bit_views))
     local = local + tuple(Tensor(w, "float32") for w in wide.values())
+    if any(t.dtype in BYTE_DTYPES for t in inputs + (output,)):       # 1-byte GM tensors (.byte_tensors)
+        checked_uses(body, body.output[0])
+        inputs, output, made, steps = at_boundary(inputs, output, steps, body.dtype)
+        local = local + made
     return Program(name, inputs, output, local, tuple(steps), tuple(attr_name(a) for a in body.attrs))
 
 
