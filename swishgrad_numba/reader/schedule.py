@@ -287,7 +287,7 @@ class _ScheduleMachine(ClassMachine):
         if isinstance(arg, tuple):         # DataCopyPad(dst, src, {1, bytes, 0, 0, 0}, ...)
             arg = _Params("DataCopyExtParams", dict(zip(_PARAM_FIELDS, arg)))
         if isinstance(arg, _Params):
-            return copy_rows(self, node, arg.members, pad, load, offset)
+            return copy_rows(node, arg.members, pad, load, offset, itemsize)
         return ((0, offset, self._count(node, arg, pad, itemsize)),)
 
     def _unit(self, glob) -> int:

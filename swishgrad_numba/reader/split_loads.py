@@ -42,10 +42,11 @@ _BLOCK = 32
 _FIELDS = ("blockCount", "blockLen", "srcStride", "dstStride", "rsv")
 
 
-def copy_rows(machine, node, params, pad: bool, load: bool, offset: int) -> tuple:
+def copy_rows(node, params, pad: bool, load: bool, offset: int, size: int) -> tuple:
     """The rows ``((ub, gm, n), ...)`` of a copy between GM element ``offset`` and a local tensor by its
-    parameter struct ``params`` (a ``_Params``' members, by field name: CNum or other values)."""
-    name, size = node.fn.last, machine.itemsize
+    parameter struct ``params`` (a ``_Params``' members, by field name: CNum or other values), of elements of
+    ``size`` bytes (the GlobalTensor's own: a uint8 mask's 1 beside float tensors)."""
+    name = node.fn.last
     values = {k: v.value if isinstance(v, CNum) else None for k, v in params.items()}
     unknown = [k for k in _FIELDS[:4] if k in params and values[k] is None]
     if unknown or values.get("blockLen") is None:
