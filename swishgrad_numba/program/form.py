@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .isa import BIT_OPS, CMP_MODES, DTYPES, FLOAT_DTYPES, INSTRUCTIONS, MASK_BIT_OPS, MASK_DTYPE, ROUND_MODES, SIXTEEN_BIT_OPS, V
+from .isa import WHOLE_ROUND_MODES
 from .int_casts import ROUNDED_INT_CASTS
 
 __all__ = ["DTYPES", "ROUND_MODES", "INSTRUCTIONS", "V", "Attr", "Const", "Product", "Tensor", "Instr", "Call",
@@ -288,6 +289,11 @@ class Program:
             if mode not in ROUNDED_INT_CASTS[dst, src]:
                 raise ValueError(f"{where}: a Cast from {src} to {dst} takes {', '.join(ROUNDED_INT_CASTS[dst, src])} "
                                  f"(asc-devkit Cast.md, Table 4), not {mode}")
+            return
+        if dst == src == "float32":     # issue 43: to a whole float32 (isa.WHOLE_ROUND_MODES)
+            if mode not in WHOLE_ROUND_MODES:
+                raise ValueError(f"{where}: a Cast from float32 to float32 rounds to a whole number, by one of "
+                                 f"{', '.join(WHOLE_ROUND_MODES)} (asc-devkit Cast.md), not {mode}")
             return
         if (dst, src) in self.MASK_CASTS:
             if mode != self.MASK_CASTS[dst, src]:

@@ -448,3 +448,22 @@ DEFINED = DEFINED | {"Reinterpret", "Not"}     # Not: of masks, below
 __all__ += ["and16", "or16", "bits16"]
 from .mask_ops import and_mask, not_mask, or_mask  # noqa: E402,F401  (issue 43: And, Or and Not of masks)
 FUNCTIONS.update({("And", "uint8"): "and_mask", ("Or", "uint8"): "or_mask", ("Not", "uint8"): "not_mask"})
+
+# ---------------------------------------------------------------- whole-number Casts (issue 43)
+# ``Cast`` float32 -> float32 (``Cast<float, float>``) with CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND (ties away
+# from zero) or CAST_TRUNC (.isa.WHOLE_ROUND_MODES; ``how`` the index there): each element rounded to a whole
+# float32, :func:`swishgrad_numba.casts.f32_to_whole`. What the device gives for -0, a negative number rounded
+# to zero, +-inf and NaN is not public: the model takes IEEE 754's roundToIntegral (sign kept: -0.0; inf and NaN
+# as they are); a float32 from 2^23 on is whole and stays. In saturation mode the result saturates as every
+# float32 result (+-inf to +-FLT_MAX, NaN to +0).
+from ..casts import f32_to_whole  # noqa: E402
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_whole(f, how, sat):
+    """float32 -> a whole float32 by ``isa.WHOLE_ROUND_MODES[how]``."""
+    return saturate(f32_to_whole(np.float32(f), how), sat)
+
+
+FUNCTIONS[("Cast", "float32<-float32")] = "cast_whole"
+__all__ += ["cast_whole"]
