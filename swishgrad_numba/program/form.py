@@ -26,7 +26,7 @@ import numpy as np
 
 from .isa import BIT_OPS, CMP_MODES, DTYPES, FLOAT_DTYPES, INSTRUCTIONS, MASK_BIT_OPS, MASK_DTYPE, ROUND_MODES, SIXTEEN_BIT_OPS, V
 from .isa import WHOLE_ROUND_MODES
-from .int_casts import ROUNDED_INT_CASTS
+from .int_casts import ROUNDED_INT_CASTS, UNMODELLED_CASTS
 
 __all__ = ["DTYPES", "ROUND_MODES", "INSTRUCTIONS", "V", "Attr", "Const", "Product", "Tensor", "Instr", "Call",
            "Program", "c_float"]
@@ -300,7 +300,8 @@ class Program:
                 raise ValueError(f"{where}: a Cast from {src} to {dst} is {self.MASK_CASTS[dst, src]}")
             return
         if (dst, src) not in self.INT_CASTS and not {dst, src} <= set(FLOAT_DTYPES):
-            raise ValueError(f"{where}: no Cast from {src} to {dst}")
+            why = UNMODELLED_CASTS.get((dst, src))
+            raise ValueError(f"{where}: no Cast from {src} to {dst}" + (f": {why}" if why else ""))
         if (dst, src) in self.INT_CASTS:
             if mode != "CAST_NONE":
                 raise ValueError(f"{where}: a Cast between {src} and {dst} is CAST_NONE")
