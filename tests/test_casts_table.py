@@ -26,7 +26,7 @@ A2 = {
     ("float32", "float32"): FIVE,
 }
 #: The A2 pairs the form refuses, with the words of the reason.
-UNMODELLED = {("int32", "int16"): "does not say what a value past int16's range gives",
+UNMODELLED = {("int32", "int16"): "an integer to integer Cast",
               ("int32", "float16"): "SetDeqScale"}
 DTYPES = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8")
 MODES = (NONE, RINT, FLOOR, CEIL, ROUND, TRUNC, ODD)

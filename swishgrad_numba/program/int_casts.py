@@ -47,8 +47,8 @@ ROUNDED_INT_CASTS = {
 #: Memory矢量计算/类型转换/Cast.md`` lines 180-212) and the form does not model, (dst, src) -> why. Pairs with
 #: int64_t, int4b_t or uint16_t are not program dtypes.
 UNMODELLED_CASTS = {
-    ("int16", "int32"): "the A2 lists it with CAST_NONE, and its page does not say what a value past int16's range "
-                        "gives (saturated or its low bits)",
+    ("int16", "int32"): "an integer to integer Cast (the A2 lists CAST_NONE) is not modelled: what a value past "
+                        "int16's range gives (saturated, or its low bits) is not stated for it on the page read",
     ("float16", "int32"): "its scale comes from SetDeqScale (a register the program form does not hold); roundMode "
                           "has no effect there",
 }
