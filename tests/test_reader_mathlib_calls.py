@@ -316,6 +316,7 @@ def test_dst_may_be_src_as_in_the_library(tmp_path):
     ("AscendC::Gelu<T, this->beta>(yLocal, xLocal, this->tileLength);", "template argument 2"),
     ("AscendC::Lgamma(yLocal, xLocal, this->tileLength);", "AscendC::Lgamma: a math-library call the reader does"),
     ("AscendC::Power(yLocal, xLocal, xLocal, this->tileLength);", "combines Compare masks as packed uint16_t"),
+    ("AscendC::Floor(yLocal, xLocal, sharedTmp);", "the reader knows (dst, src, [sharedTmpBuffer], count)"),
 ])
 def test_what_is_not_read_is_refused_at_its_line(tmp_path, call, words):
     folder, path = fixture_variant(tmp_path, "mathlib_acts", CALL, call)
