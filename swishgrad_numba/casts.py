@@ -30,6 +30,8 @@ __all__ = [
     "f32_to_bf16_bits_round",
     "HARDWARE_F16",
     "DIRECTED_MODES",
+    "whole_f64",
+    "f32_to_whole",
     "f32_to_f16_bits_directed",
     "f32_to_bf16_bits_directed",
     "INF_OVERFLOW",
@@ -338,23 +340,39 @@ INT_ROUNDINGS = ("CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRU
 
 
 @njit(cache=True, inline="always")
+def whole_f64(x, how):
+    """``x`` (a float64 holding a float32: exact) rounded to a whole number per ``INT_ROUNDINGS[how]``, the
+    sign kept (-0.3 gives -0.0; the directed modes as IEEE 754's roundToIntegral), +-inf and NaN as they are.
+    ROUND's ``|x| + 0.5`` is exact in float64 (a float32 has 24 bits), so 0.49999997 gives 0, not 1."""
+    if how == 0:
+        return np.rint(x)
+    if how == 1:
+        return np.floor(x)
+    if how == 2:
+        return np.ceil(x)
+    if how == 3:
+        return np.copysign(np.floor(np.abs(x) + 0.5), x)
+    return np.trunc(x)
+
+
+@njit(cache=True, inline="always")
+def f32_to_whole(f, how):
+    """The float32 ``f`` rounded to a whole float32 per ``INT_ROUNDINGS[how]`` (``Cast<float, float>``, issue
+    43): exact (a whole number of a float32's magnitude is a float32; from 2^23 on every float32 is whole);
+    +-0, +-inf and NaN as they are, a negative number rounded to zero is -0.0."""
+    if f != f:
+        return f
+    return np.float32(whole_f64(np.float64(f), how))
+
+
+@njit(cache=True, inline="always")
 def f32_to_int(f, how, lo, hi, wrap):
     """The float32 ``f`` (a 16-bit value widened exactly) rounded to a whole number per ``INT_ROUNDINGS[how]``,
     saturated to ``[lo, hi]`` (an int64), or where ``wrap`` its low bits in that range; NaN gives 0, +-inf the
     bound of its sign."""
     if f != f:
         return np.int64(0)
-    x = np.float64(f)          # exact; a float32 past 2^24 is already whole
-    if how == 0:
-        r = np.rint(x)
-    elif how == 1:
-        r = np.floor(x)
-    elif how == 2:
-        r = np.ceil(x)
-    elif how == 3:
-        r = np.copysign(np.floor(np.abs(x) + 0.5), x)
-    else:
-        r = np.trunc(x)
+    r = whole_f64(np.float64(f), how)
     if wrap and np.abs(r) != np.inf:
         if np.abs(r) >= 9.223372036854775808e18:    # from 2^63 on a float32 is a multiple of 2^40: low bits 0
             return np.int64(0)

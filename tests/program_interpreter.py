@@ -7,7 +7,8 @@ Exp is the correctly rounded exp of tests/reference.py, Ln the correctly rounded
 tests/reference_activations_tier2.py; MulDstAdd the exact
 fused multiply-add rounded once; Axpy ``src * scalar + dst`` the same
 (``axpy_rounding="fused"``) or a float32 product then a float32 sum
-(``"unfused"``); FusedMulDstAdd is MulDstAdd; And / Or act on the 32 bits and never saturate; Casts by tests/reference_family.narrow. Compare and
+(``"unfused"``); FusedMulDstAdd is MulDstAdd; And / Or act on the 32 bits and never saturate; Casts by tests/reference_family.narrow (float32 -> float32:
+rounded to a whole number in float64, :func:`_whole`). Compare and
 CompareScalar give a uint8 mask of 0/1 by NumPy's (IEEE's) comparisons, which
 never saturates; Select picks ``src0`` where the mask is 1, else ``src1`` (a
 tensor or a scalar).
@@ -68,6 +69,18 @@ def _narrow16(src, dtype: str, ties_away: bool, saturation: bool):
     return out
 
 
+def _whole(x, mode: str) -> np.ndarray:
+    """float32 -> a whole float32 (Cast<float, float>, issue 43): rounded in float64 (exact for a float32),
+    NumPy's rint / floor / ceil / trunc keep the sign (-0.3 -> -0.0), inf and NaN; ROUND: half away from zero."""
+    d = x.astype(np.float64)
+    if mode == "CAST_ROUND":           # toward zero, then one step away where the dropped part is >= 1/2
+        r = np.trunc(d)
+        r = np.where(np.abs(d - r) >= 0.5, r + np.sign(d), r)
+    else:
+        r = {"CAST_RINT": np.rint, "CAST_FLOOR": np.floor, "CAST_CEIL": np.ceil, "CAST_TRUNC": np.trunc}[mode](d)
+    return r.astype(np.float32)
+
+
 def _step(op, args, env, attrs, saturation, tensors, axpy_rounding, cast_overflow="ieee", cast_int_overflow="saturate"):
     def t(name):
         return env[name]
@@ -79,6 +92,9 @@ def _step(op, args, env, attrs, saturation, tensors, axpy_rounding, cast_overflo
             return (t(args[1]).view(np.uint32) >> np.uint32(_scalar(args[2], attrs))).view(np.int32)
         if op == "Cast" and (tensors[args[0]].dtype, tensors[args[1]].dtype) in ROUNDED_INT_CASTS:   # issue 43
             return int_cast(t(args[1]), tensors[args[0]].dtype, args[2], cast_int_overflow == "wrap")
+        if op == "Cast" and tensors[args[0]].dtype == tensors[args[1]].dtype == "float32":   # issue 43
+            r = _whole(t(args[1]), args[2])
+            return _saturate(r) if saturation else r
         if op == "Cast" and "int32" in (tensors[args[0]].dtype, tensors[args[1]].dtype):
             return t(args[1]).astype(np.float32)          # int32 -> float32: NumPy rounds to nearest even
         if op == "Cast" and tensors[args[0]].dtype == "int8":   # float16 -> int8: rint, clamped, NaN 0

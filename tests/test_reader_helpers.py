@@ -132,14 +132,14 @@ def test_a_nested_tiling_field_is_a_run_time_value(tmp_path):
 
 
 def test_a_dtype_op_host_does_not_list_is_left_out_where_it_does_not_read(tmp_path):
-    # half_native's op_host lists float16 and bfloat16: a float32 path the reader refuses (Sin) is not
+    # half_native's op_host lists float16 and bfloat16: a float32 path the reader refuses (Erfc) is not
     # compiled, so it is left out, not a refusal of the whole kernel
     maxs = "Maxs(zLocal, zLocal, static_cast<T>(-2.5f), this->tileLength);"
     folder, _ = fixture_variant(tmp_path, "half_native", maxs, "if constexpr (std::is_same_v<T, float>) {\n"
-                                "            Sin(zLocal, zLocal, this->tileLength);\n        }\n        " + maxs)
+                                "            Erfc(zLocal, zLocal, this->tileLength);\n        }\n        " + maxs)
     assert [b.dtype for b in read_kernel(folder).description.bodies] == ["float16", "bfloat16"]
     host = folder / "op_host" / "half_native.cpp"             # float32 listed too: its path is read, and refused
     host.write_text(host.read_text().replace("{ge::DT_FLOAT16, ge::DT_BF16}",
                                              "{ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16}"))
-    with pytest.raises(KernelSourceError, match="AscendC::Sin"):
+    with pytest.raises(KernelSourceError, match="AscendC::Erfc"):
         read_kernel(folder)

@@ -59,10 +59,10 @@ def _variant(tmp_path, old, new):
 
 
 @pytest.mark.parametrize("old, new, line, words", [
-    ("AscendC::Sigmoid(sig, xLocal, this->tileLength);", "AscendC::Sin(sig, xLocal, this->tileLength);", 47,
-     "AscendC::Sin: a math-library call the reader does not expand"),
-    ("AscendC::Sigmoid(sig, xLocal, this->tileLength);", "AscendC::Cos(sig, xLocal, this->tileLength);", 47,
-     "rounds x / pi to a whole number"),
+    ("AscendC::Sigmoid(sig, xLocal, this->tileLength);", "AscendC::Asin(sig, xLocal, this->tileLength);", 47,
+     "AscendC::Asin: a math-library call the reader does not expand"),
+    ("AscendC::Sigmoid(sig, xLocal, this->tileLength);", "AscendC::Pow(sig, xLocal, xLocal, this->tileLength);",
+     47, "combines Compare masks as packed uint16_t words"),
     ("AscendC::Sigmoid(sig, xLocal, this->tileLength);", "AscendC::Erfc(sig, xLocal, this->tileLength);", 47,
      "AscendC::Erfc"),
     ("AscendC::Tanh<float, false>(th, wide, this->tileLength);",

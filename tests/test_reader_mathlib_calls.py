@@ -315,7 +315,8 @@ def test_dst_may_be_src_as_in_the_library(tmp_path):
     ("AscendC::ClampMax(yLocal, xLocal, this->tileLength);", "(dst, src, [sharedTmpBuffer], scalar, count)"),
     ("AscendC::Gelu<T, this->beta>(yLocal, xLocal, this->tileLength);", "template argument 2"),
     ("AscendC::Lgamma(yLocal, xLocal, this->tileLength);", "AscendC::Lgamma: a math-library call the reader does"),
-    ("AscendC::Floor(yLocal, xLocal, sharedTmp, this->tileLength);", "rounds float32 to a whole float32"),
+    ("AscendC::Power(yLocal, xLocal, xLocal, this->tileLength);", "combines Compare masks as packed uint16_t"),
+    ("AscendC::Floor(yLocal, xLocal, sharedTmp);", "the reader knows (dst, src, [sharedTmpBuffer], count)"),
 ])
 def test_what_is_not_read_is_refused_at_its_line(tmp_path, call, words):
     folder, path = fixture_variant(tmp_path, "mathlib_acts", CALL, call)

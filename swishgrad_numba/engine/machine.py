@@ -28,7 +28,7 @@ from ..kernel.ln import ln_exact, ln_fast, ln_flagged
 from ..program import semantics as S
 from .shared import Shared
 from .opcodes import RELU  # issue 41
-from .opcodes import CAST_FLOOR, CAST_ODD, CAST_ODD_INF, CAST_FROM_INT, CAST_TO_INT  # issue 43
+from .opcodes import CAST_FLOOR, CAST_ODD, CAST_ODD_INF, CAST_FROM_INT, CAST_TO_INT, CAST_WHOLE  # issue 43
 from ..program import int_casts as IC
 from .opcodes import (ABS, ADD, ADDS, AND, AXPY_FUSED, AXPY_UNFUSED, CAST_F16_I8, CAST_I8_F16, CAST_I32_F32,
                       CAST_NONE, CAST_RINT, CAST_ROUND, COMPARE, COMPARE_SCALAR, DIV, DST, DUPLICATE, EXP, K0, K1,
@@ -377,6 +377,15 @@ def execute(code, scalars, tables, arena, count, sat):
             _to_int(ar, d, a, mode, n)
         elif op == CAST_FROM_INT:
             _from_int(ar, d, a, mode, n)
+        elif op == CAST_WHOLE:      # issue 43: Cast<float, float>, mode the round mode's index
+            if sat:
+                for t in range(n):
+                    j = np.uint64(t)
+                    ar[d + j] = S.cast_whole(ar[a + j], mode, True)
+            else:
+                for t in range(n):
+                    j = np.uint64(t)
+                    ar[d + j] = S.cast_whole(ar[a + j], mode, False)
         elif op == ULP_SHIFT:
             k1 = scalars[code[i, K1]]
             for t in range(n):

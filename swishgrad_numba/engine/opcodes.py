@@ -63,6 +63,8 @@ _TABLE = (
     ("CAST_FLOOR_INF", 1, 0), ("CAST_CEIL_INF", 1, 0), ("CAST_TRUNC_INF", 1, 0), ("CAST_ODD_INF", 1, 0),
     # float <-> integer Casts by round mode (issue 43), mode as program.int_casts.engine_mode gives it
     ("CAST_TO_INT", 1, 0), ("CAST_FROM_INT", 1, 0),
+    # float32 -> a whole float32 (issue 43, Cast<float, float>), mode the index in program.isa.WHOLE_ROUND_MODES
+    ("CAST_WHOLE", 1, 0),
 )
 #: Opcode by name.
 OPCODES = {name: i for i, (name, _s, _k) in enumerate(_TABLE)}

@@ -24,7 +24,7 @@ import numpy as np
 from ..dtypes import dtype_info
 from ..program.form import Attr, Const, Product
 from ..program.int_casts import FROM_INT_MODES, TO_INT_MODES, engine_mode
-from ..program.isa import FLOAT_DTYPES, MASK_DTYPE, SIXTEEN_BIT_OPS
+from ..program.isa import FLOAT_DTYPES, MASK_DTYPE, SIXTEEN_BIT_OPS, WHOLE_ROUND_MODES
 from ..program.lower import ULP_SHIFT, Lowered
 from . import fold as _fold
 from . import opcodes as O
@@ -118,6 +118,8 @@ def _lower_step(e: _Emitter, low: Lowered, s, dst: int, src_rows: list):
         return e.emit(name, dst, src_rows, mode=mode)
     if _lower_mask_arithmetic(e, s, dtype, dst, src_rows):
         return None
+    if s.op == "Cast" and dtype[s.dst] == dtype[s.srcs[0]] == "float32":     # to a whole float32 (issue 43)
+        return e.emit("CAST_WHOLE", dst, src_rows, mode=WHOLE_ROUND_MODES.index(s.mode))
     if s.op == "Cast":
         pair = (dtype[s.dst], dtype[s.srcs[0]])
         if pair in _INT_CASTS:
@@ -281,7 +283,8 @@ def check(code, scalars, tables, arena_len: int, grain: int, out: int, inputs: i
                    else _CODES_16 if name in ("CAST_NONE", "CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL",
                                                  "CAST_TRUNC", "CAST_ODD")
                    or name.endswith("_INF") else TO_INT_MODES if name == "CAST_TO_INT"
-                   else FROM_INT_MODES if name == "CAST_FROM_INT" else (0,))
+                   else FROM_INT_MODES if name == "CAST_FROM_INT"
+                   else range(len(WHOLE_ROUND_MODES)) if name == "CAST_WHOLE" else (0,))
         if mode not in allowed:
             raise ValueError(f"stream instruction {i} ({name}): mode {mode} is not one of {list(allowed)}")
 

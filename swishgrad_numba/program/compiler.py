@@ -25,7 +25,7 @@ from ..casts import DIRECTED_MODES, INF_OVERFLOW
 from ..dtypes import dtype_info
 from ..kernel.walk import WORK_ROWS
 from .form import Attr, Const, Product
-from .isa import FLOAT_DTYPES, MASK_BIT_OPS, MASK_DTYPE, SIXTEEN_BIT_OPS
+from .isa import FLOAT_DTYPES, MASK_BIT_OPS, MASK_DTYPE, SIXTEEN_BIT_OPS, WHOLE_ROUND_MODES
 from .lower import ULP_SHIFT, Lowered
 from .semantics import DEFINED, FUNCTIONS
 from . import int_casts
@@ -60,6 +60,8 @@ def _call(low: Lowered, s, args: list, sat: bool) -> str:
     if s.op == "Cast" and s.mode.endswith("_INF"):   # a directed narrowing, every overflow to inf (issue 43)
         how = DIRECTED_MODES.index(s.mode.removesuffix("_INF")) + INF_OVERFLOW
         return f"cast_directed({args[0]}, {dtype_info(dst_dtype).code}, {sat}, {how})"
+    if s.op == "Cast" and dst_dtype == low.values[s.srcs[0]].dtype == "float32":   # to a whole float32 (issue 43)
+        return f"cast_whole({args[0]}, {WHOLE_ROUND_MODES.index(s.mode)}, {sat})"
     if s.op == "Cast":
         integer = FUNCTIONS.get(("Cast", f"{dst_dtype}<-{low.values[s.srcs[0]].dtype}"))
         if integer is not None:

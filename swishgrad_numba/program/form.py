@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .isa import BIT_OPS, CMP_MODES, DTYPES, FLOAT_DTYPES, INSTRUCTIONS, MASK_BIT_OPS, MASK_DTYPE, ROUND_MODES, SIXTEEN_BIT_OPS, V
-from .int_casts import ROUNDED_INT_CASTS
+from .isa import WHOLE_ROUND_MODES
+from .int_casts import ROUNDED_INT_CASTS, UNMODELLED_CASTS
 
 __all__ = ["DTYPES", "ROUND_MODES", "INSTRUCTIONS", "V", "Attr", "Const", "Product", "Tensor", "Instr", "Call",
            "Program", "c_float"]
@@ -289,12 +290,18 @@ class Program:
                 raise ValueError(f"{where}: a Cast from {src} to {dst} takes {', '.join(ROUNDED_INT_CASTS[dst, src])} "
                                  f"(asc-devkit Cast.md, Table 4), not {mode}")
             return
+        if dst == src == "float32":     # issue 43: to a whole float32 (isa.WHOLE_ROUND_MODES)
+            if mode not in WHOLE_ROUND_MODES:
+                raise ValueError(f"{where}: a Cast from float32 to float32 rounds to a whole number, by one of "
+                                 f"{', '.join(WHOLE_ROUND_MODES)} (asc-devkit Cast.md), not {mode}")
+            return
         if (dst, src) in self.MASK_CASTS:
             if mode != self.MASK_CASTS[dst, src]:
                 raise ValueError(f"{where}: a Cast from {src} to {dst} is {self.MASK_CASTS[dst, src]}")
             return
         if (dst, src) not in self.INT_CASTS and not {dst, src} <= set(FLOAT_DTYPES):
-            raise ValueError(f"{where}: no Cast from {src} to {dst}")
+            why = UNMODELLED_CASTS.get((dst, src))
+            raise ValueError(f"{where}: no Cast from {src} to {dst}" + (f": {why}" if why else ""))
         if (dst, src) in self.INT_CASTS:
             if mode != "CAST_NONE":
                 raise ValueError(f"{where}: a Cast between {src} and {dst} is CAST_NONE")

@@ -28,7 +28,7 @@ from numba import njit
 from ..casts import INT_ROUNDINGS, f32_to_int, int_to_f16_bits, int_to_f32, widen_16
 from ..dtypes import dtype_info
 
-__all__ = ["ROUNDED_INT_CASTS", "INT_RANGES", "cast_to_int", "cast_int_to_f32", "cast_int_to_16", "call",
+__all__ = ["ROUNDED_INT_CASTS", "UNMODELLED_CASTS", "INT_RANGES", "cast_to_int", "cast_int_to_f32", "cast_int_to_16", "call",
            "engine_mode", "TO_INT_KINDS", "FROM_INT_KINDS", "TO_INT_MODES", "FROM_INT_MODES", "int16_bits",
            "int16_value"]
 
@@ -42,6 +42,15 @@ ROUNDED_INT_CASTS = {
     ("int32", "bfloat16"): _FIVE,
     ("float32", "int32"): _FIVE + ("CAST_NONE",), ("float16", "int16"): _FIVE + ("CAST_NONE",),
     ("float32", "int16"): ("CAST_NONE",),
+}
+#: Issue 43: the A2 pairs between program dtypes that Cast.md lists (0da921b9, ``docs/zh/api/SIMD-API/基础API/
+#: Memory矢量计算/类型转换/Cast.md`` lines 180-212) and the form does not model, (dst, src) -> why. Pairs with
+#: int64_t, int4b_t or uint16_t are not program dtypes.
+UNMODELLED_CASTS = {
+    ("int16", "int32"): "an integer to integer Cast (the A2 lists CAST_NONE) is not modelled: what a value past "
+                        "int16's range gives (saturated, or its low bits) is not stated for it on the page read",
+    ("float16", "int32"): "its scale comes from SetDeqScale (a register the program form does not hold); roundMode "
+                          "has no effect there",
 }
 #: Each integer dtype's range (a result past it saturates).
 INT_RANGES = {"int32": (-2 ** 31, 2 ** 31 - 1), "int16": (-2 ** 15, 2 ** 15 - 1), "int8": (-128, 127),

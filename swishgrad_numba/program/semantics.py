@@ -51,9 +51,8 @@ the Ascend C API pages, one per instruction:
 - On 16-bit float tensors (:data:`.isa.SIXTEEN_BIT_OPS`: Duplicate, Select, Compare, Relu), each instruction is
   its float32 meaning on the exact widenings, a 16-bit result narrowed back (exact: a picked element or
   a scalar the dtype holds).
-- ``Cast``: CAST_NONE widens 16-bit bits exactly; CAST_RINT narrows to nearest even, CAST_ROUND to nearest,
-  ties away from zero; CAST_FLOOR, CAST_CEIL, CAST_TRUNC and CAST_ODD are the directed narrowings (issue 43;
-  :mod:`swishgrad_numba.casts`).
+- ``Cast``: CAST_NONE widens 16-bit exactly; RINT, ROUND (ties away), FLOOR, CEIL, TRUNC, ODD narrow to 16-bit
+  (issue 43, :mod:`swishgrad_numba.casts`); float32 -> float32 gives a whole float32 (issue 43, ``cast_whole``).
 - Subnormals are kept, never flushed (the model's ideal; the documented flush of the 950's Exp and Div
   is :mod:`swishgrad_numba.precision`'s envelope, not an instruction's semantics).
 - Saturation mode (``sat`` true; model section 2, "Overflow modes"): every
@@ -76,31 +75,15 @@ from ..dtypes import FLOAT16
 from ..intrinsics import fma_f32
 from ..kernel.exp import exp_f32
 from ..kernel.ln import ln_f32
+from .overflow import saturate   # the overflow mode of every float32 result
 
 __all__ = ["DEFINED", "FUNCTIONS", "muls", "adds", "add", "sub", "mul", "div", "reciprocal", "neg", "abs_",
            "duplicate", "exp", "ln", "max_", "min_", "mul_dst_add", "cast_none", "cast_rint", "cast_round", "axpy_fused", "axpy_unfused",
            "relu", "compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne", "select",
            "select_scalar", "and_", "or_", "shift_right", "cast_i32_f32", "cast_f16_i8", "cast_i8_f16"]
 
-_F32_MAX = np.float32(np.finfo(np.float32).max)
 _F32_ZERO = np.float32(0.0)
-_F32_INF = np.float32(np.inf)
 
-
-@njit(cache=True, error_model="numpy", inline="always")
-def saturate(v, sat):
-    """One instruction's binary32 result in the device's overflow mode: as is
-    in Inf/NaN mode (``sat`` false); in saturation mode (``sat`` true) +-inf
-    becomes +-FLT_MAX and NaN becomes +0 (model section 2, overflow modes).
-    The passes give a constant ``sat``, which compiles away."""
-    if sat:
-        if v != v:
-            return _F32_ZERO
-        if v == _F32_INF:
-            return _F32_MAX
-        if v == -_F32_INF:
-            return -_F32_MAX
-    return v
 
 _NEG_ONE = np.float32(-1.0)
 _ONE = np.float32(1.0)
@@ -331,7 +314,7 @@ FUNCTIONS = {
     # the integer Casts, by (dst, src) dtype
     ("Cast", "float32<-int32"): "cast_i32_f32", ("Cast", "int8<-float16"): "cast_f16_i8",
     ("Cast", "float16<-int8"): "cast_i8_f16",
-    "Sqrt": "sqrt_",
+    "Sqrt": "sqrt_", ("Cast", "float32<-float32"): "cast_whole",
 }
 FUNCTIONS["Relu"] = "relu"   # issue 41
 # Compare and CompareScalar by mode: the same comparison, src1 a tensor's element or the scalar
@@ -448,3 +431,11 @@ DEFINED = DEFINED | {"Reinterpret", "Not"}     # Not: of masks, below
 __all__ += ["and16", "or16", "bits16"]
 from .mask_ops import and_mask, not_mask, or_mask  # noqa: E402,F401  (issue 43: And, Or and Not of masks)
 FUNCTIONS.update({("And", "uint8"): "and_mask", ("Or", "uint8"): "or_mask", ("Not", "uint8"): "not_mask"})
+from ..casts import f32_to_whole  # noqa: E402
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_whole(f, how, sat):
+    """Cast float32 -> float32 (``Cast<float, float>``, issue 43): a whole float32 by ``isa.WHOLE_ROUND_MODES[how]``,
+    :func:`swishgrad_numba.casts.f32_to_whole` (the chosen -0, inf and NaN rule there)."""
+    return saturate(f32_to_whole(np.float32(f), how), sat)

@@ -37,8 +37,7 @@ def assemble(file, dtype, prologue, tile, names, dtypes, gm_params, variant="", 
                                     "a tensor set once before the tiles is overwritten in a tile")
     for s in pro_steps + steps:
         if s.op == "Cast" and dtypes[s.args[0]] == dtypes[s.args[1]]:
-            raise KernelSourceError(s.at[0], s.at[1], f"a Cast from {dtypes[s.args[1]]} to itself ({s.args[2]})",
-                                    "whether it copies or rounds to an integer is not public")
+            _check_whole_cast(s, dtypes[s.args[0]])
     written, inputs = set(), {}
     for s in pro_steps + steps:
         kinds = STEP_KINDS[s.op]
@@ -93,3 +92,18 @@ def attr_names(scalar) -> tuple:
     if isinstance(scalar, ScalarProduct):
         return attr_names(scalar.a) + attr_names(scalar.b)
     return ()
+
+
+def _check_whole_cast(step, dtype):
+    """A Cast from a dtype to itself: on float32 ``Cast<float, float>``, rounding to a whole float32 in one of
+    the modes the A2 lists (issue 43, :data:`swishgrad_numba.program.isa.WHOLE_ROUND_MODES`); else refused."""
+    from ..program.isa import WHOLE_ROUND_MODES
+
+    mode = str(step.args[2])
+    if dtype != "float32":
+        raise KernelSourceError(step.at[0], step.at[1], f"a Cast from {dtype} to itself ({mode})",
+                                "the A2's Cast rounds to a whole number only float to float (asc-devkit Cast.md); "
+                                "the library widens half to float first")
+    if mode not in WHOLE_ROUND_MODES:
+        raise KernelSourceError(step.at[0], step.at[1], f"a Cast from float to float with {mode}",
+                                f"the A2 lists {', '.join(WHOLE_ROUND_MODES)} for it (asc-devkit Cast.md)")

@@ -37,10 +37,10 @@ is a float32 local the program holds, named ``<call>_tmp<line>``):
 Silu, Swish, Gelu, FasterGelu, FasterGeluV2, Sinh, Cosh, ClampMax, ClampMin, Log2, Log10, Sign, Erf, Atan and Atanh (issue 43):
 :mod:`.mathlib_calls`, which cites their files and lines.
 
-The other math-library calls (:data:`NOT_EXPANDED`) are refused naming the call and why; ``Sin`` and
-``Cos`` because their range reduction rounds ``x / pi`` to a whole number (``SinCast`` with CAST_ROUND and
-CAST_FLOOR, ``sin_common_impl.h``'s ``SinRound`` and ``SinSignCompute``), an instruction the program
-form does not have. ``Sqrt`` is not the library's: it is the basic API's instruction
+Round, Floor, Ceil, Trunc, Frac, Sin, Cos and Tan (issue 43, on the whole-number ``Cast<float, float>``):
+:mod:`.mathlib_calls` too.
+
+The other math-library calls (:data:`NOT_EXPANDED`) are refused naming the call and why (Power: its masks). ``Sqrt`` is not the library's: it is the basic API's instruction
 (:data:`.instructions.VECTOR_CALLS`).
 """
 from __future__ import annotations
@@ -54,18 +54,15 @@ __all__ = ["EXPANDED", "NOT_EXPANDED", "expand"]
 #: The calls :func:`expand` expands (issue 43: and :mod:`.mathlib_calls`' Silu, Swish, the Gelus, ...).
 EXPANDED = ("Sigmoid", "Tanh", "Acosh", "Asinh") + EXPANSIONS
 #: Why a call of :data:`NOT_EXPANDED` is not expanded, where there is more to say than that it is not.
-WHY = {name: "its range reduction rounds x / pi to a whole number (SinCast with CAST_ROUND and CAST_FLOOR in "
-       "asc-devkit's sin_common_impl.h), an instruction the program form does not have" for name in ("Sin", "Cos")}
-#: Issue 43: the A2 implementations that round float32 to a whole float32 (``Cast<float, float>`` with a round mode:
-#: floor_v220_impl.h's FloorProcess, round_v220_impl.h, ceil_v220_impl.h, trunc_v220_impl.h, frac_v220_impl.h,
-#: tan_v220_impl.h's TanCast, power_common_impl.h's CastFloat2Float).
-WHY.update({name: "its A2 implementation rounds float32 to a whole float32 (Cast<float, float> with a round mode), "
-            "an instruction the program form does not have (its Casts go between dtypes; a float -> int32 -> float "
-            "round trip is not the same past 2^31, on inf and on NaN)"
-            for name in ("Round", "Floor", "Ceil", "Trunc", "Frac", "Tan", "Power", "Pow")})
+#: Issue 43: Power's A2 implementation (power_float_impl.h, power_int_impl.h) builds its result from Compare masks
+#: combined as packed uint16_t words, a scalar read back from UB and integer exponent tests (:mod:`.mathlib_calls`).
+WHY = {name: "its A2 implementation (asc-devkit power_float_impl.h / power_int_impl.h, every tensor-tensor and "
+       "tensor-scalar form) combines Compare masks as packed uint16_t words and tests the exponent as an integer, "
+       "which the reader does not expand; write it as Ln, Muls/Mul and Exp if that is what is meant"
+       for name in ("Power", "Pow")}
 #: AscendC math-library and activation calls the reader knows by name and does not expand.
-NOT_EXPANDED = frozenset("""Rsqrt Sin Cos Tan Asin Acos Erfc Power Pow Round Trunc Floor Ceil
-    Frac Digamma Lgamma Fmod Xor SwiGLU GeGLU ReGLU Softmax LogSoftmax Clamp Exp2 Expm1 Log1p""".split())
+NOT_EXPANDED = frozenset("""Rsqrt Asin Acos Erfc Power Pow
+    Digamma Lgamma Fmod Xor SwiGLU GeGLU ReGLU Softmax LogSoftmax Clamp Exp2 Expm1 Log1p""".split())
 
 
 def expand(machine, node, ident, args, targs=None) -> None:

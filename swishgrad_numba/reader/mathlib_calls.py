@@ -67,6 +67,9 @@ half for every constant here). bfloat16 is refused for each: the A2 library take
   ``Adds(t, x, 1)``, ``Muls(dst, x, -1)``, ``Adds(dst, dst, 1)``, ``Div(dst, t, dst)``, ``Ln``, ``Muls 0.5``; on
   half 72-114 the same in float32 between a widening and a narrowing ``Cast`` (CAST_NONE).
 
+- ``Round``, ``Floor``, ``Ceil``, ``Trunc``, ``Frac``, ``Sin``, ``Cos``, ``Tan`` (on the whole-number
+  ``Cast<float, float>``): :mod:`.mathlib_round`, which cites their files and lines.
+
 As in the library, ``dst`` may be ``src``: the instructions run in its order (Silu and Swish read ``src``
 again after writing ``dst``; Sign writes ``dst`` first).
 """
@@ -87,6 +90,7 @@ _OPERANDS = {
     "Silu": "n", "Swish": "ns", "Gelu": "tn", "FasterGelu": "tn", "FasterGeluV2": "tn", "Sinh": "tn",
     "Cosh": "tn", "ClampMax": "tsn", "ClampMin": "tsn", "Log2": "tn", "Log10": "n", "Sign": "tn", "Erf": "tn",
     "Atan": "tn", "Atanh": "tn",
+    "Round": "tn", "Floor": "tn", "Ceil": "tn", "Trunc": "tn", "Frac": "tn", "Sin": "tn", "Cos": "tn", "Tan": "tn",
 }
 #: The calls :func:`expand_more` expands.
 EXPANSIONS = tuple(_OPERANDS)
@@ -207,6 +211,9 @@ def expand_more(machine, node, ident, args, targs) -> None:
         _atan(e, dst, src)
     elif ident == "Atanh":
         _atanh(e, dst, src, dt)
+    elif ident in ("Round", "Floor", "Ceil", "Trunc", "Frac", "Sin", "Cos", "Tan"):
+        from .mathlib_round import expand_round      # built on this module's _Emit and _f
+        expand_round(e, machine, node, ident, dst, src, targs)
     elif ident == "Sign":
         below, above, t = e.temp("uint8", "lt"), e.temp("uint8", "gt"), e.temp(dt)
         e("Duplicate", dst, _c(0.0))
@@ -345,9 +352,12 @@ def _erf(e, dst, x, dt):
         e("Div", dst, b, q)
 
 
-def _f(value) -> CNum:
+def float_constant(value) -> CNum:
     """A ``constexpr float`` / ``const float`` constant: the literal rounded to float32 once."""
     return CNum(float(np.float32(value)), "float")
+
+
+_f = float_constant
 
 
 #: TaylorExpand's factorList (atan_common_impl.h 74-80): 1 / (2k + 1) with alternating signs.
@@ -422,3 +432,4 @@ def _atanh(e, dst, x, dt):
     e("Muls", d, d, _f(0.5))
     if dt == "float16":
         e.cast(dst, d)
+
