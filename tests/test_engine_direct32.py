@@ -147,3 +147,31 @@ def test_an_input_row_written_before_it_is_read_again():
     with np.errstate(all="ignore"):
         want = ((dy * np.float32(2.0)) + x) * x
     assert_bits_equal(out, want.astype(np.float32))
+
+
+def _leaky_program():
+    body = (V.Muls("t", "dy", Attr("alpha")), V.CompareScalar("m", "x", 0.0, "GT"), V.Select("out", "dy", "t", "m"))
+    return Program("Leaky32", (Tensor("dy"), Tensor("x")), Tensor("out"), (Tensor("t"), Tensor("m", "uint8")), body,
+                   ("alpha",))
+
+
+def test_a_process_that_reads_the_launch_back_from_the_cache_runs_it():
+    # the launches call the pass by its symbol: a process that reads them back (the parallel one too) registers
+    # it before the first launch (a 2-thread launch read back crashed where only the machine was registered)
+    import os
+    import subprocess
+    import sys
+
+    x = np.arange(20000, dtype=np.float32) - 3.5
+    run_program(_leaky_program(), [x, x], {"alpha": np.float32(0.5)}, threads=2)   # into the cache
+    script = ("import numpy as np\n"
+              "from swishgrad_numba.engine.runner import run_program\n"
+              "from test_engine_direct32 import _leaky_program\n"
+              "x = np.arange(20000, dtype=np.float32) - 3.5\n"
+              "out = run_program(_leaky_program(), [x, x], {'alpha': np.float32(0.5)}, threads=2)\n"
+              "print(out.tobytes().hex())\n")
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([here, os.path.dirname(here), os.environ.get("PYTHONPATH", "")]))
+    got = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=900)
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert got.stdout.split()[-1] == np.where(x > 0, x, x * np.float32(0.5)).astype(np.float32).tobytes().hex()

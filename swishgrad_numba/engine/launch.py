@@ -29,7 +29,7 @@ from numba.extending import overload
 from ..kernel.broadcast import register_wide_pass
 from ..kernel.walk import register_pass
 from .direct16 import run_if_direct, split as direct_split
-from .direct32 import run_if_direct as run_if_direct32, split as direct32_split
+from .direct32 import DIRECT32, run_if_direct as run_if_direct32, split as direct32_split
 from .fused16 import run_if_fused, run_if_fused_raw, shape as fused_shape
 from .machine import MACHINE, run_machine
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
@@ -38,8 +38,10 @@ __all__ = ["ready", "EngineParams", "MAX_INPUTS", "launch_bins", "run_bin", "raw
 
 
 def ready() -> None:
-    """Compile (or read back) the machine and register its symbol: before any launch below is called."""
+    """Compile (or read back) the machine and register its symbol: before any launch below is called (and
+    :mod:`.direct32`'s pass, which a launch read back from the cache calls by its symbol too)."""
     MACHINE.ensure()
+    DIRECT32.ensure()
 
 
 @njit(cache=True, error_model="numpy", inline="always")
