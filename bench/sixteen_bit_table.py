@@ -23,7 +23,7 @@ import tempfile
 DTYPES = ("float16", "bfloat16")
 
 
-def table(ops, size: int, threads: int) -> list[dict]:
+def table(ops, size: int, threads: int, dtypes=DTYPES) -> list[dict]:
     from swishgrad_numba.benchmark.family import OP_BENCHES, run_op_comparison
     from swishgrad_numba.ops import get_operator
     from swishgrad_numba.platform import Platform
@@ -32,7 +32,7 @@ def table(ops, size: int, threads: int) -> list[dict]:
     rows = []
     for op in ops or OP_BENCHES:
         for kernel in get_operator(op).kernels:
-            got = run_op_comparison(op, [size], DTYPES, threads=[threads], repeat=5, min_time=0.05,
+            got = run_op_comparison(op, [size], dtypes, threads=[threads], repeat=5, min_time=0.05,
                                     platform=platforms[kernel])
             for r in got:
                 if r["impl"] == "emulator":
@@ -43,7 +43,7 @@ def table(ops, size: int, threads: int) -> list[dict]:
     return rows
 
 
-def turns(trees, count: int, ops, size: int, threads: int, caches=None) -> None:
+def turns(trees, count: int, ops, size: int, threads: int, caches=None, dtypes=DTYPES) -> None:
     order = [t for i in range(count) for t in (trees if i % 2 == 0 else trees[::-1])]   # B A A B ...
     runs = {t: [] for t in trees}
     for tree in order:
@@ -55,7 +55,7 @@ def turns(trees, count: int, ops, size: int, threads: int, caches=None) -> None:
         env = dict(os.environ, PYTHONPATH=os.path.abspath(tree), NUMBA_CACHE_DIR=cache)
         print(f"-- {tree}", flush=True)
         subprocess.run([sys.executable, os.path.abspath(__file__), "--size", str(size), "--threads", str(threads),
-                        "--json", out] + list(ops), env=env, cwd=tree, check=True)
+                        "--json", out] + list(ops) + ["--dtypes", *dtypes], env=env, cwd=tree, check=True)
         with open(out) as f:
             runs[tree].append(json.load(f))
         os.unlink(out)
@@ -73,12 +73,13 @@ def main(argv=None) -> None:
     ap.add_argument("--json")
     ap.add_argument("--trees", nargs=2)
     ap.add_argument("--turns", type=int, default=2)
+    ap.add_argument("--dtypes", nargs="+", default=list(DTYPES), help="default float16 bfloat16 (float32: issue 39's other rows)")
     ap.add_argument("--caches", nargs=2, help="the two trees' NUMBA_CACHE_DIR (default: one per tree)")
     a = ap.parse_args(argv)
     if a.trees:
-        turns(a.trees, a.turns, a.ops, a.size, a.threads, a.caches)
+        turns(a.trees, a.turns, a.ops, a.size, a.threads, a.caches, a.dtypes)
         return
-    rows = table(a.ops, a.size, a.threads)
+    rows = table(a.ops, a.size, a.threads, tuple(a.dtypes))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
