@@ -142,7 +142,7 @@ class ReadOperator(Operator):
         override it (an element no tile stores is left 0: a given record's key is 0 unless
         ``tiling_key=`` says otherwise). Returns the output, of the inputs' shape and dtype (a 1-byte output: its
         own dtype, uint8 or int8; a kernel of several outputs: a tuple of them, in GM order, :mod:`.byte_tensors`)."""
-        from . import byte_tensors
+        from . import gm_scalars, run_inputs
 
         outputs = self.description.bodies[0].outputs
         if outputs:         # several outputs: each output's program over the same tiles (.byte_tensors)
@@ -152,47 +152,8 @@ class ReadOperator(Operator):
         variant = kw.pop("variant", None)
         given, block_dim = kw.pop("tiling", None), kw.pop("block_dim", None)
         tiling_key = kw.pop("tiling_key", None)
-        gm, read = self.description.gm_params, self.description.inputs_read
-        op_attrs = {a[0] for a in self.definition.attrs} if self.definition is not None else set()
-        for name in kw:
-            if name not in gm and name not in self.attributes and name not in op_attrs:
-                raise TypeError(f"{self.name}() got an unknown argument {name!r}: its inputs are {list(gm)}, "
-                                f"its attributes {list(self.attributes) + list(self.attribute_names)}")
-        kw = self._translated(kw)
-        arrays = {n: kw[n] for n in gm if n in kw}
-        for name in read:
-            if name not in arrays:
-                raise TypeError(f"{self.name}() missing input {name!r} (the kernel reads {list(read)})")
-        from . import gm_scalars
-        own_shape = set(self._gm_scalar_inputs())                # read by GetValue: of any shape (the
-        info = None                                              # walk checks a tiled one's size)
-        if "bytes" not in self._compiled:                       # 1-byte GM tensors, widened at the boundary
-            self._compiled["bytes"] = byte_tensors.boundary(self.description)
-        byte = self._compiled["bytes"]
-        byte_ins = {} if byte is None else byte.inputs
-        for name, arr in ((n, a) for n, a in arrays.items() if n not in own_shape and n not in byte_ins):
-            if not isinstance(arr, np.ndarray):
-                raise TypeError(f"{name} must be a numpy.ndarray, got {type(arr).__name__}")
-            row = dtype_info(arr.dtype, argname=f"{name}.dtype")
-            if info is not None and row is not info:
-                raise ValueError(f"{name}.dtype must be {info.name} as {read[0]}'s, got {row.name}")
-            if arr.shape != arrays[read[0]].shape:
-                raise ValueError(f"{name} must have {read[0]}'s shape {arrays[read[0]].shape}, got {arr.shape}")
-            info = row
-        if info is None and len(self.description.dtypes) == 1:      # 1-byte inputs only: the one Compute's dtype
-            info = dtype_info(self.description.dtypes[0])
-        if info is None:
-            raise TypeError(f"{self.name}() reads no float input and computes {list(self.description.dtypes)}: "
-                            "the launch's dtype is not known")
-        for name in (n for n in byte_ins if n in arrays):
-            if np.shape(arrays[name]) != arrays[read[0]].shape:
-                raise ValueError(f"{name} must have {read[0]}'s shape {arrays[read[0]].shape}, got "
-                                 f"{np.shape(arrays[name])}")
-            arrays[name] = byte.widened(name, arrays[name], info)
-        allowed = self.definition.dtypes() if self.definition is not None else ()
-        if allowed and info.name not in allowed:
-            raise ValueError(f"{read[0]}.dtype must be one of {list(allowed)} (op {self.definition.name}'s "
-                             f"definition in op_host), got {info.name}")
+        kw, arrays, info, byte, own_shape = run_inputs.checked(self, kw)
+        read = self.description.inputs_read
         platform = self.default_platform if platform is None else platform
         if not isinstance(platform, Platform):
             raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
