@@ -29,7 +29,6 @@ from numba.extending import overload
 from ..kernel.broadcast import register_wide_pass
 from ..kernel.walk import register_pass
 from .direct16 import lookup_bits, run_if_direct, split as direct_split
-from .direct32 import DIRECT32, run_if_direct as run_if_direct32, split as direct32_split
 from .fused16 import run_if_fused, run_if_fused_raw, shape as fused_shape
 from .machine import MACHINE, run_machine
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
@@ -38,10 +37,8 @@ __all__ = ["ready", "EngineParams", "MAX_INPUTS", "launch_bins", "run_bin", "raw
 
 
 def ready() -> None:
-    """Compile (or read back) the machine and register its symbol: before any launch below is called (and
-    :mod:`.direct32`'s pass, which a launch read back from the cache calls by its symbol too)."""
+    """Compile (or read back) the machine and register its symbol: before any launch below is called."""
     MACHINE.ensure()
-    DIRECT32.ensure()
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -123,23 +120,20 @@ def _lookup_only(code, out_row):
 
 
 @njit(cache=True, error_model="numpy")
-def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, grain, out_row, sat, fused, direct,
-               direct32):
+def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, grain, out_row, sat, fused, direct):
     """A pass of ``count`` elements from ``offset`` of the flat tensors ``ins`` (a tuple of one array
     type) into ``out``: :func:`run_blocks_of`'s blocks. A stream of one LOOKUP of input 0 into the
     result reads its table at the input's bits, straight into ``out`` (the same values as its blocks:
     the bits' number indexes the table, the entry's number is stored). A 16-bit stream of
     :func:`.fused16.shape`'s shape (``fused``, found once per launch) runs as its fused loop; another 16-bit
     stream that :func:`.direct16.split` splits (``direct``) reads its inputs and writes its result where
-    they lie; a float32 stream that :func:`.direct32.split` plans (``direct32``) likewise."""
+    they lie."""
     if _lookup_only(code, out_row):
         lookup_bits(tables[code[0, MODE]], ins[0], offset, out, offset, count)
         return
     if run_if_fused(fused, tables, ins, out, offset, count, arena[:grain], sat):   # a stream of .fused16's shape
         return
     if run_if_direct(direct, code, scalars, tables, ins, out, offset, count, arena, grain, sat):
-        return
-    if run_if_direct32(direct32, code, scalars, tables, ins, out, offset, count, arena, grain, sat):
         return
     for b0 in range(0, count, grain):
         n = min(grain, count - b0)
@@ -155,7 +149,6 @@ def _run_pieces(code, scalars, tables, ins, inputs, out, numel, pieces, first, s
     arena = np.empty(arena_len, dtype=np.float32)
     fused = fused_shape(code, out_row, grain, inputs)
     direct = direct_split(code, out_row, grain, inputs)
-    direct32 = direct32_split(code, out_row, grain, inputs)
     for k in range(first, stop):
         pc = pieces[k]
         for c in range(pc.cores):
@@ -170,7 +163,7 @@ def _run_pieces(code, scalars, tables, ins, inputs, out, numel, pieces, first, s
                 valid = min(length, numel - offset)
                 if valid > 0:
                     _flat_pass(code, scalars, tables, ins, inputs, offset, out, valid, arena, grain, out_row, sat,
-                               fused, direct, direct32)
+                               fused, direct)
 
 
 @njit(cache=True, error_model="numpy")
