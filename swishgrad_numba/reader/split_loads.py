@@ -218,7 +218,8 @@ def gathered(cores, body, arrays, out_size: int, variant=None):
     for k, (gm, _) in enumerate(body.inputs):
         a, idx = arrays[k], np.zeros(out_size, dtype=np.int64)     # an element no tile stores is not computed
         idx[at] = np.repeat(np.asarray(sources[k], dtype=np.int64), lengths) + within
-        if idx.size and int(idx.max()) >= a.size:
-            raise ValueError(f"input {gm}: a tile reads element {int(idx.max())}, past its {a.size} elements")
+        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= a.size):    # NumPy would wrap a negative one
+            bad = int(idx.min()) if int(idx.min()) < 0 else int(idx.max())
+            raise ValueError(f"input {gm}: a tile reads element {bad}, outside its {a.size} elements")
         ins.append(a[idx])
     return tuple(ins), tuple(out_cores)
