@@ -4,9 +4,12 @@
                                                        # a fresh process with an empty Numba cache
     python bench/engine_compare.py speed [--grains 256,1024] [--n 4194304] [--threads 2]
                                                        # warm calls: 2^22 and 4,096 elements, both paths
-    python bench/engine_compare.py first engine|fused  # a kernel read from source: its first call, in a
+    python bench/engine_compare.py first engine|fused [--tree OTHER]
+                                                       # a kernel read from source: its first call, in a
                                                        # fresh process (this NUMBA_CACHE_DIR, warm); and
-                                                       # warm 4,096-element calls of every operator
+                                                       # warm 4,096-element calls of every operator,
+                                                       # kernel (A2, 950) and dtype it takes; --tree: the
+                                                       # package of another checkout, by this script
     python bench/engine_compare.py broadcast           # the broadcast walk's first call per pair of input
                                                        # dtypes (CPU s), a fresh process, an empty cache
 
@@ -89,20 +92,24 @@ for folder, dtype in (("a2_swish_back", "float32"), ("dag_swish_toy", "float16")
     op.run(**args)
     rows.append((folder, dtype, t_read, time.perf_counter() - t))
 calls = []
-for name, bench in OP_BENCHES.items():
-    if sg.REFERENCE_PLATFORM.architecture not in get_operator(name).kernels:
-        continue
-    for dtype in ("float32", "float16"):
-        x = np.linspace(-3, 3, 4096).astype(dtype)
-        g, out = x[::-1].copy(), np.empty_like(x)
-        bench.emulator(g, x, out, bench.beta, sg.REFERENCE_PLATFORM)
-        best = float("inf")
-        for _ in range(5):
-            t = time.perf_counter()
-            for _ in range(50):
-                bench.emulator(g, x, out, bench.beta, sg.REFERENCE_PLATFORM)
-            best = min(best, (time.perf_counter() - t) / 50)
-        calls.append((name, dtype, best))
+for platform in (sg.REFERENCE_PLATFORM, sg.ASCEND950_PLATFORM):
+    for name, bench in OP_BENCHES.items():
+        if platform.architecture not in get_operator(name).kernels:
+            continue
+        for dtype in ("float32", "float16", "bfloat16"):
+            x = np.linspace(-3, 3, 4096).astype(np.float32).astype(sg.bfloat16 if dtype == "bfloat16" else dtype)
+            g, out = x[::-1].copy(), np.empty_like(x)
+            try:
+                bench.emulator(g, x, out, bench.beta, platform)
+            except (TypeError, ValueError):   # a dtype this kernel does not take
+                continue
+            best = float("inf")
+            for _ in range(5):
+                t = time.perf_counter()
+                for _ in range(50):
+                    bench.emulator(g, x, out, bench.beta, platform)
+                best = min(best, (time.perf_counter() - t) / 50)
+            calls.append((name, platform.architecture, dtype, best))
 print(json.dumps({"read": rows, "calls": calls}))
 """
 
@@ -147,13 +154,15 @@ def broadcast_cold() -> list:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def first(mode: str) -> dict:
+def first(mode: str, tree: Path = ROOT) -> dict:
     """A kernel read from source, its first call in a fresh process (this ``NUMBA_CACHE_DIR``, the
-    machine already in it); then warm 4,096-element calls of every operator on the A2 kernel."""
+    machine already in it); then warm 4,096-element calls of every operator, kernel (the A2's, the 950's)
+    and dtype (float32, float16, bfloat16) it takes. ``tree``: the package of another checkout (its own
+    ``NUMBA_CACHE_DIR`` in the environment), run by this script, for a before/after comparison."""
     env = dict(os.environ, SWISHGRAD_ENGINE="1" if mode == "engine" else "0",
-               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+               PYTHONPATH=str(tree) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     done = subprocess.run([sys.executable, "-c", _FIRST, str(ROOT / "tests" / "fixtures" / "kernels")], env=env,
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, cwd=tree)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -240,6 +249,7 @@ def main(argv=None):
     c.add_argument("mode", choices=("engine", "fused"))
     f = sub.add_parser("first")
     f.add_argument("mode", choices=("engine", "fused"))
+    f.add_argument("--tree", type=Path, default=ROOT, help="the package of another checkout (before/after)")
     sub.add_parser("broadcast")
     s = sub.add_parser("speed")
     s.add_argument("--grains", default="256,512,1024,2048,4096")
@@ -262,12 +272,12 @@ def main(argv=None):
         for label, t in broadcast_cold():
             print(f"  {label:<40}{t:8.2f} s CPU")
     elif args.what == "first":
-        r = first(args.mode)
+        r = first(args.mode, args.tree.resolve())
         for folder, dtype, t_read, t_call in r["read"]:
             print(f"{args.mode}: read_kernel {folder:<14}{dtype:<10} read {t_read * 1e3:7.1f} ms, first call "
                   f"{t_call * 1e3:8.1f} ms")
-        for name, dtype, t in r["calls"]:
-            print(f"{args.mode}: {name:<16}a2 {dtype:<9} 4096 elements {t * 1e6:7.1f} us")
+        for name, arch, dtype, t in r["calls"]:
+            print(f"{args.mode}: {name:<16}{arch:<7}{dtype:<9} 4096 elements {t * 1e6:7.1f} us")
     else:
         cases = tuple(tuple(c.split(":")) for c in args.cases.split(",")) if args.cases else SPEED_CASES
         speed([int(g) for g in args.grains.split(",")], args.n, args.threads, cases=cases)

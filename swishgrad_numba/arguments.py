@@ -109,11 +109,14 @@ def check_platform_for(platform, op: str, *infos: DTypeInfo) -> Platform:
     operator without an A2 kernel) checked for operator ``op`` on inputs of dtypes ``infos``: a TypeError
     for a non-Platform, else a ValueError naming the platform (no kernel there), the platform field or
     dtype and the rule (:func:`overflow_mode_refusal`, :func:`bfloat16_refusal`, :func:`block_size_refusal` on the
-    A2 kernels)."""
+    A2 kernels). A platform that passed is kept per (operator, platform, dtypes): all of them immutable."""
     operator = _registry().get_operator(op)
     platform = operator.default_platform if platform is None else platform
     if not isinstance(platform, Platform):
         raise TypeError(f"platform must be a Platform, got {type(platform).__name__}")
+    key = (op, platform, infos)
+    if _PASSED.get(key) is operator:
+        return platform
     # no kernel on the platform's architecture (FastGelu on an A2): that reason before any other
     reason = operator.kernel_refusal(platform) or overflow_mode_refusal(platform, op)
     if reason is None and BFLOAT16 in infos:
@@ -123,4 +126,13 @@ def check_platform_for(platform, op: str, *infos: DTypeInfo) -> Platform:
         reason = next(filter(None, (block_size_refusal(platform.block_size, info) for info in infos)), None)
     if reason is not None:
         raise ValueError(reason)
+    if len(_PASSED) >= _PASSED_KEPT:
+        _PASSED.clear()
+    _PASSED[key] = operator
     return platform
+
+
+#: ``(op, platform, dtype rows) -> the operator`` for the platforms :func:`check_platform_for` passed (the
+#: operator object too: one registered anew under the name is checked again); bounded.
+_PASSED: dict = {}
+_PASSED_KEPT = 256

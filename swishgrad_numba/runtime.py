@@ -39,6 +39,7 @@ from importlib import metadata
 
 import numba
 from numba.core import config
+from numba.np.ufunc import parallel as _parallel   # imported by numba itself
 
 from . import disk_cache, label_guard
 
@@ -112,9 +113,7 @@ def _warn_once_on_omp(layer: str) -> None:
 
 def threading_layer() -> str:
     """The Numba threading layer that runs (or will run) the parallel kernels."""
-    from numba.np.ufunc import parallel
-
-    return numba.threading_layer() if parallel._is_initialized else str(config.THREADING_LAYER)
+    return numba.threading_layer() if _parallel._is_initialized else str(config.THREADING_LAYER)
 
 
 def num_threads() -> int:
@@ -125,10 +124,8 @@ def num_threads() -> int:
     launch. Once the threading layer is up, the count is read from the
     layer directly, without that lock.
     """
-    from numba.np.ufunc import parallel
-
-    if parallel._is_initialized:
-        count = parallel._get_num_threads()
+    if _parallel._is_initialized:
+        count = _parallel._get_num_threads()
         if count > 0:
             return count
     return numba.get_num_threads()

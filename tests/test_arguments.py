@@ -155,3 +155,28 @@ def test_bfloat16_is_refused_on_a_soc_without_it_by_every_operator(name, soc):
 def test_bfloat16_is_computed_on_the_reference_soc(name):
     g, x = _inputs(16, BF16)
     assert_bits_equal(FUNCTIONS[name](g, x, None, None), REFERENCES[name](g, x))
+
+
+# ---------------------------------------------------------------- item: a platform that passed, kept
+
+
+def test_a_platform_that_passed_is_kept_per_operator_platform_and_dtype(monkeypatch):
+    """check_platform_for keeps the platforms it passed: another platform (equal but for its block size or
+    overflow mode), another dtype, or the operator registered anew is checked again, never served a pass."""
+    from swishgrad_numba.arguments import check_platform_for
+    from swishgrad_numba.dtypes import BFLOAT16, FLOAT32
+
+    plain = sg.Platform()
+    assert check_platform_for(plain, "swish_grad", FLOAT32) is plain
+    assert check_platform_for(sg.Platform(), "swish_grad", FLOAT32) is not plain   # the caller's own object
+    with pytest.raises(ValueError, match="block"):
+        check_platform_for(dataclasses.replace(plain, block_size=2), "swish_grad", FLOAT32)
+    old_soc = sg.Platform(soc_version="Ascend910")
+    assert check_platform_for(old_soc, "swish_grad", FLOAT32) is old_soc
+    with pytest.raises(ValueError, match="bfloat16"):
+        check_platform_for(old_soc, "swish_grad", BFLOAT16)
+    assert check_platform_for(SATURATION, "swish_grad", FLOAT32) is SATURATION
+    monkeypatch.setitem(OPERATORS, "swish_grad", dataclasses.replace(OPERATORS["swish_grad"], saturation=False))
+    with pytest.raises(ValueError, match="overflow_mode 'saturation'"):
+        check_platform_for(SATURATION, "swish_grad", FLOAT32)
+    assert check_platform_for(plain, "swish_grad", FLOAT32) is plain

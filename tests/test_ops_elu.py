@@ -197,3 +197,17 @@ def test_device_time_model_covers_the_950_kernels():
     for op in ("elu", "elu_grad"):
         e = estimate(None, 1 << 16, "float16", op=op, platform=P950)
         assert e.valid and e.duration_us > 0
+
+
+def test_a_warm_call_follows_the_attributes_and_the_shape():
+    """Each record's launch (its variant and attributes, the 950's walk fields) is read once and kept on its
+    tiling: calls that alternate attribute values (the Threshold path and the kernel's, -0.0 and 0.0) and
+    sizes, each twice, are each their own reference's bits."""
+    x = _f32_inputs(np.random.default_rng(17), 6000)
+    g = x[::-1].copy()
+    calls = [(1.0, 1.0, 1.0), (np.inf, 2.0, 1.0), (0.0, 1.0, 1.0), (-0.0, 1.0, 1.0), (1.0, 3.0, np.nan)]
+    for attrs in calls * 2:
+        for n in (6000, 1000):
+            assert_bits_equal(sg.elu(x[:n], *attrs), ref_elu(x[:n], *attrs), f"elu {attrs} {n}")
+            assert_bits_equal(sg.elu_backward(g[:n], x[:n], *attrs[:3], platform=sg.ASCEND950_PLATFORM),
+                              ref_elu_backward(g[:n], x[:n], *attrs[:3]), f"elu_backward {attrs} {n}")

@@ -350,3 +350,21 @@ def test_a_huge_ub_sizes_the_950_buffers_from_the_data(shapes):
     x = rng.uniform(-5, 5, shapes[1]).astype(np.float32)
     huge = Platform(soc_version="ascend950", ub_size=2**40)
     assert_bits_equal(sg.silu_backward(g, x, platform=huge), ref_silu_grad(g, x))
+
+
+def test_walk_args_are_the_records_fields_in_fresh_arrays_each_call():
+    """The broadcast walk's arguments read from a record are kept per record (by its bytes), and each call gets
+    arrays of its own: writing one changes neither the record's next arguments nor another call's."""
+    from swishgrad_numba.ops.silu_grad.arch35 import _WALK_ARRAYS, _WALK_SCALARS, walk_args
+
+    for shapes in (((64, 48), (48,)), ((3000,), (3000,))):
+        record = op.host_tiling(*shapes, "float32", "float32", ASCEND950_PLATFORM).record
+        first, second = walk_args(record), walk_args(record)
+        n = len(_WALK_SCALARS)
+        assert first[:n] == tuple(int(record[f]) for f in _WALK_SCALARS)
+        for a, b, field in zip(first[n:], second[n:], _WALK_ARRAYS):
+            assert a is not b and a.dtype == np.int64 and a.flags.writeable
+            assert a.tolist() == [int(v) for v in record[field]]
+            a[:] = -1
+            assert b.tolist() == walk_args(record)[n + _WALK_ARRAYS.index(field)].tolist() \
+                == [int(v) for v in record[field]]

@@ -206,11 +206,14 @@ def raw_args(ins: tuple, out):
     for a in ins:
         if a.itemsize != out.itemsize or a.shape != out.shape:
             raise ValueError("the inputs and the output must be flat arrays of one itemsize and length")
-        v = a.view(np.uint8)
-        v.flags.writeable = False
+        v = a.view(_BYTES)
+        v.setflags(write=False)
         raw.append(v)
     raw += [raw[0]] * (MAX_INPUTS - len(raw))
-    return tuple(raw), len(ins), out.itemsize == 4, out.view(np.uint8), out.shape[0]
+    return tuple(raw), len(ins), out.itemsize == 4, out.view(_BYTES), out.shape[0]
+
+
+_BYTES = np.dtype(np.uint8)
 
 
 @njit(cache=True, error_model="numpy")

@@ -70,13 +70,12 @@ class Prepared:
     def launch_args(self, attrs) -> tuple:
         """``(scalars, tables)`` of the main stream for these attribute values, read-only, kept per
         values (a call of a few thousand elements would otherwise spend much of its time making them)."""
-        values = self._attr_values(attrs)
-        key = tuple(int(v.view(np.uint32)) for v in values.values())
+        key = np.array([attrs[a] for a in self.attrs], dtype=np.float32).tobytes()   # the values' bits
         got = self._args.get(key)
         if got is None:
             if len(self._args) >= _ARGS_KEPT:
                 self._args.clear()
-            got = self._args[key] = (frozen(self.main.scalars(values)), self.table_array(attrs))
+            got = self._args[key] = (frozen(self.main.scalars(self._attr_values(attrs))), self.table_array(attrs))
         return got
 
     def _attr_values(self, attrs) -> dict:

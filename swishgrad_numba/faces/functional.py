@@ -169,8 +169,8 @@ def run(desc, arrays, attrs: dict, out, platform):
     if desc.one_shape_on:
         _check_one_shape(desc, arrays, platform)
     if desc.broadcast and not (desc.one_shape_on and desc.one_shape(_platform_or_default(desc, platform))):
-        try:
-            shape = tuple(np.broadcast_shapes(*shapes))
+        try:   # equal shapes broadcast to themselves (the common case, without NumPy's machinery)
+            shape = tuple(shapes[0]) if shapes.count(shapes[0]) == len(shapes) else tuple(np.broadcast_shapes(*shapes))
         except ValueError:
             raise ValueError(f"{' and '.join(n for n, _ in arrays)} must broadcast against each other, got "
                              f"{' and '.join(str(s) for s in shapes)}") from None

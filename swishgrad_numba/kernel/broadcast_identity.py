@@ -43,10 +43,17 @@ def identity_pass_len(n_dy: int, n_x: int, n_out: int, block_num, block_former, 
     try:
         key = (int(n_dy), int(n_x), int(n_out), int(block_num), int(block_former), int(block_tail),
                int(ub_former), int(ub_outer), int(ub_tail), int(shape_len), int(split), int(fused),
-               *(tuple(np.asarray(a).ravel().tolist()) for a in (out_dims, out_strides, dy_strides, x_strides)))
+               *(_values(a) for a in (out_dims, out_strides, dy_strides, x_strides)))
     except (TypeError, ValueError):   # fields that are not integers: not a walk this shortcut knows
         return 0
     return _identity(*key)
+
+
+def _values(a) -> tuple:
+    """An array argument's values as a tuple (a flat ndarray's, the common case, without ``asarray``)."""
+    if type(a) is np.ndarray and a.ndim == 1:
+        return tuple(a.tolist())
+    return tuple(np.asarray(a).ravel().tolist())
 
 
 @functools.lru_cache(maxsize=256)

@@ -6,7 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["OpTiling", "kept_per_tiling"]
+from ..spec import a2 as spec_a2
+from ..spec import arch35 as spec_arch35
+
+__all__ = ["OpTiling", "a2_walk_fields", "arch35_walk_fields", "kept_per_tiling"]
 
 
 @dataclass(frozen=True)
@@ -83,3 +86,15 @@ def kept_per_tiling(fn):
             memo[name] = fn(tiling)
         return memo[name]
     return kept
+
+
+@kept_per_tiling
+def a2_walk_fields(tiling: OpTiling):
+    """The A2 record's walk fields (``spec.a2.TilingFields``, Python ints), kept per tiling."""
+    return spec_a2.TilingFields(*(int(tiling.data[n]) for n in spec_a2.FIELDS))
+
+
+@kept_per_tiling
+def arch35_walk_fields(tiling: OpTiling):
+    """The 950 record's base fields (``spec.arch35.TilingFields``, Python ints), kept per tiling."""
+    return spec_arch35.TilingFields(*(int(tiling.data[n]) for n in spec_arch35.FIELDS))

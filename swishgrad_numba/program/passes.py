@@ -46,6 +46,21 @@ _OVERFLOW = {False: "inf", True: "sat"}
 _ENTRIES: dict = {}
 _LOCK = runtime.ChildRenewedLock()
 _TABLES = TableCache(size=32)
+_ENGINE_MODULES = None
+
+
+def _engine_modules() -> tuple:
+    """``(engine.runner, engine.equal_shapes)``, imported at the first launch on the engine (the engine
+    imports this module) and kept: import statements in every call cost a warm call of a few thousand
+    elements a microsecond or two."""
+    global _ENGINE_MODULES
+    if _ENGINE_MODULES is None:
+        from ..engine import equal_shapes, runner
+
+        _ENGINE_MODULES = (runner, equal_shapes)
+    return _ENGINE_MODULES
+
+
 _ADHOC = itertools.count()
 _BY_CLASS: dict = {}
 _NO_TABLE = np.zeros(0, dtype=np.float32)
@@ -132,9 +147,7 @@ class Compiled:
         """The element-wise walk's route (:func:`kernel.walk.register_route`): on the engine where it is
         switched on (the launch runs here: None), else the fused pass's parameters, tables built."""
         if engine.enabled():
-            from ..engine.runner import prepare
-
-            prepare(self).run(ins, out, launch_plan, params._asdict())
+            _engine_modules()[0].prepare(self).run(ins, out, launch_plan, params._asdict())
             return None
         return with_tables(params)
 
@@ -142,9 +155,7 @@ class Compiled:
         """The broadcast walk's route: the engine's pass parameters where it is switched on, else the fused
         pass's, tables built."""
         if engine.enabled():
-            from ..engine.runner import prepare
-
-            return prepare(self).engine_params(params._asdict())
+            return _engine_modules()[0].prepare(self).engine_params(params._asdict())
         return with_tables(params)
 
     def equal_shapes(self, params, ins, out, pass_len) -> bool:
@@ -153,10 +164,8 @@ class Compiled:
         whether it ran (False: the walk runs)."""
         if not engine.enabled():
             return False
-        from ..engine.equal_shapes import run_flat
-        from ..engine.runner import prepare
-
-        return run_flat(prepare(self), ins, out, params._asdict(), pass_len)
+        runner, equal_shapes = _engine_modules()
+        return equal_shapes.run_flat(runner.prepare(self), ins, out, params._asdict(), pass_len)
 
     def table_dtype(self, i: int):
         dtype = self.lowered.values[self.lowered.tables[i]].dtype

@@ -25,6 +25,8 @@ and float64 (an AICPU kernel) are host choices: :mod:`.description`.
 """
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import numpy as np
 
 from ... import kernel as kernel_pkg
@@ -35,6 +37,7 @@ from ...program.form import Attr, Product, V
 from ...spec import arch35 as spec_arch35
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
+from ..op_tiling import arch35_walk_fields, kept_per_tiling
 from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["NAME", "bits_view", "RECORD_DTYPE", "TILING_KEY", "BUFFER_NUM", "ATTRS", "NO_A2_KERNEL", "EXPM1_THRESHOLD",
@@ -101,9 +104,8 @@ def host_tiling(numel: int, info: DTypeInfo, attrs, platform: Platform) -> OpTil
                     WORKSPACE_SIZE)
 
 
-def walk_fields(tiling: OpTiling):
-    """The record's base fields as the walk's ``spec.arch35.TilingFields``."""
-    return spec_arch35.TilingFields(*(int(tiling.data[name]) for name in spec_arch35.FIELDS))
+#: The record's base fields as the walk's ``spec.arch35.TilingFields``, kept per tiling.
+walk_fields = arch35_walk_fields
 
 # ---------------------------------------------------------------- the program
 
@@ -191,13 +193,20 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
     if grad is not None:
         raise ValueError(f"grad must be None for the forward operator {NAME!r} (it reads x only)")
     info = dtype_info(out.dtype, argname="out.dtype")
-    attrs = {name: np.float32(tiling.data[field]) for name, field in ATTRS}
     plan = kernel_pkg.plan_launch(walk_fields(tiling), tiling.block_dim, kernel_pkg.arch_code(ARCH_950), out.size)
-    if threshold_path(attrs["alpha"], attrs["input_scale"]):
-        params = compiled(NAME, ARCH_950, info.name, "threshold").params(alpha=attrs["alpha"], scale=attrs["scale"])
-    else:
-        params = compiled(NAME, ARCH_950, info.name).params(**attrs)
+    variant, attrs = _launch_attrs(tiling)
+    params = compiled(NAME, ARCH_950, info.name, variant).params(**attrs)
     kernel_pkg.run_walk(params, (bits_view(x, info),), bits_view(out, info), plan)
+
+
+@kept_per_tiling
+def _launch_attrs(tiling: OpTiling) -> tuple:
+    """``(variant, attributes)`` of a record's launch: the threshold path's program or the main one, read once
+    per (cached) tiling."""
+    attrs = {name: np.float32(tiling.data[field]) for name, field in ATTRS}
+    if threshold_path(attrs["alpha"], attrs["input_scale"]):
+        return "threshold", MappingProxyType({"alpha": attrs["alpha"], "scale": attrs["scale"]})
+    return "main", MappingProxyType(attrs)
 
 # ---------------------------------------------------------------- registration
 

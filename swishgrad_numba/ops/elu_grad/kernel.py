@@ -28,6 +28,8 @@ give the sources, file and line, of every fact here.
 """
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import numpy as np
 
 from ... import kernel as kernel_pkg
@@ -40,6 +42,7 @@ from ...tiling.findings import finding
 from ...tiling.records import checked_record
 from . import a2 as elu_grad_a2
 from ..elu.kernel import bits_view, float_program, walk_fields
+from ..op_tiling import kept_per_tiling
 from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["NAME", "RECORD_DTYPE", "BUFFER_NUM", "DTYPE_TEMPLATES", "VARIANTS", "negcoef", "host_tiling",
@@ -137,10 +140,16 @@ def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
     if grad is None:
         raise ValueError(f"grad must be an array for {NAME} (its gradOutput)")
     info = dtype_info(out.dtype, argname="out.dtype")
-    attrs = dict(negcoef=tiling.data["negcoef"], scale=tiling.data["scale"], input_scale=tiling.data["inputScale"])
     plan = kernel_pkg.plan_launch(walk_fields(tiling), tiling.block_dim, kernel_pkg.arch_code(ARCH_950), out.size)
-    params = compiled(NAME, ARCH_950, info.name, variant_of(tiling)).params(**attrs)
+    params = compiled(NAME, ARCH_950, info.name, variant_of(tiling)).params(**_launch_attrs(tiling))
     kernel_pkg.run_walk(params, (bits_view(grad, info), bits_view(x, info)), bits_view(out, info), plan)
+
+
+@kept_per_tiling
+def _launch_attrs(tiling: OpTiling):
+    """The record's attributes as the program's, read once per (cached) tiling."""
+    return MappingProxyType(dict(negcoef=tiling.data["negcoef"], scale=tiling.data["scale"],
+                                 input_scale=tiling.data["inputScale"]))
 
 
 def _device_instructions(tiling: OpTiling, itemsize: int) -> tuple:

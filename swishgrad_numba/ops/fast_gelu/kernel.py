@@ -34,6 +34,7 @@ from ...program.form import V
 from ...spec import arch35 as spec_arch35
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
+from ..op_tiling import arch35_walk_fields
 from ..registry import Kernel, OpTiling, WalkCheck
 
 __all__ = ["FORWARD", "BACKWARD", "RECORD_DTYPE", "BUFFER_NUM", "SCALE", "NO_A2_KERNEL", "buffer_num",
@@ -81,9 +82,8 @@ def host_tiling(op: str, numel: int, info: DTypeInfo, platform: Platform) -> OpT
                     spec_arch35.WORKSPACE_SIZE)
 
 
-def walk_fields(tiling: OpTiling):
-    """The record's fields as the walk's ``spec.arch35.TilingFields``."""
-    return spec_arch35.TilingFields(*(int(tiling.data[name]) for name in spec_arch35.FIELDS))
+#: The record's base fields as the walk's ``spec.arch35.TilingFields``, kept per tiling.
+walk_fields = arch35_walk_fields
 
 # ---------------------------------------------------------------- the programs
 

@@ -29,6 +29,7 @@ from ...program.form import V
 from ...spec import a2 as spec_a2
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
+from ..op_tiling import a2_walk_fields
 from ..registry import Kernel, OpTiling, WalkCheck
 from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling, walk_args
 from ..silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
@@ -177,8 +178,7 @@ def run_a2(dy, x, out, tiling: OpTiling, info: DTypeInfo, saturation: bool = Fal
     """Flat C-contiguous ``dy``, ``x``, ``out`` of one dtype and size, on the generic walk."""
     variant = VARIANT_310B if int(tiling["versionNum"]) == 1 else "main"
     params = compiled(NAME, ARCH_A2, info.name, variant, saturation).params()
-    fields = spec_a2.TilingFields(*(int(tiling[n]) for n in spec_a2.FIELDS))
-    plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.ARCH_A2, out.size)
+    plan = kernel_pkg.plan_launch(a2_walk_fields(tiling), tiling.block_dim, kernel_pkg.ARCH_A2, out.size)
     kernel_pkg.run_walk(params, (_bits(dy, info), _bits(x, info)), _bits(out, info), plan)
 
 

@@ -26,6 +26,7 @@ from ...program.form import V
 from ...spec import a2 as spec_a2
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
+from ..op_tiling import a2_walk_fields
 from ..registry import OpTiling, WalkCheck
 
 __all__ = ["NAME", "RECORD_DTYPE", "BLOCK", "DIVISORS", "NUM", "DEN", "TANH", "a2_host_tiling", "buffer_plan",
@@ -146,8 +147,7 @@ def run(dy, x, out, tiling: OpTiling, info: DTypeInfo, saturation: bool = False)
     """Flat C-contiguous ``dy``, ``x``, ``out`` of one dtype and size, on the generic walk."""
     variant = "tanh" if tiling.tiling_key == 1 else "none"
     params = compiled(NAME, ARCH_A2, info.name, variant, saturation).params()
-    fields = spec_a2.TilingFields(*(int(tiling[n]) for n in spec_a2.FIELDS))
-    plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.ARCH_A2, out.size)
+    plan = kernel_pkg.plan_launch(a2_walk_fields(tiling), tiling.block_dim, kernel_pkg.ARCH_A2, out.size)
     bits = info.bits_dtype
     kernel_pkg.run_walk(params, (dy.reshape(-1).view(bits), x.reshape(-1).view(bits)), out.reshape(-1).view(bits),
                         plan)

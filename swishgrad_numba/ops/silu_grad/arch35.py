@@ -256,13 +256,17 @@ _WALK_ARRAYS = ("outputDims", "outputStrides", "input0Strides", "input1Strides")
 def walk_args(record) -> tuple:
     """The broadcast walk's arguments after the block count (:func:`swishgrad_numba.kernel.broadcast.run_blocks`)
     read from a record with this layout's fields (the package's 950 broadcast records): its scalars as Python
-    ints, its arrays as fresh int64 arrays. The fields are read once per record (by its bytes): a record's
-    field costs about a microsecond, and a call of a few thousand elements read 13 of them every time."""
+    ints, its arrays as fresh int64 arrays (copies of kept read-only ones). The fields are read once per record
+    (by its bytes): a record's field costs about a microsecond, and a call of a few thousand elements read 13
+    of them every time."""
     scalars, arrays = _walk_args(record.tobytes(), record.dtype)
-    return scalars + tuple(np.array(a, dtype=np.int64) for a in arrays)
+    return scalars + tuple(a.copy() for a in arrays)
 
 
 @functools.lru_cache(maxsize=256)
 def _walk_args(record_bytes: bytes, record_dtype: np.dtype) -> tuple:
     r = np.frombuffer(record_bytes, dtype=record_dtype)[0]
-    return tuple(int(r[n]) for n in _WALK_SCALARS), tuple(tuple(int(v) for v in r[n]) for n in _WALK_ARRAYS)
+    arrays = tuple(np.array([int(v) for v in r[n]], dtype=np.int64) for n in _WALK_ARRAYS)
+    for a in arrays:
+        a.flags.writeable = False
+    return tuple(int(r[n]) for n in _WALK_SCALARS), arrays

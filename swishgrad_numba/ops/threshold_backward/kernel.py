@@ -30,6 +30,7 @@ from ...program.form import V
 from ...spec import a2 as spec_a2
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
+from ..op_tiling import a2_walk_fields
 from ..registry import Kernel, OpTiling, WalkCheck
 from ..silu_grad.arch35 import ARCH35_ARRAY_FIELDS, ARCH35_SCALAR_FIELDS, broadcast_tiling, walk_args
 
@@ -166,8 +167,7 @@ def shaped_launch(arrays, out: np.ndarray, tiling: OpTiling, info: DTypeInfo, sa
     variant = variant_of(tiling.data["threshold"])
     params = compiled(NAME, tiling.architecture, info.name, variant, saturation).params(**_attrs(tiling, info))
     if tiling.architecture == ARCH_A2:
-        fields = spec_a2.TilingFields(*(int(tiling.data[n]) for n in spec_a2.FIELDS))
-        plan = kernel_pkg.plan_launch(fields, tiling.block_dim, kernel_pkg.ARCH_A2, out.size)
+        plan = kernel_pkg.plan_launch(a2_walk_fields(tiling), tiling.block_dim, kernel_pkg.ARCH_A2, out.size)
         kernel_pkg.run_walk(params, (_bits(grad.reshape(-1), info), _bits(x.reshape(-1), info)),
                             _bits(out.reshape(-1), info), plan)
         return
