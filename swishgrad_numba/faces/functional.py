@@ -187,7 +187,8 @@ def run(desc, arrays, attrs: dict, out, platform):
             if a.dtype != dtypes[0]:
                 raise TypeError(f"{arrays[0][0]} and {name} must have the same dtype, got {dtypes[0]} and {a.dtype}")
     dtype = promoted_dtype(desc, dtypes)
-    if any(a.dtype != dtype for _, a in arrays):
+    cast = dtypes.count(dtype) != len(dtypes)   # an input of another dtype: the op_api Casts it
+    if cast:
         _check_soc_dtypes(desc, arrays, platform)   # inputs the op_api Casts: their own dtypes on the SoC first
     if desc.soc_checked:
         _check_soc_dtypes(desc, arrays, platform)   # a SoC list narrower than the bfloat16 gate (issue 41)
@@ -217,7 +218,7 @@ def run(desc, arrays, attrs: dict, out, platform):
         check_out_like(out, shape, dtype)
         ins = [a.astype(dtype, copy=False) for _, a in arrays]
         return _finish(desc.aicpu(*ins, *[attrs[a.name] for a in desc.float_attributes]), out)
-    if any(a.dtype != dtype for _, a in arrays):
+    if cast:
         arrays = tuple((n, a.astype(dtype)) for n, a in arrays)   # the op_api's Casts: exact widenings
     if desc.broadcast_to:   # the op_api's BroadcastTo, then the element-wise kernel (aclnnMishBackward)
         arrays = tuple((n, _broadcast_to(a, shape)) for n, a in arrays)

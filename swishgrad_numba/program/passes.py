@@ -47,6 +47,8 @@ _ENTRIES: dict = {}
 _LOCK = runtime.ChildRenewedLock()
 _TABLES = TableCache(size=32)
 _ENGINE_MODULES = None
+#: What :func:`compiled` made, by key (:func:`_compiled`'s, never evicted either).
+_MADE: dict = {}
 
 
 def _engine_modules() -> tuple:
@@ -234,8 +236,12 @@ def compiled(op: str, architecture: str, dtype: str, variant: str = "main", satu
         variant += ENVELOPE_SUFFIX
     if axpy_rounding == "unfused":
         variant += UNFUSED_AXPY_SUFFIX
-    with _LOCK:
-        return _compiled((op, architecture, dtype, variant, bool(saturation)))
+    key = (op, architecture, dtype, variant, bool(saturation))
+    made = _MADE.get(key)   # made before: found without the lock (a warm call's path)
+    if made is None:
+        with _LOCK:
+            made = _MADE[key] = _compiled(key)
+    return made
 
 
 def compile_program(program, dtype: str, saturation: bool = False, module: str = "__main__",
