@@ -37,12 +37,13 @@ from ..intrinsics import vectorise_full_width
 from ..kernel.envelope import ulp_shift
 from ..kernel.exp import _GUARD_LIM, _LOW_BITS, _NO_KEY, _T_HI, exp_fast
 from ..kernel.ln import ln_fast, ln_flagged
-from ..program import semantics as S
+from ..program import int_casts as IC, semantics as S
+from . import machine
 from .direct16 import lookup_bits
 from .hot_source import VERSION, NotHot, block_source, lookups
 from .launch import _copy_in, _copy_out
 from .machine import run_machine
-from .opcodes import FIELDS
+from .opcodes import FIELDS, LOOKUP, OP
 
 __all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_BLOCK", "enabled", "set_enabled", "use", "hot_class", "run"]
 
@@ -100,7 +101,8 @@ def class_name(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: boo
 def _globals() -> dict:
     return dict(np=np, S=S, vectorise_full_width=vectorise_full_width, exp_fast=exp_fast, EXP_T_HI=_T_HI,
                 EXP_GUARD_LIM=_GUARD_LIM, EXP_LOW_BITS=_LOW_BITS, NO_KEY=_NO_KEY, ln_fast=ln_fast,
-                ln_flagged=ln_flagged, ulp_shift=ulp_shift, lookup_bits=lookup_bits, __name__=__name__)
+                ln_flagged=ln_flagged, ulp_shift=ulp_shift, lookup_bits=lookup_bits, IC=IC, INT_LO=machine._INT_LO,
+                INT_HI=machine._INT_HI, SRC_CODES=machine._SRC_CODES, __name__=__name__)
 
 
 def _make(name: str):
@@ -124,8 +126,9 @@ def _make(name: str):
 
 def hot_class(code, grain: int, inputs: int, out_row: int, sat: bool):
     """The class of a checked stream's hot block, made once per process; None where it does not run hot."""
-    if np.asarray(code).min(initial=0) < 0:
-        return None
+    code = np.asarray(code)
+    if code.min(initial=0) < 0 or (code.shape[0] == 1 and code[0, OP] == LOOKUP):
+        return None          # a lone Lookup: the flat pass gathers it straight into the result already
     name = class_name(code, grain, inputs, out_row, sat)
     with _LOCK:
         cls = _CLASSES.get(name)

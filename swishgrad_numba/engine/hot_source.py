@@ -174,6 +174,18 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
             body.append(f"{v} = S.cast_whole({read(s0)}, {mode}, {sat_c})")
         elif op == O.ULP_SHIFT:
             body.append(f"{v} = ulp_shift({read(s0)}, {scalar(k0)}, {scalar(k1)})")
+        elif op == O.CAST_TO_INT:      # the mode's fields as the machine's _to_int reads them, constants here
+            how, dk, src, wrap = mode % 8, (mode // 8) % 8, (mode // 64) % 4, mode >= 256
+            if dk >= 4 or src >= 3:
+                raise NotHot(f"CAST_TO_INT mode {mode}")
+            r = f"IC.cast_to_int({read(s0)}, SRC_CODES[{src}], {how}, INT_LO[{dk}], INT_HI[{dk}], {wrap})"
+            body.append(f"{v} = np.int32({r}).view(np.float32)" if dk == 0 else
+                        f"{v} = np.float32(IC.int16_bits({r}))" if dk == 1 else f"{v} = np.float32({r})")
+        elif op == O.CAST_FROM_INT:
+            how, kind, a = mode % 8, mode // 8, read(s0)
+            body.append(f"{v} = IC.cast_int_to_f32(np.float32({a}).view(np.int32), {how})" if kind == 0 else
+                        f"{v} = np.float32(IC.cast_int_to_16(IC.int16_value({a}), {how}))" if kind == 1 else
+                        f"{v} = np.float32(IC.int16_value({a}))")
         else:
             raise NotHot(f"opcode {O.NAMES[op] if 0 <= op < len(O.NAMES) else op}")
         rows[row_of(dst)] = v
