@@ -1,6 +1,6 @@
 """The engine's hot tier against its machine: thread CPU time per element, one thread, alternating turns.
 
-    python bench/engine_hot.py [--size N] [--turns T] [OP:KERNEL:DTYPE ...]
+    python bench/engine_hot.py [--size N] [--turns T] [--gather] [OP:KERNEL:DTYPE ...]
     python bench/engine_hot.py --cold
 
 The first form runs each row's main stream (:mod:`swishgrad_numba.engine.runner`) over ``N`` elements of the
@@ -84,7 +84,11 @@ def main(argv=None) -> None:
     ap.add_argument("--size", type=int, default=1 << 22)
     ap.add_argument("--turns", type=int, default=4)
     ap.add_argument("--cold", action="store_true")
+    ap.add_argument("--gather", action="store_true", help="gather every Lookup (hot.INLINE_TABLES off)")
     args = ap.parse_args(argv)
+    if args.gather:
+        from swishgrad_numba.engine import hot
+        hot.INLINE_TABLES = False
     if args.cold:
         cold()
         return

@@ -85,6 +85,37 @@ def test_operator_programs_run_hot_as_interpreted(name, arch, variant, dtype, ev
         assert_bits_equal(got, want, f"{name} {arch} {variant} {dtype} saturation={saturation} {attrs}")
 
 
+@pytest.mark.parametrize("inline", [True, False], ids=["inlined", "gathered"])
+@pytest.mark.parametrize("name, arch, dtype", [("sigmoid_grad", "a2", "float16"), ("elu_grad", "arch35", "bfloat16"),
+                                               ("softplus_grad", "arch35", "float16")])
+def test_cheap_tables_computed_in_the_loop_or_gathered(name, arch, dtype, inline, every_launch_hot, monkeypatch):
+    """A Lookup of a table whose stream is cheap is that stream computed in the loop on the input's bits'
+    number (or, switched off, gathered): every bit pattern of the looked-up input, both overflow modes."""
+    monkeypatch.setattr(hot, "INLINE_TABLES", inline)
+    kernel = get_operator(name).kernels[arch]
+    program = kernel.programs(dtype, get_operator(name).variant(sg.REFERENCE_PLATFORM if arch == ARCH_A2
+                                                                   else sg.ASCEND950_PLATFORM))
+    rng = np.random.default_rng([1392, len(name)])
+    arrays = [_values(rng, 65536, dtype, every_pattern=True) for _ in program.inputs]
+    arrays[0] = rng.permutation(arrays[0])
+    for saturation in (False, True):
+        lowered = lower(program)
+        prepared = runner.Prepared(lowered, saturation)
+        attrs = {a: np.float32(ATTR_VALUES[rng.integers(len(ATTR_VALUES))]) for a in program.attrs}
+        got = np.empty(65536, DTYPES[dtype])
+        prepared.run(tuple(a.view(np.uint16) for a in arrays), got.view(np.uint16), _plan(65536), attrs)
+        want = interpret(program, {t.name: a for t, a in zip(program.inputs, arrays)}, attrs, saturation)
+        assert_bits_equal(got, want, f"{name} {arch} {dtype} saturation={saturation}")
+        assert bool(prepared._hot[1]) == inline and every_launch_hot[-1]
+
+
+def _plan(n, pass_len=8192, threads=2):
+    from swishgrad_numba.kernel import plan as kernel_plan
+    passes = -(-n // pass_len)
+    return kernel_plan.plan([kernel_plan.CoreRun(0, 1, 0, passes, pass_len, n - (passes - 1) * pass_len, n)], n,
+                            threads)
+
+
 def _exp_ln_program():
     body = (V.Exp("e", "x"), V.Ln("l", "x"), V.Mul("p", "e", "y"), V.Add("out", "p", "l"))
     return Program("ExpLn", (Tensor("x"), Tensor("y")), Tensor("out"), (Tensor("e"), Tensor("l"), Tensor("p")),

@@ -43,7 +43,7 @@ from .direct16 import lookup_bits
 from .hot_source import VERSION, NotHot, block_source, lookups
 from .launch import _copy_in, _copy_out
 from .machine import run_machine
-from .opcodes import FIELDS, LOOKUP, OP
+from .opcodes import EXP, FIELDS, LN, LOOKUP, OP
 
 __all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_BLOCK", "enabled", "set_enabled", "use", "hot_class", "run"]
 
@@ -59,7 +59,11 @@ HOT_BLOCK = 512
 _LOCK = threading.Lock()
 _CLASSES: dict = {}        # class name -> class
 _BLOCKS: dict = {}         # class -> generated block function (Python)
-_NAME = re.compile(r"^Hot__v(\d+)__(inf|sat)__g(\d+)__o(\d+)__i(\d+)__([0-9a-f]+)$")
+_NAME = re.compile(r"^Hot__v(\d+)__(inf|sat)__g(\d+)__o(\d+)__i(\d+)__([0-9a-f]+)((?:__T\d+g\d+i\d+o\d+k\d+_[0-9a-f]+)*)$")
+_TABLE = re.compile(r"__T(\d+)g(\d+)i(\d+)o(\d+)k(\d+)_([0-9a-f]+)")
+#: Whether a Lookup of a cheap table (no Exp, Ln or Lookup in its stream) is computed in the loop rather than
+#: gathered (measured: bench/RESULTS.md, engine-hot).
+INLINE_TABLES = True
 
 
 def _flag(flag) -> bool:
@@ -92,10 +96,21 @@ def use(flag: bool = True):
         _SETTING.set(previous)
 
 
-def class_name(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool) -> str:
-    """The stream's key as a class name: everything its block function is generated from."""
-    numbers = np.ascontiguousarray(code, dtype="<u4").tobytes().hex()
-    return f"Hot__v{VERSION}__{'sat' if sat else 'inf'}__g{grain}__o{out_row}__i{inputs}__{numbers}"
+def _numbers(code) -> str:
+    return np.ascontiguousarray(code, dtype="<u4").tobytes().hex()
+
+
+def class_name(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool, inline: dict | None = None) -> str:
+    """The stream's key as a class name: everything its block function is generated from (``inline``: as
+    :func:`.hot_source.block_source` takes it)."""
+    tables = "".join(f"__T{mode}g{g}i{i}o{o}k{k}_{_numbers(c)}" for mode, (c, g, i, o, k) in sorted((inline or {}).items()))
+    return f"Hot__v{VERSION}__{'sat' if sat else 'inf'}__g{grain}__o{out_row}__i{inputs}__{_numbers(code)}{tables}"
+
+
+def _code(hexes: str) -> np.ndarray:
+    if len(hexes) % (8 * FIELDS):
+        raise NotHot("a stream's numbers cut short")
+    return np.frombuffer(bytes.fromhex(hexes), dtype="<u4").astype(np.int64).reshape(-1, FIELDS)
 
 
 def _globals() -> dict:
@@ -109,10 +124,10 @@ def _make(name: str):
     """The class of key ``name`` and its block function (generated; :class:`.hot_source.NotHot` where the
     stream is not taken)."""
     m = _NAME.match(name)
-    if m is None or int(m[1]) != VERSION or len(m[6]) % (8 * FIELDS):
+    if m is None or int(m[1]) != VERSION:
         raise NotHot(f"not a hot stream's key: {name[:80]!r}")
-    code = np.frombuffer(bytes.fromhex(m[6]), dtype="<u4").astype(np.int64).reshape(-1, FIELDS)
-    source = block_source(code, int(m[3]), int(m[5]), int(m[4]), m[2] == "sat")
+    inline = {int(t[0]): (_code(t[5]), int(t[1]), int(t[2]), int(t[3]), int(t[4])) for t in _TABLE.findall(m[7])}
+    source = block_source(_code(m[6]), int(m[3]), int(m[5]), int(m[4]), m[2] == "sat", inline=inline)
     filename = os.path.join(os.path.dirname(__file__), f"<hot {name[:60]}>.py")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = _globals()
@@ -124,12 +139,27 @@ def _make(name: str):
     return cls
 
 
-def hot_class(code, grain: int, inputs: int, out_row: int, sat: bool):
+def _inlined(prepared) -> dict:
+    """``block_source``'s ``inline`` for a :class:`.runner.Prepared`: its cheap tables (:data:`INLINE_TABLES`)."""
+    if not INLINE_TABLES:
+        return {}
+    out, k = {}, max(len(prepared.main.scalar_ops), 1)
+    for mode, (t, inp) in enumerate(prepared.tables):
+        if np.isin(t.code[:, OP], (EXP, LN, LOOKUP)).any() or t.out % t.grain:
+            continue
+        out[mode] = (t.code, t.grain, inp, t.out // t.grain, k)
+        k += max(len(t.scalar_ops), 1)
+    return out
+
+
+def hot_class(code, grain: int, inputs: int, out_row: int, sat: bool, inline: dict | None = None):
     """The class of a checked stream's hot block, made once per process; None where it does not run hot."""
     code = np.asarray(code)
     if code.min(initial=0) < 0 or (code.shape[0] == 1 and code[0, OP] == LOOKUP):
         return None          # a lone Lookup: the flat pass gathers it straight into the result already
-    name = class_name(code, grain, inputs, out_row, sat)
+    if any(c.min(initial=0) < 0 for c, *_rest in (inline or {}).values()):
+        return None
+    name = class_name(code, grain, inputs, out_row, sat, inline)
     with _LOCK:
         cls = _CLASSES.get(name)
         if cls is None and name not in _CLASSES:
@@ -205,19 +235,26 @@ def _hot_bins(params, ins, inputs, out, numel, pieces, bins, code, scalars, tabl
                               out_row, sat)
 
 
-def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, scalars, tables) -> bool:
+def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     """Run a flat launch hot where it is on, the launch large enough and the stream taken; whether it ran
     (False: the machine runs it). ``ins`` and ``out`` as :meth:`.runner.Prepared.run` has them (flat, float32
-    or 16-bit bits as uint16), ``pieces`` and ``bins`` the plan's (read-only)."""
+    or 16-bit bits as uint16, read-only inputs), ``pieces`` and ``bins`` the plan's (read-only)."""
     if not enabled() or out.shape[0] < HOT_MIN_ELEMENTS:
         return False
     m = prepared.main
-    cls = prepared.__dict__.get("_hot", False)
-    if cls is False:
-        cls = prepared._hot = hot_class(m.code, m.grain, prepared.inputs, m.out, prepared.sat)
+    got = prepared.__dict__.get("_hot")
+    if got is None:
+        inline = _inlined(prepared)
+        got = prepared._hot = (hot_class(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline), inline)
+    cls, inline = got
     if cls is None:
         return False
+    scalars, tables = prepared.launch_args(attrs)
+    if inline:        # the inlined tables' scalars after the main stream's
+        values = prepared._attr_values(attrs)
+        scalars = np.concatenate([scalars] + [prepared.tables[mode][0].scalars(values) for mode in sorted(inline)])
+        scalars.flags.writeable = False
     padded = tuple(ins) + (ins[0],) * (3 - len(ins))
-    _hot_bins(cls(lookups(m.code)), padded, len(ins), out, out.shape[0], pieces, bins, m.code, scalars, tables,
-              m.grain, m.arena_len, m.out, prepared.sat, min(HOT_BLOCK, m.grain))
+    _hot_bins(cls(lookups(m.code, inline)), padded, len(ins), out, out.shape[0], pieces, bins, m.code, scalars,
+              tables, m.grain, m.arena_len, m.out, prepared.sat, min(HOT_BLOCK, m.grain))
     return True

@@ -53,143 +53,160 @@ def _nan2(*names) -> str:
     return " | ".join(f"(({a} != {a}) & ({b} != {b}))" for a, b in pairs)
 
 
-def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool, name: str = "hot_block") -> str:
+def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool, name: str = "hot_block",
+                 inline: dict | None = None) -> str:
     """The source of ``name(params, in0, in1, in2, out, at, n, scalars, tables, scratch)``: elements ``at .. at + n``
     of the flat tensors through the stream ``code`` (checked: :func:`.stream.check`), ``n`` at most
     ``scratch.shape[1]``; it returns whether the block is flagged (its outputs are then to be recomputed
-    by the machine)."""
+    by the machine). ``inline``: table ``mode`` -> ``(code, grain, input row, result row, first scalar)`` of
+    the table streams whose Lookups are computed in the loop instead (their scalars in ``scalars`` from
+    ``first scalar`` on): the table's entry is its stream run on the bits' number, which the input's value
+    is."""
     code = np.asarray(code)
     if code.ndim != 2 or code.shape[1] != O.FIELDS or code.shape[0] == 0:
         raise NotHot("not a stream of instructions")
+    inline = inline or {}
     sat_c = "True" if sat else "False"
-    rows: dict = {}          # arena row -> the local variable holding its value
     used_inputs: set = set()
     pre: list = []           # before the block's loop (scalars, Duplicates, gathers)
     body: list = []          # one element's stream
     post: list = []          # after the loop: the block's flags
     flags: list = []         # per-element flag terms
-    lookups = 0
+    lookups = [0]
     kvars: dict = {}
 
-    def row_of(offset: int) -> int:
-        if offset % grain:
-            raise NotHot(f"offset {offset} is not at a row's start")
-        return offset // grain
+    def emit(code, grain, sources, prefix, kbase, out_row):
+        """The instructions of ``code`` into ``body``; ``sources``: the rows it reads before writing them
+        (row -> variable); the variable of ``out_row`` at the end."""
+        rows: dict = {}          # arena row -> the local variable holding its value
 
-    def read(offset: int) -> str:
-        r = row_of(offset)
-        if r in rows:
-            return rows[r]
-        if r < inputs:
-            used_inputs.add(r)
-            return f"x{r}"
-        raise NotHot(f"row {r} is read before it is written")
+        def row_of(offset: int) -> int:
+            if offset % grain:
+                raise NotHot(f"offset {offset} is not at a row's start")
+            return offset // grain
 
-    def scalar(k: int) -> str:
-        if k not in kvars:
-            kvars[k] = f"k{k}"
-            pre.append(f"k{k} = scalars[{k}]")
-        return kvars[k]
+        def read(offset: int) -> str:
+            r = row_of(offset)
+            if r in rows:
+                return rows[r]
+            if r in sources:
+                if sources[r].startswith("x"):
+                    used_inputs.add(int(sources[r][1:]))
+                return sources[r]
+            raise NotHot(f"row {r} is read before it is written")
 
-    for i, ins in enumerate(code):
-        op, dst, s0, s1, s2, k0, k1, mode = (int(v) for v in ins)
-        v = f"v{i}"
-        if op in _BINARY:
-            a, b = read(s0), read(s1)
-            body.append(f"{v} = S.{_BINARY[op]}({a}, {b}, {sat_c})")
-            if op in _COMMUTATIVE:
-                flags.append(_nan2(a, b))
-        elif op in _SCALAR:
-            a, k = read(s0), scalar(k0)
-            body.append(f"{v} = S.{_SCALAR[op]}({a}, {k}, {sat_c})")
-            flags.append(_nan2(a, k))
-        elif op in _UNARY:
-            body.append(f"{v} = S.{_UNARY[op]}({read(s0)}, {sat_c})")
-        elif op == O.EXP:
-            a = read(s0)
-            body.append(f"{v}e, {v}key, _{v} = exp_fast(min({a}, EXP_T_HI))")
-            body.append(f"exp_key = min(exp_key, {v}key)")
-            body.append(f"exp_bits = max(exp_bits, np.float32({a}).view(np.uint32))")
-            body.append(f"{v} = np.float32({v}e)" if not sat else f"{v} = S.saturate(np.float32({v}e), True)")
-            if "exp_key = NO_KEY" not in pre:
-                pre.append("exp_key = NO_KEY")
-                pre.append("exp_bits = np.uint32(0)")
-                post.append("if (exp_key <= EXP_GUARD_LIM) | (exp_bits > EXP_LOW_BITS):\n        flagged = True")
-        elif op == O.LN:
-            a = read(s0)
-            body.append(f"{v}r, {v}key = ln_fast({a})")
-            body.append(f"ln_key = min(ln_key, {v}key)")
-            body.append(f"{v} = {v}r" if not sat else f"{v} = S.saturate({v}r, True)")
-            if "ln_key = NO_KEY" not in pre:
-                pre.append("ln_key = NO_KEY")
-                post.append("if ln_flagged(ln_key):\n        flagged = True")
-        elif op == O.CAST_NONE:
-            body.append(f"{v} = S.cast_none(np.uint16({read(s0)}), {mode})")
-        elif op == O.CAST_RINT:
-            body.append(f"{v} = np.float32(S.cast_rint({read(s0)}, {mode}, {sat_c}))")
-        elif op == O.CAST_ROUND:
-            body.append(f"{v} = np.float32(S.cast_round({read(s0)}, {mode}, {sat_c}))")
-        elif op == O.LOOKUP:
-            r = row_of(s0)
-            if r >= inputs or r in rows:
-                raise NotHot("a Lookup of a computed value")
-            pre.append(f"lookup_bits(tables[{mode}], in{r}, at, scratch[{lookups}], 0, n)")
-            body.append(f"{v} = scratch[{lookups}, i]")
-            lookups += 1
-        elif op == O.MUL_DST_ADD:
-            a, b, c = read(s0), read(s1), read(s2)
-            body.append(f"{v} = S.mul_dst_add({a}, {b}, {c}, {sat_c})")
-            flags.append(_nan2(a, b, c))
-        elif op in (O.AXPY_FUSED, O.AXPY_UNFUSED):
-            a, b, k = read(s0), read(s1), scalar(k0)
-            f = "axpy_fused" if op == O.AXPY_FUSED else "axpy_unfused"
-            body.append(f"{v} = S.{f}({a}, {b}, {k}, {sat_c})")
-            flags.append(_nan2(a, b, k))
-        elif op in (O.AND, O.OR):
-            a, b = read(s0), read(s1)
-            f = "and" if op == O.AND else "or"
-            body.append(f"{v} = np.float32(S.{f}16({a}, {b}))" if mode == 1 else f"{v} = S.{f}_({a}, {b}, {sat_c})")
-        elif op == O.DUPLICATE:
-            pre.append(f"{v} = S.duplicate({scalar(k0)}, {sat_c})")
-        elif op in (O.COMPARE, O.COMPARE_SCALAR):
-            if not 0 <= mode < len(_COMPARES):
-                raise NotHot(f"compare mode {mode}")
-            b = scalar(k0) if op == O.COMPARE_SCALAR else read(s1)
-            body.append(f"{v} = np.float32(S.{_COMPARES[mode]}({read(s0)}, {b}, False))")
-        elif op == O.SELECT:
-            body.append(f"{v} = S.select({read(s0)}, {read(s1)}, np.uint8({read(s2)}), {sat_c})")
-        elif op == O.SELECT_SCALAR:
-            body.append(f"{v} = S.select_scalar({read(s0)}, np.uint8({read(s1)}), {scalar(k0)}, {sat_c})")
-        elif op == O.SHIFT_RIGHT:
-            body.append(f"{v} = np.int32(S.shift_right({read(s0)}, {scalar(k0)}, False)).view(np.float32)")
-        elif op == O.CAST_I32_F32:
-            body.append(f"{v} = S.cast_i32_f32(np.float32({read(s0)}).view(np.int32))")
-        elif op == O.CAST_F16_I8:
-            body.append(f"{v} = np.float32(S.cast_f16_i8(np.uint16({read(s0)})))")
-        elif op == O.CAST_I8_F16:
-            body.append(f"{v} = np.float32(S.cast_i8_f16(np.int8({read(s0)})))")
-        elif op in _DIRECTED:
-            body.append(f"{v} = np.float32(S.cast_directed({read(s0)}, {mode}, {sat_c}, {op - O.CAST_FLOOR}))")
-        elif op == O.CAST_WHOLE:
-            body.append(f"{v} = S.cast_whole({read(s0)}, {mode}, {sat_c})")
-        elif op == O.ULP_SHIFT:
-            body.append(f"{v} = ulp_shift({read(s0)}, {scalar(k0)}, {scalar(k1)})")
-        elif op == O.CAST_TO_INT:      # the mode's fields as the machine's _to_int reads them, constants here
-            how, dk, src, wrap = mode % 8, (mode // 8) % 8, (mode // 64) % 4, mode >= 256
-            if dk >= 4 or src >= 3:
-                raise NotHot(f"CAST_TO_INT mode {mode}")
-            r = f"IC.cast_to_int({read(s0)}, SRC_CODES[{src}], {how}, INT_LO[{dk}], INT_HI[{dk}], {wrap})"
-            body.append(f"{v} = np.int32({r}).view(np.float32)" if dk == 0 else
-                        f"{v} = np.float32(IC.int16_bits({r}))" if dk == 1 else f"{v} = np.float32({r})")
-        elif op == O.CAST_FROM_INT:
-            how, kind, a = mode % 8, mode // 8, read(s0)
-            body.append(f"{v} = IC.cast_int_to_f32(np.float32({a}).view(np.int32), {how})" if kind == 0 else
-                        f"{v} = np.float32(IC.cast_int_to_16(IC.int16_value({a}), {how}))" if kind == 1 else
-                        f"{v} = np.float32(IC.int16_value({a}))")
-        else:
-            raise NotHot(f"opcode {O.NAMES[op] if 0 <= op < len(O.NAMES) else op}")
-        rows[row_of(dst)] = v
-    result = read(out_row)
+        def scalar(k: int) -> str:
+            k += kbase
+            if k not in kvars:
+                kvars[k] = f"k{k}"
+                pre.append(f"k{k} = scalars[{k}]")
+            return kvars[k]
+
+        for i, ins in enumerate(code):
+            op, dst, s0, s1, s2, k0, k1, mode = (int(v) for v in ins)
+            v = f"{prefix}v{i}"
+            if op in _BINARY:
+                a, b = read(s0), read(s1)
+                body.append(f"{v} = S.{_BINARY[op]}({a}, {b}, {sat_c})")
+                if op in _COMMUTATIVE:
+                    flags.append(_nan2(a, b))
+            elif op in _SCALAR:
+                a, k = read(s0), scalar(k0)
+                body.append(f"{v} = S.{_SCALAR[op]}({a}, {k}, {sat_c})")
+                flags.append(_nan2(a, k))
+            elif op in _UNARY:
+                body.append(f"{v} = S.{_UNARY[op]}({read(s0)}, {sat_c})")
+            elif op == O.EXP:
+                a = read(s0)
+                body.append(f"{v}e, {v}key, _{v} = exp_fast(min({a}, EXP_T_HI))")
+                body.append(f"exp_key = min(exp_key, {v}key)")
+                body.append(f"exp_bits = max(exp_bits, np.float32({a}).view(np.uint32))")
+                body.append(f"{v} = np.float32({v}e)" if not sat else f"{v} = S.saturate(np.float32({v}e), True)")
+                if "exp_key = NO_KEY" not in pre:
+                    pre.append("exp_key = NO_KEY")
+                    pre.append("exp_bits = np.uint32(0)")
+                    post.append("if (exp_key <= EXP_GUARD_LIM) | (exp_bits > EXP_LOW_BITS):\n        flagged = True")
+            elif op == O.LN:
+                a = read(s0)
+                body.append(f"{v}r, {v}key = ln_fast({a})")
+                body.append(f"ln_key = min(ln_key, {v}key)")
+                body.append(f"{v} = {v}r" if not sat else f"{v} = S.saturate({v}r, True)")
+                if "ln_key = NO_KEY" not in pre:
+                    pre.append("ln_key = NO_KEY")
+                    post.append("if ln_flagged(ln_key):\n        flagged = True")
+            elif op == O.CAST_NONE:
+                body.append(f"{v} = S.cast_none(np.uint16({read(s0)}), {mode})")
+            elif op == O.CAST_RINT:
+                body.append(f"{v} = np.float32(S.cast_rint({read(s0)}, {mode}, {sat_c}))")
+            elif op == O.CAST_ROUND:
+                body.append(f"{v} = np.float32(S.cast_round({read(s0)}, {mode}, {sat_c}))")
+            elif op == O.LOOKUP:
+                r = row_of(s0)
+                if prefix or r >= inputs or r in rows:
+                    raise NotHot("a Lookup of a computed value")
+                if mode in inline:         # the table's stream on the input's bits' number
+                    t_code, t_grain, t_in, t_out, t_k = inline[mode]
+                    v = emit(t_code, t_grain, {t_in: read(s0)}, f"t{mode}_{i}_", t_k, t_out * t_grain)
+                else:
+                    pre.append(f"lookup_bits(tables[{mode}], in{r}, at, scratch[{lookups[0]}], 0, n)")
+                    body.append(f"{v} = scratch[{lookups[0]}, i]")
+                    lookups[0] += 1
+            elif op == O.MUL_DST_ADD:
+                a, b, c = read(s0), read(s1), read(s2)
+                body.append(f"{v} = S.mul_dst_add({a}, {b}, {c}, {sat_c})")
+                flags.append(_nan2(a, b, c))
+            elif op in (O.AXPY_FUSED, O.AXPY_UNFUSED):
+                a, b, k = read(s0), read(s1), scalar(k0)
+                f = "axpy_fused" if op == O.AXPY_FUSED else "axpy_unfused"
+                body.append(f"{v} = S.{f}({a}, {b}, {k}, {sat_c})")
+                flags.append(_nan2(a, b, k))
+            elif op in (O.AND, O.OR):
+                a, b = read(s0), read(s1)
+                f = "and" if op == O.AND else "or"
+                body.append(f"{v} = np.float32(S.{f}16({a}, {b}))" if mode == 1 else f"{v} = S.{f}_({a}, {b}, {sat_c})")
+            elif op == O.DUPLICATE:
+                pre.append(f"{v} = S.duplicate({scalar(k0)}, {sat_c})")
+            elif op in (O.COMPARE, O.COMPARE_SCALAR):
+                if not 0 <= mode < len(_COMPARES):
+                    raise NotHot(f"compare mode {mode}")
+                b = scalar(k0) if op == O.COMPARE_SCALAR else read(s1)
+                body.append(f"{v} = np.float32(S.{_COMPARES[mode]}({read(s0)}, {b}, False))")
+            elif op == O.SELECT:
+                body.append(f"{v} = S.select({read(s0)}, {read(s1)}, np.uint8({read(s2)}), {sat_c})")
+            elif op == O.SELECT_SCALAR:
+                body.append(f"{v} = S.select_scalar({read(s0)}, np.uint8({read(s1)}), {scalar(k0)}, {sat_c})")
+            elif op == O.SHIFT_RIGHT:
+                body.append(f"{v} = np.int32(S.shift_right({read(s0)}, {scalar(k0)}, False)).view(np.float32)")
+            elif op == O.CAST_I32_F32:
+                body.append(f"{v} = S.cast_i32_f32(np.float32({read(s0)}).view(np.int32))")
+            elif op == O.CAST_F16_I8:
+                body.append(f"{v} = np.float32(S.cast_f16_i8(np.uint16({read(s0)})))")
+            elif op == O.CAST_I8_F16:
+                body.append(f"{v} = np.float32(S.cast_i8_f16(np.int8({read(s0)})))")
+            elif op in _DIRECTED:
+                body.append(f"{v} = np.float32(S.cast_directed({read(s0)}, {mode}, {sat_c}, {op - O.CAST_FLOOR}))")
+            elif op == O.CAST_WHOLE:
+                body.append(f"{v} = S.cast_whole({read(s0)}, {mode}, {sat_c})")
+            elif op == O.ULP_SHIFT:
+                body.append(f"{v} = ulp_shift({read(s0)}, {scalar(k0)}, {scalar(k1)})")
+            elif op == O.CAST_TO_INT:      # the mode's fields as the machine's _to_int reads them, constants here
+                how, dk, src, wrap = mode % 8, (mode // 8) % 8, (mode // 64) % 4, mode >= 256
+                if dk >= 4 or src >= 3:
+                    raise NotHot(f"CAST_TO_INT mode {mode}")
+                r = f"IC.cast_to_int({read(s0)}, SRC_CODES[{src}], {how}, INT_LO[{dk}], INT_HI[{dk}], {wrap})"
+                body.append(f"{v} = np.int32({r}).view(np.float32)" if dk == 0 else
+                            f"{v} = np.float32(IC.int16_bits({r}))" if dk == 1 else f"{v} = np.float32({r})")
+            elif op == O.CAST_FROM_INT:
+                how, kind, a = mode % 8, mode // 8, read(s0)
+                body.append(f"{v} = IC.cast_int_to_f32(np.float32({a}).view(np.int32), {how})" if kind == 0 else
+                            f"{v} = np.float32(IC.cast_int_to_16(IC.int16_value({a}), {how}))" if kind == 1 else
+                            f"{v} = np.float32(IC.int16_value({a}))")
+            else:
+                raise NotHot(f"opcode {O.NAMES[op] if 0 <= op < len(O.NAMES) else op}")
+            rows[row_of(dst)] = v
+        return read(out_row)
+
+    result = emit(code, grain, {r: f"x{r}" for r in range(inputs)}, "", 0, out_row)
     loads = [f"x{r} = np.float32(in{r}[j])" for r in sorted(used_inputs)]
     lines = [f"def {name}(params, in0, in1, in2, out, at, n, scalars, tables, scratch):",
              "    vectorise_full_width()",
@@ -211,6 +228,7 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
     return "\n".join(lines) + "\n"
 
 
-def lookups(code: np.ndarray) -> int:
-    """The scratch rows a stream's hot block needs (one per Lookup)."""
-    return int(np.count_nonzero(np.asarray(code)[:, O.OP] == O.LOOKUP))
+def lookups(code: np.ndarray, inlined=()) -> int:
+    """The scratch rows a stream's hot block needs (one per Lookup of a table not in ``inlined``)."""
+    code = np.asarray(code)
+    return int(sum(1 for ins in code if ins[O.OP] == O.LOOKUP and int(ins[O.MODE]) not in inlined))
