@@ -238,9 +238,12 @@ def _hot_bins(params, ins, inputs, out, numel, pieces, bins, code, scalars, tabl
 def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     """Run a flat launch hot where it is on, the launch large enough and the stream taken; whether it ran
     (False: the machine runs it). ``ins`` and ``out`` as :meth:`.runner.Prepared.run` has them (flat, float32
-    or 16-bit bits as uint16, read-only inputs), ``pieces`` and ``bins`` the plan's (read-only)."""
+    or 16-bit bits as uint16), ``pieces`` and ``bins`` the plan's (read-only)."""
     if not enabled() or out.shape[0] < HOT_MIN_ELEMENTS:
         return False
+    from .runner import frozen      # (runner imports this module)
+
+    ins = tuple(frozen(a) for a in ins)
     m = prepared.main
     got = prepared.__dict__.get("_hot")
     if got is None:

@@ -112,7 +112,7 @@ class Prepared:
         pieces, bins = frozen(launch_plan.pieces), frozen(launch_plan.bins)
         launch.ready()
         with runtime.launch_guard():
-            if hot.run(self, tuple(frozen(a) for a in ins), out, pieces, bins, attrs):  # a large launch
+            if hot.run(self, ins, out, pieces, bins, attrs):  # a large launch: the hot tier
                 return
             if len(bins) <= 2:
                 launch.run_bin(m.code, scalars, tables, raw, inputs, wide, raw_out, numel, pieces, 0, len(pieces),
