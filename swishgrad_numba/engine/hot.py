@@ -239,7 +239,7 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     """Run a flat launch hot where it is on, the launch large enough and the stream taken; whether it ran
     (False: the machine runs it). ``ins`` and ``out`` as :meth:`.runner.Prepared.run` has them (flat, float32
     or 16-bit bits as uint16), ``pieces`` and ``bins`` the plan's (read-only)."""
-    if not enabled() or out.shape[0] < HOT_MIN_ELEMENTS:
+    if out.shape[0] < HOT_MIN_ELEMENTS or not enabled():
         return False
     from .runner import frozen      # (runner imports this module)
 
