@@ -135,7 +135,8 @@ def _exp_ln_inputs(rng, n):
 
 
 @pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
-def test_exp_ln_and_two_nan_blocks_are_run_again_on_the_machine(saturation, every_launch_hot):
+def test_exp_ln_and_two_nan_blocks_are_run_again_on_the_machine(saturation, every_launch_hot, monkeypatch):
+    monkeypatch.setattr(hot, "HOT_LN", True)
     program = _exp_ln_program()
     x, y = _exp_ln_inputs(np.random.default_rng(1391), 20000)
     got, want = _run(program, [x, y], {}, saturation, grain=1024, pass_len=3000, threads=2)
