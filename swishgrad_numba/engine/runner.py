@@ -19,7 +19,7 @@ from ..kernel import plan as kernel_plan
 from ..kernel.tables import TableCache
 from ..kernel.walk import PIECE_DTYPE
 from ..program.lower import Lowered, lower
-from . import launch
+from . import hot, launch
 from .stream import Stream, check, streams
 
 __all__ = ["DEFAULT_GRAIN", "Prepared", "prepare", "run_program", "run_stream"]
@@ -111,6 +111,8 @@ class Prepared:
         pieces, bins = frozen(launch_plan.pieces), frozen(launch_plan.bins)
         launch.ready()
         with runtime.launch_guard():
+            if hot.run(self, ins, out, pieces, bins, attrs):  # a large launch: the hot tier
+                return
             if len(bins) <= 2:
                 launch.run_bin(m.code, scalars, tables, raw, inputs, wide, raw_out, numel, pieces, 0, len(pieces),
                                m.grain, m.arena_len, m.out, self.sat)

@@ -1,0 +1,268 @@
+"""The hot tier: a large flat launch of an element-wise stream as one fused loop (issue 39).
+
+The machine runs a stream one instruction at a time over rows of its arena, which costs a pass over L1
+per instruction and the copies in and out. For a launch of at least :data:`HOT_MIN_ELEMENTS` elements, a
+stream that :func:`.hot_source.block_source` takes runs instead as one loop that keeps each element's
+whole stream in registers: a cache of the stream, compiled once per stream (each instruction still its
+function in :mod:`swishgrad_numba.program.semantics`). A block the loop flags (an Exp or Ln element on
+the exact path, two NaN operands of one instruction) is run again on the machine, which is authoritative.
+
+Caching: the generated block function is registered under a NamedTuple class of this module named after
+the stream's key (:func:`class_name`: the generator's version, the overflow mode, the grain, the result's
+row, the inputs and the code's numbers). The launch (:func:`_hot_bins`) is compiled into the package's
+disk cache (:mod:`swishgrad_numba.disk_cache`: a checked private folder; every package source stamps it)
+once per class, and another process rebuilds the class from its name (:func:`__getattr__`) when Numba
+reads the cached launch's index back: nothing is loaded from anywhere but that cache, and no source file
+is written.
+
+The switch: :func:`enabled`, on by default; ``SWISHGRAD_HOT=0`` at import turns it off for a process,
+:func:`use` / :func:`set_enabled` for the calling thread (a context variable, as :mod:`swishgrad_numba.engine`'s).
+A first large launch of a stream compiles it (a few seconds, once per stream and cache).
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import linecache
+import os
+import re
+import threading
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange, types
+from numba.extending import overload
+
+from ..intrinsics import vectorise_full_width
+from ..kernel.envelope import ulp_shift
+from ..kernel.exp import _GUARD_LIM, _LOW_BITS, _NO_KEY, _T_HI, exp_fast
+from ..kernel.ln import ln_fast, ln_flagged
+from ..program import int_casts as IC, semantics as S
+from . import machine
+from .direct16 import lookup_bits
+from .hot_source import VERSION, NotHot, block_source, lookups
+from .launch import _copy_in, _copy_out
+from .machine import run_machine
+from .opcodes import EXP, FIELDS, LN, LOOKUP, OP
+
+__all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_BLOCK", "enabled", "set_enabled", "use", "hot_class", "run"]
+
+#: The environment variable that turns the hot tier off for a process (``0``) at import.
+ENV_VAR = "SWISHGRAD_HOT"
+_DEFAULT = os.environ.get(ENV_VAR, "1").strip() != "0"
+_SETTING: contextvars.ContextVar = contextvars.ContextVar("swishgrad_hot", default=None)
+#: The least launch (elements) that runs hot: a smaller one keeps the machine, which compiles nothing.
+HOT_MIN_ELEMENTS = 1 << 17
+#: Elements of a hot block: the unit a flag sends back to the machine (at most the stream's grain).
+HOT_BLOCK = 512
+
+_LOCK = threading.Lock()
+_CLASSES: dict = {}        # class name -> class
+_BLOCKS: dict = {}         # class -> generated block function (Python)
+_NAME = re.compile(r"^Hot__v(\d+)__(inf|sat)__g(\d+)__o(\d+)__i(\d+)__([0-9a-f]+)((?:__T\d+g\d+i\d+o\d+k\d+_[0-9a-f]+)*)$")
+_TABLE = re.compile(r"__T(\d+)g(\d+)i(\d+)o(\d+)k(\d+)_([0-9a-f]+)")
+#: Whether a Lookup of a cheap table (no Exp, Ln or Lookup in its stream) is computed in the loop rather than
+#: gathered (measured: bench/RESULTS.md, engine-hot).
+INLINE_TABLES = True
+#: Whether a stream with a Ln runs hot: off, as softplus's float32 stream (Exp, then Ln) ran at 0.95x of the
+#: machine (bench/RESULTS.md, engine-hot); the generator takes Ln (tests/test_engine_hot.py runs it).
+HOT_LN = False
+
+
+def _flag(flag) -> bool:
+    if not isinstance(flag, bool):
+        raise TypeError(f"flag must be a bool, got {flag!r}")
+    return flag
+
+
+def enabled() -> bool:
+    """Whether the calling thread's large flat launches run hot."""
+    setting = _SETTING.get()
+    return _DEFAULT if setting is None else setting
+
+
+def set_enabled(flag: bool) -> bool:
+    """Turn the hot tier on or off for the calling thread (context); returns the previous setting."""
+    previous = enabled()
+    _SETTING.set(_flag(flag))
+    return previous
+
+
+@contextlib.contextmanager
+def use(flag: bool = True):
+    """``with hot.use(False):``: the calling thread's launches inside keep the machine (or run hot)."""
+    previous = _SETTING.get()
+    _SETTING.set(_flag(flag))
+    try:
+        yield
+    finally:
+        _SETTING.set(previous)
+
+
+def _numbers(code) -> str:
+    return np.ascontiguousarray(code, dtype="<u4").tobytes().hex()
+
+
+def class_name(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool, inline: dict | None = None) -> str:
+    """The stream's key as a class name: everything its block function is generated from (``inline``: as
+    :func:`.hot_source.block_source` takes it)."""
+    tables = "".join(f"__T{mode}g{g}i{i}o{o}k{k}_{_numbers(c)}" for mode, (c, g, i, o, k) in sorted((inline or {}).items()))
+    return f"Hot__v{VERSION}__{'sat' if sat else 'inf'}__g{grain}__o{out_row}__i{inputs}__{_numbers(code)}{tables}"
+
+
+def _code(hexes: str) -> np.ndarray:
+    if len(hexes) % (8 * FIELDS):
+        raise NotHot("a stream's numbers cut short")
+    return np.frombuffer(bytes.fromhex(hexes), dtype="<u4").astype(np.int64).reshape(-1, FIELDS)
+
+
+def _globals() -> dict:
+    return dict(np=np, S=S, vectorise_full_width=vectorise_full_width, exp_fast=exp_fast, EXP_T_HI=_T_HI,
+                EXP_GUARD_LIM=_GUARD_LIM, EXP_LOW_BITS=_LOW_BITS, NO_KEY=_NO_KEY, ln_fast=ln_fast,
+                ln_flagged=ln_flagged, ulp_shift=ulp_shift, lookup_bits=lookup_bits, IC=IC, INT_LO=machine._INT_LO,
+                INT_HI=machine._INT_HI, SRC_CODES=machine._SRC_CODES, __name__=__name__)
+
+
+def _make(name: str):
+    """The class of key ``name`` and its block function (generated; :class:`.hot_source.NotHot` where the
+    stream is not taken)."""
+    m = _NAME.match(name)
+    if m is None or int(m[1]) != VERSION:
+        raise NotHot(f"not a hot stream's key: {name[:80]!r}")
+    inline = {int(t[0]): (_code(t[5]), int(t[1]), int(t[2]), int(t[3]), int(t[4])) for t in _TABLE.findall(m[7])}
+    source = block_source(_code(m[6]), int(m[3]), int(m[5]), int(m[4]), m[2] == "sat", inline=inline)
+    filename = os.path.join(os.path.dirname(__file__), f"<hot {name[:60]}>.py")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = _globals()
+    exec(compile(source, filename, "exec"), namespace)   # noqa: S102 (source generated from a stream's numbers)
+    cls = NamedTuple(name, [("scratch_rows", np.int64)])
+    cls.__module__ = __name__
+    _BLOCKS[cls] = namespace["hot_block"]
+    _CLASSES[name] = cls
+    return cls
+
+
+def _inlined(prepared) -> dict:
+    """``block_source``'s ``inline`` for a :class:`.runner.Prepared`: its cheap tables (:data:`INLINE_TABLES`)."""
+    if not INLINE_TABLES:
+        return {}
+    out, k = {}, max(len(prepared.main.scalar_ops), 1)
+    for mode, (t, inp) in enumerate(prepared.tables):
+        if np.isin(t.code[:, OP], (EXP, LN, LOOKUP)).any() or t.out % t.grain:
+            continue
+        out[mode] = (t.code, t.grain, inp, t.out // t.grain, k)
+        k += max(len(t.scalar_ops), 1)
+    return out
+
+
+def hot_class(code, grain: int, inputs: int, out_row: int, sat: bool, inline: dict | None = None):
+    """The class of a checked stream's hot block, made once per process; None where it does not run hot."""
+    code = np.asarray(code)
+    if code.min(initial=0) < 0 or (code.shape[0] == 1 and code[0, OP] == LOOKUP):
+        return None          # a lone Lookup: the flat pass gathers it straight into the result already
+    if any(c.min(initial=0) < 0 for c, *_rest in (inline or {}).values()):
+        return None
+    name = class_name(code, grain, inputs, out_row, sat, inline)
+    with _LOCK:
+        cls = _CLASSES.get(name)
+        if cls is None and name not in _CLASSES:
+            try:
+                cls = _make(name)
+            except NotHot:
+                _CLASSES[name] = None
+        return cls
+
+
+def __getattr__(name: str):
+    # an index of a cached launch names its class: rebuild it (module-level __getattr__, PEP 562)
+    if not name.startswith("Hot__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    with _LOCK:
+        cls = _CLASSES.get(name)
+        if cls is None:
+            try:
+                cls = _make(name)
+            except NotHot as e:
+                raise AttributeError(str(e)) from None
+        return cls
+
+
+def hot_block(params, in0, in1, in2, out, at, n, scalars, tables, scratch):
+    """The generated block of ``type(params)`` (jitted code only)."""
+    raise NotImplementedError("hot_block is only callable from jitted code")
+
+
+@overload(hot_block)
+def _hot_block(params, in0, in1, in2, out, at, n, scalars, tables, scratch):
+    if isinstance(params, types.BaseNamedTuple):
+        return _BLOCKS.get(params.instance_class)
+    return None
+
+
+@njit(cache=True, error_model="numpy")
+def _pass(params, ins, inputs, offset, out, count, code, scalars, tables, arena, scratch, grain, out_row, sat):
+    """A pass of ``count`` elements from ``offset``: hot blocks, a flagged one again on the machine."""
+    block = scratch.shape[1]
+    for b0 in range(0, count, block):
+        n = min(block, count - b0)
+        at = offset + b0
+        if hot_block(params, ins[0], ins[1], ins[2], out, at, n, scalars, tables, scratch):
+            for k in range(inputs):
+                _copy_in(arena, k * grain, ins[k], at, n)
+            run_machine(code, scalars, tables, arena, n, sat)
+            _copy_out(out, at, arena, out_row, n)
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def _hot_bins(params, ins, inputs, out, numel, pieces, bins, code, scalars, tables, grain, arena_len, out_row, sat,
+              block):
+    """The planned launch as :func:`.launch.launch_bins` walks it (one ``prange`` iteration per bin, each
+    bin's cores' passes in order), each pass in hot blocks of ``block`` elements."""
+    for t in prange(bins.shape[0] - 1):
+        arena = np.empty(arena_len, dtype=np.float32)
+        scratch = np.empty((max(params.scratch_rows, 1), block), dtype=np.float32)
+        for k in range(bins[t], bins[t + 1]):
+            pc = pieces[k]
+            for c in range(pc.cores):
+                start = pc.start + c * pc.stride
+                if start >= numel:
+                    break
+                for p in range(pc.passes):
+                    offset = start + p * pc.pass_len
+                    if offset >= numel:
+                        break
+                    length = pc.pass_len if p < pc.passes - 1 else pc.last_len
+                    valid = min(length, numel - offset)
+                    if valid > 0:
+                        _pass(params, ins, inputs, offset, out, valid, code, scalars, tables, arena, scratch, grain,
+                              out_row, sat)
+
+
+def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
+    """Run a flat launch hot where it is on, the launch large enough and the stream taken; whether it ran
+    (False: the machine runs it). ``ins`` and ``out`` as :meth:`.runner.Prepared.run` has them (flat, float32
+    or 16-bit bits as uint16), ``pieces`` and ``bins`` the plan's (read-only)."""
+    if out.shape[0] < HOT_MIN_ELEMENTS or not enabled():
+        return False
+    from .runner import frozen      # (runner imports this module)
+
+    ins = tuple(frozen(a) for a in ins)
+    m = prepared.main
+    got = prepared.__dict__.get("_hot")
+    if got is None:
+        inline = _inlined(prepared)
+        taken = HOT_LN or not (m.code[:, OP] == LN).any()
+        got = prepared._hot = (hot_class(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline) if taken
+                               else None, inline)
+    cls, inline = got
+    if cls is None:
+        return False
+    scalars, tables = prepared.launch_args(attrs)
+    if inline:        # the inlined tables' scalars after the main stream's
+        values = prepared._attr_values(attrs)
+        scalars = np.concatenate([scalars] + [prepared.tables[mode][0].scalars(values) for mode in sorted(inline)])
+        scalars.flags.writeable = False
+    padded = tuple(ins) + (ins[0],) * (3 - len(ins))
+    _hot_bins(cls(lookups(m.code, inline)), padded, len(ins), out, out.shape[0], pieces, bins, m.code, scalars,
+              tables, m.grain, m.arena_len, m.out, prepared.sat, min(HOT_BLOCK, m.grain))
+    return True

@@ -1,0 +1,234 @@
+"""The hot tier's source: a flat element-wise stream as one loop over the tensors (issue 39).
+
+:func:`block_source` turns a stream (:mod:`.opcodes`) into the Python source of one function that runs a
+block of a flat launch with each element's whole stream in local variables: each input read straight
+from its tensor (16-bit bits as the number they are, as CopyIn puts them in a row), every instruction the
+call of its function in :mod:`swishgrad_numba.program.semantics` that :func:`.machine.execute` makes
+(with the same modes, masks, scalars ``scalars[k]`` and the overflow mode as a constant), the result
+stored straight into the output (as CopyOut stores its row). Nothing of the arithmetic is restated: the
+loop is a cache of the stream, never a second semantics.
+
+Where the loop's bits could differ from the machine's, it flags the block and the caller runs that block
+on the machine (:mod:`.hot`):
+
+- Exp and Ln: the fast binary64 path only; a block in which the machine would take the exact path for
+  some element (the same tests as :func:`swishgrad_numba.kernel.exp.exp_block`'s and the machine's Ln)
+  is flagged;
+- an instruction with two NaN operands (a Mul, an Add, a Max, a Muls of a NaN scalar, ...): the compiler
+  may swap a commutative operation's operands (measured, :mod:`.fused16`), which changes which NaN
+  propagates.
+
+A Lookup of an input's bits is gathered first into a scratch row for the block
+(:func:`.direct16.lookup_bits`: vector gathers), which the loop then reads. :func:`block_source` refuses
+(:class:`NotHot`) a stream it does not take: the launch then runs on the machine as before.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import opcodes as O
+
+__all__ = ["NotHot", "block_source", "VERSION"]
+
+#: Part of every hot function's key: a change of what the generator writes bumps it.
+VERSION = 1
+
+_BINARY = {O.MUL: "mul", O.ADD: "add", O.SUB: "sub", O.DIV: "div", O.MAX: "max_", O.MIN: "min_"}
+#: The binary operations the compiler may swap the operands of.
+_COMMUTATIVE = (O.MUL, O.ADD, O.MAX, O.MIN)
+_SCALAR = {O.MULS: "muls", O.ADDS: "adds", O.MAXS: "max_", O.MINS: "min_"}
+_UNARY = {O.RECIPROCAL: "reciprocal", O.NEG: "neg", O.ABS: "abs_", O.SQRT: "sqrt_", O.RELU: "relu"}
+_COMPARES = ("compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne")
+_DIRECTED = range(O.CAST_FLOOR, O.CAST_ODD_INF + 1)
+
+
+class NotHot(ValueError):
+    """A stream the hot tier does not take (it runs on the machine)."""
+
+
+def _nan2(*names) -> str:
+    """Whether two of the operands are NaN (a bool: an or of bools vectorises, measured; one of integers did
+    not)."""
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    return " | ".join(f"(({a} != {a}) & ({b} != {b}))" for a, b in pairs)
+
+
+def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool, name: str = "hot_block",
+                 inline: dict | None = None) -> str:
+    """The source of ``name(params, in0, in1, in2, out, at, n, scalars, tables, scratch)``: elements ``at .. at + n``
+    of the flat tensors through the stream ``code`` (checked: :func:`.stream.check`), ``n`` at most
+    ``scratch.shape[1]``; it returns whether the block is flagged (its outputs are then to be recomputed
+    by the machine). ``inline``: table ``mode`` -> ``(code, grain, input row, result row, first scalar)`` of
+    the table streams whose Lookups are computed in the loop instead (their scalars in ``scalars`` from
+    ``first scalar`` on): the table's entry is its stream run on the bits' number, which the input's value
+    is."""
+    code = np.asarray(code)
+    if code.ndim != 2 or code.shape[1] != O.FIELDS or code.shape[0] == 0:
+        raise NotHot("not a stream of instructions")
+    inline = inline or {}
+    sat_c = "True" if sat else "False"
+    used_inputs: set = set()
+    pre: list = []           # before the block's loop (scalars, Duplicates, gathers)
+    body: list = []          # one element's stream
+    post: list = []          # after the loop: the block's flags
+    flags: list = []         # per-element flag terms
+    lookups = [0]
+    kvars: dict = {}
+
+    def emit(code, grain, sources, prefix, kbase, out_row):
+        """The instructions of ``code`` into ``body``; ``sources``: the rows it reads before writing them
+        (row -> variable); the variable of ``out_row`` at the end."""
+        rows: dict = {}          # arena row -> the local variable holding its value
+
+        def row_of(offset: int) -> int:
+            if offset % grain:
+                raise NotHot(f"offset {offset} is not at a row's start")
+            return offset // grain
+
+        def read(offset: int) -> str:
+            r = row_of(offset)
+            if r in rows:
+                return rows[r]
+            if r in sources:
+                if sources[r].startswith("x"):
+                    used_inputs.add(int(sources[r][1:]))
+                return sources[r]
+            raise NotHot(f"row {r} is read before it is written")
+
+        def scalar(k: int) -> str:
+            k += kbase
+            if k not in kvars:
+                kvars[k] = f"k{k}"
+                pre.append(f"k{k} = scalars[{k}]")
+            return kvars[k]
+
+        for i, ins in enumerate(code):
+            op, dst, s0, s1, s2, k0, k1, mode = (int(v) for v in ins)
+            v = f"{prefix}v{i}"
+            if op in _BINARY:
+                a, b = read(s0), read(s1)
+                body.append(f"{v} = S.{_BINARY[op]}({a}, {b}, {sat_c})")
+                if op in _COMMUTATIVE:
+                    flags.append(_nan2(a, b))
+            elif op in _SCALAR:
+                a, k = read(s0), scalar(k0)
+                body.append(f"{v} = S.{_SCALAR[op]}({a}, {k}, {sat_c})")
+                flags.append(_nan2(a, k))
+            elif op in _UNARY:
+                body.append(f"{v} = S.{_UNARY[op]}({read(s0)}, {sat_c})")
+            elif op == O.EXP:
+                a = read(s0)
+                body.append(f"{v}e, {v}key, _{v} = exp_fast(min({a}, EXP_T_HI))")
+                body.append(f"exp_key = min(exp_key, {v}key)")
+                body.append(f"exp_bits = max(exp_bits, np.float32({a}).view(np.uint32))")
+                body.append(f"{v} = np.float32({v}e)" if not sat else f"{v} = S.saturate(np.float32({v}e), True)")
+                if "exp_key = NO_KEY" not in pre:
+                    pre.append("exp_key = NO_KEY")
+                    pre.append("exp_bits = np.uint32(0)")
+                    post.append("if (exp_key <= EXP_GUARD_LIM) | (exp_bits > EXP_LOW_BITS):\n        flagged = True")
+            elif op == O.LN:
+                a = read(s0)
+                body.append(f"{v}r, {v}key = ln_fast({a})")
+                body.append(f"ln_key = min(ln_key, {v}key)")
+                body.append(f"{v} = {v}r" if not sat else f"{v} = S.saturate({v}r, True)")
+                if "ln_key = NO_KEY" not in pre:
+                    pre.append("ln_key = NO_KEY")
+                    post.append("if ln_flagged(ln_key):\n        flagged = True")
+            elif op == O.CAST_NONE:
+                body.append(f"{v} = S.cast_none(np.uint16({read(s0)}), {mode})")
+            elif op == O.CAST_RINT:
+                body.append(f"{v} = np.float32(S.cast_rint({read(s0)}, {mode}, {sat_c}))")
+            elif op == O.CAST_ROUND:
+                body.append(f"{v} = np.float32(S.cast_round({read(s0)}, {mode}, {sat_c}))")
+            elif op == O.LOOKUP:
+                r = row_of(s0)
+                if prefix or r >= inputs or r in rows:
+                    raise NotHot("a Lookup of a computed value")
+                if mode in inline:         # the table's stream on the input's bits' number
+                    t_code, t_grain, t_in, t_out, t_k = inline[mode]
+                    v = emit(t_code, t_grain, {t_in: read(s0)}, f"t{mode}_{i}_", t_k, t_out * t_grain)
+                else:
+                    pre.append(f"lookup_bits(tables[{mode}], in{r}, at, scratch[{lookups[0]}], 0, n)")
+                    body.append(f"{v} = scratch[{lookups[0]}, i]")
+                    lookups[0] += 1
+            elif op == O.MUL_DST_ADD:
+                a, b, c = read(s0), read(s1), read(s2)
+                body.append(f"{v} = S.mul_dst_add({a}, {b}, {c}, {sat_c})")
+                flags.append(_nan2(a, b, c))
+            elif op in (O.AXPY_FUSED, O.AXPY_UNFUSED):
+                a, b, k = read(s0), read(s1), scalar(k0)
+                f = "axpy_fused" if op == O.AXPY_FUSED else "axpy_unfused"
+                body.append(f"{v} = S.{f}({a}, {b}, {k}, {sat_c})")
+                flags.append(_nan2(a, b, k))
+            elif op in (O.AND, O.OR):
+                a, b = read(s0), read(s1)
+                f = "and" if op == O.AND else "or"
+                body.append(f"{v} = np.float32(S.{f}16({a}, {b}))" if mode == 1 else f"{v} = S.{f}_({a}, {b}, {sat_c})")
+            elif op == O.DUPLICATE:
+                pre.append(f"{v} = S.duplicate({scalar(k0)}, {sat_c})")
+            elif op in (O.COMPARE, O.COMPARE_SCALAR):
+                if not 0 <= mode < len(_COMPARES):
+                    raise NotHot(f"compare mode {mode}")
+                b = scalar(k0) if op == O.COMPARE_SCALAR else read(s1)
+                body.append(f"{v} = np.float32(S.{_COMPARES[mode]}({read(s0)}, {b}, False))")
+            elif op == O.SELECT:
+                body.append(f"{v} = S.select({read(s0)}, {read(s1)}, np.uint8({read(s2)}), {sat_c})")
+            elif op == O.SELECT_SCALAR:
+                body.append(f"{v} = S.select_scalar({read(s0)}, np.uint8({read(s1)}), {scalar(k0)}, {sat_c})")
+            elif op == O.SHIFT_RIGHT:
+                body.append(f"{v} = np.int32(S.shift_right({read(s0)}, {scalar(k0)}, False)).view(np.float32)")
+            elif op == O.CAST_I32_F32:
+                body.append(f"{v} = S.cast_i32_f32(np.float32({read(s0)}).view(np.int32))")
+            elif op == O.CAST_F16_I8:
+                body.append(f"{v} = np.float32(S.cast_f16_i8(np.uint16({read(s0)})))")
+            elif op == O.CAST_I8_F16:
+                body.append(f"{v} = np.float32(S.cast_i8_f16(np.int8({read(s0)})))")
+            elif op in _DIRECTED:
+                body.append(f"{v} = np.float32(S.cast_directed({read(s0)}, {mode}, {sat_c}, {op - O.CAST_FLOOR}))")
+            elif op == O.CAST_WHOLE:
+                body.append(f"{v} = S.cast_whole({read(s0)}, {mode}, {sat_c})")
+            elif op == O.ULP_SHIFT:
+                body.append(f"{v} = ulp_shift({read(s0)}, {scalar(k0)}, {scalar(k1)})")
+            elif op == O.CAST_TO_INT:      # the mode's fields as the machine's _to_int reads them, constants here
+                how, dk, src, wrap = mode % 8, (mode // 8) % 8, (mode // 64) % 4, mode >= 256
+                if dk >= 4 or src >= 3:
+                    raise NotHot(f"CAST_TO_INT mode {mode}")
+                r = f"IC.cast_to_int({read(s0)}, SRC_CODES[{src}], {how}, INT_LO[{dk}], INT_HI[{dk}], {wrap})"
+                body.append(f"{v} = np.int32({r}).view(np.float32)" if dk == 0 else
+                            f"{v} = np.float32(IC.int16_bits({r}))" if dk == 1 else f"{v} = np.float32({r})")
+            elif op == O.CAST_FROM_INT:
+                how, kind, a = mode % 8, mode // 8, read(s0)
+                body.append(f"{v} = IC.cast_int_to_f32(np.float32({a}).view(np.int32), {how})" if kind == 0 else
+                            f"{v} = np.float32(IC.cast_int_to_16(IC.int16_value({a}), {how}))" if kind == 1 else
+                            f"{v} = np.float32(IC.int16_value({a}))")
+            else:
+                raise NotHot(f"opcode {O.NAMES[op] if 0 <= op < len(O.NAMES) else op}")
+            rows[row_of(dst)] = v
+        return read(out_row)
+
+    result = emit(code, grain, {r: f"x{r}" for r in range(inputs)}, "", 0, out_row)
+    loads = [f"x{r} = np.float32(in{r}[j])" for r in sorted(used_inputs)]
+    lines = [f"def {name}(params, in0, in1, in2, out, at, n, scalars, tables, scratch):",
+             "    vectorise_full_width()",
+             "    at = np.uint64(at)",
+             "    flagged = False"]
+    lines += [f"    {p}" for p in pre]
+    if flags:
+        lines.append("    two_nans = False")
+    lines.append("    for i in range(n):")
+    lines.append("        j = at + np.uint64(i)")
+    lines += [f"        {s}" for s in loads + body]
+    if flags:
+        lines.append(f"        two_nans |= {' | '.join(flags)}")
+    lines.append(f"        out[j] = {result}")
+    if flags:
+        lines.append("    if two_nans:\n        flagged = True")
+    lines += [f"    {p}" for p in post]
+    lines.append("    return flagged")
+    return "\n".join(lines) + "\n"
+
+
+def lookups(code: np.ndarray, inlined=()) -> int:
+    """The scratch rows a stream's hot block needs (one per Lookup of a table not in ``inlined``)."""
+    code = np.asarray(code)
+    return int(sum(1 for ins in code if ins[O.OP] == O.LOOKUP and int(ins[O.MODE]) not in inlined))

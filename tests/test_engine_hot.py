@@ -1,0 +1,230 @@
+"""swishgrad_numba.engine.hot: large flat launches as one fused loop per stream, bit for bit against the
+interpreter of tests/program_interpreter.py: random well-typed programs (tests/test_program.py's generator)
+and the registered operators' programs, both overflow modes, blocks cut short, two threads; Exp and Ln
+blocks whose exact path runs, two-NaN operands (both sent back to the machine); the switch; a stream the
+generator refuses; a second process reading the launch back from the disk cache."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import swishgrad_numba as sg
+from program_interpreter import interpret
+from reference import assert_bits_equal
+from swishgrad_numba.engine import hot, hot_source, opcodes as O, runner
+from swishgrad_numba.engine.stream import streams
+from swishgrad_numba.ops import get_operator
+from swishgrad_numba.platform import ARCH_A2
+from swishgrad_numba.program import Attr, Const, Program, Tensor
+from swishgrad_numba.program.form import V
+from swishgrad_numba.program.lower import lower
+from test_engine_operators import ATTR_VALUES, _cases, _values
+from test_program import DTYPES, _inputs, random_program
+
+
+@pytest.fixture
+def every_launch_hot(monkeypatch):
+    """Every launch runs hot (none too small); the answers of :func:`hot.run`, in order."""
+    ran = []
+    run = hot.run
+
+    def spy(*args):
+        ran.append(run(*args))
+        return ran[-1]
+    monkeypatch.setattr(hot, "HOT_MIN_ELEMENTS", 0)
+    monkeypatch.setattr(hot, "run", spy)
+    with hot.use(True):
+        yield ran
+
+
+def _run(program, arrays, attrs, saturation, **kw):
+    got = runner.run_program(program, arrays, attrs, saturation, **kw)
+    want = interpret(program, {t.name: a for t, a in zip(program.inputs, arrays)}, attrs, saturation,
+                     axpy_rounding=kw.get("axpy_rounding", "fused"))
+    return got, want
+
+
+@pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_random_programs_run_hot_as_interpreted(dtype, saturation, every_launch_hot):
+    rng = np.random.default_rng([139, list(DTYPES).index(dtype), saturation])
+    case = 0
+    while sum(every_launch_hot) < 2 and case < 12:    # two that run hot (a program tabulated whole does not)
+        program = random_program(rng, dtype, int(rng.integers(4, 16)), focus=case % 2 == 1)
+        n = 65536 if dtype != "float32" else int(rng.integers(1, 5000))
+        arrays = _inputs(rng, n, dtype, len(program.inputs))
+        axpy = ("fused", "unfused")[case % 2]
+        grain = int(rng.choice([16, 100, 1024]))
+        got, want = _run(program, arrays, {"alpha": np.float32(rng.standard_normal())}, saturation,
+                         axpy_rounding=axpy, grain=grain, pass_len=int(rng.choice([37, 1000, 8192])), threads=2)
+        assert_bits_equal(got, want, f"{dtype} case {case} grain {grain}:\n{program}")
+        case += 1
+    assert sum(every_launch_hot) == 2
+
+
+# a sample of the registered programs (every one compiles a launch of its own): every 7th case, and those
+# with integer Casts
+_SAMPLE = [c for i, c in enumerate(_cases()) if i % 7 == 0 or c.id in (
+    "gelu_grad_v2-a2-none-float32", "gelu_grad_v2-a2-tanh-float32", "mish_grad-a2-main-float32")]
+
+
+@pytest.mark.parametrize("name, arch, variant, dtype", _SAMPLE)
+def test_operator_programs_run_hot_as_interpreted(name, arch, variant, dtype, every_launch_hot):
+    program = get_operator(name).kernels[arch].programs(dtype, variant)
+    rng = np.random.default_rng([139, len(name), len(variant), list(DTYPES).index(dtype)])
+    n = 65536 if dtype != "float32" else 4099
+    arrays = [_values(rng, n, dtype, every_pattern=i == len(program.inputs) - 1) for i in range(len(program.inputs))]
+    for saturation in (False, True):
+        attrs = {a: np.float32(ATTR_VALUES[rng.integers(len(ATTR_VALUES))]) for a in program.attrs}
+        got, want = _run(program, arrays, attrs, saturation, grain=int(rng.choice([256, 1024])), pass_len=8192,
+                         threads=2)
+        assert_bits_equal(got, want, f"{name} {arch} {variant} {dtype} saturation={saturation} {attrs}")
+
+
+@pytest.mark.parametrize("inline", [True, False], ids=["inlined", "gathered"])
+@pytest.mark.parametrize("name, arch, dtype", [("sigmoid_grad", "a2", "float16"), ("elu_grad", "arch35", "bfloat16"),
+                                               ("softplus_grad", "arch35", "float16")])
+def test_cheap_tables_computed_in_the_loop_or_gathered(name, arch, dtype, inline, every_launch_hot, monkeypatch):
+    """A Lookup of a table whose stream is cheap is that stream computed in the loop on the input's bits'
+    number (or, switched off, gathered): every bit pattern of the looked-up input, both overflow modes."""
+    monkeypatch.setattr(hot, "INLINE_TABLES", inline)
+    kernel = get_operator(name).kernels[arch]
+    program = kernel.programs(dtype, get_operator(name).variant(sg.REFERENCE_PLATFORM if arch == ARCH_A2
+                                                                   else sg.ASCEND950_PLATFORM))
+    rng = np.random.default_rng([1392, len(name)])
+    arrays = [_values(rng, 65536, dtype, every_pattern=True) for _ in program.inputs]
+    arrays[0] = rng.permutation(arrays[0])
+    for saturation in (False, True):
+        lowered = lower(program)
+        prepared = runner.Prepared(lowered, saturation)
+        attrs = {a: np.float32(ATTR_VALUES[rng.integers(len(ATTR_VALUES))]) for a in program.attrs}
+        got = np.empty(65536, DTYPES[dtype])
+        prepared.run(tuple(a.view(np.uint16) for a in arrays), got.view(np.uint16), _plan(65536), attrs)
+        want = interpret(program, {t.name: a for t, a in zip(program.inputs, arrays)}, attrs, saturation)
+        assert_bits_equal(got, want, f"{name} {arch} {dtype} saturation={saturation}")
+        assert bool(prepared._hot[1]) == inline and every_launch_hot[-1]
+
+
+def _plan(n, pass_len=8192, threads=2):
+    from swishgrad_numba.kernel import plan as kernel_plan
+    passes = -(-n // pass_len)
+    return kernel_plan.plan([kernel_plan.CoreRun(0, 1, 0, passes, pass_len, n - (passes - 1) * pass_len, n)], n,
+                            threads)
+
+
+def _exp_ln_program():
+    body = (V.Exp("e", "x"), V.Ln("l", "x"), V.Mul("p", "e", "y"), V.Add("out", "p", "l"))
+    return Program("ExpLn", (Tensor("x"), Tensor("y")), Tensor("out"), (Tensor("e"), Tensor("l"), Tensor("p")),
+                   body, ())
+
+
+def _exp_ln_inputs(rng, n):
+    # Exp's guard band and low arguments, Ln's guard band, specials; NaNs of two payloads in both inputs
+    guard = np.array([0x3F8056C1, 0x3F80971E, 0xBF800B53, 0x3F008460, 0x3F04CBFC, 0x3C413D3A, 0xC2AE0000,
+                      0xC2D10000, 0x7FC00001, 0xFFC00002, 0x7F800000, 0x80000000, 1], dtype=np.uint32).view(np.float32)
+    x = rng.uniform(0.1, 20.0, n).astype(np.float32)
+    y = rng.uniform(-3.0, 3.0, n).astype(np.float32)
+    at = rng.choice(n, 40, replace=False)
+    x[at] = rng.choice(guard, 40)
+    y[at[:20]] = np.array([0x7FC00123, 0xFFC00456], np.uint32).view(np.float32)[rng.integers(0, 2, 20)]
+    return x, y
+
+
+@pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
+def test_exp_ln_and_two_nan_blocks_are_run_again_on_the_machine(saturation, every_launch_hot, monkeypatch):
+    monkeypatch.setattr(hot, "HOT_LN", True)
+    program = _exp_ln_program()
+    x, y = _exp_ln_inputs(np.random.default_rng(1391), 20000)
+    got, want = _run(program, [x, y], {}, saturation, grain=1024, pass_len=3000, threads=2)
+    assert_bits_equal(got, want)
+    assert every_launch_hot == [True]
+    # the flags themselves: the generated block flags a block with such an element, not a calm one
+    m = streams(lower(program), 256).main
+    cls = hot.hot_class(m.code, 256, 2, m.out, saturation)
+    block = sg.engine.hot._BLOCKS[cls]
+    from numba import njit
+    run_block = njit(error_model="numpy")(block)
+    tables, scratch, out = np.zeros((0, 65536), np.float32), np.zeros((1, 256), np.float32), np.empty(256, np.float32)
+    calm = np.linspace(0.5, 2.0, 256).astype(np.float32)
+    for special, flagged in ((None, False), (0x3F8056C1, True), (0x3C413D3A, True), (0xC2D10000, True)):
+        xs = calm.copy()
+        if special is not None:
+            xs[100] = np.array([special], np.uint32).view(np.float32)[0]
+        assert run_block(cls(0), xs, calm, calm, out, 0, 256, np.zeros(1, np.float32), tables, scratch) == flagged
+    two_nans = np.full(256, np.float32(np.nan))    # Exp and Ln of a positive NaN: not on the exact path
+    assert run_block(cls(0), two_nans, two_nans, calm, out, 0, 256, np.zeros(1, np.float32), tables, scratch) \
+        == (not saturation)    # saturation turns each NaN result into 0
+
+
+def test_the_switch_and_the_size_keep_the_machine(monkeypatch):
+    program = Program("Twice", (Tensor("x"),), Tensor("out"), (), (V.Muls("out", "x", Const.of(2.0)),), ())
+    x = np.arange(300, dtype=np.float32)
+    ran = []
+    run = hot.run
+    monkeypatch.setattr(hot, "run", lambda *a: ran.append(run(*a)) or ran[-1])
+    with hot.use(True):
+        runner.run_program(program, [x], {})            # below HOT_MIN_ELEMENTS
+        monkeypatch.setattr(hot, "HOT_MIN_ELEMENTS", 0)
+        runner.run_program(program, [x], {})
+        with hot.use(False):
+            assert not hot.enabled()
+            assert_bits_equal(runner.run_program(program, [x], {}), 2 * x)
+        assert hot.enabled()
+    assert ran == [False, True, False]
+    with pytest.raises(TypeError):
+        hot.set_enabled(1)
+    done = subprocess.run([sys.executable, "-c", "from swishgrad_numba.engine import hot; print(hot.enabled())"],
+                          capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, SWISHGRAD_HOT="0", PYTHONPATH=os.pathsep.join(sys.path)))
+    assert done.stdout.strip() == "False", done.stderr[-2000:]
+
+
+def test_a_stream_the_generator_refuses_runs_on_the_machine(every_launch_hot, monkeypatch):
+    def refuse(*args, **kw):
+        raise hot_source.NotHot("refused")
+    monkeypatch.setattr(hot, "block_source", refuse)
+    program = Program("Refused", (Tensor("x"),), Tensor("out"), (), (V.Adds("out", "x", Const.of(0.125)),), ())
+    x = np.random.default_rng(7).uniform(-1e4, 1e4, 5000).astype(np.float32)
+    got, want = _run(program, [x], {}, False)
+    assert_bits_equal(got, want)
+    assert every_launch_hot == [False]
+
+
+@pytest.mark.parametrize("fields, message", [((O.ADD, 64, 128, 0), "read before"), ((O.MULS, 64, 3), "row's start"),
+                                             ((O.LOOKUP, 64, 64), "computed value"),
+                                             ((len(O.NAMES) + 1, 64, 0), "opcode")])
+def test_the_generator_refuses_what_it_does_not_take(fields, message):
+    code = np.zeros((2, O.FIELDS), np.int64)
+    code[0, :3] = (O.NEG, 64, 0)
+    code[1, :len(fields)] = fields
+    with pytest.raises(hot_source.NotHot, match=message):
+        hot_source.block_source(code, 64, 1, 64, False)
+
+
+_CHILD = r"""
+import numpy as np
+from swishgrad_numba.engine import hot, runner
+from swishgrad_numba.program import Const, Program, Tensor
+from swishgrad_numba.program.form import V
+hot.HOT_MIN_ELEMENTS = 0
+program = Program("Hotter", (Tensor("x"), Tensor("y")), Tensor("out"), (Tensor("t"),),
+                  (V.Mul("t", "x", "y"), V.Adds("out", "t", Const.of(0.75))), ())
+x = np.arange(5000, dtype=np.float32)
+got = runner.run_program(program, [x, x], {}, threads=2)
+assert np.array_equal(got, x * x + np.float32(0.75))
+print(hot._hot_bins.stats.cache_hits.total(), hot._hot_bins.stats.cache_misses.total())
+"""
+
+
+def test_a_second_process_reads_the_hot_launch_from_the_disk_cache(tmp_path):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    counts = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, timeout=600, env=env)
+        assert done.returncode == 0, done.stderr[-2000:]
+        counts.append(tuple(int(v) for v in done.stdout.split()))
+    assert counts == [(0, 1), (1, 0)]     # compiled once, then read back without compiling
