@@ -173,12 +173,13 @@ print(json.dumps(results))
 
 
 
-#: The package's locks a warm call takes (the compiled program's lookup, on every call).
-HELD_AT_FORK = ["swishgrad_numba.program.passes:_LOCK"]
+#: The package's locks a call takes, and a size whose call in the child takes it: the compiled program's
+#: lookup (every call), the hot tier's (a stream's first large launch, engine/hot.py).
+HELD_AT_FORK = [("swishgrad_numba.program.passes:_LOCK", 100), ("swishgrad_numba.engine.hot:_LOCK", 1 << 17)]
 
 
-@pytest.mark.parametrize("lock", HELD_AT_FORK)
-def test_a_child_forked_while_another_thread_holds_a_package_lock_runs(lock):
+@pytest.mark.parametrize("lock, n", HELD_AT_FORK)
+def test_a_child_forked_while_another_thread_holds_a_package_lock_runs(lock, n):
     # Issue: a thread preempted inside `with passes._LOCK:` (taken on every call) at the fork left the
     # child's copy held for ever, and the child hung on its first call (test_fork_while_another_thread_is_launching,
     # now and then under load). Here the other thread holds the lock across the fork, every time.
@@ -195,12 +196,12 @@ def hold():
 t = threading.Thread(target=hold, daemon=True)
 t.start()
 held.wait()
-results = [run_child("fork", "float32", 100)]
+results = [run_child("fork", "float32", {n})]
 release.set()
 t.join()
 print(json.dumps(results))
 """)
-    _check_child(result[0], "float32", 100)
+    _check_child(result[0], "float32", n)
 
 @pytest.mark.parametrize("stream", ["default", "created"])
 def test_a_forked_child_launches_on_a_stream_its_parent_used(stream):

@@ -26,13 +26,13 @@ import contextvars
 import linecache
 import os
 import re
-import threading
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
+from .. import runtime
 from ..intrinsics import vectorise_full_width
 from ..kernel.envelope import ulp_shift
 from ..kernel.exp import _GUARD_LIM, _LOW_BITS, _NO_KEY, _T_HI, exp_fast
@@ -56,7 +56,7 @@ HOT_MIN_ELEMENTS = 1 << 17
 #: Elements of a hot block: the unit a flag sends back to the machine (at most the stream's grain).
 HOT_BLOCK = 512
 
-_LOCK = threading.Lock()
+_LOCK = runtime.ChildRenewedLock()    # a forked child gets it anew (a compile in another thread at the fork)
 _CLASSES: dict = {}        # class name -> class
 _BLOCKS: dict = {}         # class -> generated block function (Python)
 _NAME = re.compile(r"^Hot__v(\d+)__(inf|sat)__g(\d+)__o(\d+)__i(\d+)__([0-9a-f]+)((?:__T\d+g\d+i\d+o\d+k\d+_[0-9a-f]+)*)$")
