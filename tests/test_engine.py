@@ -143,8 +143,9 @@ def test_the_machine_compiles_once_for_every_dtype_input_count_and_table():
             run_program(program, arrays, {"alpha": np.float32(1.5)}, threads=inputs)
     x = np.ones(8, dtype=np.float32)
     run_stream(_stream([("MULS", 8, [0], 0)]), np.array([2.0]), None, (x,), np.empty_like(x), 8, 16, 8)
-    # the machine (machine.execute) is compiled inside these, for their one signature each
-    assert len(launch.run_bin.signatures) == 1 and len(launch.launch_bins.signatures) == 1
+    # the machine (machine.execute) is compiled inside these, for their one signature each (a width each)
+    assert len(launch._run_bin_wide.signatures) == 1 and len(launch._run_bin_16.signatures) == 1
+    assert len(launch.launch_bins.signatures) == 1
     assert len(launch.build_table.signatures) == 1
 
 
@@ -171,7 +172,10 @@ def test_the_launches_call_one_compiled_machine_and_hold_no_copy_of_it():
     gm = np.arange(16, dtype=np.float32)
     copy.run(gm, [(0, 8), (8, 8)], [(0, 0, 8)], [0, 1])
     assert (gm[8:] == gm[:8]).all()
-    for dispatcher, shared, body in ((launch.run_bin, machine.MACHINE, "7machine7execute"),
+    wide = random_program(rng, "float32", 5)    # and a float32 launch
+    run_program(wide, _inputs(rng, 4096, "float32", len(wide.inputs)), {"alpha": np.float32(0.5)})
+    for dispatcher, shared, body in ((launch._run_bin_wide, machine.MACHINE, "7machine7execute"),
+                                     (launch._run_bin_16, machine.MACHINE, "7machine7execute"),
                                      (launch.build_table, machine.MACHINE, "7machine7execute"),
                                      (rows._run, rows.ROW_MACHINE, "4rows5_exec")):
         assert dispatcher.signatures, dispatcher
@@ -196,7 +200,7 @@ pieces = frozen(np.array([(0, 1, 0, 1, 8, 8)], dtype=PIECE_DTYPE))
 assert machine.MACHINE._address is None
 launch.run_bin(frozen(code), frozen(np.array([2.0], np.float32)), _NO_TABLES, raw, inputs, wide, raw_out, numel,
                pieces, 0, 1, 8, 16, 8, False)
-print(out.tolist(), launch.run_bin.stats.cache_hits.total())
+print(out.tolist(), launch._run_bin_wide.stats.cache_hits.total())
 """
 
 
