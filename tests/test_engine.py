@@ -200,6 +200,12 @@ pieces = frozen(np.array([(0, 1, 0, 1, 8, 8)], dtype=PIECE_DTYPE))
 assert machine.MACHINE._address is None
 launch.run_bin(frozen(code), frozen(np.array([2.0], np.float32)), _NO_TABLES, raw, inputs, wide, raw_out, numel,
                pieces, 0, 1, 8, 16, 8, False)
+lib = machine.execute.overloads[machine.MACHINE.signature.args].library
+# the machine read back with no code to link: its entry names the symbols the object code defines, no function
+assert machine.execute.stats.cache_hits.total() == 1 and lib._shared_module is not None
+assert not list(lib._shared_module.functions), [f.name for f in lib._shared_module.functions]
+assert lib._codegen._engine.is_symbol_defined(machine.execute.overloads[
+    machine.MACHINE.signature.args].fndesc.llvm_cfunc_wrapper_name)
 print(out.tolist(), launch._run_bin_wide.stats.cache_hits.total())
 """
 

@@ -11,6 +11,12 @@ A caller compiled, or read back from the disk cache, needs the symbol registered
 does it at compile time and leaves a reload hook on the caller (Numba runs it before it reads the caller
 back), and every Python entry point that launches a caller calls :meth:`Shared.ensure` first as well.
 
+Numba caches a function's object code with its bitcode, the latter only to link the function into a caller
+later, and parses it whenever it reads the function back (the engine's machine: 276 KB, most of a fresh
+process's read of it). Nothing links a :class:`Shared` machine, so its cache entry holds, in the bitcode's place,
+a module that only names the symbols the object code defines (:func:`_symbols_only`): Numba reads them to know
+which symbols the loaded code defines. Linking it would fail (those names are bytes there, not functions).
+
 The arguments cross as the machine's own values: an array as Numba's array structure (the same for every
 layout and mutability of one dtype and rank; the typing asks for a C-contiguous one, which the machine's
 loops assume), an integer or a bool cast to the machine's parameter type.
@@ -37,6 +43,29 @@ def ensure_symbol(module: str, name: str) -> None:
     getattr(importlib.import_module(module), name).ensure()
 
 
+def _symbols_only(bitcode: bytes) -> bytes:
+    """A module defining, as bytes, the symbols that ``bitcode`` defines (functions and globals), nothing else."""
+    mod = ll.parse_bitcode(bitcode)
+    stub = ir.Module()
+    byte = ir.IntType(8)
+    for values in (mod.functions, mod.global_variables):
+        for v in values:
+            if not v.is_declaration:
+                ir.GlobalVariable(stub, byte, v.name).initializer = ir.Constant(byte, 0)
+    return ll.parse_assembly(str(stub)).as_bitcode()
+
+
+def _cached_without_linking_code(reduce):
+    """A cache's ``reduce`` whose entry holds :func:`_symbols_only` of the linking bitcode beside the object code."""
+    def reduced(cres):
+        (name, kind, data), *rest = reduce(cres)
+        if kind != "object":
+            raise TypeError(f"{name}: a shared machine is cached as object code, not {kind!r}")
+        object_code, bitcode = data
+        return ((name, kind, (object_code, _symbols_only(bitcode))), *rest)
+    return reduced
+
+
 class Shared:
     """The jitted ``dispatcher`` compiled for ``signature`` alone and called by ``symbol``; ``home`` is
     ``(module, attribute)`` where this object lives (for the reload hook)."""
@@ -44,6 +73,8 @@ class Shared:
     def __init__(self, dispatcher, signature, symbol: str, home: tuple):
         self.dispatcher, self.signature, self.symbol, self.home = dispatcher, signature, symbol, tuple(home)
         self._address = None
+        impl = dispatcher._cache._impl
+        impl.reduce = _cached_without_linking_code(impl.reduce)
 
     def ensure(self) -> int:
         """Compile the machine (or read it from the disk cache) and register its symbol, once per process;
