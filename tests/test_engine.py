@@ -206,6 +206,13 @@ assert machine.execute.stats.cache_hits.total() == 1 and lib._shared_module is n
 assert not list(lib._shared_module.functions), [f.name for f in lib._shared_module.functions]
 assert lib._codegen._engine.is_symbol_defined(machine.execute.overloads[
     machine.MACHINE.signature.args].fndesc.llvm_cfunc_wrapper_name)
+import numba
+try:   # a jitted function calling the machine's dispatcher itself is refused, naming it (no code to link)
+    numba.njit(cache=False)(lambda c, s, t, a, n, sat: machine.execute(c, s, t, a, n, sat))(
+        frozen(code), frozen(np.array([2.0], np.float32)), _NO_TABLES, np.zeros(8, np.float32), 8, False)
+    raise AssertionError("linked")
+except RuntimeError as exc:
+    assert "swishgrad_engine_machine_v1" in str(exc) and "cannot be linked" in str(exc), exc
 print(out.tolist(), launch._run_bin_wide.stats.cache_hits.total())
 """
 

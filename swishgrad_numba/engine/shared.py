@@ -15,7 +15,7 @@ Numba caches a function's object code with its bitcode, the latter only to link 
 later, and parses it whenever it reads the function back (the engine's machine: 276 KB, most of a fresh
 process's read of it). Nothing links a :class:`Shared` machine, so its cache entry holds, in the bitcode's place,
 a module that only names the symbols the object code defines (:func:`_symbols_only`): Numba reads them to know
-which symbols the loaded code defines. Linking it would fail (those names are bytes there, not functions).
+which symbols the loaded code defines. A machine read back so refuses to be linked (a RuntimeError naming it).
 
 The arguments cross as the machine's own values: an array as Numba's array structure (the same for every
 layout and mutability of one dtype and rank; the typing asks for a C-contiguous one, which the machine's
@@ -74,7 +74,20 @@ class Shared:
         self.dispatcher, self.signature, self.symbol, self.home = dispatcher, signature, symbol, tuple(home)
         self._address = None
         impl = dispatcher._cache._impl
-        impl.reduce = _cached_without_linking_code(impl.reduce)
+        impl.reduce, impl.rebuild = _cached_without_linking_code(impl.reduce), self._read_back(impl.rebuild)
+
+    def _read_back(self, rebuild):
+        """A cache's ``rebuild`` whose library refuses to be linked (it holds no code to link: a jitted function
+        that called the machine's dispatcher itself would otherwise end the process in LLVM)."""
+        def refuse():
+            raise RuntimeError(f"{self.symbol}: the machine {self.dispatcher.py_func.__qualname__} read from the "
+                               "disk cache cannot be linked into a jitted function; call it through its intrinsic")
+
+        def rebuilt(target_context, payload):
+            cres = rebuild(target_context, payload)
+            cres.library._get_module_for_linking = refuse
+            return cres
+        return rebuilt
 
     def ensure(self) -> int:
         """Compile the machine (or read it from the disk cache) and register its symbol, once per process;
