@@ -166,17 +166,16 @@ def test_the_launches_call_one_compiled_machine_and_hold_no_copy_of_it():
 
     rng = np.random.default_rng(44)
     program = random_program(rng, "float16", 5)    # a launch of the main stream, and the tables' builds
-    run_program(program, _inputs(rng, 65536, "float16", len(program.inputs)), {"alpha": np.float32(0.5)})
+    run_program(program, _inputs(rng, 65536, "float16", len(program.inputs)), {"alpha": np.float32(0.5)}, threads=2)
     copy = RowProgram([np.array([[O.ROW_OPCODES["R_GM_IN"], 0, 0, 0, 8, 0, 0, 0],
                                   [O.ROW_OPCODES["R_GM_OUT"], 0, 0, 0, 8, 0, 0, 1]], np.int64)], [0.0], 8)
     gm = np.arange(16, dtype=np.float32)
     copy.run(gm, [(0, 8), (8, 8)], [(0, 0, 8)], [0, 1])
     assert (gm[8:] == gm[:8]).all()
     wide = random_program(rng, "float32", 5)    # and a float32 launch
-    run_program(wide, _inputs(rng, 4096, "float32", len(wide.inputs)), {"alpha": np.float32(0.5)})
-    for dispatcher, shared, body in ((launch._run_bin_wide, machine.MACHINE, "7machine7execute"),
-                                     (launch._run_bin_16, machine.MACHINE, "7machine7execute"),
-                                     (launch.build_table, machine.MACHINE, "7machine7execute"),
+    run_program(wide, _inputs(rng, 4096, "float32", len(wide.inputs)), {"alpha": np.float32(0.5)}, threads=2)
+    # launch_bins holds both widths' launch code (run_bin's and build_table's entries hold no code to link)
+    for dispatcher, shared, body in ((launch.launch_bins, machine.MACHINE, "7machine7execute"),
                                      (rows._run, rows.ROW_MACHINE, "4rows5_exec")):
         assert dispatcher.signatures, dispatcher
         defined, declared = _defined(dispatcher)

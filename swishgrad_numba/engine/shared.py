@@ -13,7 +13,8 @@ back), and every Python entry point that launches a caller calls :meth:`Shared.e
 
 Numba caches a function's object code with its bitcode, the latter only to link the function into a caller
 later, and parses it whenever it reads the function back (the engine's machine: 276 KB, most of a fresh
-process's read of it). Nothing links a :class:`Shared` machine, so its cache entry holds, in the bitcode's place,
+process's read of it). Nothing links a :class:`Shared` machine (nor a launch called from Python alone,
+:func:`cached_unlinked`), so its cache entry holds, in the bitcode's place,
 a module that only names the symbols the object code defines (:func:`_symbols_only`): Numba reads them to know
 which symbols the loaded code defines. A machine read back so refuses to be linked (a RuntimeError naming it).
 
@@ -33,7 +34,7 @@ from numba.core import cgutils
 
 from .. import runtime
 
-__all__ = ["Shared", "ensure_symbol"]
+__all__ = ["Shared", "cached_unlinked", "ensure_symbol"]
 
 _LOCK = runtime.ChildRenewedLock()
 
@@ -66,6 +67,24 @@ def _cached_without_linking_code(reduce):
     return reduced
 
 
+def cached_unlinked(dispatcher, name: str) -> None:
+    """Cache ``dispatcher`` (jitted, ``cache=True``, called from Python or by symbol only) without its linking
+    code; read back, its library refuses to be linked into a jitted function (it holds no code to link: LLVM
+    would otherwise end the process), a RuntimeError naming ``name``."""
+    impl = dispatcher._cache._impl
+    rebuild = impl.rebuild
+
+    def refuse():
+        raise RuntimeError(f"{name}: {dispatcher.py_func.__qualname__} read from the disk cache cannot be linked "
+                           "into a jitted function (it is called from Python or by its symbol)")
+
+    def rebuilt(target_context, payload):
+        cres = rebuild(target_context, payload)
+        cres.library._get_module_for_linking = refuse
+        return cres
+    impl.reduce, impl.rebuild = _cached_without_linking_code(impl.reduce), rebuilt
+
+
 class Shared:
     """The jitted ``dispatcher`` compiled for ``signature`` alone and called by ``symbol``; ``home`` is
     ``(module, attribute)`` where this object lives (for the reload hook)."""
@@ -73,21 +92,7 @@ class Shared:
     def __init__(self, dispatcher, signature, symbol: str, home: tuple):
         self.dispatcher, self.signature, self.symbol, self.home = dispatcher, signature, symbol, tuple(home)
         self._address = None
-        impl = dispatcher._cache._impl
-        impl.reduce, impl.rebuild = _cached_without_linking_code(impl.reduce), self._read_back(impl.rebuild)
-
-    def _read_back(self, rebuild):
-        """A cache's ``rebuild`` whose library refuses to be linked (it holds no code to link: a jitted function
-        that called the machine's dispatcher itself would otherwise end the process in LLVM)."""
-        def refuse():
-            raise RuntimeError(f"{self.symbol}: the machine {self.dispatcher.py_func.__qualname__} read from the "
-                               "disk cache cannot be linked into a jitted function; call it through its intrinsic")
-
-        def rebuilt(target_context, payload):
-            cres = rebuild(target_context, payload)
-            cres.library._get_module_for_linking = refuse
-            return cres
-        return rebuilt
+        cached_unlinked(dispatcher, symbol)
 
     def ensure(self) -> int:
         """Compile the machine (or read it from the disk cache) and register its symbol, once per process;
