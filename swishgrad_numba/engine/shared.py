@@ -61,7 +61,7 @@ def _cached_without_linking_code(reduce):
     def reduced(cres):
         (name, kind, data), *rest = reduce(cres)
         if kind != "object":
-            raise TypeError(f"{name}: a shared machine is cached as object code, not {kind!r}")
+            raise TypeError(f"{name}: an entry cached without linking code is object code, not {kind!r}")
         object_code, bitcode = data
         return ((name, kind, (object_code, _symbols_only(bitcode))), *rest)
     return reduced
@@ -71,7 +71,9 @@ def cached_unlinked(dispatcher, name: str) -> None:
     """Cache ``dispatcher`` (jitted, ``cache=True``, called from Python or by symbol only) without its linking
     code; read back, its library refuses to be linked into a jitted function (it holds no code to link: LLVM
     would otherwise end the process), a RuntimeError naming ``name``."""
-    impl = dispatcher._cache._impl
+    impl = getattr(getattr(dispatcher, "_cache", None), "_impl", None)
+    if impl is None:   # not cached on disk (no cache, or Numba's jit disabled): nothing read back
+        return
     rebuild = impl.rebuild
 
     def refuse():
