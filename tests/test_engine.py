@@ -143,8 +143,9 @@ def test_the_machine_compiles_once_for_every_dtype_input_count_and_table():
             run_program(program, arrays, {"alpha": np.float32(1.5)}, threads=inputs)
     x = np.ones(8, dtype=np.float32)
     run_stream(_stream([("MULS", 8, [0], 0)]), np.array([2.0]), None, (x,), np.empty_like(x), 8, 16, 8)
-    # the machine (machine.execute) is compiled inside these, for their one signature each
-    assert len(launch.run_bin.signatures) == 1 and len(launch.launch_bins.signatures) == 1
+    # the machine (machine.execute) is compiled inside these, for their one signature each (a width each)
+    assert len(launch._run_bin_wide.signatures) == 1 and len(launch._run_bin_16.signatures) == 1
+    assert len(launch.launch_bins.signatures) == 1
     assert len(launch.build_table.signatures) == 1
 
 
@@ -165,14 +166,16 @@ def test_the_launches_call_one_compiled_machine_and_hold_no_copy_of_it():
 
     rng = np.random.default_rng(44)
     program = random_program(rng, "float16", 5)    # a launch of the main stream, and the tables' builds
-    run_program(program, _inputs(rng, 65536, "float16", len(program.inputs)), {"alpha": np.float32(0.5)})
+    run_program(program, _inputs(rng, 65536, "float16", len(program.inputs)), {"alpha": np.float32(0.5)}, threads=2)
     copy = RowProgram([np.array([[O.ROW_OPCODES["R_GM_IN"], 0, 0, 0, 8, 0, 0, 0],
                                   [O.ROW_OPCODES["R_GM_OUT"], 0, 0, 0, 8, 0, 0, 1]], np.int64)], [0.0], 8)
     gm = np.arange(16, dtype=np.float32)
     copy.run(gm, [(0, 8), (8, 8)], [(0, 0, 8)], [0, 1])
     assert (gm[8:] == gm[:8]).all()
-    for dispatcher, shared, body in ((launch.run_bin, machine.MACHINE, "7machine7execute"),
-                                     (launch.build_table, machine.MACHINE, "7machine7execute"),
+    wide = random_program(rng, "float32", 5)    # and a float32 launch
+    run_program(wide, _inputs(rng, 4096, "float32", len(wide.inputs)), {"alpha": np.float32(0.5)}, threads=2)
+    # launch_bins holds both widths' launch code (run_bin's and build_table's entries hold no code to link)
+    for dispatcher, shared, body in ((launch.launch_bins, machine.MACHINE, "7machine7execute"),
                                      (rows._run, rows.ROW_MACHINE, "4rows5_exec")):
         assert dispatcher.signatures, dispatcher
         defined, declared = _defined(dispatcher)
@@ -196,7 +199,20 @@ pieces = frozen(np.array([(0, 1, 0, 1, 8, 8)], dtype=PIECE_DTYPE))
 assert machine.MACHINE._address is None
 launch.run_bin(frozen(code), frozen(np.array([2.0], np.float32)), _NO_TABLES, raw, inputs, wide, raw_out, numel,
                pieces, 0, 1, 8, 16, 8, False)
-print(out.tolist(), launch.run_bin.stats.cache_hits.total())
+lib = machine.execute.overloads[machine.MACHINE.signature.args].library
+# the machine read back with no code to link: its entry names the symbols the object code defines, no function
+assert machine.execute.stats.cache_hits.total() == 1 and lib._shared_module is not None
+assert not list(lib._shared_module.functions), [f.name for f in lib._shared_module.functions]
+assert lib._codegen._engine.is_symbol_defined(machine.execute.overloads[
+    machine.MACHINE.signature.args].fndesc.llvm_cfunc_wrapper_name)
+import numba
+try:   # a jitted function calling the machine's dispatcher itself is refused, naming it (no code to link)
+    numba.njit(cache=False)(lambda c, s, t, a, n, sat: machine.execute(c, s, t, a, n, sat))(
+        frozen(code), frozen(np.array([2.0], np.float32)), _NO_TABLES, np.zeros(8, np.float32), 8, False)
+    raise AssertionError("linked")
+except RuntimeError as exc:
+    assert "swishgrad_engine_machine_v1" in str(exc) and "cannot be linked" in str(exc), exc
+print(out.tolist(), launch._run_bin_wide.stats.cache_hits.total())
 """
 
 

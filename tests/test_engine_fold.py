@@ -125,3 +125,17 @@ def test_operators_folded_give_the_unfolded_bits(name, arch, variant, monkeypatc
         assert_bits_equal(folded, unfolded, f"{name} saturation={saturation}")
         want = interpret(program, {t.name: a for t, a in zip(program.inputs, arrays)}, attrs, saturation)
         assert_bits_equal(folded, want, f"{name} saturation={saturation}")
+
+
+def test_a_constant_is_foldable_where_the_compiled_duplicate_keeps_its_bits():
+    """fold._foldable (plain Python) agrees with the compiled Duplicate (program.semantics.duplicate) in both
+    overflow modes: on infinities, NaN payloads, zeros, subnormals and FLT_MAX a Duplicate in saturation mode
+    changes the bits (fold refuses), elsewhere it keeps them."""
+    from swishgrad_numba.program.semantics import duplicate
+
+    bits = np.array([0x7F800000, 0xFF800000, 0x7FC00001, 0xFF812345, 0, 0x80000000, 1, 0x807FFFFF, 0x7F7FFFFF,
+                     0x3FC00000, 0xBF800000], np.uint32)
+    for k in bits.view(np.float32):
+        keeps = all(np.float32(duplicate(k, sat)).view(np.uint32) == k.view(np.uint32) for sat in (False, True))
+        assert fold._foldable(Const.of(float(k))) == keeps, hex(k.view(np.uint32))
+    assert not fold._foldable(Const.of(float("inf"))) and fold._foldable(Const.of(1.5))

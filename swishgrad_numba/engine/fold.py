@@ -34,10 +34,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..program import semantics as S
 from ..program.form import Const, Product
 from ..program.isa import MASK_DTYPE
 from ..program.lower import Step
+from ..program.overflow import saturate
 
 __all__ = ["fold", "ENABLED", "SCALAR_FORMS", "scalar_key"]
 
@@ -51,11 +51,13 @@ _MIRRORED = {("Add", ""): "", ("Mul", ""): "", ("Compare", "LT"): "GT", ("Compar
 
 
 def _foldable(k) -> bool:
-    """Whether a Duplicate of ``k`` fills its row with ``k``'s own bits in both overflow modes."""
+    """Whether a Duplicate of ``k`` fills its row with ``k``'s own bits in both overflow modes. A Duplicate is
+    ``saturate(k)`` (:func:`~swishgrad_numba.program.semantics.duplicate`), here its plain Python function:
+    preparing a stream loads no compiled code (a fresh process's first call would read it from the disk)."""
     if not isinstance(k, Const):
         return False
     f = np.float32(k.f32)
-    return all(np.float32(S.duplicate.py_func(f, sat)).view(np.uint32) == f.view(np.uint32) for sat in (False, True))
+    return all(np.float32(saturate.py_func(f, sat)).view(np.uint32) == f.view(np.uint32) for sat in (False, True))
 
 
 def fold(steps: tuple, values: dict, keep: int) -> tuple:

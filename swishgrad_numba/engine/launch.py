@@ -31,6 +31,7 @@ from ..kernel.walk import register_pass
 from .direct16 import lookup_bits, run_if_direct, split as direct_split
 from .fused16 import run_if_fused, run_if_fused_raw, shape as fused_shape
 from .machine import MACHINE, run_machine
+from .shared import cached_unlinked
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
 
 __all__ = ["ready", "EngineParams", "MAX_INPUTS", "launch_bins", "run_bin", "raw_args", "build_table", "run_blocks_of"]
@@ -166,20 +167,52 @@ def _run_pieces(code, scalars, tables, ins, inputs, out, numel, pieces, first, s
                                fused, direct)
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _pieces_wide(code, scalars, tables, ins, inputs, out, numel, pieces, first, stop, grain, arena_len, out_row, sat):
+    typed = (ins[0].view(np.float32), ins[1].view(np.float32), ins[2].view(np.float32))
+    _run_pieces(code, scalars, tables, typed, inputs, out.view(np.float32), numel, pieces, first, stop, grain,
+                arena_len, out_row, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _pieces_16(code, scalars, tables, ins, inputs, out, numel, pieces, first, stop, grain, arena_len, out_row, sat):
+    typed = (ins[0].view(np.uint16), ins[1].view(np.uint16), ins[2].view(np.uint16))
+    _run_pieces(code, scalars, tables, typed, inputs, out.view(np.uint16), numel, pieces, first, stop, grain,
+                arena_len, out_row, sat)
+
+
 @njit(cache=True, error_model="numpy")
+def _run_bin_wide(code, scalars, tables, ins, inputs, out, numel, pieces, first, stop, grain, arena_len, out_row, sat):
+    """:func:`run_bin` of float32 tensors."""
+    _pieces_wide(code, scalars, tables, ins, inputs, out, numel, pieces, first, stop, grain, arena_len, out_row, sat)
+
+
+@njit(cache=True, error_model="numpy")
+def _run_bin_16(code, scalars, tables, ins, inputs, out, numel, pieces, first, stop, grain, arena_len, out_row, sat):
+    """:func:`run_bin` of 16-bit tensors (their bits)."""
+    _pieces_16(code, scalars, tables, ins, inputs, out, numel, pieces, first, stop, grain, arena_len, out_row, sat)
+
+
 def run_bin(code, scalars, tables, ins, inputs, wide, out, numel, pieces, first, stop, grain, arena_len, out_row,
             sat):
     """The cores' passes of ``pieces[first:stop]`` on the calling thread with one arena: ``ins`` a tuple
     of :data:`MAX_INPUTS` raw (uint8) flat tensors of ``numel`` elements (the first ``inputs`` read),
-    float32 where ``wide``, else 16-bit; ``out`` likewise. The typed views are made once per launch."""
+    float32 where ``wide``, else 16-bit; ``out`` likewise. The typed views are made once per launch.
+    Each width is its own compiled function, called from Python alone and cached without linking code
+    (:func:`.shared.cached_unlinked`), so a process's first call reads one width's object code."""
+    (_run_bin_wide if wide else _run_bin_16)(code, scalars, tables, ins, inputs, out, numel, pieces, first, stop,
+                                             grain, arena_len, out_row, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _run_bin_either(code, scalars, tables, ins, inputs, wide, out, numel, pieces, first, stop, grain, arena_len,
+                    out_row, sat):
     if wide:
-        typed = (ins[0].view(np.float32), ins[1].view(np.float32), ins[2].view(np.float32))
-        _run_pieces(code, scalars, tables, typed, inputs, out.view(np.float32), numel, pieces, first, stop, grain,
-                    arena_len, out_row, sat)
+        _pieces_wide(code, scalars, tables, ins, inputs, out, numel, pieces, first, stop, grain, arena_len, out_row,
+                     sat)
     else:
-        typed16 = (ins[0].view(np.uint16), ins[1].view(np.uint16), ins[2].view(np.uint16))
-        _run_pieces(code, scalars, tables, typed16, inputs, out.view(np.uint16), numel, pieces, first, stop,
-                    grain, arena_len, out_row, sat)
+        _pieces_16(code, scalars, tables, ins, inputs, out, numel, pieces, first, stop, grain, arena_len, out_row,
+                   sat)
 
 
 @njit(parallel=True, cache=True, error_model="numpy")
@@ -187,8 +220,8 @@ def launch_bins(code, scalars, tables, ins, inputs, wide, out, numel, pieces, bi
     """The planned launch, one ``prange`` iteration per bin (``pieces[bins[i]:bins[i + 1]]``); a launch
     of one bin calls :func:`run_bin` directly."""
     for i in prange(bins.shape[0] - 1):
-        run_bin(code, scalars, tables, ins, inputs, wide, out, numel, pieces, bins[i], bins[i + 1], grain,
-                arena_len, out_row, sat)
+        _run_bin_either(code, scalars, tables, ins, inputs, wide, out, numel, pieces, bins[i], bins[i + 1], grain,
+                        arena_len, out_row, sat)
 
 
 def raw_args(ins: tuple, out):
@@ -225,6 +258,10 @@ def build_table(code, scalars, tables, arena_len, in_row, out_row, sat, table):
     run_machine(code, scalars, tables, arena, 65536, sat)
     for j in range(65536):
         table[j] = arena[out_row + j]
+
+
+for _entry in (_run_bin_wide, _run_bin_16, build_table):
+    cached_unlinked(_entry, "engine.launch")
 
 
 class EngineParams(NamedTuple):

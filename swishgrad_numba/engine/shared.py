@@ -11,6 +11,13 @@ A caller compiled, or read back from the disk cache, needs the symbol registered
 does it at compile time and leaves a reload hook on the caller (Numba runs it before it reads the caller
 back), and every Python entry point that launches a caller calls :meth:`Shared.ensure` first as well.
 
+Numba caches a function's object code with its bitcode, the latter only to link the function into a caller
+later, and parses it whenever it reads the function back (the engine's machine: 276 KB, most of a fresh
+process's read of it). Nothing links a :class:`Shared` machine (nor a launch called from Python alone,
+:func:`cached_unlinked`), so its cache entry holds, in the bitcode's place,
+a module that only names the symbols the object code defines (:func:`_symbols_only`): Numba reads them to know
+which symbols the loaded code defines. A machine read back so refuses to be linked (a RuntimeError naming it).
+
 The arguments cross as the machine's own values: an array as Numba's array structure (the same for every
 layout and mutability of one dtype and rank; the typing asks for a C-contiguous one, which the machine's
 loops assume), an integer or a bool cast to the machine's parameter type.
@@ -27,7 +34,7 @@ from numba.core import cgutils
 
 from .. import runtime
 
-__all__ = ["Shared", "ensure_symbol"]
+__all__ = ["Shared", "cached_unlinked", "ensure_symbol"]
 
 _LOCK = runtime.ChildRenewedLock()
 
@@ -37,6 +44,49 @@ def ensure_symbol(module: str, name: str) -> None:
     getattr(importlib.import_module(module), name).ensure()
 
 
+def _symbols_only(bitcode: bytes) -> bytes:
+    """A module defining, as bytes, the symbols that ``bitcode`` defines (functions and globals), nothing else."""
+    mod = ll.parse_bitcode(bitcode)
+    stub = ir.Module()
+    byte = ir.IntType(8)
+    for values in (mod.functions, mod.global_variables):
+        for v in values:
+            if not v.is_declaration:
+                ir.GlobalVariable(stub, byte, v.name).initializer = ir.Constant(byte, 0)
+    return ll.parse_assembly(str(stub)).as_bitcode()
+
+
+def _cached_without_linking_code(reduce):
+    """A cache's ``reduce`` whose entry holds :func:`_symbols_only` of the linking bitcode beside the object code."""
+    def reduced(cres):
+        (name, kind, data), *rest = reduce(cres)
+        if kind != "object":
+            raise TypeError(f"{name}: an entry cached without linking code is object code, not {kind!r}")
+        object_code, bitcode = data
+        return ((name, kind, (object_code, _symbols_only(bitcode))), *rest)
+    return reduced
+
+
+def cached_unlinked(dispatcher, name: str) -> None:
+    """Cache ``dispatcher`` (jitted, ``cache=True``, called from Python or by symbol only) without its linking
+    code; read back, its library refuses to be linked into a jitted function (it holds no code to link: LLVM
+    would otherwise end the process), a RuntimeError naming ``name``."""
+    impl = getattr(getattr(dispatcher, "_cache", None), "_impl", None)
+    if impl is None:   # not cached on disk (no cache, or Numba's jit disabled): nothing read back
+        return
+    rebuild = impl.rebuild
+
+    def refuse():
+        raise RuntimeError(f"{name}: {dispatcher.py_func.__qualname__} read from the disk cache cannot be linked "
+                           "into a jitted function (it is called from Python or by its symbol)")
+
+    def rebuilt(target_context, payload):
+        cres = rebuild(target_context, payload)
+        cres.library._get_module_for_linking = refuse
+        return cres
+    impl.reduce, impl.rebuild = _cached_without_linking_code(impl.reduce), rebuilt
+
+
 class Shared:
     """The jitted ``dispatcher`` compiled for ``signature`` alone and called by ``symbol``; ``home`` is
     ``(module, attribute)`` where this object lives (for the reload hook)."""
@@ -44,6 +94,7 @@ class Shared:
     def __init__(self, dispatcher, signature, symbol: str, home: tuple):
         self.dispatcher, self.signature, self.symbol, self.home = dispatcher, signature, symbol, tuple(home)
         self._address = None
+        cached_unlinked(dispatcher, symbol)
 
     def ensure(self) -> int:
         """Compile the machine (or read it from the disk cache) and register its symbol, once per process;
