@@ -18,6 +18,7 @@ from program_interpreter import interpret
 from reference import assert_bits_equal
 from swishgrad_numba.engine import hot, hot_source, opcodes as O, runner
 from swishgrad_numba.engine.stream import streams
+from swishgrad_numba.kernel import plan as kernel_plan
 from swishgrad_numba.ops import get_operator
 from swishgrad_numba.platform import ARCH_A2
 from swishgrad_numba.program import Attr, Const, Program, Tensor
@@ -160,6 +161,19 @@ def test_exp_ln_and_two_nan_blocks_are_run_again_on_the_machine(saturation, ever
     two_nans = np.full(256, np.float32(np.nan))    # Exp and Ln of a positive NaN: not on the exact path
     assert run_block(cls(0), two_nans, two_nans, calm, out, 0, 256, np.zeros(1, np.float32), tables, scratch) \
         == (not saturation)    # saturation turns each NaN result into 0
+
+
+def test_a_launch_in_place_keeps_the_machine(every_launch_hot):
+    # the output is an input: a flagged block, run again on the machine, would read the values the hot loop
+    # had already stored over that input (Exp's guard band: e**x read back as x)
+    program = Program("ExpInPlace", (Tensor("x"),), Tensor("out"), (), (V.Exp("out", "x"),), ())
+    x, _ = _exp_ln_inputs(np.random.default_rng(1392), 20000)
+    want = interpret(program, {"x": x}, {}, False)
+    prepared = runner.Prepared(lower(program), False)
+    runs = [kernel_plan.CoreRun(0, 1, 0, 7, 3000, 20000 - 6 * 3000, 20000)]
+    prepared.run((x,), x, kernel_plan.plan(runs, 20000, 2), {})
+    assert_bits_equal(x, want)
+    assert every_launch_hot == [False]
 
 
 def test_the_switch_and_the_size_keep_the_machine(monkeypatch):

@@ -244,6 +244,8 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     or 16-bit bits as uint16), ``pieces`` and ``bins`` the plan's (read-only)."""
     if out.shape[0] < HOT_MIN_ELEMENTS or not enabled():
         return False
+    if any(np.may_share_memory(out, a) for a in ins):
+        return False    # in place: a flagged block's rerun would read inputs the loop has overwritten
     from .runner import frozen      # (runner imports this module)
 
     ins = tuple(frozen(a) for a in ins)
