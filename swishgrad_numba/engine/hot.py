@@ -35,13 +35,13 @@ from numba.extending import overload
 from .. import runtime
 from ..intrinsics import vectorise_full_width
 from ..kernel.envelope import ulp_shift
-from ..kernel.exp import _GUARD_LIM, _LOW_BITS, _NO_KEY, _T_HI, exp_fast
+from ..kernel.exp import GUARD_LIM, LOW_BITS, NO_KEY, T_HI, exp_fast
 from ..kernel.ln import ln_fast, ln_flagged
 from ..program import int_casts as IC, semantics as S
 from . import machine
 from .direct16 import lookup_bits
 from .hot_source import VERSION, NotHot, block_source, lookups
-from .launch import _copy_in, _copy_out
+from .launch import copy_in, copy_out
 from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, OP
 
@@ -117,8 +117,8 @@ def _code(hexes: str) -> np.ndarray:
 
 
 def _globals() -> dict:
-    return dict(np=np, S=S, vectorise_full_width=vectorise_full_width, exp_fast=exp_fast, EXP_T_HI=_T_HI,
-                EXP_GUARD_LIM=_GUARD_LIM, EXP_LOW_BITS=_LOW_BITS, NO_KEY=_NO_KEY, ln_fast=ln_fast,
+    return dict(np=np, S=S, vectorise_full_width=vectorise_full_width, exp_fast=exp_fast, EXP_T_HI=T_HI,
+                EXP_GUARD_LIM=GUARD_LIM, EXP_LOW_BITS=LOW_BITS, NO_KEY=NO_KEY, ln_fast=ln_fast,
                 ln_flagged=ln_flagged, ulp_shift=ulp_shift, lookup_bits=lookup_bits, IC=IC, INT_LO=machine._INT_LO,
                 INT_HI=machine._INT_HI, SRC_CODES=machine._SRC_CODES, __name__=__name__)
 
@@ -208,9 +208,9 @@ def _pass(params, ins, inputs, offset, out, count, code, scalars, tables, arena,
         at = offset + b0
         if hot_block(params, ins[0], ins[1], ins[2], out, at, n, scalars, tables, scratch):
             for k in range(inputs):
-                _copy_in(arena, k * grain, ins[k], at, n)
+                copy_in(arena, k * grain, ins[k], at, n)
             run_machine(code, scalars, tables, arena, n, sat)
-            _copy_out(out, at, arena, out_row, n)
+            copy_out(out, at, arena, out_row, n)
 
 
 @njit(parallel=True, cache=True, error_model="numpy")

@@ -34,7 +34,7 @@ from .machine import MACHINE, run_machine
 from .shared import cached_unlinked
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
 
-__all__ = ["ready", "EngineParams", "MAX_INPUTS", "launch_bins", "run_bin", "raw_args", "build_table", "run_blocks_of"]
+__all__ = ["ready", "copy_in", "copy_out", "EngineParams", "MAX_INPUTS", "launch_bins", "run_bin", "raw_args", "build_table", "run_blocks_of"]
 
 
 def ready() -> None:
@@ -43,7 +43,7 @@ def ready() -> None:
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _copy_in(arena, at, src, offset, n):
+def copy_in(arena, at, src, offset, n):
     """CopyIn: ``n`` elements of ``src`` from ``offset`` into the arena from ``at`` (16-bit bits as the
     numbers they are: exact). Offsets, never views: a view costs its reference counting."""
     at, offset = np.uint64(at), np.uint64(offset)
@@ -53,7 +53,7 @@ def _copy_in(arena, at, src, offset, n):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _copy_out(dst, offset, arena, at, n):
+def copy_out(dst, offset, arena, at, n):
     """CopyOut: the result's row into ``dst`` (a 16-bit result's row holds its bits)."""
     at, offset = np.uint64(at), np.uint64(offset)
     for i in range(n):
@@ -63,16 +63,16 @@ def _copy_out(dst, offset, arena, at, n):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _copy_out_at(arena, at, dst, offset, n):
-    _copy_out(dst, offset, arena, at, n)
+    copy_out(dst, offset, arena, at, n)
 
 
 def _load(arena, at, src, offset, n):
-    """:func:`_copy_in` from a typed array or a raw ``(uint8 array, wide)`` one (jitted code only)."""
+    """:func:`copy_in` from a typed array or a raw ``(uint8 array, wide)`` one (jitted code only)."""
     raise NotImplementedError("_load is only callable from jitted code")
 
 
 def _store(arena, at, dst, offset, n):
-    """:func:`_copy_out` into a typed array or a raw ``(uint8 array, wide)`` one (jitted code only)."""
+    """:func:`copy_out` into a typed array or a raw ``(uint8 array, wide)`` one (jitted code only)."""
     raise NotImplementedError("_store is only callable from jitted code")
 
 
@@ -91,7 +91,7 @@ def _by_width(copy):
     return typed
 
 
-overload(_load)(_by_width(_copy_in))
+overload(_load)(_by_width(copy_in))
 overload(_store)(_by_width(_copy_out_at))
 
 
@@ -139,9 +139,9 @@ def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, gr
     for b0 in range(0, count, grain):
         n = min(grain, count - b0)
         for k in range(inputs):
-            _copy_in(arena, k * grain, ins[k], offset + b0, n)
+            copy_in(arena, k * grain, ins[k], offset + b0, n)
         run_machine(code, scalars, tables, arena, n, sat)
-        _copy_out(out, offset + b0, arena, out_row, n)
+        copy_out(out, offset + b0, arena, out_row, n)
 
 
 @njit(cache=True, error_model="numpy")

@@ -46,7 +46,7 @@ from numba import njit
 
 from ..intrinsics import fma_f64
 
-__all__ = ["BLOCK_CHUNK", "GUARD_ULPS", "clamp_exp_arg", "exact_exp_flags", "exact_exp_mark", "exp_block", "exp_f32",
+__all__ = ["BLOCK_CHUNK", "GUARD_LIM", "GUARD_ULPS", "LOW_BITS", "NO_KEY", "T_HI", "clamp_exp_arg", "exact_exp_flags", "exact_exp_mark", "exp_block", "exp_f32",
            "exp_fast", "no_exact_flags", "redo_marked", "vexp_f32"]
 
 # Every jitted function: cache=True (compiled code kept on disk) and the
@@ -71,8 +71,8 @@ GUARD_ULPS = 1 << 14
 # a running minimum per element.
 _M29 = np.uint64(0x1FFFFFFF)
 _GUARD_ADD = np.uint64((GUARD_ULPS - 0x10000000) % (1 << 64))
-_GUARD_LIM = np.uint64(2 * GUARD_ULPS)
-_NO_KEY = np.uint64(0xFFFFFFFFFFFFFFFF)
+GUARD_LIM = np.uint64(2 * GUARD_ULPS)
+NO_KEY = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 # Arguments are clamped to [-110, 100]: e**100 and e**-110 lie far outside
 # binary32's range, so the result does not change, and 2**k stays a normal
@@ -82,14 +82,14 @@ _NO_KEY = np.uint64(0xFFFFFFFFFFFFFFFF)
 # read as an unsigned integer, is below that of 17.5 (a negative or NaN sum
 # reads far above it).
 _T_LO = np.float32(-110.0)
-_T_HI = np.float32(100.0)
+T_HI = np.float32(100.0)
 _SUB_SHIFT = np.float32(104.5)
 _SUB_T_HI = np.float32(-87.0)
 _SUB_LIM = np.uint32(np.float32(17.5).view(np.uint32))
 _NO_SUB = np.uint32(0xFFFFFFFF)
 # exp_block: a t whose bits, read unsigned, exceed those of -87 is below -87 (or a negative NaN);
 # below -104.5 the result is +0.
-_LOW_BITS = np.uint32(np.float32(-87.0).view(np.uint32))
+LOW_BITS = np.uint32(np.float32(-87.0).view(np.uint32))
 _ZERO_BELOW = np.float32(-104.5)
 _ONE = np.float32(1.0)
 #: Elements of one fast loop of :func:`exp_block`: a chunk with an element for the exact path is
@@ -100,7 +100,7 @@ BLOCK_CHUNK = 256
 @njit(cache=True, error_model="numpy", inline="always")
 def clamp_exp_arg(t):
     """``t`` clamped to [-110, 100] (NaN passes through)."""
-    return min(max(t, _T_LO), _T_HI)
+    return min(max(t, _T_LO), T_HI)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -131,7 +131,7 @@ def exp_fast(tc):
 @njit(cache=True, error_model="numpy", inline="always")
 def no_exact_flags():
     """The starting value of the running minima ``(key, sub)`` of a loop."""
-    return _NO_KEY, _NO_SUB
+    return NO_KEY, _NO_SUB
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -140,7 +140,7 @@ def exact_exp_flags(key, sub):
     or subnormal result); given a loop's minimum keys, whether the loop has
     such an element. Branch-free (``|``, not ``or``), so that a loop over it
     vectorises."""
-    return (key <= _GUARD_LIM) | (sub < _SUB_LIM)
+    return (key <= GUARD_LIM) | (sub < _SUB_LIM)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -196,16 +196,16 @@ def exp_block(dst, d, src, a, marks, m, n):
         cn = min(n - c, BLOCK_CHUNK)
         cu = np.uint64(c)
         dc, ac, mc = d + cu, a + cu, m + cu
-        key_min = _NO_KEY
+        key_min = NO_KEY
         bits_max = np.uint32(0)
         for i in range(cn):
             j = np.uint64(i)
             t = src[ac + j]
-            e, key, _sub = exp_fast(min(t, _T_HI))
+            e, key, _sub = exp_fast(min(t, T_HI))
             key_min = min(key_min, key)
             bits_max = max(bits_max, np.float32(t).view(np.uint32))
             dst[dc + j] = np.float32(e)
-        if (key_min <= _GUARD_LIM) | (bits_max > _LOW_BITS):
+        if (key_min <= GUARD_LIM) | (bits_max > LOW_BITS):
             for i in range(cn):
                 j = np.uint64(i)
                 t = src[ac + j]
