@@ -22,6 +22,7 @@ from reference import DTYPES, assert_bits_equal, ref_swish_grad
 
 import swishgrad_numba
 from swishgrad_numba import runtime
+from swishgrad_numba.engine import hot
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 240
@@ -175,7 +176,7 @@ print(json.dumps(results))
 
 #: The package's locks a call takes, and a size whose call in the child takes it: the compiled program's
 #: lookup (every call), the hot tier's (a stream's first large launch, engine/hot.py).
-HELD_AT_FORK = [("swishgrad_numba.program.passes:_LOCK", 100), ("swishgrad_numba.engine.hot:_LOCK", 1 << 17)]
+HELD_AT_FORK = [("swishgrad_numba.program.passes:_LOCK", 100), ("swishgrad_numba.engine.hot:_LOCK", hot.HOT_MIN_ELEMENTS)]
 
 
 @pytest.mark.parametrize("lock, n", HELD_AT_FORK)
