@@ -8,13 +8,12 @@ import numpy as np
 
 from ... import kernel, runtime
 from ...dtypes import DTypeInfo, dtype_info
-from ...kernel import broadcast
 from ...platform import ARCH_950, ARCH_A2
 from ...program import compiled
 from ..registry import OpTiling
 from .a2 import A2Tiling, a2_walk_fields
 from .names import NAME
-from .arch35 import Arch35Tiling, walk_args
+from .arch35 import Arch35Tiling, run_record
 
 __all__ = ["run_a2", "run_arch35", "run"]
 
@@ -60,8 +59,8 @@ def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Til
     dtypes = dy_info.name if dy_info is x_info else f"{dy_info.name}_{x_info.name}"
     params = compiled(NAME, ARCH_950, dtypes).params()
     with runtime.launch_guard():
-        broadcast.run_blocks(params, _kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
-                             _kernel_view(out, tiling.out_dtype), tiling.block_dim, *walk_args(tiling.record))
+        run_record(params, _kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
+                   _kernel_view(out, tiling.out_dtype), tiling.block_dim, tiling.record)
     return out
 
 
