@@ -103,9 +103,6 @@ def programs(dtype: str, variant: str = "none") -> Program:
 # ---------------------------------------------------------------- launches
 
 
-def _bits(a: np.ndarray, info: DTypeInfo) -> np.ndarray:
-    return a.reshape(-1).view(info.bits_dtype)
-
 
 def run_arch35(dy, x, out, tiling: OpTiling, info: DTypeInfo, axpy_rounding: str = "fused") -> None:
     """C-contiguous ``dy``, ``x`` (their own shapes) and ``out`` (the broadcast shape), on the broadcast walk;
@@ -114,7 +111,7 @@ def run_arch35(dy, x, out, tiling: OpTiling, info: DTypeInfo, axpy_rounding: str
     variant = APPROXIMATIONS[(tiling.tiling_key >> 1) & 1]
     params = compiled(NAME, ARCH_950, info.name, variant, axpy_rounding=axpy_rounding).params()
     with runtime.launch_guard():
-        run_record(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim, r)
+        run_record(params, info.flat_bits(dy), info.flat_bits(x), info.flat_bits(out), tiling.block_dim, r)
 
 
 def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False,

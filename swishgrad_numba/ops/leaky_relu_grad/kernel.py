@@ -109,16 +109,13 @@ def programs(dtype: str, variant: str = "main") -> Program:
 # ---------------------------------------------------------------- launch, check, run
 
 
-def _bits(a: np.ndarray, info: DTypeInfo) -> np.ndarray:
-    return a.reshape(-1).view(info.bits_dtype)
-
 
 def launch(dy, x, out, tiling: OpTiling, info: DTypeInfo) -> None:
     """C-contiguous ``dy``, ``x`` (their own shapes, as tiled) and ``out`` (the broadcast shape)."""
     r = tiling.data
     params = compiled(NAME, ARCH_950, info.name).params(negative_slope=np.float32(r["negativeSlope"]))
     with runtime.launch_guard():
-        run_record(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim, r)
+        run_record(params, info.flat_bits(dy), info.flat_bits(x), info.flat_bits(out), tiling.block_dim, r)
 
 
 def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:
