@@ -216,7 +216,7 @@ def main(argv=None):
     c.add_argument("--rounds", type=int, default=9)
     f = sub.add_parser("first")
     f.add_argument("--runs", type=int, default=0, help="fresh processes a case: medians and least (0: one, as before)")
-    f.add_argument("--other", type=Path, default=None, help="with --runs: and this tree's, taking turns")
+    f.add_argument("--other", type=Path, default=None, help="with --runs: that tree's too, the trees taking turns")
     m = sub.add_parser("compare")
     m.add_argument("other")
     m.add_argument("--turns", type=int, default=3)
