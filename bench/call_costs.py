@@ -3,9 +3,11 @@
     python bench/call_costs.py calls [--dtype float32] [--reps 200] [--rounds 9]
         # every described operator's functional face and its aclnn pair (phase one; both phases and the
         # synchronize), on each kernel it has, 4,096 elements, warm: median and best of the rounds' means (us)
-    python bench/call_costs.py first
+    python bench/call_costs.py first [--runs 8] [--other OTHER_TREE]
         # read_kernel(folder) and its first run in a fresh process (this NUMBA_CACHE_DIR, warmed first by
-        # one process that runs each), for three fixture kernels: ms
+        # one process that runs each), for three fixture kernels: ms; --runs N: N fresh processes a case,
+        # the median and least of the first run's wall time and of its thread's CPU time; --other: and
+        # OTHER_TREE's, the trees taking turns
     python bench/call_costs.py compare OTHER_TREE [--turns 3] [--dtype float32] [--small]
         # both of the above for this tree and OTHER_TREE (a checkout of another commit), in child processes
         # taking turns (this, other, this, ...), so each row's figures come from the same minutes; the best
@@ -127,27 +129,46 @@ x = np.linspace(-3, 3, 4096).astype(np.float32).astype(sg.bfloat16 if dtype == "
 t = time.perf_counter()
 op = read_kernel(sys.argv[2] + "/" + folder)
 t_read = time.perf_counter() - t
+t, cpu = time.perf_counter(), time.thread_time()
+op.run(**{n: x for n in names}, **attrs)
+t_run, cpu_run = time.perf_counter() - t, time.thread_time() - cpu
 t = time.perf_counter()
 op.run(**{n: x for n in names}, **attrs)
-t_run = time.perf_counter() - t
-t = time.perf_counter()
-op.run(**{n: x for n in names}, **attrs)
-print(json.dumps([t_import, t_read, t_run, time.perf_counter() - t]))
+print(json.dumps([t_import, t_read, t_run, time.perf_counter() - t, cpu_run]))
 """
 
 
-def first_rows(root: Path = ROOT) -> list:
-    """``[(folder, dtype, import_s, read_s, first_run_s, second_run_s), ...]``, each in a fresh process of the
-    tree at ``root`` (run once before, to warm the cache)."""
+def first_rows(root: Path = ROOT, runs: int = 1, warm: bool = True) -> list:
+    """``[(folder, dtype, import_s, read_s, first_run_s, second_run_s, first_run_cpu_s), ...]``, each in a fresh
+    process of the tree at ``root`` (run once before, to warm the cache, where ``warm``), ``runs`` a case."""
     env = dict(os.environ, PYTHONPATH=str(root))
     rows = []
-    for warm in (True, False):
+    for measured in ([False] if warm else []) + [True] * runs:
         for folder, dtype, attrs, names in READ_CASES:
             got = subprocess.run([sys.executable, "-c", _FIRST, json.dumps([folder, dtype, attrs, names]),
                                   str(KERNELS)], env=env, capture_output=True, text=True, check=True, cwd=root)
-            if not warm:
+            if measured:
                 rows.append((folder, dtype, *json.loads(got.stdout)))
     return rows
+
+
+def first_runs(trees: dict, runs: int) -> None:
+    """Each case's first run in ``runs`` fresh processes of each tree (``{label: root}``), the trees taking
+    turns: the median and least wall time and thread CPU time (ms), and the load average at each turn."""
+    for root in trees.values():
+        first_rows(root, 0)
+    got, loads = {}, []
+    for _ in range(runs):
+        for label, root in trees.items():
+            loads.append(os.getloadavg()[0])
+            for folder, dtype, _imp, _read, run, _again, cpu in first_rows(root, 1, warm=False):
+                got.setdefault((folder, dtype, label), []).append((run * 1e3, cpu * 1e3))
+    print(f"load average at each turn: {', '.join(f'{x:.1f}' for x in loads)}")
+    for (folder, dtype, label), rows in got.items():
+        wall, cpu = sorted(r[0] for r in rows), sorted(r[1] for r in rows)
+        print(f"{folder:<15}{dtype:<10}{label:<7} first run: wall median {statistics.median(wall):6.1f} ms (least "
+              f"{wall[0]:6.1f}), thread CPU median {statistics.median(cpu):6.1f} ms (least {cpu[0]:6.1f}); {len(rows)} "
+              "processes")
 
 
 def _child(root: Path, what: str, dtype: str, small: bool = False) -> list:
@@ -193,7 +214,9 @@ def main(argv=None):
     c.add_argument("--dtype", default="float32", choices=("float32", "float16", "bfloat16"))
     c.add_argument("--reps", type=int, default=200)
     c.add_argument("--rounds", type=int, default=9)
-    sub.add_parser("first")
+    f = sub.add_parser("first")
+    f.add_argument("--runs", type=int, default=0, help="fresh processes a case: medians and least (0: one, as before)")
+    f.add_argument("--other", type=Path, default=None, help="with --runs: that tree's too, the trees taking turns")
     m = sub.add_parser("compare")
     m.add_argument("other")
     m.add_argument("--turns", type=int, default=3)
@@ -205,8 +228,10 @@ def main(argv=None):
     if args.what == "calls":
         for name, kernel, face, med, best in call_rows(args.dtype, args.reps, args.rounds):
             print(f"{name:<20}{kernel:<5}{face:<17}{args.dtype:<10} median {med:8.1f} us  best {best:8.1f} us")
+    elif args.what == "first" and args.runs:
+        first_runs({"this": ROOT, **({"other": args.other.resolve()} if args.other else {})}, args.runs)
     elif args.what == "first":
-        for folder, dtype, t_import, t_read, t_run, t_again in first_rows():
+        for folder, dtype, t_import, t_read, t_run, t_again, _cpu in first_rows():
             print(f"{folder:<15}{dtype:<10} import {t_import:.2f} s, read_kernel {t_read * 1e3:.1f} ms, first run "
                   f"{t_run * 1e3:.1f} ms, second run {t_again * 1e3:.2f} ms")
     else:

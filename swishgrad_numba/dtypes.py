@@ -85,6 +85,13 @@ class DTypeInfo:
         """How kernels see the elements: float32 values, or 16-bit patterns as uint16."""
         return np.dtype(np.float32) if self.itemsize == 4 else np.dtype(np.uint16)
 
+    def flat_bits(self, a: np.ndarray) -> np.ndarray:
+        """C-contiguous ``a`` of this dtype, flat, as kernels see its elements (:attr:`bits_dtype`): ``a``
+        itself where it is flat already and of that dtype (a float32 tensor; no views made per call)."""
+        flat = a if a.ndim == 1 else a.reshape(-1)
+        bits = _FLOAT32_BITS if self.itemsize == 4 else _UINT16_BITS
+        return flat if flat.dtype == bits else flat.view(bits)
+
     @property
     def torch_name(self) -> str:
         return self.name
@@ -93,6 +100,7 @@ class DTypeInfo:
         return f"DTypeInfo({self.name})"
 
 
+_FLOAT32_BITS, _UINT16_BITS = np.dtype(np.float32), np.dtype(np.uint16)
 FLOAT32 = DTypeInfo("float32", np.dtype(np.float32), 0, ("fp32", "float"), 0, "ACL_FLOAT", 3,
                     2.0 ** -13, float(np.finfo(np.float32).smallest_normal))
 FLOAT16 = DTypeInfo("float16", np.dtype(np.float16), 1, ("fp16", "half"), 1, "ACL_FLOAT16", 1,

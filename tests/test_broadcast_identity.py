@@ -120,3 +120,31 @@ def test_only_element_wise_streams_qualify():
     assert equal_shapes.elementwise(code)
     code[1, O.OP] = O.ROW_OPCODES["R_REDUCE_SUM"]
     assert not equal_shapes.elementwise(code)
+
+
+def test_a_record_launch_keeps_the_identity_check_and_makes_the_walks_arguments_only_for_the_walk(monkeypatch):
+    """ops.silu_grad.arch35.run_record: the pass length it keeps per record and sizes is identity_pass_len of
+    the record's walk arguments, and the arguments reach the walk only where it runs (equal shapes: the flat
+    launch; x broadcast: the walk), the bits the reference's either way."""
+    from swishgrad_numba.ops.silu_grad import arch35
+
+    made = []
+    walk_args = arch35.walk_args
+    monkeypatch.setattr(arch35, "walk_args", lambda record: made.append(1) or walk_args(record))
+    monkeypatch.setattr(arch35, "_IDENTITY", {})
+    for shapes, flat in ((((4, 500), (4, 500)), True), (((4, 500), (500,)), False)):
+        tiling = host_tiling(*shapes, "float32", "float32", ASCEND950_PLATFORM)
+        rng = np.random.default_rng(7)
+        g = random_inputs(rng, 2000, "float32")[0].reshape(shapes[0])
+        x = random_inputs(rng, int(np.prod(shapes[1])), "float32")[1].reshape(shapes[1])
+        for turn in range(2):
+            made.clear()
+            out = np.empty((4, 500), np.float32)
+            with engine.use(True):
+                run_arch35(g, x, out, tiling)
+            assert_bits_equal(out, ref_silu_grad(g, x))
+            # the check's arguments at the first launch of the record, the walk's at each launch that walks
+            assert len(made) == (turn == 0) + (not flat), (shapes, turn)
+        (key, kept), = [(k, v) for k, v in arch35._IDENTITY.items() if k[0] == tiling.record.tobytes()]
+        assert kept == identity_pass_len(g.size, x.size, out.size, tiling.block_dim, *walk_args(tiling.record))
+        assert (kept > 0) == flat

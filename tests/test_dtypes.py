@@ -121,3 +121,16 @@ def test_to_float32_refuses_time_values_by_name(value):
         to_float32(value)
     with pytest.raises(TypeError, match=r"^scale must be a real number"):
         beta_argument(None, {"scale": value})
+
+
+@pytest.mark.parametrize("name", list(DTYPES))
+def test_flat_bits_is_the_tensor_flat_as_kernels_see_it(name):
+    """A flat view of the same memory: float32 values as themselves, 16-bit elements as their uint16 bits;
+    a flat float32 tensor is passed as it is (no view per call)."""
+    info = DTYPES[name]
+    a = np.arange(-3, 3, dtype=np.float32).astype(info.numpy).reshape(2, 3)
+    flat = info.flat_bits(a)
+    assert flat.shape == (6,) and np.shares_memory(flat, a) and flat.dtype == info.bits_dtype
+    assert flat.tobytes() == a.tobytes()
+    one = a.reshape(-1)
+    assert (info.flat_bits(one) is one) == (info.bits_dtype == info.numpy)

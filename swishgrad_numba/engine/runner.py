@@ -70,7 +70,7 @@ class Prepared:
     def launch_args(self, attrs) -> tuple:
         """``(scalars, tables)`` of the main stream for these attribute values, read-only, kept per
         values (a call of a few thousand elements would otherwise spend much of its time making them)."""
-        key = np.array([attrs[a] for a in self.attrs], dtype=np.float32).tobytes()   # the values' bits
+        key = np.array([attrs[a] for a in self.attrs], dtype=np.float32).tobytes() if self.attrs else b""   # bits
         got = self._args.get(key)
         if got is None:
             if len(self._args) >= _ARGS_KEPT:

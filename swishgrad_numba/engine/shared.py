@@ -18,6 +18,12 @@ process's read of it). Nothing links a :class:`Shared` machine (nor a launch cal
 a module that only names the symbols the object code defines (:func:`_symbols_only`): Numba reads them to know
 which symbols the loaded code defines. A machine read back so refuses to be linked (a RuntimeError naming it).
 
+Such an entry is also read back without Numba's registry refresh (:func:`_read_back_without_refresh`): Numba's
+cache runs it before every load, and in a fresh process it imports and installs every typing and lowering
+registry (about 150 ms, most of a kernel's first call), which only a compilation uses. The load initialises
+Numba's runtime alone (whose symbols the object code may name); an entry whose object code names a symbol that
+only the refresh registers (:data:`_REFRESH_SYMBOLS`) is read back after the full refresh, as Numba does.
+
 The arguments cross as the machine's own values: an array as Numba's array structure (the same for every
 layout and mutability of one dtype and rank; the typing asks for a C-contiguous one, which the machine's
 loops assume), an integer or a bool cast to the machine's parameter type.
@@ -30,7 +36,8 @@ import importlib
 import llvmlite.binding as ll
 from llvmlite import ir
 from numba import types
-from numba.core import cgutils
+from numba.core import caching, cgutils
+from numba.core.runtime import rtsys
 
 from .. import runtime
 
@@ -67,11 +74,45 @@ def _cached_without_linking_code(reduce):
     return reduced
 
 
+#: Symbols that Numba registers only in its registry refresh (``numba.cpython.hashing``'s import: the hash
+#: secret), as they appear in object code.
+_REFRESH_SYMBOLS = (b"_numba_hashsecret_",)
+
+
+def _read_back_without_refresh(cache) -> None:
+    """Make ``cache`` (a dispatcher's Numba cache) read its entries back with Numba's runtime initialised but
+    without the registry refresh that ``Cache.load_overload`` runs first (a compilation refreshes for
+    itself). Left as it is unless it is Numba's own ``Cache`` with the methods this relies on."""
+    if not (isinstance(cache, caching.Cache) and type(cache).load_overload is caching.Cache.load_overload
+            and callable(getattr(cache, "_load_overload", None))
+            and callable(getattr(cache, "_guard_against_spurious_io_errors", None))):
+        return
+
+    def load_overload(sig, target_context):
+        rtsys.initialize(target_context)
+        with cache._guard_against_spurious_io_errors():
+            return cache._load_overload(sig, target_context)
+    cache.load_overload = load_overload
+
+
+def _names_refresh_symbol(payload) -> bool:
+    """Whether a cache entry's object code (Numba's payload: ``(name, "object", (object code, ...))``
+    first) names one of :data:`_REFRESH_SYMBOLS`; True where the payload is not of that form."""
+    try:
+        (_, kind, (object_code, _)), *_ = payload
+    except (TypeError, ValueError):
+        return True
+    return kind != "object" or not isinstance(object_code, bytes) or any(s in object_code
+                                                                          for s in _REFRESH_SYMBOLS)
+
+
 def cached_unlinked(dispatcher, name: str) -> None:
     """Cache ``dispatcher`` (jitted, ``cache=True``, called from Python or by symbol only) without its linking
     code; read back, its library refuses to be linked into a jitted function (it holds no code to link: LLVM
-    would otherwise end the process), a RuntimeError naming ``name``."""
-    impl = getattr(getattr(dispatcher, "_cache", None), "_impl", None)
+    would otherwise end the process), a RuntimeError naming ``name``. It is read back without Numba's
+    registry refresh (:func:`_read_back_without_refresh`) unless its object code needs it."""
+    cache = getattr(dispatcher, "_cache", None)
+    impl = getattr(cache, "_impl", None)
     if impl is None:   # not cached on disk (no cache, or Numba's jit disabled): nothing read back
         return
     rebuild = impl.rebuild
@@ -81,10 +122,13 @@ def cached_unlinked(dispatcher, name: str) -> None:
                            "into a jitted function (it is called from Python or by its symbol)")
 
     def rebuilt(target_context, payload):
+        if _names_refresh_symbol(payload):
+            target_context.refresh()
         cres = rebuild(target_context, payload)
         cres.library._get_module_for_linking = refuse
         return cres
     impl.reduce, impl.rebuild = _cached_without_linking_code(impl.reduce), rebuilt
+    _read_back_without_refresh(cache)
 
 
 class Shared:

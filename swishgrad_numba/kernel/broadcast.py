@@ -26,7 +26,7 @@ from numba.extending import intrinsic, overload
 from .broadcast_identity import identity_pass_len
 from .walk import WORK_ROWS, compute_pass, route_of
 
-__all__ = ["MAX_RANK", "launch_blocks", "register_wide_pass", "run_blocks"]
+__all__ = ["MAX_RANK", "launch_blocks", "register_wide_pass", "run_blocks", "run_blocks_known"]
 
 #: Axes of a collapsed broadcast shape (opbase's limit).
 MAX_RANK = 8
@@ -398,13 +398,20 @@ def run_blocks(params, dy, x, out, *args) -> None:
     whose walk is the identity (:mod:`.broadcast_identity`) goes to its route's flat launch first
     (``route.equal_shapes``: the engine's, for an element-wise stream), the walk where that declines. Call it
     under the launch guard."""
+    run_blocks_known(params, dy, x, out, identity_pass_len(dy.size, x.size, out.size, *args) if route_of(params)
+                     is not None else 0, lambda: args)
+
+
+def run_blocks_known(params, dy, x, out, pass_len: int, make_args) -> None:
+    """:func:`run_blocks` of the arguments ``make_args()`` (called only where the walk runs) whose
+    :func:`.broadcast_identity.identity_pass_len` the caller found: ``pass_len`` (a call of a few thousand
+    elements would otherwise spend much of its time on both). Call it under the launch guard."""
     route = route_of(params)
     if route is not None:
         # the identity walk (equal shapes, nothing broadcast) of an element-wise program: the flat launch
-        pass_len = identity_pass_len(dy.size, x.size, out.size, *args)
         if pass_len and route.equal_shapes(params, (dy, x), out, pass_len):
             return
         params = route.broadcast(params)
     if type(params) in _WIDE_PASSES and all(a.itemsize in (2, 4) for a in (dy, x, out)):
         dy, x, out = _raw(dy, False), _raw(x, False), _raw(out, True)
-    launch_blocks(params, dy, x, out, *args)
+    launch_blocks(params, dy, x, out, *make_args())

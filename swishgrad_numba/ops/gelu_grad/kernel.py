@@ -22,7 +22,6 @@ import numpy as np
 from ... import kernel as kernel_pkg
 from ... import runtime
 from ...dtypes import DTypeInfo, dtype_info
-from ...kernel import broadcast
 from ...platform import ARCH_950, ARCH_A2, Platform
 from ...program import Program, Tensor, compiled
 from ...program.form import V
@@ -31,7 +30,7 @@ from ...tiling.findings import finding
 from ...tiling.records import checked_record
 from ..op_tiling import a2_walk_fields
 from ..registry import Kernel, OpTiling, WalkCheck
-from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling, walk_args
+from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling, run_record
 from ..silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
 
 __all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "VARIANT_310B", "ARCH35_BUFFER_BITS",
@@ -170,16 +169,13 @@ def programs(architecture: str, dtype: str, variant: str = "main") -> Program:
 # ---------------------------------------------------------------- launches
 
 
-def _bits(a: np.ndarray, info: DTypeInfo) -> np.ndarray:
-    return a.reshape(-1).view(info.bits_dtype)
-
 
 def run_a2(dy, x, out, tiling: OpTiling, info: DTypeInfo, saturation: bool = False) -> None:
     """Flat C-contiguous ``dy``, ``x``, ``out`` of one dtype and size, on the generic walk."""
     variant = VARIANT_310B if int(tiling["versionNum"]) == 1 else "main"
     params = compiled(NAME, ARCH_A2, info.name, variant, saturation).params()
     plan = kernel_pkg.plan_launch(a2_walk_fields(tiling), tiling.block_dim, kernel_pkg.ARCH_A2, out.size)
-    kernel_pkg.run_walk(params, (_bits(dy, info), _bits(x, info)), _bits(out, info), plan)
+    kernel_pkg.run_walk(params, (info.flat_bits(dy), info.flat_bits(x)), info.flat_bits(out), plan)
 
 
 def run_arch35(dy, x, out, tiling: OpTiling, info: DTypeInfo, axpy_rounding: str = "fused") -> None:
@@ -187,7 +183,7 @@ def run_arch35(dy, x, out, tiling: OpTiling, info: DTypeInfo, axpy_rounding: str
     r = tiling.data
     params = compiled(NAME, ARCH_950, info.name, axpy_rounding=axpy_rounding).params()
     with runtime.launch_guard():
-        broadcast.run_blocks(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim, *walk_args(r))
+        run_record(params, info.flat_bits(dy), info.flat_bits(x), info.flat_bits(out), tiling.block_dim, r)
 
 
 def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False,

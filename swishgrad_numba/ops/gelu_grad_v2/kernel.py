@@ -20,7 +20,6 @@ import numpy as np
 
 from ... import runtime
 from ...dtypes import DTypeInfo, dtype_info
-from ...kernel import broadcast
 from ...platform import ARCH_950, ARCH_A2, Platform
 from ...program import Call, Program, Tensor, compiled
 from ...program.erf import erf_program
@@ -30,7 +29,7 @@ from ..gelu_grad import kernel as gelu_grad
 from . import a2
 from ..gelu_v2.kernel import API_BUFFER, APPROXIMATIONS, RSQRT2, WORKSPACE, approximate_of_code, erf_algorithm
 from ..registry import Kernel, OpTiling, WalkCheck
-from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling, walk_args
+from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling, run_record
 from ..silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
 
 __all__ = ["NAME", "INV_SQRT_2PI", "ARCH35_BUFFER_BITS", "arch35_host_tiling", "host_tiling",
@@ -104,9 +103,6 @@ def programs(dtype: str, variant: str = "none") -> Program:
 # ---------------------------------------------------------------- launches
 
 
-def _bits(a: np.ndarray, info: DTypeInfo) -> np.ndarray:
-    return a.reshape(-1).view(info.bits_dtype)
-
 
 def run_arch35(dy, x, out, tiling: OpTiling, info: DTypeInfo, axpy_rounding: str = "fused") -> None:
     """C-contiguous ``dy``, ``x`` (their own shapes) and ``out`` (the broadcast shape), on the broadcast walk;
@@ -115,7 +111,7 @@ def run_arch35(dy, x, out, tiling: OpTiling, info: DTypeInfo, axpy_rounding: str
     variant = APPROXIMATIONS[(tiling.tiling_key >> 1) & 1]
     params = compiled(NAME, ARCH_950, info.name, variant, axpy_rounding=axpy_rounding).params()
     with runtime.launch_guard():
-        broadcast.run_blocks(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim, *walk_args(r))
+        run_record(params, info.flat_bits(dy), info.flat_bits(x), info.flat_bits(out), tiling.block_dim, r)
 
 
 def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False,

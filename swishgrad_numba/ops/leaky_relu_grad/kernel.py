@@ -23,7 +23,6 @@ import numpy as np
 
 from ... import runtime
 from ...dtypes import DTypeInfo, dtype_info
-from ...kernel import broadcast
 from ...platform import ARCH_950, Platform
 from ...program import Program, Tensor, compiled
 from ...program.form import V
@@ -31,7 +30,7 @@ from ...tiling.findings import finding
 from ..gelu_grad import ARCH35_BUFFER_BITS
 from ..leaky_relu.kernel import DEFAULT_SLOPE, SLOPE
 from ..registry import Kernel, OpTiling, WalkCheck
-from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling, walk_args
+from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling, run_record
 from ..silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
 
 __all__ = ["NAME", "RECORD_DTYPE", "NO_A2_KERNEL", "DTYPE_TEMPLATE", "host_tiling", "cached_tiling", "tiling_key",
@@ -110,16 +109,13 @@ def programs(dtype: str, variant: str = "main") -> Program:
 # ---------------------------------------------------------------- launch, check, run
 
 
-def _bits(a: np.ndarray, info: DTypeInfo) -> np.ndarray:
-    return a.reshape(-1).view(info.bits_dtype)
-
 
 def launch(dy, x, out, tiling: OpTiling, info: DTypeInfo) -> None:
     """C-contiguous ``dy``, ``x`` (their own shapes, as tiled) and ``out`` (the broadcast shape)."""
     r = tiling.data
     params = compiled(NAME, ARCH_950, info.name).params(negative_slope=np.float32(r["negativeSlope"]))
     with runtime.launch_guard():
-        broadcast.run_blocks(params, _bits(dy, info), _bits(x, info), _bits(out, info), tiling.block_dim, *walk_args(r))
+        run_record(params, info.flat_bits(dy), info.flat_bits(x), info.flat_bits(out), tiling.block_dim, r)
 
 
 def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling) -> None:

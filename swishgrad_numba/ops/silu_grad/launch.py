@@ -7,20 +7,16 @@ import functools
 import numpy as np
 
 from ... import kernel, runtime
-from ...dtypes import DTypeInfo, dtype_info
-from ...kernel import broadcast
+from ...dtypes import dtype_info
 from ...platform import ARCH_950, ARCH_A2
 from ...program import compiled
 from ..registry import OpTiling
 from .a2 import A2Tiling, a2_walk_fields
 from .names import NAME
-from .arch35 import Arch35Tiling, walk_args
+from .arch35 import Arch35Tiling, run_record
 
 __all__ = ["run_a2", "run_arch35", "run"]
 
-
-def _kernel_view(arr: np.ndarray, info: DTypeInfo) -> np.ndarray:
-    return arr.reshape(-1).view(info.bits_dtype)
 
 
 def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling, saturation: bool = False) -> np.ndarray:
@@ -45,7 +41,7 @@ def run_a2(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: A2Tiling, sat
     launch_plan = kernel.plan_launch(_a2_fields(tiling.record.tobytes(), tiling.record.dtype), tiling.block_dim,
                                      kernel.ARCH_A2, out.size)
     params = compiled(NAME, ARCH_A2, info.name, saturation=saturation).params()
-    kernel.run_walk(params, (_kernel_view(dy, info), _kernel_view(x, info)), _kernel_view(out, info), launch_plan)
+    kernel.run_walk(params, (info.flat_bits(dy), info.flat_bits(x)), info.flat_bits(out), launch_plan)
     return out
 
 
@@ -60,8 +56,8 @@ def run_arch35(dy: np.ndarray, x: np.ndarray, out: np.ndarray, tiling: Arch35Til
     dtypes = dy_info.name if dy_info is x_info else f"{dy_info.name}_{x_info.name}"
     params = compiled(NAME, ARCH_950, dtypes).params()
     with runtime.launch_guard():
-        broadcast.run_blocks(params, _kernel_view(dy, tiling.dy_dtype), _kernel_view(x, tiling.x_dtype),
-                             _kernel_view(out, tiling.out_dtype), tiling.block_dim, *walk_args(tiling.record))
+        run_record(params, tiling.dy_dtype.flat_bits(dy), tiling.x_dtype.flat_bits(x),
+                   tiling.out_dtype.flat_bits(out), tiling.block_dim, tiling.record)
     return out
 
 

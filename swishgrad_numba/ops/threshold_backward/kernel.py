@@ -22,7 +22,6 @@ import numpy as np
 from ... import kernel as kernel_pkg
 from ... import runtime
 from ...dtypes import FLOAT32, DTypeInfo, dtype_info
-from ...kernel import broadcast
 from ...platform import ARCH_950, ARCH_A2, Platform
 from ...program import Attr, compiled
 from ...program.elementwise import elementwise
@@ -32,7 +31,7 @@ from ...tiling.findings import finding
 from ...tiling.records import checked_record
 from ..op_tiling import a2_walk_fields
 from ..registry import Kernel, OpTiling, WalkCheck
-from ..silu_grad.arch35 import ARCH35_ARRAY_FIELDS, ARCH35_SCALAR_FIELDS, broadcast_tiling, walk_args
+from ..silu_grad.arch35 import ARCH35_ARRAY_FIELDS, ARCH35_SCALAR_FIELDS, broadcast_tiling, run_record
 
 __all__ = ["NAME", "FLT_EPSILON", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "UB_DATA_NUMBER", "variant_of",
            "programs_a2", "programs_arch35", "host_tiling", "shaped_tiling", "shaped_launch", "run", "KERNELS"]
@@ -175,8 +174,8 @@ def shaped_launch(arrays, out: np.ndarray, tiling: OpTiling, info: DTypeInfo, sa
         raise ValueError("overflow_mode 'saturation' is not supported by the Ascend 950 kernels (Inf/NaN mode only)")
     r = tiling.data
     with runtime.launch_guard():
-        broadcast.run_blocks(params, _bits(grad.reshape(-1), info), _bits(x.reshape(-1), info),
-                             _bits(out.reshape(-1), info), tiling.block_dim, *walk_args(r))
+        run_record(params, _bits(grad.reshape(-1), info), _bits(x.reshape(-1), info), _bits(out.reshape(-1), info),
+                   tiling.block_dim, r)
 
 
 def run(grad, x: np.ndarray, out: np.ndarray, tiling: OpTiling, saturation: bool = False) -> None:
