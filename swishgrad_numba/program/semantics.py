@@ -70,7 +70,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..casts import f32_to_bf16_bits, f32_to_bf16_bits_round, f32_to_f16_bits, f32_to_f16_bits_round, widen_16
+from ..casts import (f32_to_bf16_bits, f32_to_bf16_bits_round, f32_to_f16_bits, f32_to_f16_bits_round,
+                     narrow_rint_not_nan, widen_16, widen_16_quieting)
 from ..dtypes import FLOAT16
 from ..intrinsics import fma_f32
 from ..kernel.exp import exp_f32
@@ -251,6 +252,20 @@ def cast_rint(f, dtype_code, sat):
     """float32 -> 16-bit bits, to nearest even."""
     h = f32_to_f16_bits(f) if dtype_code == _F16 else f32_to_bf16_bits(f)
     return _saturate_16(h, f, dtype_code, sat)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_none_quieting(bits, dtype_code):
+    """:func:`cast_none` but for a float16 signalling NaN, which may come back quieted (still a NaN): the
+    hot tier's Cast, which sets apart every block where a NaN could reach a result (``engine.hot_source``)."""
+    return widen_16_quieting(bits, dtype_code)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cast_rint_not_nan(f, dtype_code):
+    """:func:`cast_rint`'s bits in Inf/NaN mode for every ``f`` that is not a NaN (a NaN's are unspecified):
+    the hot tier's narrowing, which sets apart every block with a NaN ``f`` (``engine.hot_source``)."""
+    return narrow_rint_not_nan(f, dtype_code)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
