@@ -65,6 +65,10 @@ _TABLE = re.compile(r"__T(\d+)g(\d+)i(\d+)o(\d+)k(\d+)_([0-9a-f]+)")
 #: Whether a Lookup of a cheap table (no Exp, Ln or Lookup in its stream) is computed in the loop rather than
 #: gathered (measured: bench/RESULTS.md, engine-hot).
 INLINE_TABLES = True
+#: The longest table stream whose lone Lookup the loop computes rather than the flat pass gathering it (rows16,
+#: 2 threads: leaky_relu's 5 instructions from 0.77x to 0.90x of PyTorch on float16; gelu_v2's 30 from 1.48x
+#: down to 0.63x).
+LONE_LOOKUP_COMPUTED = 8
 #: Whether a stream with a Ln runs hot: off, as softplus's float32 stream (Exp, then Ln) ran at 0.95x of the
 #: machine (bench/RESULTS.md, engine-hot); the generator takes Ln (tests/test_engine_hot.py runs it).
 HOT_LN = False
@@ -159,9 +163,12 @@ def _inlined(prepared) -> dict:
 def hot_class(code, grain: int, inputs: int, out_row: int, sat: bool, inline: dict | None = None):
     """The class of a checked stream's hot block, made once per process; None where it does not run hot."""
     code = np.asarray(code)
-    if code.min(initial=0) < 0 or (code.shape[0] == 1 and code[0, OP] == LOOKUP and int(code[0, MODE]) not in
-                                   (inline or {})):
-        return None          # a lone Lookup of a table kept: the flat pass gathers it straight into the result
+    if code.shape[0] == 1 and code[0, OP] == LOOKUP:   # a lone Lookup: the flat pass gathers it into the result
+        table = (inline or {}).get(int(code[0, MODE]))
+        if table is None or table[0].shape[0] > LONE_LOOKUP_COMPUTED:
+            return None
+    if code.min(initial=0) < 0:
+        return None
     if any(c.min(initial=0) < 0 for c, *_rest in (inline or {}).values()):
         return None
     name = class_name(code, grain, inputs, out_row, sat, inline)
