@@ -254,18 +254,9 @@ def cast_rint(f, dtype_code, sat):
     return _saturate_16(h, f, dtype_code, sat)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def cast_none_quieting(bits, dtype_code):
-    """:func:`cast_none` but for a float16 signalling NaN, which may come back quieted (still a NaN): the
-    hot tier's Cast, which sets apart every block where a NaN could reach a result (``engine.hot_source``)."""
-    return widen_16_quieting(bits, dtype_code)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def cast_rint_not_nan(f, dtype_code):
-    """:func:`cast_rint`'s bits in Inf/NaN mode for every ``f`` that is not a NaN (a NaN's are unspecified):
-    the hot tier's narrowing, which sets apart every block with a NaN ``f`` (``engine.hot_source``)."""
-    return narrow_rint_not_nan(f, dtype_code)
+# the hot tier's Casts (engine.hot_source, which sets apart every block where a NaN could reach a result):
+# cast_none but a float16 signalling NaN may come back quieted; cast_rint's bits in Inf/NaN mode but on a NaN
+cast_none_quieting, cast_rint_not_nan = widen_16_quieting, narrow_rint_not_nan
 
 
 @njit(cache=True, error_model="numpy", inline="always")
