@@ -24,6 +24,8 @@ __all__ = [
     "f32_to_f16_bits",
     "bf16_bits_to_f32",
     "f32_to_bf16_bits",
+    "widen_16_quieting",
+    "narrow_rint_not_nan",
     "f16_bits_to_f32_soft",
     "f32_to_f16_bits_soft",
     "f32_to_f16_bits_round",
@@ -165,15 +167,21 @@ def bf16_bits_to_f32(h):
 
 
 @njit(cache=True, inline="always")
+def _bf16_rint_not_nan(u):
+    """The bfloat16 bits of the float32 with bits ``u``, not a NaN, to nearest even."""
+    # Add 0x7FFF plus the lowest kept bit: the sum carries into bit 16 when
+    # the dropped half is above 0x8000, or equal to it with an odd kept part.
+    # Overflow past the largest finite lands exactly on the inf pattern.
+    return np.uint16((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16))
+
+
+@njit(cache=True, inline="always")
 def f32_to_bf16_bits(f):
     """float32 -> bfloat16 bits, round to nearest, ties to even."""
     u = np.float32(f).view(np.uint32)
     if (u & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000):  # NaN -> quiet NaN
         return np.uint16((u >> np.uint32(16)) | np.uint32(0x40))
-    # Add 0x7FFF plus the lowest kept bit: the sum carries into bit 16 when
-    # the dropped half is above 0x8000, or equal to it with an odd kept part.
-    # Overflow past the largest finite lands exactly on the inf pattern.
-    return np.uint16((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16))
+    return _bf16_rint_not_nan(u)
 
 
 # --------------------------------------------------------------------------
@@ -237,6 +245,30 @@ def widen_16(bits, dtype_code):
     if dtype_code == _F16_CODE:
         return f16_bits_to_f32(bits)
     return bf16_bits_to_f32(bits)
+
+
+@njit(cache=True, inline="always")
+def widen_16_quieting(bits, dtype_code):
+    """:func:`widen_16`'s float32 for every pattern but a float16 signalling NaN, which may come back
+    quieted (the CPU's conversion alone, without :func:`f16_bits_to_f32`'s undoing of it; a NaN either
+    way): for a loop that sets every NaN apart (:mod:`swishgrad_numba.engine.hot_source`)."""
+    if dtype_code == _F16_CODE:
+        if HARDWARE_F16:
+            return half_bits_to_f32(np.uint16(bits))
+        return f16_bits_to_f32_soft(bits)
+    return bf16_bits_to_f32(bits)
+
+
+@njit(cache=True, inline="always")
+def narrow_rint_not_nan(f, dtype_code):
+    """CAST_RINT's 16-bit bits (:func:`f32_to_f16_bits`, :func:`f32_to_bf16_bits`) for every float32 ``f``
+    that is not a NaN; a NaN gives unspecified bits (the conversions without their NaN test): for a loop
+    that sets every NaN apart (:mod:`swishgrad_numba.engine.hot_source`)."""
+    if dtype_code == _F16_CODE:
+        if HARDWARE_F16:
+            return f32_to_half_bits(np.float32(f))
+        return f32_to_f16_bits_soft(f)
+    return _bf16_rint_not_nan(np.float32(f).view(np.uint32))
 
 
 

@@ -7,7 +7,8 @@ from numba import njit, prange
 
 import swishgrad_numba as sg
 from swishgrad_numba.casts import (HARDWARE_F16, bf16_bits_to_f32, f16_bits_to_f32, f16_bits_to_f32_soft,
-                                   f32_to_bf16_bits, f32_to_f16_bits, f32_to_f16_bits_soft)
+                                   f32_to_bf16_bits, f32_to_f16_bits, f32_to_f16_bits_soft, narrow_rint_not_nan,
+                                   widen_16_quieting)
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 CHUNK = 1 << 24
@@ -227,3 +228,34 @@ def test_hardware_f16_detection(monkeypatch):
     monkeypatch.setattr(dtypes.platform, "machine", lambda: "riscv64")
     assert not dtypes._target_converts_f16()
     assert isinstance(HARDWARE_F16, bool)
+
+
+@njit(parallel=True, cache=True)
+def _hot_tier_casts(first, step, is_bf16, wide, narrow):
+    """The hot tier's casts (:func:`swishgrad_numba.casts.widen_16_quieting` of every 16-bit pattern,
+    :func:`swishgrad_numba.casts.narrow_rint_not_nan` of the float32 patterns ``first + i * step``)."""
+    code = np.int64(2 if is_bf16 else 1)
+    for i in prange(wide.size):
+        wide[i] = widen_16_quieting(np.uint16(i), code)
+    for i in prange(narrow.size):
+        narrow[i] = narrow_rint_not_nan(np.uint32(first + i * step).view(np.float32), code)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.float16), BF16], ids=["float16", "bfloat16"])
+def test_the_hot_tiers_casts_agree_but_on_nans(dtype):
+    """Every 16-bit pattern widened, every 4099th float32 pattern narrowed: NumPy's / ml_dtypes' bits for
+    every value that is not a NaN; a NaN widened is a NaN of its sign (a float16 signalling one may come
+    back quieted)."""
+    assert sg.dtypes.FLOAT16.code == 1 and sg.dtypes.BFLOAT16.code == 2     # the Casts' dtype codes
+    step = 4099
+    src = np.arange(0, 1 << 32, step, dtype=np.uint64).astype(np.uint32)
+    wide, narrow = np.empty(65536, np.float32), np.empty(src.size, np.uint16)
+    _hot_tier_casts(0, step, dtype == BF16, wide, narrow)
+    ref = np.arange(65536, dtype=np.uint16).view(dtype).astype(np.float32)
+    nan = np.isnan(ref)
+    assert np.array_equal(wide.view(np.uint32)[~nan], ref.view(np.uint32)[~nan])
+    assert np.isnan(wide[nan]).all() and (np.signbit(wide) == np.signbit(ref)).all()
+    with np.errstate(all="ignore"):
+        ref16 = src.view(np.float32).astype(dtype).view(np.uint16)
+    keep = ~np.isnan(src.view(np.float32))
+    assert np.array_equal(narrow[keep], ref16[keep])

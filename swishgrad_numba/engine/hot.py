@@ -5,7 +5,8 @@ per instruction and the copies in and out. For a launch of at least :data:`HOT_M
 stream that :func:`.hot_source.block_source` takes runs instead as one loop that keeps each element's
 whole stream in registers: a cache of the stream, compiled once per stream (each instruction still its
 function in :mod:`swishgrad_numba.program.semantics`). A block the loop flags (an Exp or Ln element on
-the exact path, two NaN operands of one instruction) is run again on the machine, which is authoritative.
+the exact path, a NaN whose payload the loop may give otherwise: :mod:`.hot_source`) is run again on the
+machine, which is authoritative.
 
 Caching: the generated block function is registered under a NamedTuple class of this module named after
 the stream's key (:func:`class_name`: the generator's version, the overflow mode, the grain, the result's
@@ -43,9 +44,9 @@ from .direct16 import lookup_bits
 from .hot_source import VERSION, NotHot, block_source, lookups
 from .launch import copy_in, copy_out
 from .machine import run_machine
-from .opcodes import EXP, FIELDS, LN, LOOKUP, OP
+from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
 
-__all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_BLOCK", "enabled", "set_enabled", "use", "hot_class", "run"]
+__all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_BLOCK", "enabled", "set_enabled", "use", "hot_class", "launch_args", "run"]
 
 #: The environment variable that turns the hot tier off for a process (``0``) at import.
 ENV_VAR = "SWISHGRAD_HOT"
@@ -66,6 +67,10 @@ _TABLE = re.compile(r"__T(\d+)g(\d+)i(\d+)o(\d+)k(\d+)_([0-9a-f]+)")
 #: Whether a Lookup of a cheap table (no Exp, Ln or Lookup in its stream) is computed in the loop rather than
 #: gathered (measured: bench/RESULTS.md, engine-hot).
 INLINE_TABLES = True
+#: The longest table stream whose lone Lookup the loop computes rather than the flat pass gathering it (rows16,
+#: 2 threads: leaky_relu's 5 instructions from 0.77x to 0.90x of PyTorch on float16; gelu_v2's 30 from 1.48x
+#: down to 0.63x).
+LONE_LOOKUP_COMPUTED = 8
 #: Whether a stream with a Ln runs hot: off, as softplus's float32 stream (Exp, then Ln) ran at 0.95x of the
 #: machine (bench/RESULTS.md, engine-hot); the generator takes Ln (tests/test_engine_hot.py runs it).
 HOT_LN = False
@@ -160,8 +165,12 @@ def _inlined(prepared) -> dict:
 def hot_class(code, grain: int, inputs: int, out_row: int, sat: bool, inline: dict | None = None):
     """The class of a checked stream's hot block, made once per process; None where it does not run hot."""
     code = np.asarray(code)
-    if code.min(initial=0) < 0 or (code.shape[0] == 1 and code[0, OP] == LOOKUP):
-        return None          # a lone Lookup: the flat pass gathers it straight into the result already
+    if code.shape[0] == 1 and code[0, OP] == LOOKUP:   # a lone Lookup: the flat pass gathers it into the result
+        table = (inline or {}).get(int(code[0, MODE]))
+        if table is None or table[0].shape[0] > LONE_LOOKUP_COMPUTED:
+            return None
+    if code.min(initial=0) < 0:
+        return None
     if any(c.min(initial=0) < 0 for c, *_rest in (inline or {}).values()):
         return None
     name = class_name(code, grain, inputs, out_row, sat, inline)
@@ -240,6 +249,28 @@ def _hot_bins(params, ins, inputs, out, numel, pieces, bins, code, scalars, tabl
                               out_row, sat)
 
 
+def launch_args(prepared, attrs):
+    """``(params, scalars, tables)`` of a :class:`.runner.Prepared`'s hot block for these attribute values
+    (``params`` an instance of its class: what the generated block is called with), or None where its stream
+    does not run hot (the machine runs it)."""
+    m = prepared.main
+    got = prepared.__dict__.get("_hot")
+    if got is None:
+        inline = _inlined(prepared)
+        taken = HOT_LN or not (m.code[:, OP] == LN).any()
+        got = prepared._hot = (hot_class(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline) if taken
+                               else None, inline, lookups(m.code, inline))
+    cls, inline, scratch_rows = got
+    if cls is None:
+        return None
+    scalars, tables = prepared.launch_args(attrs)
+    if inline:        # the inlined tables' scalars after the main stream's
+        values = prepared._attr_values(attrs)
+        scalars = np.concatenate([scalars] + [prepared.tables[mode][0].scalars(values) for mode in sorted(inline)])
+        scalars.flags.writeable = False
+    return cls(scratch_rows), scalars, tables
+
+
 def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     """Run a flat launch hot where it is on, the launch large enough and the stream taken; whether it ran
     (False: the machine runs it). ``ins`` and ``out`` as :meth:`.runner.Prepared.run` has them (flat, float32
@@ -251,22 +282,12 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     from .runner import frozen      # (runner imports this module)
 
     ins = tuple(frozen(a) for a in ins)
-    m = prepared.main
-    got = prepared.__dict__.get("_hot")
+    got = launch_args(prepared, attrs)
     if got is None:
-        inline = _inlined(prepared)
-        taken = HOT_LN or not (m.code[:, OP] == LN).any()
-        got = prepared._hot = (hot_class(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline) if taken
-                               else None, inline)
-    cls, inline = got
-    if cls is None:
         return False
-    scalars, tables = prepared.launch_args(attrs)
-    if inline:        # the inlined tables' scalars after the main stream's
-        values = prepared._attr_values(attrs)
-        scalars = np.concatenate([scalars] + [prepared.tables[mode][0].scalars(values) for mode in sorted(inline)])
-        scalars.flags.writeable = False
+    params, scalars, tables = got
+    m = prepared.main
     padded = tuple(ins) + (ins[0],) * (3 - len(ins))
-    _hot_bins(cls(lookups(m.code, inline)), padded, len(ins), out, out.shape[0], pieces, bins, m.code, scalars,
+    _hot_bins(params, padded, len(ins), out, out.shape[0], pieces, bins, m.code, scalars,
               tables, m.grain, m.arena_len, m.out, prepared.sat, min(HOT_BLOCK, m.grain))
     return True

@@ -18,6 +18,15 @@ on the machine (:mod:`.hot`):
   may swap a commutative operation's operands (measured, :mod:`.fused16`), which changes which NaN
   propagates.
 
+In Inf/NaN mode the 16-bit Casts are the CPU's alone (:func:`.semantics.cast_none_quieting`: a float16
+signalling NaN may come back quieted; :func:`.semantics.cast_rint_not_nan`: no NaN test), and the flags
+are NaN tests on as few values as cover them (:func:`_flags`): a narrowing's operand, and a value whose NaN
+payload may be wrong (a widened float16, a commutative result) where it reaches anything that is not
+an arithmetic instruction passing a NaN on (checked further down) or a Compare (which reads no payload).
+A sigmoid_grad stream then tests one value an element, where it tested eight (issue 39: the loop at the
+copy's speed, bench/RESULTS.md, rows16). A block with a NaN in a result runs on the machine.
+Saturation mode keeps the exact Casts and the two-NaN terms.
+
 A Lookup of an input's bits is gathered first into a scratch row for the block
 (:func:`.direct16.lookup_bits`: vector gathers), which the loop then reads. :func:`block_source` refuses
 (:class:`NotHot`) a stream it does not take: the launch then runs on the machine as before.
@@ -26,16 +35,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..casts import HARDWARE_F16
+from ..dtypes import FLOAT16
 from . import opcodes as O
 
 __all__ = ["NotHot", "block_source", "VERSION"]
 
 #: Part of every hot function's key: a change of what the generator writes bumps it.
-VERSION = 1
+VERSION = 2
 
 _BINARY = {O.MUL: "mul", O.ADD: "add", O.SUB: "sub", O.DIV: "div", O.MAX: "max_", O.MIN: "min_"}
 #: The binary operations the compiler may swap the operands of.
 _COMMUTATIVE = (O.MUL, O.ADD, O.MAX, O.MIN)
+#: Instructions whose result is a NaN wherever an operand (one of the values, not a mask) is (Inf/NaN mode):
+#: a NaN operand's payload can only reach the result as a NaN.
+_PASS_NAN = frozenset((O.ADD, O.SUB, O.MUL, O.DIV, O.MAX, O.MIN, O.MULS, O.ADDS, O.MAXS, O.MINS, O.RECIPROCAL,
+                       O.NEG, O.ABS, O.SQRT, O.RELU, O.MUL_DST_ADD, O.AXPY_FUSED, O.AXPY_UNFUSED, O.SELECT,
+                       O.SELECT_SCALAR))
+#: Instructions that read of an operand only whether it is a NaN, never its payload.
+_NAN_BLIND = frozenset((O.COMPARE, O.COMPARE_SCALAR))
 _SCALAR = {O.MULS: "muls", O.ADDS: "adds", O.MAXS: "max_", O.MINS: "min_"}
 _UNARY = {O.RECIPROCAL: "reciprocal", O.NEG: "neg", O.ABS: "abs_", O.SQRT: "sqrt_", O.RELU: "relu"}
 _COMPARES = ("compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne")
@@ -74,6 +92,13 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
     flags: list = []         # per-element flag terms
     lookups = [0]
     kvars: dict = {}
+    # Inf/NaN mode's flags (sat: the two-NaN terms in ``flags``): each instruction as (opcode, result, value
+    # operands); the values whose NaN payload may differ from the machine's (``suspect``); the values that
+    # must not be NaN (a narrowing's operand); the loop's invariants (scalars, Duplicates)
+    steps: list = []
+    suspect: set = set()
+    not_nan: list = []
+    invariant: set = set()
 
     def emit(code, grain, sources, prefix, kbase, out_row):
         """The instructions of ``code`` into ``body``; ``sources``: the rows it reads before writing them
@@ -100,24 +125,32 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
             if k not in kvars:
                 kvars[k] = f"k{k}"
                 pre.append(f"k{k} = scalars[{k}]")
+                invariant.add(kvars[k])
             return kvars[k]
+
+        def operands(*names):      # a commutative instruction's operands: see _flags
+            if sat:
+                flags.append(_nan2(*names))
+            return names
 
         for i, ins in enumerate(code):
             op, dst, s0, s1, s2, k0, k1, mode = (int(v) for v in ins)
             v = f"{prefix}v{i}"
+            args: tuple = ()           # the instruction's value operands
             if op in _BINARY:
                 a, b = read(s0), read(s1)
                 body.append(f"{v} = S.{_BINARY[op]}({a}, {b}, {sat_c})")
-                if op in _COMMUTATIVE:
-                    flags.append(_nan2(a, b))
+                args = operands(a, b) if op in _COMMUTATIVE else (a, b)
             elif op in _SCALAR:
                 a, k = read(s0), scalar(k0)
                 body.append(f"{v} = S.{_SCALAR[op]}({a}, {k}, {sat_c})")
-                flags.append(_nan2(a, k))
+                args = operands(a, k)
             elif op in _UNARY:
-                body.append(f"{v} = S.{_UNARY[op]}({read(s0)}, {sat_c})")
+                args = (read(s0),)
+                body.append(f"{v} = S.{_UNARY[op]}({args[0]}, {sat_c})")
             elif op == O.EXP:
                 a = read(s0)
+                args = (a,)
                 body.append(f"{v}e, {v}key, _{v} = exp_fast(min({a}, EXP_T_HI))")
                 body.append(f"exp_key = min(exp_key, {v}key)")
                 body.append(f"exp_bits = max(exp_bits, np.float32({a}).view(np.uint32))")
@@ -128,18 +161,29 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
                     post.append("if (exp_key <= EXP_GUARD_LIM) | (exp_bits > EXP_LOW_BITS):\n        flagged = True")
             elif op == O.LN:
                 a = read(s0)
+                args = (a,)
                 body.append(f"{v}r, {v}key = ln_fast({a})")
                 body.append(f"ln_key = min(ln_key, {v}key)")
                 body.append(f"{v} = {v}r" if not sat else f"{v} = S.saturate({v}r, True)")
                 if "ln_key = NO_KEY" not in pre:
                     pre.append("ln_key = NO_KEY")
                     post.append("if ln_flagged(ln_key):\n        flagged = True")
+            elif op == O.CAST_NONE and not sat:     # the CPU's widening: a float16 NaN is set apart
+                body.append(f"{v} = S.cast_none_quieting(np.uint16({read(s0)}), {mode})")
+                if mode == FLOAT16.code and HARDWARE_F16:
+                    suspect.add(v)
             elif op == O.CAST_NONE:
                 body.append(f"{v} = S.cast_none(np.uint16({read(s0)}), {mode})")
+            elif op == O.CAST_RINT and not sat:     # the narrowing without its NaN test: a NaN is set apart
+                args = (read(s0),)
+                not_nan.append(args[0])
+                body.append(f"{v} = np.float32(S.cast_rint_not_nan({args[0]}, {mode}))")
             elif op == O.CAST_RINT:
-                body.append(f"{v} = np.float32(S.cast_rint({read(s0)}, {mode}, {sat_c}))")
+                args = (read(s0),)
+                body.append(f"{v} = np.float32(S.cast_rint({args[0]}, {mode}, {sat_c}))")
             elif op == O.CAST_ROUND:
-                body.append(f"{v} = np.float32(S.cast_round({read(s0)}, {mode}, {sat_c}))")
+                args = (read(s0),)
+                body.append(f"{v} = np.float32(S.cast_round({args[0]}, {mode}, {sat_c}))")
             elif op == O.LOOKUP:
                 r = row_of(s0)
                 if prefix or r >= inputs or r in rows:
@@ -154,59 +198,77 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
             elif op == O.MUL_DST_ADD:
                 a, b, c = read(s0), read(s1), read(s2)
                 body.append(f"{v} = S.mul_dst_add({a}, {b}, {c}, {sat_c})")
-                flags.append(_nan2(a, b, c))
+                args = operands(a, b, c)
             elif op in (O.AXPY_FUSED, O.AXPY_UNFUSED):
                 a, b, k = read(s0), read(s1), scalar(k0)
                 f = "axpy_fused" if op == O.AXPY_FUSED else "axpy_unfused"
                 body.append(f"{v} = S.{f}({a}, {b}, {k}, {sat_c})")
-                flags.append(_nan2(a, b, k))
+                args = operands(a, b, k)
             elif op in (O.AND, O.OR):
                 a, b = read(s0), read(s1)
                 f = "and" if op == O.AND else "or"
+                args = (a, b)
                 body.append(f"{v} = np.float32(S.{f}16({a}, {b}))" if mode == 1 else f"{v} = S.{f}_({a}, {b}, {sat_c})")
             elif op == O.DUPLICATE:
                 pre.append(f"{v} = S.duplicate({scalar(k0)}, {sat_c})")
+                invariant.add(v)
             elif op in (O.COMPARE, O.COMPARE_SCALAR):
                 if not 0 <= mode < len(_COMPARES):
                     raise NotHot(f"compare mode {mode}")
                 b = scalar(k0) if op == O.COMPARE_SCALAR else read(s1)
-                body.append(f"{v} = np.float32(S.{_COMPARES[mode]}({read(s0)}, {b}, False))")
-            elif op == O.SELECT:
-                body.append(f"{v} = S.select({read(s0)}, {read(s1)}, np.uint8({read(s2)}), {sat_c})")
+                args = (read(s0), b)
+                body.append(f"{v} = np.float32(S.{_COMPARES[mode]}({args[0]}, {b}, False))")
+            elif op == O.SELECT:            # (the mask is not a value)
+                args = (read(s0), read(s1))
+                body.append(f"{v} = S.select({args[0]}, {args[1]}, np.uint8({read(s2)}), {sat_c})")
             elif op == O.SELECT_SCALAR:
-                body.append(f"{v} = S.select_scalar({read(s0)}, np.uint8({read(s1)}), {scalar(k0)}, {sat_c})")
+                args = (read(s0), scalar(k0))
+                body.append(f"{v} = S.select_scalar({args[0]}, np.uint8({read(s1)}), {args[1]}, {sat_c})")
             elif op == O.SHIFT_RIGHT:
-                body.append(f"{v} = np.int32(S.shift_right({read(s0)}, {scalar(k0)}, False)).view(np.float32)")
+                args = (read(s0),)
+                body.append(f"{v} = np.int32(S.shift_right({args[0]}, {scalar(k0)}, False)).view(np.float32)")
             elif op == O.CAST_I32_F32:
-                body.append(f"{v} = S.cast_i32_f32(np.float32({read(s0)}).view(np.int32))")
+                args = (read(s0),)
+                body.append(f"{v} = S.cast_i32_f32(np.float32({args[0]}).view(np.int32))")
             elif op == O.CAST_F16_I8:
                 body.append(f"{v} = np.float32(S.cast_f16_i8(np.uint16({read(s0)})))")
             elif op == O.CAST_I8_F16:
                 body.append(f"{v} = np.float32(S.cast_i8_f16(np.int8({read(s0)})))")
             elif op in _DIRECTED:
-                body.append(f"{v} = np.float32(S.cast_directed({read(s0)}, {mode}, {sat_c}, {op - O.CAST_FLOOR}))")
+                args = (read(s0),)
+                body.append(f"{v} = np.float32(S.cast_directed({args[0]}, {mode}, {sat_c}, {op - O.CAST_FLOOR}))")
             elif op == O.CAST_WHOLE:
-                body.append(f"{v} = S.cast_whole({read(s0)}, {mode}, {sat_c})")
+                args = (read(s0),)
+                body.append(f"{v} = S.cast_whole({args[0]}, {mode}, {sat_c})")
             elif op == O.ULP_SHIFT:
-                body.append(f"{v} = ulp_shift({read(s0)}, {scalar(k0)}, {scalar(k1)})")
+                args = (read(s0),)
+                body.append(f"{v} = ulp_shift({args[0]}, {scalar(k0)}, {scalar(k1)})")
             elif op == O.CAST_TO_INT:      # the mode's fields as the machine's _to_int reads them, constants here
                 how, dk, src, wrap = mode % 8, (mode // 8) % 8, (mode // 64) % 4, mode >= 256
                 if dk >= 4 or src >= 3:
                     raise NotHot(f"CAST_TO_INT mode {mode}")
-                r = f"IC.cast_to_int({read(s0)}, SRC_CODES[{src}], {how}, INT_LO[{dk}], INT_HI[{dk}], {wrap})"
+                args = (read(s0),)
+                r = f"IC.cast_to_int({args[0]}, SRC_CODES[{src}], {how}, INT_LO[{dk}], INT_HI[{dk}], {wrap})"
                 body.append(f"{v} = np.int32({r}).view(np.float32)" if dk == 0 else
                             f"{v} = np.float32(IC.int16_bits({r}))" if dk == 1 else f"{v} = np.float32({r})")
             elif op == O.CAST_FROM_INT:
                 how, kind, a = mode % 8, mode // 8, read(s0)
+                args = (a,)
                 body.append(f"{v} = IC.cast_int_to_f32(np.float32({a}).view(np.int32), {how})" if kind == 0 else
                             f"{v} = np.float32(IC.cast_int_to_16(IC.int16_value({a}), {how}))" if kind == 1 else
                             f"{v} = np.float32(IC.int16_value({a}))")
             else:
                 raise NotHot(f"opcode {O.NAMES[op] if 0 <= op < len(O.NAMES) else op}")
+            steps.append((op, v, args))
             rows[row_of(dst)] = v
         return read(out_row)
 
     result = emit(code, grain, {r: f"x{r}" for r in range(inputs)}, "", 0, out_row)
+    if not sat:
+        checks, invariant_checks = _flags(steps, suspect, not_nan, invariant, result)
+        pre += [f"if {k} != {k}:\n        flagged = True" for k in invariant_checks]
+        if checks:
+            flags.append(" | ".join(f"({c} != {c})" for c in checks))
     loads = [f"x{r} = np.float32(in{r}[j])" for r in sorted(used_inputs)]
     lines = [f"def {name}(params, in0, in1, in2, out, at, n, scalars, tables, scratch):",
              "    vectorise_full_width()",
@@ -226,6 +288,38 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
     lines += [f"    {p}" for p in post]
     lines.append("    return flagged")
     return "\n".join(lines) + "\n"
+
+
+def _flags(steps, suspect: set, not_nan: list, invariant: set, result: str):
+    """Inf/NaN mode's flags: ``(values, invariants)``, the values that flag their element's block where they
+    are NaN, the invariants that flag every block where they are.
+
+    A value is *tainted* where its NaN payload may differ from the machine's: a ``suspect`` (the CPU's
+    widening of a float16 NaN), the result of a commutative instruction with two operands that vary along
+    the loop (the compiler may swap them), the result of a :data:`_PASS_NAN` instruction with a tainted
+    operand (then a NaN itself). A tainted value is checked where it reaches anything else (the result, a
+    Select's mask, a bit operation, an Exp): a pass-on instruction's result carries the check on as a NaN,
+    a Compare reads no payload. Every ``not_nan`` value is checked. An invariant operand of a commutative
+    instruction (a scalar, a Duplicate) is checked once per block (NaN there: every block flagged)."""
+    tainted = set(suspect)
+    uses: dict = {}
+    invariant_checks: list = []
+    for op, v, args in steps:
+        varying = [a for a in args if a not in invariant]
+        if op in _COMMUTATIVE + (O.MULS, O.ADDS, O.MAXS, O.MINS, O.MUL_DST_ADD, O.AXPY_FUSED, O.AXPY_UNFUSED):
+            invariant_checks += [a for a in args if a in invariant and a not in invariant_checks]
+            if len(varying) >= 2:
+                tainted.add(v)
+        if op in _PASS_NAN and any(a in tainted for a in args):
+            tainted.add(v)
+        for a in args:
+            uses.setdefault(a, []).append(op)
+    uses.setdefault(result, []).append(None)           # the store: reads the payload
+    checks = list(dict.fromkeys(not_nan))
+    for v in tainted:
+        if v not in checks and any(u is None or (u not in _PASS_NAN and u not in _NAN_BLIND) for u in uses.get(v, ())):
+            checks.append(v)
+    return sorted(checks), invariant_checks
 
 
 def lookups(code: np.ndarray, inlined=()) -> int:

@@ -70,7 +70,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..casts import f32_to_bf16_bits, f32_to_bf16_bits_round, f32_to_f16_bits, f32_to_f16_bits_round, widen_16
+from ..casts import (f32_to_bf16_bits, f32_to_bf16_bits_round, f32_to_f16_bits, f32_to_f16_bits_round,
+                     narrow_rint_not_nan, widen_16, widen_16_quieting)
 from ..dtypes import FLOAT16
 from ..intrinsics import fma_f32
 from ..kernel.exp import exp_f32
@@ -251,6 +252,11 @@ def cast_rint(f, dtype_code, sat):
     """float32 -> 16-bit bits, to nearest even."""
     h = f32_to_f16_bits(f) if dtype_code == _F16 else f32_to_bf16_bits(f)
     return _saturate_16(h, f, dtype_code, sat)
+
+
+# the hot tier's Casts (engine.hot_source, which sets apart every block where a NaN could reach a result):
+# cast_none but a float16 signalling NaN may come back quieted; cast_rint's bits in Inf/NaN mode but on a NaN
+cast_none_quieting, cast_rint_not_nan = widen_16_quieting, narrow_rint_not_nan
 
 
 @njit(cache=True, error_model="numpy", inline="always")
