@@ -8,10 +8,10 @@ vectorised loops of the fused passes, and :func:`vexp_f32`, a whole buffer by
 
 How it is exact. e**t is evaluated in binary64, branch-free so that loops
 over it vectorise: ``t = k ln2 + r`` with ``k = round(t / ln2)`` (one fused
-multiply-add gives ``r``), e**r by a degree-9 polynomial in Horner form with
-fused multiply-adds (relative error 2**-45.6 on ``|r| <= ln2/2``), times
+multiply-add gives ``r``), e**r by a degree-9 polynomial with fused multiply-adds, its even and
+odd halves each in Horner form in ``r**2`` (relative error 2**-45.6 on ``|r| <= ln2/2``), times
 2**k by adding ``k << 52`` to the bits. An exhaustive scan of every
-binary32 ``t`` with a normal result puts this value within 149 (2**7.22) binary64 ulps of the
+binary32 ``t`` with a normal result puts this value within 150 (2**7.23) binary64 ulps of the
 platform's binary64 ``exp``, itself within one ulp of e**t. Rounded once to
 binary32 it is therefore correctly rounded unless it lies within
 :data:`GUARD_ULPS` (2**9) binary64 ulps of a binary32 rounding boundary,
@@ -25,12 +25,14 @@ the result with the correctly rounded value for all 2**32 binary32 inputs.
 
 Speed (:func:`exp_block`; AVX-512, one thread). The fast loop is vectorised
 8 binary64 lanes wide and bound by its floating-point operations (the ten
-fused multiply-adds first). Measured alternatives that lost: a table of
+fused multiply-adds and a square first). Measured alternatives that lost: a table of
 2**(j/N) (N = 32 .. 256) with a degree 3-4 polynomial is 30% slower (the
 table read is a gather); a shorter polynomial needs a wider guard. The
-degree-9 polynomial replaced a degree-8 one (2**-40.2, a guard of 2**14
-ulps): its one more multiply-add is cheaper than the hot tier's reruns of
-the 3% of 512-element blocks that the wider guard flagged (0.1% now). What the
+degree-9 polynomial replaced a degree-8 one in one Horner chain (2**-40.2, a
+guard of 2**14 ulps), which flagged 3% of the hot tier's 512-element blocks
+for a rerun on the machine (0.1% now); the two halves shorten the chain of
+dependent operations from nine to six, which the long fused loops of the hot
+tier need more than one operation fewer (llvm-mca; bench/RESULTS.md, rows32). What the
 block loop saves: the subnormal test and the lower clamp become one running
 maximum of the input's bits (a chunk with any ``t < -87`` takes the second
 loop), and the minima are kept per chunk of :data:`BLOCK_CHUNK` elements, so
@@ -116,16 +118,16 @@ def exp_fast(tc):
     kb = np.float64(kd).view(np.uint64)
     kf = kd - _SHIFTER
     r = fma_f64(kf, -_LN2, td)
-    p = _EXP_POLY[9]
-    p = fma_f64(p, r, _EXP_POLY[8])
-    p = fma_f64(p, r, _EXP_POLY[7])
-    p = fma_f64(p, r, _EXP_POLY[6])
-    p = fma_f64(p, r, _EXP_POLY[5])
-    p = fma_f64(p, r, _EXP_POLY[4])
-    p = fma_f64(p, r, _EXP_POLY[3])
-    p = fma_f64(p, r, _EXP_POLY[2])
-    p = fma_f64(p, r, _EXP_POLY[1])
-    p = fma_f64(p, r, _EXP_POLY[0])
+    r2 = r * r                               # even and odd halves in r**2: two short chains, not one long
+    ev = fma_f64(_EXP_POLY[8], r2, _EXP_POLY[6])
+    ev = fma_f64(ev, r2, _EXP_POLY[4])
+    ev = fma_f64(ev, r2, _EXP_POLY[2])
+    ev = fma_f64(ev, r2, _EXP_POLY[0])
+    od = fma_f64(_EXP_POLY[9], r2, _EXP_POLY[7])
+    od = fma_f64(od, r2, _EXP_POLY[5])
+    od = fma_f64(od, r2, _EXP_POLY[3])
+    od = fma_f64(od, r2, _EXP_POLY[1])
+    p = fma_f64(od, r, ev)
     db = np.float64(p).view(np.uint64) + (kb << np.uint64(52))   # times 2**k
     key = (db + _GUARD_ADD) & _M29
     sub = np.float32(tc + _SUB_SHIFT).view(np.uint32)
