@@ -8,15 +8,15 @@ vectorised loops of the fused passes, and :func:`vexp_f32`, a whole buffer by
 
 How it is exact. e**t is evaluated in binary64, branch-free so that loops
 over it vectorise: ``t = k ln2 + r`` with ``k = round(t / ln2)`` (one fused
-multiply-add gives ``r``), e**r by a degree-8 polynomial in Horner form with
-fused multiply-adds (relative error 2**-40.2 on ``|r| <= ln2/2``), times
+multiply-add gives ``r``), e**r by a degree-9 polynomial with fused multiply-adds, its even and
+odd halves each in Horner form in ``r**2`` (relative error 2**-45.6 on ``|r| <= ln2/2``), times
 2**k by adding ``k << 52`` to the bits. An exhaustive scan of every
-binary32 ``t`` puts this value within 2**12.67 binary64 ulps of the
+binary32 ``t`` with a normal result puts this value within 150 (2**7.23) binary64 ulps of the
 platform's binary64 ``exp``, itself within one ulp of e**t. Rounded once to
 binary32 it is therefore correctly rounded unless it lies within
-:data:`GUARD_ULPS` (2**14) binary64 ulps of a binary32 rounding boundary,
+:data:`GUARD_ULPS` (2**9) binary64 ulps of a binary32 rounding boundary,
 or the binary32 result is subnormal (where the boundaries sit elsewhere).
-Those rare elements (about 2**-14 of the results for inputs spread over a
+Those rare elements (about 2**-19 of the results for inputs spread over a
 few binades) take the exact path: the platform's binary64 ``exp``, rounded
 once to binary32, which is correct there. A loop learns that it has such an
 element from running minima; only then does it mark them (a second
@@ -24,10 +24,15 @@ vectorised pass) and redo just those (:func:`redo_marked`). A test compares
 the result with the correctly rounded value for all 2**32 binary32 inputs.
 
 Speed (:func:`exp_block`; AVX-512, one thread). The fast loop is vectorised
-8 binary64 lanes wide and bound by its floating-point operations (the nine
-fused multiply-adds first). Measured alternatives that lost: a table of
+8 binary64 lanes wide and bound by its floating-point operations (the ten
+fused multiply-adds and a square first). Measured alternatives that lost: a table of
 2**(j/N) (N = 32 .. 256) with a degree 3-4 polynomial is 30% slower (the
-table read is a gather); a shorter polynomial needs a wider guard. What the
+table read is a gather); a shorter polynomial needs a wider guard. The
+degree-9 polynomial replaced a degree-8 one in one Horner chain (2**-40.2, a
+guard of 2**14 ulps), which flagged 3% of the hot tier's 512-element blocks
+for a rerun on the machine (0.1% now); the two halves shorten the chain of
+dependent operations from nine to six, which the long fused loops of the hot
+tier need more than one operation fewer (llvm-mca; bench/RESULTS.md, rows32). What the
 block loop saves: the subnormal test and the lower clamp become one running
 maximum of the input's bits (a chunk with any ``t < -87`` takes the second
 loop), and the minima are kept per chunk of :data:`BLOCK_CHUNK` elements, so
@@ -55,16 +60,16 @@ __all__ = ["BLOCK_CHUNK", "GUARD_LIM", "GUARD_ULPS", "LOW_BITS", "NO_KEY", "T_HI
 _INV_LN2 = 1.4426950408889634
 _LN2 = 0.6931471805599453
 _SHIFTER = 6755399441055744.0            # 1.5 * 2**52: adding it rounds to an integer, k in the low bits
-# e**r ~ sum c_i r**i on |r| <= ln2/2: a near-minimax fit for relative error
-# (Remez in 50-digit arithmetic), 2**-40.2 including the binary64 fused Horner
+# e**r ~ sum c_i r**i on |r| <= ln2/2: a near-minimax fit (Chebyshev, mpmath.chebyfit in 50-digit
+# arithmetic on [-1.0001, 1.0001] ln2/2), relative error 2**-45.6 including the binary64 fused Horner
 # evaluation.
-_EXP_POLY = (0.9999999999997621, 0.9999999999806077, 0.5000000000618697, 0.16666666885577527,
-             0.04166666421869584, 0.008333267005599497, 0.0013889178744213727,
-             0.00019915436771706846, 2.4727208292311437e-05)
+_EXP_POLY = (1.0000000000000135, 1.0000000000000013, 0.4999999999943814, 0.16666666666615607,
+             0.041666667040776456, 0.008333333367332009, 0.0013888801714761622, 0.0001984119061583585,
+             2.488447635159146e-05, 2.763265575933203e-06)
 
 #: Half-width of the band around a binary32 rounding boundary, in binary64
 #: ulps, inside which the fast value is not trusted.
-GUARD_ULPS = 1 << 14
+GUARD_ULPS = 1 << 9
 # Rounding to binary32 drops the low 29 of binary64's 52 mantissa bits; the
 # boundary is where they read 0x10000000. key = (bits + GUARD - 2**28) mod
 # 2**29 is then <= 2 * GUARD exactly inside the band: one add, one and, and
@@ -113,15 +118,16 @@ def exp_fast(tc):
     kb = np.float64(kd).view(np.uint64)
     kf = kd - _SHIFTER
     r = fma_f64(kf, -_LN2, td)
-    p = _EXP_POLY[8]
-    p = fma_f64(p, r, _EXP_POLY[7])
-    p = fma_f64(p, r, _EXP_POLY[6])
-    p = fma_f64(p, r, _EXP_POLY[5])
-    p = fma_f64(p, r, _EXP_POLY[4])
-    p = fma_f64(p, r, _EXP_POLY[3])
-    p = fma_f64(p, r, _EXP_POLY[2])
-    p = fma_f64(p, r, _EXP_POLY[1])
-    p = fma_f64(p, r, _EXP_POLY[0])
+    r2 = r * r                               # even and odd halves in r**2: two short chains, not one long
+    ev = fma_f64(_EXP_POLY[8], r2, _EXP_POLY[6])
+    ev = fma_f64(ev, r2, _EXP_POLY[4])
+    ev = fma_f64(ev, r2, _EXP_POLY[2])
+    ev = fma_f64(ev, r2, _EXP_POLY[0])
+    od = fma_f64(_EXP_POLY[9], r2, _EXP_POLY[7])
+    od = fma_f64(od, r2, _EXP_POLY[5])
+    od = fma_f64(od, r2, _EXP_POLY[3])
+    od = fma_f64(od, r2, _EXP_POLY[1])
+    p = fma_f64(od, r, ev)
     db = np.float64(p).view(np.uint64) + (kb << np.uint64(52))   # times 2**k
     key = (db + _GUARD_ADD) & _M29
     sub = np.float32(tc + _SUB_SHIFT).view(np.uint32)

@@ -8,12 +8,12 @@ How it is exact. The fast path (:func:`ln_fast`) evaluates ln t in binary64,
 branch-free so that loops over it vectorise (libm's ``log`` is a call per element, 10-20 ns):
 ``t = 2**e m`` read from the widened value's bits (exact; a binary32 subnormal is a binary64
 normal), ``m`` in [sqrt(1/2), sqrt(2)), ``ln m = 2 atanh(s)``, ``s = (m - 1) / (m + 1)`` (numerator
-and denominator exact, one rounding in the division), the series to ``s**21`` (truncation below
-2**-53 relative, ``s**2 <= 0.0295``), and ``e ln 2`` added as an exact product with a 2**-100 tail.
+and denominator exact, one rounding in the division), the series to ``s**17`` (truncation below
+2**-50 relative, ``s**2 <= 0.0295``), and ``e ln 2`` added as an exact product with a 2**-100 tail.
 Every step but the division and the final sum is small against the result, so the value lies
-within a few binary64 ulps of ln t (a scan of every positive finite binary32 puts it within one
-ulp of the platform's ``math.log``, the path it replaced; and every one of the 2**32 results,
-exact path included, has the same bits as that path's). Rounded once to
+within a few binary64 ulps of ln t (a scan of every positive finite binary32 puts it within 7
+ulps of the platform's ``math.log``, the path it replaced; the series to ``s**21`` was within one,
+and two more multiply-adds; to ``s**15``, 211 ulps). Rounded once to
 binary32 that is the correctly rounded result unless it lies within
 :data:`GUARD_ULPS` binary64 ulps of a binary32 rounding boundary; binary64
 alone is not enough there (t = 0x3C413D3A is such a case: its ln lies
@@ -57,8 +57,8 @@ _NO_KEY = np.uint64(1 << 29)
 # ln 2 as a 36-bit head (e * head exact for |e| <= 2**16) and a binary64 tail
 _LN2_HEAD = float.fromhex("0x1.62e42fefap-1")
 _LN2_TAIL = float.fromhex("0x1.cf79abc9e3b3ap-40")
-# The fast path's series: 2 / (2k + 3), k = 0 .. 9 (s**2 <= 0.0295: the next term is below 2**-54 of it)
-_N_SERIES = 10
+# The fast path's series: 2 / (2k + 3), k = 0 .. 7 (s**2 <= 0.0295: the next term is below 2**-43 of it)
+_N_SERIES = 8
 _SERIES = tuple(2.0 / (2 * k + 3) for k in range(_N_SERIES))
 # atanh(s) / s = sum s^(2k) / (2k + 1): |s| <= 0.1716, so 22 terms reach 2**-110
 _TERMS = 22
@@ -144,7 +144,7 @@ def ln_fast_value(td):
     s = num / den
     z = s * s
     p = _SERIES[_N_SERIES - 1]
-    for k in range(_N_SERIES - 2, -1, -1):                # 2 (1/3 + z/5 + ... + z**9/21), Horner
+    for k in range(_N_SERIES - 2, -1, -1):                # 2 (1/3 + z/5 + ... + z**7/17), Horner
         p = fma_f64(p, z, _SERIES[k])
     lnm = fma_f64(s * z, p, 2.0 * s)                       # 2 atanh(s) = 2 s + s z p
     return e * _LN2_HEAD + fma_f64(e, _LN2_TAIL, lnm)      # e * _LN2_HEAD exact
