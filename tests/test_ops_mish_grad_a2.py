@@ -90,7 +90,7 @@ def test_many_cores_tiles_and_out_on_the_engine_and_the_fused_passes(dtype):
     want = ref_mish_backward_a2(g, x)
     t = sg.compute_tiling(x.size, np.dtype(dtype).name, platform=small, op="mish_grad")
     assert t.block_dim == 5 and t.data["finalBigTileNum"] > 1
-    for on in (True, False):
+    for on in (True, False) if dtype == np.float16 else (True,):   # the fused passes (a compile each): one dtype
         with engine.use(on):
             out = np.zeros(2 * x.size, dtype)[::2]
             assert sg.mish_backward(g, x, out=out, platform=small) is out
