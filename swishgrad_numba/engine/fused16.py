@@ -73,7 +73,7 @@ def shape(code, out_row, grain, inputs):
     return (code[0, MODE], look, wide, first, dtype_code)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _loop(table, look, wide, out, at, n, scratch, dtype_code, first, sat):
     """``n`` elements, from ``at[0]`` of ``look``, ``at[1]`` of ``wide`` and ``at[2]`` of ``out``;
     ``dtype_code``, ``first`` and ``sat`` constants at each call. A block (``scratch``'s length) at a

@@ -40,7 +40,7 @@ __all__ = ["execute", "MACHINE", "run_machine"]
 _F16 = FLOAT16.code
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _unary(f, ar, d, a, n, sat):
     if sat:
         for i in range(n):
@@ -52,7 +52,7 @@ def _unary(f, ar, d, a, n, sat):
             ar[d + j] = f(ar[a + j], False)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _binary(f, ar, d, a, b, n, sat):
     if sat:
         for i in range(n):
@@ -64,7 +64,7 @@ def _binary(f, ar, d, a, b, n, sat):
             ar[d + j] = f(ar[a + j], ar[b + j], False)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _scalar(f, ar, d, a, k, n, sat):
     if sat:
         for i in range(n):
@@ -76,7 +76,7 @@ def _scalar(f, ar, d, a, k, n, sat):
             ar[d + j] = f(ar[a + j], k, False)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _ternary(f, ar, d, a, b, c, n, sat):
     if sat:
         for i in range(n):
@@ -88,7 +88,7 @@ def _ternary(f, ar, d, a, b, c, n, sat):
             ar[d + j] = f(ar[a + j], ar[b + j], ar[c + j], False)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _axpy(f, ar, d, a, b, k, n, sat):
     if sat:
         for i in range(n):
@@ -100,7 +100,7 @@ def _axpy(f, ar, d, a, b, k, n, sat):
             ar[d + j] = f(ar[a + j], ar[b + j], k, False)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _compare(f, ar, d, a, b, k, n, scalar):
     """A mask row (0 or 1): ``src0 <mode> src1``, ``src1`` the scalar ``k`` where ``scalar`` (a mask
     never saturates)."""
@@ -114,7 +114,7 @@ def _compare(f, ar, d, a, b, k, n, scalar):
             ar[d + j] = np.float32(f(ar[a + j], ar[b + j], False))
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _compare_by_mode(mode, ar, d, a, b, k, n, scalar):
     """COMPARE (``scalar`` false) and COMPARE_SCALAR: the comparison of ``mode`` (:data:`.opcodes.CMP_MODES`)."""
     if mode == 0:
@@ -131,7 +131,7 @@ def _compare_by_mode(mode, ar, d, a, b, k, n, scalar):
         _compare(S.compare_ne, ar, d, a, b, k, n, scalar)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _exp(ar, d, a, m, n, sat):
     """Exp over the block (:func:`swishgrad_numba.kernel.exp.exp_block`: the fast path, then the exact
     redo of the flagged elements only, marks in the row at ``m``)."""
@@ -142,7 +142,7 @@ def _exp(ar, d, a, m, n, sat):
             ar[d + j] = S.saturate(ar[d + j], True)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _lookup(table, ar, d, a, n):
     """LOOKUP: the table's entry at the source's 16-bit bits (held as the number they are). The index is
     taken as an int32 (the same value: 0 .. 65535), so the gather uses 32-bit indices, 16 lanes at once."""
@@ -151,7 +151,7 @@ def _lookup(table, ar, d, a, n):
         ar[d + j] = table[np.int32(ar[a + j]) & np.int32(0xFFFF)]
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _ln(ar, d, a, n, sat):
     """Ln over the block: the vectorised fast path (:func:`swishgrad_numba.kernel.ln.ln_fast`), then, in a
     block with a flagged element only, the exact path for those elements (the same values as
@@ -174,7 +174,7 @@ def _ln(ar, d, a, n, sat):
             ar[d + j] = S.saturate(ar[d + j], True)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _narrow(f, ar, d, a, code, n, sat):
     """A narrowing Cast's 16-bit bits, kept as the number they are."""
     if code == _F16:
@@ -197,7 +197,7 @@ def _narrow(f, ar, d, a, code, n, sat):
                 ar[d + j] = np.float32(f(ar[a + j], code, False))
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _widen(ar, d, a, code, n):
     if code == _F16:
         for i in range(n):
@@ -215,7 +215,7 @@ _INT_HI = tuple(IC.INT_RANGES[k][1] for k in IC.TO_INT_KINDS[0])
 _SRC_CODES = (-1, _F16, BFLOAT16.code)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _to_int(ar, d, a, mode, n):
     """A float -> integer Cast (issue 43): an int32 or int16 kept as its bits, the others as their numbers."""
     how, dk, code, wrap = mode % 8, (mode // 8) % 8, _SRC_CODES[(mode // 64) % 4], mode >= 256
@@ -231,7 +231,7 @@ def _to_int(ar, d, a, mode, n):
             ar[d + j] = np.float32(r)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _from_int(ar, d, a, mode, n):
     """An integer -> float Cast (issue 43): int32 (its bits) -> float32, int16 (its bits) -> float16 bits or
     float32."""
