@@ -327,10 +327,8 @@ def execute(code, scalars, tables, arena, count, sat):
                 ar[d + np.uint64(t)] = v
         elif op == AXPY_UNFUSED:
             _axpy(S.axpy_unfused, ar, d, a, b, k, n, sat)
-        elif op == COMPARE:
-            _compare_by_mode(mode, ar, d, a, b, k, n, False)
-        elif op == COMPARE_SCALAR:
-            _compare_by_mode(mode, ar, d, a, b, k, n, True)
+        elif op == COMPARE or op == COMPARE_SCALAR:   # one call: its loops compile once, not once per form
+            _compare_by_mode(mode, ar, d, a, b, k, n, op == COMPARE_SCALAR)
         elif op == SELECT:
             if sat:
                 for t in range(n):
