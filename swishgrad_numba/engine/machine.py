@@ -5,7 +5,10 @@ arena rows, one loop per instruction, each element by the instruction's function
 :mod:`swishgrad_numba.program.semantics` (the one definition, which the interpreter of the tests and
 the fused passes share): nothing of the arithmetic is restated here. The overflow mode is a runtime
 flag: each instruction's loop exists twice, with ``sat`` a constant in each, so the choice is made
-once per instruction, never per element. Exp takes the fast binary64 path of
+once per instruction, never per element. Most instructions' loops (:func:`_binary` and the like) are
+jitted functions of their own that :func:`execute` calls, not inlines at Numba IR level: Numba's SSA and
+reaching-definition passes over one function holding them all were most of a cold process's compile (issue
+39); the semantics are still inlined into each loop. Exp takes the fast binary64 path of
 :mod:`swishgrad_numba.kernel.exp` and redoes only the elements its running minima flag.
 
 The machine is compiled once (:data:`MACHINE`, :mod:`.shared`): every launch calls it by its symbol
