@@ -45,6 +45,7 @@ _F16 = FLOAT16.code
 
 @njit(cache=True, error_model="numpy")
 def _unary(f, ar, d, a, n, sat):
+    vectorise_full_width()
     if sat:
         for i in range(n):
             j = np.uint64(i)
@@ -57,6 +58,7 @@ def _unary(f, ar, d, a, n, sat):
 
 @njit(cache=True, error_model="numpy")
 def _binary(f, ar, d, a, b, n, sat):
+    vectorise_full_width()
     if sat:
         for i in range(n):
             j = np.uint64(i)
@@ -69,6 +71,7 @@ def _binary(f, ar, d, a, b, n, sat):
 
 @njit(cache=True, error_model="numpy")
 def _scalar(f, ar, d, a, k, n, sat):
+    vectorise_full_width()
     if sat:
         for i in range(n):
             j = np.uint64(i)
@@ -81,6 +84,7 @@ def _scalar(f, ar, d, a, k, n, sat):
 
 @njit(cache=True, error_model="numpy")
 def _ternary(f, ar, d, a, b, c, n, sat):
+    vectorise_full_width()
     if sat:
         for i in range(n):
             j = np.uint64(i)
@@ -93,6 +97,7 @@ def _ternary(f, ar, d, a, b, c, n, sat):
 
 @njit(cache=True, error_model="numpy")
 def _axpy(f, ar, d, a, b, k, n, sat):
+    vectorise_full_width()
     if sat:
         for i in range(n):
             j = np.uint64(i)
@@ -107,6 +112,7 @@ def _axpy(f, ar, d, a, b, k, n, sat):
 def _compare(f, ar, d, a, b, k, n, scalar):
     """A mask row (0 or 1): ``src0 <mode> src1``, ``src1`` the scalar ``k`` where ``scalar`` (a mask
     never saturates)."""
+    vectorise_full_width()
     if scalar:
         for i in range(n):
             j = np.uint64(i)
@@ -138,6 +144,7 @@ def _compare_by_mode(mode, ar, d, a, b, k, n, scalar):
 def _exp(ar, d, a, m, n, sat):
     """Exp over the block (:func:`swishgrad_numba.kernel.exp.exp_block`: the fast path, then the exact
     redo of the flagged elements only, marks in the row at ``m``)."""
+    vectorise_full_width()
     exp_block(ar, d, ar, a, ar, m, n)
     if sat:
         for i in range(n):
@@ -149,6 +156,7 @@ def _exp(ar, d, a, m, n, sat):
 def _lookup(table, ar, d, a, n):
     """LOOKUP: the table's entry at the source's 16-bit bits (held as the number they are). The index is
     taken as an int32 (the same value: 0 .. 65535), so the gather uses 32-bit indices, 16 lanes at once."""
+    vectorise_full_width()
     for i in range(n):
         j = np.uint64(i)
         ar[d + j] = table[np.int32(ar[a + j]) & np.int32(0xFFFF)]
@@ -159,6 +167,7 @@ def _ln(ar, d, a, n, sat):
     """Ln over the block: the vectorised fast path (:func:`swishgrad_numba.kernel.ln.ln_fast`), then, in a
     block with a flagged element only, the exact path for those elements (the same values as
     :func:`swishgrad_numba.program.semantics.ln`, element by element)."""
+    vectorise_full_width()
     key_min = np.uint64(0xFFFFFFFFFFFFFFFF)
     for i in range(n):
         j = np.uint64(i)
@@ -180,6 +189,7 @@ def _ln(ar, d, a, n, sat):
 @njit(cache=True, error_model="numpy")
 def _narrow(f, ar, d, a, code, n, sat):
     """A narrowing Cast's 16-bit bits, kept as the number they are."""
+    vectorise_full_width()
     if code == _F16:
         if sat:
             for i in range(n):
@@ -202,6 +212,7 @@ def _narrow(f, ar, d, a, code, n, sat):
 
 @njit(cache=True, error_model="numpy")
 def _widen(ar, d, a, code, n):
+    vectorise_full_width()
     if code == _F16:
         for i in range(n):
             j = np.uint64(i)
@@ -221,6 +232,7 @@ _SRC_CODES = (-1, _F16, BFLOAT16.code)
 @njit(cache=True, error_model="numpy")
 def _to_int(ar, d, a, mode, n):
     """A float -> integer Cast (issue 43): an int32 or int16 kept as its bits, the others as their numbers."""
+    vectorise_full_width()
     how, dk, code, wrap = mode % 8, (mode // 8) % 8, _SRC_CODES[(mode // 64) % 4], mode >= 256
     lo, hi = _INT_LO[dk], _INT_HI[dk]
     for t in range(n):
@@ -238,6 +250,7 @@ def _to_int(ar, d, a, mode, n):
 def _from_int(ar, d, a, mode, n):
     """An integer -> float Cast (issue 43): int32 (its bits) -> float32, int16 (its bits) -> float16 bits or
     float32."""
+    vectorise_full_width()
     how, kind = mode % 8, mode // 8
     if kind == 0:
         for t in range(n):
