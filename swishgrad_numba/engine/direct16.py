@@ -114,9 +114,10 @@ def _widen(src, offset, arena, d, n, code16):
         arena[d + np.uint64(i)] = S.cast_none(src[offset + np.uint64(i)], code16)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _head(code, tables, ins, offset, n, arena, grain, head):
     """The head's instructions over ``n`` elements from ``offset`` of the inputs, into their rows."""
+    vectorise_full_width()
     for h in range(head):
         d = np.uint64(code[h, DST])
         src = ins[code[h, SRC0] // grain]
@@ -129,9 +130,10 @@ def _head(code, tables, ins, offset, n, arena, grain, head):
             _widen(src, offset, arena, d, n, _BF16)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _tail(f, out, offset, arena, a, n, code16, sat):
     """The narrowing ``f`` of the row at ``a`` into ``out``; ``code16`` and ``sat`` constants at each call."""
+    vectorise_full_width()
     if sat:
         for i in range(n):
             out[offset + np.uint64(i)] = f(arena[a + np.uint64(i)], code16, True)

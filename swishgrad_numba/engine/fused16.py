@@ -74,9 +74,11 @@ def shape(code, out_row, grain, inputs):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _loop(table, look, wide, out, at, n, scratch, dtype_code, first, sat):
+def _loop(table, look, wide, out, at, n, scratch, dtype_code, sat):
     """``n`` elements, from ``at[0]`` of ``look``, ``at[1]`` of ``wide`` and ``at[2]`` of ``out``;
-    ``dtype_code``, ``first`` and ``sat`` constants at each call. A block (``scratch``'s length) at a
+    ``dtype_code`` and ``sat`` constants at each call. The Mul takes the table's value first whichever the
+    stream's order: a product's bits are the same both ways unless both operands are NaN, a block flagged
+    here and run again on the machine (one loop per order would double the compile, for nothing). A block (``scratch``'s length) at a
     time: its Lookups into ``scratch`` (:func:`.direct16.lookup_bits`: vector gathers), then the rest in one loop that
     vectorises. Whether a Mul of two NaNs was met (the loop then stops after its block)."""
     block = scratch.shape[0]
@@ -90,7 +92,7 @@ def _loop(table, look, wide, out, at, n, scratch, dtype_code, first, sat):
             t = scratch[i]
             f = S.cast_none(wide[wa + np.uint64(i)], dtype_code)
             both_nan |= np.uint32(t != t) & np.uint32(f != f)
-            p = S.mul(t, f, sat) if first == 0 else S.mul(f, t, sat)
+            p = S.mul(t, f, sat)
             out[oa + np.uint64(i)] = S.cast_rint(p, dtype_code, sat)
         if both_nan:
             return True
@@ -98,25 +100,21 @@ def _loop(table, look, wide, out, at, n, scratch, dtype_code, first, sat):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _by_first(table, look, wide, out, at, n, scratch, dtype_code, first, sat):
-    if first == 0:
-        if sat:
-            return _loop(table, look, wide, out, at, n, scratch, dtype_code, 0, True)
-        return _loop(table, look, wide, out, at, n, scratch, dtype_code, 0, False)
+def _by_sat(table, look, wide, out, at, n, scratch, dtype_code, sat):
     if sat:
-        return _loop(table, look, wide, out, at, n, scratch, dtype_code, 1, True)
-    return _loop(table, look, wide, out, at, n, scratch, dtype_code, 1, False)
+        return _loop(table, look, wide, out, at, n, scratch, dtype_code, True)
+    return _loop(table, look, wide, out, at, n, scratch, dtype_code, False)
 
 
 @njit(cache=True, error_model="numpy")
-def _fused_pass(table, look, wide, out, at, count, scratch, dtype_code, first, sat):
+def _fused_pass(table, look, wide, out, at, count, scratch, dtype_code, sat):
     """``count`` elements from the offsets ``at`` (of ``look``, ``wide``, ``out``: uint16 arrays); whether
     it finished (False: a Mul of two NaNs met, which the machine runs instead)."""
     vectorise_full_width()
     at = (np.uint64(at[0]), np.uint64(at[1]), np.uint64(at[2]))
     if dtype_code == _F16:
-        return not _by_first(table, look, wide, out, at, count, scratch, _F16, first, sat)
-    return not _by_first(table, look, wide, out, at, count, scratch, _BF16, first, sat)
+        return not _by_sat(table, look, wide, out, at, count, scratch, _F16, sat)
+    return not _by_sat(table, look, wide, out, at, count, scratch, _BF16, sat)
 
 
 def run_if_fused(fused, tables, ins, out, offset, count, scratch, sat):
@@ -136,7 +134,7 @@ def _run_if_fused(fused, tables, ins, out, offset, count, scratch, sat):
         if fused[0] < 0:
             return False
         return _fused_pass(tables[fused[0]], ins[fused[1]], ins[fused[2]], out, (offset, offset, offset), count,
-                           scratch, fused[4], fused[3], sat)
+                           scratch, fused[4], sat)
     return run
 
 
@@ -151,4 +149,4 @@ def run_if_fused_raw(code, out_row, grain, tables, dy, dy_off, x, x_off, out, ou
     ins = (dy[0].view(np.uint16), x[0].view(np.uint16))
     offs = (dy_off, x_off)
     return _fused_pass(tables[fused[0]], ins[fused[1]], ins[fused[2]], out[0].view(np.uint16),
-                       (offs[fused[1]], offs[fused[2]], out_off), count, scratch, fused[4], fused[3], sat)
+                       (offs[fused[1]], offs[fused[2]], out_off), count, scratch, fused[4], sat)

@@ -5,7 +5,10 @@ arena rows, one loop per instruction, each element by the instruction's function
 :mod:`swishgrad_numba.program.semantics` (the one definition, which the interpreter of the tests and
 the fused passes share): nothing of the arithmetic is restated here. The overflow mode is a runtime
 flag: each instruction's loop exists twice, with ``sat`` a constant in each, so the choice is made
-once per instruction, never per element. Exp takes the fast binary64 path of
+once per instruction, never per element. Most instructions' loops (:func:`_binary` and the like) are
+jitted functions of their own that :func:`execute` calls, not inlines at Numba IR level: Numba's SSA and
+reaching-definition passes over one function holding them all were most of a cold process's compile (issue
+39); the semantics are still inlined into each loop. Exp takes the fast binary64 path of
 :mod:`swishgrad_numba.kernel.exp` and redoes only the elements its running minima flag.
 
 The machine is compiled once (:data:`MACHINE`, :mod:`.shared`): every launch calls it by its symbol
@@ -40,8 +43,9 @@ __all__ = ["execute", "MACHINE", "run_machine"]
 _F16 = FLOAT16.code
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _unary(f, ar, d, a, n, sat):
+    vectorise_full_width()
     if sat:
         for i in range(n):
             j = np.uint64(i)
@@ -52,8 +56,9 @@ def _unary(f, ar, d, a, n, sat):
             ar[d + j] = f(ar[a + j], False)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _binary(f, ar, d, a, b, n, sat):
+    vectorise_full_width()
     if sat:
         for i in range(n):
             j = np.uint64(i)
@@ -64,8 +69,9 @@ def _binary(f, ar, d, a, b, n, sat):
             ar[d + j] = f(ar[a + j], ar[b + j], False)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _scalar(f, ar, d, a, k, n, sat):
+    vectorise_full_width()
     if sat:
         for i in range(n):
             j = np.uint64(i)
@@ -76,8 +82,9 @@ def _scalar(f, ar, d, a, k, n, sat):
             ar[d + j] = f(ar[a + j], k, False)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _ternary(f, ar, d, a, b, c, n, sat):
+    vectorise_full_width()
     if sat:
         for i in range(n):
             j = np.uint64(i)
@@ -88,8 +95,9 @@ def _ternary(f, ar, d, a, b, c, n, sat):
             ar[d + j] = f(ar[a + j], ar[b + j], ar[c + j], False)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _axpy(f, ar, d, a, b, k, n, sat):
+    vectorise_full_width()
     if sat:
         for i in range(n):
             j = np.uint64(i)
@@ -100,10 +108,11 @@ def _axpy(f, ar, d, a, b, k, n, sat):
             ar[d + j] = f(ar[a + j], ar[b + j], k, False)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _compare(f, ar, d, a, b, k, n, scalar):
     """A mask row (0 or 1): ``src0 <mode> src1``, ``src1`` the scalar ``k`` where ``scalar`` (a mask
     never saturates)."""
+    vectorise_full_width()
     if scalar:
         for i in range(n):
             j = np.uint64(i)
@@ -114,7 +123,7 @@ def _compare(f, ar, d, a, b, k, n, scalar):
             ar[d + j] = np.float32(f(ar[a + j], ar[b + j], False))
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _compare_by_mode(mode, ar, d, a, b, k, n, scalar):
     """COMPARE (``scalar`` false) and COMPARE_SCALAR: the comparison of ``mode`` (:data:`.opcodes.CMP_MODES`)."""
     if mode == 0:
@@ -131,10 +140,11 @@ def _compare_by_mode(mode, ar, d, a, b, k, n, scalar):
         _compare(S.compare_ne, ar, d, a, b, k, n, scalar)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _exp(ar, d, a, m, n, sat):
     """Exp over the block (:func:`swishgrad_numba.kernel.exp.exp_block`: the fast path, then the exact
     redo of the flagged elements only, marks in the row at ``m``)."""
+    vectorise_full_width()
     exp_block(ar, d, ar, a, ar, m, n)
     if sat:
         for i in range(n):
@@ -142,20 +152,22 @@ def _exp(ar, d, a, m, n, sat):
             ar[d + j] = S.saturate(ar[d + j], True)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _lookup(table, ar, d, a, n):
     """LOOKUP: the table's entry at the source's 16-bit bits (held as the number they are). The index is
     taken as an int32 (the same value: 0 .. 65535), so the gather uses 32-bit indices, 16 lanes at once."""
+    vectorise_full_width()
     for i in range(n):
         j = np.uint64(i)
         ar[d + j] = table[np.int32(ar[a + j]) & np.int32(0xFFFF)]
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _ln(ar, d, a, n, sat):
     """Ln over the block: the vectorised fast path (:func:`swishgrad_numba.kernel.ln.ln_fast`), then, in a
     block with a flagged element only, the exact path for those elements (the same values as
     :func:`swishgrad_numba.program.semantics.ln`, element by element)."""
+    vectorise_full_width()
     key_min = np.uint64(0xFFFFFFFFFFFFFFFF)
     for i in range(n):
         j = np.uint64(i)
@@ -174,9 +186,10 @@ def _ln(ar, d, a, n, sat):
             ar[d + j] = S.saturate(ar[d + j], True)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _narrow(f, ar, d, a, code, n, sat):
     """A narrowing Cast's 16-bit bits, kept as the number they are."""
+    vectorise_full_width()
     if code == _F16:
         if sat:
             for i in range(n):
@@ -197,8 +210,9 @@ def _narrow(f, ar, d, a, code, n, sat):
                 ar[d + j] = np.float32(f(ar[a + j], code, False))
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _widen(ar, d, a, code, n):
+    vectorise_full_width()
     if code == _F16:
         for i in range(n):
             j = np.uint64(i)
@@ -215,9 +229,10 @@ _INT_HI = tuple(IC.INT_RANGES[k][1] for k in IC.TO_INT_KINDS[0])
 _SRC_CODES = (-1, _F16, BFLOAT16.code)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _to_int(ar, d, a, mode, n):
     """A float -> integer Cast (issue 43): an int32 or int16 kept as its bits, the others as their numbers."""
+    vectorise_full_width()
     how, dk, code, wrap = mode % 8, (mode // 8) % 8, _SRC_CODES[(mode // 64) % 4], mode >= 256
     lo, hi = _INT_LO[dk], _INT_HI[dk]
     for t in range(n):
@@ -231,10 +246,11 @@ def _to_int(ar, d, a, mode, n):
             ar[d + j] = np.float32(r)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _from_int(ar, d, a, mode, n):
     """An integer -> float Cast (issue 43): int32 (its bits) -> float32, int16 (its bits) -> float16 bits or
     float32."""
+    vectorise_full_width()
     how, kind = mode % 8, mode // 8
     if kind == 0:
         for t in range(n):
@@ -327,10 +343,8 @@ def execute(code, scalars, tables, arena, count, sat):
                 ar[d + np.uint64(t)] = v
         elif op == AXPY_UNFUSED:
             _axpy(S.axpy_unfused, ar, d, a, b, k, n, sat)
-        elif op == COMPARE:
-            _compare_by_mode(mode, ar, d, a, b, k, n, False)
-        elif op == COMPARE_SCALAR:
-            _compare_by_mode(mode, ar, d, a, b, k, n, True)
+        elif op == COMPARE or op == COMPARE_SCALAR:   # one call: its loops compile once, not once per form
+            _compare_by_mode(mode, ar, d, a, b, k, n, op == COMPARE_SCALAR)
         elif op == SELECT:
             if sat:
                 for t in range(n):
