@@ -288,3 +288,41 @@ def test_16_bit_blocks_without_a_nan_keep_the_loops_bits(name, arch, dtype):
         assert flagged <= nan[at:at + block].any(), f"{name} {arch} {dtype} block at {at}"
         calm += not flagged
     assert calm >= n // block - 8       # float16's NaNs lie in 4 blocks, bfloat16's in 2
+
+
+def _scaled_plus():
+    return Program("ScaledPlus", (Tensor("x"),), Tensor("out"), (Tensor("t"),),
+                   (V.Muls("t", "x", Attr("alpha")), V.Adds("out", "t", Attr("beta"))), ("alpha", "beta"))
+
+
+def test_launch_args_are_kept_per_attribute_bits():
+    prepared = runner.Prepared(lower(_scaled_plus()), False)
+    attrs = {"alpha": np.float32(2.0), "beta": np.float32(0.0)}
+    first = hot.launch_args(prepared, attrs)
+    assert first is not None
+    assert hot.launch_args(prepared, dict(attrs)) is first     # found again, not made again
+    negative = hot.launch_args(prepared, {"alpha": np.float32(2.0), "beta": np.float32(-0.0)})
+    assert negative is not first                               # -0.0 and 0.0: equal floats, other bits
+    assert not np.array_equal(negative[1].view(np.uint32), first[1].view(np.uint32))
+    assert not first[1].flags.writeable and not negative[1].flags.writeable
+
+
+def test_what_the_machine_refuses_never_runs_hot(monkeypatch):
+    monkeypatch.setattr(hot, "HOT_MIN_ELEMENTS", 0)
+    prepared = runner.Prepared(lower(_scaled_plus()), False)
+    attrs = {"alpha": np.float32(2.0), "beta": np.float32(1.0)}
+    n = 4096
+    launch_plan = kernel_plan.plan([kernel_plan.CoreRun(0, 1, 0, 1, n, n, n)], n, 2)
+    pieces, bins = runner.frozen(launch_plan.pieces), runner.frozen(launch_plan.bins)
+    x, out = np.arange(n, dtype=np.float32), np.zeros(n, np.float32)
+    refused = {"short input": ((x[:n // 2],), out), "other itemsize": ((x.view(np.uint16)[:n],), out),
+               "strided input": ((np.arange(2 * n, dtype=np.float32)[::2],), out),
+               "2-D output": ((x,), out.reshape(64, 64)), "in place": ((x,), x)}
+    for name, (ins, into) in refused.items():
+        assert not hot.run(prepared, ins, into, pieces, bins, attrs), name
+        if name != "in place":
+            with pytest.raises(ValueError):
+                prepared.run(ins, into, launch_plan, attrs)
+    assert not out.any()
+    assert hot.run(prepared, (x,), out, pieces, bins, attrs)
+    assert_bits_equal(out, x * np.float32(2.0) + np.float32(1.0))

@@ -252,7 +252,8 @@ def _hot_bins(params, ins, inputs, out, numel, pieces, bins, code, scalars, tabl
 def launch_args(prepared, attrs):
     """``(params, scalars, tables)`` of a :class:`.runner.Prepared`'s hot block for these attribute values
     (``params`` an instance of its class: what the generated block is called with), or None where its stream
-    does not run hot (the machine runs it)."""
+    does not run hot (the machine runs it). Kept per values (:meth:`.runner.Prepared.args_key`), as the
+    Prepared keeps its own launch arguments."""
     m = prepared.main
     got = prepared.__dict__.get("_hot")
     if got is None:
@@ -263,31 +264,41 @@ def launch_args(prepared, attrs):
     cls, inline, scratch_rows = got
     if cls is None:
         return None
-    scalars, tables = prepared.launch_args(attrs)
-    if inline:        # the inlined tables' scalars after the main stream's
-        values = prepared._attr_values(attrs)
-        scalars = np.concatenate([scalars] + [prepared.tables[mode][0].scalars(values) for mode in sorted(inline)])
-        scalars.flags.writeable = False
-    return cls(scratch_rows), scalars, tables
+    key = prepared.args_key(attrs)
+    kept = prepared._hot_args.get(key)
+    if kept is None:
+        scalars, tables = prepared.launch_args(attrs)
+        if inline:        # the inlined tables' scalars after the main stream's
+            values = prepared._attr_values(attrs)
+            scalars = np.concatenate([scalars] + [prepared.tables[mode][0].scalars(values) for mode in sorted(inline)])
+            scalars.flags.writeable = False
+        kept = prepared.keep(prepared._hot_args, key, (cls(scratch_rows), scalars, tables))
+    return kept
 
 
 def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     """Run a flat launch hot where it is on, the launch large enough and the stream taken; whether it ran
-    (False: the machine runs it). ``ins`` and ``out`` as :meth:`.runner.Prepared.run` has them (flat, float32
-    or 16-bit bits as uint16), ``pieces`` and ``bins`` the plan's (read-only)."""
-    if out.shape[0] < HOT_MIN_ELEMENTS or not enabled():
+    (False: the machine runs it, and :func:`.launch.raw_args` refuses what it must). ``ins`` and ``out`` as
+    :meth:`.runner.Prepared.run` has them (flat, float32 or 16-bit bits as uint16), ``pieces`` and ``bins``
+    the plan's (read-only)."""
+    if out.ndim != 1 or out.shape[0] < HOT_MIN_ELEMENTS or not enabled() or out.itemsize not in (2, 4):
         return False
-    if any(np.may_share_memory(out, a) for a in ins):
-        return False    # in place: a flagged block's rerun would read inputs the loop has overwritten
-    from .runner import frozen      # (runner imports this module)
-
-    ins = tuple(frozen(a) for a in ins)
+    for a in ins:
+        if a.shape != out.shape or a.itemsize != out.itemsize or not a.flags.c_contiguous:
+            return False    # the machine's raw_args refuses it
+        if np.may_share_memory(out, a):
+            return False    # in place: a flagged block's rerun would read inputs the loop has overwritten
+    if not out.flags.c_contiguous:
+        return False
     got = launch_args(prepared, attrs)
     if got is None:
         return False
+    from .runner import frozen      # (runner imports this module)
+
     params, scalars, tables = got
+    ins = tuple(frozen(a) for a in ins)
     m = prepared.main
-    padded = tuple(ins) + (ins[0],) * (3 - len(ins))
+    padded = ins + (ins[0],) * (3 - len(ins))
     _hot_bins(params, padded, len(ins), out, out.shape[0], pieces, bins, m.code, scalars,
               tables, m.grain, m.arena_len, m.out, prepared.sat, min(HOT_BLOCK, m.grain))
     return True

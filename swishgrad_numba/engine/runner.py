@@ -66,17 +66,30 @@ class Prepared:
         self.main = _checked(s.main, len(s.main.scalar_ops), n_tables, s.inputs)
         self.tables = tuple((_checked(t, len(t.scalar_ops), 0, s.inputs), inp) for t, inp in s.tables)
         self._args: dict = {}
+        self._hot_args: dict = {}   # hot.launch_args', per args_key
 
     def launch_args(self, attrs) -> tuple:
         """``(scalars, tables)`` of the main stream for these attribute values, read-only, kept per
         values (a call of a few thousand elements would otherwise spend much of its time making them)."""
-        key = np.array([attrs[a] for a in self.attrs], dtype=np.float32).tobytes() if self.attrs else b""   # bits
+        key = self.args_key(attrs)
         got = self._args.get(key)
         if got is None:
-            if len(self._args) >= _ARGS_KEPT:
-                self._args.clear()
-            got = self._args[key] = (frozen(self.main.scalars(self._attr_values(attrs))), self.table_array(attrs))
+            got = self.keep(self._args, key, (frozen(self.main.scalars(self._attr_values(attrs))),
+                                              self.table_array(attrs)))
         return got
+
+    @staticmethod
+    def keep(kept: dict, key, value):
+        """``value`` kept as ``kept[key]`` in a per-values dict, :data:`_ARGS_KEPT` entries at most."""
+        if len(kept) >= _ARGS_KEPT:
+            kept.clear()
+        kept[key] = value
+        return value
+
+    def args_key(self, attrs) -> bytes:
+        """The key of these attribute values' kept arguments: their float32 bits (-0.0 apart from 0.0, a NaN
+        equal to itself)."""
+        return np.array([attrs[a] for a in self.attrs], dtype=np.float32).tobytes() if self.attrs else b""
 
     def _attr_values(self, attrs) -> dict:
         return {a: np.float32(attrs[a]) for a in self.attrs}
@@ -105,14 +118,14 @@ class Prepared:
         if len(ins) != self.inputs:
             raise ValueError(f"{self.lowered.program.name} takes {self.inputs} inputs, got {len(ins)}")
         m = self.main
-        scalars, tables = self.launch_args(attrs)
-        raw, inputs, wide, raw_out, numel = launch.raw_args(ins, out)
         # read-only, as some plans come (cached): one type of every argument, so one compile
         pieces, bins = frozen(launch_plan.pieces), frozen(launch_plan.bins)
         launch.ready()
         with runtime.launch_guard():
             if hot.run(self, ins, out, pieces, bins, attrs):  # a large launch: the hot tier
                 return
+            scalars, tables = self.launch_args(attrs)
+            raw, inputs, wide, raw_out, numel = launch.raw_args(ins, out)
             if len(bins) <= 2:
                 launch.run_bin(m.code, scalars, tables, raw, inputs, wide, raw_out, numel, pieces, 0, len(pieces),
                                m.grain, m.arena_len, m.out, self.sat)
