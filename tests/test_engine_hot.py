@@ -6,6 +6,7 @@ generator refuses; a second process reading the launch back from the disk cache.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -237,10 +238,15 @@ print(hot._hot_bins.stats.cache_hits.total(), hot._hot_bins.stats.cache_misses.t
 """
 
 
-def test_a_second_process_reads_the_hot_launch_from_the_disk_cache():
-    # the session's cache (the machine read back, not compiled again), a stream of its own: an Adds of a
-    # constant no earlier run has used, so the first child compiles its launch and the second reads it back
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+def test_a_second_process_reads_the_hot_launch_from_the_disk_cache(tmp_path):
+    # a copy of the session's cache (the machine read back, not compiled again) without the hot tier's
+    # entries, so the first child compiles its launch and the second reads it back, however often this runs
+    # (a constant is a scalar of the launch, not part of its stream: an earlier run's launch would serve)
+    launches = hot._hot_bins._cache._cache_path           # <root>/<the module's folder>/<the sources' stamp>
+    copy = tmp_path / "cache"
+    shutil.copytree(os.path.dirname(os.path.dirname(launches)), copy,
+                    ignore=lambda folder, names: [n for n in names if n.startswith("hot._")])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NUMBA_CACHE_DIR=str(copy))
     constant = repr(float(np.float32(1 + (time.time_ns() % (1 << 23)) * 2.0 ** -23)))
     counts = []
     for _ in range(2):
