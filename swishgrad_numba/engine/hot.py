@@ -42,7 +42,7 @@ from ..program import int_casts as IC, semantics as S
 from . import machine
 from .direct16 import lookup_bits
 from .hot_source import VERSION, NotHot, block_source, lookups
-from .launch import copy_in, copy_out
+from .launch import MAX_INPUTS, copy_in, copy_out
 from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
 
@@ -59,6 +59,8 @@ HOT_MIN_ELEMENTS = 1 << 20
 #: Elements of a hot block: the unit a flag sends back to the machine (at most the stream's grain).
 HOT_BLOCK = 512
 
+#: What a hot launch's tensors may be: float32, or 16-bit values' bits as uint16 (another dtype keeps the machine).
+_HOT_DTYPES = (np.dtype(np.float32), np.dtype(np.uint16))
 _LOCK = runtime.ChildRenewedLock()    # a forked child gets it anew (a compile in another thread at the fork)
 _CLASSES: dict = {}        # class name -> class
 _BLOCKS: dict = {}         # class -> generated block function (Python)
@@ -281,10 +283,12 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     (False: the machine runs it, and :func:`.launch.raw_args` refuses what it must). ``ins`` and ``out`` as
     :meth:`.runner.Prepared.run` has them (flat, float32 or 16-bit bits as uint16), ``pieces`` and ``bins``
     the plan's (read-only)."""
-    if out.ndim != 1 or out.shape[0] < HOT_MIN_ELEMENTS or not enabled() or out.itemsize not in (2, 4):
+    if out.ndim != 1 or out.shape[0] < HOT_MIN_ELEMENTS or not enabled() or out.dtype not in _HOT_DTYPES \
+            or not 1 <= len(ins) <= MAX_INPUTS:
         return False
     for a in ins:
-        if a.shape != out.shape or a.itemsize != out.itemsize or not a.flags.c_contiguous:
+        # the loop reads its tensors as typed (the machine as bytes): float32 values or 16-bit bits only
+        if a.shape != out.shape or a.dtype != out.dtype or not a.flags.c_contiguous:
             return False    # the machine's raw_args refuses it
         if np.may_share_memory(out, a):
             return False    # in place: a flagged block's rerun would read inputs the loop has overwritten
@@ -298,7 +302,7 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     params, scalars, tables = got
     ins = tuple(frozen(a) for a in ins)
     m = prepared.main
-    padded = ins + (ins[0],) * (3 - len(ins))
+    padded = ins + (ins[0],) * (MAX_INPUTS - len(ins))
     _hot_bins(params, padded, len(ins), out, out.shape[0], pieces, bins, m.code, scalars,
               tables, m.grain, m.arena_len, m.out, prepared.sat, min(HOT_BLOCK, m.grain))
     return True
