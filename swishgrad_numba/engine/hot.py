@@ -284,7 +284,7 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     :meth:`.runner.Prepared.run` has them (flat, float32 or 16-bit bits as uint16), ``pieces`` and ``bins``
     the plan's (read-only)."""
     if out.ndim != 1 or out.shape[0] < HOT_MIN_ELEMENTS or not enabled() or out.dtype not in _HOT_DTYPES \
-            or not 1 <= len(ins) <= MAX_INPUTS:
+            or not out.flags.c_contiguous or not 1 <= len(ins) <= MAX_INPUTS:
         return False
     for a in ins:
         # the loop reads its tensors as typed (the machine as bytes): float32 values or 16-bit bits only
@@ -292,8 +292,6 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
             return False    # the machine's raw_args refuses it
         if np.may_share_memory(out, a):
             return False    # in place: a flagged block's rerun would read inputs the loop has overwritten
-    if not out.flags.c_contiguous:
-        return False
     got = launch_args(prepared, attrs)
     if got is None:
         return False
