@@ -93,24 +93,6 @@ def f16_bits_to_f32_soft(h):
 
 
 @njit(cache=True, inline="always")
-def _f16_bits_to_f32_cpu(h):
-    """The float16 bits ``h`` widened by the CPU where :data:`HARDWARE_F16` (a signalling NaN comes back
-    quieted), else by :func:`f16_bits_to_f32_soft` (exact)."""
-    if HARDWARE_F16:
-        return half_bits_to_f32(np.uint16(h))
-    return f16_bits_to_f32_soft(h)
-
-
-@njit(cache=True, inline="always")
-def _f32_to_f16_bits_cpu(f):
-    """float32 -> float16 bits to nearest even by the CPU where :data:`HARDWARE_F16`, else by
-    :func:`f32_to_f16_bits_soft`: the same bits but on a NaN."""
-    if HARDWARE_F16:
-        return f32_to_half_bits(np.float32(f))
-    return f32_to_f16_bits_soft(f)
-
-
-@njit(cache=True, inline="always")
 def f16_bits_to_f32(h):
     """Exact float32 value of the float16 with bit pattern ``h``.
 
@@ -126,7 +108,7 @@ def f16_bits_to_f32(h):
     engine-f16; bfloat16's shift takes 0.04).
     """
     if HARDWARE_F16:
-        f = _f16_bits_to_f32_cpu(h)
+        f = half_bits_to_f32(np.uint16(h))
         bits = np.float32(f).view(np.uint32)
         # all ones but bit 22 where the input's quiet bit (0x200) is clear, else all ones
         quiet = np.uint32(np.uint32(np.uint32(h) & np.uint32(0x200)) << np.uint32(13))
@@ -167,7 +149,7 @@ def f32_to_f16_bits(f):
     inputs (the tests check both).
     """
     if HARDWARE_F16:
-        h = _f32_to_f16_bits_cpu(f)
+        h = f32_to_half_bits(np.float32(f))
         # NaN: one canonical quiet NaN, with the sign the conversion kept (the float32's)
         return np.uint16(np.uint16(h & np.uint16(0x8000)) | np.uint16(0x7E00)) if f != f else h
     return f32_to_f16_bits_soft(f)
@@ -271,7 +253,9 @@ def widen_16_quieting(bits, dtype_code):
     quieted (the CPU's conversion alone, without :func:`f16_bits_to_f32`'s undoing of it; a NaN either
     way): for a loop that sets every NaN apart (:mod:`swishgrad_numba.engine.hot_source`)."""
     if dtype_code == _F16_CODE:
-        return _f16_bits_to_f32_cpu(bits)
+        if HARDWARE_F16:
+            return half_bits_to_f32(np.uint16(bits))
+        return f16_bits_to_f32_soft(bits)
     return bf16_bits_to_f32(bits)
 
 
@@ -281,7 +265,9 @@ def narrow_rint_not_nan(f, dtype_code):
     that is not a NaN; a NaN gives unspecified bits (the conversions without their NaN test): for a loop
     that sets every NaN apart (:mod:`swishgrad_numba.engine.hot_source`)."""
     if dtype_code == _F16_CODE:
-        return _f32_to_f16_bits_cpu(f)
+        if HARDWARE_F16:
+            return f32_to_half_bits(np.float32(f))
+        return f32_to_f16_bits_soft(f)
     return _bf16_rint_not_nan(np.float32(f).view(np.uint32))
 
 
