@@ -93,6 +93,24 @@ def f16_bits_to_f32_soft(h):
 
 
 @njit(cache=True, inline="always")
+def _f16_bits_to_f32_cpu(h):
+    """The float16 bits ``h`` widened by the CPU where :data:`HARDWARE_F16` (a signalling NaN comes back
+    quieted), else by :func:`f16_bits_to_f32_soft` (exact)."""
+    if HARDWARE_F16:
+        return half_bits_to_f32(np.uint16(h))
+    return f16_bits_to_f32_soft(h)
+
+
+@njit(cache=True, inline="always")
+def _f32_to_f16_bits_cpu(f):
+    """float32 -> float16 bits to nearest even by the CPU where :data:`HARDWARE_F16`, else by
+    :func:`f32_to_f16_bits_soft`: the same bits but on a NaN."""
+    if HARDWARE_F16:
+        return f32_to_half_bits(np.float32(f))
+    return f32_to_f16_bits_soft(f)
+
+
+@njit(cache=True, inline="always")
 def f16_bits_to_f32(h):
     """Exact float32 value of the float16 with bit pattern ``h``.
 
@@ -108,7 +126,7 @@ def f16_bits_to_f32(h):
     engine-f16; bfloat16's shift takes 0.04).
     """
     if HARDWARE_F16:
-        f = half_bits_to_f32(np.uint16(h))
+        f = _f16_bits_to_f32_cpu(h)
         bits = np.float32(f).view(np.uint32)
         # all ones but bit 22 where the input's quiet bit (0x200) is clear, else all ones
         quiet = np.uint32(np.uint32(np.uint32(h) & np.uint32(0x200)) << np.uint32(13))
@@ -149,7 +167,7 @@ def f32_to_f16_bits(f):
     inputs (the tests check both).
     """
     if HARDWARE_F16:
-        h = f32_to_half_bits(np.float32(f))
+        h = _f32_to_f16_bits_cpu(f)
         # NaN: one canonical quiet NaN, with the sign the conversion kept (the float32's)
         return np.uint16(np.uint16(h & np.uint16(0x8000)) | np.uint16(0x7E00)) if f != f else h
     return f32_to_f16_bits_soft(f)
@@ -253,9 +271,7 @@ def widen_16_quieting(bits, dtype_code):
     quieted (the CPU's conversion alone, without :func:`f16_bits_to_f32`'s undoing of it; a NaN either
     way): for a loop that sets every NaN apart (:mod:`swishgrad_numba.engine.hot_source`)."""
     if dtype_code == _F16_CODE:
-        if HARDWARE_F16:
-            return half_bits_to_f32(np.uint16(bits))
-        return f16_bits_to_f32_soft(bits)
+        return _f16_bits_to_f32_cpu(bits)
     return bf16_bits_to_f32(bits)
 
 
@@ -265,9 +281,7 @@ def narrow_rint_not_nan(f, dtype_code):
     that is not a NaN; a NaN gives unspecified bits (the conversions without their NaN test): for a loop
     that sets every NaN apart (:mod:`swishgrad_numba.engine.hot_source`)."""
     if dtype_code == _F16_CODE:
-        if HARDWARE_F16:
-            return f32_to_half_bits(np.float32(f))
-        return f32_to_f16_bits_soft(f)
+        return _f32_to_f16_bits_cpu(f)
     return _bf16_rint_not_nan(np.float32(f).view(np.uint32))
 
 
@@ -349,97 +363,3 @@ def f32_to_bf16_bits_directed(f, how):
     t = _directed(a >> np.uint32(16), (a & np.uint32(0xFFFF)) != np.uint32(0), sign != np.uint32(0),
                   how % INF_OVERFLOW)
     return np.uint16(t | (sign >> np.uint32(16)))
-
-
-# --------------------------------------------------------------------------
-# Casts to and from integers (issue 43), in every mode Cast lists for them.
-# --------------------------------------------------------------------------
-# asc-devkit docs/api/context/Cast.md (cannmirror/asc-devkit 0a2e47c1), Table 4 "Atlas A2 ... Cast" (its
-# line 448 on): float/half/bfloat16_t -> int32_t, float/half -> int16_t, half -> int8_t/uint8_t in
-# CAST_RINT/CAST_FLOOR/CAST_CEIL/CAST_ROUND/CAST_TRUNC (half -> int8_t/uint8_t also CAST_NONE), int32_t -> float
-# and int16_t -> half in those five and CAST_NONE, int16_t -> float CAST_NONE. Table 1 (its line 104 on): a
-# value past the integer's range saturates ("溢出默认按照饱和处理", by default). NaN is not public for the
-# A2; the 950's conversions give 0 in both their modes (asc-devkit 0da921b9,
-# docs/zh/api/SIMD-API/C-API/reg/data_type_convert/rounding_mode.md, lines 141 and 210), which the model
-# takes. The round rules are Cast.md's (lines 94-99): ROUND rounds
-# half away from zero, TRUNC toward zero, FLOOR/CEIL toward -inf/+inf, RINT to nearest even. ``wrap``: the
-# alternative (Platform.cast_int_overflow "wrap"), the 950's documented non-saturating rule
-# (the same page, lines 138-141):
-# an out-of-range whole number keeps its low bits, +-inf still give the bounds, NaN 0.
-
-#: The modes of a Cast to or from an integer dtype, in the index the functions below take.
-INT_ROUNDINGS = ("CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC")
-
-
-@njit(cache=True, inline="always")
-def whole_f64(x, how):
-    """``x`` (a float64 holding a float32: exact) rounded to a whole number per ``INT_ROUNDINGS[how]``, the
-    sign kept (-0.3 gives -0.0; the directed modes as IEEE 754's roundToIntegral), +-inf and NaN as they are.
-    ROUND's ``|x| + 0.5`` is exact in float64 (a float32 has 24 bits), so 0.49999997 gives 0, not 1."""
-    if how == 0:
-        return np.rint(x)
-    if how == 1:
-        return np.floor(x)
-    if how == 2:
-        return np.ceil(x)
-    if how == 3:
-        return np.copysign(np.floor(np.abs(x) + 0.5), x)
-    return np.trunc(x)
-
-
-@njit(cache=True, inline="always")
-def f32_to_whole(f, how):
-    """The float32 ``f`` rounded to a whole float32 per ``INT_ROUNDINGS[how]`` (``Cast<float, float>``, issue
-    43): exact (a whole number of a float32's magnitude is a float32; from 2^23 on every float32 is whole);
-    +-0, +-inf and NaN as they are, a negative number rounded to zero is -0.0."""
-    if f != f:
-        return f
-    return np.float32(whole_f64(np.float64(f), how))
-
-
-@njit(cache=True, inline="always")
-def f32_to_int(f, how, lo, hi, wrap):
-    """The float32 ``f`` (a 16-bit value widened exactly) rounded to a whole number per ``INT_ROUNDINGS[how]``,
-    saturated to ``[lo, hi]`` (an int64), or where ``wrap`` its low bits in that range; NaN gives 0, +-inf the
-    bound of its sign."""
-    if f != f:
-        return np.int64(0)
-    r = whole_f64(np.float64(f), how)
-    if wrap and np.abs(r) != np.inf:
-        if np.abs(r) >= 9.223372036854775808e18:    # from 2^63 on a float32 is a multiple of 2^40: low bits 0
-            return np.int64(0)
-        span = np.int64(hi) - np.int64(lo) + np.int64(1)
-        return (np.int64(r) - np.int64(lo)) % span + np.int64(lo)
-    return np.int64(min(max(r, np.float64(lo)), np.float64(hi)))
-
-
-@njit(cache=True, inline="always")
-def int_to_f32(i, how):
-    """The integer ``i`` (|i| <= 2^31) as float32, rounded per ``INT_ROUNDINGS[how]``: the two float32
-    neighbours of |i| and the mode's pick (ROUND: the nearer, a tie away from zero)."""
-    a = np.float64(abs(np.int64(i)))
-    n = np.float32(a)          # to nearest even
-    mag = n
-    if how != 0 and np.float64(n) != a:
-        bits = n.view(np.uint32)
-        up, down = n, np.uint32(bits - np.uint32(1)).view(np.float32)
-        if np.float64(n) < a:
-            up, down = np.uint32(bits + np.uint32(1)).view(np.float32), n
-        negative = i < 0
-        if how == 3:
-            away = a - np.float64(down) >= np.float64(up) - a
-        else:
-            away = (how == 1 and negative) or (how == 2 and not negative)
-        mag = up if away else down
-    return -mag if i < 0 else mag
-
-
-@njit(cache=True, inline="always")
-def int_to_f16_bits(i, how):
-    """The integer ``i`` (|i| <= 2^24: exact in float32) as float16 bits, rounded per ``INT_ROUNDINGS[how]``."""
-    f = np.float32(i)
-    if how == 0:
-        return f32_to_f16_bits(f)
-    if how == 3:
-        return f32_to_f16_bits_round(f)
-    return f32_to_f16_bits_directed(f, 2 if how == 4 else how - 1)    # FLOOR, CEIL, TRUNC: DIRECTED_MODES

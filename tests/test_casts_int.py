@@ -8,7 +8,7 @@ from numba import njit
 
 from int_cast_reference import MODES, NP, cast
 
-from swishgrad_numba.casts import INT_ROUNDINGS
+from swishgrad_numba.program.int_casts import INT_ROUNDINGS
 from swishgrad_numba.dtypes import dtype_info
 from swishgrad_numba.platform import Platform
 from swishgrad_numba.program import int_casts as IC

@@ -1,8 +1,8 @@
 """Casts between the float and the integer dtypes in the round modes Cast lists for them (issue 43).
 
-What each computes is :mod:`swishgrad_numba.casts`' (:func:`~swishgrad_numba.casts.f32_to_int`,
-:func:`~swishgrad_numba.casts.int_to_f32`, :func:`~swishgrad_numba.casts.int_to_f16_bits`: the one
-definition, with the sources of the modes and the pairs). Here: which (dst, src, mode) a program may name
+What each computes is defined here once (:func:`f32_to_int`, :func:`int_to_f32`, :func:`int_to_f16_bits`,
+:func:`f32_to_whole`, with the sources of the modes and the pairs); the float16 and bfloat16 roundings they end
+in are :mod:`swishgrad_numba.casts`'. Also here: which (dst, src, mode) a program may name
 (:data:`ROUNDED_INT_CASTS`, asc-devkit's Cast page, Table 4, for the A2), the per-element functions the fused
 passes, the engine and the tables call, and how a step names them (:func:`call`, :func:`engine_mode`).
 
@@ -25,8 +25,98 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..casts import INT_ROUNDINGS, f32_to_int, int_to_f16_bits, int_to_f32, widen_16
+from ..casts import f32_to_f16_bits, f32_to_f16_bits_directed, f32_to_f16_bits_round, widen_16
 from ..dtypes import dtype_info
+
+# asc-devkit docs/api/context/Cast.md (cannmirror/asc-devkit 0a2e47c1), Table 4 "Atlas A2 ... Cast" (its
+# line 448 on): float/half/bfloat16_t -> int32_t, float/half -> int16_t, half -> int8_t/uint8_t in
+# CAST_RINT/CAST_FLOOR/CAST_CEIL/CAST_ROUND/CAST_TRUNC (half -> int8_t/uint8_t also CAST_NONE), int32_t -> float
+# and int16_t -> half in those five and CAST_NONE, int16_t -> float CAST_NONE. Table 1 (its line 104 on): a
+# value past the integer's range saturates ("溢出默认按照饱和处理", by default). NaN is not public for the
+# A2; the 950's conversions give 0 in both their modes (asc-devkit 0da921b9,
+# docs/zh/api/SIMD-API/C-API/reg/data_type_convert/rounding_mode.md, lines 141 and 210), which the model
+# takes. The round rules are Cast.md's (lines 94-99): ROUND rounds
+# half away from zero, TRUNC toward zero, FLOOR/CEIL toward -inf/+inf, RINT to nearest even. ``wrap``: the
+# alternative (Platform.cast_int_overflow "wrap"), the 950's documented non-saturating rule
+# (the same page, lines 138-141):
+# an out-of-range whole number keeps its low bits, +-inf still give the bounds, NaN 0.
+
+#: The modes of a Cast to or from an integer dtype, in the index the functions below take.
+INT_ROUNDINGS = ("CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC")
+
+
+@njit(cache=True, inline="always")
+def whole_f64(x, how):
+    """``x`` (a float64 holding a float32: exact) rounded to a whole number per ``INT_ROUNDINGS[how]``, the
+    sign kept (-0.3 gives -0.0; the directed modes as IEEE 754's roundToIntegral), +-inf and NaN as they are.
+    ROUND's ``|x| + 0.5`` is exact in float64 (a float32 has 24 bits), so 0.49999997 gives 0, not 1."""
+    if how == 0:
+        return np.rint(x)
+    if how == 1:
+        return np.floor(x)
+    if how == 2:
+        return np.ceil(x)
+    if how == 3:
+        return np.copysign(np.floor(np.abs(x) + 0.5), x)
+    return np.trunc(x)
+
+
+@njit(cache=True, inline="always")
+def f32_to_whole(f, how):
+    """The float32 ``f`` rounded to a whole float32 per ``INT_ROUNDINGS[how]`` (``Cast<float, float>``, issue
+    43): exact (a whole number of a float32's magnitude is a float32; from 2^23 on every float32 is whole);
+    +-0, +-inf and NaN as they are, a negative number rounded to zero is -0.0."""
+    if f != f:
+        return f
+    return np.float32(whole_f64(np.float64(f), how))
+
+
+@njit(cache=True, inline="always")
+def f32_to_int(f, how, lo, hi, wrap):
+    """The float32 ``f`` (a 16-bit value widened exactly) rounded to a whole number per ``INT_ROUNDINGS[how]``,
+    saturated to ``[lo, hi]`` (an int64), or where ``wrap`` its low bits in that range; NaN gives 0, +-inf the
+    bound of its sign."""
+    if f != f:
+        return np.int64(0)
+    r = whole_f64(np.float64(f), how)
+    if wrap and np.abs(r) != np.inf:
+        if np.abs(r) >= 9.223372036854775808e18:    # from 2^63 on a float32 is a multiple of 2^40: low bits 0
+            return np.int64(0)
+        span = np.int64(hi) - np.int64(lo) + np.int64(1)
+        return (np.int64(r) - np.int64(lo)) % span + np.int64(lo)
+    return np.int64(min(max(r, np.float64(lo)), np.float64(hi)))
+
+
+@njit(cache=True, inline="always")
+def int_to_f32(i, how):
+    """The integer ``i`` (|i| <= 2^31) as float32, rounded per ``INT_ROUNDINGS[how]``: the two float32
+    neighbours of |i| and the mode's pick (ROUND: the nearer, a tie away from zero)."""
+    a = np.float64(abs(np.int64(i)))
+    n = np.float32(a)          # to nearest even
+    mag = n
+    if how != 0 and np.float64(n) != a:
+        bits = n.view(np.uint32)
+        up, down = n, np.uint32(bits - np.uint32(1)).view(np.float32)
+        if np.float64(n) < a:
+            up, down = np.uint32(bits + np.uint32(1)).view(np.float32), n
+        negative = i < 0
+        if how == 3:
+            away = a - np.float64(down) >= np.float64(up) - a
+        else:
+            away = (how == 1 and negative) or (how == 2 and not negative)
+        mag = up if away else down
+    return -mag if i < 0 else mag
+
+
+@njit(cache=True, inline="always")
+def int_to_f16_bits(i, how):
+    """The integer ``i`` (|i| <= 2^24: exact in float32) as float16 bits, rounded per ``INT_ROUNDINGS[how]``."""
+    f = np.float32(i)
+    if how == 0:
+        return f32_to_f16_bits(f)
+    if how == 3:
+        return f32_to_f16_bits_round(f)
+    return f32_to_f16_bits_directed(f, 2 if how == 4 else how - 1)    # FLOOR, CEIL, TRUNC: DIRECTED_MODES
 
 __all__ = ["ROUNDED_INT_CASTS", "UNMODELLED_CASTS", "INT_RANGES", "cast_to_int", "cast_int_to_f32", "cast_int_to_16", "call",
            "engine_mode", "TO_INT_KINDS", "FROM_INT_KINDS", "TO_INT_MODES", "FROM_INT_MODES", "int16_bits",
@@ -74,20 +164,20 @@ def _split(mode: str) -> tuple:
 @njit(cache=True, error_model="numpy", inline="always")
 def cast_to_int(v, src_code, how, lo, hi, wrap):
     """The integer (an int64) of a float32 ``v`` (``src_code`` < 0) or of 16-bit bits ``v`` of dtype code
-    ``src_code``, by ``casts.INT_ROUNDINGS[how]``, saturated to ``[lo, hi]`` (``wrap``: its low bits)."""
+    ``src_code``, by ``INT_ROUNDINGS[how]``, saturated to ``[lo, hi]`` (``wrap``: its low bits)."""
     f = np.float32(v) if src_code < 0 else widen_16(np.uint16(v), src_code)
     return f32_to_int(f, how, lo, hi, wrap)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def cast_int_to_f32(i, how):
-    """An integer as float32 by ``casts.INT_ROUNDINGS[how]`` (finite: nothing saturates)."""
+    """An integer as float32 by ``INT_ROUNDINGS[how]`` (finite: nothing saturates)."""
     return int_to_f32(i, how)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def cast_int_to_16(i, how):
-    """An int16 as float16 bits by ``casts.INT_ROUNDINGS[how]`` (finite: nothing saturates)."""
+    """An int16 as float16 bits by ``INT_ROUNDINGS[how]`` (finite: nothing saturates)."""
     return int_to_f16_bits(i, how)
 
 

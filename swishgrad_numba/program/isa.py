@@ -124,7 +124,7 @@ MASK_BIT_OPS = MASK_BIT_OPS + ("Not",)
 #: whole float32 by the mode (what the math library's Round, Floor, Ceil, Trunc, Frac and the range reductions
 #: of Sin, Cos and Tan run on the A2). The modes are the A2's row "float float" of asc-devkit's Cast page
 #: (``docs/zh/api/SIMD-API/基础API/Memory矢量计算/类型转换/Cast.md`` line 274, 0da921b9), in
-#: :data:`swishgrad_numba.casts.INT_ROUNDINGS`' order (the engine's mode is the index); no CAST_NONE, no CAST_ODD,
+#: :data:`swishgrad_numba.program.int_casts.INT_ROUNDINGS`' order (the engine's mode is the index); no CAST_NONE, no CAST_ODD,
 #: and no ``Cast<half, half>`` (the page lists none: the library widens half to float first).
-from ..casts import INT_ROUNDINGS as WHOLE_ROUND_MODES  # noqa: E402
+from .int_casts import INT_ROUNDINGS as WHOLE_ROUND_MODES  # noqa: E402
 __all__ += ["WHOLE_ROUND_MODES"]

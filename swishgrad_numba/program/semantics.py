@@ -437,11 +437,11 @@ DEFINED = DEFINED | {"Reinterpret", "Not"}     # Not: of masks, below
 __all__ += ["and16", "or16", "bits16"]
 from .mask_ops import and_mask, not_mask, or_mask  # noqa: E402,F401  (issue 43: And, Or and Not of masks)
 FUNCTIONS.update({("And", "uint8"): "and_mask", ("Or", "uint8"): "or_mask", ("Not", "uint8"): "not_mask"})
-from ..casts import f32_to_whole  # noqa: E402
+from .int_casts import f32_to_whole  # noqa: E402
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def cast_whole(f, how, sat):
     """Cast float32 -> float32 (``Cast<float, float>``, issue 43): a whole float32 by ``isa.WHOLE_ROUND_MODES[how]``,
-    :func:`swishgrad_numba.casts.f32_to_whole` (the chosen -0, inf and NaN rule there)."""
+    :func:`swishgrad_numba.program.int_casts.f32_to_whole` (the chosen -0, inf and NaN rule there)."""
     return saturate(f32_to_whole(np.float32(f), how), sat)
