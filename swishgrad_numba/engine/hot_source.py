@@ -47,6 +47,9 @@ VERSION = 3
 #: (:func:`_passes`; one thread, 2^22 elements: gelu_v2 arch35's 30 from 6.3 to 4.7 ms, gelu_grad_v2 arch35's
 #: 35 from 13.1 to 9.0; sigmoid a2's 3 from 2.5 to 3.1, silu arch35's 4 from 3.1 to 3.2: bench/RESULTS.md, gelu32).
 EXP_LOOP_MIN = 16
+#: An Exp's first lines, those that read its argument alone (the clamp and the running maximum of its bits,
+#: float32 work): they run in the loop that computes the argument, the rest in the Exp's loop.
+_EXP_PREP = 2
 
 _BINARY = {O.MUL: "mul", O.ADD: "add", O.SUB: "sub", O.DIV: "div", O.MAX: "max_", O.MIN: "min_"}
 #: The binary operations the compiler may swap the operands of.
@@ -168,9 +171,10 @@ def _block(code, grain: int, inputs: int, out_row: int, sat: bool, name: str, in
             elif op == O.EXP:
                 a = read(s0)
                 args = (a,)
-                body.append(f"{v}e, {v}key, _{v} = exp_fast(min({a}, EXP_T_HI))")
+                body.append(f"exp_bits = max(exp_bits, np.float32({a}).view(np.uint32))")   # _EXP_PREP lines on
+                body.append(f"{v}c = min({a}, EXP_T_HI)")                                   # the argument, then
+                body.append(f"{v}e, {v}key, _{v} = exp_fast({v}c)")                         # those on {v}c
                 body.append(f"exp_key = min(exp_key, {v}key)")
-                body.append(f"exp_bits = max(exp_bits, np.float32({a}).view(np.uint32))")
                 body.append(f"{v} = np.float32({v}e)" if not sat else f"{v} = S.saturate(np.float32({v}e), True)")
                 if "exp_key = NO_KEY" not in pre:
                     pre.append("exp_key = NO_KEY")
@@ -278,7 +282,7 @@ def _block(code, grain: int, inputs: int, out_row: int, sat: bool, name: str, in
                 raise NotHot(f"opcode {O.NAMES[op] if 0 <= op < len(O.NAMES) else op}")
             steps.append((op, v, args))
             if op != O.DUPLICATE and not (op == O.LOOKUP and mode in inline):
-                units.append((v, body[first:], tuple(reading), op == O.EXP))
+                units.append((v, body[first:], tuple(reading), _EXP_PREP if op == O.EXP else 0))
             rows[row_of(dst)] = v
         return read(out_row)
 
@@ -336,39 +340,42 @@ def _passes(units, flags, invariant: set, result: str, first_row: int):
             for r in reads:
                 wanted[r][wanted[r].index(stage[v])] = t
             stage[v] = t
-    kept = {u[0] for u in exps}                   # the values loops read from scratch: the Exps' results,
-    placed = [[] for _ in range(last + 1)]        # flag terms by stage
+    # an Exp's first lines run in the loop before its own (the argument's), its clamped argument kept
+    kept = {u[0] for u in exps} | {f"{u[0]}c" for u in exps}     # the values loops read from scratch: the
+    placed = [[] for _ in range(last + 1)]        # Exps' (clamped) arguments and results; flag terms by stage
     for expr, names in flags:
         placed[max((stage.get(a, 0) for a in names), default=0)].append((expr, names))
-    needed = [(stage[v], r) for v, _l, reads, is_exp in units for r in (reads[:1] if is_exp else reads)]
+    needed = [(stage[v] - 1 if prep else stage[v], r) for v, _l, reads, prep in units for r in reads]
     needed += [(s, a) for s in range(last + 1) for _e, names in placed[s] for a in names] + [(last, result)]
-    kept.update(r for s, r in needed if r in stage and (r in kept or stage[r] != s))   # and those of other loops
-    row = {v: first_row + k for k, v in enumerate(sorted(kept, key=list(stage).index))}
+    kept.update(r for s, r in needed if r in stage and (r in exp_results or stage[r] != s))  # and other loops'
+    order = [x for v in stage for x in (f"{v}c", v)]
+    row = {v: first_row + k for k, v in enumerate(sorted(kept, key=order.index))}
 
     def loads(names, s):
         """The lines that bring ``names`` into loop ``s``: inputs read, other loops' values from scratch."""
         names = dict.fromkeys(names)
         return [f"{x} = np.float32(in{x[1:]}[j])" for x in names if x not in stage and x not in invariant and
                 x.startswith("x")] + [f"{x} = scratch[{row[x]}, i]" for x in names if x in row and
-                                      (stage[x] != s or any(x == u[0] for u in exps))]
+                                      (x not in stage or x in exp_results or stage[x] != s)]
 
     passes = []
     for s in range(last + 1):
         mine = [u for u in units if not u[3] and stage[u[0]] == s]
-        body = [line for u in mine for line in u[1]]
+        preps = [u for u in exps if stage[u[0]] == s + 1]
+        body = [line for u in mine for line in u[1]] + [line for u in preps for line in u[1][:u[3]]]
         if placed[s]:
             body.append(f"two_nans |= {' | '.join(e for e, _n in placed[s])}")
-        body += [f"scratch[{row[u[0]]}, i] = {u[0]}" for u in mine if u[0] in row]
+        body += [f"scratch[{row[v]}, i] = {v}" for v in [u[0] for u in mine] + [f"{u[0]}c" for u in preps]
+                 if v in row and v not in exp_results]
         if s == last:
             body.append(f"out[j] = {result}")
-        head = loads([r for u in mine for r in u[2]] + [a for _e, names in placed[s] for a in names] +
+        head = loads([r for u in mine + preps for r in u[2]] + [a for _e, names in placed[s] for a in names] +
                      ([result] if s == last else []), s)
         if body:
             passes.append(["j = at + np.uint64(i)"] + head + body)
-        here = [u for u in exps if stage[u[0]] == s + 1]
-        if here:
-            passes.append(["j = at + np.uint64(i)"] + [line for v, lines, reads, _e in here for line in
-                                                     loads(reads[:1], -1) + lines + [f"scratch[{row[v]}, i] = {v}"]])
+        if preps:
+            passes.append([line for v, lines, _r, prep in preps for line in
+                           loads([f"{v}c"], -1) + lines[prep:] + [f"scratch[{row[v]}, i] = {v}"]])
     return passes, first_row + len(row)
 
 
