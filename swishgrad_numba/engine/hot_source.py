@@ -318,8 +318,8 @@ def _passes(units, flags, invariant: set, result: str, first_row: int):
     kept in a scratch row of its own, an input is read again. A value's *stage*: the
     float32 loop that computes it (an Exp's result: the loop after its Exp's). A stream of fewer than
     :data:`EXP_LOOP_MIN` other instructions keeps its Exps in its one loop (the scratch rows cost more there)."""
-    if sum(not u[3] for u in units) < EXP_LOOP_MIN:
-        units = [(v, lines, reads, False) for v, lines, reads, _e in units]
+    if sum(not u[3] for u in units) < EXP_LOOP_MIN:    # (each unit: value, lines, reads, the Exp's _EXP_PREP or 0)
+        units = [(v, lines, reads, 0) for v, lines, reads, _prep in units]
     stage: dict = {}
     for v, _lines, reads, is_exp in units:
         s = max((stage[r] for r in reads if r in stage), default=0)
@@ -336,7 +336,7 @@ def _passes(units, flags, invariant: set, result: str, first_row: int):
     for v, _lines, reads, is_exp in reversed(units):
         t = min(wanted.get(v, [last]))
         if not is_exp and t > stage[v] and all(r not in stage or r in exp_results or
-                                               sum(w >= t for w in wanted[r]) > reads.count(r) for r in reads):
+                                               any(w >= t for w in wanted[r]) for r in reads):
             for r in reads:
                 wanted[r][wanted[r].index(stage[v])] = t
             stage[v] = t
