@@ -8,7 +8,8 @@ its main vector loop (the loop with the most vector instructions) is cut from th
 ``llvm-mca``, which prints two figures per element: the simulated cycles (dependencies and the scheduler included)
 and the resource bound (the busiest port alone). Deterministic, so it compares variants where the shared machine's
 timings cannot (bench/RESULTS.md, rows32: the simulated figure tracked the measured ns per element at about 3 GHz).
-Needs ``llvm-mca`` on PATH.
+Needs ``llvm-mca`` on PATH. A block whose Exps run in loops of their own (:data:`swishgrad_numba.engine.hot_source.EXP_LOOP_MIN`)
+is measured by its one loop with the most vector instructions only.
 """
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def block_asm(prepared) -> str:
     """The assembly of the prepared main stream's hot block, compiled as the hot tier compiles it."""
     from numba import njit
 
-    from swishgrad_numba.engine import hot
+    from swishgrad_numba.engine import hot, hot_source
 
     m = prepared.main
     inline = hot._inlined(prepared)
@@ -66,7 +67,9 @@ def block_asm(prepared) -> str:
     scalars.flags.writeable = False
     tables = np.zeros((0, 65536), np.float32)
     tables.flags.writeable = False
-    block(cls(0), row, row, row, np.zeros(1024, np.float32), 0, 512, scalars, tables, np.zeros((1, 512), np.float32))
+    rows = hot_source.scratch_rows(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline)
+    block(cls(rows), row, row, row, np.zeros(1024, np.float32), 0, 512, scalars, tables,
+          np.zeros((max(rows, 1), 512), np.float32))
     return next(iter(block.inspect_asm().values()))
 
 

@@ -152,7 +152,8 @@ def test_exp_ln_and_two_nan_blocks_are_run_again_on_the_machine(saturation, ever
     block = sg.engine.hot._BLOCKS[cls]
     from numba import njit
     run_block = njit(error_model="numpy")(block)
-    tables, scratch, out = np.zeros((0, 65536), np.float32), np.zeros((1, 256), np.float32), np.empty(256, np.float32)
+    rows = max(hot_source.scratch_rows(m.code, 256, 2, m.out, saturation), 1)
+    tables, scratch, out = np.zeros((0, 65536), np.float32), np.zeros((rows, 256), np.float32), np.empty(256, np.float32)
     calm = np.linspace(0.5, 2.0, 256).astype(np.float32)
     for special, flagged in ((None, False), (0x3F95F6B1, True), (0x3C413D3A, True), (0xC2D10000, True)):
         xs = calm.copy()
@@ -162,6 +163,34 @@ def test_exp_ln_and_two_nan_blocks_are_run_again_on_the_machine(saturation, ever
     two_nans = np.full(256, np.float32(np.nan))    # Exp and Ln of a positive NaN: not on the exact path
     assert run_block(cls(0), two_nans, two_nans, calm, out, 0, 256, np.zeros(1, np.float32), tables, scratch) \
         == (not saturation)    # saturation turns each NaN result into 0
+
+
+def _exp_loops_program():
+    # Exps in loops of their own: one of an input, one of a computed value, one of values from both their
+    # results; values kept across the loops (a, e1); enough float32 instructions (hot_source.EXP_LOOP_MIN)
+    body = [V.Mul("a", "x", "y"), V.Add("b", "a", "x"), V.Exp("e1", "b"), V.Exp("e2", "x"), V.Mul("m", "e2", "y"),
+            V.Add("d", "m", "a"), V.Exp("e3", "d"), V.Add("f", "e3", "e1")]
+    for k in range(hot_source.EXP_LOOP_MIN):
+        body.append((V.Mul, V.Sub, V.Add, V.Max)[k % 4]("f", "f", ("y", "a", "x", "e1")[k % 4]))
+    body.append(V.Mul("out", "f", "a"))
+    return Program("ExpLoops", (Tensor("x"), Tensor("y")), Tensor("out"),
+                   tuple(Tensor(t) for t in ("a", "b", "e1", "e2", "m", "d", "e3", "f")), tuple(body), ())
+
+
+def test_exps_in_loops_of_their_own_run_as_interpreted(every_launch_hot):
+    """A long stream's Exps run in loops of their own over the block, between float32 loops, the values the
+    later loops read kept in scratch rows: guard-band and low arguments, NaNs of two payloads."""
+    program = _exp_loops_program()
+    rng = np.random.default_rng(1394)
+    x, y = (np.concatenate([a, rng.uniform(-2, 2, 18000).astype(np.float32)]) for a in _exp_ln_inputs(rng, 2000))
+    x = np.where(np.abs(x) > 3, x * np.float32(0.2), x)        # mostly finite results; the specials in the first
+    y = y * np.float32(0.5)                                     # 4 blocks, the other 36 calm (not sent back)
+    got, want = _run(program, [x, y], {}, False, grain=1024, pass_len=3000, threads=2)
+    assert_bits_equal(got, want)
+    assert every_launch_hot == [True]
+    m = streams(lower(program), 1024).main
+    source = hot_source.block_source(m.code, 1024, 2, m.out, False)
+    assert source.count("for i in range(n)") == 5      # float32, Exps, float32, Exp, float32
 
 
 def test_a_launch_in_place_keeps_the_machine(every_launch_hot):

@@ -41,7 +41,7 @@ from ..kernel.ln import ln_fast, ln_flagged
 from ..program import int_casts as IC, semantics as S
 from . import machine
 from .direct16 import lookup_bits
-from .hot_source import VERSION, NotHot, block_source, lookups
+from .hot_source import VERSION, NotHot, block_source, scratch_rows
 from .launch import MAX_INPUTS, copy_in, copy_out
 from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
@@ -261,9 +261,10 @@ def launch_args(prepared, attrs):
     if got is None:
         inline = _inlined(prepared)
         taken = HOT_LN or not (m.code[:, OP] == LN).any()
-        got = prepared._hot = (hot_class(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline) if taken
-                               else None, inline, lookups(m.code, inline))
-    cls, inline, scratch_rows = got
+        cls = hot_class(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline) if taken else None
+        got = prepared._hot = (cls, inline, 0 if cls is None else
+                               scratch_rows(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline))
+    cls, inline, rows = got
     if cls is None:
         return None
     key = prepared.args_key(attrs)
@@ -274,7 +275,7 @@ def launch_args(prepared, attrs):
             values = prepared._attr_values(attrs)
             scalars = np.concatenate([scalars] + [prepared.tables[mode][0].scalars(values) for mode in sorted(inline)])
             scalars.flags.writeable = False
-        kept = prepared.keep(prepared._hot_args, key, (cls(scratch_rows), scalars, tables))
+        kept = prepared.keep(prepared._hot_args, key, (cls(rows), scalars, tables))
     return kept
 
 

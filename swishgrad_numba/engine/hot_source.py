@@ -39,10 +39,17 @@ from ..casts import HARDWARE_F16
 from ..dtypes import FLOAT16
 from . import opcodes as O
 
-__all__ = ["NotHot", "block_source", "VERSION"]
+__all__ = ["NotHot", "block_source", "scratch_rows", "VERSION"]
 
 #: Part of every hot function's key: a change of what the generator writes bumps it.
-VERSION = 2
+VERSION = 3
+#: The least float32 instructions a stream with an Exp holds for its Exps to run in loops of their own
+#: (:func:`_passes`; one thread, 2^22 elements: gelu_v2 arch35's 30 from 6.3 to 4.7 ms, gelu_grad_v2 arch35's
+#: 35 from 13.1 to 9.0; sigmoid a2's 3 from 2.5 to 3.1, silu arch35's 4 from 3.1 to 3.2: bench/RESULTS.md, gelu32).
+EXP_LOOP_MIN = 16
+#: An Exp's first lines, those that read its argument alone (the clamp and the running maximum of its bits,
+#: float32 work): they run in the loop that computes the argument, the rest in the Exp's loop.
+_EXP_PREP = 2
 
 _BINARY = {O.MUL: "mul", O.ADD: "add", O.SUB: "sub", O.DIV: "div", O.MAX: "max_", O.MIN: "min_"}
 #: The binary operations the compiler may swap the operands of.
@@ -80,18 +87,29 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
     the table streams whose Lookups are computed in the loop instead (their scalars in ``scalars`` from
     ``first scalar`` on): the table's entry is its stream run on the bits' number, which the input's value
     is."""
+    return _block(code, grain, inputs, out_row, sat, name, inline)[0]
+
+
+def scratch_rows(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool, inline: dict | None = None) -> int:
+    """The scratch rows the stream's hot block uses: one per Lookup gathered, one per value
+    kept from one of its loops for another (:func:`_passes`)."""
+    return _block(code, grain, inputs, out_row, sat, "hot_block", inline)[1]
+
+
+def _block(code, grain: int, inputs: int, out_row: int, sat: bool, name: str, inline: dict | None):
     code = np.asarray(code)
     if code.ndim != 2 or code.shape[1] != O.FIELDS or code.shape[0] == 0:
         raise NotHot("not a stream of instructions")
     inline = inline or {}
     sat_c = "True" if sat else "False"
-    used_inputs: set = set()
     pre: list = []           # before the block's loop (scalars, Duplicates, gathers)
     body: list = []          # one element's stream
     post: list = []          # after the loop: the block's flags
     flags: list = []         # per-element flag terms
     lookups = [0]
     kvars: dict = {}
+    units: list = []         # each instruction as (result variable, its lines in ``body``, the variables it reads)
+    reading: list = []       # the variables the instruction being emitted reads
     # Inf/NaN mode's flags (sat: the two-NaN terms in ``flags``): each instruction as (opcode, result, value
     # operands); the values whose NaN payload may differ from the machine's (``suspect``); the values that
     # must not be NaN (a narrowing's operand); the loop's invariants (scalars, Duplicates)
@@ -113,10 +131,10 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
         def read(offset: int) -> str:
             r = row_of(offset)
             if r in rows:
+                reading.append(rows[r])
                 return rows[r]
             if r in sources:
-                if sources[r].startswith("x"):
-                    used_inputs.add(int(sources[r][1:]))
+                reading.append(sources[r])
                 return sources[r]
             raise NotHot(f"row {r} is read before it is written")
 
@@ -130,13 +148,15 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
 
         def operands(*names):      # a commutative instruction's operands: see _flags
             if sat:
-                flags.append(_nan2(*names))
+                flags.append((_nan2(*names), names))
             return names
 
         for i, ins in enumerate(code):
             op, dst, s0, s1, s2, k0, k1, mode = (int(v) for v in ins)
             v = f"{prefix}v{i}"
             args: tuple = ()           # the instruction's value operands
+            first = len(body)
+            reading.clear()
             if op in _BINARY:
                 a, b = read(s0), read(s1)
                 body.append(f"{v} = S.{_BINARY[op]}({a}, {b}, {sat_c})")
@@ -151,9 +171,10 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
             elif op == O.EXP:
                 a = read(s0)
                 args = (a,)
-                body.append(f"{v}e, {v}key, _{v} = exp_fast(min({a}, EXP_T_HI))")
+                body.append(f"exp_bits = max(exp_bits, np.float32({a}).view(np.uint32))")   # _EXP_PREP lines on
+                body.append(f"{v}c = min({a}, EXP_T_HI)")                                   # the argument, then
+                body.append(f"{v}e, {v}key, _{v} = exp_fast({v}c)")                         # those on {v}c
                 body.append(f"exp_key = min(exp_key, {v}key)")
-                body.append(f"exp_bits = max(exp_bits, np.float32({a}).view(np.uint32))")
                 body.append(f"{v} = np.float32({v}e)" if not sat else f"{v} = S.saturate(np.float32({v}e), True)")
                 if "exp_key = NO_KEY" not in pre:
                     pre.append("exp_key = NO_KEY")
@@ -260,6 +281,8 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
             else:
                 raise NotHot(f"opcode {O.NAMES[op] if 0 <= op < len(O.NAMES) else op}")
             steps.append((op, v, args))
+            if op != O.DUPLICATE and not (op == O.LOOKUP and mode in inline):
+                units.append((v, body[first:], tuple(reading), _EXP_PREP if op == O.EXP else 0))
             rows[row_of(dst)] = v
         return read(out_row)
 
@@ -267,9 +290,8 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
     if not sat:
         checks, invariant_checks = _flags(steps, suspect, not_nan, invariant, result)
         pre += [f"if {k} != {k}:\n        flagged = True" for k in invariant_checks]
-        if checks:
-            flags.append(" | ".join(f"({c} != {c})" for c in checks))
-    loads = [f"x{r} = np.float32(in{r}[j])" for r in sorted(used_inputs)]
+        flags += [(f"({c} != {c})", (c,)) for c in checks]
+    passes, rows = _passes(units, flags, invariant, result, lookups[0])
     lines = [f"def {name}(params, in0, in1, in2, out, at, n, scalars, tables, scratch):",
              "    vectorise_full_width()",
              "    at = np.uint64(at)",
@@ -277,17 +299,84 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
     lines += [f"    {p}" for p in pre]
     if flags:
         lines.append("    two_nans = False")
-    lines.append("    for i in range(n):")
-    lines.append("        j = at + np.uint64(i)")
-    lines += [f"        {s}" for s in loads + body]
-    if flags:
-        lines.append(f"        two_nans |= {' | '.join(flags)}")
-    lines.append(f"        out[j] = {result}")
+    for p in passes:
+        lines.append("    for i in range(n):")
+        lines += [f"        {s}" for s in p]
     if flags:
         lines.append("    if two_nans:\n        flagged = True")
     lines += [f"    {p}" for p in post]
     lines.append("    return flagged")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", rows
+
+
+def _passes(units, flags, invariant: set, result: str, first_row: int):
+    """The loops of a block: ``(passes, scratch rows)``, each pass the lines of one loop's body.
+
+    Without an Exp, one loop holds the whole stream. An Exp splits it (issue 39, gelu32): the binary64 Exp
+    sets a loop's vector width (8 lanes), so each Exp runs in a loop of its own over the block, between
+    float32 loops of 16 lanes: a value that a later loop reads (an Exp's argument and result included) is
+    kept in a scratch row of its own, an input is read again. A value's *stage*: the
+    float32 loop that computes it (an Exp's result: the loop after its Exp's). A stream of fewer than
+    :data:`EXP_LOOP_MIN` other instructions keeps its Exps in its one loop (the scratch rows cost more there)."""
+    if sum(not u[3] for u in units) < EXP_LOOP_MIN:    # (each unit: value, lines, reads, the Exp's _EXP_PREP or 0)
+        units = [(v, lines, reads, 0) for v, lines, reads, _prep in units]
+    stage: dict = {}
+    for v, _lines, reads, is_exp in units:
+        s = max((stage[r] for r in reads if r in stage), default=0)
+        stage[v] = s + 1 if is_exp else s
+    exps = [u for u in units if u[3]]
+    # a value computed only for a later loop moves there where that keeps no more values (its operands
+    # inputs, scalars, Exps' results or values kept for that loop anyway)
+    last = max(stage.values(), default=0)
+    wanted: dict = {result: [last]}               # value -> the loops that need it (an Exp: by its own loop)
+    for v, _lines, reads, is_exp in units:
+        for r in reads[:1] if is_exp else reads:
+            wanted.setdefault(r, []).append(stage[v] - 1 if is_exp else stage[v])
+    exp_results = {u[0] for u in exps}
+    for v, _lines, reads, is_exp in reversed(units):
+        t = min(wanted.get(v, [last]))
+        if not is_exp and t > stage[v] and all(r not in stage or r in exp_results or
+                                               any(w >= t for w in wanted[r]) for r in reads):
+            for r in reads:
+                wanted[r][wanted[r].index(stage[v])] = t
+            stage[v] = t
+    # an Exp's first lines run in the loop before its own (the argument's), its clamped argument kept
+    kept = {u[0] for u in exps} | {f"{u[0]}c" for u in exps}     # the values loops read from scratch: the
+    placed = [[] for _ in range(last + 1)]        # Exps' (clamped) arguments and results; flag terms by stage
+    for expr, names in flags:
+        placed[max((stage.get(a, 0) for a in names), default=0)].append((expr, names))
+    needed = [(stage[v] - 1 if prep else stage[v], r) for v, _l, reads, prep in units for r in reads]
+    needed += [(s, a) for s in range(last + 1) for _e, names in placed[s] for a in names] + [(last, result)]
+    kept.update(r for s, r in needed if r in stage and (r in exp_results or stage[r] != s))  # and other loops'
+    order = [x for v in stage for x in (f"{v}c", v)]
+    row = {v: first_row + k for k, v in enumerate(sorted(kept, key=order.index))}
+
+    def loads(names, s):
+        """The lines that bring ``names`` into loop ``s``: inputs read, other loops' values from scratch."""
+        names = dict.fromkeys(names)
+        return [f"{x} = np.float32(in{x[1:]}[j])" for x in names if x not in stage and x not in invariant and
+                x.startswith("x")] + [f"{x} = scratch[{row[x]}, i]" for x in names if x in row and
+                                      (x not in stage or x in exp_results or stage[x] != s)]
+
+    passes = []
+    for s in range(last + 1):
+        mine = [u for u in units if not u[3] and stage[u[0]] == s]
+        preps = [u for u in exps if stage[u[0]] == s + 1]
+        body = [line for u in mine for line in u[1]] + [line for u in preps for line in u[1][:u[3]]]
+        if placed[s]:
+            body.append(f"two_nans |= {' | '.join(e for e, _n in placed[s])}")
+        body += [f"scratch[{row[v]}, i] = {v}" for v in [u[0] for u in mine] + [f"{u[0]}c" for u in preps]
+                 if v in row and v not in exp_results]
+        if s == last:
+            body.append(f"out[j] = {result}")
+        head = loads([r for u in mine + preps for r in u[2]] + [a for _e, names in placed[s] for a in names] +
+                     ([result] if s == last else []), s)
+        if body:
+            passes.append(["j = at + np.uint64(i)"] + head + body)
+        if preps:
+            passes.append([line for v, lines, _r, prep in preps for line in
+                           loads([f"{v}c"], -1) + lines[prep:] + [f"scratch[{row[v]}, i] = {v}"]])
+    return passes, first_row + len(row)
 
 
 def _flags(steps, suspect: set, not_nan: list, invariant: set, result: str):
@@ -321,8 +410,3 @@ def _flags(steps, suspect: set, not_nan: list, invariant: set, result: str):
             checks.append(v)
     return sorted(checks), invariant_checks
 
-
-def lookups(code: np.ndarray, inlined=()) -> int:
-    """The scratch rows a stream's hot block needs (one per Lookup of a table not in ``inlined``)."""
-    code = np.asarray(code)
-    return int(sum(1 for ins in code if ins[O.OP] == O.LOOKUP and int(ins[O.MODE]) not in inlined))
