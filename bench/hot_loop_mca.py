@@ -52,7 +52,7 @@ def block_asm(prepared) -> str:
     """The assembly of the prepared main stream's hot block, compiled as the hot tier compiles it."""
     from numba import njit
 
-    from swishgrad_numba.engine import hot
+    from swishgrad_numba.engine import hot, hot_source
 
     m = prepared.main
     inline = hot._inlined(prepared)
@@ -66,7 +66,8 @@ def block_asm(prepared) -> str:
     scalars.flags.writeable = False
     tables = np.zeros((0, 65536), np.float32)
     tables.flags.writeable = False
-    block(cls(0), row, row, row, np.zeros(1024, np.float32), 0, 512, scalars, tables, np.zeros((1, 512), np.float32))
+    rows = max(hot_source.scratch_rows(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline), 1)
+    block(cls(0), row, row, row, np.zeros(1024, np.float32), 0, 512, scalars, tables, np.zeros((rows, 512), np.float32))
     return next(iter(block.inspect_asm().values()))
 
 

@@ -41,7 +41,8 @@ from ..kernel.ln import ln_fast, ln_flagged
 from ..program import int_casts as IC, semantics as S
 from . import machine
 from .direct16 import lookup_bits
-from .hot_source import VERSION, NotHot, block_source, lookups
+from . import hot_source
+from .hot_source import VERSION, NotHot, block_source
 from .launch import MAX_INPUTS, copy_in, copy_out
 from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
@@ -73,9 +74,10 @@ INLINE_TABLES = True
 #: 2 threads: leaky_relu's 5 instructions from 0.77x to 0.90x of PyTorch on float16; gelu_v2's 30 from 1.48x
 #: down to 0.63x).
 LONE_LOOKUP_COMPUTED = 8
-#: Whether a stream with a Ln runs hot: off, as softplus's float32 stream (Exp, then Ln) ran at 0.95x of the
-#: machine (bench/RESULTS.md, engine-hot); the generator takes Ln (tests/test_engine_hot.py runs it).
-HOT_LN = False
+#: Whether a stream with a Ln runs hot: on since each Ln has a loop of its own (:mod:`.hot_source`) and the
+#: table-driven Ln (softplus arch35 float32 1.4x faster than on the machine, bench/RESULTS.md, softplus32;
+#: before, 0.95x of the machine, engine-hot).
+HOT_LN = True
 
 
 def _flag(flag) -> bool:
@@ -261,8 +263,9 @@ def launch_args(prepared, attrs):
     if got is None:
         inline = _inlined(prepared)
         taken = HOT_LN or not (m.code[:, OP] == LN).any()
-        got = prepared._hot = (hot_class(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline) if taken
-                               else None, inline, lookups(m.code, inline))
+        cls = hot_class(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline) if taken else None
+        rows = hot_source.scratch_rows(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline) if cls is not None else 0
+        got = prepared._hot = (cls, inline, rows)
     cls, inline, scratch_rows = got
     if cls is None:
         return None

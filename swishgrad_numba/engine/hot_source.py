@@ -39,10 +39,10 @@ from ..casts import HARDWARE_F16
 from ..dtypes import FLOAT16
 from . import opcodes as O
 
-__all__ = ["NotHot", "block_source", "VERSION"]
+__all__ = ["NotHot", "block_source", "scratch_rows", "VERSION"]
 
 #: Part of every hot function's key: a change of what the generator writes bumps it.
-VERSION = 2
+VERSION = 3
 
 _BINARY = {O.MUL: "mul", O.ADD: "add", O.SUB: "sub", O.DIV: "div", O.MAX: "max_", O.MIN: "min_"}
 #: The binary operations the compiler may swap the operands of.
@@ -73,23 +73,41 @@ def _nan2(*names) -> str:
 
 def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool, name: str = "hot_block",
                  inline: dict | None = None) -> str:
+    """The block function's source (:func:`_generate`)."""
+    return _generate(code, grain, inputs, out_row, sat, name, inline)[0]
+
+
+def scratch_rows(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool, inline: dict | None = None) -> int:
+    """The rows of ``scratch`` the stream's block function needs (its gathered Lookups' and its carried values')."""
+    return _generate(code, grain, inputs, out_row, sat, "hot_block", inline)[1]
+
+
+def _generate(code, grain, inputs, out_row, sat, name, inline):
     """The source of ``name(params, in0, in1, in2, out, at, n, scalars, tables, scratch)``: elements ``at .. at + n``
     of the flat tensors through the stream ``code`` (checked: :func:`.stream.check`), ``n`` at most
     ``scratch.shape[1]``; it returns whether the block is flagged (its outputs are then to be recomputed
     by the machine). ``inline``: table ``mode`` -> ``(code, grain, input row, result row, first scalar)`` of
     the table streams whose Lookups are computed in the loop instead (their scalars in ``scalars`` from
     ``first scalar`` on): the table's entry is its stream run on the bits' number, which the input's value
-    is."""
+    is. Returns ``(source, scratch rows)``.
+
+    Each Ln runs in a loop of its own over the block (measured, bench/RESULTS.md, softplus32: a loop holding
+    the whole stream is bound by its chain of dependent operations, Exp, Ln and Div in a row, which the
+    CPU cannot overlap across elements): the values a later loop reads are carried in scratch rows after
+    the Lookups' (the inputs are read again)."""
     code = np.asarray(code)
     if code.ndim != 2 or code.shape[1] != O.FIELDS or code.shape[0] == 0:
         raise NotHot("not a stream of instructions")
     inline = inline or {}
     sat_c = "True" if sat else "False"
-    used_inputs: set = set()
     pre: list = []           # before the block's loop (scalars, Duplicates, gathers)
     body: list = []          # one element's stream
     post: list = []          # after the loop: the block's flags
-    flags: list = []         # per-element flag terms
+    flags: list = []         # per-element flag terms, as (loop, term)
+    cuts: list = []          # where in ``body`` each loop after the first starts
+    cut_next = [False]       # an instruction after an Ln starts a loop
+    where: dict = {}         # value -> the loop that computes it
+    uses: dict = {}          # value or input -> the loops that read it
     lookups = [0]
     kvars: dict = {}
     # Inf/NaN mode's flags (sat: the two-NaN terms in ``flags``): each instruction as (opcode, result, value
@@ -112,13 +130,11 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
 
         def read(offset: int) -> str:
             r = row_of(offset)
-            if r in rows:
-                return rows[r]
-            if r in sources:
-                if sources[r].startswith("x"):
-                    used_inputs.add(int(sources[r][1:]))
-                return sources[r]
-            raise NotHot(f"row {r} is read before it is written")
+            if r not in rows and r not in sources:
+                raise NotHot(f"row {r} is read before it is written")
+            got = rows.get(r, sources.get(r))
+            uses.setdefault(got, set()).add(len(cuts))
+            return got
 
         def scalar(k: int) -> str:
             k += kbase
@@ -130,12 +146,15 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
 
         def operands(*names):      # a commutative instruction's operands: see _flags
             if sat:
-                flags.append(_nan2(*names))
+                flags.append((len(cuts), _nan2(*names)))
             return names
 
         for i, ins in enumerate(code):
             op, dst, s0, s1, s2, k0, k1, mode = (int(v) for v in ins)
             v = f"{prefix}v{i}"
+            if cut_next[0] and op != O.DUPLICATE:
+                cuts.append(len(body))
+                cut_next[0] = False
             args: tuple = ()           # the instruction's value operands
             if op in _BINARY:
                 a, b = read(s0), read(s1)
@@ -160,6 +179,10 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
                     pre.append("exp_bits = np.uint32(0)")
                     post.append("if (exp_key <= EXP_GUARD_LIM) | (exp_bits > EXP_LOW_BITS):\n        flagged = True")
             elif op == O.LN:
+                if rows.get(row_of(s0)) not in invariant:       # (an Ln of a Duplicate: no loop of its own)
+                    if len(body) > (cuts[-1] if cuts else 0):
+                        cuts.append(len(body))
+                    cut_next[0] = True
                 a = read(s0)
                 args = (a,)
                 body.append(f"{v}r, {v}key = ln_fast({a})")
@@ -261,15 +284,19 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
                 raise NotHot(f"opcode {O.NAMES[op] if 0 <= op < len(O.NAMES) else op}")
             steps.append((op, v, args))
             rows[row_of(dst)] = v
+            if v not in invariant:
+                where[v] = len(cuts)
         return read(out_row)
 
     result = emit(code, grain, {r: f"x{r}" for r in range(inputs)}, "", 0, out_row)
+    last = len(cuts)
+    uses.setdefault(result, set()).add(last)
     if not sat:
         checks, invariant_checks = _flags(steps, suspect, not_nan, invariant, result)
         pre += [f"if {k} != {k}:\n        flagged = True" for k in invariant_checks]
-        if checks:
-            flags.append(" | ".join(f"({c} != {c})" for c in checks))
-    loads = [f"x{r} = np.float32(in{r}[j])" for r in sorted(used_inputs)]
+        for c in checks:          # tested in the loop that computes it (an input: the first that reads it)
+            flags.append((where[c] if c in where else min(uses[c]), f"({c} != {c})"))
+    carried = {v: lookups[0] + k for k, v in enumerate(sorted(v for v in where if max(uses.get(v, (0,))) > where[v]))}
     lines = [f"def {name}(params, in0, in1, in2, out, at, n, scalars, tables, scratch):",
              "    vectorise_full_width()",
              "    at = np.uint64(at)",
@@ -277,17 +304,25 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
     lines += [f"    {p}" for p in pre]
     if flags:
         lines.append("    two_nans = False")
-    lines.append("    for i in range(n):")
-    lines.append("        j = at + np.uint64(i)")
-    lines += [f"        {s}" for s in loads + body]
-    if flags:
-        lines.append(f"        two_nans |= {' | '.join(flags)}")
-    lines.append(f"        out[j] = {result}")
+    bounds = [0] + cuts + [len(body)]
+    for loop in range(last + 1):
+        read_here = [v for v, at in uses.items() if loop in at]
+        lines.append("    for i in range(n):")
+        lines.append("        j = at + np.uint64(i)")
+        lines += [f"        x{r} = np.float32(in{r}[j])" for r in range(inputs) if f"x{r}" in read_here]
+        lines += [f"        {v} = scratch[{row}, i]" for v, row in carried.items() if where[v] < loop and v in read_here]
+        lines += [f"        {b}" for b in body[bounds[loop]:bounds[loop + 1]]]
+        lines += [f"        scratch[{row}, i] = {v}" for v, row in carried.items() if where[v] == loop]
+        terms = [t for at, t in flags if at == loop]
+        if terms:
+            lines.append(f"        two_nans |= {' | '.join(terms)}")
+        if loop == last:
+            lines.append(f"        out[j] = {result}")
     if flags:
         lines.append("    if two_nans:\n        flagged = True")
     lines += [f"    {p}" for p in post]
     lines.append("    return flagged")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", lookups[0] + len(carried)
 
 
 def _flags(steps, suspect: set, not_nan: list, invariant: set, result: str):
