@@ -264,7 +264,8 @@ def launch_args(prepared, attrs):
         inline = _inlined(prepared)
         taken = HOT_LN or not (m.code[:, OP] == LN).any()
         cls = hot_class(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline) if taken else None
-        rows = hot_source.scratch_rows(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline) if cls is not None else 0
+        rows = 0 if cls is None else hot_source.scratch_rows(m.code, m.grain, prepared.inputs, m.out, prepared.sat,
+                                                             inline)
         got = prepared._hot = (cls, inline, rows)
     cls, inline, scratch_rows = got
     if cls is None:

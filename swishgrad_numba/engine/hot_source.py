@@ -306,14 +306,15 @@ def _generate(code, grain, inputs, out_row, sat, name, inline):
         lines.append("    two_nans = False")
     bounds = [0] + cuts + [len(body)]
     for loop in range(last + 1):
-        read_here = [v for v, at in uses.items() if loop in at]
+        read_here = [v for v, loops in uses.items() if loop in loops]
         lines.append("    for i in range(n):")
         lines.append("        j = at + np.uint64(i)")
         lines += [f"        x{r} = np.float32(in{r}[j])" for r in range(inputs) if f"x{r}" in read_here]
-        lines += [f"        {v} = scratch[{row}, i]" for v, row in carried.items() if where[v] < loop and v in read_here]
+        lines += [f"        {v} = scratch[{row}, i]" for v, row in carried.items()
+                  if where[v] < loop and v in read_here]
         lines += [f"        {b}" for b in body[bounds[loop]:bounds[loop + 1]]]
         lines += [f"        scratch[{row}, i] = {v}" for v, row in carried.items() if where[v] == loop]
-        terms = [t for at, t in flags if at == loop]
+        terms = [term for at_loop, term in flags if at_loop == loop]
         if terms:
             lines.append(f"        two_nans |= {' | '.join(terms)}")
         if loop == last:
@@ -355,9 +356,3 @@ def _flags(steps, suspect: set, not_nan: list, invariant: set, result: str):
         if v not in checks and any(u is None or (u not in _PASS_NAN and u not in _NAN_BLIND) for u in uses.get(v, ())):
             checks.append(v)
     return sorted(checks), invariant_checks
-
-
-def lookups(code: np.ndarray, inlined=()) -> int:
-    """The scratch rows a stream's hot block needs (one per Lookup of a table not in ``inlined``)."""
-    code = np.asarray(code)
-    return int(sum(1 for ins in code if ins[O.OP] == O.LOOKUP and int(ins[O.MODE]) not in inlined))

@@ -16,8 +16,8 @@ reads and a Horner chain of four multiply-adds, where the atanh series it replac
 seven (issue 39: softplus's loop, bench/RESULTS.md). The value lies within a few binary64 ulps of ln t
 (2**22 random positive binary32 and all t near 1: within 5.2 ulps of an 80-bit ``log``; the atanh
 series, 6.0). Rounded once to binary32 that is the correctly rounded result unless it lies within
-:data:`GUARD_ULPS` binary64 ulps of a binary32 rounding boundary; binary64 alone is not enough there (t = 0x3C413D3A is such a case: its ln lies
-2**-55 relative from a boundary). Those rare elements (about 2**-20 of them)
+:data:`GUARD_ULPS` binary64 ulps of a binary32 rounding boundary; binary64 alone is not enough there
+(t = 0x3C413D3A is such a case: its ln lies 2**-55 relative from a boundary). Those rare elements (about 2**-20 of them)
 take the exact path, :func:`ln_exact`: ln t = e ln 2 + 2 atanh(s),
 ``s = (m - 1) / (m + 1)``, m in [sqrt(1/2), sqrt(2)), every step in
 double-double arithmetic (about 2**-100 relative), then rounded once. A
