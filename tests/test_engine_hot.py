@@ -150,6 +150,10 @@ def test_exp_ln_and_two_nan_blocks_are_run_again_on_the_machine(saturation, ever
     m = streams(lower(program), 256).main
     cls = hot.hot_class(m.code, 256, 2, m.out, saturation)
     block = sg.engine.hot._BLOCKS[cls]
+    # the Ln in a loop of its own: Exp's result and Ln's carried to the third loop in two scratch rows
+    assert hot_source.block_source(m.code, 256, 2, m.out, saturation).count("for i in range(n)") == 3
+    rows = hot_source.scratch_rows(m.code, 256, 2, m.out, saturation)
+    assert rows == 2
     from numba import njit
     run_block = njit(error_model="numpy")(block)
     rows = max(hot_source.scratch_rows(m.code, 256, 2, m.out, saturation), 1)
@@ -191,6 +195,22 @@ def test_exps_in_loops_of_their_own_run_as_interpreted(every_launch_hot):
     m = streams(lower(program), 1024).main
     source = hot_source.block_source(m.code, 1024, 2, m.out, False)
     assert source.count("for i in range(n)") == 5      # float32, Exps, float32, Exp, float32
+
+
+def test_each_ln_of_a_varying_value_has_a_loop_of_its_own():
+    # the generator alone (no compile): Mul | Ln | Ln | Ln of a Duplicate, Add, Add; each loop's values carried
+    body = (V.Mul("a", "x", "y"), V.Ln("l", "a"), V.Ln("m", "l"), V.Duplicate("two", 2.0), V.Ln("c", "two"),
+            V.Add("p", "m", "c"), V.Add("out", "p", "x"))
+    program = Program("LnLn", (Tensor("x"), Tensor("y")), Tensor("out"),
+                      tuple(Tensor(t) for t in ("a", "l", "m", "two", "c", "p")), body, ())
+    m = streams(lower(program), 256).main
+    for saturation in (False, True):
+        loops = hot_source.block_source(m.code, 256, 2, m.out, saturation).split("    for i in range(n):\n")[1:]
+        assert len(loops) == 4
+        assert [loop.count("ln_fast(") for loop in loops] == [0, 1, 1, 1]
+        assert "in1[j]" in loops[0] and "in1[j]" not in "".join(loops[1:]) and "in0[j]" in loops[3]
+        assert "two_nans |=" in loops[0]      # the Mul's NaN test (infnan: its result; saturation: its operands)
+        assert hot_source.scratch_rows(m.code, 256, 2, m.out, saturation) == 3
 
 
 def test_a_launch_in_place_keeps_the_machine(every_launch_hot):

@@ -73,9 +73,10 @@ INLINE_TABLES = True
 #: 2 threads: leaky_relu's 5 instructions from 0.77x to 0.90x of PyTorch on float16; gelu_v2's 30 from 1.48x
 #: down to 0.63x).
 LONE_LOOKUP_COMPUTED = 8
-#: Whether a stream with a Ln runs hot: off, as softplus's float32 stream (Exp, then Ln) ran at 0.95x of the
-#: machine (bench/RESULTS.md, engine-hot); the generator takes Ln (tests/test_engine_hot.py runs it).
-HOT_LN = False
+#: Whether a stream with a Ln runs hot: on since each Ln has a loop of its own (:mod:`.hot_source`) and the
+#: table-driven Ln (softplus arch35 float32 1.4x faster than on the machine, bench/RESULTS.md, softplus32;
+#: before, 0.95x of the machine, engine-hot).
+HOT_LN = True
 
 
 def _flag(flag) -> bool:

@@ -282,7 +282,8 @@ def _block(code, grain: int, inputs: int, out_row: int, sat: bool, name: str, in
                 raise NotHot(f"opcode {O.NAMES[op] if 0 <= op < len(O.NAMES) else op}")
             steps.append((op, v, args))
             if op != O.DUPLICATE and not (op == O.LOOKUP and mode in inline):
-                units.append((v, body[first:], tuple(reading), _EXP_PREP if op == O.EXP else 0))
+                own = _EXP_PREP if op == O.EXP else 0 if op == O.LN and reading[0] not in invariant else None
+                units.append((v, body[first:], tuple(reading), own))
             rows[row_of(dst)] = v
         return read(out_row)
 
@@ -312,42 +313,48 @@ def _block(code, grain: int, inputs: int, out_row: int, sat: bool, name: str, in
 def _passes(units, flags, invariant: set, result: str, first_row: int):
     """The loops of a block: ``(passes, scratch rows)``, each pass the lines of one loop's body.
 
-    Without an Exp, one loop holds the whole stream. An Exp splits it (issue 39, gelu32): the binary64 Exp
-    sets a loop's vector width (8 lanes), so each Exp runs in a loop of its own over the block, between
+    Without an Exp or a Ln, one loop holds the whole stream. An Exp splits it (issue 39, gelu32): the binary64
+    Exp sets a loop's vector width (8 lanes), so each Exp runs in a loop of its own over the block, between
     float32 loops of 16 lanes: a value that a later loop reads (an Exp's argument and result included) is
-    kept in a scratch row of its own, an input is read again. A value's *stage*: the
-    float32 loop that computes it (an Exp's result: the loop after its Exp's). A stream of fewer than
-    :data:`EXP_LOOP_MIN` other instructions keeps its Exps in its one loop (the scratch rows cost more there)."""
-    if sum(not u[3] for u in units) < EXP_LOOP_MIN:    # (each unit: value, lines, reads, the Exp's _EXP_PREP or 0)
-        units = [(v, lines, reads, 0) for v, lines, reads, _prep in units]
+    kept in a scratch row of its own, an input is read again. A stream of fewer than :data:`EXP_LOOP_MIN`
+    other instructions keeps its Exps in its loops (the scratch rows cost more there). Each Ln of a value
+    that varies runs in a loop of its own too, whatever the stream's length (softplus32: one loop through
+    Exp, Ln and Div in a row is bound by that chain). A value's *stage*: the float32 loop that computes it
+    (an Exp's or a Ln's result: the loop after its own). Each unit: ``(value, lines, reads, own)``, ``own``
+    None for a unit of a float32 loop, else the number of its first lines (an Exp's :data:`_EXP_PREP`, a
+    Ln's 0) that run in its argument's loop, the rest in its own."""
+    if sum(u[3] is None for u in units) < EXP_LOOP_MIN:
+        units = [(v, lines, reads, None if own == _EXP_PREP else own) for v, lines, reads, own in units]
     stage: dict = {}
-    for v, _lines, reads, is_exp in units:
+    for v, _lines, reads, own in units:
         s = max((stage[r] for r in reads if r in stage), default=0)
-        stage[v] = s + 1 if is_exp else s
-    exps = [u for u in units if u[3]]
+        stage[v] = s if own is None else s + 1
+    solo = [u for u in units if u[3] is not None]
+    # the value its own loop reads from the loop before: an Exp's clamped argument, a Ln's argument
+    handoff = {u[0]: f"{u[0]}c" if u[3] else u[2][0] for u in solo}
     # a value computed only for a later loop moves there where that keeps no more values (its operands
     # inputs, scalars, Exps' results or values kept for that loop anyway)
     last = max(stage.values(), default=0)
     wanted: dict = {result: [last]}               # value -> the loops that need it (an Exp: by its own loop)
-    for v, _lines, reads, is_exp in units:
-        for r in reads[:1] if is_exp else reads:
-            wanted.setdefault(r, []).append(stage[v] - 1 if is_exp else stage[v])
-    exp_results = {u[0] for u in exps}
-    for v, _lines, reads, is_exp in reversed(units):
+    for v, _lines, reads, own in units:
+        for r in reads:
+            wanted.setdefault(r, []).append(stage[v] if own is None else stage[v] - 1)
+    solo_results = set(handoff)
+    for v, _lines, reads, own in reversed(units):
         t = min(wanted.get(v, [last]))
-        if not is_exp and t > stage[v] and all(r not in stage or r in exp_results or
-                                               any(w >= t for w in wanted[r]) for r in reads):
+        if own is None and t > stage[v] and all(r not in stage or r in solo_results or
+                                                any(w >= t for w in wanted[r]) for r in reads):
             for r in reads:
                 wanted[r][wanted[r].index(stage[v])] = t
             stage[v] = t
-    # an Exp's first lines run in the loop before its own (the argument's), its clamped argument kept
-    kept = {u[0] for u in exps} | {f"{u[0]}c" for u in exps}     # the values loops read from scratch: the
-    placed = [[] for _ in range(last + 1)]        # Exps' (clamped) arguments and results; flag terms by stage
+    # the values loops read from scratch: the solo units' results and handoffs (a computed one)
+    kept = solo_results | {h for h in handoff.values() if h not in invariant and (h in stage or not h.startswith("x"))}
+    placed = [[] for _ in range(last + 1)]        # flag terms by stage
     for expr, names in flags:
         placed[max((stage.get(a, 0) for a in names), default=0)].append((expr, names))
-    needed = [(stage[v] - 1 if prep else stage[v], r) for v, _l, reads, prep in units for r in reads]
+    needed = [(stage[v] if own is None else stage[v] - 1, r) for v, _l, reads, own in units for r in reads]
     needed += [(s, a) for s in range(last + 1) for _e, names in placed[s] for a in names] + [(last, result)]
-    kept.update(r for s, r in needed if r in stage and (r in exp_results or stage[r] != s))  # and other loops'
+    kept.update(r for s, r in needed if r in stage and (r in solo_results or stage[r] != s))  # and other loops'
     order = [x for v in stage for x in (f"{v}c", v)]
     row = {v: first_row + k for k, v in enumerate(sorted(kept, key=order.index))}
 
@@ -356,26 +363,27 @@ def _passes(units, flags, invariant: set, result: str, first_row: int):
         names = dict.fromkeys(names)
         return [f"{x} = np.float32(in{x[1:]}[j])" for x in names if x not in stage and x not in invariant and
                 x.startswith("x")] + [f"{x} = scratch[{row[x]}, i]" for x in names if x in row and
-                                      (x not in stage or x in exp_results or stage[x] != s)]
+                                      (x not in stage or x in solo_results or stage[x] != s)]
 
     passes = []
     for s in range(last + 1):
-        mine = [u for u in units if not u[3] and stage[u[0]] == s]
-        preps = [u for u in exps if stage[u[0]] == s + 1]
+        mine = [u for u in units if u[3] is None and stage[u[0]] == s]
+        preps = [u for u in solo if stage[u[0]] == s + 1]
         body = [line for u in mine for line in u[1]] + [line for u in preps for line in u[1][:u[3]]]
         if placed[s]:
             body.append(f"two_nans |= {' | '.join(e for e, _n in placed[s])}")
-        body += [f"scratch[{row[v]}, i] = {v}" for v in [u[0] for u in mine] + [f"{u[0]}c" for u in preps]
-                 if v in row and v not in exp_results]
+        body += [f"scratch[{row[v]}, i] = {v}" for v in [u[0] for u in mine] + [f"{u[0]}c" for u in preps if u[3]]
+                 if v in row and v not in solo_results]
         if s == last:
             body.append(f"out[j] = {result}")
-        head = loads([r for u in mine + preps for r in u[2]] + [a for _e, names in placed[s] for a in names] +
-                     ([result] if s == last else []), s)
+        head = loads([r for u in mine + [u for u in preps if u[3]] for r in u[2]] +
+                     [a for _e, names in placed[s] for a in names] + ([result] if s == last else []), s)
         if body:
             passes.append(["j = at + np.uint64(i)"] + head + body)
         if preps:
-            passes.append([line for v, lines, _r, prep in preps for line in
-                           loads([f"{v}c"], -1) + lines[prep:] + [f"scratch[{row[v]}, i] = {v}"]])
+            passes.append(["j = at + np.uint64(i)"] + [line for v, lines, _r, own in preps for line in
+                                                     loads([handoff[v]], -1) + lines[own:] +
+                                                     [f"scratch[{row[v]}, i] = {v}"]])
     return passes, first_row + len(row)
 
 

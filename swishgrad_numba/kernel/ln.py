@@ -5,19 +5,19 @@ correctly rounded value (docs/model.md, "New instructions"). ``ln(+-0) =
 -inf``, ``ln(negative) = NaN``, ``ln(+inf) = +inf``, NaN stays NaN.
 
 How it is exact. The fast path (:func:`ln_fast`) evaluates ln t in binary64,
-branch-free so that loops over it vectorise (libm's ``log`` is a call per element, 10-20 ns):
-``t = 2**e m`` read from the widened value's bits (exact; a binary32 subnormal is a binary64
-normal), ``m`` in [sqrt(1/2), sqrt(2)), ``ln m = 2 atanh(s)``, ``s = (m - 1) / (m + 1)`` (numerator
-and denominator exact, one rounding in the division), the series to ``s**17`` (truncation below
-2**-50 relative, ``s**2 <= 0.0295``), and ``e ln 2`` added as an exact product with a 2**-100 tail.
-Every step but the division and the final sum is small against the result, so the value lies
-within a few binary64 ulps of ln t (a scan of every positive finite binary32 puts it within 7
-ulps of the platform's ``math.log``, the path it replaced; the series to ``s**21`` was within one,
-and two more multiply-adds; to ``s**15``, 211 ulps). Rounded once to
-binary32 that is the correctly rounded result unless it lies within
-:data:`GUARD_ULPS` binary64 ulps of a binary32 rounding boundary; binary64
-alone is not enough there (t = 0x3C413D3A is such a case: its ln lies
-2**-55 relative from a boundary). Those rare elements (about 2**-20 of them)
+branch-free so that loops over it vectorise (libm's ``log`` is a call per element, 10-20 ns), from a
+table: ``t = 2**k z`` read from the widened value's bits (exact; a binary32 subnormal is a binary64
+normal), ``z`` in [0.6875, 1.375) less half a step, its top :data:`TABLE_BITS` mantissa bits an index ``i``
+into :data:`LN_INV_C` (a binary64 near 1/c, c the middle of ``z``'s interval; exactly 1 for the interval
+around 1) and :data:`LN_LOG_C` (-ln of that binary64, rounded once). Then ``ln t = k ln 2 + logc +
+ln(1 + r)``, ``r = z invc - 1`` rounded once (``|r| <= 2**-8``), ``ln(1 + r)`` by its series to ``r**6``
+(truncation below 2**-50 relative), ``k ln 2`` as an exact product with a 2**-100 tail. Two table
+reads and a Horner chain of four multiply-adds, where the atanh series it replaced had a division and
+seven (issue 39: softplus's loop, bench/RESULTS.md). The value lies within a few binary64 ulps of ln t
+(2**22 random positive binary32 and all t near 1: within 5.2 ulps of an 80-bit ``log``; the atanh
+series, 6.0). Rounded once to binary32 that is the correctly rounded result unless it lies within
+:data:`GUARD_ULPS` binary64 ulps of a binary32 rounding boundary; binary64 alone is not enough there
+(t = 0x3C413D3A is such a case: its ln lies 2**-55 relative from a boundary). Those rare elements (about 2**-20 of them)
 take the exact path, :func:`ln_exact`: ln t = e ln 2 + 2 atanh(s),
 ``s = (m - 1) / (m + 1)``, m in [sqrt(1/2), sqrt(2)), every step in
 double-double arithmetic (about 2**-100 relative), then rounded once. A
@@ -29,13 +29,15 @@ the boundaries, tests/reference_activations_tier2.py's ``ref_ln_f32``).
 from __future__ import annotations
 
 import math
+from decimal import Decimal, localcontext
 
 import numpy as np
 from numba import njit
 
 from ..intrinsics import fma_f64
 
-__all__ = ["GUARD_ULPS", "ln_exact", "ln_f32", "ln_fast", "ln_fast_value", "ln_flagged", "vln_f32"]
+__all__ = ["GUARD_ULPS", "LN_INV_C", "LN_LOG_C", "TABLE_BITS", "ln_exact", "ln_f32", "ln_fast", "ln_fast_value",
+           "ln_flagged", "vln_f32"]
 
 #: Half-width of the band around a binary32 rounding boundary, in binary64 ulps, inside which the fast
 #: value is not trusted.
@@ -48,18 +50,42 @@ _GUARD_LIM = np.uint64(2 * GUARD_ULPS)
 _LN2_HI = 0.6931471805599453
 _LN2_LO = 2.3190468138462996e-17
 _SQRT_HALF = 0.7071067811865476
-_MANT = np.uint64(0x000FFFFFFFFFFFFF)
-_ONE_BITS = np.uint64(0x3FF0000000000000)
-_SQRT_TWO = 1.4142135623730951
 _INF = np.inf
 _NAN = np.nan
 _NO_KEY = np.uint64(1 << 29)
 # ln 2 as a 36-bit head (e * head exact for |e| <= 2**16) and a binary64 tail
 _LN2_HEAD = float.fromhex("0x1.62e42fefap-1")
 _LN2_TAIL = float.fromhex("0x1.cf79abc9e3b3ap-40")
-# The fast path's series: 2 / (2k + 3), k = 0 .. 7 (s**2 <= 0.0295: the next term is below 2**-43 of it)
-_N_SERIES = 8
-_SERIES = tuple(2.0 / (2 * k + 3) for k in range(_N_SERIES))
+#: The fast path's table: 2**TABLE_BITS intervals of z.
+TABLE_BITS = 7
+_STEP = 52 - TABLE_BITS
+# z's interval starts at 0.6875 less half a step (binary64 bits), so that 1.0 lies inside one, not at an edge:
+# there logc = 0 and r = z - 1 exactly, and ln t ~ t - 1 keeps its relative accuracy
+_OFF = np.uint64(0x3FE6000000000000 - (1 << (_STEP - 1)))
+_EXP_FIELD = np.uint64(0xFFF0000000000000)
+_INDEX = np.uint64((1 << TABLE_BITS) - 1)
+# ln(1 + r) = r + r**2 (-1/2 + r/3 - r**2/4 + r**3/5 - r**4/6): |r| <= 2**-8, the next term below 2**-50 of r
+_LOG1P = (-0.5, 1.0 / 3.0, -0.25, 0.2, -1.0 / 6.0)
+
+
+def _tables():
+    """(invc, logc): per interval, the binary64 nearest 1/c (c its middle; 1.0 in the interval around 1) and
+    -ln(invc) rounded once to binary64 (40 decimal digits, then one rounding)."""
+    invc, logc = np.empty(1 << TABLE_BITS), np.empty(1 << TABLE_BITS)
+    off = int(_OFF)
+    with localcontext() as ctx:
+        ctx.prec = 40
+        for i in range(1 << TABLE_BITS):
+            lo = float(np.uint64(off + (i << _STEP)).view(np.float64))
+            hi = float(np.uint64(off + ((i + 1) << _STEP)).view(np.float64))
+            invc[i] = 1.0 if lo <= 1.0 < hi else 2.0 / (lo + hi)
+            logc[i] = float(-Decimal(float(invc[i])).ln())
+    invc.flags.writeable = logc.flags.writeable = False
+    return invc, logc
+
+
+#: The fast path's table of binary64 near 1/c and of -ln of each (:func:`_tables`).
+LN_INV_C, LN_LOG_C = _tables()
 # atanh(s) / s = sum s^(2k) / (2k + 1): |s| <= 0.1716, so 22 terms reach 2**-110
 _TERMS = 22
 
@@ -135,19 +161,14 @@ def ln_fast(t):
 def ln_fast_value(td):
     """The fast path's binary64 ln of a positive finite binary32 ``td`` (widened); garbage elsewhere."""
     b = np.float64(td).view(np.uint64)
-    mb = (b & _MANT) | _ONE_BITS                           # m in [1, 2), t = 2**e m (t positive finite)
-    m = np.uint64(mb).view(np.float64)
-    big = m > _SQRT_TWO
-    m = m * 0.5 if big else m                              # m in [sqrt(1/2), sqrt(2)): exact
-    e = np.float64(np.int64(b >> np.uint64(52)) - (1022 if big else 1023))
-    num, den = m - 1.0, m + 1.0                            # both exact (m has 24 significant bits)
-    s = num / den
-    z = s * s
-    p = _SERIES[_N_SERIES - 1]
-    for k in range(_N_SERIES - 2, -1, -1):                # 2 (1/3 + z/5 + ... + z**7/17), Horner
-        p = fma_f64(p, z, _SERIES[k])
-    lnm = fma_f64(s * z, p, 2.0 * s)                       # 2 atanh(s) = 2 s + s z p
-    return e * _LN2_HEAD + fma_f64(e, _LN2_TAIL, lnm)      # e * _LN2_HEAD exact
+    rel = b - _OFF
+    i = (rel >> np.uint64(_STEP)) & _INDEX
+    k = np.float64(np.int64(rel) >> np.int64(52))               # t = 2**k z
+    z = np.uint64(b - (rel & _EXP_FIELD)).view(np.float64)     # exact
+    r = fma_f64(z, LN_INV_C[i], -1.0)
+    q = fma_f64(fma_f64(fma_f64(fma_f64(_LOG1P[4], r, _LOG1P[3]), r, _LOG1P[2]), r, _LOG1P[1]), r, _LOG1P[0])
+    lnz = LN_LOG_C[i] + fma_f64(r * r, q, r)
+    return k * _LN2_HEAD + fma_f64(k, _LN2_TAIL, lnz)         # k * _LN2_HEAD exact
 
 
 @njit(cache=True, error_model="numpy", inline="always")
