@@ -46,7 +46,8 @@ from .launch import MAX_INPUTS, copy_in, copy_out
 from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
 
-__all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_BLOCK", "enabled", "set_enabled", "use", "hot_class", "launch_args", "run"]
+__all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_BLOCK", "enabled", "set_enabled", "use", "hot_class", "launch_args", "run",
+           "launcher"]
 
 #: The environment variable that turns the hot tier off for a process (``0``) at import.
 ENV_VAR = "SWISHGRAD_HOT"
@@ -304,3 +305,34 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     _hot_bins(params, padded, len(ins), out, out.shape[0], pieces, bins, m.code, scalars,
               tables, m.grain, m.arena_len, m.out, prepared.sat, min(HOT_BLOCK, m.grain))
     return True
+
+
+def launcher(prepared, launch_plan, attrs, dtype, inputs: int):
+    """A planned call's hot launch (:mod:`swishgrad_numba.ops.call`): ``go(ins, out)`` runs :func:`run`'s launch
+    over ``inputs`` flat C-contiguous arrays of ``dtype`` and of ``out``'s length, none of them sharing memory
+    with ``out`` (the caller's to ensure, as a call plan does), with this stream's arguments for these
+    attributes found once, and says whether it ran (False: the switch is off for the thread or the launch under
+    :data:`HOT_MIN_ELEMENTS`, both read at each call; :meth:`.runner.Prepared.run` then runs it). None where
+    :func:`run` would never take it."""
+    if np.dtype(dtype) not in _HOT_DTYPES or not 1 <= inputs <= MAX_INPUTS:
+        return None
+    got = launch_args(prepared, attrs)
+    if got is None:
+        return None
+    from .launch import ready
+    from .runner import frozen      # (runner imports this module)
+
+    params, scalars, tables = got
+    m = prepared.main
+    pieces, bins = frozen(launch_plan.pieces), frozen(launch_plan.bins)
+    fixed = (pieces, bins, m.code, scalars, tables, m.grain, m.arena_len, m.out, prepared.sat, min(HOT_BLOCK, m.grain))
+
+    def go(ins: tuple, out: np.ndarray) -> bool:
+        if out.shape[0] < HOT_MIN_ELEMENTS or not enabled():
+            return False
+        ins = tuple(frozen(a) for a in ins)
+        ready()
+        with runtime.launch_guard():
+            _hot_bins(params, ins + (ins[0],) * (MAX_INPUTS - len(ins)), len(ins), out, out.shape[0], *fixed)
+        return True
+    return go

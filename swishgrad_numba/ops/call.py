@@ -32,7 +32,7 @@ import numpy as np
 from .. import engine, kernel as kernel_pkg, runtime
 from ..arguments import check_array, check_out, check_platform_for
 from ..dtypes import DTypeInfo, dtype_info
-from ..engine import runner
+from ..engine import hot, runner
 from ..platform import Platform
 from .registry import OpTiling, get_operator
 
@@ -85,6 +85,7 @@ class CallPlan(NamedTuple):
     attrs: dict
     forms: tuple         # per input, (dtype, writeable) of the launch's flat view of it
     out_form: tuple
+    hot: object          # the launch on the hot tier (engine.hot.launcher), None where it never runs hot
 
 
 @functools.lru_cache(maxsize=512)
@@ -148,7 +149,9 @@ def call(op_name: str, inputs: tuple, attr32, out, platform: Platform | None) ->
         check_out(out, reference)
         flat, result, direct = _operands(inputs, out)
         ins = tuple(_viewed(a, form) for a, form in zip(flat, kept.forms))
-        kept.prepared.run(ins, _viewed(result.reshape(-1), kept.out_form), kept.launch_plan, kept.attrs)
+        into = _viewed(result.reshape(-1), kept.out_form)
+        if kept.hot is None or not kept.hot(ins, into):   # (the result shares no memory with the inputs)
+            kept.prepared.run(ins, into, kept.launch_plan, kept.attrs)
         return _finished(result, out, direct)
     info = _check_inputs(inputs)
     given = platform
@@ -248,7 +251,9 @@ def _plan_of(runs, operator, platform, flat, result):
     out_form = _form(out, result)
     if len(ins) != len(flat) or None in forms or out_form is None or not out_form[1]:
         return DECLINED
-    return CallPlan(operator, platform, prepared, launch_plan, attrs, forms, out_form)
+    one_dtype = all(f[0] == out_form[0] for f in forms)
+    return CallPlan(operator, platform, prepared, launch_plan, attrs, forms, out_form,
+                    hot.launcher(prepared, launch_plan, attrs, out_form[0], len(ins)) if one_dtype else None)
 
 
 def plans_kept() -> int:
