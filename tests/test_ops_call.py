@@ -209,3 +209,34 @@ def test_planned_calls_in_threads_and_in_a_forked_child():
     os.close(read)
     os.waitpid(pid, 0)
     assert_bits_equal(np.frombuffer(data, np.uint16).view(DT["bfloat16"]), want.reshape(-1))
+
+
+def test_a_face_plan_serves_only_while_the_parts_read_at_each_call_hold(tilings, monkeypatch):
+    """The grain and the thread count are read at each call: another value is planned anew (the bits the
+    same), and the first plan serves again when it is back."""
+    from swishgrad_numba.engine import runner
+
+    dy, y = _pair(1 << 15, "float32", 9)
+    want = ra.ref_sigmoid_backward(dy, y, "arch35")
+
+    def checked_call():
+        assert_bits_equal(sg.sigmoid_backward(dy, y, platform=ASCEND950_PLATFORM), want)
+    checked_call()
+    checked_call()
+    assert len(tilings) == 1
+    grain = runner.DEFAULT_GRAIN
+    monkeypatch.setattr(runner, "DEFAULT_GRAIN", grain // 2)
+    checked_call()
+    checked_call()
+    assert len(tilings) == 2
+    monkeypatch.setattr(runner, "DEFAULT_GRAIN", grain)
+    checked_call()
+    threads = numba.get_num_threads()
+    if threads > 1:
+        numba.set_num_threads(1)
+        try:
+            checked_call()
+        finally:
+            numba.set_num_threads(threads)
+        checked_call()
+    assert len(tilings) == 2 + (threads > 1)

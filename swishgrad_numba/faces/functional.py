@@ -23,10 +23,10 @@ import numpy as np
 
 from ..arguments import bfloat16_refusal, check_array, check_out_like, check_platform_for
 from ..dtypes import dtype_info, promoted_float_dtype, to_float32
-from ..ops.call import call, overlap
+from ..ops.call import overlap
 from ..ops.registry import get_operator
 from ..platform import Platform
-from .plans import face_key, found, planned, recorded_call
+from .plans import face_key, found, planned, recorded_call, replayed
 
 __all__ = ["face", "signature", "binder", "checked_attributes", "promoted_dtype", "kernel_dtype", "attr32_of", "run"]
 
@@ -355,9 +355,7 @@ def face(name: str):
         key = face_key(desc.name, values, forms)   # the face's plan (faces.plans): its checks passed before
         kept = found(key, values["platform"])
         if kept is not None:
-            arrays = tuple((n, _broadcast_to(values[n], values[n].shape) if view else values[n])
-                           for n, view in zip(input_names, kept.views))
-            return call(desc.name, arrays, kept.attr32, values["out"], values["platform"])
+            return replayed(desc.name, kept, values, input_names, _broadcast_to)
         return planned(key, values, input_names, checked)
 
     def checked(values):

@@ -15,9 +15,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..ops.call import DECLINED, KeptPlans, call
+from ..ops.call import DECLINED, KeptPlans, call, kept_plan, launch_key, replay
+from ..ops.registry import get_operator
 
-__all__ = ["FACE_PLANS", "FacePlan", "face_key", "found", "plan_of", "planned", "recorded_call", "value_key"]
+__all__ = ["FACE_PLANS", "FacePlan", "face_key", "found", "plan_of", "planned", "recorded_call", "replayed",
+           "value_key"]
 
 FACE_PLANS = KeptPlans()
 _RECORDING = threading.local()
@@ -28,6 +30,8 @@ class FacePlan(NamedTuple):
     platform: object     # as given, held so that its id in the key stays its own
     attr32: object
     views: tuple         # per input: True where ``call`` took a read-only view of it of its own shape
+    call_plan: object    # the call's own plan (ops.call.CallPlan) found after it, or None
+    launch_key: tuple    # ops.call.launch_key when it was found: the call plan serves while it is the same
 
 
 def value_key(value):
@@ -74,7 +78,7 @@ def plan_of(calls, values: dict, input_names: tuple, got):
     :data:`~swishgrad_numba.ops.call.DECLINED`."""
     if len(calls) != 1 or calls[0][2] is not got:
         return DECLINED
-    arrays, attr32, _got = calls[0]
+    arrays, attr32, _got, call_plan, launched = calls[0]
     views = []
     for (name, passed), own in zip(arrays, input_names):
         given = values[own]
@@ -87,7 +91,7 @@ def plan_of(calls, values: dict, input_names: tuple, got):
             views.append(True)
         else:
             return DECLINED
-    return FacePlan(values["platform"], attr32, tuple(views))
+    return FacePlan(values["platform"], attr32, tuple(views), call_plan, launched)
 
 
 def recorded_call(op_name: str, arrays: tuple, attr32, out, platform):
@@ -95,8 +99,21 @@ def recorded_call(op_name: str, arrays: tuple, attr32, out, platform):
     got = call(op_name, arrays, attr32, out, platform)
     calls = getattr(_RECORDING, "calls", None)
     if calls is not None:
-        calls.append((arrays, attr32, got))
+        calls.append((arrays, attr32, got, kept_plan(op_name, arrays, attr32, platform),
+                      launch_key(arrays[-1][1].size)))
     return got
+
+
+def replayed(op_name: str, kept: FacePlan, values: dict, input_names: tuple, broadcast_to):
+    """A planned face call: straight on its call's plan (:func:`swishgrad_numba.ops.call.replay`) where that is
+    kept and the parts of its key read at each call are the same, else ``call`` on the inputs as the face's
+    checks gave them (``broadcast_to(a, a.shape)``: the face's read-only view)."""
+    plan = kept.call_plan
+    inputs = tuple((n, values[n]) for n in input_names)
+    if plan is not None and plan.operator is get_operator(op_name) and launch_key(inputs[-1][1].size) == kept.launch_key:
+        return replay(plan, inputs, values["out"])
+    arrays = tuple((n, broadcast_to(a, a.shape) if view else a) for (n, a), view in zip(inputs, kept.views))
+    return call(op_name, arrays, kept.attr32, values["out"], values["platform"])
 
 
 def found(key, platform) -> FacePlan | None:

@@ -36,7 +36,8 @@ from ..engine import hot, runner
 from ..platform import Platform
 from .registry import OpTiling, get_operator
 
-__all__ = ["DECLINED", "PLANS_KEPT", "CallPlan", "KeptPlans", "call", "host_tiling", "overlap", "plans_kept"]
+__all__ = ["DECLINED", "PLANS_KEPT", "CallPlan", "KeptPlans", "call", "host_tiling", "kept_plan", "launch_key",
+           "overlap", "plans_kept", "replay"]
 
 #: Call plans kept per cache (the least recently used dropped first).
 PLANS_KEPT = 64
@@ -145,14 +146,7 @@ def call(op_name: str, inputs: tuple, attr32, out, platform: Platform | None) ->
     kept = _PLANS.get(key) if key is not None else None
     if kept is not None and kept is not DECLINED and kept.platform is platform \
             and kept.operator is get_operator(op_name):
-        reference = inputs[-1][1]
-        check_out(out, reference)
-        flat, result, direct = _operands(inputs, out)
-        ins = tuple(_viewed(a, form) for a, form in zip(flat, kept.forms))
-        into = _viewed(result.reshape(-1), kept.out_form)
-        if kept.hot is None or not kept.hot(ins, into):   # (the result shares no memory with the inputs)
-            kept.prepared.run(ins, into, kept.launch_plan, kept.attrs)
-        return _finished(result, out, direct)
+        return replay(kept, inputs, out)
     info = _check_inputs(inputs)
     given = platform
     platform = check_platform_for(platform, op_name, info)
@@ -174,6 +168,33 @@ def call(op_name: str, inputs: tuple, attr32, out, platform: Platform | None) ->
             op.kernels[tiling.architecture].run(grad, flat[-1], result.reshape(-1), tiling, **extra)
         _PLANS.keep(key, _plan_of(runs, op, given, flat, result.reshape(-1)))
     return _finished(result, out, direct)
+
+
+def replay(plan: CallPlan, inputs: tuple, out):
+    """The call ``plan`` was kept for, over these ``inputs`` (of its key's forms) into ``out`` (checked here)."""
+    reference = inputs[-1][1]
+    check_out(out, reference)
+    flat, result, direct = _operands(inputs, out)
+    ins = tuple(_viewed(a, form) for a, form in zip(flat, plan.forms))
+    into = _viewed(result.reshape(-1), plan.out_form)
+    if plan.hot is None or not plan.hot(ins, into):   # (the result shares no memory with the inputs)
+        plan.prepared.run(ins, into, plan.launch_plan, plan.attrs)
+    return _finished(result, out, direct)
+
+
+def kept_plan(op_name: str, inputs: tuple, attr32, platform) -> CallPlan | None:
+    """The :class:`CallPlan` kept for this call's key, or None."""
+    key = _plan_key(op_name, inputs, attr32, platform)
+    kept = _PLANS.get(key) if key is not None else None
+    ok = isinstance(kept, CallPlan) and kept.platform is platform and kept.operator is get_operator(op_name)
+    return kept if ok else None
+
+
+def launch_key(size: int) -> tuple:
+    """The parts of a call's key read at each call: the engine switch, the grain, the thread count (only where a
+    launch of ``size`` elements asks it, :func:`swishgrad_numba.kernel.plan_launch`: a smaller one runs on one bin
+    and must not start the thread pool)."""
+    return engine.enabled(), runner.DEFAULT_GRAIN, 1 if size < kernel_pkg.SERIAL_BELOW else runtime.num_threads()
 
 
 def _operands(inputs, out) -> tuple:
@@ -207,18 +228,16 @@ def _attr_key(attr32):
 def _plan_key(op_name: str, inputs: tuple, attr32, platform):
     """Everything a call's launch is derived from, or None where the call is not planned (an input that is
     not a plain ndarray, attributes of another form). The platform by identity (a Platform is immutable; the
-    plan holds it); the thread count only where the launch asks it (:func:`swishgrad_numba.kernel.plan_launch`:
-    a smaller launch runs on one bin and must not start the thread pool)."""
+    plan holds it); then :func:`launch_key`."""
     bits = _attr_key(attr32)
     if bits is None:
         return None
-    key = [op_name, bits, id(platform), engine.enabled(), runner.DEFAULT_GRAIN]
+    key = [op_name, bits, id(platform)]
     for _name, a in inputs:
         if type(a) is not np.ndarray:
             return None
         key += (a.dtype, a.shape, a.strides, a.flags.writeable)
-    key.append(1 if inputs[-1][1].size < kernel_pkg.SERIAL_BELOW else runtime.num_threads())
-    return tuple(key)
+    return (*key, *launch_key(inputs[-1][1].size))
 
 
 def _form(view, base: np.ndarray):
