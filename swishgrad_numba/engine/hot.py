@@ -42,7 +42,7 @@ from ..program import int_casts as IC, semantics as S
 from . import machine
 from .direct16 import lookup_bits
 from .hot_source import VERSION, NotHot, block_source, lookups
-from .launch import MAX_INPUTS, copy_in, copy_out
+from .launch import MAX_INPUTS, copy_in, copy_out, ready
 from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
 
@@ -319,7 +319,6 @@ def launcher(prepared, launch_plan, attrs, dtype, inputs: int):
     got = launch_args(prepared, attrs)
     if got is None:
         return None
-    from .launch import ready
     from .runner import frozen      # (runner imports this module)
 
     params, scalars, tables = got
