@@ -381,3 +381,23 @@ def test_what_the_machine_refuses_never_runs_hot(monkeypatch):
     assert not out.any()
     assert hot.run(prepared, (x,), out, pieces, bins, attrs)
     assert_bits_equal(out, x * np.float32(2.0) + np.float32(1.0))
+
+
+def test_a_planned_launch_runs_hot_only_where_run_would(monkeypatch):
+    """hot.launcher (a call plan's launch): the stream's arguments found once; each call reads the switch and
+    HOT_MIN_ELEMENTS, and where it declines (False) nothing was written."""
+    prepared = runner.Prepared(lower(_scaled_plus()), False)
+    attrs = {"alpha": np.float32(2.0), "beta": np.float32(1.0)}
+    n = 4096
+    launch_plan = kernel_plan.plan([kernel_plan.CoreRun(0, 1, 0, 1, n, n, n)], n, 2)
+    go = hot.launcher(prepared, launch_plan, attrs, np.float32, 1)
+    assert hot.launcher(prepared, launch_plan, attrs, np.int32, 1) is None
+    x, out = np.arange(n, dtype=np.float32), np.zeros(n, np.float32)
+    assert not go((x,), out)                                   # under HOT_MIN_ELEMENTS
+    monkeypatch.setattr(hot, "HOT_MIN_ELEMENTS", 0)
+    with hot.use(False):
+        assert not go((x,), out)
+    assert not out.any()
+    with hot.use(True):
+        assert go((x,), out)
+    assert_bits_equal(out, x * np.float32(2.0) + np.float32(1.0))

@@ -42,11 +42,12 @@ from ..program import int_casts as IC, semantics as S
 from . import machine
 from .direct16 import lookup_bits
 from .hot_source import VERSION, NotHot, block_source, scratch_rows
-from .launch import MAX_INPUTS, copy_in, copy_out
+from .launch import MAX_INPUTS, copy_in, copy_out, ready
 from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
 
-__all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_BLOCK", "enabled", "set_enabled", "use", "hot_class", "launch_args", "run"]
+__all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_BLOCK", "enabled", "set_enabled", "use", "hot_class", "launch_args", "run",
+           "launcher"]
 
 #: The environment variable that turns the hot tier off for a process (``0``) at import.
 ENV_VAR = "SWISHGRAD_HOT"
@@ -306,3 +307,36 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     _hot_bins(params, padded, len(ins), out, out.shape[0], pieces, bins, m.code, scalars,
               tables, m.grain, m.arena_len, m.out, prepared.sat, min(HOT_BLOCK, m.grain))
     return True
+
+
+def launcher(prepared, launch_plan, attrs, dtype, inputs: int):
+    """A planned call's hot launch (:mod:`swishgrad_numba.ops.call`): ``go(ins, out)`` runs :func:`run`'s launch
+    over ``inputs`` flat C-contiguous arrays of ``dtype`` and of ``out``'s length, none of them sharing memory
+    with ``out`` (the caller's to ensure, as a call plan does), and says whether it ran (False: the switch is off
+    for the thread, the launch under :data:`HOT_MIN_ELEMENTS`, both read at each call, or the stream not taken;
+    :meth:`.runner.Prepared.run` then runs it). The stream's arguments for these attributes are found at its
+    first launch that runs hot. None where :func:`run` would never take it."""
+    if np.dtype(dtype) not in _HOT_DTYPES or not 1 <= inputs <= MAX_INPUTS:
+        return None
+    from .runner import frozen      # (runner imports this module)
+
+    m = prepared.main
+    pieces, bins = frozen(launch_plan.pieces), frozen(launch_plan.bins)
+    found = []     # the launch's arguments, or None where the stream does not run hot: found once
+
+    def go(ins: tuple, out: np.ndarray) -> bool:
+        if out.shape[0] < HOT_MIN_ELEMENTS or not enabled():
+            return False
+        if not found:
+            got = launch_args(prepared, attrs)
+            found.append(None if got is None else (got[0], pieces, bins, m.code, got[1], got[2], m.grain,
+                                                   m.arena_len, m.out, prepared.sat, min(HOT_BLOCK, m.grain)))
+        if found[0] is None:
+            return False
+        params, *fixed = found[0]
+        ins = tuple(frozen(a) for a in ins)
+        ready()
+        with runtime.launch_guard():
+            _hot_bins(params, ins + (ins[0],) * (MAX_INPUTS - len(ins)), len(ins), out, out.shape[0], *fixed)
+        return True
+    return go

@@ -9,8 +9,10 @@ walk's pass parameters.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
+import threading
 
 import numpy as np
 
@@ -22,7 +24,7 @@ from ..program.lower import Lowered, lower
 from . import hot, launch
 from .stream import Stream, check, streams
 
-__all__ = ["DEFAULT_GRAIN", "Prepared", "prepare", "run_program", "run_stream"]
+__all__ = ["DEFAULT_GRAIN", "Prepared", "prepare", "recorded", "run_program", "run_stream"]
 
 #: Elements per block: every row of a stream stays in L1 through the whole stream (measured,
 #: bench/engine_compare.py).
@@ -32,6 +34,20 @@ _TABLES = TableCache(size=32)
 #: Attribute values whose launch arguments a :class:`Prepared` keeps.
 _ARGS_KEPT = 16
 _KEYS = itertools.count()
+_RECORDING = threading.local()
+
+
+@contextlib.contextmanager
+def recorded():
+    """``with recorded() as runs:`` each :meth:`Prepared.run` the calling thread makes inside is appended to
+    ``runs`` as ``(prepared, ins, out, launch_plan, attrs)`` (what :mod:`swishgrad_numba.ops.call` keeps as a
+    call's plan)."""
+    previous = getattr(_RECORDING, "runs", None)
+    runs = _RECORDING.runs = []
+    try:
+        yield runs
+    finally:
+        _RECORDING.runs = previous
 
 
 def frozen(a: np.ndarray) -> np.ndarray:
@@ -115,6 +131,9 @@ class Prepared:
     def run(self, ins: tuple, out: np.ndarray, launch_plan, attrs) -> None:
         """The launch over flat ``ins`` (a tuple of arrays of one dtype: float32, or 16-bit bits as
         uint16) into flat ``out``, scheduled by ``launch_plan`` (:class:`swishgrad_numba.kernel.Plan`)."""
+        runs = getattr(_RECORDING, "runs", None)
+        if runs is not None:
+            runs.append((self, ins, out, launch_plan, attrs))
         if len(ins) != self.inputs:
             raise ValueError(f"{self.lowered.program.name} takes {self.inputs} inputs, got {len(ins)}")
         m = self.main

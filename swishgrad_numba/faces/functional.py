@@ -11,7 +11,8 @@ description's plain model on any platform; the others the platform's kernel (:fu
 for inputs of one shape, the description's broadcast walk otherwise). Issue 41: ``soc_checked`` checks every
 input's dtype on the SoC's list, Cast or not; ``broadcast_to`` broadcasts the inputs to their common shape and
 runs the element-wise kernel over it (the op_api's BroadcastTo). Complex inputs promote as ``op::PromoteType``
-(:func:`swishgrad_numba.ops.description.complex_promotion`).
+(:func:`swishgrad_numba.ops.description.complex_promotion`). A repeated call goes by its plan
+(:mod:`.plans`, issue 39) straight to ``call``.
 """
 from __future__ import annotations
 
@@ -22,9 +23,10 @@ import numpy as np
 
 from ..arguments import bfloat16_refusal, check_array, check_out_like, check_platform_for
 from ..dtypes import dtype_info, promoted_float_dtype, to_float32
-from ..ops.call import call, overlap
+from ..ops.call import overlap
 from ..ops.registry import get_operator
 from ..platform import Platform
+from .plans import face_key, found, planned, recorded_call, replayed
 
 __all__ = ["face", "signature", "binder", "checked_attributes", "promoted_dtype", "kernel_dtype", "attr32_of", "run"]
 
@@ -227,7 +229,7 @@ def run(desc, arrays, attrs: dict, out, platform):
         check_out_like(out, shape, dtype)
         return np.empty(shape, dtype=dtype) if out is None else out
     if all(a.shape == shape for _, a in arrays):
-        return call(desc.name, tuple(arrays), attr32, out, platform)
+        return recorded_call(desc.name, tuple(arrays), attr32, out, platform)
     info = dtype_info(dtype)
     platform = check_platform_for(platform, desc.name, info)
     check_out_like(out, shape, dtype)
@@ -344,10 +346,19 @@ def face(name: str):
     aliased = any(a.aliases for a in desc.attributes)
     bind = binder(sig)
     accepted = frozenset(desc.accepted_dtypes)
+    input_names = tuple(i.name for i in desc.inputs)
     checks = tuple((i.name, accepted.union(i.extra_dtypes), i.extra_dtypes) for i in desc.inputs)
+    forms = tuple((n, n in input_names, n == "platform") for n in sig.parameters if n != "out")
 
     def fn(*args, **kwargs):
         values = bind(args, kwargs)
+        key = face_key(desc.name, values, forms)   # the face's plan (faces.plans): its checks passed before
+        kept = found(key, values["platform"])
+        if kept is not None:
+            return replayed(desc.name, kept, values, input_names, _broadcast_to)
+        return planned(key, values, input_names, checked)
+
+    def checked(values):
         for i in desc.inputs:
             check_array(values[i.name], i.name)
         for name, takes, extra in checks:
