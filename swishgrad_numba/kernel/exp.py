@@ -26,8 +26,10 @@ the result with the correctly rounded value for all 2**32 binary32 inputs.
 Speed (:func:`exp_block`; AVX-512, one thread). The fast loop is vectorised
 8 binary64 lanes wide and bound by its floating-point operations (the ten
 fused multiply-adds and a square first). Measured alternatives that lost: a table of
-2**(j/N) (N = 32 .. 256) with a degree 3-4 polynomial is 30% slower (the
-table read is a gather); a shorter polynomial needs a wider guard. The
+2**(j/N) (N = 32 .. 256) with a degree 3-5 polynomial (the table read is a
+gather, which costs about what the multiply-adds it saves cost; in the hot
+tier's blocks 0.97-1.29x the time of this path: bench/exp_fast_variants.py,
+bench/RESULTS.md, exp32); a shorter polynomial needs a wider guard. The
 degree-9 polynomial replaced a degree-8 one in one Horner chain (2**-40.2, a
 guard of 2**14 ulps), which flagged 3% of the hot tier's 512-element blocks
 for a rerun on the machine (0.1% now); the two halves shorten the chain of
