@@ -59,6 +59,10 @@ _SETTING: contextvars.ContextVar = contextvars.ContextVar("swishgrad_hot", defau
 HOT_MIN_ELEMENTS = 1 << 20
 #: Elements of a hot block: the unit a flag sends back to the machine (at most the stream's grain).
 HOT_BLOCK = 512
+#: The same for a block that keeps nothing in scratch rows (one loop, no gathered Lookup): its per-block cost
+#: is spread over more elements (sigmoid_grad bfloat16 at 2^22, 2 threads, min of 25: arch35 561 us against
+#: 594 at 512, a2 618 against 632: bench/RESULTS.md, the lead's measurements of 2026-12-06, second session).
+HOT_BLOCK_NO_SCRATCH = 1024
 
 #: What a hot launch's tensors may be: float32, or 16-bit values' bits as uint16 (another dtype keeps the machine).
 _HOT_DTYPES = (np.dtype(np.float32), np.dtype(np.uint16))
@@ -253,6 +257,12 @@ def _hot_bins(params, ins, inputs, out, numel, pieces, bins, code, scalars, tabl
                               out_row, sat)
 
 
+def _block(params, grain: int) -> int:
+    """A launch's hot block: :data:`HOT_BLOCK` elements, :data:`HOT_BLOCK_NO_SCRATCH` where the stream keeps
+    nothing in scratch rows; at most the stream's grain."""
+    return min(HOT_BLOCK if params.scratch_rows else HOT_BLOCK_NO_SCRATCH, grain)
+
+
 def launch_args(prepared, attrs):
     """``(params, scalars, tables)`` of a :class:`.runner.Prepared`'s hot block for these attribute values
     (``params`` an instance of its class: what the generated block is called with), or None where its stream
@@ -305,7 +315,7 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     m = prepared.main
     padded = ins + (ins[0],) * (MAX_INPUTS - len(ins))
     _hot_bins(params, padded, len(ins), out, out.shape[0], pieces, bins, m.code, scalars,
-              tables, m.grain, m.arena_len, m.out, prepared.sat, min(HOT_BLOCK, m.grain))
+              tables, m.grain, m.arena_len, m.out, prepared.sat, _block(params, m.grain))
     return True
 
 
@@ -330,7 +340,7 @@ def launcher(prepared, launch_plan, attrs, dtype, inputs: int):
         if not found:
             got = launch_args(prepared, attrs)
             found.append(None if got is None else (got[0], pieces, bins, m.code, got[1], got[2], m.grain,
-                                                   m.arena_len, m.out, prepared.sat, min(HOT_BLOCK, m.grain)))
+                                                   m.arena_len, m.out, prepared.sat, _block(got[0], m.grain)))
         if found[0] is None:
             return False
         params, *fixed = found[0]
