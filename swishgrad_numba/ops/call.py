@@ -144,8 +144,7 @@ def call(op_name: str, inputs: tuple, attr32, out, platform: Platform | None) ->
     """
     key = _plan_key(op_name, inputs, attr32, platform)
     kept = _PLANS.get(key) if key is not None else None
-    if kept is not None and kept is not DECLINED and kept.platform is platform \
-            and kept.operator is get_operator(op_name):
+    if _usable(kept, op_name, platform):
         return replay(kept, inputs, out)
     info = _check_inputs(inputs)
     given = platform
@@ -186,8 +185,13 @@ def kept_plan(op_name: str, inputs: tuple, attr32, platform) -> CallPlan | None:
     """The :class:`CallPlan` kept for this call's key, or None."""
     key = _plan_key(op_name, inputs, attr32, platform)
     kept = _PLANS.get(key) if key is not None else None
-    ok = isinstance(kept, CallPlan) and kept.platform is platform and kept.operator is get_operator(op_name)
-    return kept if ok else None
+    return kept if _usable(kept, op_name, platform) else None
+
+
+def _usable(kept, op_name: str, platform) -> bool:
+    """Whether ``kept`` (what :data:`_PLANS` gave) is a plan for this call: a :class:`CallPlan` of this platform
+    object and of the operator registered under the name now."""
+    return isinstance(kept, CallPlan) and kept.platform is platform and kept.operator is get_operator(op_name)
 
 
 def launch_key(size: int) -> tuple:
