@@ -252,7 +252,7 @@ def test_the_switch_and_the_size_keep_the_machine(monkeypatch):
 def test_a_stream_the_generator_refuses_runs_on_the_machine(every_launch_hot, monkeypatch):
     def refuse(*args, **kw):
         raise hot_source.NotHot("refused")
-    monkeypatch.setattr(hot, "block_source", refuse)
+    monkeypatch.setattr(hot, "block_and_rows", refuse)
     program = Program("Refused", (Tensor("x"),), Tensor("out"), (), (V.Adds("out", "x", Const.of(0.125)),), ())
     x = np.random.default_rng(7).uniform(-1e4, 1e4, 5000).astype(np.float32)
     got, want = _run(program, [x], {}, False)

@@ -41,7 +41,7 @@ from ..kernel.ln import ln_fast, ln_flagged
 from ..program import int_casts as IC, semantics as S
 from . import machine
 from .direct16 import lookup_bits
-from .hot_source import VERSION, NotHot, block_source, scratch_rows
+from .hot_source import VERSION, NotHot, block_and_rows
 from .launch import MAX_INPUTS, copy_in, copy_out, ready
 from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
@@ -69,6 +69,7 @@ _HOT_DTYPES = (np.dtype(np.float32), np.dtype(np.uint16))
 _LOCK = runtime.ChildRenewedLock()    # a forked child gets it anew (a compile in another thread at the fork)
 _CLASSES: dict = {}        # class name -> class
 _BLOCKS: dict = {}         # class -> generated block function (Python)
+_ROWS: dict = {}           # class -> the scratch rows its block uses
 _NAME = re.compile(r"^Hot__v(\d+)__(inf|sat)__g(\d+)__o(\d+)__i(\d+)__([0-9a-f]+)((?:__T\d+g\d+i\d+o\d+k\d+_[0-9a-f]+)*)$")
 _TABLE = re.compile(r"__T(\d+)g(\d+)i(\d+)o(\d+)k(\d+)_([0-9a-f]+)")
 #: Whether a Lookup of a cheap table (no Exp, Ln or Lookup in its stream) is computed in the loop rather than
@@ -145,7 +146,7 @@ def _make(name: str):
     if m is None or int(m[1]) != VERSION:
         raise NotHot(f"not a hot stream's key: {name[:80]!r}")
     inline = {int(t[0]): (_code(t[5]), int(t[1]), int(t[2]), int(t[3]), int(t[4])) for t in _TABLE.findall(m[7])}
-    source = block_source(_code(m[6]), int(m[3]), int(m[5]), int(m[4]), m[2] == "sat", inline=inline)
+    source, rows = block_and_rows(_code(m[6]), int(m[3]), int(m[5]), int(m[4]), m[2] == "sat", inline=inline)
     filename = os.path.join(os.path.dirname(__file__), f"<hot {name[:60]}>.py")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = _globals()
@@ -153,6 +154,7 @@ def _make(name: str):
     cls = NamedTuple(name, [("scratch_rows", np.int64)])
     cls.__module__ = __name__
     _BLOCKS[cls] = namespace["hot_block"]
+    _ROWS[cls] = rows
     _CLASSES[name] = cls
     return cls
 
@@ -274,8 +276,7 @@ def launch_args(prepared, attrs):
         inline = _inlined(prepared)
         taken = HOT_LN or not (m.code[:, OP] == LN).any()
         cls = hot_class(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline) if taken else None
-        got = prepared._hot = (cls, inline, 0 if cls is None else
-                               scratch_rows(m.code, m.grain, prepared.inputs, m.out, prepared.sat, inline))
+        got = prepared._hot = (cls, inline, 0 if cls is None else _ROWS[cls])
     cls, inline, rows = got
     if cls is None:
         return None
@@ -308,15 +309,26 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     got = launch_args(prepared, attrs)
     if got is None:
         return False
+    _launch(_launch_fixed(prepared, got, pieces, bins), ins, out)
+    return True
+
+
+def _launch_fixed(prepared, got, pieces, bins) -> tuple:
+    """The parameters and the arguments of :func:`_hot_bins` that are the same at every launch of a stream's
+    plan, for :func:`launch_args`' ``got``."""
+    params, scalars, tables = got
+    m = prepared.main
+    return params, (pieces, bins, m.code, scalars, tables, m.grain, m.arena_len, m.out, prepared.sat,
+                    _block(params, m.grain))
+
+
+def _launch(fixed, ins: tuple, out: np.ndarray) -> None:
+    """The hot launch over flat ``ins`` into ``out`` (:func:`_launch_fixed`'s ``fixed``)."""
     from .runner import frozen      # (runner imports this module)
 
-    params, scalars, tables = got
+    params, rest = fixed
     ins = tuple(frozen(a) for a in ins)
-    m = prepared.main
-    padded = ins + (ins[0],) * (MAX_INPUTS - len(ins))
-    _hot_bins(params, padded, len(ins), out, out.shape[0], pieces, bins, m.code, scalars,
-              tables, m.grain, m.arena_len, m.out, prepared.sat, _block(params, m.grain))
-    return True
+    _hot_bins(params, ins + (ins[0],) * (MAX_INPUTS - len(ins)), len(ins), out, out.shape[0], *rest)
 
 
 def launcher(prepared, launch_plan, attrs, dtype, inputs: int):
@@ -330,23 +342,19 @@ def launcher(prepared, launch_plan, attrs, dtype, inputs: int):
         return None
     from .runner import frozen      # (runner imports this module)
 
-    m = prepared.main
     pieces, bins = frozen(launch_plan.pieces), frozen(launch_plan.bins)
-    found = []     # the launch's arguments, or None where the stream does not run hot: found once
+    found = []     # the launch's fixed arguments, or None where the stream does not run hot: found once
 
     def go(ins: tuple, out: np.ndarray) -> bool:
         if out.shape[0] < HOT_MIN_ELEMENTS or not enabled():
             return False
         if not found:
             got = launch_args(prepared, attrs)
-            found.append(None if got is None else (got[0], pieces, bins, m.code, got[1], got[2], m.grain,
-                                                   m.arena_len, m.out, prepared.sat, _block(got[0], m.grain)))
+            found.append(None if got is None else _launch_fixed(prepared, got, pieces, bins))
         if found[0] is None:
             return False
-        params, *fixed = found[0]
-        ins = tuple(frozen(a) for a in ins)
         ready()
         with runtime.launch_guard():
-            _hot_bins(params, ins + (ins[0],) * (MAX_INPUTS - len(ins)), len(ins), out, out.shape[0], *fixed)
+            _launch(found[0], ins, out)
         return True
     return go

@@ -39,7 +39,7 @@ from ..casts import HARDWARE_F16
 from ..dtypes import FLOAT16
 from . import opcodes as O
 
-__all__ = ["NotHot", "block_source", "scratch_rows", "VERSION"]
+__all__ = ["NotHot", "block_and_rows", "block_source", "scratch_rows", "VERSION"]
 
 #: Part of every hot function's key: a change of what the generator writes bumps it.
 VERSION = 3
@@ -87,16 +87,18 @@ def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
     the table streams whose Lookups are computed in the loop instead (their scalars in ``scalars`` from
     ``first scalar`` on): the table's entry is its stream run on the bits' number, which the input's value
     is."""
-    return _block(code, grain, inputs, out_row, sat, name, inline)[0]
+    return block_and_rows(code, grain, inputs, out_row, sat, name, inline)[0]
 
 
 def scratch_rows(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool, inline: dict | None = None) -> int:
     """The scratch rows the stream's hot block uses: one per Lookup gathered, one per value
     kept from one of its loops for another (:func:`_passes`)."""
-    return _block(code, grain, inputs, out_row, sat, "hot_block", inline)[1]
+    return block_and_rows(code, grain, inputs, out_row, sat, "hot_block", inline)[1]
 
 
-def _block(code, grain: int, inputs: int, out_row: int, sat: bool, name: str, inline: dict | None):
+def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name: str = "hot_block",
+                   inline: dict | None = None) -> tuple:
+    """``(block_source(...), scratch_rows(...))`` from one generation."""
     code = np.asarray(code)
     if code.ndim != 2 or code.shape[1] != O.FIELDS or code.shape[0] == 0:
         raise NotHot("not a stream of instructions")
