@@ -1,4 +1,4 @@
-"""ops.call's call plans and faces.functional's face plans (issue 39): a repeated call goes from its checks
+"""ops.call and ops.call_plans's call plans, and faces.functional's face plans (issue 39): a repeated call goes from its checks
 straight to its launch, with the first call's bits and the reference's; a call that changes anything the launch
 is derived from is planned anew; bad input on a planned key still raises the same error."""
 import os
@@ -16,7 +16,7 @@ import reference_activations_tier2 as rt2
 import swishgrad_numba as sg
 from swishgrad_numba import engine
 from swishgrad_numba.faces import plans as face_plans
-from swishgrad_numba.ops import call as ops_call
+from swishgrad_numba.ops import call as ops_call, call_plans
 from swishgrad_numba.platform import ASCEND950_PLATFORM, REFERENCE_PLATFORM
 
 DT = {"float32": np.dtype(np.float32), **DT16}
@@ -118,27 +118,27 @@ def test_a_key_holds_what_the_launch_depends_on():
     platform by identity, each input's strides and writeability."""
     big = np.zeros(1 << 15, np.float32)
     args = ("sigmoid_grad", (("dy", big), ("y", big)), np.float32(1.0), ASCEND950_PLATFORM)
-    key = ops_call._plan_key(*args)
+    key = call_plans.plan_key(*args)
     with engine.use(not engine.enabled()):
-        assert ops_call._plan_key(*args) != key
+        assert call_plans.plan_key(*args) != key
     threads = numba.get_num_threads()
     if threads > 1:
         numba.set_num_threads(1)
         try:
-            assert ops_call._plan_key(*args) != key
+            assert call_plans.plan_key(*args) != key
         finally:
             numba.set_num_threads(threads)
-    assert ops_call._plan_key(*args[:2], np.float32(-1.0), args[3]) != key
-    assert ops_call._plan_key(*args[:2], np.float32(0.0), args[3]) != ops_call._plan_key(*args[:2], np.float32(-0.0),
+    assert call_plans.plan_key(*args[:2], np.float32(-1.0), args[3]) != key
+    assert call_plans.plan_key(*args[:2], np.float32(0.0), args[3]) != call_plans.plan_key(*args[:2], np.float32(-0.0),
                                                                                           args[3])
-    assert ops_call._plan_key(*args[:2], _nan(1), args[3]) != ops_call._plan_key(*args[:2], _nan(2), args[3])
-    assert ops_call._plan_key(*args[:3], sg.Platform(soc_version="ascend950")) != key
+    assert call_plans.plan_key(*args[:2], _nan(1), args[3]) != call_plans.plan_key(*args[:2], _nan(2), args[3])
+    assert call_plans.plan_key(*args[:3], sg.Platform(soc_version="ascend950")) != key
     frozen = big.view()
     frozen.flags.writeable = False
-    assert ops_call._plan_key(args[0], (("dy", big), ("y", frozen)), *args[2:]) != key
-    assert ops_call._plan_key(args[0], (("dy", big), ("y", np.zeros(1 << 16, np.float32)[::2])), *args[2:]) != key
-    assert ops_call._plan_key(args[0], (("dy", big), ("y", list(big))), *args[2:]) is None
-    assert ops_call._plan_key(*args[:2], 1.0, args[3]) is None     # not a face's float32: not planned
+    assert call_plans.plan_key(args[0], (("dy", big), ("y", frozen)), *args[2:]) != key
+    assert call_plans.plan_key(args[0], (("dy", big), ("y", np.zeros(1 << 16, np.float32)[::2])), *args[2:]) != key
+    assert call_plans.plan_key(args[0], (("dy", big), ("y", list(big))), *args[2:]) is None
+    assert call_plans.plan_key(*args[:2], 1.0, args[3]) is None     # not a face's float32: not planned
 
 
 def test_bad_input_on_a_planned_key_still_raises():
@@ -169,11 +169,11 @@ def test_bad_input_on_a_planned_key_still_raises():
 
 def test_the_plans_are_bounded():
     x = np.ones(8, np.float32)
-    for n in range(ops_call.PLANS_KEPT + 8):
+    for n in range(call_plans.PLANS_KEPT + 8):
         assert_bits_equal(sg.sigmoid(x[:n % 8 + 1] + np.float32(n), platform=ASCEND950_PLATFORM),
                           ra.ref_sigmoid(x[:n % 8 + 1] + np.float32(n)))
-    assert ops_call.plans_kept() <= ops_call.PLANS_KEPT
-    assert len(face_plans.FACE_PLANS) <= ops_call.PLANS_KEPT
+    assert call_plans.plans_kept() <= call_plans.PLANS_KEPT
+    assert len(face_plans.FACE_PLANS) <= call_plans.PLANS_KEPT
 
 
 def test_planned_calls_in_threads_and_in_a_forked_child():

@@ -15,7 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..ops.call import DECLINED, KeptPlans, call, kept_plan, launch_key, replay
+from ..ops.call import call, replay
+from ..ops.call_plans import DECLINED, KeptPlans, kept_plan, launch_key
 from ..ops.registry import get_operator
 
 __all__ = ["FACE_PLANS", "FacePlan", "face_key", "found", "plan_of", "planned", "recorded_call", "replayed",
@@ -30,8 +31,8 @@ class FacePlan(NamedTuple):
     platform: object     # as given, held so that its id in the key stays its own
     attr32: object
     views: tuple         # per input: True where ``call`` took a read-only view of it of its own shape
-    call_plan: object    # the call's own plan (ops.call.CallPlan) found after it, or None
-    launch_key: tuple    # ops.call.launch_key when it was found: the call plan serves while it is the same
+    call_plan: object    # the call's own plan (ops.call_plans.CallPlan) found after it, or None
+    launch_key: tuple    # ops.call_plans.launch_key when it was found: the call plan serves while it is the same
 
 
 def value_key(value):
@@ -75,7 +76,7 @@ def face_key(op_name: str, values: dict, forms: tuple):
 def plan_of(calls, values: dict, input_names: tuple, got):
     """The :class:`FacePlan` of a face call that made ``calls`` (:func:`run`'s records): one ``call`` on the
     inputs themselves or read-only views of them of their own shape, whose result the face returned; else
-    :data:`~swishgrad_numba.ops.call.DECLINED`."""
+    :data:`~swishgrad_numba.ops.call_plans.DECLINED`."""
     if len(calls) != 1 or calls[0][2] is not got:
         return DECLINED
     arrays, attr32, _got, call_plan, launched = calls[0]
