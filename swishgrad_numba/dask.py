@@ -43,7 +43,8 @@ def described(name: str):
     """Described operator ``name``'s Dask function, generated: its functional face block by block, checked
     first on empty inputs of their ranks and dtypes; inputs that broadcast are broadcast first. Bit for bit
     the in-memory result (an element reads its own inputs only, whatever the chunking or broadcast)."""
-    from .faces.functional import face, signature
+    from .faces.functional import face
+    from .faces.signature import signature
     from .ops.registry import get_operator
 
     desc = get_operator(name).described_by

@@ -1,11 +1,11 @@
-"""The generated functional faces bind their arguments through a fast path (:func:`faces.functional.binder`):
+"""The generated faces bind their arguments through a fast path (:func:`faces.signature.binder`):
 for every described operator's signature it must give what ``inspect.Signature.bind`` then ``apply_defaults``
 give, in the same order, and the same TypeError for a call that does not bind."""
 import inspect
 
 import pytest
 
-from swishgrad_numba.faces.functional import binder, signature
+from swishgrad_numba.faces.signature import binder, signature
 from swishgrad_numba.ops.description import DESCRIPTIONS
 
 

@@ -17,7 +17,6 @@ runs the element-wise kernel over it (the op_api's BroadcastTo). Complex inputs 
 from __future__ import annotations
 
 import functools
-import inspect
 
 import numpy as np
 
@@ -27,20 +26,12 @@ from ..ops.call import overlap
 from ..ops.registry import get_operator
 from ..platform import Platform
 from .plans import face_key, found, planned, recorded_call, replayed
+from .signature import binder, dtype_order, face_docstring, signature
 
-__all__ = ["face", "signature", "binder", "checked_attributes", "promoted_dtype", "kernel_dtype", "attr32_of", "run"]
+__all__ = ["face", "checked_attributes", "promoted_dtype", "kernel_dtype", "attr32_of", "run"]
 
 _FACES: dict = {}
 _F64 = np.dtype(np.float64)
-
-
-def signature(desc) -> inspect.Signature:
-    """``(*inputs, *attributes=default, *, out=None, platform=None)``."""
-    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    params = [inspect.Parameter(i.name, kind) for i in desc.inputs]
-    params += [inspect.Parameter(a.name, kind, default=a.default) for a in desc.attributes]
-    params += [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in ("out", "platform")]
-    return inspect.Signature(params)
 
 
 def _dtype_name(dtype) -> str | None:
@@ -280,7 +271,7 @@ def _check_input(desc, a, argname: str, extra: tuple = ()) -> None:
         raise TypeError(f"{argname}.dtype {name} is not supported: {desc.dtype_refusals[name]}")
     if name not in desc.accepted_dtypes + extra:
         _check_byte_order(a.dtype, argname, desc.accepted_dtypes + extra)
-        listed = sorted(desc.accepted_dtypes, key=_order) + list(extra)
+        listed = sorted(desc.accepted_dtypes, key=dtype_order) + list(extra)
         raise ValueError(f"{argname}.dtype must be one of {', '.join(listed)}; got {a.dtype} (the aclnn API's list)")
     if desc.max_dims is not None and a.ndim > desc.max_dims:
         raise ValueError(f"{argname} has at most {desc.max_dims} dimensions, got {a.ndim}")
@@ -292,38 +283,6 @@ def _check_byte_order(dtype, argname: str, accepted) -> None:
         order = "big" if dtype.byteorder == ">" else "little"
         raise ValueError(f"{argname}.dtype must be in the machine's byte order; got {order}-endian "
                          f"{dtype.newbyteorder('=').name} (convert with .astype(arr.dtype.newbyteorder('=')))")
-
-
-def _order(name: str) -> int:
-    return ("float32", "float16", "bfloat16", "float64").index(name) if name in ("float32", "float16", "bfloat16",
-                                                                              "float64") else 4
-
-
-_PROMOTION_DOCS = {"same": "one dtype", "promote": "two dtypes are cast to their promoted type",
-                   "float32": "the kernel in the inputs' dtype where they agree and it takes it, else both Cast to "
-                              "float32 and the result Cast to PyTorch's promoted floating dtype of the inputs"}
-
-
-def _docstring(desc) -> str:
-    ins = ", ".join(i.name for i in desc.inputs)
-    lines = [f"{desc.summary}: operator ``{desc.name}`` ({desc.aclnn[1]}), generated from its description.", "",
-             "Parameters", "----------", f"{ins} : numpy.ndarray",
-             f"    dtypes {', '.join(sorted(desc.accepted_dtypes, key=_order))} (the aclnn list; the platform's SoC "
-             f"rules; {', '.join(desc.aicpu_dtypes) or 'none'} on the AICPU model, any platform); "
-             f"{'shapes that broadcast' if desc.broadcast else 'one shape'}, at most {desc.max_dims} dimensions; "
-             f"{_PROMOTION_DOCS[desc.promotion]}."]
-    for a in desc.attributes:
-        rule = ("rounded once to float32 (ToFloat; a bool is 1.0 or 0.0)" if a.kind == "float" else
-                f"one of {a.choices}" if a.kind == "choice" else "a bool")
-        kind = {"float": "real number", "choice": "str"}.get(a.kind, "bool")
-        lines += [f"{a.name} : {kind}, default {a.default!r}",
-                  f"    aclnn's ``{a.acl}``: {rule}." + (f" Also ``{'=``, ``'.join(a.aliases)}=``." if a.aliases else "")]
-    lines += ["out : numpy.ndarray, optional", "    Of the result's shape and dtype; any strides.",
-              "platform : Platform, optional", "    The operator's default platform by default.", "",
-              "Returns", "-------", "numpy.ndarray", "    ``out`` if given, else a new C-contiguous array.", "",
-              "Raises", "------", "TypeError, ValueError", "    Naming the argument and the rule.",
-              "", "Run ``swishgrad ops show " + desc.name + "`` for the whole description."]
-    return "\n".join(lines)
 
 
 def face(name: str):
@@ -372,36 +331,10 @@ def face(name: str):
 
     fn.__name__ = fn.__qualname__ = desc.functional
     fn.__module__ = "swishgrad_numba"
-    fn.__doc__ = _docstring(desc)
+    fn.__doc__ = face_docstring(desc)
     fn.__signature__ = sig
     _FACES[name] = fn
     return fn
-
-
-def binder(sig: inspect.Signature):
-    """``bind(args, kwargs) -> {name: value}`` in signature order, defaults applied: ``sig.bind`` and
-    ``apply_defaults``, with a fast path for a call that binds (any other call gets ``sig.bind``'s error)."""
-    params = tuple(sig.parameters.values())
-    positional = tuple(p.name for p in params if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    names = tuple(p.name for p in params)
-    defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
-
-    def bind(args, kwargs):
-        if len(args) <= len(positional):
-            given = dict(zip(positional, args))
-            for k, v in kwargs.items():
-                if k in given or k not in defaults and k not in positional:
-                    break
-                given[k] = v
-            else:
-                try:
-                    return {n: given[n] if n in given else defaults[n] for n in names}
-                except KeyError:   # a required argument left out
-                    pass
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return bound.arguments
-    return bind
 
 
 def _platform_or_default(desc, platform):

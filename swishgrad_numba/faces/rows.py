@@ -2,7 +2,7 @@
 :class:`swishgrad_numba.ops.description.Rows`), generated (issue 40).
 
 :func:`face` makes ``swishgrad_numba.<functional>`` (``(*inputs, *attributes=default, *, out=None,
-platform=None)``, as :func:`swishgrad_numba.faces.functional.signature`). It checks, in this order: the inputs
+platform=None)``, as :func:`swishgrad_numba.faces.signature.signature`). It checks, in this order: the inputs
 are arrays of a listed dtype (TypeError) and of at most ``max_dims`` dimensions, the axis input of at least one;
 the axis attribute (an integer, bool refused: TypeError; in ``[-x.ndim, x.ndim - 1]``: ValueError) and its own
 rule (``Rows.axis_rule``); every other input of the axis input's dtype (TypeError) and of the shape
@@ -26,6 +26,7 @@ import numpy as np
 
 from ..arguments import check_array, check_out_like
 from ..platform import Platform, modelled_platform
+from .signature import binder, signature
 
 __all__ = ["face", "checked", "axis_rules", "axis_input", "axis_attribute", "dask_face", "double_refusal"]
 
@@ -234,8 +235,6 @@ def _docstring(desc) -> str:
 def face(desc):
     """The public function of row operator ``desc`` (see the module docstring): ``signature(desc)``, then the
     description's keyword-only options (``Rows.options``: model choices the functional face alone takes)."""
-    from .functional import binder, signature
-
     base = signature(desc)
     kw = inspect.Parameter.KEYWORD_ONLY
     sig = base.replace(parameters=[*base.parameters.values(),
@@ -257,7 +256,6 @@ def dask_face(desc, numpy_fn):
     """Row operator ``desc``'s Dask function: ``numpy_fn`` (its functional face) block by block, the row's axes
     whole in every block (see the module docstring); an output each, a tuple of them for several."""
     from .dask_support import as_dask, da, known_shape, require_dask
-    from .functional import signature
 
     sig = signature(desc).replace(parameters=[p for p in signature(desc).parameters.values() if p.name != "out"])
     x, names = axis_input(desc), [n for n, _ in outputs(desc)]

@@ -22,7 +22,8 @@ from .torch_family import (ACTIVATIONS, Activation, ActivationBackwardFunction, 
                            check_torch_platform, float_beta32, pair_platform)
 from .torch_support import check_tensor, eager, missing_torch, torch
 from .torch_support import NO_TORCH, check_tensor_pair
-from .functional import binder, face
+from .functional import face
+from .signature import binder
 
 __all__ = ["module", "functions"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import inspect
 
 from ..dtypes import to_float32
-from .functional import binder
+from .signature import binder
 from .torch_family import ActivationBackwardFunction, ActivationFunction, float_beta32
 from .torch_support import NO_TORCH, check_tensor, check_tensor_pair, eager, missing_torch, platform_argument, torch
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from inspect import Parameter, Signature
 
 from ..platform import Platform
-from .functional import binder
+from .signature import binder
 from .torch_support import (batch_first, check_tensor, eager, platform_argument, tensor_from_numpy, tensor_to_numpy,
                             torch)
 
