@@ -1,6 +1,6 @@
 """Static cost of a row's hot loop (issue 39): llvm-mca's cycles per element of the generated block's vector loop.
 
-    python bench/hot_loop_mca.py [OP:KERNEL ...] [--cpu sapphirerapids]
+    python bench/hot_loop_mca.py [OP:KERNEL ...] [--cpu sapphirerapids] [--each]
 
 For each row (float32, the operator's bench call of :data:`swishgrad_numba.benchmark.family.OP_BENCHES`), the hot
 block that :func:`swishgrad_numba.engine.hot_source.block_source` generates is compiled as the hot tier compiles it,
@@ -9,7 +9,9 @@ its main vector loop (the loop with the most vector instructions) is cut from th
 and the resource bound (the busiest port alone). Deterministic, so it compares variants where the shared machine's
 timings cannot (bench/RESULTS.md, rows32: the simulated figure tracked the measured ns per element at about 3 GHz).
 Needs ``llvm-mca`` on PATH. A block whose Exps run in loops of their own (:data:`swishgrad_numba.engine.hot_source.EXP_LOOP_MIN`)
-is measured by its one loop with the most vector instructions only.
+is measured by its one loop with the most vector instructions only; ``--each`` prints every vector loop of the
+block instead (a split block's float32 loops, its Exp loop, their remainders), each by its own elements per
+iteration.
 """
 from __future__ import annotations
 
@@ -77,21 +79,27 @@ def _vector(body: list[str]) -> int:
     return sum(("ymm" in x) or ("zmm" in x) for x in body)
 
 
-def main_loop(asm: str) -> list[str]:
-    """The instructions of the loop with the most vector (ymm/zmm) instructions."""
+def loops(asm: str, straight: bool = False) -> list[list[str]]:
+    """The instructions of each loop (a label and the backward jump to it), in the assembly's order;
+    ``straight``: only the loops without a label inside (no branch into them: the vectorised loops)."""
     lines = asm.splitlines()
-    best: list[str] = []
+    found = []
     for i, line in enumerate(lines):
         m = re.match(r"^(\.LBB\d+_\d+):", line)
         if not m:
             continue
         for j in range(i + 1, min(len(lines), i + 3000)):
             if re.match(r"^\s+j\w+\s+" + re.escape(m[1]) + r"$", lines[j]):
-                body = [x for x in lines[i + 1:j + 1] if x.strip() and not x.strip().startswith((".", "#"))]
-                if _vector(body) > _vector(best):
-                    best = body
+                if straight and any(re.match(r"^\.LBB", x) for x in lines[i + 1:j]):
+                    break
+                found.append([x for x in lines[i + 1:j + 1] if x.strip() and not x.strip().startswith((".", "#"))])
                 break
-    return best
+    return found
+
+
+def main_loop(asm: str) -> list[str]:
+    """The instructions of the loop with the most vector (ymm/zmm) instructions."""
+    return max(loops(asm), key=_vector, default=[])
 
 
 def loop_cost(body: list[str], cpu: str) -> tuple[float, float, int]:
@@ -109,15 +117,20 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("rows", nargs="*", default=list(ROWS))
     ap.add_argument("--cpu", default="sapphirerapids")
+    ap.add_argument("--each", action="store_true", help="every vector loop of the block, not only the largest")
     a = ap.parse_args(argv)
     if shutil.which("llvm-mca") is None:
         raise SystemExit("llvm-mca is not on PATH")
     print(f"{'row':22s} {'el/iter':>7s} {'cycles/el':>9s} {'bound/el':>8s}")
     for row in a.rows:
         op, kernel = row.split(":")
-        cycles, bound, step = loop_cost(main_loop(block_asm(prepared_of(op, kernel))), a.cpu)
-        per = (lambda v: f"{v / step:.2f}") if step else (lambda v: "?")
-        print(f"{row:22s} {step:7d} {per(cycles):>9s} {per(bound):>8s}", flush=True)
+        asm = block_asm(prepared_of(op, kernel))
+        bodies = [b for b in loops(asm, True) if _vector(b) >= 5] if a.each else [main_loop(asm)]
+        for k, body in enumerate(bodies):
+            cycles, bound, step = loop_cost(body, a.cpu)
+            per = (lambda v: f"{v / step:.2f}") if step else (lambda v: "?")
+            name = f"{row} loop {k}" if a.each else row
+            print(f"{name:22s} {step:7d} {per(cycles):>9s} {per(bound):>8s}", flush=True)
 
 
 if __name__ == "__main__":

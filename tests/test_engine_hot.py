@@ -171,19 +171,23 @@ def test_exp_ln_and_two_nan_blocks_are_run_again_on_the_machine(saturation, ever
 
 def _exp_loops_program():
     # Exps in loops of their own: one of an input, one of a computed value, one of values from both their
-    # results; values kept across the loops (a, e1); enough float32 instructions (hot_source.EXP_LOOP_MIN)
-    body = [V.Mul("a", "x", "y"), V.Add("b", "a", "x"), V.Exp("e1", "b"), V.Exp("e2", "x"), V.Mul("m", "e2", "y"),
+    # results; values kept across the loops (a, e1, the mask k: an int32 row); enough float32 instructions
+    # (hot_source.EXP_LOOP_MIN)
+    body = [V.Mul("a", "x", "y"), V.Add("b", "a", "x"), V.CompareScalar("k", "b", 0.5, "GT"), V.Exp("e1", "b"),
+            V.Exp("e2", "x"), V.Mul("m", "e2", "y"),
             V.Add("d", "m", "a"), V.Exp("e3", "d"), V.Add("f", "e3", "e1")]
     for k in range(hot_source.EXP_LOOP_MIN):
         body.append((V.Mul, V.Sub, V.Add, V.Max)[k % 4]("f", "f", ("y", "a", "x", "e1")[k % 4]))
-    body.append(V.Mul("out", "f", "a"))
+    body += [V.Mul("g", "f", "a"), V.Select("out", "g", "e1", "k")]
     return Program("ExpLoops", (Tensor("x"), Tensor("y")), Tensor("out"),
-                   tuple(Tensor(t) for t in ("a", "b", "e1", "e2", "m", "d", "e3", "f")), tuple(body), ())
+                   tuple(Tensor(t, "uint8" if t == "k" else "float32")
+                         for t in ("a", "b", "k", "e1", "e2", "m", "d", "e3", "f", "g")), tuple(body), ())
 
 
 def test_exps_in_loops_of_their_own_run_as_interpreted(every_launch_hot):
     """A long stream's Exps run in loops of their own over the block, between float32 loops, the values the
-    later loops read kept in scratch rows: guard-band and low arguments, NaNs of two payloads."""
+    later loops read kept in scratch rows (a Compare read only as a Select's mask: an int32 -1 / 0): guard-band
+    and low arguments, NaNs of two payloads."""
     program = _exp_loops_program()
     rng = np.random.default_rng(1394)
     x, y = (np.concatenate([a, rng.uniform(-2, 2, 18000).astype(np.float32)]) for a in _exp_ln_inputs(rng, 2000))
@@ -195,6 +199,7 @@ def test_exps_in_loops_of_their_own_run_as_interpreted(every_launch_hot):
     m = streams(lower(program), 1024).main
     source = hot_source.block_source(m.code, 1024, 2, m.out, False)
     assert source.count("for i in range(n)") == 5      # float32, Exps, float32, Exp, float32
+    assert source.count("np.int32(-np.int32(S.compare_gt(") == 1 and source.count(".view(np.int32)") == 1
 
 
 def test_each_ln_of_a_varying_value_has_a_loop_of_its_own():

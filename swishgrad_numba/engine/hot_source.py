@@ -42,7 +42,7 @@ from . import opcodes as O
 __all__ = ["NotHot", "block_and_rows", "block_source", "scratch_rows", "VERSION"]
 
 #: Part of every hot function's key: a change of what the generator writes bumps it.
-VERSION = 3
+VERSION = 4
 #: The least float32 instructions a stream with an Exp holds for its Exps to run in loops of their own
 #: (:func:`_passes`; one thread, 2^22 elements: gelu_v2 arch35's 30 from 6.3 to 4.7 ms, gelu_grad_v2 arch35's
 #: 35 from 13.1 to 9.0; sigmoid a2's 3 from 2.5 to 3.1, silu arch35's 4 from 3.1 to 3.2: bench/RESULTS.md, gelu32).
@@ -112,6 +112,10 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
     kvars: dict = {}
     units: list = []         # each instruction as (result variable, its lines in ``body``, the variables it reads)
     reading: list = []       # the variables the instruction being emitted reads
+    # Compare results (variable -> its call), and the variables read as a value (not as a Select's mask): a
+    # Compare read only as a mask is kept as an int32 -1 / 0 (:func:`_int_masks`)
+    compares: dict = {}
+    as_value: set = set()
     # Inf/NaN mode's flags (sat: the two-NaN terms in ``flags``): each instruction as (opcode, result, value
     # operands); the values whose NaN payload may differ from the machine's (``suspect``); the values that
     # must not be NaN (a narrowing's operand); the loop's invariants (scalars, Duplicates)
@@ -130,15 +134,15 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
                 raise NotHot(f"offset {offset} is not at a row's start")
             return offset // grain
 
-        def read(offset: int) -> str:
+        def read(offset: int, mask: bool = False) -> str:
             r = row_of(offset)
-            if r in rows:
-                reading.append(rows[r])
-                return rows[r]
-            if r in sources:
-                reading.append(sources[r])
-                return sources[r]
-            raise NotHot(f"row {r} is read before it is written")
+            name = rows[r] if r in rows else sources.get(r)
+            if name is None:
+                raise NotHot(f"row {r} is read before it is written")
+            reading.append(name)
+            if not mask:
+                as_value.add(name)
+            return name
 
         def scalar(k: int) -> str:
             k += kbase
@@ -240,13 +244,14 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
                     raise NotHot(f"compare mode {mode}")
                 b = scalar(k0) if op == O.COMPARE_SCALAR else read(s1)
                 args = (read(s0), b)
-                body.append(f"{v} = np.float32(S.{_COMPARES[mode]}({args[0]}, {b}, False))")
+                compares[v] = f"S.{_COMPARES[mode]}({args[0]}, {b}, False)"
+                body.append(f"{v} = np.float32({compares[v]})")
             elif op == O.SELECT:            # (the mask is not a value)
                 args = (read(s0), read(s1))
-                body.append(f"{v} = S.select({args[0]}, {args[1]}, np.uint8({read(s2)}), {sat_c})")
+                body.append(f"{v} = S.select({args[0]}, {args[1]}, np.uint8({read(s2, True)}), {sat_c})")
             elif op == O.SELECT_SCALAR:
                 args = (read(s0), scalar(k0))
-                body.append(f"{v} = S.select_scalar({args[0]}, np.uint8({read(s1)}), {args[1]}, {sat_c})")
+                body.append(f"{v} = S.select_scalar({args[0]}, np.uint8({read(s1, True)}), {args[1]}, {sat_c})")
             elif op == O.SHIFT_RIGHT:
                 args = (read(s0),)
                 body.append(f"{v} = np.int32(S.shift_right({args[0]}, {scalar(k0)}, False)).view(np.float32)")
@@ -290,11 +295,13 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
         return read(out_row)
 
     result = emit(code, grain, {r: f"x{r}" for r in range(inputs)}, "", 0, out_row)
+    masks = set(compares) - as_value - {result}
+    units = [(v, _int_masks(lines, masks, compares), reads, own) for v, lines, reads, own in units]
     if not sat:
         checks, invariant_checks = _flags(steps, suspect, not_nan, invariant, result)
         pre += [f"if {k} != {k}:\n        flagged = True" for k in invariant_checks]
         flags += [(f"({c} != {c})", (c,)) for c in checks]
-    passes, rows = _passes(units, flags, invariant, result, lookups[0])
+    passes, rows = _passes(units, flags, invariant, result, lookups[0], masks)
     lines = [f"def {name}(params, in0, in1, in2, out, at, n, scalars, tables, scratch):",
              "    vectorise_full_width()",
              "    at = np.uint64(at)",
@@ -312,7 +319,23 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
     return "\n".join(lines) + "\n", rows
 
 
-def _passes(units, flags, invariant: set, result: str, first_row: int):
+def _int_masks(lines: list, masks: set, compares: dict) -> list:
+    """``lines`` with each Compare of ``masks`` (its result read only as a Select's mask) kept as an int32, -1
+    where true, 0 where false, and each Select reading it as is: the same ``mask != 0``. Within a loop LLVM
+    makes either form the compare's mask register; across loops (a scratch row) the float32 0.0 / 1.0 costs
+    three conversions to store and three to read back (issue 39, gelu35), the int32 one each (its bits stored
+    as they are: ``_passes``)."""
+    out = []
+    for line in lines:
+        for m in masks:
+            if line == f"{m} = np.float32({compares[m]})":
+                line = f"{m} = np.int32(-np.int32({compares[m]}))"
+            line = line.replace(f"np.uint8({m})", m)
+        out.append(line)
+    return out
+
+
+def _passes(units, flags, invariant: set, result: str, first_row: int, masks: set = frozenset()):
     """The loops of a block: ``(passes, scratch rows)``, each pass the lines of one loop's body.
 
     Without an Exp or a Ln, one loop holds the whole stream. An Exp splits it (issue 39, gelu32): the binary64
@@ -324,7 +347,8 @@ def _passes(units, flags, invariant: set, result: str, first_row: int):
     Exp, Ln and Div in a row is bound by that chain). A value's *stage*: the float32 loop that computes it
     (an Exp's or a Ln's result: the loop after its own). Each unit: ``(value, lines, reads, own)``, ``own``
     None for a unit of a float32 loop, else the number of its first lines (an Exp's :data:`_EXP_PREP`, a
-    Ln's 0) that run in its argument's loop, the rest in its own."""
+    Ln's 0) that run in its argument's loop, the rest in its own. ``masks``: the values that are int32 (their
+    bits kept in a scratch row as float32 bits: :func:`_int_masks`)."""
     if sum(u[3] is None for u in units) < EXP_LOOP_MIN:
         units = [(v, lines, reads, None if own == _EXP_PREP else own) for v, lines, reads, own in units]
     stage: dict = {}
@@ -364,7 +388,8 @@ def _passes(units, flags, invariant: set, result: str, first_row: int):
         """The lines that bring ``names`` into loop ``s``: inputs read, other loops' values from scratch."""
         names = dict.fromkeys(names)
         return [f"{x} = np.float32(in{x[1:]}[j])" for x in names if x not in stage and x not in invariant and
-                x.startswith("x")] + [f"{x} = scratch[{row[x]}, i]" for x in names if x in row and
+                x.startswith("x")] + [f"{x} = np.float32(scratch[{row[x]}, i]).view(np.int32)" if x in masks else
+                                      f"{x} = scratch[{row[x]}, i]" for x in names if x in row and
                                       (x not in stage or x in solo_results or stage[x] != s)]
 
     passes = []
@@ -374,7 +399,8 @@ def _passes(units, flags, invariant: set, result: str, first_row: int):
         body = [line for u in mine for line in u[1]] + [line for u in preps for line in u[1][:u[3]]]
         if placed[s]:
             body.append(f"two_nans |= {' | '.join(e for e, _n in placed[s])}")
-        body += [f"scratch[{row[v]}, i] = {v}" for v in [u[0] for u in mine] + [f"{u[0]}c" for u in preps if u[3]]
+        body += [f"scratch[{row[v]}, i] = np.int32({v}).view(np.float32)" if v in masks else
+                 f"scratch[{row[v]}, i] = {v}" for v in [u[0] for u in mine] + [f"{u[0]}c" for u in preps if u[3]]
                  if v in row and v not in solo_results]
         if s == last:
             body.append(f"out[j] = {result}")
