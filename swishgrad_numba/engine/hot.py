@@ -61,13 +61,15 @@ HOT_MIN_ELEMENTS = 1 << 20
 #: it has launched :data:`HOT_WARM_ELEMENTS` elements in all at such sizes (this one included), or its block was
 #: made already (a large launch made it). Measured (``python bench/engine_compare.py middle``, bench/RESULTS.md,
 #: midsize): the hot block is faster than the machine from 2^14-2^15 elements (2^15: 10-20%, 2^19: 25-35% on the
-#: A2's float32 SiluGrad and SwishGrad), while a smaller launch gains nothing. The count keeps a process that calls
-#: a stream a few times at these sizes (the tests) from compiling its block (about 2 s), and a loop of calls
-#: (a training step's) gets it after a few dozen calls of 2^19 elements.
+#: A2's float32 SiluGrad and SwishGrad), while a smaller launch gains nothing.
 HOT_WARM_MIN_ELEMENTS = 1 << 15
-#: Elements a stream launches at sizes from :data:`HOT_WARM_MIN_ELEMENTS` before such a launch runs hot (2^24:
-#: 32 launches of 2^19, 512 of 2^15).
-HOT_WARM_ELEMENTS = 1 << 24
+#: Elements a stream launches at sizes from :data:`HOT_WARM_MIN_ELEMENTS` before such a launch runs hot: 2^26,
+#: about 0.1 s of the machine's time (1-2 ns an element on a thread), what reading a block back from the disk
+#: cache costs, so a process pays at most about twice what it would have paid knowing its calls ahead (a first
+#: compile, about 2 s, once per stream and cache, comes on top). A process that calls a stream a few times at
+#: these sizes (a test) compiles nothing; a loop of calls (a training step's) runs hot after 128 calls of 2^19
+#: elements, 2,048 of 2^15.
+HOT_WARM_ELEMENTS = 1 << 26
 #: Elements of a hot block: the unit a flag sends back to the machine (at most the stream's grain).
 HOT_BLOCK = 512
 #: The same for a block that keeps nothing in scratch rows (one loop, no gathered Lookup): its per-block cost
