@@ -305,6 +305,13 @@ def launch_args(prepared, attrs):
     return kept
 
 
+def _not_taken(prepared) -> bool:
+    """Whether ``prepared``'s stream was found not to run hot (a lone Lookup, a stream refused): then a launch
+    spends nothing more here."""
+    made = prepared.__dict__.get("_hot")
+    return made is not None and made[0] is None
+
+
 def large_enough(prepared, numel: int) -> bool:
     """Whether a launch of ``numel`` elements of ``prepared``'s stream is one the hot tier takes: from
     :data:`HOT_MIN_ELEMENTS`, or from :data:`HOT_WARM_MIN_ELEMENTS` once the stream is warm (all three read at
@@ -315,8 +322,8 @@ def large_enough(prepared, numel: int) -> bool:
     if numel < HOT_WARM_MIN_ELEMENTS:
         return False
     made = prepared.__dict__.get("_hot")
-    if made is not None:           # the block was asked for already (made, or None: the stream is not taken)
-        return True
+    if made is not None:           # the block was asked for already: made, or the stream not taken
+        return made[0] is not None
     warmth = prepared.__dict__.get("_warmth", 0) + numel
     prepared._warmth = warmth
     return warmth >= HOT_WARM_ELEMENTS
@@ -330,7 +337,7 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     the plan's (read-only)."""
     if out.ndim != 1 or not enabled() or out.dtype not in _HOT_DTYPES or not out.flags.c_contiguous \
             or not 1 <= len(ins) <= MAX_INPUTS \
-            or out.shape[0] < min(HOT_MIN_ELEMENTS, HOT_WARM_MIN_ELEMENTS):
+            or out.shape[0] < min(HOT_MIN_ELEMENTS, HOT_WARM_MIN_ELEMENTS) or _not_taken(prepared):
         return False
     for a in ins:
         # the loop reads its tensors as typed (the machine as bytes): float32 values or 16-bit bits only
