@@ -12,12 +12,26 @@
                                                        # package of another checkout, by this script
     python bench/engine_compare.py broadcast           # the broadcast walk's first call per pair of input
                                                        # dtypes (CPU s), a fresh process, an empty cache
+    python bench/engine_compare.py middle [--sizes 15,17,19,20] [--threads 1,2] [--cases all|OP:KERNEL:DTYPE,...]
+                                   [--paths fused,engine[,nowarm,machine,hot]] [--turns 15]
+                                                       # the opt-out path at middle sizes: each row's face
+                                                       # (OP_BENCHES[op].emulator), the engine against the
+                                                       # fused pass (SWISHGRAD_ENGINE=0), one process,
+                                                       # alternated turns, min of the turns' means
 
 ``cold`` runs each combination of :data:`swishgrad_numba.benchmark.family.OP_BENCHES` (operator), kernel
 (the A2's, the 950's) and dtype once at 4,096 elements in one child process whose ``NUMBA_CACHE_DIR`` is
 a new empty folder, and prints the total and the slowest; then, in the same process, the row machine's
 operators (RmsNorm, SwiGlu on both kernels, SwiGluGrad on the A2's; 16 x 256), totalled apart. ``speed`` times both paths in one process,
-alternating turns, the best of several rounds. A report, not a test.
+alternating turns, the best of several rounds. ``middle`` (:func:`middle`) times, per operator x kernel x
+dtype (``--cases all``: every one :data:`swishgrad_numba.benchmark.family.OP_BENCHES` takes, float32, float16
+and bfloat16), size and thread count, the fused pass against the engine as a call takes it (the hot tier
+from :data:`swishgrad_numba.engine.hot.HOT_MIN_ELEMENTS`, and from ``HOT_WARM_MIN_ELEMENTS`` once warm: the
+engine's stream is called ``HOT_WARM_ELEMENTS`` elements' worth first; the machine below), and on request the machine
+alone (``machine``: the hot tier off), the hot tier alone (``hot``: its threshold 0) and the engine without
+the warm rule (``nowarm``: a middle launch on the machine), round-robin
+(:func:`swishgrad_numba.benchmark.timing.time_interleaved`), the least of the turns' means, with the ratio
+engine / fused (under 1: the engine faster). A report, not a test.
 """
 from __future__ import annotations
 
@@ -30,6 +44,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -242,6 +258,89 @@ def speed(grains, n: int, threads: int, rounds: int = 5, cases=SPEED_CASES):
                   + "".join(f"{t * unit:>11.2f}{label}" for t in times), flush=True)
 
 
+def _all_cases() -> tuple:
+    """Every (operator, kernel, dtype) of :data:`~swishgrad_numba.benchmark.family.OP_BENCHES`, both kernels
+    where the operator has them, float32 and the 16-bit dtypes."""
+    from swishgrad_numba.benchmark.family import OP_BENCHES
+    from swishgrad_numba.ops import get_operator
+
+    return tuple((op, arch, dtype) for op in OP_BENCHES for arch in ("a2", "arch35")
+                 if arch in get_operator(op).kernels for dtype in ("float32", "float16", "bfloat16"))
+
+
+#: The columns of ``middle``: how each path is set before its turn (engine on, hot tier on, hot threshold, whether
+#: a middle launch of a warm stream runs hot). ``nowarm``: the engine without the warm rule (before it).
+MIDDLE_PATHS = {"fused": (False, True, None, True), "engine": (True, True, None, True),
+                "nowarm": (True, True, None, False), "machine": (True, False, None, True), "hot": (True, True, 0, True)}
+
+
+def middle(sizes, threads, cases, paths=("fused", "engine"), turns: int = 15, min_time: float = 0.01):
+    """The opt-out path at middle sizes: per case, size and thread count, each of ``paths``
+    (:data:`MIDDLE_PATHS`) round-robin in this process, the least of ``turns`` turns' means (us); the ratio
+    of each later path to the first. Rows are printed as they come; returns them."""
+    import numba
+
+    import swishgrad_numba as sg
+    from swishgrad_numba import engine
+    from swishgrad_numba.benchmark.family import OP_BENCHES
+    from swishgrad_numba.benchmark.inputs import make_inputs
+    from swishgrad_numba.benchmark.timing import TURN_PAUSE, time_interleaved
+    from swishgrad_numba.engine import hot
+
+    platforms = {"a2": sg.REFERENCE_PLATFORM, "arch35": sg.ASCEND950_PLATFORM}
+    hot_min, warm_min = hot.HOT_MIN_ELEMENTS, hot.HOT_WARM_MIN_ELEMENTS
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; hot.HOT_MIN_ELEMENTS 2^{hot_min.bit_length() - 1}, "
+          f"HOT_WARM_MIN_ELEMENTS 2^{warm_min.bit_length() - 1} (engine warmed first); min of {turns} "
+          f"turns, us per call")
+    print(f"{'operator':<16}{'kernel':<8}{'dtype':<10}{'size':>5}{'thr':>4}"
+          + "".join(f"{p:>10}" for p in paths) + "".join(f"{p + '/' + paths[0]:>16}" for p in paths[1:]), flush=True)
+    rows = []
+
+    def setup(path, n_threads):
+        on, hot_on, threshold, warm = MIDDLE_PATHS[path]
+
+        def go():
+            numba.set_num_threads(n_threads)
+            engine.set_enabled(on)
+            hot.set_enabled(hot_on)
+            hot.HOT_MIN_ELEMENTS = hot_min if threshold is None else threshold
+            hot.HOT_WARM_MIN_ELEMENTS = warm_min if warm else hot_min
+        return go
+
+    previous = engine.enabled(), hot.enabled()
+    try:
+        for op, arch, dtype in cases:
+            bench = OP_BENCHES[op]
+            for log2 in sizes:
+                g, x = make_inputs(1 << log2, sg.bfloat16 if dtype == "bfloat16" else dtype)
+                out = np.empty_like(x)
+
+                def call():
+                    bench.emulator(g, x, out, bench.beta, platforms[arch])
+                for n_threads in threads:
+                    fns = {p: call for p in paths}
+                    setups = {p: setup(p, n_threads) for p in paths}
+                    if "engine" in paths and (1 << log2) >= warm_min:
+                        setups["engine"]()     # warm: the stream's launches at this size then run hot (hot.large_enough)
+                        for _ in range(-(-hot.HOT_WARM_ELEMENTS >> log2)):
+                            call()
+                    got = time_interleaved(fns, repeat=turns, min_time=min_time, pause=TURN_PAUSE, setups=setups)
+                    us = [got[p]["min_seconds"] * 1e6 for p in paths]
+                    rows.append((op, arch, dtype, log2, n_threads, us))
+                    print(f"{op:<16}{arch:<8}{dtype:<10}{log2:>5}{n_threads:>4}" + "".join(f"{t:>10.1f}" for t in us)
+                          + "".join(f"{t / us[0]:>16.3f}" for t in us[1:]), flush=True)
+    finally:
+        engine.set_enabled(previous[0])
+        hot.set_enabled(previous[1])
+        hot.HOT_MIN_ELEMENTS, hot.HOT_WARM_MIN_ELEMENTS = hot_min, warm_min
+    load = os.getloadavg()
+    slower = ", ".join(f"{sum(r[5][k] > r[5][0] for r in rows)} with {p}" for k, p in enumerate(paths) if k)
+    print(f"{len(rows)} rows, slower than {paths[0]}: {slower}; load average at the end "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
@@ -256,8 +355,22 @@ def main(argv=None):
     s.add_argument("--n", type=int, default=1 << 22)
     s.add_argument("--threads", type=int, default=2)
     s.add_argument("--cases", default="", help="operator:kernel:dtype,... (default: all of SPEED_CASES)")
+    m = sub.add_parser("middle")
+    m.add_argument("--sizes", default="15,17,19,20", help="log2 element counts")
+    m.add_argument("--threads", default="1,2")
+    m.add_argument("--cases", default="all", help="all, or operator:kernel:dtype,... (kernel a2 or arch35)")
+    m.add_argument("--paths", default="fused,engine", help=f"two or more of {', '.join(MIDDLE_PATHS)}; the ratios "
+                   "are each later one's time over the first's")
+    m.add_argument("--turns", type=int, default=15)
     args = parser.parse_args(argv)
-    if args.what == "cold":
+    if args.what == "middle":
+        paths = tuple(args.paths.split(","))
+        if len(paths) < 2 or any(p not in MIDDLE_PATHS for p in paths):
+            parser.error(f"--paths: two or more of {', '.join(MIDDLE_PATHS)}")
+        cases = _all_cases() if args.cases == "all" else tuple(tuple(c.split(":")) for c in args.cases.split(","))
+        middle([int(v) for v in args.sizes.split(",")], [int(v) for v in args.threads.split(",")], cases, paths,
+               args.turns)
+    elif args.what == "cold":
         r = cold(args.mode)
         total = sum(row[3] for row in r["rows"])
         print(f"{args.mode}: {len(r['rows'])} first calls {total:.1f} s (import {r['import']:.1f} s, "

@@ -29,6 +29,41 @@ from test_engine_operators import ATTR_VALUES, _cases, _values
 from test_program import DTYPES, _inputs, random_program
 
 
+def test_a_middle_launch_runs_hot_once_its_stream_is_warm(monkeypatch):
+    """hot.large_enough: a launch from HOT_WARM_MIN_ELEMENTS runs hot once its stream has launched
+    HOT_WARM_ELEMENTS elements at such sizes (this launch included), or at once where its block was made (by a
+    launch from HOT_MIN_ELEMENTS); a smaller launch never counts. Both hot.run and a call plan's launcher."""
+    n = 4096
+    monkeypatch.setattr(hot, "HOT_WARM_MIN_ELEMENTS", n)
+    monkeypatch.setattr(hot, "HOT_WARM_ELEMENTS", 3 * n)
+    attrs = {"alpha": np.float32(2.0), "beta": np.float32(1.0)}
+    launch_plan = kernel_plan.plan([kernel_plan.CoreRun(0, 1, 0, 1, n, n, n)], n, 2)
+    pieces, bins = runner.frozen(launch_plan.pieces), runner.frozen(launch_plan.bins)
+    x = np.arange(n, dtype=np.float32)
+    want = x * np.float32(2.0) + np.float32(1.0)
+    with hot.use(True):
+        prepared = runner.Prepared(lower(_scaled_plus()), False)
+        small = np.zeros(n - 1, np.float32)
+        for _ in range(8):                                      # under HOT_WARM_MIN_ELEMENTS: never counted
+            assert not hot.run(prepared, (x[:n - 1],), small, pieces, bins, attrs)
+        answers = []
+        for _ in range(4):
+            out = np.zeros(n, np.float32)
+            answers.append(hot.run(prepared, (x,), out, pieces, bins, attrs))
+            assert answers[-1] == out.any()                     # where it declines, nothing was written
+        assert answers == [False, False, True, True]
+        assert_bits_equal(out, want)
+        go = hot.launcher(runner.Prepared(lower(_scaled_plus()), False), launch_plan, attrs, np.float32, 1)
+        assert [go((x,), np.zeros(n, np.float32)) for _ in range(3)] == [False, False, True]
+        made = runner.Prepared(lower(_scaled_plus()), False)
+        monkeypatch.setattr(hot, "HOT_MIN_ELEMENTS", 0)
+        assert hot.run(made, (x,), np.zeros(n, np.float32), pieces, bins, attrs)   # a large launch makes its block
+        monkeypatch.setattr(hot, "HOT_MIN_ELEMENTS", 1 << 20)
+        out = np.zeros(n, np.float32)
+        assert hot.run(made, (x,), out, pieces, bins, attrs)    # then a middle launch runs hot at once
+        assert_bits_equal(out, want)
+
+
 @pytest.fixture
 def every_launch_hot(monkeypatch):
     """Every launch runs hot (none too small); the answers of :func:`hot.run`, in order."""

@@ -1,8 +1,8 @@
 """The hot tier: a large flat launch of an element-wise stream as one fused loop (issue 39).
 
 The machine runs a stream one instruction at a time over rows of its arena, which costs a pass over L1
-per instruction and the copies in and out. For a launch of at least :data:`HOT_MIN_ELEMENTS` elements, a
-stream that :func:`.hot_source.block_source` takes runs instead as one loop that keeps each element's
+per instruction and the copies in and out. For a launch of at least :data:`HOT_MIN_ELEMENTS` elements (or of
+:data:`HOT_WARM_MIN_ELEMENTS` once its stream is warm: :func:`large_enough`), a stream that :func:`.hot_source.block_source` takes runs instead as one loop that keeps each element's
 whole stream in registers: a cache of the stream, compiled once per stream (each instruction still its
 function in :mod:`swishgrad_numba.program.semantics`). A block the loop flags (an Exp or Ln element on
 the exact path, a NaN whose payload the loop may give otherwise: :mod:`.hot_source`) is run again on the
@@ -46,7 +46,7 @@ from .launch import MAX_INPUTS, copy_in, copy_out, ready
 from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
 
-__all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_BLOCK", "enabled", "set_enabled", "use", "hot_class", "launch_args", "run",
+__all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_WARM_MIN_ELEMENTS", "HOT_WARM_ELEMENTS", "HOT_BLOCK", "enabled", "set_enabled", "use", "hot_class", "launch_args", "run",
            "launcher"]
 
 #: The environment variable that turns the hot tier off for a process (``0``) at import.
@@ -57,6 +57,19 @@ _SETTING: contextvars.ContextVar = contextvars.ContextVar("swishgrad_hot", defau
 #: (SwishGrad, 2 threads): the loop saves nothing at 2^17-2^18 elements, 5-10% at 2^19, 15-20% at 2^20, so a
 #: stream's compile (about 2 s) pays back only from about 2^20.
 HOT_MIN_ELEMENTS = 1 << 20
+#: A launch of at least this many elements (and under :data:`HOT_MIN_ELEMENTS`) runs hot once its stream is warm:
+#: it has launched :data:`HOT_WARM_ELEMENTS` elements in all at such sizes (this one included), or its block was
+#: made already (a large launch made it). Measured (``python bench/engine_compare.py middle``, bench/RESULTS.md,
+#: midsize): the hot block is faster than the machine from 2^14-2^15 elements (2^15: 10-20%, 2^19: 25-35% on the
+#: A2's float32 SiluGrad and SwishGrad), while a smaller launch gains nothing.
+HOT_WARM_MIN_ELEMENTS = 1 << 15
+#: Elements a stream launches at sizes from :data:`HOT_WARM_MIN_ELEMENTS` before such a launch runs hot: 2^26,
+#: about 0.1 s of the machine's time (1-2 ns an element on a thread), what reading a block back from the disk
+#: cache costs, so a process pays at most about twice what it would have paid knowing its calls ahead (a first
+#: compile, about 2 s, once per stream and cache, comes on top). A process that calls a stream a few times at
+#: these sizes (a test) compiles nothing; a loop of calls (a training step's) runs hot after 128 calls of 2^19
+#: elements, 2,048 of 2^15.
+HOT_WARM_ELEMENTS = 1 << 26
 #: Elements of a hot block: the unit a flag sends back to the machine (at most the stream's grain).
 HOT_BLOCK = 512
 #: The same for a block that keeps nothing in scratch rows (one loop, no gathered Lookup): its per-block cost
@@ -292,13 +305,39 @@ def launch_args(prepared, attrs):
     return kept
 
 
+def _not_taken(prepared) -> bool:
+    """Whether ``prepared``'s stream was found not to run hot (a lone Lookup, a stream refused): then a launch
+    spends nothing more here."""
+    made = prepared.__dict__.get("_hot")
+    return made is not None and made[0] is None
+
+
+def large_enough(prepared, numel: int) -> bool:
+    """Whether a launch of ``numel`` elements of ``prepared``'s stream is one the hot tier takes: from
+    :data:`HOT_MIN_ELEMENTS`, or from :data:`HOT_WARM_MIN_ELEMENTS` once the stream is warm (all three read at
+    each call). Counts the launch towards its stream's warmth (a count two threads may race on: it only
+    decides when the block is made, never the bits)."""
+    if numel >= HOT_MIN_ELEMENTS:
+        return True
+    if numel < HOT_WARM_MIN_ELEMENTS:
+        return False
+    made = prepared.__dict__.get("_hot")
+    if made is not None:           # the block was asked for already: made, or the stream not taken
+        return made[0] is not None
+    warmth = prepared.__dict__.get("_warmth", 0) + numel
+    prepared._warmth = warmth
+    return warmth >= HOT_WARM_ELEMENTS
+
+
 def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
     """Run a flat launch hot where it is on, the launch large enough and the stream taken; whether it ran
-    (False: the machine runs it, and :func:`.launch.raw_args` refuses what it must). ``ins`` and ``out`` as
+    (False: the machine runs it, and :func:`.launch.raw_args` refuses what it must; a launch too small,
+    :func:`large_enough`, first of all). ``ins`` and ``out`` as
     :meth:`.runner.Prepared.run` has them (flat, float32 or 16-bit bits as uint16), ``pieces`` and ``bins``
     the plan's (read-only)."""
-    if out.ndim != 1 or out.shape[0] < HOT_MIN_ELEMENTS or not enabled() or out.dtype not in _HOT_DTYPES \
-            or not out.flags.c_contiguous or not 1 <= len(ins) <= MAX_INPUTS:
+    if out.ndim != 1 or not enabled() or out.dtype not in _HOT_DTYPES or not out.flags.c_contiguous \
+            or not 1 <= len(ins) <= MAX_INPUTS \
+            or out.shape[0] < min(HOT_MIN_ELEMENTS, HOT_WARM_MIN_ELEMENTS) or _not_taken(prepared):
         return False
     for a in ins:
         # the loop reads its tensors as typed (the machine as bytes): float32 values or 16-bit bits only
@@ -306,6 +345,8 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
             return False    # the machine's raw_args refuses it
         if np.may_share_memory(out, a):
             return False    # in place: a flagged block's rerun would read inputs the loop has overwritten
+    if not large_enough(prepared, out.shape[0]):
+        return False
     got = launch_args(prepared, attrs)
     if got is None:
         return False
@@ -335,7 +376,7 @@ def launcher(prepared, launch_plan, attrs, dtype, inputs: int):
     """A planned call's hot launch (:mod:`swishgrad_numba.ops.call`): ``go(ins, out)`` runs :func:`run`'s launch
     over ``inputs`` flat C-contiguous arrays of ``dtype`` and of ``out``'s length, none of them sharing memory
     with ``out`` (the caller's to ensure, as a call plan does), and says whether it ran (False: the switch is off
-    for the thread, the launch under :data:`HOT_MIN_ELEMENTS`, both read at each call, or the stream not taken;
+    for the thread, the launch not :func:`large_enough`, both read at each call, or the stream not taken;
     :meth:`.runner.Prepared.run` then runs it). The stream's arguments for these attributes are found at its
     first launch that runs hot. None where :func:`run` would never take it."""
     if np.dtype(dtype) not in _HOT_DTYPES or not 1 <= inputs <= MAX_INPUTS:
@@ -346,7 +387,7 @@ def launcher(prepared, launch_plan, attrs, dtype, inputs: int):
     found = []     # the launch's fixed arguments, or None where the stream does not run hot: found once
 
     def go(ins: tuple, out: np.ndarray) -> bool:
-        if out.shape[0] < HOT_MIN_ELEMENTS or not enabled():
+        if not enabled() or not large_enough(prepared, out.shape[0]):
             return False
         if not found:
             got = launch_args(prepared, attrs)
