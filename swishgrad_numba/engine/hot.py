@@ -1,12 +1,13 @@
 """The hot tier: a large flat launch of an element-wise stream as one fused loop (issue 39).
 
 The machine runs a stream one instruction at a time over rows of its arena, which costs a pass over L1
-per instruction and the copies in and out. For a launch of at least :data:`HOT_MIN_ELEMENTS` elements (or of
-:data:`HOT_WARM_MIN_ELEMENTS` once its stream is warm: :func:`large_enough`), a stream that :func:`.hot_source.block_source` takes runs instead as one loop that keeps each element's
-whole stream in registers: a cache of the stream, compiled once per stream (each instruction still its
-function in :mod:`swishgrad_numba.program.semantics`). A block the loop flags (an Exp or Ln element on
-the exact path, a NaN whose payload the loop may give otherwise: :mod:`.hot_source`) is run again on the
-machine, which is authoritative.
+per instruction and the copies in and out. For a launch of at least :data:`HOT_MIN_ELEMENTS` elements
+(or of :data:`HOT_WARM_MIN_ELEMENTS` once its stream is warm: :func:`large_enough`), a stream that
+:func:`.hot_source.block_source` takes runs instead as one loop that keeps each element's whole stream
+in registers: a cache of the stream, compiled once per stream (each instruction still its function in
+:mod:`swishgrad_numba.program.semantics`). A block the loop flags (an Exp or Ln element on the exact path, a
+NaN whose payload the loop may give otherwise: :mod:`.hot_source`) is run again on the machine, which is
+authoritative.
 
 Caching: the generated block function is registered under a NamedTuple class of this module named after
 the stream's key (:func:`class_name`: the generator's version, the overflow mode, the grain, the result's
@@ -46,8 +47,8 @@ from .launch import MAX_INPUTS, copy_in, copy_out, ready
 from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
 
-__all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_WARM_MIN_ELEMENTS", "HOT_WARM_ELEMENTS", "HOT_BLOCK", "enabled", "set_enabled", "use", "hot_class", "launch_args", "run",
-           "launcher"]
+__all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_WARM_MIN_ELEMENTS", "HOT_WARM_ELEMENTS", "HOT_BLOCK", "enabled",
+           "set_enabled", "use", "hot_class", "large_enough", "launch_args", "run", "launcher"]
 
 #: The environment variable that turns the hot tier off for a process (``0``) at import.
 ENV_VAR = "SWISHGRAD_HOT"

@@ -43,7 +43,8 @@ def face_docstring(desc) -> str:
                 f"one of {a.choices}" if a.kind == "choice" else "a bool")
         kind = {"float": "real number", "choice": "str"}.get(a.kind, "bool")
         lines += [f"{a.name} : {kind}, default {a.default!r}",
-                  f"    aclnn's ``{a.acl}``: {rule}." + (f" Also ``{'=``, ``'.join(a.aliases)}=``." if a.aliases else "")]
+                  f"    aclnn's ``{a.acl}``: {rule}."
+                  + (f" Also ``{'=``, ``'.join(a.aliases)}=``." if a.aliases else "")]
     lines += ["out : numpy.ndarray, optional", "    Of the result's shape and dtype; any strides.",
               "platform : Platform, optional", "    The operator's default platform by default.", "",
               "Returns", "-------", "numpy.ndarray", "    ``out`` if given, else a new C-contiguous array.", "",
