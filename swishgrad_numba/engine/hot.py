@@ -43,7 +43,7 @@ from ..program import int_casts as IC, semantics as S
 from . import machine
 from .direct16 import lookup_bits
 from .hot_source import VERSION, NotHot, block_and_rows
-from .launch import MAX_INPUTS, copy_in, copy_out, ready
+from .launch import MAX_INPUTS, copy_in, copy_out, pass_span, ready
 from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
 
@@ -259,15 +259,10 @@ def _hot_bins(params, ins, inputs, out, numel, pieces, bins, code, scalars, tabl
         for k in range(bins[t], bins[t + 1]):
             pc = pieces[k]
             for c in range(pc.cores):
-                start = pc.start + c * pc.stride
-                if start >= numel:
-                    break
                 for p in range(pc.passes):
-                    offset = start + p * pc.pass_len
-                    if offset >= numel:
+                    offset, valid = pass_span(pc, c, p, numel)
+                    if valid < 0:
                         break
-                    length = pc.pass_len if p < pc.passes - 1 else pc.last_len
-                    valid = min(length, numel - offset)
                     if valid > 0:
                         _pass(params, ins, inputs, offset, out, valid, code, scalars, tables, arena, scratch, grain,
                               out_row, sat)

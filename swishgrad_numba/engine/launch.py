@@ -34,7 +34,8 @@ from .machine import MACHINE, run_machine
 from .shared import cached_unlinked
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
 
-__all__ = ["ready", "copy_in", "copy_out", "EngineParams", "MAX_INPUTS", "launch_bins", "run_bin", "raw_args", "build_table", "run_blocks_of"]
+__all__ = ["ready", "copy_in", "copy_out", "EngineParams", "MAX_INPUTS", "launch_bins", "pass_span", "run_bin",
+           "raw_args", "build_table", "run_blocks_of"]
 
 
 def ready() -> None:
@@ -144,6 +145,17 @@ def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, gr
         copy_out(out, offset + b0, arena, out_row, n)
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def pass_span(pc, c, p, numel):
+    """``(offset, count)`` of pass ``p`` of core ``c`` of piece ``pc`` (a launch plan's row), cut at the tensor's
+    ``numel`` elements (a pass of none: ``count`` 0); ``count`` -1 where the pass starts past the tensor, and so
+    does every later pass of the core (its passes abut)."""
+    offset = pc.start + c * pc.stride + p * pc.pass_len
+    if offset >= numel:
+        return offset, -1
+    return offset, min(pc.pass_len if p < pc.passes - 1 else pc.last_len, numel - offset)
+
+
 @njit(cache=True, error_model="numpy")
 def _run_pieces(code, scalars, tables, ins, inputs, out, numel, pieces, first, stop, grain, arena_len, out_row,
                 sat):
@@ -153,15 +165,10 @@ def _run_pieces(code, scalars, tables, ins, inputs, out, numel, pieces, first, s
     for k in range(first, stop):
         pc = pieces[k]
         for c in range(pc.cores):
-            start = pc.start + c * pc.stride
-            if start >= numel:   # the cores start in order: the rest lie past the tensor too
-                break
             for p in range(pc.passes):
-                offset = start + p * pc.pass_len
-                if offset >= numel:
+                offset, valid = pass_span(pc, c, p, numel)
+                if valid < 0:
                     break
-                length = pc.pass_len if p < pc.passes - 1 else pc.last_len
-                valid = min(length, numel - offset)
                 if valid > 0:
                     _flat_pass(code, scalars, tables, ins, inputs, offset, out, valid, arena, grain, out_row, sat,
                                fused, direct)
