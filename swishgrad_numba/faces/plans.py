@@ -16,8 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..ops.call import call, replay
-from ..ops.call_plans import DECLINED, KeptPlans, kept_plan, launch_key
-from ..ops.registry import get_operator
+from ..ops.call_plans import DECLINED, KeptPlans, kept_plan, launch_key, usable
 
 __all__ = ["FACE_PLANS", "FacePlan", "face_key", "found", "plan_of", "planned", "recorded_call", "replayed",
            "value_key"]
@@ -111,7 +110,7 @@ def replayed(op_name: str, kept: FacePlan, values: dict, input_names: tuple, bro
     checks gave them (``broadcast_to(a, a.shape)``: the face's read-only view)."""
     plan = kept.call_plan
     inputs = tuple((n, values[n]) for n in input_names)
-    if plan is not None and plan.operator is get_operator(op_name) and launch_key(inputs[-1][1].size) == kept.launch_key:
+    if usable(plan, op_name, values["platform"]) and launch_key(inputs[-1][1].size) == kept.launch_key:
         return replay(plan, inputs, values["out"])
     arrays = tuple((n, broadcast_to(a, a.shape) if view else a) for (n, a), view in zip(inputs, kept.views))
     return call(op_name, arrays, kept.attr32, values["out"], values["platform"])

@@ -31,6 +31,7 @@ from .registry import OpTiling, get_operator
 
 __all__ = ["call", "host_tiling", "overlap", "replay"]
 
+
 @functools.lru_cache(maxsize=512)
 def _cached_tiling(op_name: str, numel: int, info: DTypeInfo, platform: Platform, attr_bits) -> OpTiling:
     return get_operator(op_name).host_tiling(numel, info, _from_bits(attr_bits), platform)
