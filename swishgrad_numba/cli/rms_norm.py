@@ -20,7 +20,7 @@ from .tiling_args import UsageError, parse_positive, refuse_options, rows_platfo
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
-__all__ = ["add_rms_norm_options", "misplaced", "cmd_tiling", "cmd_validate", "cmd_timeline"]
+__all__ = ["add_rms_norm_options", "misplaced", "cmd_tiling", "cmd_validate", "estimate"]
 
 
 _Usage = UsageError
@@ -130,33 +130,14 @@ def cmd_validate(args) -> int:
     return EXIT_OK if report.ok else EXIT_INVALID
 
 
-def cmd_timeline(args, describe, table, write, write_text, png) -> int:
-    """``timeline --op rms_norm``, with :mod:`.timeline`'s printers and writers."""
+def estimate(args, platform, params):
+    """``timeline --op rms_norm``'s estimate of the options' launch (:mod:`.timeline` prints and writes it)."""
     from ..devicetime.rows import estimate_rms_norm
 
+    refuse_options(args, ("--file", "--block-dim", "--compare", "--best"), "rms_norm")
+    shape, gshape, xd, gd, _t = _launch(args, platform)
     try:
-        refuse_options(args, ("--file", "--block-dim", "--compare", "--best"), "rms_norm")
-        from .tiling_args import platform_and_params
-
-        platform, params = platform_and_params(args)
-        shape, gshape, xd, gd, _t = _launch(args, platform)
-        try:
-            est = estimate_rms_norm(shape, gshape, xd, gd, args.epsilon, platform=platform, params=params,
-                                    allow_invalid=args.allow_invalid)
-        except ValueError as exc:
-            raise _Usage(str(exc)) from None
-        print(describe(est))
-        print(table(est))
-        if args.trace:
-            write("--trace", args.trace, lambda: est.write_trace(args.trace))
-        if args.json_path:
-            text = json.dumps({"estimate": est.summary()}, indent=1, allow_nan=False)
-            write("--json", args.json_path, lambda: write_text(args.json_path, text.encode("utf-8")))
-        if args.plot:
-            write("--plot", args.plot, lambda: write_text(args.plot, png(est)))
-    except (_Usage, ValueError) as exc:
-        print(f"swishgrad timeline: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    print("\n(an estimate from a model calibrated on a few public launches, not a measurement; the row model's "
-          "assumptions: docs/devicetime.md)")
-    return EXIT_OK
+        return estimate_rms_norm(shape, gshape, xd, gd, args.epsilon, platform=platform, params=params,
+                                 allow_invalid=args.allow_invalid)
+    except ValueError as exc:
+        raise _Usage(str(exc)) from None

@@ -21,7 +21,7 @@ EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 #: The row operators here: name -> (aclnn, kernel op, grad).
 ROW_OPERATORS = {"swiglu": ("aclnnSwiGlu", "SwiGlu", False), "swiglu_grad": ("aclnnSwiGluGrad", "SwiGluGrad", True)}
 
-__all__ = ["ROW_OPERATORS", "list_rows", "show", "cmd_tiling", "cmd_validate", "cmd_timeline"]
+__all__ = ["ROW_OPERATORS", "list_rows", "show", "cmd_tiling", "cmd_validate", "estimate"]
 
 
 _Usage = UsageError
@@ -187,33 +187,15 @@ def cmd_validate(args) -> int:
     return EXIT_OK if report.ok else EXIT_INVALID
 
 
-def cmd_timeline(args, describe, table, write, write_text, png) -> int:
-    """``timeline --op swiglu`` / ``swiglu_grad``, with :mod:`.timeline`'s printers and writers."""
+def estimate(args, platform, params):
+    """``timeline --op swiglu`` / ``swiglu_grad``'s estimate of the options' launch (:mod:`.timeline` prints and
+    writes it)."""
     from ..devicetime.rows import estimate_swiglu
 
+    refuse_options(args, ("--file", "--block-dim", "--compare", "--best"), args.op)
+    shape, name, grad, _t = _launch(args, platform)
     try:
-        refuse_options(args, ("--file", "--block-dim", "--compare", "--best"), args.op)
-        from .tiling_args import platform_and_params
-
-        platform, params = platform_and_params(args)
-        shape, name, grad, _t = _launch(args, platform)
-        try:
-            est = estimate_swiglu(shape, -1, name, grad=grad, platform=platform, params=params,
-                                  allow_invalid=args.allow_invalid)
-        except ValueError as exc:
-            raise _Usage(str(exc)) from None
-        print(describe(est))
-        print(table(est))
-        if args.trace:
-            write("--trace", args.trace, lambda: est.write_trace(args.trace))
-        if args.json_path:
-            text = json.dumps({"estimate": est.summary()}, indent=1, allow_nan=False)
-            write("--json", args.json_path, lambda: write_text(args.json_path, text.encode("utf-8")))
-        if args.plot:
-            write("--plot", args.plot, lambda: write_text(args.plot, png(est)))
-    except (_Usage, ValueError) as exc:
-        print(f"swishgrad timeline: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    print("\n(an estimate from a model calibrated on a few public launches, not a measurement; the row model's "
-          "assumptions: docs/devicetime.md)")
-    return EXIT_OK
+        return estimate_swiglu(shape, -1, name, grad=grad, platform=platform, params=params,
+                               allow_invalid=args.allow_invalid)
+    except ValueError as exc:
+        raise _Usage(str(exc)) from None

@@ -126,21 +126,7 @@ def run(args) -> int:
     from ..tiling.io import read_tiling_bin
 
     if args.op in ("rms_norm", "swiglu", "swiglu_grad"):   # row-wise (issues 42, 41): the row model
-        from .rms_norm import cmd_timeline
-        from .swiglu import cmd_timeline as swiglu_timeline
-
-        cmd_timeline = cmd_timeline if args.op == "rms_norm" else swiglu_timeline
-
-        try:
-            if args.params is not None:
-                check_input_file(args.params, "--params")
-            for path, name in ((args.trace, "--trace"), (args.json_path, "--json"), (args.plot, "--plot")):
-                if path is not None:
-                    check_output_file(path, name)
-        except PathArgumentError as exc:
-            print(f"swishgrad timeline: error: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        return cmd_timeline(args, _describe, _table, _write, _write_text, _png)
+        return _run_rows(args)
     from .rms_norm import misplaced
 
     if misplaced(args, "timeline"):
@@ -216,15 +202,47 @@ def run(args) -> int:
                   f"{best.bottleneck} ({against} {est.duration_us:.3f} us; predicted gain {100 * gain:.1f} %)")
             out["best"] = best.summary()
             est = best if args.trace or args.plot else est
-        if args.trace:
-            _write("--trace", args.trace, lambda: est.write_trace(args.trace))
-        if args.json_path:
-            text = json.dumps(out, indent=1, allow_nan=False)
-            _write("--json", args.json_path, lambda: _write_text(args.json_path, text.encode("utf-8")))
-        if args.plot:
-            _write("--plot", args.plot, lambda: _write_text(args.plot, _png(est)))
+        _write_files(args, est, out)
     except (PathArgumentError, TypeError, ValueError) as exc:
         print(f"swishgrad timeline: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     print("\n(an estimate from a model calibrated on a few public launches, not a measurement: docs/devicetime.md)")
+    return EXIT_OK
+
+
+def _write_files(args, est, out: dict) -> None:
+    """What ``--trace``, ``--json`` and ``--plot`` ask for: ``est``'s trace and chart, ``out`` as JSON."""
+    if args.trace:
+        _write("--trace", args.trace, lambda: est.write_trace(args.trace))
+    if args.json_path:
+        text = json.dumps(out, indent=1, allow_nan=False)
+        _write("--json", args.json_path, lambda: _write_text(args.json_path, text.encode("utf-8")))
+    if args.plot:
+        _write("--plot", args.plot, lambda: _write_text(args.plot, _png(est)))
+
+
+def _run_rows(args) -> int:
+    """``timeline --op rms_norm / swiglu / swiglu_grad``: the row model's estimate (:mod:`.rms_norm`,
+    :mod:`.swiglu`), printed and written as the element-wise operators' are."""
+    from .rms_norm import estimate as rms_norm_estimate
+    from .swiglu import estimate as swiglu_estimate
+    from .tiling_args import UsageError
+
+    estimate = rms_norm_estimate if args.op == "rms_norm" else swiglu_estimate
+    try:
+        if args.params is not None:
+            check_input_file(args.params, "--params")
+        for path, name in ((args.trace, "--trace"), (args.json_path, "--json"), (args.plot, "--plot")):
+            if path is not None:
+                check_output_file(path, name)
+        platform, params = platform_and_params(args)
+        est = estimate(args, platform, params)
+        print(_describe(est))
+        print(_table(est))
+        _write_files(args, est, {"estimate": est.summary()})
+    except (PathArgumentError, UsageError, ValueError) as exc:
+        print(f"swishgrad timeline: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print("\n(an estimate from a model calibrated on a few public launches, not a measurement; the row model's "
+          "assumptions: docs/devicetime.md)")
     return EXIT_OK
