@@ -15,7 +15,7 @@ from .arith import INIT_BUFFER_ALIGN, CoreClass, ceil_div, minimum, pad_to, sele
 __all__ = [
     "FIELDS", "TilingFields", "BUFFER_NUM", "QUEUES", "INIT_BUFFER_ALIGN", "TILING_KEY",
     "buffer_plan", "plan_bytes", "tile_units", "ub_bytes", "host_tiling", "split_blocks", "split_over", "core_classes",
-    "padded_numel",
+    "padded_numel", "last_core_rest",
 ]
 
 #: The integer fields of the tiling struct, in the C struct's order (the
@@ -166,3 +166,18 @@ def padded_numel(numel, itemsize, block_size):
     """Element slots of the block-rounded allocation (``alignedBytes / itemsize``;
     an element straddling the allocation's end does not count)."""
     return pad_to(numel * itemsize, block_size) // itemsize
+
+
+def last_core_rest(numel: int, block_factor: int, tile: int, block_dim: int) -> TilingFields:
+    """A split in which the first ``block_dim - 1`` cores are "big" with ``block_factor`` elements and the last
+    takes the rest, in passes of ``tile`` (a ``blockFactor`` / ``ubFactor`` host tiling, as HardSwish's and
+    Softplus's), in the A2 core-class form."""
+    big_cores = max(block_dim - 1, 0)
+    last = numel - big_cores * block_factor
+
+    def tiles_and_tail(count):
+        whole = count // tile
+        return whole + (count % tile != 0), (count - whole * tile) or tile
+    big_tiles, big_tail = tiles_and_tail(block_factor)
+    small_tiles, small_tail = tiles_and_tail(last)
+    return TilingFields(last, block_factor, big_tiles, small_tiles, tile, small_tail, big_tail, big_cores)

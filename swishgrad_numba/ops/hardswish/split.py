@@ -39,16 +39,7 @@ def walk_fields(tiling: OpTiling) -> spec_a2.TilingFields:
     """The split in the walk's A2 core-class form: the first ``blockDim - 1`` cores are "big" with
     ``blockFactor`` elements, the last takes the rest; passes of ``ubFactor``."""
     d = tiling.data
-    n, bf, tile = int(d["totalNum"]), int(d["blockFactor"]), int(d["ubFactor"])
-    big_cores = max(tiling.block_dim - 1, 0)
-    last = n - big_cores * bf
-
-    def cls(count):
-        whole = count // tile
-        return whole + (count % tile != 0), (count - whole * tile) or tile
-    big_tiles, big_tail = cls(bf)
-    small_tiles, small_tail = cls(last)
-    return spec_a2.TilingFields(last, bf, big_tiles, small_tiles, tile, small_tail, big_tail, big_cores)
+    return spec_a2.last_core_rest(int(d["totalNum"]), int(d["blockFactor"]), int(d["ubFactor"]), tiling.block_dim)
 
 
 def check_split(tiling: OpTiling, numel: int, plan: tuple, extra_bytes: int, ub_size: int, key: int,
