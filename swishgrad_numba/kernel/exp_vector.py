@@ -32,6 +32,7 @@ from llvmlite import binding as llvm
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
+from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
 from . import exp as kexp
@@ -138,6 +139,8 @@ def _rows_codegen(context, builder, signature, args):
 def _exp_lanes(typingctx, src, dst, n):
     """``dst[:m] = e**src[:m]`` (binary64 value rounded to binary32) for ``m = n - n % 8``; whether one of
     them lies in the guard band. 1-D contiguous float32 arrays of at least ``n`` elements."""
+    if not VECTOR_EXP:       # LLVM would stop the process on the AVX-512 intrinsics
+        raise TypingError("kernel.exp_vector needs a compile target with AVX-512F (VECTOR_EXP is False)")
     if not all(isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" and a.dtype == types.float32
                for a in (src, dst)) or not isinstance(n, types.Integer):
         return None
