@@ -46,6 +46,7 @@ from numba.extending import intrinsic
 
 from swishgrad_numba.intrinsics import vectorise_full_width
 from swishgrad_numba.kernel import exp as kexp
+from swishgrad_numba.kernel.exp_vector import exp_tail, lanes_loop
 
 sys.path.insert(0, os.path.dirname(__file__))
 from exp_fast_variants import capture, fit  # noqa: E402
@@ -182,28 +183,14 @@ def _loop_piped(clamp: bool):
 
 
 def _loop(clamp: bool, marks: bool = False, wide: bool = False):
-    """Codegen of ``(src, dst, n[, marks])``: the 8-lane steps over ``n - n % 8`` elements; 1 where some element
-    lies in the band, else 0."""
+    """Codegen of ``(src, dst, n[, marks])``: the 8-lane steps over ``n - n % 8`` elements (the package's loop,
+    kernel.exp_vector.lanes_loop); 1 where some element lies in the band, else 0."""
     def codegen(context, builder, signature, args):
         ptrs = [context.make_array(signature.args[k])(context, builder, args[k]).data for k in (0, 1)]
         marks_ptr = context.make_array(signature.args[3])(context, builder, args[3]).data if marks else None
-        i64, mask_ty = ir.IntType(64), ir.VectorType(ir.IntType(1), LANES)
-        stop = builder.and_(args[2], ir.Constant(i64, -LANES))
-        pre = builder.block
-        head, body, done = (builder.append_basic_block(f"vexp.{x}") for x in ("head", "body", "done"))
-        builder.branch(head)
-        builder.position_at_end(head)
-        i, acc = builder.phi(i64), builder.phi(mask_ty)
-        i.add_incoming(ir.Constant(i64, 0), pre)
-        acc.add_incoming(ir.Constant(mask_ty, [1] * LANES), pre)
-        builder.cbranch(builder.icmp_signed("<", i, stop), body, done)
-        builder.position_at_end(body)
-        acc.add_incoming(_lanes(builder, ptrs[0], ptrs[1], i, acc, clamp, marks_ptr, wide), body)
-        i.add_incoming(builder.add(i, ir.Constant(i64, LANES)), body)
-        builder.branch(head)
-        builder.position_at_end(done)
-        every = builder.icmp_unsigned("==", builder.bitcast(acc, ir.IntType(LANES)), ir.Constant(ir.IntType(LANES), -1))
-        return builder.zext(builder.not_(every), ir.IntType(8))
+        flag = lanes_loop(builder, args[2],
+                          lambda b, i, acc: _lanes(b, ptrs[0], ptrs[1], i, acc, clamp, marks_ptr, wide))
+        return builder.zext(flag, ir.IntType(8))
 
     return codegen
 
@@ -227,13 +214,7 @@ def _vexp_wide(typingctx, src, dst, n):
 def exp_rows(src, dst, n):
     """The hot tier's Exp loop by the candidate: ``dst[:n]`` from the clamped ``src[:n]`` (the last ``n % 8`` by
     the shipped ``exp_fast``); whether the block is to be flagged."""
-    flag = _vexp_clamped(src, dst, n) != 0
-    key = kexp.NO_KEY
-    for i in range(n - n % LANES, n):
-        e, k, _s = kexp.exp_fast(src[i])
-        key = min(key, k)
-        dst[i] = np.float32(e)
-    return flag | (key <= kexp.GUARD_LIM)
+    return (_vexp_clamped(src, dst, n) != 0) | exp_tail(src, dst, n)
 
 
 @njit(error_model="numpy")

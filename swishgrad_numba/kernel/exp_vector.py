@@ -37,7 +37,7 @@ from numba.extending import intrinsic
 
 from . import exp as kexp
 
-__all__ = ["LANES", "VECTOR_EXP", "compiles_avx512f", "exp_rows"]
+__all__ = ["LANES", "VECTOR_EXP", "compiles_avx512f", "exp_rows", "exp_tail", "lanes_loop"]
 
 #: binary64 lanes of one operation (512-bit registers).
 LANES = 8
@@ -114,10 +114,12 @@ def _lanes(builder, src, dst, i, outside):
                                                         _splat(i64, 0)))
 
 
-def _rows_codegen(context, builder, signature, args):
-    src, dst = (context.make_array(signature.args[k])(context, builder, args[k]).data for k in (0, 1))
+def lanes_loop(builder, n, step):
+    """The IR of a loop over ``n - n % 8`` elements, 8 lanes a step: ``step(builder, i, outside)`` emits lanes
+    ``i .. i + 7`` and returns the running mask ``outside`` and'ed with theirs; the loop's value: whether some
+    lane was not outside (an i1)."""
     i64, mask_ty = ir.IntType(64), ir.VectorType(ir.IntType(1), LANES)
-    stop = builder.and_(args[2], ir.Constant(i64, -LANES))
+    stop = builder.and_(n, ir.Constant(i64, -LANES))
     pre = builder.block
     head, body, done = (builder.append_basic_block(f"exp_lanes.{x}") for x in ("head", "body", "done"))
     builder.branch(head)
@@ -127,12 +129,17 @@ def _rows_codegen(context, builder, signature, args):
     outside.add_incoming(ir.Constant(mask_ty, [1] * LANES), pre)
     builder.cbranch(builder.icmp_signed("<", i, stop), body, done)
     builder.position_at_end(body)
-    outside.add_incoming(_lanes(builder, src, dst, i, outside), body)
+    outside.add_incoming(step(builder, i, outside), builder.block)
     i.add_incoming(builder.add(i, ir.Constant(i64, LANES)), body)
     builder.branch(head)
     builder.position_at_end(done)
     every = builder.icmp_unsigned("==", builder.bitcast(outside, ir.IntType(LANES)), ir.Constant(ir.IntType(LANES), -1))
     return builder.not_(every)
+
+
+def _rows_codegen(context, builder, signature, args):
+    src, dst = (context.make_array(signature.args[k])(context, builder, args[k]).data for k in (0, 1))
+    return lanes_loop(builder, args[2], lambda b, i, outside: _lanes(b, src, dst, i, outside))
 
 
 @intrinsic
@@ -153,10 +160,15 @@ def exp_rows(src, dst, n):
     clamped from above (``min(t, T_HI)``: the hot tier's ``{v}c``); whether an element lies in the guard
     band (its block is then run on the machine). The last ``n % 8`` elements by :func:`.exp.exp_fast`.
     Elements below -87 are not flagged here: the hot tier flags them from its argument loop."""
-    flagged = _exp_lanes(src, dst, n)
+    return _exp_lanes(src, dst, n) | exp_tail(src, dst, n)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def exp_tail(src, dst, n):
+    """:func:`exp_rows`' last ``n % 8`` elements, by :func:`.exp.exp_fast`; whether one lies in its guard band."""
     key = kexp.NO_KEY
     for i in range(n - n % LANES, n):
         e, k, _sub = kexp.exp_fast(src[i])
         key = min(key, k)
         dst[i] = np.float32(e)
-    return flagged | (key <= kexp.GUARD_LIM)
+    return key <= kexp.GUARD_LIM
