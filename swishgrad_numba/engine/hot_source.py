@@ -13,7 +13,8 @@ on the machine (:mod:`.hot`):
 
 - Exp and Ln: the fast binary64 path only; a block in which the machine would take the exact path for
   some element (the same tests as :func:`swishgrad_numba.kernel.exp.exp_block`'s and the machine's Ln)
-  is flagged;
+  is flagged (an Exp in a loop of its own by :func:`swishgrad_numba.kernel.exp_vector.exp_rows` where
+  asked: its own value's guard band, as wide);
 - an instruction with two NaN operands (a Mul, an Add, a Max, a Muls of a NaN scalar, ...): the compiler
   may swap a commutative operation's operands (measured, :mod:`.fused16`), which changes which NaN
   propagates.
