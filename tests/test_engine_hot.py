@@ -19,6 +19,7 @@ from program_interpreter import interpret
 from reference import assert_bits_equal
 from swishgrad_numba.engine import hot, hot_source, opcodes as O, runner
 from swishgrad_numba.engine.stream import streams
+from swishgrad_numba.kernel import exp_vector
 from swishgrad_numba.kernel import plan as kernel_plan
 from swishgrad_numba.ops import get_operator
 from swishgrad_numba.platform import ARCH_A2
@@ -219,10 +220,15 @@ def _exp_loops_program():
                          for t in ("a", "b", "k", "e1", "e2", "m", "d", "e3", "f", "g")), tuple(body), ())
 
 
-def test_exps_in_loops_of_their_own_run_as_interpreted(every_launch_hot):
+@pytest.mark.parametrize("vector", [True, False], ids=["vector_exp", "exp_fast"])
+def test_exps_in_loops_of_their_own_run_as_interpreted(vector, every_launch_hot, monkeypatch):
     """A long stream's Exps run in loops of their own over the block, between float32 loops, the values the
     later loops read kept in scratch rows (a Compare read only as a Select's mask: an int32 -1 / 0): guard-band
-    and low arguments, NaNs of two payloads."""
+    and low arguments, NaNs of two payloads. Each Exp's loop by the AVX-512 vector loop (where the target has
+    it) and by exp_fast (where it does not, forced here): a block of each key, the same bits."""
+    if vector and not exp_vector.VECTOR_EXP:
+        pytest.skip("the compile target has no AVX-512F")
+    monkeypatch.setattr(hot, "VECTOR_EXP", vector)
     program = _exp_loops_program()
     rng = np.random.default_rng(1394)
     x, y = (np.concatenate([a, rng.uniform(-2, 2, 18000).astype(np.float32)]) for a in _exp_ln_inputs(rng, 2000))
@@ -232,8 +238,12 @@ def test_exps_in_loops_of_their_own_run_as_interpreted(every_launch_hot):
     assert_bits_equal(got, want)
     assert every_launch_hot == [True]
     m = streams(lower(program), 1024).main
-    source = hot_source.block_source(m.code, 1024, 2, m.out, False)
-    assert source.count("for i in range(n)") == 5      # float32, Exps, float32, Exp, float32
+    assert hot._CLASSES[hot.class_name(m.code, 1024, 2, m.out, False)] is not None
+    assert ("__expv__" if vector else "__expf__") in hot.class_name(m.code, 1024, 2, m.out, False)
+    source = hot_source.block_source(m.code, 1024, 2, m.out, False, vector_exp=vector)
+    # float32, Exps, float32, Exp, float32; the Exps' loops as calls of the vector loop
+    assert source.count("for i in range(n)") == (3 if vector else 5)
+    assert source.count("if exp_rows(scratch[") == (3 if vector else 0)
     assert source.count("np.int32(-np.int32(S.compare_gt(") == 1 and source.count(".view(np.int32)") == 1
 
 

@@ -36,6 +36,7 @@ from numba.extending import overload
 
 from .. import runtime
 from ..intrinsics import vectorise_full_width
+from ..kernel import exp_vector
 from ..kernel.envelope import ulp_shift
 from ..kernel.exp import GUARD_LIM, LOW_BITS, NO_KEY, T_HI, exp_fast
 from ..kernel.ln import ln_fast, ln_flagged
@@ -84,11 +85,16 @@ _LOCK = runtime.ChildRenewedLock()    # a forked child gets it anew (a compile i
 _CLASSES: dict = {}        # class name -> class
 _BLOCKS: dict = {}         # class -> generated block function (Python)
 _ROWS: dict = {}           # class -> the scratch rows its block uses
-_NAME = re.compile(r"^Hot__v(\d+)__(inf|sat)__g(\d+)__o(\d+)__i(\d+)__([0-9a-f]+)((?:__T\d+g\d+i\d+o\d+k\d+_[0-9a-f]+)*)$")
+_NAME = re.compile(r"^Hot__v(\d+)__(inf|sat)__exp([fv])__g(\d+)__o(\d+)__i(\d+)__([0-9a-f]+)"
+                   r"((?:__T\d+g\d+i\d+o\d+k\d+_[0-9a-f]+)*)$")
 _TABLE = re.compile(r"__T(\d+)g(\d+)i(\d+)o(\d+)k(\d+)_([0-9a-f]+)")
 #: Whether a Lookup of a cheap table (no Exp, Ln or Lookup in its stream) is computed in the loop rather than
 #: gathered (measured: bench/RESULTS.md, engine-hot).
 INLINE_TABLES = True
+#: Whether the blocks made from now on run each Exp's loop of its own by the AVX-512 vector loop
+#: (:func:`swishgrad_numba.kernel.exp_vector.exp_rows`; Inf/NaN mode): where the compile target has it
+#: (:data:`swishgrad_numba.kernel.exp_vector.VECTOR_EXP`). Part of each block's key (:func:`class_name`).
+VECTOR_EXP = exp_vector.VECTOR_EXP
 #: The longest table stream whose lone Lookup the loop computes rather than the flat pass gathering it (rows16,
 #: 2 threads: leaky_relu's 5 instructions from 0.77x to 0.90x of PyTorch on float16; gelu_v2's 30 from 1.48x
 #: down to 0.63x).
@@ -135,9 +141,12 @@ def _numbers(code) -> str:
 
 def class_name(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool, inline: dict | None = None) -> str:
     """The stream's key as a class name: everything its block function is generated from (``inline``: as
-    :func:`.hot_source.block_source` takes it)."""
+    :func:`.hot_source.block_source` takes it; ``expv`` / ``expf``: its Exp loops by
+    :func:`swishgrad_numba.kernel.exp_vector.exp_rows` or by :func:`swishgrad_numba.kernel.exp.exp_fast`)."""
     tables = "".join(f"__T{mode}g{g}i{i}o{o}k{k}_{_numbers(c)}" for mode, (c, g, i, o, k) in sorted((inline or {}).items()))
-    return f"Hot__v{VERSION}__{'sat' if sat else 'inf'}__g{grain}__o{out_row}__i{inputs}__{_numbers(code)}{tables}"
+    exp = "v" if VECTOR_EXP and not sat else "f"
+    return (f"Hot__v{VERSION}__{'sat' if sat else 'inf'}__exp{exp}__g{grain}__o{out_row}__i{inputs}__{_numbers(code)}"
+            f"{tables}")
 
 
 def _code(hexes: str) -> np.ndarray:
@@ -147,9 +156,9 @@ def _code(hexes: str) -> np.ndarray:
 
 
 def _globals() -> dict:
-    return dict(np=np, S=S, vectorise_full_width=vectorise_full_width, exp_fast=exp_fast, EXP_T_HI=T_HI,
-                EXP_GUARD_LIM=GUARD_LIM, EXP_LOW_BITS=LOW_BITS, NO_KEY=NO_KEY, ln_fast=ln_fast,
-                ln_flagged=ln_flagged, ulp_shift=ulp_shift, lookup_bits=lookup_bits, IC=IC, INT_LO=machine._INT_LO,
+    return dict(np=np, S=S, vectorise_full_width=vectorise_full_width, exp_fast=exp_fast,
+                exp_rows=exp_vector.exp_rows, EXP_T_HI=T_HI, EXP_GUARD_LIM=GUARD_LIM, EXP_LOW_BITS=LOW_BITS,
+                NO_KEY=NO_KEY, ln_fast=ln_fast, ln_flagged=ln_flagged, ulp_shift=ulp_shift, lookup_bits=lookup_bits, IC=IC, INT_LO=machine._INT_LO,
                 INT_HI=machine._INT_HI, SRC_CODES=machine._SRC_CODES, __name__=__name__)
 
 
@@ -157,10 +166,11 @@ def _make(name: str):
     """The class of key ``name`` and its block function (generated; :class:`.hot_source.NotHot` where the
     stream is not taken)."""
     m = _NAME.match(name)
-    if m is None or int(m[1]) != VERSION:
-        raise NotHot(f"not a hot stream's key: {name[:80]!r}")
-    inline = {int(t[0]): (_code(t[5]), int(t[1]), int(t[2]), int(t[3]), int(t[4])) for t in _TABLE.findall(m[7])}
-    source, rows = block_and_rows(_code(m[6]), int(m[3]), int(m[5]), int(m[4]), m[2] == "sat", inline=inline)
+    if m is None or int(m[1]) != VERSION or (m[3] == "v" and not exp_vector.VECTOR_EXP):
+        raise NotHot(f"not a hot stream's key here: {name[:80]!r}")
+    inline = {int(t[0]): (_code(t[5]), int(t[1]), int(t[2]), int(t[3]), int(t[4])) for t in _TABLE.findall(m[8])}
+    source, rows = block_and_rows(_code(m[7]), int(m[4]), int(m[6]), int(m[5]), m[2] == "sat", inline=inline,
+                                  vector_exp=m[3] == "v")
     filename = os.path.join(os.path.dirname(__file__), f"<hot {name[:60]}>.py")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = _globals()

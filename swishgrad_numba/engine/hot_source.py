@@ -13,7 +13,8 @@ on the machine (:mod:`.hot`):
 
 - Exp and Ln: the fast binary64 path only; a block in which the machine would take the exact path for
   some element (the same tests as :func:`swishgrad_numba.kernel.exp.exp_block`'s and the machine's Ln)
-  is flagged;
+  is flagged (an Exp in a loop of its own by :func:`swishgrad_numba.kernel.exp_vector.exp_rows` where
+  asked: its own value's guard band, as wide);
 - an instruction with two NaN operands (a Mul, an Add, a Max, a Muls of a NaN scalar, ...): the compiler
   may swap a commutative operation's operands (measured, :mod:`.fused16`), which changes which NaN
   propagates.
@@ -42,7 +43,7 @@ from . import opcodes as O
 __all__ = ["NotHot", "block_and_rows", "block_source", "scratch_rows", "VERSION"]
 
 #: Part of every hot function's key: a change of what the generator writes bumps it.
-VERSION = 4
+VERSION = 5
 #: The least float32 instructions a stream with an Exp holds for its Exps to run in loops of their own
 #: (:func:`_passes`; one thread, 2^22 elements: gelu_v2 arch35's 30 from 6.3 to 4.7 ms, gelu_grad_v2 arch35's
 #: 35 from 13.1 to 9.0; sigmoid a2's 3 from 2.5 to 3.1, silu arch35's 4 from 3.1 to 3.2: bench/RESULTS.md, gelu32).
@@ -79,15 +80,17 @@ def _nan2(*names) -> str:
 
 
 def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool, name: str = "hot_block",
-                 inline: dict | None = None) -> str:
+                 inline: dict | None = None, vector_exp: bool = False) -> str:
     """The source of ``name(params, in0, in1, in2, out, at, n, scalars, tables, scratch)``: elements ``at .. at + n``
     of the flat tensors through the stream ``code`` (checked: :func:`.stream.check`), ``n`` at most
     ``scratch.shape[1]``; it returns whether the block is flagged (its outputs are then to be recomputed
     by the machine). ``inline``: table ``mode`` -> ``(code, grain, input row, result row, first scalar)`` of
     the table streams whose Lookups are computed in the loop instead (their scalars in ``scalars`` from
     ``first scalar`` on): the table's entry is its stream run on the bits' number, which the input's value
-    is."""
-    return block_and_rows(code, grain, inputs, out_row, sat, name, inline)[0]
+    is. ``vector_exp``: each Exp's loop of its own (:data:`EXP_LOOP_MIN`) as a call of
+    :func:`swishgrad_numba.kernel.exp_vector.exp_rows` (Inf/NaN mode; only where that compiles: the caller
+    decides)."""
+    return block_and_rows(code, grain, inputs, out_row, sat, name, inline, vector_exp)[0]
 
 
 def scratch_rows(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool, inline: dict | None = None) -> int:
@@ -97,7 +100,7 @@ def scratch_rows(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: b
 
 
 def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name: str = "hot_block",
-                   inline: dict | None = None) -> tuple:
+                   inline: dict | None = None, vector_exp: bool = False) -> tuple:
     """``(block_source(...), scratch_rows(...))`` from one generation."""
     code = np.asarray(code)
     if code.ndim != 2 or code.shape[1] != O.FIELDS or code.shape[0] == 0:
@@ -301,7 +304,7 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
         checks, invariant_checks = _flags(steps, suspect, not_nan, invariant, result)
         pre += [f"if {k} != {k}:\n        flagged = True" for k in invariant_checks]
         flags += [(f"({c} != {c})", (c,)) for c in checks]
-    passes, rows = _passes(units, flags, invariant, result, lookups[0], masks)
+    passes, rows = _passes(units, flags, invariant, result, lookups[0], masks, vector_exp and not sat)
     lines = [f"def {name}(params, in0, in1, in2, out, at, n, scalars, tables, scratch):",
              "    vectorise_full_width()",
              "    at = np.uint64(at)",
@@ -310,6 +313,9 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
     if flags:
         lines.append("    two_nans = False")
     for p in passes:
+        if isinstance(p, str):          # a statement (a vector Exp's call), not a loop
+            lines.append(f"    {p}")
+            continue
         lines.append("    for i in range(n):")
         lines += [f"        {s}" for s in p]
     if flags:
@@ -335,7 +341,8 @@ def _int_masks(lines: list, masks: set, compares: dict) -> list:
     return out
 
 
-def _passes(units, flags, invariant: set, result: str, first_row: int, masks: set = frozenset()):
+def _passes(units, flags, invariant: set, result: str, first_row: int, masks: set = frozenset(),
+            vector_exp: bool = False):
     """The loops of a block: ``(passes, scratch rows)``, each pass the lines of one loop's body.
 
     Without an Exp or a Ln, one loop holds the whole stream. An Exp splits it (issue 39, gelu32): the binary64
@@ -348,7 +355,9 @@ def _passes(units, flags, invariant: set, result: str, first_row: int, masks: se
     (an Exp's or a Ln's result: the loop after its own). Each unit: ``(value, lines, reads, own)``, ``own``
     None for a unit of a float32 loop, else the number of its first lines (an Exp's :data:`_EXP_PREP`, a
     Ln's 0) that run in its argument's loop, the rest in its own. ``masks``: the values that are int32 (their
-    bits kept in a scratch row as float32 bits: :func:`_int_masks`)."""
+    bits kept in a scratch row as float32 bits: :func:`_int_masks`). ``vector_exp``: each Exp's own loop is a
+    call of ``exp_rows`` (:mod:`swishgrad_numba.kernel.exp_vector`) from its argument's row to its result's, a
+    statement (a str) among the passes; the Lns of that stage keep their loop."""
     if sum(u[3] is None for u in units) < EXP_LOOP_MIN:
         units = [(v, lines, reads, None if own == _EXP_PREP else own) for v, lines, reads, own in units]
     stage: dict = {}
@@ -408,6 +417,10 @@ def _passes(units, flags, invariant: set, result: str, first_row: int, masks: se
                      [a for _e, names in placed[s] for a in names] + ([result] if s == last else []), s)
         if body:
             passes.append(["j = at + np.uint64(i)"] + head + body)
+        if vector_exp:
+            passes += [f"if exp_rows(scratch[{row[handoff[v]]}], scratch[{row[v]}], n):\n        flagged = True"
+                       for v, _l, _r, own in preps if own == _EXP_PREP]
+            preps = [u for u in preps if u[3] != _EXP_PREP]
         if preps:
             passes.append(["j = at + np.uint64(i)"] + [line for v, lines, _r, own in preps for line in
                                                      loads([handoff[v]], -1) + lines[own:] +
