@@ -158,8 +158,9 @@ def _code(hexes: str) -> np.ndarray:
 def _globals() -> dict:
     return dict(np=np, S=S, vectorise_full_width=vectorise_full_width, exp_fast=exp_fast,
                 exp_rows=exp_vector.exp_rows, EXP_T_HI=T_HI, EXP_GUARD_LIM=GUARD_LIM, EXP_LOW_BITS=LOW_BITS,
-                NO_KEY=NO_KEY, ln_fast=ln_fast, ln_flagged=ln_flagged, ulp_shift=ulp_shift, lookup_bits=lookup_bits, IC=IC, INT_LO=machine._INT_LO,
-                INT_HI=machine._INT_HI, SRC_CODES=machine._SRC_CODES, __name__=__name__)
+                NO_KEY=NO_KEY, ln_fast=ln_fast, ln_flagged=ln_flagged, ulp_shift=ulp_shift, lookup_bits=lookup_bits,
+                IC=IC, INT_LO=machine._INT_LO, INT_HI=machine._INT_HI, SRC_CODES=machine._SRC_CODES,
+                __name__=__name__)
 
 
 def _make(name: str):
