@@ -76,3 +76,17 @@ def test_the_target_check_reads_numbas_cpu_settings():
     assert not exp_vector.compiles_avx512f(None, "")
     assert not exp_vector.compiles_avx512f("generic", None)      # numba.config: no features for generic
     assert exp_vector.compiles_avx512f("generic", "+avx512f") == x86
+
+
+@njit(cache=True, error_model="numpy")
+def _first(src, dst, n):
+    return exp_vector.exp_rows(src, dst, n)
+
+
+@needs_avx512
+@pytest.mark.parametrize("n", [-1, 17])
+def test_a_count_past_either_row_is_refused(n):
+    src, dst = np.zeros(16, np.float32), np.full(24, 7.0, np.float32)
+    with pytest.raises(IndexError, match="n exceeds its rows"):
+        _first(src, dst, n)
+    assert (dst == 7.0).all()
