@@ -287,7 +287,7 @@ def test_a_constant_expression_holds_numbers_and_four_operations_only(text):
 
 
 def test_a_product_of_a_name_is_refused_naming_the_operand():
-    # Issue 38.2: Product("alpha", 2.0) passed the checks, then failed with an AttributeError in the compiler
+    # Issue 38.2: Product("alpha", 2.0) passed the checks, then failed with an AttributeError when compiled
     with pytest.raises(ValueError, match=r"Product's a = 'alpha' must be a scalar"):
         Program("P", (Tensor("x"),), Tensor("out"), (), (V.Muls("out", "x", Product("alpha", 2.0)),), ("alpha",))
     with pytest.raises(ValueError, match=r"Product's b = None must be a scalar"):
