@@ -63,7 +63,6 @@ class Compiled:
     def __init__(self, key: tuple, program, module: str = __name__, axpy_rounding: str = "fused",
                  free: tuple = (), cast_overflow: str = "ieee", cast_int_overflow: str = "saturate"):
         self.key = key
-        self.module = module
         self.axpy_rounding = axpy_rounding
         self.lowered = lower(program, axpy_rounding=axpy_rounding, free=free, cast_overflow=cast_overflow,
                              cast_int_overflow=cast_int_overflow)
