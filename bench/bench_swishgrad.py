@@ -4,7 +4,7 @@ Each (dtype, size) is one pytest-benchmark group, so its table shows side by
 side: the emulator (``out=`` and allocating, the A2 kernel; at one size also
 the Ascend 950 kernel with ``out=``), the NumPy golden, PyTorch's
 ``silu_backward`` allocating and with ``out=`` (skipped without torch), the
-emulator's arithmetic in one flat loop, and a float32 STREAM triad over the
+emulator's arithmetic over flat chunks, and a float32 STREAM triad over the
 same bytes (the memory roofline). ``extra_info`` carries the bytes moved
 (``3 * n * itemsize``) and, when timed, GB/s. Everything is called through
 the package's entry points (``swish_backward`` and

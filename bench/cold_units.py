@@ -60,7 +60,7 @@ _MACHINE = "from swishgrad_numba.engine import machine\nmachine.MACHINE.ensure()
 def units(body: str) -> dict:
     """``body`` run in a fresh process with an empty cache, under the listeners."""
     with tempfile.TemporaryDirectory(prefix="cold-units-") as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache, SWISHGRAD_ENGINE="1",
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache,
                    PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         done = subprocess.run([sys.executable, "-c", _LISTEN, body], env=env, capture_output=True, text=True,
                               check=True)

@@ -1,10 +1,11 @@
-"""The engine (swishgrad_numba.engine) against the fused passes: compile and call costs, throughput.
+"""The engine (swishgrad_numba.engine): compile and call costs, throughput. (Once against the fused passes,
+which issue 39 deleted: the engine is the only path.)
 
-    python bench/engine_compare.py cold engine|fused   # first calls of every operator x kernel x dtype,
+    python bench/engine_compare.py cold                # first calls of every operator x kernel x dtype,
                                                        # a fresh process with an empty Numba cache
     python bench/engine_compare.py speed [--grains 256,1024] [--n 4194304] [--threads 2]
-                                                       # warm calls: 2^22 and 4,096 elements, both paths
-    python bench/engine_compare.py first engine|fused [--tree OTHER]
+                                                       # warm calls: 2^22 and 4,096 elements, per grain
+    python bench/engine_compare.py first [--tree OTHER]
                                                        # a kernel read from source: its first call, in a
                                                        # fresh process (this NUMBA_CACHE_DIR, warm); and
                                                        # warm 4,096-element calls of every operator,
@@ -13,25 +14,25 @@
     python bench/engine_compare.py broadcast           # the broadcast walk's first call per pair of input
                                                        # dtypes (CPU s), a fresh process, an empty cache
     python bench/engine_compare.py middle [--sizes 15,17,19,20] [--threads 1,2] [--cases all|OP:KERNEL:DTYPE,...]
-                                   [--paths fused,engine[,nowarm,machine,hot]] [--turns 15]
-                                                       # the opt-out path at middle sizes: each row's face
-                                                       # (OP_BENCHES[op].emulator), the engine against the
-                                                       # fused pass (SWISHGRAD_ENGINE=0), one process,
+                                   [--paths machine,engine[,nowarm,hot]] [--turns 15]
+                                                       # middle sizes: each row's face
+                                                       # (OP_BENCHES[op].emulator), the engine as a call
+                                                       # takes it against the machine alone, one process,
                                                        # alternated turns, min of the turns' means
 
 ``cold`` runs each combination of :data:`swishgrad_numba.benchmark.family.OP_BENCHES` (operator), kernel
 (the A2's, the 950's) and dtype once at 4,096 elements in one child process whose ``NUMBA_CACHE_DIR`` is
 a new empty folder, and prints the total and the slowest; then, in the same process, the row machine's
-operators (RmsNorm, SwiGlu on both kernels, SwiGluGrad on the A2's; 16 x 256), totalled apart. ``speed`` times both paths in one process,
-alternating turns, the best of several rounds. ``middle`` (:func:`middle`) times, per operator x kernel x
+operators (RmsNorm, SwiGlu on both kernels, SwiGluGrad on the A2's; 16 x 256), totalled apart. ``speed`` times
+each grain in one process, the best of several rounds. ``middle`` (:func:`middle`) times, per operator x kernel x
 dtype (``--cases all``: every one :data:`swishgrad_numba.benchmark.family.OP_BENCHES` takes, float32, float16
-and bfloat16), size and thread count, the fused pass against the engine as a call takes it (the hot tier
+and bfloat16), size and thread count, the paths asked: the engine as a call takes it (``engine``: the hot tier
 from :data:`swishgrad_numba.engine.hot.HOT_MIN_ELEMENTS`, and from ``HOT_WARM_MIN_ELEMENTS`` once warm: the
-engine's stream is called ``HOT_WARM_ELEMENTS`` elements' worth first; the machine below), and on request the machine
+engine's stream is called ``HOT_WARM_ELEMENTS`` elements' worth first; the machine below), the machine
 alone (``machine``: the hot tier off), the hot tier alone (``hot``: its threshold 0) and the engine without
 the warm rule (``nowarm``: a middle launch on the machine), round-robin
 (:func:`swishgrad_numba.benchmark.timing.time_interleaved`), the least of the turns' means, with the ratio
-engine / fused (under 1: the engine faster). A report, not a test.
+of each later path to the first (under 1: the later faster). A report, not a test.
 """
 from __future__ import annotations
 
@@ -163,29 +164,28 @@ def broadcast_cold() -> list:
     """The broadcast walk's first calls on the engine, per pair of input dtypes, in a fresh process with
     an empty cache (the machine compiled first, by a flat call): CPU seconds each."""
     with tempfile.TemporaryDirectory(prefix="engine-broadcast-") as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache, SWISHGRAD_ENGINE="1",
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache,
                    PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         done = subprocess.run([sys.executable, "-c", _BROADCAST], env=env, capture_output=True, text=True,
                               check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def first(mode: str, tree: Path = ROOT) -> dict:
+def first(tree: Path = ROOT) -> dict:
     """A kernel read from source, its first call in a fresh process (this ``NUMBA_CACHE_DIR``, the
     machine already in it); then warm 4,096-element calls of every operator, kernel (the A2's, the 950's)
     and dtype (float32, float16, bfloat16) it takes. ``tree``: the package of another checkout (its own
     ``NUMBA_CACHE_DIR`` in the environment), run by this script, for a before/after comparison."""
-    env = dict(os.environ, SWISHGRAD_ENGINE="1" if mode == "engine" else "0",
-               PYTHONPATH=str(tree) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=str(tree) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     done = subprocess.run([sys.executable, "-c", _FIRST, str(ROOT / "tests" / "fixtures" / "kernels")], env=env,
                           capture_output=True, text=True, check=True, cwd=tree)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def cold(mode: str) -> dict:
-    """First calls in a fresh process with an empty cache, on the engine or the fused passes."""
+def cold() -> dict:
+    """First calls in a fresh process with an empty cache."""
     with tempfile.TemporaryDirectory(prefix="engine-cold-") as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache, SWISHGRAD_ENGINE="1" if mode == "engine" else "0",
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache,
                    PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         t, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run([sys.executable, "-c", _COLD], env=env, capture_output=True, text=True, check=True)
@@ -221,13 +221,12 @@ def speed(grains, n: int, threads: int, rounds: int = 5, cases=SPEED_CASES):
     import numpy as np
 
     import swishgrad_numba as sg
-    from swishgrad_numba import engine
     from swishgrad_numba.benchmark.family import OP_BENCHES
     from swishgrad_numba.engine import runner
 
     numba.set_num_threads(threads)
     platforms = {"a2": sg.REFERENCE_PLATFORM, "arch35": sg.ASCEND950_PLATFORM}
-    print(f"{'operator':<12}{'kernel':<8}{'dtype':<10}{'size':>9}{'fused ms':>10}"
+    print(f"{'operator':<12}{'kernel':<8}{'dtype':<10}{'size':>9}"
           + "".join(f"{'engine/' + str(g):>13}" for g in grains))
     for op, arch, dtype in cases:
         bench = OP_BENCHES[op]
@@ -239,22 +238,16 @@ def speed(grains, n: int, threads: int, rounds: int = 5, cases=SPEED_CASES):
 
             def call():
                 bench.emulator(g, x, out, bench.beta, platforms[arch])
-            call()                                     # compile / warm the fused pass
             times = []
             for grain in grains:
                 runner.DEFAULT_GRAIN = grain
-                with engine.use(True):
-                    call()
-            fused = engine_t = None
-            fused = _best(call, rounds)
+                call()                                 # compile / warm this grain's launch
             for grain in grains:
                 runner.DEFAULT_GRAIN = grain
-                with engine.use(True):
-                    engine_t = _best(call, rounds)
-                times.append(engine_t)
+                times.append(_best(call, rounds))
             unit = 1e3 if size == n else 1e6
             label = "ms" if size == n else "us"
-            print(f"{op:<12}{arch:<8}{dtype:<10}{size:>9}{fused * unit:>8.2f}{label}"
+            print(f"{op:<12}{arch:<8}{dtype:<10}{size:>9}"
                   + "".join(f"{t * unit:>11.2f}{label}" for t in times), flush=True)
 
 
@@ -268,20 +261,19 @@ def _all_cases() -> tuple:
                  if arch in get_operator(op).kernels for dtype in ("float32", "float16", "bfloat16"))
 
 
-#: The columns of ``middle``: how each path is set before its turn (engine on, hot tier on, hot threshold, whether
-#: a middle launch of a warm stream runs hot). ``nowarm``: the engine without the warm rule (before it).
-MIDDLE_PATHS = {"fused": (False, True, None, True), "engine": (True, True, None, True),
-                "nowarm": (True, True, None, False), "machine": (True, False, None, True), "hot": (True, True, 0, True)}
+#: The columns of ``middle``: how each path is set before its turn (hot tier on, hot threshold, whether a middle
+#: launch of a warm stream runs hot). ``nowarm``: the engine without the warm rule (before it).
+MIDDLE_PATHS = {"engine": (True, None, True), "nowarm": (True, None, False), "machine": (False, None, True),
+                "hot": (True, 0, True)}
 
 
-def middle(sizes, threads, cases, paths=("fused", "engine"), turns: int = 15, min_time: float = 0.01):
-    """The opt-out path at middle sizes: per case, size and thread count, each of ``paths``
+def middle(sizes, threads, cases, paths=("machine", "engine"), turns: int = 15, min_time: float = 0.01):
+    """The engine's tiers at middle sizes: per case, size and thread count, each of ``paths``
     (:data:`MIDDLE_PATHS`) round-robin in this process, the least of ``turns`` turns' means (us); the ratio
     of each later path to the first. Rows are printed as they come; returns them."""
     import numba
 
     import swishgrad_numba as sg
-    from swishgrad_numba import engine
     from swishgrad_numba.benchmark.family import OP_BENCHES
     from swishgrad_numba.benchmark.inputs import make_inputs
     from swishgrad_numba.benchmark.timing import TURN_PAUSE, time_interleaved
@@ -298,17 +290,16 @@ def middle(sizes, threads, cases, paths=("fused", "engine"), turns: int = 15, mi
     rows = []
 
     def setup(path, n_threads):
-        on, hot_on, threshold, warm = MIDDLE_PATHS[path]
+        hot_on, threshold, warm = MIDDLE_PATHS[path]
 
         def go():
             numba.set_num_threads(n_threads)
-            engine.set_enabled(on)
             hot.set_enabled(hot_on)
             hot.HOT_MIN_ELEMENTS = hot_min if threshold is None else threshold
             hot.HOT_WARM_MIN_ELEMENTS = warm_min if warm else hot_min
         return go
 
-    previous = engine.enabled(), hot.enabled()
+    previous = hot.enabled()
     try:
         for op, arch, dtype in cases:
             bench = OP_BENCHES[op]
@@ -331,8 +322,7 @@ def middle(sizes, threads, cases, paths=("fused", "engine"), turns: int = 15, mi
                     print(f"{op:<16}{arch:<8}{dtype:<10}{log2:>5}{n_threads:>4}" + "".join(f"{t:>10.1f}" for t in us)
                           + "".join(f"{t / us[0]:>16.3f}" for t in us[1:]), flush=True)
     finally:
-        engine.set_enabled(previous[0])
-        hot.set_enabled(previous[1])
+        hot.set_enabled(previous)
         hot.HOT_MIN_ELEMENTS, hot.HOT_WARM_MIN_ELEMENTS = hot_min, warm_min
     load = os.getloadavg()
     slower = ", ".join(f"{sum(r[5][k] > r[5][0] for r in rows)} with {p}" for k, p in enumerate(paths) if k)
@@ -344,10 +334,8 @@ def middle(sizes, threads, cases, paths=("fused", "engine"), turns: int = 15, mi
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
-    c = sub.add_parser("cold")
-    c.add_argument("mode", choices=("engine", "fused"))
+    sub.add_parser("cold")
     f = sub.add_parser("first")
-    f.add_argument("mode", choices=("engine", "fused"))
     f.add_argument("--tree", type=Path, default=ROOT, help="the package of another checkout (before/after)")
     sub.add_parser("broadcast")
     s = sub.add_parser("speed")
@@ -359,7 +347,7 @@ def main(argv=None):
     m.add_argument("--sizes", default="15,17,19,20", help="log2 element counts")
     m.add_argument("--threads", default="1,2")
     m.add_argument("--cases", default="all", help="all, or operator:kernel:dtype,... (kernel a2 or arch35)")
-    m.add_argument("--paths", default="fused,engine", help=f"two or more of {', '.join(MIDDLE_PATHS)}; the ratios "
+    m.add_argument("--paths", default="machine,engine", help=f"two or more of {', '.join(MIDDLE_PATHS)}; the ratios "
                    "are each later one's time over the first's")
     m.add_argument("--turns", type=int, default=15)
     args = parser.parse_args(argv)
@@ -371,9 +359,9 @@ def main(argv=None):
         middle([int(v) for v in args.sizes.split(",")], [int(v) for v in args.threads.split(",")], cases, paths,
                args.turns)
     elif args.what == "cold":
-        r = cold(args.mode)
+        r = cold()
         total = sum(row[3] for row in r["rows"])
-        print(f"{args.mode}: {len(r['rows'])} first calls {total:.1f} s (import {r['import']:.1f} s, "
+        print(f"{len(r['rows'])} first calls {total:.1f} s (import {r['import']:.1f} s, "
               f"process {r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU; load average {r['load']:.1f} at the end)")
         for op, arch, dtype, t in sorted(r["rows"], key=lambda row: -row[3])[:8]:
             print(f"  {op:<16}{arch:<8}{dtype:<10}{t:8.2f} s")
@@ -385,12 +373,12 @@ def main(argv=None):
         for label, t in broadcast_cold():
             print(f"  {label:<40}{t:8.2f} s CPU")
     elif args.what == "first":
-        r = first(args.mode, args.tree.resolve())
+        r = first(args.tree.resolve())
         for folder, dtype, t_read, t_call in r["read"]:
-            print(f"{args.mode}: read_kernel {folder:<14}{dtype:<10} read {t_read * 1e3:7.1f} ms, first call "
+            print(f"read_kernel {folder:<14}{dtype:<10} read {t_read * 1e3:7.1f} ms, first call "
                   f"{t_call * 1e3:8.1f} ms")
         for name, arch, dtype, t in r["calls"]:
-            print(f"{args.mode}: {name:<16}{arch:<7}{dtype:<9} 4096 elements {t * 1e6:7.1f} us")
+            print(f"{name:<16}{arch:<7}{dtype:<9} 4096 elements {t * 1e6:7.1f} us")
     else:
         cases = tuple(tuple(c.split(":")) for c in args.cases.split(",")) if args.cases else SPEED_CASES
         speed([int(g) for g in args.grains.split(",")], args.n, args.threads, cases=cases)

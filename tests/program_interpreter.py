@@ -1,4 +1,4 @@
-"""An interpreter of programs (swishgrad_numba.program.form), for the tests: the compiler's oracle.
+"""An interpreter of programs (swishgrad_numba.program.form), for the tests: the engine's oracle.
 
 Plain NumPy, one instruction at a time over whole arrays, no Numba, no
 tables, no stages: each instruction as docs/model.md section 2 states it.

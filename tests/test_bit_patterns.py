@@ -1,6 +1,6 @@
 """16-bit bit patterns in the program form (issue 43): int16 tensors, Reinterpret between them and float16 or
-bfloat16 (the same bits), And / Or on the bits and Duplicate of a constant's bits, on the fused passes and on
-the engine, bit for bit against plain NumPy on the bits (every 16-bit pattern); the form's checks."""
+bfloat16 (the same bits), And / Or on the bits and Duplicate of a constant's bits, on the engine,
+bit for bit against plain NumPy on the bits (every 16-bit pattern); the form's checks."""
 from __future__ import annotations
 
 import ml_dtypes
@@ -8,23 +8,16 @@ import numpy as np
 import pytest
 
 from reference import assert_bits_equal
-from swishgrad_numba import engine
 from swishgrad_numba.engine.runner import run_program
 from swishgrad_numba.program import Program, Tensor
 from swishgrad_numba.program.form import V
-from swishgrad_numba.program.passes import compile_program
-from test_program import run_compiled
 
 NUMPY = {"float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
 
 
-def _both(program, arrays, dtype):
-    """The program's output on the fused pass and on the engine (each checked equal to the other)."""
-    with engine.use(False):
-        fused = run_compiled(compile_program(program, dtype, False, module=__name__), arrays, np.float32(0), 1000)
-    on_engine = run_program(program, arrays, {}, False, grain=256, pass_len=1000)
-    assert_bits_equal(on_engine, fused)
-    return fused
+def _on_engine(program, arrays):
+    """The program's output on the engine."""
+    return run_program(program, arrays, {}, False, grain=256, pass_len=1000)
 
 
 def _every(dtype):
@@ -38,7 +31,7 @@ def test_abs_by_and_with_a_mask_is_the_bits_and(dtype):
     program = Program("BitAbs", (Tensor("x", dtype),), Tensor("out", dtype), (Tensor("xi", "int16"),
                       Tensor("m", "int16")), (V.Reinterpret("xi", "x"), V.Duplicate("m", 32767.0),
                                               V.And("xi", "xi", "m"), V.Reinterpret("out", "xi")))
-    got = _both(program, [x], dtype)
+    got = _on_engine(program, [x])
     assert_bits_equal(got, (x.view(np.uint16) & np.uint16(0x7FFF)).view(NUMPY[dtype]))
 
 
@@ -52,7 +45,7 @@ def test_copysign_by_and_and_or_is_the_bits_and_or(dtype):
                       (V.Reinterpret("xi", "x"), V.Reinterpret("yi", "y"), V.Duplicate("m", 32767.0),
                        V.And("xi", "xi", "m"), V.Duplicate("m", 32768.0), V.And("yi", "yi", "m"),
                        V.Or("xi", "xi", "yi"), V.Reinterpret("out", "xi")))
-    got = _both(program, [x, y], dtype)
+    got = _on_engine(program, [x, y])
     want = (x.view(np.uint16) & np.uint16(0x7FFF)) | (y.view(np.uint16) & np.uint16(0x8000))
     assert_bits_equal(got, want.view(NUMPY[dtype]))
 
@@ -82,7 +75,7 @@ def _ref_cast_int16(x, mode):
 def test_an_int16_local_cast_into_then_anded_holds_its_values_bits(back):
     # one int16 local is a Cast's destination, an And's operand and a Reinterpret's (or a Cast's) source:
     # the Casts write and read the value of the two's-complement bits that And acts on; two inputs, so the
-    # fused pass computes step by step (no table); x every pattern, y a permutation of them
+    # engine computes step by step (no table); x every pattern, y a permutation of them
     x = _every("float16")
     y = np.random.default_rng(16).permutation(x.view(np.uint16)).view(np.float16)
     last = V.Reinterpret("out", "xi") if back == "Reinterpret" else V.Cast("out", "xi", "CAST_RINT")
@@ -93,5 +86,5 @@ def test_an_int16_local_cast_into_then_anded_holds_its_values_bits(back):
     with np.errstate(invalid="ignore", over="ignore"):
         bits = _ref_cast_int16(x, "CAST_RINT") & (_ref_cast_int16(y, "CAST_TRUNC") | np.uint16(0xFFF0))
         want = bits.view(np.float16) if back == "Reinterpret" else bits.view(np.int16).astype(np.float16)
-    got = _both(program, [x, y], "float16")
+    got = _on_engine(program, [x, y])
     assert_bits_equal(got, want)

@@ -12,15 +12,13 @@ import pytest
 from reference import assert_bits_equal, random_inputs
 from reference_silu_grad import ref_silu_grad
 import swishgrad_numba as sg
-from swishgrad_numba import engine
 from swishgrad_numba.engine import equal_shapes
 from swishgrad_numba.engine import opcodes as O
 from swishgrad_numba.kernel import broadcast
 from swishgrad_numba.kernel.broadcast_identity import identity_pass_len
 from swishgrad_numba.ops.silu_grad.host import host_tiling
 from swishgrad_numba.ops.silu_grad.launch import run_arch35
-from swishgrad_numba.platform import ARCH_950, ASCEND950_PLATFORM
-from swishgrad_numba.program import compiled
+from swishgrad_numba.platform import ASCEND950_PLATFORM
 
 
 @pytest.fixture
@@ -60,8 +58,7 @@ def test_the_950_kernel_takes_the_flat_launch_only_on_equal_shapes(case, seen):
     rng = np.random.default_rng(len(case))
     g = random_inputs(rng, int(np.prod(dy_shape)), dy_dtype)[0].reshape(dy_shape)
     x = random_inputs(rng, int(np.prod(x_shape)), x_dtype)[1].reshape(x_shape)
-    with engine.use(True):
-        got = sg.silu_backward(g, x, platform=ASCEND950_PLATFORM)
+    got = sg.silu_backward(g, x, platform=ASCEND950_PLATFORM)
     assert seen == want, case
     assert_bits_equal(got, ref_silu_grad(g, x), case)
 
@@ -71,18 +68,9 @@ def test_equal_shapes_of_two_widths_keep_the_walk(seen):
     g, _ = random_inputs(np.random.default_rng(5), 1200, "float16")
     _, x = random_inputs(np.random.default_rng(6), 1200, "float32")
     out = np.empty(1200, np.float32)
-    with engine.use(True):
-        run_arch35(g, x, out, host_tiling((1200,), (1200,), "float16", "float32", ASCEND950_PLATFORM))
+    run_arch35(g, x, out, host_tiling((1200,), (1200,), "float16", "float32", ASCEND950_PLATFORM))
     assert seen == ["walk"]
     assert_bits_equal(out, ref_silu_grad(g, x))
-
-
-def test_the_engine_switched_off_keeps_the_walk():
-    """Without the engine nothing is handed to the flat launch (the fused passes run on their walk)."""
-    program = compiled("silu_grad", ARCH_950, "float32")
-    a = np.ones(4, np.float32)
-    with engine.use(False):
-        assert not program.equal_shapes(program.params(), (a, a), np.empty(4, np.float32), 4)
 
 
 def _args(dims, split, ub_former, ub_tail, block_num, block_former, block_tail, dy_strides=None, x_strides=None):
@@ -140,8 +128,7 @@ def test_a_record_launch_keeps_the_identity_check_and_makes_the_walks_arguments_
         for turn in range(2):
             made.clear()
             out = np.empty((4, 500), np.float32)
-            with engine.use(True):
-                run_arch35(g, x, out, tiling)
+            run_arch35(g, x, out, tiling)
             assert_bits_equal(out, ref_silu_grad(g, x))
             # the check's arguments at the first launch of the record, the walk's at each launch that walks
             assert len(made) == (turn == 0) + (not flat), (shapes, turn)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from reference_silu_grad import ref_silu_grad
-from swishgrad_numba import engine, runtime
+from swishgrad_numba import runtime
 from swishgrad_numba.kernel import broadcast
 from swishgrad_numba.platform import ARCH_950
 from swishgrad_numba.program import compiled
@@ -55,13 +55,12 @@ def _walk_reference(dy, x, out, rec):
 
 
 def _launch(dy, x, out, rec):
-    with engine.use(True):
-        params = compiled("silu_grad", ARCH_950, "float32").params()
-        with runtime.launch_guard():
-            broadcast.run_blocks(params, dy, x, out, rec["block_num"], rec["block_former"], rec["block_tail"],
-                                 rec["ub_former"], rec["ub_outer"], rec["ub_tail"], len(rec["dims"]), rec["split"],
-                                 rec["fused"], rec["elem_num"], np.array(rec["dims"]), np.array(rec["out_strides"]),
-                                 np.array(rec["dy_strides"]), np.array(rec["x_strides"]))
+    params = compiled("silu_grad", ARCH_950, "float32").params()
+    with runtime.launch_guard():
+        broadcast.run_blocks(params, dy, x, out, rec["block_num"], rec["block_former"], rec["block_tail"],
+                             rec["ub_former"], rec["ub_outer"], rec["ub_tail"], len(rec["dims"]), rec["split"],
+                             rec["fused"], rec["elem_num"], np.array(rec["dims"]), np.array(rec["out_strides"]),
+                             np.array(rec["dy_strides"]), np.array(rec["x_strides"]))
 
 
 def _record(dims, split, ub_former, ub_tail, block_num, block_former, block_tail, dy_strides, x_strides,

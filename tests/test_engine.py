@@ -1,6 +1,6 @@
 """swishgrad_numba.engine: the vector machine against the interpreter of tests/program_interpreter.py, bit
-for bit, on random well-typed programs (the generator of tests/test_program.py, which fuzzes the fused
-passes the same way), every instruction and dtype, both overflow modes; and malformed streams refused."""
+for bit, on random well-typed programs (the generator of tests/test_program.py), every instruction and dtype,
+both overflow modes; and malformed streams refused."""
 from __future__ import annotations
 
 import numpy as np

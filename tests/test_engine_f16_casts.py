@@ -8,7 +8,7 @@ import pytest
 from numba import njit
 
 from swishgrad_numba.casts import f16_bits_to_f32, f16_bits_to_f32_soft
-from swishgrad_numba.dtypes import FLOAT16
+from swishgrad_numba.dtypes import BFLOAT16, FLOAT16
 from swishgrad_numba.engine import machine
 from swishgrad_numba.engine import opcodes as O
 from swishgrad_numba.intrinsics import vectorise_full_width
@@ -87,11 +87,11 @@ def _frozen(a):
     return a
 
 
-def _machine(op, src, sat):
-    """One instruction ``op`` (mode float16) over ``src`` (float32 row values) on the machine itself."""
+def _machine(op, src, sat, mode=F16):
+    """One instruction ``op`` (mode float16, or ``mode``) over ``src`` (float32 row values) on the machine itself."""
     n = src.size
     code = np.zeros((1, O.FIELDS), np.int64)
-    code[0, O.OP], code[0, O.DST], code[0, O.MODE] = op, n, F16
+    code[0, O.OP], code[0, O.DST], code[0, O.MODE] = op, n, mode
     arena = np.zeros(2 * n, np.float32)
     arena[:n] = src
     machine.execute(_frozen(code), _frozen(np.zeros(1, np.float32)), _frozen(np.zeros((1, 1), np.float32)), arena,
@@ -119,6 +119,13 @@ def test_every_float16_widens_exactly_with_its_nan_payload(soft):
 def test_the_machine_widens_every_float16_exactly():
     got = _machine(O.CAST_NONE, ALL16.astype(np.float32), False).view(np.uint32)
     want = ref_widen(ALL16)
+    assert not _first_bad(got, want, ALL16), _first_bad(got, want, ALL16)
+
+
+def test_the_machine_widens_every_bfloat16_exactly():
+    # issue 38 (6f): a bfloat16 is float32's top half, NaN payload and signalling bit kept
+    got = _machine(O.CAST_NONE, ALL16.astype(np.float32), False, BFLOAT16.code).view(np.uint32)
+    want = ALL16.astype(np.uint32) << 16
     assert not _first_bad(got, want, ALL16), _first_bad(got, want, ALL16)
 
 

@@ -1,7 +1,7 @@
 """Every registered operator's programs on the engine, bit for bit against the interpreter of
 tests/program_interpreter.py (every kernel, dtype and variant, both overflow modes, sampled inputs with
-+-0, +-inf, NaN and subnormals; every bit pattern of a 16-bit input); and the public functions with the
-engine switched on (swishgrad_numba.engine.use), the flat and the broadcast walk, against the same."""
++-0, +-inf, NaN and subnormals; every bit pattern of a 16-bit input); and the public functions on the
+engine, the flat and the broadcast walk, against the same."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +10,6 @@ import pytest
 import swishgrad_numba as sg
 from program_interpreter import interpret
 from reference import BF16, SPECIALS, assert_bits_equal
-from swishgrad_numba import engine
 from swishgrad_numba.engine import runner
 from swishgrad_numba.ops import get_operator
 from swishgrad_numba.ops.registry import OPERATORS
@@ -65,7 +64,7 @@ def test_operator_programs_run_on_the_engine_as_interpreted(name, arch, variant,
 
 @pytest.fixture
 def engine_runs(monkeypatch):
-    """The engine switched on; counts the launches it runs."""
+    """Counts the launches the engine runs."""
     runs = []
     for cls, method in ((runner.Prepared, "run"), (runner.Prepared, "engine_params")):
         original = getattr(cls, method)
@@ -74,8 +73,7 @@ def engine_runs(monkeypatch):
             runs.append(self.lowered.program.name)
             return _original(self, *args, **kwargs)
         monkeypatch.setattr(cls, method, spy)
-    with engine.use(True):
-        yield runs
+    return runs
 
 
 A2, P950 = sg.REFERENCE_PLATFORM, sg.ASCEND950_PLATFORM
@@ -117,25 +115,6 @@ def test_a_broadcast_launch_runs_on_the_engine(engine_runs):
     want = interpret(program, {"dy": np.broadcast_to(dy, full).reshape(-1), "x": np.broadcast_to(x, full).reshape(-1)},
                      {})
     assert_bits_equal(got.reshape(-1), want)
-
-
-def test_params_made_while_the_engine_was_on_still_run_on_the_fused_pass():
-    # Compiled.params leaves a 16-bit program's tables to the engine; a fused launch builds them
-    from swishgrad_numba import kernel
-    from swishgrad_numba.program import compiled
-
-    x = np.arange(65536, dtype=np.uint16).view(np.float16)
-    g = _values(np.random.default_rng(44), x.size, "float16", every_pattern=False)
-    c = compiled("swish_grad", ARCH_A2, "float16")
-    with engine.use(True):
-        params = c.params(beta=np.float32(0.75))
-    assert params.table0.size == 0
-    out = np.empty(x.size, dtype=np.uint16)
-    plan = kernel.plan.plan([kernel.plan.CoreRun(0, 1, 0, 8, 8192, 8192, x.size)], x.size, 2)
-    with engine.use(False):    # the fused pass (the engine is the default)
-        kernel.run_walk(params, (g.view(np.uint16), x.view(np.uint16)), out, plan)
-    want = interpret(get_operator("swish_grad").program("float16"), {"grad": g, "x": x}, {"beta": np.float32(0.75)})
-    assert_bits_equal(out.view(np.float16), want)
 
 
 def test_the_broadcast_walk_on_the_engine_compiles_once_for_every_dtype_pair(engine_runs):

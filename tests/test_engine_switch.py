@@ -1,79 +1,19 @@
-"""The engine's switch (swishgrad_numba.engine.use / set_enabled) is per thread: two threads at once, each with
-its own setting, each see their own; a thread that set nothing follows the process default."""
-import threading
+"""The engine's switch is gone (issue 39): ``SWISHGRAD_ENGINE=0`` only warns, once, at the engine's import."""
+import importlib
+import warnings
 
-import numpy as np
 import pytest
 
 from swishgrad_numba import engine
 
 
-def _in_threads(*bodies):
-    """Run each body in a thread of its own, together; their results in order."""
-    results, errors = [None] * len(bodies), []
-
-    def run(i, body):
-        try:
-            results[i] = body()
-        except BaseException as e:   # surfaced in the test's thread below
-            errors.append(e)
-
-    threads = [threading.Thread(target=run, args=(i, b)) for i, b in enumerate(bodies)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    if errors:
-        raise errors[0]
-    return results
-
-
-def test_two_threads_with_different_settings_each_see_their_own():
-    both_set, both_read = threading.Barrier(2, timeout=30), threading.Barrier(2, timeout=30)
-
-    def with_setting(flag):
-        def body():
-            with engine.use(flag):
-                both_set.wait()          # each thread has made its setting before either reads
-                seen = engine.enabled()
-                both_read.wait()
-            return seen
-        return body
-
-    assert _in_threads(with_setting(True), with_setting(False)) == [True, False]
-
-
-def test_set_enabled_in_one_thread_leaves_the_others_and_the_default():
-    default = engine.enabled()
-    done, checked = threading.Event(), threading.Event()
-
-    def setter():
-        previous = engine.set_enabled(not default)
-        done.set()
-        checked.wait(30)
-        return previous, engine.enabled()
-
-    def other():
-        done.wait(30)
-        seen = engine.enabled()
-        checked.set()
-        return seen
-
-    (previous, own), seen = _in_threads(setter, other)
-    assert (previous, own, seen) == (default, not default, default)
-    assert engine.enabled() == default     # this thread's setting is untouched too
-
-
-def test_use_restores_the_setting_and_refuses_a_non_bool():
-    before = engine.enabled()
-    with engine.use(not before):
-        assert engine.enabled() is (not before)
-        with engine.use(before):
-            assert engine.enabled() is before
-        assert engine.enabled() is (not before)
-    assert engine.enabled() is before
-    with pytest.raises(TypeError, match="flag must be a bool"):
-        with engine.use(np.bool_(True)):
-            pass
-    with pytest.raises(TypeError, match="flag must be a bool"):
-        engine.set_enabled(1)
+@pytest.mark.parametrize("value, warns", [("0", True), (" 0 ", True), ("1", False), ("", False)])
+def test_the_removed_switch_warns_and_does_nothing_else(monkeypatch, value, warns):
+    monkeypatch.setenv("SWISHGRAD_ENGINE", value)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        importlib.reload(engine)
+    messages = [str(w.message) for w in seen if issubclass(w.category, RuntimeWarning)]
+    assert messages == (["SWISHGRAD_ENGINE=0 has no effect: the fused passes were removed and the engine is the "
+                         "only path (issue 39)"] if warns else [])
+    assert not hasattr(engine, "enabled") and not hasattr(engine, "use") and not hasattr(engine, "set_enabled")

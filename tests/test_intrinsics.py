@@ -10,9 +10,6 @@ from numba.core.errors import TypingError
 
 from swishgrad_numba.intrinsics import (GATHER_LANES, fma_f64, gather_lanes, prefetch_read, prefetch_write,
                                         vectorise_full_width)
-from swishgrad_numba.dtypes import FLOAT16, FLOAT32
-from swishgrad_numba.kernel.walk import WORK_ROWS, compute_pass
-from swishgrad_numba.program import compiled
 
 
 @njit
@@ -116,26 +113,6 @@ def test_full_width_vectorisation_reaches_512_bit_registers():
     dst = np.empty_like(src)
     assert "zmm" in _vector_loop_asm(scale, src, dst)
     np.testing.assert_array_equal(dst, src * 2.0 + 1.0)
-
-
-@pytest.mark.skipif(not _compiles_for_avx512(), reason="the compile target has no 512-bit registers")
-@pytest.mark.parametrize("dtype", [np.float32, np.uint16])
-def test_tile_computations_use_512_bit_registers(dtype):
-    # SwishGrad's compiled A2 pass on a float32 tile (binary64 Exp) and on a 16-bit tile, called as the
-    # walk calls it.
-    @njit(error_model="numpy")
-    def tile(params, ins, o, work):
-        compute_pass(params, ins, o, work, 0, o.shape[0])
-
-    n = 256
-    params = compiled("swish_grad", "a2", (FLOAT32 if dtype == np.float32 else FLOAT16).name).params(beta=1.0)
-    lines = _vector_loop_asm(tile, params, np.zeros((2, n), dtype=dtype), np.zeros(n, dtype=dtype),
-                             np.zeros((WORK_ROWS, n), np.float32)).splitlines()
-    assert any("zmm" in line for line in lines)
-    if dtype == np.float32:
-        # The binary64 Exp's fused multiply-adds run mostly on 512-bit registers.
-        fmas = [line for line in lines if "vfmadd" in line or "vfmsub" in line]
-        assert sum("zmm" in line for line in fmas) > sum("ymm" in line for line in fmas)
 
 
 @njit

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import swishgrad_numba as sg
-from swishgrad_numba import kernel
+from swishgrad_numba.engine.runner import DEFAULT_GRAIN
 from reference import (DTYPES, assert_bits_equal, near_rounding_boundary, random_inputs, ref_swish_grad,
                        ref_swish_grad_950)
 
@@ -31,15 +31,15 @@ def test_random_against_reference(dtype, beta):
 def test_exact_exp_elements_scattered_among_fast_ones(platform):
     # Elements whose e**-x lies near a binary32 rounding boundary take the
     # Exp's exact path; the kernel finds and redoes only those, so they are
-    # placed singly and in runs, at slice starts and ends, among ordinary ones.
+    # placed singly and in runs, at the starts and ends of the engine's blocks, among ordinary ones.
     rng = np.random.default_rng(7)
     pool = rng.uniform(-12, 12, 1 << 22).astype(np.float32)
     near = pool[near_rounding_boundary(np.exp(-pool.astype(np.float64)), rel=2.0**-36)]
     assert near.size > 100
     n = 3 * 7016 + 517
     x = rng.uniform(-12, 12, n).astype(np.float32)
-    slice_ = kernel.walk.COMPUTE_SLICE
-    spots = [0, 1, slice_ - 1, slice_, 5 * slice_ + 7, 7015, 7016, n - 1] + list(range(900, 940))
+    block = DEFAULT_GRAIN
+    spots = [0, 1, block - 1, block, 5 * block + 7, 7015, 7016, n - 1] + list(range(900, 940))
     spots += list(rng.integers(0, n, 60))
     x[spots] = rng.choice(near, len(spots))
     g = rng.standard_normal(n).astype(np.float32)
@@ -51,10 +51,9 @@ def _boundary_sizes(itemsize):
     sizes = set()
     block_elems = 32 // itemsize
     tile = 7016 if itemsize == 4 else 8192
-    # A tile is computed in slices of COMPUTE_SLICE elements (7016 = 54 full
-    # slices and one of 104): sizes around one and a few slices too.
-    slice_ = kernel.walk.COMPUTE_SLICE
-    for base in (block_elems, slice_, 3 * slice_, tile, 2 * tile, 48 * block_elems, 48 * tile, 48 * tile + tile,
+    # The engine computes a pass in blocks of its grain: sizes around one and a few blocks too.
+    block = DEFAULT_GRAIN
+    for base in (block_elems, block, 3 * block, tile, 2 * tile, 48 * block_elems, 48 * tile, 48 * tile + tile,
                  3 * 48 * tile):
         for d in (-block_elems - 1, -1, 0, 1, block_elems - 1, block_elems + 1):
             if base + d > 0:

@@ -1,5 +1,5 @@
 """The mask arithmetic of the A2 MishGrad's NaN guard (swishgrad_numba.program.semantics, "mask arithmetic"):
-a mask cast to half, half Adds, half cast back to a mask, on the fused passes and on the engine, bit for bit
+a mask cast to half, half Adds, half cast back to a mask, on the engine, bit for bit
 against plain NumPy and the interpreter of tests/program_interpreter.py; the form's checks of the new Casts."""
 from __future__ import annotations
 
@@ -8,24 +8,16 @@ import pytest
 
 from program_interpreter import interpret
 from reference import assert_bits_equal
-from swishgrad_numba import engine
 from swishgrad_numba.engine.runner import run_program
 from swishgrad_numba.program import Program, Tensor
 from swishgrad_numba.program.form import V
-from swishgrad_numba.program.passes import compile_program
-from test_program import run_compiled
 
 F16 = np.float16
 
 
-def _both(program, arrays, dtype, saturation=False):
-    """The program's output on the fused pass and on the engine (each checked equal to the other)."""
-    with engine.use(False):
-        fused = run_compiled(compile_program(program, dtype, saturation, module=__name__), arrays, np.float32(0),
-                             1000)
-    on_engine = run_program(program, arrays, {}, saturation, grain=256, pass_len=1000)
-    assert_bits_equal(on_engine, fused)
-    return fused
+def _on_engine(program, arrays, saturation=False):
+    """The program's output on the engine."""
+    return run_program(program, arrays, {}, saturation, grain=256, pass_len=1000)
 
 
 @pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
@@ -34,7 +26,7 @@ def test_every_half_cast_to_a_mask_and_back(saturation):
     x = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(F16)
     program = Program("MaskRoundTrip", (Tensor("x", "float16"),), Tensor("out", "float16"),
                       (Tensor("m", "uint8"),), (V.Cast("m", "x", "CAST_RINT"), V.Cast("out", "m", "CAST_NONE")))
-    got = _both(program, [x], "float16", saturation)
+    got = _on_engine(program, [x], saturation)
     f = x.astype(np.float64)
     want = np.where(np.isnan(f), 0, np.clip(np.rint(np.nan_to_num(f)), 0, 255)).astype(np.uint8).astype(F16)
     assert_bits_equal(got, want)
@@ -58,7 +50,7 @@ def test_masks_cast_to_half_and_added_guard_the_nans(dtype):
     local = (Tensor("m1", "uint8"), Tensor("m2", "uint8"), Tensor("h1", "float16"), Tensor("h2", "float16"),
              Tensor("y")) + (() if dtype == "float32" else (Tensor("xf"),))
     program = Program("Guard", (Tensor("x", dtype),), Tensor("out", dtype), local, tuple(body))
-    got = _both(program, [x], dtype)
+    got = _on_engine(program, [x])
     assert_bits_equal(got, np.where(np.isnan(x), x.dtype.type(7), x))
     assert_bits_equal(got, interpret(program, {"x": x}, {}))
 
@@ -71,7 +63,7 @@ def test_half_add_rounds_to_nearest_even_and_overflows_to_inf():
     a[:4] = np.array([65504, 1.0, -np.inf, 1.0], F16)
     program = Program("HalfAdd", (Tensor("a", "float16"), Tensor("b", "float16")), Tensor("out", "float16"), (),
                       (V.Add("out", "a", "b"),))
-    got = _both(program, [a, b], "float16")
+    got = _on_engine(program, [a, b])
     with np.errstate(all="ignore"):
         assert_bits_equal(got, (a.astype(np.float64) + b.astype(np.float64)).astype(F16))   # one rounding
     assert got[0] == np.inf and got[1] == 1.0 and np.isnan(got[2]) and np.isnan(got[3])

@@ -226,7 +226,6 @@ def test_record_layouts_are_the_c_compilers(ops, tmp_path):
 
 def test_a_read_kernels_launch_is_not_disk_cached(tmp_path):
     from swishgrad_numba.disk_cache import cache_roots
-    from swishgrad_numba.kernel.walk import launch_bins, launch_serial, launchers
 
     for f in (KERNELS / "a2_scaled_abs").iterdir():
         text = f.read_text().replace("void scaled_abs(", "void cache_probe_kernel(")
@@ -239,8 +238,6 @@ def test_a_read_kernels_launch_is_not_disk_cached(tmp_path):
         assert_bits_equal(op.run(x=x, scale=0.5), ref_scaled_abs(x, 0.5))
     params = op.compiled("float16").params(scale=0.5)
     assert type(params).__module__ == "swishgrad_read_kernels"
-    serial, bins = launchers(params)
-    assert serial is not launch_serial and bins is not launch_bins          # compiled per process
     for root in cache_roots():
         for p in Path(root).rglob("*"):
             if p.is_file() and before.get(p) != p.stat().st_mtime_ns:

@@ -4,9 +4,9 @@ The first half of this file is that module: a toy element-wise operator,
 ``scaled_abs`` (``out = |x| * scale``, one input), written exactly as an
 ``ops/`` module would be, from the package's building blocks only: its own
 tiling structs, host tilings that reuse ``spec.a2`` / ``spec.arch35``, its
-``walk_check`` for the validator, its pass function on the generic walk
-(``kernel.walk.register_pass``, ``kernel.run_walk``) and its instructions
-for the device-time model. A fixture registers it for this module's tests
+``walk_check`` for the validator, its program (``program.elementwise``),
+compiled (``program.compiled``) and launched on the engine (``kernel.run_walk``),
+and its instructions for the device-time model. A fixture registers it for this module's tests
 and removes it from the registry afterwards (other tests enumerate it).
 
 The tests then drive every generic entry point with ``op="scaled_abs"``
@@ -20,22 +20,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import NamedTuple
 
 import numpy as np
 import pytest
-from numba import njit, types
-from numba.extending import overload
 
 import swishgrad_numba as sg
 from swishgrad_numba import devicetime, kernel
-from swishgrad_numba.casts import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
 from swishgrad_numba.cli import main
-from swishgrad_numba.dtypes import FLOAT16, FLOAT32, DTypeInfo, dtype_info
-from swishgrad_numba.kernel.walk import register_pass
+from swishgrad_numba.dtypes import FLOAT32, DTypeInfo, dtype_info
 from swishgrad_numba.ops import registry
 from swishgrad_numba.ops.registry import Kernel, Operator, OpTiling, WalkCheck
 from swishgrad_numba.platform import ARCH_950, ARCH_A2, Platform
+from swishgrad_numba.program import Attr, Program, compiled
+from swishgrad_numba.program.elementwise import elementwise
+from swishgrad_numba.program.form import V
 from swishgrad_numba.spec import a2 as spec_a2
 from swishgrad_numba.spec import arch35 as spec_arch35
 from swishgrad_numba.tiling.findings import finding
@@ -119,50 +117,14 @@ def arch35_walk_check(tiling, numel, info, platform) -> WalkCheck:
     fields = _walk_fields(tiling)
     return WalkCheck(fields, (arch35_slots(info.itemsize),), fields.ubFormer, _key_findings(tiling, ARCH35_TILING_KEY))
 
-# ---------------------------------------------------------------- the pass function and the launch
+# ---------------------------------------------------------------- the program and the launch
 
 
-class ScaledAbsPass(NamedTuple):
-    scale: np.float32
-    dtype_code: int
-
-
-_F16 = FLOAT16.code
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _slice_f32(x_buf, o_buf, w_buf, a, b, scale, code):
-    for j in range(a, b):
-        o_buf[j] = abs(x_buf[j]) * scale                        # Abs ; Muls
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _slice_16(x_buf, o_buf, w_buf, a, b, scale, code):
-    for j in range(a, b):                                       # Cast (exact)
-        w_buf[j] = f16_bits_to_f32(x_buf[j]) if code == _F16 else bf16_bits_to_f32(x_buf[j])
-    for j in range(a, b):
-        w_buf[j] = abs(w_buf[j]) * scale                        # Abs ; Muls
-    for j in range(a, b):                                       # Cast (CAST_RINT)
-        o_buf[j] = f32_to_f16_bits(w_buf[j]) if code == _F16 else f32_to_bf16_bits(w_buf[j])
-
-
-def _slice(x_buf, o_buf, w_buf, a, b, scale, code):
-    raise NotImplementedError("jitted code only")
-
-
-@overload(_slice, inline="always")
-def _slice_overload(x_buf, o_buf, w_buf, a, b, scale, code):
-    if isinstance(x_buf, types.Array) and x_buf.dtype == types.float32:
-        return _slice_f32.py_func
-    if isinstance(x_buf, types.Array) and x_buf.dtype == types.uint16:
-        return _slice_16.py_func
-    return None
-
-
-@register_pass(ScaledAbsPass)
-@njit(cache=True, error_model="numpy", inline="always")
-def _scaled_abs_pass(params, in_bufs, o_buf, work, a, b):
-    _slice(in_bufs[0], o_buf, work[0], a, b, params.scale, params.dtype_code)
+def programs(dtype: str, variant: str = "main") -> Program:
+    """The Compute: ``|x| * scale`` in float32 (a 16-bit x widened exactly, the result narrowed CAST_RINT)."""
+    if variant != "main":
+        raise ValueError(f"no {NAME} variant {variant!r}")
+    return elementwise("ScaledAbs", (("x", "xf"),), (V.Abs("a", "xf"), V.Muls("y", "a", Attr("scale"))), "y", dtype)
 
 
 def _run(grad, x, out, tiling: OpTiling) -> None:
@@ -171,7 +133,8 @@ def _run(grad, x, out, tiling: OpTiling) -> None:
     launch_plan = kernel.plan_launch(_walk_fields(tiling), tiling.block_dim, kernel.arch_code(tiling.architecture),
                                      out.size)
     xb, ob = (x, out) if info is FLOAT32 else (x.view(np.uint16), out.view(np.uint16))
-    kernel.run_walk(ScaledAbsPass(np.float32(tiling["scale"]), info.code), (xb,), ob, launch_plan)
+    params = compiled(NAME, tiling.architecture, info.name).params(scale=tiling["scale"])
+    kernel.run_walk(params, (xb,), ob, launch_plan)
 
 # ---------------------------------------------------------------- the registry entry
 
@@ -185,9 +148,9 @@ def _device_instructions(tiling, itemsize: int) -> tuple:
 SCALED_ABS = Operator(
     NAME, ("aclnnScaledAbsGetWorkspaceSize", "aclnnScaledAbs"), "ScaledAbs",
     {ARCH_A2: Kernel(ARCH_A2, "(toy)", "ScaledAbsTilingData", A2_RECORD_DTYPE, "CAST_RINT", a2_walk_check, _run,
-                     _device_instructions),
+                     _device_instructions, programs=programs),
      ARCH_950: Kernel(ARCH_950, "(toy, arch35)", "ScaledAbsTilingData", ARCH35_RECORD_DTYPE, "CAST_RINT",
-                      arch35_walk_check, _run, _device_instructions)},
+                      arch35_walk_check, _run, _device_instructions, programs=programs)},
     _host_tiling, has_beta=True, inputs=1)
 
 # ================================================================ the tests

@@ -1,8 +1,7 @@
 """ReinterpretCast between a 16-bit float tensor and int16_t/uint16_t in a read kernel (issue 43): a view of the
 same buffer's bits, with the A2's And and Or on them and Duplicate of a constant's bits. The fixtures bits_abs
 and bits_copysign are written for these tests (sign-bit tricks in the tutorials' style); the references here
-compute each instruction on the bits with NumPy, over every 16-bit pattern, on the fused passes and on the
-engine."""
+compute each instruction on the bits with NumPy, over every 16-bit pattern, on the engine."""
 from pathlib import Path
 
 import ml_dtypes
@@ -13,7 +12,6 @@ from reference import SPECIALS, assert_bits_equal, random_inputs
 from reference_family import narrow
 from reader_variants import fixture_variant
 
-from swishgrad_numba import engine
 from swishgrad_numba.ops import read_kernel
 from swishgrad_numba.reader import KernelSourceError
 
@@ -40,23 +38,18 @@ def _every(dtype):
     return np.arange(65536, dtype=np.uint32).astype(U16).view(NUMPY[dtype])
 
 
-# the fused passes (the opt-out path, a compile each) on one dtype a test, the engine on both
-@pytest.mark.parametrize("dtype, on_engine", [("float16", True), ("bfloat16", True), ("float16", False)],
-                         ids=["float16-engine", "bfloat16-engine", "float16-fused"])
-def test_abs_on_the_bits_of_every_pattern(dtype, on_engine):
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_abs_on_the_bits_of_every_pattern(dtype):
     x = _every(dtype)
-    with engine.use(on_engine):
-        got = read_kernel(KERNELS / "bits_abs").run(x=x)
+    got = read_kernel(KERNELS / "bits_abs").run(x=x)
     assert_bits_equal(got, ref_bits_abs(x), f"bits_abs {dtype}")
 
 
-@pytest.mark.parametrize("dtype, on_engine", [("float16", True), ("bfloat16", True), ("bfloat16", False)],
-                         ids=["float16-engine", "bfloat16-engine", "bfloat16-fused"])
-def test_copysign_on_the_bits_of_every_pattern(dtype, on_engine):
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_copysign_on_the_bits_of_every_pattern(dtype):
     x = _every(dtype)
     y = np.random.default_rng(43).permutation(x.view(U16)).view(NUMPY[dtype])
-    with engine.use(on_engine):
-        got = read_kernel(KERNELS / "bits_copysign").run(x=x, y=y)
+    got = read_kernel(KERNELS / "bits_copysign").run(x=x, y=y)
     assert_bits_equal(got, ref_bits_copysign(x, y), f"bits_copysign {dtype}")
 
 

@@ -1,7 +1,7 @@
 """950 DAG constructs of issue 43, read from a kernel of the tests' own (fixtures/kernels/dag_band_grad):
 ``Vec::And<uint8_t>`` / ``Vec::Or<uint8_t>`` of two Compare masks, ``Vec::Copy``, a DAG struct picked by
 its specialization for float and a DAG member that is another struct's ``OpDag``; bit for bit against a
-plain reference, on the engine and on the fused passes."""
+plain reference, on the engine."""
 from pathlib import Path
 
 import ml_dtypes
@@ -11,7 +11,6 @@ import pytest
 from activation_checks import every16
 from reference import SPECIALS, assert_bits_equal, random_inputs
 
-from swishgrad_numba import engine
 from swishgrad_numba.ops import read_kernel
 from swishgrad_numba.reader import KernelSourceError
 
@@ -50,14 +49,6 @@ def _inputs(dtype):
 def test_band_reads_and_runs_bit_for_bit(op, dtype):
     dy, x = _inputs(dtype)
     assert_bits_equal(op.run(dy=dy, x=x), ref_band(dy, x), f"band {dtype}")
-
-
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
-def test_band_on_the_fused_passes(op, dtype):
-    dy, x = _inputs(dtype)
-    with engine.use(False):
-        got = op.run(dy=dy, x=x)
-    assert_bits_equal(got, ref_band(dy, x), f"band {dtype}, fused passes")
 
 
 def test_band_steps_per_dtype(op):

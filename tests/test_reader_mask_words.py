@@ -13,7 +13,6 @@ import pytest
 from reference import assert_bits_equal
 from reader_variants import fixture_variant, refusal
 
-from swishgrad_numba import engine
 from swishgrad_numba.ops import read_kernel
 from swishgrad_numba.reader import KernelSourceError
 
@@ -51,15 +50,6 @@ def test_mask_words_bit_for_bit(clip, dtype):
     assert_bits_equal(clip.run(dy=dy, x=x), ref_clip_pass_grad(dy, x, -1.0, 2.5), f"clip_pass_grad {dtype}")
     assert_bits_equal(clip.run(dy=dy, x=x, lower=0.25, upper=0.5), ref_clip_pass_grad(dy, x, 0.25, 0.5),
                       f"clip_pass_grad {dtype} with attributes")
-
-
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
-def test_mask_words_on_the_fused_passes(clip, dtype):
-    # the compiled program (program.semantics' not_mask), not the engine's rows
-    dy, x = _inputs(dtype)
-    with engine.use(False):
-        got = clip.run(dy=dy, x=x)
-    assert_bits_equal(got, ref_clip_pass_grad(dy, x, -1.0, 2.5), f"clip_pass_grad {dtype}, fused passes")
 
 
 def test_the_words_are_the_masks_own_instructions(clip):

@@ -3,8 +3,8 @@
 - :mod:`.inputs`: seeded inputs, the size and thread-count arguments, the two betas;
 - :mod:`.timing`: medians of calls timed round-robin (:func:`time_interleaved`);
 - :mod:`.peers`: what the emulator is timed against: the NumPy golden,
-  PyTorch's ``silu_backward``, the same arithmetic in a flat loop (SwishGrad's
-  compiled pass in ``kernel.flat``), and a STREAM triad (the memory roofline);
+  PyTorch's ``silu_backward``, the same arithmetic over flat chunks (SwishGrad's
+  program on the engine, without the tiling), and a STREAM triad (the memory roofline);
 - :mod:`.runner`: :func:`run_comparison` (every implementation per dtype, size
   and thread count, one row each) and :func:`thread_scaling` (small launches
   at 1 and more host threads);

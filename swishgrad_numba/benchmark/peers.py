@@ -3,19 +3,21 @@
 - the operator's float32 NumPy golden (:func:`swishgrad_numba.golden.numpy_golden`);
 - PyTorch's ``silu_backward``, allocating and writing into a given output
   (:func:`torch_ops`, on tensors that share the arrays' memory: :func:`torch_tensor`);
-- the emulator's own arithmetic in one flat loop (:func:`flat_loop`: SwishGrad's compiled pass
-  in ``flat.flat_launch``): what the tile structure costs;
+- the emulator's own arithmetic over flat chunks (:func:`flat_loop`: SwishGrad's program on the
+  engine, one walk of passes of a chunk cut into a bin per thread, without the kernel's tiling): what the
+  tile structure costs;
 - a STREAM triad (:func:`triad`): the memory-bandwidth roofline.
 """
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
 from numba import njit, prange
 
-from .. import runtime
-from ..kernel import flat
+from .. import kernel, runtime
+from ..kernel import plan as kernel_plan
 from ..dtypes import FLOAT32, dtype_info, to_float32
 from ..golden import numpy_golden
 from ..platform import REFERENCE_PLATFORM
@@ -23,8 +25,8 @@ from ..platform import REFERENCE_PLATFORM
 __all__ = ["FLAT_CHUNK", "TORCH_OMP_WAIT_POLICY", "flat_loop", "numpy_golden", "torch_available", "torch_omp_wait_policy",
            "torch_ops", "torch_tensor", "triad"]
 
-#: Elements per parallel iteration of the flat loop (about one float32 tile).
-FLAT_CHUNK = flat.FLAT_CHUNK
+#: Elements per pass of the flat loop (about one float32 tile).
+FLAT_CHUNK = 8192
 
 
 def _check_vectors(arrays: dict, numpy_dtype, what: str) -> None:
@@ -43,12 +45,15 @@ def _check_vectors(arrays: dict, numpy_dtype, what: str) -> None:
 # --------------------------------------------------------------------------
 
 def flat_loop(grad, x, out, beta, chunk: int = FLAT_CHUNK, platform=None):
-    """The emulator's arithmetic in one flat chunked loop, into ``out``.
+    """The emulator's arithmetic over flat chunks, into ``out``: SwishGrad's program on the engine, one
+    walk of passes of ``chunk`` elements cut into a bin per thread (one bin under
+    :data:`swishgrad_numba.kernel.SERIAL_BELOW` elements).
 
     ``grad``, ``x``, ``out``: 1-D C-contiguous arrays of one supported dtype
     and one size; the inputs are not modified. Gives the same bits as
     :func:`~swishgrad_numba.swish_backward` on ``platform``'s kernel (the
-    arithmetic is element-wise); only the tile structure is missing.
+    arithmetic is element-wise); only the tile structure (the host tiling, its
+    record and the cores' ranges) is missing.
     """
     info = dtype_info(out.dtype, argname="out.dtype")
     _check_vectors({"grad": grad, "x": x, "out": out}, info.numpy, info.name)
@@ -57,11 +62,23 @@ def flat_loop(grad, x, out, beta, chunk: int = FLAT_CHUNK, platform=None):
     beta32 = to_float32(beta, argname="beta")
     from ..program import compiled   # the compiled programs import the operators
 
-    params = compiled("swish_grad", (platform or REFERENCE_PLATFORM).architecture, info.name).fused_params(beta=beta32)
-    raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
-    with runtime.launch_guard():
-        flat.flat_launch(params, raw(grad), raw(x), raw(out), chunk)
+    c = compiled("swish_grad", (platform or REFERENCE_PLATFORM).architecture, info.name)
+    if out.size:
+        threads = 1 if out.size < kernel.SERIAL_BELOW else runtime.num_threads()
+        raw = (lambda a: a) if info is FLOAT32 else (lambda a: a.view(np.uint16))
+        kernel.run_walk(c.params(beta=beta32), (raw(grad), raw(x)), raw(out), _flat_plan(out.size, chunk, threads))
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _flat_plan(n: int, chunk: int, threads: int):
+    """One core's walk of ``n`` elements in passes of ``chunk``, cut into ``threads`` bins; made once per
+    arguments, so that a warm call does not spend its time planning (as
+    :func:`swishgrad_numba.kernel.plan_launch`'s kept plans)."""
+    passes = -(-n // chunk)
+    made = kernel_plan.plan([kernel_plan.CoreRun(0, 1, 0, passes, chunk, n - (passes - 1) * chunk, n)], n, threads)
+    made.pieces.flags.writeable = made.bins.flags.writeable = False
+    return made
 
 
 # --------------------------------------------------------------------------

@@ -22,10 +22,10 @@ implementation always follows the same other one:
   passive OpenMP workers (``OMP_WAIT_POLICY=PASSIVE``; the rows'
   ``omp_wait_policy`` says what it ran with), so its idle workers do not
   take the cores from the call timed after it;
-* ``flat``: the emulator's arithmetic in one flat ``prange`` over fixed
-  chunks (:func:`~.peers.flat_loop`), without tiles, local buffers or
-  ping-pong: the difference to ``emulator``/``out`` is what the tile
-  structure costs;
+* ``flat``: the emulator's arithmetic over fixed chunks (:func:`~.peers.flat_loop`:
+  SwishGrad's program on the engine, one walk of passes of a chunk cut into a
+  bin per thread), without the host tiling, its record or the cores' ranges:
+  the difference to ``emulator``/``out`` is what the tile structure costs;
 * ``triad``: a STREAM-style triad ``a[:] = b + s * c`` in float32 over the
   same number of bytes, the memory-bandwidth roofline of this machine (the
   faster of a ``prange`` and a one-thread loop: at small sizes waking the

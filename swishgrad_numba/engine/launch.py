@@ -1,6 +1,6 @@
 """Launching streams: the cores' walks, the 16-bit tables, the broadcast walk's pass.
 
-The schedule is the fused passes' own (:mod:`swishgrad_numba.kernel.plan`): pieces of cores, each
+The schedule is the kernels' (:mod:`swishgrad_numba.kernel.plan`): pieces of cores, each
 core's passes (tiles, UB loops) in order, the pieces grouped into one bin per host thread, each bin
 one ``prange`` iteration with an arena of its own. A pass runs in blocks of the stream's grain:
 CopyIn of each input's block into its row (16-bit bits as the numbers they are), the stream

@@ -3,7 +3,7 @@
 :func:`execute` runs each instruction of a stream (:mod:`.opcodes`) over ``count`` elements of its
 arena rows, one loop per instruction, each element by the instruction's function in
 :mod:`swishgrad_numba.program.semantics` (the one definition, which the interpreter of the tests and
-the fused passes share): nothing of the arithmetic is restated here. The overflow mode is a runtime
+the hot loops share): nothing of the arithmetic is restated here. The overflow mode is a runtime
 flag: each instruction's loop exists twice, with ``sat`` a constant in each, so the choice is made
 once per instruction, never per element. Most instructions' loops (:func:`_binary` and the like) are
 jitted functions of their own that :func:`execute` calls, not inlines at Numba IR level: Numba's SSA and

@@ -3,7 +3,7 @@
 :class:`Prepared` holds a lowered program's streams (:mod:`.stream`), checked once when made (the code
 arrays are then read-only), and builds its 16-bit tables per attribute values by running their
 streams (:func:`.launch.build_table`), kept in a :class:`swishgrad_numba.kernel.tables.TableCache`.
-:meth:`Prepared.run` launches it over a plan of the fused passes' schedule
+:meth:`Prepared.run` launches it over a plan of the kernel's schedule
 (:func:`swishgrad_numba.kernel.plan_launch`); :meth:`Prepared.engine_params` gives the broadcast
 walk's pass parameters.
 """

@@ -10,7 +10,7 @@ the 65,536 bit patterns of their input; the main stream looks them up.
 
 A 16-bit Duplicate, Select or Compare (:data:`swishgrad_numba.program.isa.SIXTEEN_BIT_OPS`) is its
 float32 instruction between the exact widenings of its 16-bit sources and the narrowing of a 16-bit
-result, as the fused passes compute it.
+result, as the interpreter computes it.
 
 :func:`check` refuses a malformed stream before it runs: an unknown opcode, an offset whose
 ``grain`` elements leave the arena, a scalar or table index out of range, a mode its opcode has not.

@@ -6,16 +6,14 @@ code below them only computes. What a pass computes is each operator's
 (:mod:`swishgrad_numba.ops`); everything else is here, written once.
 
 - :mod:`.exp`: the correctly rounded Exp; :mod:`.ln`: the correctly rounded Ln;
-- :mod:`.walk`: the pass-by-pass walk with ping-pong local buffers, generic
-  over the operator's pass function, and the parallel launch;
+- :mod:`.walk`: what the walks share (the launch's pieces, pass functions and
+  routes by parameter class; the flat launch itself is the engine's);
 - :mod:`.plan`: how a launch's cores are spread over the host threads;
 - :mod:`.broadcast`: the broadcast walk (arch35 ``BroadcastTiling``);
-- :mod:`.flat`: a compiled pass in one flat loop (the benchmark's yardstick
-  for what the tile structure costs);
 - :mod:`.envelope`: ulp steps, for the outputs a device with Exp, Div and Ln errors can reach.
 
 Entry points: :func:`plan_launch`, :func:`run_walk` (a planned launch of
-any operator's pass function), :class:`TableCache`.
+a compiled program), :class:`TableCache`.
 """
 from __future__ import annotations
 
@@ -86,21 +84,11 @@ def _planned(_fields_type, fields, block_dim: int, arch: int, numel: int, thread
 
 
 def run_walk(params, ins: tuple, out: np.ndarray, launch_plan: Plan) -> None:
-    """Run a planned launch of the pass function registered for ``type(params)``
-    (:func:`.walk.register_pass`) over flat, C-contiguous ``ins`` (a tuple of
-    arrays of one dtype, ``out``'s size) into ``out``."""
-    route = walk.route_of(params)   # a compiled program's: on the engine, or its fused pass (program.passes)
-    if route is not None:
-        params = route.flat(params, ins, out, launch_plan)
-        if params is None:
-            return
-    # On workqueue (not thread-safe) one launch at a time, each still using
-    # every Numba thread; TBB and omp need no lock. See runtime.
-    serial, bins = walk.launchers(params)
-    # a kept plan's arrays are read-only: the fused walks take writable ones (one array type, one compile)
-    pieces, cuts = (a if a.flags.writeable else a.copy() for a in (launch_plan.pieces, launch_plan.bins))
-    with runtime.launch_guard():
-        if len(launch_plan.bins) <= 2:
-            serial(params, ins, out, pieces, launch_plan.capacity)
-        else:
-            bins(params, ins, out, pieces, cuts, launch_plan.capacity)
+    """Run a planned launch of the compiled program whose parameters ``params`` are (by the route registered
+    for ``type(params)``, :func:`.walk.register_route`: on the engine) over flat, C-contiguous ``ins`` (a
+    tuple of arrays of one dtype, ``out``'s size) into ``out``."""
+    route = walk.route_of(params)
+    if route is None:
+        raise TypeError(f"run_walk takes a compiled program's launch parameters (program.compiled(...).params()), "
+                        f"got {type(params).__qualname__}")
+    route.flat(params, ins, out, launch_plan)

@@ -4,9 +4,10 @@ A block runs UB loops over the "fused" index of (the axes before the UB
 split axis, the split axis's UB steps); each loop is a contiguous region of
 the output, its inputs copied in with their own strides (0 on a broadcast
 axis), so the inputs may broadcast against each other and have different
-dtypes. What a pass computes is the operator's pass function
-(:func:`.walk.register_pass`), as in the element-wise walk. SiluGrad's 950
-kernel runs on it.
+dtypes. What a pass computes is the pass function registered for
+its parameters (:func:`.walk.register_pass`: a compiled program's route gives
+the engine's, :class:`swishgrad_numba.engine.launch.EngineParams`). SiluGrad's
+950 kernel runs on it.
 
 A pass registered as wide (:func:`register_wide_pass`: the engine's) is launched on the tensors' raw
 bytes with their widths, ``(uint8 array, wide)`` (4 bytes an element where ``wide``, else 2)
@@ -14,7 +15,7 @@ bytes with their widths, ``(uint8 array, wide)`` (4 bytes an element where ``wid
 its buffers stay as compact as the tensors. It reads each UB loop's input where it lies, the tensor itself
 where the loop's region is contiguous and inside it (else the local buffer the walk copied it into), and
 writes its result straight into the output where the region lies inside it: an equal-shape launch copies
-each value no more often than the element-wise walk does.
+each value no more often than the engine's flat launch does.
 """
 from __future__ import annotations
 
@@ -393,7 +394,7 @@ def launch_blocks(params, dy, x, out, block_num, block_former, block_tail, ub_fo
 
 def run_blocks(params, dy, x, out, *args) -> None:
     """:func:`launch_blocks` of ``params``, or of what their route gives (:func:`.walk.register_route`: a
-    compiled program's pass, on the engine where it is switched on); a wide pass
+    compiled program's pass on the engine); a wide pass
     (:func:`register_wide_pass`) on the tensors' raw bytes where each is 2 or 4 bytes an element. A launch
     whose walk is the identity (:mod:`.broadcast_identity`) goes to its route's flat launch first
     (``route.equal_shapes``: the engine's, for an element-wise stream), the walk where that declines. Call it

@@ -3,8 +3,8 @@
 A call whose kernel comes down to one engine launch (:meth:`swishgrad_numba.engine.runner.Prepared.run`) over
 its flat inputs and result is kept as that launch (its program, schedule and attributes, a :class:`CallPlan`),
 per everything the launch was derived from (:func:`plan_key`: the operator, the inputs' dtypes, shapes, strides
-and writeability, the attributes' float32 bits, the platform, and :func:`launch_key`: the engine switch, the
-grain, the thread count). Any other call is kept as :data:`DECLINED`: it runs in full every time. The plans live
+and writeability, the attributes' float32 bits, the platform, and :func:`launch_key`: the grain, the
+thread count). Any other call is kept as :data:`DECLINED`: it runs in full every time. The plans live
 in :data:`CALL_PLANS`, an LRU of :data:`PLANS_KEPT` shared by every thread (and renewed in a forked child).
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import engine, kernel as kernel_pkg, runtime
+from .. import kernel as kernel_pkg, runtime
 from ..engine import hot, runner
 from .registry import get_operator
 
@@ -87,10 +87,10 @@ def usable(kept, op_name: str, platform) -> bool:
 
 
 def launch_key(size: int) -> tuple:
-    """The parts of a call's key read at each call: the engine switch, the grain, the thread count (only where a
-    launch of ``size`` elements asks it, :func:`swishgrad_numba.kernel.plan_launch`: a smaller one runs on one bin
-    and must not start the thread pool)."""
-    return engine.enabled(), runner.DEFAULT_GRAIN, 1 if size < kernel_pkg.SERIAL_BELOW else runtime.num_threads()
+    """The parts of a call's key read at each call: the grain, the thread count (only where a launch of ``size``
+    elements asks it, :func:`swishgrad_numba.kernel.plan_launch`: a smaller one runs on one bin and must not start
+    the thread pool)."""
+    return runner.DEFAULT_GRAIN, 1 if size < kernel_pkg.SERIAL_BELOW else runtime.num_threads()
 
 
 def _attr_key(attr32):

@@ -4,10 +4,10 @@
   argument order, typed local tensors, attributes and constants,
   subroutines) and its printing;
 - :mod:`.semantics`: what each instruction computes, defined once;
-- :mod:`.lower`, :mod:`.compiler`: a program in SSA form, its 16-bit tables
-  chosen, then as the walk's pass function;
-- :mod:`.passes`: the compiled passes, one per (operator, kernel, dtype,
-  variant, overflow mode), registered with the walk and disk-cacheable.
+- :mod:`.lower`: a program in SSA form, its 16-bit tables chosen;
+- :mod:`.passes`: the compiled programs, one per (operator, kernel, dtype,
+  variant, overflow mode), each launched on the engine
+  (:mod:`swishgrad_numba.engine`) by its route from the walks.
 """
 from .form import Attr, Call, Const, Instr, Product, Program, Tensor
 from .passes import Compiled, compiled

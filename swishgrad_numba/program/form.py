@@ -12,7 +12,7 @@ A :class:`Call` runs a subroutine, itself a program (asc-devkit builds
 ``Tanh`` and ``Erf`` that way).
 
 What each instruction computes is :mod:`.semantics`'; how a program runs
-over a pass is :mod:`.compiler`'s; the instructions' operands are
+over a pass is the engine's (:mod:`swishgrad_numba.engine`); the instructions' operands are
 :mod:`.isa`'s. This module holds the form and the checks that make a
 program well typed.
 """

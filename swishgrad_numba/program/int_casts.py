@@ -3,8 +3,8 @@
 What each computes is defined here once (:func:`f32_to_int`, :func:`int_to_f32`, :func:`int_to_f16_bits`,
 :func:`f32_to_whole`, with the sources of the modes and the pairs); the float16 and bfloat16 roundings they end
 in are :mod:`swishgrad_numba.casts`'. Also here: which (dst, src, mode) a program may name
-(:data:`ROUNDED_INT_CASTS`, asc-devkit's Cast page, Table 4, for the A2), the per-element functions the fused
-passes, the engine and the tables call, and how a step names them (:func:`call`, :func:`engine_mode`).
+(:data:`ROUNDED_INT_CASTS`, asc-devkit's Cast page, Table 4, for the A2), the per-element functions the engine
+and its tables call, and how a step names them (:func:`call`, :func:`engine_mode`).
 
 - float32, float16 (and bfloat16 to int32) to int32 / int16 / int8 / uint8: the source's exact value rounded
   to a whole number by the mode, saturated to the integer's range (the Cast page's default; a lowered mode
@@ -15,7 +15,7 @@ passes, the engine and the tables call, and how a step names them (:func:`call`,
 
 An int16 is held as its 16 bits (:data:`.isa.BITS_DTYPE`: what And, Or and Reinterpret act on): a Cast to
 int16 writes its value's bits (:func:`int16_bits`), a Cast from int16 reads the value of its bits
-(:func:`int16_value`), in the fused passes, the tables and the engine alike.
+(:func:`int16_value`), in the engine and its tables alike.
 
 The earlier integer Casts (CAST_NONE int32 -> float32, float16 <-> int8, the mask Casts) keep their own
 entries in :data:`.semantics.FUNCTIONS`; they compute the same values as these.

@@ -1,7 +1,7 @@
 """What each vector instruction computes, per element, defined once (model section 2).
 
 One jitted function per instruction of :data:`.form.INSTRUCTIONS` that has semantics (:data:`DEFINED`);
-the compiler (:mod:`.compiler`) calls them, the 16-bit tables and the float32 passes alike. Read against
+the engine calls them (:mod:`swishgrad_numba.engine`: its machine, its hot loops and its 16-bit tables). Read against
 the Ascend C API pages, one per instruction:
 
 - float32 arithmetic (``Muls``, ``Adds``, ``Add``, ``Sub``, ``Mul``, ``Div``,
@@ -406,7 +406,7 @@ FUNCTIONS.update({("Cast", m): f"cast_{m[5:].lower()}" for m in ("CAST_FLOOR", "
 __all__ += ["cast_directed", "cast_floor", "cast_ceil", "cast_trunc", "cast_odd"]
 
 # The alternative overflow (Platform.cast_overflow "inf"): every overflow to inf. A lowered program names these
-# modes (CAST_FLOOR_INF ..., .lower.lower); the compiler calls cast_directed with the mode's index + INF_OVERFLOW.
+# modes (CAST_FLOOR_INF ..., .lower.lower); cast_directed takes the mode's index + INF_OVERFLOW.
 FUNCTIONS.update({("Cast", f"{m}_INF"): "cast_directed" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")})
 from .int_casts import cast_int_to_16, cast_int_to_f32, cast_to_int, int16_bits, int16_value  # noqa: E402,F401
 _INT_CASTS = ("cast_to_int", "cast_int_to_f32", "cast_int_to_16", "int16_bits", "int16_value")   # issue 43

@@ -1,13 +1,13 @@
 """Emulate your own kernel (issue 31): :func:`read_kernel` reads an op_kernel folder into an :class:`Operator`.
 
 The source is read by :mod:`swishgrad_numba.reader` (no compiler, no CANN); each dtype's Compute becomes a
-program (:func:`swishgrad_numba.reader.to_program.to_program`), compiled once per process to the walk's
-pass. The host side is the template's (:mod:`.host_tiling`). ``register(op)`` then makes ``compute_tiling``,
+program (:func:`swishgrad_numba.reader.to_program.to_program`), compiled once per process and run on the
+engine. The host side is the template's (:mod:`.host_tiling`). ``register(op)`` then makes ``compute_tiling``,
 ``validate_tiling``, ``run_tiling`` and ``devicetime.estimate`` work on it as on the package's operators.
 
-A read kernel's pass is not the package's: its classes live in :data:`READ_MODULE` (outside the package),
-so :func:`swishgrad_numba.kernel.walk.launchers` compiles its launches per process, and nothing of it is
-written to (or loaded from) the package's disk cache, whose source stamp does not cover the folder read.
+A read kernel's program is not the package's: its classes live in :data:`READ_MODULE` (outside the package),
+and nothing of it is written to (or loaded from) the package's disk cache, whose source stamp does not cover
+the folder read.
 """
 from __future__ import annotations
 

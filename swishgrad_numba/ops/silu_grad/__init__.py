@@ -18,7 +18,7 @@ Both kernels run the same steps in the same order (the products commute),
 so one program serves both (:mod:`.program`): ``z(x)``, the factor ``dy``
 is multiplied by last. That factorisation is exact (every step is its own
 binary32 rounding, and ``dy`` enters only in the last Mul), so a 16-bit
-``x`` looks ``z`` up in a 65,536-entry table the compiler builds from the
+``x`` looks ``z`` up in a 65,536-entry table the engine builds from the
 same program.
 
 Public: :func:`silu_backward`; the host tilings :func:`a2_host_tiling`,

@@ -15,9 +15,9 @@ and line, of every fact here. Two kernels:
   narrowing with ``CAST_RINT``.
 
 Plain Python only: the facts and the host tilings (:mod:`.host`), the
-programs (:func:`_programs`), which :mod:`swishgrad_numba.program` compiles to the
-pass the generic walk (:mod:`swishgrad_numba.kernel.walk`) runs; a 16-bit
-program is all one table of outputs, built by the compiler.
+programs (:func:`_programs`), which :mod:`swishgrad_numba.program` compiles and
+the engine runs (:mod:`swishgrad_numba.engine`); a 16-bit program is all one
+table of outputs, built by the engine.
 """
 from __future__ import annotations
 
