@@ -51,10 +51,12 @@ print(json.dumps({"import_s": t_import - t0, "first_call_s": t_call - t_inputs,
 """
 
 # The inputs are made in chunks (make_inputs), so the high-water mark before
-# the call is about the resident size; a warm-up call on a small tensor loads
-# the machine code, builds the 16-bit table and starts the thread pool. ``out``
-# is written once before the call, so its pages are resident: the growth is
-# what the call itself holds at its peak (its local buffers, any temporary).
+# the call is about the resident size; a warm-up call of the same launch into
+# ``out`` loads or compiles its machine code (the hot tier's block of a large
+# launch, which an empty cache compiles: tens of MB of LLVM's), builds the
+# 16-bit table, starts the thread pool and makes ``out``'s pages resident: the
+# growth is what the call itself holds at its peak (its local buffers, any
+# temporary).
 # On Linux the high-water mark is reset right before the call (clear_refs, 5)
 # and read from /proc/self/status (VmHWM); elsewhere getrusage's ru_maxrss is
 # read before and after.
@@ -72,11 +74,9 @@ def peak_bytes():
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak if sys.platform == "darwin" else peak * 1024
 
-wg, wx = make_inputs(1 << 16, name)
-swishgrad_numba.swish_backward(wg, wx, 1.1, platform=platform)
 g, x = make_inputs(n, name)
 out = np.empty_like(x)
-out.fill(0)
+swishgrad_numba.swish_backward(g, x, 1.1, out=out, platform=platform)
 try:
     with open("/proc/self/clear_refs", "w") as fh:
         fh.write("5")
@@ -140,8 +140,8 @@ def memory_growth(dtype="float32", size: int = MEMORY_SIZE, timeout: float = 300
                   platform: Platform | None = None) -> dict:
     """Peak memory one ``swish_backward(g, x, out=out)`` call adds, measured in a fresh interpreter.
 
-    Before the call the inputs exist and ``out`` has been written once (its
-    pages are resident); ``growth_bytes`` is the process's peak resident size
+    Before the call the inputs exist and the same call has run once into ``out``
+    (its code loaded or compiled, ``out``'s pages resident); ``growth_bytes`` is the process's peak resident size
     during the call less its resident size just before: what the call holds
     beyond its arguments (its per-thread local buffers, and any temporary it
     made). Compare it with ``output_bytes``: a call that copied its output or
