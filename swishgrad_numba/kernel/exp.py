@@ -1,9 +1,11 @@
 """The Exp vector instruction: correctly rounded binary32 e**t (model section 2).
 
 Private to the kernels: :func:`exp_f32` for one value; :func:`exp_block`, the
-machine's Exp over a block; :func:`exp_fast`, :func:`clamp_exp_arg`,
-:func:`exact_exp_flags`, :func:`exact_exp_mark` and :func:`redo_marked` for the
-vectorised loops of the fused passes, and :func:`vexp_f32`, a whole buffer by
+machine's Exp over a block, with :func:`exact_exp_mark` and :func:`redo_marked`
+for its exact path; :func:`exp_fast`, the fast value and its guard keys that the
+hot tier's loops use (:mod:`swishgrad_numba.engine.hot_source`; on AVX-512 its
+Exp loops use :mod:`.exp_vector` instead), :func:`clamp_exp_arg` and
+:func:`exact_exp_flags`; and :func:`vexp_f32`, a whole buffer by
 :func:`exp_block` (what the exhaustive test checks).
 
 How it is exact. e**t is evaluated in binary64, branch-free so that loops
@@ -54,7 +56,7 @@ from numba import njit
 from ..intrinsics import fma_f64
 
 __all__ = ["BLOCK_CHUNK", "GUARD_LIM", "GUARD_ULPS", "LOW_BITS", "NO_KEY", "T_HI", "clamp_exp_arg", "exact_exp_flags", "exact_exp_mark", "exp_block", "exp_f32",
-           "exp_fast", "no_exact_flags", "redo_marked", "vexp_f32"]
+           "exp_fast", "redo_marked", "vexp_f32"]
 
 # Every jitted function: cache=True (compiled code kept on disk) and the
 # NumPy error model (IEEE division, no ZeroDivisionError checks). Never fast-math.
@@ -93,7 +95,6 @@ T_HI = np.float32(100.0)
 _SUB_SHIFT = np.float32(104.5)
 _SUB_T_HI = np.float32(-87.0)
 _SUB_LIM = np.uint32(np.float32(17.5).view(np.uint32))
-_NO_SUB = np.uint32(0xFFFFFFFF)
 # exp_block: a t whose bits, read unsigned, exceed those of -87 is below -87 (or a negative NaN);
 # below -104.5 the result is +0.
 LOW_BITS = np.uint32(np.float32(-87.0).view(np.uint32))
@@ -134,12 +135,6 @@ def exp_fast(tc):
     key = (db + _GUARD_ADD) & _M29
     sub = np.float32(tc + _SUB_SHIFT).view(np.uint32)
     return np.uint64(db).view(np.float64), key, sub
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def no_exact_flags():
-    """The starting value of the running minima ``(key, sub)`` of a loop."""
-    return NO_KEY, _NO_SUB
 
 
 @njit(cache=True, error_model="numpy", inline="always")
