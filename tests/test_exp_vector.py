@@ -84,9 +84,12 @@ def _first(src, dst, n):
 
 
 @needs_avx512
-@pytest.mark.parametrize("n", [-1, 17])
-def test_a_count_past_either_row_is_refused(n):
-    src, dst = np.zeros(16, np.float32), np.full(24, 7.0, np.float32)
-    with pytest.raises(IndexError, match="n exceeds its rows"):
-        _first(src, dst, n)
-    assert (dst == 7.0).all()
+@pytest.mark.parametrize("n", [-1, 17, 40])
+def test_a_count_past_either_row_stays_inside_both(n):
+    rows = np.full(40, 7.0, np.float32)
+    src, dst = rows[:16], rows[16:40]           # dst follows src in one buffer: a write past src's end shows
+    src[:] = np.linspace(-3.0, 3.0, 16, dtype=np.float32)
+    _first(src, dst, n)
+    done = max(min(n, 16), 0)
+    assert_bits_equal(dst[:done], ref_exp_f32(src[:done]))
+    assert (dst[done:] == 7.0).all()

@@ -160,8 +160,9 @@ def exp_rows(src, dst, n):
     clamped from above (``min(t, T_HI)``: the hot tier's ``{v}c``); whether an element lies in the guard
     band (its block is then run on the machine). The last ``n % 8`` elements by :func:`.exp.exp_fast`.
     Elements below -87 are not flagged here: the hot tier flags them from its argument loop."""
-    if n < 0 or n > src.shape[0] or n > dst.shape[0]:   # the lanes read and write unchecked
-        raise IndexError("exp_rows: n exceeds its rows")
+    # the lanes read and write unchecked: never past either row (a clamp, not a raise, which would leave a
+    # prange loop that inlines this with a second exit and so serial)
+    n = max(min(n, src.shape[0], dst.shape[0]), 0)
     return _exp_lanes(src, dst, n) | exp_tail(src, dst, n)
 
 
