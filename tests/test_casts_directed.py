@@ -15,15 +15,7 @@ from swishgrad_numba.program import semantics as S
 @njit(cache=True)
 def _run(src, code, sat, how, out):
     for i in range(src.size):
-        f = src[i]
-        if how == 0:
-            out[i] = S.cast_floor(f, code, sat)
-        elif how == 1:
-            out[i] = S.cast_ceil(f, code, sat)
-        elif how == 2:
-            out[i] = S.cast_trunc(f, code, sat)
-        else:
-            out[i] = S.cast_odd(f, code, sat)
+        out[i] = S.cast_directed(src[i], code, sat, how)
 
 
 def _sources():

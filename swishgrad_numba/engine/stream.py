@@ -300,7 +300,7 @@ def _lower_mask_arithmetic(e: _Emitter, s, dtype: dict, dst: int, src_rows: list
     machine's opcodes, where ``s`` is one of its steps (True: emitted). A mask row holds its element's number,
     so float16 <- uint8 is the exact narrowing of that number (CAST_RINT); a 16-bit Add is ADD between the
     widenings, narrowed; uint8 <- float16 (CAST_RINT) widens, puts 0 for NaN, clamps to [0, 255] and rounds
-    to nearest even by adding and taking away 2^23 (each step exact, so the value is ``cast_f16_u8``'s)."""
+    to nearest even by adding and taking away 2^23 (each step exact, so the value is the rounded one)."""
     if s.op == "Cast" and (dtype[s.dst], dtype[s.srcs[0]]) == ("float16", "uint8"):
         e.emit("CAST_RINT", dst, src_rows, mode=_F16_CODE)
         return True

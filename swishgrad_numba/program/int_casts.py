@@ -17,8 +17,9 @@ An int16 is held as its 16 bits (:data:`.isa.BITS_DTYPE`: what And, Or and Reint
 int16 writes its value's bits (:func:`int16_bits`), a Cast from int16 reads the value of its bits
 (:func:`int16_value`), in the engine and its tables alike.
 
-The earlier integer Casts (CAST_NONE int32 -> float32, float16 <-> int8, the mask Casts) keep their own
-entries in :data:`.semantics.FUNCTIONS`; they compute the same values as these.
+The earlier integer Casts (CAST_NONE int32 -> float32, float16 <-> int8: :func:`.semantics.cast_i32_f32`,
+:func:`.semantics.cast_f16_i8`, :func:`.semantics.cast_i8_f16`) and the mask Casts (:mod:`.semantics`, "mask
+arithmetic") keep their own paths; they compute the same values as these.
 """
 from __future__ import annotations
 

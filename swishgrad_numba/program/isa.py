@@ -34,8 +34,7 @@ CMP_MODES = ("LT", "GT", "EQ", "LE", "GE", "NE")
 # (MulDstAdd, Axpy), "s" a source tensor, "k" a scalar, "x" a source tensor
 # or a scalar (Select's second source), "m" a round mode, "c" a compare mode.
 #: Every instruction the form knows, by upstream name: its operand kinds in
-#: argument order. The ones without semantics yet (:data:`.semantics.DEFINED`)
-#: may be written and printed, but not compiled.
+#: argument order (each one's semantics: :mod:`.semantics`).
 INSTRUCTIONS = {
     "Muls": "dsk", "Adds": "dsk", "Maxs": "dsk", "Mins": "dsk",
     "Add": "dss", "Sub": "dss", "Mul": "dss", "Div": "dss", "Max": "dss", "Min": "dss",

@@ -1,6 +1,6 @@
 """What each vector instruction computes, per element, defined once (model section 2).
 
-One jitted function per instruction of :data:`.form.INSTRUCTIONS` that has semantics (:data:`DEFINED`);
+One jitted function per instruction of :data:`.isa.INSTRUCTIONS` (a Cast per round mode);
 the engine calls them (:mod:`swishgrad_numba.engine`: its machine, its hot loops and its 16-bit tables). Read against
 the Ascend C API pages, one per instruction:
 
@@ -36,7 +36,10 @@ the Ascend C API pages, one per instruction:
 - ``FusedMulDstAdd(dst, src0, src1)``: MicroAPI's fused ``dst * src0 + src1``, rounded once: the same
   function as ``MulDstAdd`` (the name says fused; asc-devkit's Erf uses it as ``fmaf``).
 - ``And`` / ``Or``: bitwise on the two operands' 32 bits (upstream reinterprets the registers as uint32,
-  ``(RegTensor<uint32_t>&)``); on two masks the and / or of their 0-or-1 elements (issue 43, :mod:`.mask_ops`).
+  ``(RegTensor<uint32_t>&)``); on two masks (issue 43: opbase's ``Vec::And<uint8_t>`` / ``Vec::Or<uint8_t>``)
+  the and / or of their 0-or-1 elements: the device combines the packed bits, and the bit of an element is
+  the same either way; ``Not`` of a mask flips each element's bit. The engine computes them with ``and_``,
+  ``or_`` and a CompareScalar EQ 0 on its one-per-element masks.
   A bit operation is not a float result: it never saturates.
 - ``ShiftRight(dst, src, n)``: the float32 ``src``'s bits as uint32, shifted right by ``n`` (logical),
   into an int32 (``>> 31`` leaves the sign bit: 0 or 1). Integer: never saturates.
@@ -70,18 +73,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..casts import (f32_to_bf16_bits, f32_to_bf16_bits_round, f32_to_f16_bits, f32_to_f16_bits_round,
-                     narrow_rint_not_nan, widen_16, widen_16_quieting)
+from ..casts import (f32_to_bf16_bits, f32_to_bf16_bits_directed, f32_to_bf16_bits_round, f32_to_f16_bits,
+                     f32_to_f16_bits_directed, f32_to_f16_bits_round, narrow_rint_not_nan, widen_16,
+                     widen_16_quieting)
 from ..dtypes import FLOAT16
 from ..intrinsics import fma_f32
 from ..kernel.exp import exp_f32
 from ..kernel.ln import ln_f32
+from .int_casts import f32_to_whole
 from .overflow import saturate   # the overflow mode of every float32 result
 
-__all__ = ["DEFINED", "FUNCTIONS", "muls", "adds", "add", "sub", "mul", "div", "reciprocal", "neg", "abs_",
+__all__ = ["muls", "adds", "add", "sub", "mul", "div", "reciprocal", "neg", "abs_",
            "duplicate", "exp", "ln", "max_", "min_", "mul_dst_add", "cast_none", "cast_rint", "cast_round", "axpy_fused", "axpy_unfused",
            "relu", "compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne", "select",
-           "select_scalar", "and_", "or_", "shift_right", "cast_i32_f32", "cast_f16_i8", "cast_i8_f16"]
+           "select_scalar", "and_", "or_", "shift_right", "cast_i32_f32", "cast_f16_i8", "cast_i8_f16", "sqrt_",
+           "cast_none_quieting", "cast_rint_not_nan", "cast_directed", "and16", "or16", "cast_whole"]
 
 _F32_ZERO = np.float32(0.0)
 
@@ -305,30 +311,6 @@ def relu(src, sat):
     return saturate(src if (src != src or src > _F32_ZERO) else _F32_ZERO, sat)   # NaN stays, -0 -> +0
 
 
-#: The semantics of each defined instruction: the function's name in this
-#: module, by instruction (Cast by round mode).
-FUNCTIONS = {
-    "Muls": "muls", "Adds": "adds", "Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div",
-    "Reciprocal": "reciprocal", "Neg": "neg", "Abs": "abs_", "Duplicate": "duplicate", "Exp": "exp",
-    "MulDstAdd": "mul_dst_add",
-    "Max": "max_", "Maxs": "max_", "Min": "min_", "Mins": "min_",
-    ("Cast", "CAST_NONE"): "cast_none", ("Cast", "CAST_RINT"): "cast_rint", ("Cast", "CAST_ROUND"): "cast_round",
-    ("Axpy", "fused"): "axpy_fused", ("Axpy", "unfused"): "axpy_unfused",
-    ("Select", "tensor"): "select", ("Select", "scalar"): "select_scalar",
-    "Ln": "ln",
-    "FusedMulDstAdd": "mul_dst_add", "And": "and_", "Or": "or_", "ShiftRight": "shift_right",
-    # the integer Casts, by (dst, src) dtype
-    ("Cast", "float32<-int32"): "cast_i32_f32", ("Cast", "int8<-float16"): "cast_f16_i8",
-    ("Cast", "float16<-int8"): "cast_i8_f16",
-    "Sqrt": "sqrt_", ("Cast", "float32<-float32"): "cast_whole",
-}
-FUNCTIONS["Relu"] = "relu"   # issue 41
-# Compare and CompareScalar by mode: the same comparison, src1 a tensor's element or the scalar
-FUNCTIONS.update({(op, mode): f"compare_{mode.lower()}" for op in ("Compare", "CompareScalar")
-                  for mode in ("LT", "GT", "EQ", "LE", "GE", "NE")})
-#: The instructions a program may be compiled with.
-DEFINED = frozenset(k if isinstance(k, str) else k[0] for k in FUNCTIONS)
-
 # ---------------------------------------------------------------- mask arithmetic (issue 41)
 # The A2 MishGrad's NaN guard (experimental/activation/mish_grad/op_kernel/mish_grad.h:197-202) casts two
 # Compare masks to half (CAST_NONE), adds them in half, and casts the sum back to the mask (CAST_RINT):
@@ -341,76 +323,25 @@ DEFINED = frozenset(k if isinstance(k, str) else k[0] for k in FUNCTIONS)
 # The device packs a mask one bit per element and these Casts convert its *bytes* (8 elements each); the
 # program form keeps one mask element per element (:data:`.isa.MASK_DTYPE`). The two agree where the added
 # masks are never both 1 on an element (no carry between the packed bits): the guard adds x > 0 and
-# x <= 0, which are never both true (docs/model.md, "MishBackward", "The A2 kernel").
+# x <= 0, which are never both true (docs/model.md, "MishBackward", "The A2 kernel"). The engine computes it
+# with its float32 opcodes (:func:`swishgrad_numba.engine.stream._lower_mask_arithmetic`).
 
-
-@njit(cache=True, error_model="numpy", inline="always")
-def cast_u8_f16(m):
-    return f32_to_f16_bits(np.float32(m))
-
-
-_U8_MAX = np.float32(255.0)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def cast_f16_u8(bits):
-    f = widen_16(bits, _F16)
-    if f != f:
-        return np.uint8(0)
-    return np.uint8(min(max(np.rint(f), _F32_ZERO), _U8_MAX))
-
-
-FUNCTIONS.update({("Cast", "float16<-uint8"): "cast_u8_f16", ("Cast", "uint8<-float16"): "cast_f16_u8"})
-__all__ += ["cast_u8_f16", "cast_f16_u8"]
 
 # ---------------------------------------------------------------- directed narrowings (issue 43)
 # ``Cast`` float32 -> float16/bfloat16 with CAST_FLOOR (toward -inf), CAST_CEIL (toward +inf), CAST_TRUNC
 # (toward zero) and CAST_ODD (round to odd): :func:`swishgrad_numba.casts.f32_to_f16_bits_directed`, past the
 # range IEEE 754's directed overflow (FLOOR: +max / -inf, CEIL: +inf / -max, TRUNC and ODD: +-max); NaN and
-# saturation mode as CAST_RINT.
-from ..casts import f32_to_bf16_bits_directed, f32_to_f16_bits_directed  # noqa: E402
+# saturation mode as CAST_RINT. The alternative overflow (Platform.cast_overflow "inf"): every overflow to
+# inf. A lowered program names these modes (CAST_FLOOR_INF ..., .lower.lower); ``how`` is then the mode's
+# index + INF_OVERFLOW.
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def cast_directed(f, dtype_code, sat, how):
-    """float32 -> 16-bit bits rounded per ``casts.DIRECTED_MODES[how]``."""
+    """float32 -> 16-bit bits rounded per ``casts.DIRECTED_MODES[how]`` (0 FLOOR, 1 CEIL, 2 TRUNC, 3 ODD)."""
     h = f32_to_f16_bits_directed(f, how) if dtype_code == _F16 else f32_to_bf16_bits_directed(f, how)
     return _saturate_16(h, f, dtype_code, sat)
 
-
-@njit(cache=True, error_model="numpy", inline="always")
-def cast_floor(f, dtype_code, sat):
-    """float32 -> 16-bit bits, toward -inf."""
-    return cast_directed(f, dtype_code, sat, 0)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def cast_ceil(f, dtype_code, sat):
-    """float32 -> 16-bit bits, toward +inf."""
-    return cast_directed(f, dtype_code, sat, 1)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def cast_trunc(f, dtype_code, sat):
-    """float32 -> 16-bit bits, toward zero."""
-    return cast_directed(f, dtype_code, sat, 2)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def cast_odd(f, dtype_code, sat):
-    """float32 -> 16-bit bits, round to odd."""
-    return cast_directed(f, dtype_code, sat, 3)
-
-
-FUNCTIONS.update({("Cast", m): f"cast_{m[5:].lower()}" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")})
-__all__ += ["cast_directed", "cast_floor", "cast_ceil", "cast_trunc", "cast_odd"]
-
-# The alternative overflow (Platform.cast_overflow "inf"): every overflow to inf. A lowered program names these
-# modes (CAST_FLOOR_INF ..., .lower.lower); cast_directed takes the mode's index + INF_OVERFLOW.
-FUNCTIONS.update({("Cast", f"{m}_INF"): "cast_directed" for m in ("CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")})
-from .int_casts import cast_int_to_16, cast_int_to_f32, cast_to_int, int16_bits, int16_value  # noqa: E402,F401
-_INT_CASTS = ("cast_to_int", "cast_int_to_f32", "cast_int_to_16", "int16_bits", "int16_value")   # issue 43
-FUNCTIONS.update({("Cast", n): n for n in _INT_CASTS})
 
 # ---------------------------------------------------------------- 16-bit bit patterns (issue 43)
 # An int16 is held as its 16 bits (.isa.BITS_DTYPE; a Cast reads their value, .int_casts): And and Or act on
@@ -425,19 +356,6 @@ def and16(src0, src1):
 @njit(cache=True, error_model="numpy", inline="always")
 def or16(src0, src1):
     return np.uint16(np.uint16(src0) | np.uint16(src1))
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def bits16(src):
-    return np.uint16(src)
-
-
-FUNCTIONS.update({("And", "int16"): "and16", ("Or", "int16"): "or16", "Reinterpret": "bits16"})
-DEFINED = DEFINED | {"Reinterpret", "Not"}     # Not: of masks, below
-__all__ += ["and16", "or16", "bits16"]
-from .mask_ops import and_mask, not_mask, or_mask  # noqa: E402,F401  (issue 43: And, Or and Not of masks)
-FUNCTIONS.update({("And", "uint8"): "and_mask", ("Or", "uint8"): "or_mask", ("Not", "uint8"): "not_mask"})
-from .int_casts import f32_to_whole  # noqa: E402
 
 
 @njit(cache=True, error_model="numpy", inline="always")
