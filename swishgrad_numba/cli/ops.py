@@ -53,7 +53,7 @@ def _show(args) -> int:
     from ..ops.registry import ROWS
 
     if args.name in ROWS:   # a row operator (issue 40: described, the rows kind): its description, its row stream
-        from ..ops.description import show as describe
+        from ..ops.description_text import show as describe
 
         if args.soc is None:
             print("\n".join("// " + line for line in describe(ROWS[args.name].described_by).splitlines()))
@@ -73,7 +73,7 @@ def _show(args) -> int:
         print(f"swishgrad ops show: {exc}", file=sys.stderr)
         return 2
     if op.described_by is not None and args.soc is None:   # --soc asks for one SoC's program alone
-        from ..ops.description import show
+        from ..ops.description_text import show
 
         print("\n".join("// " + line for line in show(op.described_by).splitlines()))
     print(f"// {args.name} on {platform.soc_family} ({platform.architecture} kernel), {args.dtype}")
