@@ -92,12 +92,12 @@ def shape_checks(named: tuple, out_name: str, out):
 def gelu_second_derivative(x, _attr=None, platform=None):
     """The torch module's second order (no kernel computes it), in float64: ``s''(x)`` of ``s(x) = x
     sigmoid(k(x))``, ``k = a x + b x^3`` with GeluGrad's float32 constants
-    (:func:`swishgrad_numba.ops.gelu_grad.kernel.sigmoid_argument`; on the A2 not the forward kernel's own function,
+    (:func:`swishgrad_numba.ops.gelu_grad.program.sigmoid_argument`; on the A2 not the forward kernel's own function,
     whose cubic coefficient differs): ``2 q k' + x q (1 - 2 sig) k'^2 + x q k''`` with ``q = sig(k) sig(-k)``
     and ``1 - 2 sig(k) = -tanh(k / 2)``."""
     import torch
 
-    from ..gelu_grad.kernel import sigmoid_argument
+    from ..gelu_grad.program import sigmoid_argument
 
     a, b = sigmoid_argument()
     x = x.double()

@@ -11,7 +11,8 @@ and line. Every kernel evaluates ``dy * (s + s (1 - s) p)``, in three ways:
   and a NaN guard (``Compare`` EQ, ``Select``): where the product is NaN, 0 takes its place, so x = +inf
   gives dy and x = -inf gives dy * 0.
 
-16-bit inputs are widened exactly and the result narrowed with CAST_RINT.
+16-bit inputs are widened exactly and the result narrowed with CAST_RINT. The programs are
+:mod:`.program`'s (re-exported here).
 """
 from __future__ import annotations
 
@@ -23,8 +24,7 @@ from ... import kernel as kernel_pkg
 from ... import runtime
 from ...dtypes import DTypeInfo, dtype_info
 from ...platform import ARCH_950, ARCH_A2, Platform
-from ...program import Program, Tensor, compiled
-from ...program.form import V
+from ...program import compiled
 from ...spec import a2 as spec_a2
 from ...tiling.findings import finding
 from ...tiling.records import checked_record
@@ -32,14 +32,13 @@ from ..op_tiling import a2_walk_fields
 from ..registry import Kernel, OpTiling, WalkCheck
 from ..silu_grad.arch35 import ARCH35_TILING_DTYPE, broadcast_tiling, run_record
 from ..silu_grad.arch35 import arch35_walk_check as silu_arch35_walk_check
+from .program import VARIANT_310B, programs, sigmoid_argument
 
 __all__ = ["NAME", "A2_RECORD_DTYPE", "ARCH35_RECORD_DTYPE", "VARIANT_310B", "ARCH35_BUFFER_BITS",
            "version_num", "sigmoid_argument", "a2_host_tiling", "a2_buffer_plan", "arch35_host_tiling", "host_tiling", "programs",
            "run_a2", "run_arch35", "run", "KERNELS", "registry_host_tiling", "shaped_tiling", "shaped_launch", "broadcast_copies"]
 
 NAME = "gelu_grad"
-#: The A2 program variant of ``versionNum`` 1 (ascend310b).
-VARIANT_310B = "v1"
 
 #: ``GeluGradTilingData`` (``gelu_grad_tiling_data.h:19-29``): nine uint32, the host casts each field.
 A2_RECORD_DTYPE = np.dtype([(name, "<u4") for name in spec_a2.FIELDS] + [("versionNum", "<u4")])
@@ -109,65 +108,7 @@ def host_tiling(dy_shape, x_shape, info: DTypeInfo, platform: Platform) -> OpTil
     data = checked_record(A2_RECORD_DTYPE, {**f._asdict(), "versionNum": version})
     return OpTiling(NAME, ARCH_A2, data, int(block_dim), version, platform.lib_workspace_size)
 
-# ---------------------------------------------------------------- the programs (inputs dy, x)
-
-_C0, _C1, _C2, _C3 = -0.0713548162726002527220, -1.595769121605730711759, 0.2140644488178007, 1.595769121605730711759
-_BODIES = {
-    (ARCH_A2, "main"): (                                                  # gelu_grad.h:152-173, versionNum 0
-        V.Mul("e", "x", "x"), V.Muls("e", "e", _C0), V.Adds("e", "e", _C1), V.Mul("e", "e", "x"), V.Exp("e", "e"),
-        V.Mul("p", "x", "x"), V.Muls("p", "p", _C2), V.Adds("p", "p", _C3), V.Mul("p", "p", "x"),
-        V.Adds("s", "e", 1.0), V.Duplicate("one", 1.0), V.Div("s", "one", "s"),
-        V.Mul("e", "e", "s"), V.Mul("e", "e", "p"), V.Mul("e", "e", "s"), V.Add("e", "e", "s"),
-        V.Mul("y", "e", "dy")),
-    (ARCH_A2, VARIANT_310B): (                                            # gelu_grad.h:213-233, versionNum 1
-        V.Mul("s", "x", "x"), V.Muls("s", "s", _C0), V.Adds("s", "s", -1.5957691216057308), V.Mul("s", "s", "x"),
-        V.Exp("s", "s"), V.Adds("s", "s", 1.0), V.Duplicate("one", 1.0), V.Div("s", "one", "s"),
-        V.Adds("e", "s", -1.0), V.Mul("e", "e", "x"),
-        V.Mul("p", "x", "x"), V.Muls("p", "p", -0.21406444881780074632901625683959062),
-        V.Adds("p", "p", -1.5957691216057307117597842397375274738),
-        V.Mul("e", "e", "p"), V.Adds("e", "e", 1.0), V.Mul("e", "e", "s"), V.Mul("y", "e", "dy")),
-    (ARCH_950, "main"): (                                                 # gelu_grad_dag.h:78-96
-        V.Duplicate("one", 1.0), V.Duplicate("zero", 0.0), V.Mul("sq", "x", "x"),
-        V.Duplicate("e", _C1), V.Axpy("e", "sq", _C0), V.Mul("e", "e", "x"), V.Exp("e", "e"),
-        V.Duplicate("p", _C3), V.Axpy("p", "sq", _C2), V.Mul("p", "p", "x"),
-        V.Adds("s", "e", 1.0), V.Div("s", "one", "s"),
-        V.Mul("e", "e", "s"), V.Mul("e", "e", "p"), V.Mul("e", "e", "s"),
-        V.Compare("keep", "e", "e", "EQ"), V.Select("e", "e", "zero", "keep"),   # the NaN guard
-        V.Add("e", "e", "s"), V.Mul("y", "dy", "e")),
-}
-_LOCALS = ("e", "p", "s", "one", "zero", "sq")
-
-
-def sigmoid_argument() -> tuple:
-    """``(a, b)``, float64 of the float32 constants, such that every kernel's gradient is that of
-    ``x * sigmoid(a x + b x^3)``, the tanh GELU (``u = (c0 x^2 + c1) x = -(a x + b x^3)``; the A2's
-    versionNum 1 writes the same polynomial): for the torch layer's second order. Not the A2 Gelu
-    forward's own function, whose cubic coefficient is 0.0455399241."""
-    return -float(np.float32(_C1)), -float(np.float32(_C0))
-
-
-def _renamed(body, names: dict) -> tuple:
-    return tuple(type(i)(i.op, tuple(names.get(a, a) if isinstance(a, str) else a for a in i.args)) for i in body)
-
-
-def programs(architecture: str, dtype: str, variant: str = "main") -> Program:
-    """The Compute for ``dtype`` (``variant``: the A2's ``main`` or :data:`VARIANT_310B`)."""
-    body = _BODIES.get((architecture, variant))
-    if body is None:
-        raise ValueError(f"no GeluGrad variant {variant!r} on kernel {architecture!r}")
-    name = "GeluGrad" + ("Arch35" if architecture == ARCH_950 else "V1" if variant == VARIANT_310B else "")
-    written = {i.dst for i in body}
-    local = tuple(Tensor(n) for n in _LOCALS if n in written) \
-        + ((Tensor("keep", "uint8"),) if "keep" in written else ())
-    if dtype == "float32":
-        return Program(name, (Tensor("dy"), Tensor("x")), Tensor("out"), local, _renamed(body, {"y": "out"}))
-    return Program(name, (Tensor("dy", dtype), Tensor("x", dtype)), Tensor("out", dtype),
-                   local + (Tensor("dyf"), Tensor("xf"), Tensor("y")),
-                   (V.Cast("dyf", "dy", "CAST_NONE"), V.Cast("xf", "x", "CAST_NONE"))
-                   + _renamed(body, {"x": "xf", "dy": "dyf"}) + (V.Cast("out", "y", "CAST_RINT"),))
-
 # ---------------------------------------------------------------- launches
-
 
 
 def run_a2(dy, x, out, tiling: OpTiling, info: DTypeInfo, saturation: bool = False) -> None:
