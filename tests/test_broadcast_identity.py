@@ -111,15 +111,15 @@ def test_only_element_wise_streams_qualify():
 
 
 def test_a_record_launch_keeps_the_identity_check_and_makes_the_walks_arguments_only_for_the_walk(monkeypatch):
-    """ops.silu_grad.arch35.run_record: the pass length it keeps per record and sizes is identity_pass_len of
+    """ops.silu_grad.record_walk.run_record: the pass length it keeps per record and sizes is identity_pass_len of
     the record's walk arguments, and the arguments reach the walk only where it runs (equal shapes: the flat
     launch; x broadcast: the walk), the bits the reference's either way."""
-    from swishgrad_numba.ops.silu_grad import arch35
+    from swishgrad_numba.ops.silu_grad import record_walk
 
     made = []
-    walk_args = arch35.walk_args
-    monkeypatch.setattr(arch35, "walk_args", lambda record: made.append(1) or walk_args(record))
-    monkeypatch.setattr(arch35, "_IDENTITY", {})
+    walk_args = record_walk.walk_args
+    monkeypatch.setattr(record_walk, "walk_args", lambda record: made.append(1) or walk_args(record))
+    monkeypatch.setattr(record_walk, "_IDENTITY", {})
     for shapes, flat in ((((4, 500), (4, 500)), True), (((4, 500), (500,)), False)):
         tiling = host_tiling(*shapes, "float32", "float32", ASCEND950_PLATFORM)
         rng = np.random.default_rng(7)
@@ -132,6 +132,6 @@ def test_a_record_launch_keeps_the_identity_check_and_makes_the_walks_arguments_
             assert_bits_equal(out, ref_silu_grad(g, x))
             # the check's arguments at the first launch of the record, the walk's at each launch that walks
             assert len(made) == (turn == 0) + (not flat), (shapes, turn)
-        (key, kept), = [(k, v) for k, v in arch35._IDENTITY.items() if k[0] == tiling.record.tobytes()]
+        (key, kept), = [(k, v) for k, v in record_walk._IDENTITY.items() if k[0] == tiling.record.tobytes()]
         assert kept == identity_pass_len(g.size, x.size, out.size, tiling.block_dim, *walk_args(tiling.record))
         assert (kept > 0) == flat

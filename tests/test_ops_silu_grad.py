@@ -355,7 +355,7 @@ def test_a_huge_ub_sizes_the_950_buffers_from_the_data(shapes):
 def test_walk_args_are_the_records_fields_in_fresh_arrays_each_call():
     """The broadcast walk's arguments read from a record are kept per record (by its bytes), and each call gets
     arrays of its own: writing one changes neither the record's next arguments nor another call's."""
-    from swishgrad_numba.ops.silu_grad.arch35 import _WALK_ARRAYS, _WALK_SCALARS, walk_args
+    from swishgrad_numba.ops.silu_grad.record_walk import _WALK_ARRAYS, _WALK_SCALARS, walk_args
 
     for shapes in (((64, 48), (48,)), ((3000,), (3000,))):
         record = op.host_tiling(*shapes, "float32", "float32", ASCEND950_PLATFORM).record

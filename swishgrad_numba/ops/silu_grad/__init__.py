@@ -37,6 +37,7 @@ importing the package describes (registers) ``"silu_grad"`` once:
   check;
 * :mod:`.arch35`: the 950 struct, BroadcastTiling host (dimension collapse,
   op keys), dtype rule, buffer plan and walk check;
+* :mod:`.record_walk`: the broadcast walk of a record in the 950 layout;
 * :mod:`.program`: the program of both kernels, and the instructions the
   device-time model charges, read from it;
 * :mod:`.launch`: :func:`run_a2`, :func:`run_arch35` and the registry's
