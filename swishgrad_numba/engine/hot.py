@@ -166,9 +166,8 @@ def _globals() -> dict:
 @njit(cache=True, error_model="numpy", inline="always")
 def prefetch_lines(out, start, stop):
     """Hints that the lines of ``out[start:stop]`` will be written: a split hot block asks for its output's lines
-    half before its first loop, half before its second, so that the write misses overlap its arithmetic
-    (gelu_v2 arch35 float32 at 2^22: 3-6% of the block's time; all at once, or the next block's, gains nothing:
-    bench/RESULTS.md, gelu35c)."""
+    in parts before its loops (:data:`.hot_source.PREFETCH_PARTS`), so that the write misses overlap its
+    arithmetic (all at once, or the next block's, gained nothing: bench/RESULTS.md, gelu35c)."""
     for i in range(start, stop, 64 // out.itemsize):
         prefetch_write(out, i)
 

@@ -28,8 +28,8 @@ A sigmoid_grad stream then tests one value an element, where it tested eight (is
 copy's speed, bench/RESULTS.md, rows16). A block with a NaN in a result runs on the machine.
 Saturation mode keeps the exact Casts and the two-NaN terms.
 
-A block of more than one loop asks for its output's lines early (:func:`.hot.prefetch_lines`), half
-before its first loop and half before its second, so that the write misses overlap its arithmetic.
+A block of more than one loop asks for its output's lines early (:func:`.hot.prefetch_lines`), a part
+before each of its first loops (:data:`PREFETCH_PARTS`), so that the write misses overlap its arithmetic.
 
 A Lookup of an input's bits is gathered first into a scratch row for the block
 (:func:`.direct16.lookup_bits`: vector gathers), which the loop then reads. :func:`block_source` refuses
@@ -47,7 +47,11 @@ from .hot_loops import EXP_LOOP_MIN, EXP_PREP, int_masks, split_loops
 __all__ = ["NotHot", "block_and_rows", "block_source", "scratch_rows", "VERSION"]
 
 #: Part of every hot function's key: a change of what the generator writes bumps it.
-VERSION = 6
+VERSION = 7
+#: A block of several loops asks for its output's lines in this many parts, one before each of its first loops
+#: (gelu_v2 arch35 float32 at 2^22, 2 threads: the block 3-7% faster in thirds, 1.5-3% in halves; each part at
+#: most about 11 lines of a 512-element block, under the core's 16 fill buffers: bench/RESULTS.md, gelu35c).
+PREFETCH_PARTS = 3
 _BINARY = {O.MUL: "mul", O.ADD: "add", O.SUB: "sub", O.DIV: "div", O.MAX: "max_", O.MIN: "min_"}
 #: The binary operations the compiler may swap the operands of.
 _COMMUTATIVE = (O.MUL, O.ADD, O.MAX, O.MIN)
@@ -308,10 +312,11 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
     lines += [f"    {p}" for p in pre]
     if flags:
         lines.append("    two_nans = False")
-    if len(passes) > 1:     # the output's lines asked for early, half before each of the first two passes
-        halves = ["np.int64(at)", "np.int64(at) + n // 2", "np.int64(at) + n"]
-        passes[:2] = [x for k, p in enumerate(passes[:2])
-                      for x in (f"prefetch_lines(out, {halves[k]}, {halves[k + 1]})", p)]
+    parts = min(len(passes), PREFETCH_PARTS)
+    if parts > 1:           # the output's lines asked for early, a part before each of the first passes
+        ends = ["np.int64(at)"] + [f"np.int64(at) + {k} * n // {parts}" for k in range(1, parts)] + ["np.int64(at) + n"]
+        passes[:parts] = [x for k, p in enumerate(passes[:parts])
+                          for x in (f"prefetch_lines(out, {ends[k]}, {ends[k + 1]})", p)]
     for p in passes:
         if isinstance(p, str):          # a statement (a vector Exp's call, a prefetch), not a loop
             lines.append(f"    {p}")
