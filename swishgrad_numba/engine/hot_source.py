@@ -49,8 +49,8 @@ __all__ = ["NotHot", "block_and_rows", "block_source", "scratch_rows", "VERSION"
 #: Part of every hot function's key: a change of what the generator writes bumps it.
 VERSION = 7
 #: A block of several loops asks for its output's lines in this many parts, one before each of its first loops
-#: (gelu_v2 arch35 float32 at 2^22, 2 threads: the block 3-7% faster in thirds, 1.5-3% in halves; each part at
-#: most about 11 lines of a 512-element block, under the core's 16 fill buffers: bench/RESULTS.md, gelu35c).
+#: (the split rows at 2^22, 2 threads: 10-30% faster in processes where the output's write misses were slow,
+#: within -4..+3% where they were not; thirds ahead of halves and of all at once: bench/RESULTS.md, gelu35c).
 PREFETCH_PARTS = 3
 _BINARY = {O.MUL: "mul", O.ADD: "add", O.SUB: "sub", O.DIV: "div", O.MAX: "max_", O.MIN: "min_"}
 #: The binary operations the compiler may swap the operands of.
