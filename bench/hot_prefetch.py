@@ -29,7 +29,6 @@ def _captured(op: str, kernel: str):
     from swishgrad_numba.benchmark.family import OP_BENCHES
     from swishgrad_numba.benchmark.inputs import make_inputs
     from swishgrad_numba.engine import hot
-    from swishgrad_numba.engine.hot_source import block_source
     from swishgrad_numba.platform import Platform
 
     g, x = make_inputs(1 << 22, "float32")
@@ -43,10 +42,7 @@ def _captured(op: str, kernel: str):
     finally:
         hot._launch = launch
     params, rest = seen[-1]
-    m = hot._NAME.match(type(params).__name__)
-    inline = {int(t[0]): (hot._code(t[5]), int(t[1]), int(t[2]), int(t[3]), int(t[4])) for t in hot._TABLE.findall(m[8])}
-    source = block_source(hot._code(m[7]), int(m[4]), int(m[6]), int(m[5]), m[2] == "sat", inline=inline,
-                          vector_exp=m[3] == "v")
+    source = hot.source_and_rows(type(params).__name__)[0]
     return params, rest[3], rest[4], (g, x), source
 
 
