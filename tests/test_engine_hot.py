@@ -245,6 +245,12 @@ def test_exps_in_loops_of_their_own_run_as_interpreted(vector, every_launch_hot,
     assert source.count("for i in range(n)") == (3 if vector else 5)
     assert source.count("if exp_rows(scratch[") == (3 if vector else 0)
     assert source.count("np.int32(-np.int32(S.compare_gt(") == 1 and source.count(".view(np.int32)") == 1
+    # the output's lines asked for in thirds, before the first loop, the first Exp's and the loop after it
+    ends = ("np.int64(at)", "np.int64(at) + 1 * n // 3", "np.int64(at) + 2 * n // 3", "np.int64(at) + n")
+    parts = [source.index(f"    prefetch_lines(out, {a}, {b})\n") for a, b in zip(ends, ends[1:])]
+    assert source.count("prefetch_lines(") == 3
+    assert parts[0] < source.index("for i in range(n)") < parts[1] < source.index("exp_rows(" if vector else "exp_fast(") \
+        < parts[2]
 
 
 def test_each_ln_of_a_varying_value_has_a_loop_of_its_own():

@@ -35,7 +35,7 @@ from numba import njit, prange, types
 from numba.extending import overload
 
 from .. import runtime
-from ..intrinsics import vectorise_full_width
+from ..intrinsics import prefetch_write, vectorise_full_width
 from ..kernel import exp_vector
 from ..kernel.envelope import ulp_shift
 from ..kernel.exp import GUARD_LIM, LOW_BITS, NO_KEY, T_HI, exp_fast
@@ -49,7 +49,7 @@ from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
 
 __all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_WARM_MIN_ELEMENTS", "HOT_WARM_ELEMENTS", "HOT_BLOCK", "enabled",
-           "set_enabled", "use", "hot_class", "large_enough", "launch_args", "run", "launcher"]
+           "set_enabled", "use", "hot_class", "large_enough", "launch_args", "run", "launcher", "source_and_rows"]
 
 #: The environment variable that turns the hot tier off for a process (``0``) at import.
 ENV_VAR = "SWISHGRAD_HOT"
@@ -158,20 +158,39 @@ def _code(hexes: str) -> np.ndarray:
 def _globals() -> dict:
     return dict(np=np, S=S, vectorise_full_width=vectorise_full_width, exp_fast=exp_fast,
                 exp_rows=exp_vector.exp_rows, EXP_T_HI=T_HI, EXP_GUARD_LIM=GUARD_LIM, EXP_LOW_BITS=LOW_BITS,
-                NO_KEY=NO_KEY, ln_fast=ln_fast, ln_flagged=ln_flagged, ulp_shift=ulp_shift, lookup_bits=lookup_bits,
+                NO_KEY=NO_KEY, ln_fast=ln_fast, ln_flagged=ln_flagged, prefetch_lines=prefetch_lines,
+                ulp_shift=ulp_shift, lookup_bits=lookup_bits,
                 IC=IC, INT_LO=machine._INT_LO, INT_HI=machine._INT_HI, SRC_CODES=machine._SRC_CODES,
                 __name__=__name__)
+
+
+_LINE_BYTES = 64     # a cache line
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def prefetch_lines(out, start, stop):
+    """Hints that the lines of ``out[start:stop]`` will be written: a split hot block asks for its output's lines
+    in parts before its loops (:data:`.hot_source.PREFETCH_PARTS`), so that the write misses overlap its
+    arithmetic (all at once, or the next block's, gained nothing: bench/RESULTS.md, gelu35c)."""
+    for i in range(start, stop, _LINE_BYTES // out.itemsize):
+        prefetch_write(out, i)
+
+
+def source_and_rows(name: str) -> tuple:
+    """The generated source of key ``name``'s block and its scratch rows (:func:`.hot_source.block_and_rows`;
+    :class:`.hot_source.NotHot` where the key is not one of this version and target)."""
+    m = _NAME.match(name)
+    if m is None or int(m[1]) != VERSION or (m[3] == "v" and not exp_vector.VECTOR_EXP):
+        raise NotHot(f"not a hot stream's key here: {name[:80]!r}")
+    inline = {int(t[0]): (_code(t[5]), int(t[1]), int(t[2]), int(t[3]), int(t[4])) for t in _TABLE.findall(m[8])}
+    return block_and_rows(_code(m[7]), int(m[4]), int(m[6]), int(m[5]), m[2] == "sat", inline=inline,
+                          vector_exp=m[3] == "v")
 
 
 def _make(name: str):
     """The class of key ``name`` and its block function (generated; :class:`.hot_source.NotHot` where the
     stream is not taken)."""
-    m = _NAME.match(name)
-    if m is None or int(m[1]) != VERSION or (m[3] == "v" and not exp_vector.VECTOR_EXP):
-        raise NotHot(f"not a hot stream's key here: {name[:80]!r}")
-    inline = {int(t[0]): (_code(t[5]), int(t[1]), int(t[2]), int(t[3]), int(t[4])) for t in _TABLE.findall(m[8])}
-    source, rows = block_and_rows(_code(m[7]), int(m[4]), int(m[6]), int(m[5]), m[2] == "sat", inline=inline,
-                                  vector_exp=m[3] == "v")
+    source, rows = source_and_rows(name)
     filename = os.path.join(os.path.dirname(__file__), f"<hot {name[:60]}>.py")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = _globals()

@@ -28,6 +28,9 @@ A sigmoid_grad stream then tests one value an element, where it tested eight (is
 copy's speed, bench/RESULTS.md, rows16). A block with a NaN in a result runs on the machine.
 Saturation mode keeps the exact Casts and the two-NaN terms.
 
+A block of more than one loop asks for its output's lines early (:func:`.hot.prefetch_lines`), a part
+before each of its first loops (:data:`PREFETCH_PARTS`), so that the write misses overlap its arithmetic.
+
 A Lookup of an input's bits is gathered first into a scratch row for the block
 (:func:`.direct16.lookup_bits`: vector gathers), which the loop then reads. :func:`block_source` refuses
 (:class:`NotHot`) a stream it does not take: the launch then runs on the machine as before.
@@ -44,7 +47,11 @@ from .hot_loops import EXP_LOOP_MIN, EXP_PREP, int_masks, split_loops
 __all__ = ["NotHot", "block_and_rows", "block_source", "scratch_rows", "VERSION"]
 
 #: Part of every hot function's key: a change of what the generator writes bumps it.
-VERSION = 5
+VERSION = 7
+#: A block of several loops asks for its output's lines in this many parts, one before each of its first loops
+#: (the split rows at 2^22, 2 threads: 10-30% faster in processes where the output's write misses were slow,
+#: within -4..+3% where they were not; thirds ahead of halves and of all at once: bench/RESULTS.md, gelu35c).
+PREFETCH_PARTS = 3
 _BINARY = {O.MUL: "mul", O.ADD: "add", O.SUB: "sub", O.DIV: "div", O.MAX: "max_", O.MIN: "min_"}
 #: The binary operations the compiler may swap the operands of.
 _COMMUTATIVE = (O.MUL, O.ADD, O.MAX, O.MIN)
@@ -305,8 +312,13 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
     lines += [f"    {p}" for p in pre]
     if flags:
         lines.append("    two_nans = False")
+    parts = min(len(passes), PREFETCH_PARTS)
+    if parts > 1:           # the output's lines asked for early, a part before each of the first passes
+        ends = ["np.int64(at)"] + [f"np.int64(at) + {k} * n // {parts}" for k in range(1, parts)] + ["np.int64(at) + n"]
+        passes[:parts] = [x for k, p in enumerate(passes[:parts])
+                          for x in (f"prefetch_lines(out, {ends[k]}, {ends[k + 1]})", p)]
     for p in passes:
-        if isinstance(p, str):          # a statement (a vector Exp's call), not a loop
+        if isinstance(p, str):          # a statement (a vector Exp's call, a prefetch), not a loop
             lines.append(f"    {p}")
             continue
         lines.append("    for i in range(n):")
