@@ -9,6 +9,10 @@ the loops around it vectorisable:
   fused.
 - :func:`fma_f32`: binary32 ``a * b + c`` with one rounding, the 950's
   ``MulDstAdd`` instruction.
+- :func:`prefetch_write`: a hint that the cache line holding ``arr[index]``
+  will soon be written (``llvm.prefetch``; the hot tier's output, :func:`.engine.hot.prefetch_lines`).
+  A prefetch never faults and changes no data; callers still pass only
+  indices inside the array.
 - :func:`half_bits_to_f32` / :func:`f32_to_half_bits`: LLVM's ``fpext`` /
   ``fptrunc`` between binary16 and binary32 (round to nearest even), on bit
   patterns. They compile to the CPU's conversion instructions only where the
@@ -28,7 +32,14 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["f32_to_half_bits", "fma_f32", "fma_f64", "gather_lanes", "GATHER_LANES", "half_bits_to_f32"]
+__all__ = ["f32_to_half_bits", "fma_f32", "fma_f64", "gather_lanes", "GATHER_LANES", "half_bits_to_f32",
+           "prefetch_write"]
+
+# llvm.prefetch arguments: locality 3 keeps the line in every cache level;
+# cache type 1 is the data cache.
+_PREFETCH_LOCALITY = 3
+_DATA_CACHE = 1
+
 
 @intrinsic
 def fma_f64(typingctx, a, b, c):
@@ -41,6 +52,37 @@ def fma_f64(typingctx, a, b, c):
         return builder.fma(*args)
 
     return sig, codegen
+
+
+def _prefetch_codegen(rw):
+    def codegen(context, builder, signature, args):
+        arrty, _ = signature.args
+        ary = context.make_array(arrty)(context, builder, args[0])
+        ptr = builder.gep(ary.data, [args[1]])
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, rw),
+                          ir.Constant(i32, _PREFETCH_LOCALITY), ir.Constant(i32, _DATA_CACHE)])
+        return context.get_dummy_value()
+
+    return codegen
+
+
+def _prefetch_signature(arr, index):
+    # Only 1-D C-contiguous arrays: the address is data + index * itemsize.
+    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.layout == "C"
+            and isinstance(index, types.Integer)):
+        return None
+    return types.void(arr, types.intp)
+
+
+@intrinsic
+def prefetch_write(typingctx, arr, index):
+    """Hint: the line holding ``arr[index]`` (1-D, contiguous) will be written."""
+    sig = _prefetch_signature(arr, index)
+    return None if sig is None else (sig, _prefetch_codegen(1))
 
 
 @intrinsic

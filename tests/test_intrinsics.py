@@ -1,4 +1,4 @@
-"""The LLVM intrinsics: a fused multiply-add rounds once;
+"""The LLVM intrinsics: a fused multiply-add rounds once; a prefetch changes nothing;
 full-width vectorisation reaches the CPU's 512-bit registers."""
 from fractions import Fraction
 
@@ -8,7 +8,8 @@ from llvmlite import binding as llvm
 from numba import config, njit
 from numba.core.errors import TypingError
 
-from swishgrad_numba.intrinsics import GATHER_LANES, fma_f64, gather_lanes, vectorise_full_width
+from swishgrad_numba.intrinsics import (GATHER_LANES, fma_f64, gather_lanes, prefetch_write,
+                                        vectorise_full_width)
 
 
 @njit
@@ -51,6 +52,40 @@ def test_fma_special_values():
     assert np.isnan(_fma(np.nan, 1.0, 1.0))
     assert _fma(np.inf, 2.0, 1.0) == np.inf
     assert np.isnan(_fma(np.inf, 0.0, 1.0))
+
+
+@njit
+def _touch_every_line(arr):
+    for i in range(0, arr.size, 8):
+        prefetch_write(arr, i)
+    return arr.sum()
+
+
+def test_prefetch_leaves_data_alone():
+    arr = np.arange(1000, dtype=np.float32)
+    before = arr.copy()
+    assert _touch_every_line(arr) == before.sum()
+    assert (arr == before).all()
+
+
+def test_prefetch_rejects_non_arrays():
+    @njit
+    def bad(v):
+        prefetch_write(v, 0)
+
+    with pytest.raises(TypingError):
+        bad(1.0)
+
+
+def test_prefetch_rejects_non_contiguous_and_2d_arrays():
+    @njit
+    def on(a):
+        prefetch_write(a, 0)
+
+    with pytest.raises(TypingError):
+        on(np.zeros(8, np.float32)[::2])
+    with pytest.raises(TypingError):
+        on(np.zeros((2, 2), np.float32))
 
 
 def _compiles_for_avx512():
