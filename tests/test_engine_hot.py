@@ -17,7 +17,7 @@ import pytest
 import swishgrad_numba as sg
 from program_interpreter import interpret
 from reference import assert_bits_equal
-from swishgrad_numba.engine import hot, hot_source, opcodes as O, runner
+from swishgrad_numba.engine import hot, hot_loops, hot_source, opcodes as O, runner
 from swishgrad_numba.engine.stream import streams
 from swishgrad_numba.kernel import exp_vector
 from swishgrad_numba.kernel import plan as kernel_plan
@@ -208,16 +208,18 @@ def test_exp_ln_and_two_nan_blocks_are_run_again_on_the_machine(saturation, ever
 def _exp_loops_program():
     # Exps in loops of their own: one of an input, one of a computed value, one of values from both their
     # results; values kept across the loops (a, e1, the mask k: an int32 row); enough float32 instructions
-    # (hot_source.EXP_LOOP_MIN)
+    # (hot_source.EXP_LOOP_MIN); a, b and k, cheap functions of the inputs alone, computed again in the later
+    # loops rather than kept (hot_loops.RECOMPUTE_PER_ROW), the mask q of the second Exp's result kept (int32)
     body = [V.Mul("a", "x", "y"), V.Add("b", "a", "x"), V.CompareScalar("k", "b", 0.5, "GT"), V.Exp("e1", "b"),
             V.Exp("e2", "x"), V.Mul("m", "e2", "y"),
             V.Add("d", "m", "a"), V.Exp("e3", "d"), V.Add("f", "e3", "e1")]
     for k in range(hot_source.EXP_LOOP_MIN):
         body.append((V.Mul, V.Sub, V.Add, V.Max)[k % 4]("f", "f", ("y", "a", "x", "e1")[k % 4]))
-    body += [V.Mul("g", "f", "a"), V.Select("out", "g", "e1", "k")]
+    body += [V.Mul("g", "f", "a"), V.Select("h", "g", "e1", "k"), V.CompareScalar("q", "m", 1.0, "LT"),
+             V.Select("out", "h", "d", "q")]
     return Program("ExpLoops", (Tensor("x"), Tensor("y")), Tensor("out"),
-                   tuple(Tensor(t, "uint8" if t == "k" else "float32")
-                         for t in ("a", "b", "k", "e1", "e2", "m", "d", "e3", "f", "g")), tuple(body), ())
+                   tuple(Tensor(t, "uint8" if t in "kq" else "float32")
+                         for t in ("a", "b", "k", "e1", "e2", "m", "d", "e3", "f", "g", "h", "q")), tuple(body), ())
 
 
 @pytest.mark.parametrize("vector", [True, False], ids=["vector_exp", "exp_fast"])
@@ -244,7 +246,15 @@ def test_exps_in_loops_of_their_own_run_as_interpreted(vector, every_launch_hot,
     # float32, Exps, float32, Exp, float32; the Exps' loops as calls of the vector loop
     assert source.count("for i in range(n)") == (3 if vector else 5)
     assert source.count("if exp_rows(scratch[") == (3 if vector else 0)
+    # k computed in the last loop alone (nothing before reads it), q kept as an int32: one row read back
     assert source.count("np.int32(-np.int32(S.compare_gt(") == 1 and source.count(".view(np.int32)") == 1
+    assert source.count("np.int32(-np.int32(S.compare_lt(") == 1
+    # a computed again in both later loops, b in the last: the Exps' rows, d's and q's
+    loops = source.split("    for i in range(n):\n")[1:]
+    assert [loop.count("S.mul(x0, x1, False)") for loop in loops] == ([1, 1, 1] if vector else [1, 0, 1, 0, 1])
+    assert hot_source.scratch_rows(m.code, 1024, 2, m.out, False) == 8
+    monkeypatch.setattr(hot_loops, "RECOMPUTE_PER_ROW", 0)
+    assert hot_source.scratch_rows(m.code, 1024, 2, m.out, False) == 10
     # the output's lines asked for in thirds, before the first loop, the first Exp's and the loop after it
     ends = ("np.int64(at)", "np.int64(at) + 1 * n // 3", "np.int64(at) + 2 * n // 3", "np.int64(at) + n")
     parts = [source.index(f"    prefetch_lines(out, {a}, {b})\n") for a, b in zip(ends, ends[1:])]
@@ -457,3 +467,21 @@ def test_a_planned_launch_runs_hot_only_where_run_would(monkeypatch):
     with hot.use(True):
         assert go((x,), out)
     assert_bits_equal(out, x * np.float32(2.0) + np.float32(1.0))
+
+
+def test_blocks_whose_keys_share_their_start_show_each_its_own_source():
+    # the generator alone (no compile): two streams alike but for their last instruction, whose keys
+    # share more than their first 60 characters; each block's file name and the source linecache shows
+    import linecache
+    names = []
+    for last in (V.Add, V.Sub):
+        body = (V.Mul("a", "x", "y"), V.Add("b", "a", "x"), V.Mul("c", "b", "a"), last("out", "c", "y"))
+        program = Program("Alike", (Tensor("x"), Tensor("y")), Tensor("out"),
+                          tuple(Tensor(t) for t in "abc"), body, ())
+        m = streams(lower(program), 256).main
+        cls = hot.hot_class(m.code, 256, 2, m.out, False)
+        code = hot._BLOCKS[cls].__code__
+        assert "".join(linecache.getlines(code.co_filename)) == hot.source_and_rows(cls.__name__)[0]
+        names.append((cls.__name__, code.co_filename))
+    (a, file_a), (b, file_b) = names
+    assert a != b and a[:60] == b[:60] and file_a != file_b

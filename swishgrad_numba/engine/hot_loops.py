@@ -12,6 +12,8 @@ __all__ = ["EXP_LOOP_MIN", "EXP_PREP", "int_masks", "split_loops"]
 #: (:func:`split_loops`; one thread, 2^22 elements: gelu_v2 arch35's 30 from 6.3 to 4.7 ms, gelu_grad_v2 arch35's
 #: 35 from 13.1 to 9.0; sigmoid a2's 3 from 2.5 to 3.1, silu arch35's 4 from 3.1 to 3.2: bench/RESULTS.md, gelu32).
 EXP_LOOP_MIN = 16
+#: The most instructions a later loop runs again to spare each scratch row it would read (:func:`_recomputed`).
+RECOMPUTE_PER_ROW = 3
 #: An Exp's first lines, those that read its argument alone (the clamp and the running maximum of its bits,
 #: float32 work): they run in the loop that computes the argument, the rest in the Exp's loop.
 EXP_PREP = 2
@@ -81,13 +83,14 @@ def split_loops(units, flags, invariant: set, result: str, first_row: int, masks
         placed[max((stage.get(a, 0) for a in names), default=0)].append((expr, names))
     needed = [(stage[v] if own is None else stage[v] - 1, r) for v, _l, reads, own in units for r in reads]
     needed += [(s, a) for s in range(last + 1) for _e, names in placed[s] for a in names] + [(last, result)]
-    kept.update(r for s, r in needed if r in stage and (r in solo_results or stage[r] != s))  # and other loops'
+    again = _recomputed(units, stage, solo_results, needed, last)
+    kept.update(r for s, r in needed if r in stage and (r in solo_results or stage[r] != s) and r not in again[s])
     order = [x for v in stage for x in (f"{v}c", v)]
     row = {v: first_row + k for k, v in enumerate(sorted(kept, key=order.index))}
 
     def loads(names, s):
         """The lines that bring ``names`` into loop ``s``: inputs read, other loops' values from scratch."""
-        names = dict.fromkeys(names)
+        names = dict.fromkeys(x for x in names if s < 0 or x not in again[s])
         return [f"{x} = np.float32(in{x[1:]}[j])" for x in names if x not in stage and x not in invariant and
                 x.startswith("x")] + [f"{x} = np.float32(scratch[{row[x]}, i]).view(np.int32)" if x in masks else
                                       f"{x} = scratch[{row[x]}, i]" for x in names if x in row and
@@ -95,14 +98,16 @@ def split_loops(units, flags, invariant: set, result: str, first_row: int, masks
 
     passes = []
     for s in range(last + 1):
-        mine = [u for u in units if u[3] is None and stage[u[0]] == s]
         preps = [u for u in solo if stage[u[0]] == s + 1]
+        mine = _live([u for u in units if u[3] is None and (stage[u[0]] == s or u[0] in again[s])],
+                     set(row) | {r for u in preps for r in u[2]} | {a for _e, names in placed[s] for a in names} |
+                     ({result} if s == last else set()))
         body = [line for u in mine for line in u[1]] + [line for u in preps for line in u[1][:u[3]]]
         if placed[s]:
             body.append(f"two_nans |= {' | '.join(e for e, _n in placed[s])}")
         body += [f"scratch[{row[v]}, i] = np.int32({v}).view(np.float32)" if v in masks else
-                 f"scratch[{row[v]}, i] = {v}" for v in [u[0] for u in mine] + [f"{u[0]}c" for u in preps if u[3]]
-                 if v in row and v not in solo_results]
+                 f"scratch[{row[v]}, i] = {v}" for v in [u[0] for u in mine if stage[u[0]] == s] +
+                 [f"{u[0]}c" for u in preps if u[3]] if v in row and v not in solo_results]
         if s == last:
             body.append(f"out[j] = {result}")
         head = loads([r for u in mine + [u for u in preps if u[3]] for r in u[2]] +
@@ -118,3 +123,50 @@ def split_loops(units, flags, invariant: set, result: str, first_row: int, masks
                                                      loads([handoff[v]], -1) + lines[own:] +
                                                      [f"scratch[{row[v]}, i] = {v}"]])
     return passes, first_row + len(row)
+
+
+def _live(units: list, roots: set) -> list:
+    """``units`` (one loop's, in order) less those whose value nothing of the loop reads: neither a later unit
+    nor ``roots`` (what the loop stores, its flag terms', its Exps' and its result's operands)."""
+    live, kept = set(roots), []
+    for u in reversed(units):
+        if u[0] in live:
+            live.update(u[2])
+            kept.append(u)
+    return kept[::-1]
+
+
+def _recomputed(units, stage: dict, solo_results: set, needed: list, last: int) -> list:
+    """For each float32 loop, the values from an earlier loop that it computes again rather than read from a
+    scratch row (issue 39, remat): each read of inputs, invariants and other such values alone (no Exp's or
+    Ln's result), all of them together costing at most :data:`RECOMPUTE_PER_ROW` instructions (an input not
+    otherwise read in that loop counted as one) for each row they spare that loop. The same instructions on
+    the same operands: the same bits."""
+    unit = {u[0]: u for u in units}
+    chains: dict = {}            # value -> the values computed to compute it again (None: it cannot be)
+
+    def chain(v):
+        if v not in chains:
+            chains[v] = None
+            u = unit[v]
+            if v not in solo_results and u[3] is None:
+                parts = [chain(r) if r in stage else set() for r in u[2]]
+                if all(p is not None for p in parts):
+                    chains[v] = {v}.union(*parts)
+        return chains[v]
+
+    again = []
+    for s in range(last + 1):
+        local = {u[0] for u in units if u[3] is None and stage[u[0]] == s}
+        inputs = {r for u in units if u[0] in local for r in u[2] if r not in stage and r.startswith("x")}
+        wanted = {r for t, r in needed if t == s and r in stage and r not in solo_results and stage[r] < s}
+        done: set = set()
+        for v in sorted(wanted, key=lambda v: (len(chain(v) or ()), list(unit).index(v))):
+            if chain(v) is None or v in done:
+                continue
+            trial = done | chain(v)
+            extra = {r for w in trial for r in unit[w][2] if r not in stage and r.startswith("x")} - inputs
+            if len(trial) + len(extra) <= RECOMPUTE_PER_ROW * len(trial & wanted):
+                done = trial
+        again.append(done)
+    return again

@@ -47,7 +47,7 @@ from .hot_loops import EXP_LOOP_MIN, EXP_PREP, int_masks, split_loops
 __all__ = ["NotHot", "block_and_rows", "block_source", "scratch_rows", "VERSION"]
 
 #: Part of every hot function's key: a change of what the generator writes bumps it.
-VERSION = 7
+VERSION = 8
 #: A block of several loops asks for its output's lines in this many parts, one before each of its first loops
 #: (the split rows at 2^22, 2 threads: 10-30% faster in processes where the output's write misses were slow,
 #: within -4..+3% where they were not; thirds ahead of halves and of all at once: bench/RESULTS.md, gelu35c).
