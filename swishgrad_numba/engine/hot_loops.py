@@ -52,6 +52,7 @@ def split_loops(units, flags, invariant: set, result: str, first_row: int, masks
     bits kept in a scratch row as float32 bits: :func:`int_masks`). ``vector_exp``: each Exp's own loop is a
     call of ``exp_rows`` (:mod:`swishgrad_numba.kernel.exp_vector`) from its argument's row to its result's, a
     statement (a str) among the passes; the Lns of that stage keep their loop."""
+    exps_lns = {u[0] for u in units if u[3] is not None}      # (never computed again)
     if sum(u[3] is None for u in units) < EXP_LOOP_MIN:
         units = [(v, lines, reads, None if own == EXP_PREP else own) for v, lines, reads, own in units]
     stage: dict = {}
@@ -83,7 +84,7 @@ def split_loops(units, flags, invariant: set, result: str, first_row: int, masks
         placed[max((stage.get(a, 0) for a in names), default=0)].append((expr, names))
     needed = [(stage[v] if own is None else stage[v] - 1, r) for v, _l, reads, own in units for r in reads]
     needed += [(s, a) for s in range(last + 1) for _e, names in placed[s] for a in names] + [(last, result)]
-    again = _recomputed(units, stage, solo_results, needed, last)
+    again = _recomputed(units, stage, needed, last, exps_lns)
     kept.update(r for s, r in needed if r in stage and (r in solo_results or stage[r] != s) and r not in again[s])
     order = [x for v in stage for x in (f"{v}c", v)]
     row = {v: first_row + k for k, v in enumerate(sorted(kept, key=order.index))}
@@ -136,35 +137,28 @@ def _live(units: list, roots: set) -> list:
     return kept[::-1]
 
 
-def _recomputed(units, stage: dict, solo_results: set, needed: list, last: int) -> list:
+def _recomputed(units, stage: dict, needed: list, last: int, exps_lns: set) -> list:
     """For each float32 loop, the values from an earlier loop that it computes again rather than read from a
     scratch row (issue 39, remat): each read of inputs, invariants and other such values alone (no Exp's or
     Ln's result), all of them together costing at most :data:`RECOMPUTE_PER_ROW` instructions (an input not
-    otherwise read in that loop counted as one) for each row they spare that loop. The same instructions on
-    the same operands: the same bits."""
+    otherwise read in that loop counted as one) for each row they spare that loop; never ``exps_lns``. The same
+    instructions on the same operands: the same bits."""
     unit = {u[0]: u for u in units}
-    chains: dict = {}            # value -> the values computed to compute it again (None: it cannot be)
-
-    def chain(v):
-        if v not in chains:
-            chains[v] = None
-            u = unit[v]
-            if v not in solo_results and u[3] is None:
-                parts = [chain(r) if r in stage else set() for r in u[2]]
-                if all(p is not None for p in parts):
-                    chains[v] = {v}.union(*parts)
-        return chains[v]
-
+    chain: dict = {}             # value -> the values computed to compute it again (None: it cannot be)
+    for v, _lines, reads, own in units:             # (in the stream's order: each read's chain before)
+        parts = [chain[r] if r in stage else set() for r in reads]
+        chain[v] = None if v in exps_lns or any(p is None for p in parts) else {v}.union(*parts)
+    position = {v: k for k, v in enumerate(unit)}
     again = []
     for s in range(last + 1):
-        local = {u[0] for u in units if u[3] is None and stage[u[0]] == s}
-        inputs = {r for u in units if u[0] in local for r in u[2] if r not in stage and r.startswith("x")}
-        wanted = {r for t, r in needed if t == s and r in stage and r not in solo_results and stage[r] < s}
+        inputs = {r for u in units if stage[u[0]] == (s if u[3] is None else s + 1 if u[3] else -1)
+                  for r in u[2] if r not in stage and r.startswith("x")}   # those the loop reads anyway (an Exp's too)
+        wanted = {r for t, r in needed if t == s and r in stage and chain[r] is not None and stage[r] < s}
         done: set = set()
-        for v in sorted(wanted, key=lambda v: (len(chain(v) or ()), list(unit).index(v))):
-            if chain(v) is None or v in done:
+        for v in sorted(wanted, key=lambda v: (len(chain[v] or ()), position[v])):
+            if v in done:
                 continue
-            trial = done | chain(v)
+            trial = done | chain[v]
             extra = {r for w in trial for r in unit[w][2] if r not in stage and r.startswith("x")} - inputs
             if len(trial) + len(extra) <= RECOMPUTE_PER_ROW * len(trial & wanted):
                 done = trial
