@@ -485,3 +485,33 @@ def test_blocks_whose_keys_share_their_start_show_each_its_own_source():
         names.append((cls.__name__, code.co_filename))
     (a, file_a), (b, file_b) = names
     assert a != b and a[:60] == b[:60] and file_a != file_b
+
+
+def test_random_long_programs_split_around_their_exps_as_interpreted(every_launch_hot, monkeypatch):
+    """Random float32 programs long enough for their Exps to run in loops of their own, chosen where a later
+    loop computes values again rather than read their scratch rows (remat: fewer rows than with no budget):
+    the values that cross loops and those computed again give the interpreter's bits. Two such programs."""
+    rng, data = np.random.default_rng(1395), np.random.default_rng(1396)
+    chosen, budget0 = [], hot_loops.RECOMPUTE_PER_ROW
+    for case in range(200):
+        program = random_program(rng, "float32", int(rng.integers(24, 34)))
+        m = streams(lower(program), 1024).main
+        rows = []
+        for budget in (budget0, 0):
+            monkeypatch.setattr(hot_loops, "RECOMPUTE_PER_ROW", budget)
+            try:
+                rows.append(hot_source.scratch_rows(m.code, 1024, len(program.inputs), m.out, False))
+            except hot_source.NotHot:
+                break
+        monkeypatch.setattr(hot_loops, "RECOMPUTE_PER_ROW", budget0)
+        if len(rows) == 2 and rows[0] < rows[1]:
+            chosen.append((case, program))
+        if len(chosen) == 2:
+            break
+    assert len(chosen) == 2
+    for case, program in chosen:
+        arrays = _inputs(data, 6000, "float32", len(program.inputs))
+        got, want = _run(program, arrays, {"alpha": np.float32(data.standard_normal())}, False, grain=1024,
+                         pass_len=3000, threads=2)
+        assert_bits_equal(got, want, f"case {case}:\n{program}")
+    assert every_launch_hot == [True, True]
