@@ -11,7 +11,8 @@ timings cannot (bench/RESULTS.md, rows32: the simulated figure tracked the measu
 Needs ``llvm-mca`` on PATH. A block whose Exps run in loops of their own (:data:`swishgrad_numba.engine.hot_source.EXP_LOOP_MIN`)
 is measured by its one loop with the most vector instructions only; ``--each`` prints every vector loop of the
 block instead (a split block's float32 loops, its Exp loop, their remainders), each by its own elements per
-iteration.
+iteration. The block's body is compiled twice (hot_source: a whole block with its length a constant, a block
+cut short), so ``--each`` lists the loops of both copies, as LLVM laid them out (the whole block's first, so far).
 """
 from __future__ import annotations
 

@@ -48,15 +48,16 @@ def _captured(op: str, kernel: str):
 
 def _variants(source: str, parts: bool) -> dict:
     bare = "".join(line for line in source.splitlines(True) if "prefetch_lines(" not in line)
-    result = re.search(r"\n        out\[j\] = (\w+)\n", source)[1]
-    first, exp = "    for i in range(n):", "    if exp_rows("
+    pad, result = re.search(r"\n( +)out\[j\] = (\w+)\n", source).groups()
+    pad = pad[:-4]          # the block body's indentation (the store is in a loop)
+    first, exp = f"\n{pad}for i in range(n):", f"\n{pad}if exp_rows("
     at, n = "np.int64(at)", "n"
 
     def before(text, anchor, lo, hi):
-        k = text.index(anchor)
-        return text[:k] + f"    prefetch_lines(out, {lo}, {hi})\n" + text[k:]
+        k = text.index(anchor) + 1
+        return text[:k] + f"{pad}prefetch_lines(out, {lo}, {hi})\n" + text[k:]
     out = {"whole": source, "no prefetch": bare,
-           "no out store": source.replace(f"        out[j] = {result}\n", f"        scratch[0, i] = {result}\n")}
+           "no out store": source.replace(f"{pad}    out[j] = {result}\n", f"{pad}    scratch[0, i] = {result}\n")}
     if parts and exp in bare:
         out["halves"] = before(before(bare, first, at, f"{at} + {n} // 2"), exp, f"{at} + {n} // 2", f"{at} + {n}")
         out["all first"] = before(bare, first, at, f"{at} + {n}")

@@ -515,3 +515,31 @@ def test_random_long_programs_split_around_their_exps_as_interpreted(every_launc
                          pass_len=3000, threads=2)
         assert_bits_equal(got, want, f"case {case}:\n{program}")
     assert every_launch_hot == [True, True]
+
+
+@pytest.mark.parametrize("program", [_exp_loops_program(), _scaled_plus()], ids=["scratch_rows", "one_loop"])
+def test_a_whole_block_and_blocks_cut_short_give_the_interpreters_bits(program):
+    """The generated block runs a whole block (``n`` its launch's block length) with that length as a constant,
+    any other ``n`` with it a variable: both give the interpreter's bits, over the same elements."""
+    from numba import njit
+
+    attrs = {a: np.float32(1.25) for a in program.attrs}
+    prepared = runner.Prepared(lower(program), False, grain=1024)
+    params, scalars, tables = hot.launch_args(prepared, attrs)
+    full = hot._block(params, prepared.main.grain)
+    assert full == (hot_source.HOT_BLOCK if params.scratch_rows else min(hot_source.HOT_BLOCK_NO_SCRATCH, 1024))
+    assert f"    if n == {full}:\n" in hot.source_and_rows(type(params).__name__)[0]
+    run_block = njit(error_model="numpy")(hot._BLOCKS[type(params)])
+    rng = np.random.default_rng(1397)
+    n = 4 * full
+    arrays = [rng.uniform(-1, 1, n).astype(np.float32) for _ in program.inputs]     # no block flagged
+    want = interpret(program, {t.name: a for t, a in zip(program.inputs, arrays)}, attrs, False)
+    ins = arrays + [arrays[0]] * (3 - len(arrays))
+    scratch = np.zeros((max(params.scratch_rows, 1), full), np.float32)
+    for cuts in ([full] * 4, [full - 16, 16, full - 1, 1, 7, full - 7, full]):    # whole blocks; cut short
+        out, at = np.zeros(n, np.float32), 0
+        for length in cuts:
+            assert not run_block(params, *ins, out, at, length, scalars, tables, scratch)
+            at += length
+        assert at == n
+        assert_bits_equal(out, want)

@@ -44,7 +44,7 @@ from ..kernel.ln import ln_fast, ln_flagged
 from ..program import int_casts as IC, semantics as S
 from . import machine
 from .direct16 import lookup_bits
-from .hot_source import VERSION, NotHot, block_and_rows
+from .hot_source import HOT_BLOCK, VERSION, NotHot, block_and_rows, block_elements
 from .launch import MAX_INPUTS, copy_in, copy_out, pass_span, ready
 from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
@@ -73,12 +73,6 @@ HOT_WARM_MIN_ELEMENTS = 1 << 15
 #: these sizes (a test) compiles nothing; a loop of calls (a training step's) runs hot after 128 calls of 2^19
 #: elements, 2,048 of 2^15.
 HOT_WARM_ELEMENTS = 1 << 26
-#: Elements of a hot block: the unit a flag sends back to the machine (at most the stream's grain).
-HOT_BLOCK = 512
-#: The same for a block that keeps nothing in scratch rows (one loop, no gathered Lookup): its per-block cost
-#: is spread over more elements (sigmoid_grad bfloat16 at 2^22, 2 threads, min of 25: arch35 561 us against
-#: 594 at 512, a2 618 against 632: bench/RESULTS.md, the lead's measurements of 2026-12-06, second session).
-HOT_BLOCK_NO_SCRATCH = 1024
 
 #: What a hot launch's tensors may be: float32, or 16-bit values' bits as uint16 (another dtype keeps the machine).
 _HOT_DTYPES = (np.dtype(np.float32), np.dtype(np.uint16))
@@ -303,9 +297,8 @@ def _hot_bins(params, ins, inputs, out, numel, pieces, bins, code, scalars, tabl
 
 
 def _block(params, grain: int) -> int:
-    """A launch's hot block: :data:`HOT_BLOCK` elements, :data:`HOT_BLOCK_NO_SCRATCH` where the stream keeps
-    nothing in scratch rows; at most the stream's grain."""
-    return min(HOT_BLOCK if params.scratch_rows else HOT_BLOCK_NO_SCRATCH, grain)
+    """A launch's hot block (:func:`.hot_source.block_elements`)."""
+    return block_elements(params.scratch_rows, grain)
 
 
 def launch_args(prepared, attrs):

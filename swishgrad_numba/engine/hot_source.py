@@ -31,6 +31,10 @@ Saturation mode keeps the exact Casts and the two-NaN terms.
 A block of more than one loop asks for its output's lines early (:func:`.hot.prefetch_lines`), a part
 before each of its first loops (:data:`PREFETCH_PARTS`), so that the write misses overlap its arithmetic.
 
+The body is an inner function of the block (:func:`block_and_rows`), called with ``n`` a constant for a whole
+block (:func:`block_elements`: nearly every block of a launch) and as a variable for a block cut short: Numba
+inlines both calls, and LLVM compiles the first with its loops' trip counts known.
+
 A Lookup of an input's bits is gathered first into a scratch row for the block
 (:func:`.direct16.lookup_bits`: vector gathers), which the loop then reads. :func:`block_source` refuses
 (:class:`NotHot`) a stream it does not take: the launch then runs on the machine as before.
@@ -44,10 +48,24 @@ from ..dtypes import FLOAT16
 from . import opcodes as O
 from .hot_loops import EXP_LOOP_MIN, EXP_PREP, int_masks, split_loops
 
-__all__ = ["NotHot", "block_and_rows", "block_source", "scratch_rows", "VERSION"]
+__all__ = ["NotHot", "block_and_rows", "block_elements", "block_source", "scratch_rows", "HOT_BLOCK",
+           "HOT_BLOCK_NO_SCRATCH", "VERSION"]
 
 #: Part of every hot function's key: a change of what the generator writes bumps it.
-VERSION = 8
+VERSION = 9
+#: Elements of a hot block: the unit a flag sends back to the machine (at most the stream's grain).
+HOT_BLOCK = 512
+#: The same for a block that keeps nothing in scratch rows (one loop, no gathered Lookup): its per-block cost
+#: is spread over more elements (sigmoid_grad bfloat16 at 2^22, 2 threads, min of 25: arch35 561 us against
+#: 594 at 512, a2 618 against 632: bench/RESULTS.md, the lead's measurements of 2026-12-06, second session).
+HOT_BLOCK_NO_SCRATCH = 1024
+
+
+def block_elements(rows: int, grain: int) -> int:
+    """The elements of a launch's hot block for a stream whose block keeps ``rows`` scratch rows:
+    :data:`HOT_BLOCK`, :data:`HOT_BLOCK_NO_SCRATCH` where it keeps none; at most the stream's ``grain``."""
+    return min(HOT_BLOCK if rows else HOT_BLOCK_NO_SCRATCH, grain)
+
 #: A block of several loops asks for its output's lines in this many parts, one before each of its first loops
 #: (the split rows at 2^22, 2 threads: 10-30% faster in processes where the output's write misses were slow,
 #: within -4..+3% where they were not; thirds ahead of halves and of all at once: bench/RESULTS.md, gelu35c).
@@ -305,9 +323,7 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
         pre += [f"if {k} != {k}:\n        flagged = True" for k in invariant_checks]
         flags += [(f"({c} != {c})", (c,)) for c in checks]
     passes, rows = split_loops(units, flags, invariant, result, lookups[0], masks, vector_exp and not sat)
-    lines = [f"def {name}(params, in0, in1, in2, out, at, n, scalars, tables, scratch):",
-             "    vectorise_full_width()",
-             "    at = np.uint64(at)",
+    lines = ["    at = np.uint64(at)",
              "    flagged = False"]
     lines += [f"    {p}" for p in pre]
     if flags:
@@ -327,6 +343,17 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
         lines.append("    if two_nans:\n        flagged = True")
     lines += [f"    {p}" for p in post]
     lines.append("    return flagged")
+    # The body as an inner function (Numba inlines it at each call), called with a whole block's length as a
+    # constant where that is ``n`` (nearly every block of a launch): its loops' trip counts known, LLVM drops
+    # their remainders (bench/RESULTS.md, fullblock)
+    full = block_elements(rows, grain)
+    args = "params, in0, in1, in2, out, at, n, scalars, tables, scratch"
+    lines = ([f"def {name}({args}):",
+              f"    def block_rows({args}):",
+              "        vectorise_full_width()"] + [f"    {s}" for s in "\n".join(lines).split("\n")] +
+             [f"    if n == {full}:",
+              f"        return block_rows({args.replace(' n,', f' {full},')})",
+              f"    return block_rows({args})"])
     return "\n".join(lines) + "\n", rows
 
 
