@@ -147,6 +147,9 @@ def test_cheap_tables_computed_in_the_loop_or_gathered(name, arch, dtype, inline
         want = interpret(program, {t.name: a for t, a in zip(program.inputs, arrays)}, attrs, saturation)
         assert_bits_equal(got, want, f"{name} {arch} {dtype} saturation={saturation}")
         assert bool(prepared._hot[1]) == inline and every_launch_hot[-1]
+        # a whole block's length a constant only where nothing is gathered (fullblock)
+        source = hot.source_and_rows(prepared._hot[0].__name__)[0]
+        assert ("lookup_bits(" in source) != ("    if n == " in source)
 
 
 def _plan(n, pass_len=8192, threads=2):

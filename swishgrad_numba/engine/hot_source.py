@@ -33,7 +33,8 @@ before each of its first loops (:data:`PREFETCH_PARTS`), so that the write misse
 
 The body is an inner function of the block (:func:`block_and_rows`), called with ``n`` a constant for a whole
 block (:func:`block_elements`: nearly every block of a launch) and as a variable for a block cut short: Numba
-inlines both calls, and LLVM compiles the first with its loops' trip counts known.
+inlines both calls, and LLVM compiles the first with its loops' trip counts known (not in a block that gathers
+a Lookup, which that made slower).
 
 A Lookup of an input's bits is gathered first into a scratch row for the block
 (:func:`.direct16.lookup_bits`: vector gathers), which the loop then reads. :func:`block_source` refuses
@@ -52,7 +53,7 @@ __all__ = ["NotHot", "block_and_rows", "block_elements", "block_source", "scratc
            "HOT_BLOCK_NO_SCRATCH", "VERSION"]
 
 #: Part of every hot function's key: a change of what the generator writes bumps it.
-VERSION = 9
+VERSION = 10
 #: Elements of a hot block: the unit a flag sends back to the machine (at most the stream's grain).
 HOT_BLOCK = 512
 #: The same for a block that keeps nothing in scratch rows (one loop, no gathered Lookup): its per-block cost
@@ -345,15 +346,16 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
     lines.append("    return flagged")
     # The body as an inner function (Numba inlines it at each call), called with a whole block's length as a
     # constant where that is ``n`` (nearly every block of a launch): its loops' trip counts known, LLVM drops
-    # their remainders (bench/RESULTS.md, fullblock)
-    full = block_elements(rows, grain)
+    # their remainders (the float32 rows 0-20% faster). Not where the block gathers a Lookup: those 16-bit
+    # rows ran 10-20% slower with it (bench/RESULTS.md, fullblock)
     args = "params, in0, in1, in2, out, at, n, scalars, tables, scratch"
     lines = ([f"def {name}({args}):",
               f"    def block_rows({args}):",
-              "        vectorise_full_width()"] + [f"    {s}" for s in "\n".join(lines).split("\n")] +
-             [f"    if n == {full}:",
-              f"        return block_rows({args.replace(' n,', f' {full},')})",
-              f"    return block_rows({args})"])
+              "        vectorise_full_width()"] + [f"    {s}" for s in "\n".join(lines).split("\n")])
+    if not lookups[0]:
+        full = block_elements(rows, grain)
+        lines += [f"    if n == {full}:", f"        return block_rows({args.replace(' n,', f' {full},')})"]
+    lines.append(f"    return block_rows({args})")
     return "\n".join(lines) + "\n", rows
 
 
