@@ -9,6 +9,8 @@ threads' halves, 512-element blocks, nothing rerun, min of ``--turns`` interleav
 - ``no prefetch``: the same without those lines;
 - ``L1``: the whole block over the first 4,096 elements again and again (1 thread: the arithmetic alone);
 - ``no out store``: the result stored to a scratch row instead of the output (the output's write misses);
+- ``n varying``: the block without its whole-block call (its loops compiled for any ``n``, as a block cut short
+  runs: hot_source, fullblock);
 - ``--ballast N``: N arrays of 2^22 float32 allocated and written before the row's (a process holding more
   memory, as a bench of several rows);
 - ``--parts``: the output's lines in halves (before the first two loops), all before the first loop, all
@@ -58,6 +60,9 @@ def _variants(source: str, parts: bool) -> dict:
         return text[:k] + f"{pad}prefetch_lines(out, {lo}, {hi})\n" + text[k:]
     out = {"whole": source, "no prefetch": bare,
            "no out store": source.replace(f"{pad}    out[j] = {result}\n", f"{pad}    scratch[0, i] = {result}\n")}
+    varying = re.sub(r"\n    if n == \d+:\n        return block_rows\([^\n]*\)", "", source)
+    if varying != source:
+        out["n varying"] = varying
     if parts and exp in bare:
         out["halves"] = before(before(bare, first, at, f"{at} + {n} // 2"), exp, f"{at} + {n} // 2", f"{at} + {n}")
         out["all first"] = before(bare, first, at, f"{at} + {n}")

@@ -61,12 +61,6 @@ HOT_BLOCK = 512
 #: 594 at 512, a2 618 against 632: bench/RESULTS.md, the lead's measurements of 2026-12-06, second session).
 HOT_BLOCK_NO_SCRATCH = 1024
 
-
-def block_elements(rows: int, grain: int) -> int:
-    """The elements of a launch's hot block for a stream whose block keeps ``rows`` scratch rows:
-    :data:`HOT_BLOCK`, :data:`HOT_BLOCK_NO_SCRATCH` where it keeps none; at most the stream's ``grain``."""
-    return min(HOT_BLOCK if rows else HOT_BLOCK_NO_SCRATCH, grain)
-
 #: A block of several loops asks for its output's lines in this many parts, one before each of its first loops
 #: (the split rows at 2^22, 2 threads: 10-30% faster in processes where the output's write misses were slow,
 #: within -4..+3% where they were not; thirds ahead of halves and of all at once: bench/RESULTS.md, gelu35c).
@@ -85,6 +79,12 @@ _SCALAR = {O.MULS: "muls", O.ADDS: "adds", O.MAXS: "max_", O.MINS: "min_"}
 _UNARY = {O.RECIPROCAL: "reciprocal", O.NEG: "neg", O.ABS: "abs_", O.SQRT: "sqrt_", O.RELU: "relu"}
 _COMPARES = ("compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne")
 _DIRECTED = range(O.CAST_FLOOR, O.CAST_ODD_INF + 1)
+
+
+def block_elements(rows: int, grain: int) -> int:
+    """The elements of a launch's hot block for a stream whose block keeps ``rows`` scratch rows:
+    :data:`HOT_BLOCK`, :data:`HOT_BLOCK_NO_SCRATCH` where it keeps none; at most the stream's ``grain``."""
+    return min(HOT_BLOCK if rows else HOT_BLOCK_NO_SCRATCH, grain)
 
 
 class NotHot(ValueError):
