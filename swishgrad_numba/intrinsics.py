@@ -35,8 +35,9 @@ from numba.extending import intrinsic
 __all__ = ["f32_to_half_bits", "fma_f32", "fma_f64", "gather_lanes", "GATHER_LANES", "half_bits_to_f32",
            "prefetch_write"]
 
-# llvm.prefetch arguments: locality 3 keeps the line in every cache level;
+# llvm.prefetch arguments: 1 a write (0 a read); locality 3 keeps the line in every cache level;
 # cache type 1 is the data cache.
+_WRITE = 1
 _PREFETCH_LOCALITY = 3
 _DATA_CACHE = 1
 
@@ -54,7 +55,14 @@ def fma_f64(typingctx, a, b, c):
     return sig, codegen
 
 
-def _prefetch_codegen(rw):
+@intrinsic
+def prefetch_write(typingctx, arr, index):
+    """Hint: the line holding ``arr[index]`` (1-D, contiguous) will be written."""
+    # Only 1-D C-contiguous arrays: the address is data + index * itemsize.
+    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.layout == "C"
+            and isinstance(index, types.Integer)):
+        return None
+
     def codegen(context, builder, signature, args):
         arrty, _ = signature.args
         ary = context.make_array(arrty)(context, builder, args[0])
@@ -63,26 +71,11 @@ def _prefetch_codegen(rw):
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
         fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, rw),
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, _WRITE),
                           ir.Constant(i32, _PREFETCH_LOCALITY), ir.Constant(i32, _DATA_CACHE)])
         return context.get_dummy_value()
 
-    return codegen
-
-
-def _prefetch_signature(arr, index):
-    # Only 1-D C-contiguous arrays: the address is data + index * itemsize.
-    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.layout == "C"
-            and isinstance(index, types.Integer)):
-        return None
-    return types.void(arr, types.intp)
-
-
-@intrinsic
-def prefetch_write(typingctx, arr, index):
-    """Hint: the line holding ``arr[index]`` (1-D, contiguous) will be written."""
-    sig = _prefetch_signature(arr, index)
-    return None if sig is None else (sig, _prefetch_codegen(1))
+    return types.void(arr, types.intp), codegen
 
 
 @intrinsic

@@ -98,3 +98,16 @@ def test_the_engine_walk_matches_a_plain_walk(case):
     _walk_reference(dy, x, want, rec)
     _launch(dy, x, out, rec)
     np.testing.assert_array_equal(out.view(np.uint32), want.view(np.uint32), err_msg=case)
+
+
+def test_the_engine_walk_refuses_tensors_of_other_widths():
+    # the engine's pass is wide only (raw float32 or 16-bit elements): a 1- or 8-byte tensor is refused before
+    # anything runs, the output left as it was
+    rec = CASES["equal"][0]
+    for odd in (np.int8, np.float64):
+        dy = np.ones(1000, np.float32)
+        x = np.ones(1000, odd)
+        out = np.full(1000, SENTINEL, dtype=np.uint32).view(np.float32)
+        with pytest.raises(ValueError, match="2 or 4 bytes an element"):
+            _launch(dy, x, out, rec)
+        assert (out.view(np.uint32) == SENTINEL).all()

@@ -65,9 +65,10 @@ HOT_BLOCK_NO_SCRATCH = 1024
 #: (the split rows at 2^22, 2 threads: 10-30% faster in processes where the output's write misses were slow,
 #: within -4..+3% where they were not; thirds ahead of halves and of all at once: bench/RESULTS.md, gelu35c).
 PREFETCH_PARTS = 3
-_BINARY = {O.MUL: "mul", O.ADD: "add", O.SUB: "sub", O.DIV: "div", O.MAX: "max_", O.MIN: "min_"}
-#: The binary operations the compiler may swap the operands of.
-_COMMUTATIVE = (O.MUL, O.ADD, O.MAX, O.MIN)
+#: The instructions the compiler may swap the operands of: Mul, Add, Max, Min, their scalar forms, MulDstAdd and
+#: the Axpys.
+_SWAPPABLE = frozenset((O.MUL, O.ADD, O.MAX, O.MIN, O.MULS, O.ADDS, O.MAXS, O.MINS, O.MUL_DST_ADD, O.AXPY_FUSED,
+                        O.AXPY_UNFUSED))
 #: Instructions whose result is a NaN wherever an operand (one of the values, not a mask) is (Inf/NaN mode):
 #: a NaN operand's payload can only reach the result as a NaN.
 _PASS_NAN = frozenset((O.ADD, O.SUB, O.MUL, O.DIV, O.MAX, O.MIN, O.MULS, O.ADDS, O.MAXS, O.MINS, O.RECIPROCAL,
@@ -75,8 +76,6 @@ _PASS_NAN = frozenset((O.ADD, O.SUB, O.MUL, O.DIV, O.MAX, O.MIN, O.MULS, O.ADDS,
                        O.SELECT_SCALAR))
 #: Instructions that read of an operand only whether it is a NaN, never its payload.
 _NAN_BLIND = frozenset((O.COMPARE, O.COMPARE_SCALAR))
-_SCALAR = {O.MULS: "muls", O.ADDS: "adds", O.MAXS: "max_", O.MINS: "min_"}
-_UNARY = {O.RECIPROCAL: "reciprocal", O.NEG: "neg", O.ABS: "abs_", O.SQRT: "sqrt_", O.RELU: "relu"}
 _COMPARES = ("compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne")
 _DIRECTED = range(O.CAST_FLOOR, O.CAST_ODD_INF + 1)
 
@@ -185,17 +184,12 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
             args: tuple = ()           # the instruction's value operands
             first = len(body)
             reading.clear()
-            if op in _BINARY:
-                a, b = read(s0), read(s1)
-                body.append(f"{v} = S.{_BINARY[op]}({a}, {b}, {sat_c})")
-                args = operands(a, b) if op in _COMMUTATIVE else (a, b)
-            elif op in _SCALAR:
-                a, k = read(s0), scalar(k0)
-                body.append(f"{v} = S.{_SCALAR[op]}({a}, {k}, {sat_c})")
-                args = operands(a, k)
-            elif op in _UNARY:
-                args = (read(s0),)
-                body.append(f"{v} = S.{_UNARY[op]}({args[0]}, {sat_c})")
+            if op in O.REGULAR:            # its function of its form's operands (in the form's order)
+                form, f = O.REGULAR[op]
+                names = tuple(scalar(int(ins[field])) if field == O.K0 else read(int(ins[field]))
+                              for field in O.FORMS[form])
+                body.append(f"{v} = S.{f}({', '.join(names)}, {sat_c})")
+                args = operands(*names) if op in _SWAPPABLE else names
             elif op == O.EXP:
                 a = read(s0)
                 args = (a,)
@@ -244,15 +238,6 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
                     pre.append(f"lookup_bits(tables[{mode}], in{r}, at, scratch[{lookups[0]}], 0, n)")
                     body.append(f"{v} = scratch[{lookups[0]}, i]")
                     lookups[0] += 1
-            elif op == O.MUL_DST_ADD:
-                a, b, c = read(s0), read(s1), read(s2)
-                body.append(f"{v} = S.mul_dst_add({a}, {b}, {c}, {sat_c})")
-                args = operands(a, b, c)
-            elif op in (O.AXPY_FUSED, O.AXPY_UNFUSED):
-                a, b, k = read(s0), read(s1), scalar(k0)
-                f = "axpy_fused" if op == O.AXPY_FUSED else "axpy_unfused"
-                body.append(f"{v} = S.{f}({a}, {b}, {k}, {sat_c})")
-                args = operands(a, b, k)
             elif op in (O.AND, O.OR):
                 a, b = read(s0), read(s1)
                 f = "and" if op == O.AND else "or"
@@ -375,7 +360,7 @@ def _flags(steps, suspect: set, not_nan: list, invariant: set, result: str):
     invariant_checks: list = []
     for op, v, args in steps:
         varying = [a for a in args if a not in invariant]
-        if op in _COMMUTATIVE + (O.MULS, O.ADDS, O.MAXS, O.MINS, O.MUL_DST_ADD, O.AXPY_FUSED, O.AXPY_UNFUSED):
+        if op in _SWAPPABLE:
             invariant_checks += [a for a in args if a in invariant and a not in invariant_checks]
             if len(varying) >= 2:
                 tainted.add(v)

@@ -6,9 +6,9 @@ one ``prange`` iteration with an arena of its own. A pass runs in blocks of the 
 CopyIn of each input's block into its row (16-bit bits as the numbers they are), the stream
 (:func:`.machine.execute`), CopyOut of the result's row. Element-wise, the block changes no bit.
 
-On the broadcast walk (:mod:`swishgrad_numba.kernel.broadcast`) the engine is the pass function of
-:class:`EngineParams` (:func:`swishgrad_numba.kernel.walk.register_pass`): the walk's copies, then
-the stream over the UB loop's buffers.
+On the broadcast walk (:mod:`swishgrad_numba.kernel.broadcast`) the engine is the wide pass of
+:class:`EngineParams` (:func:`swishgrad_numba.kernel.broadcast.register_wide_pass`, its only pass: the walk
+launches it on raw tensors alone): the stream over each UB loop's inputs where they lie.
 
 Nothing here depends on an operator, a dtype or a variant: a flat launch passes its tensors as raw
 read-only uint8 views padded to :data:`MAX_INPUTS` (:func:`raw_args`), so each function compiles once,
@@ -23,11 +23,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import literal_unroll, njit, prange, types
-from numba.extending import overload
+from numba import njit, prange
 
 from ..kernel.broadcast import register_wide_pass
-from ..kernel.walk import register_pass
 from .direct16 import lookup_bits, run_if_direct, split as direct_split
 from .fused16 import run_if_fused, run_if_fused_raw, shape as fused_shape
 from .machine import MACHINE, run_machine
@@ -35,7 +33,7 @@ from .shared import cached_unlinked
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
 
 __all__ = ["ready", "copy_in", "copy_out", "EngineParams", "MAX_INPUTS", "launch_bins", "pass_span", "run_bin",
-           "raw_args", "build_table", "run_blocks_of"]
+           "raw_args", "build_table"]
 
 
 def ready() -> None:
@@ -63,52 +61,21 @@ def copy_out(dst, offset, arena, at, n):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _copy_out_at(arena, at, dst, offset, n):
-    copy_out(dst, offset, arena, at, n)
+def _load(arena, at, gm, offset, n):
+    """:func:`copy_in` from a raw ``(uint8 array, wide)`` tensor: its float32 (``wide``) or uint16 view."""
+    if gm[1]:
+        copy_in(arena, at, gm[0].view(np.float32), offset, n)
+    else:
+        copy_in(arena, at, gm[0].view(np.uint16), offset, n)
 
 
-def _load(arena, at, src, offset, n):
-    """:func:`copy_in` from a typed array or a raw ``(uint8 array, wide)`` one (jitted code only)."""
-    raise NotImplementedError("_load is only callable from jitted code")
-
-
-def _store(arena, at, dst, offset, n):
-    """:func:`copy_out` into a typed array or a raw ``(uint8 array, wide)`` one (jitted code only)."""
-    raise NotImplementedError("_store is only callable from jitted code")
-
-
-def _by_width(copy):
-    """The overload of a copy between the arena and ``gm``: ``copy`` itself on a typed array, on a raw
-    one's float32 (``wide``) or uint16 view."""
-    def typed(arena, at, gm, offset, n):
-        if isinstance(gm, types.BaseTuple):
-            def raw(arena, at, gm, offset, n):
-                if gm[1]:
-                    copy(arena, at, gm[0].view(np.float32), offset, n)
-                else:
-                    copy(arena, at, gm[0].view(np.uint16), offset, n)
-            return raw
-        return lambda arena, at, gm, offset, n: copy(arena, at, gm, offset, n)
-    return typed
-
-
-overload(_load)(_by_width(copy_in))
-overload(_store)(_by_width(_copy_out_at))
-
-
-@njit(cache=True, error_model="numpy")
-def run_blocks_of(code, scalars, tables, srcs, src_off, dst, dst_off, count, arena, grain, out, sat):
-    """``count`` elements from ``src_off`` of each of ``srcs`` (a tuple of arrays) through the stream,
-    into ``dst`` from ``dst_off``: blocks of ``grain``, input ``i`` in arena row ``i``. A source or the
-    destination may be raw, ``(uint8 array, wide)`` (the broadcast walk's wide pass)."""
-    for b0 in range(0, count, grain):
-        n = min(grain, count - b0)
-        k = 0
-        for s in literal_unroll(srcs):
-            _load(arena, k * grain, s, src_off + b0, n)
-            k += 1
-        run_machine(code, scalars, tables, arena, n, sat)
-        _store(arena, out, dst, dst_off + b0, n)
+@njit(cache=True, error_model="numpy", inline="always")
+def _store(arena, at, gm, offset, n):
+    """:func:`copy_out` into a raw ``(uint8 array, wide)`` tensor: its float32 (``wide``) or uint16 view."""
+    if gm[1]:
+        copy_out(gm[0].view(np.float32), offset, arena, at, n)
+    else:
+        copy_out(gm[0].view(np.uint16), offset, arena, at, n)
 
 
 #: Inputs a flat launch passes (fewer are padded by repeating the first): one tuple type for all.
@@ -124,7 +91,7 @@ def _lookup_only(code, out_row):
 @njit(cache=True, error_model="numpy")
 def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, grain, out_row, sat, fused, direct):
     """A pass of ``count`` elements from ``offset`` of the flat tensors ``ins`` (a tuple of one array
-    type) into ``out``: :func:`run_blocks_of`'s blocks. A stream of one LOOKUP of input 0 into the
+    type) into ``out``: blocks of ``grain``, input ``i`` in arena row ``i``. A stream of one LOOKUP of input 0 into the
     result reads its table at the input's bits, straight into ``out`` (the same values as its blocks:
     the bits' number indexes the table, the entry's number is stored). A 16-bit stream of
     :func:`.fused16.shape`'s shape (``fused``, found once per launch) runs as its fused loop; another 16-bit
@@ -272,7 +239,7 @@ for _entry in (_run_bin_wide, _run_bin_16, build_table):
 
 
 class EngineParams(NamedTuple):
-    """A checked stream as a pass function's parameters, for the broadcast walk."""
+    """A checked stream as the broadcast walk's wide pass's parameters."""
 
     code: np.ndarray
     scalars: np.ndarray
@@ -281,14 +248,6 @@ class EngineParams(NamedTuple):
     arena_len: int
     out: int
     sat: bool
-
-
-@register_pass(EngineParams)
-@njit(cache=True, error_model="numpy")
-def _engine_pass(params, in_bufs, o_buf, work, a, b):
-    arena = np.empty(params.arena_len, dtype=np.float32)
-    run_blocks_of(params.code, params.scalars, params.tables, in_bufs, a, o_buf, a, b - a, arena, params.grain,
-                  params.out, params.sat)
 
 
 @njit(cache=True, error_model="numpy")
@@ -300,7 +259,7 @@ def _engine_arena(params):
 def _engine_wide(params, dy, dy_off, x, x_off, out, out_off, count, arena):
     """A UB loop of the broadcast walk: ``count`` elements of ``dy`` from ``dy_off`` and of ``x`` from
     ``x_off`` (raw, where they lie: the tensors or the walk's local buffers) through the stream, into raw
-    ``out`` from ``out_off``; blocks of the grain, input ``i`` in arena row ``i``, as :func:`run_blocks_of`."""
+    ``out`` from ``out_off``; blocks of the grain, input ``i`` in arena row ``i``."""
     grain = params.grain
     if run_if_fused_raw(params.code, params.out, grain, params.tables, dy, dy_off, x, x_off, out, out_off, count,
                         arena[:grain], params.sat):   # a 16-bit stream of .fused16's shape
@@ -313,5 +272,6 @@ def _engine_wide(params, dy, dy_off, x, x_off, out, out_off, count, arena):
         _store(arena, params.out, out, out_off + b0, n)
 
 
-# on raw tensors the walk hands the stream the tensors where a UB loop's region is contiguous (no local copy)
+# the walk hands the stream the raw tensors where a UB loop's region is contiguous (no local copy); it has no
+# pass on typed tensors (every engine operator's tensors are 2 or 4 bytes an element: the walk refuses others)
 register_wide_pass(EngineParams, _engine_arena, _engine_wide)

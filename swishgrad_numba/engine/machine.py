@@ -8,8 +8,12 @@ flag: each instruction's loop exists twice, with ``sat`` a constant in each, so 
 once per instruction, never per element. Most instructions' loops (:func:`_binary` and the like) are
 jitted functions of their own that :func:`execute` calls, not inlines at Numba IR level: Numba's SSA and
 reaching-definition passes over one function holding them all were most of a cold process's compile (issue
-39); the semantics are still inlined into each loop. Exp takes the fast binary64 path of
-:mod:`swishgrad_numba.kernel.exp` and redoes only the elements its running minima flag.
+39); the semantics are still inlined into each loop. The regular instructions (:data:`.opcodes.REGULAR`: each
+opcode's operand form and semantics function, the table the hot tier's generator reads too) are not written out
+here: :func:`_regular`, made at import from that table, holds a branch per opcode calling its form's loop with
+its function; it is inlined into :func:`execute` at Numba IR level (a few calls: no measurable compile time,
+where a function of its own cost 7% of the machine's cold compile: bench/RESULTS.md, onetable). Exp takes the
+fast binary64 path of :mod:`swishgrad_numba.kernel.exp` and redoes only the elements its running minima flag.
 
 The machine is compiled once (:data:`MACHINE`, :mod:`.shared`): every launch calls it by its symbol
 (:func:`run_machine`), none compiles it again.
@@ -30,13 +34,11 @@ from ..kernel.exp import exp_block
 from ..kernel.ln import ln_exact, ln_fast, ln_flagged
 from ..program import semantics as S
 from .shared import Shared
-from .opcodes import RELU  # issue 41
-from .opcodes import CAST_FLOOR, CAST_ODD, CAST_ODD_INF, CAST_FROM_INT, CAST_TO_INT, CAST_WHOLE  # issue 43
 from ..program import int_casts as IC
-from .opcodes import (ABS, ADD, ADDS, AND, AXPY_FUSED, AXPY_UNFUSED, CAST_F16_I8, CAST_I8_F16, CAST_I32_F32,
-                      CAST_NONE, CAST_RINT, CAST_ROUND, COMPARE, COMPARE_SCALAR, DIV, DST, DUPLICATE, EXP, K0, K1,
-                      LN, LOOKUP, MAX, MAXS, MIN, MINS, MODE, MUL, MUL_DST_ADD, MULS, NEG, OP, OR, RECIPROCAL,
-                      SELECT, SELECT_SCALAR, SHIFT_RIGHT, SQRT, SRC0, SRC1, SRC2, SUB, ULP_SHIFT)
+from .opcodes import (AND, CAST_F16_I8, CAST_FLOOR, CAST_FROM_INT, CAST_I32_F32, CAST_I8_F16, CAST_NONE, CAST_ODD_INF,
+                      CAST_RINT, CAST_ROUND, CAST_TO_INT, CAST_WHOLE, COMPARE, COMPARE_SCALAR, DST, DUPLICATE, EXP,
+                      FORMS, K0, K1, LN, LOOKUP, MODE, NAMES, OP, OR, REGULAR, SELECT, SELECT_SCALAR, SHIFT_RIGHT,
+                      SRC0, SRC1, SRC2, ULP_SHIFT)
 
 __all__ = ["execute", "MACHINE", "run_machine"]
 
@@ -266,6 +268,36 @@ def _from_int(ar, d, a, mode, n):
             ar[d + j] = np.float32(IC.int16_value(ar[a + j]))
 
 
+#: Each form's loop (:data:`.opcodes.FORMS`).
+_LOOPS = {"unary": _unary, "binary": _binary, "scalar": _scalar, "ternary": _ternary, "axpy": _axpy}
+#: The forms' operands as :func:`execute` and :func:`_regular` name them, by field.
+_OPERANDS = {SRC0: "a", SRC1: "b", SRC2: "c", K0: "k"}
+
+
+def _regular_source() -> str:
+    """The source of ``_regular(op, ar, d, a, b, c, k, n, sat)``: one branch per instruction of
+    :data:`.opcodes.REGULAR`, its form's loop (``loop_<form>``) of its semantics function (``S.<name>``) on the
+    form's operands; nothing for another opcode."""
+    lines = ['@njit(cache=True, error_model="numpy", inline="always")', "def _regular(op, ar, d, a, b, c, k, n, sat):"]
+    for i, (code, (form, name)) in enumerate(REGULAR.items()):
+        operands = ", ".join(_OPERANDS[field] for field in FORMS[form])
+        lines += [f"    {'el' if i else ''}if op == {code}:   # {NAMES[code]}",
+                  f"        loop_{form}(S.{name}, ar, d, {operands}, n, sat)"]
+    return "\n".join(lines) + "\n"
+
+
+def _make_regular():
+    """The jitted :func:`_regular` from :func:`_regular_source` (its code objects name this file: Numba's disk
+    cache locates a function by its source file)."""
+    namespace = {"njit": njit, "S": S, **{f"loop_{form}": loop for form, loop in _LOOPS.items()}}
+    exec(compile(_regular_source(), __file__, "exec"), namespace)   # noqa: S102 (source made from REGULAR)
+    return namespace["_regular"]
+
+
+#: The regular instructions' dispatch, made from :data:`.opcodes.REGULAR` (the table the hot tier reads too).
+_regular = _make_regular()
+
+
 @njit(cache=True, error_model="numpy")
 def execute(code, scalars, tables, arena, count, sat):
     """Run the stream ``code`` over ``count`` elements of each of its rows of ``arena``.
@@ -283,48 +315,16 @@ def execute(code, scalars, tables, arena, count, sat):
         c = np.uint64(code[i, SRC2])
         k = scalars[code[i, K0]]
         mode = code[i, MODE]
-        if op == MUL:
-            _binary(S.mul, ar, d, a, b, n, sat)
-        elif op == ADD:
-            _binary(S.add, ar, d, a, b, n, sat)
-        elif op == MULS:
-            _scalar(S.muls, ar, d, a, k, n, sat)
-        elif op == ADDS:
-            _scalar(S.adds, ar, d, a, k, n, sat)
-        elif op == EXP:
+        if op == EXP:
             _exp(ar, d, a, b, n, sat)
-        elif op == SUB:
-            _binary(S.sub, ar, d, a, b, n, sat)
-        elif op == DIV:
-            _binary(S.div, ar, d, a, b, n, sat)
         elif op == CAST_NONE:
             _widen(ar, d, a, mode, n)
         elif op == CAST_RINT:
             _narrow(S.cast_rint, ar, d, a, mode, n, sat)
         elif op == LOOKUP:
             _lookup(tables[mode], ar, d, a, n)
-        elif op == MUL_DST_ADD:
-            _ternary(S.mul_dst_add, ar, d, a, b, c, n, sat)
-        elif op == AXPY_FUSED:
-            _axpy(S.axpy_fused, ar, d, a, b, k, n, sat)
-        elif op == RECIPROCAL:
-            _unary(S.reciprocal, ar, d, a, n, sat)
-        elif op == NEG:
-            _unary(S.neg, ar, d, a, n, sat)
-        elif op == ABS:
-            _unary(S.abs_, ar, d, a, n, sat)
         elif op == LN:
             _ln(ar, d, a, n, sat)
-        elif op == SQRT:
-            _unary(S.sqrt_, ar, d, a, n, sat)
-        elif op == MAX:
-            _binary(S.max_, ar, d, a, b, n, sat)
-        elif op == MIN:
-            _binary(S.min_, ar, d, a, b, n, sat)
-        elif op == MAXS:
-            _scalar(S.max_, ar, d, a, k, n, sat)
-        elif op == MINS:
-            _scalar(S.min_, ar, d, a, k, n, sat)
         elif op == AND and mode == 1:     # issue 43: 16-bit bit patterns, held as the numbers they are
             for t in range(n):
                 j = np.uint64(t)
@@ -341,8 +341,6 @@ def execute(code, scalars, tables, arena, count, sat):
             v = S.duplicate(k, sat)
             for t in range(n):
                 ar[d + np.uint64(t)] = v
-        elif op == AXPY_UNFUSED:
-            _axpy(S.axpy_unfused, ar, d, a, b, k, n, sat)
         elif op == COMPARE or op == COMPARE_SCALAR:   # one call: its loops compile once, not once per form
             _compare_by_mode(mode, ar, d, a, b, k, n, op == COMPARE_SCALAR)
         elif op == SELECT:
@@ -381,8 +379,6 @@ def execute(code, scalars, tables, arena, count, sat):
             for t in range(n):
                 j = np.uint64(t)
                 ar[d + j] = np.float32(S.cast_i8_f16(np.int8(ar[a + j])))
-        elif op == RELU:
-            _unary(S.relu, ar, d, a, n, sat)
         elif CAST_FLOOR <= op <= CAST_ODD_INF:   # issue 43: the directed narrowings, then their "_INF" forms
             for t in range(n):
                 j = np.uint64(t)
@@ -405,6 +401,8 @@ def execute(code, scalars, tables, arena, count, sat):
             for t in range(n):
                 j = np.uint64(t)
                 ar[d + j] = ulp_shift(ar[a + j], k, k1)
+        else:       # opcodes.REGULAR's, after the others (before them: a mixed block ~10% slower, RESULTS onetable)
+            _regular(op, ar, d, a, b, c, k, n, sat)
 
 
 _RO = dict(layout="C", readonly=True)

@@ -80,6 +80,30 @@ CMP_MODES = ("LT", "GT", "EQ", "LE", "GE", "NE")
 globals().update(OPCODES)
 __all__ += list(OPCODES)
 
+# ---------------------------------------------------------------- the regular instructions (issue 39)
+#: The regular instructions' operand forms: the fields whose operands each element's function takes, in order (a
+#: source's element, or the scalar), then the overflow mode.
+FORMS = {"unary": (SRC0,), "binary": (SRC0, SRC1), "scalar": (SRC0, K0), "ternary": (SRC0, SRC1, SRC2),
+         "axpy": (SRC0, SRC1, K0)}
+#: The regular instructions: opcode -> (its form in :data:`FORMS`, the name of the function of
+#: :mod:`swishgrad_numba.program.semantics` that computes each element). The machine (:mod:`.machine`) and the hot
+#: tier (:mod:`.hot_source`) both run them from this table. The others (Exp, Ln, Lookup, the Casts, Compare,
+#: Select, And / Or, Duplicate, ShiftRight, UlpShift) each have code of their own there: a guard band, a mode
+#: that picks the function, a mask, a 16-bit or integer operand, a value set once per block.
+REGULAR = {
+    RECIPROCAL: ("unary", "reciprocal"), NEG: ("unary", "neg"), ABS: ("unary", "abs_"), SQRT: ("unary", "sqrt_"),
+    RELU: ("unary", "relu"),
+    MUL: ("binary", "mul"), ADD: ("binary", "add"), SUB: ("binary", "sub"), DIV: ("binary", "div"),
+    MAX: ("binary", "max_"), MIN: ("binary", "min_"),
+    MULS: ("scalar", "muls"), ADDS: ("scalar", "adds"), MAXS: ("scalar", "max_"), MINS: ("scalar", "min_"),
+    MUL_DST_ADD: ("ternary", "mul_dst_add"),
+    AXPY_FUSED: ("axpy", "axpy_fused"), AXPY_UNFUSED: ("axpy", "axpy_unfused"),
+}
+# each form reads what its opcodes read (_TABLE)
+assert all((SOURCES[op], SCALARS[op]) == (len(FORMS[form]) - FORMS[form].count(K0), FORMS[form].count(K0))
+           for op, (form, _f) in REGULAR.items())
+__all__ += ["FORMS", "REGULAR"]
+
 # ---------------------------------------------------------------- row instructions (issue 42)
 #: The row machine's instructions (:mod:`.rows`), numbered after the elementwise ones so that neither stream
 #: kind accepts the other's. A row stream has the same 8 fields, read as ``op, dst, src0, src1, count, k0,

@@ -5,7 +5,7 @@ split axis, the split axis's UB steps); each loop is a contiguous region of
 the output, its inputs copied in with their own strides (0 on a broadcast
 axis), so the inputs may broadcast against each other and have different
 dtypes. What a pass computes is the pass function registered for
-its parameters (:func:`.walk.register_pass`: a compiled program's route gives
+its parameters (:func:`.walk.register_pass`), or its wide pass (below: a compiled program's route gives
 the engine's, :class:`swishgrad_numba.engine.launch.EngineParams`). SiluGrad's
 950 kernel runs on it.
 
@@ -46,8 +46,8 @@ _WIDE_PASSES: dict = {}
 
 
 def register_wide_pass(params_class, scratch, run) -> None:
-    """A pass of ``params_class`` that :func:`run_blocks` launches on the tensors' raw bytes, one compilation
-    for every dtype, and that reads its inputs where they lie (the tensors themselves where a UB loop's
+    """The pass of ``params_class`` that :func:`run_blocks` launches on the tensors' raw bytes (it refuses
+    tensors of other than 2 or 4 bytes an element, a ValueError), one compilation for every dtype, and that reads its inputs where they lie (the tensors themselves where a UB loop's
     region is contiguous, else the walk's local buffer) and writes its result likewise, so that each value
     is copied no more often than on the element-wise walk. Both jitted: ``scratch(params)`` makes what a
     block's loops share (allocated once per block); ``run(params, dy, dy_off, x, x_off, out, out_off,
@@ -413,6 +413,9 @@ def run_blocks_known(params, dy, x, out, pass_len: int, make_args) -> None:
         if pass_len and route.equal_shapes(params, (dy, x), out, pass_len):
             return
         params = route.broadcast(params)
-    if type(params) in _WIDE_PASSES and all(a.itemsize in (2, 4) for a in (dy, x, out)):
+    if type(params) in _WIDE_PASSES:
+        if not all(a.itemsize in (2, 4) for a in (dy, x, out)):
+            raise ValueError(f"the broadcast walk's {type(params).__qualname__} pass takes tensors of 2 or 4 bytes an "
+                             f"element, got {dy.dtype}, {x.dtype}, {out.dtype}")
         dy, x, out = _raw(dy, False), _raw(x, False), _raw(out, True)
     launch_blocks(params, dy, x, out, *make_args())

@@ -19,7 +19,7 @@ from ..engine import hot, runner
 from .registry import get_operator
 
 __all__ = ["CALL_PLANS", "DECLINED", "PLANS_KEPT", "CallPlan", "KeptPlans", "kept_plan", "launch_key", "plan_key",
-           "plan_of", "plans_kept", "usable", "viewed"]
+           "plan_of", "usable", "viewed"]
 
 #: Call plans kept per cache (the least recently used dropped first).
 PLANS_KEPT = 64
@@ -154,7 +154,3 @@ def plan_of(runs, operator, platform, flat, result):
     return CallPlan(operator, platform, prepared, launch_plan, attrs, forms, out_form,
                     hot.launcher(prepared, launch_plan, attrs, out_form[0], len(ins)) if one_dtype else None)
 
-
-def plans_kept() -> int:
-    """How many call plans are kept now (declined keys included)."""
-    return len(CALL_PLANS)
