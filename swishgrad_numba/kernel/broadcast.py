@@ -47,8 +47,9 @@ _WIDE_PASSES: dict = {}
 
 def register_wide_pass(params_class, scratch, run) -> None:
     """The pass of ``params_class`` that :func:`run_blocks` launches on the tensors' raw bytes (it refuses
-    tensors of other than 2 or 4 bytes an element, a ValueError), one compilation for every dtype, and that reads its inputs where they lie (the tensors themselves where a UB loop's
-    region is contiguous, else the walk's local buffer) and writes its result likewise, so that each value
+    tensors of other than 2 or 4 bytes an element, a ValueError), one compilation for every dtype, and that
+    reads its inputs where they lie (the tensors themselves where a UB loop's region is contiguous, else the
+    walk's local buffer) and writes its result likewise, so that each value
     is copied no more often than on the element-wise walk. Both jitted: ``scratch(params)`` makes what a
     block's loops share (allocated once per block); ``run(params, dy, dy_off, x, x_off, out, out_off,
     count, scratch)`` computes the ``count`` elements of one UB loop, input ``dy`` from its element

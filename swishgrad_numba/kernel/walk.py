@@ -9,11 +9,12 @@ irrelevant, so the bits are the same for every split.
 
 The walks know nothing of any operator. A compiled program registers a *route* for the NamedTuple
 class of its launch parameters (:func:`register_route`, :mod:`swishgrad_numba.program.passes`): how its
-launches run (on the engine). The broadcast walk (:mod:`.broadcast`) calls a jitted *pass function*
-registered for the class of the parameters it is given (:func:`register_pass`; the engine's
-:class:`swishgrad_numba.engine.launch.EngineParams`), which :func:`compute_pass` resolves to at compile
-time. (A function passed as an argument would also work, but Numba never finds such a launch in its disk
-cache; a NamedTuple type it does.)
+launches run (on the engine). The broadcast walk (:mod:`.broadcast`) can call a jitted *pass function*
+registered for the class of the parameters it is given (:func:`register_pass`), which :func:`compute_pass`
+resolves to at compile time; no package operator registers one now (the engine's
+:class:`swishgrad_numba.engine.launch.EngineParams` has the broadcast walk's wide pass alone), the tests do.
+(A function passed as an argument would also work, but Numba never finds such a launch in its disk cache; a
+NamedTuple type it does.)
 """
 from __future__ import annotations
 
