@@ -1,15 +1,13 @@
-"""A 16-bit row's hot block against the same block reading and writing its elements in pairs, as 32-bit words
-(issue 39, pairwords: a lead, not in the engine).
+"""A bfloat16 row's hot block over its elements against its function over 32-bit words (issue 39, pairwords).
 
     python bench/pair_words.py [OP:KERNEL:DTYPE ...] [--turns T]
 
-For each row (default ``sigmoid_grad:a2:bfloat16``, a single-loop block), the hot block that
-:func:`swishgrad_numba.engine.hot_source.block_source` generates for the bench's 2^22 inputs is compiled as it
-is, and once more with its loop edited to step over words: each input word's two 16-bit elements are taken
-apart by a mask and a shift, the element's stream runs once for the low one and once for the high one, and the
-two results are stored as one word. The same instructions on the same elements: the bits must be the same, and
-the script says whether they are. The word loop reads arrays viewed as ``uint32`` from outside the block
-(a view made per block costs more than the edit saves).
+For each row (default ``sigmoid_grad:a2:bfloat16``; a row whose block has a function over words,
+:func:`swishgrad_numba.engine.hot_source.block_and_rows`), the source generated for the bench's 2^22 inputs is
+compiled, and its two functions run over the same blocks: the element loop (with a whole block's length a
+constant, as before pairwords) and ``hot_block_words`` over ``uint32`` views of the same arrays (made here, as
+:func:`swishgrad_numba.engine.hot.word_views` makes them). The bits must be the same, and the script says whether
+they are.
 
 Printed per row, each the best of ``--turns`` turns: ns per element on one thread in L1 (8,192 elements again
 and again: the arithmetic), on one thread over 2^22 (the memory beside it), and ms for 2^22 on two threads,
@@ -45,34 +43,13 @@ def _captured(op: str, kernel: str, dtype: str):
     return params, rest, ins, out, hot.source_and_rows(type(params).__name__)[0]
 
 
-def paired(source: str) -> str:
-    """``source`` (a single-loop block) with its loop over words: inputs ``in0..in2`` and ``out`` are then
-    ``uint32`` views of the 16-bit arrays, ``at`` and ``n`` still counted in elements (both even)."""
-    head, loop, tail = re.match(r"(?s)(.*?\n)( +)for i in range\(n\):\n(.*)", source).group(1, 2, 3)
-    body_pad = loop + "    "
-    lines = tail.split("\n")
-    body = []
-    while lines and lines[0].startswith(body_pad):
-        body.append(lines.pop(0)[len(body_pad):])
-    if any(line.startswith(f"{loop}for i in range(n):") for line in lines):
-        raise ValueError("not a single-loop block")
-    store = next(line for line in body if line.startswith("out[j] = "))
-    result = store[len("out[j] = "):]
-    inputs = sorted(set(re.findall(r"in(\d)\[j\]", "\n".join(body))))
-    words = [f"w{r} = in{r}[j]" for r in inputs]
-
-    def half(shift: str) -> list:
-        got = []
-        for line in body:
-            if line == "j = at + np.uint64(i)" or line == store:
-                continue
-            m = re.match(r"(x\d) = np\.float32\(in(\d)\[j\]\)$", line)
-            got.append(f"{m[1]} = np.float32(np.uint16(w{m[2]} {shift}))" if m else line)
-        return got
-    low = half("& np.uint32(0xffff)") + [f"low = np.uint32(np.uint16({result}))"]
-    high = half(">> np.uint32(16)") + [f"out[j] = low | (np.uint32(np.uint16({result})) << np.uint32(16))"]
-    new = ["j = (at >> np.uint64(1)) + np.uint64(i)"] + words + low + high
-    return head + f"{loop}for i in range(n // 2):\n" + "".join(f"{body_pad}{s}\n" for s in new) + "\n".join(lines)
+def element_loop(source: str) -> str:
+    """``source``'s element loop with a whole block's length a constant, as it ran before pairwords (a block with a
+    function over words calls its element loop with ``n`` a variable only)."""
+    m = re.search(r"\n    return block_rows\((params, in0, in1, in2, out, at, n, scalars, tables, scratch)\)\n", source)
+    full = int(re.search(r"if n != (\d+) or at & 1:", source)[1])
+    whole = m[1].replace(" n,", f" {full},")
+    return source[:m.start()] + f"\n    if n == {full}:\n        return block_rows({whole})" + source[m.start():]
 
 
 def main(argv=None) -> None:
@@ -106,14 +83,20 @@ def main(argv=None) -> None:
         params, rest, ins, out, source = _captured(op, kernel, dtype)
         scalars, tables, blk = rest[3], rest[4], rest[-1]
         x0, x1 = (ins + ins)[:2]
-        runs = {"as generated": driver(compiled(source)), "words": driver(compiled(paired(source)))}
+        if "def hot_block_words(" not in source:
+            print(f"{row}: its block has no function over words")
+            continue
+        namespace = hot._globals()
+        exec(source, namespace)   # noqa: S102 (the generated source)
+        runs = {"elements": driver(compiled(element_loop(source))),
+                "words": driver(njit(namespace["hot_block_words"], error_model="numpy"))}
         outs = {k: np.zeros_like(out) for k in runs}
-        arrays = {"as generated": lambda k: (x0, x1, outs[k]),     # the words' loop: uint32 views, made here
+        arrays = {"elements": lambda k: (x0, x1, outs[k]),     # the words' function: uint32 views, made here
                   "words": lambda k: (x0.view(np.uint32), x1.view(np.uint32), outs[k].view(np.uint32))}
         n = out.shape[0]
         for k, r in runs.items():
             r(params, *arrays[k](k), n, scalars, tables, 1, 1, blk)
-        same = np.array_equal(outs["as generated"], outs["words"])
+        same = np.array_equal(outs["elements"], outs["words"])
         cases = (("L1, 1 thread", 8192, 1, (1 << 24) // 8192), ("2^22, 1 thread", n, 1, 4), ("2^22, 2 threads", n, 2, 1))
         best = {(k, c[0]): float("inf") for k in runs for c in cases}
         for _ in range(a.turns):

@@ -149,7 +149,7 @@ def test_cheap_tables_computed_in_the_loop_or_gathered(name, arch, dtype, inline
         assert bool(prepared._hot[1]) == inline and every_launch_hot[-1]
         # a whole block's length a constant only where nothing is gathered (fullblock)
         source = hot.source_and_rows(prepared._hot[0].__name__)[0]
-        assert ("lookup_bits(" in source) != ("    if n == " in source)
+        assert ("lookup_bits(" in source) != ("    if n == " in source or "def hot_block_words(" in source)
 
 
 def _plan(n, pass_len=8192, threads=2):
@@ -546,3 +546,77 @@ def test_a_whole_block_and_blocks_cut_short_give_the_interpreters_bits(program):
             at += length
         assert at == n
         assert_bits_equal(out, want)
+
+
+def _bfloat16_grad():
+    """SigmoidGrad's A2 bfloat16 program: one loop whose inputs are read only by a widening of bfloat16."""
+    op = get_operator("sigmoid_grad")
+    return op.kernels[ARCH_A2].programs("bfloat16", op.variant(sg.REFERENCE_PLATFORM))
+
+
+def _bfloat16_inputs(rng, program, n, offset=0, nans=0):
+    """Inputs of ``program`` (bfloat16, finite), each ``offset`` elements into an array of its own; ``nans``
+    NaNs of three payloads in the last."""
+    arrays = []
+    for _ in program.inputs:
+        buf = np.zeros(n + offset, dtype=DTYPES["bfloat16"])
+        buf[offset:] = rng.uniform(-4, 4, n).astype(np.float32).astype(DTYPES["bfloat16"])
+        arrays.append(buf[offset:])
+    at = rng.choice(n, nans, replace=False)
+    arrays[-1].view(np.uint16)[at] = rng.choice(np.array([0x7FC1, 0xFFC2, 0x7F81], np.uint16), nans)
+    return arrays
+
+
+@pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
+def test_bfloat16_blocks_over_words_give_the_interpreters_bits(saturation, every_launch_hot):
+    """A block whose inputs are read only by a widening of bfloat16 runs a whole block at an even offset over
+    32-bit words (hot_source: pairwords), any other block element by element: the interpreter's bits with
+    passes of even length (words), of odd length (blocks at odd offsets), inputs one element off a 4-byte
+    boundary (no words: hot.word_views), NaNs of three payloads (their blocks flagged and run on the machine)."""
+    program = _bfloat16_grad()
+    prepared = runner.Prepared(lower(program), saturation, grain=1024)
+    params = hot.launch_args(prepared, {})[0]
+    assert "def hot_block_words(" in hot.source_and_rows(type(params).__name__)[0]
+    rng = np.random.default_rng([1399, saturation])
+    n = 3 * 8192 + 5
+    for offset, pass_len in ((0, 8192), (0, 8191), (1, 8192)):
+        arrays = _bfloat16_inputs(rng, program, n, offset, nans=6)
+        got, want = _run(program, arrays, {}, saturation, grain=1024, pass_len=pass_len, threads=2)
+        assert_bits_equal(got, want, f"offset {offset}, passes of {pass_len}")
+    assert every_launch_hot == [True] * 3
+
+
+def test_a_block_over_words_runs_only_a_whole_block_at_an_even_offset():
+    """The function over words (its arrays uint32 views of the 16-bit tensors, ``at`` and ``n`` in elements):
+    the interpreter's bits block by block, whether it flagged the block (a NaN), and -1 (not run) for a block
+    at an odd offset or cut short; none for float16 (slower over words) or float32."""
+    from numba import njit
+
+    program = _bfloat16_grad()
+    prepared = runner.Prepared(lower(program), False, grain=1024)
+    params, scalars, tables = hot.launch_args(prepared, {})
+    full = hot._block(params, 1024)
+    run_words = njit(error_model="numpy")(hot._WORDS[type(params)])
+    arrays = _bfloat16_inputs(np.random.default_rng(1401), program, 4 * full)
+    want = interpret(program, {t.name: a for t, a in zip(program.inputs, arrays)}, {}, False).view(np.uint16)
+    words = [a.view(np.uint16).view(np.uint32) for a in arrays]
+    words += [words[0]] * (3 - len(words))
+    out = np.zeros(4 * full, np.uint16)
+    scratch = np.zeros((1, full), np.float32)
+    for at in range(0, 4 * full, full):
+        assert run_words(params, *words, out.view(np.uint32), at, full, scalars, tables, scratch) == 0
+    assert_bits_equal(out, want)
+    before = out.copy()
+    assert run_words(params, *words, out.view(np.uint32), 1, full, scalars, tables, scratch) == -1
+    assert run_words(params, *words, out.view(np.uint32), 0, full - 2, scalars, tables, scratch) == -1
+    assert np.array_equal(out, before)
+    arrays[-1].view(np.uint16)[full + 3] = 0x7FC1
+    flags = [run_words(params, *words, out.view(np.uint32), at, full, scalars, tables, scratch)
+             for at in range(0, 4 * full, full)]
+    assert flags == [0, 1, 0, 0]
+    op = get_operator("sigmoid_grad")
+    for dtype in ("float16", "float32"):
+        other = runner.Prepared(lower(op.kernels[ARCH_A2].programs(dtype, op.variant(sg.REFERENCE_PLATFORM))),
+                                False, grain=1024)
+        name = type(hot.launch_args(other, {})[0]).__name__
+        assert "def hot_block_words(" not in hot.source_and_rows(name)[0], dtype

@@ -34,7 +34,9 @@ before each of its first loops (:data:`PREFETCH_PARTS`), so that the write misse
 The body is an inner function of the block (:func:`block_and_rows`), called with ``n`` a constant for a whole
 block (:func:`block_elements`: nearly every block of a launch) and as a variable for a block cut short: Numba
 inlines both calls, and LLVM compiles the first with its loops' trip counts known (not in a block that gathers
-a Lookup, which that made slower).
+a Lookup, which that made slower). A one-loop block whose inputs are read only by a widening of bfloat16 has a
+function over 32-bit words instead of the first call (:func:`_in_words`), which the launch runs for a whole
+block at an even offset.
 
 A Lookup of an input's bits is gathered first into a scratch row for the block
 (:func:`.direct16.lookup_bits`: vector gathers), which the loop then reads. :func:`block_source` refuses
@@ -45,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..casts import HARDWARE_F16
-from ..dtypes import FLOAT16
+from ..dtypes import BFLOAT16, FLOAT16
 from . import opcodes as O
 from .hot_loops import EXP_LOOP_MIN, EXP_PREP, int_masks, split_loops
 
@@ -53,7 +55,7 @@ __all__ = ["NotHot", "block_and_rows", "block_elements", "block_source", "scratc
            "HOT_BLOCK_NO_SCRATCH", "VERSION"]
 
 #: Part of every hot function's key: a change of what the generator writes bumps it.
-VERSION = 10
+VERSION = 11
 #: Elements of a hot block: the unit a flag sends back to the machine (at most the stream's grain).
 HOT_BLOCK = 512
 #: The same for a block that keeps nothing in scratch rows (one loop, no gathered Lookup): its per-block cost
@@ -99,7 +101,8 @@ def _nan2(*names) -> str:
 
 def block_source(code: np.ndarray, grain: int, inputs: int, out_row: int, sat: bool, name: str = "hot_block",
                  inline: dict | None = None, vector_exp: bool = False) -> str:
-    """The source of ``name(params, in0, in1, in2, out, at, n, scalars, tables, scratch)``: elements ``at .. at + n``
+    """The source of ``name(params, in0, in1, in2, out, at, n, scalars, tables, scratch)`` (and, where the block has
+    one, of ``{name}_words(...)`` with the same arguments: :func:`_in_words`): elements ``at .. at + n``
     of the flat tensors through the stream ``code`` (checked: :func:`.stream.check`), ``n`` at most
     ``scratch.shape[1]``; it returns whether the block is flagged (its outputs are then to be recomputed
     by the machine). ``inline``: table ``mode`` -> ``(code, grain, input row, result row, first scalar)`` of
@@ -133,6 +136,8 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
     kvars: dict = {}
     units: list = []         # each instruction as (result variable, its lines in ``body``, the variables it reads)
     reading: list = []       # the variables the instruction being emitted reads
+    input_names = {f"x{r}" for r in range(inputs)}
+    input_reads: set = set()  # (opcode, mode) of every instruction that reads an input
     # Compare results (variable -> its call), and the variables read as a value (not as a Select's mask): a
     # Compare read only as a mask is kept as an int32 -1 / 0 (:func:`.hot_loops.int_masks`)
     compares: dict = {}
@@ -161,6 +166,8 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
             if name is None:
                 raise NotHot(f"row {r} is read before it is written")
             reading.append(name)
+            if name in input_names and op != O.LOOKUP:    # (an inlined table's stream records its own reads)
+                input_reads.add((op, mode))
             if not mask:
                 as_value.add(name)
             return name
@@ -334,14 +341,59 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
     # their remainders (the float32 rows 0-20% faster). Not where the block gathers a Lookup: those 16-bit
     # rows ran 10-20% slower with it (bench/RESULTS.md, fullblock)
     args = "params, in0, in1, in2, out, at, n, scalars, tables, scratch"
+    full = block_elements(rows, grain)
+    words = _in_words(passes, pre, post, flags, input_reads, result, full) if not lookups[0] else None
     lines = ([f"def {name}({args}):",
               f"    def block_rows({args}):",
               "        vectorise_full_width()"] + [f"    {s}" for s in "\n".join(lines).split("\n")])
-    if not lookups[0]:
-        full = block_elements(rows, grain)
+    if not lookups[0] and words is None:
         lines += [f"    if n == {full}:", f"        return block_rows({args.replace(' n,', f' {full},')})"]
     lines.append(f"    return block_rows({args})")
+    if words is not None:
+        lines += [f"def {name}_words({args}):"] + [f"    {s}" for s in "\n".join(words).split("\n")]
     return "\n".join(lines) + "\n", rows
+
+
+def _in_words(passes: list, pre: list, post: list, flags: list, input_reads: set, result: str, full: int):
+    """The body of a block's function over 32-bit words (issue 39, pairwords), or None where the block does not
+    have one: one loop (no scratch row, no Exp or Ln, nothing gathered) whose inputs are read only by a widening
+    of bfloat16. Its arrays are ``uint32`` views of the 16-bit tensors (``at`` and ``n`` still count elements):
+    a word's low element is its bits & 0xffff, its high one its bits >> 16, the element's lines run once for
+    each (the same instructions on the same numbers: the same bits), and the two results are stored as one
+    word. It runs a whole block at an even ``at`` and returns whether it flagged the block, else -1 (the caller
+    then runs :func:`block_source`'s function). LLVM widens the inputs with a shift or a mask, narrows the two
+    results with one permute and tests both halves' NaNs with one compare: sigmoid_grad bfloat16's block in L1
+    0.20 -> 0.13 ns an element (bench/RESULTS.md, pairwords). float16's widening wants the halves packed again:
+    slower there, so not taken."""
+    if len(passes) != 1 or isinstance(passes[0], str) or post or not input_reads \
+            or input_reads != {(O.CAST_NONE, BFLOAT16.code)}:
+        return None
+    loop = passes[0]
+    store = f"out[j] = {result}"
+    loads = {line: line.split(" = ")[0] for line in loop if line.startswith("x") and line.endswith("[j])")}
+    if loop[0] != "j = at + np.uint64(i)" or loop[-1] != store or loop.count(store) != 1 \
+            or any(line != f"{x} = np.float32(in{x[1:]}[j])" for line, x in loads.items()):
+        return None
+
+    def half(part: str) -> list:
+        return [f"{x} = np.float32(np.uint16(w{x[1:]} {part}))" if line in loads else line
+                for line in loop[1:-1] for x in (loads.get(line),)]
+    body = ["j = (at >> np.uint64(1)) + np.uint64(i)"] + [f"w{x[1:]} = in{x[1:]}[j]" for x in loads.values()]
+    body += half("& np.uint32(0xffff)") + [f"low = np.uint32(np.uint16({result}))"]
+    body += half(">> np.uint32(16)") + [f"out[j] = low | (np.uint32(np.uint16({result})) << np.uint32(16))"]
+    lines = [f"if n != {full} or at & 1:",
+             "    return -1",
+             "vectorise_full_width()",
+             "at = np.uint64(at)",
+             "flagged = False"] + pre
+    if flags:
+        lines.append("two_nans = False")
+    lines.append(f"for i in range({full // 2}):")
+    lines += [f"    {s}" for s in body]
+    if flags:
+        lines.append("if two_nans:\n    flagged = True")
+    lines.append("return np.int64(flagged)")
+    return lines
 
 
 def _flags(steps, suspect: set, not_nan: list, invariant: set, result: str):
