@@ -6,7 +6,7 @@ For each row (default ``sigmoid_grad:a2:bfloat16``; a row whose block has a func
 :func:`swishgrad_numba.engine.hot_source.block_and_rows`), the source generated for the bench's 2^22 inputs is
 compiled, and its two functions run over the same blocks: the element loop (with a whole block's length a
 constant, as before pairwords) and ``hot_block_words`` over ``uint32`` views of the same arrays (made here, as
-:func:`swishgrad_numba.engine.hot.word_views` makes them). The bits must be the same, and the script says whether
+:func:`swishgrad_numba.engine.hot_words.word_views` makes them). The bits must be the same, and the script says whether
 they are.
 
 Printed per row, each the best of ``--turns`` turns: ns per element on one thread in L1 (8,192 elements again

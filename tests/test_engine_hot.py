@@ -17,7 +17,7 @@ import pytest
 import swishgrad_numba as sg
 from program_interpreter import interpret
 from reference import assert_bits_equal
-from swishgrad_numba.engine import hot, hot_loops, hot_source, opcodes as O, runner
+from swishgrad_numba.engine import hot, hot_loops, hot_source, hot_words, opcodes as O, runner
 from swishgrad_numba.engine.stream import streams
 from swishgrad_numba.kernel import exp_vector
 from swishgrad_numba.kernel import plan as kernel_plan
@@ -572,7 +572,7 @@ def test_bfloat16_blocks_over_words_give_the_interpreters_bits(saturation, every
     """A block whose inputs are read only by a widening of bfloat16 runs a whole block at an even offset over
     32-bit words (hot_source: pairwords), any other block element by element: the interpreter's bits with
     passes of even length (words), of odd length (blocks at odd offsets), inputs one element off a 4-byte
-    boundary (no words: hot.word_views), NaNs of three payloads (their blocks flagged and run on the machine)."""
+    boundary (no words: hot_words.word_views), NaNs of three payloads (their blocks flagged and run on the machine)."""
     program = _bfloat16_grad()
     prepared = runner.Prepared(lower(program), saturation, grain=1024)
     params = hot.launch_args(prepared, {})[0]
@@ -596,7 +596,7 @@ def test_a_block_over_words_runs_only_a_whole_block_at_an_even_offset():
     prepared = runner.Prepared(lower(program), False, grain=1024)
     params, scalars, tables = hot.launch_args(prepared, {})
     full = hot._block(params, 1024)
-    run_words = njit(error_model="numpy")(hot._WORDS[type(params)])
+    run_words = njit(error_model="numpy")(hot_words._WORDS[type(params)])
     arrays = _bfloat16_inputs(np.random.default_rng(1401), program, 4 * full)
     want = interpret(program, {t.name: a for t, a in zip(program.inputs, arrays)}, {}, False).view(np.uint16)
     words = [a.view(np.uint16).view(np.uint32) for a in arrays]

@@ -10,7 +10,7 @@ NaN whose payload the loop may give otherwise: :mod:`.hot_source`) is run again 
 authoritative.
 
 A 16-bit launch whose tensors start on 4-byte boundaries also passes them viewed as 32-bit words
-(:func:`word_views`), for a block that has a function over words (:func:`.hot_source.block_and_rows`).
+(:func:`.hot_words.word_views`), for a block that has a function over words (:mod:`.hot_words`).
 
 Caching: the generated block function is registered under a NamedTuple class of this module named after
 the stream's key (:func:`class_name`: the generator's version, the overflow mode, the grain, the result's
@@ -47,6 +47,7 @@ from ..kernel.ln import ln_fast, ln_flagged
 from ..program import int_casts as IC, semantics as S
 from . import machine
 from .direct16 import lookup_bits
+from . import hot_words
 from .hot_source import HOT_BLOCK, VERSION, NotHot, block_and_rows, block_elements
 from .launch import MAX_INPUTS, copy_in, copy_out, pass_span, ready
 from .machine import run_machine
@@ -82,7 +83,6 @@ _HOT_DTYPES = (np.dtype(np.float32), np.dtype(np.uint16))
 _LOCK = runtime.ChildRenewedLock()    # a forked child gets it anew (a compile in another thread at the fork)
 _CLASSES: dict = {}        # class name -> class
 _BLOCKS: dict = {}         # class -> generated block function (Python)
-_WORDS: dict = {}          # class -> its block's function over 32-bit words (Python; :func:`_no_words` for none)
 _ROWS: dict = {}           # class -> the scratch rows its block uses
 _NAME = re.compile(r"^Hot__v(\d+)__(inf|sat)__exp([fv])__g(\d+)__o(\d+)__i(\d+)__([0-9a-f]+)"
                    r"((?:__T\d+g\d+i\d+o\d+k\d+_[0-9a-f]+)*)$")
@@ -200,7 +200,7 @@ def _make(name: str):
     cls = NamedTuple(name, [("scratch_rows", np.int64)])
     cls.__module__ = __name__
     _BLOCKS[cls] = namespace["hot_block"]
-    _WORDS[cls] = namespace.get("hot_block_words", _no_words)
+    hot_words.register(cls, namespace.get("hot_block_words"))
     _ROWS[cls] = rows
     _CLASSES[name] = cls
     return cls
@@ -267,47 +267,16 @@ def _hot_block(params, in0, in1, in2, out, at, n, scalars, tables, scratch):
     return None
 
 
-def _no_words(params, in0, in1, in2, out, at, n, scalars, tables, scratch):
-    """The function over words of a block that has none (:func:`.hot_source.block_and_rows`): not run."""
-    return -1
-
-
-def hot_words(params, in0, in1, in2, out, at, n, scalars, tables, scratch):
-    """The generated block of ``type(params)`` over 32-bit words (jitted code only): whether it flagged the
-    block, or -1 where it did not run it (none, or not this block)."""
-    raise NotImplementedError("hot_words is only callable from jitted code")
-
-
-@overload(hot_words)
-def _hot_words(params, in0, in1, in2, out, at, n, scalars, tables, scratch):
-    if isinstance(params, types.BaseNamedTuple):
-        return _WORDS.get(params.instance_class)
-    return None
-
-
-@njit(cache=True, error_model="numpy")
-def word_views(ins, out, numel):
-    """``(words, paired)``: ``uint32`` views of the launch's tensors' first ``numel`` elements rounded down to
-    even (``ins`` then ``out``), and whether a block may run over them (:func:`hot_words`): 16-bit tensors, each
-    starting on a 4-byte boundary."""
-    even = numel - numel % 2
-    words = (ins[0][:even].view(np.uint32), ins[1][:even].view(np.uint32), ins[2][:even].view(np.uint32),
-             out[:even].view(np.uint32))
-    paired = out.itemsize == 2 and out.ctypes.data % 4 == 0 and ins[0].ctypes.data % 4 == 0 \
-        and ins[1].ctypes.data % 4 == 0 and ins[2].ctypes.data % 4 == 0
-    return words, paired
-
-
 @njit(cache=True, error_model="numpy")
 def _pass(params, ins, inputs, offset, out, count, code, scalars, tables, arena, scratch, grain, out_row, sat,
           words, paired):
     """A pass of ``count`` elements from ``offset``: hot blocks (over ``words`` where ``paired`` and the block
-    has a function over words, :func:`word_views`), a flagged one again on the machine."""
+    has a function over words, :func:`.hot_words.word_views`), a flagged one again on the machine."""
     block = scratch.shape[1]
     for b0 in range(0, count, block):
         n = min(block, count - b0)
         at = offset + b0
-        ran = hot_words(params, words[0], words[1], words[2], words[3], at, n, scalars, tables, scratch) \
+        ran = hot_words.run(params, words[0], words[1], words[2], words[3], at, n, scalars, tables, scratch) \
             if paired else -1
         if ran > 0 if ran >= 0 else hot_block(params, ins[0], ins[1], ins[2], out, at, n, scalars, tables, scratch):
             for k in range(inputs):
@@ -321,7 +290,7 @@ def _hot_bins(params, ins, inputs, out, numel, pieces, bins, code, scalars, tabl
               block):
     """The planned launch as :func:`.launch.launch_bins` walks it (one ``prange`` iteration per bin, each
     bin's cores' passes in order), each pass in hot blocks of ``block`` elements."""
-    words, paired = word_views(ins, out, numel)
+    words, paired = hot_words.word_views(ins, out, numel)
     for t in prange(bins.shape[0] - 1):
         arena = np.empty(arena_len, dtype=np.float32)
         scratch = np.empty((max(params.scratch_rows, 1), block), dtype=np.float32)
