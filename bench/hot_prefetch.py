@@ -26,26 +26,27 @@ import time
 import numpy as np
 
 
-def _captured(op: str, kernel: str):
-    """``(params, scalars, tables, x, source)`` of the row's hot launch over the bench's 2^22 float32 inputs."""
+def captured(op: str, kernel: str, dtype: str = "float32"):
+    """``(fixed, ins, out, (g, x), source)`` of the row's hot launch over the bench's 2^22 inputs of ``dtype``:
+    :func:`swishgrad_numba.engine.hot._launch`'s arguments (``fixed``: the block's params and the launch's
+    other arguments), the bench's own inputs and the block's generated source (also bench/pair_words.py's)."""
     from swishgrad_numba.benchmark.family import OP_BENCHES
     from swishgrad_numba.benchmark.inputs import make_inputs
     from swishgrad_numba.engine import hot
     from swishgrad_numba.platform import Platform
 
-    g, x = make_inputs(1 << 22, "float32")
+    g, x = make_inputs(1 << 22, dtype)
     seen = []
     launch = hot._launch
-    hot._launch = lambda fixed, ins, out: (seen.append(fixed), launch(fixed, ins, out))
+    hot._launch = lambda fixed, ins, out: (seen.append((fixed, ins, out)), launch(fixed, ins, out))
     try:
         bench = OP_BENCHES[op]
         bench.emulator(g, x, np.empty_like(x), bench.beta, Platform() if kernel == "a2" else
                        Platform(soc_version="ascend950"))
     finally:
         hot._launch = launch
-    params, rest = seen[-1]
-    source = hot.source_and_rows(type(params).__name__)[0]
-    return params, rest[3], rest[4], (g, x), source
+    fixed, ins, out = seen[-1]
+    return fixed, ins, out, (g, x), hot.source_and_rows(type(fixed[0]).__name__)[0]
 
 
 def _variants(source: str, parts: bool) -> dict:
@@ -105,7 +106,8 @@ def main(argv=None) -> None:
 
     op, kernel = a.row.split(":")
     ballast = [np.full(1 << 22, k, dtype=np.float32) for k in range(a.ballast)]
-    params, scalars, tables, (g, x), source = _captured(op, kernel)
+    (params, rest), _ins, _out, (g, x), source = captured(op, kernel)
+    scalars, tables = rest[3], rest[4]
     ins = (x, g) if "in1[" in source else (x, x)
 
     def driver(text):

@@ -20,27 +20,7 @@ import re
 import time
 
 import numpy as np
-
-
-def _captured(op: str, kernel: str, dtype: str):
-    """``(params, rest, ins, out, source)`` of the row's hot launch over the bench's 2^22 inputs."""
-    from swishgrad_numba.benchmark.family import OP_BENCHES
-    from swishgrad_numba.benchmark.inputs import make_inputs
-    from swishgrad_numba.engine import hot
-    from swishgrad_numba.platform import Platform
-
-    g, x = make_inputs(1 << 22, dtype)
-    seen = []
-    launch = hot._launch
-    hot._launch = lambda fixed, ins, out: (seen.append((fixed, ins, out)), launch(fixed, ins, out))
-    try:
-        bench = OP_BENCHES[op]
-        bench.emulator(g, x, np.empty_like(x), bench.beta, Platform() if kernel == "a2" else
-                       Platform(soc_version="ascend950"))
-    finally:
-        hot._launch = launch
-    (params, rest), ins, out = seen[-1]
-    return params, rest, ins, out, hot.source_and_rows(type(params).__name__)[0]
+from hot_prefetch import captured   # (bench/ is the script's folder)
 
 
 def element_loop(source: str) -> str:
@@ -80,7 +60,7 @@ def main(argv=None) -> None:
 
     for row in a.rows:
         op, kernel, dtype = row.split(":")
-        params, rest, ins, out, source = _captured(op, kernel, dtype)
+        (params, rest), ins, out, _inputs, source = captured(op, kernel, dtype)
         scalars, tables, blk = rest[3], rest[4], rest[-1]
         x0, x1 = (ins + ins)[:2]
         if "def hot_block_words(" not in source:

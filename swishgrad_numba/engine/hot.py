@@ -35,8 +35,7 @@ import re
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange, types
-from numba.extending import overload
+from numba import njit, prange
 
 from .. import runtime
 from ..intrinsics import prefetch_write, vectorise_full_width
@@ -255,16 +254,8 @@ def __getattr__(name: str):
         return cls
 
 
-def hot_block(params, in0, in1, in2, out, at, n, scalars, tables, scratch):
-    """The generated block of ``type(params)`` (jitted code only)."""
-    raise NotImplementedError("hot_block is only callable from jitted code")
-
-
-@overload(hot_block)
-def _hot_block(params, in0, in1, in2, out, at, n, scalars, tables, scratch):
-    if isinstance(params, types.BaseNamedTuple):
-        return _BLOCKS.get(params.instance_class)
-    return None
+#: The generated block of ``type(params)`` (jitted code only).
+hot_block = hot_words.per_class(_BLOCKS, "hot_block")
 
 
 @njit(cache=True, error_model="numpy")

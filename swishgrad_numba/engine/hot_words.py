@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-__all__ = ["register", "run", "word_views"]
+__all__ = ["per_class", "register", "run", "word_views"]
 
 _WORDS: dict = {}          # a hot block's class -> its function over words (Python), :func:`_none` where it has none
 
@@ -26,18 +26,24 @@ def _none(params, in0, in1, in2, out, at, n, scalars, tables, scratch):
     return -1
 
 
-def run(params, in0, in1, in2, out, at, n, scalars, tables, scratch):
-    """The function over words of ``type(params)``'s block (jitted code only), its arrays ``uint32`` views and
-    ``at`` and ``n`` counted in elements: whether it flagged the block, or -1 where it did not run it (the block
-    has none, or it is not a whole block at an even offset)."""
-    raise NotImplementedError("hot_words.run is only callable from jitted code")
+def per_class(functions: dict, name: str):
+    """A function of a hot block's arguments that jitted code calls as ``functions[type(params)]`` (the block's
+    class, a NamedTuple: :mod:`.hot`), typed per class; ``name`` for the error of a call from Python."""
+    def dispatched(params, in0, in1, in2, out, at, n, scalars, tables, scratch):
+        raise NotImplementedError(f"{name} is only callable from jitted code")
+
+    @overload(dispatched)
+    def _typed(params, in0, in1, in2, out, at, n, scalars, tables, scratch):
+        if isinstance(params, types.BaseNamedTuple):
+            return functions.get(params.instance_class)
+        return None
+    return dispatched
 
 
-@overload(run)
-def _run(params, in0, in1, in2, out, at, n, scalars, tables, scratch):
-    if isinstance(params, types.BaseNamedTuple):
-        return _WORDS.get(params.instance_class)
-    return None
+#: The function over words of ``type(params)``'s block (jitted code only), its arrays ``uint32`` views and ``at``
+#: and ``n`` counted in elements: whether it flagged the block, or -1 where it did not run it (the block has none,
+#: or it is not a whole block at an even offset).
+run = per_class(_WORDS, "hot_words.run")
 
 
 @njit(cache=True, error_model="numpy")
