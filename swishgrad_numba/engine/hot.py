@@ -44,9 +44,8 @@ from ..kernel.envelope import ulp_shift
 from ..kernel.exp import GUARD_LIM, LOW_BITS, NO_KEY, T_HI, exp_fast
 from ..kernel.ln import ln_fast, ln_flagged
 from ..program import int_casts as IC, semantics as S
-from . import machine
+from . import hot_words, machine
 from .direct16 import lookup_bits
-from . import hot_words
 from .hot_source import HOT_BLOCK, VERSION, NotHot, block_and_rows, block_elements
 from .launch import MAX_INPUTS, copy_in, copy_out, pass_span, ready
 from .machine import run_machine
@@ -268,8 +267,10 @@ def _pass(params, ins, inputs, offset, out, count, code, scalars, tables, arena,
         n = min(block, count - b0)
         at = offset + b0
         ran = hot_words.run(params, words[0], words[1], words[2], words[3], at, n, scalars, tables, scratch) \
-            if paired else -1
-        if ran > 0 if ran >= 0 else hot_block(params, ins[0], ins[1], ins[2], out, at, n, scalars, tables, scratch):
+            if paired else -1       # whether it flagged the block, -1 where it did not run it
+        flagged = ran > 0 if ran >= 0 else hot_block(params, ins[0], ins[1], ins[2], out, at, n, scalars, tables,
+                                                     scratch)
+        if flagged:
             for k in range(inputs):
                 copy_in(arena, k * grain, ins[k], at, n)
             run_machine(code, scalars, tables, arena, n, sat)

@@ -365,8 +365,7 @@ def _in_words(passes: list, pre: list, post: list, flags: list, input_reads: set
     results with one permute and tests both halves' NaNs with one compare: sigmoid_grad bfloat16's block in L1
     0.20 -> 0.13 ns an element (bench/RESULTS.md, pairwords). float16's widening wants the halves packed again:
     slower there, so not taken."""
-    if len(passes) != 1 or isinstance(passes[0], str) or post or not input_reads \
-            or input_reads != {(O.CAST_NONE, BFLOAT16.code)}:
+    if len(passes) != 1 or isinstance(passes[0], str) or post or input_reads != {(O.CAST_NONE, BFLOAT16.code)}:
         return None
     loop = passes[0]
     store = f"out[j] = {result}"
@@ -376,8 +375,8 @@ def _in_words(passes: list, pre: list, post: list, flags: list, input_reads: set
         return None
 
     def half(part: str) -> list:
-        return [f"{x} = np.float32(np.uint16(w{x[1:]} {part}))" if line in loads else line
-                for line in loop[1:-1] for x in (loads.get(line),)]
+        return [f"{loads[line]} = np.float32(np.uint16(w{loads[line][1:]} {part}))" if line in loads else line
+                for line in loop[1:-1]]
     body = ["j = (at >> np.uint64(1)) + np.uint64(i)"] + [f"w{x[1:]} = in{x[1:]}[j]" for x in loads.values()]
     body += half("& np.uint32(0xffff)") + [f"low = np.uint32(np.uint16({result}))"]
     body += half(">> np.uint32(16)") + [f"out[j] = low | (np.uint32(np.uint16({result})) << np.uint32(16))"]

@@ -3,7 +3,7 @@
 only), which :func:`.hot_source.block_and_rows` generates for a one-loop block whose inputs are read only by a
 widening of bfloat16. :mod:`.hot` registers each block class's function here (:func:`register`) and runs a
 whole block at an even offset over words where the launch's views allow it; any other block runs by its element
-loop, with the same bits.
+loop, with the same bits. :func:`per_class` is the jitted call by block class, :mod:`.hot`'s ``hot_block`` too.
 """
 from __future__ import annotations
 
