@@ -1,6 +1,6 @@
 """pytest-benchmark: the device-time model's speed (issue 21's targets).
 
-    SWISHGRAD_BENCH_FULL=1 python -m pytest bench/bench_devicetime.py --benchmark-enable --benchmark-only
+    SWISHGRAD_BENCH_FULL=1 python -m pytest bench/bench_devicetime.py --benchmark-enable --benchmark-only -n 0
 
 runs the full sizes: 48 cores with 10^4 tiles each (distinct cores, so every tile is simulated; and equal
 cores, which the model schedules once), the host tiling of 2^27 float32 elements, and --best over the

@@ -13,7 +13,7 @@ A 16-bit forward is a lookup in the 65,536-entry table of the kernel's outputs.
 The default run (``python -m pytest``, which passes ``--benchmark-disable``)
 calls each case once at a tiny size as a smoke test. Measured::
 
-    SWISHGRAD_BENCH_FULL=1 python -m pytest bench/bench_family.py --benchmark-enable --benchmark-only
+    SWISHGRAD_BENCH_FULL=1 python -m pytest bench/bench_family.py --benchmark-enable --benchmark-only -n 0
 
 Environment: ``SWISHGRAD_BENCH_FULL=1`` sizes 2^20 and 2^22;
 ``SWISHGRAD_BENCH_SIZES``, ``SWISHGRAD_BENCH_DTYPES``, ``SWISHGRAD_BENCH_THREADS``

@@ -13,7 +13,7 @@ the package's entry points (``swish_backward`` and
 The default run (``python -m pytest``, which passes ``--benchmark-disable``)
 calls each case once at tiny sizes as a smoke test. The full grid::
 
-    SWISHGRAD_BENCH_FULL=1 python -m pytest bench --benchmark-enable --benchmark-only
+    SWISHGRAD_BENCH_FULL=1 python -m pytest bench --benchmark-enable --benchmark-only -n 0
 
 Environment: ``SWISHGRAD_BENCH_FULL=1`` sizes 2^10..2^26 (the 950 kernel at 2^20);
 ``SWISHGRAD_BENCH_SIZES=10,16,20`` (log2, or ``a:b``/``a:b:step``) any

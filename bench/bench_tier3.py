@@ -15,7 +15,7 @@ preallocated tensor:
 The default run (``python -m pytest``, which passes ``--benchmark-disable``) calls each case once at a tiny size
 as a smoke test. Measured::
 
-    SWISHGRAD_BENCH_FULL=1 python -m pytest bench/bench_tier3.py --benchmark-enable --benchmark-only
+    SWISHGRAD_BENCH_FULL=1 python -m pytest bench/bench_tier3.py --benchmark-enable --benchmark-only -n 0
 
 Environment: ``SWISHGRAD_BENCH_FULL=1`` sizes 2^20 and 2^22 (``SWISHGRAD_BENCH_SIZES`` as in
 bench_swishgrad.py), ``SWISHGRAD_BENCH_DTYPES``, ``SWISHGRAD_BENCH_THREADS``.
