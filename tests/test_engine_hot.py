@@ -6,6 +6,7 @@ generator refuses; a second process reading the launch back from the disk cache.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -206,6 +207,47 @@ def test_exp_ln_and_two_nan_blocks_are_run_again_on_the_machine(saturation, ever
     two_nans = np.full(256, np.float32(np.nan))    # Exp and Ln of a positive NaN: not on the exact path
     assert run_block(cls(0), two_nans, two_nans, calm, out, 0, 256, np.zeros(1, np.float32), tables, scratch) \
         == (not saturation)    # saturation turns each NaN result into 0
+
+
+def _nan_through_exp_program(bit_op: str, long: bool):
+    """x * y (two varying operands: a NaN of either payload), its Exp, a float32 ``bit_op`` with -0.0 (Or: the
+    sign set, a NaN stays a NaN; And: the sign alone, a NaN's sign becomes a zero's), times z. ``long``: enough
+    Adds before the Exp for it to run in a loop of its own (hot_loops.EXP_LOOP_MIN)."""
+    body = [V.Mul("a", "x", "y")] + [V.Add("a", "a", "z")] * (hot_loops.EXP_LOOP_MIN if long else 0)
+    body += [V.Exp("e", "a"), V.Duplicate("k", -0.0), getattr(V, bit_op)("o", "e", "k"), V.Mul("out", "o", "z")]
+    return Program(f"NanThroughExp{bit_op}", (Tensor("x"), Tensor("y"), Tensor("z")), Tensor("out"),
+                   tuple(Tensor(t) for t in ("a", "e", "k", "o")), tuple(body), ())
+
+
+@pytest.mark.parametrize("long", [False, True], ids=["exp_in_the_loop", "exp_loop_of_its_own"])
+@pytest.mark.parametrize("bit_op", ["Or", "And"])
+def test_a_nan_passed_on_by_an_exp_or_a_float32_or_is_tested_where_it_ends(bit_op, long, every_launch_hot):
+    """A value whose NaN payload may differ from the machine's (a Mul of two varying operands) is not tested
+    before an Exp, which passes a NaN on as a NaN: it is tested where it ends, at the result after a float32 Or
+    (which keeps a NaN a NaN), at the Exp's result before an And (which may turn it into a zero). NaNs of
+    payloads of both signs in x and y (a Mul of two NaNs), the bits against the interpreter."""
+    program = _nan_through_exp_program(bit_op, long)
+    m = streams(lower(program), 1024).main
+    source = hot_source.block_source(m.code, 1024, 3, m.out, False, vector_exp=exp_vector.VECTOR_EXP)
+    assert ("if exp_rows(" in source) == (long and exp_vector.VECTOR_EXP)
+    tested = set(re.findall(r"\((\w+) != \1\)", source))
+    result = re.search(r"out\[j\] = (\w+)\n", source)[1]
+    exp_of = re.search(r"(\w+)c = min\((\w+), EXP_T_HI\)", source)
+    exp_result, exp_argument = exp_of[1], exp_of[2]
+    assert exp_argument not in tested
+    assert tested == ({result} if bit_op == "Or" else {result, exp_result})
+    rng = np.random.default_rng([1397, long, bit_op == "Or"])
+    n = 6000
+    x, y = rng.uniform(-3, 3, n).astype(np.float32), rng.uniform(-3, 3, n).astype(np.float32)
+    z = rng.choice(np.array([1.0, -1.0, 0.5], np.float32), n)
+    nans = np.array([0x7FC00123, 0xFFC00456, 0x7FA00001, 0xFF800007], np.uint32).view(np.float32)
+    for arr, at in ((x, rng.choice(n, 30, replace=False)), (y, rng.choice(n, 30, replace=False))):
+        arr[at] = rng.choice(nans, 30)
+    both = rng.choice(n, 10, replace=False)        # a Mul of two NaNs: which one it returns is the payload
+    x[both], y[both] = nans[0], nans[1]
+    got, want = _run(program, [x, y, z], {}, False, grain=1024, pass_len=3000, threads=2)
+    assert_bits_equal(got, want)
+    assert every_launch_hot == [True]
 
 
 def _exp_loops_program():

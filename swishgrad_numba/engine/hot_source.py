@@ -23,7 +23,8 @@ In Inf/NaN mode the 16-bit Casts are the CPU's alone (:func:`.semantics.cast_non
 signalling NaN may come back quieted; :func:`.semantics.cast_rint_not_nan`: no NaN test), and the flags
 are NaN tests on as few values as cover them (:func:`_flags`): a narrowing's operand, and a value whose NaN
 payload may be wrong (a widened float16, a commutative result) where it reaches anything that is not
-an arithmetic instruction passing a NaN on (checked further down) or a Compare (which reads no payload).
+an instruction passing a NaN on (arithmetic, an Exp, a float32 Or: checked further down) or a Compare
+(which reads no payload).
 A sigmoid_grad stream then tests one value an element, where it tested eight (issue 39: the loop at the
 copy's speed, bench/RESULTS.md, rows16). A block with a NaN in a result runs on the machine.
 Saturation mode keeps the exact Casts and the two-NaN terms.
@@ -55,7 +56,7 @@ __all__ = ["NotHot", "block_and_rows", "block_elements", "block_source", "scratc
            "HOT_BLOCK_NO_SCRATCH", "VERSION"]
 
 #: Part of every hot function's key: a change of what the generator writes bumps it.
-VERSION = 11
+VERSION = 12
 #: Elements of a hot block: the unit a flag sends back to the machine (at most the stream's grain).
 HOT_BLOCK = 512
 #: The same for a block that keeps nothing in scratch rows (one loop, no gathered Lookup): its per-block cost
@@ -72,13 +73,15 @@ PREFETCH_PARTS = 3
 _SWAPPABLE = frozenset((O.MUL, O.ADD, O.MAX, O.MIN, O.MULS, O.ADDS, O.MAXS, O.MINS, O.MUL_DST_ADD, O.AXPY_FUSED,
                         O.AXPY_UNFUSED))
 #: Instructions whose result is a NaN wherever an operand (one of the values, not a mask) is (Inf/NaN mode):
-#: a NaN operand's payload can only reach the result as a NaN.
+#: a NaN operand's payload can only reach the result as a NaN. Exp too: e**NaN is a NaN on the machine and in
+#: both hot paths (their clamp ``min(t, EXP_T_HI)`` keeps a NaN ``t``: Python's ``min`` returns its first
+#: argument where the comparison fails). A float32 Or as well (:func:`_passes_nan`).
 _PASS_NAN = frozenset((O.ADD, O.SUB, O.MUL, O.DIV, O.MAX, O.MIN, O.MULS, O.ADDS, O.MAXS, O.MINS, O.RECIPROCAL,
                        O.NEG, O.ABS, O.SQRT, O.RELU, O.MUL_DST_ADD, O.AXPY_FUSED, O.AXPY_UNFUSED, O.SELECT,
-                       O.SELECT_SCALAR))
+                       O.SELECT_SCALAR, O.EXP))
 #: Instructions that read of an operand only whether it is a NaN, never its payload.
 _NAN_BLIND = frozenset((O.COMPARE, O.COMPARE_SCALAR))
-_COMPARES = ("compare_lt", "compare_gt", "compare_eq", "compare_le", "compare_ge", "compare_ne")
+_COMPARES = tuple(f"compare_{m.lower()}" for m in O.CMP_MODES)   # a Compare's mode -> its semantics function
 _DIRECTED = range(O.CAST_FLOOR, O.CAST_ODD_INF + 1)
 
 
@@ -301,7 +304,7 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
                             f"{v} = np.float32(IC.int16_value({a}))")
             else:
                 raise NotHot(f"opcode {O.NAMES[op] if 0 <= op < len(O.NAMES) else op}")
-            steps.append((op, v, args))
+            steps.append((op, mode, v, args))
             if op != O.DUPLICATE and not (op == O.LOOKUP and mode in inline):
                 own = EXP_PREP if op == O.EXP else 0 if op == O.LN and reading[0] not in invariant else None
                 units.append((v, body[first:], tuple(reading), own))
@@ -395,34 +398,41 @@ def _in_words(passes: list, pre: list, post: list, flags: list, input_reads: set
     return lines
 
 
+def _passes_nan(op: int, mode: int) -> bool:
+    """Whether the instruction's result is a NaN wherever a value operand is (:data:`_PASS_NAN`), or it is a
+    float32 Or (mode 0: a NaN's exponent and mantissa bits stay set; a 16-bit Or's operands are bit patterns)."""
+    return op in _PASS_NAN or (op == O.OR and mode != 1)
+
+
 def _flags(steps, suspect: set, not_nan: list, invariant: set, result: str):
     """Inf/NaN mode's flags: ``(values, invariants)``, the values that flag their element's block where they
     are NaN, the invariants that flag every block where they are.
 
     A value is *tainted* where its NaN payload may differ from the machine's: a ``suspect`` (the CPU's
     widening of a float16 NaN), the result of a commutative instruction with two operands that vary along
-    the loop (the compiler may swap them), the result of a :data:`_PASS_NAN` instruction with a tainted
-    operand (then a NaN itself). A tainted value is checked where it reaches anything else (the result, a
-    Select's mask, a bit operation, an Exp): a pass-on instruction's result carries the check on as a NaN,
-    a Compare reads no payload. Every ``not_nan`` value is checked. An invariant operand of a commutative
-    instruction (a scalar, a Duplicate) is checked once per block (NaN there: every block flagged)."""
+    the loop (the compiler may swap them), the result of an instruction that passes a NaN on
+    (:func:`_passes_nan`) with a tainted operand (then a NaN itself). A tainted value is checked where it
+    reaches anything else (the result, a Select's mask, a bit operation other than a float32 Or, a Cast): a
+    pass-on instruction's result carries the check on as a NaN, a Compare reads no payload. Every ``not_nan``
+    value is checked. An invariant operand of a commutative instruction (a scalar, a Duplicate) is checked
+    once per block (NaN there: every block flagged)."""
     tainted = set(suspect)
     uses: dict = {}
     invariant_checks: list = []
-    for op, v, args in steps:
+    for op, mode, v, args in steps:
         varying = [a for a in args if a not in invariant]
         if op in _SWAPPABLE:
             invariant_checks += [a for a in args if a in invariant and a not in invariant_checks]
             if len(varying) >= 2:
                 tainted.add(v)
-        if op in _PASS_NAN and any(a in tainted for a in args):
+        passes = _passes_nan(op, mode)
+        if passes and any(a in tainted for a in args):
             tainted.add(v)
         for a in args:
-            uses.setdefault(a, []).append(op)
-    uses.setdefault(result, []).append(None)           # the store: reads the payload
+            uses.setdefault(a, []).append(passes or op in _NAN_BLIND)
+    uses.setdefault(result, []).append(False)           # the store: reads the payload
     checks = list(dict.fromkeys(not_nan))
     for v in tainted:
-        if v not in checks and any(u is None or (u not in _PASS_NAN and u not in _NAN_BLIND) for u in uses.get(v, ())):
+        if v not in checks and not all(uses.get(v, ())):
             checks.append(v)
     return sorted(checks), invariant_checks
-
