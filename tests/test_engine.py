@@ -290,3 +290,31 @@ def test_exp_blocks_with_exact_path_elements_and_low_arguments(saturation):
         big = np.float32(np.finfo(np.float32).max)
         want = np.where(np.isnan(want), np.float32(0), np.where(np.isinf(want), np.copysign(big, want), want))
     assert_bits_equal(out, want.astype(np.float32))
+
+
+def test_a_cores_span_is_its_passes_together():
+    """``launch.core_span``: a core's passes laid end to end (pass ``p`` of core ``c`` from ``start + c * stride +
+    p * pass_len``, ``pass_len`` elements, the last ``last_len``), cut at the tensor's end; -1 where the core starts
+    past it, 0 for a core of no passes. Checked against the passes' elements listed one by one."""
+    from swishgrad_numba.kernel.walk import PIECE_DTYPE
+
+    rng = np.random.default_rng(1403)
+    for _ in range(300):
+        cores, passes, pass_len = int(rng.integers(1, 5)), int(rng.integers(0, 5)), int(rng.integers(1, 50))
+        last_len = int(rng.integers(1, pass_len + 1))
+        span = (passes - 1) * pass_len + last_len if passes else 0
+        stride = span if cores > 1 else 0
+        start = int(rng.integers(0, 40))
+        numel = int(rng.integers(1, start + cores * span + 40))
+        piece = np.array([(start, cores, stride, passes, pass_len, last_len)], dtype=PIECE_DTYPE)[0]
+        for c in range(cores):
+            covered = [e for p in range(passes)
+                       for e in range(start + c * stride + p * pass_len,
+                                      start + c * stride + p * pass_len + (last_len if p == passes - 1 else pass_len))
+                       if e < numel]
+            offset, count = launch.core_span(piece, c, numel)
+            assert offset == start + c * stride
+            if offset >= numel:
+                assert count == -1
+            else:
+                assert list(range(offset, offset + count)) == covered

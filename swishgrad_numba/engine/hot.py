@@ -47,7 +47,7 @@ from ..program import int_casts as IC, semantics as S
 from . import hot_words, machine
 from .direct16 import lookup_bits
 from .hot_source import HOT_BLOCK, VERSION, NotHot, block_and_rows, block_elements
-from .launch import MAX_INPUTS, copy_in, copy_out, pass_span, ready
+from .launch import MAX_INPUTS, copy_in, copy_out, core_span, ready
 from .machine import run_machine
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
 
@@ -260,7 +260,7 @@ hot_block = hot_words.per_class(_BLOCKS, "hot_block")
 @njit(cache=True, error_model="numpy")
 def _pass(params, ins, inputs, offset, out, count, code, scalars, tables, arena, scratch, grain, out_row, sat,
           words, paired):
-    """A pass of ``count`` elements from ``offset``: hot blocks (over ``words`` where ``paired`` and the block
+    """A span of ``count`` elements from ``offset`` (a core's passes): hot blocks (over ``words`` where ``paired`` and the block
     has a function over words, :func:`.hot_words.word_views`), a flagged one again on the machine."""
     block = scratch.shape[1]
     for b0 in range(0, count, block):
@@ -280,8 +280,10 @@ def _pass(params, ins, inputs, offset, out, count, code, scalars, tables, arena,
 @njit(parallel=True, cache=True, error_model="numpy")
 def _hot_bins(params, ins, inputs, out, numel, pieces, bins, code, scalars, tables, grain, arena_len, out_row, sat,
               block):
-    """The planned launch as :func:`.launch.launch_bins` walks it (one ``prange`` iteration per bin, each
-    bin's cores' passes in order), each pass in hot blocks of ``block`` elements."""
+    """The planned launch as :func:`.launch.launch_bins` splits it (one ``prange`` iteration per bin, each
+    bin's cores in order), each core's passes as one span (:func:`.launch.core_span`) in hot blocks of ``block``
+    elements: an element's bits do not depend on the block it runs in, and a span cut into passes would cut a
+    short block at each pass's end (gelu_v2 arch35 float32: one in 11 blocks; bench/RESULTS.md, spans)."""
     words, paired = hot_words.word_views(ins, out, numel)
     for t in prange(bins.shape[0] - 1):
         arena = np.empty(arena_len, dtype=np.float32)
@@ -289,13 +291,12 @@ def _hot_bins(params, ins, inputs, out, numel, pieces, bins, code, scalars, tabl
         for k in range(bins[t], bins[t + 1]):
             pc = pieces[k]
             for c in range(pc.cores):
-                for p in range(pc.passes):
-                    offset, valid = pass_span(pc, c, p, numel)
-                    if valid < 0:
-                        break
-                    if valid > 0:
-                        _pass(params, ins, inputs, offset, out, valid, code, scalars, tables, arena, scratch, grain,
-                              out_row, sat, words, paired)
+                offset, valid = core_span(pc, c, numel)
+                if valid < 0:
+                    break
+                if valid > 0:
+                    _pass(params, ins, inputs, offset, out, valid, code, scalars, tables, arena, scratch, grain,
+                          out_row, sat, words, paired)
 
 
 def _block(params, grain: int) -> int:

@@ -32,7 +32,7 @@ from .machine import MACHINE, run_machine
 from .shared import cached_unlinked
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
 
-__all__ = ["ready", "copy_in", "copy_out", "EngineParams", "MAX_INPUTS", "launch_bins", "pass_span", "run_bin",
+__all__ = ["ready", "copy_in", "copy_out", "core_span", "EngineParams", "MAX_INPUTS", "launch_bins", "pass_span", "run_bin",
            "raw_args", "build_table"]
 
 
@@ -121,6 +121,19 @@ def pass_span(pc, c, p, numel):
     if offset >= numel:
         return offset, -1
     return offset, min(pc.pass_len if p < pc.passes - 1 else pc.last_len, numel - offset)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def core_span(pc, c, numel):
+    """``(offset, count)`` of all the passes of core ``c`` of piece ``pc`` together, cut at ``numel`` as
+    :func:`pass_span` cuts them: a core's passes abut, so its elements are one span (``count`` -1 where the core
+    starts past the tensor, and so does every later core of the piece; 0 for a core of no passes)."""
+    offset = pc.start + c * pc.stride
+    if offset >= numel:
+        return offset, -1
+    if pc.passes == 0:
+        return offset, 0
+    return offset, min((pc.passes - 1) * pc.pass_len + pc.last_len, numel - offset)
 
 
 @njit(cache=True, error_model="numpy")
