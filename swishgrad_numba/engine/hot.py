@@ -258,10 +258,11 @@ hot_block = hot_words.per_class(_BLOCKS, "hot_block")
 
 
 @njit(cache=True, error_model="numpy")
-def _pass(params, ins, inputs, offset, out, count, code, scalars, tables, arena, scratch, grain, out_row, sat,
+def _span(params, ins, inputs, offset, out, count, code, scalars, tables, arena, scratch, grain, out_row, sat,
           words, paired):
-    """A span of ``count`` elements from ``offset`` (a core's passes): hot blocks (over ``words`` where ``paired`` and the block
-    has a function over words, :func:`.hot_words.word_views`), a flagged one again on the machine."""
+    """``count`` elements from ``offset`` (a core's passes, :func:`.launch.core_span`) in hot blocks (over
+    ``words`` where ``paired`` and the block has a function over words, :func:`.hot_words.word_views`), a flagged
+    one again on the machine."""
     block = scratch.shape[1]
     for b0 in range(0, count, block):
         n = min(block, count - b0)
@@ -295,7 +296,7 @@ def _hot_bins(params, ins, inputs, out, numel, pieces, bins, code, scalars, tabl
                 if valid < 0:
                     break
                 if valid > 0:
-                    _pass(params, ins, inputs, offset, out, valid, code, scalars, tables, arena, scratch, grain,
+                    _span(params, ins, inputs, offset, out, valid, code, scalars, tables, arena, scratch, grain,
                           out_row, sat, words, paired)
 
 

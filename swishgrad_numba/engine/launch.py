@@ -32,8 +32,8 @@ from .machine import MACHINE, run_machine
 from .shared import cached_unlinked
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
 
-__all__ = ["ready", "copy_in", "copy_out", "core_span", "EngineParams", "MAX_INPUTS", "launch_bins", "pass_span", "run_bin",
-           "raw_args", "build_table"]
+__all__ = ["ready", "copy_in", "copy_out", "core_span", "EngineParams", "MAX_INPUTS", "launch_bins", "pass_span",
+           "run_bin", "raw_args", "build_table"]
 
 
 def ready() -> None:
