@@ -70,3 +70,49 @@ def test_an_entry_naming_a_symbol_only_the_refresh_registers_is_read_back_after_
     ctx = _Context()
     impl.rebuild(ctx, (("lib", "bitcode", b""), "fndesc"))   # not object code: as Numba does
     assert ctx.refreshed == 1
+
+
+_SETUP = r"""
+import numpy as np
+from swishgrad_numba.engine import launch, opcodes as O
+from swishgrad_numba.engine.runner import _NO_TABLES, frozen
+from swishgrad_numba.kernel.walk import PIECE_DTYPE
+code = np.zeros((1, 8), np.int64)
+code[0, :3] = (O.OPCODES["MULS"], 8, 0)
+x = np.arange(8, dtype=np.float32)
+out = np.empty_like(x)
+raw, inputs, wide, raw_out, numel = launch.raw_args((x,), out)
+args = (frozen(code), frozen(np.array([2.0], np.float32)), _NO_TABLES, raw, inputs, raw_out, numel,
+        frozen(np.array([(0, 1, 0, 1, 8, 8)], dtype=PIECE_DTYPE)), 0, 1, 8, 16, 8, False)
+"""
+_PASS_ALONE = _SETUP + r"""
+import numba
+# compiles launch._run_pieces (its dispatcher caches it), not the bin
+first = numba.njit(cache=False)(lambda c, s, t, i, k, o, n, p, a, b, g, r, w, m: launch._pieces_wide(
+    c, s, t, i, k, o, n, p, a, b, g, r, w, m))
+first(*args)
+assert out.tolist() == (2 * x).tolist() and not launch._run_bin_wide.signatures
+"""
+_BIN_OVER_THE_PASS_READ_BACK = _SETUP + r"""
+launch.ready()
+launch.run_bin(*args[:5], True, *args[5:])
+assert out.tolist() == (2 * x).tolist()
+assert launch._run_pieces.stats.cache_hits.total() == 1 and launch._run_bin_wide.stats.cache_misses.total() == 1
+"""
+_BIN_READ_BACK_BEFORE_THE_MACHINE = _SETUP + r"""
+from swishgrad_numba.engine import machine
+assert machine.MACHINE._address is None
+launch.run_bin(*args[:5], True, *args[5:])     # no launch.ready(): the bin's reload hook registers the machine
+print(out.tolist(), launch._run_bin_wide.stats.cache_hits.total())
+"""
+
+
+def test_a_launch_compiled_over_a_pass_read_back_keeps_the_machines_reload_hook(tmp_path):
+    """A bin compiled fresh in a process that read its pass (which calls the machine) back from the disk cache
+    inherits the pass's reload hook (HooksKeptImpl), so a third process that reads the bin back before anything
+    registered the machine finds it: without the hook that process calls address 0."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NUMBA_CACHE_DIR=str(tmp_path))
+    for script in (_PASS_ALONE, _BIN_OVER_THE_PASS_READ_BACK, _BIN_READ_BACK_BEFORE_THE_MACHINE):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600, env=env)
+        assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.split() == ["[0.0,", "2.0,", "4.0,", "6.0,", "8.0,", "10.0,", "12.0,", "14.0]", "1"]

@@ -10,6 +10,11 @@ symbol of its own. Its callers hold only a call of that symbol (an intrinsic who
 A caller compiled, or read back from the disk cache, needs the symbol registered first: the call's lowering
 does it at compile time and leaves a reload hook on the caller (Numba runs it before it reads the caller
 back), and every Python entry point that launches a caller calls :meth:`Shared.ensure` first as well.
+Numba keeps a function's reload hooks on its compile result alone: a library read back from the disk cache
+starts with none, so a caller compiled later that links it (a launch compiled fresh over a pass read back)
+inherited none and was cached without the hook, and a process that read that caller back before the symbol
+was registered called address 0. The package's functions read back keep their hooks on their library
+(:class:`HooksKeptImpl`), as a fresh compile leaves them.
 
 Numba caches a function's object code with its bitcode, the latter only to link the function into a caller
 later, and parses it whenever it reads the function back (the engine's machine: 276 KB, most of a fresh
@@ -39,11 +44,27 @@ from numba import types
 from numba.core import caching, cgutils
 from numba.core.runtime import rtsys
 
-from .. import runtime
+from .. import disk_cache, runtime
 
-__all__ = ["Shared", "cached_unlinked", "ensure_symbol"]
+__all__ = ["HooksKeptImpl", "Shared", "cached_unlinked", "ensure_symbol"]
 
 _LOCK = runtime.ChildRenewedLock()
+
+
+class HooksKeptImpl(caching.CompileResultCacheImpl):
+    """Numba's cache of compile results, whose read-back library keeps the result's reload hooks (the
+    package's functions only: another's is read back as Numba reads it), so that a caller compiled later that
+    links the library inherits them, as it would from a fresh compile."""
+
+    def rebuild(self, target_context, payload):
+        cres = super().rebuild(target_context, payload)
+        if isinstance(self._locator, disk_cache.PackageCacheLocator):
+            cres.library._reload_init.update(cres.reload_init or ())
+        return cres
+
+
+# Every cache made from here on (this module is imported before any jitted function that calls a machine).
+caching.FunctionCache._impl_class = HooksKeptImpl
 
 
 def ensure_symbol(module: str, name: str) -> None:
