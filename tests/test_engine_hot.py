@@ -511,7 +511,11 @@ def test_a_planned_launch_runs_hot_only_where_run_would(monkeypatch):
     assert not out.any()
     with hot.use(True):
         assert go((x,), out)
+        # again (the launch's entry point, engine.entry), and into a result one byte off (a form of its own)
+        again, odd = x[::-1].copy(), np.zeros(4 * n + 1, np.uint8)[1:].view(np.float32)
+        assert go((again,), odd) and go((again,), odd)
     assert_bits_equal(out, x * np.float32(2.0) + np.float32(1.0))
+    assert_bits_equal(odd, again * np.float32(2.0) + np.float32(1.0))
 
 
 def test_blocks_whose_keys_share_their_start_show_each_its_own_source():

@@ -46,6 +46,7 @@ from ..kernel.ln import ln_fast, ln_flagged
 from ..program import int_casts as IC, semantics as S
 from . import hot_words, machine
 from .direct16 import lookup_bits
+from .entry import Entries
 from .hot_source import HOT_BLOCK, VERSION, NotHot, block_and_rows, block_elements
 from .launch import MAX_INPUTS, copy_in, copy_out, core_span, ready
 from .machine import run_machine
@@ -390,13 +391,18 @@ def _launch_fixed(prepared, got, pieces, bins) -> tuple:
                     _block(params, m.grain))
 
 
-def _launch(fixed, ins: tuple, out: np.ndarray) -> None:
-    """The hot launch over flat ``ins`` into ``out`` (:func:`_launch_fixed`'s ``fixed``)."""
+def _launch(fixed, ins: tuple, out: np.ndarray, entries: Entries | None = None) -> None:
+    """The hot launch over flat ``ins`` into ``out`` (:func:`_launch_fixed`'s ``fixed``), through ``entries``
+    (of :func:`_hot_bins`, kept with ``fixed``) where given."""
     from .runner import frozen      # (runner imports this module)
 
     params, rest = fixed
     ins = tuple(frozen(a) for a in ins)
-    _hot_bins(params, ins + (ins[0],) * (MAX_INPUTS - len(ins)), len(ins), out, out.shape[0], *rest)
+    args = (params, ins + (ins[0],) * (MAX_INPUTS - len(ins)), len(ins), out, out.shape[0], *rest)
+    if entries is None:
+        _hot_bins(*args)
+    else:
+        entries.call(args, ins + (out,))
 
 
 def launcher(prepared, launch_plan, attrs, dtype, inputs: int):
@@ -418,11 +424,12 @@ def launcher(prepared, launch_plan, attrs, dtype, inputs: int):
             return False
         if not found:
             got = launch_args(prepared, attrs)
-            found.append(None if got is None else _launch_fixed(prepared, got, pieces, bins))
+            found.append(None if got is None else (_launch_fixed(prepared, got, pieces, bins), Entries(_hot_bins)))
         if found[0] is None:
             return False
+        fixed, entries = found[0]
         ready()
         with runtime.launch_guard():
-            _launch(found[0], ins, out)
+            _launch(fixed, ins, out, entries)
         return True
     return go
