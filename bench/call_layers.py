@@ -8,12 +8,15 @@ inputs on 2 threads, each a median of 20 back-to-back calls, the median over ``-
 
 - ``torch``: the PyTorch peer, as the table times it;
 - ``face``: the operator's public function with ``out=`` (the bench's emulator call);
-- ``_launch``: :func:`swishgrad_numba.engine.hot._launch` with the call's arguments (no face, no call plan);
-- ``_hot_bins``: the launch's compiled function with its arguments made once;
+- ``_launch``: :func:`swishgrad_numba.engine.hot._launch` with the call's arguments and the launch's kept entry
+  points, as a call plan has them (no face, no call plan);
+- ``_hot_bins``: the launch's compiled function with its arguments made once, through Numba's dispatcher;
+- ``entry``: the same through its compiled entry point (:mod:`swishgrad_numba.engine.entry`);
 - ``blocks``: the generated block in a bare ``prange`` over the two halves (no bins, no passes);
 - ``checks``: what a repeated call must still check (each array's type, dtype, shape, strides, contiguity and
   ``out``'s overlap with the inputs; the thread count) and the launch, the rest of the face's path left out: the
-  floor of a replay path that checks only what can change between calls. Not a face: this row's arrays only.
+  floor of a replay path that checks only what can change between calls (the launch through its entry point). Not
+  a face: this row's arrays only.
 
 A report, not a test: read a row against its neighbours from the same run.
 """
@@ -37,6 +40,7 @@ def main(argv=None) -> None:
 
     from swishgrad_numba.benchmark.family import op_calls
     from swishgrad_numba.engine import hot
+    from swishgrad_numba.engine.entry import Entries
     from swishgrad_numba.engine.runner import frozen
     from swishgrad_numba.platform import Platform
 
@@ -50,6 +54,8 @@ def main(argv=None) -> None:
         face, peer = op_calls(op, g, x, out, Platform() if kernel == "a2" else Platform(soc_version="ascend950"))
         padded = tuple(frozen(v) for v in ins)
         padded += (padded[0],) * (hot.MAX_INPUTS - len(padded))
+        bins_args = (params, padded, len(ins), flat_out, flat_out.shape[0], *rest)
+        entries = Entries(hot._hot_bins)
         namespace = hot._globals()
         exec(source, namespace)   # noqa: S102 (the generated source)
         block = njit(namespace["hot_block"], error_model="numpy")
@@ -75,13 +81,15 @@ def main(argv=None) -> None:
             numba.get_num_threads()
             flat = tuple(frozen(v.reshape(-1).view(bits)) for v in arrays)
             o = out.reshape(-1).view(bits)
-            hot._hot_bins(params, flat + (flat[0],) * (hot.MAX_INPUTS - len(flat)), len(flat), o, o.shape[0], *rest)
+            entries.call((params, flat + (flat[0],) * (hot.MAX_INPUTS - len(flat)), len(flat), o, o.shape[0], *rest),
+                         flat + (o,))
 
         variants = {
             "torch": peer,
             "face": face,
-            "_launch": lambda: hot._launch(fixed, ins, flat_out),
-            "_hot_bins": lambda: hot._hot_bins(params, padded, len(ins), flat_out, flat_out.shape[0], *rest),
+            "_launch": lambda: hot._launch(fixed, ins, flat_out, entries),
+            "_hot_bins": lambda: hot._hot_bins(*bins_args),
+            "entry": lambda: entries.call(bins_args, padded[:len(ins)] + (flat_out,)),
             "blocks": lambda: blocks(params, *padded, flat_out, rest[3], rest[4], rest[-1]),
             "checks": checks,
         }
