@@ -250,9 +250,10 @@ def block_and_rows(code, grain: int, inputs: int, out_row: int, sat: bool, name:
                     lookups[0] += 1
             elif op in (O.AND, O.OR):
                 a, b = read(s0), read(s1)
-                f = "and" if op == O.AND else "or"
+                on_bits, on_patterns = O.BITWISE[op]
                 args = (a, b)
-                body.append(f"{v} = np.float32(S.{f}16({a}, {b}))" if mode == 1 else f"{v} = S.{f}_({a}, {b}, {sat_c})")
+                body.append(f"{v} = np.float32(S.{on_patterns}({a}, {b}))" if mode == 1
+                            else f"{v} = S.{on_bits}({a}, {b}, {sat_c})")
             elif op == O.DUPLICATE:
                 pre.append(f"{v} = S.duplicate({scalar(k0)}, {sat_c})")
                 invariant.add(v)

@@ -35,10 +35,10 @@ from ..kernel.ln import ln_exact, ln_fast, ln_flagged
 from ..program import semantics as S
 from .shared import Shared
 from ..program import int_casts as IC
-from .opcodes import (AND, CAST_F16_I8, CAST_FLOOR, CAST_FROM_INT, CAST_I32_F32, CAST_I8_F16, CAST_NONE, CAST_ODD_INF,
-                      CAST_RINT, CAST_ROUND, CAST_TO_INT, CAST_WHOLE, COMPARE, COMPARE_SCALAR, DST, DUPLICATE, EXP,
-                      FORMS, K0, K1, LN, LOOKUP, MODE, NAMES, OP, OR, REGULAR, SELECT, SELECT_SCALAR, SHIFT_RIGHT,
-                      SRC0, SRC1, SRC2, ULP_SHIFT)
+from .opcodes import (AND, BITWISE, CAST_F16_I8, CAST_FLOOR, CAST_FROM_INT, CAST_I32_F32, CAST_I8_F16, CAST_NONE,
+                      CAST_ODD_INF, CAST_RINT, CAST_ROUND, CAST_TO_INT, CAST_WHOLE, COMPARE, COMPARE_SCALAR, DST,
+                      DUPLICATE, EXP, FORMS, K0, K1, LN, LOOKUP, MODE, NAMES, OP, OR, REGULAR, SELECT, SELECT_SCALAR,
+                      SHIFT_RIGHT, SRC0, SRC1, SRC2, ULP_SHIFT)
 
 __all__ = ["execute", "MACHINE", "run_machine"]
 
@@ -286,16 +286,32 @@ def _regular_source() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _make_regular():
-    """The jitted :func:`_regular` from :func:`_regular_source` (its code objects name this file: Numba's disk
-    cache locates a function by its source file)."""
-    namespace = {"njit": njit, "S": S, **{f"loop_{form}": loop for form, loop in _LOOPS.items()}}
-    exec(compile(_regular_source(), __file__, "exec"), namespace)   # noqa: S102 (source made from REGULAR)
-    return namespace["_regular"]
+def _bitwise_source() -> str:
+    """The source of ``_bitwise(op, mode, ar, d, a, b, n, sat)``: a branch per instruction and mode of
+    :data:`.opcodes.BITWISE`, mode 1's function on the patterns (as numbers), mode 0's the binary loop."""
+    lines = ['@njit(cache=True, error_model="numpy", inline="always")', "def _bitwise(op, mode, ar, d, a, b, n, sat):"]
+    for i, (code, (on_bits, on_patterns)) in enumerate(BITWISE.items()):
+        lines += [f"    {'el' if i else ''}if op == {code} and mode == 1:   # {NAMES[code]}",
+                  "        for t in range(n):",
+                  "            j = np.uint64(t)",
+                  f"            ar[d + j] = np.float32(S.{on_patterns}(ar[a + j], ar[b + j]))",
+                  f"    elif op == {code}:",
+                  f"        loop_binary(S.{on_bits}, ar, d, a, b, n, sat)"]
+    return "\n".join(lines) + "\n"
+
+
+def _made(source: str, name: str):
+    """The jitted function ``name`` of ``source`` (its code objects name this file: Numba's disk cache locates a
+    function by its source file)."""
+    namespace = {"njit": njit, "np": np, "S": S, **{f"loop_{form}": loop for form, loop in _LOOPS.items()}}
+    exec(compile(source, __file__, "exec"), namespace)   # noqa: S102 (source made from the opcode tables)
+    return namespace[name]
 
 
 #: The regular instructions' dispatch, made from :data:`.opcodes.REGULAR` (the table the hot tier reads too).
-_regular = _make_regular()
+_regular = _made(_regular_source(), "_regular")
+#: And and Or by mode, made from :data:`.opcodes.BITWISE` (the table the hot tier reads too).
+_bitwise = _made(_bitwise_source(), "_bitwise")
 
 
 @njit(cache=True, error_model="numpy")
@@ -325,18 +341,8 @@ def execute(code, scalars, tables, arena, count, sat):
             _lookup(tables[mode], ar, d, a, n)
         elif op == LN:
             _ln(ar, d, a, n, sat)
-        elif op == AND and mode == 1:     # issue 43: 16-bit bit patterns, held as the numbers they are
-            for t in range(n):
-                j = np.uint64(t)
-                ar[d + j] = np.float32(S.and16(ar[a + j], ar[b + j]))
-        elif op == OR and mode == 1:
-            for t in range(n):
-                j = np.uint64(t)
-                ar[d + j] = np.float32(S.or16(ar[a + j], ar[b + j]))
-        elif op == AND:
-            _binary(S.and_, ar, d, a, b, n, sat)
-        elif op == OR:
-            _binary(S.or_, ar, d, a, b, n, sat)
+        elif op == AND or op == OR:
+            _bitwise(op, mode, ar, d, a, b, n, sat)
         elif op == DUPLICATE:
             v = S.duplicate(k, sat)
             for t in range(n):

@@ -99,10 +99,14 @@ REGULAR = {
     MUL_DST_ADD: ("ternary", "mul_dst_add"),
     AXPY_FUSED: ("axpy", "axpy_fused"), AXPY_UNFUSED: ("axpy", "axpy_unfused"),
 }
+#: And and Or: the function of :mod:`swishgrad_numba.program.semantics` of each element, by the instruction's
+#: MODE: 0 a float32's bits (with the overflow mode), 1 a 16-bit bit pattern held as the number it is (issue 43).
+#: The machine and the hot tier both run them from this table.
+BITWISE = {AND: ("and_", "and16"), OR: ("or_", "or16")}
 # each form reads what its opcodes read (_TABLE)
 assert all((SOURCES[op], SCALARS[op]) == (len(FORMS[form]) - FORMS[form].count(K0), FORMS[form].count(K0))
            for op, (form, _f) in REGULAR.items())
-__all__ += ["FORMS", "REGULAR"]
+__all__ += ["BITWISE", "FORMS", "REGULAR"]
 
 # ---------------------------------------------------------------- row instructions (issue 42)
 #: The row machine's instructions (:mod:`.rows`), numbered after the elementwise ones so that neither stream
