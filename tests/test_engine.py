@@ -185,53 +185,6 @@ def test_the_launches_call_one_compiled_machine_and_hold_no_copy_of_it():
     assert len(machine.execute.signatures) == 1 and len(rows._exec.signatures) == 1
 
 
-_CHILD = r"""
-import numpy as np
-from swishgrad_numba.engine import launch, machine, opcodes as O
-from swishgrad_numba.engine.runner import _NO_TABLES, frozen
-from swishgrad_numba.kernel.walk import PIECE_DTYPE
-code = np.zeros((1, 8), np.int64)
-code[0, :3] = (O.OPCODES["MULS"], 8, 0)
-x = np.arange(8, dtype=np.float32)
-out = np.empty_like(x)
-raw, inputs, wide, raw_out, numel = launch.raw_args((x,), out)
-pieces = frozen(np.array([(0, 1, 0, 1, 8, 8)], dtype=PIECE_DTYPE))
-assert machine.MACHINE._address is None
-launch.run_bin(frozen(code), frozen(np.array([2.0], np.float32)), _NO_TABLES, raw, inputs, wide, raw_out, numel,
-               pieces, 0, 1, 8, 16, 8, False)
-lib = machine.execute.overloads[machine.MACHINE.signature.args].library
-# the machine read back with no code to link: its entry names the symbols the object code defines, no function
-assert machine.execute.stats.cache_hits.total() == 1 and lib._shared_module is not None
-assert not list(lib._shared_module.functions), [f.name for f in lib._shared_module.functions]
-assert lib._codegen._engine.is_symbol_defined(machine.execute.overloads[
-    machine.MACHINE.signature.args].fndesc.llvm_cfunc_wrapper_name)
-import numba
-try:   # a jitted function calling the machine's dispatcher itself is refused, naming it (no code to link)
-    numba.njit(cache=False)(lambda c, s, t, a, n, sat: machine.execute(c, s, t, a, n, sat))(
-        frozen(code), frozen(np.array([2.0], np.float32)), _NO_TABLES, np.zeros(8, np.float32), 8, False)
-    raise AssertionError("linked")
-except RuntimeError as exc:
-    assert "swishgrad_engine_machine_v1" in str(exc) and "cannot be linked" in str(exc), exc
-print(out.tolist(), launch._run_bin_wide.stats.cache_hits.total())
-"""
-
-
-def test_a_launch_read_back_from_the_disk_cache_registers_the_machine_itself():
-    """A launch read from the disk cache by a process that never called launch.ready() still finds the
-    machine (its reload hook registers it; a missing symbol would end the process in LLVM)."""
-    import os
-    import subprocess
-    import sys
-
-    x = np.arange(8, dtype=np.float32)
-    run_stream(_stream([("MULS", 8, [0], 0)]), np.array([2.0]), None, (x,), np.empty_like(x), 8, 16, 8)  # cached
-    done = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, timeout=600,
-                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
-    assert done.returncode == 0, done.stderr[-2000:]
-    values, hits = done.stdout.split("]")
-    assert values + "]" == str((2 * x).tolist()) and int(hits) == 1   # read back, not compiled
-
-
 @pytest.mark.parametrize("saturation", [False, True], ids=["infnan", "saturation"])
 def test_ln_blocks_with_exact_path_elements_and_special_values(saturation):
     """The machine's Ln (a vectorised fast loop, then the exact path for the flagged elements of a block)

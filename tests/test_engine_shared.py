@@ -103,14 +103,28 @@ _BIN_READ_BACK_BEFORE_THE_MACHINE = _SETUP + r"""
 from swishgrad_numba.engine import machine
 assert machine.MACHINE._address is None
 launch.run_bin(*args[:5], True, *args[5:])     # no launch.ready(): the bin's reload hook registers the machine
+lib = machine.execute.overloads[machine.MACHINE.signature.args].library
+# the machine read back with no code to link: its entry names the symbols the object code defines, no function
+assert machine.execute.stats.cache_hits.total() == 1 and lib._shared_module is not None
+assert not list(lib._shared_module.functions), [f.name for f in lib._shared_module.functions]
+assert lib._codegen._engine.is_symbol_defined(machine.execute.overloads[
+    machine.MACHINE.signature.args].fndesc.llvm_cfunc_wrapper_name)
+import numba
+try:   # a jitted function calling the machine's dispatcher itself is refused, naming it (no code to link)
+    numba.njit(cache=False)(lambda c, s, t, a, n, sat: machine.execute(c, s, t, a, n, sat))(
+        frozen(code), frozen(np.array([2.0], np.float32)), _NO_TABLES, np.zeros(8, np.float32), 8, False)
+    raise AssertionError("linked")
+except RuntimeError as exc:
+    assert "swishgrad_engine_machine_v1" in str(exc) and "cannot be linked" in str(exc), exc
 print(out.tolist(), launch._run_bin_wide.stats.cache_hits.total())
 """
 
 
-def test_a_launch_compiled_over_a_pass_read_back_keeps_the_machines_reload_hook(tmp_path):
-    """A bin compiled fresh in a process that read its pass (which calls the machine) back from the disk cache
-    inherits the pass's reload hook (HooksKeptImpl), so a third process that reads the bin back before anything
-    registered the machine finds it: without the hook that process calls address 0."""
+def test_a_launch_read_back_registers_the_machine_itself_also_when_compiled_over_a_pass_read_back(tmp_path):
+    """A launch read from the disk cache by a process that never called launch.ready() still finds the machine:
+    its reload hook registers it (a missing symbol is a call of address 0). The launch here is a bin compiled fresh
+    in a process that read its pass (which calls the machine) back from the cache: it inherits the pass's hook
+    (HooksKeptImpl). The machine itself is read back with no code to link, and refuses to be linked."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NUMBA_CACHE_DIR=str(tmp_path))
     for script in (_PASS_ALONE, _BIN_OVER_THE_PASS_READ_BACK, _BIN_READ_BACK_BEFORE_THE_MACHINE):
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600, env=env)
