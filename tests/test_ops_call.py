@@ -173,10 +173,21 @@ def test_the_plans_are_bounded():
     assert len(face_plans.FACE_PLANS) <= call_plans.PLANS_KEPT
 
 
-def test_planned_calls_in_threads_and_in_a_forked_child():
+@pytest.mark.parametrize("hot_tier", [False, True], ids=["machine", "hot"])
+def test_planned_calls_in_threads_and_in_a_forked_child(hot_tier, monkeypatch):
+    """Planned calls from four threads at once, then in a forked child; on the hot tier each runs through the
+    launch's kept entry points (engine.entry), the threads' first calls racing to keep them."""
+    from swishgrad_numba.engine import hot
+
+    launched = []
+    if hot_tier:
+        real = hot._launch
+        monkeypatch.setattr(hot, "HOT_MIN_ELEMENTS", 0)
+        monkeypatch.setattr(hot, "_launch", lambda *args: launched.append(args[3:]) or real(*args))
     dy, y = _pair(3001, "bfloat16", 11)
     want = ra.ref_sigmoid_backward(dy, y, "a2")
     sg.sigmoid_backward(dy, y)
+    launched.clear()   # (the first call runs in full where no other test planned it)
     got = [None] * 4
 
     def run(i):
@@ -190,6 +201,7 @@ def test_planned_calls_in_threads_and_in_a_forked_child():
         t.join()
     for g in got:
         assert_bits_equal(g, want)
+    assert len(launched) == (20 if hot_tier else 0) and all(e and e[0] is not None for e in launched)
     if not hasattr(os, "fork"):
         return
     read, write = os.pipe()
