@@ -2,7 +2,8 @@
 
 Numba's dispatcher types every argument at every call. For a planned hot launch (fifteen arguments, one a
 NamedTuple whose type Numba works out in Python) that costs 2-3 us warm and about 20 us cold, when a launch
-that streamed megabytes has just evicted the caches (bench/RESULTS.md, entry). Most of a planned launch's
+that streamed megabytes has just evicted the caches; the entry point saves about 10 us of a cold call
+(bench/RESULTS.md, entry). Most of a planned launch's
 arguments are the same objects at every call; only its arrays' memory changes. :class:`Entries` keeps, per
 the forms of those arrays (:func:`array_form`: everything Numba's type of an array reads), the compiled
 overload the dispatcher chose for them, and calls it straight. The first call of a form goes through the
