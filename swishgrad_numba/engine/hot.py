@@ -95,8 +95,9 @@ INLINE_TABLES = True
 VECTOR_EXP = exp_vector.VECTOR_EXP
 #: The longest table stream whose lone Lookup the loop computes rather than the flat pass gathering it (rows16,
 #: 2 threads: leaky_relu's 5 instructions from 0.77x to 0.90x of PyTorch on float16; gelu_v2's 30 from 1.48x
-#: down to 0.63x).
-LONE_LOOKUP_COMPUTED = 8
+#: down to 0.63x; castround: hardswish's 8 take 1.0-1.2 ms computed against 0.6 gathered in float16, 0.70 against
+#: 0.54 in bfloat16, where relu's 3 and leaky_relu's 5 still gain 20-30% computed).
+LONE_LOOKUP_COMPUTED = 5
 #: Whether a stream with a Ln runs hot: on since each Ln has a loop of its own (:mod:`.hot_source`) and the
 #: table-driven Ln (softplus arch35 float32 1.4x faster than on the machine, bench/RESULTS.md, softplus32;
 #: before, 0.95x of the machine, engine-hot).
