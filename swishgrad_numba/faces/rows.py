@@ -197,13 +197,24 @@ def _run(desc, values: dict):
         results = [np.empty(shapes[n], dtypes[n]) for n in names]
     else:
         tiling = desc.rows.tiling(tuple(x.shape), d, dtypes, attrs, platform)
-        got = desc.rows.launch(tuple(values[i.name] for i in desc.inputs), tiling, **options)
+        inputs = tuple(values[i.name] for i in desc.inputs)
+        if _into(desc, out, inputs):
+            desc.rows.launch(inputs, tiling, out=out.reshape(-1), **options)
+            return out
+        got = desc.rows.launch(inputs, tiling, **options)
         results = [r.reshape(shapes[n]) for r, n in zip(got if len(names) > 1 else (got,), names)]
     if out is None:
         return results[0] if len(names) == 1 else tuple(results)
     for o, r in zip(out if len(names) > 1 else (out,), results):
         o[...] = r
     return out
+
+
+def _into(desc, out, inputs) -> bool:
+    """Whether the launch writes ``out`` itself (:attr:`Rows.into`): one C-contiguous output apart from every
+    input."""
+    return desc.rows.into and isinstance(out, np.ndarray) and out.flags.c_contiguous \
+        and not any(np.may_share_memory(out, a) for a in inputs)
 
 
 def _docstring(desc) -> str:

@@ -16,17 +16,49 @@ Compute runs over the whole padded tile; the pad columns are never copied out. G
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ...dtypes import dtype_info
-from ...engine import opcodes as O
+from ...engine import hot_rows, opcodes as O
 from ...engine.rows import RowProgram
+from ...engine.runner import Prepared
+from ...program.elementwise import elementwise
+from ...program.form import V
+from ...program.lower import lower
 from .host import SwiGluTiling
 
-__all__ = ["row_program", "schedule", "run"]
+__all__ = ["COMPUTE", "compute", "elementwise_program", "row_program", "schedule", "run"]
 
 X, Y = range(2)                  # global segments
-K_MINUS_ONE, K_ONE = range(2)    # scalars
+SCALARS = (-1.0, 1.0)            # the row streams' scalars, by index
+
+#: The Compute over float32 ``a`` and ``b`` into ``c``, by the kind of dtype (16-bit: after the widenings, then
+#: narrowed with CAST_RINT), in upstream's vocabulary: what the row streams run and the hot tier compiles.
+COMPUTE = {
+    "float32": (V.Muls("c", "a", -1.0), V.Exp("c", "c"), V.Adds("c", "c", 1.0),
+                V.Duplicate("ones", 1.0),                     # InitUbBuffer's Duplicate(1.0), still intact
+                V.Div("c", "ones", "c"), V.Mul("c", "c", "a"), V.Mul("c", "c", "b")),
+    "16-bit": (V.Muls("c", "a", -1.0), V.Exp("c", "c"), V.Adds("c", "c", 1.0), V.Div("c", "a", "c"),
+               V.Mul("c", "c", "b")),
+}
+_ROW_OP = {"Muls": "R_MULS", "Exp": "R_EXP", "Adds": "R_ADDS", "Duplicate": "R_DUP", "Div": "R_DIV", "Mul": "R_MUL"}
+
+
+def compute(dtype: str) -> tuple:
+    """:data:`COMPUTE` for ``dtype``."""
+    return COMPUTE["float32" if dtype == "float32" else "16-bit"]
+
+
+def elementwise_program(dtype: str):
+    """The Compute as an element-wise program of the halves ``a`` and ``b`` (what the hot tier runs)."""
+    return elementwise("SwiGlu", (("a_in", "a"), ("b_in", "b")), compute(dtype), "c", dtype, "CAST_RINT")
+
+
+@functools.lru_cache(maxsize=None)
+def _prepared(dtype: str) -> Prepared:
+    return Prepared(lower(elementwise_program(dtype)), False)      # the row machine's Inf/NaN mode
 
 
 def _stream(t: SwiGluTiling, rows: int, cols: int, code16: int) -> np.ndarray:
@@ -44,18 +76,14 @@ def _stream(t: SwiGluTiling, rows: int, cols: int, code16: int) -> np.ndarray:
         emit("R_GM_IN", a + r * stride, r * 2 * t.col_len, count=cols, mode=X)
     for r in range(rows):
         emit("R_GM_IN", b + r * stride, r * 2 * t.col_len + t.col_len, count=cols, mode=X)
-    emit("R_MULS", c, a, count=n, k0=K_MINUS_ONE)
-    emit("R_EXP", c, c, count=n)
-    emit("R_ADDS", c, c, count=n, k0=K_ONE)
+    buffers = {"a": a, "b": b, "c": c, "ones": ones}
+    for step in compute(t.dtype):
+        dst, *operands = step.args
+        srcs = [buffers[v] for v in operands if isinstance(v, str)] + [0, 0]
+        ks = [SCALARS.index(k.value) for k in operands if not isinstance(k, str)] + [0]
+        emit(_ROW_OP[step.op], buffers[dst], srcs[0], srcs[1], n, ks[0])
     if code16:
-        emit("R_DIV", c, a, c, n)
-        emit("R_MUL", c, c, b, n)
         emit("R_CAST_RINT", c, c, count=n, mode=code16)
-    else:
-        emit("R_DUP", ones, count=n, k0=K_ONE)               # InitUbBuffer's Duplicate(1.0), still intact
-        emit("R_DIV", c, ones, c, n)
-        emit("R_MUL", c, c, a, n)
-        emit("R_MUL", c, c, b, n)
     for r in range(rows):                                    # CopyOut
         emit("R_GM_OUT", r * t.col_len, c + r * stride, count=cols, mode=Y)
     return np.array(out, dtype=np.int64).reshape(-1, O.FIELDS)
@@ -74,7 +102,7 @@ def row_program(t: SwiGluTiling) -> RowProgram:
     code16 = 0 if t.dtype == "float32" else dtype_info(t.dtype).code
     kinds = tile_kinds(t)
     streams = [_stream(t, r, c, code16) for r, c in kinds]
-    return RowProgram(streams, np.array([-1.0, 1.0], np.float32), 4 * t.tile_length)
+    return RowProgram(streams, np.array(SCALARS, np.float32), 4 * t.tile_length)
 
 
 def schedule(t: SwiGluTiling, segments: np.ndarray):
@@ -94,8 +122,16 @@ def schedule(t: SwiGluTiling, segments: np.ndarray):
     return np.array(tiles, dtype=np.int64).reshape(-1, 3), np.array(core_ptr, dtype=np.int64)
 
 
-def run(x: np.ndarray, t: SwiGluTiling) -> np.ndarray:
-    """out (``(rowLen, colLen)``, x's dtype) of x's flat values on the row machine."""
+def run(x: np.ndarray, t: SwiGluTiling, out: np.ndarray | None = None) -> np.ndarray:
+    """out (``(rowLen, colLen)``, x's dtype) of x's flat values, into ``out`` where given (flat, C-contiguous, of
+    x's dtype, sharing no memory with x): on the hot tier where it takes the launch
+    (:func:`swishgrad_numba.engine.hot_rows.run_halves`), else on the row machine."""
+    shape = (t.row_len, t.col_len)
+    out = np.empty(shape, dtype=x.dtype) if out is None else out.reshape(shape)
+    bits = (lambda v: v) if t.dtype == "float32" else (lambda v: v.view(np.uint16))
+    if hot_rows.run_halves(_prepared(t.dtype), bits(np.ascontiguousarray(x).reshape(-1)), bits(out.reshape(-1)),
+                           t.row_len, t.col_len):
+        return out
     sizes = (2 * t.row_len * t.col_len, t.row_len * t.col_len)
     segments = np.array([[0, sizes[0]], [sizes[0], sizes[1]]], dtype=np.int64)
     gm = np.empty(sum(sizes), dtype=np.float32)
@@ -103,4 +139,5 @@ def run(x: np.ndarray, t: SwiGluTiling) -> np.ndarray:
     tiles, core_ptr = schedule(t, segments)
     row_program(t).run(gm, segments, tiles, core_ptr)
     with np.errstate(all="ignore"):
-        return gm[sizes[0]:].astype(x.dtype).reshape(t.row_len, t.col_len)   # exact after R_CAST_RINT
+        out[...] = gm[sizes[0]:].astype(x.dtype).reshape(shape)   # exact after R_CAST_RINT
+    return out
