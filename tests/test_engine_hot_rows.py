@@ -1,5 +1,5 @@
-"""The hot tier over the halves of rows (swishgrad_numba.engine.hot_rows): SwiGlu's large calls, bit for bit
-against the plain reference (tests/reference_swiglu.py), and what the launch refuses or leaves to the row machine."""
+"""The hot tier over rows (swishgrad_numba.engine.hot_rows): SwiGlu's and SwiGluGrad's large calls, bit for bit
+against the plain references (tests/reference_swiglu.py), and what the launch refuses or leaves to the row machine."""
 from __future__ import annotations
 
 import ml_dtypes
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from reference import assert_bits_equal
-from reference_swiglu import swiglu_ref
+from reference_swiglu import swiglu_grad_950_ref, swiglu_grad_a2_ref, swiglu_ref
 from swishgrad_numba.engine import hot, hot_rows
-from swishgrad_numba.ops.swi_glu import kernel, swiglu
+from swishgrad_numba.ops.swi_glu import kernel, swiglu, swiglu_backward
 from swishgrad_numba.platform import Platform
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -20,15 +20,15 @@ SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 88.0, -88.0, 89.0, -89.
 
 @pytest.fixture
 def ran(monkeypatch):
-    """The return value of each :func:`hot_rows.run_halves` call."""
+    """The return value of each :func:`hot_rows.run_rows` call."""
     seen = []
-    real = hot_rows.run_halves
+    real = hot_rows.run_rows
 
     def spy(*args, **kwargs):
         seen.append(real(*args, **kwargs))
         return seen[-1]
 
-    monkeypatch.setattr(hot_rows, "run_halves", spy)
+    monkeypatch.setattr(hot_rows, "run_rows", spy)
     return seen
 
 
@@ -92,13 +92,42 @@ def test_the_row_machine_runs_what_the_hot_tier_does_not_take(ran):
     assert ran == [False, False]
 
 
-def test_run_halves_refuses_arrays_that_are_not_its_flat_rows():
-    prepared = kernel._prepared("float32")
-    x = np.zeros(2 * (1 << 20), np.float32)
-    out = np.zeros(1 << 20, np.float32)
-    for bad_x, bad_out in ((x[:-2], out), (x, out[:-1]), (x.reshape(2, -1), out), (x[::2], out[::2]),
-                           (x, np.zeros((2, 1 << 19), np.float32))):
-        with pytest.raises(ValueError, match="flat and C-contiguous"):
-            hot_rows.run_halves(prepared, bad_x, bad_out, 4, (1 << 20) // 4)
-    assert not hot_rows.run_halves(prepared, x.astype(np.float64), out.astype(np.float64), 4, (1 << 20) // 4)
-    assert not hot_rows.run_halves(prepared, x[:0], out[:0], 0, 4)
+@pytest.mark.parametrize("soc, ref", [("ascend910b", swiglu_grad_a2_ref), ("ascend950", swiglu_grad_950_ref)])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shape, dim", [((2, 1 << 20), -1), ((2, 3, 349526), 0)])
+def test_a_large_gradient_runs_hot_and_gives_the_references_bits(shape, dim, dtype, soc, ref, ran):
+    x = _large(dtype, shape, seed=shape[-1] + 1)
+    half = list(shape)
+    half[dim] //= 2
+    grad = _large(dtype, tuple(half), seed=shape[-1] + 2)
+    got = swiglu_backward(grad, x, dim, platform=Platform(soc_version=soc))
+    assert ran == [True, True]                                     # grad_a's stream, then grad_b's
+    assert_bits_equal(got, ref(grad, x, dim), f"{dtype} {shape} dim={dim} {soc}")
+
+
+def test_run_rows_refuses_operands_whose_rows_leave_their_tensors():
+    prepared = kernel.prepared(kernel._programs, "float32")[0]
+    rows, cols = 4, 1 << 18
+    x = np.zeros(2 * rows * cols, np.float32)
+    out = np.zeros(rows * cols, np.float32)
+
+    def call(ins, to):
+        return hot_rows.run_rows(prepared, ins, to, rows, cols)
+
+    halves = ((x, 2 * cols, 0), (x, 2 * cols, cols))
+    for ins, to, words in [
+            (((x, 2 * cols, 0), (x[:-2], 2 * cols, cols)), (out, cols, 0), "input 1"),
+            (((x, 2 * cols, 0), (x, 2 * cols, cols + 1)), (out, cols, 0), "input 1"),
+            (((x, 2 * cols, -1), (x, 2 * cols, cols)), (out, cols, 0), "input 0"),
+            (halves, (out[:-1], cols, 0), "out"),
+            (halves, (out, cols - 1, 0), "out"),
+            (((x.reshape(2, -1), 2 * cols, 0), (x, 2 * cols, cols)), (out, cols, 0), "input 0"),
+            (((x[::2], 2 * cols, 0), (x, 2 * cols, cols)), (out, cols, 0), "input 0"),
+            (halves, (out.astype(np.float16).view(np.uint16), cols, 0), "out")]:
+        with pytest.raises(ValueError, match=words):
+            call(ins, to)
+    with pytest.raises(ValueError, match="share no memory"):
+        call(halves, (x, 2 * cols, 0))
+    assert not call(((x.astype(np.float64), 2 * cols, 0),) * 2, (out.astype(np.float64), cols, 0))
+    assert not call(halves[:1], (out, cols, 0))                    # the stream takes two inputs
+    assert not hot_rows.run_rows(prepared, halves, (out, cols, 0), 0, cols)

@@ -1,13 +1,13 @@
-"""The hot tier over the halves of rows (issue 39): SwiGlu's split walk, each row's two halves read in place.
+"""The hot tier over rows (issue 39): SwiGlu's and SwiGluGrad's split walks, each row's operands read in place.
 
-A two-input element-wise stream whose operands are the halves of each row of a ``(rows, 2 * cols)`` tensor
-(SwiGlu's ``a`` and ``b``, x split along ``dim``: :mod:`swishgrad_numba.ops.swi_glu.kernel`), into a
-``(rows, cols)`` result, runs as the hot tier's generated block (:mod:`.hot`) over views of each row's halves:
-nothing is copied, and an element's bits do not depend on the block it runs in, nor on the tile that would hold
-it on the device. A block the loop flags runs again on the machine, as in :func:`.hot._span`.
+An element-wise stream whose operands are, row by row, ``cols`` elements of flat tensors at a fixed row stride and
+offset (SwiGlu's ``a`` and ``b``, the halves of each row of x split along ``dim``; SwiGluGrad's results, the halves
+of grad_x: :mod:`swishgrad_numba.ops.swi_glu`) runs as the hot tier's generated block (:mod:`.hot`) over views of
+each row's operands: nothing is copied, and an element's bits depend neither on the block it runs in nor on the
+tile that would hold it on the device. A block the loop flags runs again on the machine, as in :func:`.hot._span`.
 
-The row machine (:mod:`.rows`) stays the split walk's authority and runs everything this does not take: the
-hot tier off, a launch too small (:func:`.hot.large_enough`), a stream the hot tier refuses.
+The row machine (:mod:`.rows`) stays the split walk's authority and runs everything this does not take: the hot
+tier off, a launch too small (:func:`.hot.large_enough`), a stream the hot tier refuses.
 """
 from __future__ import annotations
 
@@ -17,47 +17,67 @@ from numba import njit, prange
 
 from .. import runtime
 from . import hot
-from .launch import copy_in, copy_out, ready
+from .launch import MAX_INPUTS, copy_in, copy_out, ready
 from .machine import run_machine
 
-__all__ = ["run_halves"]
+__all__ = ["Operand", "run_rows"]
+
+#: An operand: a flat C-contiguous tensor and where each row's ``cols`` elements start in it, ``row * stride +
+#: offset``.
+Operand = tuple
 
 
 @njit(parallel=True, cache=True, error_model="numpy")
-def _hot_halves(params, x, out, cols, per_row, chunks, code, scalars, tables, grain, arena_len, out_row, sat,
-                block):
-    """``out[r * cols + c]`` = the stream of ``x[r * 2 * cols + c]`` and ``x[r * 2 * cols + cols + c]``, flat
-    C-contiguous ``x`` and ``out``; the rows' blocks (``per_row`` a row) numbered row by row and cut into
-    ``chunks``, one ``prange`` iteration each."""
+def _hot_rows(params, ins, inputs, out, places, cols, per_row, chunks, code, scalars, tables, grain, arena_len,
+              out_row, sat, block):
+    """Row ``r``'s ``cols`` results at ``out[r * places[-1, 0] + places[-1, 1]:]`` from its inputs at
+    ``ins[k][r * places[k, 0] + places[k, 1]:]``; the rows' blocks (``per_row`` a row) numbered row by row and
+    cut into ``chunks``, one ``prange`` iteration each."""
     for t in prange(chunks.shape[0] - 1):
         arena = np.empty(arena_len, dtype=np.float32)
         scratch = np.empty((max(params.scratch_rows, 1), block), dtype=np.float32)
         for k in range(chunks[t], chunks[t + 1]):
             r, at = k // per_row, (k % per_row) * block
             n = min(block, cols - at)
-            a = x[r * 2 * cols:r * 2 * cols + cols]
-            b = x[r * 2 * cols + cols:(r + 1) * 2 * cols]
-            o = out[r * cols:(r + 1) * cols]
-            if hot.hot_block(params, a, b, a, o, at, n, scalars, tables, scratch):
-                copy_in(arena, 0, a, at, n)
-                copy_in(arena, grain, b, at, n)
+            s0, s1 = r * places[0, 0] + places[0, 1], r * places[1, 0] + places[1, 1]
+            s2, so = r * places[2, 0] + places[2, 1], r * places[3, 0] + places[3, 1]
+            v0, v1, v2 = ins[0][s0:s0 + cols], ins[1][s1:s1 + cols], ins[2][s2:s2 + cols]
+            o = out[so:so + cols]
+            if hot.hot_block(params, v0, v1, v2, o, at, n, scalars, tables, scratch):
+                copy_in(arena, 0, v0, at, n)
+                if inputs > 1:
+                    copy_in(arena, grain, v1, at, n)
+                if inputs > 2:
+                    copy_in(arena, 2 * grain, v2, at, n)
                 run_machine(code, scalars, tables, arena, n, sat)
                 copy_out(o, at, arena, out_row, n)
 
 
-def run_halves(prepared, x: np.ndarray, out: np.ndarray, rows: int, cols: int, attrs=None) -> bool:
-    """Run ``prepared`` (a :class:`.runner.Prepared` of two inputs) hot over the halves of ``rows`` rows of flat
-    C-contiguous ``x`` (``2 * cols`` elements a row) into flat C-contiguous ``out`` (``cols`` a row), of one
-    dtype (float32, or 16-bit bits as uint16) and sharing no memory; whether it ran (False: the caller's row
-    machine runs it)."""
+def _checked(name: str, a: np.ndarray, stride: int, offset: int, rows: int, cols: int, dtype) -> None:
+    if a.ndim != 1 or not a.flags.c_contiguous or a.dtype != dtype:
+        raise ValueError(f"{name} must be flat and C-contiguous, of dtype {dtype}; got {a.shape} {a.dtype}")
+    if offset < 0 or stride < cols or offset + cols > stride or (rows - 1) * stride + offset + cols > a.shape[0]:
+        raise ValueError(f"{name}: {rows} rows of {cols} at stride {stride} from {offset} do not fit in its "
+                         f"{a.shape[0]} elements")
+
+
+def run_rows(prepared, ins: tuple, out: Operand, rows: int, cols: int, attrs=None) -> bool:
+    """Run ``prepared`` (a :class:`.runner.Prepared`) hot over ``rows`` rows of ``cols`` elements: ``ins`` its
+    inputs as ``(tensor, stride, offset)``, ``out`` the result's (tensors flat, C-contiguous, of one dtype: float32
+    or 16-bit bits as uint16; ``out``'s tensor sharing no memory with an input's; each row apart from the others);
+    whether it ran (False: the caller's row machine runs it). ValueError where an operand's rows leave its tensor."""
     attrs = {} if attrs is None else attrs
-    numel = rows * cols
-    if prepared.inputs != 2 or numel == 0 or x.dtype != out.dtype or x.dtype not in hot._HOT_DTYPES:
+    if len(ins) != prepared.inputs or not 1 <= len(ins) <= MAX_INPUTS or ins[0][0].dtype not in hot._HOT_DTYPES:
         return False
-    if x.shape != (2 * numel,) or out.shape != (numel,) or not (x.flags.c_contiguous and out.flags.c_contiguous):
-        raise ValueError(f"x and out must be flat and C-contiguous, of {2 * numel} and {numel} elements; got "
-                         f"{x.shape} and {out.shape}")
-    if not hot.enabled() or not hot.large_enough(prepared, numel):
+    dtype = ins[0][0].dtype
+    if rows * cols == 0:
+        return False
+    for k, (a, stride, offset) in enumerate(ins):
+        _checked(f"input {k}", a, stride, offset, rows, cols, dtype)
+    _checked("out", *out, rows, cols, dtype)
+    if any(np.may_share_memory(out[0], a) for a, _s, _o in ins):
+        raise ValueError("out's tensor must share no memory with an input's")
+    if not hot.enabled() or not hot.large_enough(prepared, rows * cols):
         return False
     got = hot.launch_args(prepared, attrs)
     if got is None:
@@ -68,8 +88,11 @@ def run_halves(prepared, x: np.ndarray, out: np.ndarray, rows: int, cols: int, a
     per_row = -(-cols // block)
     blocks = rows * per_row
     chunks = np.linspace(0, blocks, min(numba.get_num_threads(), blocks) + 1).astype(np.int64)
+    operands = list(ins) + [ins[0]] * (MAX_INPUTS - len(ins)) + [out]
+    places = np.array([(stride, offset) for _a, stride, offset in operands], dtype=np.int64)
+    tensors = tuple(a for a, _s, _o in operands[:MAX_INPUTS])
     ready()
     with runtime.launch_guard():
-        _hot_halves(params, x, out, cols, per_row, chunks, m.code, scalars, tables, m.grain, m.arena_len, m.out,
-                    prepared.sat, block)
+        _hot_rows(params, tensors, len(ins), out[0], places, cols, per_row, chunks, m.code, scalars, tables,
+                  m.grain, m.arena_len, m.out, prepared.sat, block)
     return True

@@ -28,7 +28,7 @@ from ..program import semantics as S
 from . import opcodes as O
 from .shared import Shared
 
-__all__ = ["RowProgram", "check", "run"]
+__all__ = ["RowProgram", "check", "run", "compute_rows"]
 
 (GM_IN, GM_OUT, DUP, ADD, MUL, DIV, MULS, ADDS, MULS_AT, SQRT, MULS_ADDS_FUSED, CAST_RINT, REPEAT_SUM,
  BLOCK_SUM, BRCB, REDUCE_SUM, MULA, SET_IF_EQ, RSQRT_F64) = (O.ROW_OPCODES[n] for n in O.ROW_NAMES[:19])
@@ -248,3 +248,23 @@ def run(code, stream_ptr, scalars, arena_len, gm, segments, tiles, core_ptr):
     ROW_MACHINE.ensure()
     _run(np.ascontiguousarray(code, np.int64), stream_ptr, np.ascontiguousarray(scalars, np.float32),
          int(arena_len), gm, tiles, core_ptr)
+
+
+#: The row instruction of each element-wise step :func:`compute_rows` lowers.
+_ROW_OF = {"Muls": "R_MULS", "Adds": "R_ADDS", "Exp": "R_EXP", "Duplicate": "R_DUP", "Div": "R_DIV", "Mul": "R_MUL",
+           "Add": "R_ADD"}
+
+
+def compute_rows(steps, at: dict, scalars, count: int) -> list:
+    """Element-wise program steps (:class:`swishgrad_numba.program.form.Instr`: Muls, Adds, Exp, Duplicate, Div,
+    Mul, Add) as row instructions over ``count`` elements: ``at`` each name's arena offset, ``scalars`` the row
+    stream's scalar values (a step's scalar by its index there)."""
+    index = {float(np.float32(v)): i for i, v in enumerate(scalars)}
+    rows = []
+    for step in steps:
+        if step.op not in _ROW_OF:
+            raise ValueError(f"no row instruction for {step.op}")
+        names = [at[a] for a in step.args if isinstance(a, str)] + [0, 0]
+        ks = [index[float(k.f32)] for k in step.scalars()] + [0]
+        rows.append([O.ROW_OPCODES[_ROW_OF[step.op]], names[0], names[1], names[2], count, ks[0], 0, 0])
+    return rows

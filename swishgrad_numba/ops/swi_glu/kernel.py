@@ -22,14 +22,14 @@ import numpy as np
 
 from ...dtypes import dtype_info
 from ...engine import hot_rows, opcodes as O
-from ...engine.rows import RowProgram
+from ...engine.rows import RowProgram, compute_rows
 from ...engine.runner import Prepared
 from ...program.elementwise import elementwise
 from ...program.form import V
 from ...program.lower import lower
 from .host import SwiGluTiling
 
-__all__ = ["COMPUTE", "compute", "elementwise_program", "row_program", "schedule", "run"]
+__all__ = ["COMPUTE", "SCALARS", "as_bits", "compute", "prepared", "elementwise_program", "row_program", "schedule", "run"]
 
 X, Y = range(2)                  # global segments
 SCALARS = (-1.0, 1.0)            # the row streams' scalars, by index
@@ -43,7 +43,11 @@ COMPUTE = {
     "16-bit": (V.Muls("c", "a", -1.0), V.Exp("c", "c"), V.Adds("c", "c", 1.0), V.Div("c", "a", "c"),
                V.Mul("c", "c", "b")),
 }
-_ROW_OP = {"Muls": "R_MULS", "Exp": "R_EXP", "Adds": "R_ADDS", "Duplicate": "R_DUP", "Div": "R_DIV", "Mul": "R_MUL"}
+
+
+def as_bits(a: np.ndarray) -> np.ndarray:
+    """A tensor as the hot tier reads it: float32 as it is, 16-bit values' bits as uint16."""
+    return a if a.dtype == np.float32 else a.view(np.uint16)
 
 
 def compute(dtype: str) -> tuple:
@@ -56,9 +60,14 @@ def elementwise_program(dtype: str):
     return elementwise("SwiGlu", (("a_in", "a"), ("b_in", "b")), compute(dtype), "c", dtype, "CAST_RINT")
 
 
+def _programs(dtype: str) -> tuple:
+    return (elementwise_program(dtype),)
+
+
 @functools.lru_cache(maxsize=None)
-def _prepared(dtype: str) -> Prepared:
-    return Prepared(lower(elementwise_program(dtype)), False)      # the row machine's Inf/NaN mode
+def prepared(programs, dtype: str) -> tuple:
+    """The :class:`Prepared` of each of ``programs(dtype)``, in the row machine's Inf/NaN mode, made once."""
+    return tuple(Prepared(lower(p), False) for p in programs(dtype))
 
 
 def _stream(t: SwiGluTiling, rows: int, cols: int, code16: int) -> np.ndarray:
@@ -76,12 +85,7 @@ def _stream(t: SwiGluTiling, rows: int, cols: int, code16: int) -> np.ndarray:
         emit("R_GM_IN", a + r * stride, r * 2 * t.col_len, count=cols, mode=X)
     for r in range(rows):
         emit("R_GM_IN", b + r * stride, r * 2 * t.col_len + t.col_len, count=cols, mode=X)
-    buffers = {"a": a, "b": b, "c": c, "ones": ones}
-    for step in compute(t.dtype):
-        dst, *operands = step.args
-        srcs = [buffers[v] for v in operands if isinstance(v, str)] + [0, 0]
-        ks = [SCALARS.index(k.value) for k in operands if not isinstance(k, str)] + [0]
-        emit(_ROW_OP[step.op], buffers[dst], srcs[0], srcs[1], n, ks[0])
+    out += compute_rows(compute(t.dtype), {"a": a, "b": b, "c": c, "ones": ones}, SCALARS, n)
     if code16:
         emit("R_CAST_RINT", c, c, count=n, mode=code16)
     for r in range(rows):                                    # CopyOut
@@ -125,12 +129,12 @@ def schedule(t: SwiGluTiling, segments: np.ndarray):
 def run(x: np.ndarray, t: SwiGluTiling, out: np.ndarray | None = None) -> np.ndarray:
     """out (``(rowLen, colLen)``, x's dtype) of x's flat values, into ``out`` where given (flat, C-contiguous, of
     x's dtype, sharing no memory with x): on the hot tier where it takes the launch
-    (:func:`swishgrad_numba.engine.hot_rows.run_halves`), else on the row machine."""
+    (:func:`swishgrad_numba.engine.hot_rows.run_rows`), else on the row machine."""
     shape = (t.row_len, t.col_len)
     out = np.empty(shape, dtype=x.dtype) if out is None else out.reshape(shape)
-    bits = (lambda v: v) if t.dtype == "float32" else (lambda v: v.view(np.uint16))
-    if hot_rows.run_halves(_prepared(t.dtype), bits(np.ascontiguousarray(x).reshape(-1)), bits(out.reshape(-1)),
-                           t.row_len, t.col_len):
+    flat, c = as_bits(np.ascontiguousarray(x).reshape(-1)), t.col_len
+    if hot_rows.run_rows(prepared(_programs, t.dtype)[0], ((flat, 2 * c, 0), (flat, 2 * c, c)), (as_bits(out.reshape(-1)), c, 0),
+                         t.row_len, c):
         return out
     sizes = (2 * t.row_len * t.col_len, t.row_len * t.col_len)
     segments = np.array([[0, sizes[0]], [sizes[0], sizes[1]]], dtype=np.int64)

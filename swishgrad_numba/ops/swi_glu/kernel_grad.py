@@ -13,15 +13,49 @@ from __future__ import annotations
 import numpy as np
 
 from ...dtypes import dtype_info
-from ...engine import opcodes as O
-from ...engine.rows import RowProgram
+from ...engine import hot_rows, opcodes as O
+from ...engine.rows import RowProgram, compute_rows
+from ...program.elementwise import elementwise
+from ...program.form import V
 from .host import SwiGluTiling
-from .kernel import tile_kinds
+from .kernel import SCALARS, as_bits, prepared, tile_kinds
 
-__all__ = ["row_program_grad", "schedule_grad", "run_grad"]
+__all__ = ["COMPUTE", "programs", "row_program_grad", "schedule_grad", "run_grad", "run_grad_hot"]
 
 X, L, M = range(3)                       # global segments: x, grad_output, grad_x
-K_MINUS_ONE, K_ONE = range(2)
+
+
+def _compute(last: tuple) -> tuple:
+    return (V.Muls("sig", "a", -1.0), V.Exp("sig", "sig"), V.Adds("sig", "sig", 1.0), V.Duplicate("tmp", 1.0),
+            V.Div("sig", "tmp", "sig"),
+            V.Mul("n", "sig", "a"), V.Mul("n", "n", "l"),                               # grad_b
+            V.Muls("tmp", "sig", -1.0), V.Adds("tmp", "tmp", 1.0), V.Mul("m", "sig", "tmp"), V.Mul("m", "m", "a"),
+            V.Muls("m", "m", 1.0), V.Add("m", "m", "sig"),                # Muls(m, m, -beta), beta = -1
+            V.Mul("m", "m", last[0]), V.Mul("m", "m", last[1]))                          # grad_a
+
+
+#: The Compute over float32 a, b and l (the incoming gradient) into grad_a (``m``) and grad_b (``n``), by the kind
+#: of dtype (16-bit: after the exact widenings, both results narrowed with CAST_RINT): the row streams and the
+#: element-wise programs are both made from it.
+COMPUTE = {"float32": _compute(("b", "l")), "16-bit": _compute(("l", "b"))}
+_INPUTS = (("x_a", "a"), ("x_b", "b"), ("y_grad", "l"))
+
+
+def programs(dtype: str) -> tuple:
+    """(grad_a's program, grad_b's): the Compute in the element-wise form (one output each)."""
+    steps = COMPUTE["float32" if dtype == "float32" else "16-bit"]
+    return tuple(elementwise(f"SwiGluGrad{part}", _INPUTS, steps, name, dtype, "CAST_RINT", output=f"out_{part}")
+                 for part, name in (("a", "m"), ("b", "n")))
+
+
+def run_grad_hot(pair: tuple, grad_output: np.ndarray, x: np.ndarray, out: np.ndarray, rows: int, cols: int) -> bool:
+    """grad_x into flat ``out`` (x's dtype) on the hot tier (:func:`swishgrad_numba.engine.hot_rows.run_rows`) by
+    ``pair``, the :class:`.runner.Prepared` of grad_a's and grad_b's programs (inputs a, b, then the incoming gradient);
+    whether it ran (False: out untouched, or to be written again in full)."""
+    xf, gf, of = (as_bits(np.ascontiguousarray(v).reshape(-1)) for v in (x, grad_output, out))
+    ins = ((xf, 2 * cols, 0), (xf, 2 * cols, cols), (gf, cols, 0))
+    return all(hot_rows.run_rows(p, ins, (of, 2 * cols, offset), rows, cols)
+               for p, offset in zip(pair, (0, cols)))
 
 
 def _stream(t: SwiGluTiling, rows: int, cols: int, code16: int) -> np.ndarray:
@@ -31,46 +65,30 @@ def _stream(t: SwiGluTiling, rows: int, cols: int, code16: int) -> np.ndarray:
         out.append([O.ROW_OPCODES[name], dst, src0, src1, count, k0, k1, mode])
 
     ln = t.tile_length
-    a, b, l, sig, tmp, m, n = (i * ln for i in range(7))
+    at = {name: i * ln for i, name in enumerate(("a", "b", "l", "sig", "tmp", "m", "n"))}
     stride = -(-cols // t.ub_min_block) * t.ub_min_block
     cnt = rows * stride
     for r in range(rows):                # CopyIn: a, l, b
-        emit("R_GM_IN", a + r * stride, r * 2 * t.col_len, count=cols, mode=X)
+        emit("R_GM_IN", at["a"] + r * stride, r * 2 * t.col_len, count=cols, mode=X)
     for r in range(rows):
-        emit("R_GM_IN", l + r * stride, r * t.col_len, count=cols, mode=L)
+        emit("R_GM_IN", at["l"] + r * stride, r * t.col_len, count=cols, mode=L)
     for r in range(rows):
-        emit("R_GM_IN", b + r * stride, r * 2 * t.col_len + t.col_len, count=cols, mode=X)
-    emit("R_MULS", sig, a, count=cnt, k0=K_MINUS_ONE)
-    emit("R_EXP", sig, sig, count=cnt)
-    emit("R_ADDS", sig, sig, count=cnt, k0=K_ONE)
-    emit("R_DUP", tmp, count=cnt, k0=K_ONE)
-    emit("R_DIV", sig, tmp, sig, cnt)
-    emit("R_MUL", n, sig, a, cnt)
-    emit("R_MUL", n, n, l, cnt)
-    if code16:
-        emit("R_CAST_RINT", n, n, count=cnt, mode=code16)
-    emit("R_MULS", tmp, sig, count=cnt, k0=K_MINUS_ONE)
-    emit("R_ADDS", tmp, tmp, count=cnt, k0=K_ONE)
-    emit("R_MUL", m, sig, tmp, cnt)
-    emit("R_MUL", m, m, a, cnt)
-    emit("R_MULS", m, m, count=cnt, k0=K_ONE)            # Muls(m, m, -beta), beta = -1
-    emit("R_ADD", m, m, sig, cnt)
-    first, second = (l, b) if code16 else (b, l)
-    emit("R_MUL", m, m, first, cnt)
-    emit("R_MUL", m, m, second, cnt)
-    if code16:
-        emit("R_CAST_RINT", m, m, count=cnt, mode=code16)
+        emit("R_GM_IN", at["b"] + r * stride, r * 2 * t.col_len + t.col_len, count=cols, mode=X)
+    out += compute_rows(COMPUTE["16-bit" if code16 else "float32"], at, SCALARS, cnt)
+    if code16:                           # n is read no more once made: narrowed here as at its own step
+        emit("R_CAST_RINT", at["n"], at["n"], count=cnt, mode=code16)
+        emit("R_CAST_RINT", at["m"], at["m"], count=cnt, mode=code16)
     for r in range(rows):                # CopyOut: grad_a to a's place, grad_b to b's
-        emit("R_GM_OUT", r * 2 * t.col_len, m + r * stride, count=cols, mode=M)
+        emit("R_GM_OUT", r * 2 * t.col_len, at["m"] + r * stride, count=cols, mode=M)
     for r in range(rows):
-        emit("R_GM_OUT", r * 2 * t.col_len + t.col_len, n + r * stride, count=cols, mode=M)
+        emit("R_GM_OUT", r * 2 * t.col_len + t.col_len, at["n"] + r * stride, count=cols, mode=M)
     return np.array(out, dtype=np.int64).reshape(-1, O.FIELDS)
 
 
 def row_program_grad(t: SwiGluTiling) -> RowProgram:
     code16 = 0 if t.dtype == "float32" else dtype_info(t.dtype).code
     streams = [_stream(t, r, c, code16) for r, c in tile_kinds(t)]
-    return RowProgram(streams, np.array([-1.0, 1.0], np.float32), 7 * t.tile_length)
+    return RowProgram(streams, np.array(SCALARS, np.float32), 7 * t.tile_length)
 
 
 def schedule_grad(t: SwiGluTiling, segments: np.ndarray):
@@ -91,8 +109,12 @@ def schedule_grad(t: SwiGluTiling, segments: np.ndarray):
 
 
 def run_grad(grad_output: np.ndarray, x: np.ndarray, t: SwiGluTiling) -> np.ndarray:
-    """grad_x (x's flat layout and dtype) on the row machine."""
+    """grad_x (x's flat layout and dtype): on the hot tier where it takes the launch (:func:`run_grad_hot`), else
+    on the row machine."""
     nx, nl = 2 * t.row_len * t.col_len, t.row_len * t.col_len
+    out = np.empty(nx, dtype=x.dtype)
+    if run_grad_hot(prepared(programs, t.dtype), grad_output, x, out, t.row_len, t.col_len):
+        return out
     segments = np.array([[0, nx], [nx, nl], [nx + nl, nx]], dtype=np.int64)
     gm = np.empty(2 * nx + nl, dtype=np.float32)
     gm[:nx] = np.ascontiguousarray(x).reshape(-1).astype(np.float32)                 # exact widening

@@ -24,10 +24,12 @@ import numpy as np
 
 from ...dtypes import dtype_info
 from ...engine import opcodes as O
-from ...engine.rows import RowProgram
+from ...engine.rows import RowProgram, compute_rows
 from ...program.elementwise import elementwise
 from ...program.form import V
 from .host_950 import GluBaseTiling, loops
+from .kernel import prepared
+from .kernel_grad import run_grad_hot
 
 __all__ = ["COMPUTE", "programs", "row_program_950", "schedule_950", "run_grad_950", "tile_kinds_950"]
 
@@ -43,8 +45,6 @@ COMPUTE = (
     V.Mul("dstB", "dstB", "grad"), V.Mul("dstB", "dstB", "srcA"),
 )
 _INPUTS = (("x_a", "srcA"), ("x_b", "srcB"), ("y_grad", "grad"))
-_ROW_OPS = {"Muls": "R_MULS", "Adds": "R_ADDS", "Exp": "R_EXP", "Duplicate": "R_DUP", "Div": "R_DIV",
-            "Mul": "R_MUL"}
 _SLOTS = ("srcA", "srcB", "grad", "dstA", "dstB", "tempReg")
 
 
@@ -98,14 +98,7 @@ def _stream(t: GluBaseTiling, rows: int, cols: int, padded: bool, slot: int, cod
             emit("R_GM_IN", at["grad"] + r * pitch, r * t.col_total, count=cols, mode=L)
     else:                                # whole rows: yGrad is one block
         emit("R_GM_IN", at["grad"], 0, count=rows * cols, mode=L)
-    scalar = {float(v): i for i, v in enumerate(_SCALARS)}
-    for step in COMPUTE:
-        args = [at[a] for a in step.args if isinstance(a, str)]
-        k = scalar[float(step.scalars()[0].f32)] if step.scalars() else 0
-        if step.op == "Duplicate":
-            emit("R_DUP", args[0], count=count, k0=k)
-        else:
-            emit(_ROW_OPS[step.op], args[0], args[1], args[2] if len(args) > 2 else 0, count, k)
+    out += compute_rows(COMPUTE, at, _SCALARS, count)
     if code16:                           # StoreOneTensor's CAST_RINT
         emit("R_CAST_RINT", at["dstA"], at["dstA"], count=count, mode=code16)
         emit("R_CAST_RINT", at["dstB"], at["dstB"], count=count, mode=code16)
@@ -136,8 +129,12 @@ def schedule_950(t: GluBaseTiling, segments: np.ndarray, kinds=None):
 
 
 def run_grad_950(grad_output: np.ndarray, x: np.ndarray, t: GluBaseTiling) -> np.ndarray:
-    """grad_x (x's flat layout and dtype) on the row machine."""
+    """grad_x (x's flat layout and dtype): on the hot tier where it takes the launch
+    (:func:`.kernel_grad.run_grad_hot`), else on the row machine."""
     nx, nl = 2 * t.row_total * t.col_total, t.row_total * t.col_total
+    out = np.empty(nx, dtype=x.dtype)
+    if run_grad_hot(prepared(programs, t.dtype), grad_output, x, out, t.row_total, t.col_total):
+        return out
     segments = np.array([[0, nx], [nx, nl], [nx + nl, nx]], dtype=np.int64)
     gm = np.empty(2 * nx + nl, dtype=np.float32)
     gm[:nx] = np.ascontiguousarray(x).reshape(-1).astype(np.float32)                 # exact widening
