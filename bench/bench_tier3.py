@@ -9,6 +9,8 @@ preallocated tensor:
   A2's): ``torch.ops.aten.hardswish_backward.out``;
 - ``swiglu`` (the A2's, x of rows of 4096 split into halves): ``torch.mul(silu(a), b, out=)``, a and b views of
   x's halves (silu's result is one temporary);
+- ``swiglu_backward`` (the A2's, the same rows): ``aten.silu_backward.grad_input(g * b, a)`` into grad_x's first
+  half and ``torch.mul(g, silu(a))`` into its second (two temporaries, as the autograd of the forward makes);
 - ``relu`` (the A2's): ``torch.ops.aten.relu.out``; ``threshold_backward`` (the A2's, threshold 0, so ReluGrad):
   ``torch.ops.aten.threshold_backward.grad_input``.
 
@@ -47,7 +49,8 @@ else:
 
 COLS = 4096          # swiglu: x's row length (halves of 2048)
 A2, P950 = sg.REFERENCE_PLATFORM, sg.ASCEND950_PLATFORM
-OPS = ("mish", "mish_backward", "hardswish", "hardswish_backward", "swiglu", "relu", "threshold_backward")
+OPS = ("mish", "mish_backward", "hardswish", "hardswish_backward", "swiglu", "swiglu_backward", "relu",
+       "threshold_backward")
 CASES = [(op, d, n, impl) for op in OPS for d in DTYPES for n in SIZES for impl in ("emulator", "torch")]
 _INPUTS: dict = {}
 
@@ -81,6 +84,23 @@ def _calls(op, d):
         a, b = xt[:, :COLS // 2], xt[:, COLS // 2:]
         ot = torch.empty(a.shape, dtype=xt.dtype)
         return emu, lambda: torch.mul(torch.nn.functional.silu(a), b, out=ot), out.shape
+    if op == "swiglu_backward":      # x of rows of COLS, the incoming gradient of the forward's shape
+        x2, g2 = x.reshape(-1, COLS), g[:x.size // 2].reshape(-1, COLS // 2)
+        out = np.empty_like(x2)
+        emu = lambda: sg.swiglu_backward(g2, x2, out=out, platform=A2)  # noqa: E731
+        if torch is None:
+            return emu, None, out.shape
+        xt, gt = d["xt"].reshape(-1, COLS), d["gt"][:x.size // 2].reshape(-1, COLS // 2)
+        a, b = xt[:, :COLS // 2], xt[:, COLS // 2:]
+        ot = torch.empty_like(xt)
+        ga, gb = ot[:, :COLS // 2], ot[:, COLS // 2:]
+        aten = torch.ops.aten
+
+        def peer():        # grad_a = silu'(a) * (g * b), grad_b = g * silu(a), each into its half
+            aten.silu_backward.grad_input(gt * b, a, grad_input=ga)
+            torch.mul(gt, torch.nn.functional.silu(a), out=gb)
+            return ot
+        return emu, peer, out.shape
     out = np.empty_like(x)
     fwd, platform = {"mish": (sg.mish, A2), "mish_backward": (sg.mish_backward, P950),
                      "hardswish": (sg.hardswish, P950), "hardswish_backward": (sg.hardswish_backward, A2),

@@ -83,13 +83,27 @@ def test_out_is_written_in_place_or_through_a_copy(ran):
     assert ran == [True, True, True]
 
 
+def test_a_gradients_out_is_written_in_place(ran):
+    x = _large(np.float16, (4, 1 << 19), seed=9)
+    grad = _large(np.float16, (4, 1 << 18), seed=10)
+    out = np.full(x.shape, 7.0, np.float16)
+    assert swiglu_backward(grad, x, out=out) is out
+    assert_bits_equal(out, swiglu_grad_a2_ref(grad, x))
+    assert ran == [True, True]
+
+
 def test_the_row_machine_runs_what_the_hot_tier_does_not_take(ran):
     x = _large(np.float32, (4, 1 << 18), seed=8)
     want = swiglu_ref(x)
     with hot.use(False):
         assert_bits_equal(swiglu(x), want)
     assert_bits_equal(swiglu(x[:, :1 << 10]), swiglu_ref(x[:, :1 << 10]))     # too small: no compile
-    assert ran == [False, False]
+    grad = np.ones((4, 1 << 17), np.float32)
+    out = np.empty_like(x)
+    with hot.use(False):
+        assert swiglu_backward(grad, x, out=out) is out
+    assert_bits_equal(out, swiglu_grad_a2_ref(grad, x))
+    assert ran == [False, False, False]
 
 
 @pytest.mark.parametrize("soc, ref", [("ascend910b", swiglu_grad_a2_ref), ("ascend950", swiglu_grad_950_ref)])

@@ -62,9 +62,9 @@ def grad_tiling(x_shape, d: int, dtype: str, platform):
     return swiglu_grad_tiling_950(tuple(x_shape), d, dtype, platform.ub_size, platform.core_num)
 
 
-def run_grad_any(grad_output, x, t):
-    """grad_x (flat) of the kernel the tiling is for."""
-    return run_grad_950(grad_output, x, t) if isinstance(t, GluBaseTiling) else run_grad(grad_output, x, t)
+def run_grad_any(grad_output, x, t, out=None):
+    """grad_x (flat) of the kernel the tiling is for, into ``out`` where given (flat)."""
+    return (run_grad_950 if isinstance(t, GluBaseTiling) else run_grad)(grad_output, x, t, out)
 
 
 def _kernel(arch: str, source: str, struct: str, launch) -> Kernel:
@@ -145,7 +145,8 @@ BACKWARD = describe(Description(
                                run_grad_950)},
     rows=Rows(socs=MODELLED_SOCS, shapes=lambda xs, d: {"grad_output": out_shape(xs, d), "x": xs, "out": xs},
               says={"grad_output": "the forward's output: x's shape with dim halved", "out": "x's shape"},
-              axis_rule=even_axis, tiling=_grad_tiling, launch=lambda arrays, t: run_grad_any(arrays[0], arrays[1], t),
+              axis_rule=even_axis, tiling=_grad_tiling, into=True,
+              launch=lambda arrays, t, out=None: run_grad_any(arrays[0], arrays[1], t, out),
               workspace=lambda t: t.workspace if isinstance(t, GluBaseTiling) else WORKSPACE,
               empty="x {x} is empty: aclnnSwiGluGrad does not take empty tensors (its page; the A2 host finds no "
                     "tile)")))

@@ -29,7 +29,8 @@ from ...program.form import V
 from ...program.lower import lower
 from .host import SwiGluTiling
 
-__all__ = ["COMPUTE", "SCALARS", "as_bits", "compute", "prepared", "elementwise_program", "row_program", "schedule", "run"]
+__all__ = ["COMPUTE", "SCALARS", "as_bits", "compute", "prepared", "elementwise_program", "row_program", "schedule",
+           "run"]
 
 X, Y = range(2)                  # global segments
 SCALARS = (-1.0, 1.0)            # the row streams' scalars, by index
@@ -133,8 +134,8 @@ def run(x: np.ndarray, t: SwiGluTiling, out: np.ndarray | None = None) -> np.nda
     shape = (t.row_len, t.col_len)
     out = np.empty(shape, dtype=x.dtype) if out is None else out.reshape(shape)
     flat, c = as_bits(np.ascontiguousarray(x).reshape(-1)), t.col_len
-    if hot_rows.run_rows(prepared(_programs, t.dtype)[0], ((flat, 2 * c, 0), (flat, 2 * c, c)), (as_bits(out.reshape(-1)), c, 0),
-                         t.row_len, c):
+    halves = ((flat, 2 * c, 0), (flat, 2 * c, c))
+    if hot_rows.run_rows(prepared(_programs, t.dtype)[0], halves, (as_bits(out.reshape(-1)), c, 0), t.row_len, c):
         return out
     sizes = (2 * t.row_len * t.col_len, t.row_len * t.col_len)
     segments = np.array([[0, sizes[0]], [sizes[0], sizes[1]]], dtype=np.int64)

@@ -20,7 +20,7 @@ from ...program.form import V
 from .host import SwiGluTiling
 from .kernel import SCALARS, as_bits, prepared, tile_kinds
 
-__all__ = ["COMPUTE", "programs", "row_program_grad", "schedule_grad", "run_grad", "run_grad_hot"]
+__all__ = ["COMPUTE", "programs", "row_program_grad", "schedule_grad", "run_grad", "run_grad_hot", "run_grad_on"]
 
 X, L, M = range(3)                       # global segments: x, grad_output, grad_x
 
@@ -108,18 +108,27 @@ def schedule_grad(t: SwiGluTiling, segments: np.ndarray):
     return np.array(tiles, dtype=np.int64).reshape(-1, 4), np.array(core_ptr, dtype=np.int64)
 
 
-def run_grad(grad_output: np.ndarray, x: np.ndarray, t: SwiGluTiling) -> np.ndarray:
-    """grad_x (x's flat layout and dtype): on the hot tier where it takes the launch (:func:`run_grad_hot`), else
-    on the row machine."""
-    nx, nl = 2 * t.row_len * t.col_len, t.row_len * t.col_len
-    out = np.empty(nx, dtype=x.dtype)
-    if run_grad_hot(prepared(programs, t.dtype), grad_output, x, out, t.row_len, t.col_len):
+def run_grad_on(pair: tuple, grad_output: np.ndarray, x: np.ndarray, out, rows: int, cols: int, walk) -> np.ndarray:
+    """grad_x (x's flat layout and dtype) into ``out`` where given (flat, C-contiguous, sharing no memory with an
+    input): on the hot tier where it takes the launch (:func:`run_grad_hot` by ``pair``), else on the row machine
+    (``walk(gm, segments)``: the kernel's schedule and streams over global memory, grad_x in its third segment)."""
+    nx, nl = 2 * rows * cols, rows * cols
+    out = np.empty(nx, dtype=x.dtype) if out is None else out
+    if run_grad_hot(pair, grad_output, x, out, rows, cols):
         return out
     segments = np.array([[0, nx], [nx, nl], [nx + nl, nx]], dtype=np.int64)
     gm = np.empty(2 * nx + nl, dtype=np.float32)
     gm[:nx] = np.ascontiguousarray(x).reshape(-1).astype(np.float32)                 # exact widening
     gm[nx:nx + nl] = np.ascontiguousarray(grad_output).reshape(-1).astype(np.float32)
-    tiles, core_ptr = schedule_grad(t, segments)
-    row_program_grad(t).run(gm, segments, tiles, core_ptr)
+    walk(gm, segments)
     with np.errstate(all="ignore"):
-        return gm[nx + nl:].astype(x.dtype)
+        out[...] = gm[nx + nl:].astype(x.dtype)
+    return out
+
+
+def run_grad(grad_output: np.ndarray, x: np.ndarray, t: SwiGluTiling, out=None) -> np.ndarray:
+    """grad_x of the A2 kernel (:func:`run_grad_on`)."""
+    def walk(gm, segments):
+        tiles, core_ptr = schedule_grad(t, segments)
+        row_program_grad(t).run(gm, segments, tiles, core_ptr)
+    return run_grad_on(prepared(programs, t.dtype), grad_output, x, out, t.row_len, t.col_len, walk)

@@ -29,7 +29,7 @@ from ...program.elementwise import elementwise
 from ...program.form import V
 from .host_950 import GluBaseTiling, loops
 from .kernel import prepared
-from .kernel_grad import run_grad_hot
+from .kernel_grad import run_grad_on
 
 __all__ = ["COMPUTE", "programs", "row_program_950", "schedule_950", "run_grad_950", "tile_kinds_950"]
 
@@ -128,19 +128,10 @@ def schedule_950(t: GluBaseTiling, segments: np.ndarray, kinds=None):
     return np.array(tiles, dtype=np.int64).reshape(-1, 4), np.array(core_ptr, dtype=np.int64)
 
 
-def run_grad_950(grad_output: np.ndarray, x: np.ndarray, t: GluBaseTiling) -> np.ndarray:
-    """grad_x (x's flat layout and dtype): on the hot tier where it takes the launch
-    (:func:`.kernel_grad.run_grad_hot`), else on the row machine."""
-    nx, nl = 2 * t.row_total * t.col_total, t.row_total * t.col_total
-    out = np.empty(nx, dtype=x.dtype)
-    if run_grad_hot(prepared(programs, t.dtype), grad_output, x, out, t.row_total, t.col_total):
-        return out
-    segments = np.array([[0, nx], [nx, nl], [nx + nl, nx]], dtype=np.int64)
-    gm = np.empty(2 * nx + nl, dtype=np.float32)
-    gm[:nx] = np.ascontiguousarray(x).reshape(-1).astype(np.float32)                 # exact widening
-    gm[nx:nx + nl] = np.ascontiguousarray(grad_output).reshape(-1).astype(np.float32)
-    kinds = tile_kinds_950(t)
-    tiles, core_ptr = schedule_950(t, segments, kinds)
-    row_program_950(t, kinds).run(gm, segments, tiles, core_ptr)
-    with np.errstate(all="ignore"):
-        return gm[nx + nl:].astype(x.dtype)
+def run_grad_950(grad_output: np.ndarray, x: np.ndarray, t: GluBaseTiling, out=None) -> np.ndarray:
+    """grad_x of the 950 kernel (:func:`.kernel_grad.run_grad_on`)."""
+    def walk(gm, segments):
+        kinds = tile_kinds_950(t)
+        tiles, core_ptr = schedule_950(t, segments, kinds)
+        row_program_950(t, kinds).run(gm, segments, tiles, core_ptr)
+    return run_grad_on(prepared(programs, t.dtype), grad_output, x, out, t.row_total, t.col_total, walk)
