@@ -44,53 +44,56 @@ def _exec(code, lo, hi, scalars, arena, gm, tiles, t):
     for pc in range(lo, hi):
         op, d, a, b, n = code[pc, 0], code[pc, 1], code[pc, 2], code[pc, 3], code[pc, 4]
         k0, k1, mode = scalars[code[pc, 5]], scalars[code[pc, 6]], code[pc, 7]
+        # unsigned offsets (check() keeps every one inside the arena): no negative-index test per element, so
+        # the element loops vectorise
+        du, au, bu = np.uint64(d), np.uint64(a), np.uint64(b)
         if op == GM_IN:
             g = tiles[t, 1 + mode] + a
             for i in range(n):
-                arena[d + i] = gm[g + i]
+                arena[du + np.uint64(i)] = gm[np.uint64(g) + np.uint64(i)]
         elif op == GM_OUT:
             g = tiles[t, 1 + mode] + d
             for i in range(n):
-                gm[g + i] = arena[a + i]
+                gm[np.uint64(g) + np.uint64(i)] = arena[au + np.uint64(i)]
         elif op == DUP:
             for i in range(n):
-                arena[d + i] = S.duplicate(k0, False)
+                arena[du + np.uint64(i)] = S.duplicate(k0, False)
         elif op == ADD:
             for i in range(n):
-                arena[d + i] = S.add(arena[a + i], arena[b + i], False)
+                arena[du + np.uint64(i)] = S.add(arena[au + np.uint64(i)], arena[bu + np.uint64(i)], False)
         elif op == MUL:
             for i in range(n):
-                arena[d + i] = S.mul(arena[a + i], arena[b + i], False)
+                arena[du + np.uint64(i)] = S.mul(arena[au + np.uint64(i)], arena[bu + np.uint64(i)], False)
         elif op == DIV:
             for i in range(n):
-                arena[d + i] = S.div(arena[a + i], arena[b + i], False)
+                arena[du + np.uint64(i)] = S.div(arena[au + np.uint64(i)], arena[bu + np.uint64(i)], False)
         elif op == MULS:
             for i in range(n):
-                arena[d + i] = S.muls(arena[a + i], k0, False)
+                arena[du + np.uint64(i)] = S.muls(arena[au + np.uint64(i)], k0, False)
         elif op == ADDS:
             for i in range(n):
-                arena[d + i] = S.adds(arena[a + i], k0, False)
+                arena[du + np.uint64(i)] = S.adds(arena[au + np.uint64(i)], k0, False)
         elif op == MULS_AT:
             s = arena[b]
             for i in range(n):
-                arena[d + i] = S.muls(arena[a + i], s, False)
+                arena[du + np.uint64(i)] = S.muls(arena[au + np.uint64(i)], s, False)
         elif op == SQRT:
             for i in range(n):
-                arena[d + i] = R.sqrt_(arena[a + i])
+                arena[du + np.uint64(i)] = R.sqrt_(arena[au + np.uint64(i)])
         elif op == MULS_ADDS_FUSED:
             for i in range(n):
-                arena[d + i] = R.fused_mul_add(arena[a + i], k0, k1)
+                arena[du + np.uint64(i)] = R.fused_mul_add(arena[au + np.uint64(i)], k0, k1)
         elif op == CAST_RINT:
             for i in range(n):
-                arena[d + i] = S.cast_none(S.cast_rint(arena[a + i], mode, False), mode)
+                arena[du + np.uint64(i)] = S.cast_none(S.cast_rint(arena[au + np.uint64(i)], mode, False), mode)
         elif op == REPEAT_SUM:
             arena[d] = R.repeat_sum(arena, a, n, mode)
         elif op == BLOCK_SUM:
             for i in range(n):
-                arena[d + i] = R.block_sum(arena, a + 8 * i, mode)
+                arena[du + np.uint64(i)] = R.block_sum(arena, a + 8 * i, mode)
         elif op == BRCB:
             for i in range(n - 1, -1, -1):   # from the last, so that dst may start at src
-                v = arena[a + i]
+                v = arena[au + np.uint64(i)]
                 for j in range(8):
                     arena[d + 8 * i + j] = v
         elif op == REDUCE_SUM:
@@ -98,24 +101,24 @@ def _exec(code, lo, hi, scalars, arena, gm, tiles, t):
         elif op == MULA:   # Mula(dst, src0, src1): src0 * src1 + dst, rounded once (mode 0) or twice
             for i in range(n):
                 if mode == 0:
-                    arena[d + i] = R.fused_mul_add(arena[a + i], arena[b + i], arena[d + i])
+                    arena[du + np.uint64(i)] = R.fused_mul_add(arena[au + np.uint64(i)], arena[bu + np.uint64(i)], arena[du + np.uint64(i)])
                 else:
-                    arena[d + i] = S.add(S.mul(arena[a + i], arena[b + i], False), arena[d + i], False)
+                    arena[du + np.uint64(i)] = S.add(S.mul(arena[au + np.uint64(i)], arena[bu + np.uint64(i)], False), arena[du + np.uint64(i)], False)
         elif op == RSQRT_F64:   # a scalar unit's 1 / sqrt(t) in double, rounded once to float32
             for i in range(n):
-                arena[d + i] = R.rsqrt_f64(arena[a + i])
+                arena[du + np.uint64(i)] = R.rsqrt_f64(arena[au + np.uint64(i)])
         elif op == SET_IF_EQ:   # CompareScalar(EQ) then Select: k1 where src0 == k0
             for i in range(n):
-                if arena[a + i] == k0:
-                    arena[d + i] = k1
+                if arena[au + np.uint64(i)] == k0:
+                    arena[du + np.uint64(i)] = k1
         elif op == EXP:
             for i in range(n):
-                arena[d + i] = S.exp(arena[a + i], False)
+                arena[du + np.uint64(i)] = S.exp(arena[au + np.uint64(i)], False)
         elif op == REPEAT_EXTREME:   # WholeReduceMax/Min of one repeat (mode 0 max, 1 min)
             arena[d] = R.lanes_extreme(arena, a, n, mode)
         elif op == BLOCK_EXTREME:    # BlockReduceMax/Min: one result per 8-lane block
             for i in range(n):
-                arena[d + i] = R.lanes_extreme(arena, a + 8 * i, 8, mode)
+                arena[du + np.uint64(i)] = R.lanes_extreme(arena, a + 8 * i, 8, mode)
         elif op == REDUCE_EXTREME:   # ReduceMax/Min, value only
             arena[d] = R.reduce_extreme(arena, a, n, mode)
 
