@@ -160,3 +160,77 @@ def test_exp_row_instruction_is_correctly_rounded_with_specials():
                                     F32), np.random.default_rng(7).uniform(-90, 90, 54).astype(F32)])
     out = _machine([_ins("R_EXP", 64, 0, count=64)], data, 128)
     assert _same(out[64:], ref_exp_f32(data))
+
+
+def test_each_segment_in_an_array_of_its_own():
+    """Two input segments and an output one, each its own array, two tiles at different bases: the same as one
+    array holding all three."""
+    a, b = np.arange(40, dtype=F32), -np.arange(24, dtype=F32)
+    code = np.array([_ins("R_GM_IN", 0, 0, count=8), _ins("R_GM_IN", 8, 0, count=8, mode=1),
+                     _ins("R_ADD", 0, 0, 8, 8), _ins("R_GM_OUT", 0, 0, count=8, mode=2)], np.int64)
+    prog = RowProgram([code], [0.0], 16)
+    out = np.full(16, 7.0, F32)
+    segs = np.array([[0, 40], [0, 24], [0, 16]], np.int64)
+    tiles = np.array([[0, 0, 16, 8], [0, 32, 0, 0]], np.int64)
+    prog.run((a, b, out), segs, tiles, np.array([0, 1, 2], np.int64))
+    assert _same(out, np.concatenate([a[32:40] + b[0:8], a[0:8] + b[16:24]]))
+    gm = np.concatenate([a, b, np.full(16, 7.0, F32)])
+    one = np.array([[0, 40], [40, 24], [64, 16]], np.int64)
+    prog.run(gm, one, tiles + np.array([0, 0, 40, 64]), np.array([0, 1, 2], np.int64))
+    assert _same(gm[64:], out)
+
+
+@pytest.mark.parametrize("arrays, segs, message", [
+    (lambda: (np.zeros(8, F32), np.zeros(8, F32)), [[0, 8], [0, 16]], "segment 1 leaves its array"),
+    (lambda: (np.zeros(8, F32),), [[0, 8], [0, 8]], "one array for all or one each"),
+    (lambda: (np.zeros(8, F32), np.zeros(8, np.float64)), [[0, 8], [0, 8]], "float32"),
+    (lambda: (np.zeros(8, F32), np.zeros(16, F32)[::2]), [[0, 8], [0, 8]], "C-contiguous"),
+    (lambda: (np.zeros(8, F32), np.frombuffer(bytes(32), F32)), [[0, 8], [0, 8]], "writeable"),
+    (lambda: (np.zeros(8, F32),) * 5, [[0, 8]] * 5, "at most 4"),
+])
+def test_segment_arrays_that_do_not_fit_are_refused(arrays, segs, message):
+    code = np.array([_ins("R_GM_IN", 0, 0, count=8), _ins("R_GM_OUT", 0, 0, count=8, mode=1)], np.int64)
+    segs = np.array(segs, np.int64)
+    tiles = np.zeros((1, 1 + len(segs)), np.int64)
+    with pytest.raises(ValueError, match=message):
+        RowProgram([code], [0.0], 8).run(arrays(), segs, tiles, np.array([0, 1], np.int64))
+
+
+def _widened_reference(bits, dtype):
+    """float32 bit patterns of 16-bit ``bits``, written plainly: bfloat16's shifted up; float16's by its fields
+    (a NaN's payload kept, not quieted)."""
+    bits = bits.astype(np.uint32)
+    if dtype == "bfloat16":
+        return bits << 16
+    sign, e, m = (bits >> 15) << 31, (bits >> 10) & 0x1F, bits & 0x3FF
+    out = np.empty_like(bits)
+    for i in range(bits.size):
+        if e[i] == 0x1F:
+            out[i] = sign[i] | 0x7F800000 | (m[i] << 13)
+        elif e[i]:
+            out[i] = sign[i] | ((e[i] + 112) << 23) | (m[i] << 13)
+        else:
+            out[i] = np.float32(m[i] * 2.0 ** -24).view(np.uint32) | sign[i]
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_every_16bit_value_widened_into_a_segment_and_narrowed_back(dtype):
+    import ml_dtypes
+
+    from swishgrad_numba.engine.rows import from_gm, gm_values
+
+    np_dtype = np.dtype(np.float16) if dtype == "float16" else np.dtype(ml_dtypes.bfloat16)
+    bits = np.arange(1 << 16, dtype=np.uint16)
+    wide = gm_values(bits.view(np_dtype).reshape(256, 256))
+    assert wide.dtype == F32 and wide.shape == (1 << 16,)
+    assert (wide.view(np.uint32) == _widened_reference(bits, dtype)).all()
+    back = from_gm(wide, np_dtype).view(np.uint16)
+    nan = np.isnan(wide)
+    assert (back[~nan] == bits[~nan]).all()
+    quiet = (bits[nan] & 0x8000) | 0x7E00 if dtype == "float16" else bits[nan] | 0x40   # CAST_RINT's NaN
+    assert (back[nan] == quiet).all()
+    x = np.arange(6, dtype=F32)
+    assert gm_values(x) is not x and np.shares_memory(gm_values(x), x)       # float32: read where it lies
+    ro = np.frombuffer(x.tobytes(), F32)
+    assert not np.shares_memory(gm_values(ro), ro)                            # read-only: copied

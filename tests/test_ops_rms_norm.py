@@ -114,6 +114,18 @@ def test_out_is_written(rng):
     assert res[0] is y and _same(y, want[0]) and _same(rstd, want[1])
 
 
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_read_only_and_strided_inputs(rng, dtype):
+    """x read where it lies (float32) or widened (16-bit): read-only and strided tensors too, the same bits."""
+    x = rng.standard_normal((6, 2 * 300)).astype(np.float32).astype(DTYPES[dtype])[:, ::2]
+    gamma = rng.standard_normal(300).astype(np.float32).astype(DTYPES[dtype])
+    ro_x, ro_gamma = np.ascontiguousarray(x), gamma.copy()
+    ro_x.flags.writeable = ro_gamma.flags.writeable = False
+    y, rstd = _check(x, gamma)
+    y2, rstd2 = _check(ro_x, ro_gamma)
+    assert _same(y, y2) and _same(rstd, rstd2)
+
+
 @pytest.mark.parametrize("args, kw, error, message", [
     ((np.ones(4, np.float64), np.ones(4, np.float64)), {}, ValueError, "x.dtype"),
     ((np.ones(4, np.float16), np.ones(4, BF16)), {}, TypeError, "gamma.dtype"),

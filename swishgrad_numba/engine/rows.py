@@ -22,13 +22,14 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
+from ..casts import widen_16
 from ..dtypes import dtype_info
 from ..program import reductions as R
 from ..program import semantics as S
 from . import opcodes as O
 from .shared import Shared
 
-__all__ = ["RowProgram", "check", "run", "compute_rows"]
+__all__ = ["RowProgram", "check", "run", "compute_rows", "gm_values", "from_gm"]
 
 (GM_IN, GM_OUT, DUP, ADD, MUL, DIV, MULS, ADDS, MULS_AT, SQRT, MULS_ADDS_FUSED, CAST_RINT, REPEAT_SUM,
  BLOCK_SUM, BRCB, REDUCE_SUM, MULA, SET_IF_EQ, RSQRT_F64) = (O.ROW_OPCODES[n] for n in O.ROW_NAMES[:19])
@@ -39,8 +40,9 @@ _CODES_16 = tuple(dtype_info(d).code for d in ("float16", "bfloat16"))
 
 
 @njit(cache=True, error_model="numpy")
-def _exec(code, lo, hi, scalars, arena, gm, tiles, t):
-    """Instructions ``lo`` to ``hi`` of ``code`` for tile ``t`` (its global bases: ``tiles[t, 1:]``)."""
+def _exec(code, lo, hi, scalars, arena, gms, tiles, t):
+    """Instructions ``lo`` to ``hi`` of ``code`` for tile ``t`` (its global bases: ``tiles[t, 1:]``, segment ``k`` in
+    the array ``gms[k]``)."""
     for pc in range(lo, hi):
         op, d, a, b, n = code[pc, 0], code[pc, 1], code[pc, 2], code[pc, 3], code[pc, 4]
         k0, k1, mode = scalars[code[pc, 5]], scalars[code[pc, 6]], code[pc, 7]
@@ -48,13 +50,13 @@ def _exec(code, lo, hi, scalars, arena, gm, tiles, t):
         # the element loops vectorise
         du, au, bu = np.uint64(d), np.uint64(a), np.uint64(b)
         if op == GM_IN:
-            g = tiles[t, 1 + mode] + a
+            src, g = gms[mode], np.uint64(tiles[t, 1 + mode] + a)
             for i in range(n):
-                arena[du + np.uint64(i)] = gm[np.uint64(g) + np.uint64(i)]
+                arena[du + np.uint64(i)] = src[g + np.uint64(i)]
         elif op == GM_OUT:
-            g = tiles[t, 1 + mode] + d
+            dst, g = gms[mode], np.uint64(tiles[t, 1 + mode] + d)
             for i in range(n):
-                gm[np.uint64(g) + np.uint64(i)] = arena[au + np.uint64(i)]
+                dst[g + np.uint64(i)] = arena[au + np.uint64(i)]
         elif op == DUP:
             for i in range(n):
                 arena[du + np.uint64(i)] = S.duplicate(k0, False)
@@ -123,27 +125,30 @@ def _exec(code, lo, hi, scalars, arena, gm, tiles, t):
             arena[d] = R.reduce_extreme(arena, a, n, mode)
 
 
+#: The most global segments a row program has (RmsNorm's x, gamma, y and rstd), each its own array or all one.
+MAX_SEGMENTS = 4
 _I64_2D = types.Array(types.int64, 2, "C")
 _F32_1D = types.Array(types.float32, 1, "C")
 #: The row machine, compiled once for its one signature (:class:`.shared.Shared`).
-ROW_MACHINE = Shared(_exec, types.void(_I64_2D, types.int64, types.int64, _F32_1D, _F32_1D, _F32_1D, _I64_2D,
-                                       types.int64), "swishgrad_engine_row_machine_v1", (__name__, "ROW_MACHINE"))
+ROW_MACHINE = Shared(_exec, types.void(_I64_2D, types.int64, types.int64, _F32_1D, _F32_1D,
+                                       types.UniTuple(_F32_1D, MAX_SEGMENTS), _I64_2D, types.int64),
+                     "swishgrad_engine_row_machine_v2", (__name__, "ROW_MACHINE"))
 
 
 @intrinsic
-def run_rows(typingctx, code, lo, hi, scalars, arena, gm, tiles, t):
+def run_rows(typingctx, code, lo, hi, scalars, arena, gms, tiles, t):
     """:func:`_exec` from jitted code, by a call of :data:`ROW_MACHINE` (C-contiguous arrays)."""
-    ROW_MACHINE.check_types((code, lo, hi, scalars, arena, gm, tiles, t))
-    return types.void(code, lo, hi, scalars, arena, gm, tiles, t), ROW_MACHINE.lower_call
+    ROW_MACHINE.check_types((code, lo, hi, scalars, arena, gms, tiles, t))
+    return types.void(code, lo, hi, scalars, arena, gms, tiles, t), ROW_MACHINE.lower_call
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def _run(code, stream_ptr, scalars, arena_len, gm, tiles, core_ptr):
+def _run(code, stream_ptr, scalars, arena_len, gms, tiles, core_ptr):
     for c in prange(core_ptr.shape[0] - 1):
         arena = np.zeros(arena_len, dtype=np.float32)
         for t in range(core_ptr[c], core_ptr[c + 1]):
             s = tiles[t, 0]
-            run_rows(code, stream_ptr[s], stream_ptr[s + 1], scalars, arena, gm, tiles, t)
+            run_rows(code, stream_ptr[s], stream_ptr[s + 1], scalars, arena, gms, tiles, t)
 
 
 def _extents(op, n):
@@ -231,26 +236,36 @@ class RowProgram:
         self.scalars = np.asarray(scalars if len(scalars) else [0.0], dtype=np.float32)
         self.arena_len = int(arena_len)
 
-    def run(self, gm: np.ndarray, segments, tiles, core_ptr) -> np.ndarray:
-        """Run the schedule over ``gm`` (float32, written in place) after :func:`check`."""
+    def run(self, gm, segments, tiles, core_ptr):
+        """Run the schedule over ``gm`` (written in place) after :func:`check`: one float32 array holding every
+        segment, or a sequence of them, segment ``k`` in the ``k``-th (no copy of a tensor into one array)."""
         run(self.code, self.stream_ptr, self.scalars, self.arena_len, gm, segments, tiles, core_ptr)
         return gm
 
 
 def run(code, stream_ptr, scalars, arena_len, gm, segments, tiles, core_ptr):
-    """Check, then run (one emulated core per schedule entry of ``core_ptr``, in a ``prange``)."""
+    """Check, then run (one emulated core per schedule entry of ``core_ptr``, in a ``prange``). ``gm``: one flat
+    C-contiguous float32 array holding every segment, or one such array per segment (:meth:`RowProgram.run`)."""
     tiles = np.ascontiguousarray(tiles, dtype=np.int64).reshape(-1, 1 + len(segments))
     core_ptr = np.ascontiguousarray(core_ptr, dtype=np.int64)
     stream_ptr = np.ascontiguousarray(stream_ptr, dtype=np.int64)
     check(code, stream_ptr, scalars, arena_len, np.asarray(segments, np.int64), tiles, core_ptr)
-    if gm.dtype != np.float32 or gm.ndim != 1 or not gm.flags.c_contiguous:
-        raise ValueError("row machine: gm must be a flat, C-contiguous float32 array")
-    seg = np.asarray(segments, np.int64)
-    if len(seg) and (seg[:, 0] + seg[:, 1] > gm.size).any():
-        raise ValueError("row machine: a segment leaves gm")
+    seg = np.asarray(segments, np.int64).reshape(-1, 2)
+    gms = (gm,) * max(len(seg), 1) if isinstance(gm, np.ndarray) else tuple(gm)
+    if len(seg) > MAX_SEGMENTS or len(gms) != max(len(seg), 1):
+        raise ValueError(f"row machine: {len(seg)} segments (at most {MAX_SEGMENTS}) need one array for all or one "
+                         f"each, got {len(gms)}")
+    for k, a in enumerate(gms):
+        if not isinstance(a, np.ndarray) or a.dtype != np.float32 or a.ndim != 1 or not a.flags.c_contiguous \
+                or not a.flags.writeable:
+            raise ValueError("row machine: gm must be a flat, C-contiguous float32 array (or one per segment), "
+                             "writeable")
+        if k < len(seg) and seg[k, 0] + seg[k, 1] > a.size:
+            raise ValueError("row machine: a segment leaves gm" if isinstance(gm, np.ndarray) else
+                             f"row machine: segment {k} leaves its array")
     ROW_MACHINE.ensure()
     _run(np.ascontiguousarray(code, np.int64), stream_ptr, np.ascontiguousarray(scalars, np.float32),
-         int(arena_len), gm, tiles, core_ptr)
+         int(arena_len), gms + (gms[0],) * (MAX_SEGMENTS - len(gms)), tiles, core_ptr)
 
 
 #: The row instruction of each element-wise step :func:`compute_rows` lowers.
@@ -271,3 +286,36 @@ def compute_rows(steps, at: dict, scalars, count: int) -> list:
         ks = [index[float(k.f32)] for k in step.scalars()] + [0]
         rows.append([O.ROW_OPCODES[_ROW_OF[step.op]], names[0], names[1], names[2], count, ks[0], 0, 0])
     return rows
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def _widened(bits, code, out):
+    for i in prange(bits.shape[0]):
+        out[i] = widen_16(bits[i], code)
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def _narrowed(values, code, out):
+    for i in prange(values.shape[0]):
+        out[i] = S.cast_rint(values[i], code, False)
+
+
+def gm_values(a: np.ndarray) -> np.ndarray:
+    """``a`` as a global segment: its values as a flat C-contiguous writeable float32 array, ``a`` itself where it
+    is one (the machine only reads an input's segment), a 16-bit tensor widened exactly (in a ``prange``)."""
+    if a.dtype == np.float32:
+        return a.reshape(-1) if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C").reshape(-1)
+    bits = np.ascontiguousarray(a).reshape(-1).view(np.uint16)
+    out = np.empty(bits.shape[0], np.float32)
+    _widened(bits, dtype_info(a.dtype).code, out)
+    return out
+
+
+def from_gm(values: np.ndarray, dtype) -> np.ndarray:
+    """A segment's float32 ``values`` as a flat array of ``dtype``: themselves for float32; for a 16-bit dtype,
+    values it holds exactly (what R_CAST_RINT leaves) as its bits (in a ``prange``)."""
+    if np.dtype(dtype) == np.float32:
+        return values
+    out = np.empty(values.shape[0], np.uint16)
+    _narrowed(values, dtype_info(dtype).code, out)
+    return out.view(dtype)

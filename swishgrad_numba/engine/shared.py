@@ -176,7 +176,7 @@ class Shared:
 
     def check_types(self, args) -> None:
         """A TypingError unless ``args`` (Numba types) fit the signature: arrays of its dtypes and ranks,
-        C-contiguous; integers or bools where it has scalars."""
+        C-contiguous; a tuple of arrays of exactly its type; integers or bools where it has scalars."""
         from numba.core.errors import TypingError
 
         params = self.signature.args
@@ -188,6 +188,9 @@ class Shared:
                         and ty.layout == "C"):
                     raise TypingError(f"{self.symbol}: argument {i} must be a C-contiguous {want.ndim}-d "
                                       f"{want.dtype} array, got {ty}")
+            elif isinstance(want, types.UniTuple):     # a tuple of arrays: exactly its type
+                if ty != want:
+                    raise TypingError(f"{self.symbol}: argument {i} must be a {want}, got {ty}")
             elif not isinstance(ty, (types.Integer, types.Boolean)):
                 raise TypingError(f"{self.symbol}: argument {i} must be an integer or a bool, got {ty}")
 
@@ -196,7 +199,7 @@ class Shared:
         self.ensure()
         context.active_code_library._reload_init.add(functools.partial(ensure_symbol, *self.home))
         params = self.signature.args
-        values = [val if isinstance(want, types.Array) else context.cast(builder, val, ty, want)
+        values = [val if isinstance(want, (types.Array, types.UniTuple)) else context.cast(builder, val, ty, want)
                   for ty, val, want in zip(sig.args, args, params)]
         fnty = ir.FunctionType(context.get_value_type(self.signature.return_type),
                                [context.get_value_type(want) for want in params])
