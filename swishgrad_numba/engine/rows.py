@@ -37,6 +37,7 @@ REPEAT_EXTREME, BLOCK_EXTREME, REDUCE_EXTREME = (O.ROW_OPCODES[n] for n in ("R_R
                                                                           "R_REDUCE_EXTREME"))
 EXP = O.ROW_OPCODES["R_EXP"]
 _CODES_16 = tuple(dtype_info(d).code for d in ("float16", "bfloat16"))
+_F16_CODE, _BF16_CODE = _CODES_16
 
 
 @njit(cache=True, error_model="numpy")
@@ -85,9 +86,15 @@ def _exec(code, lo, hi, scalars, arena, gms, tiles, t):
         elif op == MULS_ADDS_FUSED:
             for i in range(n):
                 arena[du + np.uint64(i)] = R.fused_mul_add(arena[au + np.uint64(i)], k0, k1)
-        elif op == CAST_RINT:
-            for i in range(n):
-                arena[du + np.uint64(i)] = S.cast_none(S.cast_rint(arena[au + np.uint64(i)], mode, False), mode)
+        elif op == CAST_RINT:     # the dtype a constant in each loop, so that it vectorises
+            if mode == _F16_CODE:
+                for i in range(n):
+                    arena[du + np.uint64(i)] = S.cast_none(S.cast_rint(arena[au + np.uint64(i)], _F16_CODE, False),
+                                                           _F16_CODE)
+            else:
+                for i in range(n):
+                    arena[du + np.uint64(i)] = S.cast_none(S.cast_rint(arena[au + np.uint64(i)], _BF16_CODE, False),
+                                                           _BF16_CODE)
         elif op == REPEAT_SUM:
             arena[d] = R.repeat_sum(arena, a, n, mode)
         elif op == BLOCK_SUM:
