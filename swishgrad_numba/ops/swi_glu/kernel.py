@@ -67,7 +67,8 @@ def _programs(dtype: str) -> tuple:
 
 @functools.lru_cache(maxsize=None)
 def prepared(programs, dtype: str) -> tuple:
-    """The :class:`Prepared` of each of ``programs(dtype)``, in the row machine's Inf/NaN mode, made once."""
+    """The :class:`swishgrad_numba.engine.runner.Prepared` of each of ``programs(dtype)``, in the row machine's
+    Inf/NaN mode, made once."""
     return tuple(Prepared(lower(p), False) for p in programs(dtype))
 
 

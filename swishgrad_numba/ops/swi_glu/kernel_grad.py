@@ -50,9 +50,10 @@ def programs(dtype: str) -> tuple:
 
 def run_grad_hot(pair: tuple, grad_output: np.ndarray, x: np.ndarray, out: np.ndarray, rows: int, cols: int) -> bool:
     """grad_x into flat ``out`` (x's dtype) on the hot tier (:func:`swishgrad_numba.engine.hot_rows.run_rows`) by
-    ``pair``, the :class:`.runner.Prepared` of grad_a's and grad_b's programs (inputs a, b, then the incoming gradient);
-    whether it ran (False: out untouched, or to be written again in full)."""
-    xf, gf, of = (as_bits(np.ascontiguousarray(v).reshape(-1)) for v in (x, grad_output, out))
+    ``pair``, the :class:`swishgrad_numba.engine.runner.Prepared` of grad_a's and grad_b's programs (inputs a, b,
+    then the incoming gradient); whether it ran (False: out untouched, or to be written again in full)."""
+    xf, gf = (as_bits(np.ascontiguousarray(v).reshape(-1)) for v in (x, grad_output))
+    of = as_bits(out.reshape(-1))          # written: a view (run_rows refuses what is not flat and C-contiguous)
     ins = ((xf, 2 * cols, 0), (xf, 2 * cols, cols), (gf, cols, 0))
     return all(hot_rows.run_rows(p, ins, (of, 2 * cols, offset), rows, cols)
                for p, offset in zip(pair, (0, cols)))
