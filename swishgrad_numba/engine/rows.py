@@ -29,7 +29,7 @@ from ..program import semantics as S
 from . import opcodes as O
 from .shared import Shared
 
-__all__ = ["RowProgram", "check", "run", "compute_rows", "gm_values", "from_gm"]
+__all__ = ["RowProgram", "check", "run", "compute_rows", "segment"]
 
 (GM_IN, GM_OUT, DUP, ADD, MUL, DIV, MULS, ADDS, MULS_AT, SQRT, MULS_ADDS_FUSED, CAST_RINT, REPEAT_SUM,
  BLOCK_SUM, BRCB, REDUCE_SUM, MULA, SET_IF_EQ, RSQRT_F64) = (O.ROW_OPCODES[n] for n in O.ROW_NAMES[:19])
@@ -41,9 +41,10 @@ _F16_CODE, _BF16_CODE = _CODES_16
 
 
 @njit(cache=True, error_model="numpy")
-def _exec(code, lo, hi, scalars, arena, gms, tiles, t):
-    """Instructions ``lo`` to ``hi`` of ``code`` for tile ``t`` (its global bases: ``tiles[t, 1:]``, segment ``k`` in
-    the array ``gms[k]``)."""
+def _exec(code, lo, hi, scalars, arena, gms, bits, codes, tiles, t):
+    """Instructions ``lo`` to ``hi`` of ``code`` for tile ``t`` (its global bases: ``tiles[t, 1:]``): segment ``k`` in
+    the float32 array ``gms[k]`` where ``codes[k]`` is 0, else the 16-bit values of that dtype code in ``bits[k]``
+    (widened exactly as they are read, narrowed as written: the values an R_CAST_RINT leaves)."""
     for pc in range(lo, hi):
         op, d, a, b, n = code[pc, 0], code[pc, 1], code[pc, 2], code[pc, 3], code[pc, 4]
         k0, k1, mode = scalars[code[pc, 5]], scalars[code[pc, 6]], code[pc, 7]
@@ -51,13 +52,33 @@ def _exec(code, lo, hi, scalars, arena, gms, tiles, t):
         # the element loops vectorise
         du, au, bu = np.uint64(d), np.uint64(a), np.uint64(b)
         if op == GM_IN:
-            src, g = gms[mode], np.uint64(tiles[t, 1 + mode] + a)
-            for i in range(n):
-                arena[du + np.uint64(i)] = src[g + np.uint64(i)]
+            g = np.uint64(tiles[t, 1 + mode] + a)
+            if codes[mode] == 0:
+                src = gms[mode]
+                for i in range(n):
+                    arena[du + np.uint64(i)] = src[g + np.uint64(i)]
+            elif codes[mode] == _F16_CODE:
+                src16 = bits[mode]
+                for i in range(n):
+                    arena[du + np.uint64(i)] = widen_16(src16[g + np.uint64(i)], _F16_CODE)
+            else:
+                src16 = bits[mode]
+                for i in range(n):
+                    arena[du + np.uint64(i)] = widen_16(src16[g + np.uint64(i)], _BF16_CODE)
         elif op == GM_OUT:
-            dst, g = gms[mode], np.uint64(tiles[t, 1 + mode] + d)
-            for i in range(n):
-                dst[g + np.uint64(i)] = arena[au + np.uint64(i)]
+            g = np.uint64(tiles[t, 1 + mode] + d)
+            if codes[mode] == 0:
+                dst = gms[mode]
+                for i in range(n):
+                    dst[g + np.uint64(i)] = arena[au + np.uint64(i)]
+            elif codes[mode] == _F16_CODE:
+                dst16 = bits[mode]
+                for i in range(n):
+                    dst16[g + np.uint64(i)] = S.cast_rint(arena[au + np.uint64(i)], _F16_CODE, False)
+            else:
+                dst16 = bits[mode]
+                for i in range(n):
+                    dst16[g + np.uint64(i)] = S.cast_rint(arena[au + np.uint64(i)], _BF16_CODE, False)
         elif op == DUP:
             for i in range(n):
                 arena[du + np.uint64(i)] = S.duplicate(k0, False)
@@ -134,28 +155,31 @@ def _exec(code, lo, hi, scalars, arena, gms, tiles, t):
 
 #: The most global segments a row program has (RmsNorm's x, gamma, y and rstd), each its own array or all one.
 MAX_SEGMENTS = 4
+_I64_1D = types.Array(types.int64, 1, "C")
 _I64_2D = types.Array(types.int64, 2, "C")
 _F32_1D = types.Array(types.float32, 1, "C")
+_U16_1D = types.Array(types.uint16, 1, "C")
 #: The row machine, compiled once for its one signature (:class:`.shared.Shared`).
 ROW_MACHINE = Shared(_exec, types.void(_I64_2D, types.int64, types.int64, _F32_1D, _F32_1D,
-                                       types.UniTuple(_F32_1D, MAX_SEGMENTS), _I64_2D, types.int64),
-                     "swishgrad_engine_row_machine_v2", (__name__, "ROW_MACHINE"))
+                                       types.UniTuple(_F32_1D, MAX_SEGMENTS), types.UniTuple(_U16_1D, MAX_SEGMENTS),
+                                       _I64_1D, _I64_2D, types.int64),
+                     "swishgrad_engine_row_machine_v3", (__name__, "ROW_MACHINE"))
 
 
 @intrinsic
-def run_rows(typingctx, code, lo, hi, scalars, arena, gms, tiles, t):
+def run_rows(typingctx, code, lo, hi, scalars, arena, gms, bits, codes, tiles, t):
     """:func:`_exec` from jitted code, by a call of :data:`ROW_MACHINE` (C-contiguous arrays)."""
-    ROW_MACHINE.check_types((code, lo, hi, scalars, arena, gms, tiles, t))
-    return types.void(code, lo, hi, scalars, arena, gms, tiles, t), ROW_MACHINE.lower_call
+    ROW_MACHINE.check_types((code, lo, hi, scalars, arena, gms, bits, codes, tiles, t))
+    return types.void(code, lo, hi, scalars, arena, gms, bits, codes, tiles, t), ROW_MACHINE.lower_call
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def _run(code, stream_ptr, scalars, arena_len, gms, tiles, core_ptr):
+def _run(code, stream_ptr, scalars, arena_len, gms, bits, codes, tiles, core_ptr):
     for c in prange(core_ptr.shape[0] - 1):
         arena = np.zeros(arena_len, dtype=np.float32)
         for t in range(core_ptr[c], core_ptr[c + 1]):
             s = tiles[t, 0]
-            run_rows(code, stream_ptr[s], stream_ptr[s + 1], scalars, arena, gms, tiles, t)
+            run_rows(code, stream_ptr[s], stream_ptr[s + 1], scalars, arena, gms, bits, codes, tiles, t)
 
 
 def _extents(op, n):
@@ -258,21 +282,31 @@ def run(code, stream_ptr, scalars, arena_len, gm, segments, tiles, core_ptr):
     stream_ptr = np.ascontiguousarray(stream_ptr, dtype=np.int64)
     check(code, stream_ptr, scalars, arena_len, np.asarray(segments, np.int64), tiles, core_ptr)
     seg = np.asarray(segments, np.int64).reshape(-1, 2)
-    gms = (gm,) * max(len(seg), 1) if isinstance(gm, np.ndarray) else tuple(gm)
-    if len(seg) > MAX_SEGMENTS or len(gms) != max(len(seg), 1):
+    arrays = (gm,) * max(len(seg), 1) if isinstance(gm, np.ndarray) else tuple(gm)
+    if len(seg) > MAX_SEGMENTS or len(arrays) != max(len(seg), 1):
         raise ValueError(f"row machine: {len(seg)} segments (at most {MAX_SEGMENTS}) need one array for all or one "
-                         f"each, got {len(gms)}")
-    for k, a in enumerate(gms):
-        if not isinstance(a, np.ndarray) or a.dtype != np.float32 or a.ndim != 1 or not a.flags.c_contiguous \
-                or not a.flags.writeable:
-            raise ValueError("row machine: gm must be a flat, C-contiguous float32 array (or one per segment), "
-                             "writeable")
+                         f"each, got {len(arrays)}")
+    gms, bits, codes = [], [], []
+    for k, a in enumerate(arrays):
+        sixteen = isinstance(a, np.ndarray) and a.dtype.itemsize == 2 and a.dtype.name in ("float16", "bfloat16")
+        if not isinstance(a, np.ndarray) or (a.dtype != np.float32 and not sixteen) or a.ndim != 1 \
+                or not a.flags.c_contiguous or not a.flags.writeable:
+            raise ValueError("row machine: gm must be a flat, C-contiguous float32 array (or one per segment, "
+                             "float32, float16 or bfloat16), writeable")
         if k < len(seg) and seg[k, 0] + seg[k, 1] > a.size:
             raise ValueError("row machine: a segment leaves gm" if isinstance(gm, np.ndarray) else
                              f"row machine: segment {k} leaves its array")
+        gms.append(_NO_F32 if sixteen else a)
+        bits.append(a.view(np.uint16) if sixteen else _NO_U16)
+        codes.append(dtype_info(a.dtype).code if sixteen else 0)
+    pad = MAX_SEGMENTS - len(arrays)
     ROW_MACHINE.ensure()
     _run(np.ascontiguousarray(code, np.int64), stream_ptr, np.ascontiguousarray(scalars, np.float32),
-         int(arena_len), gms + (gms[0],) * (MAX_SEGMENTS - len(gms)), tiles, core_ptr)
+         int(arena_len), tuple(gms) + (_NO_F32,) * pad, tuple(bits) + (_NO_U16,) * pad,
+         np.array(codes + [0] * pad, np.int64), tiles, core_ptr)
+
+
+_NO_F32, _NO_U16 = np.zeros(1, np.float32), np.zeros(1, np.uint16)     # an unused segment's slot
 
 
 #: The row instruction of each element-wise step :func:`compute_rows` lowers.
@@ -295,34 +329,8 @@ def compute_rows(steps, at: dict, scalars, count: int) -> list:
     return rows
 
 
-@njit(parallel=True, cache=True, error_model="numpy")
-def _widened(bits, code, out):
-    for i in prange(bits.shape[0]):
-        out[i] = widen_16(bits[i], code)
 
-
-@njit(parallel=True, cache=True, error_model="numpy")
-def _narrowed(values, code, out):
-    for i in prange(values.shape[0]):
-        out[i] = S.cast_rint(values[i], code, False)
-
-
-def gm_values(a: np.ndarray) -> np.ndarray:
-    """``a`` as a global segment: its values as a flat C-contiguous writeable float32 array, ``a`` itself where it
-    is one (the machine only reads an input's segment), a 16-bit tensor widened exactly (in a ``prange``)."""
-    if a.dtype == np.float32:
-        return a.reshape(-1) if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C").reshape(-1)
-    bits = np.ascontiguousarray(a).reshape(-1).view(np.uint16)
-    out = np.empty(bits.shape[0], np.float32)
-    _widened(bits, dtype_info(a.dtype).code, out)
-    return out
-
-
-def from_gm(values: np.ndarray, dtype) -> np.ndarray:
-    """A segment's float32 ``values`` as a flat array of ``dtype``: themselves for float32; for a 16-bit dtype,
-    values it holds exactly (what R_CAST_RINT leaves) as its bits (in a ``prange``)."""
-    if np.dtype(dtype) == np.float32:
-        return values
-    out = np.empty(values.shape[0], np.uint16)
-    _narrowed(values, dtype_info(dtype).code, out)
-    return out.view(dtype)
+def segment(a: np.ndarray) -> np.ndarray:
+    """``a`` as a global segment of its own: flat, C-contiguous and writeable, ``a`` itself where it is one (the
+    machine only reads an input's segment), else a copy; float32, float16 or bfloat16 (widened as read)."""
+    return a.reshape(-1) if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C").reshape(-1)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ...dtypes import dtype_info
 from ...engine import opcodes as O
-from ...engine.rows import RowProgram, from_gm, gm_values
+from ...engine.rows import RowProgram, segment
 from .host_a2 import A2Tiling
 
 __all__ = ["row_program", "schedule", "run_a2", "run_program"]
@@ -161,12 +161,12 @@ def run_a2(x2d: np.ndarray, gamma: np.ndarray, t: A2Tiling, order: str = "tree",
 def run_program(x2d: np.ndarray, gamma: np.ndarray, t, prog: RowProgram):
     """Run a row program of either kernel (stream 0 per core, then stream 1 per row) over ``x2d``'s rows,
     scheduled by the tiling ``t`` (``num_row``, ``num_col``, ``block_factor``, ``block_dim``). Each global segment
-    is its own array: a float32 x and gamma read where they lie (a 16-bit one widened once, exactly), y written
-    where it is returned (a 16-bit y narrowed from it, exactly)."""
+    is its own array: x and gamma read where they lie (a 16-bit one widened exactly as it is read), y written where
+    it is returned (a 16-bit y narrowed exactly as it is written)."""
     rows, n = x2d.shape
     sizes = (rows * n, n, rows * n, rows)
     segments = np.stack([np.zeros(4, np.int64), sizes], axis=1).astype(np.int64)
-    gms = (gm_values(x2d), gm_values(gamma), np.empty(sizes[Y], np.float32), np.empty(rows, np.float32))
+    gms = (segment(x2d), segment(gamma), np.empty(sizes[Y], x2d.dtype), np.empty(rows, np.float32))
     tiles, core_ptr = schedule(t, segments)
     prog.run(gms, segments, tiles, core_ptr)
-    return from_gm(gms[Y], x2d.dtype).reshape(rows, n), gms[RSTD]
+    return gms[Y].reshape(rows, n), gms[RSTD]
