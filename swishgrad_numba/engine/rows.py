@@ -40,6 +40,21 @@ _CODES_16 = tuple(dtype_info(d).code for d in ("float16", "bfloat16"))
 _F16_CODE, _BF16_CODE = _CODES_16
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _read16(arena, at, src, g, n, code):
+    """``n`` 16-bit values of dtype ``code`` from ``src[g:]``, widened exactly, into the arena at ``at``."""
+    for i in range(n):
+        arena[at + np.uint64(i)] = widen_16(src[g + np.uint64(i)], code)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _write16(dst, g, arena, at, n, code):
+    """``n`` arena values from ``at`` into ``dst[g:]`` as 16-bit values of dtype ``code`` (to nearest even: exact
+    for the values an R_CAST_RINT leaves)."""
+    for i in range(n):
+        dst[g + np.uint64(i)] = S.cast_rint(arena[at + np.uint64(i)], code, False)
+
+
 @njit(cache=True, error_model="numpy")
 def _exec(code, lo, hi, scalars, arena, gms, bits, codes, tiles, t):
     """Instructions ``lo`` to ``hi`` of ``code`` for tile ``t`` (its global bases: ``tiles[t, 1:]``): segment ``k`` in
@@ -57,14 +72,10 @@ def _exec(code, lo, hi, scalars, arena, gms, bits, codes, tiles, t):
                 src = gms[mode]
                 for i in range(n):
                     arena[du + np.uint64(i)] = src[g + np.uint64(i)]
-            elif codes[mode] == _F16_CODE:
-                src16 = bits[mode]
-                for i in range(n):
-                    arena[du + np.uint64(i)] = widen_16(src16[g + np.uint64(i)], _F16_CODE)
+            elif codes[mode] == _F16_CODE:     # the dtype a constant in each loop, so that it vectorises
+                _read16(arena, du, bits[mode], g, n, _F16_CODE)
             else:
-                src16 = bits[mode]
-                for i in range(n):
-                    arena[du + np.uint64(i)] = widen_16(src16[g + np.uint64(i)], _BF16_CODE)
+                _read16(arena, du, bits[mode], g, n, _BF16_CODE)
         elif op == GM_OUT:
             g = np.uint64(tiles[t, 1 + mode] + d)
             if codes[mode] == 0:
@@ -72,13 +83,9 @@ def _exec(code, lo, hi, scalars, arena, gms, bits, codes, tiles, t):
                 for i in range(n):
                     dst[g + np.uint64(i)] = arena[au + np.uint64(i)]
             elif codes[mode] == _F16_CODE:
-                dst16 = bits[mode]
-                for i in range(n):
-                    dst16[g + np.uint64(i)] = S.cast_rint(arena[au + np.uint64(i)], _F16_CODE, False)
+                _write16(bits[mode], g, arena, au, n, _F16_CODE)
             else:
-                dst16 = bits[mode]
-                for i in range(n):
-                    dst16[g + np.uint64(i)] = S.cast_rint(arena[au + np.uint64(i)], _BF16_CODE, False)
+                _write16(bits[mode], g, arena, au, n, _BF16_CODE)
         elif op == DUP:
             for i in range(n):
                 arena[du + np.uint64(i)] = S.duplicate(k0, False)
