@@ -48,8 +48,7 @@ from . import hot_words, machine
 from .direct16 import lookup_bits
 from .entry import Entries
 from .hot_source import HOT_BLOCK, VERSION, NotHot, block_and_rows, block_elements
-from .launch import MAX_INPUTS, copy_in, copy_out, core_span, ready
-from .machine import run_machine
+from .launch import MAX_INPUTS, core_span, ready, rerun_block
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
 
 __all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_WARM_MIN_ELEMENTS", "HOT_WARM_ELEMENTS", "HOT_BLOCK", "enabled",
@@ -274,10 +273,7 @@ def _span(params, ins, inputs, offset, out, count, code, scalars, tables, arena,
         flagged = ran > 0 if ran >= 0 else hot_block(params, ins[0], ins[1], ins[2], out, at, n, scalars, tables,
                                                      scratch)
         if flagged:
-            for k in range(inputs):
-                copy_in(arena, k * grain, ins[k], at, n)
-            run_machine(code, scalars, tables, arena, n, sat)
-            copy_out(out, at, arena, out_row, n)
+            rerun_block(ins, inputs, out, at, n, code, scalars, tables, arena, grain, out_row, sat)
 
 
 @njit(parallel=True, cache=True, error_model="numpy")

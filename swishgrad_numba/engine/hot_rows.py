@@ -17,8 +17,7 @@ from numba import njit, prange
 
 from .. import runtime
 from . import hot
-from .launch import MAX_INPUTS, copy_in, copy_out, ready
-from .machine import run_machine
+from .launch import MAX_INPUTS, ready, rerun_block
 
 __all__ = ["Operand", "run_rows"]
 
@@ -44,13 +43,7 @@ def _hot_rows(params, ins, inputs, out, places, cols, per_row, chunks, code, sca
             v0, v1, v2 = ins[0][s0:s0 + cols], ins[1][s1:s1 + cols], ins[2][s2:s2 + cols]
             o = out[so:so + cols]
             if hot.hot_block(params, v0, v1, v2, o, at, n, scalars, tables, scratch):
-                copy_in(arena, 0, v0, at, n)
-                if inputs > 1:
-                    copy_in(arena, grain, v1, at, n)
-                if inputs > 2:
-                    copy_in(arena, 2 * grain, v2, at, n)
-                run_machine(code, scalars, tables, arena, n, sat)
-                copy_out(o, at, arena, out_row, n)
+                rerun_block((v0, v1, v2), inputs, o, at, n, code, scalars, tables, arena, grain, out_row, sat)
 
 
 def _checked(name: str, a: np.ndarray, stride: int, offset: int, rows: int, cols: int, dtype) -> None:

@@ -32,8 +32,8 @@ from .machine import MACHINE, run_machine
 from .shared import cached_unlinked
 from .opcodes import DST, LOOKUP, MODE, OP, SRC0
 
-__all__ = ["ready", "copy_in", "copy_out", "core_span", "EngineParams", "MAX_INPUTS", "launch_bins", "pass_span",
-           "run_bin", "raw_args", "build_table"]
+__all__ = ["ready", "copy_in", "copy_out", "rerun_block", "core_span", "EngineParams", "MAX_INPUTS", "launch_bins",
+           "pass_span", "run_bin", "raw_args", "build_table"]
 
 
 def ready() -> None:
@@ -58,6 +58,16 @@ def copy_out(dst, offset, arena, at, n):
     for i in range(n):
         j = np.uint64(i)
         dst[offset + j] = arena[at + j]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def rerun_block(ins, inputs, out, at, n, code, scalars, tables, arena, grain, out_row, sat):
+    """A block the hot tier flagged, again on the machine: ``n`` elements from ``at`` of the first ``inputs`` of
+    ``ins`` into ``out`` (the machine is authoritative)."""
+    for k in range(inputs):
+        copy_in(arena, k * grain, ins[k], at, n)
+    run_machine(code, scalars, tables, arena, n, sat)
+    copy_out(out, at, arena, out_row, n)
 
 
 @njit(cache=True, error_model="numpy", inline="always")

@@ -11,8 +11,8 @@ of ``swi_glu_impl.hpp`` (float32) and ``swi_glu_bf16.hpp`` (16-bit), the same in
   ``Div(c, a, c)``, ``Mul(c, c, b)``, narrowed with CAST_RINT (the A2's ``__CCE_AICORE__ == 220`` branch
   and the 950's alike).
 
-Compute runs over the whole padded tile; the pad columns are never copied out. Global memory holds the
-16-bit values as the float32 numbers they are, so the widening is exact and no instruction.
+Compute runs over the whole padded tile; the pad columns are never copied out. A 16-bit x's segment is widened
+exactly as R_GM_IN reads it, so the widening is no instruction of the stream.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import numpy as np
 
 from ...dtypes import dtype_info
 from ...engine import hot_rows, opcodes as O
-from ...engine.rows import RowProgram, compute_rows
+from ...engine.rows import RowProgram, compute_rows, segment
 from ...engine.runner import Prepared
 from ...program.elementwise import elementwise
 from ...program.form import V
@@ -138,12 +138,8 @@ def run(x: np.ndarray, t: SwiGluTiling, out: np.ndarray | None = None) -> np.nda
     halves = ((flat, 2 * c, 0), (flat, 2 * c, c))
     if hot_rows.run_rows(prepared(_programs, t.dtype)[0], halves, (as_bits(out.reshape(-1)), c, 0), t.row_len, c):
         return out
-    sizes = (2 * t.row_len * t.col_len, t.row_len * t.col_len)
-    segments = np.array([[0, sizes[0]], [sizes[0], sizes[1]]], dtype=np.int64)
-    gm = np.empty(sum(sizes), dtype=np.float32)
-    gm[:sizes[0]] = np.ascontiguousarray(x).reshape(-1).astype(np.float32)      # exact widening
+    # the row machine reads x and writes out where they lie (a 16-bit segment widened as read, narrowed as written)
+    segments = np.array([[0, 2 * t.row_len * c], [0, t.row_len * c]], dtype=np.int64)
     tiles, core_ptr = schedule(t, segments)
-    row_program(t).run(gm, segments, tiles, core_ptr)
-    with np.errstate(all="ignore"):
-        out[...] = gm[sizes[0]:].astype(x.dtype).reshape(shape)   # exact after R_CAST_RINT
+    row_program(t).run((segment(x), out.reshape(-1)), segments, tiles, core_ptr)
     return out

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...dtypes import dtype_info
 from ...engine import hot_rows, opcodes as O
-from ...engine.rows import RowProgram, compute_rows
+from ...engine.rows import RowProgram, compute_rows, segment
 from ...program.elementwise import elementwise
 from ...program.form import V
 from .host import SwiGluTiling
@@ -112,18 +112,13 @@ def schedule_grad(t: SwiGluTiling, segments: np.ndarray):
 def run_grad_on(pair: tuple, grad_output: np.ndarray, x: np.ndarray, out, rows: int, cols: int, walk) -> np.ndarray:
     """grad_x (x's flat layout and dtype) into ``out`` where given (flat, C-contiguous, sharing no memory with an
     input): on the hot tier where it takes the launch (:func:`run_grad_hot` by ``pair``), else on the row machine
-    (``walk(gm, segments)``: the kernel's schedule and streams over global memory, grad_x in its third segment)."""
+    (``walk(gm, segments)``: the kernel's schedule and streams over global memory, x, the incoming gradient and
+    grad_x each a segment read or written where it lies)."""
     nx, nl = 2 * rows * cols, rows * cols
     out = np.empty(nx, dtype=x.dtype) if out is None else out
     if run_grad_hot(pair, grad_output, x, out, rows, cols):
         return out
-    segments = np.array([[0, nx], [nx, nl], [nx + nl, nx]], dtype=np.int64)
-    gm = np.empty(2 * nx + nl, dtype=np.float32)
-    gm[:nx] = np.ascontiguousarray(x).reshape(-1).astype(np.float32)                 # exact widening
-    gm[nx:nx + nl] = np.ascontiguousarray(grad_output).reshape(-1).astype(np.float32)
-    walk(gm, segments)
-    with np.errstate(all="ignore"):
-        out[...] = gm[nx + nl:].astype(x.dtype)
+    walk((segment(x), segment(grad_output), out.reshape(-1)), np.array([[0, nx], [0, nl], [0, nx]], dtype=np.int64))
     return out
 
 

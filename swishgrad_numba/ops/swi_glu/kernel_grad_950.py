@@ -16,8 +16,8 @@ UB that is never copied out; no bit of the result depends on it.
 
 :func:`programs` gives the Compute in the program form, one program per output (the form has one output):
 what the hot tier runs for a large call (:func:`.kernel_grad.run_grad_hot`); the row streams run :data:`COMPUTE`,
-the same instructions, once for both outputs (:func:`swishgrad_numba.engine.rows.compute_rows`). A 16-bit input's widening
-is no instruction on the row machine (global memory holds the 16-bit values as the float32 numbers they are).
+the same instructions, once for both outputs (:func:`swishgrad_numba.engine.rows.compute_rows`). A 16-bit input's
+widening is no instruction on the row machine (its segment is widened exactly as R_GM_IN reads it).
 """
 from __future__ import annotations
 
