@@ -1,13 +1,9 @@
-"""pytest-benchmark benchmarks: each operator of the Swish family against its PyTorch peer, writing into an output.
+"""pytest-benchmark benchmarks: every operator against its PyTorch peer, writing into an output where the peer can.
 
-One pytest-benchmark group per (op, dtype, size): the emulator with ``out=``
-(the A2 kernel) and its PyTorch peer writing into a preallocated tensor:
-``x * sigmoid(beta x)`` (``mul``, ``sigmoid``, ``mul`` with ``out=``) for
-swish, ``torch.ops.aten.silu.out`` for silu,
-``torch.ops.aten.silu_backward.grad_input`` for silu_grad; for fast_gelu and
-fast_gelu_grad (the Ascend 950 kernels, their only ones) the FastGELU formula
-written in torch (``x * sigmoid(1.702 x)`` and its derivative). The calls are the
-ones ``swishgrad bench --op`` times (:data:`swishgrad_numba.benchmark.OP_BENCHES`).
+One pytest-benchmark group per (op, dtype, size): the emulator with ``out=`` (the operator's default kernel:
+the A2's, or the 950's where it has no other) and its PyTorch peer. The calls are the ones ``swishgrad bench
+--op`` times (:data:`swishgrad_numba.benchmark.OP_BENCHES`, which names each peer; the row operators take x as
+rows of 4096). bench/target_table.py times every kernel of every operator against issue 39's targets.
 A 16-bit forward is a lookup in the 65,536-entry table of the kernel's outputs.
 
 The default run (``python -m pytest``, which passes ``--benchmark-disable``)
@@ -26,11 +22,11 @@ from __future__ import annotations
 import os
 
 import numba
-import numpy as np
 import pytest
 
 from swishgrad_numba.benchmark import DEFAULT_DTYPES, OP_BENCHES, check_op, make_inputs, op_calls, parse_sizes, \
     torch_available
+from swishgrad_numba.benchmark.op_benches import result_of
 from swishgrad_numba.dtypes import canonical_dtype
 
 FULL = os.environ.get("SWISHGRAD_BENCH_FULL", "") not in ("", "0")
@@ -51,12 +47,12 @@ CASES = [(op, d, n, impl) for op in OPS for d in DTYPES for n in SIZES for impl 
 _INPUTS: dict = {}
 
 
-def _inputs(dtype, n):
-    key = (dtype, n)
+def _inputs(op, dtype, n):
+    key = (op, dtype, n)
     if key not in _INPUTS:
         _INPUTS.clear()  # free the previous size before allocating the next
-        g, x = make_inputs(n, dtype)
-        _INPUTS[key] = dict(g=g, x=x, out=np.empty_like(x))
+        g, x, out = OP_BENCHES[op].arrays(*make_inputs(n, dtype))
+        _INPUTS[key] = dict(g=g, x=x, out=out)
     return _INPUTS[key]
 
 
@@ -81,18 +77,18 @@ def _threads():
 def test_family(benchmark, op, dtype, n, impl):
     if impl == "torch" and torch is None:
         pytest.skip("torch not installed (pip install 'swishgrad_numba[bench]')")
-    data = _inputs(dtype, n)
+    data = _inputs(op, dtype, n)
     emulator, peer = op_calls(op, data["g"], data["x"], data["out"], use_torch=impl == "torch")
     fn = emulator if impl == "emulator" else peer
     bench = OP_BENCHES[op]
-    moved = (bench.inputs + 1) * n * data["x"].dtype.itemsize
+    moved = bench.bytes_moved(data["g"], data["x"], data["out"])
     benchmark.group = f"{op} {dtype} 2^{n.bit_length() - 1}"
     benchmark.extra_info.update(op=op, dtype=dtype, elements=n, bytes_moved=moved, threads=THREADS, beta=bench.beta,
                                 peer=bench.peer_name if impl == "torch" else None)
     if not benchmark.disabled:
         fn()  # warm-up: JIT cache load, output table, page faults
     result = benchmark(fn)
-    assert tuple(result.shape) == data["x"].shape
+    assert tuple(result.shape) == result_of(data["out"]).shape
     assert str(result.dtype).removeprefix("torch.") == dtype
     if benchmark.stats is not None:
         median = benchmark.stats.stats.median

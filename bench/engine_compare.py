@@ -61,6 +61,8 @@ t_import = time.perf_counter() - t0
 rows = []
 for op, bench in OP_BENCHES.items():
     name = {"silu": "silu", "swish": "swish"}.get(op, op)
+    if not bench.elementwise:     # the row operators: row_ops below
+        continue
     for platform in (sg.REFERENCE_PLATFORM, sg.ASCEND950_PLATFORM):
         if platform.architecture not in get_operator(name).kernels:
             continue
@@ -111,7 +113,7 @@ for folder, dtype in (("a2_swish_back", "float32"), ("dag_swish_toy", "float16")
 calls = []
 for platform in (sg.REFERENCE_PLATFORM, sg.ASCEND950_PLATFORM):
     for name, bench in OP_BENCHES.items():
-        if platform.architecture not in get_operator(name).kernels:
+        if platform.architecture not in get_operator(name).kernels or not bench.elementwise:
             continue
         for dtype in ("float32", "float16", "bfloat16"):
             x = np.linspace(-3, 3, 4096).astype(np.float32).astype(sg.bfloat16 if dtype == "bfloat16" else dtype)
@@ -252,12 +254,12 @@ def speed(grains, n: int, threads: int, rounds: int = 5, cases=SPEED_CASES):
 
 
 def _all_cases() -> tuple:
-    """Every (operator, kernel, dtype) of :data:`~swishgrad_numba.benchmark.family.OP_BENCHES`, both kernels
-    where the operator has them, float32 and the 16-bit dtypes."""
+    """Every (operator, kernel, dtype) of :data:`~swishgrad_numba.benchmark.family.OP_BENCHES` that is
+    element-wise, both kernels where the operator has them, float32 and the 16-bit dtypes."""
     from swishgrad_numba.benchmark.family import OP_BENCHES
     from swishgrad_numba.ops import get_operator
 
-    return tuple((op, arch, dtype) for op in OP_BENCHES for arch in ("a2", "arch35")
+    return tuple((op, arch, dtype) for op in OP_BENCHES if OP_BENCHES[op].elementwise for arch in ("a2", "arch35")
                  if arch in get_operator(op).kernels for dtype in ("float32", "float16", "bfloat16"))
 
 

@@ -27,6 +27,7 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     from swishgrad_numba.benchmark.family import OP_BENCHES, op_calls
     from swishgrad_numba.benchmark.inputs import make_inputs
+    from swishgrad_numba.benchmark.op_benches import result_of
     from swishgrad_numba.benchmark.runner import check_run
     from swishgrad_numba.engine import runner
     from swishgrad_numba.ops import get_operator
@@ -40,12 +41,11 @@ def main(argv=None) -> None:
         for kernel in get_operator(op).kernels:
             for dtype in DTYPES:
                 infos, platform = check_run([dtype], 1, platforms[kernel])
-                g, x = make_inputs(a.size, infos[0])
-                out = np.empty_like(x)
+                g, x, out = OP_BENCHES[op].arrays(*make_inputs(a.size, infos[0]))
                 call, _ = op_calls(op, g, x, out, platform, False)
                 call()
                 best = min(_cpu_time(call) for _ in range(9))
-                bits = int(np.bitwise_xor.reduce(out.view(np.uint16)))
+                bits = int(np.bitwise_xor.reduce(result_of(out).view(np.uint16).ravel()))
                 print(f"{op:16s} {kernel:6s} {dtype:9s} {best / a.size * 1e9:6.3f} ns  bits xor {bits:#06x}",
                       flush=True)
 

@@ -241,3 +241,59 @@ def test_every_16bit_value_read_from_and_written_to_a_16bit_segment(dtype):
     assert np.shares_memory(segment(x), x)                   # read where it lies
     ro = np.frombuffer(x.tobytes(), F32)
     assert not np.shares_memory(segment(ro), ro) and segment(ro).flags.writeable       # read-only: copied
+
+
+def _rms_norm_launch(cols, rows=6, dtype=np.float32):
+    """RmsNorm's A2 row program and schedule for ``rows x cols`` (a real stream to mutate)."""
+    from swishgrad_numba.ops.rms_norm.host_a2 import a2_tiling
+    from swishgrad_numba.ops.rms_norm.kernel_a2 import row_program, schedule
+    from swishgrad_numba.platform import Platform
+
+    t = a2_tiling(rows, cols, np.dtype(dtype), np.dtype(dtype), 1e-6, Platform())
+    prog = row_program(t, np.dtype(dtype))
+    segments = np.array([[0, rows * cols], [0, cols], [0, rows * cols], [0, rows]], np.int64)
+    tiles, core_ptr = schedule(t, segments)
+    return prog, segments, tiles, core_ptr
+
+
+@pytest.mark.parametrize("cols", [100, 3000, 14000])
+def test_the_compiled_check_passes_exactly_what_the_rules_pass(cols):
+    """:func:`check`'s compiled pass lets a launch through only where every rule holds (check_rules): the real
+    streams pass it, and of 600 random mutations (a field of an instruction, a tile's base, a segment, a pointer,
+    the arena) check refuses exactly those check_rules refuses, with its message."""
+    from swishgrad_numba.engine import rows
+
+    prog, segments, tiles, core_ptr = _rms_norm_launch(cols)
+    args = (prog.code, prog.stream_ptr, prog.scalars, prog.arena_len, segments, tiles, core_ptr)
+    assert rows._first_fault(prog.code, prog.stream_ptr, len(prog.scalars), prog.arena_len, segments, tiles,
+                             core_ptr, rows._MODE_TABLES[4], rows._EXT) == -1
+    rows.check(*args)
+    rng = np.random.default_rng(cols)
+    refused = 0
+    for _ in range(600):
+        code, sp, sc, arena, segs, tl, cp = (a.copy() if isinstance(a, np.ndarray) else a for a in args)
+        where = rng.integers(6)
+        delta = int(rng.choice([-1, 1, -64, 64, 1 << 20, -(1 << 62), 1 << 62]))
+        if where <= 1:
+            code[rng.integers(len(code)), rng.integers(O.FIELDS)] += delta
+        elif where == 2:
+            tl[rng.integers(len(tl)), rng.integers(tl.shape[1])] += delta
+        elif where == 3:
+            segs[rng.integers(len(segs)), rng.integers(2)] += delta
+        elif where == 4:
+            (sp if rng.integers(2) else cp)[rng.integers(2)] += delta
+        else:
+            arena += delta
+        try:
+            rows.check_rules(code, sp, sc, arena, segs, tl, cp)
+            why = None
+        except ValueError as exc:
+            why = str(exc)
+        if why is None:
+            rows.check(code, sp, sc, arena, segs, tl, cp)
+        else:
+            refused += 1
+            with pytest.raises(ValueError) as got:
+                rows.check(code, sp, sc, arena, segs, tl, cp)
+            assert str(got.value) == why
+    assert refused > 100

@@ -105,13 +105,19 @@ def test_the_scalar_sqrt_option(rng):
     assert not np.array_equal(double, single)
 
 
-def test_out_is_written(rng):
-    x = rng.standard_normal((3, 10)).astype(np.float32)
-    gamma = rng.standard_normal(10).astype(np.float32)
-    y, rstd = np.empty_like(x), np.empty((3, 1), np.float32)
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("layout", ["apart", "y_strided", "y_is_x"])
+def test_out_is_written(rng, dtype, layout):
+    """out=(y, rstd): written by the kernel where each is C-contiguous and apart from the inputs and the other,
+    else through a copy (a strided y; y x itself); the reference's bits either way."""
+    x = rng.standard_normal((3, 100)).astype(np.float32).astype(DTYPES[dtype])
+    gamma = rng.standard_normal(100).astype(np.float32).astype(DTYPES[dtype])
+    want_y, want_rstd = rms_norm_a2(x, gamma)
+    rstd = np.full((3, 1), -1.0, np.float32)
+    y = {"apart": np.zeros_like(x), "y_strided": np.zeros((3, 200), x.dtype)[:, ::2], "y_is_x": x}[layout]
     res = rms_norm(x, gamma, out=(y, rstd))
-    want = rms_norm(x, gamma)
-    assert res[0] is y and _same(y, want[0]) and _same(rstd, want[1])
+    assert res[0] is y and res[1] is rstd
+    assert _same(y, want_y) and _same(rstd, want_rstd)
 
 
 @pytest.mark.parametrize("dtype", list(DTYPES))

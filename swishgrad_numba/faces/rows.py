@@ -199,7 +199,8 @@ def _run(desc, values: dict):
         tiling = desc.rows.tiling(tuple(x.shape), d, dtypes, attrs, platform)
         inputs = tuple(values[i.name] for i in desc.inputs)
         if _into(desc, out, inputs):
-            desc.rows.launch(inputs, tiling, out=out.reshape(-1), **options)
+            flat = tuple(o.reshape(-1) for o in out) if isinstance(out, tuple) else out.reshape(-1)
+            desc.rows.launch(inputs, tiling, out=flat, **options)
             return out
         got = desc.rows.launch(inputs, tiling, **options)
         results = [r.reshape(shapes[n]) for r, n in zip(got if len(names) > 1 else (got,), names)]
@@ -211,10 +212,12 @@ def _run(desc, values: dict):
 
 
 def _into(desc, out, inputs) -> bool:
-    """Whether the launch writes ``out`` itself (:attr:`Rows.into`): one C-contiguous output apart from every
-    input."""
-    return desc.rows.into and isinstance(out, np.ndarray) and out.flags.c_contiguous \
-        and not any(np.may_share_memory(out, a) for a in inputs)
+    """Whether the launch writes ``out`` itself (:attr:`Rows.into`): each output C-contiguous, apart from every
+    input and from one another."""
+    outs = out if isinstance(out, tuple) else (out,)
+    if not desc.rows.into or not all(isinstance(o, np.ndarray) and o.flags.c_contiguous for o in outs):
+        return False
+    return not any(np.may_share_memory(o, a) for i, o in enumerate(outs) for a in inputs + outs[i + 1:])
 
 
 def _docstring(desc) -> str:

@@ -104,8 +104,9 @@ class Rows:
         ``dtypes`` the tensors' numpy dtypes and ``attrs`` the float attributes as float32, by functional name).
     launch : ``launch(arrays, tiling, **options) -> result`` (a tuple of them for several outputs): the kernel over
         the inputs, in order; a result has its output's elements.
-    into : ``launch`` also takes ``out=``: None, or the one output's array, flat and C-contiguous, sharing no memory
-        with an input, which it then writes and returns (the functional face's ``out=``, not copied again).
+    into : ``launch`` also takes ``out=``: None, or the output's array (a tuple of them for several outputs), each
+        flat and C-contiguous, sharing no memory with an input or another output, which it then writes (the
+        functional face's ``out=``, not copied again).
     workspace : ``workspace(tiling) -> bytes`` (aclnn phase one's).
     empty : "" where an empty input launches nothing (workspace 0); else the refusal, formatted with ``{x}`` the
         axis input's shape (ValueError, 161002).

@@ -57,12 +57,12 @@ def _tiling(xs, d, dtypes, attrs, platform):
     return tiling(math.prod(xs) // n, n, dtypes["x"], dtypes["gamma"], attrs["epsilon"], platform)
 
 
-def _launch(arrays, t, order="tree", scalar_fused=False, mula_fused=True, scalar_sqrt="float"):
+def _launch(arrays, t, order="tree", scalar_fused=False, mula_fused=True, scalar_sqrt="float", out=None):
     x, gamma = arrays
     x2d, g = np.ascontiguousarray(x).reshape(t.num_row, t.num_col), np.ascontiguousarray(gamma)
     if isinstance(t, A2Tiling):
-        return run_a2(x2d, g, t, order, scalar_fused, scalar_sqrt)
-    return run_program(x2d, g, t, row_program_950(t, x.dtype, order, mula_fused))
+        return run_a2(x2d, g, t, order, scalar_fused, scalar_sqrt, out)
+    return run_program(x2d, g, t, row_program_950(t, x.dtype, order, mula_fused), out)
 
 
 def _check_options(options) -> None:
@@ -133,7 +133,7 @@ DESCRIPTION = describe(Description(
     dtypes={"*": _FLOATS},
     kernels={ARCH_A2: _kernel(ARCH_A2, "norm/rms_norm (rms_norm.cpp, AIV)", "RMSNormTilingData"),
              ARCH_950: _kernel(ARCH_950, "norm/rms_norm (arch35 full_load, split)", "RMSNormArch35TilingData")},
-    rows=Rows(socs=MODELLED_SOCS, shapes=_shapes, tiling=_tiling, launch=_launch, workspace=lambda t: WORKSPACE,
+    rows=Rows(socs=MODELLED_SOCS, shapes=_shapes, tiling=_tiling, launch=_launch, into=True, workspace=lambda t: WORKSPACE,
               says={"gamma": "x's last axes", "y": "x's shape", "rstd": "x's leading axes, the row's axes 1"},
               axis_rule=_gamma_not_empty, outputs=(("y", "yOut"), ("rstd", "rstdOut")), dtypes_with=_dtypes_with,
               axis_from="gamma", trailing=True,

@@ -152,21 +152,24 @@ def schedule(t, segments: np.ndarray):
 
 
 def run_a2(x2d: np.ndarray, gamma: np.ndarray, t: A2Tiling, order: str = "tree", scalar_fused: bool = False,
-           scalar_sqrt: str = "float"):
+           scalar_sqrt: str = "float", out=None):
     """``(y, rstd)`` of the rows of ``x2d`` (``(rows, num_col)``, any float dtype) on the row machine: y of
-    x's dtype, rstd float32 ``(rows,)``."""
-    return run_program(x2d, gamma, t, row_program(t, x2d.dtype, order, scalar_fused, scalar_sqrt))
+    x's dtype, rstd float32 ``(rows,)`` (into ``out`` as :func:`run_program` takes it)."""
+    return run_program(x2d, gamma, t, row_program(t, x2d.dtype, order, scalar_fused, scalar_sqrt), out)
 
 
-def run_program(x2d: np.ndarray, gamma: np.ndarray, t, prog: RowProgram):
+def run_program(x2d: np.ndarray, gamma: np.ndarray, t, prog: RowProgram, out=None):
     """Run a row program of either kernel (stream 0 per core, then stream 1 per row) over ``x2d``'s rows,
     scheduled by the tiling ``t`` (``num_row``, ``num_col``, ``block_factor``, ``block_dim``). Each global segment
     is its own array: x and gamma read where they lie (a 16-bit one widened exactly as it is read), y written where
-    it is returned (a 16-bit y narrowed exactly as it is written)."""
+    it is returned (a 16-bit y narrowed exactly as it is written): into ``out`` where given, the pair (y, rstd) of
+    flat, C-contiguous arrays of x's dtype and float32 (the row machine checks their sizes, dtypes and
+    writeability before it runs)."""
     rows, n = x2d.shape
     sizes = (rows * n, n, rows * n, rows)
     segments = np.stack([np.zeros(4, np.int64), sizes], axis=1).astype(np.int64)
-    gms = (segment(x2d), segment(gamma), np.empty(sizes[Y], x2d.dtype), np.empty(rows, np.float32))
+    y, rstd = out if out is not None else (np.empty(sizes[Y], x2d.dtype), np.empty(rows, np.float32))
+    gms = (segment(x2d), segment(gamma), y, rstd)
     tiles, core_ptr = schedule(t, segments)
     prog.run(gms, segments, tiles, core_ptr)
     return gms[Y].reshape(rows, n), gms[RSTD]
