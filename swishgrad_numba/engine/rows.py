@@ -18,6 +18,8 @@ scalar index or a mode out of range.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit, prange, types
 from numba.extending import intrinsic
@@ -29,7 +31,7 @@ from ..program import semantics as S
 from . import opcodes as O
 from .shared import Shared
 
-__all__ = ["RowProgram", "check", "run", "compute_rows", "segment"]
+__all__ = ["RowProgram", "check", "run", "compute_rows", "made_once", "segment"]
 
 (GM_IN, GM_OUT, DUP, ADD, MUL, DIV, MULS, ADDS, MULS_AT, SQRT, MULS_ADDS_FUSED, CAST_RINT, REPEAT_SUM,
  BLOCK_SUM, BRCB, REDUCE_SUM, MULA, SET_IF_EQ, RSQRT_F64) = (O.ROW_OPCODES[n] for n in O.ROW_NAMES[:19])
@@ -433,6 +435,14 @@ def compute_rows(steps, at: dict, scalars, count: int) -> list:
         rows.append([O.ROW_OPCODES[_ROW_OF[step.op]], names[0], names[1], names[2], count, ks[0], 0, 0])
     return rows
 
+
+
+def made_once(builder):
+    """``builder`` of a launch's :class:`RowProgram` (its arguments hashable: a frozen tiling, a dtype, the
+    options), run once per distinct arguments (the 64 most recent kept): the same tiling has the same streams,
+    and building them in Python costs a small call more than running them. The programs are shared: never
+    written to."""
+    return functools.lru_cache(maxsize=64)(builder)
 
 
 def segment(a: np.ndarray) -> np.ndarray:

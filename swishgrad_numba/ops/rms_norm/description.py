@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from ...engine.opcodes import REDUCE_ORDERS
+from ...engine.rows import made_once
 from ...platform import ARCH_950, ARCH_A2
 from ..description import Attribute, Description, Input, Rows, Rule, describe
 from ..registry import Kernel
@@ -57,12 +58,15 @@ def _tiling(xs, d, dtypes, attrs, platform):
     return tiling(math.prod(xs) // n, n, dtypes["x"], dtypes["gamma"], attrs["epsilon"], platform)
 
 
+_row_program_950 = made_once(row_program_950)
+
+
 def _launch(arrays, t, order="tree", scalar_fused=False, mula_fused=True, scalar_sqrt="float", out=None):
     x, gamma = arrays
     x2d, g = np.ascontiguousarray(x).reshape(t.num_row, t.num_col), np.ascontiguousarray(gamma)
     if isinstance(t, A2Tiling):
         return run_a2(x2d, g, t, order, scalar_fused, scalar_sqrt, out)
-    return run_program(x2d, g, t, row_program_950(t, x.dtype, order, mula_fused), out)
+    return run_program(x2d, g, t, _row_program_950(t, x.dtype, order, mula_fused), out)
 
 
 def _check_options(options) -> None:

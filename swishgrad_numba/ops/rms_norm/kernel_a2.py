@@ -21,7 +21,7 @@ import numpy as np
 
 from ...dtypes import dtype_info
 from ...engine import opcodes as O
-from ...engine.rows import RowProgram, segment
+from ...engine.rows import RowProgram, made_once, segment
 from .host_a2 import A2Tiling
 
 __all__ = ["row_program", "schedule", "run_a2", "run_program"]
@@ -151,11 +151,14 @@ def schedule(t, segments: np.ndarray):
     return np.array(tiles, dtype=np.int64).reshape(-1, 5), np.array(core_ptr, dtype=np.int64)
 
 
+_row_program = made_once(row_program)
+
+
 def run_a2(x2d: np.ndarray, gamma: np.ndarray, t: A2Tiling, order: str = "tree", scalar_fused: bool = False,
            scalar_sqrt: str = "float", out=None):
     """``(y, rstd)`` of the rows of ``x2d`` (``(rows, num_col)``, any float dtype) on the row machine: y of
     x's dtype, rstd float32 ``(rows,)`` (into ``out`` as :func:`run_program` takes it)."""
-    return run_program(x2d, gamma, t, row_program(t, x2d.dtype, order, scalar_fused, scalar_sqrt), out)
+    return run_program(x2d, gamma, t, _row_program(t, x2d.dtype, order, scalar_fused, scalar_sqrt), out)
 
 
 def run_program(x2d: np.ndarray, gamma: np.ndarray, t, prog: RowProgram, out=None):

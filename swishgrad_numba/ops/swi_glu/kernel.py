@@ -22,7 +22,7 @@ import numpy as np
 
 from ...dtypes import dtype_info
 from ...engine import hot_rows, opcodes as O
-from ...engine.rows import RowProgram, compute_rows, segment
+from ...engine.rows import RowProgram, compute_rows, made_once, segment
 from ...engine.runner import Prepared
 from ...program.elementwise import elementwise
 from ...program.form import V
@@ -111,6 +111,9 @@ def row_program(t: SwiGluTiling) -> RowProgram:
     return RowProgram(streams, np.array(SCALARS, np.float32), 4 * t.tile_length)
 
 
+_row_program = made_once(row_program)
+
+
 def schedule(t: SwiGluTiling, segments: np.ndarray):
     """Each core's tiles in ``SWIGLU_SINGLE_PROCESS``'s order: tileIdx = core, core + blockDim, ..."""
     kinds = {k: i for i, k in enumerate(tile_kinds(t))}
@@ -141,5 +144,5 @@ def run(x: np.ndarray, t: SwiGluTiling, out: np.ndarray | None = None) -> np.nda
     # the row machine reads x and writes out where they lie (a 16-bit segment widened as read, narrowed as written)
     segments = np.array([[0, 2 * t.row_len * c], [0, t.row_len * c]], dtype=np.int64)
     tiles, core_ptr = schedule(t, segments)
-    row_program(t).run((segment(x), out.reshape(-1)), segments, tiles, core_ptr)
+    _row_program(t).run((segment(x), out.reshape(-1)), segments, tiles, core_ptr)
     return out

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...dtypes import dtype_info
 from ...engine import hot_rows, opcodes as O
-from ...engine.rows import RowProgram, compute_rows, segment
+from ...engine.rows import RowProgram, compute_rows, made_once, segment
 from ...program.elementwise import elementwise
 from ...program.form import V
 from .host import SwiGluTiling
@@ -92,6 +92,9 @@ def row_program_grad(t: SwiGluTiling) -> RowProgram:
     return RowProgram(streams, np.array(SCALARS, np.float32), 7 * t.tile_length)
 
 
+_row_program_grad = made_once(row_program_grad)
+
+
 def schedule_grad(t: SwiGluTiling, segments: np.ndarray):
     """The forward's order (tile ``i`` on core ``i mod blockDim``), three bases per tile."""
     kinds = {k: i for i, k in enumerate(tile_kinds(t))}
@@ -126,5 +129,5 @@ def run_grad(grad_output: np.ndarray, x: np.ndarray, t: SwiGluTiling, out=None) 
     """grad_x of the A2 kernel (:func:`run_grad_on`)."""
     def walk(gm, segments):
         tiles, core_ptr = schedule_grad(t, segments)
-        row_program_grad(t).run(gm, segments, tiles, core_ptr)
+        _row_program_grad(t).run(gm, segments, tiles, core_ptr)
     return run_grad_on(prepared(programs, t.dtype), grad_output, x, out, t.row_len, t.col_len, walk)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ...dtypes import dtype_info
 from ...engine import opcodes as O
-from ...engine.rows import RowProgram, compute_rows
+from ...engine.rows import RowProgram, compute_rows, made_once
 from ...program.elementwise import elementwise
 from ...program.form import V
 from .host_950 import GluBaseTiling, loops
@@ -117,6 +117,9 @@ def row_program_950(t: GluBaseTiling, kinds=None) -> RowProgram:
     return RowProgram(streams, _SCALARS, len(_SLOTS) * slot)
 
 
+_row_program_950 = made_once(row_program_950)
+
+
 def schedule_950(t: GluBaseTiling, segments: np.ndarray, kinds=None):
     """Each core's UB loops in order, three global bases per loop (x, yGrad, grad_x)."""
     kinds = {k: i for i, k in enumerate(tile_kinds_950(t) if kinds is None else kinds)}
@@ -132,7 +135,7 @@ def schedule_950(t: GluBaseTiling, segments: np.ndarray, kinds=None):
 def run_grad_950(grad_output: np.ndarray, x: np.ndarray, t: GluBaseTiling, out=None) -> np.ndarray:
     """grad_x of the 950 kernel (:func:`.kernel_grad.run_grad_on`)."""
     def walk(gm, segments):
-        kinds = tile_kinds_950(t)
+        kinds = tuple(tile_kinds_950(t))
         tiles, core_ptr = schedule_950(t, segments, kinds)
-        row_program_950(t, kinds).run(gm, segments, tiles, core_ptr)
+        _row_program_950(t, kinds).run(gm, segments, tiles, core_ptr)
     return run_grad_on(prepared(programs, t.dtype), grad_output, x, out, t.row_total, t.col_total, walk)
