@@ -73,10 +73,12 @@ def turns(trees, count: int, ops, size: int, threads: int, caches=None, dtypes=D
         with open(out) as f:
             runs[tree].append(json.load(f))
         os.unlink(out)
-    print(f"{'row':38s} " + "  ".join(f"{os.path.basename(os.path.normpath(t))[:14]:>14s}" for t in trees))
+    print(f"x the peer, then the emulator's ms (each turn's)\n{'row':38s} "
+          + "  ".join(f"{os.path.basename(os.path.normpath(t))[:24]:>24s}" for t in trees))
     for i, r in enumerate(runs[trees[0]][0]):
-        cells = ["/".join(f"{run[i]['ratio']:.2f}" for run in runs[t]) for t in trees]
-        print(f"{r['op'] + ' ' + r['kernel'] + ' ' + r['dtype']:38s} " + "  ".join(f"{c:>14s}" for c in cells))
+        cells = ["/".join(f"{run[i]['ratio']:.2f}" for run in runs[t]) + " "
+                 + "/".join(f"{run[i]['ms']:.2f}" for run in runs[t]) for t in trees]
+        print(f"{r['op'] + ' ' + r['kernel'] + ' ' + r['dtype']:38s} " + "  ".join(f"{c:>24s}" for c in cells))
 
 
 def main(argv=None) -> None:

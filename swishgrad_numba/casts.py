@@ -25,6 +25,7 @@ __all__ = [
     "bf16_bits_to_f32",
     "f32_to_bf16_bits",
     "widen_16_quieting",
+    "rint_16_widened",
     "narrow_rint_not_nan",
     "f16_bits_to_f32_soft",
     "f32_to_f16_bits_soft",
@@ -268,6 +269,26 @@ def widen_16(bits, dtype_code):
     if dtype_code == _F16_CODE:
         return f16_bits_to_f32(bits)
     return bf16_bits_to_f32(bits)
+
+
+@njit(cache=True, inline="always")
+def rint_16_widened(f, dtype_code):
+    """``f`` narrowed to the 16-bit dtype ``dtype_code`` to nearest even and widened back, exactly: the bits of
+    ``widen_16(CAST_RINT(f))`` in Inf/NaN mode for every float32 (a NaN: the dtype's quiet NaN of its sign,
+    float16's 0x7E00 widened, or bfloat16's top half with its quiet bit set). In 32-bit steps with the NaN taken
+    by a select, so that a loop of it vectorises (the composed conversions, with their 16-bit steps and NaN
+    branch, run a lane at a time)."""
+    u = np.float32(f).view(np.uint32)
+    if dtype_code == _F16_CODE:
+        if not HARDWARE_F16:
+            return f16_bits_to_f32(f32_to_f16_bits(f))
+        kept = np.float32(half_bits_to_f32(f32_to_half_bits(np.float32(f)))).view(np.uint32)
+        nan = np.uint32(np.uint32(u & np.uint32(0x80000000)) | np.uint32(0x7FC00000))
+    else:
+        up = np.uint32(np.uint32(u + np.uint32(0x7FFF)) + np.uint32(np.uint32(u >> np.uint32(16)) & np.uint32(1)))
+        kept = np.uint32(up & np.uint32(0xFFFF0000))
+        nan = np.uint32(np.uint32(u & np.uint32(0xFFFF0000)) | np.uint32(0x00400000))
+    return np.uint32(nan if f != f else kept).view(np.float32)
 
 
 @njit(cache=True, inline="always")

@@ -297,3 +297,53 @@ def test_the_compiled_check_passes_exactly_what_the_rules_pass(cols):
                 rows.check(code, sp, sc, arena, segs, tl, cp)
             assert str(got.value) == why
     assert refused > 100
+
+
+_N = 96     # one region's elements: regions at 0, 96 and 192 of the arena
+
+
+def _plain(op, x, y, k, dtype=None):
+    """The element-wise row instructions written plainly (float32 arithmetic; the casts by ml_dtypes, a NaN the
+    dtype's quiet NaN of its sign)."""
+    import ml_dtypes
+
+    from reference import ref_exp_f32
+    with np.errstate(all="ignore"):
+        if op == "R_CAST_RINT":
+            wide = x.astype(np.dtype(dtype) if dtype == "float16" else ml_dtypes.bfloat16).astype(F32)
+            quiet = np.uint32(0x7FC00000) if dtype == "float16" else (_bits(x) & np.uint32(0x7FFF0000)) | 0x7FC00000
+            return np.where(np.isnan(x), ((_bits(x) & np.uint32(0x80000000)) | quiet).view(F32), wide)
+        return {"R_ADD": lambda: x + y, "R_MUL": lambda: x * y, "R_DIV": lambda: x / y, "R_MULS": lambda: x * k,
+                "R_ADDS": lambda: x + k, "R_SQRT": lambda: np.sqrt(x), "R_EXP": lambda: ref_exp_f32(x),
+                "R_MULS_AT": lambda: x * y[0]}[op]().astype(F32)
+
+
+_BINARY = ["R_ADD", "R_MUL", "R_DIV", "R_MULS_AT"]
+_UNARY = ["R_MULS", "R_ADDS", "R_SQRT", "R_EXP", "R_CAST_RINT float16", "R_CAST_RINT bfloat16"]
+
+
+@pytest.mark.parametrize("op, placement", [(op, p) for op in _BINARY for p in ("apart", "dst_at_src0", "dst_at_src1",
+                                                                               "all_one")]
+                         + [(op, p) for op in _UNARY for p in ("apart", "dst_at_src0")])
+def test_element_wise_instructions_in_place_and_apart(rng, op, placement):
+    """Each element-wise row instruction with its destination apart from its sources, at one of them, or all three
+    one region (the in-place loops the machine keeps vectorised): the plain reference's bits, NaN payloads and
+    specials included."""
+    from swishgrad_numba.dtypes import dtype_info
+
+    op, _, dtype = op.partition(" ")
+    specials = np.array([np.inf, -np.inf, np.nan, -0.0, 0.0, 65519.0, 65520.0, 1e-8, -3e38], F32)
+    x = np.concatenate([specials, rng.standard_normal(_N - 9).astype(F32) * 8])
+    x[3:6] = np.array([0x7FA00001, 0xFFC12345, 0x7F800001], np.uint32).view(F32)   # NaN payloads
+    y = rng.permutation(x) if op != "R_SQRT" else x
+    a, b, d = {"apart": (0, _N, 2 * _N), "dst_at_src0": (0, _N, 0), "dst_at_src1": (0, _N, _N),
+               "all_one": (0, 0, 0)}[placement]
+    if placement == "all_one":
+        y = x
+    count = 1 if op == "R_MULS_AT" and placement != "apart" else _N
+    mode = dtype_info(dtype).code if dtype else 0
+    data = np.concatenate([x, y, np.full(_N, 7.0, F32)])
+    ins = _ins(op, d, a, b, count=count, k0=1, mode=mode)
+    out = _machine([ins], data, 3 * _N, scalars=(0.0, 1.75))
+    want = _plain(op, x[:count], y[:count], F32(1.75), dtype)
+    assert _same(out[d:d + count], want)
