@@ -168,7 +168,8 @@ def _third_tier_expected(op, g, x):
 
     return {"mish": lambda: ref_mish(x, "a2"), "mish_grad": lambda: ref_mish_backward_a2(g, x),
             "hardswish": lambda: ref_hardswish(x), "hardswish_grad": lambda: ref_hardswish_backward(g, x, "a2"),
-            "relu": lambda: ref_relu(x), "threshold_backward": lambda: ref_threshold_backward(g, x, np.float32(0), "a2"),
+            "relu": lambda: ref_relu(x),
+            "threshold_backward": lambda: ref_threshold_backward(g, x, np.float32(0), "a2"),
             "swiglu": lambda: swiglu_ref(x), "swiglu_grad": lambda: swiglu_grad_a2_ref(g, x),
             "rms_norm": lambda: rms_norm_a2(x, g)[0]}[op]()
 

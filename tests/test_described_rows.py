@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from aclnn_helpers import reference_platform, tensor  # noqa: F401
+from reference import assert_bits_equal
 import swishgrad_numba as sg
 from swishgrad_numba import aclnn
 from swishgrad_numba.aclnn import ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS
@@ -88,3 +89,46 @@ def test_rms_norm_is_a_row_operator_with_two_outputs_and_a_double_epsilon():
     assert aclnn.aclnnRmsNorm(np.zeros(ws, np.uint8), ws, ex, None) == ACLNN_SUCCESS
     assert aclnn.aclrtSynchronizeStream(None) == aclnn.ACL_SUCCESS
     assert np.array_equal(flat.reshape(-1).view(np.uint32), rstd.reshape(-1).view(np.uint32))
+
+
+def test_a_call_of_a_form_seen_before_goes_straight_to_its_launch(monkeypatch):
+    """The row face keeps what its checks and the host gave per call form (faces.rows.ROW_PLANS): the same form
+    again is not checked again, any other form (an attribute's value, a dtype, a shape, strides, the platform) is;
+    every call gives the reference's bits, and ``out`` is checked at every call."""
+    from reference_rms_norm import rms_norm_a2
+    from reference_swiglu import swiglu_ref
+    from swishgrad_numba.faces import rows as face_rows
+
+    seen = []
+    real = face_rows.checked
+    monkeypatch.setattr(face_rows, "checked", lambda desc, values: seen.append(desc.name) or real(desc, values))
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 64)).astype(np.float32)
+    gamma = rng.standard_normal(64).astype(np.float32)
+    sg.rms_norm(x, gamma, 1e-6)
+    for _ in range(3):
+        y, rstd = sg.rms_norm(x, gamma, 1e-6)
+        assert_bits_equal(y, rms_norm_a2(x, gamma, 1e-6)[0])
+    assert seen.count("rms_norm") <= 1               # one plan (none where an earlier test planned this form)
+    for args, kw in [((x, gamma, 1e-3), {}), ((x.astype(np.float16), gamma.astype(np.float16), 1e-6), {}),
+                     ((x[:2], gamma, 1e-6), {}), ((np.asfortranarray(x), gamma, 1e-6), {}),
+                     ((x, gamma, 1e-6), {"platform": sg.ASCEND950_PLATFORM}),
+                     ((x, gamma, 1e-6), {"order": "sequential"})]:
+        before = len(seen)
+        sg.rms_norm(*args, **kw)
+        got = sg.rms_norm(*args, **kw)
+        assert len(seen) <= before + 1
+        if "platform" not in kw and "order" not in kw:
+            assert_bits_equal(got[0], rms_norm_a2(*args)[0])
+    plans = len(face_rows.ROW_PLANS)
+    sg.rms_norm(x, gamma, 2e-6)
+    assert len(face_rows.ROW_PLANS) == min(plans + 1, face_rows.ROW_PLANS.size)
+    with pytest.raises(ValueError, match="out must have shape"):
+        sg.rms_norm(x, gamma, 1e-6, out=(np.empty((4, 63), np.float32), np.empty((4, 1), np.float32)))
+    with pytest.raises(ValueError, match="epsilon"):
+        sg.rms_norm(x, gamma, -1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        sg.rms_norm(x, gamma, -1.0)                   # a refused form is never kept
+    x2 = rng.standard_normal((3, 8)).astype(np.float32)
+    for _ in range(2):
+        assert_bits_equal(sg.swiglu(x2), swiglu_ref(x2))

@@ -261,7 +261,7 @@ def test_the_compiled_check_passes_exactly_what_the_rules_pass(cols):
     """:func:`check`'s compiled pass lets a launch through only where every rule holds (check_rules): the real
     streams pass it, and of 600 random mutations (a field of an instruction, a tile's base, a segment, a pointer,
     the arena) check refuses exactly those check_rules refuses, with its message."""
-    from swishgrad_numba.engine import rows
+    from swishgrad_numba.engine import row_check as rows
 
     prog, segments, tiles, core_ptr = _rms_norm_launch(cols)
     args = (prog.code, prog.stream_ptr, prog.scalars, prog.arena_len, segments, tiles, core_ptr)

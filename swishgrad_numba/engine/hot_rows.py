@@ -58,20 +58,19 @@ def run_rows(prepared, ins: tuple, out: Operand, rows: int, cols: int, attrs=Non
     """Run ``prepared`` (a :class:`.runner.Prepared`) hot over ``rows`` rows of ``cols`` elements: ``ins`` its
     inputs as ``(tensor, stride, offset)``, ``out`` the result's (tensors flat, C-contiguous, of one dtype: float32
     or 16-bit bits as uint16; ``out``'s tensor sharing no memory with an input's; each row apart from the others);
-    whether it ran (False: the caller's row machine runs it). ValueError where an operand's rows leave its tensor."""
+    whether it ran (False: the caller's row machine runs it, which checks its own segments). ValueError where it
+    would run and an operand's rows leave its tensor."""
     attrs = {} if attrs is None else attrs
     if len(ins) != prepared.inputs or not 1 <= len(ins) <= MAX_INPUTS or ins[0][0].dtype not in hot._HOT_DTYPES:
         return False
     dtype = ins[0][0].dtype
-    if rows * cols == 0:
+    if rows * cols == 0 or not hot.enabled() or not hot.large_enough(prepared, rows * cols):
         return False
     for k, (a, stride, offset) in enumerate(ins):
         _checked(f"input {k}", a, stride, offset, rows, cols, dtype)
     _checked("out", *out, rows, cols, dtype)
     if any(np.may_share_memory(out[0], a) for a, _s, _o in ins):
         raise ValueError("out's tensor must share no memory with an input's")
-    if not hot.enabled() or not hot.large_enough(prepared, rows * cols):
-        return False
     got = hot.launch_args(prepared, attrs)
     if got is None:
         return False

@@ -10,7 +10,9 @@ rule (``Rows.axis_rule``); every other input of the axis input's dtype (TypeErro
 TypeError) and the description's rules; the platform (a Platform, TypeError; a modelled SoC family in the Inf/NaN
 overflow mode, NotImplementedError, but any SoC for an empty input, which asks for no kernel: aclnn's order);
 ``out`` (its shape and dtype); an empty input (an empty result, or refused where ``Rows.empty`` says why). Then the
-platform's host tiling and the kernel's launch.
+platform's host tiling and the kernel's launch. What the checks and the host gave is kept per the call's key
+(:func:`~.plans.face_key`: each input's dtype, shape, strides and writeability, each attribute's and option's exact
+value, the platform by identity; :data:`ROW_PLANS`), so a call of a form seen before checks ``out`` and launches.
 
 :func:`dask_face` maps that face block by block with the axis whole in every block (every input's other axes
 chunked as the axis input's), after every check has run on zero-strided arrays of the full shapes; an output
@@ -21,11 +23,14 @@ from __future__ import annotations
 import inspect
 import numbers
 import operator
+from typing import NamedTuple
 
 import numpy as np
 
 from ..arguments import check_array, check_out_like
+from ..ops.call_plans import KeptPlans
 from ..platform import Platform, modelled_platform
+from .plans import face_key
 from .signature import binder, signature
 
 __all__ = ["face", "checked", "axis_rules", "axis_input", "axis_attribute", "dask_face", "double_refusal"]
@@ -182,28 +187,61 @@ def _check_out(desc, out, shapes, dtypes):
         check_out_like(o, shapes[name], dtypes[name])
 
 
-def _run(desc, values: dict):
+class RowPlan(NamedTuple):
+    """What a row face's checks gave for a call's key (:func:`~.plans.face_key`): every rule but ``out``'s
+    passed, the platform resolved and the host tiling made (None for an empty input)."""
+    desc: object         # the description it was made for (one registered anew is planned anew)
+    platform: object     # as given, held so that its id in the key stays its own
+    dtypes: dict
+    shapes: dict
+    options: dict
+    tiling: object
+
+
+#: The row faces' plans by call key: a call of a form seen before goes straight to its launch.
+ROW_PLANS = KeptPlans()
+
+
+def _forms(desc) -> tuple:
+    """``(name, is an input, is the platform)`` of every argument of the face but ``out``."""
+    return tuple((i.name, True, False) for i in desc.inputs) + tuple(
+        (n, False, False) for n in [a.name for a in desc.attributes] + list(desc.rows.options)) + (
+        ("platform", False, True),)
+
+
+def _plan(desc, values: dict) -> RowPlan:
+    """Every rule of the call but ``out``'s (:func:`checked`, the options), and its host tiling."""
     d, dtypes, shapes, attrs, platform = checked(desc, values)
     options = {k: values[k] for k in desc.rows.options}
     if desc.rows.check_options is not None:
         desc.rows.check_options(options)
     x = values[axis_input(desc).name]
-    out = values["out"]
-    _check_out(desc, out, shapes, dtypes)
-    names = [n for n, _ in outputs(desc)]
-    if any(values[i.name].size == 0 for i in desc.inputs):
+    empty = any(values[i.name].size == 0 for i in desc.inputs)
+    tiling = None if empty else desc.rows.tiling(tuple(x.shape), d, dtypes, attrs, platform)
+    return RowPlan(desc, values["platform"], dtypes, shapes, options, tiling)
+
+
+def _run(desc, values: dict):
+    key = face_key(desc.name, values, _forms(desc))
+    plan = ROW_PLANS.get(key) if key is not None else None
+    if plan is None or plan.desc is not desc or plan.platform is not values["platform"]:
+        plan = _plan(desc, values)
+        if key is not None:
+            ROW_PLANS.keep(key, plan)
+    out, names = values["out"], [n for n, _ in outputs(desc)]
+    _check_out(desc, out, plan.shapes, plan.dtypes)
+    if plan.tiling is None:          # an empty input: no kernel
         if desc.rows.empty:
-            raise ValueError(desc.rows.empty.format(x=tuple(x.shape)))
-        results = [np.empty(shapes[n], dtypes[n]) for n in names]
+            raise ValueError(desc.rows.empty.format(x=tuple(values[axis_input(desc).name].shape)))
+        results = [np.empty(plan.shapes[n], plan.dtypes[n]) for n in names]
     else:
-        tiling = desc.rows.tiling(tuple(x.shape), d, dtypes, attrs, platform)
         inputs = tuple(values[i.name] for i in desc.inputs)
         if _into(desc, out, inputs):
             flat = tuple(o.reshape(-1) for o in out) if isinstance(out, tuple) else out.reshape(-1)
-            desc.rows.launch(inputs, tiling, out=flat, **options)
+            desc.rows.launch(inputs, plan.tiling, out=flat, **plan.options)
             return out
-        got = desc.rows.launch(inputs, tiling, **options)
-        results = [r.reshape(shapes[n]) for r, n in zip(got if len(names) > 1 else (got,), names)]
+        got = desc.rows.launch(inputs, plan.tiling, **plan.options)
+        results = [r.reshape(plan.shapes[n]) for r, n in zip(got if len(names) > 1 else (got,), names)]
     if out is None:
         return results[0] if len(names) == 1 else tuple(results)
     for o, r in zip(out if len(names) > 1 else (out,), results):

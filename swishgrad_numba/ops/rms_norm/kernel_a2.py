@@ -21,7 +21,7 @@ import numpy as np
 
 from ...dtypes import dtype_info
 from ...engine import opcodes as O
-from ...engine.rows import RowProgram, made_once, segment
+from ...engine.rows import RowProgram, made_once, scheduled_once, segment
 from .host_a2 import A2Tiling
 
 __all__ = ["row_program", "schedule", "run_a2", "run_program"]
@@ -161,6 +161,9 @@ def run_a2(x2d: np.ndarray, gamma: np.ndarray, t: A2Tiling, order: str = "tree",
     return run_program(x2d, gamma, t, _row_program(t, x2d.dtype, order, scalar_fused, scalar_sqrt), out)
 
 
+_schedule = scheduled_once(schedule)
+
+
 def run_program(x2d: np.ndarray, gamma: np.ndarray, t, prog: RowProgram, out=None):
     """Run a row program of either kernel (stream 0 per core, then stream 1 per row) over ``x2d``'s rows,
     scheduled by the tiling ``t`` (``num_row``, ``num_col``, ``block_factor``, ``block_dim``). Each global segment
@@ -173,6 +176,6 @@ def run_program(x2d: np.ndarray, gamma: np.ndarray, t, prog: RowProgram, out=Non
     segments = np.stack([np.zeros(4, np.int64), sizes], axis=1).astype(np.int64)
     y, rstd = out if out is not None else (np.empty(sizes[Y], x2d.dtype), np.empty(rows, np.float32))
     gms = (segment(x2d), segment(gamma), y, rstd)
-    tiles, core_ptr = schedule(t, segments)
+    tiles, core_ptr = _schedule(t, segments)
     prog.run(gms, segments, tiles, core_ptr)
     return gms[Y].reshape(rows, n), gms[RSTD]

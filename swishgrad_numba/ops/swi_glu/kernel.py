@@ -22,7 +22,7 @@ import numpy as np
 
 from ...dtypes import dtype_info
 from ...engine import hot_rows, opcodes as O
-from ...engine.rows import RowProgram, compute_rows, made_once, segment
+from ...engine.rows import RowProgram, compute_rows, made_once, scheduled_once, segment
 from ...engine.runner import Prepared
 from ...program.elementwise import elementwise
 from ...program.form import V
@@ -131,6 +131,9 @@ def schedule(t: SwiGluTiling, segments: np.ndarray):
     return np.array(tiles, dtype=np.int64).reshape(-1, 3), np.array(core_ptr, dtype=np.int64)
 
 
+_schedule = scheduled_once(schedule)
+
+
 def run(x: np.ndarray, t: SwiGluTiling, out: np.ndarray | None = None) -> np.ndarray:
     """out (``(rowLen, colLen)``, x's dtype) of x's flat values, into ``out`` where given (flat, C-contiguous, of
     x's dtype, sharing no memory with x): on the hot tier where it takes the launch
@@ -143,6 +146,6 @@ def run(x: np.ndarray, t: SwiGluTiling, out: np.ndarray | None = None) -> np.nda
         return out
     # the row machine reads x and writes out where they lie (a 16-bit segment widened as read, narrowed as written)
     segments = np.array([[0, 2 * t.row_len * c], [0, t.row_len * c]], dtype=np.int64)
-    tiles, core_ptr = schedule(t, segments)
+    tiles, core_ptr = _schedule(t, segments)
     _row_program(t).run((segment(x), out.reshape(-1)), segments, tiles, core_ptr)
     return out

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...dtypes import dtype_info
 from ...engine import hot_rows, opcodes as O
-from ...engine.rows import RowProgram, compute_rows, made_once, segment
+from ...engine.rows import RowProgram, compute_rows, made_once, scheduled_once, segment
 from ...program.elementwise import elementwise
 from ...program.form import V
 from .host import SwiGluTiling
@@ -112,6 +112,9 @@ def schedule_grad(t: SwiGluTiling, segments: np.ndarray):
     return np.array(tiles, dtype=np.int64).reshape(-1, 4), np.array(core_ptr, dtype=np.int64)
 
 
+_schedule_grad = scheduled_once(schedule_grad)
+
+
 def run_grad_on(pair: tuple, grad_output: np.ndarray, x: np.ndarray, out, rows: int, cols: int, walk) -> np.ndarray:
     """grad_x (x's flat layout and dtype) into ``out`` where given (flat, C-contiguous, sharing no memory with an
     input): on the hot tier where it takes the launch (:func:`run_grad_hot` by ``pair``), else on the row machine
@@ -128,6 +131,6 @@ def run_grad_on(pair: tuple, grad_output: np.ndarray, x: np.ndarray, out, rows: 
 def run_grad(grad_output: np.ndarray, x: np.ndarray, t: SwiGluTiling, out=None) -> np.ndarray:
     """grad_x of the A2 kernel (:func:`run_grad_on`)."""
     def walk(gm, segments):
-        tiles, core_ptr = schedule_grad(t, segments)
+        tiles, core_ptr = _schedule_grad(t, segments)
         _row_program_grad(t).run(gm, segments, tiles, core_ptr)
     return run_grad_on(prepared(programs, t.dtype), grad_output, x, out, t.row_len, t.col_len, walk)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ...dtypes import dtype_info
 from ...engine import opcodes as O
-from ...engine.rows import RowProgram, compute_rows, made_once
+from ...engine.rows import RowProgram, compute_rows, made_once, scheduled_once
 from ...program.elementwise import elementwise
 from ...program.form import V
 from .host_950 import GluBaseTiling, loops
@@ -132,10 +132,13 @@ def schedule_950(t: GluBaseTiling, segments: np.ndarray, kinds=None):
     return np.array(tiles, dtype=np.int64).reshape(-1, 4), np.array(core_ptr, dtype=np.int64)
 
 
+_schedule_950 = scheduled_once(schedule_950)
+
+
 def run_grad_950(grad_output: np.ndarray, x: np.ndarray, t: GluBaseTiling, out=None) -> np.ndarray:
     """grad_x of the 950 kernel (:func:`.kernel_grad.run_grad_on`)."""
     def walk(gm, segments):
         kinds = tuple(tile_kinds_950(t))
-        tiles, core_ptr = schedule_950(t, segments, kinds)
+        tiles, core_ptr = _schedule_950(t, segments, kinds)
         _row_program_950(t, kinds).run(gm, segments, tiles, core_ptr)
     return run_grad_on(prepared(programs, t.dtype), grad_output, x, out, t.row_total, t.col_total, walk)
