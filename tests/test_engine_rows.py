@@ -261,13 +261,13 @@ def test_the_compiled_check_passes_exactly_what_the_rules_pass(cols):
     """:func:`check`'s compiled pass lets a launch through only where every rule holds (check_rules): the real
     streams pass it, and of 600 random mutations (a field of an instruction, a tile's base, a segment, a pointer,
     the arena) check refuses exactly those check_rules refuses, with its message."""
-    from swishgrad_numba.engine import row_check as rows
+    from swishgrad_numba.engine import row_check
 
     prog, segments, tiles, core_ptr = _rms_norm_launch(cols)
     args = (prog.code, prog.stream_ptr, prog.scalars, prog.arena_len, segments, tiles, core_ptr)
-    assert rows._first_fault(prog.code, prog.stream_ptr, len(prog.scalars), prog.arena_len, segments, tiles,
-                             core_ptr, rows._MODE_TABLES[4], rows._EXT) == -1
-    rows.check(*args)
+    assert row_check._first_fault(prog.code, prog.stream_ptr, len(prog.scalars), prog.arena_len, segments, tiles,
+                             core_ptr, row_check._MODE_TABLES[4], row_check._EXT) == -1
+    row_check.check(*args)
     rng = np.random.default_rng(cols)
     refused = 0
     for _ in range(600):
@@ -285,16 +285,16 @@ def test_the_compiled_check_passes_exactly_what_the_rules_pass(cols):
         else:
             arena += delta
         try:
-            rows.check_rules(code, sp, sc, arena, segs, tl, cp)
+            row_check.check_rules(code, sp, sc, arena, segs, tl, cp)
             why = None
         except ValueError as exc:
             why = str(exc)
         if why is None:
-            rows.check(code, sp, sc, arena, segs, tl, cp)
+            row_check.check(code, sp, sc, arena, segs, tl, cp)
         else:
             refused += 1
             with pytest.raises(ValueError) as got:
-                rows.check(code, sp, sc, arena, segs, tl, cp)
+                row_check.check(code, sp, sc, arena, segs, tl, cp)
             assert str(got.value) == why
     assert refused > 100
 

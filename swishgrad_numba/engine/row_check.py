@@ -47,7 +47,6 @@ def _extents(op, n):
     return 8 * n, n, None   # BRCB
 
 
-
 def _modes(op: int, k: int):
     """The modes instruction ``op`` takes with ``k`` global segments."""
     return (range(k) if op in (GM_IN, GM_OUT) else range(len(O.REDUCE_ORDERS))

@@ -29,13 +29,12 @@ from ..dtypes import BFLOAT16, FLOAT16, dtype_info
 from ..program import reductions as R
 from ..program import semantics as S
 from . import opcodes as O
-from .shared import Shared
-
-__all__ = ["RowProgram", "check", "run", "compute_rows", "made_once", "scheduled_once", "segment"]
-
 from .row_check import (ADD, ADDS, BLOCK_EXTREME, BLOCK_SUM, BRCB, CAST_RINT, DIV, DUP, EXP, GM_IN, GM_OUT,
                         MAX_SEGMENTS, MUL, MULA, MULS, MULS_ADDS_FUSED, MULS_AT, REDUCE_EXTREME, REDUCE_SUM,
                         REPEAT_EXTREME, REPEAT_SUM, RSQRT_F64, SET_IF_EQ, SQRT, check)
+from .shared import Shared
+
+__all__ = ["RowProgram", "check", "run", "compute_rows", "made_once", "scheduled_once", "segment"]
 
 _F16_CODE, _BF16_CODE = FLOAT16.code, BFLOAT16.code
 
