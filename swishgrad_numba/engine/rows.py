@@ -196,10 +196,11 @@ def _exec(code, lo, hi, scalars, arena, gms, bits, codes, tiles, t):
             arena[d] = R.reduce_sum(arena, a, n, mode)
         elif op == MULA:   # Mula(dst, src0, src1): src0 * src1 + dst, rounded once (mode 0) or twice
             for i in range(n):
+                x, y, acc = arena[au + np.uint64(i)], arena[bu + np.uint64(i)], arena[du + np.uint64(i)]
                 if mode == 0:
-                    arena[du + np.uint64(i)] = R.fused_mul_add(arena[au + np.uint64(i)], arena[bu + np.uint64(i)], arena[du + np.uint64(i)])
+                    arena[du + np.uint64(i)] = R.fused_mul_add(x, y, acc)
                 else:
-                    arena[du + np.uint64(i)] = S.add(S.mul(arena[au + np.uint64(i)], arena[bu + np.uint64(i)], False), arena[du + np.uint64(i)], False)
+                    arena[du + np.uint64(i)] = S.add(S.mul(x, y, False), acc, False)
         elif op == RSQRT_F64:   # a scalar unit's 1 / sqrt(t) in double, rounded once to float32
             for i in range(n):
                 arena[du + np.uint64(i)] = R.rsqrt_f64(arena[au + np.uint64(i)])

@@ -29,7 +29,7 @@ from ...program.form import V
 from ...program.lower import lower
 from .host import SwiGluTiling
 
-__all__ = ["COMPUTE", "SCALARS", "as_bits", "compute", "prepared", "elementwise_program", "row_program", "schedule",
+__all__ = ["COMPUTE", "SCALARS", "as_bits", "compute", "dtype_kind", "prepared", "elementwise_program", "row_program", "schedule",
            "run"]
 
 X, Y = range(2)                  # global segments
@@ -51,9 +51,14 @@ def as_bits(a: np.ndarray) -> np.ndarray:
     return a if a.dtype == np.float32 else a.view(np.uint16)
 
 
+def dtype_kind(dtype: str) -> str:
+    """The key of a Compute table (:data:`COMPUTE`, the grads' ``COMPUTE``) for ``dtype``: float32, or 16-bit."""
+    return "float32" if dtype == "float32" else "16-bit"
+
+
 def compute(dtype: str) -> tuple:
     """:data:`COMPUTE` for ``dtype``."""
-    return COMPUTE["float32" if dtype == "float32" else "16-bit"]
+    return COMPUTE[dtype_kind(dtype)]
 
 
 def elementwise_program(dtype: str):

@@ -18,7 +18,7 @@ from ...engine.rows import RowProgram, compute_rows, made_once, scheduled_once, 
 from ...program.elementwise import elementwise
 from ...program.form import V
 from .host import SwiGluTiling
-from .kernel import SCALARS, as_bits, prepared, tile_kinds
+from .kernel import SCALARS, as_bits, dtype_kind, prepared, tile_kinds
 
 __all__ = ["COMPUTE", "programs", "row_program_grad", "schedule_grad", "run_grad", "run_grad_hot", "run_grad_on"]
 
@@ -43,7 +43,7 @@ _INPUTS = (("x_a", "a"), ("x_b", "b"), ("y_grad", "l"))
 
 def programs(dtype: str) -> tuple:
     """(grad_a's program, grad_b's): the Compute in the element-wise form (one output each)."""
-    steps = COMPUTE["float32" if dtype == "float32" else "16-bit"]
+    steps = COMPUTE[dtype_kind(dtype)]
     return tuple(elementwise(f"SwiGluGrad{part}", _INPUTS, steps, name, dtype, "CAST_RINT", output=f"out_{part}")
                  for part, name in (("a", "m"), ("b", "n")))
 
