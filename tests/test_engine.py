@@ -170,13 +170,17 @@ def test_the_launches_call_one_compiled_machine_and_hold_no_copy_of_it():
     copy = RowProgram([np.array([[O.ROW_OPCODES["R_GM_IN"], 0, 0, 0, 8, 0, 0, 0],
                                   [O.ROW_OPCODES["R_GM_OUT"], 0, 0, 0, 8, 0, 0, 1]], np.int64)], [0.0], 8)
     gm = np.arange(16, dtype=np.float32)
-    copy.run(gm, [(0, 8), (8, 8)], [(0, 0, 8)], [0, 1])
+    copy.run(gm, [(0, 8), (8, 8)], [(0, 0, 8)], [0, 1])                # one core: no parallel region
+    assert (gm[8:] == gm[:8]).all()
+    gm = np.arange(16, dtype=np.float32)
+    copy.run(gm, [(0, 8), (8, 8)], [(0, 0, 8)], [0, 0, 1])             # two cores, in a prange
     assert (gm[8:] == gm[:8]).all()
     wide = random_program(rng, "float32", 5)    # and a float32 launch
     run_program(wide, _inputs(rng, 4096, "float32", len(wide.inputs)), {"alpha": np.float32(0.5)}, threads=2)
     # launch_bins holds both widths' launch code (run_bin's and build_table's entries hold no code to link)
     for dispatcher, shared, body in ((launch.launch_bins, machine.MACHINE, "7machine7execute"),
-                                     (rows._run, rows.ROW_MACHINE, "4rows5_exec")):
+                                     (rows._run, rows.ROW_MACHINE, "4rows5_exec"),
+                                     (rows._run_one, rows.ROW_MACHINE, "4rows5_exec")):
         assert dispatcher.signatures, dispatcher
         defined, declared = _defined(dispatcher)
         assert shared.symbol in declared, dispatcher

@@ -97,13 +97,13 @@ def test_the_row_machine_runs_what_the_hot_tier_does_not_take(ran):
     want = swiglu_ref(x)
     with hot.use(False):
         assert_bits_equal(swiglu(x), want)
-    assert_bits_equal(swiglu(x[:, :1 << 10]), swiglu_ref(x[:, :1 << 10]))     # too small: no compile
+    assert_bits_equal(swiglu(x[:, :1 << 10]), swiglu_ref(x[:, :1 << 10]))     # too small: not even asked
     grad = np.ones((4, 1 << 17), np.float32)
     out = np.empty_like(x)
     with hot.use(False):
         assert swiglu_backward(grad, x, out=out) is out
     assert_bits_equal(out, swiglu_grad_a2_ref(grad, x))
-    assert ran == [False, False, False]
+    assert ran == [False, False]
 
 
 @pytest.mark.parametrize("soc, ref", [("ascend910b", swiglu_grad_a2_ref), ("ascend950", swiglu_grad_950_ref)])

@@ -347,3 +347,61 @@ def test_element_wise_instructions_in_place_and_apart(rng, op, placement):
     out = _machine([ins], data, 3 * _N, scalars=(0.0, 1.75))
     want = _plain(op, x[:count], y[:count], F32(1.75), dtype)
     assert _same(out[d:d + count], want)
+
+
+def _copy_launch():
+    """A copy of 8 elements per tile from segment 0 to segment 1: two tiles."""
+    code = np.array([_ins("R_GM_IN", 0, 0, count=8), _ins("R_GM_OUT", 0, 0, count=8, mode=1)], np.int64)
+    tiles = np.array([[0, 0, 0], [0, 8, 8]], np.int64)
+    return RowProgram([code], [0.0], 8), np.array([[0, 16], [0, 16]], np.int64), tiles
+
+
+def test_a_read_only_schedule_is_checked_once_a_writeable_one_at_every_run(monkeypatch):
+    """A schedule kept read-only (scheduled_once's) passes check() once per program and segments; a writeable
+    one, other segments, or a schedule that fails is checked at every run."""
+    from swishgrad_numba.engine import rows
+
+    checks = []
+    real = rows.check
+    monkeypatch.setattr(rows, "check", lambda *args: checks.append(1) or real(*args))
+    prog, segs, tiles = _copy_launch()
+    assert not any(a.flags.writeable for a in (prog.code, prog.stream_ptr, prog.scalars))
+    core_ptr = np.array([0, 1, 2], np.int64)
+    src, out = np.arange(16, dtype=F32), np.zeros(16, F32)
+    for _ in range(3):
+        prog.run((src, out), segs, tiles, core_ptr)
+    assert len(checks) == 3 and _same(out, src)
+    tiles.flags.writeable = core_ptr.flags.writeable = False
+    for k in range(3):
+        out[:] = 0
+        prog.run((src + k, out), segs, tiles, core_ptr)
+        assert _same(out, src + k)
+    assert len(checks) == 4
+    with pytest.raises(ValueError, match="segment 0"):     # other segments: checked, and refused
+        prog.run((src[:12], out), [[0, 12], [0, 16]], tiles, core_ptr)
+    bad = np.array([[0, 0, 0], [0, 9, 8]], np.int64)      # a tile's copy leaves segment 0
+    bad.flags.writeable = False
+    for _ in range(2):
+        with pytest.raises(ValueError, match="leave global segment 0"):
+            prog.run((src, out), segs, bad, core_ptr)
+    assert len(checks) == 7
+    with pytest.raises(ValueError, match="segment 1 leaves its array"):   # the arrays checked at every run
+        prog.run((src, out[:8]), segs, tiles, core_ptr)
+
+
+def test_a_schedule_of_one_core_runs_without_a_parallel_region(monkeypatch):
+    """One core's tiles run serially (no prange to start), several cores' in the parallel launch: the same
+    bits."""
+    from swishgrad_numba.engine import rows
+
+    prog, segs, tiles = _copy_launch()
+    src = np.arange(16, dtype=F32)
+    outs = {}
+    for cores, unused in (([0, 2], "_run"), ([0, 1, 2], "_run_one")):
+        def refuse(*args, name=unused):
+            raise AssertionError(f"{name} ran")
+        with monkeypatch.context() as m:
+            m.setattr(rows, unused, refuse)
+            outs[len(cores)] = np.zeros(16, F32)
+            prog.run((src, outs[len(cores)]), segs, tiles, np.array(cores, np.int64))
+    assert _same(outs[2], src) and _same(outs[3], src)

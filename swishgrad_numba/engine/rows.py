@@ -237,30 +237,74 @@ def run_rows(typingctx, code, lo, hi, scalars, arena, gms, bits, codes, tiles, t
     return types.void(code, lo, hi, scalars, arena, gms, bits, codes, tiles, t), ROW_MACHINE.lower_call
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _run_core(code, stream_ptr, scalars, arena_len, gms, bits, codes, tiles, core_ptr, c):
+    """Core ``c``'s tiles in order, in an arena of its own."""
+    arena = np.zeros(arena_len, dtype=np.float32)
+    for t in range(core_ptr[c], core_ptr[c + 1]):
+        s = tiles[t, 0]
+        run_rows(code, stream_ptr[s], stream_ptr[s + 1], scalars, arena, gms, bits, codes, tiles, t)
+
+
 @njit(cache=True, error_model="numpy", parallel=True)
 def _run(code, stream_ptr, scalars, arena_len, gms, bits, codes, tiles, core_ptr):
     for c in prange(core_ptr.shape[0] - 1):
-        arena = np.zeros(arena_len, dtype=np.float32)
-        for t in range(core_ptr[c], core_ptr[c + 1]):
-            s = tiles[t, 0]
-            run_rows(code, stream_ptr[s], stream_ptr[s + 1], scalars, arena, gms, bits, codes, tiles, t)
+        _run_core(code, stream_ptr, scalars, arena_len, gms, bits, codes, tiles, core_ptr, c)
+
+
+@njit(cache=True, error_model="numpy")
+def _run_one(code, stream_ptr, scalars, arena_len, gms, bits, codes, tiles, core_ptr):
+    """:func:`_run` for a schedule of one core: no parallel region to start (a small call's 4-5 us)."""
+    for c in range(core_ptr.shape[0] - 1):
+        _run_core(code, stream_ptr, scalars, arena_len, gms, bits, codes, tiles, core_ptr, c)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
 
 
 class RowProgram:
-    """Row streams and their scalars: ``streams`` a list of ``(instructions, 8)`` int64 arrays."""
+    """Row streams and their scalars: ``streams`` a list of ``(instructions, 8)`` int64 arrays (read-only once
+    made: a program is shared, and a schedule it has passed :func:`check` with is not checked again)."""
 
     def __init__(self, streams, scalars, arena_len: int):
-        self.stream_ptr = np.cumsum([0] + [len(s) for s in streams]).astype(np.int64)
-        self.code = (np.concatenate(streams).astype(np.int64) if streams else
-                     np.zeros((0, O.FIELDS), np.int64))
-        self.scalars = np.asarray(scalars if len(scalars) else [0.0], dtype=np.float32)
+        self.stream_ptr = _read_only(np.cumsum([0] + [len(s) for s in streams]).astype(np.int64))
+        self.code = _read_only(np.concatenate(streams).astype(np.int64) if streams else
+                               np.zeros((0, O.FIELDS), np.int64))
+        self.scalars = _read_only(np.asarray(scalars if len(scalars) else [0.0], dtype=np.float32).copy())
         self.arena_len = int(arena_len)
 
     def run(self, gm, segments, tiles, core_ptr):
         """Run the schedule over ``gm`` (written in place) after :func:`check`: one float32 array holding every
-        segment, or a sequence of them, segment ``k`` in the ``k``-th (no copy of a tensor into one array)."""
-        run(self.code, self.stream_ptr, self.scalars, self.arena_len, gm, segments, tiles, core_ptr)
+        segment, or a sequence of them, segment ``k`` in the ``k``-th (no copy of a tensor into one array). A
+        read-only schedule (:func:`scheduled_once`'s) passes the check once per program and segments."""
+        seg = np.asarray(segments, np.int64)
+        key = self._checked_key(seg, tiles, core_ptr)
+        if key is None or key not in _CHECKED:
+            run(self.code, self.stream_ptr, self.scalars, self.arena_len, gm, seg, tiles, core_ptr)
+            if key is not None:
+                if len(_CHECKED) >= _CHECKED_KEPT:
+                    _CHECKED.clear()
+                _CHECKED[key] = (self.code, self.stream_ptr, self.scalars, tiles, core_ptr)  # their ids stay theirs
+            return gm
+        _launch(self.code, self.stream_ptr, self.scalars, self.arena_len, gm, seg, tiles, core_ptr)
         return gm
+
+    def _checked_key(self, seg, tiles, core_ptr):
+        """What a passed check is kept under: every array it read by identity, each read-only (else None: checked
+        at every run), and the segments' values."""
+        arrays = (self.code, self.stream_ptr, self.scalars, tiles, core_ptr)
+        if not all(isinstance(a, np.ndarray) and not a.flags.writeable and a.flags.c_contiguous for a in arrays) \
+                or tiles.dtype != np.int64 or core_ptr.dtype != np.int64 or seg.ndim != 2 or seg.shape[1] != 2 \
+                or tiles.ndim != 2 or core_ptr.ndim != 1:
+            return None
+        return tuple(id(a) for a in arrays) + (self.arena_len, seg.shape[0], seg.tobytes())
+
+
+#: Launches whose check passed (:meth:`RowProgram.run`), the arrays it read held so that their ids stay theirs.
+_CHECKED: dict = {}
+_CHECKED_KEPT = 256
 
 
 def run(code, stream_ptr, scalars, arena_len, gm, segments, tiles, core_ptr):
@@ -269,32 +313,42 @@ def run(code, stream_ptr, scalars, arena_len, gm, segments, tiles, core_ptr):
     tiles = np.ascontiguousarray(tiles, dtype=np.int64).reshape(-1, 1 + len(segments))
     core_ptr = np.ascontiguousarray(core_ptr, dtype=np.int64)
     stream_ptr = np.ascontiguousarray(stream_ptr, dtype=np.int64)
-    check(code, stream_ptr, scalars, arena_len, np.asarray(segments, np.int64), tiles, core_ptr)
-    seg = np.asarray(segments, np.int64).reshape(-1, 2)
+    seg = np.asarray(segments, np.int64)
+    check(code, stream_ptr, scalars, arena_len, seg, tiles, core_ptr)
+    _launch(code, stream_ptr, scalars, arena_len, gm, seg.reshape(-1, 2), tiles, core_ptr)
+
+
+def _launch(code, stream_ptr, scalars, arena_len, gm, seg, tiles, core_ptr):
+    """Run a checked launch: ``gm``'s arrays checked against the segments ``seg`` (``(k, 2)`` int64)."""
     arrays = (gm,) * max(len(seg), 1) if isinstance(gm, np.ndarray) else tuple(gm)
     if len(seg) > MAX_SEGMENTS or len(arrays) != max(len(seg), 1):
         raise ValueError(f"row machine: {len(seg)} segments (at most {MAX_SEGMENTS}) need one array for all or one "
                          f"each, got {len(arrays)}")
-    gms, bits, codes, ends = [], [], [], [start + length for start, length in seg.tolist()]
+    gms, bits, codes = [], [], []
     for k, a in enumerate(arrays):
         sixteen = _CODE_16.get(a.dtype, 0) if isinstance(a, np.ndarray) else 0
         if not isinstance(a, np.ndarray) or (a.dtype != np.float32 and not sixteen) or a.ndim != 1 \
                 or not a.flags.c_contiguous or not a.flags.writeable:
             raise ValueError("row machine: gm must be a flat, C-contiguous float32 array (or one per segment, "
                              "float32, float16 or bfloat16), writeable")
-        if k < len(ends) and ends[k] > a.size:
+        if k < len(seg) and seg[k, 0] + seg[k, 1] > a.size:
             raise ValueError("row machine: a segment leaves gm" if isinstance(gm, np.ndarray) else
                              f"row machine: segment {k} leaves its array")
         gms.append(_NO_F32 if sixteen else a)
         bits.append(a.view(np.uint16) if sixteen else _NO_U16)
         codes.append(sixteen)
     pad = MAX_SEGMENTS - len(arrays)
+    codes = tuple(codes) + (0,) * pad
+    codes_array = _CODES.get(codes)
+    if codes_array is None:
+        codes_array = _CODES.setdefault(codes, _read_only(np.array(codes, np.int64)))
     ROW_MACHINE.ensure()
-    _run(np.ascontiguousarray(code, np.int64), stream_ptr, np.ascontiguousarray(scalars, np.float32),
-         int(arena_len), tuple(gms) + (_NO_F32,) * pad, tuple(bits) + (_NO_U16,) * pad,
-         np.array(codes + [0] * pad, np.int64), tiles, core_ptr)
+    (_run_one if core_ptr.shape[0] <= 2 else _run)(
+        np.ascontiguousarray(code, np.int64), stream_ptr, np.ascontiguousarray(scalars, np.float32), int(arena_len),
+        tuple(gms) + (_NO_F32,) * pad, tuple(bits) + (_NO_U16,) * pad, codes_array, tiles, core_ptr)
 
 
+_CODES: dict = {}      # the segments' dtype codes -> their array (read-only)
 _NO_F32, _NO_U16 = np.zeros(1, np.float32), np.zeros(1, np.uint16)     # an unused segment's slot
 _CODE_16 = {np.dtype(d): dtype_info(d).code for d in ("float16", "bfloat16")}   # a 16-bit segment's dtype code
 
@@ -331,10 +385,11 @@ def made_once(builder):
 def scheduled_once(schedule):
     """``schedule(t, segments, *rest) -> (tiles, core_ptr)`` (a kernel's, which reads only where each segment
     starts), made once per tiling and the rest of its (hashable) arguments where every segment starts at 0 (each
-    its own array: the operators' launches), the 64 most recent kept; the arrays are shared: never written to."""
+    its own array: the operators' launches), the 64 most recent kept; the arrays are shared, read-only (so
+    :meth:`RowProgram.run` checks them once)."""
     @functools.lru_cache(maxsize=64)
     def at_zero(t, k, *rest):
-        return schedule(t, np.zeros((k, 2), np.int64), *rest)
+        return tuple(_read_only(a) for a in schedule(t, np.zeros((k, 2), np.int64), *rest))
 
     def scheduled(t, segments, *rest):
         segments = np.asarray(segments)

@@ -221,8 +221,8 @@ def _plan(desc, values: dict) -> RowPlan:
     return RowPlan(desc, values["platform"], dtypes, shapes, options, tiling)
 
 
-def _run(desc, values: dict):
-    key = face_key(desc.name, values, _forms(desc))
+def _run(desc, values: dict, forms: tuple):
+    key = face_key(desc.name, values, forms)
     plan = ROW_PLANS.get(key) if key is not None else None
     if plan is None or plan.desc is not desc or plan.platform is not values["platform"]:
         plan = _plan(desc, values)
@@ -292,10 +292,10 @@ def face(desc):
     sig = base.replace(parameters=[*base.parameters.values(),
                                    *(inspect.Parameter(n, kw, default=v) for n, v in desc.rows.options.items())])
 
-    bind = binder(sig)
+    bind, forms = binder(sig), _forms(desc)
 
     def fn(*args, **kwargs):
-        return _run(desc, bind(args, kwargs))
+        return _run(desc, bind(args, kwargs), forms)
 
     fn.__name__ = fn.__qualname__ = desc.functional
     fn.__module__ = "swishgrad_numba"

@@ -173,7 +173,8 @@ def run_program(x2d: np.ndarray, gamma: np.ndarray, t, prog: RowProgram, out=Non
     writeability before it runs)."""
     rows, n = x2d.shape
     sizes = (rows * n, n, rows * n, rows)
-    segments = np.stack([np.zeros(4, np.int64), sizes], axis=1).astype(np.int64)
+    segments = np.zeros((4, 2), np.int64)
+    segments[:, 1] = sizes
     y, rstd = out if out is not None else (np.empty(sizes[Y], x2d.dtype), np.empty(rows, np.float32))
     gms = (segment(x2d), segment(gamma), y, rstd)
     tiles, core_ptr = _schedule(t, segments)

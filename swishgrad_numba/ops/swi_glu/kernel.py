@@ -29,8 +29,8 @@ from ...program.form import V
 from ...program.lower import lower
 from .host import SwiGluTiling
 
-__all__ = ["COMPUTE", "SCALARS", "as_bits", "compute", "dtype_kind", "prepared", "elementwise_program", "row_program", "schedule",
-           "run"]
+__all__ = ["COMPUTE", "SCALARS", "as_bits", "compute", "dtype_kind", "prepared", "elementwise_program", "row_program",
+           "schedule", "run"]
 
 X, Y = range(2)                  # global segments
 SCALARS = (-1.0, 1.0)            # the row streams' scalars, by index
@@ -145,10 +145,13 @@ def run(x: np.ndarray, t: SwiGluTiling, out: np.ndarray | None = None) -> np.nda
     (:func:`swishgrad_numba.engine.hot_rows.run_rows`), else on the row machine."""
     shape = (t.row_len, t.col_len)
     out = np.empty(shape, dtype=x.dtype) if out is None else out.reshape(shape)
-    flat, c = as_bits(np.ascontiguousarray(x).reshape(-1)), t.col_len
-    halves = ((flat, 2 * c, 0), (flat, 2 * c, c))
-    if hot_rows.run_rows(prepared(_programs, t.dtype)[0], halves, (as_bits(out.reshape(-1)), c, 0), t.row_len, c):
-        return out
+    c = t.col_len
+    if not hot_rows.too_small(t.row_len * c):
+        flat = as_bits(np.ascontiguousarray(x).reshape(-1))
+        halves = ((flat, 2 * c, 0), (flat, 2 * c, c))
+        ran = hot_rows.run_rows(prepared(_programs, t.dtype)[0], halves, (as_bits(out.reshape(-1)), c, 0), t.row_len, c)
+        if ran:
+            return out
     # the row machine reads x and writes out where they lie (a 16-bit segment widened as read, narrowed as written)
     segments = np.array([[0, 2 * t.row_len * c], [0, t.row_len * c]], dtype=np.int64)
     tiles, core_ptr = _schedule(t, segments)

@@ -21,6 +21,8 @@ widening is no instruction on the row machine (its segment is widened exactly as
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ...dtypes import dtype_info
@@ -135,10 +137,16 @@ def schedule_950(t: GluBaseTiling, segments: np.ndarray, kinds=None):
 _schedule_950 = scheduled_once(schedule_950)
 
 
+@functools.lru_cache(maxsize=64)
+def _kinds_950(t: GluBaseTiling) -> tuple:
+    """:func:`tile_kinds_950` made once per tiling."""
+    return tuple(tile_kinds_950(t))
+
+
 def run_grad_950(grad_output: np.ndarray, x: np.ndarray, t: GluBaseTiling, out=None) -> np.ndarray:
     """grad_x of the 950 kernel (:func:`.kernel_grad.run_grad_on`)."""
     def walk(gm, segments):
-        kinds = tuple(tile_kinds_950(t))
+        kinds = _kinds_950(t)
         tiles, core_ptr = _schedule_950(t, segments, kinds)
         _row_program_950(t, kinds).run(gm, segments, tiles, core_ptr)
     return run_grad_on(prepared(programs, t.dtype), grad_output, x, out, t.row_total, t.col_total, walk)
