@@ -65,7 +65,8 @@ def _acl_args(desc, tensors, out):
 def call_rows(dtype: str = "float32", reps: int = 200, rounds: int = 9, kernels=("a2", "950"),
               functional_only: bool = False) -> list:
     """``[(operator, kernel, face, median_us, best_us), ...]``: faces ``functional``, ``aclnn phase one``,
-    ``aclnn pair`` (phase one, phase two, synchronize); ``functional_only``: the first alone."""
+    ``aclnn pair`` (phase one, phase two, synchronize); ``functional_only``: the first alone. A row operator
+    (SwiGlu, SwiGluGrad, RmsNorm): its functional face alone (:func:`_row_call`)."""
     import numpy as np
 
     import swishgrad_numba as sg
@@ -85,6 +86,9 @@ def call_rows(dtype: str = "float32", reps: int = 200, rounds: int = 9, kernels=
         for name in sorted(DESCRIPTIONS):
             desc = DESCRIPTIONS[name]
             if platform.architecture not in get_operator(name).kernels:
+                continue
+            if desc.rows is not None:     # a row operator: its inputs in rows, as the target table has them
+                rows += _row_call(name, dtype, platform, kernel, reps, rounds)
                 continue
             rng = np.random.default_rng(0)
             ins = [rng.uniform(0.1, 0.9, N).astype(np.float32).astype(np_dtype) for _ in desc.inputs]
@@ -115,6 +119,22 @@ def call_rows(dtype: str = "float32", reps: int = 200, rounds: int = 9, kernels=
             rows.append((name, kernel, "aclnn phase one", *_timed(lambda: get_ws(*args), reps, rounds)))
             rows.append((name, kernel, "aclnn pair", *_timed(pair, reps, rounds)))
     return rows
+
+
+def _row_call(name: str, dtype: str, platform, kernel: str, reps: int, rounds: int) -> list:
+    """A row operator's functional face on N elements shaped as :data:`OP_BENCHES`' hook shapes them (rows of
+    4,096), the call the target table times (its aclnn pair is not timed here); [] for a dtype it does not take."""
+    from swishgrad_numba.benchmark import make_inputs
+    from swishgrad_numba.benchmark.op_benches import OP_BENCHES
+
+    bench = OP_BENCHES[name]
+    g, x, out = bench.arrays(*make_inputs(N, dtype))
+    call = lambda: bench.emulator(g, x, out, bench.beta, platform)   # noqa: E731
+    try:
+        call()
+    except (TypeError, ValueError):
+        return []
+    return [(name, kernel, "functional", *_timed(call, reps, rounds))]
 
 
 _FIRST = r"""
