@@ -22,9 +22,10 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 ORDERS = ("tree", "sequential", "block8")
 
 
-def repeat_sum(lanes, order="tree"):
-    """One 64-lane WholeReduceSum of ``lanes`` (at most 64 float32; the missing lanes are 0)."""
-    v = np.zeros(64, F32)
+def repeat_sum(lanes, order="tree", width=64):
+    """One 64-lane WholeReduceSum of ``lanes`` (at most 64 float32; the missing lanes are 0); ``width`` 8: one
+    DataBlock's BlockReduceSum (orders "tree" and "sequential")."""
+    v = np.zeros(width, F32)
     v[:len(lanes)] = np.asarray(lanes, F32)
     with np.errstate(all="ignore"):
         if order == "tree":
@@ -33,7 +34,7 @@ def repeat_sum(lanes, order="tree"):
             return F32(v[0])
         if order == "sequential":
             acc = v[0]
-            for i in range(1, 64):
+            for i in range(1, width):
                 acc = F32(acc + v[i])
             return F32(acc)
         if order == "block8":

@@ -50,6 +50,33 @@ def test_repeat_sum_matches_the_plain_order(rng, order, count):
     assert _same(out[64], repeat_sum(data, order))
 
 
+def _awkward_lanes(rng, n):
+    """Random float32 lanes with specials mixed in: infinities, NaNs, signed zeros, subnormals, values near the
+    largest (sums overflow) and magnitudes 2^-40 to 2^40 (sums round)."""
+    data = (rng.standard_normal(n) * 2.0 ** rng.integers(-40, 40, n)).astype(F32)
+    specials = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-45, -1e-40, 3.4e38, -3.4e38, 2.0 ** 24, 1.0], F32)
+    at = rng.random(n) < 0.1
+    data[at] = rng.choice(specials, at.sum())
+    data[rng.random(n) < 0.02] = -0.0
+    return data
+
+
+def test_whole_repeats_and_blocks_in_tree_order_match_the_plain_tree(rng):
+    """A whole 64-lane repeat and a whole 8-lane DataBlock in the default tree order (the vector tree,
+    :func:`swishgrad_numba.intrinsics.pair_tree_sum_64`) against the plain pairwise tree, over 300 repeats of
+    awkward lanes (one of them all -0: the sum is -0, and each of its DataBlocks' too)."""
+    repeats = 300
+    data = _awkward_lanes(rng, 64 * repeats)
+    data[:64] = -0.0
+    n = data.size
+    sums = [_ins("R_REPEAT_SUM", n + r, 64 * r, count=64) for r in range(repeats)]
+    out = _machine(sums + [_ins("R_BLOCK_SUM", n + repeats, 0, count=8 * repeats)], data, n + 9 * repeats)
+    want = [repeat_sum(data[64 * r:64 * r + 64], "tree") for r in range(repeats)]
+    assert _same(out[n:n + repeats], want) and _bits(out[n]) == 0x80000000
+    blocks = [repeat_sum(data[8 * b:8 * b + 8], "tree", 8) for b in range(8 * repeats)]
+    assert _same(out[n + repeats:], blocks) and (_bits(out[n + repeats:n + repeats + 8]) == 0x80000000).all()
+
+
 def test_the_orders_differ():
     # 1 + 2**24 lanes: the tree adds (1, 1) first and keeps it, the left-to-right sum loses every 1
     data = np.array([2.0 ** 24] + [1.0] * 63, F32)
@@ -67,7 +94,7 @@ def test_block_and_reduce_sum(rng, order):
     out = _machine([_ins("R_BLOCK_SUM", 200, 0, count=25, mode=m), _ins("R_REDUCE_SUM", 225, 0, count=200, mode=m)],
                    data, 232)
     for b in range(25):
-        assert _same(out[200 + b], repeat_sum(data[8 * b:8 * b + 8], "tree" if order == "tree" else "sequential"))
+        assert _same(out[200 + b], repeat_sum(data[8 * b:8 * b + 8], "tree" if order == "tree" else "sequential", 8))
     acc = None
     for r in range(0, 200, 64):
         s = repeat_sum(data[r:r + 64], order)
