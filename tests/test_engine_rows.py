@@ -414,6 +414,13 @@ def test_a_read_only_schedule_is_checked_once_a_writeable_one_at_every_run(monke
     assert len(checks) == 7
     with pytest.raises(ValueError, match="segment 1 leaves its array"):   # the arrays checked at every run
         prog.run((src, out[:8]), segs, tiles, core_ptr)
+    flat = np.array([[0, 0, 0, 0, 8, 8]], np.int64)      # the same tiles in one row: reshaped for the check alone
+    flat.flags.writeable = False
+    for _ in range(2):
+        out[:] = 0
+        prog.run((src, out), segs, flat, core_ptr)
+        assert _same(out, src)
+    assert len(checks) == 9
 
 
 def test_a_schedule_of_one_core_runs_without_a_parallel_region(monkeypatch):

@@ -297,8 +297,8 @@ class RowProgram:
         arrays = (self.code, self.stream_ptr, self.scalars, tiles, core_ptr)
         if not all(isinstance(a, np.ndarray) and not a.flags.writeable and a.flags.c_contiguous for a in arrays) \
                 or tiles.dtype != np.int64 or core_ptr.dtype != np.int64 or seg.ndim != 2 or seg.shape[1] != 2 \
-                or tiles.ndim != 2 or core_ptr.ndim != 1:
-            return None
+                or tiles.ndim != 2 or tiles.shape[1] != 1 + seg.shape[0] or core_ptr.ndim != 1:
+            return None     # (run() reshapes such a tiles array for the check: the shape it passed is kept)
         return tuple(id(a) for a in arrays) + (self.arena_len, seg.shape[0], seg.tobytes())
 
 
