@@ -58,6 +58,66 @@ def test_launches_on_one_stream_run_in_order(stream):
     np.testing.assert_array_equal(bits(bufs[-1]), bits(expected))
 
 
+def test_a_synchronizing_thread_runs_the_launches_the_worker_has_not_started(monkeypatch):
+    """A worker that has not woken (here: never started) leaves its stream's launches to the thread that
+    synchronizes it: each runs there once, in order, and a failed one is reported, the rest still run."""
+    import threading
+
+    monkeypatch.setattr(threading.Thread, "start", lambda self: None)
+    s = aclnn.aclrtCreateStream()[1]
+    monkeypatch.undo()
+    ran = []
+
+    def job(k):
+        def run():
+            ran.append((k, threading.current_thread()))
+            if k == 2:
+                raise ValueError("launch 2 fails")
+        return run
+    for k in range(5):
+        s._submit(job(k))
+    assert ran == []
+    assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_ERROR_RT_INTERNAL_ERROR
+    assert "launch 2 fails" in aclnn.aclGetRecentErrMsg()
+    assert ran == [(k, threading.current_thread()) for k in range(5)]
+    assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_SUCCESS and len(ran) == 5
+
+
+def test_launches_run_once_and_in_order_whoever_runs_them():
+    """Launches queued from one thread while three others synchronize the stream over and over: each runs
+    once, in the order queued, never two at a time, on the worker or a synchronizing thread."""
+    import threading
+    import time
+
+    s = aclnn.aclrtCreateStream()[1]
+    ran, running, overlap = [], [0], []
+
+    def job(k):
+        def run():
+            running[0] += 1
+            overlap.append(running[0] > 1)
+            time.sleep(0.0001 * (k % 3))
+            ran.append(k)
+            running[0] -= 1
+        return run
+    stop = threading.Event()
+
+    def sync():
+        while not stop.is_set():
+            assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_SUCCESS
+    threads = [threading.Thread(target=sync) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for k in range(300):
+        s._submit(job(k))
+    assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_SUCCESS
+    stop.set()
+    for t in threads:
+        t.join()
+    assert ran == list(range(300)) and not any(overlap)
+    assert aclnn.aclrtDestroyStream(s) == aclnn.ACL_SUCCESS
+
+
 def test_default_stream_and_several_streams():
     rng = np.random.default_rng(6)
     streams = [aclnn.aclrtCreateStream()[1] for _ in range(2)] + [None]

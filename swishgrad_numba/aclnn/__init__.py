@@ -19,7 +19,8 @@ fmt, storage, m, addr)``                        fmt, storage, data)`` -> aclTens
 "Device memory" is a NumPy array; ``strides`` and ``offset`` count elements,
 as in C, so transposed, sliced and broadcast (stride 0) views are
 expressible. A launch is queued on a stream whose worker thread runs the
-emulated kernel; results are defined after ``aclrtSynchronizeStream``.
+emulated kernel (or the thread that synchronizes it, where the worker has not
+started it); results are defined after ``aclrtSynchronizeStream``.
 
 The package, each layer importing only those above it:
 
