@@ -77,6 +77,26 @@ def test_whole_repeats_and_blocks_in_tree_order_match_the_plain_tree(rng):
     assert _same(out[n + repeats:], blocks) and (_bits(out[n + repeats:n + repeats + 8]) == 0x80000000).all()
 
 
+@pytest.mark.parametrize("pairs", [
+    [(200, 0), (201, 64)],            # apart: both trees at once
+    [(70, 0), (300, 64)],             # the second reads the first's sum (at 70): one after the other
+    [(250, 0), (250, 64)],            # one destination: the second's sum stays
+    [(10, 0), (251, 64)],             # the second writes into what the first read (read before)
+    [(200, 0), (201, 64), (202, 128), (130, 192), (203, 128)],   # a run, one of them fed by another
+])
+def test_consecutive_repeat_sums_read_what_the_ones_before_them_wrote(rng, pairs):
+    """Whole repeats in a row, run two at a time where the second does not read the first's sum: the same as
+    one at a time, each reading the arena as the sums before it left it (finite lanes: a sum read or not shows)."""
+    data = (rng.standard_normal(256) * 100).astype(F32)
+    sums = [_ins("R_REPEAT_SUM", d, a, count=64) for d, a in pairs]
+    out = _machine(sums, data, 320)
+    want = np.zeros(320, F32)
+    want[:256] = data
+    for d, a in pairs:
+        want[d] = repeat_sum(want[a:a + 64], "tree")
+    assert _same(out, want)
+
+
 def test_the_orders_differ():
     # 1 + 2**24 lanes: the tree adds (1, 1) first and keeps it, the left-to-right sum loses every 1
     data = np.array([2.0 ** 24] + [1.0] * 63, F32)

@@ -131,7 +131,8 @@ def _exec(code, lo, hi, scalars, arena, gms, bits, codes, tiles, t):
     """Instructions ``lo`` to ``hi`` of ``code`` for tile ``t`` (its global bases: ``tiles[t, 1:]``): segment ``k`` in
     the float32 array ``gms[k]`` where ``codes[k]`` is 0, else the 16-bit values of that dtype code in ``bits[k]``
     (widened exactly as they are read, narrowed as written: the values an R_CAST_RINT leaves)."""
-    for pc in range(lo, hi):
+    pc = lo
+    while pc < hi:
         op, d, a, b, n = code[pc, 0], code[pc, 1], code[pc, 2], code[pc, 3], code[pc, 4]
         k0, k1, mode = scalars[code[pc, 5]], scalars[code[pc, 6]], code[pc, 7]
         # unsigned offsets (check() keeps every one inside the arena): no negative-index test per element, so
@@ -183,7 +184,17 @@ def _exec(code, lo, hi, scalars, arena, gms, bits, codes, tiles, t):
             else:
                 _unary(arena, du, au, n, k0, _rint_bf16)
         elif op == REPEAT_SUM:
-            arena[d] = R.repeat_sum(arena, a, n, mode)
+            q = pc + 1
+            if n == 64 and mode == R.ORDER_TREE and q < hi and code[q, 0] == REPEAT_SUM and code[q, 4] == 64 \
+                    and code[q, 7] == R.ORDER_TREE and not code[q, 2] <= d < code[q, 2] + 64:
+                # the next instruction a whole repeat that does not read this one's sum: both trees at once (one
+                # at a time, each waited for its tree's latency: 14 ns a repeat, 5 in pairs; bench/RESULTS.md)
+                first, second = R.repeat_sum(arena, a, 64, mode), R.repeat_sum(arena, code[q, 2], 64, mode)
+                arena[d] = first
+                arena[code[q, 1]] = second
+                pc += 1
+            else:
+                arena[d] = R.repeat_sum(arena, a, n, mode)
         elif op == BLOCK_SUM:
             for i in range(n):
                 arena[du + np.uint64(i)] = R.block_sum(arena, a + 8 * i, mode)
@@ -217,6 +228,7 @@ def _exec(code, lo, hi, scalars, arena, gms, bits, codes, tiles, t):
                 arena[du + np.uint64(i)] = R.lanes_extreme(arena, a + 8 * i, 8, mode)
         elif op == REDUCE_EXTREME:   # ReduceMax/Min, value only
             arena[d] = R.reduce_extreme(arena, a, n, mode)
+        pc += 1
 
 
 _I64_1D = types.Array(types.int64, 1, "C")
