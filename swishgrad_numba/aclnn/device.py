@@ -78,7 +78,8 @@ class aclrtStream:
                     self._start_worker()
 
     def _next(self):
-        """The next launch, now running (the lock held), or None where one is running or none is queued."""
+        """The next launch, now marked running (called with the lock held), or None where one is running or none
+        is queued."""
         if self._running or not self._jobs:
             return None
         self._running = True
