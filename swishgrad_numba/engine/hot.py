@@ -52,7 +52,8 @@ from .launch import MAX_INPUTS, core_span, ready, rerun_block
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
 
 __all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_WARM_MIN_ELEMENTS", "HOT_WARM_ELEMENTS", "HOT_BLOCK", "enabled",
-           "set_enabled", "use", "hot_class", "large_enough", "launch_args", "run", "launcher", "source_and_rows"]
+           "set_enabled", "use", "hot_class", "too_small", "large_enough", "launch_args", "run", "launcher",
+           "source_and_rows"]
 
 #: The environment variable that turns the hot tier off for a process (``0``) at import.
 ENV_VAR = "SWISHGRAD_HOT"
@@ -335,6 +336,12 @@ def _not_taken(prepared) -> bool:
     spends nothing more here."""
     made = prepared.__dict__.get("_hot")
     return made is not None and made[0] is None
+
+
+def too_small(numel: int) -> bool:
+    """Whether a launch of ``numel`` elements is under every size :func:`large_enough` takes, warm or not (a
+    caller need not make a launch's operands for the hot tier, which would decline it)."""
+    return numel < min(HOT_MIN_ELEMENTS, HOT_WARM_MIN_ELEMENTS)
 
 
 def large_enough(prepared, numel: int) -> bool:

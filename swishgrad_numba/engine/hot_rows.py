@@ -19,7 +19,7 @@ from .. import runtime
 from . import hot
 from .launch import MAX_INPUTS, ready, rerun_block
 
-__all__ = ["Operand", "run_rows", "too_small"]
+__all__ = ["Operand", "run_rows"]
 
 #: An operand: a flat C-contiguous tensor and where each row's ``cols`` elements start in it, ``row * stride +
 #: offset``.
@@ -52,12 +52,6 @@ def _checked(name: str, a: np.ndarray, stride: int, offset: int, rows: int, cols
     if offset < 0 or stride < cols or offset + cols > stride or (rows - 1) * stride + offset + cols > a.shape[0]:
         raise ValueError(f"{name}: {rows} rows of {cols} at stride {stride} from {offset} do not fit in its "
                          f"{a.shape[0]} elements")
-
-
-def too_small(numel: int) -> bool:
-    """Whether a launch of ``numel`` elements is under every size the hot tier takes (:func:`.hot.large_enough`):
-    its caller need not make the operands' views for :func:`run_rows`, which would decline it."""
-    return numel < min(hot.HOT_MIN_ELEMENTS, hot.HOT_WARM_MIN_ELEMENTS)
 
 
 def run_rows(prepared, ins: tuple, out: Operand, rows: int, cols: int, attrs=None) -> bool:

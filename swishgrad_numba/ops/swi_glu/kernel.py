@@ -21,7 +21,7 @@ import functools
 import numpy as np
 
 from ...dtypes import dtype_info
-from ...engine import hot_rows, opcodes as O
+from ...engine import hot, hot_rows, opcodes as O
 from ...engine.rows import RowProgram, compute_rows, made_once, scheduled_once, segment
 from ...engine.runner import Prepared
 from ...program.elementwise import elementwise
@@ -146,7 +146,7 @@ def run(x: np.ndarray, t: SwiGluTiling, out: np.ndarray | None = None) -> np.nda
     shape = (t.row_len, t.col_len)
     out = np.empty(shape, dtype=x.dtype) if out is None else out.reshape(shape)
     c = t.col_len
-    if not hot_rows.too_small(t.row_len * c):
+    if not hot.too_small(t.row_len * c):
         flat = as_bits(np.ascontiguousarray(x).reshape(-1))
         halves = ((flat, 2 * c, 0), (flat, 2 * c, c))
         ran = hot_rows.run_rows(prepared(_programs, t.dtype)[0], halves, (as_bits(out.reshape(-1)), c, 0), t.row_len, c)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...dtypes import dtype_info
-from ...engine import hot_rows, opcodes as O
+from ...engine import hot, hot_rows, opcodes as O
 from ...engine.rows import RowProgram, compute_rows, made_once, scheduled_once, segment
 from ...program.elementwise import elementwise
 from ...program.form import V
@@ -52,7 +52,7 @@ def run_grad_hot(pair: tuple, grad_output: np.ndarray, x: np.ndarray, out: np.nd
     """grad_x into flat ``out`` (x's dtype) on the hot tier (:func:`swishgrad_numba.engine.hot_rows.run_rows`) by
     ``pair``, the :class:`swishgrad_numba.engine.runner.Prepared` of grad_a's and grad_b's programs (inputs a, b,
     then the incoming gradient); whether it ran (False: out untouched, or to be written again in full)."""
-    if hot_rows.too_small(rows * cols):
+    if hot.too_small(rows * cols):
         return False
     xf, gf = (as_bits(np.ascontiguousarray(v).reshape(-1)) for v in (x, grad_output))
     of = as_bits(out.reshape(-1))          # written: a view (run_rows refuses what is not flat and C-contiguous)
