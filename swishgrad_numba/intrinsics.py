@@ -24,6 +24,7 @@ the loops around it vectorisable:
   still does the same IEEE operations.
 - :func:`gather_lanes`: 16 table entries at 16-bit indices in one vector
   gather (a table lookup LLVM leaves scalar); loads only, the same values.
+  A uint16 table is read in 32-bit words, so it holds one entry more.
 - :func:`pair_tree_sum_64` / :func:`pair_tree_sum_8`: the sum of 64 (8)
   float32 values as a tree of neighbouring pairs, each level one vector
   ``fadd`` of the even lanes and the odd ones (LLVM leaves the scalar tree
@@ -32,7 +33,10 @@ the loops around it vectorisable:
 """
 from __future__ import annotations
 
+import sys
+
 from llvmlite import ir
+from llvmlite.ir.instructions import GEPInstr
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -151,56 +155,75 @@ GATHER_LANES = 16
 
 
 def _gather_signature(table, src, src_at, dst, dst_at):
-    # 1-D C-contiguous arrays: float32 entries, uint16 indices, a float32 or uint16 destination
+    # 1-D C-contiguous arrays: uint16 indices; float32 entries into a float32 destination, or uint16 ones into
+    # a uint16 one
     arrays = (table, src, dst)
     if not all(isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" for a in arrays):
         return None
-    if table.dtype != types.float32 or src.dtype != types.uint16 or dst.dtype not in (types.float32, types.uint16):
+    if src.dtype != types.uint16 or (table.dtype, dst.dtype) not in _GATHER_TYPES:
         return None
     if not (isinstance(src_at, types.Integer) and isinstance(dst_at, types.Integer)):
         return None
     return types.void(table, src, types.intp, dst, types.intp)
 
 
+#: (table, destination) element types :func:`gather_lanes` takes.
+_GATHER_TYPES = ((types.float32, types.float32), (types.uint16, types.uint16))
+
+
+def _gathered(builder, base, entry, index, word, align: int, lanes: int):
+    """``llvm.masked.gather`` (all lanes on) of ``word``-typed values at ``base`` (a pointer to ``entry``s)
+    plus each lane's ``index`` entries."""
+    # a vector GEP (llvmlite types a GEP's result from scalar indices only: the vector type is given)
+    ptrs = GEPInstr(builder.block, base, [index], True, "", source_etype=entry)
+    ptrs.type = ir.VectorType(entry.as_pointer(), lanes)
+    builder._insert(ptrs)
+    ptr_ty = ir.VectorType(word.as_pointer(), lanes)
+    if entry != word:
+        ptrs = builder.bitcast(ptrs, ptr_ty)
+    vec = ir.VectorType(word, lanes)
+    name = f"llvm.masked.gather.v{lanes}{_IR_SUFFIX[str(word)]}.v{lanes}p0{_IR_SUFFIX[str(word)]}"
+    fnty = ir.FunctionType(vec, [ptr_ty, ir.IntType(32), ir.VectorType(ir.IntType(1), lanes), vec])
+    fn = cgutils.get_or_insert_function(builder.module, fnty, name)
+    on = ir.Constant(ir.VectorType(ir.IntType(1), lanes), [1] * lanes)
+    return builder.call(fn, [ptrs, ir.Constant(ir.IntType(32), align), on, ir.Constant(vec, None)])
+
+
+_IR_SUFFIX = {"float": "f32", "i32": "i32"}
+
+
 @intrinsic
 def gather_lanes(typingctx, table, src, src_at, dst, dst_at):
     """``dst[dst_at + i] = table[src[src_at + i]]`` for ``i < GATHER_LANES``, as one vector gather
     (``llvm.masked.gather``, all lanes on: AVX-512's ``vgatherdps``; a target without gathers gets the
-    loads one by one). A uint16 ``dst`` takes the entry's integer (``fptoui``, as a store of the float into
-    it). The caller keeps every index inside its array: a uint16 index is always inside a 65,536-entry table.
-    LLVM does not vectorise a table lookup into a gather by itself here (its cost model), and a scalar lookup
-    costs about 0.3 ns an element (issue 39)."""
+    loads one by one). ``table`` and ``dst`` are both float32 or both uint16. A uint16 table: AVX-512 gathers
+    32-bit words at the least, so each lane reads the 4 bytes from its entry (the entry and the next one) and
+    keeps the entry's 2: the table must hold one entry past the largest index, 65,537 entries for any uint16
+    index. The caller keeps every index inside its array: a uint16 index is always inside a 65,536-entry
+    float32 table. LLVM does not vectorise a table lookup into a gather by itself here (its cost model), and
+    a scalar lookup costs about 0.3 ns an element (issue 39)."""
     sig = _gather_signature(table, src, src_at, dst, dst_at)
     if sig is None:
         return None
 
     def codegen(context, builder, signature, args):
-        from llvmlite.ir.instructions import GEPInstr
-
         tab_ty, src_ty, _, dst_ty, _ = signature.args
         tab = context.make_array(tab_ty)(context, builder, args[0])
         srca = context.make_array(src_ty)(context, builder, args[1])
         dsta = context.make_array(dst_ty)(context, builder, args[3])
         lanes = GATHER_LANES
-        f32, i32, i16 = ir.FloatType(), ir.IntType(32), ir.IntType(16)
+        i32, i16 = ir.IntType(32), ir.IntType(16)
         at = builder.gep(srca.data, [args[2]])
         bits = builder.load(builder.bitcast(at, ir.VectorType(i16, lanes).as_pointer()), align=2)
         index = builder.zext(bits, ir.VectorType(i32, lanes))
-        # a vector GEP (llvmlite types a GEP's result from scalar indices only: the vector type is given)
-        ptr_ty = ir.VectorType(f32.as_pointer(), lanes)
-        ptrs = GEPInstr(builder.block, tab.data, [index], True, "", source_etype=f32)
-        ptrs.type = ptr_ty
-        builder._insert(ptrs)
-        vec_f32 = ir.VectorType(f32, lanes)
-        fnty = ir.FunctionType(vec_f32, [ptr_ty, i32, ir.VectorType(ir.IntType(1), lanes), vec_f32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, f"llvm.masked.gather.v{lanes}f32.v{lanes}p0f32")
-        got = builder.call(fn, [ptrs, ir.Constant(i32, 4), ir.Constant(ir.VectorType(ir.IntType(1), lanes),
-                                                                         [1] * lanes), ir.Constant(vec_f32, None)])
-        if dst_ty.dtype == types.uint16:
-            got = builder.fptoui(got, ir.VectorType(i16, lanes))
-            align = 2
+        if tab_ty.dtype == types.uint16:
+            # a 32-bit word from each entry's address (2-byte aligned): the entry is its first 2 bytes
+            words = _gathered(builder, tab.data, i16, index, i32, 2, lanes)
+            if sys.byteorder == "big":
+                words = builder.lshr(words, ir.Constant(ir.VectorType(i32, lanes), [16] * lanes))
+            got, align = builder.trunc(words, ir.VectorType(i16, lanes)), 2
         else:
-            align = 4
+            got, align = _gathered(builder, tab.data, ir.FloatType(), index, ir.FloatType(), 4, lanes), 4
         to = builder.gep(dsta.data, [args[4]])
         builder.store(got, builder.bitcast(to, got.type.as_pointer()), align=align)
         return context.get_dummy_value()

@@ -120,16 +120,27 @@ def _gather_all(table, src, dst):
         gather_lanes(table, src, i, dst, i)
 
 
-@pytest.mark.parametrize("dst_dtype", [np.float32, np.uint16])
-def test_gather_lanes_reads_every_pattern(dst_dtype):
-    """Every 16-bit index, in an order that mixes them, reads its table entry (NumPy's indexing); a uint16
-    destination takes the entry's integer."""
+@pytest.mark.parametrize("dtype", [np.float32, np.uint16])
+def test_gather_lanes_reads_every_pattern(dtype):
+    """Every 16-bit index, in an order that mixes them, reads its table entry (NumPy's indexing). A uint16
+    table holds one entry more (its 32-bit reads of entry 65,535 reach it), which no index reads."""
     rng = np.random.default_rng(7)
-    table = rng.integers(0, 65536, 65536).astype(np.float32)
+    entries = rng.integers(0, 65536, 65536)
+    table = entries.astype(dtype) if dtype == np.float32 else np.append(entries, 0xBEEF).astype(dtype)
     src = rng.permutation(65536).astype(np.uint16)
-    dst = np.zeros(65536, dtype=dst_dtype)
+    dst = np.zeros(65536, dtype=dtype)
     _gather_all(table, src, dst)
-    assert np.array_equal(dst, table[src].astype(dst_dtype))
+    assert np.array_equal(dst, entries[src].astype(dtype))
+
+
+def test_gather_lanes_keeps_each_uint16_entry_apart_from_the_next():
+    """Neighbouring entries of a uint16 table, each read by its own lane: a lane keeps its own 2 bytes of the
+    word it reads (every pair of neighbours differs in both bytes)."""
+    table = (np.arange(65537, dtype=np.uint32) * 0x0101 + 0x1234).astype(np.uint16)
+    src = np.arange(65535, 65535 - 64, -1, dtype=np.uint16)
+    dst = np.zeros(64, dtype=np.uint16)
+    _gather_all(table, src, dst)
+    assert np.array_equal(dst, table[src.astype(np.int64)])
 
 
 @njit
@@ -150,5 +161,9 @@ def test_gather_lanes_writes_its_lanes_only():
 def test_gather_lanes_rejects_other_types():
     with pytest.raises(TypingError):
         _gather_at(np.zeros(65536, np.float64), np.zeros(16, np.uint16), 0, np.zeros(16, np.float32), 0)
+    with pytest.raises(TypingError):      # a float32 table into uint16, a uint16 one into float32
+        _gather_at(np.zeros(65536, np.float32), np.zeros(16, np.uint16), 0, np.zeros(16, np.uint16), 0)
+    with pytest.raises(TypingError):
+        _gather_at(np.zeros(65537, np.uint16), np.zeros(16, np.uint16), 0, np.zeros(16, np.float32), 0)
     with pytest.raises(TypingError):
         _gather_at(np.zeros(65536, np.float32), np.zeros(16, np.int32), 0, np.zeros(16, np.float32), 0)

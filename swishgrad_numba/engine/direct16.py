@@ -81,7 +81,7 @@ def split(code, out_row, grain, inputs):
 
 def lookup_bits(table, src, src_at, dst, dst_at, n):
     """LOOKUP of ``n`` 16-bit patterns from ``src_at`` of ``src``: ``dst[dst_at + i] = table[src[src_at + i]]``
-    (``dst`` float32, or uint16 taking the entry's integer), 16 at a time by one vector gather
+    (``dst`` float32), 16 at a time by one vector gather
     (:func:`swishgrad_numba.intrinsics.gather_lanes`: the same loads, about 0.2 ns an element where the
     scalar loop took 0.3), the rest one by one. A float32 ``src`` (a float32 launch's, which never looks up,
     but compiles the same code) is read as the bits' numbers, one by one (jitted code only)."""

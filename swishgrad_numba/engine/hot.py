@@ -93,7 +93,7 @@ INLINE_TABLES = True
 #: (:func:`swishgrad_numba.kernel.exp_vector.exp_rows`; Inf/NaN mode): where the compile target has it
 #: (:data:`swishgrad_numba.kernel.exp_vector.VECTOR_EXP`). Part of each block's key (:func:`class_name`).
 VECTOR_EXP = exp_vector.VECTOR_EXP
-#: The longest table stream whose lone Lookup the loop computes rather than the flat pass gathering it (rows16,
+#: The longest table stream whose lone Lookup the loop computes rather than :mod:`.lookup16` gathering it (rows16,
 #: 2 threads: leaky_relu's 5 instructions from 0.77x to 0.90x of PyTorch on float16; gelu_v2's 30 from 1.48x
 #: down to 0.63x; castround: hardswish's 8 take 1.0-1.2 ms computed against 0.6 gathered in float16, 0.70 against
 #: 0.54 in bfloat16, where relu's 3 and leaky_relu's 5 still gain 20-30% computed).
@@ -222,7 +222,7 @@ def _inlined(prepared) -> dict:
 def hot_class(code, grain: int, inputs: int, out_row: int, sat: bool, inline: dict | None = None):
     """The class of a checked stream's hot block, made once per process; None where it does not run hot."""
     code = np.asarray(code)
-    if code.shape[0] == 1 and code[0, OP] == LOOKUP:   # a lone Lookup: the flat pass gathers it into the result
+    if code.shape[0] == 1 and code[0, OP] == LOOKUP:   # a lone Lookup: .lookup16 gathers it into the result
         table = (inline or {}).get(int(code[0, MODE]))
         if table is None or table[0].shape[0] > LONE_LOOKUP_COMPUTED:
             return None

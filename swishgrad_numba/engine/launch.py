@@ -26,11 +26,10 @@ import numpy as np
 from numba import njit, prange
 
 from ..kernel.broadcast import register_wide_pass
-from .direct16 import lookup_bits, run_if_direct, split as direct_split
+from .direct16 import run_if_direct, split as direct_split
 from .fused16 import run_if_fused, run_if_fused_raw, shape as fused_shape
 from .machine import MACHINE, run_machine
 from .shared import cached_unlinked
-from .opcodes import DST, LOOKUP, MODE, OP, SRC0
 
 __all__ = ["ready", "copy_in", "copy_out", "rerun_block", "core_span", "EngineParams", "MAX_INPUTS", "launch_bins",
            "pass_span", "run_bin", "raw_args", "build_table"]
@@ -92,24 +91,14 @@ def _store(arena, at, gm, offset, n):
 MAX_INPUTS = 3
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _lookup_only(code, out_row):
-    """Whether the stream is one LOOKUP of input 0 into the result: a 16-bit program tabulated whole."""
-    return (code.shape[0] == 1 and code[0, OP] == LOOKUP and code[0, SRC0] == 0 and code[0, DST] == out_row)
-
-
 @njit(cache=True, error_model="numpy")
 def _flat_pass(code, scalars, tables, ins, inputs, offset, out, count, arena, grain, out_row, sat, fused, direct):
     """A pass of ``count`` elements from ``offset`` of the flat tensors ``ins`` (a tuple of one array
-    type) into ``out``: blocks of ``grain``, input ``i`` in arena row ``i``. A stream of one LOOKUP of input 0 into the
-    result reads its table at the input's bits, straight into ``out`` (the same values as its blocks:
-    the bits' number indexes the table, the entry's number is stored). A 16-bit stream of
+    type) into ``out``: blocks of ``grain``, input ``i`` in arena row ``i``. A 16-bit stream of
     :func:`.fused16.shape`'s shape (``fused``, found once per launch) runs as its fused loop; another 16-bit
     stream that :func:`.direct16.split` splits (``direct``) reads its inputs and writes its result where
-    they lie."""
-    if _lookup_only(code, out_row):
-        lookup_bits(tables[code[0, MODE]], ins[0], offset, out, offset, count)
-        return
+    they lie. (A launch of a lone Lookup into the result runs as :mod:`.lookup16`'s gathers, where
+    :meth:`.runner.Prepared.run` sends it.)"""
     if run_if_fused(fused, tables, ins, out, offset, count, arena[:grain], sat):   # a stream of .fused16's shape
         return
     if run_if_direct(direct, code, scalars, tables, ins, out, offset, count, arena, grain, sat):

@@ -21,7 +21,8 @@ from ..kernel import plan as kernel_plan
 from ..kernel.tables import TableCache
 from ..kernel.walk import PIECE_DTYPE
 from ..program.lower import Lowered, lower
-from . import hot, launch
+from . import hot, launch, lookup16
+from .opcodes import MODE
 from .stream import Stream, check, streams
 
 __all__ = ["DEFAULT_GRAIN", "Prepared", "prepare", "recorded", "run_program", "run_stream"]
@@ -81,8 +82,11 @@ class Prepared:
         n_tables = len(s.tables)
         self.main = _checked(s.main, len(s.main.scalar_ops), n_tables, s.inputs)
         self.tables = tuple((_checked(t, len(t.scalar_ops), 0, s.inputs), inp) for t, inp in s.tables)
+        #: whether the main stream is a lone Lookup into the result (:func:`.lookup16.lone_lookup`)
+        self.lone = lookup16.lone_lookup(self.main.code, self.main.out)
         self._args: dict = {}
         self._hot_args: dict = {}   # hot.launch_args', per args_key
+        self._bits: dict = {}       # bits_table's, per args_key
 
     def launch_args(self, attrs) -> tuple:
         """``(scalars, tables)`` of the main stream for these attribute values, read-only, kept per
@@ -101,6 +105,18 @@ class Prepared:
             kept.clear()
         kept[key] = value
         return value
+
+    def bits_table(self, attrs) -> np.ndarray | None:
+        """The lone Lookup's :func:`.lookup16.bits_table` for these attribute values, kept per values (None
+        where the main stream is not a lone Lookup, or its entries are not a result's bits)."""
+        if not self.lone:
+            return None
+        key = self.args_key(attrs)
+        try:
+            return self._bits[key]
+        except KeyError:    # (made here, or dropped by another thread's keep meanwhile)
+            _scalars, tables = self.launch_args(attrs)
+            return self.keep(self._bits, key, lookup16.bits_table(tables[self.main.code[0, MODE]]))
 
     def args_key(self, attrs) -> bytes:
         """The key of these attribute values' kept arguments: their float32 bits (-0.0 apart from 0.0, a NaN
@@ -143,6 +159,9 @@ class Prepared:
         with runtime.launch_guard():
             if hot.run(self, ins, out, pieces, bins, attrs):  # a large launch: the hot tier
                 return
+            if _bits_16(ins, out) and (bits := self.bits_table(attrs)) is not None:    # a lone Lookup's gathers
+                lookup16.launch(bits, ins[0], out, pieces, bins)
+                return
             scalars, tables = self.launch_args(attrs)
             raw, inputs, wide, raw_out, numel = launch.raw_args(ins, out)
             if len(bins) <= 2:
@@ -158,6 +177,13 @@ class Prepared:
         scalars, tables = self.launch_args(attrs)
         launch.ready()
         return launch.EngineParams(m.code, scalars, tables, m.grain, m.arena_len, m.out, self.sat)
+
+
+def _bits_16(ins: tuple, out: np.ndarray) -> bool:
+    """Whether a launch's first input (a lone Lookup's) and its result are flat C-contiguous uint16 arrays of
+    one length."""
+    return (out.dtype == np.uint16 and ins[0].dtype == np.uint16 and out.ndim == 1 and ins[0].shape == out.shape
+            and out.flags.c_contiguous and ins[0].flags.c_contiguous)
 
 
 def prepare(compiled, grain: int | None = None) -> Prepared:
