@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from reference import DTYPES, assert_bits_equal, ref_swish_grad
+from reference_activations import ref_sigmoid
 
 import swishgrad_numba
 from swishgrad_numba import runtime
@@ -148,6 +149,47 @@ print(json.dumps({{"small": small, "big": big, "layer": sg.runtime.threading_lay
     assert result["layer"] == (_expected_layer() if layer == "chosen" else layer)
     _check_child(result["small"], name, 4)
     _check_child(result["big"], name, 1 << 17)
+
+
+@LAYERS
+def test_a_tabulated_program_in_a_forked_child_and_in_threads(layer):
+    # A 16-bit forward operator runs as engine.lookup16's launch (its own parallel function): in a child forked
+    # after the parent ran it on two bins, and in four threads at once, each on its own inputs.
+    result = run_script("""
+import json, multiprocessing as mp, threading
+import numpy as np
+import swishgrad_numba as sg
+
+def x_of(k):
+    return (np.linspace(-9, 7, 1 << 17) * (k + 1)).astype(np.float16)
+
+def child(q):
+    q.put(sg.sigmoid(x_of(1)).view(np.uint16).tolist())
+
+sg.sigmoid(x_of(0))   # parallel launch in the parent
+q = mp.get_context("fork").Queue()
+p = mp.get_context("fork").Process(target=child, args=(q,))
+p.start()
+forked = q.get(timeout=120)
+p.join(60)
+threads = {}
+def work(k):
+    threads[k] = sg.sigmoid(x_of(k)).view(np.uint16).tolist()
+ts = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join(120)
+print(json.dumps({"forked": forked, "exitcode": p.exitcode, "threads": [threads.get(k) for k in range(4)]}))
+""", env_extra=_layer_env(layer), drop=("NUMBA_THREADING_LAYER",))
+    assert result["exitcode"] == 0
+
+    def want(k):
+        x = (np.linspace(-9, 7, 1 << 17) * (k + 1)).astype(np.float16)
+        return ref_sigmoid(x).view(np.uint16)
+    assert np.array_equal(np.array(result["forked"], np.uint16), want(1))
+    for k, got in enumerate(result["threads"]):
+        assert np.array_equal(np.array(got, np.uint16), want(k)), k
 
 
 @LAYERS
