@@ -41,7 +41,7 @@ def main(argv=None) -> None:
     from swishgrad_numba.benchmark.family import op_calls
     from swishgrad_numba.engine import hot
     from swishgrad_numba.engine.entry import Entries
-    from swishgrad_numba.engine.runner import frozen
+    from swishgrad_numba.engine.launch import frozen
     from swishgrad_numba.platform import Platform
 
     torch.set_num_threads(2)

@@ -148,8 +148,11 @@ def launch_guard():
     layer = threading_layer()
     _warn_once_on_omp(layer)
     if layer in _THREAD_SAFE_LAYERS:
-        return contextlib.nullcontext()
+        return _NO_GUARD
     return _lock
+
+
+_NO_GUARD = contextlib.nullcontext()    # holds nothing, so one serves every launch and thread
 
 
 class ChildRenewedLock:

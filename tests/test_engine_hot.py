@@ -18,7 +18,7 @@ import pytest
 import swishgrad_numba as sg
 from program_interpreter import interpret
 from reference import assert_bits_equal
-from swishgrad_numba.engine import hot, hot_loops, hot_source, hot_words, opcodes as O, runner
+from swishgrad_numba.engine import hot, hot_loops, hot_source, hot_words, launch, opcodes as O, runner
 from swishgrad_numba.engine.stream import streams
 from swishgrad_numba.kernel import exp_vector
 from swishgrad_numba.kernel import plan as kernel_plan
@@ -40,7 +40,7 @@ def test_a_middle_launch_runs_hot_once_its_stream_is_warm(monkeypatch):
     monkeypatch.setattr(hot, "HOT_WARM_ELEMENTS", 3 * n)
     attrs = {"alpha": np.float32(2.0), "beta": np.float32(1.0)}
     launch_plan = kernel_plan.plan([kernel_plan.CoreRun(0, 1, 0, 1, n, n, n)], n, 2)
-    pieces, bins = runner.frozen(launch_plan.pieces), runner.frozen(launch_plan.bins)
+    pieces, bins = launch.frozen(launch_plan.pieces), launch.frozen(launch_plan.bins)
     x = np.arange(n, dtype=np.float32)
     want = x * np.float32(2.0) + np.float32(1.0)
     with hot.use(True):
@@ -479,7 +479,7 @@ def test_what_the_machine_refuses_never_runs_hot(monkeypatch):
     attrs = {"alpha": np.float32(2.0), "beta": np.float32(1.0)}
     n = 4096
     launch_plan = kernel_plan.plan([kernel_plan.CoreRun(0, 1, 0, 1, n, n, n)], n, 2)
-    pieces, bins = runner.frozen(launch_plan.pieces), runner.frozen(launch_plan.bins)
+    pieces, bins = launch.frozen(launch_plan.pieces), launch.frozen(launch_plan.bins)
     x, out = np.arange(n, dtype=np.float32), np.zeros(n, np.float32)
     refused = {"short input": ((x[:n // 2],), out), "other itemsize": ((x.view(np.uint16)[:n],), out),
                "strided input": ((np.arange(2 * n, dtype=np.float32)[::2],), out),

@@ -11,6 +11,7 @@ import pytest
 from program_interpreter import interpret
 from reference import BF16, assert_bits_equal
 from swishgrad_numba.engine import lookup16, opcodes as O, runner
+from swishgrad_numba.engine.launch import frozen
 from swishgrad_numba.kernel import plan as kernel_plan
 from swishgrad_numba.program import Program
 from swishgrad_numba.program.elementwise import elementwise
@@ -61,7 +62,7 @@ def _plan(n: int, cores: int, pass_len: int, threads: int):
     passes = -(-per_core // pass_len)
     runs = [kernel_plan.CoreRun(0, cores, per_core, passes, pass_len, per_core - (passes - 1) * pass_len, n)]
     made = kernel_plan.plan(runs, n, threads)
-    return runner.frozen(made.pieces), runner.frozen(made.bins)
+    return frozen(made.pieces), frozen(made.bins)
 
 
 @pytest.mark.parametrize("n, cores, pass_len, threads", [

@@ -75,7 +75,8 @@ def test_an_entry_naming_a_symbol_only_the_refresh_registers_is_read_back_after_
 _SETUP = r"""
 import numpy as np
 from swishgrad_numba.engine import launch, opcodes as O
-from swishgrad_numba.engine.runner import _NO_TABLES, frozen
+from swishgrad_numba.engine.launch import frozen
+from swishgrad_numba.engine.runner import _NO_TABLES
 from swishgrad_numba.kernel.walk import PIECE_DTYPE
 code = np.zeros((1, 8), np.int64)
 code[0, :3] = (O.OPCODES["MULS"], 8, 0)

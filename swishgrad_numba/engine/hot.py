@@ -48,7 +48,7 @@ from . import hot_words, machine
 from .direct16 import lookup_bits
 from .entry import Entries
 from .hot_source import HOT_BLOCK, VERSION, NotHot, block_and_rows, block_elements
-from .launch import MAX_INPUTS, core_span, ready, rerun_block
+from .launch import MAX_INPUTS, core_span, frozen, ready, rerun_block
 from .opcodes import EXP, FIELDS, LN, LOOKUP, MODE, OP
 
 __all__ = ["ENV_VAR", "HOT_MIN_ELEMENTS", "HOT_WARM_MIN_ELEMENTS", "HOT_WARM_ELEMENTS", "HOT_BLOCK", "enabled",
@@ -398,8 +398,6 @@ def _launch_fixed(prepared, got, pieces, bins) -> tuple:
 def _launch(fixed, ins: tuple, out: np.ndarray, entries: Entries | None = None) -> None:
     """The hot launch over flat ``ins`` into ``out`` (:func:`_launch_fixed`'s ``fixed``), through ``entries``
     (of :func:`_hot_bins`, kept with ``fixed``) where given."""
-    from .runner import frozen      # (runner imports this module)
-
     params, rest = fixed
     ins = tuple(frozen(a) for a in ins)
     args = (params, ins + (ins[0],) * (MAX_INPUTS - len(ins)), len(ins), out, out.shape[0], *rest)
@@ -418,8 +416,6 @@ def launcher(prepared, launch_plan, attrs, dtype, inputs: int):
     first launch that runs hot. None where :func:`run` would never take it."""
     if np.dtype(dtype) not in _HOT_DTYPES or not 1 <= inputs <= MAX_INPUTS:
         return None
-    from .runner import frozen      # (runner imports this module)
-
     pieces, bins = frozen(launch_plan.pieces), frozen(launch_plan.bins)
     found = []     # the launch's fixed arguments, or None where the stream does not run hot: found once
 

@@ -31,13 +31,23 @@ from .fused16 import run_if_fused, run_if_fused_raw, shape as fused_shape
 from .machine import MACHINE, run_machine
 from .shared import cached_unlinked
 
-__all__ = ["ready", "copy_in", "copy_out", "rerun_block", "core_span", "EngineParams", "MAX_INPUTS", "launch_bins",
-           "pass_span", "run_bin", "raw_args", "build_table"]
+__all__ = ["ready", "frozen", "copy_in", "copy_out", "rerun_block", "core_span", "EngineParams", "MAX_INPUTS",
+           "launch_bins", "pass_span", "run_bin", "raw_args", "build_table"]
 
 
 def ready() -> None:
     """Compile (or read back) the machine and register its symbol: before any launch below is called."""
     MACHINE.ensure()
+
+
+def frozen(a: np.ndarray) -> np.ndarray:
+    """A read-only view: the machine's code, scalars and tables are always passed read-only, so that it
+    compiles once (Numba types a read-only array apart); a read-only array as it is (a kept plan's)."""
+    if not a.flags.writeable:
+        return a
+    v = a.view()
+    v.flags.writeable = False
+    return v
 
 
 @njit(cache=True, error_model="numpy", inline="always")

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..intrinsics import GATHER_LANES, gather_lanes, vectorise_full_width
-from .launch import core_span
+from .launch import core_span, frozen
 from .opcodes import DST, LOOKUP, OP, SRC0
 from .shared import cached_unlinked
 
@@ -99,9 +99,7 @@ def launch(bits: np.ndarray, src: np.ndarray, out: np.ndarray, pieces: np.ndarra
             raise ValueError(f"{name} must be a flat C-contiguous uint16 array, got {a.dtype} of shape {a.shape}")
     if src.shape != out.shape:
         raise ValueError(f"src and out must have one length, got {src.shape[0]} and {out.shape[0]}")
-    if src.flags.writeable:     # read-only, as every launch's inputs: one compiled type
-        src = src.view()
-        src.flags.writeable = False
+    src = frozen(src)       # read-only, as every launch's inputs: one compiled type
     if bins.shape[0] <= 2:
         _run_bin(bits, src, out, out.shape[0], pieces, bins[0], bins[-1])
     else:

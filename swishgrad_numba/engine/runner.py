@@ -22,6 +22,7 @@ from ..kernel.tables import TableCache
 from ..kernel.walk import PIECE_DTYPE
 from ..program.lower import Lowered, lower
 from . import hot, launch, lookup16
+from .launch import frozen
 from .opcodes import MODE
 from .stream import Stream, check, streams
 
@@ -49,16 +50,6 @@ def recorded():
         yield runs
     finally:
         _RECORDING.runs = previous
-
-
-def frozen(a: np.ndarray) -> np.ndarray:
-    """A read-only view: the machine's code, scalars and tables are always passed read-only, so that it
-    compiles once (Numba types a read-only array apart); a read-only array as it is (a kept plan's)."""
-    if not a.flags.writeable:
-        return a
-    v = a.view()
-    v.flags.writeable = False
-    return v
 
 
 _NO_TABLES = frozen(np.zeros((0, 65536), dtype=np.float32))
