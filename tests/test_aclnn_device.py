@@ -63,9 +63,7 @@ def test_a_synchronizing_thread_runs_the_launches_the_worker_has_not_started(mon
     synchronizes it: each runs there once, in order, and a failed one is reported, the rest still run."""
     import threading
 
-    monkeypatch.setattr(threading.Thread, "start", lambda self: None)
     s = aclnn.aclrtCreateStream()[1]
-    monkeypatch.undo()
     ran = []
 
     def job(k):
@@ -74,13 +72,46 @@ def test_a_synchronizing_thread_runs_the_launches_the_worker_has_not_started(mon
             if k == 2:
                 raise ValueError("launch 2 fails")
         return run
+    monkeypatch.setattr(threading.Thread, "start", lambda self: None)    # the worker the first launch starts
     for k in range(5):
         s._submit(job(k))
+    monkeypatch.undo()
     assert ran == []
     assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_ERROR_RT_INTERNAL_ERROR
     assert "launch 2 fails" in aclnn.aclGetRecentErrMsg()
     assert ran == [(k, threading.current_thread()) for k in range(5)]
     assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_SUCCESS and len(ran) == 5
+
+
+def test_an_idle_worker_ends_and_the_next_launch_starts_another(monkeypatch):
+    """A stream's worker ends after WORKER_IDLE_S without a launch (an idle thread left alive slowed the
+    process's later calls); the next launch starts another, which runs it."""
+    import threading
+    import time
+
+    from swishgrad_numba.aclnn import device
+
+    monkeypatch.setattr(device, "WORKER_IDLE_S", 0.01)
+    s = aclnn.aclrtCreateStream()[1]
+    assert s._worker is None                        # none before a launch
+    ran, threads = [], []
+
+    def job(k):
+        def run():
+            ran.append(k)
+            threads.append(threading.current_thread())
+        return run
+    for k in range(2):
+        s._submit(job(k))
+        deadline = time.monotonic() + 5
+        while (len(ran) <= k or s._worker is not None) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert ran == list(range(k + 1)) and s._worker is None       # run by the worker, which then ended
+        threads[k].join(5)
+        assert not threads[k].is_alive() and threads[k] is not threading.current_thread()
+    assert threads[0] is not threads[1]
+    assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_SUCCESS
+    assert aclnn.aclrtDestroyStream(s) == aclnn.ACL_SUCCESS
 
 
 def test_launches_run_once_and_in_order_whoever_runs_them():

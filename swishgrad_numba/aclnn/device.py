@@ -46,7 +46,8 @@ class aclrtStream:
     """A stream: launches queued on it run in order, one at a time, each once: on the stream's own worker thread,
     or on a thread that synchronizes it, which runs itself the launches the worker has not started (the usual
     launch-then-synchronize pair then waits for no thread to wake: a 4,096-element pair 125 us against 205 on
-    an idle machine, bench/RESULTS.md, rowcalls).
+    an idle machine, bench/RESULTS.md, rowcalls). The worker is started by a launch and ends after
+    :data:`WORKER_IDLE_S` without one.
 
     ``overflow_mode`` is the device's float overflow mode when the stream was
     created (``aclrtSetDeviceSatMode`` applies to streams created after it).
@@ -65,8 +66,7 @@ class aclrtStream:
         self._closing = False
         self._errors: list = []
         self._pid = os.getpid()
-        self._thread = threading.Thread(target=self._work, name=self._name, daemon=True)
-        self._thread.start()
+        self._worker: threading.Thread | None = None   # started by a launch, gone after WORKER_IDLE_S without one
 
     def _own_worker(self):
         # A forked child has a copy of the stream but not its worker thread (nor, maybe, a usable copy of
@@ -97,9 +97,9 @@ class aclrtStream:
             with self._changed:
                 job = self._next()
                 while job is None:
-                    if self._closing and not self._jobs:
+                    if (self._closing and not self._jobs) or (not self._changed.wait(WORKER_IDLE_S) and not self._jobs):
+                        self._worker = None     # (under the lock: a launch from now on starts another)
                         return
-                    self._changed.wait()
                     job = self._next()
             error = None
             try:
@@ -112,6 +112,9 @@ class aclrtStream:
         self._own_worker()
         with self._changed:
             self._jobs.append(job)
+            if self._worker is None and not self._closing:
+                self._worker = threading.Thread(target=self._work, name=self._name, daemon=True)
+                self._worker.start()
             self._changed.notify_all()
 
     def _synchronize(self) -> list:
@@ -137,8 +140,10 @@ class aclrtStream:
         errors = self._synchronize()
         with self._changed:
             self._closing = True
+            worker = self._worker
             self._changed.notify_all()
-        self._thread.join()
+        if worker is not None:
+            worker.join()
         self.destroyed = True
         return errors
 
@@ -146,6 +151,10 @@ class aclrtStream:
         return f"aclrtStream({'destroyed' if self.destroyed else 'live'})"
 
 
+#: Seconds a stream's worker thread waits for a launch before it ends (the next launch starts another). An idle
+#: worker left alive made about half the processes that had used aclnn run their later functional calls 20-25 us
+#: slower (bench/RESULTS.md, bits16: a 4,096-element SwiGlu 57 us against 35).
+WORKER_IDLE_S = 0.05
 _default_stream: aclrtStream | None = None
 _RESTART_LOCK = ChildRenewedLock()
 # The device's float overflow mode (aclrtFloatOverflowMode) for streams created from now on.
