@@ -210,10 +210,14 @@ def _expected(go, x, gi, beta32, platform, overflow_mode):
 
 @pytest.fixture(scope="module", params=["infnan", "saturation"])
 def streams(request):
+    # Set up before the function-scoped reference_platform, so under whatever platform the last test left;
+    # the saturation mode is the A2's (the 950 refuses it).
+    previous = aclnn.set_platform(Platform())
     if request.param == "saturation":
         assert aclnn.aclrtSetDeviceSatMode(aclnn.ACL_RT_OVERFLOW_MODE_SATURATION) == ACL_SUCCESS
     status, s = aclnn.aclrtCreateStream()
     assert aclnn.aclrtSetDeviceSatMode(aclnn.ACL_RT_OVERFLOW_MODE_INFNAN) == ACL_SUCCESS
+    aclnn.set_platform(previous)
     yield s
     assert aclnn.aclrtDestroyStream(s) == ACL_SUCCESS
 
