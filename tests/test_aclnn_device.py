@@ -58,11 +58,12 @@ def test_launches_on_one_stream_run_in_order(stream):
     np.testing.assert_array_equal(bits(bufs[-1]), bits(expected))
 
 
-def test_a_synchronizing_thread_runs_the_launches_the_worker_has_not_started(monkeypatch):
-    """A worker that has not woken (here: never started) leaves its stream's launches to the thread that
-    synchronizes it: each runs there once, in order, and a failed one is reported, the rest still run."""
+def test_a_launch_on_an_idle_stream_runs_on_the_launching_thread_and_starts_no_thread():
+    """No thread of the emulator's: a woken one would slow the caller's later calls while it waits for the GIL.
+    A failed launch is reported at the next synchronize, and the launches after it still run."""
     import threading
 
+    before = set(threading.enumerate())
     s = aclnn.aclrtCreateStream()[1]
     ran = []
 
@@ -72,63 +73,80 @@ def test_a_synchronizing_thread_runs_the_launches_the_worker_has_not_started(mon
             if k == 2:
                 raise ValueError("launch 2 fails")
         return run
-    monkeypatch.setattr(threading.Thread, "start", lambda self: None)    # the worker the first launch starts
     for k in range(5):
         s._submit(job(k))
-    monkeypatch.undo()
-    assert ran == []
+        assert ran[-1] == (k, threading.current_thread())          # run before the launch returned
+    assert set(threading.enumerate()) == before
     assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_ERROR_RT_INTERNAL_ERROR
     assert "launch 2 fails" in aclnn.aclGetRecentErrMsg()
-    assert ran == [(k, threading.current_thread()) for k in range(5)]
+    assert [k for k, _ in ran] == list(range(5))
     assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_SUCCESS and len(ran) == 5
+    assert aclnn.aclrtDestroyStream(s) == aclnn.ACL_SUCCESS
+    assert set(threading.enumerate()) == before
 
 
-def test_an_idle_worker_ends_and_the_next_launch_starts_another(monkeypatch):
-    """A stream's worker ends after WORKER_IDLE_S without a launch (an idle thread left alive slowed the
-    process's later calls); the next launch starts another, which runs it."""
+def test_a_launch_queued_while_another_thread_runs_the_stream_runs_after_it_on_that_thread():
     import threading
-    import time
 
-    from swishgrad_numba.aclnn import device
-
-    monkeypatch.setattr(device, "WORKER_IDLE_S", 0.01)
     s = aclnn.aclrtCreateStream()[1]
-    assert s._worker is None                        # none before a launch
-    ran, threads = [], []
+    started, release, ran = threading.Event(), threading.Event(), []
 
-    def job(k):
-        def run():
-            ran.append(k)
-            threads.append(threading.current_thread())
-        return run
-    for k in range(2):
-        s._submit(job(k))
-        deadline = time.monotonic() + 5
-        while (len(ran) <= k or s._worker is not None) and time.monotonic() < deadline:
-            time.sleep(0.005)
-        assert ran == list(range(k + 1)) and s._worker is None       # run by the worker, which then ended
-        threads[k].join(5)
-        assert not threads[k].is_alive() and threads[k] is not threading.current_thread()
-    assert threads[0] is not threads[1]
+    def first():
+        started.set()
+        assert release.wait(30)
+        ran.append(("first", threading.current_thread()))
+    runner = threading.Thread(target=s._submit, args=(first,))
+    runner.start()
+    assert started.wait(30)
+    s._submit(lambda: ran.append(("second", threading.current_thread())))
+    assert ran == []                                   # queued behind the running launch, not run here
+    release.set()
+    runner.join(30)
+    assert ran == [("first", runner), ("second", runner)]
     assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_SUCCESS
     assert aclnn.aclrtDestroyStream(s) == aclnn.ACL_SUCCESS
 
 
+def test_a_synchronize_waits_for_the_launch_another_thread_runs():
+    import threading
+
+    s = aclnn.aclrtCreateStream()[1]
+    started, release, ran = threading.Event(), threading.Event(), []
+
+    def slow():
+        started.set()
+        assert release.wait(30)
+        ran.append("slow")
+    runner = threading.Thread(target=s._submit, args=(slow,))
+    runner.start()
+    assert started.wait(30)
+    got = []
+    syncer = threading.Thread(target=lambda: got.append(aclnn.aclrtSynchronizeStream(s)))
+    syncer.start()
+    syncer.join(0.2)
+    assert syncer.is_alive() and got == []              # waiting on the running launch
+    release.set()
+    syncer.join(30)
+    runner.join(30)
+    assert got == [aclnn.ACL_SUCCESS] and ran == ["slow"]
+    assert aclnn.aclrtDestroyStream(s) == aclnn.ACL_SUCCESS
+
+
 def test_launches_run_once_and_in_order_whoever_runs_them():
-    """Launches queued from one thread while three others synchronize the stream over and over: each runs
-    once, in the order queued, never two at a time, on the worker or a synchronizing thread."""
+    """Launches queued from two threads at once while two others synchronize the stream over and over: each
+    runs once, in the order its thread queued it, never two at a time."""
     import threading
     import time
 
     s = aclnn.aclrtCreateStream()[1]
     ran, running, overlap = [], [0], []
 
-    def job(k):
+    def job(tag, k):
         def run():
             running[0] += 1
             overlap.append(running[0] > 1)
             time.sleep(0.0001 * (k % 3))
-            ran.append(k)
+            ran.append((tag, k))
             running[0] -= 1
         return run
     stop = threading.Event()
@@ -136,16 +154,23 @@ def test_launches_run_once_and_in_order_whoever_runs_them():
     def sync():
         while not stop.is_set():
             assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_SUCCESS
-    threads = [threading.Thread(target=sync) for _ in range(3)]
-    for t in threads:
+
+    def launches(tag):
+        for k in range(150):
+            s._submit(job(tag, k))
+    syncers = [threading.Thread(target=sync) for _ in range(2)]
+    launchers = [threading.Thread(target=launches, args=(tag,)) for tag in "ab"]
+    for t in syncers + launchers:
         t.start()
-    for k in range(300):
-        s._submit(job(k))
+    for t in launchers:
+        t.join()
     assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_SUCCESS
     stop.set()
-    for t in threads:
+    for t in syncers:
         t.join()
-    assert ran == list(range(300)) and not any(overlap)
+    assert len(ran) == 300 and not any(overlap)
+    for tag in "ab":
+        assert [k for t, k in ran if t == tag] == list(range(150))
     assert aclnn.aclrtDestroyStream(s) == aclnn.ACL_SUCCESS
 
 

@@ -246,10 +246,12 @@ print(json.dumps(results))
 """)
     _check_child(result[0], "float32", n)
 
-@pytest.mark.parametrize("stream", ["default", "created"])
-def test_a_forked_child_launches_on_a_stream_its_parent_used(stream):
-    # Issue: a stream's worker thread does not exist in a forked child, so the child's first launch on a
-    # stream the parent had used (the default stream included) waited for ever in aclrtSynchronizeStream.
+@pytest.mark.parametrize("stream, busy", [("default", False), ("created", False), ("created", True)])
+def test_a_forked_child_launches_on_a_stream_its_parent_used(stream, busy):
+    # Issue: the thread that ran a stream's launches does not exist in a forked child, so the child's first
+    # launch on a stream the parent had used (the default stream included) waited for ever in
+    # aclrtSynchronizeStream. busy: another thread of the parent's is inside one of the stream's launches at
+    # the fork.
     result = run_script(CHILD + f"""
 from swishgrad_numba import aclnn
 
@@ -269,7 +271,15 @@ def launch(n, q):
     q.put(out.view(np.uint32).tolist())
 
 import queue as _queue
-launch(100, _queue.Queue())   # the parent's own launch: the stream's worker runs in the parent
+launch(100, _queue.Queue())   # the parent's own launch
+import threading
+held, release = threading.Event(), threading.Event()
+if {busy!r}:
+    from swishgrad_numba.aclnn.device import resolve_stream
+    busy_thread = threading.Thread(target=resolve_stream(STREAM)._submit,
+                                   args=(lambda: (held.set(), release.wait(120)),))
+    busy_thread.start()
+    held.wait(60)
 ctx = mp.get_context("fork")
 q = ctx.Queue()
 p = ctx.Process(target=launch, args=(100, q))
@@ -282,6 +292,7 @@ p.join(60)
 if p.is_alive():
     p.kill()
     p.join()
+release.set()
 print(json.dumps({{"exitcode": "hung" if bits is None else p.exitcode, "bits": bits}}))
 """)
     _check_child(result, "float32", 100)

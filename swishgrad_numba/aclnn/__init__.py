@@ -18,9 +18,9 @@ fmt, storage, m, addr)``                        fmt, storage, data)`` -> aclTens
 
 "Device memory" is a NumPy array; ``strides`` and ``offset`` count elements,
 as in C, so transposed, sliced and broadcast (stride 0) views are
-expressible. A launch is queued on a stream whose worker thread runs the
-emulated kernel (or the thread that synchronizes it, where the worker has not
-started it); results are defined after ``aclrtSynchronizeStream``.
+expressible. A launch on a stream runs the emulated kernel on the launching
+thread (or, where another thread is running the stream's launches, queued
+behind them); results are defined after ``aclrtSynchronizeStream``.
 
 The package, each layer importing only those above it:
 
@@ -30,8 +30,8 @@ The package, each layer importing only those above it:
 - :mod:`.state`: the emulated platform (:func:`set_platform`; the C API
   has none, the device's SoC decides) and each thread's last error message
   (:func:`aclGetRecentErrMsg`);
-- :mod:`.device`: ACL initialisation, devices, streams (a worker thread
-  each) and memory;
+- :mod:`.device`: ACL initialisation, devices, streams (run on the threads
+  that use them) and memory;
 - :mod:`.tensor`: the ``aclTensor`` / ``aclScalar`` descriptors, their
   creators and geometry checks;
 - :mod:`.twophase`: what every operator's two phases share (tensor

@@ -1,8 +1,8 @@
 """The emulated device: ACL initialisation, devices, streams and memory.
 
-Each stream runs its launches in order: on its worker thread, or on the thread
-that synchronizes it (:class:`aclrtStream`); ``None`` is the default stream,
-made on first use. "Device memory" is host memory: a
+Each stream runs its launches in order, on the threads that launch on it or
+synchronize it (:class:`aclrtStream`); ``None`` is the default stream, made
+on first use. "Device memory" is host memory: a
 NumPy ``uint8`` array from :func:`aclrtMalloc`.
 """
 from __future__ import annotations
@@ -43,39 +43,42 @@ __all__ = [
 
 
 class aclrtStream:
-    """A stream: launches queued on it run in order, one at a time, each once: on the stream's own worker thread,
-    or on a thread that synchronizes it, which runs itself the launches the worker has not started (the usual
-    launch-then-synchronize pair then waits for no thread to wake: a 4,096-element pair 125 us against 205 on
-    an idle machine, bench/RESULTS.md, rowcalls). The worker is started by a launch and ends after
-    :data:`WORKER_IDLE_S` without one.
+    """A stream: launches queued on it run in order, one at a time, each once, on the threads that use it. A
+    launch on an idle stream runs on the launching thread before the launch returns; one queued while another
+    thread runs the stream's launches is run by that thread, after the ones before it, or by a thread that
+    synchronizes the stream.
+
+    The emulator starts no thread of its own. A Python thread woken while the caller's thread runs wants the
+    GIL, and until it gets it every GIL release of the caller's wakes it in vain: a stream worker thread that
+    woke on a launch or a timeout made the caller's next 4,096-element calls run 20-25 us slower for 50-150 ms
+    (bench/RESULTS.md, nothread). The device's time (``device_time``) is modelled apart, so running a launch
+    on the caller's thread changes no result and no estimate: results are defined after
+    ``aclrtSynchronizeStream``, as on the device.
 
     ``overflow_mode`` is the device's float overflow mode when the stream was
     created (``aclrtSetDeviceSatMode`` applies to streams created after it).
     """
 
-    def __init__(self, name: str = "aclrtStream"):
+    def __init__(self):
         self.overflow_mode = OVERFLOW_MODE_NAMES[_device_sat_mode]
         self.destroyed = False
-        self._name = name
-        self._start_worker()
+        self._reset()
 
-    def _start_worker(self):
+    def _reset(self):
         self._jobs: collections.deque = collections.deque()
-        self._changed = threading.Condition(threading.Lock())   # guards the jobs, _running, _closing, _errors
-        self._running = False       # a launch is running (on the worker or a synchronizing thread)
-        self._closing = False
+        self._changed = threading.Condition(threading.Lock())   # guards the jobs, _running and _errors
+        self._running = False       # a thread is running one of the stream's launches
         self._errors: list = []
         self._pid = os.getpid()
-        self._worker: threading.Thread | None = None   # started by a launch, gone after WORKER_IDLE_S without one
 
-    def _own_worker(self):
-        # A forked child has a copy of the stream but not its worker thread (nor, maybe, a usable copy of
-        # its lock): its first use starts a worker of its own. Launches the parent queued and had not run
-        # stay the parent's.
+    def _own_state(self):
+        # A forked child has a copy of the stream but not the thread that was running its launches (nor, maybe,
+        # a usable copy of its lock): it starts afresh. Launches the parent queued and had not run stay the
+        # parent's.
         if self._pid != os.getpid():
             with _RESTART_LOCK:
                 if self._pid != os.getpid():
-                    self._start_worker()
+                    self._reset()
 
     def _next(self):
         """The next launch, now marked running (called with the lock held), or None where one is running or none
@@ -85,65 +88,49 @@ class aclrtStream:
         self._running = True
         return self._jobs.popleft()
 
-    def _done(self, error) -> None:
-        with self._changed:
-            if error is not None:
-                self._errors.append(f"{type(error).__name__}: {error}")
-            self._running = False
-            self._changed.notify_all()
-
-    def _work(self):
+    def _run_queued(self, job=None) -> None:
+        """Run the stream's queued launches on this thread until none is left or another thread runs one;
+        ``job``: first queue it. A failed launch's error is kept for the next synchronize (an interrupt
+        propagates)."""
         while True:
             with self._changed:
+                if job is not None:
+                    self._jobs.append(job)
+                    job = None
                 job = self._next()
-                while job is None:
-                    if (self._closing and not self._jobs) or (not self._changed.wait(WORKER_IDLE_S) and not self._jobs):
-                        self._worker = None     # (under the lock: a launch from now on starts another)
-                        return
-                    job = self._next()
+                if job is None:
+                    return
             error = None
             try:
                 job()
-            except BaseException as exc:  # never let a launch kill the worker
-                error = exc
-            self._done(error)
-
-    def _submit(self, job) -> None:
-        self._own_worker()
-        with self._changed:
-            self._jobs.append(job)
-            if self._worker is None and not self._closing:
-                self._worker = threading.Thread(target=self._work, name=self._name, daemon=True)
-                self._worker.start()
-            self._changed.notify_all()
-
-    def _synchronize(self) -> list:
-        self._own_worker()
-        while True:
-            with self._changed:
-                job = self._next()
-                while job is None:
-                    if not self._running and not self._jobs:
-                        errors, self._errors = self._errors, []
-                        return errors
-                    self._changed.wait()
-                    job = self._next()
-            error = None
-            try:
-                job()
-            except Exception as exc:  # reported as the worker reports it (an interrupt propagates)
+            except Exception as exc:
                 error = exc
             finally:
-                self._done(error)
+                with self._changed:
+                    if error is not None:
+                        self._errors.append(f"{type(error).__name__}: {error}")
+                    self._running = False
+                    self._changed.notify_all()      # threads synchronizing the stream
+                job = None
+
+    def _submit(self, job) -> None:
+        self._own_state()
+        self._run_queued(job)
+
+    def _synchronize(self) -> list:
+        """Run or wait for every queued launch; the errors of those that failed since the last synchronize."""
+        self._own_state()
+        while True:
+            self._run_queued()
+            with self._changed:
+                if not self._running and not self._jobs:
+                    errors, self._errors = self._errors, []
+                    return errors
+                if self._running:
+                    self._changed.wait()
 
     def _close(self) -> list:
         errors = self._synchronize()
-        with self._changed:
-            self._closing = True
-            worker = self._worker
-            self._changed.notify_all()
-        if worker is not None:
-            worker.join()
         self.destroyed = True
         return errors
 
@@ -151,10 +138,6 @@ class aclrtStream:
         return f"aclrtStream({'destroyed' if self.destroyed else 'live'})"
 
 
-#: Seconds a stream's worker thread waits for a launch before it ends (the next launch starts another). An idle
-#: worker left alive made about half the processes that had used aclnn run their later functional calls 20-25 us
-#: slower (bench/RESULTS.md, bits16: a 4,096-element SwiGlu 57 us against 35).
-WORKER_IDLE_S = 0.05
 _default_stream: aclrtStream | None = None
 _RESTART_LOCK = ChildRenewedLock()
 # The device's float overflow mode (aclrtFloatOverflowMode) for streams created from now on.
@@ -167,7 +150,7 @@ def resolve_stream(stream):
     if stream is None:
         with STATE_LOCK:
             if _default_stream is None:
-                _default_stream = aclrtStream(name="aclrtStream-default")
+                _default_stream = aclrtStream()
             return _default_stream
     if not isinstance(stream, aclrtStream):
         return f"stream must be an aclrtStream or None (the default stream), got {type(stream).__name__}"
@@ -199,7 +182,7 @@ def aclrtResetDevice(device_id) -> int:
 
 
 def aclrtCreateStream():
-    """Create a stream with its worker thread; returns ``(status, stream)``."""
+    """Create a stream; returns ``(status, stream)``."""
     return ACL_SUCCESS, aclrtStream()
 
 
@@ -218,7 +201,7 @@ def aclrtSynchronizeStream(stream) -> int:
 
 
 def aclrtDestroyStream(stream) -> int:
-    """Finish the launches queued on ``stream``, then stop its worker."""
+    """Finish the launches queued on ``stream``, then destroy it."""
     if stream is None or not isinstance(stream, aclrtStream):
         return fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtDestroyStream: stream must be an aclrtStream, "
                                                  f"got {type(stream).__name__}")
