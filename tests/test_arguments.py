@@ -180,3 +180,52 @@ def test_a_platform_that_passed_is_kept_per_operator_platform_and_dtype(monkeypa
     with pytest.raises(ValueError, match="overflow_mode 'saturation'"):
         check_platform_for(SATURATION, "swish_grad", FLOAT32)
     assert check_platform_for(plain, "swish_grad", FLOAT32) is plain
+
+
+# --------------------------------------------------------------------------
+# may_share: the aliasing test of the calls' fast paths
+# --------------------------------------------------------------------------
+
+
+def _alias_pairs():
+    owner = np.arange(64, dtype=np.float32)
+    other = np.arange(64, dtype=np.float32)
+    buf = bytearray(256)
+    first, second = np.frombuffer(buf, np.float32), np.frombuffer(buf, np.float32)[8:]
+    return {
+        "same array": (owner, owner),
+        "two owners": (owner, other),
+        "view and its owner": (owner[3:9], owner),
+        "views of two owners": (owner[::2], other[1::3]),
+        "a view of a view and the owner": (owner[2:40][::3], owner[30:]),
+        "disjoint halves of one owner": (owner[:32], owner[32:]),
+        "interleaved views of one owner": (owner[::2], owner[1::2]),
+        "reshaped view and a slice": (owner.reshape(8, 8)[:, 1], owner[40:48]),
+        "two arrays over one bytes buffer": (first, second),
+        "a buffer's array and an owner": (first, owner),
+        "a numba result and an owner": (sg.swish_backward(np.ones(16, np.float32), np.ones(16, np.float32)), owner),
+    }
+
+
+@pytest.mark.parametrize("case", list(_alias_pairs()))
+def test_may_share_answers_as_numpy_may_share_memory(case):
+    from swishgrad_numba.arguments import may_share
+
+    a, b = _alias_pairs()[case]
+    assert may_share(a, b) == bool(np.may_share_memory(a, b)) == may_share(b, a)
+    if np.shares_memory(a, b):
+        assert may_share(a, b)
+
+
+def test_may_share_tells_two_numpy_owned_buffers_apart_without_numpys_test(monkeypatch):
+    """The test that releases the GIL is left for arrays whose owners are unknown or the same."""
+    from swishgrad_numba import arguments
+
+    def refused(*args):
+        raise AssertionError("may_share_memory called")
+    owner, other = np.zeros(32, np.float16), np.zeros((4, 8), np.float16)
+    monkeypatch.setattr(arguments.np, "may_share_memory", refused)
+    assert not arguments.may_share(owner, other)
+    assert not arguments.may_share(owner[1::2], other.T)
+    with pytest.raises(AssertionError, match="may_share_memory called"):
+        arguments.may_share(owner[:4], owner[8:])

@@ -36,7 +36,7 @@ from ..ops import OpTiling, get_operator
 from ..faces.functional import attr32_of as _attr32
 from ..ops.call import host_tiling
 from ..ops.description import complex_promotion
-from ..arguments import block_size_refusal
+from ..arguments import block_size_refusal, may_share
 from ..platform import ARCH_A2, Platform
 from .enums import ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS, MAX_DIM
 from .enums import ACL_DTYPES, dtype_name
@@ -270,7 +270,7 @@ def _make_job(desc):
                     # an output of the kernel's dtype, contiguous and apart from the inputs, takes the result
                     # directly (no output-sized buffer); else the result is computed aside, Cast and copied
                     direct = (out_view.dtype == e.compute and out_view.flags.c_contiguous
-                              and not any(np.may_share_memory(out_view, a) for a in flat))
+                              and not any(may_share(out_view, a) for a in flat))
                     result = out_view if direct else np.empty(out_view.shape, dtype=e.compute)
                     grad = flat[0] if len(flat) == 2 else None
                     get_operator(desc.name).kernels[e.tiling.architecture].run(grad, flat[-1], result.reshape(-1),

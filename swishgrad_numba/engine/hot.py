@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import runtime
+from ..arguments import may_share
 from ..intrinsics import prefetch_write, vectorise_full_width
 from ..kernel import exp_vector
 from ..kernel.envelope import ulp_shift
@@ -375,7 +376,7 @@ def run(prepared, ins: tuple, out: np.ndarray, pieces, bins, attrs) -> bool:
         # the loop reads its tensors as typed (the machine as bytes): float32 values or 16-bit bits only
         if a.shape != out.shape or a.dtype != out.dtype or not a.flags.c_contiguous:
             return False    # the machine's raw_args refuses it
-        if np.may_share_memory(out, a):
+        if may_share(out, a):
             return False    # in place: a flagged block's rerun would read inputs the loop has overwritten
     if not large_enough(prepared, out.shape[0]):
         return False

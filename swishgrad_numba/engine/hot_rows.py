@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import runtime
+from ..arguments import may_share
 from . import hot
 from .launch import MAX_INPUTS, ready, rerun_block
 
@@ -69,7 +70,7 @@ def run_rows(prepared, ins: tuple, out: Operand, rows: int, cols: int, attrs=Non
     for k, (a, stride, offset) in enumerate(ins):
         _checked(f"input {k}", a, stride, offset, rows, cols, dtype)
     _checked("out", *out, rows, cols, dtype)
-    if any(np.may_share_memory(out[0], a) for a, _s, _o in ins):
+    if any(may_share(out[0], a) for a, _s, _o in ins):
         raise ValueError("out's tensor must share no memory with an input's")
     got = hot.launch_args(prepared, attrs)
     if got is None:

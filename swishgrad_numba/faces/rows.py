@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..arguments import check_array, check_out_like
+from ..arguments import check_array, check_out_like, may_share
 from ..ops.call_plans import KeptPlans
 from ..platform import Platform, modelled_platform
 from .plans import face_key
@@ -255,7 +255,7 @@ def _into(desc, out, inputs) -> bool:
     outs = out if isinstance(out, tuple) else (out,)
     if not desc.rows.into or not all(isinstance(o, np.ndarray) and o.flags.c_contiguous for o in outs):
         return False
-    return not any(np.may_share_memory(o, a) for i, o in enumerate(outs) for a in inputs + outs[i + 1:])
+    return not any(may_share(o, a) for i, o in enumerate(outs) for a in inputs + outs[i + 1:])
 
 
 def _docstring(desc) -> str:

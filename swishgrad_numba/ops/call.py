@@ -22,7 +22,7 @@ import functools
 
 import numpy as np
 
-from ..arguments import check_array, check_out, check_platform_for
+from ..arguments import check_array, check_out, check_platform_for, may_share
 from ..dtypes import DTypeInfo, dtype_info
 from ..engine import runner
 from ..platform import Platform
@@ -73,9 +73,9 @@ def _check_inputs(inputs) -> DTypeInfo:
 
 
 def overlap(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether ``a`` and ``b`` share memory: the bounds first (``may_share_memory``, constant time), the exact
-    answer (``shares_memory``) only where the bounds meet."""
-    return bool(np.may_share_memory(a, b)) and bool(np.shares_memory(a, b))
+    """Whether ``a`` and ``b`` share memory: the bounds first (:func:`~swishgrad_numba.arguments.may_share`,
+    constant time), the exact answer (``shares_memory``) only where the bounds meet."""
+    return may_share(a, b) and bool(np.shares_memory(a, b))
 
 
 def call(op_name: str, inputs: tuple, attr32, out, platform: Platform | None) -> np.ndarray:
