@@ -85,24 +85,33 @@ def test_a_launch_on_an_idle_stream_runs_on_the_launching_thread_and_starts_no_t
     assert set(threading.enumerate()) == before
 
 
+def _held_launch(s, ran):
+    """A thread inside a launch on ``s`` until ``release`` is set, which then appends ("held", itself) to ``ran``:
+    ``(thread, release)``."""
+    import threading
+
+    started, release = threading.Event(), threading.Event()
+
+    def held():
+        started.set()
+        assert release.wait(30)
+        ran.append(("held", threading.current_thread()))
+    runner = threading.Thread(target=s._submit, args=(held,))
+    runner.start()
+    assert started.wait(30)
+    return runner, release
+
+
 def test_a_launch_queued_while_another_thread_runs_the_stream_runs_after_it_on_that_thread():
     import threading
 
-    s = aclnn.aclrtCreateStream()[1]
-    started, release, ran = threading.Event(), threading.Event(), []
-
-    def first():
-        started.set()
-        assert release.wait(30)
-        ran.append(("first", threading.current_thread()))
-    runner = threading.Thread(target=s._submit, args=(first,))
-    runner.start()
-    assert started.wait(30)
+    s, ran = aclnn.aclrtCreateStream()[1], []
+    runner, release = _held_launch(s, ran)
     s._submit(lambda: ran.append(("second", threading.current_thread())))
     assert ran == []                                   # queued behind the running launch, not run here
     release.set()
     runner.join(30)
-    assert ran == [("first", runner), ("second", runner)]
+    assert ran == [("held", runner), ("second", runner)]
     assert aclnn.aclrtSynchronizeStream(s) == aclnn.ACL_SUCCESS
     assert aclnn.aclrtDestroyStream(s) == aclnn.ACL_SUCCESS
 
@@ -110,16 +119,8 @@ def test_a_launch_queued_while_another_thread_runs_the_stream_runs_after_it_on_t
 def test_a_synchronize_waits_for_the_launch_another_thread_runs():
     import threading
 
-    s = aclnn.aclrtCreateStream()[1]
-    started, release, ran = threading.Event(), threading.Event(), []
-
-    def slow():
-        started.set()
-        assert release.wait(30)
-        ran.append("slow")
-    runner = threading.Thread(target=s._submit, args=(slow,))
-    runner.start()
-    assert started.wait(30)
+    s, ran = aclnn.aclrtCreateStream()[1], []
+    runner, release = _held_launch(s, ran)
     got = []
     syncer = threading.Thread(target=lambda: got.append(aclnn.aclrtSynchronizeStream(s)))
     syncer.start()
@@ -128,7 +129,7 @@ def test_a_synchronize_waits_for_the_launch_another_thread_runs():
     release.set()
     syncer.join(30)
     runner.join(30)
-    assert got == [aclnn.ACL_SUCCESS] and ran == ["slow"]
+    assert got == [aclnn.ACL_SUCCESS] and ran == [("held", runner)]
     assert aclnn.aclrtDestroyStream(s) == aclnn.ACL_SUCCESS
 
 
