@@ -45,7 +45,7 @@ def may_share(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether ``a`` and ``b`` may share memory, as ``numpy.may_share_memory`` answers (their bounds meet),
     answered where it can without releasing the GIL: two arrays whose memory lies in two different buffers
     that NumPy owns share none. ``may_share_memory`` releases the GIL for its bounds test, and while another
-    Python thread waits for the GIL each release wakes it in vain, a 4,096-element call's 20-25 us
+    Python thread waits for the GIL each release wakes it in vain, which cost a 4,096-element call 20-25 us
     (bench/RESULTS.md, nothread)."""
     owner_a, owner_b = _owner(a), _owner(b)
     if owner_a is not None and owner_b is not None and owner_a is not owner_b:

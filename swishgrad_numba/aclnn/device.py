@@ -92,11 +92,11 @@ class aclrtStream:
         """Run the stream's queued launches on this thread until none is left or another thread runs one;
         ``job``: first queue it. A failed launch's error is kept for the next synchronize (an interrupt
         propagates)."""
+        if job is not None:
+            with self._changed:
+                self._jobs.append(job)
         while True:
             with self._changed:
-                if job is not None:
-                    self._jobs.append(job)
-                    job = None
                 job = self._next()
                 if job is None:
                     return
@@ -111,7 +111,6 @@ class aclrtStream:
                         self._errors.append(f"{type(error).__name__}: {error}")
                     self._running = False
                     self._changed.notify_all()      # threads synchronizing the stream
-                job = None
 
     def _submit(self, job) -> None:
         self._own_state()
