@@ -12,6 +12,11 @@
         # both of the above for this tree and OTHER_TREE (a checkout of another commit), in child processes
         # taking turns (this, other, this, ...), so each row's figures come from the same minutes; the best
         # of the turns per row; --small: the A2 kernel's functional faces alone (best of 5 x 50 calls)
+    python bench/call_costs.py beside [--op swiglu] [--kernel 950] [--wait 0.05]
+        # a row operator's 4,096-element functional call (float32) in 10 ms rounds while another Python thread
+        # waits in lock.acquire(timeout=--wait) and then for the GIL: each round's mean (us) and whether the
+        # thread is still alive; a call that releases the GIL makes the rounds after the timeout slower for as
+        # long as the thread keeps losing it (bench/RESULTS.md, nothread)
 
 A report, not a test: the 2-core machine these figures come from is shared, so read a row against its
 neighbour from the same run, never against another run's.
@@ -137,6 +142,36 @@ def _row_call(name: str, dtype: str, platform, kernel: str, reps: int, rounds: i
     return [(name, kernel, "functional", *_timed(call, reps, rounds))]
 
 
+def beside_waiter(name: str = "swiglu", kernel: str = "950", wait: float = 0.05, rounds: int = 16) -> list:
+    """``[(ms since the thread started, mean us a call, the thread alive), ...]``: :func:`_row_call`'s call of
+    ``name`` in rounds of 10 ms while a thread blocked in ``lock.acquire(True, wait)`` times out and wants the
+    GIL back."""
+    import threading
+
+    import swishgrad_numba as sg
+    from swishgrad_numba.benchmark import make_inputs
+    from swishgrad_numba.benchmark.op_benches import OP_BENCHES
+
+    platform = sg.REFERENCE_PLATFORM if kernel == "a2" else sg.ASCEND950_PLATFORM
+    bench = OP_BENCHES[name]
+    g, x, out = bench.arrays(*make_inputs(N, "float32"))
+    for _ in range(100):
+        bench.emulator(g, x, out, bench.beta, platform)
+    lock = threading.Lock()
+    lock.acquire()
+    waiter = threading.Thread(target=lock.acquire, args=(True, wait), daemon=True)
+    waiter.start()
+    t0, got = time.perf_counter(), []
+    for _ in range(rounds):
+        t, calls = time.perf_counter(), 0
+        while time.perf_counter() - t < 0.01:
+            bench.emulator(g, x, out, bench.beta, platform)
+            calls += 1
+        got.append(((t - t0) * 1e3, (time.perf_counter() - t) / calls * 1e6, waiter.is_alive()))
+    waiter.join()
+    return got
+
+
 _FIRST = r"""
 import json, sys, time
 t0 = time.perf_counter()
@@ -243,11 +278,18 @@ def main(argv=None):
     m.add_argument("--dtype", default="float32", choices=("float32", "float16", "bfloat16"))
     m.add_argument("--small", action="store_true", help="the A2 kernel's functional faces alone, best of 5 x 50 "
                    "calls; no kernel read from source")
+    b = sub.add_parser("beside")
+    b.add_argument("--op", default="swiglu")
+    b.add_argument("--kernel", default="950", choices=("a2", "950"))
+    b.add_argument("--wait", type=float, default=0.05, help="the other thread's lock timeout (s)")
     args = parser.parse_args(argv)
     print(f"load average {os.getloadavg()[0]:.1f}")
     if args.what == "calls":
         for name, kernel, face, med, best in call_rows(args.dtype, args.reps, args.rounds):
             print(f"{name:<20}{kernel:<5}{face:<17}{args.dtype:<10} median {med:8.1f} us  best {best:8.1f} us")
+    elif args.what == "beside":
+        for at, us, alive in beside_waiter(args.op, args.kernel, args.wait):
+            print(f"{at:6.1f} ms: {us:6.1f} us a call; the waiting thread {'alive' if alive else 'gone'}")
     elif args.what == "first" and args.runs:
         first_runs({"this": ROOT, **({"other": args.other.resolve()} if args.other else {})}, args.runs)
     elif args.what == "first":
