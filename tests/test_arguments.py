@@ -224,7 +224,7 @@ def test_may_share_tells_two_numpy_owned_buffers_apart_without_numpys_test(monke
     def refused(*args):
         raise AssertionError("may_share_memory called")
     owner, other = np.zeros(32, np.float16), np.zeros((4, 8), np.float16)
-    monkeypatch.setattr(arguments.np, "may_share_memory", refused)
+    monkeypatch.setattr(np, "may_share_memory", refused)    # (the numpy module arguments calls)
     assert not arguments.may_share(owner, other)
     assert not arguments.may_share(owner[1::2], other.T)
     with pytest.raises(AssertionError, match="may_share_memory called"):
